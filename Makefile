@@ -1,0 +1,115 @@
+# dipmap — build, test, demo. See README.md.
+#
+#   make              build ./dipmap (installs missing Debian packages first)
+#   make test         unit + CLI tests, ends with "N passed, N failed"
+#   make test-asan    the same suite under AddressSanitizer + UBSan
+#   make demo         the built-in demo against the simulated server
+#   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md
+#   make deps         install the Debian packages dipmap needs
+#   make format / format-check
+
+VERSION := 0.1.0
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib
+# Build libraries, gnuplot for plots, and what the tests use (xmllint, sqlite3, clang, clang-format).
+DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libpcre2-dev \
+	libcjson-dev libmicrohttpd-dev zlib1g-dev gnuplot-nox libxml2-utils sqlite3 clang \
+	clang-format curl ca-certificates procps python3
+
+HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
+	command -v gnuplot >/dev/null 2>&1 && command -v xmllint >/dev/null 2>&1 && echo yes)
+
+CC ?= cc
+ifeq ($(CC),cc)
+CC := gcc
+endif
+BUILD ?= build
+SAN ?=
+OPT ?= -O2
+CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla
+ifdef SAN
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := -O1
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = $(CSTD) $(OPT) -g $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iharness -MMD -MP $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lm -lpthread
+
+SRCS := $(sort $(wildcard harness/*.c))
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/harness/main.o $(BUILD)/harness/cmd_%.o,$(OBJS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+ifeq ($(BUILD),build)
+BIN := dipmap
+else
+BIN := $(BUILD)/dipmap
+endif
+
+.PHONY: all build deps test test-run test-asan demo bench format format-check check-banned clean
+
+ifeq ($(HAVE_DEPS),yes)
+all: build
+else
+all test demo bench test-asan:
+	@echo "dipmap: required packages are missing (pkg-config: $(PKGS); gnuplot; xmllint)."
+	@echo "dipmap: running 'make deps' first."
+	$(MAKE) deps
+	$(MAKE) $(if $(MAKECMDGOALS),$(MAKECMDGOALS),all)
+endif
+
+build: $(BIN)
+
+$(BIN): $(OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
+
+$(BUILD)/harness/version.o: FORCE
+$(BUILD)/harness/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
+FORCE:
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+deps:
+	@set -e; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	echo "dipmap: installing Debian packages: $(DEB_PKGS)"; \
+	$$SUDO apt-get install -y --no-install-recommends $(DEB_PKGS) || \
+	{ $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $(DEB_PKGS); }
+
+ifeq ($(HAVE_DEPS),yes)
+test: build $(UNIT_BINS) check-banned
+	@tests/run.sh $(BUILD) $(abspath $(BIN))
+
+test-asan:
+	$(MAKE) BUILD=build-asan SAN=1 test
+
+demo: build
+	@tests/demo.sh $(abspath $(BIN))
+
+bench: build
+	@bench/run.sh $(abspath $(BIN))
+endif
+
+check-banned:
+	@bad=$$(grep -L '#include "banned.h"' harness/*.c); \
+	if [ -n "$$bad" ]; then echo "error: these files do not include banned.h: $$bad"; exit 1; fi
+
+format:
+	clang-format -i harness/*.[ch] tests/unit/*.[ch]
+
+format-check:
+	clang-format --dry-run --Werror harness/*.[ch] tests/unit/*.[ch]
+
+clean:
+	rm -rf build build-asan build-fuzz dipmap
+
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

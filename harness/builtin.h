@@ -1,0 +1,20 @@
+#ifndef BUILTIN_H
+#define BUILTIN_H
+
+/*
+ * Subcommands, one file each (cmd_<name>.c). Each gets argv[0] = the
+ * command name and returns an exit code from enum dm_exit; none calls exit().
+ */
+int cmd_help(int argc, const char **argv);
+int cmd_version(int argc, const char **argv);
+
+/* main.c's table, for `dipmap help`. */
+struct cmd_struct {
+    const char *name;
+    int (*fn)(int argc, const char **argv);
+    const char *summary;
+};
+extern const struct cmd_struct dipmap_commands[];
+const struct cmd_struct *find_command(const char *name);
+
+#endif

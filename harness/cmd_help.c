@@ -1,0 +1,53 @@
+/*
+ * `dipmap help [COMMAND]` and `dipmap version`: the command list from main.c's
+ * table, one command's usage (by running it with --help), and the build.
+ */
+#include <stdio.h>
+
+#include "builtin.h"
+#include "usage.h"
+#include "version.h"
+
+#include "banned.h"
+
+int cmd_help(int argc, const char **argv)
+{
+    const struct cmd_struct *c;
+
+    if (argc >= 2) {
+        const char *av[] = {argv[1], "--help", NULL};
+        c = find_command(argv[1]);
+        if (!c) {
+            error("help: '%s' is not a dipmap command", argv[1]);
+            fprintf(stderr, "hint: see 'dipmap help'\n");
+            return DM_EXIT_USAGE;
+        }
+        if (c->fn == cmd_help || c->fn == cmd_version) {
+            printf("usage: dipmap %s%s\n\n%s\n", c->name, c->fn == cmd_help ? " [COMMAND]" : "",
+                   c->summary);
+            return DM_EXIT_OK;
+        }
+        return c->fn(2, av);
+    }
+    printf("usage: dipmap <command> [options]\n\n"
+           "dipmap maps how a model's accuracy depends on where the evidence sits in a\n"
+           "long prompt, and turns that map into regression verdicts.\n\n"
+           "commands:\n");
+    for (c = dipmap_commands; c->name; c++)
+        printf("   %-12s %s\n", c->name, c->summary);
+    printf("\nexit codes: 0 ok, 1 regression, 2 usage/input error, 3 endpoint failure,\n"
+           "            4 inconclusive/incomplete, 130 interrupted (resumable)\n"
+           "\nSee 'dipmap help <command>' for one command's options.\n");
+    return DM_EXIT_OK;
+}
+
+int cmd_version(int argc, const char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        error("version: takes no arguments");
+        return DM_EXIT_USAGE;
+    }
+    printf("dipmap %s (commit %s)\n", dipmap_version, dipmap_commit);
+    return DM_EXIT_OK;
+}

@@ -1,0 +1,59 @@
+/*
+ * dipmap's entry point: a table-driven dispatcher from subcommand names to
+ * cmd_*() functions. This is the only file that calls exit().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "usage.h"
+
+#include "banned.h"
+
+/* Keep in data-flow order; `dipmap help` lists them in this order. */
+const struct cmd_struct dipmap_commands[] = {
+    {"help", cmd_help, "show help for dipmap or one command"},
+    {"version", cmd_version, "print the version and the commit it was built from"},
+    {NULL, NULL, NULL},
+};
+
+const struct cmd_struct *find_command(const char *name)
+{
+    const struct cmd_struct *c;
+    for (c = dipmap_commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+int main(int argc, const char **argv)
+{
+    const struct cmd_struct *c;
+    int rc;
+
+    if (argc < 2) {
+        const char *av[] = {"help", NULL};
+        rc = cmd_help(1, av);
+        exit(rc ? rc : DM_EXIT_USAGE);
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+        argv[1] = "version";
+    else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        argv[1] = "help";
+    if (argv[1][0] == '-') {
+        fprintf(stderr, "error: unknown option '%s'\nhint: see 'dipmap help'\n", argv[1]);
+        exit(DM_EXIT_USAGE);
+    }
+    c = find_command(argv[1]);
+    if (!c) {
+        fprintf(stderr, "error: '%s' is not a dipmap command\nhint: see 'dipmap help'\n", argv[1]);
+        exit(DM_EXIT_USAGE);
+    }
+    rc = c->fn(argc - 1, argv + 1);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "error: cannot write to standard output\n");
+        exit(rc ? rc : DM_EXIT_INFRA);
+    }
+    exit(rc);
+}

@@ -1,0 +1,161 @@
+/*
+ * The option parser every subcommand uses: one table per command describes
+ * its flags, types and help text, so parsing, errors and help stay uniform.
+ */
+#include "opt.h"
+
+#include <string.h>
+
+#include "num.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+
+#include "banned.h"
+
+struct option *opt_find(struct option *opts, const char *long_name)
+{
+    for (; opts->type != OPT_END; opts++)
+        if (opts->long_name && !strcmp(opts->long_name, long_name))
+            return opts;
+    return NULL;
+}
+
+void usage_with_options(FILE *fp, const char *const *usage, const struct option *o)
+{
+    const char *prefix = "usage: ";
+    for (; usage && *usage; usage++) {
+        fprintf(fp, "%s%s\n", prefix, *usage);
+        prefix = "   or: ";
+    }
+    if (o && o->type != OPT_END)
+        fputc('\n', fp);
+    for (; o && o->type != OPT_END; o++) {
+        struct strbuf sb = STRBUF_INIT;
+        if (o->type == OPT_GROUP) {
+            fprintf(fp, "\n%s\n", o->help);
+            continue;
+        }
+        strbuf_addstr(&sb, "    ");
+        if (o->short_name)
+            strbuf_addf(&sb, "-%c, ", o->short_name);
+        strbuf_addf(&sb, "--%s", o->long_name);
+        if (o->type != OPT_BOOL)
+            strbuf_addf(&sb, " %s", o->argh ? o->argh : "VALUE");
+        if (sb.len < 30)
+            fprintf(fp, "%-30s%s\n", sb.buf, o->help ? o->help : "");
+        else
+            fprintf(fp, "%s\n%30s%s\n", sb.buf, "", o->help ? o->help : "");
+        strbuf_release(&sb);
+    }
+}
+
+static struct option *find_short(struct option *opts, char c)
+{
+    for (; opts->type != OPT_END; opts++)
+        if (opts->short_name == c && opts->type != OPT_GROUP)
+            return opts;
+    return NULL;
+}
+
+static int set_value(const char *cmd, struct option *o, const char *arg)
+{
+    o->seen = 1;
+    switch (o->type) {
+    case OPT_STRING:
+        *(const char **)o->value = arg;
+        return 0;
+    case OPT_LONG:
+        if (parse_long(arg, (long *)o->value) < 0)
+            return error("%s: option '--%s' expects an integer, got '%s'", cmd, o->long_name, arg);
+        return 0;
+    case OPT_DOUBLE:
+        if (parse_double(arg, (double *)o->value) < 0)
+            return error("%s: option '--%s' expects a number, got '%s'", cmd, o->long_name, arg);
+        return 0;
+    case OPT_LIST:
+        strvec_push((struct strvec *)o->value, arg);
+        return 0;
+    default:
+        BUG("set_value on option type %d", (int)o->type);
+    }
+}
+
+int parse_options(int argc, const char **argv, struct option *opts, const char *const *usage,
+                  struct strvec *rest)
+{
+    const char *cmd = argv[0];
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        struct option *o = NULL;
+        const char *val = NULL;
+        int negated = 0;
+
+        if (!strcmp(a, "--")) {
+            for (i++; i < argc; i++)
+                strvec_push(rest, argv[i]);
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage_with_options(stdout, usage, opts);
+            return 1;
+        }
+        if (a[0] != '-' || !a[1]) {
+            strvec_push(rest, a);
+            continue;
+        }
+        if (a[1] == '-') {
+            const char *name = a + 2;
+            const char *eq = strchr(name, '=');
+            struct strbuf key = STRBUF_INIT;
+            strbuf_add(&key, name, eq ? (size_t)(eq - name) : strlen(name));
+            o = opt_find(opts, key.buf);
+            if (!o && !strncmp(key.buf, "no-", 3)) {
+                o = opt_find(opts, key.buf + 3);
+                if (o && o->type == OPT_BOOL)
+                    negated = 1;
+                else
+                    o = NULL;
+            }
+            if (!o || o->type == OPT_GROUP) {
+                error("%s: unknown option '--%s'", cmd, key.buf);
+                strbuf_release(&key);
+                fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
+                return -1;
+            }
+            strbuf_release(&key);
+            if (eq)
+                val = eq + 1;
+        } else {
+            if (a[2]) {
+                error("%s: unknown option '%s'", cmd, a);
+                fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
+                return -1;
+            }
+            o = find_short(opts, a[1]);
+            if (!o) {
+                error("%s: unknown option '%s'", cmd, a);
+                fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
+                return -1;
+            }
+        }
+        if (o->type == OPT_BOOL) {
+            if (val)
+                return error("%s: option '--%s' takes no value", cmd, o->long_name);
+            *(int *)o->value = !negated;
+            o->seen = 1;
+            continue;
+        }
+        if (!val) {
+            if (i + 1 >= argc)
+                return error("%s: option '--%s' requires a value (%s)", cmd, o->long_name,
+                             o->argh ? o->argh : "VALUE");
+            val = argv[++i];
+        }
+        if (set_value(cmd, o, val) < 0)
+            return -1;
+    }
+    return 0;
+}

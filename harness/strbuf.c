@@ -1,0 +1,241 @@
+/*
+ * The growable string buffer (after git's strbuf.c), with an optional size
+ * cap so that untrusted input cannot grow it without bound.
+ */
+#include "strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+#include "banned.h"
+
+char strbuf_slopbuf[1];
+
+void strbuf_init(struct strbuf *sb, size_t hint)
+{
+    sb->buf = strbuf_slopbuf;
+    sb->len = 0;
+    sb->alloc = 0;
+    sb->cap = 0;
+    if (hint)
+        strbuf_grow(sb, hint);
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+    if (sb->alloc)
+        free(sb->buf);
+    strbuf_init(sb, 0);
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+    char *r;
+    if (!sb->alloc)
+        strbuf_grow(sb, 0);
+    r = sb->buf;
+    if (len)
+        *len = sb->len;
+    strbuf_init(sb, 0);
+    return r;
+}
+
+void strbuf_set_cap(struct strbuf *sb, size_t cap)
+{
+    sb->cap = cap;
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+    size_t need = st_add(st_add(sb->len, extra), 1);
+    int fresh = !sb->alloc;
+    if (need <= sb->alloc)
+        return;
+    if (fresh)
+        sb->buf = NULL;
+    if (need < 64)
+        need = 64;
+    if (need < sb->alloc + sb->alloc / 2)
+        need = sb->alloc + sb->alloc / 2;
+    sb->buf = xrealloc(sb->buf, need);
+    sb->alloc = need;
+    if (fresh)
+        sb->buf[0] = '\0';
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+    strbuf_setlen(sb, 0);
+}
+
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+    if (len > sb->len && len >= sb->alloc)
+        BUG("strbuf_setlen beyond allocation");
+    sb->len = len;
+    if (sb->alloc)
+        sb->buf[len] = '\0';
+}
+
+static int over_cap(const struct strbuf *sb, size_t extra)
+{
+    return sb->cap && (extra > sb->cap || sb->len > sb->cap - extra);
+}
+
+int strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+    if (over_cap(sb, len))
+        return -1;
+    strbuf_grow(sb, len);
+    if (len)
+        memcpy(sb->buf + sb->len, data, len);
+    strbuf_setlen(sb, sb->len + len);
+    return 0;
+}
+
+int strbuf_addstr(struct strbuf *sb, const char *s)
+{
+    return strbuf_add(sb, s, strlen(s));
+}
+
+int strbuf_addch(struct strbuf *sb, int c)
+{
+    char ch = (char)c;
+    return strbuf_add(sb, &ch, 1);
+}
+
+int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list cp;
+    int n;
+    size_t avail;
+
+    strbuf_grow(sb, 64);
+    avail = sb->alloc - sb->len;
+    va_copy(cp, ap);
+    n = vsnprintf(sb->buf + sb->len, avail, fmt, cp);
+    va_end(cp);
+    if (n < 0)
+        BUG("vsnprintf failed for format '%s'", fmt);
+    if (over_cap(sb, (size_t)n)) {
+        sb->buf[sb->len] = '\0';
+        return -1;
+    }
+    if ((size_t)n >= avail) {
+        strbuf_grow(sb, (size_t)n);
+        avail = sb->alloc - sb->len;
+        va_copy(cp, ap);
+        n = vsnprintf(sb->buf + sb->len, avail, fmt, cp);
+        va_end(cp);
+        if (n < 0 || (size_t)n >= avail)
+            BUG("vsnprintf changed its mind for format '%s'", fmt);
+    }
+    strbuf_setlen(sb, sb->len + (size_t)n);
+    return 0;
+}
+
+int strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+    va_start(ap, fmt);
+    r = strbuf_vaddf(sb, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+void strbuf_rtrim(struct strbuf *sb)
+{
+    while (sb->len && is_space(sb->buf[sb->len - 1]))
+        sb->len--;
+    if (sb->alloc)
+        sb->buf[sb->len] = '\0';
+}
+
+void strbuf_trim(struct strbuf *sb)
+{
+    size_t i = 0;
+    strbuf_rtrim(sb);
+    while (i < sb->len && is_space(sb->buf[i]))
+        i++;
+    if (i) {
+        memmove(sb->buf, sb->buf + i, sb->len - i);
+        strbuf_setlen(sb, sb->len - i);
+    }
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd)
+{
+    for (;;) {
+        ssize_t n;
+        size_t want = 65536;
+        if (sb->cap) {
+            if (sb->len >= sb->cap) {
+                char probe;
+                n = read(fd, &probe, 1);
+                if (n == 0)
+                    return 0;
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n > 0)
+                    errno = EFBIG;
+                return -1;
+            }
+            if (want > sb->cap - sb->len)
+                want = sb->cap - sb->len;
+        }
+        strbuf_grow(sb, want);
+        n = read(fd, sb->buf + sb->len, want);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            sb->buf[sb->len] = '\0';
+            return -1;
+        }
+        if (n == 0)
+            return 0;
+        strbuf_setlen(sb, sb->len + (size_t)n);
+    }
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+    int fd, r, saved;
+    if (!strcmp(path, "-"))
+        return strbuf_read_fd(sb, 0);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    r = strbuf_read_fd(sb, fd);
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return r;
+}
+
+int strbuf_getline(struct strbuf *sb, void *stdio_file)
+{
+    FILE *fp = stdio_file;
+    int c, too_long = 0;
+    strbuf_reset(sb);
+    c = getc(fp);
+    if (c == EOF)
+        return 0;
+    while (c != EOF && c != '\n') {
+        if (!too_long && strbuf_addch(sb, c) < 0)
+            too_long = 1;
+        c = getc(fp);
+    }
+    return too_long ? -1 : 1;
+}

@@ -1,0 +1,66 @@
+#ifndef STRBUF_H
+#define STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "usage.h"
+
+/*
+ * A growable byte string, always NUL-terminated (buf[len] == '\0'), which may
+ * hold embedded NULs. Life cycle: strbuf_init()/STRBUF_INIT, then
+ * strbuf_release() (frees the storage; the struct is reusable afterwards).
+ *
+ * cap, when non-zero, is the most bytes the buffer may hold: an append that
+ * would exceed it changes nothing and returns -1. HTTP bodies and file reads
+ * use this so a hostile peer cannot exhaust memory. cap == 0 means no limit.
+ */
+struct strbuf {
+    char *buf;
+    size_t len;
+    size_t alloc;
+    size_t cap;
+};
+
+extern char strbuf_slopbuf[];
+#define STRBUF_INIT                                                                                \
+    {                                                                                              \
+        strbuf_slopbuf, 0, 0, 0                                                                    \
+    }
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+/* Give up ownership: returns the malloc'd string (caller frees), resets sb. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+void strbuf_set_cap(struct strbuf *sb, size_t cap);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+
+/* Appends. Return 0, or -1 when the cap would be exceeded (sb unchanged). */
+int strbuf_add(struct strbuf *sb, const void *data, size_t len);
+int strbuf_addstr(struct strbuf *sb, const char *s);
+int strbuf_addch(struct strbuf *sb, int c);
+int strbuf_addf(struct strbuf *sb, const char *fmt, ...) DM_PRINTF(2, 3);
+int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) DM_PRINTF(2, 0);
+
+/* Trim ASCII whitespace at the end / both ends. */
+void strbuf_rtrim(struct strbuf *sb);
+void strbuf_trim(struct strbuf *sb);
+
+/*
+ * Read a whole file (path "-" is stdin) and append it. Returns 0, or -1 with
+ * errno set (EFBIG when the cap is exceeded). Does not print.
+ */
+int strbuf_read_file(struct strbuf *sb, const char *path);
+/* Read all of an open descriptor; same contract as strbuf_read_file(). */
+int strbuf_read_fd(struct strbuf *sb, int fd);
+
+/*
+ * Read one line ('\n' removed, '\r' kept) from a stdio stream, replacing the
+ * contents. Returns 1 for a line, 0 at EOF, -1 when the line is longer than
+ * the cap (the rest of the line is skipped, sb holds the first cap bytes).
+ */
+int strbuf_getline(struct strbuf *sb, void *stdio_file);
+
+#endif

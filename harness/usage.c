@@ -1,0 +1,75 @@
+/*
+ * The error/warning/die API: one place that formats diagnostics, so every
+ * message has the same "error: subject: problem" shape.
+ */
+#include "usage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "strbuf.h"
+
+#include "banned.h"
+
+static usage_hook_fn hook;
+static int quiet;
+
+void usage_set_hook(usage_hook_fn fn)
+{
+    hook = fn;
+}
+
+void usage_set_quiet(int q)
+{
+    quiet = q;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_vaddf(&sb, fmt, ap);
+    if (hook)
+        hook(prefix, sb.buf);
+    else
+        fprintf(stderr, "%s: %s\n", prefix, sb.buf);
+    strbuf_release(&sb);
+}
+
+int error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet)
+        return;
+    va_start(ap, fmt);
+    vreport("warning", fmt, ap);
+    va_end(ap);
+}
+
+void die_code(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("fatal", fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+void bug_fl(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "BUG: %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}

@@ -1,0 +1,1 @@
+"$DIPMAP" frobnicate --now

@@ -1,0 +1,36 @@
+# Helpers sourced by CLI tests (tests/cli/NNN-*.sh). Each test runs in its own
+# scratch directory; DIPMAP, REPO, SHARED and TESTS are exported by tests/run.sh.
+
+# fail MESSAGE: print and exit 1
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# expect_code N CMD...: run CMD, capture stdout/stderr into ./out ./err, check its exit code
+expect_code() {
+    local want=$1 rc
+    shift
+    "$@" >out 2>err
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        echo "--- stdout" >&2; head -c 4000 out >&2
+        echo "--- stderr" >&2; head -c 4000 err >&2
+        fail "'$*' exited $rc, expected $want"
+    fi
+}
+
+# assert_contains FILE TEXT: FILE contains TEXT literally
+assert_contains() {
+    grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; head -c 4000 "$1" >&2; fail "$1 does not contain '$2'"; }
+}
+
+# assert_not_contains FILE TEXT
+assert_not_contains() {
+    if grep -qF -- "$2" "$1"; then fail "$1 contains '$2'"; fi
+}
+
+# free_port: an unused TCP port on 127.0.0.1
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}

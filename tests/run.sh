@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Runs every unit test binary and every numbered CLI test, prints one line per
+# test and ends with exactly one summary line "N passed, N failed".
+#
+# usage: tests/run.sh BUILD_DIR DIPMAP_BINARY [PATTERN]
+#
+# A CLI test is tests/cli/NNN-name.sh, run in a fresh scratch directory with
+# DIPMAP (the binary), REPO, SHARED (../shared) and TESTS exported. When
+# NNN-name.out / .err exist, stdout / stderr must equal them; when NNN-name.code
+# exists the exit code must equal it, otherwise it must be 0.
+set -u
+build=$1
+bin=$2
+pattern=${3:-${TESTS:-}}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
+export DIPMAP="$bin" REPO="$repo" SHARED="$shared" DIPMAP_SHARED="$shared" TESTS="$repo/tests"
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+results=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-tests.XXXXXX")
+trap 'rm -rf "$results"' EXIT
+
+run_unit() {
+    local t=$1 name out rc
+    name=$(basename "$t")
+    out=$("$t" 2>"$results/$name.stderr")
+    rc=$?
+    printf '%s\n' "$out" >"$results/$name.unit"
+    if [ $rc -ne 0 ] && ! grep -q '^not ok' <<<"$out"; then
+        echo "not ok - $name (exited $rc)" >>"$results/$name.unit"
+    fi
+}
+
+run_cli() {
+    local t=$1 name base scratch rc want=0 ok=1 msg=""
+    base=${t%.sh}
+    name=$(basename "$base")
+    scratch=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-cli-$name.XXXXXX")
+    (cd "$scratch" && timeout "${CLI_TIMEOUT:-300}" bash "$t" >"$results/$name.stdout" 2>"$results/$name.stderr")
+    rc=$?
+    [ -f "$base.code" ] && want=$(cat "$base.code")
+    if [ "$rc" != "$want" ]; then ok=0; msg="exit code $rc, expected $want"; fi
+    if [ -f "$base.out" ] && ! diff -u "$base.out" "$results/$name.stdout" >"$results/$name.diff" 2>&1; then
+        ok=0; msg="$msg${msg:+; }stdout differs"
+    fi
+    if [ -f "$base.err" ] && ! diff -u "$base.err" "$results/$name.stderr" >>"$results/$name.diff" 2>&1; then
+        ok=0; msg="$msg${msg:+; }stderr differs"
+    fi
+    if [ $ok = 1 ]; then
+        echo "ok - cli/$name" >"$results/$name.cli"
+        rm -rf "$scratch"
+    else
+        {
+            echo "not ok - cli/$name ($msg)"
+            [ -s "$results/$name.diff" ] && sed 's/^/    /' "$results/$name.diff"
+            if [ ! -f "$base.err" ]; then tail -n 30 "$results/$name.stderr" | sed 's/^/    stderr: /'; fi
+            echo "    scratch dir kept: $scratch"
+        } >"$results/$name.cli"
+    fi
+}
+export -f run_unit run_cli
+export results
+
+units=()
+for t in "$build"/tests/unit/test_*; do
+    case "$t" in *.o | *.d) continue ;; esac
+    [ -x "$t" ] || continue
+    [ -n "$pattern" ] && [[ "$(basename "$t")" != *$pattern* ]] && continue
+    units+=("$t")
+done
+clis=()
+for t in "$repo"/tests/cli/[0-9]*.sh; do
+    [ -f "$t" ] || continue
+    [ -n "$pattern" ] && [[ "$(basename "$t")" != *$pattern* ]] && continue
+    clis+=("$t")
+done
+
+if [ ${#units[@]} -gt 0 ]; then
+    printf '%s\0' "${units[@]}" | xargs -0 -n1 -P "$jobs" bash -c 'run_unit "$0"'
+fi
+if [ ${#clis[@]} -gt 0 ]; then
+    printf '%s\0' "${clis[@]}" | xargs -0 -n1 -P "$jobs" bash -c 'run_cli "$0"'
+fi
+
+pass=0
+fail=0
+for f in "$results"/*.unit "$results"/*.cli; do
+    [ -f "$f" ] || continue
+    while IFS= read -r line; do
+        case "$line" in
+        "ok - "*) pass=$((pass + 1)); echo "$line" ;;
+        "not ok - "*) fail=$((fail + 1)); echo "$line" ;;
+        *) echo "$line" ;;
+        esac
+    done <"$f"
+    if [[ "$f" == *.unit ]] && grep -q '^not ok' "$f"; then
+        sed 's/^/    /' "${f%.unit}.stderr"
+    fi
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $pass -gt 0 ]

@@ -1,0 +1,73 @@
+#ifndef TEST_H
+#define TEST_H
+
+/*
+ * A minimal unit-test harness. Each test_*.c defines static test functions
+ * and a main() that RUN()s them; every test prints "ok - name" or
+ * "not ok - name" (TAP style) and tests/run.sh counts those lines.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+static int test_failed_;
+static int test_total_failed_;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);             \
+            test_failed_ = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_INT(a, b)                                                                            \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "  %s:%d: %s == %lld, expected %lld\n", __FILE__, __LINE__, #a, a_,    \
+                    b_);                                                                           \
+            test_failed_ = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                                            \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        if (!a_ || !b_ || strcmp(a_, b_)) {                                                        \
+            fprintf(stderr, "  %s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a,    \
+                    a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                       \
+            test_failed_ = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_NEAR(a, b, eps)                                                                      \
+    do {                                                                                           \
+        double a_ = (double)(a), b_ = (double)(b);                                                 \
+        if (!(fabs(a_ - b_) <= (eps))) {                                                           \
+            fprintf(stderr, "  %s:%d: %s == %.10g, expected %.10g (±%g)\n", __FILE__, __LINE__,    \
+                    #a, a_, b_, (double)(eps));                                                    \
+            test_failed_ = 1;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define RUN(fn)                                                                                    \
+    do {                                                                                           \
+        test_failed_ = 0;                                                                          \
+        fn();                                                                                      \
+        printf("%s - %s\n", test_failed_ ? "not ok" : "ok", #fn);                                  \
+        fflush(stdout);                                                                            \
+        test_total_failed_ += test_failed_;                                                        \
+    } while (0)
+
+#define TEST_EXIT() (test_total_failed_ ? 1 : 0)
+
+/* Path of ../shared (DIPMAP_SHARED, default "../shared"), for test data. */
+static inline const char *test_shared_dir(void)
+{
+    const char *s = getenv("DIPMAP_SHARED");
+    return s && *s ? s : "../shared";
+}
+
+#endif

@@ -1,0 +1,338 @@
+/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "num.h"
+#include "opt.h"
+#include "proc.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "test.h"
+
+static void test_strbuf_empty(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    CHECK_INT(sb.len, 0);
+    CHECK_STR(sb.buf, "");
+    strbuf_trim(&sb);
+    CHECK_STR(sb.buf, "");
+    strbuf_release(&sb);
+    CHECK_STR(sb.buf, "");
+    {
+        size_t n = 99;
+        char *s = strbuf_detach(&sb, &n);
+        CHECK_INT(n, 0);
+        CHECK_STR(s, "");
+        free(s);
+    }
+}
+
+static void test_strbuf_append_huge(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    for (i = 0; i < 100000; i++)
+        CHECK_INT(strbuf_addf(&sb, "%05zu", i % 100000), 0);
+    CHECK_INT(sb.len, 500000);
+    CHECK(!memcmp(sb.buf + 499995, "99999", 5));
+    CHECK_INT(sb.buf[sb.len], 0);
+    strbuf_release(&sb);
+}
+
+static void test_strbuf_embedded_nul(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    CHECK_INT(strbuf_add(&sb, "a\0b", 3), 0);
+    CHECK_INT(sb.len, 3);
+    CHECK(!memcmp(sb.buf, "a\0b", 4));
+    strbuf_addch(&sb, 0);
+    CHECK_INT(sb.len, 4);
+    strbuf_release(&sb);
+}
+
+static void test_strbuf_cap(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_set_cap(&sb, 10);
+    CHECK_INT(strbuf_addstr(&sb, "0123456789"), 0);
+    CHECK_INT(strbuf_addch(&sb, 'x'), -1);
+    CHECK_INT(sb.len, 10);
+    CHECK_STR(sb.buf, "0123456789");
+    strbuf_reset(&sb);
+    CHECK_INT(strbuf_addf(&sb, "%s", "01234567890"), -1);
+    CHECK_INT(sb.len, 0);
+    CHECK_STR(sb.buf, "");
+    CHECK_INT(strbuf_add(&sb, "abc", (size_t)-1), -1);
+    strbuf_release(&sb);
+}
+
+static void test_strbuf_trim_and_file(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char path[] = "/tmp/dipmap-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK_INT(write(fd, "hello\nworld\n", 12), 12);
+    close(fd);
+    CHECK_INT(strbuf_read_file(&sb, path), 0);
+    CHECK_STR(sb.buf, "hello\nworld\n");
+    strbuf_trim(&sb);
+    CHECK_STR(sb.buf, "hello\nworld");
+    strbuf_reset(&sb);
+    strbuf_set_cap(&sb, 5);
+    CHECK_INT(strbuf_read_file(&sb, path), -1);
+    CHECK_INT(errno, EFBIG);
+    strbuf_release(&sb);
+    CHECK_INT(strbuf_read_file(&sb, "/nonexistent/dipmap"), -1);
+    CHECK_INT(errno, ENOENT);
+    {
+        FILE *fp = fopen(path, "r");
+        strbuf_set_cap(&sb, 3);
+        CHECK_INT(strbuf_getline(&sb, fp), -1);
+        CHECK_STR(sb.buf, "hel");
+        strbuf_set_cap(&sb, 0);
+        CHECK_INT(strbuf_getline(&sb, fp), 1);
+        CHECK_STR(sb.buf, "world");
+        CHECK_INT(strbuf_getline(&sb, fp), 0);
+        fclose(fp);
+    }
+    unlink(path);
+    strbuf_release(&sb);
+}
+
+static void test_strvec(void)
+{
+    struct strvec sv = STRVEC_INIT;
+    CHECK_INT(sv.nr, 0);
+    CHECK(sv.v[0] == NULL);
+    strvec_push(&sv, "a");
+    strvec_pushf(&sv, "%d", 42);
+    CHECK_INT(sv.nr, 2);
+    CHECK_STR(sv.v[1], "42");
+    CHECK(sv.v[2] == NULL);
+    CHECK_INT(strvec_find(&sv, "42"), 1);
+    CHECK_INT(strvec_find(&sv, "x"), -1);
+    strvec_pop(&sv);
+    CHECK_INT(sv.nr, 1);
+    CHECK(sv.v[1] == NULL);
+    strvec_clear(&sv);
+    CHECK_INT(strvec_split(&sv, "8k,,32k", ','), 3);
+    CHECK_STR(sv.v[0], "8k");
+    CHECK_STR(sv.v[1], "");
+    CHECK_STR(sv.v[2], "32k");
+    strvec_clear(&sv);
+    CHECK_INT(strvec_split(&sv, "", ','), 1);
+    CHECK_STR(sv.v[0], "");
+    strvec_clear(&sv);
+    {
+        size_t i;
+        for (i = 0; i < 10000; i++)
+            strvec_pushf(&sv, "item%zu", i);
+        CHECK_STR(sv.v[9999], "item9999");
+        strvec_clear(&sv);
+    }
+}
+
+static void test_parse_long(void)
+{
+    long v = 7;
+    CHECK_INT(parse_long("12", &v), 0);
+    CHECK_INT(v, 12);
+    CHECK_INT(parse_long("-5", &v), 0);
+    CHECK_INT(v, -5);
+    v = 7;
+    CHECK_INT(parse_long("12x", &v), -1);
+    CHECK_INT(parse_long("", &v), -1);
+    CHECK_INT(parse_long("-", &v), -1);
+    CHECK_INT(parse_long(" 1", &v), -1);
+    CHECK_INT(parse_long("1 ", &v), -1);
+    CHECK_INT(parse_long("0x10", &v), -1);
+    CHECK_INT(parse_long("99999999999999999999", &v), -1);
+    CHECK_INT(parse_long(NULL, &v), -1);
+    CHECK_INT(v, 7);
+    CHECK_INT(parse_long_range("5", 1, 4, &v), -1);
+    CHECK_INT(parse_long_range("4", 1, 4, &v), 0);
+    CHECK_INT(v, 4);
+}
+
+static void test_parse_ulong_double(void)
+{
+    unsigned long u;
+    double d;
+    CHECK_INT(parse_ulong("-1", &u), -1);
+    CHECK_INT(parse_ulong("+1", &u), -1);
+    CHECK_INT(parse_ulong("18446744073709551616", &u), -1);
+    CHECK_INT(parse_ulong("42", &u), 0);
+    CHECK_INT(u, 42);
+    CHECK_INT(parse_double("0.25", &d), 0);
+    CHECK_NEAR(d, 0.25, 0);
+    CHECK_INT(parse_double("1e400", &d), -1);
+    CHECK_INT(parse_double("nan", &d), -1);
+    CHECK_INT(parse_double("inf", &d), -1);
+    CHECK_INT(parse_double("1.5x", &d), -1);
+    CHECK_INT(parse_double("", &d), -1);
+    CHECK_INT(parse_double_range("1.5", 0, 1, &d), -1);
+}
+
+static void test_parse_token_count(void)
+{
+    long v;
+    CHECK_INT(parse_token_count("8k", 1L << 30, &v), 0);
+    CHECK_INT(v, 8192);
+    CHECK_INT(parse_token_count("32K", 1L << 30, &v), 0);
+    CHECK_INT(v, 32768);
+    CHECK_INT(parse_token_count("1m", 1L << 30, &v), 0);
+    CHECK_INT(v, 1048576);
+    CHECK_INT(parse_token_count("1000", 1L << 30, &v), 0);
+    CHECK_INT(v, 1000);
+    CHECK_INT(parse_token_count("0", 1L << 30, &v), -1);
+    CHECK_INT(parse_token_count("-8k", 1L << 30, &v), -1);
+    CHECK_INT(parse_token_count("8q", 1L << 30, &v), -1);
+    CHECK_INT(parse_token_count("k", 1L << 30, &v), -1);
+    CHECK_INT(parse_token_count("", 1L << 30, &v), -1);
+    CHECK_INT(parse_token_count("10M", 1L << 20, &v), -1);
+    CHECK_INT(parse_token_count("99999999999999999999k", LONG_MAX, &v), -1);
+    CHECK_INT(parse_token_count("9007199254740993k", LONG_MAX, &v), -1);
+}
+
+static struct strbuf captured = STRBUF_INIT;
+static void capture(const char *prefix, const char *msg)
+{
+    strbuf_addf(&captured, "%s: %s\n", prefix, msg);
+}
+
+static void test_error_api(void)
+{
+    usage_set_hook(capture);
+    CHECK_INT(error("%s:%d: \"%s\" must be a string", "x.jsonl", 17, "id"), -1);
+    warning("careful");
+    usage_set_hook(NULL);
+    CHECK_STR(captured.buf, "error: x.jsonl:17: \"id\" must be a string\nwarning: careful\n");
+    strbuf_release(&captured);
+}
+
+static void test_opt(void)
+{
+    const char *file = NULL;
+    long n = 1;
+    double x = 0;
+    int flag = 0;
+    struct strvec list = STRVEC_INIT, rest = STRVEC_INIT;
+    struct option opts[] = {
+        {OPT_STRING, "file", 'f', &file, "FILE", "a file", 0},
+        {OPT_LONG, "n", 0, &n, "N", "a count", 0},
+        {OPT_DOUBLE, "x", 0, &x, "X", "a number", 0},
+        {OPT_BOOL, "flag", 0, &flag, NULL, "a flag", 0},
+        {OPT_LIST, "header", 0, &list, "H", "repeatable", 0},
+        OPT_END_MARK,
+    };
+    const char *const usage[] = {"dipmap t [options]", NULL};
+    const char *argv[] = {
+        "t",   "pos1",   "--file=a.txt", "--n",  "5",        "-f",   "b.txt", "--x",
+        "0.5", "--flag", "--header",     "K: V", "--header", "L: W", "--",    "--not-an-option"};
+    usage_set_hook(capture);
+    CHECK_INT(parse_options((int)(sizeof(argv) / sizeof(*argv)), argv, opts, usage, &rest), 0);
+    CHECK_STR(file, "b.txt");
+    CHECK_INT(n, 5);
+    CHECK_NEAR(x, 0.5, 0);
+    CHECK_INT(flag, 1);
+    CHECK_INT(list.nr, 2);
+    CHECK_STR(list.v[1], "L: W");
+    CHECK_INT(rest.nr, 2);
+    CHECK_STR(rest.v[0], "pos1");
+    CHECK_STR(rest.v[1], "--not-an-option");
+    CHECK(opt_find(opts, "n")->seen);
+    {
+        const char *bad1[] = {"t", "--bogus"};
+        const char *bad2[] = {"t", "--n"};
+        const char *bad3[] = {"t", "--n", "12x"};
+        const char *neg[] = {"t", "--no-flag"};
+        CHECK_INT(parse_options(2, bad1, opts, usage, &rest), -1);
+        CHECK_INT(parse_options(2, bad2, opts, usage, &rest), -1);
+        CHECK_INT(parse_options(3, bad3, opts, usage, &rest), -1);
+        CHECK_INT(parse_options(2, neg, opts, usage, &rest), 0);
+        CHECK_INT(flag, 0);
+    }
+    usage_set_hook(NULL);
+    CHECK(strstr(captured.buf, "unknown option '--bogus'") != NULL);
+    CHECK(strstr(captured.buf, "'--n' requires a value") != NULL);
+    CHECK(strstr(captured.buf, "'--n' expects an integer, got '12x'") != NULL);
+    strbuf_release(&captured);
+    strvec_clear(&list);
+    strvec_clear(&rest);
+}
+
+static void test_proc(void)
+{
+    struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, big = STRBUF_INIT;
+    int status = -1;
+    const char *cat[] = {"cat", NULL};
+    const char *sh_fail[] = {"sh", "-c", "echo oops >&2; exit 3", NULL};
+    const char *missing[] = {"dipmap-no-such-program", NULL};
+    const char *literal[] = {"echo", "$(touch pwned)", "`id`", NULL};
+    size_t i;
+
+    for (i = 0; i < 200000; i++)
+        strbuf_addstr(&big, "0123456789");
+    CHECK_INT(proc_run(cat, big.buf, big.len, &out, &err, &status), 0);
+    CHECK_INT(status, 0);
+    CHECK_INT(out.len, big.len);
+    CHECK(!memcmp(out.buf, big.buf, big.len));
+    strbuf_reset(&out);
+    CHECK_INT(proc_run(sh_fail, NULL, 0, &out, &err, &status), 0);
+    CHECK_INT(status, 3);
+    CHECK_STR(err.buf, "oops\n");
+    errno = 0;
+    CHECK_INT(proc_run(missing, NULL, 0, NULL, NULL, &status), -1);
+    CHECK_INT(errno, ENOENT);
+    CHECK(!proc_available("dipmap-no-such-program"));
+    CHECK(proc_available("sh"));
+    CHECK_INT(proc_run(literal, NULL, 0, &out, NULL, &status), 0);
+    CHECK_STR(out.buf, "$(touch pwned) `id`\n");
+    strbuf_release(&out);
+    strbuf_release(&err);
+    strbuf_release(&big);
+}
+
+static void test_xalloc(void)
+{
+    char *s = xstrndup("abcdef", 3);
+    char *m = xmemdup("a\0b", 3);
+    int *arr = NULL;
+    size_t nr = 0, alloc = 0;
+    CHECK_STR(s, "abc");
+    CHECK(!memcmp(m, "a\0b\0", 4));
+    for (nr = 0; nr < 1000; nr++) {
+        ALLOC_GROW(arr, nr + 1, alloc);
+        arr[nr] = (int)nr;
+    }
+    CHECK(alloc >= 1000);
+    CHECK_INT(arr[999], 999);
+    CHECK_INT(st_add(1, 2), 3);
+    free(arr);
+    free(s);
+    free(m);
+}
+
+int main(void)
+{
+    RUN(test_strbuf_empty);
+    RUN(test_strbuf_append_huge);
+    RUN(test_strbuf_embedded_nul);
+    RUN(test_strbuf_cap);
+    RUN(test_strbuf_trim_and_file);
+    RUN(test_strvec);
+    RUN(test_parse_long);
+    RUN(test_parse_ulong_double);
+    RUN(test_parse_token_count);
+    RUN(test_error_api);
+    RUN(test_opt);
+    RUN(test_proc);
+    RUN(test_xalloc);
+    return TEST_EXIT();
+}
