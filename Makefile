@@ -65,19 +65,28 @@ endif
 
 build: $(BIN)
 
-$(BIN): $(OBJS)
+$(BIN): $(OBJS) $(BUILD)/.flags
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
-$(BUILD)/harness/version.o: FORCE
+$(BUILD)/.commit: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
+$(BUILD)/harness/version.o: $(BUILD)/.commit
 $(BUILD)/harness/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
 FORCE:
 
-$(BUILD)/%.o: %.c
+# Rebuild everything when the compiler or flags change (make CC=clang after gcc).
+FLAGS_ID := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' >$@
+
+$(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
 
 deps:
 	@set -e; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \

@@ -24,6 +24,8 @@ void usage_set_quiet(int q)
     quiet = q;
 }
 
+static void vreport(const char *prefix, const char *fmt, va_list ap) DM_PRINTF(2, 0);
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
     struct strbuf sb = STRBUF_INIT;

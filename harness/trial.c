@@ -1,0 +1,52 @@
+/*
+ * Trial outcome names and the trial_result life cycle, shared by the runner,
+ * the store, statistics and reports.
+ */
+#include "trial.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+static const char *const names[OUTCOME__COUNT] = {
+    "pending", "correct", "wrong", "overflow", "truncated", "empty", "filtered", "error",
+};
+
+const char *outcome_name(enum trial_outcome o)
+{
+    return (unsigned)o < OUTCOME__COUNT ? names[o] : "unknown";
+}
+
+int outcome_parse(const char *name, enum trial_outcome *out)
+{
+    int i;
+    for (i = 0; i < OUTCOME__COUNT; i++)
+        if (!strcmp(names[i], name)) {
+            *out = (enum trial_outcome)i;
+            return 0;
+        }
+    return -1;
+}
+
+int outcome_is_scored(enum trial_outcome o)
+{
+    return o == OUTCOME_CORRECT || o == OUTCOME_WRONG;
+}
+
+void trial_result_init(struct trial_result *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->usage_prompt_tokens = -1;
+    t->completion_tokens = -1;
+}
+
+void trial_result_release(struct trial_result *t)
+{
+    free(t->question_id);
+    free(t->finish_reason);
+    free(t->answer);
+    free(t->reasoning);
+    free(t->error);
+    trial_result_init(t);
+}

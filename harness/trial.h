@@ -1,0 +1,75 @@
+#ifndef TRIAL_H
+#define TRIAL_H
+
+#include <stddef.h>
+
+#include "sha256.h"
+
+/*
+ * The trial: dipmap's unit of measurement, shared by runner, store, stats,
+ * compare and report. A trial is keyed by (question, length, depth, repeat)
+ * within a run; it ends in exactly one outcome (DESIGN.md "Trial outcomes").
+ */
+
+/* Depths are kept in basis points (1/100 of a percent) so keys are exact: 50% = 5000. */
+#define DEPTH_BP_MAX 10000
+
+enum trial_outcome {
+    OUTCOME_PENDING = 0, /* not finished (never a final state) */
+    OUTCOME_CORRECT,
+    OUTCOME_WRONG,
+    OUTCOME_OVERFLOW,  /* server said the context was exceeded */
+    OUTCOME_TRUNCATED, /* finish_reason length, or server counted fewer prompt tokens */
+    OUTCOME_EMPTY,     /* no content (reasoning budget spent) */
+    OUTCOME_FILTERED,  /* content filter */
+    OUTCOME_ERROR,     /* transport or server failure after retries */
+    OUTCOME__COUNT
+};
+
+/* "correct", "wrong", ... ("pending" for OUTCOME_PENDING). */
+const char *outcome_name(enum trial_outcome o);
+/* Parse a name back; returns 0 or -1 for an unknown name. */
+int outcome_parse(const char *name, enum trial_outcome *out);
+/* 1 for correct/wrong: the only outcomes that enter accuracy. */
+int outcome_is_scored(enum trial_outcome o);
+
+struct trial_key {
+    const char *question_id; /* borrowed */
+    long length;             /* target length in tokens */
+    int depth_bp;            /* requested depth, 0..10000 */
+    int repeat;              /* 0-based repeat index */
+};
+
+/*
+ * One finished (or pending) trial as stored. Strings are owned by the struct
+ * and released with trial_result_release(); any may be NULL.
+ */
+struct trial_result {
+    char *question_id;
+    long length;
+    int depth_bp;
+    int repeat;
+
+    char prompt_sha256[SHA256_HEX_LEN + 1];
+    long realized_length;     /* local token count of the whole request */
+    long usage_prompt_tokens; /* server's usage.prompt_tokens, -1 when not given */
+    double realized_depth;    /* fraction 0..1 of distractor tokens before the gold chunk */
+    long gold_offset;         /* token offset of the gold chunk in the prompt */
+
+    enum trial_outcome outcome;
+    int http_status;   /* last HTTP status, 0 when none */
+    int attempts;      /* requests sent for this trial */
+    double latency_ms; /* of the final attempt */
+    long completion_tokens;
+    char *finish_reason;
+    char *answer;
+    char *reasoning;
+    double score;       /* 1 correct, 0 wrong; meaningful only when scored */
+    char *error;        /* human-readable reason for overflow/truncated/error outcomes */
+    double finished_at; /* unix time, seconds */
+};
+
+void trial_result_init(struct trial_result *t);
+void trial_result_release(struct trial_result *t);
+
+#endif
