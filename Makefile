@@ -75,7 +75,7 @@ $(BUILD)/.commit: FORCE
 $(BUILD)/harness/version.o: $(BUILD)/.commit
 $(BUILD)/harness/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
 FORCE:
-.SECONDARY:
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 
 # Rebuild everything when the compiler or flags change (make CC=clang after gcc).
 FLAGS_ID := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
