@@ -1,0 +1,120 @@
+#ifndef TOKENIZER_H
+#define TOKENIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/*
+ * Exact token counts in a model's own tokens: byte-level BPE (rank = token id)
+ * with PCRE2 JIT pre-tokenization, for OpenAI .tiktoken rank files
+ * (cl100k_base, o200k_base) and Hugging Face tokenizer.json byte-level BPE
+ * models (GPT-2, Llama 3, Qwen2/3, ...), plus "remote" tokenizers that ask the
+ * server under test (POST /tokenize) through a caller-provided function.
+ *
+ * Special/added tokens: by default (tokenizer_count(), allow_special == 0)
+ * special-token text in the input is encoded as ordinary text, so quoted
+ * "<|endoftext|>" in a haystack never becomes a control token. With
+ * allow_special != 0 every special/added token's text is matched (longest
+ * match, left to right) and becomes its id -- that is tiktoken's
+ * encode(text, allowed_special="all") and Hugging Face's always-on
+ * added-token matching.
+ *
+ * Invalid UTF-8 is accepted: each maximal run of invalid bytes becomes a
+ * piece of its own (byte-level BPE covers all 256 bytes) and the valid text
+ * around it is split by the regex as usual, so decode(encode(x)) == x for any
+ * bytes (for NFC tokenizers: the NFC form of the valid parts).
+ *
+ * BOS/EOS are never added by encode/count; see tokenizer_bos_tokens().
+ */
+struct tokenizer;
+
+/*
+ * spec: "cl100k_base" or "o200k_base" (the .tiktoken file is searched in
+ * $DIPMAP_HOME/datasets/tokenizers, then <dir of /proc/self/exe>/datasets/tokenizers,
+ * <dir of exe>/../datasets/tokenizers, then ./datasets/tokenizers), a path to a
+ * .tiktoken file (pattern chosen from the name: o200k* -> o200k, else cl100k),
+ * or a path to a Hugging Face tokenizer.json (byte-level BPE models only).
+ * Returns NULL and appends to err (if non-NULL) a message naming the file and
+ * the problem; prints nothing. Free with tokenizer_free().
+ */
+struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err);
+void tokenizer_free(struct tokenizer *tk);
+
+/*
+ * Token count of text encoded as ordinary text (special-token text NOT
+ * recognised, no BOS). Thread-safe: may be called concurrently from several
+ * threads on one tokenizer. Returns -1 only for a remote tokenizer failure
+ * (the message is printed with error(); use tokenizer_count_err() to get it).
+ */
+long tokenizer_count(struct tokenizer *tk, const char *text, size_t len);
+/* The same, but a remote failure's message is appended to err instead of printed. */
+long tokenizer_count_err(struct tokenizer *tk, const char *text, size_t len, struct strbuf *err);
+
+/*
+ * Encode to token ids (no BOS). *ids is malloc'd (caller frees; may be NULL
+ * when *n == 0). Returns 0, or -1 for a remote tokenizer (ids are not
+ * available remotely). Thread-safe like tokenizer_count().
+ */
+int tokenizer_encode(struct tokenizer *tk, const char *text, size_t len, int allow_special,
+                     uint32_t **ids, size_t *n);
+
+/*
+ * Append the bytes of the ids to out. Returns 0, or -1 for an unknown id
+ * (the bytes of the ids before it are appended) or a remote tokenizer.
+ */
+int tokenizer_decode(const struct tokenizer *tk, const uint32_t *ids, size_t n, struct strbuf *out);
+
+/*
+ * The bytes of one token (for --pieces). Returns 0 and points *bytes/*len
+ * into the tokenizer (valid until tokenizer_free), or -1 for an unknown id.
+ */
+int tokenizer_token_bytes(const struct tokenizer *tk, uint32_t id, const char **bytes, size_t *len);
+
+/* Id of a special/added token given its text (e.g. "<|im_start|>"), or -1. */
+long tokenizer_special_id(const struct tokenizer *tk, const char *text);
+
+/*
+ * Tokens the model's own pipeline puts in front of a text when special tokens
+ * are added (Hugging Face post_processor TemplateProcessing "single", e.g.
+ * Llama 3.1's <|begin_of_text|>). Returns how many and points *ids at them
+ * (owned by the tokenizer); 0 for tiktoken encodings and files without BOS.
+ */
+size_t tokenizer_bos_tokens(const struct tokenizer *tk, const uint32_t **ids);
+
+/* One more than the largest token id (including special tokens); 0 for remote. */
+size_t tokenizer_vocab_size(const struct tokenizer *tk);
+
+/* e.g. "cl100k_base", "hf:qwen3/tokenizer.json", "server:<name>". Owned by tk. */
+const char *tokenizer_name(const struct tokenizer *tk);
+/* sha256 hex of the definition file; "server:<name>" for remote. Owned by tk. */
+const char *tokenizer_hash(const struct tokenizer *tk);
+int tokenizer_is_remote(const struct tokenizer *tk);
+
+/*
+ * Remote (server-side) counting: the HTTP call is done by fn (client.c owns
+ * curl); fn returns 0 and sets *count, or -1 and appends a message to err.
+ * The tokenizer caches counts in memory keyed by sha256 of the text, so each
+ * distinct chunk is counted once (failures are not cached). name is copied;
+ * ctx is borrowed and must outlive the tokenizer. fn may be called from
+ * several threads at once when tokenizer_count() is.
+ */
+typedef int (*tokenizer_remote_fn)(void *ctx, const char *text, size_t len, long *count,
+                                   struct strbuf *err);
+struct tokenizer *tokenizer_new_remote(const char *name, tokenizer_remote_fn fn, void *ctx);
+
+/*
+ * Optional persistent cache for remote counts (the run store): lookup returns
+ * 0 and sets *count when the sha256 hex of a text is known for this
+ * tokenizer's name; store records a new count. Either may be NULL.
+ * Set before any concurrent use.
+ */
+typedef int (*tokenizer_cache_get_fn)(void *ctx, const char *tokenizer_name,
+                                      const char *text_sha256_hex, long *count);
+typedef void (*tokenizer_cache_put_fn)(void *ctx, const char *tokenizer_name,
+                                       const char *text_sha256_hex, long count);
+void tokenizer_set_remote_cache(struct tokenizer *tk, tokenizer_cache_get_fn get,
+                                tokenizer_cache_put_fn put, void *ctx);
+
+#endif
