@@ -1,0 +1,268 @@
+/*
+ * JSON config files for option-table commands: a file's keys set the options
+ * the command line left unset (flags override), and the effective settings
+ * are serialised back to JSON for the run record. Owns the strings it sets.
+ */
+#include "config.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "num.h"
+#include "opt.h"
+#include "strbuf.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* Config files are small; refuse anything absurd rather than parse it. */
+#define CONFIG_MAX_BYTES (4u << 20)
+
+void config_init(struct config *c)
+{
+    strvec_init(&c->values);
+}
+
+void config_release(struct config *c)
+{
+    strvec_clear(&c->values);
+}
+
+/* "max_tokens" -> "max-tokens" */
+static struct option *find_key(struct option *opts, const char *key)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct option *o = opt_find(opts, key);
+    size_t i;
+    if (o && o->type != OPT_GROUP)
+        return o;
+    strbuf_addstr(&sb, key);
+    for (i = 0; i < sb.len; i++)
+        if (sb.buf[i] == '_')
+            sb.buf[i] = '-';
+    o = opt_find(opts, sb.buf);
+    strbuf_release(&sb);
+    return o && o->type != OPT_GROUP ? o : NULL;
+}
+
+static int in_list(const char *const *list, const char *name)
+{
+    for (; list && *list; list++)
+        if (!strcmp(*list, name))
+            return 1;
+    return 0;
+}
+
+/* A scalar JSON value as option text: strings as is, integral numbers without ".0". */
+static int scalar_text(const cJSON *v, struct strbuf *out)
+{
+    if (cJSON_IsString(v)) {
+        strbuf_addstr(out, v->valuestring);
+        return 0;
+    }
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d == floor(d) && fabs(d) < 9e15)
+            strbuf_addf(out, "%.0f", d);
+        else
+            strbuf_addf(out, "%.17g", d);
+        return 0;
+    }
+    return -1;
+}
+
+static int bad_type(const char *path, const char *key, const char *want)
+{
+    return error("%s: \"%s\" must be %s", path, key, want);
+}
+
+static int apply_one(struct config *c, const char *path, struct option *o, const cJSON *v)
+{
+    struct strbuf sb = STRBUF_INIT;
+    const char *key = o->long_name;
+    int ret = 0;
+
+    switch (o->type) {
+    case OPT_BOOL:
+        if (!cJSON_IsBool(v))
+            return bad_type(path, key, "true or false");
+        *(int *)o->value = cJSON_IsTrue(v) ? 1 : 0;
+        break;
+    case OPT_LONG: {
+        long n;
+        if (scalar_text(v, &sb) < 0 || parse_long(sb.buf, &n) < 0)
+            ret = bad_type(path, key, "an integer");
+        else
+            *(long *)o->value = n;
+        break;
+    }
+    case OPT_DOUBLE: {
+        double d;
+        if (scalar_text(v, &sb) < 0 || parse_double(sb.buf, &d) < 0)
+            ret = bad_type(path, key, "a number");
+        else
+            *(double *)o->value = d;
+        break;
+    }
+    case OPT_STRING:
+        if (cJSON_IsArray(v)) {
+            const cJSON *e;
+            int first = 1;
+            cJSON_ArrayForEach(e, v)
+            {
+                if (!first)
+                    strbuf_addch(&sb, ',');
+                first = 0;
+                if (scalar_text(e, &sb) < 0) {
+                    ret = bad_type(path, key, "a string, a number or an array of them");
+                    break;
+                }
+            }
+        } else if (scalar_text(v, &sb) < 0) {
+            ret = bad_type(path, key, "a string or a number");
+        }
+        if (!ret)
+            *(const char **)o->value = strvec_push(&c->values, sb.buf);
+        break;
+    case OPT_LIST: {
+        struct strvec *sv = o->value;
+        if (cJSON_IsArray(v)) {
+            const cJSON *e;
+            cJSON_ArrayForEach(e, v)
+            {
+                strbuf_reset(&sb);
+                if (scalar_text(e, &sb) < 0) {
+                    ret = bad_type(path, key, "a string or an array of strings");
+                    break;
+                }
+                strvec_push(sv, sb.buf);
+            }
+        } else if (scalar_text(v, &sb) == 0) {
+            strvec_push(sv, sb.buf);
+        } else {
+            ret = bad_type(path, key, "a string or an array of strings");
+        }
+        break;
+    }
+    default:
+        ret = error("%s: \"%s\" is not a settable option", path, key);
+    }
+    strbuf_release(&sb);
+    if (!ret)
+        o->seen = 2;
+    return ret;
+}
+
+int config_apply_file(struct config *c, const char *path, struct option *opts,
+                      const char *const *refused, const char *refused_hint)
+{
+    struct strbuf sb = STRBUF_INIT;
+    cJSON *root = NULL;
+    const cJSON *item;
+    int ret = -1;
+
+    strbuf_set_cap(&sb, CONFIG_MAX_BYTES);
+    if (strbuf_read_file(&sb, path) < 0) {
+        error("cannot read config file %s: %s", path,
+              errno == EFBIG ? "file too large" : strerror(errno));
+        goto cleanup;
+    }
+    root = cJSON_ParseWithLength(sb.buf, sb.len);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        long line = 1;
+        const char *p;
+        if (at && at >= sb.buf && at <= sb.buf + sb.len)
+            for (p = sb.buf; p < at; p++)
+                line += *p == '\n';
+        error("%s:%ld: not valid JSON", path, line);
+        goto cleanup;
+    }
+    if (!cJSON_IsObject(root)) {
+        error("%s: a config file must be a JSON object of option names and values", path);
+        goto cleanup;
+    }
+    cJSON_ArrayForEach(item, root)
+    {
+        struct option *o;
+        const char *key = item->string;
+        if (in_list(refused, key)) {
+            error("%s: \"%s\" cannot be set in a config file%s%s", path, key,
+                  refused_hint ? "; " : "", refused_hint ? refused_hint : "");
+            goto cleanup;
+        }
+        o = find_key(opts, key);
+        if (!o || in_list(refused, o->long_name)) {
+            if (o)
+                error("%s: \"%s\" cannot be set in a config file%s%s", path, key,
+                      refused_hint ? "; " : "", refused_hint ? refused_hint : "");
+            else
+                error("%s: unknown setting \"%s\"", path, key);
+            goto cleanup;
+        }
+        if (o->seen == 1)
+            continue; /* the command line wins */
+        if (cJSON_IsNull(item))
+            continue;
+        if (apply_one(c, path, o, item) < 0)
+            goto cleanup;
+    }
+    ret = 0;
+cleanup:
+    cJSON_Delete(root);
+    strbuf_release(&sb);
+    return ret;
+}
+
+char *config_settings_json(const struct option *opts, const char *const *exclude)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *text, *ret;
+    const struct option *o;
+
+    for (o = opts; o->type != OPT_END; o++) {
+        if (o->type == OPT_GROUP || !o->long_name || !o->value || in_list(exclude, o->long_name))
+            continue;
+        switch (o->type) {
+        case OPT_STRING: {
+            const char *s = *(const char *const *)o->value;
+            if (s)
+                cJSON_AddStringToObject(root, o->long_name, s);
+            break;
+        }
+        case OPT_LONG:
+            cJSON_AddNumberToObject(root, o->long_name, (double)*(const long *)o->value);
+            break;
+        case OPT_DOUBLE:
+            cJSON_AddNumberToObject(root, o->long_name, *(const double *)o->value);
+            break;
+        case OPT_BOOL:
+            cJSON_AddBoolToObject(root, o->long_name, *(const int *)o->value);
+            break;
+        case OPT_LIST: {
+            const struct strvec *sv = o->value;
+            cJSON *arr;
+            size_t i;
+            if (!sv->nr)
+                break;
+            arr = cJSON_AddArrayToObject(root, o->long_name);
+            for (i = 0; i < sv->nr; i++)
+                cJSON_AddItemToArray(arr, cJSON_CreateString(sv->v[i]));
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text)
+        BUG("cJSON_PrintUnformatted failed");
+    ret = xstrdup(text);
+    cJSON_free(text);
+    return ret;
+}
