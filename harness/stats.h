@@ -1,0 +1,211 @@
+#ifndef STATS_H
+#define STATS_H
+
+#include <stddef.h>
+
+#include "trial.h"
+
+/*
+ * Statistics over one run's trials: per-(length, depth) cells with Wilson
+ * intervals and coverage, per-length edge/middle/dip with a seeded question
+ * bootstrap, effective length, and ordering advice for RAG pipelines.
+ * Also the small exact tests used by compare (McNemar, Holm).
+ * Pure functions: no I/O, no globals; results are reproducible for a seed.
+ *
+ * Only OUTCOME_CORRECT / OUTCOME_WRONG trials enter accuracies ("valid");
+ * every other outcome is counted per cell as coverage, never as wrong.
+ */
+
+/* ---- small statistical building blocks ---- */
+
+/* z for a two-sided 95% interval */
+#define STATS_Z95 1.959963984540054
+
+/*
+ * Wilson score interval for k successes in n trials at normal quantile z.
+ * n == 0 gives [0, 1].
+ */
+void wilson_interval(long k, long n, double z, double *lo, double *hi);
+
+/*
+ * Exact McNemar test on discordant pairs: b = pairs correct in the baseline
+ * and wrong in the candidate (drops), c = wrong -> correct (gains).
+ * mcnemar_drop_p: one-sided p for "the candidate is worse",
+ * P(X >= b) with X ~ Binomial(b + c, 1/2). mcnemar_gain_p: P(X >= c).
+ * Both return 1.0 when b + c == 0. mcnemar_two_sided_p: min(1, 2 * min tail).
+ */
+double mcnemar_drop_p(long b, long c);
+double mcnemar_gain_p(long b, long c);
+double mcnemar_two_sided_p(long b, long c);
+/* P(X >= k) for X ~ Binomial(n, 1/2), exact in log space (any n). */
+double binom_half_upper_tail(long k, long n);
+
+/*
+ * Holm step-down adjustment of n p-values: adj[i] is the adjusted p-value of
+ * p[i] (monotone, capped at 1). adj may alias p.
+ */
+void holm_adjust(const double *p, size_t n, double *adj);
+
+/* A deterministic PRNG (splitmix64 seeded xoshiro256**) for bootstraps. */
+struct stats_rng {
+    unsigned long long s[4];
+};
+void stats_rng_seed(struct stats_rng *r, unsigned long long seed);
+unsigned long long stats_rng_next(struct stats_rng *r);
+/* Uniform integer in [0, n). n > 0. */
+size_t stats_rng_below(struct stats_rng *r, size_t n);
+
+/* q-quantile (0..1) of sorted values, linear interpolation (type 7). n > 0. */
+double stats_quantile_sorted(const double *sorted, size_t n, double q);
+
+/* ---- retriever rank distributions (ordering advice) ---- */
+
+/*
+ * Parse a rank distribution: one probability per line (rank 1 first), blank
+ * lines and lines starting with '#' ignored. Values must be >= 0 and sum to
+ * at most 1 + 1e-6 (the rest is the chance the answer was not retrieved).
+ * On success *probs (caller frees) and *n are set; returns 0. Returns -1
+ * with "line N: reason" appended to err.
+ */
+struct strbuf;
+int rank_dist_parse(const char *text, double **probs, size_t *n, struct strbuf *err);
+
+/* ---- run statistics ---- */
+
+enum ordering {
+    ORDER_SOURCE,        /* answer position uniform over the k slots */
+    ORDER_BEST_FIRST,    /* rank r at slot r */
+    ORDER_EDGES_FIRST,   /* rank 1 first, rank 2 last, 3 second, 4 second-to-last ... */
+    ORDER_BEST_2ND_LAST, /* rank 1 first, rank 2 last, ranks 3.. in order in between */
+    ORDER__COUNT
+};
+/* "source", "best-first", "edges-first", "best-first-second-last". */
+const char *ordering_name(enum ordering o);
+
+struct stats_options {
+    double z;                  /* interval quantile (default STATS_Z95) */
+    double confidence;         /* bootstrap interval level (default 0.95) */
+    unsigned bootstrap_iters;  /* default 2000; 0 disables the bootstrap */
+    unsigned long long seed;   /* bootstrap seed (default 1) */
+    double effective_fraction; /* effective-length threshold as a fraction of the
+                                  shortest length's edge accuracy (default 0.85) */
+    double mismatch_tolerance; /* |usage/realized - 1| above this is a mismatch (0.02) */
+    const double *rank_probs;  /* retriever rank distribution, borrowed; NULL = geometric */
+    size_t n_rank_probs;
+    double geometric_p;  /* default 0.5: P(rank r) = p (1-p)^(r-1) */
+    const int *advice_k; /* chunk counts to advise for; NULL = {5, 10, 20} */
+    size_t n_advice_k;
+};
+void stats_options_init(struct stats_options *o);
+
+struct cell_stats {
+    long length;
+    int depth_bp;
+    long n_trials;  /* all trials in the cell, any outcome except pending */
+    long n_pending; /* unfinished trials (not in n_trials) */
+    long n_valid;   /* correct + wrong */
+    long n_correct;
+    double accuracy; /* n_correct / n_valid; 0 when n_valid == 0 */
+    double wilson_lo, wilson_hi;
+    double coverage;               /* n_valid / n_trials (0 when no trials) */
+    long outcomes[OUTCOME__COUNT]; /* count per outcome (OUTCOME_PENDING included) */
+    double mean_realized_depth;    /* mean over trials with a prompt, -1 when none */
+};
+
+/* A point estimate with a bootstrap interval; lo = hi = est when not bootstrapped. */
+struct estimate {
+    double est, lo, hi;
+};
+
+struct length_stats {
+    long length;
+    size_t first_cell, n_cells; /* this length's cells in run_stats.cells, by depth */
+    long n_trials, n_valid, n_correct;
+    double accuracy;
+    long outcomes[OUTCOME__COUNT];
+
+    /* depth curve (only cells with n_valid > 0 count) */
+    int n_depths;         /* depths with data */
+    int edge_lo_depth_bp; /* shallowest depth with data */
+    int edge_hi_depth_bp; /* deepest depth with data */
+    double edge_lo_accuracy, edge_hi_accuracy;
+    struct estimate edge;      /* mean of the two edge accuracies */
+    int has_middle;            /* at least 3 depths: an interior exists */
+    int middle_worst_depth_bp; /* interior depth with the lowest accuracy */
+    struct estimate middle_worst;
+    int has_middle_mean;         /* some depth in [25%, 75%] */
+    struct estimate middle_mean; /* mean accuracy over depths in [25%, 75%] */
+    struct estimate dip;         /* edge - middle_worst (bootstrap over questions) */
+    struct estimate dip_mean;    /* edge - middle_mean */
+    double auc;                  /* trapezoid area under accuracy vs depth (0..1),
+                                    normalised by the depth span; single depth = its accuracy */
+
+    /* realized length and tokenizer agreement */
+    long n_realized; /* trials with realized_length > 0 */
+    long realized_min, realized_max;
+    double realized_mean;
+    long n_usage;               /* trials with usage_prompt_tokens >= 0 and realized > 0 */
+    double usage_ratio_mean;    /* mean usage/realized */
+    double usage_ratio_max_dev; /* max |usage/realized - 1| */
+    long tokenizer_mismatches;  /* trials with |usage/realized - 1| > mismatch_tolerance */
+    size_t n_questions;         /* distinct questions with a valid trial */
+};
+
+struct ordering_advice {
+    long length;
+    int k;                         /* chunks passed to the model */
+    double retrieved;              /* P(answer ranked within the top k) */
+    double accuracy[ORDER__COUNT]; /* expected accuracy given it was retrieved */
+};
+
+struct run_stats {
+    struct cell_stats *cells; /* sorted by (length, depth_bp) */
+    size_t n_cells;
+    struct length_stats *lengths; /* ascending length */
+    size_t n_lengths;
+    long n_trials, n_valid, n_correct;
+    long outcomes[OUTCOME__COUNT];
+    size_t n_questions;
+
+    double effective_threshold; /* absolute accuracy threshold used */
+    long effective_length;      /* longest length with every depth >= threshold; 0 if none */
+
+    struct ordering_advice *advice; /* per length x k */
+    size_t n_advice;
+
+    unsigned bootstrap_iters; /* as used */
+    unsigned long long seed;
+};
+
+/*
+ * Compute everything from trials[0..n-1] (borrowed; not modified). out is
+ * initialised here; release it with run_stats_release(). Returns 0, or -1
+ * with a reason in err for invalid options (e.g. a rank distribution that
+ * sums over 1). Trials with the same key twice are all counted.
+ */
+int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt,
+                  struct run_stats *out, struct strbuf *err);
+void run_stats_release(struct run_stats *s);
+
+/* The cell for (length, depth_bp), or NULL. */
+const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, int depth_bp);
+
+/*
+ * Accuracy at a fractional depth (0..1) interpolated linearly between the
+ * measured depths of one length (clamped at the ends). Used by the ordering
+ * advice; exposed for tests and reports.
+ */
+double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth);
+
+/*
+ * Expected accuracy of placing k chunks with `order`, given accuracy-at-depth
+ * acc[0..k-1] for slot i (depth i/(k-1)) and rank probabilities probs[0..k-1]
+ * (need not sum to 1: normalised over the top k). Pure helper used by the
+ * advice; returns 0 when the probabilities sum to 0.
+ */
+double ordering_expected_accuracy(enum ordering order, const double *slot_acc, const double *probs,
+                                  int k);
+/* Slot (0-based) of rank r (1-based) among k under `order`. */
+int ordering_slot(enum ordering order, int rank, int k);
+
+#endif
