@@ -1,0 +1,55 @@
+#ifndef ESCAPE_H
+#define ESCAPE_H
+
+#include <stddef.h>
+
+struct strbuf;
+
+/*
+ * Escaping for every output format that shows text from users, datasets or
+ * models: HTML, Markdown, gnuplot string literals, file names. Every function
+ * appends to `out` (never resets it), accepts any bytes (s may be NULL: treated
+ * as ""), and replaces invalid UTF-8 with U+FFFD so the result is always valid
+ * UTF-8 (an SVG or HTML file with a stray byte would not parse).
+ */
+
+/*
+ * HTML text and attribute values (double- or single-quoted): & < > " ' become
+ * entities; control characters other than tab/newline/CR become U+FFFD.
+ */
+void escape_html(struct strbuf *out, const char *s);
+void escape_html_n(struct strbuf *out, const char *s, size_t len);
+
+/*
+ * One Markdown table cell or inline text: | and Markdown punctuation
+ * (\ ` * _ [ ] # ! ~ ( )) are backslash-escaped, & < > become entities (so
+ * renderers that allow inline HTML show it as text), newlines/tabs/CR become
+ * spaces (a newline would end the table row). Empty input appends nothing.
+ */
+void escape_md(struct strbuf *out, const char *s);
+
+/*
+ * A complete gnuplot string literal, quotes included: '...'. gnuplot does no
+ * backslash, backtick or @macro processing inside single quotes; a single
+ * quote is doubled, newlines and other control characters become spaces (a
+ * newline would end the command). Use with `noenhanced` text so { } ^ _ @ &
+ * show literally.
+ */
+void escape_gnuplot(struct strbuf *out, const char *s);
+
+/*
+ * A safe single file-name component from any text (e.g. a run name for
+ * reports/<run>/): keeps [A-Za-z0-9._-], maps everything else to '_', never
+ * starts with '.', at most 100 bytes; "" (or NULL) gives "_". The result can
+ * never be "..", contain '/', or escape the parent folder.
+ */
+void escape_filename(struct strbuf *out, const char *s);
+
+/*
+ * Decode one UTF-8 character at s (at most len bytes). Returns its length
+ * (1..4) and stores the code point, or returns 0 for an invalid/truncated/
+ * overlong sequence or a surrogate (the caller substitutes and skips a byte).
+ */
+size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
+
+#endif

@@ -1,0 +1,111 @@
+#ifndef PLOT_H
+#define PLOT_H
+
+#include <stddef.h>
+
+struct strbuf;
+
+/*
+ * Plots drawn by gnuplot, run as a child process (proc_run: fork/execvp, the
+ * script on stdin, the image on stdout; never a shell, no temp files: data is
+ * inlined as $data << EOD blocks). Every label is escaped with
+ * escape_gnuplot() and drawn `noenhanced`, so names can never run commands.
+ *
+ * The core takes plain arrays, so it can be used and tested without a store:
+ * build a script with plot_script_*(), turn it into an image with
+ * plot_render(), write it with plot_write_file().
+ */
+
+/*
+ * One point of a curve. x: depth in percent (0..100) for U-curves, unix time
+ * (seconds) for trends. y: accuracy 0..1 (or a dip, -1..1). lo/hi: its
+ * interval (NAN when none). A point with y NAN is missing and not drawn.
+ * flag: nonzero marks the point (compare: a significant regression).
+ */
+struct plot_point {
+    double x, y, lo, hi;
+    int flag;
+};
+
+/* One line: a length in a U-curve, or one metric in a trend. Borrowed data. */
+struct plot_series {
+    const char *label; /* legend text, e.g. "8k tokens" */
+    const struct plot_point *pts;
+    size_t n;
+    double edge;   /* U-curves: edge accuracy, drawn as a dashed level (NAN: none) */
+    double middle; /* U-curves: middle accuracy, drawn as a dotted level (NAN: none) */
+};
+
+/* A depth x length grid of accuracies, acc[l * ndepths + d] (NAN: no data). */
+struct plot_grid {
+    size_t ndepths, nlengths;
+    const double *depths; /* percent, ndepths entries, ascending */
+    const long *lengths;  /* tokens, nlengths entries, ascending */
+    const double *acc;
+};
+
+enum plot_format { PLOT_SVG = 0, PLOT_PNG = 1 };
+
+struct plot_opts {
+    const char *title;    /* first title line (e.g. "model · run"); any text, escaped */
+    const char *subtitle; /* second title line, or NULL */
+    enum plot_format format;
+    int width, height; /* pixels; 0 for the default 900 x 560 */
+};
+
+/* File extension for a format: "svg" or "png". */
+const char *plot_format_ext(enum plot_format f);
+
+/*
+ * Script builders. Each appends a complete gnuplot script to `script` that
+ * writes the image to stdout. Pure functions (no I/O, no errors); the series
+ * and grid are only read.
+ *
+ * ucurve:  accuracy vs depth, one line per series, the interval as a shaded
+ *          band, edge/middle levels, axes "depth of the answer (% of the
+ *          document block)" and "accuracy (fraction correct)".
+ * heatmap: depth x length cells coloured by accuracy, the value printed in
+ *          each cell (blank where there is no data).
+ * compare: baseline series drawn dashed, candidate series solid, candidate
+ *          points with flag set circled and listed in the key as
+ *          "significant regression". nbase and ncand may differ.
+ * trend:   x is unix time; each series is a metric over runs, with error bars.
+ */
+void plot_script_ucurve(struct strbuf *script, const struct plot_opts *o,
+                        const struct plot_series *s, size_t ns);
+void plot_script_heatmap(struct strbuf *script, const struct plot_opts *o,
+                         const struct plot_grid *g);
+void plot_script_compare(struct strbuf *script, const struct plot_opts *o,
+                         const struct plot_series *base, size_t nbase,
+                         const struct plot_series *cand, size_t ncand);
+void plot_script_trend(struct strbuf *script, const struct plot_opts *o,
+                       const struct plot_series *s, size_t ns);
+
+enum plot_status {
+    PLOT_OK = 0,
+    PLOT_NO_GNUPLOT = 1, /* gnuplot not on PATH: nothing printed; caller warns once */
+    PLOT_FAILED = -1     /* gnuplot failed; an error naming its message was printed */
+};
+
+/*
+ * Run gnuplot (the program named by $DIPMAP_GNUPLOT, default "gnuplot", found
+ * on PATH) on the script and append its stdout (SVG text or PNG bytes) to out.
+ */
+enum plot_status plot_render(const struct strbuf *script, struct strbuf *out);
+
+/* 1 when gnuplot can be started. */
+int plot_available(void);
+
+/*
+ * Write data to path (created or truncated, mode 0644 before umask).
+ * Returns 0, or -1 after printing an error naming the path.
+ */
+int plot_write_file(const char *path, const struct strbuf *data);
+
+/*
+ * The <svg ...>...</svg> element of a gnuplot SVG, without the XML prolog,
+ * appended to out, for inlining into HTML. Returns -1 when svg has none.
+ */
+int plot_svg_element(struct strbuf *out, const char *svg);
+
+#endif
