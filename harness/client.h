@@ -1,0 +1,411 @@
+#ifndef CLIENT_H
+#define CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "strvec.h"
+
+struct strbuf;
+
+/*
+ * OpenAI-compatible HTTP client (the only module that includes libcurl).
+ *
+ * - A non-blocking multi interface for one event loop: client_submit() starts
+ *   a request and returns at once; client_poll() drives the transfers and
+ *   client_take() hands back finished responses, each classified.
+ * - Pure functions (no network) for the classifier, Retry-After parsing,
+ *   backoff, adaptive concurrency and token buckets, so they can be unit
+ *   tested and fuzzed. The runner drives the retry policy with them; the
+ *   client itself never retries.
+ * - Blocking helpers for the preflight (GET /v1/models, /props) and for
+ *   server-side token counting (POST /tokenize).
+ *
+ * The API key is copied into the client to build the Authorization header; it
+ * is never written to stderr (verbose output redacts it), never put into an
+ * error message and is wiped when the client is freed.
+ */
+
+/* ---------------------------------------------------------------- classes */
+
+enum client_class {
+    CLIENT_OK = 0,    /* content present, finished normally */
+    CLIENT_OVERFLOW,  /* server says the context was exceeded (400/413/422); do not retry */
+    CLIENT_TRUNCATED, /* finish_reason "length", or usage.prompt_tokens clearly below what was sent
+                       */
+    CLIENT_EMPTY,     /* no content (e.g. reasoning budget spent); reasoning text kept */
+    CLIENT_FILTERED,  /* content filter (finish_reason content_filter or a filter error) */
+    CLIENT_RETRYABLE, /* 408/409/429/5xx, transport failure, unparseable 200, 200 with an error */
+    CLIENT_FATAL,     /* fatal for the whole run: auth, missing model, quota, unsupported param */
+    CLIENT_CLASS__COUNT
+};
+
+/* "ok", "overflow", "truncated", "empty", "filtered", "retryable", "fatal". */
+const char *client_class_name(enum client_class c);
+
+/*
+ * Finer reason behind a class, for decisions (shrink concurrency only on
+ * rate limits; exit 2 for auth/model/parameter but 3 for quota) and reports.
+ */
+enum client_reason {
+    CLIENT_R_NONE = 0,
+    CLIENT_R_LENGTH,            /* TRUNCATED: finish_reason length */
+    CLIENT_R_PROMPT_SHORT,      /* TRUNCATED: usage.prompt_tokens < ratio * expected */
+    CLIENT_R_RATE_LIMIT,        /* RETRYABLE: 429 */
+    CLIENT_R_SERVER_ERROR,      /* RETRYABLE: 5xx */
+    CLIENT_R_HTTP_RETRYABLE,    /* RETRYABLE: 408/409 */
+    CLIENT_R_TIMEOUT,           /* RETRYABLE: total or connect timeout */
+    CLIENT_R_CONNECT,           /* RETRYABLE: cannot connect / resolve / TLS */
+    CLIENT_R_TRANSPORT,         /* RETRYABLE: reset, empty reply, partial body, other curl error */
+    CLIENT_R_BAD_BODY,          /* RETRYABLE: 2xx body that is not a completion (HTML, bad JSON) */
+    CLIENT_R_ERROR_IN_BODY,     /* RETRYABLE: 2xx carrying an error object */
+    CLIENT_R_TOO_LARGE,         /* RETRYABLE: response bigger than max_response_bytes */
+    CLIENT_R_AUTH,              /* FATAL: 401/403 */
+    CLIENT_R_MODEL_NOT_FOUND,   /* FATAL: 404 */
+    CLIENT_R_QUOTA,             /* FATAL: 429 insufficient_quota */
+    CLIENT_R_UNSUPPORTED_PARAM, /* FATAL: 400 unsupported parameter/value */
+    CLIENT_R_BAD_REQUEST,       /* FATAL: any other 4xx */
+    CLIENT_REASON__COUNT
+};
+
+/* "none", "length", "prompt-short", "rate-limit", ... (stable, lower case). */
+const char *client_reason_name(enum client_reason r);
+
+/* ----------------------------------------------------------------- config */
+
+enum client_max_tokens_field {
+    CLIENT_MTF_AUTO = 0,              /* see client_config.max_tokens_field */
+    CLIENT_MTF_MAX_TOKENS,            /* "max_tokens" */
+    CLIENT_MTF_MAX_COMPLETION_TOKENS, /* "max_completion_tokens" */
+};
+
+/* Parse "auto" | "max_tokens" | "max_completion_tokens"; 0 or -1. */
+int client_max_tokens_field_parse(const char *s, enum client_max_tokens_field *out);
+
+struct client_config {
+    /*
+     * Base URLs, one or more: "http://h:8000", "http://h:8000/v1" and
+     * "http://h:8000/v1/" are all the same endpoint. An Azure deployment URL
+     * (".../openai/deployments/NAME[?api-version=V]") is recognised: it is
+     * used as is, with "api-key:" instead of "Authorization: Bearer".
+     */
+    struct strvec endpoints;
+    const char *model;     /* borrowed; sent as "model" (required) */
+    const char *api_key;   /* borrowed, may be NULL/"" (no auth header); copied by client_new() */
+    struct strvec headers; /* extra "Name: value" headers */
+
+    int legacy_completions; /* 0: POST /v1/chat/completions; 1: POST /v1/completions */
+    double temperature;     /* always sent (default 0) */
+    double top_p;           /* always sent (default 1) */
+    int send_seed;          /* default 1 */
+    long seed;              /* default 0 */
+    long max_tokens;        /* always sent (default 256); per-request override possible */
+    /*
+     * AUTO: legacy completions -> max_tokens; chat on api.openai.com / Azure,
+     * or with an OpenAI reasoning model name (o1*, o3*, o4*, gpt-5*) ->
+     * max_completion_tokens; otherwise max_tokens (llama.cpp and Ollama
+     * ignore max_completion_tokens; vLLM, SGLang, TGI accept max_tokens).
+     */
+    enum client_max_tokens_field max_tokens_field;
+
+    long connect_timeout_ms;   /* default 10000 */
+    long timeout_ms;           /* whole transfer, default 600000 */
+    size_t max_response_bytes; /* default 64 MiB; bigger responses -> RETRYABLE/TOO_LARGE */
+    /* TRUNCATED when usage.prompt_tokens < truncation_ratio * expected; default 0.98 */
+    double truncation_ratio;
+    int insecure; /* skip TLS verification */
+    int verbose;  /* request/response lines and headers on stderr, auth redacted */
+};
+
+/* Defaults as documented above; endpoints and headers empty. */
+void client_config_init(struct client_config *cfg);
+/* Frees the two strvecs (nothing else is owned). */
+void client_config_release(struct client_config *cfg);
+
+/*
+ * Normalise a base URL: strip trailing '/', a trailing "/v1", and a trailing
+ * "/v1/chat/completions" or "/v1/completions". The result is the server root
+ * ("http://h:8000"); append to out. Returns 0, or -1 for a URL that is not
+ * http:// or https:// (message in err when err != NULL).
+ */
+int client_normalize_base(const char *url, struct strbuf *out, struct strbuf *err);
+
+/* 1 when the model name is an OpenAI reasoning model (o1, o3, o4-mini, gpt-5...). */
+int client_is_reasoning_model(const char *model);
+
+/* --------------------------------------------------------------- requests */
+
+struct client_request {
+    const char *system; /* chat system message, NULL or "" for none */
+    const char *user;   /* chat user message, or the whole prompt for legacy completions */
+    size_t user_len;    /* bytes of user (may hold anything but NUL) */
+    long max_tokens;    /* 0: use the config's */
+    /* the request's prompt token count by the run's tokenizer; <= 0 = unknown (no check) */
+    long expected_prompt_tokens;
+    void *tag; /* returned untouched in the response */
+};
+
+struct client_response {
+    void *tag;
+    enum client_class cls;
+    enum client_reason reason;
+    long http_status; /* 0 when no HTTP response (transport failure) */
+    int curl_code;    /* CURLcode of the transfer, 0 = CURLE_OK */
+    int endpoint;     /* index into the config's endpoints */
+
+    /* All strings below are malloc'd and owned by the response; any may be NULL. */
+    char *content;            /* message.content (chat) or text (legacy) */
+    char *reasoning;          /* message.reasoning_content / message.reasoning */
+    char *refusal;            /* message.refusal */
+    char *finish_reason;      /* raw string */
+    char *model;              /* model as echoed by the server */
+    char *system_fingerprint; /* when given */
+    char *request_id;         /* x-request-id header or body "id" */
+    /*
+     * Human message for anything not OK: the server's error message (from
+     * any error-body shape), the curl error, or what was wrong with the body.
+     * Never contains the API key. Also set for TRUNCATED/EMPTY/FILTERED.
+     */
+    char *error;
+    char *error_code; /* error.code / error.type as text when given ("context_length_exceeded") */
+
+    long prompt_tokens;          /* usage.prompt_tokens, -1 unknown */
+    long completion_tokens;      /* usage.completion_tokens, -1 unknown */
+    long reasoning_tokens;       /* usage.completion_tokens_details.reasoning_tokens, -1 unknown */
+    long cached_tokens;          /* usage.prompt_tokens_details.cached_tokens, -1 unknown */
+    long expected_prompt_tokens; /* copied from the request */
+
+    long retry_after_ms; /* server's delay hint (client_retry_after_ms), -1 none */
+    double latency_ms;   /* submit -> done, including queueing in curl */
+    size_t response_bytes;
+};
+
+/* Zero a response (all counts -1, strings NULL). */
+void client_response_init(struct client_response *r);
+/* Free the strings of a response (struct itself not freed); re-initialises it. */
+void client_response_release(struct client_response *r);
+/* Release and free a response returned by client_take(). NULL is fine. */
+void client_response_free(struct client_response *r);
+
+/* ------------------------------------------------------- the multi client */
+
+struct client;
+
+/*
+ * Create a client (copies everything it needs from cfg). Returns NULL with a
+ * message in err for a bad config (no endpoint, bad URL, no model).
+ * Free with client_free(), which aborts transfers still in flight.
+ */
+struct client *client_new(const struct client_config *cfg, struct strbuf *err);
+void client_free(struct client *c);
+
+/*
+ * Start one request (body built and copied now: the request's strings may be
+ * freed on return). The endpoint with the fewest requests in flight is used
+ * (ties: round robin). Never blocks; the client enforces no in-flight limit
+ * (the caller keeps client_inflight() under its window). Returns 0, or -1
+ * when the transfer cannot even be set up (message in err).
+ */
+int client_submit(struct client *c, const struct client_request *req, struct strbuf *err);
+
+/*
+ * Drive transfers, waiting up to timeout_ms for activity (0 = do not wait).
+ * Returns the number of finished responses ready for client_take(), or -1 on
+ * an internal curl multi error (message in err). Returns early when
+ * client_wakeup() is called.
+ */
+int client_poll(struct client *c, int timeout_ms, struct strbuf *err);
+
+/* Next finished response (FIFO), or NULL. Caller frees with client_response_free(). */
+struct client_response *client_take(struct client *c);
+
+/* Requests submitted and not yet taken back as responses (in flight or ready). */
+size_t client_inflight(const struct client *c);
+/* In flight on one endpoint. */
+size_t client_endpoint_inflight(const struct client *c, int endpoint);
+size_t client_endpoint_count(const struct client *c);
+/* Normalised base URL of an endpoint (owned by the client). */
+const char *client_endpoint_url(const struct client *c, int endpoint);
+
+/* Make a concurrent/blocked client_poll() return early (e.g. from a signal handler path). */
+void client_wakeup(struct client *c);
+
+/* ------------------------------------------------------------- preflight */
+
+struct client_preflight_info {
+    long context;     /* smallest context over endpoints (vLLM max_model_len, llama.cpp n_ctx), -1
+                         unknown */
+    int model_listed; /* 1 listed by /v1/models, 0 not listed, -1 unknown (no usable /v1/models) */
+    char *served_model; /* the matching id from /v1/models (malloc'd), or NULL */
+    char *server_info;  /* e.g. llama.cpp build_info, or NULL (malloc'd) */
+};
+
+void client_preflight_info_release(struct client_preflight_info *info);
+
+/*
+ * Blocking checks before the first trial, on every endpoint: GET
+ * {base}/v1/models (model present? vLLM max_model_len) and GET {base}/props
+ * (llama.cpp default_generation_settings.n_ctx) when available.
+ * Returns CLIENT_OK (info filled; model_listed may still be 0 for servers
+ * that ignore the model name, e.g. llama.cpp single-model mode: the caller
+ * decides), CLIENT_FATAL with reason AUTH (401/403 on /v1/models) or
+ * MODEL_NOT_FOUND (listed models do not include it; err names the ones that
+ * are), or CLIENT_RETRYABLE when an endpoint cannot be reached (err says
+ * which and why). *reason may be NULL.
+ */
+enum client_class client_preflight(struct client *c, struct client_preflight_info *info,
+                                   enum client_reason *reason, struct strbuf *err);
+
+/* ------------------------------------------------------------- tokenize */
+
+/*
+ * Count the tokens of text with the server's tokenizer (blocking, on the
+ * first endpoint). Detected on first use and remembered: vLLM/SGLang
+ * `POST {root}/tokenize {"model":M,"prompt":text}` -> {"count":n,...}, or
+ * llama.cpp `POST {root}/tokenize {"content":text}` -> {"tokens":[...]}.
+ * Returns 0 with *count set, or -1 with a message appended to err (e.g. the
+ * server has no /tokenize endpoint).
+ */
+int client_tokenize(struct client *c, const char *text, size_t len, long *count,
+                    struct strbuf *err);
+/* Same, with the tokenizer_remote_fn signature (ctx is the struct client *). */
+int client_tokenize_cb(void *client, const char *text, size_t len, long *count, struct strbuf *err);
+
+/* ------------------------------------------- pure functions (no network) */
+
+/*
+ * Classify one HTTP exchange and fill the response fields from it. status:
+ * the HTTP status; headers: the raw response header block ("Name: value"
+ * lines separated by CRLF or LF; status lines are ignored; may be NULL);
+ * body/body_len: the response body (need not be NUL-terminated; may be NULL).
+ * legacy: 1 for /v1/completions bodies (choices[].text). now: the time used
+ * for HTTP-date Retry-After values. out must be initialised (client_response_init);
+ * its previous strings are released. Never fails; never reads beyond body_len.
+ */
+struct client_exchange {
+    long status;
+    const char *headers;
+    const char *body;
+    size_t body_len;
+    int legacy;
+    long expected_prompt_tokens; /* <= 0: no truncation check */
+    double truncation_ratio;     /* <= 0: 0.98 */
+    time_t now;
+};
+void client_classify(const struct client_exchange *ex, struct client_response *out);
+
+/*
+ * Pull the human-readable message out of an error body of any shape in the
+ * reference: {"error":{"message":..}}, {"error":"..."}, {"object":"error",
+ * "message":..}, {"message":..}, {"detail":".."|[{"msg":..}]}, otherwise the
+ * raw body (first 4 KiB, control characters replaced). Appends to msg; when
+ * code is non-NULL, appends error.code/type text. Returns 0 when a structured
+ * message was found, -1 when the raw body was used.
+ */
+int client_error_message(const char *body, size_t len, struct strbuf *msg, struct strbuf *code);
+
+/* 1 when an error message/code says the context was exceeded (reference §4.4 patterns). */
+int client_is_overflow_message(const char *msg);
+
+/*
+ * A Go-style duration: a sum of <number><unit>, units h, m, s, ms, us/µs, ns,
+ * e.g. "6m0s", "1.5s", "500ms", "1h2m"; a plain number is seconds ("20",
+ * "0.5"). Returns milliseconds rounded up, or -1 when s is not a duration.
+ */
+long client_parse_duration_ms(const char *s);
+
+/* RFC 7231 HTTP-date (IMF-fixdate, RFC 850 and asctime forms). 0 or -1. */
+int client_parse_http_date(const char *s, time_t *out);
+
+/*
+ * The server's delay hint from a raw header block (names case-insensitive):
+ * retry-after-ms (ms), else Retry-After (seconds, may be fractional, or an
+ * HTTP-date relative to now), else the larger of x-ratelimit-reset-requests
+ * and x-ratelimit-reset-tokens (durations). Returns ms (>= 0), or -1 when no
+ * usable hint. Negative or unparsable values are ignored.
+ */
+long client_retry_after_ms(const char *headers, time_t now);
+
+/* Value of the first header named name in a raw block, appended to out. 0 found, -1 not. */
+int client_header_get(const char *headers, const char *name, struct strbuf *out);
+
+/* --------------------------------------------------- retry policy helpers */
+
+struct client_backoff {
+    long base_ms;     /* first backoff, default 1000 */
+    long max_ms;      /* cap on computed backoff, default 60000 */
+    long max_hint_ms; /* server hints are honoured up to this, default 120000 */
+    int max_attempts; /* per trial, default 6 */
+    uint64_t rng;     /* xorshift state (seeded) */
+};
+
+/* Defaults as above; seed makes the jitter reproducible. */
+void client_backoff_init(struct client_backoff *b, uint64_t seed);
+
+/*
+ * 1 when a response of class cls after `attempts` attempts (>= 1) should be
+ * sent again: cls is CLIENT_RETRYABLE and attempts < max_attempts.
+ */
+int client_backoff_should_retry(const struct client_backoff *b, enum client_class cls,
+                                int attempts);
+
+/*
+ * Milliseconds to wait before attempt number attempts+1. A server hint
+ * (hint_ms >= 0) wins, clamped to max_hint_ms. Otherwise exponential with
+ * jitter: d = min(max_ms, base_ms * 2^(attempts-1)), result uniform in
+ * [d/2, d]. Advances the rng.
+ */
+long client_backoff_delay(struct client_backoff *b, int attempts, long hint_ms);
+
+/*
+ * Adaptive in-flight limit (AIMD, as inspect_ai): a 429 multiplies the limit
+ * by `decrease` (default 0.8) at most once per cooldown (default 15 s, or the
+ * server's hint if longer), never below min; every OK result (and any
+ * non-429 result) after the cooldown adds increase/limit (default 1.0, i.e. about +1 per
+ * window of successes), never above max. 5xx/transport errors do not shrink it
+ * but pause growth for the cooldown.
+ */
+struct client_aimd {
+    double limit;
+    int min, max;
+    double decrease;
+    double increase;
+    double cooldown_ms;
+    double hold_until_ms; /* no growth before this time */
+    double last_decrease_ms;
+    long decreases; /* how many times it shrank */
+};
+
+void client_aimd_init(struct client_aimd *a, int initial, int min, int max);
+/* Feed one finished response; now_ms from a monotonic clock. */
+void client_aimd_update(struct client_aimd *a, const struct client_response *r, double now_ms);
+/* The current limit, rounded down, in [min, max]. */
+int client_aimd_limit(const struct client_aimd *a);
+
+/*
+ * Token bucket for --rpm (cost 1 per request) and --tpm (cost = prompt +
+ * max tokens). rate = per minute (<= 0: unlimited); capacity = rate / 6 (a
+ * 10 s burst) but at least 1. A request whose cost exceeds the capacity may
+ * go when the bucket is full (the balance goes negative), so huge prompts are
+ * slowed, not starved.
+ */
+struct client_bucket {
+    double per_ms;
+    double capacity;
+    double tokens;
+    double last_ms;
+};
+
+void client_bucket_init(struct client_bucket *b, double per_minute, double now_ms);
+/* Milliseconds until cost may be taken (0 = now). Unlimited buckets return 0. */
+double client_bucket_wait_ms(struct client_bucket *b, double cost, double now_ms);
+/* Take cost now (call when client_bucket_wait_ms() returned 0). */
+void client_bucket_take(struct client_bucket *b, double cost, double now_ms);
+/* Correct the balance once the real cost is known (delta = estimated - actual). */
+void client_bucket_adjust(struct client_bucket *b, double delta);
+
+/* Milliseconds from a monotonic clock, for the helpers above. */
+double client_now_ms(void);
+
+#endif
