@@ -1,0 +1,317 @@
+#ifndef STORE_H
+#define STORE_H
+
+#include <stddef.h>
+
+#include "sha256.h"
+#include "trial.h"
+
+/*
+ * The run store: one SQLite database file holding any number of runs, their
+ * trials, run locks, a token-count cache and (optionally) rendered prompts.
+ * store.c is the only file that includes <sqlite3.h>; nothing SQLite-specific
+ * leaks through this header.
+ *
+ * Conventions for every function below:
+ * - Errors are printed with error() ("error: FILE: ...") and reported by a
+ *   negative return (or NULL); nothing here prints to stdout or exits.
+ * - Strings passed in are borrowed and copied when kept; strings handed out
+ *   in structs are owned by the struct and freed by its *_release/*_free.
+ * - Timestamps are unix time in seconds (double); 0 means "not set".
+ * - A handle is used by one thread at a time. Several PROCESSES may open the
+ *   same file and write different runs side by side (WAL mode, busy timeout).
+ *
+ * Durability: the database runs in WAL mode with synchronous=NORMAL. A process
+ * crash (kill -9, abort) loses only trials put but not yet flushed; every
+ * committed batch survives and the file is never corrupted. A power loss or
+ * OS crash may additionally roll back the most recent committed batches (not
+ * yet checkpointed) but still never corrupts the file. We trade that for
+ * commits that cost no fsync; the runner's flush interval bounds the loss.
+ */
+
+/* Database used when neither --db nor $DIPMAP_DB is given. */
+#define DIPMAP_DEFAULT_DB "dipmap.db"
+/* Environment variable that overrides DIPMAP_DEFAULT_DB. */
+#define DIPMAP_DB_ENV "DIPMAP_DB"
+
+/* Schema version this build creates and understands (PRAGMA user_version). */
+#define STORE_SCHEMA_VERSION 2
+
+/* Heartbeat age after which a run lock is considered abandoned. */
+#define STORE_LOCK_STALE_SECONDS 60
+/* store_trial_put() flushes by itself once this many writes are buffered. */
+#define STORE_BATCH_MAX 512
+
+/* Negative returns with a meaning beyond "failed" (-1). */
+#define STORE_ELOCKED   (-2) /* the run is locked by another live process */
+#define STORE_EEXIST    (-3) /* store_run_create: a run with that name exists */
+#define STORE_EMISMATCH (-4) /* store_merge: inputs are shards of different runs */
+
+struct store;
+
+/* The --db value: `flag` when non-NULL, else $DIPMAP_DB when set and non-empty, else the default.
+ */
+const char *store_default_path(const char *flag);
+
+enum store_open_mode {
+    STORE_READONLY = 0, /* the file must exist; nothing is written, no migration */
+    STORE_READWRITE,    /* the file must exist; migrated forward if older */
+    STORE_CREATE        /* read-write, created (with the current schema) if missing */
+};
+
+/*
+ * Open a store. Sets WAL mode, a busy timeout (several processes may write),
+ * synchronous=NORMAL and foreign keys; creates or migrates the schema.
+ * Returns NULL after error() naming the file: missing file ("no such
+ * database"), not a SQLite file or corrupted ("not a dipmap database"),
+ * schema newer than this build ("created by a newer dipmap"), read-only
+ * handle on a database that needs migration.
+ */
+struct store *store_open(const char *path, enum store_open_mode mode);
+/*
+ * Flush buffered writes, release the run locks this handle holds, close, free.
+ * Returns 0, or -1 when the final flush failed (the handle is freed anyway).
+ * NULL is a no-op.
+ */
+int store_close(struct store *st);
+/* The path given to store_open() (owned by the handle). */
+const char *store_path(const struct store *st);
+/* The schema version of the open database (STORE_SCHEMA_VERSION after a read-write open). */
+int store_schema_version(const struct store *st);
+
+/*
+ * For migration tests: create `path` (which must not exist) with the schema as
+ * it was at `version` (1..STORE_SCHEMA_VERSION), i.e. applying only the first
+ * `version` migrations. Returns 0 or -1.
+ */
+int store_create_at_version(const char *path, int version);
+
+/* ---- runs ---------------------------------------------------------------- */
+
+enum run_status {
+    RUN_RUNNING = 0,
+    RUN_COMPLETE,
+    RUN_INTERRUPTED, /* SIGINT/SIGTERM; resumable */
+    RUN_FAILED,      /* fatal endpoint error or too many errors */
+    RUN_BUDGET,      /* --max-cost reached; resumable */
+    RUN_STATUS__COUNT
+};
+/* "running", "complete", "interrupted", "failed", "budget". */
+const char *run_status_name(enum run_status s);
+/* Returns 0, or -1 for an unknown name. */
+int run_status_parse(const char *name, enum run_status *out);
+
+/*
+ * One run. Every string is owned (malloc'd) and may be NULL unless noted.
+ * Hashes are 64 lowercase hex digits.
+ */
+struct run_info {
+    char *name;               /* required, unique in the database */
+    char *model_requested;    /* required: --model */
+    char *model_served;       /* "model" echoed by the server */
+    char *endpoints;          /* base URL(s), comma-separated, without credentials */
+    char *system_fingerprint; /* when the server sends one */
+    /*
+     * Every setting as one JSON object (config_settings_json()). Must not
+     * contain the shard (see `shard`) nor any secret: store_run_create()
+     * refuses keys like "api-key"/"authorization"/"password"/"secret" and
+     * string values like "Bearer ..." or "Authorization: ..." (the NAME of
+     * the key's environment variable, "api-key-env", is fine). Stored in a
+     * canonical form (keys sorted, compact), so equal settings compare equal.
+     */
+    char *settings_json;
+    char *golden_sha256;
+    char *haystack_sha256;
+    char *template_sha256;
+    char *tokenizer_name;
+    char *tokenizer_sha256;
+    char *dipmap_version;
+    char *dipmap_commit;
+    char *tags;        /* comma-separated, e.g. "nightly,gpu-a" */
+    char *shard;       /* "I/N" for a shard store, NULL for a whole run; not part of identity */
+    double created_at; /* set to now by store_run_create() when 0 */
+    double started_at;
+    double finished_at;
+    enum run_status status;
+    long trials_planned; /* trials in this run (this shard's share when sharded) */
+
+    /* Filled by store_run_get()/store_run_list(); ignored on create. */
+    long trials_done;   /* trials in a final state (outcome != pending) */
+    long trials_stored; /* trial rows, pending included */
+};
+
+void run_info_init(struct run_info *r);
+void run_info_release(struct run_info *r);
+/* Free an array returned by store_run_list(). */
+void run_info_list_free(struct run_info *v, size_t nr);
+
+/*
+ * Whether two runs measure the same thing (resume and merge use this): equal
+ * model_requested, golden/haystack/template hashes, tokenizer name and hash,
+ * and settings_json (all compared as strings, NULL == NULL). Endpoints,
+ * served model, fingerprint, versions, tags, shard and times are ignored.
+ * Returns 1 when the same; else 0 and *field (when non-NULL) names the first
+ * difference, e.g. "golden_sha256".
+ */
+int run_info_same_inputs(const struct run_info *a, const struct run_info *b, const char **field);
+
+/*
+ * Insert a new run (status, times, planned count as given; created_at = now
+ * when 0). Returns 0; STORE_EEXIST (after error()) when the name is taken;
+ * -1 on a refused field (secret in settings_json, credentials in endpoints,
+ * missing name or model) or a database error.
+ */
+int store_run_create(struct store *st, const struct run_info *r);
+
+/* Load one run into *out (initialised by the callee). Returns 0, 1 when no
+ * such run (nothing printed, *out empty), -1 on error. Free with run_info_release(). */
+int store_run_get(struct store *st, const char *name, struct run_info *out);
+
+/*
+ * Set a run's status. RUNNING also sets started_at to now when it was unset;
+ * any other status sets finished_at to now. Returns 0, -1 (no such run: error).
+ */
+int store_run_update_status(struct store *st, const char *name, enum run_status status);
+/* Record what the server echoed (either may be NULL = leave unchanged). Returns 0 or -1. */
+int store_run_set_served(struct store *st, const char *name, const char *model_served,
+                         const char *system_fingerprint);
+/* Change the planned trial count (e.g. when a resume extends the matrix). Returns 0 or -1. */
+int store_run_set_planned(struct store *st, const char *name, long trials_planned);
+
+/* Filter for store_run_list(); NULL fields match everything. */
+struct run_filter {
+    const char *model_prefix; /* model_requested or model_served starts with this */
+    const char *tag;          /* one of the run's comma-separated tags equals this */
+    const char *name;         /* exact run name */
+};
+
+/*
+ * The runs matching `f` (NULL = all), oldest created first (ties by name),
+ * with trials_done/trials_stored filled. *out is a malloc'd array of *nr runs
+ * (NULL when none); free with run_info_list_free(). Returns 0 or -1.
+ */
+int store_run_list(struct store *st, const struct run_filter *f, struct run_info **out, size_t *nr);
+
+/* ---- run locks ----------------------------------------------------------- */
+
+/*
+ * Take the lock on `run` (which must exist) for this handle, so that one run
+ * is executed by one process at a time; different runs lock independently.
+ * A lock row records pid, hostname and a heartbeat; it is taken over when it
+ * is stale: its pid is dead on this host, or its heartbeat is older than
+ * `stale_seconds` (<= 0: STORE_LOCK_STALE_SECONDS). Taking a lock this
+ * handle already holds succeeds.
+ * Returns 0; STORE_ELOCKED after error() naming the holder, e.g.
+ *   error: run 'x' is in use by pid 4242 on host gpu-1 (heartbeat 3s ago)
+ * or -1 on a database error.
+ */
+int store_run_lock(struct store *st, const char *run, int stale_seconds);
+/* Refresh the heartbeat of every lock this handle holds (store_flush() does
+ * this too). Returns 0 or -1 (e.g. the lock was taken over as stale: error). */
+int store_run_heartbeat(struct store *st);
+/* Release this handle's lock on `run` (no-op when not held). Returns 0 or -1. */
+int store_run_unlock(struct store *st, const char *run);
+
+/* ---- trials -------------------------------------------------------------- */
+
+/*
+ * Buffer one trial of `run` for writing (every field of *t is copied; t is
+ * not kept). Nothing reaches the file until store_flush() (or an automatic
+ * flush once STORE_BATCH_MAX writes are buffered). The write is an upsert on
+ * (run, question_id, length, depth_bp, repeat): it replaces the existing row,
+ * so a resumed trial never duplicates — except that a PENDING result never
+ * overwrites a row already in a final state.
+ * Returns 0, or -1 (unknown run, missing question_id, depth out of range,
+ * failed automatic flush).
+ */
+int store_trial_put(struct store *st, const char *run, const struct trial_result *t);
+
+/*
+ * Commit every buffered write in one transaction and refresh this handle's
+ * lock heartbeats. On failure the transaction is rolled back, the buffer is
+ * KEPT (a later flush retries it) and -1 is returned. Returns 0 on success.
+ */
+int store_flush(struct store *st);
+/* Writes buffered and not yet flushed. */
+size_t store_pending(const struct store *st);
+
+/*
+ * Load all trials of `run`, ordered by (question_id, length, depth_bp,
+ * repeat). *out is a malloc'd array of *nr results (NULL when none), free
+ * with store_trials_free(). Returns 0, 1 when no such run, -1 on error.
+ * Buffered (unflushed) writes of this handle are not visible.
+ */
+int store_trials_load(struct store *st, const char *run, struct trial_result **out, size_t *nr);
+void store_trials_free(struct trial_result *v, size_t nr);
+
+/*
+ * Stream the trials of `run` in the same order without holding them all:
+ * fn is called once per trial (t is valid only during the call); a non-zero
+ * return from fn stops the walk and is returned. Returns 0 when all were
+ * visited, 1 when no such run, -1 on error, or fn's non-zero value.
+ */
+typedef int (*store_trial_fn)(const struct trial_result *t, void *data);
+int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data);
+
+/* ---- resume: the set of finished trials ---------------------------------- */
+
+/* Flags for store_done_set_load(). */
+#define STORE_DONE_KEEP_ERRORS 1 /* count OUTCOME_ERROR as done (default: re-send them) */
+
+struct store_done_set;
+/*
+ * The keys of `run` already in a final state — outcome other than pending
+ * and, unless STORE_DONE_KEEP_ERRORS, other than error — as a hash set for
+ * O(1) lookups while planning a resume. A run with no trials (or no such
+ * run) gives an empty set. Returns NULL on a database error.
+ */
+struct store_done_set *store_done_set_load(struct store *st, const char *run, unsigned flags);
+/* 1 when the key is in the set, else 0. */
+int store_done_set_has(const struct store_done_set *s, const struct trial_key *k);
+size_t store_done_set_count(const struct store_done_set *s);
+void store_done_set_free(struct store_done_set *s);
+
+/* ---- token-count cache (--tokenizer server and friends) ------------------ */
+
+/*
+ * Cached token count of a text for a tokenizer. `tokenizer` identifies it
+ * exactly (e.g. "server:http://host/v1:modelname" or a tokenizer file's
+ * sha256); `text_sha256` is the sha256 hex of the text.
+ * store_count_get: 1 and *count when cached, 0 when not, -1 on error.
+ * store_count_put: writes at once (own small transaction); 0 or -1. A
+ * read-only handle keeps counts in memory only and returns 0.
+ */
+int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count);
+int store_count_put(struct store *st, const char *tokenizer, const char *text_sha256, long count);
+
+/* ---- rendered prompts (--store-prompts) ---------------------------------- */
+
+/*
+ * Store a rendered prompt content-addressed (key = sha256 hex of its bytes,
+ * computed here and written to sha_out when non-NULL); a prompt already
+ * stored is not written again. Buffered and committed by store_flush()
+ * together with the trials. Returns 0 or -1.
+ */
+int store_prompt_put(struct store *st, const char *text, size_t len,
+                     char sha_out[SHA256_HEX_LEN + 1]);
+/* Fetch a stored prompt: 1 and *text (malloc'd, NUL-terminated, caller frees) with *len,
+ * 0 when not stored, -1 on error. */
+int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *len);
+
+/* ---- merge --------------------------------------------------------------- */
+
+/*
+ * Join shard stores into `out_path` (created when missing; it may already hold
+ * runs). Runs are matched by name; all runs of one name — in the inputs and
+ * in the output — must have the same inputs (run_info_same_inputs()), else
+ * nothing is written and STORE_EMISMATCH is returned after an error naming
+ * both files and the differing field. Trials are united: where two inputs hold
+ * the same key, a final result beats a pending one, and between two final
+ * results the first input wins (a warning counts such conflicts). Planned
+ * counts of distinct shards add up; the merged status is "complete" only when
+ * every part is. Stored prompts and token counts are copied too.
+ * Returns 0, STORE_EMISMATCH, or -1 (unreadable input, write failure).
+ */
+int store_merge(const char *out_path, const char *const *in_paths, size_t nin);
+
+#endif
