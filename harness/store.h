@@ -16,7 +16,7 @@
  * - Errors are printed with error() ("error: FILE: ...") and reported by a
  *   negative return (or NULL); nothing here prints to stdout or exits.
  * - Strings passed in are borrowed and copied when kept; strings handed out
- *   in structs are owned by the struct and freed by its *_release/*_free.
+ *   in structs are owned by the struct and freed by the matching release or free function.
  * - Timestamps are unix time in seconds (double); 0 means "not set".
  * - A handle is used by one thread at a time. Several PROCESSES may open the
  *   same file and write different runs side by side (WAL mode, busy timeout).
