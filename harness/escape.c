@@ -1,0 +1,200 @@
+/*
+ * Escaping of untrusted text (model output, dataset text, run and model names)
+ * for HTML, Markdown, gnuplot string literals and file names. Owns no state;
+ * shared by report, plot and any command that writes such formats.
+ */
+#include "escape.h"
+
+#include <string.h>
+
+#include "strbuf.h"
+
+#include "banned.h"
+
+static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
+{
+    unsigned c, min;
+    size_t n, i;
+
+    if (!len)
+        return 0;
+    c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if ((c & 0xE0) == 0xC0) {
+        n = 2;
+        c &= 0x1F;
+        min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3;
+        c &= 0x0F;
+        min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 4;
+        c &= 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len < n)
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/*
+ * Walk s as UTF-8, calling `one` for each ASCII byte; multi-byte characters
+ * are copied as they are, invalid bytes become U+FFFD.
+ */
+typedef void (*ascii_fn)(struct strbuf *out, unsigned char c);
+
+static void walk(struct strbuf *out, const char *s, size_t len, ascii_fn one)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned cp;
+        size_t n;
+        if (p[i] < 0x80) {
+            one(out, p[i]);
+            i++;
+            continue;
+        }
+        n = utf8_decode(p + i, len - i, &cp);
+        if (!n) {
+            strbuf_addstr(out, replacement);
+            i++;
+            continue;
+        }
+        /* C1 controls and line/paragraph separators are invisible trouble */
+        if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)
+            one(out, ' ');
+        else
+            strbuf_add(out, p + i, n);
+        i += n;
+    }
+}
+
+static void html_one(struct strbuf *out, unsigned char c)
+{
+    switch (c) {
+    case '&':
+        strbuf_addstr(out, "&amp;");
+        break;
+    case '<':
+        strbuf_addstr(out, "&lt;");
+        break;
+    case '>':
+        strbuf_addstr(out, "&gt;");
+        break;
+    case '"':
+        strbuf_addstr(out, "&quot;");
+        break;
+    case '\'':
+        strbuf_addstr(out, "&#39;");
+        break;
+    case '\t':
+    case '\n':
+    case '\r':
+        strbuf_addch(out, c);
+        break;
+    default:
+        if (c < 0x20 || c == 0x7F)
+            strbuf_addstr(out, replacement);
+        else
+            strbuf_addch(out, c);
+    }
+}
+
+void escape_html_n(struct strbuf *out, const char *s, size_t len)
+{
+    if (s)
+        walk(out, s, len, html_one);
+}
+
+void escape_html(struct strbuf *out, const char *s)
+{
+    if (s)
+        walk(out, s, strlen(s), html_one);
+}
+
+static void md_one(struct strbuf *out, unsigned char c)
+{
+    switch (c) {
+    case '&':
+        strbuf_addstr(out, "&amp;");
+        break;
+    case '<':
+        strbuf_addstr(out, "&lt;");
+        break;
+    case '>':
+        strbuf_addstr(out, "&gt;");
+        break;
+    case '|':
+    case '\\':
+    case '`':
+    case '*':
+    case '_':
+    case '[':
+    case ']':
+    case '#':
+    case '!':
+    case '~':
+    case '(':
+    case ')':
+        strbuf_addch(out, '\\');
+        strbuf_addch(out, c);
+        break;
+    default:
+        strbuf_addch(out, c < 0x20 || c == 0x7F ? ' ' : c);
+    }
+}
+
+void escape_md(struct strbuf *out, const char *s)
+{
+    if (s)
+        walk(out, s, strlen(s), md_one);
+}
+
+static void gnuplot_one(struct strbuf *out, unsigned char c)
+{
+    if (c == '\'')
+        strbuf_addstr(out, "''");
+    else
+        strbuf_addch(out, c < 0x20 || c == 0x7F ? ' ' : c);
+}
+
+void escape_gnuplot(struct strbuf *out, const char *s)
+{
+    strbuf_addch(out, '\'');
+    if (s)
+        walk(out, s, strlen(s), gnuplot_one);
+    strbuf_addch(out, '\'');
+}
+
+void escape_filename(struct strbuf *out, const char *s)
+{
+    size_t start = out->len, i, n = s ? strlen(s) : 0;
+
+    for (i = 0; i < n && out->len - start < 100; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '.' || c == '_' || c == '-';
+        if (out->len == start && c == '.')
+            keep = 0;
+        strbuf_addch(out, keep ? (char)c : '_');
+    }
+    if (out->len == start)
+        strbuf_addch(out, '_');
+}
