@@ -1,0 +1,151 @@
+#ifndef DATASET_H
+#define DATASET_H
+
+#include <stddef.h>
+
+#include "sha256.h"
+#include "strvec.h"
+
+struct strbuf;
+
+/*
+ * Golden sets and haystacks (DESIGN.md "Golden set format"): loading with
+ * validation, chunk hygiene (duplicates, answer leaks) and the normalisation
+ * used for it. Files are JSONL, optionally gzip-compressed (detected from the
+ * content, not the name); a haystack may also be plain text (.txt or .txt.gz),
+ * split into paragraph chunks at blank lines.
+ *
+ * Errors: loaders print one message with error() naming file, line and field,
+ * e.g. `error: datasets/x.jsonl:17: "answers" must be a non-empty array of strings`,
+ * and return -1; the command then exits DM_EXIT_USAGE (2). They never exit.
+ */
+
+/* A JSONL line longer than this (bytes, without the newline) is an input error. */
+#define DATASET_LINE_MAX (1024 * 1024)
+
+/*
+ * One chunk of text: a gold passage, a question's hard negative, or haystack
+ * filler. All strings are owned by the containing set/haystack. title is ""
+ * when absent (never NULL); id is never NULL (generated "<qid>/gold/N",
+ * "<qid>/neg/N" or "<file>:<line>" when absent).
+ */
+struct chunk {
+    char *id;
+    char *title;
+    char *text;
+    size_t text_len;
+    /*
+     * Optional (NULL when absent): for a hard negative, the (wrong) answer the
+     * chunk states, e.g. the other value in a needle/kv set. The simulated
+     * model answers with it when it "attends" to this chunk.
+     */
+    char *value;
+    /* Normalised text (dataset_normalize()); haystack chunks only, else NULL. */
+    char *norm;
+    size_t norm_len;
+};
+
+struct question {
+    char *id;
+    char *question;
+    struct strvec answers; /* >= 1 non-empty strings */
+    struct chunk *gold;    /* >= 1 */
+    size_t gold_nr;
+    struct chunk *distractors; /* question-specific hard negatives; may be 0 */
+    size_t distractors_nr;
+    char *scorer;       /* optional override, NULL when absent */
+    char *answer_regex; /* optional override, NULL when absent */
+    long line;          /* 1-based line in the file */
+};
+
+struct golden_set {
+    char *path;
+    struct question *q;
+    size_t nr;
+    char sha256[SHA256_HEX_LEN + 1]; /* of the uncompressed content */
+};
+
+/*
+ * Load and validate a golden set. gs is initialised by the call (no init
+ * needed); on failure it is left empty and releasable. Blank lines are
+ * skipped. Validation: every line a JSON object in valid UTF-8 and at most
+ * DATASET_LINE_MAX bytes; "id" non-empty string, unique; "question" non-empty
+ * string; "answers" non-empty array of non-empty strings; "gold" non-empty
+ * array of chunks; optional "distractors" array of chunks; chunk = object with
+ * non-empty string "text", optional strings "id", "title", "value"; optional
+ * string "scorer", "answer_regex". Unknown fields are ignored. An empty file
+ * is an error. Returns 0 or -1 (message printed).
+ */
+int golden_set_load(struct golden_set *gs, const char *path);
+void golden_set_release(struct golden_set *gs);
+/* The question with this id, or NULL. */
+const struct question *golden_set_find(const struct golden_set *gs, const char *id);
+
+struct haystack {
+    char *path;
+    struct chunk *c; /* distinct chunks, in file order; c[i].norm is set */
+    size_t nr;
+    char sha256[SHA256_HEX_LEN + 1]; /* of the uncompressed content */
+    size_t dropped_duplicates;       /* chunks equal (normalised) to an earlier one */
+};
+
+/*
+ * Load a haystack: JSONL chunks {"id","title","text"} ("text" required,
+ * non-empty; "id"/"title" optional strings), or, when the path ends in .txt or
+ * .txt.gz, plain UTF-8 text split at blank lines into paragraphs (paragraphs
+ * over ~300 words are split into ~200-word chunks at word boundaries).
+ * Exact duplicates after normalisation are kept once and counted in
+ * dropped_duplicates. Same error contract as golden_set_load().
+ */
+int haystack_load(struct haystack *h, const char *path);
+void haystack_release(struct haystack *h);
+
+/*
+ * Normalisation for hygiene checks (close to the SQuAD/LitM scorer's, so a
+ * leak the scorer would credit is caught): lower-case (ASCII and Latin-1/
+ * Latin Extended-A letters), delete ASCII punctuation, drop the words "a",
+ * "an", "the", collapse Unicode whitespace (incl. U+00A0, U+2009) to single
+ * spaces, trim. Appends to out (reset first by the caller if needed).
+ */
+void dataset_normalize(struct strbuf *out, const char *s, size_t len);
+
+/*
+ * 1 when the normalised text (norm, norm_len) contains one of q's answers
+ * (normalised). Answers that normalise to "" are ignored; answers of at most
+ * 3 normalised bytes must match a whole word (so the answer "2" does not
+ * exclude every chunk mentioning 2017). Also 1 when norm equals a gold
+ * chunk's normalised text.
+ */
+int question_leaks_into(const struct question *q, const char *norm, size_t norm_len);
+
+/*
+ * Filler eligible for q: indices of haystack chunks that do not leak q's
+ * answers (question_leaks_into()) and are not one of q's own chunks (same id).
+ * *idx is malloc'd (caller frees), *nr set; *dropped = chunks excluded.
+ */
+void haystack_filter(const struct haystack *h, const struct question *q, size_t **idx, size_t *nr,
+                     size_t *dropped);
+
+/* 1 when s[0..len) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+int utf8_valid(const char *s, size_t len);
+
+/*
+ * Writing sets (import/gen): append one golden-set JSONL line for q (with
+ * "\n") / one haystack chunk line. Strings are JSON-escaped; chunk "value" and
+ * question "scorer"/"answer_regex" are written only when set.
+ */
+void question_to_jsonl(struct strbuf *out, const struct question *q);
+void chunk_to_jsonl(struct strbuf *out, const struct chunk *c);
+
+/*
+ * Output file that is gzip-compressed when path ends in ".gz"; "-" = stdout.
+ * Returns NULL and prints an error naming the path.
+ */
+struct dataset_writer;
+struct dataset_writer *dataset_writer_open(const char *path);
+/* Returns 0 or -1 (message printed). */
+int dataset_writer_write(struct dataset_writer *w, const char *buf, size_t len);
+/* Flushes and closes; returns 0 or -1 (message printed). Frees w either way. */
+int dataset_writer_close(struct dataset_writer *w);
+
+#endif

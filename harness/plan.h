@@ -1,0 +1,83 @@
+#ifndef PLAN_H
+#define PLAN_H
+
+#include <stddef.h>
+
+struct strbuf;
+struct golden_set;
+
+/*
+ * The trial matrix: parsing --lengths/--depths/--repeats/--shard, enumerating
+ * trials (question x length x depth x repeat) in a deterministic order, and
+ * the dry-run summary (trial count, prompt tokens per length, cost).
+ */
+
+/*
+ * "8k,32k,64k" (k = 1024, a plain number literally; parse_token_count()).
+ * Duplicates are an error; order is kept. *out malloc'd (caller frees).
+ * Returns 0, or -1 with a message appended to err ("--lengths: ...").
+ */
+int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err);
+
+/*
+ * Depths in percent: "start:stop:step" (e.g. "0:100:10" = 0,10,...,100; stop
+ * included when reached exactly) or a comma list "0,25,50,75,100"; decimals
+ * allowed ("12.5"). Values are converted to basis points (trial.h). Out of
+ * 0..100, step <= 0, duplicates or empty are errors. *out malloc'd.
+ */
+int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err);
+
+/* "I/N" with 0 <= I < N (0-based shard index). Returns 0 or -1 (message in err). */
+int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err);
+
+struct plan_spec {
+    const long *lengths;
+    size_t lengths_nr;
+    const int *depths_bp;
+    size_t depths_nr;
+    int repeats;          /* >= 1 */
+    unsigned shard_index; /* 0 when not sharded */
+    unsigned shard_count; /* 1 when not sharded (0 is taken as 1) */
+};
+
+struct plan_trial {
+    size_t question; /* index into golden_set.q */
+    long length;
+    int depth_bp;
+    int repeat;
+};
+
+struct plan {
+    struct plan_trial *t; /* owned */
+    size_t nr;
+    size_t total_nr; /* trials in the whole matrix, before sharding */
+};
+
+/*
+ * Enumerate the matrix in a fixed order: length, then repeat, then question
+ * (file order), then depth (innermost, so the depths of one (question, length,
+ * repeat) -- which share one distractor sequence -- are consecutive). Sharding
+ * assigns whole (length, repeat, question) groups round-robin: group g goes to
+ * shard g % N, so shards are balanced, disjoint, cover the matrix, and are
+ * stable across runs of the same set and spec. Returns 0 or -1 (err).
+ */
+int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
+               struct strbuf *err);
+void plan_release(struct plan *p);
+
+struct plan_cost {
+    double price_in;        /* USD per 1M prompt tokens; < 0 = unknown */
+    double price_out;       /* USD per 1M completion tokens; < 0 = unknown */
+    long max_answer_tokens; /* completion budget per trial (upper bound for the cost) */
+};
+
+/*
+ * Human-readable dry-run summary appended to out: trials (and shard), per
+ * length the trial count and total prompt tokens (trials x target length),
+ * total tokens, and with prices the estimated upper-bound cost. Also returns
+ * the cost in *usd when non-NULL (-1 when prices are unknown).
+ */
+void plan_summary(const struct plan *p, const struct plan_spec *spec, const struct plan_cost *cost,
+                  struct strbuf *out, double *usd);
+
+#endif

@@ -1,0 +1,115 @@
+#ifndef PROMPT_H
+#define PROMPT_H
+
+#include <stddef.h>
+
+#include "sha256.h"
+#include "strbuf.h"
+
+struct tokenizer;
+struct question;
+struct haystack;
+
+/*
+ * Prompt templates (prompts/*.txt) and the position-swap prompt builder
+ * (DESIGN.md "The experiment", "Length and depth").
+ *
+ * Template file format: sections start with a header line "[system]",
+ * "[user]", "[document]" or "[separator]"; a section's text is the lines up
+ * to the next header with trailing newlines removed. Lines before the first
+ * header that start with '#' or are blank are comments. In [separator] the
+ * escapes \n and \t and \\ are interpreted (default separator: "\n").
+ * Placeholders: {documents} and {question} (in [user], each exactly once;
+ * {question} may also appear in [system] or a second time in [user]),
+ * {index} (1-based position of the document), {title}, {text}, {id} (in
+ * [document]; {text} required). "{{" and "}}" are literal braces. A missing
+ * required placeholder, an unknown placeholder or an unknown section is an
+ * error naming the file and line.
+ *
+ * Renderings: chat = system message (omitted when [system] is empty) + user
+ * message; completion = system + "\n\n" + user (or just user).
+ */
+struct prompt_template {
+    char *path;
+    char *system;                    /* owned, may be "" */
+    char *user;                      /* owned */
+    char *document;                  /* owned */
+    char *separator;                 /* owned, escapes interpreted */
+    char sha256[SHA256_HEX_LEN + 1]; /* of the file's bytes */
+};
+
+/* Returns 0, or -1 with a message printed ("prompts/x.txt:7: ..."). */
+int prompt_template_load(struct prompt_template *t, const char *path);
+/* Same, from a string; name is used in messages and as path. */
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text);
+void prompt_template_release(struct prompt_template *t);
+
+/*
+ * The builder keeps per-tokenizer caches: each distinct chunk's rendered
+ * token count is computed once, the eligible filler per question once, and
+ * the distractor sequence of the last few (question, length, repeat) keys, so
+ * the 11 depths of one key cost one sequence plus one exact count each.
+ * tk, tpl and hay (may be NULL: hard negatives only) are borrowed and must
+ * outlive the builder. Not thread-safe: use one builder per thread.
+ */
+struct prompt_builder;
+struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct prompt_template *tpl,
+                                          const struct haystack *hay);
+void prompt_builder_free(struct prompt_builder *b);
+
+struct prompt_request {
+    const struct question *q; /* borrowed */
+    long target_len;          /* tokens of the whole request */
+    int depth_bp;       /* 0..DEPTH_BP_MAX (trial.h): fraction of distractor tokens before gold */
+    int repeat;         /* 0-based; selects the distractor order */
+    unsigned long seed; /* run seed; selects filler and orders */
+    long max_answer_tokens; /* recorded only; the runner checks length + this fits the context */
+    int chat;               /* 1: length counts system + user messages; 0: the completion string */
+};
+
+/*
+ * The rendered request for one trial. Release with built_prompt_release();
+ * init with built_prompt_init() (or BUILT_PROMPT_INIT) before the first build;
+ * a built_prompt may be reused across builds.
+ */
+struct built_prompt {
+    struct strbuf system;  /* chat system message ("" when none) */
+    struct strbuf user;    /* chat user message */
+    struct strbuf text;    /* completion rendering */
+    long realized_len;     /* exact token count of the request (chat or completion, per request) */
+    double realized_depth; /* fraction of distractor tokens before the gold block, 0..1 */
+    long gold_offset;      /* token offset of the gold block's start in the request */
+    size_t gold_start, gold_end;     /* byte range of the gold block (all gold chunks) in user */
+    size_t docs_nr;                  /* documents in the prompt, gold included */
+    size_t gold_index;               /* 0-based document position of the first gold chunk */
+    size_t hard_negatives;           /* question's own distractors used */
+    size_t filler;                   /* haystack chunks used (the last possibly trimmed) */
+    size_t filler_dropped;           /* haystack chunks excluded for this question (answer leaks) */
+    char sha256[SHA256_HEX_LEN + 1]; /* of the request: system "\0" user (chat) or text */
+};
+#define BUILT_PROMPT_INIT                                                                          \
+    {                                                                                              \
+        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0,                     \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
+void built_prompt_init(struct built_prompt *p);
+void built_prompt_release(struct built_prompt *p);
+
+/*
+ * Build the prompt of one trial. Distractors: the question's hard negatives
+ * first (file order), then haystack filler (a seeded permutation of the
+ * eligible chunks), taken until the target length is reached, the last filler
+ * chunk trimmed at a word boundary; the selection depends on (seed, question,
+ * length) only, the order additionally on repeat, never on depth. The gold
+ * chunk(s) go to the chunk boundary whose share of distractor tokens before
+ * it is nearest depth_bp (ties to the earlier boundary).
+ * Returns 0, or -1 with a message appended to err (target below the fixed
+ * template + question + gold size, not enough filler to reach the target,
+ * tokenizer failure). Prints nothing.
+ */
+int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
+                 struct strbuf *err);
+
+#endif
