@@ -11,7 +11,7 @@ struct question;
 struct haystack;
 
 /*
- * Prompt templates (prompts/*.txt) and the position-swap prompt builder
+ * Prompt templates (files in prompts/) and the position-swap prompt builder
  * (DESIGN.md "The experiment", "Length and depth").
  *
  * Template file format: sections start with a header line "[system]",
