@@ -1,0 +1,175 @@
+#ifndef SIM_H
+#define SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+struct tokenizer;
+struct golden_set;
+
+/*
+ * The simulated model behind `dipmap serve-sim`: an OpenAI-compatible HTTP
+ * server (libmicrohttpd; this is the only module that includes it) whose
+ * accuracy as a function of evidence position is planted, plus injectable
+ * faults. The planted curve is a pure function, exposed here so unit tests
+ * and acceptance tests can compute the accuracy the server plants.
+ *
+ * ---- The planted model ----------------------------------------------------
+ *
+ * Prompt text. /v1/completions: the "prompt" string (or the first element of
+ * a string array). /v1/chat/completions: the list of message contents, in
+ * order (a content that is an array of parts contributes its "text" parts,
+ * concatenated). Each message is a separate segment:
+ *     T = sum over messages of tokenizer_count(content)
+ * i.e. no chat template and no per-message overhead -- the same count as
+ * dipmap's prompt builder (system text tokens + user text tokens). /tokenize
+ * with "messages" returns this same count, so it equals usage.prompt_tokens.
+ *
+ * Question. The golden-set question whose "question" text occurs verbatim
+ * in the prompt (a template may repeat it; any occurrence counts). When
+ * several questions occur, the longest question text wins; equal lengths:
+ * the one occurring latest.
+ *
+ * Gold position. The gold chunk is the first of the question's "gold"
+ * chunks (dataset order) whose "text" occurs verbatim in the prompt; its
+ * first occurrence is used. Its token offset is
+ *     offset = tokens of the messages before it
+ *            + tokenizer_count(its message's content up to the chunk's first byte)
+ * and the relative position is
+ *     x = offset / T            (0 <= x < 1)
+ * So x is the gold chunk's start as a fraction of the whole prompt (template
+ * text, instructions and question included), not the fraction of
+ * distractors before it. An acceptance test computes it from the prompt
+ * builder's gold token offset and realized length: x = gold_offset / length.
+ *
+ * Accuracy. P(x,T) = edge - depth(T) * (1 - |2x - 1|^shape), clamped to
+ * [0,1], with depth(T) = dip * clamp(log2(T / 1500) / 4, 0, 1).
+ * A prompt is answered correctly iff u < P(x,T), where u in [0,1) is a
+ * deterministic hash of (seed, question id, x bucket, T bucket, salt):
+ * x bucket = floor(x * 100) (percent), T bucket = floor(8 * log2(T)), and
+ * salt = a 64-bit hash of the prompt text with the gold chunk's bytes left
+ * out (it distinguishes repeats, which order the distractors differently,
+ * while all depths of one repeat share it). Same prompt and same seed ->
+ * the same u, so reruns are identical and two models sharing a seed differ
+ * only where their P differ (u < P_a but not u < P_b).
+ * When answered correctly the content is the question's first listed answer.
+ * Otherwise: the "value" of a hard-negative distractor whose text occurs in
+ * the prompt (when several do, one chosen by the same hash), else
+ * "I don't know". No gold chunk in the prompt -> never correct.
+ * No recognised question -> "I don't know".
+ */
+
+/* A model served by the simulator: NAME:edge=E,dip=D,shape=S,seed=N. */
+struct sim_model {
+    char *name;    /* owned */
+    double edge;   /* accuracy at the edges, 0..1 (default 0.92) */
+    double dip;    /* full depth of the dip at long contexts, 0..1 (default 0.40) */
+    double shape;  /* > 0; larger = narrower dip (default 1.6) */
+    uint64_t seed; /* default 1 */
+};
+
+/*
+ * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed; any
+ * subset, defaults as above). NAME is non-empty and has no ':' or ','.
+ * Returns 0, or -1 with a message appended to err (nothing printed).
+ * Release with sim_model_release().
+ */
+int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err);
+void sim_model_release(struct sim_model *m);
+
+/* depth(T) = dip * clamp(log2(T/1500)/4, 0, 1); 0 for T <= 0. */
+double sim_depth(double dip, long T);
+/* P(x,T) for a model, clamped to [0,1]; x is clamped to [0,1]. */
+double sim_curve_p(const struct sim_model *m, double x, long T);
+/* The uniform draw u in [0,1) described above (pure, deterministic). */
+double sim_draw(uint64_t seed, const char *question_id, double x, long T, uint64_t salt);
+/* 1 when the planted model answers correctly: sim_draw(...) < sim_curve_p(...). */
+int sim_decide(const struct sim_model *m, const char *question_id, double x, long T, uint64_t salt);
+/* The salt hash over a byte string (FNV-1a 64; the server hashes the prompt minus the gold). */
+uint64_t sim_hash_bytes(uint64_t h, const void *data, size_t len);
+#define SIM_HASH_INIT 0xcbf29ce484222325ULL
+
+/* ---- Faults --------------------------------------------------------------
+ *
+ * Each generation request (POST /v1/chat/completions, /v1/completions) draws
+ * one fault from a hash of (fault seed, request counter) -- independent of
+ * content, so a retry of the same request can succeed. Kinds, in draw order:
+ *   429       429 with Retry-After (seconds, integer) and retry-after-ms headers
+ *   500       500 with a vLLM error body
+ *   503       503 with a llama.cpp "Loading model" body
+ *   drop      the connection is closed without any response
+ *   truncate  a 200 whose body is shorter than its Content-Length
+ *   garbage   a 200 with an HTML body
+ *   slow      a normal answer after slow_ms extra delay
+ *   error200  a 200 carrying {"error":{...}} and no choices
+ * Other routes never fault.
+ */
+enum sim_fault {
+    SIM_FAULT_NONE = 0,
+    SIM_FAULT_429,
+    SIM_FAULT_500,
+    SIM_FAULT_503,
+    SIM_FAULT_DROP,
+    SIM_FAULT_TRUNCATE,
+    SIM_FAULT_GARBAGE,
+    SIM_FAULT_SLOW,
+    SIM_FAULT_ERROR200,
+    SIM_FAULT__COUNT
+};
+/* "none", "429", "500", "503", "drop", "truncate", "garbage", "slow", "error200". */
+const char *sim_fault_name(enum sim_fault f);
+
+struct sim_faults {
+    double rate[SIM_FAULT__COUNT]; /* rate[SIM_FAULT_NONE] unused */
+};
+
+/*
+ * Parse "429=0.05,500=0.02,drop=0.01,..." (any subset; rates in [0,1] whose
+ * sum is at most 1). Returns 0, or -1 with a message appended to err.
+ */
+int sim_faults_parse(const char *spec, struct sim_faults *out, struct strbuf *err);
+/* The fault of the counter-th generation request (pure). */
+enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, uint64_t counter);
+
+/* ---- The server ---------------------------------------------------------- */
+
+struct sim_config {
+    const char *host;         /* bind address, default "127.0.0.1" */
+    int port;                 /* 0 = pick a free port */
+    struct sim_model *models; /* borrowed; nr_models >= 1 */
+    size_t nr_models;
+    struct tokenizer *tokenizer; /* borrowed; required */
+    const struct golden_set *gs; /* borrowed; may be NULL (then "I don't know") */
+    struct sim_faults faults;
+    uint64_t fault_seed;
+    long latency_ms;      /* added to every generation request */
+    long slow_ms;         /* delay of the "slow" fault */
+    long retry_after_ms;  /* advertised by 429s */
+    long ctx;             /* 0 = unlimited; else prompt+max_tokens > ctx -> 400 */
+    long shift_ctx;       /* 0 = off; else keep only the last shift_ctx tokens */
+    double reasoning;     /* probability of an empty answer with reasoning_content */
+    const char *api_key;  /* borrowed; NULL = no auth */
+    const char *log_path; /* NULL = no request log */
+};
+
+/*
+ * Defaults for everything but models/tokenizer (host 127.0.0.1, port 0, no
+ * faults, slow_ms 5000, retry_after_ms 1000).
+ */
+void sim_config_init(struct sim_config *cfg);
+
+struct sim_server;
+
+/*
+ * Start serving in background threads (one thread per connection). Returns
+ * NULL with a message appended to err (e.g. port in use, log unwritable).
+ * The config and everything it points to must outlive the server.
+ */
+struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err);
+/* The bound TCP port (useful with port 0). */
+int sim_port(const struct sim_server *s);
+/* Stop: wakes delayed requests, closes connections, joins threads, frees s. */
+void sim_stop(struct sim_server *s);
+
+#endif
