@@ -1,0 +1,573 @@
+/*
+ * Scorers: the Lost-in-the-Middle QA metric reproduced exactly (Unicode
+ * lower-case, ASCII punctuation deletion, article removal with Unicode word
+ * boundaries, Unicode whitespace), LitM KV, and dipmap's contains/exact/
+ * regex/all scorers. Owns the PCRE2 compiled-regex cache (mutex-protected).
+ */
+#define _GNU_SOURCE
+#include "score.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+struct urange {
+    uint32_t lo, hi;
+};
+struct lrange {
+    uint32_t lo, hi;
+    int32_t delta;
+    int32_t stride;
+};
+
+#include "score_unicode.inc"
+
+/* Invalid UTF-8 bytes are carried as INVALID_BASE + byte and written back unchanged. */
+#define INVALID_BASE 0x110000u
+
+static const char *const scorer_names_tab[SCORER__COUNT] = {"litm",  "kv",    "contains",
+                                                            "exact", "regex", "all"};
+
+const char *scorer_name(enum scorer_kind kind)
+{
+    return (unsigned)kind < SCORER__COUNT ? scorer_names_tab[kind] : "unknown";
+}
+
+int scorer_parse(const char *name, enum scorer_kind *out)
+{
+    int i;
+    if (!name)
+        return -1;
+    for (i = 0; i < SCORER__COUNT; i++)
+        if (!strcmp(name, scorer_names_tab[i])) {
+            *out = (enum scorer_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *scorer_names(void)
+{
+    return "litm, kv, contains, exact, regex, all";
+}
+
+/* ---- Unicode helpers ---- */
+
+static int in_ranges(const struct urange *r, size_t n, uint32_t c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c < r[mid].lo)
+            hi = mid;
+        else if (c > r[mid].hi)
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+#define IN(tab, c) in_ranges(tab, sizeof(tab) / sizeof(tab[0]), c)
+
+static int is_word(uint32_t c)
+{
+    return c < INVALID_BASE && IN(word_ranges, c);
+}
+
+static int is_space(uint32_t c)
+{
+    size_t i;
+    for (i = 0; i < sizeof(space_chars) / sizeof(space_chars[0]); i++)
+        if (space_chars[i] == c)
+            return 1;
+    return 0;
+}
+
+static uint32_t lower_simple(uint32_t c)
+{
+    size_t lo = 0, hi = sizeof(lower_ranges) / sizeof(lower_ranges[0]);
+    if (c >= INVALID_BASE)
+        return c;
+    if (c < 0x80)
+        return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct lrange *r = &lower_ranges[mid];
+        if (c < r->lo)
+            hi = mid;
+        else if (c > r->hi)
+            lo = mid + 1;
+        else
+            return (c - r->lo) % (uint32_t)r->stride ? c : (uint32_t)((int32_t)c + r->delta);
+    }
+    return c;
+}
+
+struct cpbuf {
+    uint32_t *v;
+    size_t n, alloc;
+};
+
+static void cp_push(struct cpbuf *b, uint32_t c)
+{
+    ALLOC_GROW(b->v, b->n + 1, b->alloc);
+    b->v[b->n++] = c;
+}
+
+static void cp_release(struct cpbuf *b)
+{
+    free(b->v);
+    b->v = NULL;
+    b->n = b->alloc = 0;
+}
+
+/* Decode UTF-8; an invalid or overlong sequence yields its first byte as INVALID_BASE + byte. */
+static void utf8_decode(const char *s, size_t len, struct cpbuf *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = p[i];
+        uint32_t cp;
+        size_t need, k;
+        if (c < 0x80) {
+            cp_push(out, c);
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            cp = c & 0x07;
+        } else {
+            cp_push(out, INVALID_BASE + c);
+            i++;
+            continue;
+        }
+        if (i + need >= len) {
+            cp_push(out, INVALID_BASE + c);
+            i++;
+            continue;
+        }
+        for (k = 1; k <= need; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                break;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (k <= need || (need == 2 && cp < 0x800) ||
+            (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            cp_push(out, INVALID_BASE + c);
+            i++;
+            continue;
+        }
+        cp_push(out, cp);
+        i += need + 1;
+    }
+}
+
+static void utf8_encode(const uint32_t *v, size_t n, struct strbuf *out)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint32_t c = v[i];
+        char b[4];
+        size_t k;
+        if (c >= INVALID_BASE) {
+            b[0] = (char)(c - INVALID_BASE);
+            k = 1;
+        } else if (c < 0x80) {
+            b[0] = (char)c;
+            k = 1;
+        } else if (c < 0x800) {
+            b[0] = (char)(0xC0 | (c >> 6));
+            b[1] = (char)(0x80 | (c & 0x3F));
+            k = 2;
+        } else if (c < 0x10000) {
+            b[0] = (char)(0xE0 | (c >> 12));
+            b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+            b[2] = (char)(0x80 | (c & 0x3F));
+            k = 3;
+        } else {
+            b[0] = (char)(0xF0 | (c >> 18));
+            b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+            b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+            b[3] = (char)(0x80 | (c & 0x3F));
+            k = 4;
+        }
+        strbuf_add(out, b, k);
+    }
+}
+
+static int is_cased(uint32_t c)
+{
+    return c < INVALID_BASE && IN(cased_ranges, c);
+}
+
+static int is_case_ignorable(uint32_t c)
+{
+    return c < INVALID_BASE && IN(case_ignorable_ranges, c);
+}
+
+/* Python's Final_Sigma condition for the capital sigma at v[i]. */
+static int final_sigma(const uint32_t *v, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j > 0) {
+        j--;
+        if (is_case_ignorable(v[j]))
+            continue;
+        if (!is_cased(v[j]))
+            return 0;
+        goto after;
+    }
+    return 0;
+after:
+    for (j = i + 1; j < n; j++) {
+        if (is_case_ignorable(v[j]))
+            continue;
+        return !is_cased(v[j]);
+    }
+    return 1;
+}
+
+static void lower_cps(const uint32_t *v, size_t n, struct cpbuf *out)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint32_t c = v[i];
+        if (c == 0x130) {
+            cp_push(out, 'i');
+            cp_push(out, 0x307);
+        } else if (c == 0x3A3) {
+            cp_push(out, final_sigma(v, n, i) ? 0x3C2 : 0x3C3);
+        } else {
+            cp_push(out, lower_simple(c));
+        }
+    }
+}
+
+void score_lower(const char *s, size_t len, struct strbuf *out)
+{
+    struct cpbuf in = {0}, low = {0};
+    utf8_decode(s, len, &in);
+    lower_cps(in.v, in.n, &low);
+    utf8_encode(low.v, low.n, out);
+    cp_release(&in);
+    cp_release(&low);
+}
+
+static int is_ascii_punct(uint32_t c)
+{
+    return c < 0x80 && c > 0x20 && c < 0x7F && !(c >= '0' && c <= '9') && !(c >= 'A' && c <= 'Z') &&
+           !(c >= 'a' && c <= 'z');
+}
+
+/* Length of an article (a, an, the) at v[i] delimited by word boundaries, else 0. */
+static size_t article_at(const uint32_t *v, size_t n, size_t i)
+{
+    static const char *const arts[] = {"a", "an", "the"};
+    size_t a;
+    if (i > 0 && is_word(v[i - 1]))
+        return 0;
+    for (a = 0; a < 3; a++) {
+        size_t k, l = strlen(arts[a]);
+        if (i + l > n)
+            continue;
+        for (k = 0; k < l; k++)
+            if (v[i + k] != (uint32_t)arts[a][k])
+                break;
+        if (k < l)
+            continue;
+        if (i + l < n && is_word(v[i + l]))
+            continue;
+        return l;
+    }
+    return 0;
+}
+
+void score_normalize(const char *s, size_t len, struct strbuf *out)
+{
+    struct cpbuf in = {0}, low = {0}, np = {0}, na = {0};
+    size_t i;
+    int pending_space = 0, any = 0;
+
+    utf8_decode(s, len, &in);
+    lower_cps(in.v, in.n, &low);
+    for (i = 0; i < low.n; i++)
+        if (!is_ascii_punct(low.v[i]))
+            cp_push(&np, low.v[i]);
+    for (i = 0; i < np.n;) {
+        size_t l = article_at(np.v, np.n, i);
+        if (l) {
+            cp_push(&na, ' ');
+            i += l;
+        } else {
+            cp_push(&na, np.v[i++]);
+        }
+    }
+    /* collapse whitespace: reuse `in` as the output buffer */
+    in.n = 0;
+    for (i = 0; i < na.n; i++) {
+        if (is_space(na.v[i])) {
+            pending_space = any;
+            continue;
+        }
+        if (pending_space)
+            cp_push(&in, ' ');
+        pending_space = 0;
+        any = 1;
+        cp_push(&in, na.v[i]);
+    }
+    utf8_encode(in.v, in.n, out);
+    cp_release(&in);
+    cp_release(&low);
+    cp_release(&np);
+    cp_release(&na);
+}
+
+static int contains(const struct strbuf *hay, const struct strbuf *needle)
+{
+    if (!needle->len)
+        return 1;
+    return memmem(hay->buf, hay->len, needle->buf, needle->len) != NULL;
+}
+
+int score_litm_raw(const char *text, const char *const *answers, size_t n)
+{
+    struct strbuf pred = STRBUF_INIT, gold = STRBUF_INIT;
+    size_t i;
+    int hit = 0;
+    if (!text)
+        text = "";
+    score_normalize(text, strlen(text), &pred);
+    for (i = 0; i < n && !hit; i++) {
+        strbuf_reset(&gold);
+        score_normalize(answers[i] ? answers[i] : "", answers[i] ? strlen(answers[i]) : 0, &gold);
+        hit = contains(&pred, &gold);
+    }
+    strbuf_release(&pred);
+    strbuf_release(&gold);
+    return hit;
+}
+
+int score_litm(const char *text, const char *const *answers, size_t n)
+{
+    const char *nl;
+    char *first;
+    int r;
+    if (!text)
+        text = "";
+    /* Stripping the first line is implied: normalisation trims Unicode whitespace. */
+    nl = strchr(text, '\n');
+    first = nl ? xstrndup(text, (size_t)(nl - text)) : xstrdup(text);
+    r = score_litm_raw(first, answers, n);
+    free(first);
+    return r;
+}
+
+int score_kv(const char *text, const char *value)
+{
+    struct strbuf a = STRBUF_INIT, v = STRBUF_INIT;
+    int r;
+    if (!text)
+        text = "";
+    if (!value)
+        value = "";
+    score_lower(text, strlen(text), &a);
+    score_lower(value, strlen(value), &v);
+    r = contains(&a, &v);
+    strbuf_release(&a);
+    strbuf_release(&v);
+    return r;
+}
+
+/*
+ * dipmap's containment: a gold answer whose normalised form is empty (e.g.
+ * "*") would match everything, so it is compared lower-cased and trimmed
+ * instead; an answer that is empty even then never matches.
+ */
+static int gold_in(const struct strbuf *pred_norm, const char *pred_raw, const char *gold)
+{
+    struct strbuf g = STRBUF_INIT, lp = STRBUF_INIT;
+    int r;
+    score_normalize(gold, strlen(gold), &g);
+    if (g.len) {
+        r = contains(pred_norm, &g);
+        strbuf_release(&g);
+        return r;
+    }
+    strbuf_reset(&g);
+    score_lower(gold, strlen(gold), &g);
+    strbuf_trim(&g);
+    if (!g.len) {
+        strbuf_release(&g);
+        return 0;
+    }
+    score_lower(pred_raw, strlen(pred_raw), &lp);
+    r = contains(&lp, &g);
+    strbuf_release(&g);
+    strbuf_release(&lp);
+    return r;
+}
+
+/* ---- regex cache ---- */
+
+struct regex_entry {
+    char *pattern;
+    pcre2_code *code;
+    struct regex_entry *next;
+};
+
+static pthread_mutex_t regex_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct regex_entry *regex_cache;
+
+/* Returns the cached compiled pattern, or NULL with the reason appended to err. */
+static pcre2_code *regex_get(const char *pattern, struct strbuf *err)
+{
+    struct regex_entry *e;
+    pcre2_code *code = NULL;
+    int errcode;
+    PCRE2_SIZE erroff;
+
+    pthread_mutex_lock(&regex_lock);
+    for (e = regex_cache; e; e = e->next)
+        if (!strcmp(e->pattern, pattern)) {
+            code = e->code;
+            goto out;
+        }
+    code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                         PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_UCP, &errcode, &erroff, NULL);
+    if (!code) {
+        PCRE2_UCHAR msg[256];
+        if (pcre2_get_error_message(errcode, msg, sizeof(msg)) < 0)
+            msg[0] = '\0';
+        if (err)
+            strbuf_addf(err, "invalid answer_regex at offset %lu: %s", (unsigned long)erroff,
+                        (const char *)msg);
+        goto out;
+    }
+    e = xcalloc(1, sizeof(*e));
+    e->pattern = xstrdup(pattern);
+    e->code = code;
+    e->next = regex_cache;
+    regex_cache = e;
+out:
+    pthread_mutex_unlock(&regex_lock);
+    return code;
+}
+
+int score_regex_check(const char *pattern, struct strbuf *err)
+{
+    if (!pattern) {
+        if (err)
+            strbuf_addstr(err, "missing answer_regex");
+        return -1;
+    }
+    return regex_get(pattern, err) ? 0 : -1;
+}
+
+void score_cache_clear(void)
+{
+    pthread_mutex_lock(&regex_lock);
+    while (regex_cache) {
+        struct regex_entry *e = regex_cache;
+        regex_cache = e->next;
+        pcre2_code_free(e->code);
+        free(e->pattern);
+        free(e);
+    }
+    pthread_mutex_unlock(&regex_lock);
+}
+
+static int regex_match(const char *pattern, const char *text, double *score, struct strbuf *err)
+{
+    pcre2_code *code;
+    pcre2_match_data *md;
+    int rc;
+    if (!pattern) {
+        if (err)
+            strbuf_addstr(err, "scorer regex needs an answer_regex");
+        return -1;
+    }
+    code = regex_get(pattern, err);
+    if (!code)
+        return -1;
+    md = pcre2_match_data_create(1, NULL);
+    rc = pcre2_match(code, (PCRE2_SPTR)text, strlen(text), 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) {
+        PCRE2_UCHAR msg[256];
+        if (pcre2_get_error_message(rc, msg, sizeof(msg)) < 0)
+            msg[0] = '\0';
+        if (err)
+            strbuf_addf(err, "answer_regex match failed: %s", (const char *)msg);
+        return -1;
+    }
+    *score = rc >= 0 ? 1.0 : 0.0;
+    return 0;
+}
+
+int score_answer(enum scorer_kind kind, const char *answer, const char *const *answers, size_t n,
+                 const char *regex, double *score, struct strbuf *err)
+{
+    struct strbuf pred = STRBUF_INIT, g = STRBUF_INIT;
+    size_t i;
+    int hit = 0;
+
+    if (!answer)
+        answer = "";
+    switch (kind) {
+    case SCORER_LITM:
+        *score = score_litm(answer, answers, n);
+        return 0;
+    case SCORER_KV:
+        *score = n ? score_kv(answer, answers[0]) : 0.0;
+        return 0;
+    case SCORER_REGEX:
+        return regex_match(regex, answer, score, err);
+    case SCORER_CONTAINS:
+    case SCORER_ALL:
+        score_normalize(answer, strlen(answer), &pred);
+        if (kind == SCORER_CONTAINS) {
+            for (i = 0; i < n && !hit; i++)
+                hit = answers[i] && gold_in(&pred, answer, answers[i]);
+        } else {
+            hit = n > 0;
+            for (i = 0; i < n && hit; i++)
+                hit = answers[i] && gold_in(&pred, answer, answers[i]);
+        }
+        break;
+    case SCORER_EXACT:
+        score_normalize(answer, strlen(answer), &pred);
+        for (i = 0; i < n && !hit; i++) {
+            if (!answers[i])
+                continue;
+            strbuf_reset(&g);
+            score_normalize(answers[i], strlen(answers[i]), &g);
+            hit = g.len == pred.len && !memcmp(g.buf, pred.buf, g.len);
+        }
+        break;
+    default:
+        if (err)
+            strbuf_addf(err, "unknown scorer %d", (int)kind);
+        return -1;
+    }
+    strbuf_release(&pred);
+    strbuf_release(&g);
+    *score = hit ? 1.0 : 0.0;
+    return 0;
+}
