@@ -1,0 +1,469 @@
+/*
+ * gnuplot scripts for U-curves, depth x length heatmaps, compare overlays and
+ * trends, and running gnuplot on them (proc_run: no shell, script on stdin,
+ * image on stdout). Owns the plot styling; every label goes through
+ * escape_gnuplot() and all text is drawn noenhanced.
+ */
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "proc.h"
+#include "strbuf.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+#define DEFAULT_WIDTH  900
+#define DEFAULT_HEIGHT 560
+
+/* Okabe-Ito: distinguishable with the common colour-vision deficiencies. */
+static const char *const palette[] = {
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+};
+#define NCOLORS (sizeof(palette) / sizeof(palette[0]))
+
+const char *plot_format_ext(enum plot_format f)
+{
+    return f == PLOT_PNG ? "png" : "svg";
+}
+
+static const char *color(size_t i)
+{
+    return palette[i % NCOLORS];
+}
+
+/* A finite number for a data block; "%.10g" keeps unix times exact; the C locale gives a dot. */
+static void add_num(struct strbuf *sb, double v)
+{
+    strbuf_addf(sb, "%.10g", v);
+}
+
+static void preamble(struct strbuf *sb, const struct plot_opts *o)
+{
+    int w = o->width > 0 ? o->width : DEFAULT_WIDTH;
+    int h = o->height > 0 ? o->height : DEFAULT_HEIGHT;
+
+    strbuf_addstr(sb, "# dipmap plot script (generated)\nreset\nset encoding utf8\n");
+    if (o->format == PLOT_PNG)
+        strbuf_addf(sb, "set terminal pngcairo size %d,%d noenhanced font 'Sans,10'\n", w, h);
+    else
+        strbuf_addf(sb,
+                    "set terminal svg size %d,%d noenhanced font 'Sans,12' background "
+                    "rgb 'white'\n",
+                    w, h);
+    strbuf_addstr(sb, "set output\n"); /* stdout */
+    strbuf_addstr(sb, "set title ");
+    escape_gnuplot(sb, o->title ? o->title : "");
+    if (o->subtitle && *o->subtitle) {
+        strbuf_addstr(sb, " . \"\\n\" . ");
+        escape_gnuplot(sb, o->subtitle);
+    }
+    strbuf_addstr(sb, " noenhanced\n");
+    strbuf_addstr(sb, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n");
+}
+
+/* Points with data, as "x y lo hi" lines; returns how many were written. */
+static size_t data_block(struct strbuf *sb, const char *name, const struct plot_series *s,
+                         int flagged_only)
+{
+    size_t i, k = 0;
+
+    strbuf_addf(sb, "$%s << EOD\n", name);
+    for (i = 0; i < s->n; i++) {
+        const struct plot_point *p = &s->pts[i];
+        if (!isfinite(p->x) || !isfinite(p->y))
+            continue;
+        if (flagged_only && !p->flag)
+            continue;
+        add_num(sb, p->x);
+        strbuf_addch(sb, ' ');
+        add_num(sb, p->y);
+        strbuf_addch(sb, ' ');
+        add_num(sb, isfinite(p->lo) ? p->lo : p->y);
+        strbuf_addch(sb, ' ');
+        add_num(sb, isfinite(p->hi) ? p->hi : p->y);
+        strbuf_addch(sb, '\n');
+        k++;
+    }
+    strbuf_addstr(sb, "EOD\n");
+    return k;
+}
+
+/* A horizontal level across the series' depth span, as a two-point block. */
+static int level_block(struct strbuf *sb, const char *name, const struct plot_series *s,
+                       double level)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    size_t i;
+
+    if (!isfinite(level))
+        return 0;
+    for (i = 0; i < s->n; i++)
+        if (isfinite(s->pts[i].x) && isfinite(s->pts[i].y)) {
+            lo = s->pts[i].x < lo ? s->pts[i].x : lo;
+            hi = s->pts[i].x > hi ? s->pts[i].x : hi;
+        }
+    if (lo > hi)
+        return 0;
+    strbuf_addf(sb, "$%s << EOD\n", name);
+    add_num(sb, lo);
+    strbuf_addch(sb, ' ');
+    add_num(sb, level);
+    strbuf_addch(sb, '\n');
+    add_num(sb, hi);
+    strbuf_addch(sb, ' ');
+    add_num(sb, level);
+    strbuf_addstr(sb, "\nEOD\n");
+    return 1;
+}
+
+/* Separator between plot elements: "plot " first, then ", \\\n     ". */
+static void next_elem(struct strbuf *sb, int *first)
+{
+    strbuf_addstr(sb, *first ? "plot " : ", \\\n     ");
+    *first = 0;
+}
+
+static void depth_axes(struct strbuf *sb)
+{
+    strbuf_addstr(sb, "set xlabel 'depth of the answer in the document block (% of distractor "
+                      "tokens before it)' noenhanced\n"
+                      "set ylabel 'accuracy (fraction correct)' noenhanced\n"
+                      "set xrange [-3:103]\nset yrange [0:1.05]\n"
+                      "set xtics 0,10,100\nset ytics 0,0.1,1\nset format y '%.1f'\n");
+}
+
+void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                        size_t ns)
+{
+    size_t i;
+    int first = 1, any_edge = 0, any_middle = 0;
+    int any_band = 0;
+    int *has_edge = xcalloc(ns + 1, sizeof(int));
+    int *has_middle = xcalloc(ns + 1, sizeof(int));
+    size_t *npts = xcalloc(ns + 1, sizeof(size_t));
+
+    preamble(sb, o);
+    depth_axes(sb);
+    strbuf_addstr(sb, "set key outside right top box opaque samplen 3\n"
+                      "set style fill transparent solid 0.15 noborder\n");
+    for (i = 0; i < ns; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "s%zu", i);
+        npts[i] = data_block(sb, name, &s[i], 0);
+        snprintf(name, sizeof(name), "e%zu", i);
+        has_edge[i] = level_block(sb, name, &s[i], s[i].edge);
+        snprintf(name, sizeof(name), "m%zu", i);
+        has_middle[i] = level_block(sb, name, &s[i], s[i].middle);
+        any_edge |= has_edge[i];
+        any_middle |= has_middle[i];
+    }
+    /* bands first, so every line is drawn over every band */
+    for (i = 0; i < ns; i++)
+        if (npts[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$s%zu using 1:3:4 with filledcurves lc rgb '%s' notitle", i, color(i));
+            any_band = 1;
+        }
+    for (i = 0; i < ns; i++) {
+        if (has_edge[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$e%zu using 1:2 with lines dt 2 lw 1.2 lc rgb '%s' notitle", i,
+                        color(i));
+        }
+        if (has_middle[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$m%zu using 1:2 with lines dt 3 lw 1.5 lc rgb '%s' notitle", i,
+                        color(i));
+        }
+    }
+    for (i = 0; i < ns; i++)
+        if (npts[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$s%zu using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
+                        i, color(i));
+            escape_gnuplot(sb, s[i].label);
+        }
+    if (any_edge) {
+        next_elem(sb, &first);
+        strbuf_addstr(sb, "keyentry with lines dt 2 lc rgb '#666666' title 'edge level (dashed)'");
+    }
+    if (any_middle) {
+        next_elem(sb, &first);
+        strbuf_addstr(sb,
+                      "keyentry with lines dt 3 lc rgb '#666666' title 'middle level (dotted)'");
+    }
+    if (any_band) {
+        /* the band explained once; keyentry draws nothing in the plot itself */
+        next_elem(sb, &first);
+        strbuf_addstr(sb,
+                      "keyentry with filledcurves lc rgb '#999999' title '95% Wilson interval'");
+    }
+    if (first)
+        strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");
+    strbuf_addch(sb, '\n');
+    free(has_edge);
+    free(has_middle);
+    free(npts);
+}
+
+void plot_script_heatmap(struct strbuf *sb, const struct plot_opts *o, const struct plot_grid *g)
+{
+    size_t d, l;
+    int any = 0;
+
+    preamble(sb, o);
+    strbuf_addstr(sb, "set xlabel 'depth of the answer (% of the document block)' noenhanced\n"
+                      "set ylabel 'prompt length (tokens)' noenhanced\n"
+                      "set cblabel 'accuracy (fraction correct)' noenhanced\n"
+                      "set cbrange [0:1]\nset cbtics 0,0.2,1\n"
+                      "set palette defined (0 '#b2182b', 0.5 '#fee08b', 1 '#1a9850')\n"
+                      "unset key\nunset grid\nset tics out nomirror\n"
+                      "set style fill solid 1.0 border rgb 'white'\n");
+    strbuf_addf(sb, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n", (double)g->ndepths - 0.5,
+                (double)g->nlengths - 0.5);
+    strbuf_addstr(sb, "set xtics (");
+    for (d = 0; d < g->ndepths; d++) {
+        char lab[64];
+        snprintf(lab, sizeof(lab), "%g", g->depths[d]);
+        if (d)
+            strbuf_addstr(sb, ", ");
+        escape_gnuplot(sb, lab);
+        strbuf_addf(sb, " %zu", d);
+    }
+    strbuf_addstr(sb, ")\nset ytics (");
+    for (l = 0; l < g->nlengths; l++) {
+        char lab[64];
+        long len = g->lengths[l];
+        if (len >= 1024 && len % 1024 == 0)
+            snprintf(lab, sizeof(lab), "%ldk", len / 1024);
+        else
+            snprintf(lab, sizeof(lab), "%ld", len);
+        if (l)
+            strbuf_addstr(sb, ", ");
+        escape_gnuplot(sb, lab);
+        strbuf_addf(sb, " %zu", l);
+    }
+    strbuf_addstr(sb, ")\n$grid << EOD\n");
+    for (l = 0; l < g->nlengths; l++)
+        for (d = 0; d < g->ndepths; d++) {
+            double a = g->acc[l * g->ndepths + d];
+            if (!isfinite(a))
+                continue;
+            strbuf_addf(sb, "%zu %zu ", d, l);
+            add_num(sb, a);
+            strbuf_addch(sb, '\n');
+            any = 1;
+        }
+    strbuf_addstr(sb, "EOD\n");
+    if (any)
+        strbuf_addstr(sb, "plot $grid using 1:2:(0.5):(0.5):3 with boxxyerror fc palette "
+                          "notitle, \\\n     $grid using 1:2:(sprintf('%.2f', $3)) with labels "
+                          "font ',10' notitle\n");
+    else
+        strbuf_addstr(sb, "set label 1 'no scored trials' at graph 0.5, graph 0.5 center\n"
+                          "plot NaN notitle\n");
+}
+
+void plot_script_compare(struct strbuf *sb, const struct plot_opts *o,
+                         const struct plot_series *base, size_t nbase,
+                         const struct plot_series *cand, size_t ncand)
+{
+    size_t i, nflag = 0;
+    int first = 1;
+    size_t *nb = xcalloc(nbase + 1, sizeof(size_t));
+    size_t *nc = xcalloc(ncand + 1, sizeof(size_t));
+    preamble(sb, o);
+    depth_axes(sb);
+    strbuf_addstr(sb, "set key outside right top box opaque samplen 3\n"
+                      "set style fill transparent solid 0.10 noborder\n");
+    for (i = 0; i < nbase; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "b%zu", i);
+        nb[i] = data_block(sb, name, &base[i], 0);
+    }
+    for (i = 0; i < ncand; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "c%zu", i);
+        nc[i] = data_block(sb, name, &cand[i], 0);
+        snprintf(name, sizeof(name), "f%zu", i);
+        nflag += data_block(sb, name, &cand[i], 1);
+    }
+    for (i = 0; i < ncand; i++)
+        if (nc[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$c%zu using 1:3:4 with filledcurves lc rgb '%s' notitle", i, color(i));
+        }
+    for (i = 0; i < nbase; i++)
+        if (nb[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb,
+                        "$b%zu using 1:2 with linespoints dt 2 lw 1.5 pt 6 ps 0.8 lc rgb '%s' "
+                        "title ",
+                        i, color(i));
+            escape_gnuplot(sb, base[i].label);
+        }
+    for (i = 0; i < ncand; i++)
+        if (nc[i]) {
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$c%zu using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
+                        i, color(i));
+            escape_gnuplot(sb, cand[i].label);
+        }
+    if (nflag) {
+        int titled = 0;
+        for (i = 0; i < ncand; i++) {
+            size_t k, has = 0;
+            for (k = 0; k < cand[i].n; k++)
+                has += cand[i].pts[k].flag && isfinite(cand[i].pts[k].y);
+            if (!has)
+                continue;
+            next_elem(sb, &first);
+            strbuf_addf(sb, "$f%zu using 1:2 with points pt 6 ps 2.6 lw 2.5 lc rgb '#d7191c' %s", i,
+                        titled ? "notitle" : "title 'significant regression'");
+            titled = 1;
+        }
+    }
+    if (first)
+        strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");
+    strbuf_addch(sb, '\n');
+    free(nb);
+    free(nc);
+}
+
+void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                       size_t ns)
+{
+    size_t i, k, *npts;
+    int first = 1;
+    double ymin = 0;
+
+    preamble(sb, o);
+    for (i = 0; i < ns; i++)
+        for (k = 0; k < s[i].n; k++) {
+            const struct plot_point *p = &s[i].pts[k];
+            if (!isfinite(p->x) || !isfinite(p->y))
+                continue;
+            if (p->y < ymin)
+                ymin = p->y;
+            if (isfinite(p->lo) && p->lo < ymin)
+                ymin = p->lo;
+        }
+    ymin = floor(ymin * 10.0 - 1e-9) / 10.0;
+    if (ymin < -1)
+        ymin = -1;
+    strbuf_addstr(sb, "set xlabel 'run finished (UTC)' noenhanced\n"
+                      "set ylabel 'accuracy / dip (fraction, 95% interval)' noenhanced\n"
+                      "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d %H:%M\"\n"
+                      "set xtics rotate by 30 right\n"
+                      "set key outside right top box opaque\nset offsets graph 0.03, graph "
+                      "0.03, 0, 0\n");
+    strbuf_addf(sb, "set yrange [%g:1.05]\n", ymin);
+    npts = xcalloc(ns + 1, sizeof(size_t));
+    for (i = 0; i < ns; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "t%zu", i);
+        npts[i] = data_block(sb, name, &s[i], 0);
+    }
+    for (i = 0; i < ns; i++) {
+        if (!npts[i])
+            continue;
+        next_elem(sb, &first);
+        strbuf_addf(sb, "$t%zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
+                    i, color(i));
+        escape_gnuplot(sb, s[i].label);
+    }
+    if (first)
+        strbuf_addstr(sb, "set label 1 'no runs' at graph 0.5, graph 0.5 center\n"
+                          "set xdata\nplot NaN notitle");
+    strbuf_addch(sb, '\n');
+    free(npts);
+}
+
+static const char *gnuplot_program(void)
+{
+    const char *p = getenv("DIPMAP_GNUPLOT");
+    return p && *p ? p : "gnuplot";
+}
+
+int plot_available(void)
+{
+    return proc_available(gnuplot_program());
+}
+
+enum plot_status plot_render(const struct strbuf *script, struct strbuf *out)
+{
+    const char *argv[] = {gnuplot_program(), NULL};
+    struct strbuf err = STRBUF_INIT;
+    size_t before = out->len;
+    int status = 0;
+    enum plot_status ret = PLOT_OK;
+
+    if (!proc_available(argv[0]))
+        return PLOT_NO_GNUPLOT;
+    if (proc_run(argv, script->buf, script->len, out, &err, &status) < 0) {
+        if (errno == ENOENT) {
+            ret = PLOT_NO_GNUPLOT;
+        } else {
+            error("cannot run %s: %s", argv[0], strerror(errno));
+            ret = PLOT_FAILED;
+        }
+        goto cleanup;
+    }
+    if (status != 0 || out->len == before) {
+        strbuf_trim(&err);
+        error("%s failed (exit %d)%s%s", argv[0], status, err.len ? ": " : "",
+              err.len ? err.buf : "");
+        strbuf_setlen(out, before);
+        ret = PLOT_FAILED;
+    }
+cleanup:
+    strbuf_release(&err);
+    return ret;
+}
+
+int plot_write_file(const char *path, const struct strbuf *data)
+{
+    size_t off = 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    if (fd < 0)
+        return error("cannot write %s: %s", path, strerror(errno));
+    while (off < data->len) {
+        ssize_t w = write(fd, data->buf + off, data->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = errno;
+            close(fd);
+            return error("cannot write %s: %s", path, strerror(e));
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) < 0)
+        return error("cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+int plot_svg_element(struct strbuf *out, const char *svg)
+{
+    const char *start = strstr(svg, "<svg");
+    const char *end;
+
+    if (!start)
+        return -1;
+    end = strstr(start, "</svg>");
+    if (!end)
+        return -1;
+    strbuf_add(out, start, (size_t)(end - start) + strlen("</svg>"));
+    return 0;
+}

@@ -1,0 +1,331 @@
+/*
+ * Unit tests for plot.c: script contents (escaping, one curve per series) and
+ * real gnuplot renders (SVG well-formed enough to find every curve, PNG
+ * signature and IHDR size, hostile labels inert). The renders need gnuplot;
+ * without it those checks are reported as skipped on stderr.
+ */
+#define _GNU_SOURCE
+#include "plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+#include "test.h"
+
+#define HOSTILE "x\"; system(\"touch pwned\"); \" `touch pwned2` @x '; print 1\n'"
+
+static struct plot_point pts8[] = {
+    {0, 0.95, 0.88, 0.98, 0},  {25, 0.80, 0.70, 0.87, 0},  {50, 0.55, 0.45, 0.65, 1},
+    {75, 0.70, 0.60, 0.79, 0}, {100, 0.92, 0.85, 0.96, 0},
+};
+static struct plot_point pts32[] = {
+    {0, 0.90, 0.82, 0.95, 0}, {25, 0.60, 0.50, 0.69, 1},  {50, 0.40, 0.31, 0.50, 1},
+    {75, 0.58, NAN, NAN, 0},  {100, 0.85, 0.77, 0.91, 0}, {110, NAN, 0, 0, 0},
+};
+
+static void series(struct plot_series s[2])
+{
+    s[0].label = "8k tokens";
+    s[0].pts = pts8;
+    s[0].n = sizeof(pts8) / sizeof(pts8[0]);
+    s[0].edge = 0.935;
+    s[0].middle = 0.55;
+    s[1].label = "32k tokens";
+    s[1].pts = pts32;
+    s[1].n = sizeof(pts32) / sizeof(pts32[0]);
+    s[1].edge = 0.875;
+    s[1].middle = NAN;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    const char *p = hay;
+    while ((p = strstr(p, needle))) {
+        n++;
+        p += strlen(needle);
+    }
+    return n;
+}
+
+static void test_ucurve_script(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct plot_series s[2];
+    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0};
+
+    series(s);
+    plot_script_ucurve(&sb, &o, s, 2);
+    /* the title is a single-quoted literal, quote doubled, newline gone */
+    CHECK(strstr(sb.buf, "set title 'x\"; system(\"touch pwned\"); \" `touch pwned2` @x ''; "
+                         "print 1 ''' . \"\\n\" . 'run ''nightly''' noenhanced\n"));
+    CHECK(strstr(sb.buf, "title '8k tokens'"));
+    CHECK(strstr(sb.buf, "title '32k tokens'"));
+    CHECK_INT(count(sb.buf, "with linespoints"), 2);
+    CHECK_INT(count(sb.buf, "using 1:3:4 with filledcurves"), 2);
+    /* 8k has an edge and a middle level, 32k only an edge; one key entry each */
+    CHECK_INT(count(sb.buf, "using 1:2 with lines dt 2"), 2);
+    CHECK_INT(count(sb.buf, "using 1:2 with lines dt 3"), 1);
+    CHECK_INT(count(sb.buf, "keyentry"), 3);
+    /* a missing interval falls back to the point, a missing point is left out */
+    CHECK(strstr(sb.buf, "\n75 0.58 0.58 0.58\n"));
+    CHECK(!strstr(sb.buf, "\n110 "));
+    CHECK(strstr(sb.buf, "set terminal svg size 900,560"));
+    strbuf_release(&sb);
+}
+
+static void test_empty_scripts(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0};
+    struct plot_grid g = {0, 0, NULL, NULL, NULL};
+
+    plot_script_ucurve(&sb, &o, NULL, 0);
+    CHECK(strstr(sb.buf, "plot NaN notitle"));
+    strbuf_reset(&sb);
+    plot_script_heatmap(&sb, &o, &g);
+    CHECK(strstr(sb.buf, "no scored trials"));
+    strbuf_reset(&sb);
+    plot_script_compare(&sb, &o, NULL, 0, NULL, 0);
+    CHECK(strstr(sb.buf, "plot NaN notitle"));
+    strbuf_reset(&sb);
+    plot_script_trend(&sb, &o, NULL, 0);
+    CHECK(strstr(sb.buf, "plot NaN notitle"));
+    strbuf_release(&sb);
+}
+
+static void test_compare_script(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct plot_series b[2], c[2];
+    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0};
+
+    series(b);
+    series(c);
+    b[0].label = "8k baseline";
+    b[1].label = "32k baseline";
+    c[0].label = "8k candidate";
+    c[1].label = "32k candidate";
+    plot_script_compare(&sb, &o, b, 2, c, 2);
+    CHECK(strstr(sb.buf, "title '8k baseline'"));
+    CHECK(strstr(sb.buf, "title '32k candidate'"));
+    CHECK_INT(count(sb.buf, "title 'significant regression'"), 1);
+    CHECK_INT(count(sb.buf, "with points pt 6"), 2);
+    /* the flagged block of 32k holds exactly its two flagged points */
+    CHECK(strstr(sb.buf, "$f1 << EOD\n25 0.6 0.5 0.69\n50 0.4 0.31 0.5\nEOD\n"));
+    strbuf_release(&sb);
+}
+
+static void test_heatmap_script(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    double depths[] = {0, 50, 100};
+    long lengths[] = {8192, 1000};
+    double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
+    struct plot_grid g = {3, 2, depths, lengths, acc};
+    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480};
+
+    plot_script_heatmap(&sb, &o, &g);
+    CHECK(strstr(sb.buf, "set terminal pngcairo size 640,480"));
+    CHECK(strstr(sb.buf, "set ytics ('8k' 0, '1000' 1)"));
+    CHECK(strstr(sb.buf, "set xtics ('0' 0, '50' 1, '100' 2)"));
+    CHECK(strstr(sb.buf, "$grid << EOD\n0 0 0.9\n1 0 0.5\n0 1 0.8\n1 1 0.25\n2 1 0.75\nEOD\n"));
+    CHECK(strstr(sb.buf, "with labels"));
+    strbuf_release(&sb);
+}
+
+static void test_trend_script(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct plot_point p[] = {{1764000000, 0.3, -0.25, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
+    struct plot_series s = {"dip 8k", p, 2, NAN, NAN};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0};
+
+    plot_script_trend(&sb, &o, &s, 1);
+    CHECK(strstr(sb.buf, "set xdata time"));
+    CHECK(strstr(sb.buf, "set yrange [-0.3:1.05]"));
+    CHECK(strstr(sb.buf, "$t0 << EOD\n1764000000 0.3 -0.25 0.4\n"));
+    CHECK(strstr(sb.buf, "with yerrorlines"));
+    strbuf_release(&sb);
+}
+
+/* ---- real renders ---- */
+
+static int have_gnuplot(const char *what)
+{
+    if (plot_available())
+        return 1;
+    fprintf(stderr, "  skipped: %s (gnuplot not found on PATH)\n", what);
+    return 0;
+}
+
+static unsigned be32(const unsigned char *p)
+{
+    return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3];
+}
+
+static void test_render_svg_png(void)
+{
+    struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_series s[2];
+    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0};
+
+    if (!have_gnuplot("svg/png render"))
+        return;
+    series(s);
+    plot_script_ucurve(&script, &o, s, 2);
+    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK(!strncmp(img.buf, "<?xml", 5));
+    CHECK(strstr(img.buf, "</svg>"));
+    /* one titled curve per length in the key */
+    CHECK_INT(count(img.buf, "<text>8k tokens</text>"), 1);
+    CHECK_INT(count(img.buf, "<text>32k tokens</text>"), 1);
+    /* gnuplot escaped the markup characters of the title for XML */
+    CHECK(strstr(img.buf, "run &lt;1> &amp; co"));
+
+    strbuf_reset(&script);
+    strbuf_reset(&img);
+    o.format = PLOT_PNG;
+    o.width = 640;
+    o.height = 400;
+    plot_script_ucurve(&script, &o, s, 2);
+    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK(img.len > 33);
+    if (img.len > 33) {
+        const unsigned char *p = (const unsigned char *)img.buf;
+        CHECK(!memcmp(p, "\x89PNG\r\n\x1a\n", 8));
+        CHECK(!memcmp(p + 12, "IHDR", 4));
+        CHECK_INT(be32(p + 16), 640);
+        CHECK_INT(be32(p + 20), 400);
+    }
+    strbuf_release(&script);
+    strbuf_release(&img);
+}
+
+static void test_render_all_kinds(void)
+{
+    struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_series s[2];
+    double depths[] = {0, 50, 100};
+    long lengths[] = {8192, 32768};
+    double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
+    struct plot_grid g = {3, 2, depths, lengths, acc};
+    struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
+    struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
+    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0};
+
+    if (!have_gnuplot("heatmap/compare/trend renders"))
+        return;
+    series(s);
+    plot_script_heatmap(&script, &o, &g);
+    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK(strstr(img.buf, "<text>0.25</text>"));
+    CHECK(strstr(img.buf, "<text>0.90</text>"));
+
+    strbuf_reset(&script);
+    strbuf_reset(&img);
+    plot_script_compare(&script, &o, s, 2, s, 2);
+    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(count(img.buf, "<text>significant regression</text>"), 1);
+
+    strbuf_reset(&script);
+    strbuf_reset(&img);
+    plot_script_trend(&script, &o, ts, 2);
+    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK(strstr(img.buf, "<text>dip 8k</text>"));
+    CHECK(strstr(img.buf, "<text>edge 8k</text>"));
+    strbuf_release(&script);
+    strbuf_release(&img);
+}
+
+/* A hostile title renders literally and runs nothing (in a scratch folder). */
+static void test_render_injection(void)
+{
+    struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_series s[2];
+    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0};
+    char dir[] = "/tmp/dipmap-test-plot.XXXXXX";
+    char *old = getcwd(NULL, 0);
+    struct stat st;
+
+    if (!have_gnuplot("injection render"))
+        goto cleanup;
+    if (!mkdtemp(dir) || chdir(dir) < 0) {
+        CHECK(!"cannot make a scratch folder");
+        goto cleanup;
+    }
+    series(s);
+    s[0].label = HOSTILE;
+    plot_script_ucurve(&script, &o, s, 2);
+    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK(stat("pwned", &st) < 0 && errno == ENOENT);
+    CHECK(stat("pwned2", &st) < 0 && errno == ENOENT);
+    CHECK(strstr(img.buf, "<text>x\"; system(\"touch pwned\"); \" `touch pwned2` @x '; print 1 "
+                          "'</text>"));
+    CHECK(!chdir(old));
+    rmdir(dir);
+cleanup:
+    free(old);
+    strbuf_release(&script);
+    strbuf_release(&img);
+}
+
+static void test_render_missing_gnuplot(void)
+{
+    struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0};
+
+    setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
+    plot_script_ucurve(&script, &o, NULL, 0);
+    CHECK_INT(plot_available(), 0);
+    CHECK_INT(plot_render(&script, &img), PLOT_NO_GNUPLOT);
+    CHECK_INT(img.len, 0);
+    unsetenv("DIPMAP_GNUPLOT");
+    strbuf_release(&script);
+    strbuf_release(&img);
+}
+
+static void test_render_error(void)
+{
+    struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
+
+    if (!have_gnuplot("render error"))
+        return;
+    strbuf_addstr(&script, "set terminal svg\nplot $nosuchblock using 1:2\n");
+    CHECK_INT(plot_render(&script, &img), PLOT_FAILED);
+    CHECK_INT(img.len, 0);
+    strbuf_release(&script);
+    strbuf_release(&img);
+}
+
+static void test_svg_element(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    CHECK_INT(plot_svg_element(&sb, "<?xml version='1.0'?>\n<svg a='1'><g/></svg>\n"), 0);
+    CHECK_STR(sb.buf, "<svg a='1'><g/></svg>");
+    strbuf_reset(&sb);
+    CHECK_INT(plot_svg_element(&sb, "<html>"), -1);
+    CHECK_STR(plot_format_ext(PLOT_PNG), "png");
+    CHECK_STR(plot_format_ext(PLOT_SVG), "svg");
+    strbuf_release(&sb);
+}
+
+int main(void)
+{
+    RUN(test_ucurve_script);
+    RUN(test_empty_scripts);
+    RUN(test_compare_script);
+    RUN(test_heatmap_script);
+    RUN(test_trend_script);
+    RUN(test_render_svg_png);
+    RUN(test_render_all_kinds);
+    RUN(test_render_injection);
+    RUN(test_render_missing_gnuplot);
+    RUN(test_render_error);
+    RUN(test_svg_element);
+    return TEST_EXIT();
+}
