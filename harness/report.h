@@ -1,0 +1,79 @@
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+
+#include "trial.h"
+
+struct strbuf;
+struct run_info;
+struct run_stats;
+
+/*
+ * Run reports (DESIGN.md "Outputs"): summary.md (GitHub-flavoured Markdown)
+ * and report.html (one self-contained file: inline CSS and SVG, no scripts,
+ * no network fetches). The writers are pure: they take the run's metadata,
+ * its statistics, already-rendered plots and a selection of failed trials,
+ * and append text to a strbuf. Every string from the run, the dataset or the
+ * model is escaped (escape_html / escape_md), so a model answer such as
+ * "<script>..." is shown as text and never executed.
+ */
+
+/* One failed trial to show, with its question when the golden set is available. */
+struct report_failure {
+    const struct trial_result *trial; /* borrowed */
+    const char *question;             /* borrowed; NULL when unknown */
+    const char *const *answers;       /* borrowed expected answers; may be NULL */
+    size_t n_answers;
+};
+
+/* One plot, already rendered. */
+struct report_plot {
+    const char *title; /* heading and alt text, e.g. "Accuracy vs depth (U-curve)" */
+    const char *file;  /* file name relative to the report folder for the Markdown
+                          image link ("ucurve.svg"), or NULL when not written */
+    const char *svg;   /* the SVG document, inlined into the HTML; NULL: not inlined */
+};
+
+struct report_input {
+    const struct run_info *run;      /* required */
+    const struct run_stats *stats;   /* required */
+    const struct report_plot *plots; /* may be NULL when n_plots is 0 */
+    size_t n_plots;
+    const char *plots_note; /* shown where plots would be, e.g. "plots skipped: ..." */
+    const struct report_failure *failures;
+    size_t n_failures;
+    const char *golden_path; /* where the questions came from, or NULL */
+    const char *golden_note; /* e.g. "golden set not found: questions not shown" */
+    double generated_at;     /* unix time shown in the footer; 0: not shown */
+};
+
+/* Append summary.md / report.html for `in` to out. Never fails. */
+void report_markdown(struct strbuf *out, const struct report_input *in);
+void report_html(struct strbuf *out, const struct report_input *in);
+
+/*
+ * Choose failed trials worth reading: for each length, the (up to) `depths`
+ * depths with the lowest accuracy (interior depths first on ties), and in
+ * them the trials that did not end correct (wrong, empty, truncated, ...;
+ * never pending), at most `per_length` per length, in trial order.
+ * Stores pointers into trials[] in *out (malloc'd array, caller frees; NULL
+ * when none) and returns how many.
+ */
+size_t report_pick_failures(const struct trial_result *trials, size_t n, const struct run_stats *s,
+                            int depths, size_t per_length, const struct trial_result ***out);
+
+/* Formatting helpers shared with compare reports. */
+/* "95.0%" (one decimal); "–" for a non-finite value. */
+void report_pct(struct strbuf *out, double frac);
+/* "+12.5 pp" style signed difference in percentage points. */
+void report_pp(struct strbuf *out, double frac);
+/* "8k" for multiples of 1024, else the plain number. */
+void report_length(struct strbuf *out, long tokens);
+/* "2026-11-30 09:11:15 UTC"; "–" for 0. */
+void report_time(struct strbuf *out, double unix_time);
+
+/* The CSS block (without <style>) used by report.html, for other HTML pages. */
+const char *report_css(void);
+
+#endif
