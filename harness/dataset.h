@@ -40,7 +40,7 @@ struct chunk {
      * model answers with it when it "attends" to this chunk.
      */
     char *value;
-    /* Normalised text (dataset_normalize()); haystack chunks only, else NULL. */
+    /* Normalised "title text" (dataset_normalize()); haystack chunks only, else NULL. */
     char *norm;
     size_t norm_len;
 };
@@ -94,7 +94,7 @@ struct haystack {
  * non-empty; "id"/"title" optional strings), or, when the path ends in .txt or
  * .txt.gz, plain UTF-8 text split at blank lines into paragraphs (paragraphs
  * over ~300 words are split into ~200-word chunks at word boundaries).
- * Exact duplicates after normalisation are kept once and counted in
+ * Exact duplicates (title and text, normalised) are kept once and counted in
  * dropped_duplicates. Same error contract as golden_set_load().
  */
 int haystack_load(struct haystack *h, const char *path);
@@ -114,7 +114,7 @@ void dataset_normalize(struct strbuf *out, const char *s, size_t len);
  * (normalised). Answers that normalise to "" are ignored; answers of at most
  * 3 normalised bytes must match a whole word (so the answer "2" does not
  * exclude every chunk mentioning 2017). Also 1 when norm equals a gold
- * chunk's normalised text.
+ * chunk's normalised "title text". norm is a chunk's normalised "title text".
  */
 int question_leaks_into(const struct question *q, const char *norm, size_t norm_len);
 

@@ -1,0 +1,1078 @@
+/*
+ * Golden sets and haystacks: streaming JSONL (optionally gzip) loading with
+ * file:line:field validation, paragraph splitting of plain-text haystacks,
+ * chunk hygiene (duplicates, answer leaks) and writing sets for import/gen.
+ * Owns every string of the loaded sets.
+ */
+#define _GNU_SOURCE
+#include "dataset.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "sha256.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- UTF-8 ---- */
+
+/* Decode one code point at s (len > 0); returns its byte length, 0 if invalid. */
+static size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
+{
+    unsigned c = s[0];
+    size_t n, i;
+    unsigned min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+        n = 2, min = 0x80, c &= 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3, min = 0x800, c &= 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4, min = 0x10000, c &= 0x07;
+    } else {
+        return 0;
+    }
+    if (len < n)
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+int utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        unsigned cp;
+        size_t n;
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        n = utf8_decode(p + i, len - i, &cp);
+        if (!n)
+            return 0;
+        i += n;
+    }
+    return 1;
+}
+
+/* Byte offset of the first invalid UTF-8 sequence, or len. */
+static size_t utf8_first_invalid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        unsigned cp;
+        size_t n = p[i] < 0x80 ? 1 : utf8_decode(p + i, len - i, &cp);
+        if (!n)
+            return i;
+        i += n;
+    }
+    return len;
+}
+
+static void utf8_put(struct strbuf *out, unsigned cp)
+{
+    if (cp < 0x80) {
+        strbuf_addch(out, (int)cp);
+    } else if (cp < 0x800) {
+        strbuf_addch(out, (int)(0xc0 | (cp >> 6)));
+        strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+        strbuf_addch(out, (int)(0xe0 | (cp >> 12)));
+        strbuf_addch(out, (int)(0x80 | ((cp >> 6) & 0x3f)));
+        strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
+    } else {
+        strbuf_addch(out, (int)(0xf0 | (cp >> 18)));
+        strbuf_addch(out, (int)(0x80 | ((cp >> 12) & 0x3f)));
+        strbuf_addch(out, (int)(0x80 | ((cp >> 6) & 0x3f)));
+        strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
+    }
+}
+
+/* ---- normalisation ---- */
+
+static unsigned lower_cp(unsigned c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c + 32;
+    if (c < 0x80)
+        return c;
+    if (c >= 0xc0 && c <= 0xde && c != 0xd7)
+        return c + 32;
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14a && c <= 0x177))
+        return (c & 1) ? c : c + 1;
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e))
+        return (c & 1) ? c + 1 : c;
+    if (c == 0x178)
+        return 0xff;
+    if (c >= 0x391 && c <= 0x3a9 && c != 0x3a2)
+        return c + 32;
+    if (c >= 0x410 && c <= 0x42f)
+        return c + 32;
+    if (c >= 0x400 && c <= 0x40f)
+        return c + 80;
+    return c;
+}
+
+static int is_space_cp(unsigned c)
+{
+    return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+           c == 0x205f || c == 0x3000 || (c >= 0x1c && c <= 0x1f);
+}
+
+static int is_ascii_punct(unsigned c)
+{
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+           (c >= '{' && c <= '~');
+}
+
+static int is_article(const char *w, size_t n)
+{
+    return (n == 1 && w[0] == 'a') || (n == 2 && !memcmp(w, "an", 2)) ||
+           (n == 3 && !memcmp(w, "the", 3));
+}
+
+void dataset_normalize(struct strbuf *out, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, word_start = out->len;
+    int in_word = 0;
+
+    while (i <= len) {
+        unsigned cp = ' ';
+        size_t n = 1;
+        if (i < len) {
+            if (p[i] < 0x80) {
+                cp = p[i];
+            } else {
+                n = utf8_decode(p + i, len - i, &cp);
+                if (!n) { /* keep a stray byte as it is */
+                    n = 1;
+                    cp = 0xfffd;
+                }
+            }
+        }
+        if (is_space_cp(cp) || i == len) {
+            if (in_word) {
+                if (is_article(out->buf + word_start, out->len - word_start))
+                    strbuf_setlen(out, word_start);
+                else
+                    strbuf_addch(out, ' ');
+                in_word = 0;
+            }
+        } else if (!is_ascii_punct(cp)) {
+            if (!in_word) {
+                word_start = out->len;
+                in_word = 1;
+            }
+            if (cp == 0xfffd && p[i] >= 0x80 && n == 1)
+                strbuf_addch(out, p[i]);
+            else
+                utf8_put(out, lower_cp(cp));
+        }
+        i += n;
+    }
+    /* every kept word was followed by one space: drop the last */
+    if (out->len > 0 && out->buf[out->len - 1] == ' ')
+        strbuf_setlen(out, out->len - 1);
+}
+
+/* ---- answer leaks ---- */
+
+/* The model sees a chunk's title and text: both are checked for leaks. */
+static void chunk_normalize(struct strbuf *sb, const struct chunk *c)
+{
+    if (c->title && c->title[0]) {
+        dataset_normalize(sb, c->title, strlen(c->title));
+        strbuf_addch(sb, ' ');
+    }
+    dataset_normalize(sb, c->text, c->text_len);
+}
+
+struct norm_answers {
+    struct strvec v;
+};
+
+static void norm_answers_init(struct norm_answers *na, const struct question *q)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    strvec_init(&na->v);
+    for (i = 0; i < q->answers.nr; i++) {
+        strbuf_reset(&sb);
+        dataset_normalize(&sb, q->answers.v[i], strlen(q->answers.v[i]));
+        if (sb.len)
+            strvec_push(&na->v, sb.buf);
+    }
+    strbuf_release(&sb);
+}
+
+static int contains_word_or_sub(const char *hay, size_t hay_len, const char *needle)
+{
+    size_t n = strlen(needle);
+    const char *p = hay, *end = hay + hay_len;
+    if (n > 3)
+        return memmem(hay, hay_len, needle, n) != NULL;
+    while (p < end && (p = memmem(p, (size_t)(end - p), needle, n))) {
+        int left = p == hay || p[-1] == ' ';
+        int right = p + n == end || p[n] == ' ';
+        if (left && right)
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
+static int leaks(const struct norm_answers *na, const struct strvec *gold_norms, const char *norm,
+                 size_t norm_len)
+{
+    size_t i;
+    for (i = 0; i < na->v.nr; i++)
+        if (contains_word_or_sub(norm, norm_len, na->v.v[i]))
+            return 1;
+    for (i = 0; i < gold_norms->nr; i++)
+        if (strlen(gold_norms->v[i]) == norm_len && !memcmp(gold_norms->v[i], norm, norm_len))
+            return 1;
+    return 0;
+}
+
+static void gold_norms_init(struct strvec *gn, const struct question *q)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    strvec_init(gn);
+    for (i = 0; i < q->gold_nr; i++) {
+        strbuf_reset(&sb);
+        chunk_normalize(&sb, &q->gold[i]);
+        strvec_push(gn, sb.buf);
+    }
+    strbuf_release(&sb);
+}
+
+int question_leaks_into(const struct question *q, const char *norm, size_t norm_len)
+{
+    struct norm_answers na;
+    struct strvec gn;
+    int r;
+    norm_answers_init(&na, q);
+    gold_norms_init(&gn, q);
+    r = leaks(&na, &gn, norm, norm_len);
+    strvec_clear(&na.v);
+    strvec_clear(&gn);
+    return r;
+}
+
+static int is_own_chunk(const struct question *q, const char *id)
+{
+    size_t i;
+    for (i = 0; i < q->gold_nr; i++)
+        if (!strcmp(q->gold[i].id, id))
+            return 1;
+    for (i = 0; i < q->distractors_nr; i++)
+        if (!strcmp(q->distractors[i].id, id))
+            return 1;
+    return 0;
+}
+
+void haystack_filter(const struct haystack *h, const struct question *q, size_t **idx, size_t *nr,
+                     size_t *dropped)
+{
+    struct norm_answers na;
+    struct strvec gn;
+    size_t i, n = 0;
+
+    norm_answers_init(&na, q);
+    gold_norms_init(&gn, q);
+    *idx = xmalloc(st_mult(h->nr ? h->nr : 1, sizeof(**idx)));
+    for (i = 0; i < h->nr; i++) {
+        const struct chunk *c = &h->c[i];
+        if (is_own_chunk(q, c->id) || leaks(&na, &gn, c->norm, c->norm_len))
+            continue;
+        (*idx)[n++] = i;
+    }
+    *nr = n;
+    *dropped = h->nr - n;
+    strvec_clear(&na.v);
+    strvec_clear(&gn);
+}
+
+/* ---- streaming line reader (gzip or plain: zlib reads both) ---- */
+
+struct line_reader {
+    const char *path;
+    gzFile gz;
+    char *buf;
+    size_t len, pos, alloc;
+    int eof;
+    long lineno;
+    struct sha256_ctx sha;
+};
+
+static int reader_open(struct line_reader *r, const char *path)
+{
+    memset(r, 0, sizeof(*r));
+    r->path = path;
+    sha256_init(&r->sha);
+    errno = 0;
+    r->gz = gzopen(path, "rb");
+    if (!r->gz)
+        return error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+    gzbuffer(r->gz, 128 * 1024);
+    return 0;
+}
+
+static void reader_close(struct line_reader *r)
+{
+    if (r->gz)
+        gzclose(r->gz);
+    free(r->buf);
+    r->gz = NULL;
+    r->buf = NULL;
+}
+
+/*
+ * Next line into *line and *len (NUL-terminated in place, '\r' stripped).
+ * Returns 1, 0 at EOF, -1 after printing an error.
+ */
+static int reader_next(struct line_reader *r, char **line, size_t *len)
+{
+    for (;;) {
+        char *nl = r->len > r->pos ? memchr(r->buf + r->pos, '\n', r->len - r->pos) : NULL;
+        size_t avail = r->len - r->pos;
+        if (nl || (r->eof && avail)) {
+            size_t n = nl ? (size_t)(nl - (r->buf + r->pos)) : avail;
+            r->lineno++;
+            if (n > DATASET_LINE_MAX)
+                return error("%s:%ld: line is longer than %d bytes", r->path, r->lineno,
+                             DATASET_LINE_MAX);
+            *line = r->buf + r->pos;
+            (*line)[n] = '\0'; /* the '\n' or the spare byte at the end */
+            r->pos += n + (nl ? 1 : 0);
+            if (n && (*line)[n - 1] == '\r')
+                (*line)[--n] = '\0';
+            *len = n;
+            return 1;
+        }
+        if (r->eof)
+            return 0;
+        if (avail > DATASET_LINE_MAX)
+            return error("%s:%ld: line is longer than %d bytes", r->path, r->lineno + 1,
+                         DATASET_LINE_MAX);
+        /* compact, grow, read more */
+        if (r->pos) {
+            memmove(r->buf, r->buf + r->pos, avail);
+            r->len = avail;
+            r->pos = 0;
+        }
+        {
+            size_t want = r->len + 256 * 1024 + 1;
+            int got;
+            if (want > r->alloc) {
+                r->alloc = want;
+                r->buf = xrealloc(r->buf, r->alloc);
+            }
+            got = gzread(r->gz, r->buf + r->len, (unsigned)(r->alloc - r->len - 1));
+            if (got < 0) {
+                int zerr;
+                const char *msg = gzerror(r->gz, &zerr);
+                return error("%s: read error: %s", r->path,
+                             zerr == Z_ERRNO ? strerror(errno) : msg);
+            }
+            if (got == 0)
+                r->eof = 1;
+            sha256_update(&r->sha, r->buf + r->len, (size_t)got);
+            r->len += (size_t)got;
+        }
+    }
+}
+
+/* ---- JSON field helpers ---- */
+
+struct ctx {
+    const char *path;
+    long line;
+};
+
+static int ferr(const struct ctx *c, const char *fmt, ...) DM_PRINTF(2, 3);
+static int ferr(const struct ctx *c, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    error("%s:%ld: %s", c->path, c->line, sb.buf);
+    strbuf_release(&sb);
+    return -1;
+}
+
+static int is_nonempty_string(const cJSON *j)
+{
+    return cJSON_IsString(j) && j->valuestring && j->valuestring[0];
+}
+
+/* Optional string field: 0 with *out = copy or NULL; -1 on a wrong type. */
+static int opt_string(const struct ctx *c, const cJSON *obj, const char *key, const char *where,
+                      char **out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NULL;
+    if (!j || cJSON_IsNull(j))
+        return 0;
+    if (!cJSON_IsString(j) || !j->valuestring)
+        return ferr(c, "%s\"%s\" must be a string", where, key);
+    *out = xstrdup(j->valuestring);
+    return 0;
+}
+
+static void chunk_release(struct chunk *ch)
+{
+    free(ch->id);
+    free(ch->title);
+    free(ch->text);
+    free(ch->value);
+    free(ch->norm);
+    memset(ch, 0, sizeof(*ch));
+}
+
+/* Parse one chunk object; where = e.g. "\"gold\"[0]." for messages. */
+static int parse_chunk(const struct ctx *c, const cJSON *j, const char *where, const char *def_id,
+                       struct chunk *out)
+{
+    const cJSON *text;
+    memset(out, 0, sizeof(*out));
+    if (!cJSON_IsObject(j))
+        return ferr(c, "%s must be an object with a \"text\"", where);
+    text = cJSON_GetObjectItemCaseSensitive(j, "text");
+    if (!is_nonempty_string(text))
+        return ferr(c, "%s\"text\" must be a non-empty string", where);
+    if (opt_string(c, j, "id", where, &out->id) < 0 ||
+        opt_string(c, j, "title", where, &out->title) < 0 ||
+        opt_string(c, j, "value", where, &out->value) < 0) {
+        chunk_release(out);
+        return -1;
+    }
+    if (!out->id || !out->id[0]) {
+        free(out->id);
+        out->id = xstrdup(def_id);
+    }
+    if (!out->title)
+        out->title = xstrdup("");
+    out->text = xstrdup(text->valuestring);
+    out->text_len = strlen(out->text);
+    return 0;
+}
+
+static int parse_chunk_array(const struct ctx *c, const cJSON *arr, const char *key,
+                             const char *qid, const char *kind, struct chunk **out, size_t *nr)
+{
+    size_t i = 0, n = (size_t)cJSON_GetArraySize(arr);
+    const cJSON *e;
+    struct strbuf where = STRBUF_INIT, def = STRBUF_INIT;
+    *out = xcalloc(n ? n : 1, sizeof(**out));
+    *nr = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        strbuf_reset(&where);
+        strbuf_reset(&def);
+        strbuf_addf(&where, "\"%s\"[%zu].", key, i);
+        strbuf_addf(&def, "%s/%s/%zu", qid, kind, i);
+        if (parse_chunk(c, e, where.buf, def.buf, &(*out)[i]) < 0) {
+            strbuf_release(&where);
+            strbuf_release(&def);
+            return -1;
+        }
+        *nr = ++i;
+    }
+    strbuf_release(&where);
+    strbuf_release(&def);
+    return 0;
+}
+
+static void question_release(struct question *q)
+{
+    size_t i;
+    free(q->id);
+    free(q->question);
+    strvec_clear(&q->answers);
+    for (i = 0; i < q->gold_nr; i++)
+        chunk_release(&q->gold[i]);
+    free(q->gold);
+    for (i = 0; i < q->distractors_nr; i++)
+        chunk_release(&q->distractors[i]);
+    free(q->distractors);
+    free(q->scorer);
+    free(q->answer_regex);
+    memset(q, 0, sizeof(*q));
+}
+
+/* Common per-line checks: UTF-8 and JSON object. Returns the parsed object or NULL. */
+static cJSON *parse_line(const struct ctx *c, const char *line, size_t len)
+{
+    size_t bad = utf8_first_invalid(line, len);
+    cJSON *j;
+    if (bad < len) {
+        ferr(c, "invalid UTF-8 at byte %zu", bad + 1);
+        return NULL;
+    }
+    if (memchr(line, '\0', len)) {
+        ferr(c, "NUL byte in line");
+        return NULL;
+    }
+    j = cJSON_ParseWithLength(line, len);
+    if (!j) {
+        const char *e = cJSON_GetErrorPtr();
+        long col = e && e >= line && e <= line + len ? (long)(e - line) + 1 : 0;
+        ferr(c, "invalid JSON (near byte %ld)", col);
+        return NULL;
+    }
+    if (!cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        ferr(c, "must be a JSON object");
+        return NULL;
+    }
+    return j;
+}
+
+static int is_blank(const char *s, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\t')
+            return 0;
+    return 1;
+}
+
+/* ---- simple string -> index hash set for duplicate ids / texts ---- */
+
+struct strset {
+    const char **key; /* borrowed */
+    size_t *val;
+    size_t alloc, nr;
+};
+
+static unsigned long str_hash(const char *s, size_t n)
+{
+    unsigned long h = 1469598103934665603UL;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211UL;
+    return h;
+}
+
+static void strset_grow(struct strset *s);
+
+/* Returns the existing value for key, or inserts val and returns (size_t)-1. */
+static size_t strset_put(struct strset *s, const char *key, size_t val)
+{
+    size_t i;
+    if ((s->nr + 1) * 2 > s->alloc)
+        strset_grow(s);
+    i = str_hash(key, strlen(key)) & (s->alloc - 1);
+    while (s->key[i]) {
+        if (!strcmp(s->key[i], key))
+            return s->val[i];
+        i = (i + 1) & (s->alloc - 1);
+    }
+    s->key[i] = key;
+    s->val[i] = val;
+    s->nr++;
+    return (size_t)-1;
+}
+
+static void strset_grow(struct strset *s)
+{
+    struct strset n;
+    size_t i;
+    n.alloc = s->alloc ? s->alloc * 2 : 64;
+    n.key = xcalloc(n.alloc, sizeof(*n.key));
+    n.val = xcalloc(n.alloc, sizeof(*n.val));
+    n.nr = 0;
+    for (i = 0; i < s->alloc; i++)
+        if (s->key[i])
+            strset_put(&n, s->key[i], s->val[i]);
+    free(s->key);
+    free(s->val);
+    *s = n;
+}
+
+static void strset_clear(struct strset *s)
+{
+    free(s->key);
+    free(s->val);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- golden sets ---- */
+
+static int parse_question(const struct ctx *c, const cJSON *j, struct question *q)
+{
+    const cJSON *f, *e;
+
+    memset(q, 0, sizeof(*q));
+    strvec_init(&q->answers);
+    q->line = c->line;
+
+    f = cJSON_GetObjectItemCaseSensitive(j, "id");
+    if (!is_nonempty_string(f))
+        return ferr(c, "\"id\" must be a non-empty string");
+    q->id = xstrdup(f->valuestring);
+    f = cJSON_GetObjectItemCaseSensitive(j, "question");
+    if (!is_nonempty_string(f))
+        return ferr(c, "\"question\" must be a non-empty string");
+    q->question = xstrdup(f->valuestring);
+    f = cJSON_GetObjectItemCaseSensitive(j, "answers");
+    if (!cJSON_IsArray(f) || !cJSON_GetArraySize(f))
+        return ferr(c, "\"answers\" must be a non-empty array of strings");
+    cJSON_ArrayForEach(e, f)
+    {
+        if (!is_nonempty_string(e))
+            return ferr(c, "\"answers\" must be a non-empty array of strings");
+        strvec_push(&q->answers, e->valuestring);
+    }
+    f = cJSON_GetObjectItemCaseSensitive(j, "gold");
+    if (!cJSON_IsArray(f) || !cJSON_GetArraySize(f))
+        return ferr(c, "\"gold\" must be a non-empty array of chunks");
+    if (parse_chunk_array(c, f, "gold", q->id, "gold", &q->gold, &q->gold_nr) < 0)
+        return -1;
+    f = cJSON_GetObjectItemCaseSensitive(j, "distractors");
+    if (f && !cJSON_IsNull(f)) {
+        if (!cJSON_IsArray(f))
+            return ferr(c, "\"distractors\" must be an array of chunks");
+        if (parse_chunk_array(c, f, "distractors", q->id, "neg", &q->distractors,
+                              &q->distractors_nr) < 0)
+            return -1;
+    }
+    if (opt_string(c, j, "scorer", "", &q->scorer) < 0 ||
+        opt_string(c, j, "answer_regex", "", &q->answer_regex) < 0)
+        return -1;
+    return 0;
+}
+
+int golden_set_load(struct golden_set *gs, const char *path)
+{
+    struct line_reader r;
+    struct strset ids = {0};
+    size_t alloc = 0;
+    char *line;
+    size_t len;
+    int rc, ret = -1;
+
+    memset(gs, 0, sizeof(*gs));
+    gs->path = xstrdup(path);
+    if (reader_open(&r, path) < 0)
+        return -1;
+    while ((rc = reader_next(&r, &line, &len)) > 0) {
+        struct ctx c = {path, r.lineno};
+        struct question *q;
+        cJSON *j;
+        size_t prev;
+        if (is_blank(line, len))
+            continue;
+        j = parse_line(&c, line, len);
+        if (!j)
+            goto cleanup;
+        ALLOC_GROW(gs->q, gs->nr + 1, alloc);
+        q = &gs->q[gs->nr];
+        if (parse_question(&c, j, q) < 0) {
+            question_release(q);
+            cJSON_Delete(j);
+            goto cleanup;
+        }
+        cJSON_Delete(j);
+        gs->nr++;
+        prev = strset_put(&ids, q->id, gs->nr - 1);
+        if (prev != (size_t)-1) {
+            ferr(&c, "\"id\": duplicate question id \"%s\" (first on line %ld)", q->id,
+                 gs->q[prev].line);
+            goto cleanup;
+        }
+    }
+    if (rc < 0)
+        goto cleanup;
+    if (!gs->nr) {
+        error("%s: no questions in the golden set", path);
+        goto cleanup;
+    }
+    sha256_final_hex(&r.sha, gs->sha256);
+    ret = 0;
+cleanup:
+    reader_close(&r);
+    strset_clear(&ids);
+    if (ret < 0) {
+        char *p = gs->path;
+        gs->path = NULL;
+        golden_set_release(gs);
+        gs->path = p;
+    }
+    return ret;
+}
+
+void golden_set_release(struct golden_set *gs)
+{
+    size_t i;
+    for (i = 0; i < gs->nr; i++)
+        question_release(&gs->q[i]);
+    free(gs->q);
+    free(gs->path);
+    memset(gs, 0, sizeof(*gs));
+}
+
+const struct question *golden_set_find(const struct golden_set *gs, const char *id)
+{
+    size_t i;
+    for (i = 0; i < gs->nr; i++)
+        if (!strcmp(gs->q[i].id, id))
+            return &gs->q[i];
+    return NULL;
+}
+
+/* ---- haystacks ---- */
+
+struct hay_builder {
+    struct haystack *h;
+    size_t alloc;
+    struct strset seen; /* normalised text -> index */
+};
+
+/* Takes ownership of ch's strings. */
+static void hay_add(struct hay_builder *hb, struct chunk *ch)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct haystack *h = hb->h;
+    chunk_normalize(&sb, ch);
+    ch->norm_len = sb.len;
+    ch->norm = strbuf_detach(&sb, NULL);
+    ALLOC_GROW(h->c, h->nr + 1, hb->alloc);
+    h->c[h->nr] = *ch;
+    if (strset_put(&hb->seen, h->c[h->nr].norm, h->nr) != (size_t)-1) {
+        chunk_release(&h->c[h->nr]);
+        h->dropped_duplicates++;
+        return;
+    }
+    h->nr++;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Split one paragraph into chunks of <= ~200 words when it is long. */
+static void hay_add_paragraph(struct hay_builder *hb, const char *path, long line,
+                              const struct strbuf *para)
+{
+    const char *s = para->buf, *end = para->buf + para->len;
+    size_t words = 0, piece = 0;
+    const char *p;
+    int in = 0;
+    for (p = s; p < end; p++) {
+        int sp = *p == ' ' || *p == '\n' || *p == '\t';
+        if (!sp && !in)
+            words++;
+        in = !sp;
+    }
+    while (s < end) {
+        const char *cut = end;
+        struct chunk ch;
+        struct strbuf id = STRBUF_INIT;
+        if (words > 300) {
+            size_t w = 0;
+            in = 0;
+            for (p = s; p < end; p++) {
+                int sp = *p == ' ' || *p == '\n' || *p == '\t';
+                if (!sp && !in && ++w > 200) {
+                    cut = p;
+                    break;
+                }
+                in = !sp;
+            }
+            words = words > 200 ? words - 200 : 0;
+        }
+        memset(&ch, 0, sizeof(ch));
+        strbuf_addf(&id, "%s:%ld", base_name(path), line);
+        if (piece || cut != end)
+            strbuf_addf(&id, ".%zu", piece);
+        ch.id = strbuf_detach(&id, NULL);
+        ch.title = xstrdup("");
+        {
+            const char *e = cut;
+            while (e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'))
+                e--;
+            ch.text = xmemdup(s, (size_t)(e - s));
+            ch.text_len = (size_t)(e - s);
+        }
+        hay_add(hb, &ch);
+        piece++;
+        s = cut;
+        while (s < end && (*s == ' ' || *s == '\n' || *s == '\t'))
+            s++;
+    }
+}
+
+int haystack_load(struct haystack *h, const char *path)
+{
+    struct line_reader r;
+    struct hay_builder hb;
+    int txt = ends_with(path, ".txt") || ends_with(path, ".txt.gz");
+    struct strbuf para = STRBUF_INIT, def = STRBUF_INIT;
+    long para_line = 0;
+    char *line;
+    size_t len;
+    int rc, ret = -1;
+
+    memset(h, 0, sizeof(*h));
+    memset(&hb, 0, sizeof(hb));
+    hb.h = h;
+    h->path = xstrdup(path);
+    if (reader_open(&r, path) < 0)
+        return -1;
+    while ((rc = reader_next(&r, &line, &len)) > 0) {
+        struct ctx c = {path, r.lineno};
+        if (txt) {
+            size_t bad = utf8_first_invalid(line, len);
+            if (bad < len) {
+                ferr(&c, "invalid UTF-8 at byte %zu", bad + 1);
+                goto cleanup;
+            }
+            if (is_blank(line, len)) {
+                if (para.len)
+                    hay_add_paragraph(&hb, path, para_line, &para);
+                strbuf_reset(&para);
+                continue;
+            }
+            if (!para.len)
+                para_line = r.lineno;
+            else
+                strbuf_addch(&para, ' ');
+            strbuf_add(&para, line, len);
+        } else {
+            cJSON *j;
+            struct chunk ch;
+            if (is_blank(line, len))
+                continue;
+            j = parse_line(&c, line, len);
+            if (!j)
+                goto cleanup;
+            strbuf_reset(&def);
+            strbuf_addf(&def, "%s:%ld", base_name(path), r.lineno);
+            if (parse_chunk(&c, j, "", def.buf, &ch) < 0) {
+                cJSON_Delete(j);
+                goto cleanup;
+            }
+            cJSON_Delete(j);
+            hay_add(&hb, &ch);
+        }
+    }
+    if (rc < 0)
+        goto cleanup;
+    if (txt && para.len)
+        hay_add_paragraph(&hb, path, para_line, &para);
+    if (!h->nr) {
+        error("%s: no chunks in the haystack", path);
+        goto cleanup;
+    }
+    sha256_final_hex(&r.sha, h->sha256);
+    ret = 0;
+cleanup:
+    reader_close(&r);
+    strset_clear(&hb.seen);
+    strbuf_release(&para);
+    strbuf_release(&def);
+    if (ret < 0) {
+        char *p = h->path;
+        h->path = NULL;
+        haystack_release(h);
+        h->path = p;
+    }
+    return ret;
+}
+
+void haystack_release(struct haystack *h)
+{
+    size_t i;
+    for (i = 0; i < h->nr; i++)
+        chunk_release(&h->c[i]);
+    free(h->c);
+    free(h->path);
+    memset(h, 0, sizeof(*h));
+}
+
+/* ---- writing ---- */
+
+static void json_str(struct strbuf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    strbuf_addch(out, '"');
+    for (; *p; p++) {
+        switch (*p) {
+        case '"':
+            strbuf_addstr(out, "\\\"");
+            break;
+        case '\\':
+            strbuf_addstr(out, "\\\\");
+            break;
+        case '\n':
+            strbuf_addstr(out, "\\n");
+            break;
+        case '\r':
+            strbuf_addstr(out, "\\r");
+            break;
+        case '\t':
+            strbuf_addstr(out, "\\t");
+            break;
+        default:
+            if (*p < 0x20)
+                strbuf_addf(out, "\\u%04x", *p);
+            else
+                strbuf_addch(out, *p);
+        }
+    }
+    strbuf_addch(out, '"');
+}
+
+static void chunk_obj(struct strbuf *out, const struct chunk *c)
+{
+    strbuf_addstr(out, "{\"id\": ");
+    json_str(out, c->id);
+    strbuf_addstr(out, ", \"title\": ");
+    json_str(out, c->title ? c->title : "");
+    strbuf_addstr(out, ", \"text\": ");
+    json_str(out, c->text);
+    if (c->value) {
+        strbuf_addstr(out, ", \"value\": ");
+        json_str(out, c->value);
+    }
+    strbuf_addch(out, '}');
+}
+
+void chunk_to_jsonl(struct strbuf *out, const struct chunk *c)
+{
+    chunk_obj(out, c);
+    strbuf_addch(out, '\n');
+}
+
+void question_to_jsonl(struct strbuf *out, const struct question *q)
+{
+    size_t i;
+    strbuf_addstr(out, "{\"id\": ");
+    json_str(out, q->id);
+    strbuf_addstr(out, ", \"question\": ");
+    json_str(out, q->question);
+    strbuf_addstr(out, ", \"answers\": [");
+    for (i = 0; i < q->answers.nr; i++) {
+        if (i)
+            strbuf_addstr(out, ", ");
+        json_str(out, q->answers.v[i]);
+    }
+    strbuf_addstr(out, "], \"gold\": [");
+    for (i = 0; i < q->gold_nr; i++) {
+        if (i)
+            strbuf_addstr(out, ", ");
+        chunk_obj(out, &q->gold[i]);
+    }
+    strbuf_addch(out, ']');
+    if (q->distractors_nr) {
+        strbuf_addstr(out, ", \"distractors\": [");
+        for (i = 0; i < q->distractors_nr; i++) {
+            if (i)
+                strbuf_addstr(out, ", ");
+            chunk_obj(out, &q->distractors[i]);
+        }
+        strbuf_addch(out, ']');
+    }
+    if (q->scorer) {
+        strbuf_addstr(out, ", \"scorer\": ");
+        json_str(out, q->scorer);
+    }
+    if (q->answer_regex) {
+        strbuf_addstr(out, ", \"answer_regex\": ");
+        json_str(out, q->answer_regex);
+    }
+    strbuf_addstr(out, "}\n");
+}
+
+struct dataset_writer {
+    char *path;
+    gzFile gz;
+};
+
+struct dataset_writer *dataset_writer_open(const char *path)
+{
+    struct dataset_writer *w;
+    gzFile gz;
+    int gzip = ends_with(path, ".gz");
+    errno = 0;
+    if (!strcmp(path, "-")) {
+        int fd = dup(1);
+        gz = fd < 0 ? NULL : gzdopen(fd, "wT");
+    } else {
+        gz = gzopen(path, gzip ? "wb9" : "wbT");
+    }
+    if (!gz) {
+        error("%s: cannot open for writing: %s", path, errno ? strerror(errno) : "out of memory");
+        return NULL;
+    }
+    w = xcalloc(1, sizeof(*w));
+    w->path = xstrdup(path);
+    w->gz = gz;
+    return w;
+}
+
+int dataset_writer_write(struct dataset_writer *w, const char *buf, size_t len)
+{
+    while (len) {
+        unsigned n = len > (1u << 30) ? (1u << 30) : (unsigned)len;
+        int got = gzwrite(w->gz, buf, n);
+        if (got <= 0) {
+            int zerr;
+            const char *msg = gzerror(w->gz, &zerr);
+            return error("%s: write error: %s", w->path, zerr == Z_ERRNO ? strerror(errno) : msg);
+        }
+        buf += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+int dataset_writer_close(struct dataset_writer *w)
+{
+    int rc = 0, z;
+    if (!w)
+        return 0;
+    z = gzclose(w->gz);
+    if (z != Z_OK)
+        rc = error("%s: write error on close (%s)", w->path,
+                   z == Z_ERRNO ? strerror(errno) : "zlib error");
+    free(w->path);
+    free(w);
+    return rc;
+}

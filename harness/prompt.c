@@ -1,0 +1,880 @@
+/*
+ * Prompt templates and the position-swap prompt builder: picks a question's
+ * distractors (hard negatives, then seeded haystack filler) to reach an exact
+ * token length, fixes their order from (seed, repeat), and moves only the gold
+ * block between depths. Owns the per-tokenizer chunk-count and filler caches.
+ */
+#include "prompt.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "sha256.h"
+#include "strbuf.h"
+#include "tokenizer.h"
+#include "trial.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- templates ---- */
+
+enum section { SEC_NONE = -1, SEC_SYSTEM, SEC_USER, SEC_DOCUMENT, SEC_SEPARATOR, SEC__COUNT };
+static const char *const section_names[] = {"system", "user", "document", "separator"};
+
+/* Placeholders allowed per section. */
+static int placeholder_allowed(enum section s, const char *name, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, n))
+    switch (s) {
+    case SEC_SYSTEM:
+        return IS("question");
+    case SEC_USER:
+        return IS("question") || IS("documents");
+    case SEC_DOCUMENT:
+        return IS("index") || IS("title") || IS("text") || IS("id");
+    default:
+        return 0;
+    }
+#undef IS
+}
+
+struct sec_info {
+    struct strbuf text;
+    long line; /* header line, 0 when absent */
+};
+
+/*
+ * Check the placeholders of one section's text; counts occurrences of
+ * "documents", "question", "text" into counts[0..2]. Returns 0 or -1.
+ */
+static int check_placeholders(const char *name, enum section s, const struct sec_info *si,
+                              int counts[3])
+{
+    const char *p = si->text.buf;
+    long line = si->line + 1;
+    for (; *p; p++) {
+        if (*p == '\n') {
+            line++;
+        } else if (*p == '{') {
+            const char *e;
+            if (p[1] == '{') {
+                p++;
+                continue;
+            }
+            e = p + 1;
+            while ((*e >= 'a' && *e <= 'z') || *e == '_')
+                e++;
+            if (*e != '}' || e == p + 1)
+                return error("%s:%ld: [%s]: a lone '{' (write '{{' for a literal brace)", name,
+                             line, section_names[s]);
+            if (!placeholder_allowed(s, p + 1, (size_t)(e - p - 1)))
+                return error("%s:%ld: [%s]: unknown placeholder {%.*s}", name, line,
+                             section_names[s], (int)(e - p - 1), p + 1);
+            if (!strncmp(p + 1, "documents}", 10))
+                counts[0]++;
+            else if (!strncmp(p + 1, "question}", 9))
+                counts[1]++;
+            else if (!strncmp(p + 1, "text}", 5))
+                counts[2]++;
+            p = e;
+        } else if (*p == '}') {
+            if (p[1] != '}')
+                return error("%s:%ld: [%s]: a lone '}' (write '}}' for a literal brace)", name,
+                             line, section_names[s]);
+            p++;
+        }
+    }
+    return 0;
+}
+
+static char *unescape_separator(const char *s)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (; *s; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            if (*s == 'n')
+                strbuf_addch(&sb, '\n');
+            else if (*s == 't')
+                strbuf_addch(&sb, '\t');
+            else
+                strbuf_addch(&sb, *s);
+        } else {
+            strbuf_addch(&sb, *s);
+        }
+    }
+    return strbuf_detach(&sb, NULL);
+}
+
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text)
+{
+    struct sec_info sec[SEC__COUNT];
+    enum section cur = SEC_NONE;
+    const char *p = text;
+    long line = 0, last_line = 0;
+    int i, ret = -1, counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0};
+
+    memset(t, 0, sizeof(*t));
+    for (i = 0; i < SEC__COUNT; i++) {
+        strbuf_init(&sec[i].text, 0);
+        sec[i].line = 0;
+    }
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        size_t m = n;
+        line++;
+        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r'))
+            m--;
+        if (m >= 3 && p[0] == '[' && p[m - 1] == ']') {
+            size_t k = 1;
+            while (k < m - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '_'))
+                k++;
+            if (k == m - 1) {
+                enum section s = SEC_NONE;
+                for (i = 0; i < SEC__COUNT; i++)
+                    if (strlen(section_names[i]) == m - 2 &&
+                        !memcmp(p + 1, section_names[i], m - 2))
+                        s = (enum section)i;
+                if (s == SEC_NONE) {
+                    error("%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
+                          "[separator])",
+                          name, line, (int)(m - 2), p + 1);
+                    goto cleanup;
+                }
+                if (sec[s].line) {
+                    error("%s:%ld: section [%s] given twice (first on line %ld)", name, line,
+                          section_names[s], sec[s].line);
+                    goto cleanup;
+                }
+                sec[s].line = line;
+                cur = s;
+                goto next;
+            }
+        }
+        if (cur == SEC_NONE) {
+            if (m && p[0] != '#') {
+                error("%s:%ld: text before the first section header (e.g. [user])", name, line);
+                goto cleanup;
+            }
+        } else {
+            strbuf_add(&sec[cur].text, p, n);
+            strbuf_addch(&sec[cur].text, '\n');
+        }
+    next:
+        last_line = line;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    for (i = 0; i < SEC__COUNT; i++) {
+        struct strbuf *sb = &sec[i].text;
+        while (sb->len && (sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))
+            strbuf_setlen(sb, sb->len - 1);
+    }
+    if (!sec[SEC_USER].line) {
+        error("%s:%ld: no [user] section", name, last_line ? last_line : 1);
+        goto cleanup;
+    }
+    if (!sec[SEC_DOCUMENT].line) {
+        error("%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
+              name, last_line ? last_line : 1);
+        goto cleanup;
+    }
+    if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys) < 0 ||
+        check_placeholders(name, SEC_USER, &sec[SEC_USER], counts) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc) < 0)
+        goto cleanup;
+    if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}')) {
+        error("%s:%ld: [separator] takes no placeholders", name, sec[SEC_SEPARATOR].line + 1);
+        goto cleanup;
+    }
+    if (counts[0] != 1) {
+        error("%s:%ld: [user] must contain {documents} exactly once (found %d)", name,
+              sec[SEC_USER].line, counts[0]);
+        goto cleanup;
+    }
+    if (counts[1] < 1) {
+        error("%s:%ld: [user] has no {question} placeholder", name, sec[SEC_USER].line);
+        goto cleanup;
+    }
+    if (c_doc[2] != 1) {
+        error("%s:%ld: [document] must contain {text} exactly once", name, sec[SEC_DOCUMENT].line);
+        goto cleanup;
+    }
+    t->path = xstrdup(name);
+    t->system = strbuf_detach(&sec[SEC_SYSTEM].text, NULL);
+    t->user = strbuf_detach(&sec[SEC_USER].text, NULL);
+    t->document = strbuf_detach(&sec[SEC_DOCUMENT].text, NULL);
+    t->separator =
+        sec[SEC_SEPARATOR].line ? unescape_separator(sec[SEC_SEPARATOR].text.buf) : xstrdup("\n");
+    sha256_hex(text, strlen(text), t->sha256);
+    ret = 0;
+cleanup:
+    for (i = 0; i < SEC__COUNT; i++)
+        strbuf_release(&sec[i].text);
+    return ret;
+}
+
+int prompt_template_load(struct prompt_template *t, const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int rc;
+    memset(t, 0, sizeof(*t));
+    strbuf_set_cap(&sb, 1024 * 1024);
+    if (strbuf_read_file(&sb, path) < 0) {
+        rc = error("%s: cannot read template: %s", path, strerror(errno));
+        strbuf_release(&sb);
+        return rc;
+    }
+    if (memchr(sb.buf, '\0', sb.len) || !utf8_valid(sb.buf, sb.len)) {
+        strbuf_release(&sb);
+        return error("%s: template is not valid UTF-8 text", path);
+    }
+    rc = prompt_template_parse(t, path, sb.buf);
+    strbuf_release(&sb);
+    return rc;
+}
+
+void prompt_template_release(struct prompt_template *t)
+{
+    free(t->path);
+    free(t->system);
+    free(t->user);
+    free(t->document);
+    free(t->separator);
+    memset(t, 0, sizeof(*t));
+}
+
+/* ---- rendering ---- */
+
+struct doc_vals {
+    long index;
+    const char *title, *text, *id;
+    size_t text_len;
+};
+
+/*
+ * Render a section. For [user], documents (may be NULL) is inserted for
+ * {documents} and *docs_at (if non-NULL) receives its byte offset in out.
+ */
+static void render(struct strbuf *out, const char *tpl, const char *question,
+                   const struct strbuf *documents, size_t *docs_at, const struct doc_vals *d)
+{
+    const char *p = tpl;
+    while (*p) {
+        const char *q = p;
+        while (*q && *q != '{' && *q != '}')
+            q++;
+        strbuf_add(out, p, (size_t)(q - p));
+        if (!*q)
+            break;
+        if (q[1] == q[0]) { /* {{ or }} */
+            strbuf_addch(out, *q);
+            p = q + 2;
+            continue;
+        }
+        p = strchr(q, '}') + 1; /* validated at load */
+#define IS(lit) (!strncmp(q + 1, lit "}", sizeof(lit)))
+        if (IS("question")) {
+            strbuf_addstr(out, question);
+        } else if (IS("documents")) {
+            if (docs_at)
+                *docs_at = out->len;
+            if (documents)
+                strbuf_add(out, documents->buf, documents->len);
+        } else if (d && IS("index")) {
+            strbuf_addf(out, "%ld", d->index);
+        } else if (d && IS("title")) {
+            strbuf_addstr(out, d->title);
+        } else if (d && IS("text")) {
+            strbuf_add(out, d->text, d->text_len);
+        } else if (d && IS("id")) {
+            strbuf_addstr(out, d->id);
+        }
+#undef IS
+    }
+}
+
+/* ---- seeded randomness (identical on every platform) ---- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t fnv64(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t mix_key(unsigned long seed, const char *qid, long len, long repeat, const char *tag)
+{
+    uint64_t h = 1469598103934665603ULL, s;
+    unsigned char b[8];
+    int i;
+    uint64_t v[3] = {(uint64_t)seed, (uint64_t)len, (uint64_t)repeat};
+    int k;
+    h = fnv64(h, tag, strlen(tag) + 1);
+    h = fnv64(h, qid, strlen(qid) + 1);
+    for (k = 0; k < 3; k++) {
+        for (i = 0; i < 8; i++) /* fixed byte order: same on every machine */
+            b[i] = (unsigned char)(v[k] >> (8 * i));
+        h = fnv64(h, b, 8);
+    }
+    s = h;
+    return splitmix64(&s);
+}
+
+static void shuffle_sizes(size_t *a, size_t n, uint64_t state)
+{
+    size_t i;
+    for (i = n; i > 1; i--) {
+        size_t j = (size_t)(splitmix64(&state) % i);
+        size_t tmp = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = tmp;
+    }
+}
+
+/* ---- the builder ---- */
+
+/* Pointer -> token count of the chunk's rendered document block. */
+struct count_map {
+    const void **key;
+    long *val;
+    size_t alloc, nr;
+};
+
+static size_t ptr_slot(const struct count_map *m, const void *p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return (size_t)h & (m->alloc - 1);
+}
+
+static long *count_map_get(struct count_map *m, const void *p)
+{
+    size_t i;
+    if (!m->alloc)
+        return NULL;
+    for (i = ptr_slot(m, p); m->key[i]; i = (i + 1) & (m->alloc - 1))
+        if (m->key[i] == p)
+            return &m->val[i];
+    return NULL;
+}
+
+static void count_map_put(struct count_map *m, const void *p, long v)
+{
+    size_t i;
+    if ((m->nr + 1) * 2 > m->alloc) {
+        struct count_map n;
+        n.alloc = m->alloc ? m->alloc * 2 : 1024;
+        n.key = xcalloc(n.alloc, sizeof(*n.key));
+        n.val = xcalloc(n.alloc, sizeof(*n.val));
+        n.nr = 0;
+        for (i = 0; i < m->alloc; i++)
+            if (m->key[i])
+                count_map_put(&n, m->key[i], m->val[i]);
+        free(m->key);
+        free(m->val);
+        *m = n;
+    }
+    for (i = ptr_slot(m, p); m->key[i]; i = (i + 1) & (m->alloc - 1))
+        ;
+    m->key[i] = p;
+    m->val[i] = v;
+    m->nr++;
+}
+
+struct seq_item {
+    const struct chunk *c;
+    char *trimmed; /* owned; text of a trimmed filler chunk, else NULL */
+    size_t trimmed_len;
+    long cost; /* tokens of separator + rendered block */
+    int hard;  /* a hard negative */
+};
+
+/* The distractor selection of one (question, length, seed): independent of repeat and depth. */
+struct seq {
+    const struct question *q;
+    long target;
+    unsigned long seed;
+    int chat;
+    struct seq_item *it;
+    size_t nr;
+    size_t hard, filler, filler_dropped;
+    uint64_t last_used;
+};
+
+/* Eligible filler of one question (seeded permutation). */
+struct qfill {
+    const struct question *q;
+    unsigned long seed;
+    size_t *idx;
+    size_t nr, dropped;
+};
+
+#define SEQ_CACHE  8
+#define FILL_CACHE 64
+
+struct prompt_builder {
+    struct tokenizer *tk;
+    const struct prompt_template *tpl;
+    const struct haystack *hay;
+    struct count_map counts;
+    struct seq seqs[SEQ_CACHE];
+    struct qfill fills[FILL_CACHE];
+    size_t fill_next;
+    uint64_t tick;
+    struct strbuf scratch, docs;
+};
+
+struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct prompt_template *tpl,
+                                          const struct haystack *hay)
+{
+    struct prompt_builder *b = xcalloc(1, sizeof(*b));
+    b->tk = tk;
+    b->tpl = tpl;
+    b->hay = hay;
+    strbuf_init(&b->scratch, 0);
+    strbuf_init(&b->docs, 0);
+    return b;
+}
+
+static void seq_clear(struct seq *s)
+{
+    size_t i;
+    for (i = 0; i < s->nr; i++)
+        free(s->it[i].trimmed);
+    free(s->it);
+    memset(s, 0, sizeof(*s));
+}
+
+void prompt_builder_free(struct prompt_builder *b)
+{
+    size_t i;
+    if (!b)
+        return;
+    free(b->counts.key);
+    free(b->counts.val);
+    for (i = 0; i < SEQ_CACHE; i++)
+        seq_clear(&b->seqs[i]);
+    for (i = 0; i < FILL_CACHE; i++)
+        free(b->fills[i].idx);
+    strbuf_release(&b->scratch);
+    strbuf_release(&b->docs);
+    free(b);
+}
+
+void built_prompt_init(struct built_prompt *p)
+{
+    struct built_prompt z = BUILT_PROMPT_INIT;
+    *p = z;
+}
+
+void built_prompt_release(struct built_prompt *p)
+{
+    strbuf_release(&p->system);
+    strbuf_release(&p->user);
+    strbuf_release(&p->text);
+    built_prompt_init(p);
+}
+
+/* Representative document number for cached counts (two digits, like most). */
+#define COUNT_INDEX 10
+
+static long count_text(struct prompt_builder *b, const char *s, size_t n, struct strbuf *err)
+{
+    long c = tokenizer_count_err(b->tk, s, n, err);
+    if (c < 0 && err && !err->len)
+        strbuf_addstr(err, "tokenizer failed");
+    return c;
+}
+
+/* Tokens of separator + the chunk's block, with text (text, len). */
+static long block_cost(struct prompt_builder *b, const struct chunk *c, const char *text,
+                       size_t len, struct strbuf *err)
+{
+    struct doc_vals d = {COUNT_INDEX, c->title, text, c->id, len};
+    strbuf_reset(&b->scratch);
+    strbuf_addstr(&b->scratch, b->tpl->separator);
+    render(&b->scratch, b->tpl->document, "", NULL, NULL, &d);
+    return count_text(b, b->scratch.buf, b->scratch.len, err);
+}
+
+static long chunk_cost(struct prompt_builder *b, const struct chunk *c, struct strbuf *err)
+{
+    long *v = count_map_get(&b->counts, c), n;
+    if (v)
+        return *v;
+    n = block_cost(b, c, c->text, c->text_len, err);
+    if (n >= 0)
+        count_map_put(&b->counts, c, n);
+    return n;
+}
+
+static struct qfill *get_fill(struct prompt_builder *b, const struct question *q,
+                              unsigned long seed)
+{
+    struct qfill *f;
+    size_t i;
+    for (i = 0; i < FILL_CACHE; i++)
+        if (b->fills[i].q == q && b->fills[i].seed == seed)
+            return &b->fills[i];
+    f = &b->fills[b->fill_next];
+    b->fill_next = (b->fill_next + 1) % FILL_CACHE;
+    free(f->idx);
+    memset(f, 0, sizeof(*f));
+    f->q = q;
+    f->seed = seed;
+    if (b->hay) {
+        haystack_filter(b->hay, q, &f->idx, &f->nr, &f->dropped);
+        shuffle_sizes(f->idx, f->nr, mix_key(seed, q->id, 0, 0, "filler"));
+    }
+    return f;
+}
+
+/*
+ * Render the whole request for a distractor order (order[] indexes s->it)
+ * with the gold block at boundary k. Fills out's strings and byte offsets.
+ */
+static void render_request(struct prompt_builder *b, const struct seq *s, const size_t *order,
+                           size_t k, struct built_prompt *out)
+{
+    const struct prompt_template *t = b->tpl;
+    const struct question *q = s->q;
+    size_t i, g, docs_at = 0, gold_s = 0, gold_e = 0;
+    long index = 1;
+    int first = 1;
+
+    strbuf_reset(&b->docs);
+    for (i = 0; i <= s->nr; i++) {
+        if (i == k) {
+            for (g = 0; g < q->gold_nr; g++) {
+                struct doc_vals d = {index++, q->gold[g].title, q->gold[g].text, q->gold[g].id,
+                                     q->gold[g].text_len};
+                if (!first)
+                    strbuf_addstr(&b->docs, t->separator);
+                first = 0;
+                if (g == 0)
+                    gold_s = b->docs.len;
+                render(&b->docs, t->document, "", NULL, NULL, &d);
+            }
+            gold_e = b->docs.len;
+        }
+        if (i < s->nr) {
+            const struct seq_item *it = &s->it[order ? order[i] : i];
+            struct doc_vals d = {index++, it->c->title, it->trimmed ? it->trimmed : it->c->text,
+                                 it->c->id, it->trimmed ? it->trimmed_len : it->c->text_len};
+            if (!first)
+                strbuf_addstr(&b->docs, t->separator);
+            first = 0;
+            render(&b->docs, t->document, "", NULL, NULL, &d);
+        }
+    }
+    strbuf_reset(&out->system);
+    strbuf_reset(&out->user);
+    strbuf_reset(&out->text);
+    render(&out->system, t->system, q->question, NULL, NULL, NULL);
+    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
+    out->gold_start = docs_at + gold_s;
+    out->gold_end = docs_at + gold_e;
+    if (out->system.len) {
+        strbuf_add(&out->text, out->system.buf, out->system.len);
+        strbuf_addstr(&out->text, "\n\n");
+    }
+    strbuf_add(&out->text, out->user.buf, out->user.len);
+}
+
+/* Exact token count of the request as sent. */
+static long count_request(struct prompt_builder *b, const struct built_prompt *p, int chat,
+                          struct strbuf *err)
+{
+    long a = 0, c;
+    if (!chat)
+        return count_text(b, p->text.buf, p->text.len, err);
+    if (p->system.len) {
+        a = count_text(b, p->system.buf, p->system.len, err);
+        if (a < 0)
+            return -1;
+    }
+    c = count_text(b, p->user.buf, p->user.len, err);
+    return c < 0 ? -1 : a + c;
+}
+
+/* Word-end byte offsets of text (positions just after each word). */
+static size_t word_ends(const char *s, size_t n, size_t **out)
+{
+    size_t i, nr = 0, alloc = 0;
+    *out = NULL;
+    for (i = 0; i < n; i++) {
+        int sp = s[i] == ' ' || s[i] == '\n' || s[i] == '\t';
+        int next_sp = i + 1 == n || s[i + 1] == ' ' || s[i + 1] == '\n' || s[i + 1] == '\t';
+        if (!sp && next_sp) {
+            ALLOC_GROW(*out, nr + 1, alloc);
+            (*out)[nr++] = i + 1;
+        }
+    }
+    return nr;
+}
+
+/*
+ * Select distractors for budget tokens (estimated from cached block costs).
+ * Hard negatives first (skipped when they do not fit), then filler; the first
+ * filler chunk that does not fit is trimmed at a word boundary to fill the
+ * rest. Returns 0, or -1 (err) when the material runs out or counting fails.
+ */
+static int select_items(struct prompt_builder *b, struct seq *s, const struct qfill *f, long budget,
+                        struct strbuf *err)
+{
+    const struct question *q = s->q;
+    size_t i, alloc = 0;
+    long sum = 0;
+
+    for (i = 0; i < s->nr; i++)
+        free(s->it[i].trimmed);
+    s->nr = s->hard = s->filler = 0;
+    for (i = 0; i < q->distractors_nr; i++) {
+        long c = chunk_cost(b, &q->distractors[i], err);
+        if (c < 0)
+            return -1;
+        if (sum + c > budget)
+            continue;
+        ALLOC_GROW(s->it, s->nr + 1, alloc);
+        s->it[s->nr++] = (struct seq_item){&q->distractors[i], NULL, 0, c, 1};
+        s->hard++;
+        sum += c;
+    }
+    for (i = 0; i < f->nr && sum < budget; i++) {
+        const struct chunk *c = &b->hay->c[f->idx[i]];
+        long cost = chunk_cost(b, c, err);
+        if (cost < 0)
+            return -1;
+        ALLOC_GROW(s->it, s->nr + 1, alloc);
+        if (sum + cost <= budget) {
+            s->it[s->nr++] = (struct seq_item){c, NULL, 0, cost, 0};
+            s->filler++;
+            sum += cost;
+            continue;
+        }
+        /* trim: the longest word prefix whose block fits the rest */
+        {
+            size_t *ends, nw = word_ends(c->text, c->text_len, &ends), lo = 0, hi = nw;
+            long best_cost = -1;
+            size_t best = 0;
+            /* binary search over the number of words kept (1..nw-1) */
+            while (lo + 1 < hi) {
+                size_t mid = (lo + hi) / 2;
+                long t = block_cost(b, c, c->text, ends[mid - 1], err);
+                if (t < 0) {
+                    free(ends);
+                    return -1;
+                }
+                if (sum + t <= budget) {
+                    lo = mid;
+                    best = mid;
+                    best_cost = t;
+                } else {
+                    hi = mid;
+                }
+            }
+            if (best) {
+                s->it[s->nr++] = (struct seq_item){c, xmemdup(c->text, ends[best - 1]),
+                                                   ends[best - 1], best_cost, 0};
+                s->filler++;
+                sum += best_cost;
+            }
+            free(ends);
+        }
+        break;
+    }
+    if (budget - sum > 0 && i >= f->nr && budget - sum > budget / 200 + 16) {
+        strbuf_addf(err,
+                    "question %s: not enough distractor material for %ld tokens (%zu hard "
+                    "negatives, %zu eligible filler chunks%s)",
+                    q->id, s->target, q->distractors_nr, f->nr,
+                    b->hay ? "" : "; no haystack given");
+        return -1;
+    }
+    return 0;
+}
+
+static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
+                           struct built_prompt *tmp, struct strbuf *err)
+{
+    const struct question *q = r->q;
+    struct seq *s = NULL, *victim = &b->seqs[0];
+    struct qfill *f;
+    long fixed, budget, real, best_diff = -1, best_budget = 0;
+    size_t i;
+    int iter;
+
+    b->tick++;
+    for (i = 0; i < SEQ_CACHE; i++) {
+        struct seq *c = &b->seqs[i];
+        if (c->q == q && c->target == r->target_len && c->seed == r->seed && c->chat == r->chat) {
+            c->last_used = b->tick;
+            return c;
+        }
+        if (c->last_used < victim->last_used)
+            victim = c;
+    }
+    s = victim;
+    seq_clear(s);
+    s->q = q;
+    s->target = r->target_len;
+    s->seed = r->seed;
+    s->chat = r->chat;
+    s->last_used = b->tick;
+
+    f = get_fill(b, q, r->seed);
+    s->filler_dropped = f->dropped;
+
+    /* the fixed part: template, question and gold, no distractors */
+    render_request(b, s, NULL, 0, tmp);
+    fixed = count_request(b, tmp, r->chat, err);
+    if (fixed < 0)
+        goto fail;
+    if (fixed > r->target_len) {
+        strbuf_addf(err,
+                    "question %s: target length %ld is below the size of the template, question "
+                    "and gold chunk (%ld tokens)",
+                    q->id, r->target_len, fixed);
+        goto fail;
+    }
+    budget = r->target_len - fixed;
+    /*
+     * Converge on the exact count: cached block costs are not exactly additive
+     * (token merges at boundaries, document numbers), so count the whole
+     * request (gold first, selection order) and correct the budget.
+     */
+    for (iter = 0; iter < 8; iter++) {
+        long diff;
+        if (select_items(b, s, f, budget, err) < 0)
+            goto fail;
+        render_request(b, s, NULL, 0, tmp);
+        real = count_request(b, tmp, r->chat, err);
+        if (real < 0)
+            goto fail;
+        diff = r->target_len - real;
+        if (best_diff < 0 || labs(diff) < best_diff) {
+            best_diff = labs(diff);
+            best_budget = budget;
+        }
+        if (labs(diff) <= r->target_len / 1000 + 1)
+            return s;
+        budget += diff;
+    }
+    if (select_items(b, s, f, best_budget, err) < 0)
+        goto fail;
+    return s;
+fail:
+    seq_clear(s);
+    return NULL;
+}
+
+int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
+                 struct strbuf *err)
+{
+    struct seq *s;
+    size_t *order = NULL, i, k = 0;
+    long total = 0, before = 0, best_num = 0;
+    double d = (double)r->depth_bp / DEPTH_BP_MAX;
+    int ret = -1;
+
+    if (r->depth_bp < 0 || r->depth_bp > DEPTH_BP_MAX) {
+        strbuf_addf(err, "depth %d is outside 0..%d basis points", r->depth_bp, DEPTH_BP_MAX);
+        return -1;
+    }
+    if (r->target_len <= 0) {
+        strbuf_addf(err, "target length %ld must be positive", r->target_len);
+        return -1;
+    }
+    s = get_seq(b, r, out, err);
+    if (!s)
+        return -1;
+
+    /* the order of this repeat (never depends on depth) */
+    order = xmalloc(st_mult(s->nr ? s->nr : 1, sizeof(*order)));
+    for (i = 0; i < s->nr; i++)
+        order[i] = i;
+    shuffle_sizes(order, s->nr, mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order"));
+
+    /* the boundary nearest the requested depth (ties: the earlier one) */
+    for (i = 0; i < s->nr; i++)
+        total += s->it[i].cost;
+    if (total > 0) {
+        double best = 2.0;
+        long cum = 0;
+        for (i = 0; i <= s->nr; i++) {
+            double dist = (double)cum / (double)total - d;
+            if (dist < 0)
+                dist = -dist;
+            if (dist < best - 1e-12) {
+                best = dist;
+                k = i;
+                best_num = cum;
+            }
+            if (i < s->nr)
+                cum += s->it[order[i]].cost;
+        }
+        before = best_num;
+    }
+    render_request(b, s, order, k, out);
+    out->realized_len = count_request(b, out, r->chat, err);
+    if (out->realized_len < 0)
+        goto cleanup;
+    {
+        long pre = 0;
+        if (r->chat && out->system.len) {
+            pre = count_text(b, out->system.buf, out->system.len, err);
+            if (pre < 0)
+                goto cleanup;
+            out->gold_offset = count_text(b, out->user.buf, out->gold_start, err);
+        } else {
+            size_t off = out->gold_start + (r->chat ? 0 : out->text.len - out->user.len);
+            const char *base = r->chat ? out->user.buf : out->text.buf;
+            out->gold_offset = count_text(b, base, off, err);
+        }
+        if (out->gold_offset < 0)
+            goto cleanup;
+        out->gold_offset += pre;
+    }
+    out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
+    out->docs_nr = s->nr + r->q->gold_nr;
+    out->gold_index = k;
+    out->hard_negatives = s->hard;
+    out->filler = s->filler;
+    out->filler_dropped = s->filler_dropped;
+    {
+        struct sha256_ctx c;
+        sha256_init(&c);
+        if (r->chat) {
+            sha256_update(&c, out->system.buf, out->system.len);
+            sha256_update(&c, "", 1);
+            sha256_update(&c, out->user.buf, out->user.len);
+        } else {
+            sha256_update(&c, out->text.buf, out->text.len);
+        }
+        sha256_final_hex(&c, out->sha256);
+    }
+    ret = 0;
+cleanup:
+    free(order);
+    return ret;
+}
