@@ -112,7 +112,13 @@ struct cell_stats {
     double mean_realized_depth;    /* mean over trials with a prompt, -1 when none */
 };
 
-/* A point estimate with a bootstrap interval; lo = hi = est when not bootstrapped. */
+/*
+ * A point estimate with a percentile bootstrap interval over questions
+ * (resampled with replacement, seeded); lo = hi = est when not bootstrapped.
+ * The bootstrap keeps the depths chosen on the full data (the two edges and
+ * the worst interior depth) fixed, so it is the interval of "edge minus the
+ * accuracy at that depth".
+ */
 struct estimate {
     double est, lo, hi;
 };

@@ -1,0 +1,838 @@
+/*
+ * Run statistics: per-cell accuracy with Wilson intervals and coverage,
+ * per-length edge/middle/dip with a seeded question bootstrap, effective
+ * length, ordering advice; plus the exact McNemar and Holm procedures used
+ * by compare. Pure: no I/O and no global state.
+ */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- building blocks ---- */
+
+void wilson_interval(long k, long n, double z, double *lo, double *hi)
+{
+    double p, z2, denom, center, half;
+    if (n <= 0) {
+        *lo = 0.0;
+        *hi = 1.0;
+        return;
+    }
+    p = (double)k / (double)n;
+    z2 = z * z;
+    denom = 1.0 + z2 / (double)n;
+    center = (p + z2 / (2.0 * (double)n)) / denom;
+    half = z * sqrt(p * (1.0 - p) / (double)n + z2 / (4.0 * (double)n * (double)n)) / denom;
+    *lo = center - half < 0.0 ? 0.0 : center - half;
+    *hi = center + half > 1.0 ? 1.0 : center + half;
+    if (k == 0)
+        *lo = 0.0;
+    if (k == n)
+        *hi = 1.0;
+}
+
+static double log_choose(long n, long k)
+{
+    return lgamma((double)n + 1.0) - lgamma((double)k + 1.0) - lgamma((double)(n - k) + 1.0);
+}
+
+double binom_half_upper_tail(long k, long n)
+{
+    double maxl = -INFINITY, sum = 0.0, r;
+    long i;
+    if (k <= 0)
+        return 1.0;
+    if (k > n)
+        return 0.0;
+    for (i = k; i <= n; i++) {
+        double l = log_choose(n, i);
+        if (l > maxl)
+            maxl = l;
+    }
+    for (i = k; i <= n; i++)
+        sum += exp(log_choose(n, i) - maxl);
+    r = exp(maxl + log(sum) - (double)n * log(2.0));
+    return r > 1.0 ? 1.0 : r;
+}
+
+double mcnemar_drop_p(long b, long c)
+{
+    if (b + c <= 0)
+        return 1.0;
+    return binom_half_upper_tail(b, b + c);
+}
+
+double mcnemar_gain_p(long b, long c)
+{
+    if (b + c <= 0)
+        return 1.0;
+    return binom_half_upper_tail(c, b + c);
+}
+
+double mcnemar_two_sided_p(long b, long c)
+{
+    double p;
+    if (b + c <= 0)
+        return 1.0;
+    p = 2.0 * binom_half_upper_tail(b > c ? b : c, b + c);
+    return p > 1.0 ? 1.0 : p;
+}
+
+struct pidx {
+    double p;
+    size_t i;
+};
+
+static int cmp_pidx(const void *a, const void *b)
+{
+    const struct pidx *x = a, *y = b;
+    if (x->p < y->p)
+        return -1;
+    if (x->p > y->p)
+        return 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void holm_adjust(const double *p, size_t n, double *adj)
+{
+    struct pidx *v;
+    size_t j;
+    double run = 0.0;
+    if (!n)
+        return;
+    v = xcalloc(n, sizeof(*v));
+    for (j = 0; j < n; j++) {
+        v[j].p = p[j];
+        v[j].i = j;
+    }
+    qsort(v, n, sizeof(*v), cmp_pidx);
+    for (j = 0; j < n; j++) {
+        double a = (double)(n - j) * v[j].p;
+        if (a > 1.0)
+            a = 1.0;
+        if (a > run)
+            run = a;
+        adj[v[j].i] = run;
+    }
+    free(v);
+}
+
+static unsigned long long splitmix64(unsigned long long *x)
+{
+    unsigned long long z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+void stats_rng_seed(struct stats_rng *r, unsigned long long seed)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+static unsigned long long rotl(unsigned long long x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+unsigned long long stats_rng_next(struct stats_rng *r)
+{
+    unsigned long long *s = r->s;
+    unsigned long long result = rotl(s[1] * 5, 7) * 9;
+    unsigned long long t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+size_t stats_rng_below(struct stats_rng *r, size_t n)
+{
+    /* rejection sampling: no modulo bias */
+    unsigned long long limit = ~0ULL - (~0ULL % n), x;
+    do
+        x = stats_rng_next(r);
+    while (x >= limit);
+    return (size_t)(x % n);
+}
+
+double stats_quantile_sorted(const double *sorted, size_t n, double q)
+{
+    double h;
+    size_t lo;
+    if (n == 1 || q <= 0.0)
+        return sorted[0];
+    if (q >= 1.0)
+        return sorted[n - 1];
+    h = (double)(n - 1) * q;
+    lo = (size_t)floor(h);
+    if (lo + 1 >= n)
+        return sorted[n - 1];
+    return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+int rank_dist_parse(const char *text, double **probs, size_t *n, struct strbuf *err)
+{
+    struct strbuf line = STRBUF_INIT;
+    double *v = NULL, sum = 0.0;
+    size_t nr = 0, alloc = 0, lineno = 0;
+    const char *p = text;
+
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        double x;
+        lineno++;
+        strbuf_reset(&line);
+        strbuf_add(&line, p, len);
+        strbuf_trim(&line);
+        p += len + (e ? 1 : 0);
+        if (!line.len || line.buf[0] == '#')
+            continue;
+        if (parse_double(line.buf, &x) || x < 0.0 || x > 1.0) {
+            strbuf_addf(err, "line %lu: \"%s\" is not a probability between 0 and 1",
+                        (unsigned long)lineno, line.buf);
+            goto fail;
+        }
+        sum += x;
+        if (sum > 1.0 + 1e-6) {
+            strbuf_addf(err, "line %lu: probabilities sum to %.6g, more than 1",
+                        (unsigned long)lineno, sum);
+            goto fail;
+        }
+        ALLOC_GROW(v, nr + 1, alloc);
+        v[nr++] = x;
+    }
+    if (!nr) {
+        strbuf_addstr(err, "no probabilities given");
+        goto fail;
+    }
+    strbuf_release(&line);
+    *probs = v;
+    *n = nr;
+    return 0;
+fail:
+    strbuf_release(&line);
+    free(v);
+    return -1;
+}
+
+static const char *const ordering_names[ORDER__COUNT] = {"source", "best-first", "edges-first",
+                                                         "best-first-second-last"};
+
+const char *ordering_name(enum ordering o)
+{
+    return (unsigned)o < ORDER__COUNT ? ordering_names[o] : "unknown";
+}
+
+int ordering_slot(enum ordering order, int rank, int k)
+{
+    if (k <= 1)
+        return 0;
+    switch (order) {
+    case ORDER_BEST_FIRST:
+        return rank - 1;
+    case ORDER_EDGES_FIRST:
+        return rank % 2 ? (rank - 1) / 2 : k - rank / 2;
+    case ORDER_BEST_2ND_LAST:
+        return rank == 1 ? 0 : rank == 2 ? k - 1 : rank - 2;
+    default:
+        return -1;
+    }
+}
+
+double ordering_expected_accuracy(enum ordering order, const double *slot_acc, const double *probs,
+                                  int k)
+{
+    double num = 0.0, den = 0.0;
+    int r;
+    if (k <= 0)
+        return 0.0;
+    if (order == ORDER_SOURCE) {
+        for (r = 0; r < k; r++)
+            num += slot_acc[r];
+        return num / k;
+    }
+    for (r = 1; r <= k; r++) {
+        num += probs[r - 1] * slot_acc[ordering_slot(order, r, k)];
+        den += probs[r - 1];
+    }
+    return den > 0.0 ? num / den : 0.0;
+}
+
+void stats_options_init(struct stats_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->z = STATS_Z95;
+    o->confidence = 0.95;
+    o->bootstrap_iters = 2000;
+    o->seed = 1;
+    o->effective_fraction = 0.85;
+    o->mismatch_tolerance = 0.02;
+    o->geometric_p = 0.5;
+}
+
+/* ---- run statistics ---- */
+
+static int cmp_trial_cell(const void *a, const void *b)
+{
+    const struct trial_result *x = *(const struct trial_result *const *)a;
+    const struct trial_result *y = *(const struct trial_result *const *)b;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    if (x->depth_bp != y->depth_bp)
+        return x->depth_bp < y->depth_bp ? -1 : 1;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static long question_index(const char **ids, size_t n, const char *id)
+{
+    const char **hit = bsearch(&id, ids, n, sizeof(*ids), cmp_str);
+    return hit ? (long)(hit - ids) : -1;
+}
+
+/*
+ * Summary of one depth curve given per-cell (valid, correct) counts. Cells
+ * without valid trials are skipped. Returns the number of depths with data.
+ */
+struct curve {
+    int n_depths;
+    int lo_i, hi_i; /* cell indices of the edges */
+    double edge_lo, edge_hi, edge;
+    int has_middle, worst_i;
+    double middle_worst;
+    int has_mean;
+    double middle_mean;
+};
+
+static void curve_summary(const struct cell_stats *cells, size_t n, const long *valid,
+                          const long *correct, struct curve *c)
+{
+    size_t i;
+    double sum = 0.0;
+    int nm = 0;
+    memset(c, 0, sizeof(*c));
+    c->lo_i = c->hi_i = c->worst_i = -1;
+    for (i = 0; i < n; i++) {
+        if (valid[i] <= 0)
+            continue;
+        if (c->lo_i < 0)
+            c->lo_i = (int)i;
+        c->hi_i = (int)i;
+        c->n_depths++;
+    }
+    if (!c->n_depths)
+        return;
+    c->edge_lo = (double)correct[c->lo_i] / (double)valid[c->lo_i];
+    c->edge_hi = (double)correct[c->hi_i] / (double)valid[c->hi_i];
+    c->edge = (c->edge_lo + c->edge_hi) / 2.0;
+    for (i = 0; i < n; i++) {
+        double a;
+        if (valid[i] <= 0)
+            continue;
+        a = (double)correct[i] / (double)valid[i];
+        if ((int)i != c->lo_i && (int)i != c->hi_i) {
+            if (!c->has_middle || a < c->middle_worst) {
+                c->middle_worst = a;
+                c->worst_i = (int)i;
+            }
+            c->has_middle = 1;
+        }
+        if (cells[i].depth_bp >= 2500 && cells[i].depth_bp <= 7500) {
+            sum += a;
+            nm++;
+        }
+    }
+    if (nm) {
+        c->has_mean = 1;
+        c->middle_mean = sum / nm;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void set_interval(struct estimate *e, double *v, size_t n, double conf)
+{
+    if (!n)
+        return;
+    qsort(v, n, sizeof(*v), cmp_double);
+    e->lo = stats_quantile_sorted(v, n, (1.0 - conf) / 2.0);
+    e->hi = stats_quantile_sorted(v, n, 1.0 - (1.0 - conf) / 2.0);
+}
+
+/*
+ * Bootstrap over questions for one length: resample the questions that have
+ * a valid trial at this length, recompute the curve summary, take percentile
+ * intervals. qv/qc are n_q x n_cells count matrices.
+ */
+static void bootstrap_length(struct length_stats *ls, const struct cell_stats *cells,
+                             const long *qv, const long *qc, const size_t *qs, size_t nq,
+                             size_t ncells, const struct stats_options *opt,
+                             unsigned long long seed, size_t lo, size_t hi, size_t worst)
+{
+    struct stats_rng rng;
+    long *v = xcalloc(ncells, sizeof(*v)), *c = xcalloc(ncells, sizeof(*c));
+    double *edge = xcalloc(opt->bootstrap_iters, sizeof(double));
+    double *mw = xcalloc(opt->bootstrap_iters, sizeof(double));
+    double *mm = xcalloc(opt->bootstrap_iters, sizeof(double));
+    double *dip = xcalloc(opt->bootstrap_iters, sizeof(double));
+    double *dipm = xcalloc(opt->bootstrap_iters, sizeof(double));
+    size_t nw = 0, nmm = 0, ne = 0;
+    unsigned it;
+
+    stats_rng_seed(&rng, seed);
+    for (it = 0; it < opt->bootstrap_iters; it++) {
+        size_t j, q;
+        double e;
+        memset(v, 0, ncells * sizeof(*v));
+        memset(c, 0, ncells * sizeof(*c));
+        for (j = 0; j < nq; j++) {
+            size_t row = qs[stats_rng_below(&rng, nq)];
+            for (q = 0; q < ncells; q++) {
+                v[q] += qv[row * ncells + q];
+                c[q] += qc[row * ncells + q];
+            }
+        }
+        /*
+         * The depths are those chosen on the full data (edges, worst interior
+         * depth): re-selecting the minimum in every resample would bias the
+         * interval away from the point estimate.
+         */
+        if (v[lo] <= 0 || v[hi] <= 0)
+            continue;
+        e = ((double)c[lo] / (double)v[lo] + (double)c[hi] / (double)v[hi]) / 2.0;
+        edge[ne++] = e;
+        if (ls->has_middle && v[worst] > 0) {
+            mw[nw] = (double)c[worst] / (double)v[worst];
+            dip[nw] = e - mw[nw];
+            nw++;
+        }
+        if (ls->has_middle_mean) {
+            double sum = 0.0;
+            int nm = 0;
+            for (q = 0; q < ncells; q++)
+                if (v[q] > 0 && cells[q].depth_bp >= 2500 && cells[q].depth_bp <= 7500) {
+                    sum += (double)c[q] / (double)v[q];
+                    nm++;
+                }
+            if (nm) {
+                mm[nmm] = sum / nm;
+                dipm[nmm] = e - mm[nmm];
+                nmm++;
+            }
+        }
+    }
+    set_interval(&ls->edge, edge, ne, opt->confidence);
+    if (ls->has_middle) {
+        set_interval(&ls->middle_worst, mw, nw, opt->confidence);
+        set_interval(&ls->dip, dip, nw, opt->confidence);
+    }
+    if (ls->has_middle_mean) {
+        set_interval(&ls->middle_mean, mm, nmm, opt->confidence);
+        set_interval(&ls->dip_mean, dipm, nmm, opt->confidence);
+    }
+    free(v);
+    free(c);
+    free(edge);
+    free(mw);
+    free(mm);
+    free(dip);
+    free(dipm);
+}
+
+static void point_estimate(struct estimate *e, double x)
+{
+    e->est = e->lo = e->hi = x;
+}
+
+double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth)
+{
+    const struct cell_stats *cells = s->cells + ls->first_cell;
+    size_t i;
+    int have_prev = 0;
+    double px = 0.0, py = 0.0;
+    for (i = 0; i < ls->n_cells; i++) {
+        double x, y;
+        if (cells[i].n_valid <= 0)
+            continue;
+        x = cells[i].depth_bp / (double)DEPTH_BP_MAX;
+        y = cells[i].accuracy;
+        if (depth <= x) {
+            if (!have_prev || x == px)
+                return y;
+            return py + (y - py) * (depth - px) / (x - px);
+        }
+        px = x;
+        py = y;
+        have_prev = 1;
+    }
+    return have_prev ? py : 0.0;
+}
+
+static void length_realized(struct length_stats *ls, const struct trial_result *const *t, size_t n,
+                            double tol)
+{
+    size_t i;
+    double sum = 0.0, rsum = 0.0;
+    for (i = 0; i < n; i++) {
+        double ratio, dev;
+        if (t[i]->outcome == OUTCOME_PENDING || t[i]->realized_length <= 0)
+            continue;
+        if (!ls->n_realized || t[i]->realized_length < ls->realized_min)
+            ls->realized_min = t[i]->realized_length;
+        if (!ls->n_realized || t[i]->realized_length > ls->realized_max)
+            ls->realized_max = t[i]->realized_length;
+        ls->n_realized++;
+        sum += (double)t[i]->realized_length;
+        if (t[i]->usage_prompt_tokens < 0)
+            continue;
+        ratio = (double)t[i]->usage_prompt_tokens / (double)t[i]->realized_length;
+        dev = fabs(ratio - 1.0);
+        ls->n_usage++;
+        rsum += ratio;
+        if (dev > ls->usage_ratio_max_dev)
+            ls->usage_ratio_max_dev = dev;
+        if (dev > tol)
+            ls->tokenizer_mismatches++;
+    }
+    ls->realized_mean = ls->n_realized ? sum / (double)ls->n_realized : 0.0;
+    ls->usage_ratio_mean = ls->n_usage ? rsum / (double)ls->n_usage : 0.0;
+}
+
+static const int default_k[] = {5, 10, 20};
+
+static void compute_advice(struct run_stats *s, const struct stats_options *opt)
+{
+    const int *ks = opt->advice_k ? opt->advice_k : default_k;
+    size_t nk = opt->advice_k ? opt->n_advice_k : sizeof(default_k) / sizeof(default_k[0]);
+    size_t li, ki, alloc = 0;
+
+    for (li = 0; li < s->n_lengths; li++) {
+        struct length_stats *ls = &s->lengths[li];
+        if (!ls->n_depths)
+            continue;
+        for (ki = 0; ki < nk; ki++) {
+            int k = ks[ki], r, o;
+            double *acc, *probs, ret = 0.0;
+            struct ordering_advice *a;
+            if (k <= 0)
+                continue;
+            acc = xcalloc((size_t)k, sizeof(double));
+            probs = xcalloc((size_t)k, sizeof(double));
+            for (r = 0; r < k; r++) {
+                acc[r] = length_accuracy_at(s, ls, k > 1 ? (double)r / (k - 1) : 0.5);
+                if (opt->rank_probs)
+                    probs[r] = (size_t)r < opt->n_rank_probs ? opt->rank_probs[r] : 0.0;
+                else
+                    probs[r] = opt->geometric_p * pow(1.0 - opt->geometric_p, r);
+                ret += probs[r];
+            }
+            ALLOC_GROW(s->advice, s->n_advice + 1, alloc);
+            a = &s->advice[s->n_advice++];
+            memset(a, 0, sizeof(*a));
+            a->length = ls->length;
+            a->k = k;
+            a->retrieved = ret > 1.0 ? 1.0 : ret;
+            for (o = 0; o < ORDER__COUNT; o++)
+                a->accuracy[o] = ordering_expected_accuracy((enum ordering)o, acc, probs, k);
+            free(acc);
+            free(probs);
+        }
+    }
+}
+
+int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
+                  struct run_stats *out, struct strbuf *err)
+{
+    struct stats_options defopt;
+    const struct stats_options *opt = opt_in;
+    const struct trial_result **sorted = NULL;
+    const char **ids = NULL;
+    size_t nids = 0, i, j, cell_alloc = 0, len_alloc = 0;
+    long *qv = NULL, *qc = NULL;
+    char *qseen = NULL;
+
+    memset(out, 0, sizeof(*out));
+    if (!opt) {
+        stats_options_init(&defopt);
+        opt = &defopt;
+    }
+    if (opt->confidence <= 0.0 || opt->confidence >= 1.0) {
+        if (err)
+            strbuf_addf(err, "confidence must be between 0 and 1, not %g", opt->confidence);
+        return -1;
+    }
+    if (!opt->rank_probs && (opt->geometric_p <= 0.0 || opt->geometric_p > 1.0)) {
+        if (err)
+            strbuf_addf(err, "geometric p must be in (0, 1], not %g", opt->geometric_p);
+        return -1;
+    }
+    if (opt->rank_probs) {
+        double sum = 0.0;
+        for (i = 0; i < opt->n_rank_probs; i++) {
+            if (opt->rank_probs[i] < 0.0) {
+                if (err)
+                    strbuf_addf(err, "rank %lu has a negative probability", (unsigned long)i + 1);
+                return -1;
+            }
+            sum += opt->rank_probs[i];
+        }
+        if (sum > 1.0 + 1e-6) {
+            if (err)
+                strbuf_addf(err, "rank probabilities sum to %g, more than 1", sum);
+            return -1;
+        }
+    }
+    out->bootstrap_iters = opt->bootstrap_iters;
+    out->seed = opt->seed;
+    if (!n)
+        return 0;
+
+    /* distinct question ids */
+    ids = xcalloc(n, sizeof(*ids));
+    for (i = 0; i < n; i++)
+        ids[i] = trials[i].question_id ? trials[i].question_id : "";
+    qsort(ids, n, sizeof(*ids), cmp_str);
+    for (i = 0; i < n; i++)
+        if (!nids || strcmp(ids[nids - 1], ids[i]))
+            ids[nids++] = ids[i];
+
+    sorted = xcalloc(n, sizeof(*sorted));
+    for (i = 0; i < n; i++)
+        sorted[i] = &trials[i];
+    qsort(sorted, n, sizeof(*sorted), cmp_trial_cell);
+
+    /* cells */
+    for (i = 0; i < n; i = j) {
+        struct cell_stats *c;
+        double rd = 0.0;
+        long nrd = 0;
+        for (j = i; j < n && !cmp_trial_cell(&sorted[i], &sorted[j]); j++)
+            ;
+        ALLOC_GROW(out->cells, out->n_cells + 1, cell_alloc);
+        c = &out->cells[out->n_cells++];
+        memset(c, 0, sizeof(*c));
+        c->length = sorted[i]->length;
+        c->depth_bp = sorted[i]->depth_bp;
+        c->mean_realized_depth = -1.0;
+        for (size_t k = i; k < j; k++) {
+            enum trial_outcome o = sorted[k]->outcome;
+            if ((unsigned)o >= OUTCOME__COUNT)
+                o = OUTCOME_ERROR;
+            c->outcomes[o]++;
+            if (o == OUTCOME_PENDING) {
+                c->n_pending++;
+                continue;
+            }
+            c->n_trials++;
+            if (outcome_is_scored(o)) {
+                c->n_valid++;
+                if (o == OUTCOME_CORRECT)
+                    c->n_correct++;
+            }
+            if (sorted[k]->realized_length > 0) {
+                rd += sorted[k]->realized_depth;
+                nrd++;
+            }
+        }
+        c->accuracy = c->n_valid ? (double)c->n_correct / (double)c->n_valid : 0.0;
+        wilson_interval(c->n_correct, c->n_valid, opt->z, &c->wilson_lo, &c->wilson_hi);
+        c->coverage = c->n_trials ? (double)c->n_valid / (double)c->n_trials : 0.0;
+        if (nrd)
+            c->mean_realized_depth = rd / (double)nrd;
+        out->n_trials += c->n_trials;
+        out->n_valid += c->n_valid;
+        out->n_correct += c->n_correct;
+        for (int o = 0; o < OUTCOME__COUNT; o++)
+            out->outcomes[o] += c->outcomes[o];
+    }
+
+    qseen = xcalloc(nids ? nids : 1, 1);
+    for (i = 0; i < n; i++)
+        if (outcome_is_scored(trials[i].outcome))
+            qseen[question_index(ids, nids, trials[i].question_id ? trials[i].question_id : "")] =
+                1;
+    for (i = 0; i < nids; i++)
+        out->n_questions += qseen[i];
+
+    /* lengths */
+    for (i = 0; i < out->n_cells; i = j) {
+        struct length_stats *ls;
+        struct curve cv;
+        long *v, *c;
+        size_t first_trial, last_trial, k, t, nq = 0, *qs;
+        for (j = i; j < out->n_cells && out->cells[j].length == out->cells[i].length; j++)
+            ;
+        ALLOC_GROW(out->lengths, out->n_lengths + 1, len_alloc);
+        ls = &out->lengths[out->n_lengths++];
+        memset(ls, 0, sizeof(*ls));
+        ls->length = out->cells[i].length;
+        ls->first_cell = i;
+        ls->n_cells = j - i;
+        v = xcalloc(ls->n_cells, sizeof(*v));
+        c = xcalloc(ls->n_cells, sizeof(*c));
+        for (k = 0; k < ls->n_cells; k++) {
+            const struct cell_stats *cs = &out->cells[i + k];
+            v[k] = cs->n_valid;
+            c[k] = cs->n_correct;
+            ls->n_trials += cs->n_trials;
+            ls->n_valid += cs->n_valid;
+            ls->n_correct += cs->n_correct;
+            for (int o = 0; o < OUTCOME__COUNT; o++)
+                ls->outcomes[o] += cs->outcomes[o];
+        }
+        ls->accuracy = ls->n_valid ? (double)ls->n_correct / (double)ls->n_valid : 0.0;
+        curve_summary(out->cells + i, ls->n_cells, v, c, &cv);
+        ls->n_depths = cv.n_depths;
+        if (cv.n_depths) {
+            const struct cell_stats *cl = out->cells + i;
+            ls->edge_lo_depth_bp = cl[cv.lo_i].depth_bp;
+            ls->edge_hi_depth_bp = cl[cv.hi_i].depth_bp;
+            ls->edge_lo_accuracy = cv.edge_lo;
+            ls->edge_hi_accuracy = cv.edge_hi;
+            point_estimate(&ls->edge, cv.edge);
+            ls->has_middle = cv.has_middle;
+            if (cv.has_middle) {
+                ls->middle_worst_depth_bp = cl[cv.worst_i].depth_bp;
+                point_estimate(&ls->middle_worst, cv.middle_worst);
+                point_estimate(&ls->dip, cv.edge - cv.middle_worst);
+            }
+            ls->has_middle_mean = cv.has_mean;
+            if (cv.has_mean) {
+                point_estimate(&ls->middle_mean, cv.middle_mean);
+                point_estimate(&ls->dip_mean, cv.edge - cv.middle_mean);
+            }
+            /* AUC by trapezoids over depth, normalised by the span */
+            if (cv.n_depths == 1) {
+                ls->auc = cv.edge;
+            } else {
+                double area = 0.0, px = 0.0, py = 0.0;
+                int have = 0;
+                for (k = 0; k < ls->n_cells; k++) {
+                    double x, y;
+                    if (v[k] <= 0)
+                        continue;
+                    x = cl[k].depth_bp / (double)DEPTH_BP_MAX;
+                    y = cl[k].accuracy;
+                    if (have)
+                        area += (x - px) * (y + py) / 2.0;
+                    px = x;
+                    py = y;
+                    have = 1;
+                }
+                ls->auc =
+                    area / ((cl[cv.hi_i].depth_bp - cl[cv.lo_i].depth_bp) / (double)DEPTH_BP_MAX);
+            }
+        }
+
+        /* this length's trials are contiguous in `sorted` */
+        for (first_trial = 0; first_trial < n && sorted[first_trial]->length != ls->length;
+             first_trial++)
+            ;
+        for (last_trial = first_trial; last_trial < n && sorted[last_trial]->length == ls->length;
+             last_trial++)
+            ;
+        length_realized(ls, sorted + first_trial, last_trial - first_trial,
+                        opt->mismatch_tolerance);
+
+        /* per-question count matrix for the bootstrap */
+        qv = xcalloc(st_mult(nids, ls->n_cells), sizeof(*qv));
+        qc = xcalloc(st_mult(nids, ls->n_cells), sizeof(*qc));
+        memset(qseen, 0, nids);
+        for (t = first_trial; t < last_trial; t++) {
+            const struct trial_result *tr = sorted[t];
+            long q;
+            size_t cell = 0;
+            if (!outcome_is_scored(tr->outcome))
+                continue;
+            q = question_index(ids, nids, tr->question_id ? tr->question_id : "");
+            while (cell < ls->n_cells && out->cells[i + cell].depth_bp != tr->depth_bp)
+                cell++;
+            qv[(size_t)q * ls->n_cells + cell]++;
+            if (tr->outcome == OUTCOME_CORRECT)
+                qc[(size_t)q * ls->n_cells + cell]++;
+            qseen[q] = 1;
+        }
+        qs = xcalloc(nids ? nids : 1, sizeof(*qs));
+        for (k = 0; k < nids; k++)
+            if (qseen[k])
+                qs[nq++] = k;
+        ls->n_questions = nq;
+        if (opt->bootstrap_iters && nq && cv.n_depths)
+            bootstrap_length(ls, out->cells + i, qv, qc, qs, nq, ls->n_cells, opt,
+                             opt->seed ^ ((unsigned long long)ls->length * 0x9E3779B97F4A7C15ULL),
+                             (size_t)cv.lo_i, (size_t)cv.hi_i,
+                             cv.has_middle ? (size_t)cv.worst_i : 0);
+        free(qs);
+        free(qv);
+        free(qc);
+        qv = qc = NULL;
+        free(v);
+        free(c);
+    }
+
+    /* effective length */
+    for (i = 0; i < out->n_lengths; i++)
+        if (out->lengths[i].n_depths)
+            break;
+    if (i < out->n_lengths) {
+        out->effective_threshold = opt->effective_fraction * out->lengths[i].edge.est;
+        for (i = 0; i < out->n_lengths; i++) {
+            const struct length_stats *ls = &out->lengths[i];
+            int ok = ls->n_depths > 0;
+            for (j = 0; ok && j < ls->n_cells; j++) {
+                const struct cell_stats *cs = &out->cells[ls->first_cell + j];
+                if (cs->n_valid > 0 && cs->accuracy < out->effective_threshold)
+                    ok = 0;
+            }
+            if (ok)
+                out->effective_length = ls->length;
+        }
+    }
+
+    compute_advice(out, opt);
+
+    free(qseen);
+    free(sorted);
+    free(ids);
+    return 0;
+}
+
+void run_stats_release(struct run_stats *s)
+{
+    free(s->cells);
+    free(s->lengths);
+    free(s->advice);
+    memset(s, 0, sizeof(*s));
+}
+
+const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, int depth_bp)
+{
+    size_t i;
+    for (i = 0; i < s->n_cells; i++)
+        if (s->cells[i].length == length && s->cells[i].depth_bp == depth_bp)
+            return &s->cells[i];
+    return NULL;
+}

@@ -1,0 +1,378 @@
+/* Unit tests for stats.c: Wilson, exact McNemar, Holm, bootstrap, cells, dip, advice. */
+#include <stdio.h>
+
+#include "stats.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "test.h"
+
+static void test_wilson(void)
+{
+    double lo, hi;
+    /* 8/10 at z = 1.96: center 0.716739, half-width 0.226581 (by hand) */
+    wilson_interval(8, 10, 1.96, &lo, &hi);
+    CHECK_NEAR(lo, 0.490158, 1e-5);
+    CHECK_NEAR(hi, 0.943320, 1e-5);
+    /* 0/10: [0, z^2/n / (1 + z^2/n)] = [0, 0.38416/1.38416] */
+    wilson_interval(0, 10, 1.96, &lo, &hi);
+    CHECK_NEAR(lo, 0.0, 1e-12);
+    CHECK_NEAR(hi, 0.277540, 1e-5);
+    wilson_interval(10, 10, 1.96, &lo, &hi);
+    CHECK_NEAR(lo, 1.0 - 0.277540, 1e-5);
+    CHECK_NEAR(hi, 1.0, 1e-12);
+    wilson_interval(0, 0, 1.96, &lo, &hi);
+    CHECK(lo == 0.0 && hi == 1.0);
+    /* 50/100: 0.5 +- 1.96*sqrt(0.0025+0.00009604)/1.038416 = [0.403832, 0.596168] */
+    wilson_interval(50, 100, 1.96, &lo, &hi);
+    CHECK_NEAR(lo, 0.403832, 1e-5);
+    CHECK_NEAR(hi, 0.596168, 1e-5);
+}
+
+static void test_mcnemar(void)
+{
+    /* binomial(n, 1/2) upper tails from the table */
+    CHECK_NEAR(mcnemar_drop_p(5, 0), 1.0 / 32, 1e-12);
+    CHECK_NEAR(mcnemar_drop_p(7, 1), 9.0 / 256, 1e-12);
+    CHECK_NEAR(mcnemar_drop_p(3, 3), 42.0 / 64, 1e-12);
+    CHECK_NEAR(mcnemar_drop_p(1, 7), 255.0 / 256, 1e-12);
+    CHECK_NEAR(mcnemar_gain_p(1, 7), 9.0 / 256, 1e-12);
+    CHECK_NEAR(mcnemar_two_sided_p(7, 1), 18.0 / 256, 1e-12);
+    CHECK_NEAR(mcnemar_two_sided_p(3, 3), 1.0, 1e-12);
+    CHECK_NEAR(mcnemar_drop_p(0, 0), 1.0, 0);
+    /* n = 10: P(X >= 9) = 11/1024, P(X >= 8) = 56/1024 */
+    CHECK_NEAR(mcnemar_drop_p(9, 1), 11.0 / 1024, 1e-12);
+    CHECK_NEAR(mcnemar_drop_p(8, 2), 56.0 / 1024, 1e-12);
+    /* n = 20: P(X >= 15) = 21700/1048576 */
+    CHECK_NEAR(mcnemar_drop_p(15, 5), 21700.0 / 1048576, 1e-12);
+    /* large n stays finite and monotone */
+    CHECK_NEAR(binom_half_upper_tail(500, 1000), 0.5126125, 1e-6);
+    CHECK(binom_half_upper_tail(600, 1000) < 1e-9);
+    CHECK(binom_half_upper_tail(600, 1000) > 0.0);
+    CHECK_NEAR(binom_half_upper_tail(0, 5), 1.0, 0);
+    CHECK_NEAR(binom_half_upper_tail(6, 5), 0.0, 0);
+}
+
+static void test_holm(void)
+{
+    /* textbook: p = .01 .04 .03 .005 -> ordered .005*4 .01*3 .03*2 .04*1, monotone */
+    double p[4] = {0.01, 0.04, 0.03, 0.005}, adj[4];
+    double q[3] = {0.5, 0.9, 0.8};
+    holm_adjust(p, 4, adj);
+    CHECK_NEAR(adj[0], 0.03, 1e-12);
+    CHECK_NEAR(adj[1], 0.06, 1e-12);
+    CHECK_NEAR(adj[2], 0.06, 1e-12);
+    CHECK_NEAR(adj[3], 0.02, 1e-12);
+    holm_adjust(q, 3, q); /* aliasing, capped at 1 */
+    CHECK_NEAR(q[0], 1.0, 1e-12);
+    CHECK_NEAR(q[1], 1.0, 1e-12);
+    CHECK_NEAR(q[2], 1.0, 1e-12);
+}
+
+static void test_quantile_rng(void)
+{
+    double v[5] = {1, 2, 3, 4, 5};
+    struct stats_rng a, b;
+    int i, same = 1, counts[3] = {0, 0, 0};
+    CHECK_NEAR(stats_quantile_sorted(v, 5, 0.5), 3.0, 1e-12);
+    CHECK_NEAR(stats_quantile_sorted(v, 5, 0.1), 1.4, 1e-12);
+    CHECK_NEAR(stats_quantile_sorted(v, 5, 1.0), 5.0, 1e-12);
+    stats_rng_seed(&a, 42);
+    stats_rng_seed(&b, 42);
+    for (i = 0; i < 100; i++)
+        same &= stats_rng_next(&a) == stats_rng_next(&b);
+    CHECK(same);
+    for (i = 0; i < 3000; i++)
+        counts[stats_rng_below(&a, 3)]++;
+    CHECK(counts[0] > 900 && counts[1] > 900 && counts[2] > 900);
+}
+
+/* ---- trial arrays ---- */
+
+struct tset {
+    struct trial_result *t;
+    size_t n, alloc;
+};
+
+static void add(struct tset *s, const char *q, long len, int depth, int rep, enum trial_outcome o)
+{
+    struct trial_result *t;
+    ALLOC_GROW(s->t, s->n + 1, s->alloc);
+    t = &s->t[s->n++];
+    trial_result_init(t);
+    t->question_id = xstrdup(q);
+    t->length = len;
+    t->depth_bp = depth;
+    t->repeat = rep;
+    t->outcome = o;
+    t->realized_length = len;
+    t->usage_prompt_tokens = len;
+    t->realized_depth = depth / 10000.0;
+    t->score = o == OUTCOME_CORRECT;
+}
+
+static void tset_free(struct tset *s)
+{
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        trial_result_release(&s->t[i]);
+    free(s->t);
+}
+
+static void test_cells_and_coverage(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    const struct cell_stats *c;
+    int i;
+    /* 1000 tokens, depth 0: 6 correct, 2 wrong, 1 overflow, 1 error, 1 pending */
+    for (i = 0; i < 6; i++)
+        add(&s, "q", 1000, 0, i, OUTCOME_CORRECT);
+    add(&s, "q", 1000, 0, 6, OUTCOME_WRONG);
+    add(&s, "q", 1000, 0, 7, OUTCOME_WRONG);
+    add(&s, "q", 1000, 0, 8, OUTCOME_OVERFLOW);
+    add(&s, "q", 1000, 0, 9, OUTCOME_ERROR);
+    add(&s, "q", 1000, 0, 10, OUTCOME_PENDING);
+    add(&s, "q", 1000, 5000, 0, OUTCOME_TRUNCATED); /* cell with no valid trial */
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK_INT(rs.n_cells, 2);
+    c = run_stats_cell(&rs, 1000, 0);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_INT(c->n_trials, 10);
+        CHECK_INT(c->n_pending, 1);
+        CHECK_INT(c->n_valid, 8);
+        CHECK_INT(c->n_correct, 6);
+        CHECK_NEAR(c->accuracy, 0.75, 1e-12);
+        CHECK_INT(c->outcomes[OUTCOME_OVERFLOW], 1);
+        CHECK_INT(c->outcomes[OUTCOME_ERROR], 1);
+        CHECK_NEAR(c->coverage, 0.8, 1e-12);
+    }
+    c = run_stats_cell(&rs, 1000, 5000);
+    CHECK(c && c->n_valid == 0 && c->accuracy == 0.0 && c->outcomes[OUTCOME_TRUNCATED] == 1);
+    CHECK_INT(rs.n_lengths, 1);
+    CHECK_INT(rs.lengths[0].n_depths, 1); /* the truncated-only cell is not a 0% point */
+    CHECK_NEAR(rs.lengths[0].edge.est, 0.75, 1e-12);
+    CHECK(!rs.lengths[0].has_middle);
+    CHECK_INT(rs.n_valid, 8);
+    CHECK_INT(rs.outcomes[OUTCOME_TRUNCATED], 1);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+/*
+ * Two questions, depths 0/50/100: q1 always right; q2 right at the edges,
+ * wrong in the middle. Point dip = 1 - 0.5 = 0.5. Resampling 2 questions
+ * gives dip 0 (p=1/4), 0.5 (p=1/2), 1 (p=1/4), so the 95% interval is
+ * [0, 1] and the 40% interval (quantiles 0.3 and 0.7) is [0.5, 0.5].
+ */
+static void two_question_set(struct tset *s)
+{
+    add(s, "q1", 100, 0, 0, OUTCOME_CORRECT);
+    add(s, "q1", 100, 5000, 0, OUTCOME_CORRECT);
+    add(s, "q1", 100, 10000, 0, OUTCOME_CORRECT);
+    add(s, "q2", 100, 0, 0, OUTCOME_CORRECT);
+    add(s, "q2", 100, 5000, 0, OUTCOME_WRONG);
+    add(s, "q2", 100, 10000, 0, OUTCOME_CORRECT);
+}
+
+static void test_bootstrap(void)
+{
+    struct tset s = {0};
+    struct run_stats rs, rs2;
+    struct stats_options o;
+    const struct length_stats *ls;
+    two_question_set(&s);
+    stats_options_init(&o);
+    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    ls = &rs.lengths[0];
+    CHECK(ls->has_middle);
+    CHECK_INT(ls->middle_worst_depth_bp, 5000);
+    CHECK_NEAR(ls->edge.est, 1.0, 1e-12);
+    CHECK_NEAR(ls->middle_worst.est, 0.5, 1e-12);
+    CHECK_NEAR(ls->dip.est, 0.5, 1e-12);
+    CHECK_NEAR(ls->dip.lo, 0.0, 1e-12);
+    CHECK_NEAR(ls->dip.hi, 1.0, 1e-12);
+    CHECK_NEAR(ls->dip_mean.est, 0.5, 1e-12);
+    CHECK_NEAR(ls->auc, 0.75, 1e-12); /* trapezoids: (1+.5)/2*.5 + (.5+1)/2*.5 */
+    CHECK_INT(ls->n_questions, 2);
+    o.confidence = 0.40;
+    CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
+    CHECK_NEAR(rs2.lengths[0].dip.lo, 0.5, 1e-12);
+    CHECK_NEAR(rs2.lengths[0].dip.hi, 0.5, 1e-12);
+    run_stats_release(&rs2);
+    /* same seed -> identical intervals */
+    o.confidence = 0.95;
+    CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
+    CHECK(rs2.lengths[0].dip.lo == ls->dip.lo && rs2.lengths[0].dip.hi == ls->dip.hi);
+    run_stats_release(&rs2);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+static void test_bootstrap_reproducible(void)
+{
+    struct tset s = {0};
+    struct run_stats a, b;
+    struct stats_options o;
+    int q, d;
+    char id[16];
+    /* 30 questions with a noisy middle */
+    for (q = 0; q < 30; q++) {
+        snprintf(id, sizeof(id), "q%02d", q);
+        for (d = 0; d <= 10000; d += 2500)
+            add(&s, id, 4096, d, 0,
+                (d == 0 || d == 10000 || (q * 7 + d / 2500) % 3) ? OUTCOME_CORRECT : OUTCOME_WRONG);
+    }
+    stats_options_init(&o);
+    o.seed = 7;
+    CHECK(stats_compute(s.t, s.n, &o, &a, NULL) == 0);
+    CHECK(stats_compute(s.t, s.n, &o, &b, NULL) == 0);
+    CHECK(a.lengths[0].dip.lo == b.lengths[0].dip.lo);
+    CHECK(a.lengths[0].dip.hi == b.lengths[0].dip.hi);
+    CHECK(a.lengths[0].dip.lo <= a.lengths[0].dip.est);
+    CHECK(a.lengths[0].dip.hi >= a.lengths[0].dip.est);
+    CHECK(a.lengths[0].dip.hi > a.lengths[0].dip.lo);
+    run_stats_release(&a);
+    run_stats_release(&b);
+    tset_free(&s);
+}
+
+static void test_effective_length_and_mismatch(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    int q, d;
+    char id[16];
+    /* 1k: all correct. 2k: 90% at 50%. 4k: 50% at 50%. threshold = 0.85 * 1.0 */
+    for (q = 0; q < 10; q++) {
+        snprintf(id, sizeof(id), "q%d", q);
+        for (d = 0; d <= 10000; d += 5000) {
+            add(&s, id, 1024, d, 0, OUTCOME_CORRECT);
+            add(&s, id, 2048, d, 0, (d == 5000 && q == 0) ? OUTCOME_WRONG : OUTCOME_CORRECT);
+            add(&s, id, 4096, d, 0, (d == 5000 && q < 5) ? OUTCOME_WRONG : OUTCOME_CORRECT);
+        }
+    }
+    /* one trial where the server counted 5% more tokens */
+    s.t[0].usage_prompt_tokens = 1075;
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK_INT(rs.n_lengths, 3);
+    CHECK_NEAR(rs.effective_threshold, 0.85, 1e-12);
+    CHECK_INT(rs.effective_length, 2048);
+    CHECK_INT(rs.lengths[0].tokenizer_mismatches, 1);
+    CHECK_INT(rs.lengths[1].tokenizer_mismatches, 0);
+    CHECK_NEAR(rs.lengths[0].usage_ratio_max_dev, 51.0 / 1024, 1e-9);
+    CHECK_INT(rs.lengths[0].realized_min, 1024);
+    CHECK_NEAR(rs.lengths[2].dip.est, 0.5, 1e-12);
+    CHECK_INT(rs.n_questions, 10);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+static void test_ordering(void)
+{
+    double acc3[3] = {1, 0, 1}, p3[3] = {0.5, 0.25, 0.125};
+    int want_edges[5] = {0, 4, 1, 3, 2}, want_b2l[5] = {0, 4, 1, 2, 3}, r;
+    for (r = 1; r <= 5; r++) {
+        CHECK_INT(ordering_slot(ORDER_EDGES_FIRST, r, 5), want_edges[r - 1]);
+        CHECK_INT(ordering_slot(ORDER_BEST_2ND_LAST, r, 5), want_b2l[r - 1]);
+        CHECK_INT(ordering_slot(ORDER_BEST_FIRST, r, 5), r - 1);
+    }
+    CHECK_INT(ordering_slot(ORDER_EDGES_FIRST, 2, 4), 3);
+    CHECK_NEAR(ordering_expected_accuracy(ORDER_SOURCE, acc3, p3, 3), 2.0 / 3, 1e-12);
+    CHECK_NEAR(ordering_expected_accuracy(ORDER_BEST_FIRST, acc3, p3, 3), 0.625 / 0.875, 1e-12);
+    CHECK_NEAR(ordering_expected_accuracy(ORDER_EDGES_FIRST, acc3, p3, 3), 0.75 / 0.875, 1e-12);
+    CHECK_NEAR(ordering_expected_accuracy(ORDER_BEST_2ND_LAST, acc3, p3, 3), 0.75 / 0.875, 1e-12);
+    CHECK_STR(ordering_name(ORDER_EDGES_FIRST), "edges-first");
+}
+
+static void test_advice_from_run(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    struct stats_options o;
+    double probs[2] = {0.6, 0.2};
+    int k3[1] = {3};
+    size_t i;
+    two_question_set(&s);
+    stats_options_init(&o);
+    o.rank_probs = probs;
+    o.n_rank_probs = 2;
+    o.advice_k = k3;
+    o.n_advice_k = 1;
+    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK_INT(rs.n_advice, 1);
+    /* slots at depth 0, .5, 1 -> accuracy 1, .5, 1 */
+    CHECK_NEAR(length_accuracy_at(&rs, &rs.lengths[0], 0.25), 0.75, 1e-12);
+    CHECK_NEAR(rs.advice[0].retrieved, 0.8, 1e-12);
+    CHECK_NEAR(rs.advice[0].accuracy[ORDER_SOURCE], 2.5 / 3, 1e-12);
+    CHECK_NEAR(rs.advice[0].accuracy[ORDER_BEST_FIRST], (0.6 + 0.2 * 0.5) / 0.8, 1e-12);
+    CHECK_NEAR(rs.advice[0].accuracy[ORDER_EDGES_FIRST], 1.0, 1e-12);
+    run_stats_release(&rs);
+    /* default: geometric p = 0.5, k = 5, 10, 20 */
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK_INT(rs.n_advice, 3);
+    CHECK_NEAR(rs.advice[0].retrieved, 1.0 - 1.0 / 32, 1e-12);
+    for (i = 0; i < rs.n_advice; i++)
+        CHECK(rs.advice[i].accuracy[ORDER_EDGES_FIRST] >= rs.advice[i].accuracy[ORDER_SOURCE]);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+static void test_rank_dist_parse(void)
+{
+    struct strbuf err = STRBUF_INIT;
+    double *p = NULL;
+    size_t n = 0;
+    CHECK(rank_dist_parse("# ranks\n0.5\n\n0.25\n0.125\n", &p, &n, &err) == 0);
+    CHECK_INT(n, 3);
+    if (p)
+        CHECK_NEAR(p[2], 0.125, 1e-12);
+    free(p);
+    CHECK(rank_dist_parse("0.7\n0.5\n", &p, &n, &err) == -1);
+    CHECK(strstr(err.buf, "line 2") != NULL);
+    strbuf_reset(&err);
+    CHECK(rank_dist_parse("0.1\nabc\n", &p, &n, &err) == -1);
+    CHECK(strstr(err.buf, "line 2: \"abc\"") != NULL);
+    strbuf_reset(&err);
+    CHECK(rank_dist_parse("# none\n", &p, &n, &err) == -1);
+    strbuf_release(&err);
+}
+
+static void test_bad_options(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    struct stats_options o;
+    struct strbuf err = STRBUF_INIT;
+    double bad[2] = {0.9, 0.3};
+    two_question_set(&s);
+    stats_options_init(&o);
+    o.rank_probs = bad;
+    o.n_rank_probs = 2;
+    CHECK(stats_compute(s.t, s.n, &o, &rs, &err) == -1);
+    CHECK(strstr(err.buf, "more than 1") != NULL);
+    strbuf_release(&err);
+    tset_free(&s);
+    /* empty input is fine */
+    CHECK(stats_compute(NULL, 0, NULL, &rs, NULL) == 0);
+    CHECK_INT(rs.n_cells, 0);
+    run_stats_release(&rs);
+}
+
+int main(void)
+{
+    RUN(test_wilson);
+    RUN(test_mcnemar);
+    RUN(test_holm);
+    RUN(test_quantile_rng);
+    RUN(test_cells_and_coverage);
+    RUN(test_bootstrap);
+    RUN(test_bootstrap_reproducible);
+    RUN(test_effective_length_and_mismatch);
+    RUN(test_ordering);
+    RUN(test_advice_from_run);
+    RUN(test_rank_dist_parse);
+    RUN(test_bad_options);
+    return TEST_EXIT();
+}
