@@ -67,7 +67,7 @@ int tokenizer_encode(struct tokenizer *tk, const char *text, size_t len, int all
 int tokenizer_decode(const struct tokenizer *tk, const uint32_t *ids, size_t n, struct strbuf *out);
 
 /*
- * The bytes of one token (for --pieces). Returns 0 and points *bytes/*len
+ * The bytes of one token (for --pieces). Returns 0 and points *bytes and *len
  * into the tokenizer (valid until tokenizer_free), or -1 for an unknown id.
  */
 int tokenizer_token_bytes(const struct tokenizer *tk, uint32_t id, const char **bytes, size_t *len);
