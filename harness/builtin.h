@@ -7,6 +7,7 @@
  */
 int cmd_help(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
+int cmd_tokenize(int argc, const char **argv);
 int cmd_serve_sim(int argc, const char **argv);
 
 /* main.c's table, for `dipmap help`. */

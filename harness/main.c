@@ -15,6 +15,7 @@
 const struct cmd_struct dipmap_commands[] = {
     {"help", cmd_help, "show help for dipmap or one command"},
     {"version", cmd_version, "print the version and the commit it was built from"},
+    {"tokenize", cmd_tokenize, "count tokens, or print ids or pieces, with a model's tokenizer"},
     {"serve-sim", cmd_serve_sim, "simulated OpenAI-compatible model with a planted dip and faults"},
     {NULL, NULL, NULL},
 };
