@@ -131,7 +131,7 @@ static void cp_release(struct cpbuf *b)
 }
 
 /* Decode UTF-8; an invalid or overlong sequence yields its first byte as INVALID_BASE + byte. */
-static void utf8_decode(const char *s, size_t len, struct cpbuf *out)
+static void u8_decode_cps(const char *s, size_t len, struct cpbuf *out)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
@@ -263,7 +263,7 @@ static void lower_cps(const uint32_t *v, size_t n, struct cpbuf *out)
 void score_lower(const char *s, size_t len, struct strbuf *out)
 {
     struct cpbuf in = {0}, low = {0};
-    utf8_decode(s, len, &in);
+    u8_decode_cps(s, len, &in);
     lower_cps(in.v, in.n, &low);
     utf8_encode(low.v, low.n, out);
     cp_release(&in);
@@ -305,7 +305,7 @@ void score_normalize(const char *s, size_t len, struct strbuf *out)
     size_t i;
     int pending_space = 0, any = 0;
 
-    utf8_decode(s, len, &in);
+    u8_decode_cps(s, len, &in);
     lower_cps(in.v, in.n, &low);
     for (i = 0; i < low.n; i++)
         if (!is_ascii_punct(low.v[i]))

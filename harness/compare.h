@@ -1,0 +1,136 @@
+#ifndef COMPARE_H
+#define COMPARE_H
+
+#include <stddef.h>
+
+#include "trial.h"
+
+struct strbuf;
+struct run_info;
+
+/*
+ * Paired regression verdicts between two runs of the same trial matrix
+ * (dipmap compare). Trials are paired by (question, length, depth, repeat);
+ * only pairs where both trials are valid (correct/wrong) count. For every
+ * (length, depth) cell and every length an exact one-sided McNemar test on
+ * the discordant pairs asks whether the candidate dropped; the p-values of
+ * all these tests are Holm-adjusted as one family (gains likewise, as a
+ * second family). A regression is adjusted p < alpha AND a drop >=
+ * tolerance. Pure functions: no I/O; the writers append to a strbuf.
+ */
+
+struct compare_options {
+    double alpha;        /* default 0.05 */
+    double tolerance;    /* minimum absolute accuracy drop, default 0.05 */
+    long min_pairs;      /* valid pairs a cell (or length) needs to be tested, default 10 */
+    double min_coverage; /* valid pairs / trial keys in either run, per cell and overall
+                            (default 0.8); below it the cell is "not enough data" */
+};
+void compare_options_init(struct compare_options *o);
+
+enum compare_scope { COMPARE_CELL, COMPARE_LENGTH, COMPARE_OVERALL };
+
+enum compare_status {
+    CMP_OK,          /* tested, no significant change beyond tolerance */
+    CMP_REGRESSION,  /* significant drop >= tolerance */
+    CMP_IMPROVEMENT, /* significant gain >= tolerance */
+    CMP_NO_DATA      /* too few valid pairs or coverage too low: not tested */
+};
+/* "ok", "regression", "improvement", "not enough data". */
+const char *compare_status_name(enum compare_status s);
+
+struct compare_test {
+    enum compare_scope scope;
+    long length;  /* 0 for overall */
+    int depth_bp; /* -1 for length and overall */
+    long n_keys;  /* distinct trial keys in either run (pending excluded) */
+    long n_pairs; /* valid in both */
+    long both_correct, base_only, cand_only, both_wrong; /* base_only = b (drops) */
+    double coverage;                                     /* n_pairs / n_keys */
+    double acc_base, acc_cand;
+    double drop;                   /* acc_base - acc_cand over the pairs */
+    double p_drop, p_gain;         /* exact one-sided McNemar */
+    double p_drop_adj, p_gain_adj; /* Holm-adjusted; 1 when not tested */
+    enum compare_status status;
+};
+
+enum compare_verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_INCONCLUSIVE };
+/* "PASS", "FAIL", "INCONCLUSIVE". */
+const char *compare_verdict_name(enum compare_verdict v);
+
+struct compare_result {
+    struct compare_options opt;
+    /* cells by (length, depth), then one per length, then the overall test last */
+    struct compare_test *tests;
+    size_t n_tests;
+    size_t n_family; /* tests in the Holm family (not NO_DATA, not overall) */
+    enum compare_verdict verdict;
+    long n_regressions, n_improvements, n_no_data;
+    long baseline_only_keys;  /* keys with a trial only in the baseline */
+    long candidate_only_keys; /* keys with a trial only in the candidate */
+    /* human sentences saying why the verdict is inconclusive (owned) */
+    char **reasons;
+    size_t n_reasons;
+};
+
+/*
+ * Compare base[0..nb-1] with cand[0..nc-1] (borrowed). opt NULL = defaults.
+ * Fills *out (initialised here; release with compare_result_release()).
+ * Verdict: FAIL when any cell or length regressed; otherwise INCONCLUSIVE
+ * when there are no pairs, overall coverage is below min_coverage, or some
+ * cell/length was not tested; otherwise PASS.
+ */
+void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
+                  size_t nc, const struct compare_options *opt, struct compare_result *out);
+void compare_result_release(struct compare_result *r);
+
+/*
+ * Whether two runs have the same inputs for comparison: golden set,
+ * haystack, template and tokenizer (sha256; the tokenizer name when neither
+ * has a hash). Returns 1 when the same; else 0 and appends one line per
+ * difference to why (when non-NULL), e.g.
+ * "golden set differs: golden_sha256 1a2b3c4d5e6f… vs 9f8e7d6c5b4a…".
+ */
+int compare_same_inputs(const struct run_info *a, const struct run_info *b, struct strbuf *why);
+
+/* Names and notes shown by the writers; any field may be NULL. */
+struct compare_meta {
+    const struct run_info *baseline;
+    const struct run_info *candidate;
+    const char *inputs_note; /* e.g. "inputs differ (--allow-different-inputs): ..." */
+};
+
+/*
+ * GitHub-flavoured Markdown summary: verdict line, counts, the regressed and
+ * improved tests, a per-length table and the worst cells (top-K only), kept
+ * under max_bytes (0 = no limit) by dropping table rows, with a note saying
+ * so. Every run/model string is escaped.
+ */
+void compare_write_markdown(struct strbuf *out, const struct compare_result *r,
+                            const struct compare_meta *m, size_t max_bytes);
+
+/*
+ * JUnit XML: <testsuites> with one <testsuite> holding one <testcase> per
+ * cell, per length and one overall; <failure> for a regression, <skipped>
+ * for not enough data; classname + name unique; time in seconds; text
+ * XML-escaped with characters illegal in XML 1.0 removed.
+ */
+void compare_write_junit(struct strbuf *out, const struct compare_result *r,
+                         const struct compare_meta *m);
+
+/* JSON (documented in README "compare JSON"): options, verdict, reasons, every test. */
+void compare_write_json(struct strbuf *out, const struct compare_result *r,
+                        const struct compare_meta *m);
+
+/*
+ * GitHub Actions annotations: one "::error title=...::message" line per
+ * regression (worst first), at most max_lines in total (the last one
+ * summarising the rest); nothing when there is no regression. Workflow
+ * command data is escaped (%, CR, LF; and : , in properties).
+ */
+void compare_write_annotations(struct strbuf *out, const struct compare_result *r, int max_lines);
+
+/* XML 1.0 text/attribute escaping with illegal characters dropped (exposed for tests). */
+void compare_xml_escape(struct strbuf *out, const char *s);
+
+#endif

@@ -1,0 +1,27 @@
+#ifndef SUMMARY_JSON_H
+#define SUMMARY_JSON_H
+
+struct strbuf;
+struct run_info;
+struct run_stats;
+
+/*
+ * summary.json: the documented, stable machine-readable summary of one run
+ * (README.md "summary.json schema"), read by CI scripts and the nightly
+ * trend. `dipmap report RUN --format json` writes it.
+ *
+ * The schema is versioned by the top-level "schema" field
+ * ("dipmap.summary/1"); fields are only ever added within a version.
+ */
+#define SUMMARY_JSON_SCHEMA "dipmap.summary/1"
+
+/*
+ * Append the summary of `run` (metadata) and `stats` (stats_compute()) to
+ * out as one pretty-printed JSON document ending in a newline. run may be
+ * NULL (the "run" object is then null). Returns 0, or -1 when the JSON could
+ * not be built (out of memory in cJSON; nothing appended).
+ */
+int summary_json_write(const struct run_info *run, const struct run_stats *stats,
+                       struct strbuf *out);
+
+#endif
