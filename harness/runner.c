@@ -1,0 +1,821 @@
+/*
+ * The runner: a single-threaded event loop that turns a plan into stored
+ * trials. It owns scheduling (window, buckets, retries), just-in-time prompt
+ * building, scoring dispatch, batched store writes, progress on stderr and
+ * the SIGINT/SIGTERM handling of `dipmap run`.
+ */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dataset.h"
+#include "plan.h"
+#include "prompt.h"
+#include "store.h"
+#include "strbuf.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* Trials finished before the "mostly errors" circuit breaker may trip. */
+#define BREAKER_MIN_TRIALS 20
+/* Longest single wait in the loop, so signals and deadlines are noticed quickly. */
+#define MAX_POLL_MS 100
+/* Consecutive failed commits before the run gives up. */
+#define MAX_FLUSH_FAILURES 5
+/* A tokenizer mismatch: |usage.prompt_tokens / realized - 1| above this. */
+#define MISMATCH_RATIO 0.02
+
+int runner_progress_parse(const char *s, enum runner_progress *out)
+{
+    static const char *const names[] = {"auto", "bar", "lines", "none"};
+    size_t i;
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(s, names[i])) {
+            *out = (enum runner_progress)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *runner_end_name(enum runner_end e)
+{
+    switch (e) {
+    case RUNNER_COMPLETE:
+        return "complete";
+    case RUNNER_INTERRUPTED:
+        return "interrupted";
+    case RUNNER_BUDGET:
+        return "budget reached";
+    case RUNNER_TOO_MANY_ERRORS:
+        return "too many errors";
+    case RUNNER_FATAL:
+        return "refused by the endpoint";
+    case RUNNER_INPUT_ERROR:
+        return "input error";
+    case RUNNER_STORE_ERROR:
+        return "store error";
+    }
+    return "unknown";
+}
+
+void runner_config_init(struct runner_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->chat = 1;
+    c->max_tokens = 256;
+    c->concurrency = 8;
+    c->max_attempts = 6;
+    c->backoff_base_ms = 1000;
+    c->backoff_max_ms = 60000;
+    c->max_error_rate = 0.05;
+    c->price_in = -1;
+    c->price_out = -1;
+    c->drain_seconds = 30;
+    c->flush_seconds = 1;
+    c->progress_interval = 10;
+    c->jitter_seed = 0x9e3779b97f4a7c15ULL;
+}
+
+void runner_result_init(struct runner_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->cost_usd = -1;
+}
+
+void runner_result_release(struct runner_result *r)
+{
+    int i;
+    free(r->message);
+    free(r->served_model);
+    free(r->system_fingerprint);
+    for (i = 0; i < RUNNER_TOP_ERRORS; i++)
+        free(r->top_error[i]);
+    runner_result_init(r);
+}
+
+/* ---- signals ------------------------------------------------------------- */
+
+static volatile sig_atomic_t signals_seen;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (++signals_seen >= 2) {
+        static const char msg[] = "\ninterrupted again: exiting now (committed trials are kept)\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        (void)w;
+        _exit(DM_EXIT_INTERRUPTED);
+    }
+}
+
+/* ---- the loop's state ---------------------------------------------------- */
+
+enum slot_state { SLOT_FREE = 0, SLOT_WAITING, SLOT_FLIGHT };
+
+struct slot {
+    enum slot_state state;
+    size_t trial; /* index into plan->t */
+    int attempts;
+    double ready_ms; /* SLOT_WAITING: when the retry may go */
+    long realized_len;
+    double realized_depth;
+    long gold_offset;
+    double est_tokens; /* prompt + answer budget, for --max-cost and --tpm */
+    char sha[SHA256_HEX_LEN + 1];
+};
+
+struct runner {
+    const struct runner_config *cfg;
+    struct runner_result *res;
+    struct slot *slots;
+    int nslots;
+    int busy; /* slots not free */
+    size_t next;
+    long to_send; /* trials of the plan not already done */
+    struct built_prompt bp;
+    struct strbuf err;
+    struct client_backoff backoff;
+    struct client_aimd aimd;
+    struct client_bucket rpm, tpm;
+    int stop;        /* no more scheduling */
+    int budget_stop; /* the stop was the budget */
+    double inflight_tokens;
+    double start_ms;
+    double last_flush_ms, last_progress_ms;
+    int flush_failures;
+    int bar;   /* live bar on stderr */
+    int lines; /* plain progress lines */
+    int bar_drawn;
+    int warned_mismatch;
+};
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cost_of(const struct runner_config *cfg, double in_tokens, double out_tokens)
+{
+    return in_tokens * cfg->price_in / 1e6 + out_tokens * cfg->price_out / 1e6;
+}
+
+static int prices_known(const struct runner_config *cfg)
+{
+    return cfg->price_in >= 0 && cfg->price_out >= 0;
+}
+
+static void set_message(struct runner *r, const char *fmt, ...) DM_PRINTF(2, 3);
+static void set_message(struct runner *r, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    if (r->res->message)
+        return; /* the first reason wins */
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    r->res->message = strbuf_detach(&sb, NULL);
+}
+
+static void stop_with(struct runner *r, enum runner_end end)
+{
+    if (!r->stop || r->res->end == RUNNER_COMPLETE || r->res->end == RUNNER_BUDGET)
+        r->res->end = end;
+    r->stop = 1;
+}
+
+static void count_error_message(struct runner_result *res, const char *msg)
+{
+    int i, min = 0;
+    if (!msg || !*msg)
+        msg = "unknown error";
+    for (i = 0; i < RUNNER_TOP_ERRORS; i++) {
+        if (!res->top_error[i]) {
+            res->top_error[i] = xstrndup(msg, 300);
+            res->top_error_count[i] = 1;
+            return;
+        }
+        if (!strncmp(res->top_error[i], msg, 300) && strlen(res->top_error[i]) == strlen(msg)) {
+            res->top_error_count[i]++;
+            return;
+        }
+        if (res->top_error_count[i] < res->top_error_count[min])
+            min = i;
+    }
+    /* Table full: replace the least frequent entry seen once (keeps frequent ones). */
+    if (res->top_error_count[min] <= 1) {
+        free(res->top_error[min]);
+        res->top_error[min] = xstrndup(msg, 300);
+        res->top_error_count[min] = 1;
+    }
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+static void fmt_duration(struct strbuf *sb, double s)
+{
+    long t;
+    if (!(s >= 0) || s > 1e8) {
+        strbuf_addstr(sb, "?");
+        return;
+    }
+    t = (long)(s + 0.5);
+    if (t >= 3600)
+        strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+    else if (t >= 60)
+        strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
+    else
+        strbuf_addf(sb, "%lds", t);
+}
+
+static void progress(struct runner *r, double now, int final)
+{
+    const struct runner_result *res = r->res;
+    struct strbuf sb = STRBUF_INIT;
+    long done = res->already_done + res->finished;
+    long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
+    double elapsed = (now - r->start_ms) / 1000.0;
+    double rate = elapsed > 0 ? res->finished / elapsed : 0;
+    double eta = rate > 0 ? (res->planned - done) / rate : -1;
+    long errors = res->outcomes[OUTCOME_ERROR];
+
+    if (!r->bar && !r->lines)
+        return;
+    if (r->bar) {
+        int width = 24, fill, i;
+        fill = res->planned ? (int)((double)done * width / (double)res->planned) : width;
+        strbuf_addstr(&sb, "\r[");
+        for (i = 0; i < width; i++)
+            strbuf_addch(&sb, i < fill ? '=' : (i == fill ? '>' : ' '));
+        strbuf_addf(&sb, "] %ld/%ld %.1f/s ETA ", done, res->planned, rate);
+        fmt_duration(&sb, eta);
+        strbuf_addf(&sb, " retries %ld errors %ld", res->retries, errors);
+        if (scored)
+            strbuf_addf(&sb, " acc %.1f%%", 100.0 * res->outcomes[OUTCOME_CORRECT] / scored);
+        strbuf_addf(&sb, " c=%d\033[K", client_aimd_limit(&r->aimd));
+        if (final)
+            strbuf_addch(&sb, '\n');
+        r->bar_drawn = !final;
+    } else {
+        strbuf_addf(&sb, "progress: %ld/%ld trials (%.0f%%), %.1f/s, ETA ", done, res->planned,
+                    res->planned ? 100.0 * done / res->planned : 100.0, rate);
+        fmt_duration(&sb, eta);
+        strbuf_addf(&sb, ", %ld retries, %ld errors", res->retries, errors);
+        if (scored)
+            strbuf_addf(&sb, ", accuracy %.1f%%", 100.0 * res->outcomes[OUTCOME_CORRECT] / scored);
+        strbuf_addf(&sb, ", window %d\n", client_aimd_limit(&r->aimd));
+    }
+    fputs(sb.buf, stderr);
+    fflush(stderr);
+    strbuf_release(&sb);
+    r->last_progress_ms = now;
+}
+
+/* A warning while the bar is drawn must start on a fresh line. */
+static void bar_break(struct runner *r)
+{
+    if (r->bar && r->bar_drawn) {
+        fputc('\n', stderr);
+        r->bar_drawn = 0;
+    }
+}
+
+/* ---- store --------------------------------------------------------------- */
+
+static int flush(struct runner *r, double now)
+{
+    r->last_flush_ms = now;
+    if (store_flush(r->cfg->store) == 0) {
+        r->flush_failures = 0;
+        return 0;
+    }
+    if (++r->flush_failures >= MAX_FLUSH_FAILURES) {
+        set_message(r, "cannot commit trials to %s", store_path(r->cfg->store));
+        stop_with(r, RUNNER_STORE_ERROR);
+    }
+    return -1;
+}
+
+static void slot_free(struct runner *r, struct slot *s)
+{
+    if (s->state == SLOT_FLIGHT)
+        r->inflight_tokens -= s->est_tokens;
+    s->state = SLOT_FREE;
+    r->busy--;
+}
+
+static void finish(struct runner *r, struct slot *s, const struct client_response *resp,
+                   enum trial_outcome outcome, double score, const char *error_msg)
+{
+    const struct runner_config *cfg = r->cfg;
+    const struct plan_trial *pt = &cfg->plan->t[s->trial];
+    const struct question *q = &cfg->gs->q[pt->question];
+    struct trial_result t;
+
+    trial_result_init(&t);
+    t.question_id = q->id;
+    t.length = pt->length;
+    t.depth_bp = pt->depth_bp;
+    t.repeat = pt->repeat;
+    memcpy(t.prompt_sha256, s->sha, sizeof(t.prompt_sha256));
+    t.realized_length = s->realized_len;
+    t.realized_depth = s->realized_depth;
+    t.gold_offset = s->gold_offset;
+    t.usage_prompt_tokens = resp ? resp->prompt_tokens : -1;
+    t.outcome = outcome;
+    t.http_status = resp ? (int)resp->http_status : 0;
+    t.attempts = s->attempts;
+    t.latency_ms = resp ? resp->latency_ms : 0;
+    t.completion_tokens = resp ? resp->completion_tokens : -1;
+    t.finish_reason = resp ? resp->finish_reason : NULL;
+    t.answer = resp ? resp->content : NULL;
+    t.reasoning = resp ? resp->reasoning : NULL;
+    t.score = score;
+    t.error = (char *)error_msg;
+    t.finished_at = wall_now();
+
+    if (store_trial_put(cfg->store, cfg->run_name, &t) < 0) {
+        set_message(r, "cannot store trial %s/%ld/%d/%d", q->id, pt->length, pt->depth_bp,
+                    pt->repeat);
+        stop_with(r, RUNNER_STORE_ERROR);
+    }
+    /* t's strings are borrowed: do not release t. */
+    r->res->finished++;
+    r->res->outcomes[outcome]++;
+    if (outcome == OUTCOME_ERROR)
+        count_error_message(r->res, error_msg);
+    slot_free(r, s);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static int send_slot(struct runner *r, struct slot *s, double now)
+{
+    const struct runner_config *cfg = r->cfg;
+    const struct plan_trial *pt = &cfg->plan->t[s->trial];
+    const struct question *q = &cfg->gs->q[pt->question];
+    struct prompt_request pr;
+    struct client_request req;
+
+    memset(&pr, 0, sizeof(pr));
+    pr.q = q;
+    pr.target_len = pt->length;
+    pr.depth_bp = pt->depth_bp;
+    pr.repeat = pt->repeat;
+    pr.seed = cfg->seed;
+    pr.max_answer_tokens = cfg->max_tokens;
+    pr.chat = cfg->chat;
+    strbuf_reset(&r->err);
+    if (prompt_build(cfg->builder, &pr, &r->bp, &r->err) < 0) {
+        set_message(r, "cannot build the prompt of question %s at length %ld, depth %g%%: %s",
+                    q->id, pt->length, pt->depth_bp / 100.0, r->err.buf);
+        stop_with(r, RUNNER_INPUT_ERROR);
+        slot_free(r, s);
+        return -1;
+    }
+    s->realized_len = r->bp.realized_len;
+    s->realized_depth = r->bp.realized_depth;
+    s->gold_offset = r->bp.gold_offset;
+    memcpy(s->sha, r->bp.sha256, sizeof(s->sha));
+    s->est_tokens = (double)r->bp.realized_len + (double)cfg->max_tokens;
+
+    if (cfg->store_prompts && s->attempts == 0) {
+        struct strbuf all = STRBUF_INIT;
+        int rc;
+        if (cfg->chat) {
+            strbuf_add(&all, r->bp.system.buf, r->bp.system.len);
+            strbuf_addch(&all, '\0');
+            strbuf_add(&all, r->bp.user.buf, r->bp.user.len);
+        } else {
+            strbuf_add(&all, r->bp.text.buf, r->bp.text.len);
+        }
+        rc = store_prompt_put(cfg->store, all.buf, all.len, NULL);
+        strbuf_release(&all);
+        if (rc < 0) {
+            set_message(r, "cannot store a rendered prompt in %s", store_path(cfg->store));
+            stop_with(r, RUNNER_STORE_ERROR);
+            slot_free(r, s);
+            return -1;
+        }
+    }
+
+    memset(&req, 0, sizeof(req));
+    req.system = cfg->chat ? r->bp.system.buf : NULL;
+    req.user = cfg->chat ? r->bp.user.buf : r->bp.text.buf;
+    req.user_len = cfg->chat ? r->bp.user.len : r->bp.text.len;
+    req.max_tokens = cfg->max_tokens;
+    req.expected_prompt_tokens = r->bp.realized_len;
+    req.tag = s;
+
+    s->attempts++;
+    r->res->requests++;
+    if (s->attempts > 1)
+        r->res->retries++;
+    client_bucket_take(&r->rpm, 1, now);
+    client_bucket_take(&r->tpm, s->est_tokens, now);
+    strbuf_reset(&r->err);
+    if (client_submit(cfg->client, &req, &r->err) < 0) {
+        /* Could not even set the transfer up: an attempt that failed locally. */
+        if (s->attempts < cfg->max_attempts) {
+            s->state = SLOT_WAITING;
+            s->ready_ms = now + client_backoff_delay(&r->backoff, s->attempts, -1);
+        } else {
+            struct strbuf msg = STRBUF_INIT;
+            strbuf_addf(&msg, "request not sent: %s", r->err.buf);
+            s->state = SLOT_WAITING; /* not in flight: finish() must not adjust tokens */
+            finish(r, s, NULL, OUTCOME_ERROR, 0, msg.buf);
+            strbuf_release(&msg);
+        }
+        return 0;
+    }
+    s->state = SLOT_FLIGHT;
+    r->inflight_tokens += s->est_tokens;
+    return 0;
+}
+
+/* Buckets (--rpm/--tpm): ms until a request of est tokens may go. */
+static double bucket_wait(struct runner *r, double est, double now)
+{
+    double a = client_bucket_wait_ms(&r->rpm, 1, now);
+    double b = client_bucket_wait_ms(&r->tpm, est, now);
+    return a > b ? a : b;
+}
+
+static struct slot *free_slot(struct runner *r)
+{
+    int i;
+    for (i = 0; i < r->nslots; i++)
+        if (r->slots[i].state == SLOT_FREE)
+            return &r->slots[i];
+    return NULL;
+}
+
+/* Fill the window: due retries first, then new trials. Returns ms until the next due event. */
+static double schedule(struct runner *r, double now)
+{
+    const struct runner_config *cfg = r->cfg;
+    int limit = client_aimd_limit(&r->aimd);
+    double next = MAX_POLL_MS;
+    int i;
+
+    if (r->stop)
+        return next;
+    for (i = 0; i < r->nslots && !r->stop; i++) {
+        struct slot *s = &r->slots[i];
+        double w;
+        if (s->state != SLOT_WAITING)
+            continue;
+        if (s->ready_ms > now) {
+            if (s->ready_ms - now < next)
+                next = s->ready_ms - now;
+            continue;
+        }
+        if ((int)client_inflight(cfg->client) >= limit)
+            break;
+        w = bucket_wait(r, s->est_tokens, now);
+        if (w > 0) {
+            if (w < next)
+                next = w;
+            break;
+        }
+        send_slot(r, s, now);
+    }
+    while (!r->stop && r->busy < limit && r->next < cfg->plan->nr) {
+        const struct plan_trial *pt = &cfg->plan->t[r->next];
+        struct trial_key k;
+        struct slot *s;
+        double est, w;
+
+        k.question_id = cfg->gs->q[pt->question].id;
+        k.length = pt->length;
+        k.depth_bp = pt->depth_bp;
+        k.repeat = pt->repeat;
+        if (cfg->done && store_done_set_has(cfg->done, &k)) {
+            r->next++;
+            continue;
+        }
+        est = (double)pt->length + (double)cfg->max_tokens;
+        if (cfg->max_cost > 0 && prices_known(cfg)) {
+            double spent =
+                cost_of(cfg, (double)r->res->prompt_tokens, (double)r->res->completion_tokens);
+            double pending = cost_of(cfg, r->inflight_tokens - cfg->max_tokens * r->busy,
+                                     (double)cfg->max_tokens * r->busy);
+            double mine = cost_of(cfg, (double)pt->length, (double)cfg->max_tokens);
+            if (spent + pending + mine > cfg->max_cost) {
+                r->budget_stop = 1;
+                stop_with(r, RUNNER_BUDGET);
+                break;
+            }
+        }
+        w = bucket_wait(r, est, now);
+        if (w > 0) {
+            if (w < next)
+                next = w;
+            break;
+        }
+        s = free_slot(r);
+        if (!s)
+            BUG("runner: busy %d < limit %d but no free slot", r->busy, limit);
+        memset(s, 0, sizeof(*s));
+        s->trial = r->next++;
+        s->state = SLOT_WAITING;
+        r->busy++;
+        send_slot(r, s, now);
+    }
+    return next;
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+static void check_mismatch(struct runner *r, const struct slot *s,
+                           const struct client_response *resp)
+{
+    double dev;
+    if (resp->prompt_tokens <= 0 || s->realized_len <= 0 || resp->cls == CLIENT_TRUNCATED)
+        return;
+    dev = fabs((double)resp->prompt_tokens / (double)s->realized_len - 1.0);
+    if (dev <= MISMATCH_RATIO)
+        return;
+    r->res->tokenizer_mismatches++;
+    if (dev > r->res->worst_mismatch)
+        r->res->worst_mismatch = dev;
+    if (!r->warned_mismatch) {
+        r->warned_mismatch = 1;
+        bar_break(r);
+        warning("tokenizer mismatch: the server counted %ld prompt tokens where the run's "
+                "tokenizer counted %ld (%.1f%% off); lengths are not in the model's tokens "
+                "(use --tokenizer server or the model's tokenizer)",
+                resp->prompt_tokens, s->realized_len, dev * 100);
+    }
+}
+
+static void check_error_rate(struct runner *r)
+{
+    const struct runner_result *res = r->res;
+    long errors = res->outcomes[OUTCOME_ERROR];
+    double limit = r->cfg->max_error_rate;
+    if (!errors)
+        return;
+    /* The run's share is already certain to end above the limit... */
+    if ((double)errors > limit * (double)r->to_send) {
+        stop_with(r, RUNNER_TOO_MANY_ERRORS);
+        return;
+    }
+    /* ...or the endpoint is mostly failing: do not grind through the whole matrix. */
+    if (res->finished >= BREAKER_MIN_TRIALS && (double)errors > 0.5 * (double)res->finished &&
+        (double)errors / (double)res->finished > limit)
+        stop_with(r, RUNNER_TOO_MANY_ERRORS);
+}
+
+static void handle(struct runner *r, struct client_response *resp, double now)
+{
+    const struct runner_config *cfg = r->cfg;
+    struct slot *s = resp->tag;
+    const struct plan_trial *pt = &cfg->plan->t[s->trial];
+    const struct question *q = &cfg->gs->q[pt->question];
+    long before = r->aimd.decreases;
+    double in, out;
+
+    client_aimd_update(&r->aimd, resp, now);
+    if (r->aimd.decreases > before) {
+        r->res->window_decreases++;
+        if (client_aimd_limit(&r->aimd) < r->res->min_window)
+            r->res->min_window = client_aimd_limit(&r->aimd);
+    }
+    if (!r->res->served_model && resp->model)
+        r->res->served_model = xstrdup(resp->model);
+    if (!r->res->system_fingerprint && resp->system_fingerprint)
+        r->res->system_fingerprint = xstrdup(resp->system_fingerprint);
+
+    /* Back from the wire: no longer in flight. */
+    r->inflight_tokens -= s->est_tokens;
+    s->state = SLOT_WAITING;
+
+    if (resp->cls == CLIENT_RETRYABLE) {
+        if (r->stop) {
+            /* Stopping: leave it unsent (not an error); a resume sends it again. */
+            s->state = SLOT_WAITING;
+            r->busy--;
+            s->state = SLOT_FREE;
+            return;
+        }
+        if (s->attempts < cfg->max_attempts) {
+            long delay = client_backoff_delay(&r->backoff, s->attempts, resp->retry_after_ms);
+            s->ready_ms = now + (double)delay;
+            return;
+        }
+        finish(r, s, resp, OUTCOME_ERROR, 0, resp->error ? resp->error : "request failed");
+        check_error_rate(r);
+        return;
+    }
+    if (resp->cls == CLIENT_FATAL) {
+        r->res->fatal_reason = resp->reason;
+        set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
+                    resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
+        stop_with(r, RUNNER_FATAL);
+        r->busy--;
+        s->state = SLOT_FREE;
+        return;
+    }
+
+    in = resp->prompt_tokens >= 0 ? (double)resp->prompt_tokens : (double)s->realized_len;
+    out = resp->completion_tokens >= 0 ? (double)resp->completion_tokens : 0;
+    r->res->prompt_tokens += (long)in;
+    r->res->completion_tokens += (long)out;
+    check_mismatch(r, s, resp);
+
+    switch (resp->cls) {
+    case CLIENT_OK: {
+        double score = 0;
+        strbuf_reset(&r->err);
+        if (score_answer(cfg->scorers[pt->question], resp->content ? resp->content : "",
+                         (const char *const *)q->answers.v, q->answers.nr, q->answer_regex, &score,
+                         &r->err) < 0) {
+            struct strbuf msg = STRBUF_INIT;
+            strbuf_addf(&msg, "cannot score: %s", r->err.buf);
+            finish(r, s, resp, OUTCOME_ERROR, 0, msg.buf);
+            strbuf_release(&msg);
+            check_error_rate(r);
+            return;
+        }
+        finish(r, s, resp, score >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG, score, NULL);
+        return;
+    }
+    case CLIENT_OVERFLOW:
+        finish(r, s, resp, OUTCOME_OVERFLOW, 0, resp->error ? resp->error : "context exceeded");
+        return;
+    case CLIENT_TRUNCATED:
+        finish(r, s, resp, OUTCOME_TRUNCATED, 0, resp->error ? resp->error : "truncated");
+        return;
+    case CLIENT_EMPTY:
+        finish(r, s, resp, OUTCOME_EMPTY, 0, resp->error ? resp->error : "empty answer");
+        return;
+    case CLIENT_FILTERED:
+        finish(r, s, resp, OUTCOME_FILTERED, 0, resp->error ? resp->error : "content filter");
+        return;
+    default:
+        finish(r, s, resp, OUTCOME_ERROR, 0, resp->error ? resp->error : "unexpected response");
+        check_error_rate(r);
+        return;
+    }
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts;
+    if (ms <= 0)
+        return;
+    ts.tv_sec = (time_t)(ms / 1000);
+    ts.tv_nsec = (long)(fmod(ms, 1000.0) * 1e6);
+    nanosleep(&ts, NULL); /* EINTR (a signal) just ends the wait early */
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+int runner_run(const struct runner_config *cfg, struct runner_result *res)
+{
+    struct runner r;
+    struct sigaction sa, old_int, old_term;
+    double drain_deadline = 0;
+    int draining = 0;
+    size_t i;
+
+    runner_result_init(res);
+    if (!cfg->run_name || !cfg->gs || !cfg->plan || !cfg->scorers || !cfg->builder ||
+        !cfg->client || !cfg->store || cfg->concurrency < 1 || cfg->max_attempts < 1)
+        return error("runner: incomplete configuration");
+
+    memset(&r, 0, sizeof(r));
+    r.cfg = cfg;
+    r.res = res;
+    r.nslots = cfg->concurrency;
+    r.slots = xcalloc((size_t)r.nslots, sizeof(*r.slots));
+    built_prompt_init(&r.bp);
+    strbuf_init(&r.err, 0);
+    client_backoff_init(&r.backoff, cfg->jitter_seed);
+    r.backoff.base_ms = cfg->backoff_base_ms;
+    r.backoff.max_ms = cfg->backoff_max_ms;
+    r.backoff.max_attempts = cfg->max_attempts;
+    client_aimd_init(&r.aimd, cfg->concurrency, 1, cfg->concurrency);
+    r.start_ms = client_now_ms();
+    client_bucket_init(&r.rpm, cfg->rpm, r.start_ms);
+    client_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
+    r.last_flush_ms = r.last_progress_ms = r.start_ms;
+    if (cfg->progress == RUNNER_PROGRESS_BAR ||
+        (cfg->progress == RUNNER_PROGRESS_AUTO && isatty(STDERR_FILENO)))
+        r.bar = 1;
+    else if (cfg->progress != RUNNER_PROGRESS_NONE)
+        r.lines = 1;
+
+    res->end = RUNNER_COMPLETE;
+    res->planned = (long)cfg->plan->nr;
+    res->min_window = cfg->concurrency;
+    res->cost_usd = prices_known(cfg) ? 0 : -1;
+    for (i = 0; i < cfg->plan->nr; i++) {
+        const struct plan_trial *pt = &cfg->plan->t[i];
+        struct trial_key k;
+        k.question_id = cfg->gs->q[pt->question].id;
+        k.length = pt->length;
+        k.depth_bp = pt->depth_bp;
+        k.repeat = pt->repeat;
+        if (cfg->done && store_done_set_has(cfg->done, &k))
+            res->already_done++;
+    }
+    r.to_send = res->planned - res->already_done;
+
+    signals_seen = 0;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: waits end early */
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    for (;;) {
+        double now = client_now_ms();
+        double wait;
+        struct client_response *resp;
+
+        if (signals_seen && !draining) {
+            draining = 1;
+            stop_with(&r, RUNNER_INTERRUPTED);
+            drain_deadline = now + cfg->drain_seconds * 1000.0;
+            bar_break(&r);
+            fprintf(stderr,
+                    "interrupted: waiting up to %.0fs for %zu request(s) in flight "
+                    "(interrupt again to exit at once)\n",
+                    cfg->drain_seconds, client_inflight(cfg->client));
+        }
+        if (r.stop) {
+            /* Retries that have not gone out are dropped: a resume sends them. */
+            for (i = 0; i < (size_t)r.nslots; i++)
+                if (r.slots[i].state == SLOT_WAITING)
+                    slot_free(&r, &r.slots[i]);
+        }
+        wait = schedule(&r, now);
+        if (r.busy == 0 && (r.stop || r.next >= cfg->plan->nr))
+            break;
+        if (r.stop && res->end != RUNNER_INTERRUPTED && res->end != RUNNER_BUDGET)
+            break; /* errors, fatal, input or store failure: do not wait for the rest */
+        if (draining && now >= drain_deadline)
+            break;
+        if (client_inflight(cfg->client) == 0) {
+            sleep_ms(wait < 1 ? 1 : wait);
+        } else {
+            int n;
+            strbuf_reset(&r.err);
+            n = client_poll(cfg->client, (int)(wait < 1 ? 1 : wait), &r.err);
+            if (n < 0) {
+                set_message(&r, "HTTP client failure: %s", r.err.buf);
+                stop_with(&r, RUNNER_FATAL);
+                break;
+            }
+        }
+        now = client_now_ms();
+        while ((resp = client_take(cfg->client))) {
+            handle(&r, resp, now);
+            client_response_free(resp);
+        }
+        if (store_pending(cfg->store) && now - r.last_flush_ms >= cfg->flush_seconds * 1000.0)
+            flush(&r, now);
+        else if (now - r.last_flush_ms >= 10000.0)
+            flush(&r, now); /* heartbeat of the run lock */
+        if (r.bar ? now - r.last_progress_ms >= 200.0
+                  : now - r.last_progress_ms >= cfg->progress_interval * 1000.0)
+            progress(&r, now, 0);
+    }
+
+    /* Whatever is still in flight (drain timeout, fatal stop) is abandoned unsent. */
+    flush(&r, client_now_ms());
+    if (store_pending(cfg->store))
+        stop_with(&r, RUNNER_STORE_ERROR);
+    if (res->end == RUNNER_COMPLETE && (long)res->finished + res->already_done < res->planned)
+        res->end = RUNNER_INTERRUPTED; /* cannot happen without a stop; be safe */
+    if (res->end == RUNNER_COMPLETE && res->outcomes[OUTCOME_ERROR] &&
+        (double)res->outcomes[OUTCOME_ERROR] > cfg->max_error_rate * (double)r.to_send)
+        res->end = RUNNER_TOO_MANY_ERRORS;
+    if (prices_known(cfg))
+        res->cost_usd = cost_of(cfg, (double)res->prompt_tokens, (double)res->completion_tokens);
+    res->wall_seconds = (client_now_ms() - r.start_ms) / 1000.0;
+    progress(&r, client_now_ms(), 1);
+
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    built_prompt_release(&r.bp);
+    strbuf_release(&r.err);
+    free(r.slots);
+    return 0;
+}

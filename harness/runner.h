@@ -1,0 +1,133 @@
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#include <stdint.h>
+
+#include "client.h"
+#include "score.h"
+#include "trial.h"
+
+struct golden_set;
+struct plan;
+struct prompt_builder;
+struct store;
+struct store_done_set;
+
+/*
+ * The runner: one single-threaded event loop that executes a trial matrix.
+ * It builds each prompt just in time (one prompt buffer, never the whole
+ * matrix), keeps the in-flight window full (adaptive, AIMD on 429 storms,
+ * --rpm/--tpm buckets), retries retryable failures with backoff + jitter
+ * honouring server hints (the trial holds its window slot while it waits),
+ * scores answers as they arrive and writes every finished trial to the store
+ * in batches (committed at least every flush_seconds, so a kill -9 loses at
+ * most the trials of the last interval, which a resume sends again).
+ *
+ * Signals: while runner_run() executes, the first SIGINT/SIGTERM stops
+ * scheduling and waits up to drain_seconds for the requests in flight, then
+ * commits and returns RUNNER_INTERRUPTED; a second one terminates the process
+ * at once with status 130 (_exit: committed trials are safe, the store is
+ * never corrupted). The previous handlers are restored on return.
+ *
+ * Progress goes to stderr: a live one-line bar on a terminal (done/total,
+ * rate, ETA, retries, errors, running accuracy, window), otherwise one plain
+ * line every progress_interval seconds.
+ */
+
+enum runner_progress {
+    RUNNER_PROGRESS_AUTO = 0, /* bar when stderr is a terminal, else lines */
+    RUNNER_PROGRESS_BAR,
+    RUNNER_PROGRESS_LINES,
+    RUNNER_PROGRESS_NONE
+};
+
+/* Parse "auto" | "bar" | "lines" | "none"; 0 or -1. */
+int runner_progress_parse(const char *s, enum runner_progress *out);
+
+struct runner_config {
+    /* Everything below is borrowed and must outlive runner_run(). */
+    const char *run_name;              /* the store's run (must exist, locked by the caller) */
+    const struct golden_set *gs;       /* questions the plan indexes */
+    const struct plan *plan;           /* the trials to execute (this shard's share) */
+    const enum scorer_kind *scorers;   /* per question (gs->nr entries) */
+    struct prompt_builder *builder;    /* builds prompts with the run's tokenizer */
+    struct client *client;             /* after a successful preflight */
+    struct store *store;               /* open read-write */
+    const struct store_done_set *done; /* trials already final (skipped); may be NULL */
+    unsigned long seed;                /* run seed for prompt_build() */
+    long max_tokens;                   /* answer budget per request */
+    int chat;                          /* 1 chat completions, 0 legacy completions */
+    int store_prompts;                 /* store rendered prompts content-addressed */
+
+    int concurrency;       /* maximum (and initial) requests in flight, >= 1 */
+    double rpm, tpm;       /* per-minute limits, <= 0 none */
+    int max_attempts;      /* per trial, >= 1 (default 6) */
+    long backoff_base_ms;  /* first backoff without a server hint (default 1000) */
+    long backoff_max_ms;   /* cap on computed backoff (default 60000) */
+    double max_error_rate; /* stop (RUNNER_TOO_MANY_ERRORS) above this share; default 0.05 */
+    double max_cost;       /* USD, <= 0: no budget */
+    double price_in;       /* USD per 1M prompt tokens (< 0 unknown) */
+    double price_out;      /* USD per 1M completion tokens (< 0 unknown) */
+    double drain_seconds;  /* wait for in-flight requests after a signal (default 30) */
+    double flush_seconds;  /* commit interval (default 1) */
+    enum runner_progress progress;
+    double progress_interval; /* seconds between plain lines (default 10) */
+    uint64_t jitter_seed;     /* backoff jitter */
+};
+
+/* Defaults as documented above; pointers NULL. */
+void runner_config_init(struct runner_config *c);
+
+enum runner_end {
+    RUNNER_COMPLETE = 0,    /* every trial of the plan reached a final state */
+    RUNNER_INTERRUPTED,     /* SIGINT/SIGTERM */
+    RUNNER_BUDGET,          /* --max-cost reached before the plan was done */
+    RUNNER_TOO_MANY_ERRORS, /* error share above max_error_rate */
+    RUNNER_FATAL,           /* the endpoint refused the run (fatal_reason) */
+    RUNNER_INPUT_ERROR,     /* a prompt could not be built (e.g. not enough filler) */
+    RUNNER_STORE_ERROR      /* the store could not be written */
+};
+
+/* "complete", "interrupted", ... */
+const char *runner_end_name(enum runner_end e);
+
+#define RUNNER_TOP_ERRORS 5
+
+struct runner_result {
+    enum runner_end end;
+    long planned;                  /* trials in the plan */
+    long already_done;             /* final in the store before this invocation (skipped) */
+    long finished;                 /* trials this invocation brought to a final state */
+    long outcomes[OUTCOME__COUNT]; /* of this invocation's finished trials */
+    long requests;                 /* HTTP requests sent */
+    long retries;                  /* requests that were retries */
+    long prompt_tokens;            /* server usage (local count when not reported) */
+    long completion_tokens;
+    double cost_usd;           /* -1 when prices are unknown */
+    long tokenizer_mismatches; /* |usage.prompt_tokens / realized - 1| > 2% */
+    double worst_mismatch;     /* largest such ratio deviation */
+    int min_window;            /* smallest in-flight limit reached (AIMD) */
+    long window_decreases;     /* times the limit shrank on rate limits */
+    enum client_reason fatal_reason;
+    char *message;            /* malloc'd: why the run stopped (FATAL/INPUT/STORE), or NULL */
+    char *served_model;       /* first model the server echoed, malloc'd or NULL */
+    char *system_fingerprint; /* first fingerprint seen, malloc'd or NULL */
+    /* Most frequent error messages of trials that ended in error. */
+    char *top_error[RUNNER_TOP_ERRORS];
+    long top_error_count[RUNNER_TOP_ERRORS];
+    double wall_seconds;
+};
+
+void runner_result_init(struct runner_result *r);
+void runner_result_release(struct runner_result *r);
+
+/*
+ * Execute the plan: every trial not in cfg->done is sent, scored and stored
+ * (a trial already final is never sent again). Fills *res (initialised by
+ * the callee) and returns 0 when it ended for any reason in enum runner_end,
+ * or -1 for a broken configuration (message printed). Never exits (except on
+ * the second signal, see above) and never prints to stdout.
+ */
+int runner_run(const struct runner_config *cfg, struct runner_result *res);
+
+#endif
