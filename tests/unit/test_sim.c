@@ -1,0 +1,209 @@
+/*
+ * Unit tests of serve-sim's pure parts: the planted curve and decision,
+ * model and fault specs, and the fault draw. The HTTP server is tested by
+ * tests/cli/3xx-serve-sim-*.sh against the real binary.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+#include "strbuf.h"
+#include "test.h"
+
+static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
+{
+    struct sim_model m = {NULL, edge, dip, shape, seed};
+    return m;
+}
+
+static void test_curve_formula(void)
+{
+    struct sim_model m = model(0.92, 0.40, 1.6, 1);
+    /* depth(T) = dip * clamp(log2(T/1500)/4, 0, 1) */
+    CHECK_NEAR(sim_depth(0.4, 1500), 0, 1e-12);
+    CHECK_NEAR(sim_depth(0.4, 1000), 0, 1e-12);
+    CHECK_NEAR(sim_depth(0.4, 3000), 0.1, 1e-12);
+    CHECK_NEAR(sim_depth(0.4, 24000), 0.4, 1e-12);
+    CHECK_NEAR(sim_depth(0.4, 100000), 0.4, 1e-12);
+    CHECK_NEAR(sim_depth(0.4, 0), 0, 1e-12);
+    /* edges keep `edge`, the middle loses the whole depth */
+    CHECK_NEAR(sim_curve_p(&m, 0.0, 24000), 0.92, 1e-12);
+    CHECK_NEAR(sim_curve_p(&m, 1.0, 24000), 0.92, 1e-12);
+    CHECK_NEAR(sim_curve_p(&m, 0.5, 24000), 0.52, 1e-12);
+    CHECK_NEAR(sim_curve_p(&m, 0.25, 24000), 0.92 - 0.4 * (1 - pow(0.5, 1.6)), 1e-12);
+    CHECK_NEAR(sim_curve_p(&m, 0.5, 6000), 0.92 - 0.2, 1e-12);
+    /* no dip at short prompts */
+    CHECK_NEAR(sim_curve_p(&m, 0.5, 1200), 0.92, 1e-12);
+    /* clamped */
+    m = model(0.1, 1.0, 1.0, 1);
+    CHECK_NEAR(sim_curve_p(&m, 0.5, 50000), 0, 1e-12);
+    CHECK_NEAR(sim_curve_p(&m, -3, 50000), 0.1, 1e-12);
+}
+
+/* Thousands of decisions at fixed (x, T) over distinct questions reproduce P. */
+static void test_curve_reproduced(void)
+{
+    static const double xs[] = {0.0, 0.1, 0.3, 0.5, 0.7, 0.95};
+    static const long Ts[] = {1000, 4096, 8192, 32768, 65536};
+    struct sim_model m = model(0.92, 0.40, 1.6, 7);
+    const int n = 20000;
+    char qid[32];
+    for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+        for (size_t j = 0; j < sizeof(Ts) / sizeof(Ts[0]); j++) {
+            double p = sim_curve_p(&m, xs[i], Ts[j]), sd = sqrt(p * (1 - p) / n);
+            int ok = 0;
+            for (int q = 0; q < n; q++) {
+                snprintf(qid, sizeof(qid), "q%05d", q);
+                ok += sim_decide(&m, qid, xs[i], Ts[j], 0);
+            }
+            if (fabs((double)ok / n - p) > 4.5 * sd + 1e-9)
+                fprintf(stderr, "  x=%g T=%ld: %d/%d correct, P=%g\n", xs[i], Ts[j], ok, n, p);
+            CHECK(fabs((double)ok / n - p) <= 4.5 * sd + 1e-9);
+        }
+    }
+}
+
+/* The same inputs give the same draw; the salt (distractor order) changes it. */
+static void test_draw_deterministic(void)
+{
+    double u = sim_draw(3, "q1", 0.42, 8192, 99);
+    int same_salt = 0, same_seed = 0, same_bucket = 0, other_bucket = 0;
+    CHECK(u >= 0 && u < 1);
+    CHECK(u == sim_draw(3, "q1", 0.42, 8192, 99));
+    /* x bucket = floor(100x), T bucket = floor(8 log2 T): same bucket, same draw */
+    CHECK(u == sim_draw(3, "q1", 0.425, 8200, 99));
+    for (int s = 0; s < 1000; s++) {
+        char qid[16];
+        snprintf(qid, sizeof(qid), "q%d", s);
+        same_salt += sim_draw(3, qid, 0.42, 8192, 1) == sim_draw(3, qid, 0.42, 8192, 2);
+        same_seed += sim_draw(3, qid, 0.42, 8192, 1) == sim_draw(4, qid, 0.42, 8192, 1);
+        same_bucket += sim_draw(3, qid, 0.421, 8192, 1) == sim_draw(3, qid, 0.429, 8192, 1);
+        other_bucket += sim_draw(3, qid, 0.42, 8192, 1) == sim_draw(3, qid, 0.43, 8192, 1);
+    }
+    CHECK_INT(same_salt, 0);
+    CHECK_INT(same_seed, 0);
+    CHECK_INT(same_bucket, 1000);
+    CHECK_INT(other_bucket, 0);
+}
+
+/* Two models sharing a seed differ only where their curves differ. */
+static void test_shared_seed_pairs(void)
+{
+    struct sim_model a = model(0.92, 0.40, 1.6, 5), b = model(0.92, 0.20, 1.6, 5);
+    struct sim_model c = model(0.92, 0.20, 1.6, 6);
+    int only_a = 0, only_b = 0, edge_diff = 0, diff_seed = 0;
+    char qid[16];
+    for (int q = 0; q < 5000; q++) {
+        int da, db;
+        snprintf(qid, sizeof(qid), "q%d", q);
+        da = sim_decide(&a, qid, 0.5, 32768, 11);
+        db = sim_decide(&b, qid, 0.5, 32768, 11);
+        only_a += da && !db;
+        only_b += db && !da;
+        /* at the edge both curves are equal: identical answers */
+        edge_diff += sim_decide(&a, qid, 0.0, 32768, 11) != sim_decide(&b, qid, 0.0, 32768, 11);
+        diff_seed += db != sim_decide(&c, qid, 0.5, 32768, 11);
+    }
+    CHECK_INT(only_a, 0); /* P_a < P_b in the middle: a correct => b correct */
+    CHECK(only_b > 800);  /* ~ (0.72 - 0.52) * 5000 = 1000 */
+    CHECK_INT(edge_diff, 0);
+    CHECK(diff_seed > 1000); /* another seed: independent draws */
+}
+
+static void test_model_parse(void)
+{
+    struct sim_model m;
+    struct strbuf err = STRBUF_INIT;
+    CHECK_INT(sim_model_parse("base", &m, &err), 0);
+    CHECK_STR(m.name, "base");
+    CHECK_NEAR(m.edge, 0.92, 0);
+    CHECK_NEAR(m.dip, 0.40, 0);
+    CHECK_NEAR(m.shape, 1.6, 0);
+    CHECK_INT(m.seed, 1);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("cand:edge=0.9,dip=0.25,shape=2,seed=42", &m, &err), 0);
+    CHECK_STR(m.name, "cand");
+    CHECK_NEAR(m.edge, 0.9, 0);
+    CHECK_NEAR(m.dip, 0.25, 0);
+    CHECK_NEAR(m.shape, 2, 0);
+    CHECK_INT(m.seed, 42);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("x:dip=0", &m, &err), 0);
+    CHECK_NEAR(m.dip, 0, 0);
+    sim_model_release(&m);
+    CHECK_INT(err.len, 0);
+
+    CHECK_INT(sim_model_parse("", &m, &err), -1);
+    CHECK_INT(sim_model_parse(":edge=1", &m, &err), -1);
+    CHECK_INT(sim_model_parse("a:edge=1.5", &m, &err), -1);
+    CHECK(strstr(err.buf, "edge must be a number in [0,1]") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(sim_model_parse("a:depth=0.1", &m, &err), -1);
+    CHECK(strstr(err.buf, "unknown key 'depth'") != NULL);
+    CHECK_INT(sim_model_parse("a:shape=0", &m, &err), -1);
+    CHECK_INT(sim_model_parse("a:seed=-1", &m, &err), -1);
+    CHECK_INT(sim_model_parse("a:edge", &m, &err), -1);
+    CHECK_INT(sim_model_parse("a,b", &m, &err), -1);
+    strbuf_release(&err);
+}
+
+static void test_faults_parse(void)
+{
+    struct sim_faults f;
+    struct strbuf err = STRBUF_INIT;
+    CHECK_INT(sim_faults_parse("429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,"
+                               "slow=0.01,error200=0.01",
+                               &f, &err),
+              0);
+    CHECK_NEAR(f.rate[SIM_FAULT_429], 0.05, 0);
+    CHECK_NEAR(f.rate[SIM_FAULT_500], 0.02, 0);
+    CHECK_NEAR(f.rate[SIM_FAULT_ERROR200], 0.01, 0);
+    CHECK_INT(sim_faults_parse("", &f, &err), 0);
+    CHECK_NEAR(f.rate[SIM_FAULT_429], 0, 0);
+    CHECK_INT(sim_faults_parse("404=0.1", &f, &err), -1);
+    CHECK(strstr(err.buf, "unknown kind '404'") != NULL);
+    CHECK_INT(sim_faults_parse("429=0.7,500=0.7", &f, &err), -1);
+    CHECK_INT(sim_faults_parse("429", &f, &err), -1);
+    CHECK_INT(sim_faults_parse("429=x", &f, &err), -1);
+    CHECK_STR(sim_fault_name(SIM_FAULT_TRUNCATE), "truncate");
+    CHECK_STR(sim_fault_name(SIM_FAULT_NONE), "none");
+    strbuf_release(&err);
+}
+
+/* Each kind comes up at its rate; the draw depends on the counter, not content. */
+static void test_fault_rates(void)
+{
+    struct sim_faults f;
+    struct strbuf err = STRBUF_INIT;
+    long counts[SIM_FAULT__COUNT] = {0};
+    const long n = 200000;
+    CHECK_INT(sim_faults_parse("429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,"
+                               "slow=0.01,error200=0.01",
+                               &f, &err),
+              0);
+    for (long i = 0; i < n; i++)
+        counts[sim_fault_draw(&f, 9, (uint64_t)i)]++;
+    for (int k = 1; k < SIM_FAULT__COUNT; k++) {
+        double p = f.rate[k], sd = sqrt(p * (1 - p) / n);
+        if (fabs((double)counts[k] / n - p) > 4.5 * sd)
+            fprintf(stderr, "  %s: %ld of %ld, rate %g\n", sim_fault_name(k), counts[k], n, p);
+        CHECK(fabs((double)counts[k] / n - p) <= 4.5 * sd);
+    }
+    CHECK(sim_fault_draw(&f, 9, 12345) == sim_fault_draw(&f, 9, 12345));
+    memset(&f, 0, sizeof(f));
+    CHECK(sim_fault_draw(&f, 9, 1) == SIM_FAULT_NONE);
+    strbuf_release(&err);
+}
+
+int main(void)
+{
+    RUN(test_curve_formula);
+    RUN(test_curve_reproduced);
+    RUN(test_draw_deterministic);
+    RUN(test_shared_seed_pairs);
+    RUN(test_model_parse);
+    RUN(test_faults_parse);
+    RUN(test_fault_rates);
+    return TEST_EXIT();
+}
