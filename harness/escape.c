@@ -149,10 +149,7 @@ static void md_one(struct strbuf *out, unsigned char c)
     case '[':
     case ']':
     case '#':
-    case '!':
     case '~':
-    case '(':
-    case ')':
         strbuf_addch(out, '\\');
         strbuf_addch(out, c);
         break;

@@ -22,9 +22,9 @@ void escape_html_n(struct strbuf *out, const char *s, size_t len);
 
 /*
  * One Markdown table cell or inline text: | and Markdown punctuation
- * (\ ` * _ [ ] # ! ~ ( )) are backslash-escaped, & < > become entities (so
- * renderers that allow inline HTML show it as text), newlines/tabs/CR become
- * spaces (a newline would end the table row). Empty input appends nothing.
+ * (\ ` * _ [ ] # ~; parentheses and ! are inert once [ ] are) are backslash-escaped, & < > become
+ * entities (so renderers that allow inline HTML show it as text), newlines/tabs/CR become spaces (a
+ * newline would end the table row). Empty input appends nothing.
  */
 void escape_md(struct strbuf *out, const char *s);
 

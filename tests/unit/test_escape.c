@@ -45,8 +45,8 @@ static void test_md(void)
     CHECK_STR(esc(escape_md, "line1\nline2\r\tx"), "line1 line2  x");
     CHECK_STR(esc(escape_md, "<script>"), "&lt;script&gt;");
     CHECK_STR(esc(escape_md, "**bold** _i_ `code` [l](u) \\"),
-              "\\*\\*bold\\*\\* \\_i\\_ \\`code\\` \\[l\\]\\(u\\) \\\\");
-    CHECK_STR(esc(escape_md, "# h ! ~"), "\\# h \\! \\~");
+              "\\*\\*bold\\*\\* \\_i\\_ \\`code\\` \\[l\\](u) \\\\");
+    CHECK_STR(esc(escape_md, "# h ![x](y) ~"), "\\# h !\\[x\\](y) \\~");
     CHECK_STR(esc(escape_md, ""), "");
     CHECK_STR(esc(escape_md, "caf\xC3\xA9"), "caf\xC3\xA9");
 }

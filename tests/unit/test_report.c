@@ -1,0 +1,373 @@
+/*
+ * Unit tests for report.c: Markdown and HTML reports from statistics computed
+ * over synthetic trials (stats_compute), escaping of hostile model output and
+ * names, failure selection at the worst depths, formatting helpers.
+ */
+#include "report.h"
+
+#include <math.h>
+
+#include "stats.h"
+#include "store.h"
+#include "strbuf.h"
+#include "test.h"
+#include "xalloc.h"
+
+#define HOSTILE_ANSWER "<script>document.title='pwned'</script>\"><img src=x onerror=alert(1)>"
+
+static struct strbuf serr = STRBUF_INIT;
+static const int depths[] = {0, 2500, 5000, 7500, 10000};
+/* correct answers out of 10 questions per (length, depth) */
+static const int correct8k[] = {10, 8, 5, 7, 9};
+static const int correct32k[] = {9, 6, 3, 6, 9};
+
+static size_t make_trials(struct trial_result **out)
+{
+    size_t n = 0, li, di, q;
+    struct trial_result *t = xcalloc(2 * 5 * 10 + 1, sizeof(*t));
+
+    for (li = 0; li < 2; li++)
+        for (di = 0; di < 5; di++)
+            for (q = 0; q < 10; q++) {
+                struct trial_result *r = &t[n++];
+                int k = li ? correct32k[di] : correct8k[di];
+                char id[16];
+                trial_result_init(r);
+                snprintf(id, sizeof(id), "q%02zu", q);
+                r->question_id = xstrdup(id);
+                r->length = li ? 32768 : 8192;
+                r->depth_bp = depths[di];
+                r->realized_length = r->length - 3;
+                r->usage_prompt_tokens =
+                    li ? (long)(r->realized_length * 1.05) : r->realized_length;
+                r->realized_depth = depths[di] / 10000.0;
+                r->outcome = (int)q < k ? OUTCOME_CORRECT : OUTCOME_WRONG;
+                r->answer = xstrdup((int)q < k ? "right" : "wrong answer");
+            }
+    /* one hostile answer in the worst 32k cell, one non-scored outcome */
+    free(t[50 + 20 + 9].answer);
+    t[50 + 20 + 9].answer = xstrdup(HOSTILE_ANSWER);
+    t[50 + 20 + 8].outcome = OUTCOME_EMPTY;
+    free(t[50 + 20 + 8].answer);
+    t[50 + 20 + 8].answer = NULL;
+    *out = t;
+    return n;
+}
+
+static void free_trials(struct trial_result *t, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        trial_result_release(&t[i]);
+    free(t);
+}
+
+static void fill_run(struct run_info *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->name = "nightly-<1>";
+    r->model_requested = "x\"; system(\"touch pwned\"); \"";
+    r->model_served = "served|model";
+    r->endpoints = "http://127.0.0.1:9/v1";
+    r->settings_json = "{\"dataset\":\"datasets/q.jsonl\",\"lengths\":\"8k,32k\",\"repeats\":1}";
+    r->golden_sha256 = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    r->template_sha256 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    r->tokenizer_name = "cl100k_base";
+    r->status = RUN_COMPLETE;
+    r->trials_planned = 100;
+    r->trials_done = 100;
+    r->created_at = 1764490000;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    const char *p = hay;
+    while ((p = strstr(p, needle))) {
+        n++;
+        p += strlen(needle);
+    }
+    return n;
+}
+
+static void test_helpers(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    report_pct(&sb, 0.955);
+    CHECK_STR(sb.buf, "95.5%");
+    strbuf_reset(&sb);
+    report_pct(&sb, NAN);
+    CHECK_STR(sb.buf, "\xE2\x80\x93");
+    strbuf_reset(&sb);
+    report_pp(&sb, 0.25);
+    CHECK_STR(sb.buf, "+25.0 pp");
+    strbuf_reset(&sb);
+    report_pp(&sb, -0.031);
+    CHECK_STR(sb.buf, "-3.1 pp");
+    strbuf_reset(&sb);
+    report_length(&sb, 32768);
+    CHECK_STR(sb.buf, "32k");
+    strbuf_reset(&sb);
+    report_length(&sb, 1000);
+    CHECK_STR(sb.buf, "1000");
+    strbuf_reset(&sb);
+    report_time(&sb, 1764490000);
+    CHECK_STR(sb.buf, "2025-11-30 08:06:40 UTC");
+    strbuf_release(&sb);
+}
+
+static void test_pick_failures(void)
+{
+    struct trial_result *t;
+    size_t n = make_trials(&t), k, i;
+    struct run_stats s;
+    struct stats_options o;
+    const struct trial_result **f = NULL;
+
+    stats_options_init(&o);
+    o.bootstrap_iters = 200;
+    CHECK_INT(stats_compute(t, n, &o, &s, &serr), 0);
+    /* worst depth only: 8k at 50% has 5 failures, 32k at 50% has 7 (one empty) */
+    k = report_pick_failures(t, n, &s, 1, 100, &f);
+    CHECK_INT(k, 5 + 7);
+    for (i = 0; i < k; i++) {
+        CHECK_INT(f[i]->depth_bp, 5000);
+        CHECK(f[i]->outcome != OUTCOME_CORRECT);
+    }
+    CHECK_INT(f[0]->length, 8192);
+    CHECK_INT(f[k - 1]->length, 32768);
+    free(f);
+    /* two worst depths, capped at 6 per length */
+    k = report_pick_failures(t, n, &s, 2, 6, &f);
+    CHECK_INT(k, 12);
+    for (i = 0; i < k; i++)
+        CHECK(f[i]->depth_bp == 5000 || f[i]->depth_bp == 7500 || f[i]->depth_bp == 2500);
+    free(f);
+    k = report_pick_failures(t, n, &s, 0, 6, &f);
+    CHECK_INT(k, 0);
+    CHECK(f == NULL);
+    run_stats_release(&s);
+    free_trials(t, n);
+}
+
+static void build(struct strbuf *md, struct strbuf *html)
+{
+    struct trial_result *t;
+    size_t n = make_trials(&t), k, i;
+    struct run_stats s;
+    struct stats_options o;
+    struct run_info r;
+    const struct trial_result **f = NULL;
+    struct report_failure *rf;
+    const char *answers[] = {"right", "<b>also</b> right"};
+    struct report_plot plots[] = {
+        {"U-curve", "ucurve.svg",
+         "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><g id=\"u\"/></svg>"},
+        {"heatmap", "../heatmap.svg", NULL},
+    };
+    struct report_input in;
+
+    stats_options_init(&o);
+    o.bootstrap_iters = 200;
+    CHECK_INT(stats_compute(t, n, &o, &s, &serr), 0);
+    fill_run(&r);
+    k = report_pick_failures(t, n, &s, 1, 100, &f);
+    rf = xcalloc(k + 1, sizeof(*rf));
+    for (i = 0; i < k; i++) {
+        rf[i].trial = f[i];
+        rf[i].question = "who wrote <i>Ulysses</i>?";
+        rf[i].answers = answers;
+        rf[i].n_answers = 2;
+    }
+    memset(&in, 0, sizeof(in));
+    in.run = &r;
+    in.stats = &s;
+    in.plots = plots;
+    in.n_plots = 2;
+    in.failures = rf;
+    in.n_failures = k;
+    in.golden_path = "datasets/q.jsonl";
+    in.generated_at = 1764490000;
+    report_markdown(md, &in);
+    report_html(html, &in);
+    free(rf);
+    free(f);
+    run_stats_release(&s);
+    free_trials(t, n);
+}
+
+static void test_markdown(void)
+{
+    struct strbuf md = STRBUF_INIT, html = STRBUF_INIT;
+
+    build(&md, &html);
+    if (getenv("DUMP_MD"))
+        fputs(md.buf, stdout);
+    if (getenv("DUMP_HTML"))
+        fputs(html.buf, stderr);
+    CHECK(!strncmp(md.buf,
+                   "# dipmap report: nightly-&lt;1&gt; (x\"; system(\"touch pwned\"); \")\n",
+                   strlen("# dipmap report: nightly-&lt;1&gt;")));
+    CHECK(strstr(md.buf, "## Dip per length"));
+    CHECK(strstr(md.buf, "| length | depth | accuracy | 95% Wilson interval |"));
+    /* 8k at 50%: 5 of 10 -> 50.0% with the Wilson interval [23.7%, 76.3%] */
+    CHECK(strstr(md.buf, "| 8k (8192) | 50% | 50.0% | \\[23.7%, 76.3%\\] | 10 | 5 |"));
+    /* 32k at 50%: 3 correct, 6 wrong, 1 empty -> 33.3% of 9 scored */
+    CHECK(strstr(md.buf, "| 32k (32768) | 50% | 33.3% |"));
+    /* dip at 8k: edge (100% + 90%)/2 = 95%, worst middle 50% -> +45.0 pp */
+    CHECK(strstr(md.buf, "| 8k (8192) | 95.0% |"));
+    CHECK(strstr(md.buf, "+45.0 pp"));
+    CHECK(strstr(md.buf, "- **dip at 8k:** +45.0 pp \\[+20.0 pp, +70.1 pp\\] (edge 95.0%"));
+    /* the 32k server counts 5% more: every 32k trial is a mismatch */
+    CHECK(strstr(md.buf, "MISMATCH: 50 trials"));
+    /* coverage counts the empty outcome */
+    CHECK(strstr(md.buf, "| 32k (32768) | 50% | 3 | 6 | 0 | 0 | 1 | 0 | 0 | 0 |"));
+    /* plots: the file name is sanitised, alt text escaped */
+    CHECK(strstr(md.buf, "![U-curve](ucurve.svg)"));
+    CHECK(strstr(md.buf, "![heatmap](_._heatmap.svg)"));
+    /* provenance and settings */
+    CHECK(strstr(md.buf, "| golden set | aaaaaaaa"));
+    CHECK(strstr(md.buf, "| lengths | 8k,32k |"));
+    CHECK(strstr(md.buf, "| repeats | 1 |"));
+    CHECK(strstr(md.buf, "| model served | served\\|model |"));
+    CHECK(strstr(md.buf, "## Ordering advice"));
+    /* model answers are not in summary.md (only the HTML lists failures) */
+    CHECK(!strstr(md.buf, "<script"));
+    CHECK(!strstr(md.buf, "Failed trials"));
+    /* every table row has the same number of unescaped pipes as its header */
+    {
+        const char *line = md.buf;
+        while (line && *line) {
+            const char *nl = strchr(line, '\n');
+            size_t len = nl ? (size_t)(nl - line) : strlen(line);
+            if (len && line[0] == '|') {
+                size_t i, pipes = 0;
+                for (i = 0; i < len; i++)
+                    if (line[i] == '|' && (i == 0 || line[i - 1] != '\\'))
+                        pipes++;
+                CHECK(pipes >= 3);
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+    }
+    strbuf_release(&md);
+    strbuf_release(&html);
+}
+
+static void test_html(void)
+{
+    struct strbuf md = STRBUF_INIT, html = STRBUF_INIT;
+
+    build(&md, &html);
+    CHECK(!strncmp(html.buf, "<!DOCTYPE html>", 15));
+    CHECK(strstr(html.buf, "</html>\n"));
+    CHECK(strstr(html.buf, "Content-Security-Policy"));
+    /* no script element, no event handler attribute, nothing fetched */
+    CHECK(!strstr(html.buf, "<script"));
+    CHECK(!strstr(html.buf, "<img"));
+    CHECK(!strstr(html.buf, "href="));
+    /* the hostile answer is shown as text */
+    CHECK(strstr(html.buf, "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;&quot;&gt;"
+                           "&lt;img src=x onerror=alert(1)&gt;"));
+    CHECK(strstr(html.buf, "who wrote &lt;i&gt;Ulysses&lt;/i&gt;?"));
+    CHECK(strstr(html.buf, "right | &lt;b&gt;also&lt;/b&gt; right"));
+    CHECK(strstr(html.buf, "<title>dipmap report: nightly-&lt;1&gt; (x&quot;; system(&quot;touch "
+                           "pwned&quot;); &quot;)</title>"));
+    /* the SVG is inlined without its XML prolog */
+    CHECK(
+        strstr(html.buf, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\"><g id=\"u\"/></svg>"));
+    CHECK(!strstr(html.buf, "<?xml"));
+    /* failures: one block per worst cell, 5 + 7 rows */
+    CHECK_INT(count(html.buf, "<details>"), 2);
+    CHECK(strstr(html.buf, "8k tokens, depth 50% (accuracy 50.0%): 5 failed trials shown"));
+    CHECK(strstr(html.buf, "32k tokens, depth 50% (accuracy 33.3%): 7 failed trials shown"));
+    CHECK(strstr(html.buf, "<td>empty</td>"));
+    CHECK(strstr(html.buf, "(no answer)"));
+    CHECK(strstr(html.buf, "Questions from datasets/q.jsonl."));
+    CHECK(strstr(html.buf, "<td class=\"num\">50.0%</td>"));
+    CHECK(strstr(html.buf, "+45.0 pp"));
+    strbuf_release(&md);
+    strbuf_release(&html);
+}
+
+static void test_empty_run(void)
+{
+    struct strbuf md = STRBUF_INIT, html = STRBUF_INIT;
+    struct run_stats s;
+    struct stats_options o;
+    struct run_info r;
+    struct report_input in;
+
+    stats_options_init(&o);
+    CHECK_INT(stats_compute(NULL, 0, &o, &s, &serr), 0);
+    memset(&r, 0, sizeof(r));
+    memset(&in, 0, sizeof(in));
+    in.run = &r;
+    in.stats = &s;
+    in.plots_note = "plots skipped: gnuplot not found";
+    report_markdown(&md, &in);
+    report_html(&html, &in);
+    CHECK(strstr(md.buf, "no scored trials"));
+    CHECK(strstr(md.buf, "plots skipped: gnuplot not found"));
+    CHECK(strstr(html.buf, "No failed trials at the worst depths."));
+    run_stats_release(&s);
+    strbuf_release(&md);
+    strbuf_release(&html);
+}
+
+static void test_long_answer_cut(void)
+{
+    struct strbuf md = STRBUF_INIT, html = STRBUF_INIT;
+    struct trial_result t[3];
+    struct run_stats s;
+    struct stats_options o;
+    struct run_info r;
+    struct report_input in;
+    struct report_failure f;
+    char *longa = xmalloc(5001);
+    size_t i;
+
+    /* 2-byte characters so a cut in the middle of one would be visible */
+    for (i = 0; i < 5000; i += 2)
+        memcpy(longa + i, "\xC3\xA9", 2);
+    longa[5000] = '\0';
+    for (i = 0; i < 3; i++) {
+        trial_result_init(&t[i]);
+        t[i].question_id = xstrdup("q1");
+        t[i].length = 1000;
+        t[i].depth_bp = (int)i * 5000;
+        t[i].outcome = i == 1 ? OUTCOME_WRONG : OUTCOME_CORRECT;
+    }
+    t[1].answer = longa;
+    stats_options_init(&o);
+    o.bootstrap_iters = 0;
+    CHECK_INT(stats_compute(t, 3, &o, &s, &serr), 0);
+    fill_run(&r);
+    memset(&in, 0, sizeof(in));
+    memset(&f, 0, sizeof(f));
+    f.trial = &t[1];
+    in.run = &r;
+    in.stats = &s;
+    in.failures = &f;
+    in.n_failures = 1;
+    report_html(&html, &in);
+    CHECK(strstr(html.buf, "\xC3\xA9 \xE2\x80\xA6 (3500 bytes more)"));
+    CHECK(!strstr(html.buf, "\xEF\xBF\xBD"));
+    CHECK(strstr(html.buf, "(not available)"));
+    run_stats_release(&s);
+    for (i = 0; i < 3; i++)
+        trial_result_release(&t[i]);
+    strbuf_release(&md);
+    strbuf_release(&html);
+}
+
+int main(void)
+{
+    RUN(test_helpers);
+    RUN(test_pick_failures);
+    RUN(test_markdown);
+    RUN(test_html);
+    RUN(test_empty_run);
+    RUN(test_long_answer_cut);
+    return TEST_EXIT();
+}
