@@ -677,6 +677,25 @@ int store_close(struct store *st)
     return rc;
 }
 
+int store_integrity_check(struct store *st)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA integrity_check", -1, &s, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(s);
+        return db_error(st, "integrity check failed");
+    }
+    if (strcmp((const char *)sqlite3_column_text(s, 0), "ok")) {
+        error("%s: integrity check failed: %s", st->path, (const char *)sqlite3_column_text(s, 0));
+        sqlite3_finalize(s);
+        return -1;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
 /* ---- runs ---------------------------------------------------------------- */
 
 void run_info_init(struct run_info *r)

@@ -86,6 +86,12 @@ int store_schema_version(const struct store *st);
  */
 int store_create_at_version(const char *path, int version);
 
+/*
+ * Run SQLite's PRAGMA integrity_check. Returns 0 when the file is sound, -1
+ * after error() quoting the first problem.
+ */
+int store_integrity_check(struct store *st);
+
 /* ---- runs ---------------------------------------------------------------- */
 
 enum run_status {

@@ -1,0 +1,1311 @@
+/*
+ * Unit tests for the run store, on real SQLite files in a temporary directory:
+ * schema and migration, runs, trial round-trips and upserts, resume sets,
+ * locks and concurrency between processes (fork), crash safety (kill -9),
+ * merge, secrets refusal and error paths.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "store.h"
+#include "strbuf.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "test.h"
+
+static char tmpdir[256];
+static struct strbuf errs = STRBUF_INIT;
+
+static void capture(const char *prefix, const char *msg)
+{
+    strbuf_addf(&errs, "%s: %s\n", prefix, msg);
+}
+
+static void capture_start(void)
+{
+    strbuf_reset(&errs);
+    usage_set_hook(capture);
+}
+
+static void capture_stop(void)
+{
+    usage_set_hook(NULL);
+}
+
+/* A fresh path in the temporary directory (static buffer rotation). */
+static const char *tpath(const char *name)
+{
+    static char bufs[8][512];
+    static int i;
+    char *b = bufs[i++ % 8];
+    snprintf(b, 512, "%s/%s", tmpdir, name);
+    return b;
+}
+
+static void fill_run(struct run_info *r, const char *name, const char *model)
+{
+    run_info_init(r);
+    r->name = xstrdup(name);
+    r->model_requested = xstrdup(model);
+    r->endpoints = xstrdup("http://127.0.0.1:8000/v1");
+    r->settings_json =
+        xstrdup("{\"temperature\":0,\"max-tokens\":64,\"api-key-env\":\"OPENAI_API_KEY\","
+                "\"depths\":\"0:100:10\"}");
+    r->golden_sha256 = xstrdup("aa");
+    r->haystack_sha256 = xstrdup("bb");
+    r->template_sha256 = xstrdup("cc");
+    r->tokenizer_name = xstrdup("cl100k_base");
+    r->tokenizer_sha256 = xstrdup("dd");
+    r->dipmap_version = xstrdup("0.1.0");
+    r->dipmap_commit = xstrdup("abc");
+    r->status = RUN_RUNNING;
+    r->trials_planned = 10;
+}
+
+static struct store *fresh_store(const char *name)
+{
+    const char *p = tpath(name);
+    struct strbuf sb = STRBUF_INIT;
+    unlink(p);
+    strbuf_addf(&sb, "%s-wal", p);
+    unlink(sb.buf);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "%s-shm", p);
+    unlink(sb.buf);
+    strbuf_release(&sb);
+    return store_open(p, STORE_CREATE);
+}
+
+static int make_run(struct store *st, const char *name, const char *model)
+{
+    struct run_info r;
+    int rc;
+    fill_run(&r, name, model);
+    rc = store_run_create(st, &r);
+    run_info_release(&r);
+    return rc;
+}
+
+static void make_trial(struct trial_result *t, const char *qid, long length, int depth, int rep,
+                       enum trial_outcome o)
+{
+    trial_result_init(t);
+    t->question_id = xstrdup(qid);
+    t->length = length;
+    t->depth_bp = depth;
+    t->repeat = rep;
+    t->outcome = o;
+    t->attempts = 1;
+    t->http_status = 200;
+    t->score = o == OUTCOME_CORRECT ? 1 : 0;
+    t->answer = xstrdup("Röntgen");
+    t->finished_at = 1700000000.5;
+}
+
+static long count_trials(struct store *st, const char *run)
+{
+    struct trial_result *v;
+    size_t n;
+    if (store_trials_load(st, run, &v, &n))
+        return -1;
+    store_trials_free(v, n);
+    return (long)n;
+}
+
+/* Run the sqlite3 command-line tool on a file (independent of our API). */
+static int sqlite_cli(const char *path, const char *sql, struct strbuf *out)
+{
+    const char *argv[] = {"sqlite3", path, sql, NULL};
+    int status;
+    if (proc_run(argv, NULL, 0, out, NULL, &status))
+        return -1;
+    return status;
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_create_schema(void)
+{
+    struct store *st = fresh_store("schema.db");
+    struct strbuf out = STRBUF_INIT;
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+    CHECK_STR(store_path(st), tpath("schema.db"));
+    CHECK_INT(store_integrity_check(st), 0);
+    CHECK_INT(store_close(st), 0);
+    if (proc_available("sqlite3")) {
+        CHECK_INT(sqlite_cli(tpath("schema.db"), "PRAGMA journal_mode", &out), 0);
+        CHECK_STR(out.buf, "wal\n");
+        strbuf_reset(&out);
+        CHECK_INT(sqlite_cli(tpath("schema.db"), "PRAGMA user_version", &out), 0);
+        CHECK_INT(strtol(out.buf, NULL, 10), STORE_SCHEMA_VERSION);
+    }
+    /* reopening read-only works and changes nothing */
+    st = store_open(tpath("schema.db"), STORE_READONLY);
+    CHECK(st != NULL);
+    CHECK_INT(store_close(st), 0);
+    strbuf_release(&out);
+}
+
+static void test_migration_v1_to_v2(void)
+{
+    const char *p = tpath("v1.db");
+    struct strbuf out = STRBUF_INIT;
+    struct store *st;
+    struct run_info r;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 1), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: migration data check skipped)\n");
+    } else {
+        CHECK_INT(sqlite_cli(p, "PRAGMA user_version", &out), 0);
+        CHECK_STR(out.buf, "1\n");
+        /* a v1 run row, written by an independent tool */
+        CHECK_INT(sqlite_cli(p,
+                             "INSERT INTO runs (name, model_requested, created_at, status, "
+                             "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 3);"
+                             "INSERT INTO trials (run_id, question_id, length, depth_bp, repeat, "
+                             "outcome) VALUES (1, 'q1', 8192, 5000, 0, 'correct')",
+                             NULL),
+                  0);
+    }
+    /* read-only cannot migrate: clear message */
+    capture_start();
+    st = store_open(p, STORE_READONLY);
+    capture_stop();
+    CHECK(st == NULL);
+    CHECK(strstr(errs.buf, "schema version 1 is older than 2") != NULL);
+    store_close(st);
+
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), 2);
+    if (proc_available("sqlite3")) {
+        CHECK_INT(store_run_get(st, "old", &r), 0);
+        CHECK_STR(r.model_requested, "m1");
+        CHECK(r.tags == NULL);
+        CHECK_INT(r.trials_done, 1);
+        CHECK_INT(r.status, RUN_COMPLETE);
+        run_info_release(&r);
+    }
+    /* v2 features work on the migrated file */
+    CHECK_INT(store_count_put(st, "tok", "h", 7), 0);
+    {
+        struct run_info n;
+        fill_run(&n, "new", "m2");
+        n.tags = xstrdup("nightly");
+        CHECK_INT(store_run_create(st, &n), 0);
+        run_info_release(&n);
+    }
+    CHECK_INT(store_close(st), 0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        long c = 0;
+        CHECK_INT(store_count_get(st, "tok", "h", &c), 1);
+        CHECK_INT(c, 7);
+        CHECK_INT(store_run_get(st, "new", &r), 0);
+        CHECK_STR(r.tags, "nightly");
+        run_info_release(&r);
+    }
+    store_close(st);
+    strbuf_release(&out);
+}
+
+static void test_newer_schema_refused(void)
+{
+    const char *p = tpath("newer.db");
+    struct store *st = fresh_store("newer.db");
+    CHECK(st != NULL);
+    store_close(st);
+    if (!proc_available("sqlite3"))
+        return;
+    CHECK_INT(sqlite_cli(p, "PRAGMA user_version = 99", NULL), 0);
+    capture_start();
+    st = store_open(p, STORE_READWRITE);
+    capture_stop();
+    CHECK(st == NULL);
+    CHECK(strstr(errs.buf, "created by a newer dipmap") != NULL);
+}
+
+static void test_errors_missing_corrupt(void)
+{
+    struct store *st;
+    const char *p = tpath("garbage.db");
+    FILE *fp;
+    int i;
+
+    capture_start();
+    st = store_open(tpath("does-not-exist.db"), STORE_READONLY);
+    CHECK(st == NULL);
+    CHECK(strstr(errs.buf, "does-not-exist.db: no such database") != NULL);
+    strbuf_reset(&errs);
+    st = store_open(tpath("does-not-exist.db"), STORE_READWRITE);
+    CHECK(st == NULL);
+    CHECK(strstr(errs.buf, "no such database") != NULL);
+
+    fp = fopen(p, "wb");
+    for (i = 0; i < 8192; i++)
+        fputc((i * 7919) & 0xff, fp);
+    fclose(fp);
+    for (i = 0; i < 3; i++) {
+        strbuf_reset(&errs);
+        st = store_open(p, i == 0 ? STORE_READONLY : i == 1 ? STORE_READWRITE : STORE_CREATE);
+        CHECK(st == NULL);
+        CHECK(strstr(errs.buf, "garbage.db: not a dipmap database") != NULL);
+    }
+    /* a SQLite file that is someone else's database */
+    if (proc_available("sqlite3")) {
+        const char *o = tpath("other.db");
+        unlink(o);
+        CHECK_INT(sqlite_cli(o, "CREATE TABLE x(a); INSERT INTO x VALUES (1)", NULL), 0);
+        strbuf_reset(&errs);
+        st = store_open(o, STORE_READWRITE);
+        CHECK(st == NULL);
+        CHECK(strstr(errs.buf, "not a dipmap database") != NULL);
+    }
+    /* a dipmap database with a damaged page: opens or fails with a message, never crashes */
+    {
+        struct store *w = fresh_store("damaged.db");
+        struct trial_result t;
+        int fd, k;
+        char junk[4096];
+        CHECK_INT(make_run(w, "r", "m"), 0);
+        for (k = 0; k < 200; k++) {
+            make_trial(&t, "q", 100, k % 10001, k, OUTCOME_CORRECT);
+            store_trial_put(w, "r", &t);
+            trial_result_release(&t);
+        }
+        CHECK_INT(store_close(w), 0);
+        /* checkpoint into the main file so damage lands on real pages */
+        w = store_open(tpath("damaged.db"), STORE_READWRITE);
+        store_close(w);
+        if (proc_available("sqlite3"))
+            sqlite_cli(tpath("damaged.db"), "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
+        memset(junk, 0x5a, sizeof(junk));
+        fd = open(tpath("damaged.db"), O_WRONLY);
+        CHECK(fd >= 0);
+        CHECK(pwrite(fd, junk, sizeof(junk), 4096) == (ssize_t)sizeof(junk));
+        close(fd);
+        strbuf_reset(&errs);
+        st = store_open(tpath("damaged.db"), STORE_READONLY);
+        if (st) {
+            struct trial_result *v = NULL;
+            size_t n = 0;
+            int rc = store_integrity_check(st);
+            CHECK_INT(rc, -1);
+            rc = store_trials_load(st, "r", &v, &n);
+            store_trials_free(v, n);
+            store_close(st);
+        }
+        CHECK(errs.len > 0);
+        CHECK(strstr(errs.buf, "damaged.db") != NULL);
+    }
+    capture_stop();
+}
+
+static void test_readonly_refuses_writes(void)
+{
+    struct store *st = fresh_store("ro.db");
+    struct trial_result t;
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    store_close(st);
+    st = store_open(tpath("ro.db"), STORE_READONLY);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    make_trial(&t, "q", 1, 0, 0, OUTCOME_CORRECT);
+    capture_start();
+    CHECK_INT(store_trial_put(st, "r", &t), -1);
+    CHECK(strstr(errs.buf, "opened read-only") != NULL);
+    CHECK_INT(store_run_update_status(st, "r", RUN_COMPLETE), -1);
+    CHECK(make_run(st, "r2", "m") < 0);
+    capture_stop();
+    trial_result_release(&t);
+    CHECK_INT(store_close(st), 0);
+}
+
+static void test_runs_create_get_list(void)
+{
+    struct store *st = fresh_store("runs.db");
+    struct run_info r, *v;
+    struct run_filter f = {NULL, NULL, NULL};
+    size_t n;
+
+    fill_run(&r, "b-run", "gpt-4o-mini");
+    r.tags = xstrdup("nightly,gpu");
+    r.created_at = 2000;
+    r.system_fingerprint = xstrdup("fp_1");
+    r.shard = xstrdup("0/2");
+    CHECK_INT(store_run_create(st, &r), 0);
+    run_info_release(&r);
+    fill_run(&r, "a-run", "llama-3-8b");
+    r.created_at = 1000;
+    CHECK_INT(store_run_create(st, &r), 0);
+    capture_start();
+    CHECK_INT(store_run_create(st, &r), STORE_EEXIST);
+    CHECK(strstr(errs.buf, "a run named 'a-run' already exists") != NULL);
+    capture_stop();
+    run_info_release(&r);
+    fill_run(&r, "c-run", "gpt-4o");
+    r.created_at = 3000;
+    r.tags = xstrdup("nightlyx");
+    CHECK_INT(store_run_create(st, &r), 0);
+    run_info_release(&r);
+
+    CHECK_INT(store_run_get(st, "b-run", &r), 0);
+    CHECK_STR(r.name, "b-run");
+    CHECK_STR(r.model_requested, "gpt-4o-mini");
+    CHECK(r.model_served == NULL);
+    CHECK_STR(r.endpoints, "http://127.0.0.1:8000/v1");
+    CHECK_STR(r.system_fingerprint, "fp_1");
+    /* canonical settings: keys sorted, compact */
+    CHECK_STR(r.settings_json, "{\"api-key-env\":\"OPENAI_API_KEY\",\"depths\":\"0:100:10\","
+                               "\"max-tokens\":64,\"temperature\":0}");
+    CHECK_STR(r.golden_sha256, "aa");
+    CHECK_STR(r.haystack_sha256, "bb");
+    CHECK_STR(r.template_sha256, "cc");
+    CHECK_STR(r.tokenizer_name, "cl100k_base");
+    CHECK_STR(r.tokenizer_sha256, "dd");
+    CHECK_STR(r.dipmap_version, "0.1.0");
+    CHECK_STR(r.dipmap_commit, "abc");
+    CHECK_STR(r.tags, "nightly,gpu");
+    CHECK_STR(r.shard, "0/2");
+    CHECK_NEAR(r.created_at, 2000, 0);
+    CHECK_NEAR(r.started_at, 0, 0);
+    CHECK_INT(r.status, RUN_RUNNING);
+    CHECK_INT(r.trials_planned, 10);
+    CHECK_INT(r.trials_done, 0);
+    run_info_release(&r);
+    CHECK_INT(store_run_get(st, "nope", &r), 1);
+    CHECK(r.name == NULL);
+
+    CHECK_INT(store_run_list(st, NULL, &v, &n), 0);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        CHECK_STR(v[0].name, "a-run");
+        CHECK_STR(v[1].name, "b-run");
+        CHECK_STR(v[2].name, "c-run");
+    }
+    run_info_list_free(v, n);
+    f.model_prefix = "gpt-4o";
+    CHECK_INT(store_run_list(st, &f, &v, &n), 0);
+    CHECK_INT(n, 2);
+    run_info_list_free(v, n);
+    f.model_prefix = "%"; /* no wildcard semantics */
+    CHECK_INT(store_run_list(st, &f, &v, &n), 0);
+    CHECK_INT(n, 0);
+    run_info_list_free(v, n);
+    f.model_prefix = NULL;
+    f.tag = "nightly"; /* exact tag, not "nightlyx" */
+    CHECK_INT(store_run_list(st, &f, &v, &n), 0);
+    CHECK_INT(n, 1);
+    if (n == 1)
+        CHECK_STR(v[0].name, "b-run");
+    run_info_list_free(v, n);
+
+    /* status and served model */
+    CHECK_INT(store_run_update_status(st, "a-run", RUN_RUNNING), 0);
+    CHECK_INT(store_run_set_served(st, "a-run", "llama-3-8b-instruct", NULL), 0);
+    CHECK_INT(store_run_set_planned(st, "a-run", 42), 0);
+    CHECK_INT(store_run_update_status(st, "a-run", RUN_INTERRUPTED), 0);
+    CHECK_INT(store_run_get(st, "a-run", &r), 0);
+    CHECK_INT(r.status, RUN_INTERRUPTED);
+    CHECK(r.started_at > 1e9);
+    CHECK(r.finished_at >= r.started_at);
+    CHECK_STR(r.model_served, "llama-3-8b-instruct");
+    CHECK_INT(r.trials_planned, 42);
+    run_info_release(&r);
+    capture_start();
+    CHECK_INT(store_run_update_status(st, "ghost", RUN_COMPLETE), -1);
+    CHECK(strstr(errs.buf, "no run named 'ghost'") != NULL);
+    capture_stop();
+
+    {
+        enum run_status s;
+        int i;
+        for (i = 0; i < RUN_STATUS__COUNT; i++) {
+            CHECK_INT(run_status_parse(run_status_name((enum run_status)i), &s), 0);
+            CHECK_INT(s, i);
+        }
+        CHECK_INT(run_status_parse("bogus", &s), -1);
+    }
+    CHECK_INT(store_close(st), 0);
+}
+
+static void test_secrets_refused(void)
+{
+    static const char *const bad_settings[] = {
+        "{\"api-key\":\"sk-abcdefghijklmnopqrstuvwx\"}",
+        "{\"api_key\":\"whatever\"}",
+        "{\"header\":[\"Authorization: Bearer abc123\"]}",
+        "{\"header\":[\"X-Api-Key: abc123\"]}",
+        "{\"nested\":{\"password\":\"x\"}}",
+        "{\"token\":\"Bearer abc\"}",
+        "{\"note\":\"sk-proj-aaaaaaaaaaaaaaaaaaaaaa\"}",
+        "not json",
+        NULL,
+    };
+    static const char *const bad_endpoints[] = {
+        "https://user:secret-pw@example.com/v1",
+        "https://example.openai.azure.com/openai?api-key=SECRET123",
+        NULL,
+    };
+    struct store *st = fresh_store("secrets.db");
+    struct strbuf file = STRBUF_INIT;
+    struct run_info r;
+    int i;
+
+    capture_start();
+    for (i = 0; bad_settings[i]; i++) {
+        fill_run(&r, "s", "m");
+        free(r.settings_json);
+        r.settings_json = xstrdup(bad_settings[i]);
+        strbuf_reset(&errs);
+        CHECK_INT(store_run_create(st, &r), -1);
+        CHECK(strstr(errs.buf, "run 's'") != NULL);
+        run_info_release(&r);
+    }
+    CHECK(strstr(errs.buf, "settings must be a JSON object") != NULL);
+    for (i = 0; bad_endpoints[i]; i++) {
+        fill_run(&r, "e", "m");
+        free(r.endpoints);
+        r.endpoints = xstrdup(bad_endpoints[i]);
+        strbuf_reset(&errs);
+        CHECK_INT(store_run_create(st, &r), -1);
+        CHECK(strstr(errs.buf, "credentials") != NULL);
+        run_info_release(&r);
+    }
+    capture_stop();
+    /* the env variable's NAME and ordinary headers are fine */
+    fill_run(&r, "ok", "m");
+    free(r.settings_json);
+    r.settings_json = xstrdup("{\"api-key-env\":\"MY_KEY\",\"header\":[\"X-Org: research\"],"
+                              "\"max-tokens\":32,\"tokenizer\":\"server\"}");
+    CHECK_INT(store_run_create(st, &r), 0);
+    run_info_release(&r);
+    CHECK_INT(store_close(st), 0);
+    /* nothing refused reached the file */
+    CHECK_INT(strbuf_read_file(&file, tpath("secrets.db")), 0);
+    {
+        struct strbuf wal = STRBUF_INIT;
+        struct strbuf p = STRBUF_INIT;
+        strbuf_addf(&p, "%s-wal", tpath("secrets.db"));
+        strbuf_read_file(&wal, p.buf);
+        strbuf_add(&file, wal.buf, wal.len);
+        strbuf_release(&wal);
+        strbuf_release(&p);
+    }
+    CHECK(memmem(file.buf, file.len, "abc123", 6) == NULL);
+    CHECK(memmem(file.buf, file.len, "SECRET123", 9) == NULL);
+    CHECK(memmem(file.buf, file.len, "secret-pw", 9) == NULL);
+    CHECK(memmem(file.buf, file.len, "sk-", 3) == NULL);
+    CHECK(memmem(file.buf, file.len, "MY_KEY", 6) != NULL); /* the file was read */
+    strbuf_release(&file);
+}
+
+static void test_trial_roundtrip(void)
+{
+    struct store *st = fresh_store("trials.db");
+    struct trial_result a, b, *v = NULL;
+    struct strbuf big = STRBUF_INIT;
+    size_t n = 0, i;
+
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    for (i = 0; i < 100 * 1024; i++)
+        strbuf_addch(&big, "ab'\"\\\n%_é"[i % 10]);
+
+    trial_result_init(&a);
+    a.question_id = xstrdup("q'1\"; DROP TABLE trials; --");
+    a.length = 65536;
+    a.depth_bp = 10000;
+    a.repeat = 3;
+    memset(a.prompt_sha256, 'f', SHA256_HEX_LEN);
+    a.prompt_sha256[SHA256_HEX_LEN] = '\0';
+    a.realized_length = 65500;
+    a.usage_prompt_tokens = 65530;
+    a.realized_depth = 0.987654321;
+    a.gold_offset = 64000;
+    a.outcome = OUTCOME_TRUNCATED;
+    a.http_status = 200;
+    a.attempts = 4;
+    a.latency_ms = 1234.5;
+    a.completion_tokens = 17;
+    a.finish_reason = xstrdup("length");
+    a.answer = xstrdup(big.buf);
+    a.reasoning = xstrdup("thinking \"quoted\" 'single'");
+    a.score = 0;
+    a.error = xstrdup("server counted 65530 < 65536");
+    a.finished_at = 1764495000.25;
+    CHECK_INT(store_trial_put(st, "r", &a), 0);
+
+    /* NULL strings, NaN depth, -1 usage, zero time */
+    trial_result_init(&b);
+    b.question_id = xstrdup("q2");
+    b.length = 8192;
+    b.depth_bp = 0;
+    b.realized_depth = NAN;
+    b.outcome = OUTCOME_ERROR;
+    CHECK_INT(store_trial_put(st, "r", &b), 0);
+    CHECK_INT(store_pending(st), 2);
+    /* not visible before the flush */
+    CHECK_INT(count_trials(st, "r"), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_pending(st), 0);
+    CHECK_INT(store_close(st), 0);
+
+    st = store_open(tpath("trials.db"), STORE_READONLY);
+    CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        const struct trial_result *x = &v[0], *y = &v[1]; /* ordered by question_id */
+        CHECK_STR(x->question_id, a.question_id);
+        CHECK_INT(x->length, 65536);
+        CHECK_INT(x->depth_bp, 10000);
+        CHECK_INT(x->repeat, 3);
+        CHECK_STR(x->prompt_sha256, a.prompt_sha256);
+        CHECK_INT(x->realized_length, 65500);
+        CHECK_INT(x->usage_prompt_tokens, 65530);
+        CHECK_NEAR(x->realized_depth, 0.987654321, 0);
+        CHECK_INT(x->gold_offset, 64000);
+        CHECK_INT(x->outcome, OUTCOME_TRUNCATED);
+        CHECK_INT(x->http_status, 200);
+        CHECK_INT(x->attempts, 4);
+        CHECK_NEAR(x->latency_ms, 1234.5, 0);
+        CHECK_INT(x->completion_tokens, 17);
+        CHECK_STR(x->finish_reason, "length");
+        CHECK(x->answer && strlen(x->answer) == big.len && !strcmp(x->answer, big.buf));
+        CHECK_STR(x->reasoning, a.reasoning);
+        CHECK_NEAR(x->score, 0, 0);
+        CHECK_STR(x->error, a.error);
+        CHECK_NEAR(x->finished_at, 1764495000.25, 0);
+
+        CHECK_STR(y->question_id, "q2");
+        CHECK_STR(y->prompt_sha256, "");
+        CHECK(isnan(y->realized_depth));
+        CHECK_INT(y->usage_prompt_tokens, -1);
+        CHECK_INT(y->completion_tokens, -1);
+        CHECK_INT(y->outcome, OUTCOME_ERROR);
+        CHECK(y->finish_reason == NULL);
+        CHECK(y->answer == NULL);
+        CHECK(y->reasoning == NULL);
+        CHECK(y->error == NULL);
+        CHECK_NEAR(y->finished_at, 0, 0);
+    }
+    store_trials_free(v, n);
+    CHECK_INT(store_trials_load(st, "no-such-run", &v, &n), 1);
+    CHECK_INT(n, 0);
+    store_close(st);
+    trial_result_release(&a);
+    trial_result_release(&b);
+    strbuf_release(&big);
+}
+
+static void test_trial_put_validation(void)
+{
+    struct store *st = fresh_store("valid.db");
+    struct trial_result t;
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    capture_start();
+    make_trial(&t, "q", 1, 10001, 0, OUTCOME_CORRECT);
+    CHECK_INT(store_trial_put(st, "r", &t), -1);
+    CHECK(strstr(errs.buf, "out of range") != NULL);
+    t.depth_bp = 0;
+    CHECK_INT(store_trial_put(st, "ghost", &t), -1);
+    CHECK(strstr(errs.buf, "no run named 'ghost'") != NULL);
+    free(t.question_id);
+    t.question_id = NULL;
+    CHECK_INT(store_trial_put(st, "r", &t), -1);
+    capture_stop();
+    trial_result_release(&t);
+    CHECK_INT(store_pending(st), 0);
+    store_close(st);
+}
+
+static void test_upsert_no_duplicates(void)
+{
+    struct store *st = fresh_store("upsert.db");
+    struct trial_result t, *v;
+    size_t n;
+    int i;
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    CHECK_INT(make_run(st, "other", "m"), 0);
+    /* a pending row, replaced by the resumed final result */
+    make_trial(&t, "q", 8192, 5000, 0, OUTCOME_PENDING);
+    CHECK_INT(store_trial_put(st, "r", &t), 0);
+    CHECK_INT(store_trial_put(st, "other", &t), 0); /* same key, other run: separate row */
+    CHECK_INT(store_flush(st), 0);
+    for (i = 0; i < 3; i++) {
+        t.outcome = i == 2 ? OUTCOME_WRONG : OUTCOME_CORRECT;
+        t.attempts = 10 + i;
+        CHECK_INT(store_trial_put(st, "r", &t), 0);
+        CHECK_INT(store_flush(st), 0);
+    }
+    /* same key twice within one batch: the last wins */
+    t.outcome = OUTCOME_CORRECT;
+    t.attempts = 20;
+    CHECK_INT(store_trial_put(st, "r", &t), 0);
+    t.attempts = 21;
+    CHECK_INT(store_trial_put(st, "r", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+    /* a late pending write never downgrades a finished trial */
+    t.outcome = OUTCOME_PENDING;
+    t.attempts = 99;
+    CHECK_INT(store_trial_put(st, "r", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+
+    CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
+    CHECK_INT(n, 1);
+    if (n == 1) {
+        CHECK_INT(v[0].outcome, OUTCOME_CORRECT);
+        CHECK_INT(v[0].attempts, 21);
+    }
+    store_trials_free(v, n);
+    CHECK_INT(count_trials(st, "other"), 1);
+    trial_result_release(&t);
+    store_close(st);
+}
+
+static void test_done_set(void)
+{
+    struct store *st = fresh_store("done.db");
+    struct store_done_set *d;
+    struct trial_result t;
+    struct trial_key k;
+    int q, dep;
+    char qid[32];
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    for (q = 0; q < 50; q++)
+        for (dep = 0; dep <= 10000; dep += 1000) {
+            enum trial_outcome o = (q + dep / 1000) % 5 == 0   ? OUTCOME_PENDING
+                                   : (q + dep / 1000) % 5 == 1 ? OUTCOME_ERROR
+                                                               : OUTCOME_CORRECT;
+            snprintf(qid, sizeof(qid), "q%03d", q);
+            make_trial(&t, qid, 8192, dep, 0, o);
+            CHECK_INT(store_trial_put(st, "r", &t), 0);
+            trial_result_release(&t);
+        }
+    CHECK_INT(store_flush(st), 0);
+    d = store_done_set_load(st, "r", 0);
+    CHECK(d != NULL);
+    CHECK_INT(store_done_set_count(d), 550 - 110 - 110);
+    for (q = 0; q < 50; q++)
+        for (dep = 0; dep <= 10000; dep += 1000) {
+            int r = (q + dep / 1000) % 5;
+            snprintf(qid, sizeof(qid), "q%03d", q);
+            k.question_id = qid;
+            k.length = 8192;
+            k.depth_bp = dep;
+            k.repeat = 0;
+            CHECK_INT(store_done_set_has(d, &k), r >= 2);
+            k.repeat = 1;
+            CHECK_INT(store_done_set_has(d, &k), 0);
+            k.repeat = 0;
+            k.length = 8193;
+            CHECK_INT(store_done_set_has(d, &k), 0);
+        }
+    store_done_set_free(d);
+    d = store_done_set_load(st, "r", STORE_DONE_KEEP_ERRORS);
+    CHECK_INT(store_done_set_count(d), 550 - 110);
+    store_done_set_free(d);
+    d = store_done_set_load(st, "unknown-run", 0);
+    CHECK(d != NULL);
+    CHECK_INT(store_done_set_count(d), 0);
+    store_done_set_free(d);
+    store_close(st);
+}
+
+static void test_counts_and_prompts(void)
+{
+    struct store *st = fresh_store("cache.db");
+    char sha[SHA256_HEX_LEN + 1], sha2[SHA256_HEX_LEN + 1], expect[SHA256_HEX_LEN + 1];
+    char *text;
+    size_t len;
+    long c = 0;
+    const char prompt[] = "system: be brief\0user: \"who\"?";
+    struct strbuf out = STRBUF_INIT;
+
+    CHECK_INT(store_count_get(st, "server:http://x/v1:m", "abc", &c), 0);
+    CHECK_INT(store_count_put(st, "server:http://x/v1:m", "abc", 1234), 0);
+    CHECK_INT(store_count_put(st, "cl100k_base", "abc", 999), 0);
+    CHECK_INT(store_prompt_put(st, prompt, sizeof(prompt) - 1, sha), 0);
+    CHECK_INT(store_prompt_put(st, prompt, sizeof(prompt) - 1, sha2), 0); /* deduplicated */
+    CHECK_INT(store_pending(st), 1);
+    sha256_hex(prompt, sizeof(prompt) - 1, expect);
+    CHECK_STR(sha, expect);
+    CHECK_STR(sha2, expect);
+    CHECK_INT(store_close(st), 0);
+
+    st = store_open(tpath("cache.db"), STORE_READWRITE);
+    CHECK_INT(store_count_get(st, "server:http://x/v1:m", "abc", &c), 1);
+    CHECK_INT(c, 1234);
+    CHECK_INT(store_count_get(st, "cl100k_base", "abc", &c), 1);
+    CHECK_INT(c, 999);
+    CHECK_INT(store_prompt_put(st, prompt, sizeof(prompt) - 1, NULL), 0); /* already stored */
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_prompt_get(st, expect, &text, &len), 1);
+    CHECK_INT(len, sizeof(prompt) - 1);
+    CHECK(text && !memcmp(text, prompt, len));
+    free(text);
+    CHECK_INT(store_prompt_get(st, "0000", &text, &len), 0);
+    CHECK_INT(store_close(st), 0);
+    if (proc_available("sqlite3")) {
+        CHECK_INT(sqlite_cli(tpath("cache.db"), "SELECT count(*) FROM prompts", &out), 0);
+        CHECK_STR(out.buf, "1\n");
+    }
+    /* read-only handles remember counts in memory */
+    st = store_open(tpath("cache.db"), STORE_READONLY);
+    CHECK_INT(store_count_put(st, "t", "h", 5), 0);
+    CHECK_INT(store_count_get(st, "t", "h", &c), 1);
+    CHECK_INT(c, 5);
+    store_close(st);
+    strbuf_release(&out);
+}
+
+/* ---- multi-process ------------------------------------------------------- */
+
+static void wait_child(pid_t pid, int *code)
+{
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void test_lock_between_processes(void)
+{
+    struct store *st = fresh_store("lock.db");
+    int to_parent[2], to_child[2], code, rc;
+    pid_t pid;
+    char c;
+
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    CHECK_INT(make_run(st, "other", "m"), 0);
+    store_close(st);
+    CHECK_INT(pipe(to_parent), 0);
+    CHECK_INT(pipe(to_child), 0);
+    pid = fork();
+    if (pid == 0) {
+        struct store *cs = store_open(tpath("lock.db"), STORE_READWRITE);
+        int ok = cs && store_run_lock(cs, "r", 0) == 0;
+        c = ok ? 'L' : 'F';
+        if (write(to_parent[1], &c, 1) != 1)
+            _exit(3);
+        if (read(to_child[0], &c, 1) != 1) /* wait for the parent */
+            _exit(3);
+        if (c == 'U') {
+            store_close(cs); /* releases the lock */
+            c = 'D';
+            if (write(to_parent[1], &c, 1) != 1)
+                _exit(3);
+            _exit(0);
+        }
+        pause(); /* killed by the parent */
+        _exit(0);
+    }
+    CHECK_INT(read(to_parent[0], &c, 1), 1);
+    CHECK_INT(c, 'L');
+    st = store_open(tpath("lock.db"), STORE_READWRITE);
+    capture_start();
+    rc = store_run_lock(st, "r", 0);
+    capture_stop();
+    CHECK_INT(rc, STORE_ELOCKED);
+    {
+        struct strbuf want = STRBUF_INIT;
+        strbuf_addf(&want, "run 'r' is in use by pid %ld on host ", (long)pid);
+        CHECK(strstr(errs.buf, want.buf) != NULL);
+        strbuf_release(&want);
+    }
+    /* a different run in the same database is independent */
+    CHECK_INT(store_run_lock(st, "other", 0), 0);
+    CHECK_INT(store_run_lock(st, "other", 0), 0); /* re-taking our own lock is fine */
+    /* the holder exits cleanly: the lock is free again */
+    c = 'U';
+    CHECK_INT(write(to_child[1], &c, 1), 1);
+    CHECK_INT(read(to_parent[0], &c, 1), 1);
+    wait_child(pid, &code);
+    CHECK_INT(code, 0);
+    CHECK_INT(store_run_lock(st, "r", 0), 0);
+    CHECK_INT(store_run_unlock(st, "r"), 0);
+    store_close(st);
+
+    /* the holder dies (kill -9): its dead pid makes the lock stale at once */
+    pid = fork();
+    if (pid == 0) {
+        struct store *cs = store_open(tpath("lock.db"), STORE_READWRITE);
+        c = cs && store_run_lock(cs, "r", 0) == 0 ? 'L' : 'F';
+        if (write(to_parent[1], &c, 1) != 1)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    CHECK_INT(read(to_parent[0], &c, 1), 1);
+    CHECK_INT(c, 'L');
+    st = store_open(tpath("lock.db"), STORE_READWRITE);
+    capture_start();
+    CHECK_INT(store_run_lock(st, "r", 0), STORE_ELOCKED);
+    kill(pid, SIGKILL);
+    wait_child(pid, &code);
+    CHECK_INT(code, 128 + SIGKILL);
+    strbuf_reset(&errs);
+    CHECK_INT(store_run_lock(st, "r", 0), 0);
+    CHECK(strstr(errs.buf, "taking over the lock") != NULL);
+    CHECK(strstr(errs.buf, "process is gone") != NULL);
+    capture_stop();
+    store_close(st);
+
+    /* a live holder whose heartbeat is old: taken over after stale_seconds */
+    pid = fork();
+    if (pid == 0) {
+        struct store *cs = store_open(tpath("lock.db"), STORE_READWRITE);
+        c = cs && store_run_lock(cs, "r", 0) == 0 ? 'L' : 'F';
+        if (write(to_parent[1], &c, 1) != 1)
+            _exit(3);
+        if (read(to_child[0], &c, 1) != 1)
+            _exit(3);
+        /* it then notices the loss on its next heartbeat */
+        capture_start();
+        c = store_run_heartbeat(cs) == -1 && strstr(errs.buf, "lost its lock") ? 'G' : 'B';
+        capture_stop();
+        if (write(to_parent[1], &c, 1) != 1)
+            _exit(3);
+        _exit(0);
+    }
+    CHECK_INT(read(to_parent[0], &c, 1), 1);
+    CHECK_INT(c, 'L');
+    st = store_open(tpath("lock.db"), STORE_READWRITE);
+    capture_start();
+    CHECK_INT(store_run_lock(st, "r", 5), STORE_ELOCKED);
+    sleep(2);
+    strbuf_reset(&errs);
+    CHECK_INT(store_run_lock(st, "r", 1), 0);
+    CHECK(strstr(errs.buf, "no heartbeat for") != NULL);
+    capture_stop();
+    c = 'H';
+    CHECK_INT(write(to_child[1], &c, 1), 1);
+    CHECK_INT(read(to_parent[0], &c, 1), 1);
+    CHECK_INT(c, 'G');
+    wait_child(pid, &code);
+    CHECK_INT(code, 0);
+    store_close(st);
+    close(to_parent[0]);
+    close(to_parent[1]);
+    close(to_child[0]);
+    close(to_child[1]);
+}
+
+/* Child body: write `n` trials of `run` in batches of `batch`, flushing each. */
+static int write_trials(const char *path, const char *run, int n, int batch)
+{
+    struct store *st = store_open(path, STORE_READWRITE);
+    struct trial_result t;
+    char qid[32];
+    int i;
+    if (!st)
+        return 1;
+    if (store_run_lock(st, run, 0))
+        return 2;
+    for (i = 0; i < n; i++) {
+        snprintf(qid, sizeof(qid), "q%05d", i);
+        make_trial(&t, qid, 8192, i % 11 * 1000, 0, OUTCOME_CORRECT);
+        if (store_trial_put(st, run, &t))
+            return 3;
+        trial_result_release(&t);
+        if ((i + 1) % batch == 0 && store_flush(st))
+            return 4;
+    }
+    return store_close(st) ? 5 : 0;
+}
+
+static void test_two_writers_one_database(void)
+{
+    struct store *st = fresh_store("two.db");
+    pid_t p1, p2;
+    int c1, c2;
+    CHECK_INT(make_run(st, "one", "m"), 0);
+    CHECK_INT(make_run(st, "two", "m"), 0);
+    store_close(st);
+    p1 = fork();
+    if (p1 == 0)
+        _exit(write_trials(tpath("two.db"), "one", 3000, 10));
+    p2 = fork();
+    if (p2 == 0)
+        _exit(write_trials(tpath("two.db"), "two", 3000, 10));
+    wait_child(p1, &c1);
+    wait_child(p2, &c2);
+    CHECK_INT(c1, 0);
+    CHECK_INT(c2, 0);
+    st = store_open(tpath("two.db"), STORE_READONLY);
+    CHECK_INT(count_trials(st, "one"), 3000);
+    CHECK_INT(count_trials(st, "two"), 3000);
+    CHECK_INT(store_integrity_check(st), 0);
+    store_close(st);
+}
+
+static void test_reader_sees_whole_batches(void)
+{
+    struct store *st = fresh_store("reader.db");
+    pid_t pid;
+    int code, reads = 0, bad = 0;
+    long last = 0;
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    store_close(st);
+    pid = fork();
+    if (pid == 0)
+        _exit(write_trials(tpath("reader.db"), "r", 4000, 50));
+    st = store_open(tpath("reader.db"), STORE_READONLY);
+    for (;;) {
+        struct run_info r;
+        long n;
+        int done = waitpid(pid, &code, WNOHANG) == pid;
+        n = count_trials(st, "r");
+        if (store_run_get(st, "r", &r) == 0) {
+            /* a batch is all or nothing; counts never go backwards */
+            if (r.trials_stored % 50 != 0 || r.trials_stored < last)
+                bad++;
+            last = r.trials_stored;
+            run_info_release(&r);
+        }
+        if (n % 50 != 0)
+            bad++;
+        reads++;
+        if (done) {
+            code = WIFEXITED(code) ? WEXITSTATUS(code) : 128 + WTERMSIG(code);
+            break;
+        }
+    }
+    CHECK_INT(code, 0);
+    CHECK_INT(bad, 0);
+    CHECK(reads > 1);
+    CHECK_INT(count_trials(st, "r"), 4000);
+    store_close(st);
+}
+
+static void test_kill9_loses_only_unflushed(void)
+{
+    struct store *st = fresh_store("crash.db");
+    int fds[2], code, round;
+    pid_t pid;
+    char c;
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    store_close(st);
+    CHECK_INT(pipe(fds), 0);
+
+    /* exact: 7 flushed batches of 100, then 60 buffered, then kill -9 */
+    pid = fork();
+    if (pid == 0) {
+        struct store *cs = store_open(tpath("crash.db"), STORE_READWRITE);
+        struct trial_result t;
+        char qid[32];
+        int i;
+        if (!cs || store_run_lock(cs, "r", 0))
+            _exit(1);
+        for (i = 0; i < 760; i++) {
+            snprintf(qid, sizeof(qid), "q%05d", i);
+            make_trial(&t, qid, 8192, 5000, 0, OUTCOME_WRONG);
+            store_trial_put(cs, "r", &t);
+            trial_result_release(&t);
+            if ((i + 1) % 100 == 0 && store_flush(cs))
+                _exit(2);
+        }
+        c = 'R';
+        if (write(fds[1], &c, 1) != 1)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    CHECK_INT(read(fds[0], &c, 1), 1);
+    kill(pid, SIGKILL);
+    wait_child(pid, &code);
+    CHECK_INT(code, 128 + SIGKILL);
+    st = store_open(tpath("crash.db"), STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_integrity_check(st), 0);
+    CHECK_INT(count_trials(st, "r"), 700);
+    /* the dead writer's lock does not block a resume */
+    capture_start();
+    CHECK_INT(store_run_lock(st, "r", 0), 0);
+    capture_stop();
+    CHECK(strstr(errs.buf, "process is gone") != NULL);
+    store_close(st);
+
+    /* kill at an arbitrary moment while batches are being committed */
+    for (round = 0; round < 3; round++) {
+        long n;
+        pid = fork();
+        if (pid == 0) {
+            struct store *cs = store_open(tpath("crash.db"), STORE_READWRITE);
+            struct trial_result t;
+            char qid[32];
+            int i;
+            if (!cs)
+                _exit(1);
+            for (i = 0;; i++) {
+                snprintf(qid, sizeof(qid), "k%d-%07d", round, i);
+                make_trial(&t, qid, 8192, 0, 0, OUTCOME_CORRECT);
+                free(t.answer);
+                t.answer = xstrdup("a fairly long answer text to make each batch take a while "
+                                   "to write out to the database file");
+                store_trial_put(cs, "r", &t);
+                trial_result_release(&t);
+                if ((i + 1) % 200 == 0) {
+                    if (store_flush(cs))
+                        _exit(2);
+                    if (i + 1 == 1000) {
+                        c = 'R';
+                        if (write(fds[1], &c, 1) != 1)
+                            _exit(3);
+                    }
+                }
+            }
+        }
+        CHECK_INT(read(fds[0], &c, 1), 1);
+        usleep(1000 * (unsigned)(3 + round * 7));
+        kill(pid, SIGKILL);
+        wait_child(pid, &code);
+        CHECK_INT(code, 128 + SIGKILL);
+        st = store_open(tpath("crash.db"), STORE_READWRITE);
+        CHECK(st != NULL);
+        if (!st)
+            return;
+        CHECK_INT(store_integrity_check(st), 0);
+        n = count_trials(st, "r") - 700 - round * 0;
+        /* only whole batches, at least the 1000 acknowledged ones */
+        {
+            struct trial_result *v;
+            size_t nv, i;
+            long mine = 0;
+            char prefix[16];
+            snprintf(prefix, sizeof(prefix), "k%d-", round);
+            store_trials_load(st, "r", &v, &nv);
+            for (i = 0; i < nv; i++)
+                if (!strncmp(v[i].question_id, prefix, strlen(prefix)))
+                    mine++;
+            store_trials_free(v, nv);
+            CHECK(mine >= 1000);
+            CHECK_INT(mine % 200, 0);
+        }
+        (void)n;
+        store_close(st);
+    }
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* ---- merge --------------------------------------------------------------- */
+
+static void make_shard(const char *file, const char *shard, int part, int nparts, int total)
+{
+    struct store *st = fresh_store(file);
+    struct run_info r;
+    struct trial_result t;
+    char qid[32];
+    int i;
+    fill_run(&r, "big", "m");
+    r.shard = shard ? xstrdup(shard) : NULL;
+    r.status = RUN_COMPLETE;
+    r.trials_planned = total / nparts;
+    CHECK_INT(store_run_create(st, &r), 0);
+    run_info_release(&r);
+    for (i = 0; i < total; i++) {
+        if (i % nparts != part)
+            continue;
+        snprintf(qid, sizeof(qid), "q%04d", i);
+        make_trial(&t, qid, 8192, (i * 37) % 10001, i % 3, i % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG);
+        CHECK_INT(store_trial_put(st, "big", &t), 0);
+        trial_result_release(&t);
+    }
+    CHECK_INT(store_prompt_put(st, shard ? shard : "whole", strlen(shard ? shard : "whole"), NULL),
+              0);
+    CHECK_INT(store_count_put(st, "tok", shard ? shard : "whole", part), 0);
+    CHECK_INT(store_close(st), 0);
+}
+
+static void test_merge_union(void)
+{
+    const char *ins[2];
+    struct store *st;
+    struct trial_result *whole, *merged;
+    size_t nw, nm, i;
+    struct run_info r;
+    char *text;
+    size_t len;
+    long c;
+
+    make_shard("shard0.db", "0/2", 0, 2, 300);
+    make_shard("shard1.db", "1/2", 1, 2, 300);
+    make_shard("whole.db", NULL, 0, 1, 300);
+    ins[0] = tpath("shard0.db");
+    ins[1] = tpath("shard1.db");
+    unlink(tpath("merged.db"));
+    CHECK_INT(store_merge(tpath("merged.db"), ins, 2), 0);
+
+    st = store_open(tpath("whole.db"), STORE_READONLY);
+    CHECK_INT(store_trials_load(st, "big", &whole, &nw), 0);
+    store_close(st);
+    st = store_open(tpath("merged.db"), STORE_READONLY);
+    CHECK_INT(store_trials_load(st, "big", &merged, &nm), 0);
+    CHECK_INT(nm, 300);
+    CHECK_INT(nw, nm);
+    for (i = 0; i < nm && i < nw; i++) {
+        CHECK_STR(merged[i].question_id, whole[i].question_id);
+        CHECK_INT(merged[i].depth_bp, whole[i].depth_bp);
+        CHECK_INT(merged[i].repeat, whole[i].repeat);
+        CHECK_INT(merged[i].outcome, whole[i].outcome);
+    }
+    CHECK_INT(store_run_get(st, "big", &r), 0);
+    CHECK_INT(r.trials_planned, 300);
+    CHECK_INT(r.trials_done, 300);
+    CHECK_INT(r.status, RUN_COMPLETE);
+    CHECK(r.shard == NULL);
+    run_info_release(&r);
+    CHECK_INT(store_prompt_get(st, "x", &text, &len), 0);
+    {
+        char sha[SHA256_HEX_LEN + 1];
+        sha256_hex("1/2", 3, sha);
+        CHECK_INT(store_prompt_get(st, sha, &text, &len), 1);
+        free(text);
+    }
+    CHECK_INT(store_count_get(st, "tok", "1/2", &c), 1);
+    CHECK_INT(c, 1);
+    CHECK_INT(store_integrity_check(st), 0);
+    store_close(st);
+    store_trials_free(whole, nw);
+    store_trials_free(merged, nm);
+
+    /* merging the same shard again adds nothing and counts it once */
+    capture_start();
+    ins[0] = tpath("shard0.db");
+    CHECK_INT(store_merge(tpath("merged.db"), ins, 1), 0);
+    capture_stop();
+    CHECK(strstr(errs.buf, "150 trial(s) were present in more than one input") != NULL);
+    st = store_open(tpath("merged.db"), STORE_READONLY);
+    CHECK_INT(count_trials(st, "big"), 300);
+    CHECK_INT(store_run_get(st, "big", &r), 0);
+    CHECK_INT(r.trials_planned, 300);
+    run_info_release(&r);
+    store_close(st);
+
+    /* one shard alone: planned is its share, the label says which */
+    unlink(tpath("half.db"));
+    ins[0] = tpath("shard1.db");
+    CHECK_INT(store_merge(tpath("half.db"), ins, 1), 0);
+    st = store_open(tpath("half.db"), STORE_READONLY);
+    CHECK_INT(store_run_get(st, "big", &r), 0);
+    CHECK_INT(r.trials_planned, 150);
+    CHECK_STR(r.shard, "1/2");
+    run_info_release(&r);
+    store_close(st);
+}
+
+static void test_merge_refuses_different_runs(void)
+{
+    const char *ins[2];
+    struct store *st;
+    struct run_info r;
+    size_t n;
+    struct run_info *v;
+
+    make_shard("a.db", "0/2", 0, 2, 20);
+    st = fresh_store("b.db");
+    fill_run(&r, "big", "m");
+    free(r.golden_sha256);
+    r.golden_sha256 = xstrdup("different");
+    r.shard = xstrdup("1/2");
+    CHECK_INT(store_run_create(st, &r), 0);
+    run_info_release(&r);
+    store_close(st);
+    ins[0] = tpath("a.db");
+    ins[1] = tpath("b.db");
+    unlink(tpath("refused.db"));
+    capture_start();
+    CHECK_INT(store_merge(tpath("refused.db"), ins, 2), STORE_EMISMATCH);
+    capture_stop();
+    CHECK(strstr(errs.buf, "golden_sha256 differs") != NULL);
+    CHECK(strstr(errs.buf, "refusing to merge shards of different runs") != NULL);
+    CHECK(strstr(errs.buf, "a.db") != NULL && strstr(errs.buf, "b.db") != NULL);
+    /* nothing was written */
+    st = store_open(tpath("refused.db"), STORE_READONLY);
+    if (st) {
+        CHECK_INT(store_run_list(st, NULL, &v, &n), 0);
+        CHECK_INT(n, 0);
+        run_info_list_free(v, n);
+        store_close(st);
+    }
+    /* output equal to an input, missing input */
+    capture_start();
+    CHECK_INT(store_merge(tpath("a.db"), ins, 1), -1);
+    CHECK(strstr(errs.buf, "both the output and an input") != NULL);
+    ins[0] = tpath("missing.db");
+    CHECK_INT(store_merge(tpath("refused.db"), ins, 1), -1);
+    CHECK(strstr(errs.buf, "missing.db: no such database") != NULL);
+    capture_stop();
+}
+
+static void test_default_path(void)
+{
+    unsetenv(DIPMAP_DB_ENV);
+    CHECK_STR(store_default_path(NULL), DIPMAP_DEFAULT_DB);
+    CHECK_STR(store_default_path("x.db"), "x.db");
+    setenv(DIPMAP_DB_ENV, "/tmp/env.db", 1);
+    CHECK_STR(store_default_path(NULL), "/tmp/env.db");
+    CHECK_STR(store_default_path("x.db"), "x.db");
+    unsetenv(DIPMAP_DB_ENV);
+}
+
+int main(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof(tmpdir), "%s/dipmap-store.XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    RUN(test_create_schema);
+    RUN(test_migration_v1_to_v2);
+    RUN(test_newer_schema_refused);
+    RUN(test_errors_missing_corrupt);
+    RUN(test_readonly_refuses_writes);
+    RUN(test_runs_create_get_list);
+    RUN(test_secrets_refused);
+    RUN(test_trial_roundtrip);
+    RUN(test_trial_put_validation);
+    RUN(test_upsert_no_duplicates);
+    RUN(test_done_set);
+    RUN(test_counts_and_prompts);
+    RUN(test_lock_between_processes);
+    RUN(test_two_writers_one_database);
+    RUN(test_reader_sees_whole_batches);
+    RUN(test_kill9_loses_only_unflushed);
+    RUN(test_merge_union);
+    RUN(test_merge_refuses_different_runs);
+    RUN(test_default_path);
+    if (!test_total_failed_) {
+        const char *argv[] = {"rm", "-rf", tmpdir, NULL};
+        int status;
+        proc_run(argv, NULL, 0, NULL, NULL, &status);
+    } else {
+        fprintf(stderr, "  files kept in %s\n", tmpdir);
+    }
+    strbuf_release(&errs);
+    return TEST_EXIT();
+}
