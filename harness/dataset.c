@@ -407,6 +407,35 @@ static int reader_next(struct line_reader *r, char **line, size_t *len)
     }
 }
 
+struct dataset_lines {
+    struct line_reader r;
+};
+
+struct dataset_lines *dataset_lines_open(const char *path)
+{
+    struct dataset_lines *d = xcalloc(1, sizeof(*d));
+    if (reader_open(&d->r, path) < 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+int dataset_lines_next(struct dataset_lines *d, char **line, size_t *len, long *lineno)
+{
+    int rc = reader_next(&d->r, line, len);
+    *lineno = d->r.lineno;
+    return rc;
+}
+
+void dataset_lines_close(struct dataset_lines *d)
+{
+    if (!d)
+        return;
+    reader_close(&d->r);
+    free(d);
+}
+
 /* ---- JSON field helpers ---- */
 
 struct ctx {
@@ -720,12 +749,8 @@ int golden_set_load(struct golden_set *gs, const char *path)
 cleanup:
     reader_close(&r);
     strset_clear(&ids);
-    if (ret < 0) {
-        char *p = gs->path;
-        gs->path = NULL;
+    if (ret < 0)
         golden_set_release(gs);
-        gs->path = p;
-    }
     return ret;
 }
 
@@ -907,12 +932,8 @@ cleanup:
     strset_clear(&hb.seen);
     strbuf_release(&para);
     strbuf_release(&def);
-    if (ret < 0) {
-        char *p = h->path;
-        h->path = NULL;
+    if (ret < 0)
         haystack_release(h);
-        h->path = p;
-    }
     return ret;
 }
 

@@ -138,6 +138,19 @@ void question_to_jsonl(struct strbuf *out, const struct question *q);
 void chunk_to_jsonl(struct strbuf *out, const struct chunk *c);
 
 /*
+ * Streaming line reader over a plain or gzip-compressed file (zlib detects
+ * which), for importers. Lines have '\n' and a trailing '\r' removed and are
+ * NUL-terminated in a buffer valid until the next call. A line over
+ * DATASET_LINE_MAX bytes is an error ("FILE:LINE: line is longer than ...").
+ * open returns NULL after printing "FILE: cannot open: ..."; next returns 1
+ * for a line (*lineno = its 1-based number), 0 at EOF, -1 after printing.
+ */
+struct dataset_lines;
+struct dataset_lines *dataset_lines_open(const char *path);
+int dataset_lines_next(struct dataset_lines *r, char **line, size_t *len, long *lineno);
+void dataset_lines_close(struct dataset_lines *r);
+
+/*
  * Output file that is gzip-compressed when path ends in ".gz"; "-" = stdout.
  * Returns NULL and prints an error naming the path.
  */

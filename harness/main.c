@@ -15,6 +15,9 @@
 const struct cmd_struct dipmap_commands[] = {
     {"help", cmd_help, "show help for dipmap or one command"},
     {"version", cmd_version, "print the version and the commit it was built from"},
+    {"gen", cmd_gen, "generate a seeded synthetic golden set (needle, kv)"},
+    {"import", cmd_import, "convert Lost-in-the-Middle data files into a golden set and haystack"},
+    {"show-prompt", cmd_show_prompt, "print the exact request of one trial"},
     {"tokenize", cmd_tokenize, "count tokens, or print ids or pieces, with a model's tokenizer"},
     {"serve-sim", cmd_serve_sim, "simulated OpenAI-compatible model with a planted dip and faults"},
     {NULL, NULL, NULL},

@@ -4,12 +4,14 @@
  * token length, fixes their order from (seed, repeat), and moves only the gold
  * block between depths. Owns the per-tokenizer chunk-count and filler caches.
  */
+#define _GNU_SOURCE
 #include "prompt.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dataset.h"
 #include "sha256.h"
@@ -239,6 +241,56 @@ int prompt_template_load(struct prompt_template *t, const char *path)
     rc = prompt_template_parse(t, path, sb.buf);
     strbuf_release(&sb);
     return rc;
+}
+
+static int file_exists(const char *p)
+{
+    return access(p, R_OK) == 0;
+}
+
+int prompt_template_resolve(const char *spec, struct strbuf *out)
+{
+    const char *home = getenv("DIPMAP_HOME");
+    struct strbuf exe = STRBUF_INIT, cand = STRBUF_INIT;
+    size_t base = out->len;
+    int found = -1, i;
+
+    if (strchr(spec, '/') || (strlen(spec) > 4 && !strcmp(spec + strlen(spec) - 4, ".txt"))) {
+        strbuf_addstr(out, spec);
+        return file_exists(spec) ? 0 : -1;
+    }
+    strbuf_grow(&exe, 4096);
+    {
+        ssize_t n = readlink("/proc/self/exe", exe.buf, exe.alloc - 1);
+        if (n > 0) {
+            char *slash;
+            strbuf_setlen(&exe, (size_t)n);
+            slash = strrchr(exe.buf, '/');
+            if (slash)
+                strbuf_setlen(&exe, (size_t)(slash - exe.buf));
+        }
+    }
+    for (i = 0; i < 4 && found < 0; i++) {
+        strbuf_reset(&cand);
+        if (i == 0 && home && *home)
+            strbuf_addf(&cand, "%s/prompts/%s.txt", home, spec);
+        else if (i == 1 && exe.len)
+            strbuf_addf(&cand, "%s/prompts/%s.txt", exe.buf, spec);
+        else if (i == 2 && exe.len)
+            strbuf_addf(&cand, "%s/../prompts/%s.txt", exe.buf, spec);
+        else if (i == 3)
+            strbuf_addf(&cand, "prompts/%s.txt", spec);
+        if (cand.len && file_exists(cand.buf))
+            found = 0;
+    }
+    strbuf_setlen(out, base);
+    if (found == 0)
+        strbuf_add(out, cand.buf, cand.len);
+    else
+        strbuf_addf(out, "prompts/%s.txt", spec);
+    strbuf_release(&exe);
+    strbuf_release(&cand);
+    return found;
 }
 
 void prompt_template_release(struct prompt_template *t)

@@ -45,6 +45,15 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
 void prompt_template_release(struct prompt_template *t);
 
 /*
+ * Resolve a template spec to a file: a spec containing '/' or ending in
+ * ".txt" is a path; otherwise NAME means prompts/NAME.txt searched in
+ * $DIPMAP_HOME, the directory of the executable and its parent, then ".".
+ * Appends the path to out; returns 0, or -1 when not found (out holds
+ * prompts/NAME.txt for the message).
+ */
+int prompt_template_resolve(const char *spec, struct strbuf *out);
+
+/*
  * The builder keeps per-tokenizer caches: each distinct chunk's rendered
  * token count is computed once, the eligible filler per question once, and
  * the distractor sequence of the last few (question, length, repeat) keys, so

@@ -1,0 +1,373 @@
+/*
+ * `dipmap gen needle|kv`: seeded synthetic golden sets. Needles are unique
+ * facts about invented entities with hard negatives of the same sentence
+ * pattern (other entities, other values); kv sets are UUID key-value pairs
+ * with other pairs as hard negatives and an optional haystack of more pairs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "dataset.h"
+#include "opt.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static const char *const gen_usage[] = {
+    "dipmap gen needle [--n N] [--seed N] [--negatives K] [--out FILE]",
+    "dipmap gen kv [--n N] [--seed N] [--negatives K] [--out FILE] [--haystack-out FILE "
+    "[--haystack-size M]]",
+    NULL,
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static size_t rng_below(uint64_t *s, size_t n)
+{
+    return (size_t)(rng_next(s) % n);
+}
+
+/* ---- needles ---- */
+
+enum value_kind { V_NUMBER, V_CODEWORD };
+
+/* Sentence patterns: the fact is "<pre> E <mid> V <post>". */
+static const struct {
+    const char *pre, *mid, *post, *q_pre, *q_post;
+    enum value_kind kind;
+} patterns[] = {
+    {"The vault code of the ", " observatory is ", ".", "What is the vault code of the ",
+     " observatory?", V_NUMBER},
+    {"The registration number of the ship ", " is ", ".",
+     "What is the registration number of the ship ", "?", V_NUMBER},
+    {"The archive of ", " keeps its oldest map in drawer ", ".",
+     "In which drawer does the archive of ", " keep its oldest map?", V_NUMBER},
+    {"The password of the ", " greenhouse is ", ".", "What is the password of the ", " greenhouse?",
+     V_CODEWORD},
+    {"The lighthouse keeper of ", " signs every logbook entry with the word ", ".",
+     "With which word does the lighthouse keeper of ", " sign every logbook entry?", V_CODEWORD},
+    {"The ferry to ", " leaves from pier ", " every morning.", "From which pier does the ferry to ",
+     " leave every morning?", V_NUMBER},
+    {"The secret ingredient of the bakery in ", " is ", ".",
+     "What is the secret ingredient of the bakery in ", "?", V_CODEWORD},
+};
+#define NPATTERNS (sizeof(patterns) / sizeof(patterns[0]))
+
+static const char *const syl1[] = {"Bar", "Cal", "Dor", "Fen", "Gal", "Hes",  "Ith",  "Kor",
+                                   "Lum", "Mar", "Nor", "Ost", "Pel", "Quin", "Ros",  "Sal",
+                                   "Tor", "Ul",  "Vel", "Wen", "Yar", "Zan",  "Brim", "Thal"};
+static const char *const syl2[] = {"a", "e", "i", "o", "u", "ae", "io", "en", "ar", "ul"};
+static const char *const syl3[] = {"brook", "dale",  "ford",  "gate",   "holm", "mere",
+                                   "moor",  "ridge", "stead", "thorpe", "wick", "wyn",
+                                   "fell",  "haven", "crest", "mouth"};
+static const char *const adjs[] = {"amber",   "cobalt", "copper", "crimson", "dusky",
+                                   "emerald", "frosty", "gilded", "hollow",  "ivory",
+                                   "jagged",  "lunar",  "marble", "nimble",  "opal",
+                                   "quiet",   "russet", "silver", "tawny",   "velvet"};
+static const char *const nouns[] = {"anchor",  "badger",  "cactus",  "dragonfly", "falcon",
+                                    "glacier", "harbor",  "iris",    "juniper",   "kettle",
+                                    "lantern", "meadow",  "nutmeg",  "orchid",    "pebble",
+                                    "quill",   "saffron", "thistle", "walrus",    "zephyr"};
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void make_entity(struct strbuf *sb, uint64_t *rng)
+{
+    strbuf_reset(sb);
+    strbuf_addstr(sb, syl1[rng_below(rng, N(syl1))]);
+    strbuf_addstr(sb, syl2[rng_below(rng, N(syl2))]);
+    strbuf_addstr(sb, syl3[rng_below(rng, N(syl3))]);
+}
+
+static void make_value(struct strbuf *sb, enum value_kind k, uint64_t *rng)
+{
+    strbuf_reset(sb);
+    if (k == V_NUMBER)
+        strbuf_addf(sb, "%lu", 1000000UL + (unsigned long)rng_below(rng, 9000000));
+    else
+        strbuf_addf(sb, "%s-%s", adjs[rng_below(rng, N(adjs))], nouns[rng_below(rng, N(nouns))]);
+}
+
+static void fact(struct strbuf *sb, size_t p, const char *e, const char *v)
+{
+    strbuf_reset(sb);
+    strbuf_addf(sb, "%s%s%s%s%s", patterns[p].pre, e, patterns[p].mid, v, patterns[p].post);
+}
+
+/* Draw a string not yet in used (retrying), push it there and return it. */
+static const char *draw_unique(struct strvec *used, struct strbuf *sb, uint64_t *rng, int entity,
+                               enum value_kind k)
+{
+    int tries;
+    for (tries = 0; tries < 10000; tries++) {
+        if (entity)
+            make_entity(sb, rng);
+        else
+            make_value(sb, k, rng);
+        if (strvec_find(used, sb->buf) < 0)
+            return strvec_push(used, sb->buf);
+    }
+    return NULL;
+}
+
+static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t rng)
+{
+    struct strvec entities = STRVEC_INIT, values = STRVEC_INIT;
+    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT, gtext = STRBUF_INIT;
+    struct strbuf id = STRBUF_INIT;
+    long i, k;
+    int rc = 0;
+
+    if ((size_t)(n * (negatives + 1)) > N(syl1) * N(syl2) * N(syl3) / 2)
+        return error("gen: at most %zu needles x (negatives + 1) entities are available",
+                     N(syl1) * N(syl2) * N(syl3) / 2);
+    for (i = 0; i < n && !rc; i++) {
+        size_t p = (size_t)i % NPATTERNS;
+        struct question q;
+        struct chunk g, *neg = xcalloc((size_t)negatives + 1, sizeof(*neg));
+        const char *e = draw_unique(&entities, &sb, &rng, 1, V_NUMBER);
+        const char *v = draw_unique(&values, &sb, &rng, 0, patterns[p].kind);
+        if (!e || !v) {
+            free(neg);
+            rc = error("gen: ran out of distinct entities or values");
+            break;
+        }
+        memset(&q, 0, sizeof(q));
+        memset(&g, 0, sizeof(g));
+        strvec_init(&q.answers);
+        strvec_push(&q.answers, v);
+        strbuf_reset(&id);
+        strbuf_addf(&id, "needle-%04ld", i + 1);
+        strbuf_reset(&qtext);
+        strbuf_addf(&qtext, "%s%s%s", patterns[p].q_pre, e, patterns[p].q_post);
+        fact(&gtext, p, e, v);
+        g.id = id.buf;
+        g.title = "";
+        g.text = gtext.buf;
+        g.text_len = gtext.len;
+        for (k = 0; k < negatives; k++) {
+            const char *e2 = draw_unique(&entities, &sb, &rng, 1, V_NUMBER);
+            const char *v2 = draw_unique(&values, &sb, &rng, 0, patterns[p].kind);
+            struct strbuf t = STRBUF_INIT, nid = STRBUF_INIT;
+            if (!e2 || !v2) {
+                rc = error("gen: ran out of distinct entities or values");
+                break;
+            }
+            fact(&t, p, e2, v2);
+            strbuf_addf(&nid, "needle-%04ld-n%ld", i + 1, k + 1);
+            neg[k].id = strbuf_detach(&nid, NULL);
+            neg[k].title = "";
+            neg[k].text_len = t.len;
+            neg[k].text = strbuf_detach(&t, NULL);
+            neg[k].value = (char *)v2;
+        }
+        q.id = id.buf;
+        q.question = qtext.buf;
+        q.gold = &g;
+        q.gold_nr = 1;
+        q.distractors = neg;
+        q.distractors_nr = (size_t)k;
+        if (!rc) {
+            strbuf_reset(&line);
+            question_to_jsonl(&line, &q);
+            rc = dataset_writer_write(w, line.buf, line.len);
+        }
+        for (k = 0; k < negatives; k++) {
+            free(neg[k].id);
+            free(neg[k].text);
+        }
+        free(neg);
+        strvec_clear(&q.answers);
+    }
+    strvec_clear(&entities);
+    strvec_clear(&values);
+    strbuf_release(&sb);
+    strbuf_release(&line);
+    strbuf_release(&qtext);
+    strbuf_release(&gtext);
+    strbuf_release(&id);
+    return rc;
+}
+
+/* ---- key-value ---- */
+
+static void uuid4(struct strbuf *sb, uint64_t *rng)
+{
+    unsigned char b[16];
+    int i;
+    uint64_t a = rng_next(rng), c = rng_next(rng);
+    for (i = 0; i < 8; i++) {
+        b[i] = (unsigned char)(a >> (8 * i));
+        b[8 + i] = (unsigned char)(c >> (8 * i));
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    strbuf_reset(sb);
+    for (i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            strbuf_addch(sb, '-');
+        strbuf_addf(sb, "%02x", b[i]);
+    }
+}
+
+static void kv_chunk(struct chunk *c, struct strbuf *text, const char *id, const char *k,
+                     const char *v)
+{
+    strbuf_reset(text);
+    strbuf_addf(text, "\"%s\": \"%s\"", k, v);
+    memset(c, 0, sizeof(*c));
+    c->id = (char *)id;
+    c->title = "";
+    c->text = text->buf;
+    c->text_len = text->len;
+    c->value = (char *)v;
+}
+
+static int gen_kv(struct dataset_writer *w, struct dataset_writer *hay, long n, long negatives,
+                  long hay_size, uint64_t rng)
+{
+    struct strbuf key = STRBUF_INIT, val = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT;
+    struct strbuf id = STRBUF_INIT, gtext = STRBUF_INIT;
+    long i, k;
+    int rc = 0;
+
+    for (i = 0; i < n && !rc; i++) {
+        struct question q;
+        struct chunk g, *neg = xcalloc((size_t)negatives + 1, sizeof(*neg));
+        struct strvec strs = STRVEC_INIT;
+        memset(&q, 0, sizeof(q));
+        strvec_init(&q.answers);
+        uuid4(&key, &rng);
+        uuid4(&val, &rng);
+        strvec_push(&q.answers, val.buf);
+        strbuf_reset(&id);
+        strbuf_addf(&id, "kv-%04ld", i + 1);
+        strbuf_reset(&qtext);
+        strbuf_addf(&qtext, "What is the value of the key \"%s\"?", key.buf);
+        kv_chunk(&g, &gtext, id.buf, key.buf, val.buf);
+        g.value = NULL;
+        for (k = 0; k < negatives; k++) {
+            struct strbuf t = STRBUF_INIT;
+            uuid4(&key, &rng);
+            uuid4(&val, &rng);
+            kv_chunk(&neg[k], &t, strvec_pushf(&strs, "kv-%04ld-n%ld", i + 1, k + 1), key.buf,
+                     strvec_push(&strs, val.buf));
+            neg[k].text = strbuf_detach(&t, NULL);
+        }
+        q.id = id.buf;
+        q.question = qtext.buf;
+        q.gold = &g;
+        q.gold_nr = 1;
+        q.distractors = neg;
+        q.distractors_nr = (size_t)negatives;
+        strbuf_reset(&line);
+        question_to_jsonl(&line, &q);
+        rc = dataset_writer_write(w, line.buf, line.len);
+        for (k = 0; k < negatives; k++)
+            free(neg[k].text);
+        free(neg);
+        strvec_clear(&strs);
+        strvec_clear(&q.answers);
+    }
+    for (i = 0; hay && i < hay_size && !rc; i++) {
+        struct chunk c;
+        struct strbuf hid = STRBUF_INIT;
+        uuid4(&key, &rng);
+        uuid4(&val, &rng);
+        strbuf_addf(&hid, "kvh-%05ld", i + 1);
+        kv_chunk(&c, &gtext, hid.buf, key.buf, val.buf);
+        c.value = NULL;
+        strbuf_reset(&line);
+        chunk_to_jsonl(&line, &c);
+        rc = dataset_writer_write(hay, line.buf, line.len);
+        strbuf_release(&hid);
+    }
+    strbuf_release(&key);
+    strbuf_release(&val);
+    strbuf_release(&line);
+    strbuf_release(&qtext);
+    strbuf_release(&id);
+    strbuf_release(&gtext);
+    return rc;
+}
+
+int cmd_gen(int argc, const char **argv)
+{
+    const char *out = "-", *hay_out = NULL;
+    long n = 40, seed = 1, negatives = -1, hay_size = 2000;
+    struct strvec rest = STRVEC_INIT;
+    struct dataset_writer *w = NULL, *hw = NULL;
+    uint64_t rng;
+    int rc, ret = DM_EXIT_USAGE, kv;
+    struct option opts[] = {
+        {OPT_LONG, "n", 'n', &n, "N", "number of questions (default 40)", 0},
+        {OPT_LONG, "seed", 's', &seed, "N", "random seed (default 1): same seed, same file", 0},
+        {OPT_LONG, "negatives", 0, &negatives, "K",
+         "hard negatives per question (default 4 for needle, 20 for kv)", 0},
+        {OPT_STRING, "out", 'o', &out, "FILE", "golden set to write (.gz: compressed; default -)",
+         0},
+        {OPT_STRING, "haystack-out", 0, &hay_out, "FILE", "kv: also write a haystack of pairs", 0},
+        {OPT_LONG, "haystack-size", 0, &hay_size, "M", "kv: pairs in the haystack (default 2000)",
+         0},
+        OPT_END_MARK,
+    };
+
+    rc = parse_options(argc, argv, opts, gen_usage, &rest);
+    if (rc)
+        return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    if (rest.nr != 1 || (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv"))) {
+        error("gen: expected 'needle' or 'kv'");
+        usage_with_options(stderr, gen_usage, opts);
+        goto cleanup;
+    }
+    kv = !strcmp(rest.v[0], "kv");
+    if (negatives < 0)
+        negatives = kv ? 20 : 4;
+    if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000) {
+        error("gen: --n must be 1..100000, --negatives 0..10000, --haystack-size 0..10000000");
+        goto cleanup;
+    }
+    if (seed < 0) {
+        error("gen: --seed must be >= 0");
+        goto cleanup;
+    }
+    if (hay_out && !kv) {
+        error("gen: --haystack-out is for kv (needle sets use a text haystack)");
+        goto cleanup;
+    }
+    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : 1);
+    w = dataset_writer_open(out);
+    if (!w)
+        goto cleanup;
+    if (hay_out && !(hw = dataset_writer_open(hay_out)))
+        goto cleanup;
+    rc = kv ? gen_kv(w, hw, n, negatives, hay_size, rng) : gen_needle(w, n, negatives, rng);
+    if (rc)
+        goto cleanup;
+    rc = dataset_writer_close(w);
+    w = NULL;
+    if (hw) {
+        rc |= dataset_writer_close(hw);
+        hw = NULL;
+    }
+    if (!rc)
+        ret = DM_EXIT_OK;
+cleanup:
+    if (w)
+        dataset_writer_close(w);
+    if (hw)
+        dataset_writer_close(hw);
+    strvec_clear(&rest);
+    return ret;
+}

@@ -1,0 +1,356 @@
+/*
+ * `dipmap import litm FILE`: converts the Lost-in-the-Middle data files
+ * (NQ-open oracle/k-document QA files, key-value retrieval files) into a
+ * dipmap golden set plus a haystack of the other records' passages or pairs.
+ */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "dataset.h"
+#include "opt.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static const char *const import_usage[] = {
+    "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N]",
+    NULL,
+};
+
+struct importer {
+    const char *path;
+    struct dataset_writer *set, *hay;
+    long limit, hay_limit, kv_negatives;
+    long questions, chunks, skipped;
+    struct strbuf line;
+    char prefix[16];
+};
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(j) && j->valuestring ? j->valuestring : NULL;
+}
+
+static int write_line(struct dataset_writer *w, struct strbuf *sb)
+{
+    int rc = dataset_writer_write(w, sb->buf, sb->len);
+    strbuf_reset(sb);
+    return rc;
+}
+
+/* One NQ record: question, answers, ctxs (gold marked by isgold, else the first). */
+static int import_qa(struct importer *im, const cJSON *j, long lineno)
+{
+    const cJSON *ctxs = cJSON_GetObjectItemCaseSensitive(j, "ctxs");
+    const cJSON *answers = cJSON_GetObjectItemCaseSensitive(j, "answers"), *e, *gold = NULL;
+    const char *question = jstr(j, "question");
+    struct question q;
+    struct chunk g;
+    struct strbuf id = STRBUF_INIT, gid = STRBUF_INIT;
+    size_t n = 0;
+    int rc = 0;
+
+    if (!question || !cJSON_IsArray(answers) || !cJSON_IsArray(ctxs))
+        return error("%s:%ld: not a LitM QA record (needs \"question\", \"answers\", \"ctxs\")",
+                     im->path, lineno);
+    cJSON_ArrayForEach(e, ctxs)
+    {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "isgold"))) {
+            gold = e;
+            break;
+        }
+    }
+    if (!gold)
+        gold = cJSON_GetArrayItem(ctxs, 0);
+    if (!gold || !jstr(gold, "text") || !jstr(gold, "text")[0])
+        return error("%s:%ld: \"ctxs\" has no gold passage with a \"text\"", im->path, lineno);
+
+    memset(&q, 0, sizeof(q));
+    strvec_init(&q.answers);
+    cJSON_ArrayForEach(e, answers)
+    {
+        if (cJSON_IsString(e) && e->valuestring && e->valuestring[0])
+            strvec_push(&q.answers, e->valuestring);
+    }
+    if (!q.answers.nr) {
+        im->skipped++;
+        strvec_clear(&q.answers);
+        return 0;
+    }
+    strbuf_addf(&id, "%s-%04ld", im->prefix, lineno);
+    strbuf_addf(&gid, "%s-%04ld-p", im->prefix, lineno);
+    memset(&g, 0, sizeof(g));
+    g.id = gid.buf;
+    g.title = (char *)(jstr(gold, "title") ? jstr(gold, "title") : "");
+    g.text = (char *)jstr(gold, "text");
+    g.text_len = strlen(g.text);
+    q.id = id.buf;
+    q.question = (char *)question;
+    q.gold = &g;
+    q.gold_nr = 1;
+
+    if (im->questions < im->limit || im->limit <= 0) {
+        question_to_jsonl(&im->line, &q);
+        rc = write_line(im->set, &im->line);
+        im->questions++;
+    }
+    /* every gold passage (and any retrieved distractor) goes to the haystack */
+    if (!rc && im->hay && (im->hay_limit <= 0 || im->chunks < im->hay_limit)) {
+        chunk_to_jsonl(&im->line, &g);
+        rc = write_line(im->hay, &im->line);
+        im->chunks++;
+        cJSON_ArrayForEach(e, ctxs)
+        {
+            struct chunk d;
+            if (e == gold || rc || !jstr(e, "text") || !jstr(e, "text")[0])
+                continue;
+            if (im->hay_limit > 0 && im->chunks >= im->hay_limit)
+                break;
+            memset(&d, 0, sizeof(d));
+            strbuf_reset(&gid);
+            if (jstr(e, "id"))
+                strbuf_addf(&gid, "wiki-%s", jstr(e, "id"));
+            else
+                strbuf_addf(&gid, "%s-%04ld-c%zu", im->prefix, lineno, n);
+            n++;
+            d.id = gid.buf;
+            d.title = (char *)(jstr(e, "title") ? jstr(e, "title") : "");
+            d.text = (char *)jstr(e, "text");
+            d.text_len = strlen(d.text);
+            chunk_to_jsonl(&im->line, &d);
+            rc = write_line(im->hay, &im->line);
+            im->chunks++;
+        }
+    }
+    strvec_clear(&q.answers);
+    strbuf_release(&id);
+    strbuf_release(&gid);
+    return rc;
+}
+
+static void kv_text(struct strbuf *sb, const char *k, const char *v)
+{
+    strbuf_addf(sb, "\"%s\": \"%s\"", k, v);
+}
+
+/* One KV record: ordered_kv_records, key, value. */
+static int import_kv(struct importer *im, const cJSON *j, long lineno)
+{
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(j, "ordered_kv_records"), *e;
+    const char *key = jstr(j, "key"), *value = jstr(j, "value");
+    struct question q;
+    struct chunk g, *neg = NULL;
+    struct strbuf id = STRBUF_INIT, gtext = STRBUF_INIT, qtext = STRBUF_INIT;
+    size_t i = 0, nneg = 0, alloc = 0;
+    int rc = 0;
+
+    if (!key || !value || !cJSON_IsArray(recs))
+        return error("%s:%ld: not a LitM KV record (needs \"ordered_kv_records\", \"key\", "
+                     "\"value\")",
+                     im->path, lineno);
+    memset(&q, 0, sizeof(q));
+    strvec_init(&q.answers);
+    strvec_push(&q.answers, value);
+    strbuf_addf(&id, "%s-%04ld", im->prefix, lineno);
+    kv_text(&gtext, key, value);
+    strbuf_addf(&qtext, "What is the value of the key \"%s\"?", key);
+    memset(&g, 0, sizeof(g));
+    g.id = xstrdup(id.buf);
+    g.title = "";
+    g.text = gtext.buf;
+    g.text_len = gtext.len;
+    cJSON_ArrayForEach(e, recs)
+    {
+        const cJSON *k = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
+        struct strbuf t = STRBUF_INIT;
+        i++;
+        if (!cJSON_IsString(k) || !cJSON_IsString(v)) {
+            rc = error("%s:%ld: \"ordered_kv_records\"[%zu] must be a [key, value] pair of strings",
+                       im->path, lineno, i - 1);
+            break;
+        }
+        if (!strcmp(k->valuestring, key))
+            continue;
+        if (im->kv_negatives >= 0 && (long)nneg >= im->kv_negatives) {
+            /* the rest feed the haystack */
+            if (im->hay && (im->hay_limit <= 0 || im->chunks < im->hay_limit)) {
+                struct chunk h;
+                struct strbuf hid = STRBUF_INIT;
+                memset(&h, 0, sizeof(h));
+                strbuf_addf(&hid, "%s-%04ld-%zu", im->prefix, lineno, i - 1);
+                kv_text(&t, k->valuestring, v->valuestring);
+                h.id = hid.buf;
+                h.title = "";
+                h.text = t.buf;
+                h.text_len = t.len;
+                h.value = v->valuestring;
+                chunk_to_jsonl(&im->line, &h);
+                rc = write_line(im->hay, &im->line);
+                im->chunks++;
+                strbuf_release(&hid);
+            }
+            strbuf_release(&t);
+            if (rc)
+                break;
+            continue;
+        }
+        ALLOC_GROW(neg, nneg + 1, alloc);
+        memset(&neg[nneg], 0, sizeof(*neg));
+        kv_text(&t, k->valuestring, v->valuestring);
+        {
+            struct strbuf nid = STRBUF_INIT;
+            strbuf_addf(&nid, "%s-%04ld-%zu", im->prefix, lineno, i - 1);
+            neg[nneg].id = strbuf_detach(&nid, NULL);
+        }
+        neg[nneg].title = "";
+        neg[nneg].text_len = t.len;
+        neg[nneg].text = strbuf_detach(&t, NULL);
+        neg[nneg].value = v->valuestring;
+        nneg++;
+    }
+    if (!rc && (im->limit <= 0 || im->questions < im->limit)) {
+        q.id = id.buf;
+        q.question = qtext.buf;
+        q.gold = &g;
+        q.gold_nr = 1;
+        q.distractors = neg;
+        q.distractors_nr = nneg;
+        question_to_jsonl(&im->line, &q);
+        rc = write_line(im->set, &im->line);
+        im->questions++;
+    }
+    for (i = 0; i < nneg; i++) {
+        free(neg[i].id);
+        free(neg[i].text);
+    }
+    free(neg);
+    free(g.id);
+    strvec_clear(&q.answers);
+    strbuf_release(&id);
+    strbuf_release(&gtext);
+    strbuf_release(&qtext);
+    return rc;
+}
+
+static int run_import(struct importer *im)
+{
+    struct dataset_lines *r = dataset_lines_open(im->path);
+    char *line;
+    size_t len;
+    long lineno;
+    int rc, kind = 0; /* 1 qa, 2 kv */
+    if (!r)
+        return -1;
+    while ((rc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
+        cJSON *j;
+        if (!len)
+            continue;
+        if (!utf8_valid(line, len)) {
+            rc = error("%s:%ld: invalid UTF-8", im->path, lineno);
+            break;
+        }
+        j = cJSON_ParseWithLength(line, len);
+        if (!cJSON_IsObject(j)) {
+            cJSON_Delete(j);
+            rc = error("%s:%ld: not a JSON object", im->path, lineno);
+            break;
+        }
+        if (!kind) {
+            kind = cJSON_GetObjectItemCaseSensitive(j, "ordered_kv_records") ? 2 : 1;
+            if (kind == 2)
+                snprintf(
+                    im->prefix, sizeof(im->prefix), "kv%d",
+                    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "ordered_kv_records")));
+        }
+        rc = kind == 1 ? import_qa(im, j, lineno) : import_kv(im, j, lineno);
+        cJSON_Delete(j);
+        if (rc)
+            break;
+    }
+    dataset_lines_close(r);
+    if (rc < 0)
+        return -1;
+    if (!im->questions)
+        return error("%s: no records", im->path);
+    return 0;
+}
+
+int cmd_import(int argc, const char **argv)
+{
+    const char *out = NULL, *hay_out = NULL;
+    long limit = 0, hay_limit = 0, kv_neg = -1;
+    struct strvec rest = STRVEC_INIT;
+    struct importer im;
+    int rc, ret = DM_EXIT_USAGE;
+    struct option opts[] = {
+        {OPT_STRING, "out", 'o', &out, "FILE", "golden set to write (.gz: compressed; - stdout)",
+         0},
+        {OPT_STRING, "haystack-out", 0, &hay_out, "FILE",
+         "haystack to write: every record's passages (QA) or the pairs not used as hard "
+         "negatives (KV)",
+         0},
+        {OPT_LONG, "limit", 'n', &limit, "N", "write only the first N questions (0: all)", 0},
+        {OPT_LONG, "haystack-limit", 0, &hay_limit, "N", "write at most N haystack chunks", 0},
+        {OPT_LONG, "kv-negatives", 0, &kv_neg, "N",
+         "KV: keep N other pairs of the record as hard negatives (default: all)", 0},
+        OPT_END_MARK,
+    };
+
+    rc = parse_options(argc, argv, opts, import_usage, &rest);
+    if (rc)
+        return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    if (rest.nr != 2 || strcmp(rest.v[0], "litm")) {
+        error("import: expected 'litm FILE'");
+        usage_with_options(stderr, import_usage, opts);
+        goto cleanup;
+    }
+    if (!out) {
+        error("import: --out FILE is required");
+        goto cleanup;
+    }
+    memset(&im, 0, sizeof(im));
+    im.path = rest.v[1];
+    im.limit = limit;
+    im.hay_limit = hay_limit;
+    im.kv_negatives = kv_neg;
+    strbuf_init(&im.line, 0);
+    snprintf(im.prefix, sizeof(im.prefix), "nq");
+    im.set = dataset_writer_open(out);
+    if (!im.set)
+        goto done;
+    if (hay_out && !(im.hay = dataset_writer_open(hay_out)))
+        goto done;
+    if (run_import(&im) < 0)
+        goto done;
+    if (dataset_writer_close(im.set) < 0) {
+        im.set = NULL;
+        goto done;
+    }
+    im.set = NULL;
+    if (im.hay && dataset_writer_close(im.hay) < 0) {
+        im.hay = NULL;
+        goto done;
+    }
+    im.hay = NULL;
+    fprintf(stderr, "import: %ld questions -> %s", im.questions, out);
+    if (hay_out)
+        fprintf(stderr, ", %ld haystack chunks -> %s", im.chunks, hay_out);
+    if (im.skipped)
+        fprintf(stderr, " (%ld records without answers skipped)", im.skipped);
+    fputc('\n', stderr);
+    ret = DM_EXIT_OK;
+done:
+    dataset_writer_close(im.set);
+    dataset_writer_close(im.hay);
+    strbuf_release(&im.line);
+cleanup:
+    strvec_clear(&rest);
+    return ret;
+}
