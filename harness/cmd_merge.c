@@ -1,0 +1,61 @@
+/*
+ * `dipmap merge OUT.db IN.db...`: join shard stores (from --shard I/N runs)
+ * into one store, refusing shards of different runs. Owns only the
+ * command-line surface; store_merge() does the work.
+ */
+#include <stdio.h>
+
+#include "builtin.h"
+#include "opt.h"
+#include "store.h"
+#include "strvec.h"
+#include "usage.h"
+
+#include "banned.h"
+
+static const char *const merge_usage[] = {
+    "dipmap merge OUT.db IN.db...",
+    NULL,
+};
+
+int cmd_merge(int argc, const char **argv)
+{
+    struct option opts[] = {OPT_END_MARK};
+    struct strvec rest = STRVEC_INIT;
+    struct store *st = NULL;
+    struct run_info *v = NULL;
+    size_t n = 0, i;
+    int rc = DM_EXIT_OK, mrc;
+    int prc = parse_options(argc, argv, opts, merge_usage, &rest);
+
+    if (prc) {
+        strvec_clear(&rest);
+        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    }
+    if (rest.nr < 2) {
+        error("merge: need an output database and at least one input");
+        fprintf(stderr, "usage: %s\n", merge_usage[0]);
+        rc = DM_EXIT_USAGE;
+        goto out;
+    }
+    mrc = store_merge(rest.v[0], (const char *const *)rest.v + 1, rest.nr - 1);
+    if (mrc) {
+        rc = DM_EXIT_USAGE;
+        goto out;
+    }
+    st = store_open(rest.v[0], STORE_READONLY);
+    if (!st || store_run_list(st, NULL, &v, &n)) {
+        rc = DM_EXIT_INFRA;
+        goto out;
+    }
+    printf("merged %zu input%s into %s\n", rest.nr - 1, rest.nr == 2 ? "" : "s", rest.v[0]);
+    for (i = 0; i < n; i++)
+        printf("  %s: %ld/%ld trials, %s%s%s\n", v[i].name, v[i].trials_done, v[i].trials_planned,
+               run_status_name(v[i].status), v[i].shard ? ", shards " : "",
+               v[i].shard ? v[i].shard : "");
+out:
+    run_info_list_free(v, n);
+    store_close(st);
+    strvec_clear(&rest);
+    return rc;
+}

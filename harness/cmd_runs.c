@@ -1,0 +1,243 @@
+/*
+ * `dipmap runs`: list the runs of a store with model, status, progress
+ * (finished/planned trials) and creation time, as a table or as JSON.
+ * Owns only the command-line surface; the store does the reading.
+ */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "builtin.h"
+#include "opt.h"
+#include "store.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+
+#include "banned.h"
+
+static const char *const runs_usage[] = {
+    "dipmap runs [--db FILE] [--model PREFIX] [--tag TAG] [--json]",
+    NULL,
+};
+
+/* "2026-11-30 09:15:02Z" (UTC), or "-" when unset. */
+static void format_time(struct strbuf *sb, double t)
+{
+    time_t secs = (time_t)t;
+    struct tm tm;
+    char buf[32];
+    if (t <= 0 || !gmtime_r(&secs, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm))
+        strbuf_addstr(sb, "-");
+    else
+        strbuf_addstr(sb, buf);
+}
+
+static void format_progress(struct strbuf *sb, const struct run_info *r)
+{
+    strbuf_addf(sb, "%ld/%ld", r->trials_done, r->trials_planned);
+    if (r->trials_planned > 0)
+        strbuf_addf(sb, " %3.0f%%", 100.0 * (double)r->trials_done / (double)r->trials_planned);
+}
+
+/* Human model text: requested, plus what the server echoed when it differs. */
+static void format_model(struct strbuf *sb, const struct run_info *r)
+{
+    strbuf_addstr(sb, r->model_requested ? r->model_requested : "-");
+    if (r->model_served && r->model_requested && strcmp(r->model_served, r->model_requested))
+        strbuf_addf(sb, " (%s)", r->model_served);
+}
+
+/* One left-aligned table cell; the last one of a row ends the line (no trailing blanks). */
+static void print_cell(const char *text, size_t width, int last)
+{
+    if (last)
+        printf("%s\n", text);
+    else
+        printf("%-*s  ", (int)width, text);
+}
+
+static void print_table(const struct run_info *v, size_t n)
+{
+    enum { C_NAME, C_MODEL, C_STATUS, C_PROGRESS, C_CREATED, C_TAGS, NCOLS };
+    static const char *const head[NCOLS] = {"NAME",     "MODEL",   "STATUS",
+                                            "PROGRESS", "CREATED", "TAGS"};
+    struct strvec cells = STRVEC_INIT;
+    size_t width[NCOLS], i, c;
+    struct strbuf sb = STRBUF_INIT;
+
+    for (c = 0; c < NCOLS; c++)
+        width[c] = strlen(head[c]);
+    for (i = 0; i < n; i++) {
+        const struct run_info *r = &v[i];
+        for (c = 0; c < NCOLS; c++) {
+            strbuf_reset(&sb);
+            switch (c) {
+            case C_NAME:
+                strbuf_addstr(&sb, r->name);
+                break;
+            case C_MODEL:
+                format_model(&sb, r);
+                break;
+            case C_STATUS:
+                strbuf_addstr(&sb, run_status_name(r->status));
+                break;
+            case C_PROGRESS:
+                format_progress(&sb, r);
+                break;
+            case C_CREATED:
+                format_time(&sb, r->created_at);
+                break;
+            default:
+                strbuf_addstr(&sb, r->tags && *r->tags ? r->tags : "-");
+                break;
+            }
+            if (sb.len > width[c])
+                width[c] = sb.len;
+            strvec_push(&cells, sb.buf);
+        }
+    }
+    for (c = 0; c < NCOLS; c++)
+        print_cell(head[c], width[c], c + 1 == NCOLS);
+    for (i = 0; i < n; i++)
+        for (c = 0; c < NCOLS; c++)
+            print_cell(cells.v[i * NCOLS + c], width[c], c + 1 == NCOLS);
+    strvec_clear(&cells);
+    strbuf_release(&sb);
+}
+
+static void add_str(cJSON *o, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void add_time(cJSON *o, const char *key, double t)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (t > 0) {
+        time_t secs = (time_t)t;
+        struct tm tm;
+        char buf[32];
+        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+            strbuf_addstr(&sb, buf);
+    }
+    add_str(o, key, sb.len ? sb.buf : NULL);
+    strbuf_release(&sb);
+}
+
+static int print_json(const struct run_info *v, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    char *text;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const struct run_info *r = &v[i];
+        cJSON *o = cJSON_CreateObject(), *tags = cJSON_CreateArray(), *settings;
+        add_str(o, "name", r->name);
+        add_str(o, "model", r->model_requested);
+        add_str(o, "model_served", r->model_served);
+        add_str(o, "status", run_status_name(r->status));
+        cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
+        cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
+        cJSON_AddNumberToObject(o, "trials_stored", (double)r->trials_stored);
+        add_time(o, "created_at", r->created_at);
+        add_time(o, "started_at", r->started_at);
+        add_time(o, "finished_at", r->finished_at);
+        if (r->tags && *r->tags) {
+            struct strvec parts = STRVEC_INIT;
+            size_t k;
+            strvec_split(&parts, r->tags, ',');
+            for (k = 0; k < parts.nr; k++)
+                if (*parts.v[k])
+                    cJSON_AddItemToArray(tags, cJSON_CreateString(parts.v[k]));
+            strvec_clear(&parts);
+        }
+        cJSON_AddItemToObject(o, "tags", tags);
+        add_str(o, "shard", r->shard);
+        add_str(o, "endpoints", r->endpoints);
+        add_str(o, "system_fingerprint", r->system_fingerprint);
+        add_str(o, "golden_sha256", r->golden_sha256);
+        add_str(o, "haystack_sha256", r->haystack_sha256);
+        add_str(o, "template_sha256", r->template_sha256);
+        add_str(o, "tokenizer", r->tokenizer_name);
+        add_str(o, "tokenizer_sha256", r->tokenizer_sha256);
+        add_str(o, "dipmap_version", r->dipmap_version);
+        add_str(o, "dipmap_commit", r->dipmap_commit);
+        settings = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
+        if (settings)
+            cJSON_AddItemToObject(o, "settings", settings);
+        else
+            cJSON_AddNullToObject(o, "settings");
+        cJSON_AddItemToArray(arr, o);
+    }
+    text = cJSON_Print(arr);
+    cJSON_Delete(arr);
+    if (!text)
+        return error("runs: cannot format JSON");
+    printf("%s\n", text);
+    cJSON_free(text);
+    return 0;
+}
+
+int cmd_runs(int argc, const char **argv)
+{
+    const char *db = NULL, *model = NULL, *tag = NULL;
+    int json = 0, rc = DM_EXIT_OK;
+    struct option opts[] = {
+        {OPT_STRING, "db", 0, &db, "FILE",
+         "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
+        {OPT_STRING, "model", 0, &model, "PREFIX", "only runs whose model starts with PREFIX", 0},
+        {OPT_STRING, "tag", 0, &tag, "TAG", "only runs carrying this tag (e.g. nightly)", 0},
+        {OPT_BOOL, "json", 0, &json, NULL, "print a JSON array with every recorded field", 0},
+        OPT_END_MARK,
+    };
+    struct strvec rest = STRVEC_INIT;
+    struct run_filter f = {NULL, NULL, NULL};
+    struct run_info *v = NULL;
+    size_t n = 0;
+    struct store *st = NULL;
+    const char *path;
+    int prc = parse_options(argc, argv, opts, runs_usage, &rest);
+
+    if (prc) {
+        strvec_clear(&rest);
+        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    }
+    if (rest.nr) {
+        error("runs: unexpected argument '%s'", rest.v[0]);
+        rc = DM_EXIT_USAGE;
+        goto out;
+    }
+    path = store_default_path(db);
+    st = store_open(path, STORE_READONLY);
+    if (!st) {
+        if (!db)
+            fprintf(stderr, "hint: pass --db FILE or set %s\n", DIPMAP_DB_ENV);
+        rc = DM_EXIT_USAGE;
+        goto out;
+    }
+    f.model_prefix = model;
+    f.tag = tag;
+    if (store_run_list(st, &f, &v, &n)) {
+        rc = DM_EXIT_INFRA;
+        goto out;
+    }
+    if (json) {
+        if (print_json(v, n))
+            rc = DM_EXIT_INFRA;
+    } else if (!n) {
+        fprintf(stderr, "%s: no runs%s\n", path, model || tag ? " match" : "");
+    } else {
+        print_table(v, n);
+    }
+out:
+    run_info_list_free(v, n);
+    store_close(st);
+    strvec_clear(&rest);
+    return rc;
+}
