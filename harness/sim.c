@@ -251,16 +251,17 @@ void sim_config_init(struct sim_config *cfg)
 /* ---- question index ------------------------------------------------------- */
 
 /*
- * Questions are found by their first 8 bytes: an open-addressing table maps
- * the 8-byte key to a chain of questions; a 64k-bit filter on the first two
- * bytes skips most prompt positions. Shorter questions are searched with
- * memmem.
+ * Questions are found by their last 8 bytes (endings differ more than
+ * beginnings such as "who was the"): an open-addressing table maps the key to
+ * a chain of questions; a 64k-bit filter on the key's first two bytes skips
+ * most prompt positions. Questions shorter than 8 bytes are found with memmem.
  */
 struct qindex {
     uint64_t *keys;
     size_t *head; /* SIZE_MAX = empty slot */
     size_t mask;
     size_t *next; /* per question: next in chain, SIZE_MAX = end */
+    size_t *len;  /* per question: strlen of its text */
     size_t *shorts;
     size_t shorts_nr;
     unsigned char filter[65536 / 8];
@@ -287,25 +288,27 @@ static void qindex_build(struct qindex *ix, const struct golden_set *gs)
         ix->head[i] = SIZE_MAX;
     ix->mask = cap - 1;
     ix->next = xmalloc(st_mult(gs->nr + 1, sizeof(*ix->next)));
+    ix->len = xmalloc(st_mult(gs->nr + 1, sizeof(*ix->len)));
     ix->shorts = xmalloc(st_mult(gs->nr + 1, sizeof(*ix->shorts)));
     for (size_t q = gs->nr; q-- > 0;) {
         const char *text = gs->q[q].question;
+        size_t len = strlen(text), slot;
         uint64_t key;
-        size_t slot;
         unsigned f;
         ix->next[q] = SIZE_MAX;
-        if (strlen(text) < 8) {
+        ix->len[q] = len;
+        if (len < 8) {
             ix->shorts[ix->shorts_nr++] = q;
             continue;
         }
-        key = load8(text);
+        key = load8(text + len - 8);
         slot = mix64(key) & ix->mask;
         while (ix->head[slot] != SIZE_MAX && ix->keys[slot] != key)
             slot = (slot + 1) & ix->mask;
         ix->keys[slot] = key;
         ix->next[q] = ix->head[slot];
         ix->head[slot] = q;
-        f = (unsigned char)text[0] | (unsigned)(unsigned char)text[1] << 8;
+        f = (unsigned char)text[len - 8] | (unsigned)(unsigned char)text[len - 7] << 8;
         ix->filter[f >> 3] |= (unsigned char)(1u << (f & 7));
     }
 }
@@ -315,6 +318,7 @@ static void qindex_release(struct qindex *ix)
     free(ix->keys);
     free(ix->head);
     free(ix->next);
+    free(ix->len);
     free(ix->shorts);
 }
 
@@ -351,15 +355,14 @@ static void qindex_scan(const struct qindex *ix, const struct golden_set *gs, si
         while (ix->head[slot] != SIZE_MAX && ix->keys[slot] != key)
             slot = (slot + 1) & ix->mask;
         for (size_t q = ix->head[slot]; q != SIZE_MAX; q = ix->next[q]) {
-            const char *text = gs->q[q].question;
-            size_t qlen = strlen(text);
-            if (qlen <= len - i && !memcmp(p + i, text, qlen))
-                consider(m, q, qlen, seg, i);
+            size_t qlen = ix->len[q], end = i + 8;
+            if (qlen <= end && !memcmp(p + end - qlen, gs->q[q].question, qlen - 8))
+                consider(m, q, qlen, seg, end - qlen);
         }
     }
     for (size_t k = 0; k < ix->shorts_nr; k++) {
         const char *text = gs->q[ix->shorts[k]].question;
-        size_t qlen = strlen(text);
+        size_t qlen = ix->len[ix->shorts[k]];
         const char *hit = NULL, *from = p;
         if (!qlen)
             continue;
