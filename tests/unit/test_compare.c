@@ -1,0 +1,396 @@
+/* Unit tests for compare.c: pairing, verdicts on constructed runs, writers and escaping. */
+#include <stdio.h>
+
+#include "compare.h"
+#include "proc.h"
+#include "store.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "test.h"
+
+struct tset {
+    struct trial_result *t;
+    size_t n, alloc;
+};
+
+static void add(struct tset *s, const char *q, long len, int depth, int rep, enum trial_outcome o)
+{
+    struct trial_result *t;
+    ALLOC_GROW(s->t, s->n + 1, s->alloc);
+    t = &s->t[s->n++];
+    trial_result_init(t);
+    t->question_id = xstrdup(q);
+    t->length = len;
+    t->depth_bp = depth;
+    t->repeat = rep;
+    t->outcome = o;
+}
+
+static void tset_free(struct tset *s)
+{
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        trial_result_release(&s->t[i]);
+    free(s->t);
+    memset(s, 0, sizeof(*s));
+}
+
+/*
+ * nq questions x depths 0/25/50/75/100 at 8k. The baseline is right
+ * everywhere except question k wrong at depth (k % 5) when k % 4 == 0.
+ * mid_drop questions additionally go wrong at 50% in the candidate
+ * ("deeper dip"); mid_gain questions that were wrong become right.
+ */
+static void make_run(struct tset *s, int nq, int mid_drop, int overflow_from)
+{
+    int q, d;
+    char id[16];
+    for (q = 0; q < nq; q++) {
+        snprintf(id, sizeof(id), "q%03d", q);
+        for (d = 0; d <= 10000; d += 2500) {
+            enum trial_outcome o =
+                (q % 4 == 0 && d == (q % 5) * 2500) ? OUTCOME_WRONG : OUTCOME_CORRECT;
+            if (d == 5000 && q < mid_drop)
+                o = OUTCOME_WRONG;
+            if (overflow_from >= 0 && q >= overflow_from)
+                o = OUTCOME_OVERFLOW;
+            add(s, id, 8192, d, 0, o);
+        }
+    }
+}
+
+static const struct compare_test *find(const struct compare_result *r, enum compare_scope sc,
+                                       long len, int depth)
+{
+    size_t i;
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope == sc && r->tests[i].length == len &&
+            (sc != COMPARE_CELL || r->tests[i].depth_bp == depth))
+            return &r->tests[i];
+    return NULL;
+}
+
+static void test_identical_pass(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    const struct compare_test *t;
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 0, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_PASS);
+    CHECK_INT(r.n_regressions, 0);
+    CHECK_INT(r.n_no_data, 0);
+    CHECK_INT(r.n_tests, 5 + 1 + 1);
+    CHECK_INT(r.n_family, 6);
+    t = find(&r, COMPARE_CELL, 8192, 5000);
+    CHECK(t && t->n_pairs == 40 && t->base_only == 0 && t->cand_only == 0);
+    CHECK(t && t->p_drop == 1.0);
+    CHECK_INT(r.tests[r.n_tests - 1].scope, COMPARE_OVERALL);
+    CHECK_INT(r.tests[r.n_tests - 1].n_pairs, 200);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_middle_dip_fails(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    const struct compare_test *t;
+    struct strbuf md = STRBUF_INIT, ann = STRBUF_INIT;
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 12, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_FAIL);
+    t = find(&r, COMPARE_CELL, 8192, 5000);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_INT(t->status, CMP_REGRESSION);
+        /* q0, q4, q8 are not wrong at 50% in the baseline (their wrong depth is 0, 4->20..) */
+        CHECK(t->base_only >= 10 && t->cand_only == 0);
+        CHECK_NEAR(t->p_drop, 1.0 / (double)(1L << t->base_only), 1e-15);
+        CHECK(t->p_drop_adj <= 6 * t->p_drop + 1e-15);
+        CHECK(t->drop >= 0.25);
+    }
+    CHECK_INT(find(&r, COMPARE_CELL, 8192, 0)->status, CMP_OK);
+    CHECK_INT(find(&r, COMPARE_CELL, 8192, 10000)->status, CMP_OK);
+    CHECK_INT(find(&r, COMPARE_LENGTH, 8192, -1)->status, CMP_REGRESSION);
+    CHECK_INT(r.n_regressions, 2);
+    compare_write_markdown(&md, &r, NULL, 0);
+    CHECK(strstr(md.buf, "FAIL") != NULL);
+    CHECK(strstr(md.buf, "### Regressions") != NULL);
+    CHECK(strstr(md.buf, "| 8k @ 50% |") != NULL);
+    compare_write_annotations(&ann, &r, 10);
+    CHECK(strstr(ann.buf, "::error title=dipmap regression 8k (all depths)::") != NULL);
+    CHECK(strstr(ann.buf, "::error title=dipmap regression 8k @ 50%25::accuracy") != NULL);
+    compare_result_release(&r);
+    strbuf_release(&md);
+    strbuf_release(&ann);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_drop_below_tolerance_passes(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct compare_options o;
+    int q;
+    char id[16];
+    /* 400 pairs in one cell, 12 lost: p tiny but drop 3% < 5% tolerance */
+    for (q = 0; q < 400; q++) {
+        snprintf(id, sizeof(id), "q%d", q);
+        add(&a, id, 1000, 5000, 0, OUTCOME_CORRECT);
+        add(&b, id, 1000, 5000, 0, q < 12 ? OUTCOME_WRONG : OUTCOME_CORRECT);
+    }
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_PASS);
+    CHECK(r.tests[0].p_drop_adj < 0.05);
+    compare_result_release(&r);
+    compare_options_init(&o);
+    o.tolerance = 0.02;
+    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    CHECK_INT(r.verdict, VERDICT_FAIL);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_improvement_reported(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    make_run(&a, 40, 12, -1);
+    make_run(&b, 40, 0, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_PASS);
+    CHECK_INT(find(&r, COMPARE_CELL, 8192, 5000)->status, CMP_IMPROVEMENT);
+    CHECK(r.n_improvements >= 1);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_too_few_inconclusive(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct strbuf junit = STRBUF_INIT;
+    make_run(&a, 6, 0, -1);
+    make_run(&b, 6, 0, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
+    CHECK_INT(r.n_no_data, 5); /* every cell: 6 pairs < 10; the length (30) is tested */
+    CHECK(r.n_reasons >= 1);
+    CHECK(r.n_reasons && strstr(r.reasons[0], "5 cells without enough data") != NULL);
+    CHECK(r.n_reasons && strstr(r.reasons[0], "8k @ 0% (6 pairs") != NULL);
+    compare_write_junit(&junit, &r, NULL);
+    CHECK(strstr(junit.buf, "<skipped message=\"not enough data\">") != NULL);
+    compare_result_release(&r);
+    strbuf_release(&junit);
+    /* no candidate trials at all */
+    compare_runs(a.t, a.n, NULL, 0, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
+    CHECK(r.n_reasons && strstr(r.reasons[0], "candidate run has no trials") != NULL);
+    CHECK_INT(r.baseline_only_keys, 30);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_low_coverage_inconclusive(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    /* the candidate overflows on half of the questions: never counted as wrong */
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 0, 20);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
+    CHECK_INT(r.n_regressions, 0);
+    CHECK(r.n_reasons && strstr(r.reasons[0], "coverage 50.0%") != NULL);
+    CHECK_INT(find(&r, COMPARE_CELL, 8192, 5000)->n_pairs, 20);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_pending_and_duplicates(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    add(&a, "q", 1, 0, 0, OUTCOME_CORRECT);
+    add(&a, "q", 1, 0, 0, OUTCOME_WRONG); /* duplicate key: first kept */
+    add(&a, "q", 1, 0, 1, OUTCOME_PENDING);
+    add(&b, "q", 1, 0, 0, OUTCOME_CORRECT);
+    add(&b, "q", 1, 0, 1, OUTCOME_CORRECT);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.tests[0].n_keys, 2);
+    CHECK_INT(r.tests[0].n_pairs, 1);
+    CHECK_INT(r.tests[0].both_correct, 1);
+    CHECK_INT(r.candidate_only_keys, 1);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_same_inputs(void)
+{
+    struct run_info x, y;
+    struct strbuf why = STRBUF_INIT;
+    run_info_init(&x);
+    run_info_init(&y);
+    x.golden_sha256 = xstrdup("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    y.golden_sha256 = xstrdup(x.golden_sha256);
+    x.tokenizer_name = xstrdup("cl100k_base");
+    y.tokenizer_name = xstrdup("cl100k_base");
+    CHECK(compare_same_inputs(&x, &y, &why) == 1);
+    CHECK_INT(why.len, 0);
+    y.template_sha256 = xstrdup("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+    CHECK(compare_same_inputs(&x, &y, &why) == 0);
+    CHECK(strstr(why.buf, "template differs: template_sha256 (none) vs bbbbbbbbbbbb") != NULL);
+    strbuf_reset(&why);
+    free(y.tokenizer_name);
+    y.tokenizer_name = xstrdup("o200k_base");
+    CHECK(compare_same_inputs(&x, &y, &why) == 0);
+    CHECK(strstr(why.buf, "tokenizer differs: tokenizer_name") != NULL);
+    run_info_release(&x);
+    run_info_release(&y);
+    strbuf_release(&why);
+}
+
+static void test_xml_escape(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    compare_xml_escape(&sb, "a<b&c\"d'e>\x01\x1b[0m\xff\xef\xbf\xbe\tz\xc3\xa9");
+    CHECK_STR(sb.buf, "a&lt;b&amp;c&quot;d&apos;e&gt;[0m&#9;z\xc3\xa9");
+    strbuf_release(&sb);
+}
+
+static int xmllint_ok(const char *xml)
+{
+    const char *argv[] = {"xmllint", "--noout", "-", NULL};
+    struct strbuf err = STRBUF_INIT;
+    int st = -1;
+    if (proc_run(argv, xml, strlen(xml), NULL, &err, &st) < 0)
+        st = -1;
+    if (st)
+        fprintf(stderr, "  xmllint: %s\n", err.buf);
+    strbuf_release(&err);
+    return st == 0;
+}
+
+static void test_junit_injection(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct run_info x, y;
+    struct compare_meta m = {0};
+    struct strbuf junit = STRBUF_INIT, md = STRBUF_INIT;
+    run_info_init(&x);
+    run_info_init(&y);
+    x.name = xstrdup("base</testsuite><x a=\"1\">&\x01\x1b");
+    x.model_requested = xstrdup("m | `rm -rf` <script>");
+    y.name = xstrdup("cand]]><!--");
+    m.baseline = &x;
+    m.candidate = &y;
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 12, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_write_junit(&junit, &r, &m);
+    CHECK(xmllint_ok(junit.buf));
+    CHECK(strstr(junit.buf, "base&lt;/testsuite&gt;&lt;x a=&quot;1&quot;&gt;&amp;") != NULL);
+    CHECK(strchr(junit.buf, '\x01') == NULL && strchr(junit.buf, '\x1b') == NULL);
+    /* GitLab's fields: testcase classname, name, time; failure / skipped content */
+    CHECK(strstr(junit.buf, "<testcase classname=\"dipmap.compare.length.8k\" name=\"depth 50%\" "
+                            "time=\"0\">\n      <failure type=\"regression\"") != NULL);
+    CHECK(strstr(junit.buf,
+                 "<testcase classname=\"dipmap.compare.length.8k\" name=\"all depths\"") != NULL);
+    CHECK(strstr(junit.buf, "<testcase classname=\"dipmap.compare\" name=\"overall\"") != NULL);
+    CHECK(strstr(junit.buf, "tests=\"7\" failures=\"3\"") != NULL);
+    compare_write_markdown(&md, &r, &m, 0);
+    CHECK(strstr(md.buf, "<script>") == NULL);
+    CHECK(strstr(md.buf, "&lt;script&gt;") != NULL);
+    CHECK(strstr(md.buf, "m \\| \\`rm") != NULL);
+    compare_result_release(&r);
+    run_info_release(&x);
+    run_info_release(&y);
+    strbuf_release(&junit);
+    strbuf_release(&md);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_markdown_limit_and_annotation_cap(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct compare_options o;
+    struct strbuf md = STRBUF_INIT, ann = STRBUF_INIT;
+    int q, d, lines = 0;
+    char id[16];
+    const char *p;
+    /* 30 lengths x 11 depths, every cell collapses in the candidate */
+    for (q = 0; q < 16; q++) {
+        snprintf(id, sizeof(id), "q%d", q);
+        for (long len = 1000; len < 31000; len += 1000)
+            for (d = 0; d <= 10000; d += 1000) {
+                add(&a, id, len, d, 0, OUTCOME_CORRECT);
+                add(&b, id, len, d, 0, OUTCOME_WRONG);
+            }
+    }
+    compare_options_init(&o);
+    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    CHECK_INT(r.verdict, VERDICT_FAIL);
+    CHECK_INT(r.n_regressions, 30 * 11 + 30);
+    compare_write_markdown(&md, &r, NULL, 8192);
+    CHECK(md.len <= 8192);
+    CHECK(strstr(md.buf, "rows omitted") != NULL);
+    compare_write_annotations(&ann, &r, 10);
+    for (p = ann.buf; (p = strstr(p, "::error ")); p++)
+        lines++;
+    CHECK_INT(lines, 10);
+    CHECK(strstr(ann.buf, "351 more regressions") != NULL);
+    compare_result_release(&r);
+    strbuf_release(&md);
+    strbuf_release(&ann);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+static void test_json(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct strbuf js = STRBUF_INIT;
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 12, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_write_json(&js, &r, NULL);
+    CHECK(strstr(js.buf, "\"schema\":\t\"dipmap.compare/1\"") != NULL);
+    CHECK(strstr(js.buf, "\"verdict\":\t\"FAIL\"") != NULL);
+    CHECK(strstr(js.buf, "\"status\":\t\"regression\"") != NULL);
+    compare_result_release(&r);
+    strbuf_release(&js);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+int main(void)
+{
+    RUN(test_identical_pass);
+    RUN(test_middle_dip_fails);
+    RUN(test_drop_below_tolerance_passes);
+    RUN(test_improvement_reported);
+    RUN(test_too_few_inconclusive);
+    RUN(test_low_coverage_inconclusive);
+    RUN(test_pending_and_duplicates);
+    RUN(test_same_inputs);
+    RUN(test_xml_escape);
+    RUN(test_junit_injection);
+    RUN(test_markdown_limit_and_annotation_cap);
+    RUN(test_json);
+    return TEST_EXIT();
+}
