@@ -1,0 +1,251 @@
+/*
+ * The trial matrix: parses --lengths/--depths/--shard, enumerates (question,
+ * length, depth, repeat) trials in a fixed order with deterministic sharding,
+ * and formats the dry-run summary (trials, prompt tokens, cost).
+ */
+#include "plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "num.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "trial.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+#define MAX_LENGTH (16L * 1024 * 1024)
+
+int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err)
+{
+    struct strvec parts = STRVEC_INIT;
+    size_t i, j;
+    *out = NULL;
+    *nr = 0;
+    strvec_split(&parts, s, ',');
+    *out = xmalloc(st_mult(parts.nr ? parts.nr : 1, sizeof(**out)));
+    for (i = 0; i < parts.nr; i++) {
+        long v;
+        if (parse_token_count(parts.v[i], MAX_LENGTH, &v) < 0) {
+            strbuf_addf(err, "--lengths: '%s' is not a token count (e.g. 8k, 32k, 4096)",
+                        parts.v[i]);
+            goto fail;
+        }
+        for (j = 0; j < *nr; j++)
+            if ((*out)[j] == v) {
+                strbuf_addf(err, "--lengths: %ld given twice", v);
+                goto fail;
+            }
+        (*out)[(*nr)++] = v;
+    }
+    strvec_clear(&parts);
+    return 0;
+fail:
+    strvec_clear(&parts);
+    free(*out);
+    *out = NULL;
+    *nr = 0;
+    return -1;
+}
+
+/* Percent text to basis points; -1 when not a number in 0..100. */
+static int pct_to_bp(const char *s, int *bp)
+{
+    double v;
+    if (parse_double_range(s, 0, 100, &v) < 0)
+        return -1;
+    *bp = (int)lround(v * 100.0);
+    return 0;
+}
+
+int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err)
+{
+    struct strvec parts = STRVEC_INIT;
+    size_t i, j, alloc = 0;
+    *out = NULL;
+    *nr = 0;
+    if (strchr(s, ':')) {
+        int a, b, step, v;
+        strvec_split(&parts, s, ':');
+        if (parts.nr != 3) {
+            strbuf_addf(err, "--depths: '%s' must be START:STOP:STEP (percent), e.g. 0:100:10", s);
+            goto fail;
+        }
+        if (pct_to_bp(parts.v[0], &a) < 0 || pct_to_bp(parts.v[1], &b) < 0) {
+            strbuf_addf(err, "--depths: '%s': start and stop must be percentages in 0..100", s);
+            goto fail;
+        }
+        if (pct_to_bp(parts.v[2], &step) < 0 || step <= 0) {
+            strbuf_addf(err, "--depths: '%s': step must be a percentage above 0", s);
+            goto fail;
+        }
+        if (b < a) {
+            strbuf_addf(err, "--depths: '%s': stop is below start", s);
+            goto fail;
+        }
+        for (v = a; v <= b; v += step) {
+            ALLOC_GROW(*out, *nr + 1, alloc);
+            (*out)[(*nr)++] = v;
+        }
+    } else {
+        strvec_split(&parts, s, ',');
+        for (i = 0; i < parts.nr; i++) {
+            int v;
+            if (pct_to_bp(parts.v[i], &v) < 0) {
+                strbuf_addf(err, "--depths: '%s' is not a percentage in 0..100", parts.v[i]);
+                goto fail;
+            }
+            for (j = 0; j < *nr; j++)
+                if ((*out)[j] == v) {
+                    strbuf_addf(err, "--depths: %s given twice", parts.v[i]);
+                    goto fail;
+                }
+            ALLOC_GROW(*out, *nr + 1, alloc);
+            (*out)[(*nr)++] = v;
+        }
+    }
+    if (!*nr) {
+        strbuf_addf(err, "--depths: no depths in '%s'", s);
+        goto fail;
+    }
+    strvec_clear(&parts);
+    return 0;
+fail:
+    strvec_clear(&parts);
+    free(*out);
+    *out = NULL;
+    *nr = 0;
+    return -1;
+}
+
+int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err)
+{
+    const char *slash = strchr(s, '/');
+    struct strbuf a = STRBUF_INIT;
+    long i, n;
+    int rc = -1;
+    if (!slash) {
+        strbuf_addf(err, "--shard: '%s' must be I/N (0-based index I of N shards), e.g. 0/4", s);
+        return -1;
+    }
+    strbuf_add(&a, s, (size_t)(slash - s));
+    if (parse_long_range(slash + 1, 1, 1000000, &n) < 0 ||
+        parse_long_range(a.buf, 0, n - 1, &i) < 0)
+        strbuf_addf(err, "--shard: '%s' must be I/N with 0 <= I < N", s);
+    else {
+        *index = (unsigned)i;
+        *count = (unsigned)n;
+        rc = 0;
+    }
+    strbuf_release(&a);
+    return rc;
+}
+
+int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
+               struct strbuf *err)
+{
+    size_t li, qi, di, alloc = 0, group = 0;
+    unsigned count = spec->shard_count ? spec->shard_count : 1;
+    int r;
+
+    memset(p, 0, sizeof(*p));
+    if (!spec->lengths_nr || !spec->depths_nr || spec->repeats < 1) {
+        strbuf_addstr(err, "the trial matrix needs at least one length, one depth and one repeat");
+        return -1;
+    }
+    if (spec->shard_index >= count) {
+        strbuf_addf(err, "shard %u/%u: index must be below the shard count", spec->shard_index,
+                    count);
+        return -1;
+    }
+    for (li = 0; li < spec->lengths_nr; li++)
+        for (r = 0; r < spec->repeats; r++)
+            for (qi = 0; qi < gs->nr; qi++, group++) {
+                p->total_nr += spec->depths_nr;
+                if (group % count != spec->shard_index)
+                    continue;
+                for (di = 0; di < spec->depths_nr; di++) {
+                    ALLOC_GROW(p->t, p->nr + 1, alloc);
+                    p->t[p->nr].question = qi;
+                    p->t[p->nr].length = spec->lengths[li];
+                    p->t[p->nr].depth_bp = spec->depths_bp[di];
+                    p->t[p->nr].repeat = r;
+                    p->nr++;
+                }
+            }
+    return 0;
+}
+
+void plan_release(struct plan *p)
+{
+    free(p->t);
+    memset(p, 0, sizeof(*p));
+}
+
+static void add_thousands(struct strbuf *out, double v)
+{
+    char tmp[64];
+    int n = snprintf(tmp, sizeof(tmp), "%.0f", v), i;
+    for (i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0 && tmp[i - 1] != '-')
+            strbuf_addch(out, ',');
+        strbuf_addch(out, tmp[i]);
+    }
+}
+
+void plan_summary(const struct plan *p, const struct plan_spec *spec, const struct plan_cost *cost,
+                  struct strbuf *out, double *usd)
+{
+    size_t li, i;
+    double total_in = 0, total_out = 0;
+    unsigned count = spec->shard_count ? spec->shard_count : 1;
+
+    strbuf_addstr(out, "trials: ");
+    add_thousands(out, (double)p->nr);
+    if (count > 1) {
+        strbuf_addf(out, " (shard %u/%u of ", spec->shard_index, count);
+        add_thousands(out, (double)p->total_nr);
+        strbuf_addch(out, ')');
+    }
+    strbuf_addf(out, " = %zu questions x %zu lengths x %zu depths x %d repeats\n",
+                p->total_nr / (spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats),
+                spec->lengths_nr, spec->depths_nr, spec->repeats);
+    for (li = 0; li < spec->lengths_nr; li++) {
+        double n = 0, toks;
+        for (i = 0; i < p->nr; i++)
+            if (p->t[i].length == spec->lengths[li])
+                n++;
+        toks = n * (double)spec->lengths[li];
+        total_in += toks;
+        strbuf_addf(out, "length %ld: ", spec->lengths[li]);
+        add_thousands(out, n);
+        strbuf_addstr(out, " trials, ");
+        add_thousands(out, toks);
+        strbuf_addstr(out, " prompt tokens\n");
+    }
+    if (cost && cost->max_answer_tokens > 0)
+        total_out = (double)p->nr * (double)cost->max_answer_tokens;
+    strbuf_addstr(out, "total: ");
+    add_thousands(out, total_in);
+    strbuf_addstr(out, " prompt tokens");
+    if (total_out > 0) {
+        strbuf_addstr(out, ", at most ");
+        add_thousands(out, total_out);
+        strbuf_addstr(out, " completion tokens");
+    }
+    strbuf_addch(out, '\n');
+    if (cost && cost->price_in >= 0 && cost->price_out >= 0) {
+        double c = total_in / 1e6 * cost->price_in + total_out / 1e6 * cost->price_out;
+        strbuf_addf(out, "estimated cost: at most $%.2f (prompt $%.2f + completion $%.2f)\n", c,
+                    total_in / 1e6 * cost->price_in, total_out / 1e6 * cost->price_out);
+        if (usd)
+            *usd = c;
+    } else if (usd) {
+        *usd = -1;
+    }
+}
