@@ -1272,9 +1272,70 @@ static void test_default_path(void)
     unsetenv(DIPMAP_DB_ENV);
 }
 
-int main(void)
+/*
+ * `test_store --fixtures DIR`: write the databases the CLI tests (tests/cli/5xx)
+ * read, through the store API: runs.db (three runs), shard0/1.db (two shards of
+ * run "big"), other-run.db (a run "big" with a different golden set).
+ */
+static int make_fixtures(const char *dir)
+{
+    struct store *st;
+    struct run_info r;
+    struct trial_result t;
+    int i;
+    snprintf(tmpdir, sizeof(tmpdir), "%s", dir);
+    st = fresh_store("runs.db");
+    if (!st)
+        return 1;
+    fill_run(&r, "llama-nightly-1", "llama-3-8b");
+    r.created_at = 1764460800; /* 2025-11-30 00:00:00Z */
+    r.tags = xstrdup("nightly");
+    r.status = RUN_COMPLETE;
+    r.trials_planned = 4;
+    store_run_create(st, &r);
+    run_info_release(&r);
+    fill_run(&r, "gpt-ci", "gpt-4o-mini");
+    r.created_at = 1764547200.9; /* 2025-12-01 00:00:00Z */
+    r.status = RUN_INTERRUPTED;
+    r.trials_planned = 8;
+    store_run_create(st, &r);
+    run_info_release(&r);
+    store_run_set_served(st, "gpt-ci", "gpt-4o-mini-2024-07-18", "fp_x");
+    fill_run(&r, "llama-nightly-2", "llama-3-8b");
+    r.created_at = 1764633600; /* 2025-12-02 00:00:00Z */
+    r.tags = xstrdup("nightly,gpu");
+    r.status = RUN_RUNNING;
+    r.trials_planned = 0;
+    store_run_create(st, &r);
+    run_info_release(&r);
+    for (i = 0; i < 4; i++) {
+        make_trial(&t, "q1", 8192, i * 2500, 0, i == 3 ? OUTCOME_WRONG : OUTCOME_CORRECT);
+        store_trial_put(st, "llama-nightly-1", &t);
+        t.outcome = i < 2 ? OUTCOME_CORRECT : OUTCOME_PENDING;
+        store_trial_put(st, "gpt-ci", &t);
+        trial_result_release(&t);
+    }
+    if (store_close(st))
+        return 1;
+    make_shard("shard0.db", "0/2", 0, 2, 300);
+    make_shard("shard1.db", "1/2", 1, 2, 300);
+    st = fresh_store("other-run.db");
+    fill_run(&r, "big", "m");
+    free(r.golden_sha256);
+    r.golden_sha256 = xstrdup("another-golden-set");
+    r.shard = xstrdup("1/2");
+    store_run_create(st, &r);
+    run_info_release(&r);
+    if (store_close(st))
+        return 1;
+    return test_total_failed_ || test_failed_ ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
     const char *base = getenv("TMPDIR");
+    if (argc == 3 && !strcmp(argv[1], "--fixtures"))
+        return make_fixtures(argv[2]);
     snprintf(tmpdir, sizeof(tmpdir), "%s/dipmap-store.XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
@@ -1300,9 +1361,9 @@ int main(void)
     RUN(test_merge_refuses_different_runs);
     RUN(test_default_path);
     if (!test_total_failed_) {
-        const char *argv[] = {"rm", "-rf", tmpdir, NULL};
+        const char *rm_argv[] = {"rm", "-rf", tmpdir, NULL};
         int status;
-        proc_run(argv, NULL, 0, NULL, NULL, &status);
+        proc_run(rm_argv, NULL, 0, NULL, NULL, &status);
     } else {
         fprintf(stderr, "  files kept in %s\n", tmpdir);
     }
