@@ -607,6 +607,9 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
     }
     out->bootstrap_iters = opt->bootstrap_iters;
     out->seed = opt->seed;
+    out->confidence = opt->confidence;
+    out->geometric_p = opt->rank_probs ? 0.0 : opt->geometric_p;
+    out->n_rank_probs = opt->rank_probs ? opt->n_rank_probs : 0;
     if (!n)
         return 0;
 

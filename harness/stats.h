@@ -181,6 +181,9 @@ struct run_stats {
 
     unsigned bootstrap_iters; /* as used */
     unsigned long long seed;
+    double confidence;   /* bootstrap interval level used */
+    double geometric_p;  /* rank distribution used by the advice: geometric p, or 0 when */
+    size_t n_rank_probs; /* a rank-probability list of this many ranks was given */
 };
 
 /*

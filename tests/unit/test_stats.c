@@ -1,7 +1,10 @@
 /* Unit tests for stats.c: Wilson, exact McNemar, Holm, bootstrap, cells, dip, advice. */
+#include <cJSON.h>
 #include <stdio.h>
 
 #include "stats.h"
+#include "store.h"
+#include "summary_json.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -360,6 +363,62 @@ static void test_bad_options(void)
     run_stats_release(&rs);
 }
 
+static void test_summary_json(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    struct run_info ri;
+    struct strbuf out = STRBUF_INIT;
+    cJSON *root, *l, *c, *x;
+    two_question_set(&s);
+    s.t[1].outcome = OUTCOME_TRUNCATED; /* q1 @ 50%: coverage, not wrong */
+    run_info_init(&ri);
+    ri.name = xstrdup("nightly \"<x>\"");
+    ri.model_requested = xstrdup("m");
+    ri.tags = xstrdup("a,b");
+    ri.settings_json = xstrdup("{\"repeats\":1}");
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(summary_json_write(&ri, &rs, &out) == 0);
+    root = cJSON_Parse(out.buf);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK_STR(cJSON_GetObjectItem(root, "schema")->valuestring, "dipmap.summary/1");
+        x = cJSON_GetObjectItem(root, "run");
+        CHECK_STR(cJSON_GetObjectItem(x, "name")->valuestring, "nightly \"<x>\"");
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(x, "tags")), 2);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(x, "settings"), "repeats")->valueint, 1);
+        l = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "lengths"), 0);
+        CHECK_INT(cJSON_GetObjectItem(l, "length")->valueint, 100);
+        x = cJSON_GetObjectItem(l, "dip");
+        CHECK_NEAR(cJSON_GetObjectItem(x, "value")->valuedouble, 1.0, 1e-12);
+        CHECK(cJSON_GetObjectItem(x, "lo") != NULL && cJSON_GetObjectItem(x, "hi") != NULL);
+        CHECK_NEAR(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(l, "middle_worst"), "depth")->valuedouble, 0.5,
+            1e-12);
+        c = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cells"), 1);
+        CHECK_INT(cJSON_GetObjectItem(c, "depth_bp")->valueint, 5000);
+        CHECK_INT(cJSON_GetObjectItem(c, "valid")->valueint, 1);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "outcomes"), "truncated")->valueint,
+                  1);
+        CHECK_NEAR(cJSON_GetObjectItem(c, "coverage")->valuedouble, 0.5, 1e-12);
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(c, "wilson95")), 2);
+        x = cJSON_GetObjectItem(root, "ordering_advice");
+        CHECK_STR(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(x, "rank_distribution"), "kind")->valuestring,
+            "geometric");
+        x = cJSON_GetArrayItem(cJSON_GetObjectItem(x, "entries"), 0);
+        CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(x, "accuracy"), "edges-first") != NULL);
+        /* the 50% cell is at 0% < 0.85: no length qualifies */
+        CHECK(cJSON_IsNull(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(root, "effective_length"), "length")));
+        cJSON_Delete(root);
+    }
+    run_info_release(&ri);
+    run_stats_release(&rs);
+    strbuf_release(&out);
+    tset_free(&s);
+}
+
 int main(void)
 {
     RUN(test_wilson);
@@ -374,5 +433,6 @@ int main(void)
     RUN(test_advice_from_run);
     RUN(test_rank_dist_parse);
     RUN(test_bad_options);
+    RUN(test_summary_json);
     return TEST_EXIT();
 }

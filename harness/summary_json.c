@@ -1,0 +1,264 @@
+/*
+ * summary.json writer: run metadata, per-cell stats, per-length dip with
+ * intervals, coverage, effective length and ordering advice, in the stable
+ * schema documented in README.md ("summary.json schema"). Pure: builds the
+ * document with cJSON and appends it to a strbuf.
+ */
+#include "summary_json.h"
+
+#include <cJSON.h>
+#include <string.h>
+
+#include "stats.h"
+#include "store.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+#include "banned.h"
+
+static void add_str(cJSON *o, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void add_time(cJSON *o, const char *key, double t)
+{
+    if (t > 0)
+        cJSON_AddNumberToObject(o, key, t);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *run_object(const struct run_info *r)
+{
+    cJSON *o = cJSON_CreateObject(), *in, *tags, *settings;
+    struct strvec tv = STRVEC_INIT;
+    size_t i;
+
+    add_str(o, "name", r->name);
+    add_str(o, "model_requested", r->model_requested);
+    add_str(o, "model_served", r->model_served);
+    add_str(o, "endpoints", r->endpoints);
+    add_str(o, "system_fingerprint", r->system_fingerprint);
+    cJSON_AddStringToObject(o, "status", run_status_name(r->status));
+    add_time(o, "created_at", r->created_at);
+    add_time(o, "started_at", r->started_at);
+    add_time(o, "finished_at", r->finished_at);
+    cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
+    cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
+    add_str(o, "shard", r->shard);
+    tags = cJSON_AddArrayToObject(o, "tags");
+    if (r->tags && *r->tags) {
+        strvec_split(&tv, r->tags, ',');
+        for (i = 0; i < tv.nr; i++)
+            if (*tv.v[i])
+                cJSON_AddItemToArray(tags, cJSON_CreateString(tv.v[i]));
+    }
+    strvec_clear(&tv);
+    in = cJSON_AddObjectToObject(o, "inputs");
+    add_str(in, "golden_sha256", r->golden_sha256);
+    add_str(in, "haystack_sha256", r->haystack_sha256);
+    add_str(in, "template_sha256", r->template_sha256);
+    add_str(in, "tokenizer_name", r->tokenizer_name);
+    add_str(in, "tokenizer_sha256", r->tokenizer_sha256);
+    settings = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
+    if (settings)
+        cJSON_AddItemToObject(o, "settings", settings);
+    else
+        add_str(o, "settings", r->settings_json); /* unparsable: kept verbatim as text */
+    add_str(o, "dipmap_version", r->dipmap_version);
+    add_str(o, "dipmap_commit", r->dipmap_commit);
+    return o;
+}
+
+static cJSON *outcomes_object(const long *counts)
+{
+    cJSON *o = cJSON_CreateObject();
+    int i;
+    for (i = OUTCOME_CORRECT; i < OUTCOME__COUNT; i++)
+        cJSON_AddNumberToObject(o, outcome_name((enum trial_outcome)i), (double)counts[i]);
+    cJSON_AddNumberToObject(o, "pending", (double)counts[OUTCOME_PENDING]);
+    return o;
+}
+
+static cJSON *estimate_object(const struct estimate *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "value", e->est);
+    cJSON_AddNumberToObject(o, "lo", e->lo);
+    cJSON_AddNumberToObject(o, "hi", e->hi);
+    return o;
+}
+
+static double depth_frac(int bp)
+{
+    return bp / (double)DEPTH_BP_MAX;
+}
+
+static cJSON *length_object(const struct length_stats *l)
+{
+    cJSON *o = cJSON_CreateObject(), *x;
+    cJSON_AddNumberToObject(o, "length", (double)l->length);
+    cJSON_AddNumberToObject(o, "trials", (double)l->n_trials);
+    cJSON_AddNumberToObject(o, "valid", (double)l->n_valid);
+    cJSON_AddNumberToObject(o, "correct", (double)l->n_correct);
+    if (l->n_valid)
+        cJSON_AddNumberToObject(o, "accuracy", l->accuracy);
+    else
+        cJSON_AddNullToObject(o, "accuracy");
+    cJSON_AddNumberToObject(o, "coverage",
+                            l->n_trials ? (double)l->n_valid / (double)l->n_trials : 0.0);
+    cJSON_AddNumberToObject(o, "questions", (double)l->n_questions);
+    cJSON_AddItemToObject(o, "outcomes", outcomes_object(l->outcomes));
+    cJSON_AddNumberToObject(o, "depths_with_data", l->n_depths);
+    if (l->n_depths) {
+        x = cJSON_AddObjectToObject(o, "edge");
+        cJSON_AddNumberToObject(x, "shallow_depth", depth_frac(l->edge_lo_depth_bp));
+        cJSON_AddNumberToObject(x, "shallow_accuracy", l->edge_lo_accuracy);
+        cJSON_AddNumberToObject(x, "deep_depth", depth_frac(l->edge_hi_depth_bp));
+        cJSON_AddNumberToObject(x, "deep_accuracy", l->edge_hi_accuracy);
+        cJSON_AddItemToObject(x, "mean", estimate_object(&l->edge));
+        cJSON_AddNumberToObject(o, "auc", l->auc);
+    } else {
+        cJSON_AddNullToObject(o, "edge");
+        cJSON_AddNullToObject(o, "auc");
+    }
+    if (l->has_middle) {
+        x = estimate_object(&l->middle_worst);
+        cJSON_AddNumberToObject(x, "depth", depth_frac(l->middle_worst_depth_bp));
+        cJSON_AddItemToObject(o, "middle_worst", x);
+        cJSON_AddItemToObject(o, "dip", estimate_object(&l->dip));
+    } else {
+        cJSON_AddNullToObject(o, "middle_worst");
+        cJSON_AddNullToObject(o, "dip");
+    }
+    if (l->has_middle_mean) {
+        cJSON_AddItemToObject(o, "middle_mean", estimate_object(&l->middle_mean));
+        cJSON_AddItemToObject(o, "dip_mean", estimate_object(&l->dip_mean));
+    } else {
+        cJSON_AddNullToObject(o, "middle_mean");
+        cJSON_AddNullToObject(o, "dip_mean");
+    }
+    x = cJSON_AddObjectToObject(o, "realized_length");
+    cJSON_AddNumberToObject(x, "trials", (double)l->n_realized);
+    cJSON_AddNumberToObject(x, "min", (double)l->realized_min);
+    cJSON_AddNumberToObject(x, "max", (double)l->realized_max);
+    cJSON_AddNumberToObject(x, "mean", l->realized_mean);
+    x = cJSON_AddObjectToObject(o, "server_usage");
+    cJSON_AddNumberToObject(x, "trials", (double)l->n_usage);
+    cJSON_AddNumberToObject(x, "ratio_mean", l->usage_ratio_mean);
+    cJSON_AddNumberToObject(x, "ratio_max_deviation", l->usage_ratio_max_dev);
+    cJSON_AddNumberToObject(x, "tokenizer_mismatches", (double)l->tokenizer_mismatches);
+    return o;
+}
+
+static cJSON *cell_object(const struct cell_stats *c)
+{
+    cJSON *o = cJSON_CreateObject(), *w;
+    cJSON_AddNumberToObject(o, "length", (double)c->length);
+    cJSON_AddNumberToObject(o, "depth", depth_frac(c->depth_bp));
+    cJSON_AddNumberToObject(o, "depth_bp", c->depth_bp);
+    cJSON_AddNumberToObject(o, "trials", (double)c->n_trials);
+    cJSON_AddNumberToObject(o, "valid", (double)c->n_valid);
+    cJSON_AddNumberToObject(o, "correct", (double)c->n_correct);
+    if (c->n_valid) {
+        cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
+        w = cJSON_AddArrayToObject(o, "wilson95");
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->wilson_lo));
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->wilson_hi));
+    } else {
+        cJSON_AddNullToObject(o, "accuracy");
+        cJSON_AddNullToObject(o, "wilson95");
+    }
+    cJSON_AddNumberToObject(o, "coverage", c->coverage);
+    cJSON_AddItemToObject(o, "outcomes", outcomes_object(c->outcomes));
+    if (c->mean_realized_depth >= 0)
+        cJSON_AddNumberToObject(o, "realized_depth_mean", c->mean_realized_depth);
+    else
+        cJSON_AddNullToObject(o, "realized_depth_mean");
+    return o;
+}
+
+int summary_json_write(const struct run_info *run, const struct run_stats *s, struct strbuf *out)
+{
+    cJSON *root = cJSON_CreateObject(), *o, *arr;
+    char *text;
+    size_t i;
+    int k;
+
+    if (!root)
+        return -1;
+    cJSON_AddStringToObject(root, "schema", SUMMARY_JSON_SCHEMA);
+    if (run)
+        cJSON_AddItemToObject(root, "run", run_object(run));
+    else
+        cJSON_AddNullToObject(root, "run");
+
+    o = cJSON_AddObjectToObject(root, "totals");
+    cJSON_AddNumberToObject(o, "trials", (double)s->n_trials);
+    cJSON_AddNumberToObject(o, "valid", (double)s->n_valid);
+    cJSON_AddNumberToObject(o, "correct", (double)s->n_correct);
+    if (s->n_valid)
+        cJSON_AddNumberToObject(o, "accuracy", (double)s->n_correct / (double)s->n_valid);
+    else
+        cJSON_AddNullToObject(o, "accuracy");
+    cJSON_AddNumberToObject(o, "coverage",
+                            s->n_trials ? (double)s->n_valid / (double)s->n_trials : 0.0);
+    cJSON_AddNumberToObject(o, "questions", (double)s->n_questions);
+    cJSON_AddItemToObject(o, "outcomes", outcomes_object(s->outcomes));
+
+    o = cJSON_AddObjectToObject(root, "bootstrap");
+    cJSON_AddNumberToObject(o, "iterations", s->bootstrap_iters);
+    cJSON_AddNumberToObject(o, "seed", (double)s->seed);
+    cJSON_AddNumberToObject(o, "confidence", s->confidence);
+
+    o = cJSON_AddObjectToObject(root, "effective_length");
+    cJSON_AddNumberToObject(o, "threshold", s->effective_threshold);
+    if (s->effective_length > 0)
+        cJSON_AddNumberToObject(o, "length", (double)s->effective_length);
+    else
+        cJSON_AddNullToObject(o, "length");
+
+    arr = cJSON_AddArrayToObject(root, "lengths");
+    for (i = 0; i < s->n_lengths; i++)
+        cJSON_AddItemToArray(arr, length_object(&s->lengths[i]));
+    arr = cJSON_AddArrayToObject(root, "cells");
+    for (i = 0; i < s->n_cells; i++)
+        cJSON_AddItemToArray(arr, cell_object(&s->cells[i]));
+
+    o = cJSON_AddObjectToObject(root, "ordering_advice");
+    {
+        cJSON *rd = cJSON_AddObjectToObject(o, "rank_distribution");
+        if (s->n_rank_probs) {
+            cJSON_AddStringToObject(rd, "kind", "file");
+            cJSON_AddNumberToObject(rd, "ranks", (double)s->n_rank_probs);
+        } else {
+            cJSON_AddStringToObject(rd, "kind", "geometric");
+            cJSON_AddNumberToObject(rd, "p", s->geometric_p);
+        }
+    }
+    arr = cJSON_AddArrayToObject(o, "entries");
+    for (i = 0; i < s->n_advice; i++) {
+        const struct ordering_advice *a = &s->advice[i];
+        cJSON *e = cJSON_CreateObject(), *acc;
+        cJSON_AddNumberToObject(e, "length", (double)a->length);
+        cJSON_AddNumberToObject(e, "k", a->k);
+        cJSON_AddNumberToObject(e, "retrieved", a->retrieved);
+        acc = cJSON_AddObjectToObject(e, "accuracy");
+        for (k = 0; k < ORDER__COUNT; k++)
+            cJSON_AddNumberToObject(acc, ordering_name((enum ordering)k), a->accuracy[k]);
+        cJSON_AddItemToArray(arr, e);
+    }
+
+    text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return -1;
+    strbuf_addstr(out, text);
+    strbuf_addch(out, '\n');
+    cJSON_free(text);
+    return 0;
+}
