@@ -9,6 +9,7 @@ int cmd_help(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 int cmd_tokenize(int argc, const char **argv);
 int cmd_serve_sim(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
 int cmd_gen(int argc, const char **argv);
 int cmd_import(int argc, const char **argv);
 int cmd_show_prompt(int argc, const char **argv);

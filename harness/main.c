@@ -20,6 +20,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"show-prompt", cmd_show_prompt, "print the exact request of one trial"},
     {"tokenize", cmd_tokenize, "count tokens, or print ids or pieces, with a model's tokenizer"},
     {"serve-sim", cmd_serve_sim, "simulated OpenAI-compatible model with a planted dip and faults"},
+    {"run", cmd_run, "run the trial matrix against an endpoint and store every trial (resumable)"},
     {"runs", cmd_runs, "list the runs in a store with model, status and progress"},
     {"merge", cmd_merge, "join shard stores of one run into one store"},
     {NULL, NULL, NULL},
