@@ -23,6 +23,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"run", cmd_run, "run the trial matrix against an endpoint and store every trial (resumable)"},
     {"runs", cmd_runs, "list the runs in a store with model, status and progress"},
     {"merge", cmd_merge, "join shard stores of one run into one store"},
+    {"report", cmd_report, "write summary.md, report.html, summary.json and plots for a run"},
     {NULL, NULL, NULL},
 };
 

@@ -467,3 +467,36 @@ int plot_svg_element(struct strbuf *out, const char *svg)
     strbuf_add(out, start, (size_t)(end - start) + strlen("</svg>"));
     return 0;
 }
+
+enum plot_status plot_save(const char *dir, const char *name, unsigned formats, plot_builder build,
+                           const void *data, const struct plot_opts *o, struct strbuf *svg)
+{
+    struct strbuf script = STRBUF_INIT, img = STRBUF_INIT, path = STRBUF_INIT;
+    enum plot_status ret = PLOT_OK;
+    int f;
+
+    if (!plot_available())
+        return PLOT_NO_GNUPLOT;
+    for (f = PLOT_SVG; f <= PLOT_PNG && ret == PLOT_OK; f++) {
+        struct plot_opts fo = *o;
+        if (!(formats & (1u << f)))
+            continue;
+        fo.format = (enum plot_format)f;
+        strbuf_reset(&script);
+        strbuf_reset(&img);
+        build(&script, &fo, data);
+        ret = plot_render(&script, &img);
+        if (ret != PLOT_OK)
+            break;
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/%s.%s", dir, name, plot_format_ext(fo.format));
+        if (plot_write_file(path.buf, &img) < 0)
+            ret = PLOT_FAILED;
+        else if (svg && f == PLOT_SVG)
+            strbuf_add(svg, img.buf, img.len);
+    }
+    strbuf_release(&script);
+    strbuf_release(&img);
+    strbuf_release(&path);
+    return ret;
+}

@@ -103,6 +103,19 @@ int plot_available(void);
 int plot_write_file(const char *path, const struct strbuf *data);
 
 /*
+ * Build-render-write in one step: for each format in `formats` (bit 1 <<
+ * PLOT_SVG, 1 << PLOT_PNG) build the script with build(script, opts, data)
+ * (opts->format set per format), render it, and write DIR/NAME.svg / .png.
+ * When svg is non-NULL and SVG was rendered, the SVG text is appended to it.
+ * Returns PLOT_OK, PLOT_NO_GNUPLOT (nothing written, nothing printed) or
+ * PLOT_FAILED (error printed; files rendered before the failure are kept).
+ */
+typedef void (*plot_builder)(struct strbuf *script, const struct plot_opts *o, const void *data);
+#define PLOT_BOTH ((1u << PLOT_SVG) | (1u << PLOT_PNG))
+enum plot_status plot_save(const char *dir, const char *name, unsigned formats, plot_builder build,
+                           const void *data, const struct plot_opts *o, struct strbuf *svg);
+
+/*
  * The <svg ...>...</svg> element of a gnuplot SVG, without the XML prolog,
  * appended to out, for inlining into HTML. Returns -1 when svg has none.
  */

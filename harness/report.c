@@ -1011,3 +1011,140 @@ size_t report_pick_failures(const struct trial_result *trials, size_t n, const s
     *out = v;
     return nr;
 }
+
+/* ---- plots of a run ---- */
+
+size_t report_ucurve_series(const struct run_stats *s, struct plot_series **out)
+{
+    struct plot_series *v = xcalloc(s->n_lengths + 1, sizeof(*v));
+    size_t li, i;
+
+    for (li = 0; li < s->n_lengths; li++) {
+        const struct length_stats *l = &s->lengths[li];
+        struct plot_point *p = xcalloc(l->n_cells + 1, sizeof(*p));
+        struct strbuf lab = STRBUF_INIT;
+
+        for (i = 0; i < l->n_cells; i++) {
+            const struct cell_stats *c = &s->cells[l->first_cell + i];
+            p[i].x = c->depth_bp / 100.0;
+            p[i].y = c->n_valid ? c->accuracy : NAN;
+            p[i].lo = c->n_valid ? c->wilson_lo : NAN;
+            p[i].hi = c->n_valid ? c->wilson_hi : NAN;
+        }
+        report_length(&lab, l->length);
+        strbuf_addstr(&lab, " tokens");
+        v[li].label = strbuf_detach(&lab, NULL);
+        v[li].pts = p;
+        v[li].n = l->n_cells;
+        v[li].edge = l->n_depths >= 2 ? l->edge.est : NAN;
+        v[li].middle = l->has_middle ? l->middle_worst.est : NAN;
+    }
+    *out = v;
+    return s->n_lengths;
+}
+
+void report_series_free(struct plot_series *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        free((char *)v[i].label);
+        free((struct plot_point *)v[i].pts);
+    }
+    free(v);
+}
+
+void report_grid(const struct run_stats *s, struct plot_grid *g)
+{
+    double *depths = NULL, *acc;
+    long *lengths;
+    size_t nd = 0, alloc = 0, i, j;
+
+    for (i = 0; i < s->n_cells; i++) {
+        double d = s->cells[i].depth_bp / 100.0;
+        for (j = 0; j < nd && depths[j] != d; j++)
+            ;
+        if (j == nd) {
+            ALLOC_GROW(depths, nd + 1, alloc);
+            depths[nd++] = d;
+        }
+    }
+    for (i = 1; i < nd; i++)
+        for (j = i; j > 0 && depths[j - 1] > depths[j]; j--) {
+            double t = depths[j];
+            depths[j] = depths[j - 1];
+            depths[j - 1] = t;
+        }
+    lengths = xcalloc(s->n_lengths + 1, sizeof(*lengths));
+    acc = xcalloc(st_mult(nd, s->n_lengths) + 1, sizeof(*acc));
+    for (i = 0; i < s->n_lengths; i++) {
+        lengths[i] = s->lengths[i].length;
+        for (j = 0; j < nd; j++) {
+            const struct cell_stats *c =
+                run_stats_cell(s, lengths[i], (int)lround(depths[j] * 100.0));
+            acc[i * nd + j] = c && c->n_valid ? c->accuracy : NAN;
+        }
+    }
+    g->ndepths = nd;
+    g->nlengths = s->n_lengths;
+    g->depths = depths;
+    g->lengths = lengths;
+    g->acc = acc;
+}
+
+void report_grid_release(struct plot_grid *g)
+{
+    free((double *)g->depths);
+    free((long *)g->lengths);
+    free((double *)g->acc);
+    memset(g, 0, sizeof(*g));
+}
+
+struct series_set {
+    const struct plot_series *s;
+    size_t n;
+};
+
+static void build_ucurve(struct strbuf *script, const struct plot_opts *o, const void *data)
+{
+    const struct series_set *set = data;
+    plot_script_ucurve(script, o, set->s, set->n);
+}
+
+static void build_heatmap(struct strbuf *script, const struct plot_opts *o, const void *data)
+{
+    plot_script_heatmap(script, o, data);
+}
+
+int report_run_plots(const char *dir, unsigned formats, const struct run_info *run,
+                     const struct run_stats *s, struct strbuf *ucurve_svg,
+                     struct strbuf *heatmap_svg)
+{
+    struct plot_series *series = NULL;
+    struct series_set set;
+    struct plot_grid grid;
+    struct plot_opts o;
+    struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT;
+    int ret;
+
+    memset(&o, 0, sizeof(o));
+    strbuf_addf(&title, "%s \xC2\xB7 run %s", or_dash(run->model_requested), or_dash(run->name));
+    strbuf_addf(&sub, "accuracy vs depth: %ld scored trials, %zu questions", s->n_valid,
+                s->n_questions);
+    o.title = title.buf;
+    o.subtitle = sub.buf;
+    set.n = report_ucurve_series(s, &series);
+    set.s = series;
+    ret = plot_save(dir, "ucurve", formats, build_ucurve, &set, &o, ucurve_svg);
+    if (ret == PLOT_OK) {
+        strbuf_reset(&sub);
+        strbuf_addstr(&sub, "accuracy by depth and prompt length (fraction correct per cell)");
+        o.subtitle = sub.buf;
+        report_grid(s, &grid);
+        ret = plot_save(dir, "heatmap", formats, build_heatmap, &grid, &o, heatmap_svg);
+        report_grid_release(&grid);
+    }
+    report_series_free(series, set.n);
+    strbuf_release(&title);
+    strbuf_release(&sub);
+    return ret;
+}

@@ -63,6 +63,34 @@ void report_html(struct strbuf *out, const struct report_input *in);
 size_t report_pick_failures(const struct trial_result *trials, size_t n, const struct run_stats *s,
                             int depths, size_t per_length, const struct trial_result ***out);
 
+/* ---- plots of a run (adapters from run_stats to plot.h's plain arrays) ---- */
+
+struct plot_series;
+struct plot_grid;
+
+/*
+ * U-curve series: one per length, x = depth in percent, y = accuracy (NAN
+ * where a cell has no scored trial), Wilson interval, edge accuracy and the
+ * worst interior depth's accuracy as levels; labels like "8k tokens".
+ * *out is malloc'd with its labels and points; free with report_series_free().
+ */
+size_t report_ucurve_series(const struct run_stats *s, struct plot_series **out);
+void report_series_free(struct plot_series *v, size_t n);
+
+/* The depth x length accuracy grid of a run; release with report_grid_release(). */
+void report_grid(const struct run_stats *s, struct plot_grid *g);
+void report_grid_release(struct plot_grid *g);
+
+/*
+ * Render the run's plots into dir: ucurve.svg/.png and heatmap.svg/.png
+ * (formats: PLOT_BOTH or one bit of it), titled with the model and run name.
+ * The SVG texts are appended to ucurve_svg / heatmap_svg when non-NULL.
+ * Returns PLOT_OK, PLOT_NO_GNUPLOT (nothing printed) or PLOT_FAILED (printed).
+ */
+int report_run_plots(const char *dir, unsigned formats, const struct run_info *run,
+                     const struct run_stats *s, struct strbuf *ucurve_svg,
+                     struct strbuf *heatmap_svg);
+
 /* Formatting helpers shared with compare reports. */
 /* "95.0%" (one decimal); "–" for a non-finite value. */
 void report_pct(struct strbuf *out, double frac);

@@ -361,8 +361,141 @@ static void test_long_answer_cut(void)
     strbuf_release(&html);
 }
 
-int main(void)
+/* ---- fixture mode: fill a real store for the CLI tests (tests/cli/7xx) ---- */
+
+/*
+ * test_report --make-store DB --run NAME [--model M] [--tag T] [--time UNIX]
+ *             [--dip FRACTION] [--golden FILE] [--hostile] [--questions N]
+ * Adds one complete run to DB (created when missing): lengths 8k and 32k,
+ * depths 0/25/50/75/100%, N questions (default 20), one repeat; accuracy
+ * 0.95 at the edges falling by --dip (default 0.4) at 50% (32k: 1.25x the
+ * dip). --golden writes the matching golden set and records it as the run's
+ * "dataset" setting. --hostile makes the failed answers at 50% of 32k
+ * hostile HTML. Prints nothing; exits 0 or 1.
+ */
+static int make_store(int argc, char **argv)
 {
+    const char *db = NULL, *name = NULL, *model = "fixture-model", *tag = NULL, *golden = NULL;
+    double when = 1764000000, dip = 0.4;
+    int hostile = 0, nq = 20, i, li, di, q, rc = 1;
+    struct store *st;
+    struct run_info r;
+    struct strbuf settings = STRBUF_INIT;
+    static const long lengths[] = {8192, 32768};
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--hostile")) {
+            hostile = 1;
+            continue;
+        }
+        if (!v)
+            return fprintf(stderr, "missing value for %s\n", a), 1;
+        i++;
+        if (!strcmp(a, "--make-store"))
+            db = v;
+        else if (!strcmp(a, "--run"))
+            name = v;
+        else if (!strcmp(a, "--model"))
+            model = v;
+        else if (!strcmp(a, "--tag"))
+            tag = v;
+        else if (!strcmp(a, "--golden"))
+            golden = v;
+        else if (!strcmp(a, "--time"))
+            when = strtod(v, NULL);
+        else if (!strcmp(a, "--dip"))
+            dip = strtod(v, NULL);
+        else if (!strcmp(a, "--questions"))
+            nq = (int)strtol(v, NULL, 10);
+        else
+            return fprintf(stderr, "unknown option %s\n", a), 1;
+    }
+    if (!db || !name || nq < 1)
+        return fprintf(stderr, "need --make-store DB --run NAME\n"), 1;
+    if (golden) {
+        FILE *f = fopen(golden, "w");
+        if (!f)
+            return perror(golden), 1;
+        for (q = 0; q < nq; q++)
+            fprintf(f,
+                    "{\"id\": \"q%02d\", \"question\": \"what is <b>code</b> number %d?\", "
+                    "\"answers\": [\"answer-%d\", \"A&%d\"], \"gold\": [{\"id\": \"g%d\", "
+                    "\"title\": \"t\", \"text\": \"the code number %d is answer-%d\"}]}\n",
+                    q, q, q, q, q, q, q);
+        fclose(f);
+        strbuf_addstr(&settings, "{\"dataset\":\"");
+        strbuf_addstr(&settings, golden); /* test paths need no JSON escaping */
+        strbuf_addstr(&settings, "\",\"lengths\":\"8k,32k\",\"depths\":\"0:100:25\"}");
+    } else {
+        strbuf_addstr(&settings, "{\"lengths\":\"8k,32k\",\"depths\":\"0:100:25\"}");
+    }
+    st = store_open(db, STORE_CREATE);
+    if (!st)
+        goto out;
+    memset(&r, 0, sizeof(r));
+    r.name = (char *)name;
+    r.model_requested = (char *)model;
+    r.endpoints = "http://127.0.0.1:1/v1";
+    r.settings_json = settings.buf;
+    r.golden_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    r.template_sha256 = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+    r.tokenizer_name = "cl100k_base";
+    r.tags = (char *)tag;
+    r.created_at = when;
+    r.started_at = when;
+    r.finished_at = when + 600;
+    r.status = RUN_COMPLETE;
+    r.trials_planned = 2 * 5 * nq;
+    if (store_run_create(st, &r) < 0)
+        goto out;
+    for (li = 0; li < 2; li++)
+        for (di = 0; di < 5; di++) {
+            double shape = 1.0 - fabs(depths[di] / 5000.0 - 1.0); /* 0 at edges, 1 at 50% */
+            double acc = 0.95 - dip * (li ? 1.25 : 1.0) * shape;
+            int k = (int)lround(acc * nq);
+            for (q = 0; q < nq; q++) {
+                struct trial_result t;
+                char id[16], ans[64];
+                trial_result_init(&t);
+                snprintf(id, sizeof(id), "q%02d", q);
+                t.question_id = id;
+                t.length = lengths[li];
+                t.depth_bp = depths[di];
+                t.realized_length = lengths[li] - 7;
+                t.usage_prompt_tokens = t.realized_length;
+                t.realized_depth = depths[di] / 10000.0;
+                t.outcome = q < k ? OUTCOME_CORRECT : OUTCOME_WRONG;
+                t.attempts = 1;
+                t.finished_at = when + 1;
+                if (q < k)
+                    snprintf(ans, sizeof(ans), "answer-%d", q);
+                else if (hostile && li == 1 && di == 2)
+                    snprintf(ans, sizeof(ans), "%s",
+                             q % 2 ? "<script>document.title='PWNED'</script>"
+                                   : "\"><img src=x onerror=\"document.title='PWNED'\">");
+                else
+                    snprintf(ans, sizeof(ans), "wrong-%d", q);
+                t.answer = ans;
+                t.score = q < k;
+                if (store_trial_put(st, name, &t) < 0)
+                    goto out;
+            }
+        }
+    if (store_flush(st) < 0)
+        goto out;
+    rc = 0;
+out:
+    if (st && store_close(st) < 0)
+        rc = 1;
+    strbuf_release(&settings);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--make-store"))
+        return make_store(argc, argv);
     RUN(test_helpers);
     RUN(test_pick_failures);
     RUN(test_markdown);
