@@ -70,14 +70,27 @@ def make_dataset(path, n, negatives=True, answer=None):
             f.write(json.dumps(q) + "\n")
 
 
+_POOL = {}
+
+
+def _pool(seed):
+    if seed not in _POOL:
+        r = random.Random(seed)
+        _POOL[seed] = filler(r, 300000).split(" ")
+    return _POOL[seed]
+
+
 def prompt_at(i, words, frac, rng, negative=True):
-    """A prompt for question i: ~words words of filler with the gold chunk at word fraction frac
-    (0 = first, 1 = last), the hard negative somewhere else, then the question."""
-    text = filler(rng, words).split(" ")
+    """A prompt for question i: ~words words of filler (a random slice of a fixed pool) with the
+    gold chunk at word fraction frac (0 = first, 1 = last), the hard negative at a random
+    place (when negative), then the question."""
+    pool = _pool(12345)
+    off = rng.randrange(len(pool) - words)
+    text = pool[off : off + words]
     pos = int(round(frac * len(text)))
     docs = text[:pos] + ["\n" + gold_text(i) + "\n"] + text[pos:]
     if negative:
-        k = rng.randrange(len(docs))
+        k = rng.randrange(len(docs) + 1)
         docs.insert(k, "\n" + neg_text(i) + "\n")
     return "Documents:\n" + " ".join(docs) + "\n\nQuestion: " + question(i) + "\nAnswer:"
 
