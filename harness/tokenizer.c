@@ -77,7 +77,7 @@ struct nfc_range {
 /* ------------------------------------------------------------ structures */
 
 #define NO_RANK        UINT32_MAX
-#define CACHE_SLOTS    (1u << 15)
+#define CACHE_SLOTS    (1u << 16)
 #define CACHE_MAX_FILL (CACHE_SLOTS / 4 * 3)
 #define CACHE_MAX_KEY  64
 #define SMALL_PIECE    128
@@ -94,6 +94,18 @@ struct cache_slot {
     uint32_t val_off;
     uint16_t key_len; /* 0 = empty */
     uint16_t nvals;
+};
+
+/* Hot cache: direct-mapped, short pieces with few ids, small enough for L2. */
+#define HOT_SLOTS 8192
+#define HOT_KEY   16
+#define HOT_IDS   3
+struct hot_slot {
+    uint64_t k0, k1; /* key bytes, zero-padded */
+    uint32_t ids[HOT_IDS];
+    uint8_t len; /* 0 = empty */
+    uint8_t nids;
+    uint16_t pad;
 };
 
 struct heap_entry {
@@ -119,6 +131,7 @@ struct workspace {
     uint32_t *cps;
     size_t cps_nr, cps_alloc;
     struct cache_slot *slots;
+    struct hot_slot *hot;
     size_t cache_fill;
     char *keys;
     size_t keys_nr, keys_alloc;
@@ -126,9 +139,12 @@ struct workspace {
     size_t vals_nr, vals_alloc;
 };
 
+/* Vocabulary hash slot: the first 8 bytes inline, so most checks touch one cache line. */
 struct ht_slot {
+    uint64_t k8;       /* first min(len, 8) bytes, zero-padded */
     uint32_t id_plus1; /* 0 = empty */
-    uint32_t h32;
+    uint16_t len;
+    uint16_t h16;
 };
 
 struct remote_slot {
@@ -154,6 +170,7 @@ struct tokenizer {
     size_t ht_mask;
     size_t max_tok_len;
     uint32_t byte_id[256];
+    uint32_t *pair2; /* rank of each 2-byte token, indexed by the two bytes */
     struct special *specials;
     size_t nspecials;
     unsigned char special_first[256];
@@ -208,14 +225,16 @@ static inline uint64_t hash_bytes(const unsigned char *p, size_t n)
 static inline uint32_t vocab_find_h(const struct tokenizer *tk, const char *p, size_t n, uint64_t h)
 {
     size_t i = (size_t)h & tk->ht_mask;
-    uint32_t h32 = (uint32_t)(h >> 32);
+    uint16_t h16 = (uint16_t)(h >> 48);
+    uint64_t k8 = 0;
+    memcpy(&k8, p, n < 8 ? n : 8);
     for (;;) {
         const struct ht_slot *s = &tk->ht[i];
         if (!s->id_plus1)
             return NO_RANK;
-        if (s->h32 == h32) {
+        if (s->k8 == k8 && s->len == n && s->h16 == h16) {
             uint32_t id = s->id_plus1 - 1;
-            if (tk->tok_len[id] == n && !memcmp(tk->tok_bytes + tk->tok_off[id], p, n))
+            if (n <= 8 || !memcmp(tk->tok_bytes + tk->tok_off[id] + 8, p + 8, n - 8))
                 return id;
         }
         i = (i + 1) & tk->ht_mask;
@@ -284,7 +303,17 @@ static int vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned ch
         while (tk->ht[j].id_plus1)
             j = (j + 1) & tk->ht_mask;
         tk->ht[j].id_plus1 = (uint32_t)i + 1;
-        tk->ht[j].h32 = (uint32_t)(h >> 32);
+        tk->ht[j].h16 = (uint16_t)(h >> 48);
+        tk->ht[j].len = (uint16_t)n;
+        tk->ht[j].k8 = 0;
+        memcpy(&tk->ht[j].k8, p, n < 8 ? n : 8);
+    }
+    tk->pair2 = xmalloc(65536 * sizeof(*tk->pair2));
+    memset(tk->pair2, 0xFF, 65536 * sizeof(*tk->pair2)); /* NO_RANK */
+    for (i = nbpe; i-- > 0;) { /* downwards: the lowest rank wins for duplicate bytes */
+        const unsigned char *q = (const unsigned char *)tk->tok_bytes + tk->tok_off[i];
+        if (tk->tok_len[i] == 2 && !(skip && skip[i]))
+            tk->pair2[((unsigned)q[0] << 8) | q[1]] = (uint32_t)i;
     }
     for (i = 0; i < 256; i++) {
         char c = (char)i;
@@ -702,9 +731,14 @@ static void piece_ids_push(struct workspace *ws, uint32_t id)
 static inline uint32_t pair_rank_small(const struct tokenizer *tk, const char *p,
                                        const uint32_t *start, size_t nparts, size_t i)
 {
+    size_t len;
     if (i + 2 >= nparts)
         return NO_RANK;
-    return vocab_find(tk, p + start[i], start[i + 2] - start[i]);
+    len = start[i + 2] - start[i];
+    if (len == 2)
+        return tk
+            ->pair2[((unsigned)(unsigned char)p[start[i]] << 8) | (unsigned char)p[start[i] + 1]];
+    return vocab_find(tk, p + start[i], len);
 }
 
 /* tiktoken's byte_pair_merge for short pieces (n >= 2). */
@@ -796,7 +830,10 @@ static void heap_add_pair(const struct tokenizer *tk, struct workspace *ws, cons
     struct heap_entry h;
     if (e - a > tk->max_tok_len)
         return;
-    r = vocab_find(tk, p + a, e - a);
+    if (e - a == 2)
+        r = tk->pair2[((unsigned)(unsigned char)p[a] << 8) | (unsigned char)p[a + 1]];
+    else
+        r = vocab_find(tk, p + a, e - a);
     if (r == NO_RANK)
         return;
     h.rank = r;
@@ -856,23 +893,10 @@ static void cache_reset(struct workspace *ws)
     ws->vals_nr = 0;
 }
 
-static void bpe_piece(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n,
-                      struct enc_out *out)
+static void bpe_piece_slow(const struct tokenizer *tk, struct workspace *ws, const char *p,
+                           size_t n, uint64_t h, struct enc_out *out)
 {
-    uint64_t h;
     size_t si = 0;
-    if (n == 1) {
-        out_add(out, &tk->byte_id[(unsigned char)p[0]], 1);
-        return;
-    }
-    h = hash_bytes((const unsigned char *)p, n);
-    if (n <= tk->max_tok_len) {
-        uint32_t id = vocab_find_h(tk, p, n, h);
-        if (id != NO_RANK) {
-            out_add(out, &id, 1);
-            return;
-        }
-    }
     if (n <= CACHE_MAX_KEY) {
         si = (size_t)(h >> 7) & (CACHE_SLOTS - 1);
         for (;;) {
@@ -880,7 +904,12 @@ static void bpe_piece(const struct tokenizer *tk, struct workspace *ws, const ch
             if (!s->key_len)
                 break;
             if (s->h == h && s->key_len == n && !memcmp(ws->keys + s->key_off, p, n)) {
+                ws->pids_nr = 0;
                 out_add(out, ws->vals + s->val_off, s->nvals);
+                if (s->nvals <= HOT_IDS) { /* let the caller put it in the hot cache */
+                    memcpy(ws->pids, ws->vals + s->val_off, s->nvals * sizeof(uint32_t));
+                    ws->pids_nr = s->nvals;
+                }
                 return;
             }
             si = (si + 1) & (CACHE_SLOTS - 1);
@@ -910,6 +939,54 @@ static void bpe_piece(const struct tokenizer *tk, struct workspace *ws, const ch
         ws->keys_nr += n;
         ws->vals_nr += ws->pids_nr;
         ws->cache_fill++;
+    }
+}
+
+static void bpe_piece(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n,
+                      struct enc_out *out)
+{
+    uint64_t h, k0 = 0, k1 = 0;
+    struct hot_slot *hs = NULL;
+    if (n == 1) {
+        out_add(out, &tk->byte_id[(unsigned char)p[0]], 1);
+        return;
+    }
+    h = hash_bytes((const unsigned char *)p, n);
+    if (n <= HOT_KEY) {
+        if (n >= 8) {
+            memcpy(&k0, p, 8);
+            memcpy(&k1, p + 8, n - 8);
+        } else {
+            memcpy(&k0, p, n);
+        }
+        hs = &ws->hot[(size_t)(h >> 40) & (HOT_SLOTS - 1)];
+        if (hs->len == n && hs->k0 == k0 && hs->k1 == k1) {
+            out_add(out, hs->ids, hs->nids);
+            return;
+        }
+    }
+    ws->pids_nr = 0;
+    if (n <= tk->max_tok_len) {
+        uint32_t id = vocab_find_h(tk, p, n, h);
+        if (id != NO_RANK) {
+            out_add(out, &id, 1);
+            if (hs) {
+                hs->k0 = k0;
+                hs->k1 = k1;
+                hs->len = (uint8_t)n;
+                hs->nids = 1;
+                hs->ids[0] = id;
+            }
+            return;
+        }
+    }
+    bpe_piece_slow(tk, ws, p, n, h, out);
+    if (hs && ws->pids_nr && ws->pids_nr <= HOT_IDS) {
+        hs->k0 = k0;
+        hs->k1 = k1;
+        hs->len = (uint8_t)n;
+        hs->nids = (uint8_t)ws->pids_nr;
+        memcpy(hs->ids, ws->pids, ws->pids_nr * sizeof(uint32_t));
     }
 }
 
@@ -1029,6 +1106,7 @@ static struct workspace *ws_get(struct tokenizer *tk)
     pcre2_jit_stack_assign(ws->mctx, NULL, ws->jit);
     strbuf_init(&ws->norm, 0);
     ws->slots = xcalloc(CACHE_SLOTS, sizeof(*ws->slots));
+    ws->hot = xcalloc(HOT_SLOTS, sizeof(*ws->hot));
     return ws;
 }
 
@@ -1054,6 +1132,7 @@ static void ws_free(struct workspace *ws)
     strbuf_release(&ws->norm);
     free(ws->cps);
     free(ws->slots);
+    free(ws->hot);
     free(ws->keys);
     free(ws->vals);
     free(ws);
@@ -1557,6 +1636,7 @@ void tokenizer_free(struct tokenizer *tk)
     free(tk->tok_len);
     free(tk->tok_bytes);
     free(tk->ht);
+    free(tk->pair2);
     free(tk->bos);
     free(tk->rslots);
     if (tk->re)
