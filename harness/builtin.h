@@ -16,6 +16,7 @@ int cmd_show_prompt(int argc, const char **argv);
 int cmd_runs(int argc, const char **argv);
 int cmd_merge(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_plot(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 
 /* main.c's table, for `dipmap help`. */

@@ -36,6 +36,9 @@ const char *plot_format_ext(enum plot_format f)
     return f == PLOT_PNG ? "png" : "svg";
 }
 
+/* filled circle, filled square, filled triangle */
+static const int trend_points[3] = {7, 5, 9};
+
 static const char *color(size_t i)
 {
     return palette[i % NCOLORS];
@@ -361,10 +364,9 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     ymin = floor(ymin * 10.0 - 1e-9) / 10.0;
     if (ymin < -1)
         ymin = -1;
-    strbuf_addstr(sb, "set xlabel 'run finished (UTC)' noenhanced\n"
+    strbuf_addstr(sb, "set xlabel 'run started (UTC)' noenhanced\n"
                       "set ylabel 'accuracy / dip (fraction, 95% interval)' noenhanced\n"
-                      "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d %H:%M\"\n"
-                      "set xtics rotate by 30 right\n"
+                      "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
                       "set key outside right top box opaque\nset offsets graph 0.03, graph "
                       "0.03, 0, 0\n");
     strbuf_addf(sb, "set yrange [%g:1.05]\n", ymin);
@@ -378,8 +380,12 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
         if (!npts[i])
             continue;
         next_elem(sb, &first);
-        strbuf_addf(sb, "$t%zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
-                    i, color(i));
+        strbuf_addf(sb,
+                    "$t%zu using 1:2:3:4 with yerrorlines lw 2 dt %zu pt %d ps 0.8 lc rgb '%s' "
+                    "title ",
+                    i, o->group > 1 ? i % (size_t)o->group + 1 : 1,
+                    o->group > 1 ? trend_points[i % (size_t)o->group % 3] : 7,
+                    color(o->group > 1 ? i / (size_t)o->group : i));
         escape_gnuplot(sb, s[i].label);
     }
     if (first)

@@ -51,6 +51,12 @@ struct plot_opts {
     const char *subtitle; /* second title line, or NULL */
     enum plot_format format;
     int width, height; /* pixels; 0 for the default 900 x 560 */
+    /*
+     * trend only: series come in groups of `group` (e.g. edge, middle, dip of
+     * one length) sharing a colour, the k-th of each group drawn with dash
+     * type k+1. 0 or 1: every series its own colour, solid.
+     */
+    int group;
 };
 
 /* File extension for a format: "svg" or "png". */
