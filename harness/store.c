@@ -1027,8 +1027,8 @@ int store_run_create(struct store *st, const struct run_info *r)
         return error("run '%s': no model given", r->name);
     if ((unsigned)r->status >= RUN_STATUS__COUNT)
         return error("run '%s': invalid status %d", r->name, (int)r->status);
-    if (canonical_settings(r->name, r->settings_json, &settings) ||
-        check_endpoints(r->name, r->endpoints))
+    if (check_endpoints(r->name, r->endpoints) ||
+        canonical_settings(r->name, r->settings_json, &settings))
         return -1;
     rc = insert_run(st, r, settings);
     free(settings);
