@@ -1,0 +1,1721 @@
+/*
+ * Client tests: the pure classifier on every error-body shape of the
+ * reference, Retry-After / reset-duration parsing, backoff, AIMD and token
+ * buckets; then the real client over real HTTP against
+ * tests/servers/fake_openai.py on 127.0.0.1 (port 0).
+ */
+#define _GNU_SOURCE
+#include "client.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "strbuf.h"
+#include "test.h"
+
+/* ------------------------------------------------------------ pure parts */
+
+static void test_names(void)
+{
+    CHECK_STR(client_class_name(CLIENT_OK), "ok");
+    CHECK_STR(client_class_name(CLIENT_OVERFLOW), "overflow");
+    CHECK_STR(client_class_name(CLIENT_TRUNCATED), "truncated");
+    CHECK_STR(client_class_name(CLIENT_EMPTY), "empty");
+    CHECK_STR(client_class_name(CLIENT_FILTERED), "filtered");
+    CHECK_STR(client_class_name(CLIENT_RETRYABLE), "retryable");
+    CHECK_STR(client_class_name(CLIENT_FATAL), "fatal");
+    CHECK_STR(client_class_name(CLIENT_CLASS__COUNT), "unknown");
+    CHECK_STR(client_reason_name(CLIENT_R_RATE_LIMIT), "rate-limit");
+    CHECK_STR(client_reason_name(CLIENT_R_BAD_REQUEST), "bad-request");
+    for (int i = 0; i < CLIENT_REASON__COUNT; i++)
+        CHECK(strcmp(client_reason_name((enum client_reason)i), "unknown") != 0);
+    enum client_max_tokens_field f;
+    CHECK_INT(client_max_tokens_field_parse("auto", &f), 0);
+    CHECK_INT(f, CLIENT_MTF_AUTO);
+    CHECK_INT(client_max_tokens_field_parse("max_completion_tokens", &f), 0);
+    CHECK_INT(f, CLIENT_MTF_MAX_COMPLETION_TOKENS);
+    CHECK_INT(client_max_tokens_field_parse("max_tokens", &f), 0);
+    CHECK_INT(f, CLIENT_MTF_MAX_TOKENS);
+    CHECK_INT(client_max_tokens_field_parse("n_predict", &f), -1);
+}
+
+static void test_normalize(void)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"http://h:8000", "http://h:8000"},
+        {"http://h:8000/", "http://h:8000"},
+        {"http://h:8000/v1", "http://h:8000"},
+        {"http://h:8000/v1/", "http://h:8000"},
+        {"https://api.openai.com/v1/chat/completions", "https://api.openai.com"},
+        {"http://h/v1/completions", "http://h"},
+        {"http://h/proxy/v1", "http://h/proxy"},
+        {"https://x.openai.azure.com/openai/deployments/gpt4o/chat/completions",
+         "https://x.openai.azure.com/openai/deployments/gpt4o"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct strbuf out = STRBUF_INIT;
+        CHECK_INT(client_normalize_base(cases[i].in, &out, NULL), 0);
+        CHECK_STR(out.buf, cases[i].out);
+        strbuf_release(&out);
+    }
+    struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+    CHECK_INT(client_normalize_base("ftp://h", &out, &err), -1);
+    CHECK(strstr(err.buf, "http://") != NULL);
+    CHECK_INT(client_normalize_base("http://", &out, NULL), -1);
+    CHECK_INT(client_normalize_base("localhost:8000", &out, NULL), -1);
+    strbuf_release(&out);
+    strbuf_release(&err);
+
+    CHECK_INT(client_is_reasoning_model("o1"), 1);
+    CHECK_INT(client_is_reasoning_model("o3-mini"), 1);
+    CHECK_INT(client_is_reasoning_model("o4-mini-2025-04-16"), 1);
+    CHECK_INT(client_is_reasoning_model("gpt-5-nano"), 1);
+    CHECK_INT(client_is_reasoning_model("openai/o3"), 1);
+    CHECK_INT(client_is_reasoning_model("gpt-4o"), 0);
+    CHECK_INT(client_is_reasoning_model("llama3:8b"), 0);
+    CHECK_INT(client_is_reasoning_model("o1x"), 0);
+    CHECK_INT(client_is_reasoning_model("Qwen/Qwen3-8B"), 0);
+}
+
+static void test_durations(void)
+{
+    static const struct {
+        const char *in;
+        long ms;
+    } cases[] = {
+        {"6m0s", 360000}, {"1.5s", 1500}, {"500ms", 500},    {"12ms", 12},        {"1s", 1000},
+        {"20", 20000},    {"0.5", 500},   {"1h2m", 3720000}, {"2m30.5s", 150500}, {"1d", 86400000},
+        {"250us", 1},     {"0s", 0},      {" 3s", 3000},     {"3s ", 3000},       {"", -1},
+        {"abc", -1},      {"6x", -1},     {"-1s", -1},       {"s", -1},           {"1.5.5s", -1},
+        {"1 s", -1},      {"inf", -1},    {"nan", -1},       {"0x10", -1},        {"1e3", -1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        long got = client_parse_duration_ms(cases[i].in);
+        if (got != cases[i].ms)
+            fprintf(stderr, "  duration \"%s\"\n", cases[i].in);
+        CHECK_INT(got, cases[i].ms);
+    }
+    CHECK_INT(client_parse_duration_ms(NULL), -1);
+}
+
+static void test_http_date(void)
+{
+    time_t t;
+    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", &t), 0);
+    CHECK_INT(t, 784111777);
+    CHECK_INT(client_parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT", &t), 0);
+    CHECK_INT(t, 784111777);
+    CHECK_INT(client_parse_http_date("Sun Nov  6 08:49:37 1994", &t), 0);
+    CHECK_INT(t, 784111777);
+    CHECK_INT(client_parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT", &t), 0);
+    CHECK_INT(t, 1445412480);
+    CHECK_INT(client_parse_http_date("Thu, 29 Feb 2024 23:59:59 GMT", &t), 0);
+    CHECK_INT(t, 1709251199);
+    CHECK_INT(client_parse_http_date("120", &t), -1);
+    CHECK_INT(client_parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT", &t), -1);
+    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49 GMT", &t), -1);
+    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49:37 PST", &t), -1);
+    CHECK_INT(client_parse_http_date("", &t), -1);
+}
+
+static void test_retry_after(void)
+{
+    time_t now = 1445412480; /* Wed, 21 Oct 2015 07:28:00 GMT */
+    CHECK_INT(client_retry_after_ms("Retry-After: 3\r\n", now), 3000);
+    CHECK_INT(client_retry_after_ms("retry-after: 1.5\r\n", now), 1500);
+    CHECK_INT(client_retry_after_ms("Retry-After: Wed, 21 Oct 2015 07:28:07 GMT\r\n", now), 7000);
+    /* a date in the past: go now */
+    CHECK_INT(client_retry_after_ms("Retry-After: Wed, 21 Oct 2015 07:27:00 GMT\r\n", now), 0);
+    /* retry-after-ms wins over retry-after */
+    CHECK_INT(client_retry_after_ms("Retry-After: 3\r\nretry-after-ms: 250\r\n", now), 250);
+    /* the larger of the reset durations */
+    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-requests: 1s\r\n"
+                                    "x-ratelimit-reset-tokens: 6m0s\r\n",
+                                    now),
+              360000);
+    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-tokens: 500ms\n", now), 500);
+    CHECK_INT(client_retry_after_ms("X-RateLimit-Reset-Requests: 1.5s\n", now), 1500);
+    /* Retry-After wins over reset durations */
+    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-tokens: 6m0s\r\nRetry-After: 2\r\n", now),
+              2000);
+    /* garbage and negative values are ignored */
+    CHECK_INT(client_retry_after_ms("Retry-After: soon\r\n", now), -1);
+    CHECK_INT(client_retry_after_ms("Retry-After: -5\r\n", now), -1);
+    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-tokens: -1\r\n", now), -1);
+    CHECK_INT(client_retry_after_ms("Retry-After: soon\r\nx-ratelimit-reset-tokens: 2s\r\n", now),
+              2000);
+    CHECK_INT(client_retry_after_ms("HTTP/1.1 429 Too Many Requests\r\nContent-Type: x\r\n", now),
+              -1);
+    CHECK_INT(client_retry_after_ms(NULL, now), -1);
+    CHECK_INT(client_retry_after_ms("", now), -1);
+    /* a header whose name only starts like it */
+    CHECK_INT(client_retry_after_ms("Retry-After-Foo: 9\r\n", now), -1);
+
+    struct strbuf v = STRBUF_INIT;
+    CHECK_INT(client_header_get("A: 1\r\nX-Request-Id:  abc  \r\n", "x-request-id", &v), 0);
+    CHECK_STR(v.buf, "abc");
+    strbuf_reset(&v);
+    CHECK_INT(client_header_get("A: 1\r\n", "b", &v), -1);
+    strbuf_release(&v);
+}
+
+/* Every error-body shape in reference §3 and the overflow messages of §4.4. */
+static void test_error_message(void)
+{
+    static const struct {
+        const char *body, *msg, *code;
+        int structured;
+    } cases[] = {
+        /* OpenAI */
+        {"{\"error\":{\"message\":\"Incorrect API key\",\"type\":\"invalid_request_error\","
+         "\"param\":null,\"code\":\"invalid_api_key\"}}",
+         "Incorrect API key", "invalid_api_key", 0},
+        /* vLLM current: code is the HTTP status int -> type is more useful */
+        {"{\"error\":{\"message\":\"The model `x` does not exist.\",\"type\":\"NotFoundError\","
+         "\"param\":null,\"code\":404}}",
+         "The model `x` does not exist.", "NotFoundError", 0},
+        /* vLLM older / FastChat / SGLang: no wrapper */
+        {"{\"object\":\"error\",\"message\":\"bad things\",\"type\":\"BadRequestError\","
+         "\"param\":null,\"code\":400}",
+         "bad things", "BadRequestError", 0},
+        /* llama.cpp */
+        {"{\"error\":{\"code\":400,\"message\":\"request (13392 tokens) exceeds the available "
+         "context size (8192 tokens), try increasing it\",\"type\":\"exceed_context_size_error\","
+         "\"n_prompt_tokens\":13392,\"n_ctx\":8192}}",
+         "request (13392 tokens) exceeds the available context size (8192 tokens), try "
+         "increasing it",
+         "exceed_context_size_error", 0},
+        /* Ollama /v1 */
+        {"{\"error\":{\"message\":\"model \\\"llama9\\\" not found\",\"type\":\"not_found_error\","
+         "\"param\":null,\"code\":null}}",
+         "model \"llama9\" not found", "not_found_error", 0},
+        /* Ollama native */
+        {"{\"error\":\"model 'x' not found\"}", "model 'x' not found", "", 0},
+        /* TGI */
+        {"{\"error\":\"Input validation error: `inputs` must have less than 4096 tokens. Given: "
+         "5000\",\"error_type\":\"validation\"}",
+         "Input validation error: `inputs` must have less than 4096 tokens. Given: 5000",
+         "validation", 0},
+        /* LiteLLM: code as a string "400", type null */
+        {"{\"error\":{\"message\":\"litellm.BadRequestError: OpenAIException - {...}\","
+         "\"type\":null,\"param\":null,\"code\":\"400\"}}",
+         "litellm.BadRequestError: OpenAIException - {...}", "400", 0},
+        /* FastAPI */
+        {"{\"detail\":\"Not Found\"}", "Not Found", "", 0},
+        {"{\"detail\":[{\"loc\":[\"body\",\"messages\"],\"msg\":\"field required\","
+         "\"type\":\"value_error.missing\"},{\"msg\":\"second\"}]}",
+         "field required; second", "", 0},
+        /* top-level message */
+        {"{\"message\":\"Too many requests\"}", "Too many requests", "", 0},
+        /* raw bodies */
+        {"<html><body>502 Bad Gateway</body></html>", "<html><body>502 Bad Gateway</body></html>",
+         "", -1},
+        {"  upstream\nconnect error  ", "upstream connect error", "", -1},
+        {"[1,2,3]", "[1,2,3]", "", -1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct strbuf m = STRBUF_INIT, c = STRBUF_INIT;
+        int r = client_error_message(cases[i].body, strlen(cases[i].body), &m, &c);
+        if (r != cases[i].structured || strcmp(m.buf, cases[i].msg) || strcmp(c.buf, cases[i].code))
+            fprintf(stderr, "  error body case %zu\n", i);
+        CHECK_INT(r, cases[i].structured);
+        CHECK_STR(m.buf, cases[i].msg);
+        CHECK_STR(c.buf, cases[i].code);
+        strbuf_release(&m);
+        strbuf_release(&c);
+    }
+    /* long raw bodies are cut */
+    {
+        struct strbuf big = STRBUF_INIT, m = STRBUF_INIT;
+        for (int i = 0; i < 10000; i++)
+            strbuf_addch(&big, 'a');
+        client_error_message(big.buf, big.len, &m, NULL);
+        CHECK(m.len <= 4100);
+        strbuf_release(&big);
+        strbuf_release(&m);
+    }
+}
+
+static void test_overflow_messages(void)
+{
+    static const char *const yes[] = {
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in "
+        "9000 tokens. Please reduce the length of the messages.",
+        "You passed 9000 input tokens and requested 100 output tokens. However, the model's "
+        "context length is only 8192 tokens, resulting in a maximum input length of 8092 tokens. "
+        "Please reduce the length of the input prompt. (parameter=input_tokens, value=9000)",
+        "'max_tokens' or 'max_completion_tokens' is too large: 500. This model's maximum context "
+        "length is 4096 tokens and your request has 3900 input tokens (500 > 4096 - 3900).",
+        "request (13392 tokens) exceeds the available context size (8192 tokens), try increasing "
+        "it",
+        "the request exceeds the available context size. try increasing the context size or "
+        "enable context shift",
+        "the prompt is longer than the context length currently available to the model; shorten "
+        "the prompt, adjust the context length in settings, or use a model with a longer context "
+        "length",
+        "The input (9000 tokens) is longer than the model's context length (8192 tokens).",
+        "Requested token count exceeds the model's maximum context length of 8192 tokens. You "
+        "requested a total of 9100 tokens: 9000 tokens from the input messages and 100 tokens "
+        "for the completion.",
+        "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 "
+        "`inputs` tokens and 200 `max_new_tokens`",
+        "Input validation error: `inputs` must have less than 4096 tokens. Given: 5000",
+        "context_length_exceeded",
+        "exceed_context_size_error",
+    };
+    static const char *const no[] = {
+        "Incorrect API key provided",
+        "Rate limit reached for gpt-4o",
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+        "'max_completion_tokens' instead.",
+        "The model `x` does not exist.",
+        "",
+    };
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (!client_is_overflow_message(yes[i]))
+            fprintf(stderr, "  not recognised: %s\n", yes[i]);
+        CHECK_INT(client_is_overflow_message(yes[i]), 1);
+    }
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        CHECK_INT(client_is_overflow_message(no[i]), 0);
+    CHECK_INT(client_is_overflow_message(NULL), 0);
+}
+
+#define CHAT_OK(content, finish)                                                                   \
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"m-served\","                \
+    "\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"message\":{\"role\":"             \
+    "\"assistant\",\"content\":" content "},\"finish_reason\":" finish "}],\"usage\":{"            \
+    "\"prompt_tokens\":1000,\"completion_tokens\":7,\"total_tokens\":1007}}"
+
+struct ccase {
+    long status;
+    const char *headers;
+    const char *body;
+    int legacy;
+    long expected;
+    enum client_class cls;
+    enum client_reason reason;
+    const char *error_has; /* substring of r.error, or NULL */
+};
+
+static const struct ccase ccases[] = {
+    /* successes and their variants */
+    {200, NULL, CHAT_OK("\"Paris\"", "\"stop\""), 0, 1000, CLIENT_OK, CLIENT_R_NONE, NULL},
+    {200, NULL, CHAT_OK("\"Paris\"", "\"stop\""), 0, 0, CLIENT_OK, CLIENT_R_NONE, NULL},
+    {200, NULL, CHAT_OK("\"Paris\"", "\"stop\""), 0, 1020, CLIENT_OK, CLIENT_R_NONE, NULL},
+    {200, NULL, CHAT_OK("\"Paris\"", "null"), 0, 0, CLIENT_OK, CLIENT_R_NONE, NULL},
+    /* silent truncation: 1000 < 0.98 * 1100 */
+    {200, NULL, CHAT_OK("\"Paris\"", "\"stop\""), 0, 1100, CLIENT_TRUNCATED, CLIENT_R_PROMPT_SHORT,
+     "1000 prompt tokens"},
+    {200, NULL, CHAT_OK("\"Par\"", "\"length\""), 0, 1000, CLIENT_TRUNCATED, CLIENT_R_LENGTH,
+     "length"},
+    {200, NULL, CHAT_OK("null", "\"length\""), 0, 1000, CLIENT_EMPTY, CLIENT_R_NONE, "empty"},
+    {200, NULL, CHAT_OK("\"  \\n\"", "\"stop\""), 0, 1000, CLIENT_EMPTY, CLIENT_R_NONE, NULL},
+    {200, NULL, CHAT_OK("\"\"", "\"content_filter\""), 0, 1000, CLIENT_FILTERED, CLIENT_R_NONE,
+     "content_filter"},
+    {200, NULL, CHAT_OK("\"partial\"", "\"content_filter\""), 0, 1000, CLIENT_FILTERED,
+     CLIENT_R_NONE, NULL},
+    {200, NULL, CHAT_OK("\"x\"", "\"error\""), 0, 1000, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR,
+     NULL},
+    /* refusal with no content */
+    {200, NULL,
+     "{\"choices\":[{\"index\":0,\"message\":{\"content\":null,\"refusal\":\"I can't\"},"
+     "\"finish_reason\":\"stop\"}]}",
+     0, 0, CLIENT_FILTERED, CLIENT_R_NONE, "refusal"},
+    /* legacy completions */
+    {200, NULL,
+     "{\"choices\":[{\"text\":\" Paris\",\"index\":0,\"finish_reason\":\"stop\"}],"
+     "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2}}",
+     1, 10, CLIENT_OK, CLIENT_R_NONE, NULL},
+    /* choices out of order: index 0 is used */
+    {200, NULL,
+     "{\"choices\":[{\"index\":1,\"message\":{\"content\":\"B\"},\"finish_reason\":\"length\"},"
+     "{\"index\":0,\"message\":{\"content\":\"A\"},\"finish_reason\":\"stop\"}]}",
+     0, 0, CLIENT_OK, CLIENT_R_NONE, NULL},
+    /* broken 2xx bodies: retry */
+    {200, NULL, "<html><body>Bad gateway</body></html>", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
+     "not a JSON object"},
+    {200, NULL, "", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, NULL},
+    {200, NULL, "{\"choices\":[]}", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, "choices"},
+    {200, NULL, "{\"choices\":", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, NULL},
+    {200, NULL, "{\"choices\":[{\"index\":0}]}", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, NULL},
+    /* a 200 carrying an error object (TGI 2.4) */
+    {200, NULL, "{\"error\":\"Request failed during generation: Server error\"}", 0, 0,
+     CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY, "Server error"},
+    {200, NULL, "{\"error\":{\"message\":\"overloaded\",\"code\":503}}", 0, 0, CLIENT_RETRYABLE,
+     CLIENT_R_ERROR_IN_BODY, "overloaded"},
+    {200, NULL,
+     "{\"error\":\"Input validation error: `inputs` must have less than 4096 tokens. Given: "
+     "5000\",\"error_type\":\"validation\"}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, "4096"},
+    /* overflow by server */
+    {400, NULL,
+     "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens. However, your "
+     "messages resulted in 9000 tokens.\",\"type\":\"invalid_request_error\",\"param\":"
+     "\"messages\",\"code\":\"context_length_exceeded\"}}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, "8192"},
+    {400, NULL,
+     "{\"error\":{\"message\":\"You passed 9000 input tokens and requested 100 output tokens. "
+     "However, the model's context length is only 8192 tokens\",\"type\":\"BadRequestError\","
+     "\"param\":\"input_tokens\",\"code\":400}}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, NULL},
+    {400, NULL,
+     "{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens. "
+     "However, you requested 5000 tokens\",\"type\":\"BadRequestError\",\"param\":null,\"code\":"
+     "400}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, NULL},
+    {400, NULL,
+     "{\"error\":{\"code\":400,\"message\":\"request (13392 tokens) exceeds the available context "
+     "size (8192 tokens), try increasing it\",\"type\":\"exceed_context_size_error\","
+     "\"n_prompt_tokens\":13392,\"n_ctx\":8192}}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, "13392"},
+    {400, NULL,
+     "{\"error\":{\"message\":\"the prompt is longer than the context length currently available "
+     "to the model\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, NULL},
+    {400, NULL,
+     "{\"object\":\"error\",\"message\":\"The input (9000 tokens) is longer than the model's "
+     "context length (8192 tokens).\",\"type\":\"BadRequestError\",\"code\":400}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, NULL},
+    {422, NULL,
+     "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. "
+     "Given: 4000 `inputs` tokens and 200 `max_new_tokens`\",\"error_type\":\"validation\"}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, NULL},
+    {413, NULL, "<html>413 Request Entity Too Large</html>", 0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE,
+     "413"},
+    {400, NULL,
+     "{\"error\":{\"message\":\"litellm.ContextWindowExceededError: ... maximum context length "
+     "...\",\"type\":null,\"param\":null,\"code\":\"400\"}}",
+     0, 0, CLIENT_OVERFLOW, CLIENT_R_NONE, NULL},
+    /* rate limits and quota */
+    {429, "Retry-After: 2\r\n",
+     "{\"error\":{\"message\":\"Rate limit reached for requests\",\"type\":\"requests\","
+     "\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+     0, 0, CLIENT_RETRYABLE, CLIENT_R_RATE_LIMIT, "Rate limit"},
+    {429, NULL, "", 0, 0, CLIENT_RETRYABLE, CLIENT_R_RATE_LIMIT, NULL},
+    {429, NULL,
+     "{\"error\":{\"message\":\"You exceeded your current quota, please check your plan and "
+     "billing details.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":"
+     "\"insufficient_quota\"}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_QUOTA, "quota"},
+    /* transient */
+    {408, NULL, "", 0, 0, CLIENT_RETRYABLE, CLIENT_R_HTTP_RETRYABLE, NULL},
+    {409, NULL, "{\"message\":\"conflict\"}", 0, 0, CLIENT_RETRYABLE, CLIENT_R_HTTP_RETRYABLE,
+     "conflict"},
+    {500, NULL, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"code\":500}}", 0, 0,
+     CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, "boom"},
+    {502, NULL, "<html>502 Bad Gateway</html>", 0, 0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR,
+     "Bad Gateway"},
+    {503, NULL,
+     "{\"error\":{\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}}", 0,
+     0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, "Loading model"},
+    {503, NULL, "{\"error\":\"server busy, please try again.  maximum pending requests exceeded\"}",
+     0, 0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, "busy"},
+    {504, NULL, "", 0, 0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, "504"},
+    /* fatal for the run */
+    {401, NULL,
+     "{\"error\":{\"message\":\"Incorrect API key provided: sk-abc***xyz.\",\"type\":"
+     "\"invalid_request_error\",\"param\":null,\"code\":\"invalid_api_key\"}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_AUTH, "Incorrect API key"},
+    {401, NULL,
+     "{\"error\":{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_AUTH, NULL},
+    {403, NULL, "{\"detail\":\"Forbidden\"}", 0, 0, CLIENT_FATAL, CLIENT_R_AUTH, "Forbidden"},
+    {404, NULL,
+     "{\"error\":{\"message\":\"The model `m` does not exist.\",\"type\":\"NotFoundError\","
+     "\"param\":null,\"code\":404}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_MODEL_NOT_FOUND, "does not exist"},
+    {404, NULL, "{\"error\":\"model 'x' not found, try pulling it first\"}", 0, 0, CLIENT_FATAL,
+     CLIENT_R_MODEL_NOT_FOUND, "pulling"},
+    {400, NULL,
+     "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens' is not supported with this "
+     "model. Use 'max_completion_tokens' instead.\",\"type\":\"invalid_request_error\",\"param\":"
+     "\"max_tokens\",\"code\":\"unsupported_parameter\"}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_UNSUPPORTED_PARAM, "max_completion_tokens"},
+    {400, NULL,
+     "{\"error\":{\"message\":\"Unsupported value: 'temperature' does not support 0 with this "
+     "model.\",\"type\":\"invalid_request_error\",\"param\":\"temperature\",\"code\":"
+     "\"unsupported_value\"}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_UNSUPPORTED_PARAM, "temperature"},
+    {400, NULL,
+     "{\"error\":{\"code\":400,\"message\":\"Only one completion choice is allowed\",\"type\":"
+     "\"invalid_request_error\"}}",
+     0, 0, CLIENT_FATAL, CLIENT_R_BAD_REQUEST, "Only one"},
+    {400, "x-should-retry: true\r\n", "{\"error\":{\"message\":\"try again\"}}", 0, 0,
+     CLIENT_RETRYABLE, CLIENT_R_HTTP_RETRYABLE, NULL},
+    {501, NULL,
+     "{\"error\":{\"code\":501,\"message\":\"not supported\",\"type\":\"not_supported_error\"}}", 0,
+     0, CLIENT_FATAL, CLIENT_R_BAD_REQUEST, NULL},
+    /* content filter by error */
+    {400, NULL,
+     "{\"error\":{\"message\":\"The response was filtered due to the prompt triggering Azure "
+     "OpenAI's content management policy.\",\"type\":null,\"param\":\"prompt\",\"code\":"
+     "\"content_filter\",\"status\":400}}",
+     0, 0, CLIENT_FILTERED, CLIENT_R_NONE, "content management"},
+    /* redirects are config errors */
+    {301, "Location: https://elsewhere/v1\r\n", "", 0, 0, CLIENT_FATAL, CLIENT_R_BAD_REQUEST,
+     "https://elsewhere/v1"},
+};
+
+static void test_classify_table(void)
+{
+    for (size_t i = 0; i < sizeof(ccases) / sizeof(ccases[0]); i++) {
+        const struct ccase *k = &ccases[i];
+        struct client_exchange ex = {0};
+        struct client_response r;
+        ex.status = k->status;
+        ex.headers = k->headers;
+        ex.body = k->body;
+        ex.body_len = strlen(k->body);
+        ex.legacy = k->legacy;
+        ex.expected_prompt_tokens = k->expected;
+        ex.now = time(NULL);
+        client_response_init(&r);
+        client_classify(&ex, &r);
+        if (r.cls != k->cls || r.reason != k->reason ||
+            (k->error_has && (!r.error || !strstr(r.error, k->error_has))))
+            fprintf(stderr, "  classify case %zu (HTTP %ld): got %s/%s error=%s\n", i, k->status,
+                    client_class_name(r.cls), client_reason_name(r.reason),
+                    r.error ? r.error : "(null)");
+        CHECK_INT(r.cls, k->cls);
+        CHECK_INT(r.reason, k->reason);
+        CHECK_INT(r.http_status, k->status);
+        if (k->error_has)
+            CHECK(r.error && strstr(r.error, k->error_has));
+        if (k->cls != CLIENT_OK)
+            CHECK(r.error != NULL);
+        client_response_release(&r);
+    }
+}
+
+static void test_classify_fields(void)
+{
+    struct client_exchange ex = {0};
+    struct client_response r;
+    const char *body =
+        "{\"id\":\"abc\",\"model\":\"Qwen/Qwen3-8B\",\"system_fingerprint\":\"b4567\","
+        "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"42\","
+        "\"reasoning_content\":\"let me think\"},\"finish_reason\":\"stop\"}],"
+        "\"usage\":{\"prompt_tokens\":8000,\"completion_tokens\":120,"
+        "\"completion_tokens_details\":{\"reasoning_tokens\":100},"
+        "\"prompt_tokens_details\":{\"cached_tokens\":4096}}}";
+    ex.status = 200;
+    ex.headers = "HTTP/1.1 200 OK\r\nx-request-id: req-9\r\nx-ratelimit-reset-tokens: 6m0s\r\n";
+    ex.body = body;
+    ex.body_len = strlen(body);
+    ex.expected_prompt_tokens = 8100;
+    client_response_init(&r);
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OK);
+    CHECK_STR(r.content, "42");
+    CHECK_STR(r.reasoning, "let me think");
+    CHECK_STR(r.finish_reason, "stop");
+    CHECK_STR(r.model, "Qwen/Qwen3-8B");
+    CHECK_STR(r.system_fingerprint, "b4567");
+    CHECK_STR(r.request_id, "req-9");
+    CHECK_INT(r.prompt_tokens, 8000);
+    CHECK_INT(r.completion_tokens, 120);
+    CHECK_INT(r.reasoning_tokens, 100);
+    CHECK_INT(r.cached_tokens, 4096);
+    CHECK_INT(r.expected_prompt_tokens, 8100);
+    /* reset headers on a 200 are no delay hint */
+    CHECK_INT(r.retry_after_ms, -1);
+    CHECK(r.error == NULL);
+
+    /* Ollama/vLLM "reasoning" field; empty content keeps the reasoning text */
+    body = "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"\",\"reasoning\":\"hmm...\"},"
+           "\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":50}}";
+    ex.headers = NULL;
+    ex.body = body;
+    ex.body_len = strlen(body);
+    ex.expected_prompt_tokens = 50;
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_EMPTY);
+    CHECK_STR(r.reasoning, "hmm...");
+    CHECK_INT(r.prompt_tokens, 50);
+    CHECK_INT(r.completion_tokens, -1);
+    CHECK_INT(r.cached_tokens, -1);
+    CHECK(r.request_id == NULL);
+
+    /* the truncation ratio is configurable */
+    body = CHAT_OK("\"x\"", "\"stop\"");
+    ex.body = body;
+    ex.body_len = strlen(body);
+    ex.expected_prompt_tokens = 1100;
+    ex.truncation_ratio = 0.9;
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OK);
+    ex.truncation_ratio = 0.95;
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_TRUNCATED);
+
+    /* 429 carries the hint */
+    ex.status = 429;
+    ex.headers = "retry-after-ms: 1234\r\n";
+    ex.body = "";
+    ex.body_len = 0;
+    client_classify(&ex, &r);
+    CHECK_INT(r.retry_after_ms, 1234);
+    /* error code text */
+    ex.status = 400;
+    ex.headers = NULL;
+    ex.body = "{\"error\":{\"message\":\"too long: maximum context length\",\"code\":"
+              "\"context_length_exceeded\"}}";
+    ex.body_len = strlen(ex.body);
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OVERFLOW);
+    CHECK_STR(r.error_code, "context_length_exceeded");
+    /* a body with embedded NUL and no terminator beyond body_len */
+    {
+        char buf[4] = {'{', '\0', '}', 'X'};
+        ex.status = 200;
+        ex.body = buf;
+        ex.body_len = 3;
+        client_classify(&ex, &r);
+        CHECK_INT(r.cls, CLIENT_RETRYABLE);
+    }
+    client_response_release(&r);
+}
+
+static void test_backoff(void)
+{
+    struct client_backoff a, b;
+    client_backoff_init(&a, 42);
+    client_backoff_init(&b, 42);
+    CHECK_INT(a.max_attempts, 6);
+    for (int n = 1; n <= 10; n++) {
+        long d = client_backoff_delay(&a, n, -1);
+        long want = a.base_ms << (n - 1 > 20 ? 20 : n - 1);
+        if (want > a.max_ms)
+            want = a.max_ms;
+        CHECK(d >= want / 2 && d <= want);
+        CHECK_INT(client_backoff_delay(&b, n, -1), d); /* same seed, same jitter */
+    }
+    /* jitter varies */
+    {
+        long first = client_backoff_delay(&a, 5, -1);
+        int differs = 0;
+        for (int i = 0; i < 20; i++)
+            differs |= client_backoff_delay(&a, 5, -1) != first;
+        CHECK(differs);
+    }
+    /* server hints win, clamped */
+    CHECK_INT(client_backoff_delay(&a, 1, 2500), 2500);
+    CHECK_INT(client_backoff_delay(&a, 6, 100), 100);
+    CHECK_INT(client_backoff_delay(&a, 1, 10 * 60 * 1000), 120000);
+    {
+        long d = client_backoff_delay(&a, 1, 0); /* a zero hint is no hint */
+        CHECK(d >= 500 && d <= 1000);
+    }
+    CHECK_INT(client_backoff_should_retry(&a, CLIENT_RETRYABLE, 1), 1);
+    CHECK_INT(client_backoff_should_retry(&a, CLIENT_RETRYABLE, 5), 1);
+    CHECK_INT(client_backoff_should_retry(&a, CLIENT_RETRYABLE, 6), 0);
+    CHECK_INT(client_backoff_should_retry(&a, CLIENT_FATAL, 1), 0);
+    CHECK_INT(client_backoff_should_retry(&a, CLIENT_OVERFLOW, 1), 0);
+    CHECK_INT(client_backoff_should_retry(&a, CLIENT_OK, 1), 0);
+}
+
+static struct client_response resp_of(enum client_class cls, enum client_reason reason, long hint)
+{
+    struct client_response r;
+    client_response_init(&r);
+    r.cls = cls;
+    r.reason = reason;
+    r.retry_after_ms = hint;
+    return r;
+}
+
+static void test_aimd(void)
+{
+    struct client_aimd a;
+    struct client_response ok = resp_of(CLIENT_OK, CLIENT_R_NONE, -1);
+    struct client_response rl = resp_of(CLIENT_RETRYABLE, CLIENT_R_RATE_LIMIT, -1);
+    struct client_response se = resp_of(CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, -1);
+    double t = 0;
+    client_aimd_init(&a, 20, 2, 64);
+    CHECK_INT(client_aimd_limit(&a), 20);
+    /* a 429 episode shrinks once: 20 -> 16 */
+    client_aimd_update(&a, &rl, t);
+    CHECK_INT(client_aimd_limit(&a), 16);
+    for (int i = 0; i < 10; i++)
+        client_aimd_update(&a, &rl, t + 100 * i);
+    CHECK_INT(client_aimd_limit(&a), 16);
+    CHECK_INT(a.decreases, 1);
+    /* no growth during the cooldown */
+    for (int i = 0; i < 50; i++)
+        client_aimd_update(&a, &ok, t + 5000);
+    CHECK_INT(client_aimd_limit(&a), 16);
+    /* repeated 429 episodes keep shrinking, not below min */
+    for (int i = 1; i <= 30; i++)
+        client_aimd_update(&a, &rl, t + 16000.0 * i);
+    CHECK_INT(client_aimd_limit(&a), 2);
+    t = 16000.0 * 31;
+    /* slow growth: +1 per `limit` successes */
+    for (int i = 0; i < 2; i++)
+        client_aimd_update(&a, &ok, t);
+    CHECK_INT(client_aimd_limit(&a), 2); /* 2 + 1/2 + 1/2.5 = 2.9 */
+    client_aimd_update(&a, &ok, t);
+    CHECK_INT(client_aimd_limit(&a), 3);
+    for (int i = 0; i < 3; i++)
+        client_aimd_update(&a, &ok, t);
+    CHECK_INT(client_aimd_limit(&a), 4);
+    /* 5xx does not shrink but pauses growth */
+    client_aimd_update(&a, &se, t);
+    CHECK_INT(client_aimd_limit(&a), 4);
+    for (int i = 0; i < 100; i++)
+        client_aimd_update(&a, &ok, t + 1000);
+    CHECK_INT(client_aimd_limit(&a), 4);
+    for (int i = 0; i < 100000; i++)
+        client_aimd_update(&a, &ok, t + 20000);
+    CHECK_INT(client_aimd_limit(&a), 64);
+    /* a long Retry-After extends the hold */
+    client_aimd_init(&a, 10, 1, 10);
+    rl.retry_after_ms = 60000;
+    client_aimd_update(&a, &rl, 0);
+    CHECK_INT(client_aimd_limit(&a), 8);
+    for (int i = 0; i < 50; i++)
+        client_aimd_update(&a, &ok, 30000);
+    CHECK_INT(client_aimd_limit(&a), 8);
+    for (int i = 0; i < 50; i++)
+        client_aimd_update(&a, &ok, 61000);
+    CHECK(client_aimd_limit(&a) > 8);
+    /* bounds are sane */
+    client_aimd_init(&a, 0, 0, 0);
+    CHECK_INT(client_aimd_limit(&a), 1);
+}
+
+static void test_buckets(void)
+{
+    struct client_bucket b;
+    double t = 1000;
+    int sent = 0;
+    /* 60 rpm: burst of 10, then one per second */
+    client_bucket_init(&b, 60, t);
+    while (client_bucket_wait_ms(&b, 1, t) == 0 && sent < 100) {
+        client_bucket_take(&b, 1, t);
+        sent++;
+    }
+    CHECK_INT(sent, 10);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1, t), 1000, 1e-6);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1, t + 400), 600, 1e-6);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1, t + 1000), 0, 1e-6);
+    /* over a simulated minute, at most burst + rate requests go */
+    sent = 0;
+    client_bucket_init(&b, 60, 0);
+    for (double now = 0; now < 60000; now += 10) {
+        if (client_bucket_wait_ms(&b, 1, now) == 0) {
+            client_bucket_take(&b, 1, now);
+            sent++;
+        }
+    }
+    CHECK(sent >= 69 && sent <= 70);
+    /* tpm: a request bigger than the burst waits for a full bucket and goes negative */
+    client_bucket_init(&b, 60000, 0); /* capacity 10000 */
+    CHECK_NEAR(client_bucket_wait_ms(&b, 40000, 0), 0, 1e-9);
+    client_bucket_take(&b, 40000, 0);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1000, 0), 31000, 1e-6);
+    /* refund when the real cost was lower */
+    client_bucket_adjust(&b, 30000);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1000, 0), 1000, 1e-6);
+    /* unlimited */
+    client_bucket_init(&b, 0, 0);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
+    client_bucket_take(&b, 1e9, 0);
+    CHECK_NEAR(client_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
+    CHECK(client_now_ms() > 0);
+}
+
+/* ------------------------------------------------------- fake HTTP server */
+
+struct fake {
+    pid_t pid;
+    int port;
+    char dir[128];
+    char log[200];
+    char url[64];
+};
+
+static const char *repo_dir(void)
+{
+    const char *r = getenv("REPO");
+    return r && *r ? r : ".";
+}
+
+static int fake_spawn(struct fake *f, const char *script)
+{
+    char path[256], portf[256], server[512];
+    FILE *fp;
+    memset(f, 0, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "%s/dipmap-client-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(path, sizeof(path), "%s/script.json", f->dir);
+    snprintf(portf, sizeof(portf), "%s/port", f->dir);
+    snprintf(f->log, sizeof(f->log), "%s/log.jsonl", f->dir);
+    snprintf(server, sizeof(server), "%s/tests/servers/fake_openai.py", repo_dir());
+    fp = fopen(path, "w");
+    if (!fp)
+        return -1;
+    fputs(script, fp);
+    fclose(fp);
+    f->pid = fork();
+    if (f->pid < 0)
+        return -1;
+    if (f->pid == 0) {
+        execlp("python3", "python3", server, "--script", path, "--port-file", portf, "--log",
+               f->log, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 500; i++) {
+        fp = fopen(portf, "r");
+        if (fp) {
+            if (fscanf(fp, "%d", &f->port) != 1)
+                f->port = 0;
+            fclose(fp);
+            if (f->port > 0) {
+                snprintf(f->url, sizeof(f->url), "http://127.0.0.1:%d", f->port);
+                return 0;
+            }
+        }
+        usleep(10000);
+    }
+    fprintf(stderr, "  fake server did not start\n");
+    return -1;
+}
+
+static void fake_kill(struct fake *f)
+{
+    char cmd[300];
+    if (f->pid > 0) {
+        kill(f->pid, SIGKILL);
+        waitpid(f->pid, NULL, 0);
+        f->pid = 0;
+    }
+    snprintf(cmd, sizeof(cmd), "%s/script.json", f->dir);
+    unlink(cmd);
+    snprintf(cmd, sizeof(cmd), "%s/port", f->dir);
+    unlink(cmd);
+    unlink(f->log);
+    rmdir(f->dir);
+}
+
+/* POST a new script to the server's control endpoint (plain socket: no curl in tests). */
+static int fake_set_script(const struct fake *f, const char *script)
+{
+    struct sockaddr_in sa;
+    struct strbuf req = STRBUF_INIT;
+    char buf[256];
+    ssize_t n;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), ok = -1;
+    if (fd < 0)
+        return -1;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((unsigned short)f->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+        strbuf_addf(&req,
+                    "POST /__script HTTP/1.0\r\nContent-Type: application/json\r\n"
+                    "Content-Length: %zu\r\n\r\n%s",
+                    strlen(script), script);
+        if (write(fd, req.buf, req.len) == (ssize_t)req.len &&
+            (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+            buf[n] = '\0';
+            ok = strstr(buf, " 204 ") ? 0 : -1;
+        }
+    }
+    close(fd);
+    strbuf_release(&req);
+    return ok;
+}
+
+/*
+ * Two fake servers live for the whole test binary (python starts slowly on a
+ * busy machine); fake_start() gives a test slot 0 with a fresh script and an
+ * empty log, fake_start_slot() another slot. fake_stop() is a no-op.
+ */
+static struct fake pool[2];
+
+static int fake_start_slot(struct fake *f, int slot, const char *script)
+{
+    if (!pool[slot].pid && fake_spawn(&pool[slot], "{}"))
+        return -1;
+    *f = pool[slot];
+    return fake_set_script(f, script);
+}
+
+static int fake_start(struct fake *f, const char *script)
+{
+    return fake_start_slot(f, 0, script);
+}
+
+static void fake_stop(struct fake *f)
+{
+    (void)f;
+}
+
+/* A TCP port on 127.0.0.1 nobody listens on (bound, then closed). */
+static int dead_port(void)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+    int port = 0, fd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        port = ntohs(sa.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* The server's request log as a cJSON array (caller deletes). */
+static cJSON *fake_log(struct fake *f)
+{
+    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
+    cJSON *arr = cJSON_CreateArray();
+    FILE *fp = fopen(f->log, "r");
+    if (fp) {
+        while (strbuf_getline(&line, fp) == 1) {
+            cJSON *o = cJSON_Parse(line.buf);
+            if (o)
+                cJSON_AddItemToArray(arr, o);
+        }
+        fclose(fp);
+    }
+    strbuf_release(&sb);
+    strbuf_release(&line);
+    return arr;
+}
+
+static const char *jstr(const cJSON *o, const char *path1, const char *path2)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, path1);
+    if (path2)
+        v = cJSON_GetObjectItemCaseSensitive(v, path2);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static struct client *make_client(const char *url, const char *key,
+                                  void (*tweak)(struct client_config *))
+{
+    struct client_config cfg;
+    struct strbuf err = STRBUF_INIT;
+    struct client *c;
+    client_config_init(&cfg);
+    strvec_push(&cfg.endpoints, url);
+    cfg.model = "m";
+    cfg.api_key = key;
+    cfg.timeout_ms = 5000;
+    cfg.connect_timeout_ms = 2000;
+    if (tweak)
+        tweak(&cfg);
+    c = client_new(&cfg, &err);
+    if (!c)
+        fprintf(stderr, "  client_new: %s\n", err.buf);
+    client_config_release(&cfg);
+    strbuf_release(&err);
+    return c;
+}
+
+/* Submit one request and wait for its response. */
+static struct client_response *roundtrip(struct client *c, const char *user, long expected)
+{
+    struct client_request req = {0};
+    struct strbuf err = STRBUF_INIT;
+    struct client_response *r = NULL;
+    double t0 = client_now_ms();
+    req.system = "You are terse.";
+    req.user = user;
+    req.user_len = strlen(user);
+    req.expected_prompt_tokens = expected;
+    if (client_submit(c, &req, &err)) {
+        fprintf(stderr, "  submit: %s\n", err.buf);
+        strbuf_release(&err);
+        return NULL;
+    }
+    while (!(r = client_take(c)) && client_now_ms() - t0 < 15000) {
+        if (client_poll(c, 200, &err) < 0)
+            break;
+    }
+    strbuf_release(&err);
+    return r;
+}
+
+#define OKBODY(content, finish, pt)                                                                \
+    "{\"json\":{\"id\":\"x\",\"model\":\"m-echo\",\"system_fingerprint\":\"fp9\",\"choices\":[{"   \
+    "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":" content "},"                    \
+    "\"finish_reason\":\"" finish "\"}],\"usage\":{\"prompt_tokens\":" pt                          \
+    ",\"completion_tokens\":3}}}"
+
+static void test_http_request_shape(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_response *r;
+    cJSON *log, *e, *body;
+    if (fake_start(&f, "{\"/v1/chat/completions\":[" OKBODY("\"Paris\"", "stop", "10") "]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, "sk-test-SECRET-123", NULL);
+    CHECK(c != NULL);
+    if (!c)
+        goto out;
+    r = roundtrip(c, "What is the capital of \"France\"?\n\x01", 10);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->cls, CLIENT_OK);
+        CHECK_INT(r->http_status, 200);
+        CHECK_STR(r->content, "Paris");
+        CHECK_STR(r->model, "m-echo");
+        CHECK_STR(r->system_fingerprint, "fp9");
+        CHECK_INT(r->prompt_tokens, 10);
+        CHECK_INT(r->completion_tokens, 3);
+        CHECK_INT(r->endpoint, 0);
+        CHECK(r->latency_ms > 0);
+    }
+    client_response_free(r);
+    CHECK_INT(client_inflight(c), 0);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 1);
+    e = cJSON_GetArrayItem(log, 0);
+    CHECK_STR(jstr(e, "path", NULL), "/v1/chat/completions");
+    CHECK_STR(jstr(e, "method", NULL), "POST");
+    CHECK_STR(jstr(e, "headers", "authorization"), "Bearer sk-test-SECRET-123");
+    CHECK_STR(jstr(e, "headers", "content-type"), "application/json");
+    CHECK(jstr(e, "headers", "expect") == NULL);
+    body = cJSON_GetObjectItemCaseSensitive(e, "body");
+    CHECK_STR(jstr(body, "model", NULL), "m");
+    {
+        const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(body, "messages");
+        CHECK_INT(cJSON_GetArraySize(msgs), 2);
+        CHECK_STR(jstr(cJSON_GetArrayItem(msgs, 0), "role", NULL), "system");
+        CHECK_STR(jstr(cJSON_GetArrayItem(msgs, 0), "content", NULL), "You are terse.");
+        CHECK_STR(jstr(cJSON_GetArrayItem(msgs, 1), "role", NULL), "user");
+        CHECK_STR(jstr(cJSON_GetArrayItem(msgs, 1), "content", NULL),
+                  "What is the capital of \"France\"?\n\x01");
+        CHECK(cJSON_GetObjectItemCaseSensitive(body, "temperature") &&
+              cJSON_GetObjectItemCaseSensitive(body, "temperature")->valuedouble == 0);
+        CHECK(cJSON_GetObjectItemCaseSensitive(body, "top_p") &&
+              cJSON_GetObjectItemCaseSensitive(body, "top_p")->valuedouble == 1);
+        CHECK(cJSON_GetObjectItemCaseSensitive(body, "seed") != NULL);
+        CHECK(cJSON_GetObjectItemCaseSensitive(body, "max_tokens") &&
+              cJSON_GetObjectItemCaseSensitive(body, "max_tokens")->valuedouble == 256);
+        CHECK(cJSON_GetObjectItemCaseSensitive(body, "max_completion_tokens") == NULL);
+        CHECK(cJSON_GetObjectItemCaseSensitive(body, "n") &&
+              cJSON_GetObjectItemCaseSensitive(body, "n")->valuedouble == 1);
+    }
+    cJSON_Delete(log);
+out:
+    client_free(c);
+    fake_stop(&f);
+}
+
+static void legacy_tweak(struct client_config *cfg)
+{
+    cfg->legacy_completions = 1;
+    cfg->max_tokens = 32;
+    cfg->temperature = 0.7;
+    cfg->seed = 1234;
+    strvec_push(&cfg->headers, "X-Team: dipmap");
+}
+
+static void mct_tweak(struct client_config *cfg)
+{
+    cfg->max_tokens_field = CLIENT_MTF_MAX_COMPLETION_TOKENS;
+}
+
+static void test_http_legacy_and_fields(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_response *r;
+    cJSON *log, *body;
+    if (fake_start(&f, "{\"/v1/completions\":[{\"json\":{\"choices\":[{\"index\":0,\"text\":"
+                       "\" Paris\",\"finish_reason\":\"stop\"}]}}],"
+                       "\"/v1/chat/completions\":[" OKBODY("\"ok\"", "stop", "5") "]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, legacy_tweak);
+    r = c ? roundtrip(c, "The capital of France is", 0) : NULL;
+    CHECK(r && r->cls == CLIENT_OK && r->content && !strcmp(r->content, " Paris"));
+    client_response_free(r);
+    client_free(c);
+    /* base URL given with /v1/ and a forced max_completion_tokens */
+    {
+        struct strbuf u = STRBUF_INIT;
+        strbuf_addf(&u, "%s/v1/", f.url);
+        c = make_client(u.buf, "", mct_tweak);
+        strbuf_release(&u);
+    }
+    r = c ? roundtrip(c, "hi", 0) : NULL;
+    CHECK(r && r->cls == CLIENT_OK);
+    client_response_free(r);
+    client_free(c);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 2);
+    body = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(log, 0), "body");
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 0), "path", NULL), "/v1/completions");
+    CHECK_STR(jstr(body, "prompt", NULL), "The capital of France is");
+    CHECK(cJSON_GetObjectItemCaseSensitive(body, "messages") == NULL);
+    CHECK(cJSON_GetObjectItemCaseSensitive(body, "max_tokens")->valuedouble == 32);
+    CHECK(cJSON_GetObjectItemCaseSensitive(body, "temperature")->valuedouble == 0.7);
+    CHECK(cJSON_GetObjectItemCaseSensitive(body, "seed")->valuedouble == 1234);
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 0), "headers", "x-team"), "dipmap");
+    /* no key: no Authorization header */
+    CHECK(jstr(cJSON_GetArrayItem(log, 0), "headers", "authorization") == NULL);
+    CHECK(jstr(cJSON_GetArrayItem(log, 1), "headers", "authorization") == NULL);
+    body = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(log, 1), "body");
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 1), "path", NULL), "/v1/chat/completions");
+    CHECK(cJSON_GetObjectItemCaseSensitive(body, "max_completion_tokens") != NULL);
+    CHECK(cJSON_GetObjectItemCaseSensitive(body, "max_tokens") == NULL);
+    cJSON_Delete(log);
+    fake_stop(&f);
+}
+
+/* One scripted response per step, each checked over real HTTP. */
+static void test_http_classes(void)
+{
+    static const struct {
+        const char *step;
+        long expected;
+        enum client_class cls;
+        enum client_reason reason;
+        long status;
+    } steps[] = {
+        {OKBODY("\"Paris\"", "stop", "100"), 100, CLIENT_OK, CLIENT_R_NONE, 200},
+        {"{\"status\":400,\"json\":{\"error\":{\"message\":\"This model's maximum context length "
+         "is 4096 tokens. However, you requested 5000 tokens\",\"type\":\"BadRequestError\","
+         "\"param\":null,\"code\":400}}}",
+         0, CLIENT_OVERFLOW, CLIENT_R_NONE, 400},
+        {OKBODY("\"Paris\"", "stop", "50"), 100, CLIENT_TRUNCATED, CLIENT_R_PROMPT_SHORT, 200},
+        {OKBODY("\"Par\"", "length", "100"), 100, CLIENT_TRUNCATED, CLIENT_R_LENGTH, 200},
+        {OKBODY("null", "length", "100"), 100, CLIENT_EMPTY, CLIENT_R_NONE, 200},
+        {OKBODY("\"\"", "content_filter", "100"), 100, CLIENT_FILTERED, CLIENT_R_NONE, 200},
+        {"{\"status\":429,\"headers\":{\"Retry-After\":\"7\"},\"json\":{\"error\":{\"message\":"
+         "\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}}",
+         0, CLIENT_RETRYABLE, CLIENT_R_RATE_LIMIT, 429},
+        {"{\"status\":503,\"body\":\"<html>down</html>\",\"headers\":{\"Content-Type\":"
+         "\"text/html\"}}",
+         0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, 503},
+        {"{\"status\":200,\"body\":\"<html>captive portal</html>\",\"headers\":{\"Content-Type\":"
+         "\"text/html\"}}",
+         0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, 200},
+        {"{\"status\":200,\"json\":{\"error\":{\"message\":\"generation failed\"}}}", 0,
+         CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY, 200},
+        {"{\"status\":401,\"json\":{\"error\":{\"message\":\"bad key sk-test-SECRET-123\","
+         "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}}",
+         0, CLIENT_FATAL, CLIENT_R_AUTH, 401},
+        {"{\"status\":404,\"json\":{\"error\":{\"message\":\"The model `m` does not exist.\","
+         "\"type\":\"NotFoundError\",\"param\":null,\"code\":404}}}",
+         0, CLIENT_FATAL, CLIENT_R_MODEL_NOT_FOUND, 404},
+        {"{\"status\":429,\"json\":{\"error\":{\"message\":\"You exceeded your current quota\","
+         "\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}}",
+         0, CLIENT_FATAL, CLIENT_R_QUOTA, 429},
+        {"{\"status\":400,\"json\":{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens' "
+         "is not supported with this model.\",\"code\":\"unsupported_parameter\"}}}",
+         0, CLIENT_FATAL, CLIENT_R_UNSUPPORTED_PARAM, 400},
+        {"{\"body_size\":300000}", 0, CLIENT_RETRYABLE, CLIENT_R_TOO_LARGE, 200},
+        {"{\"hang\":true}", 0, CLIENT_RETRYABLE, CLIENT_R_TIMEOUT, 0},
+    };
+    struct strbuf script = STRBUF_INIT;
+    struct fake f;
+    struct client *c;
+    size_t n = sizeof(steps) / sizeof(steps[0]);
+    strbuf_addstr(&script, "{\"/v1/chat/completions\":[");
+    for (size_t i = 0; i < n; i++)
+        strbuf_addf(&script, "%s%s", i ? "," : "", steps[i].step);
+    strbuf_addstr(&script, "]}");
+    if (fake_start(&f, script.buf)) {
+        CHECK(0);
+        strbuf_release(&script);
+        return;
+    }
+    strbuf_release(&script);
+    c = make_client(f.url, "sk-test-SECRET-123", NULL);
+    if (!c) {
+        CHECK(0);
+        fake_stop(&f);
+        return;
+    }
+    /* a small cap and timeout for the last two steps */
+    client_free(c);
+    {
+        struct client_config cfg;
+        struct strbuf err = STRBUF_INIT;
+        client_config_init(&cfg);
+        strvec_push(&cfg.endpoints, f.url);
+        cfg.model = "m";
+        cfg.api_key = "sk-test-SECRET-123";
+        cfg.timeout_ms = 1500;
+        cfg.max_response_bytes = 100000;
+        c = client_new(&cfg, &err);
+        client_config_release(&cfg);
+        strbuf_release(&err);
+    }
+    for (size_t i = 0; i < n && c; i++) {
+        struct client_response *r = roundtrip(c, "one two three", steps[i].expected);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        if (r->cls != steps[i].cls || r->reason != steps[i].reason ||
+            r->http_status != steps[i].status)
+            fprintf(stderr, "  step %zu: got %s/%s HTTP %ld: %s\n", i, client_class_name(r->cls),
+                    client_reason_name(r->reason), r->http_status, r->error ? r->error : "");
+        CHECK_INT(r->cls, steps[i].cls);
+        CHECK_INT(r->reason, steps[i].reason);
+        CHECK_INT(r->http_status, steps[i].status);
+        if (steps[i].reason == CLIENT_R_RATE_LIMIT)
+            CHECK_INT(r->retry_after_ms, 7000);
+        if (steps[i].status == 0 || steps[i].reason == CLIENT_R_TOO_LARGE)
+            CHECK(r->curl_code != 0);
+        /* the key is never echoed back */
+        if (r->error)
+            CHECK(strstr(r->error, "SECRET") == NULL);
+        if (steps[i].reason == CLIENT_R_AUTH)
+            CHECK(r->error && strstr(r->error, "<redacted>"));
+        client_response_free(r);
+    }
+    client_free(c);
+    fake_stop(&f);
+}
+
+/* the server reads the request and closes the connection without answering */
+static void test_http_drop(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_response *r;
+    if (fake_start(&f, "{\"*\":[{\"drop\":true}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    r = c ? roundtrip(c, "x", 0) : NULL;
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->cls, CLIENT_RETRYABLE);
+        CHECK_INT(r->reason, CLIENT_R_TRANSPORT);
+        CHECK_INT(r->http_status, 0);
+        CHECK(r->curl_code != 0);
+        CHECK(r->error && *r->error);
+    }
+    client_response_free(r);
+    client_free(c);
+    fake_stop(&f);
+}
+
+static void test_http_unreachable(void)
+{
+    struct client *c;
+    struct client_response *r;
+    /* a port nobody listens on: bind, note, close */
+    int port = dead_port();
+    {
+        char url[64];
+        snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+        c = make_client(url, NULL, NULL);
+    }
+    r = c ? roundtrip(c, "x", 0) : NULL;
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->cls, CLIENT_RETRYABLE);
+        CHECK_INT(r->reason, CLIENT_R_CONNECT);
+        CHECK_INT(r->http_status, 0);
+        CHECK(r->error && *r->error);
+    }
+    client_response_free(r);
+    client_free(c);
+}
+
+static int count_ports(cJSON *log)
+{
+    int ports[256], n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, log)
+    {
+        int p = (int)cJSON_GetObjectItemCaseSensitive(e, "port")->valuedouble, seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= ports[i] == p;
+        if (!seen && n < 256)
+            ports[n++] = p;
+    }
+    return n;
+}
+
+static double log_time(cJSON *log, int i)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(log, i), "t")->valuedouble;
+}
+
+/* N in flight at once, connection reuse, least-in-flight across endpoints. */
+static void test_http_concurrency(void)
+{
+    struct fake f1, f2;
+    struct client_config cfg;
+    struct strbuf err = STRBUF_INIT;
+    struct client *c = NULL;
+    cJSON *l1 = NULL, *l2 = NULL;
+    int got = 0, ok = 0, on[2] = {0, 0};
+    struct strbuf script = STRBUF_INIT;
+    /* {"delay":0.4,"json":...}: splice the delay into the step object */
+    strbuf_addf(&script, "{\"/v1/chat/completions\":[{\"delay\":0.4,%s]}",
+                OKBODY("\"x\"", "stop", "1") + 1);
+    if (fake_start_slot(&f1, 0, script.buf) || fake_start_slot(&f2, 1, script.buf)) {
+        CHECK(0);
+        strbuf_release(&script);
+        return;
+    }
+    strbuf_release(&script);
+    client_config_init(&cfg);
+    strvec_push(&cfg.endpoints, f1.url);
+    strvec_push(&cfg.endpoints, f2.url);
+    cfg.model = "m";
+    c = client_new(&cfg, &err);
+    client_config_release(&cfg);
+    CHECK(c != NULL);
+    if (!c)
+        goto out;
+    CHECK_INT(client_endpoint_count(c), 2);
+    CHECK_STR(client_endpoint_url(c, 1), f2.url);
+    for (int round = 0; round < 2; round++) {
+        double t0 = client_now_ms();
+        for (int i = 0; i < 16; i++) {
+            struct client_request req = {0};
+            req.user = "hello";
+            req.user_len = 5;
+            req.tag = (void *)(long)(i + 1);
+            CHECK_INT(client_submit(c, &req, &err), 0);
+        }
+        CHECK_INT(client_inflight(c), 16);
+        CHECK_INT(client_endpoint_inflight(c, 0), 8);
+        CHECK_INT(client_endpoint_inflight(c, 1), 8);
+        while (client_inflight(c) && client_now_ms() - t0 < 15000) {
+            struct client_response *r;
+            CHECK(client_poll(c, 100, &err) >= 0);
+            while ((r = client_take(c))) {
+                got++;
+                ok += r->cls == CLIENT_OK;
+                CHECK(r->tag != NULL);
+                if (r->endpoint >= 0 && r->endpoint < 2)
+                    on[r->endpoint]++;
+                client_response_free(r);
+            }
+        }
+    }
+    CHECK_INT(got, 32);
+    CHECK_INT(ok, 32);
+    CHECK_INT(on[0], 16);
+    CHECK_INT(on[1], 16);
+    l1 = fake_log(&f1);
+    l2 = fake_log(&f2);
+    CHECK_INT(cJSON_GetArraySize(l1), 16);
+    CHECK_INT(cJSON_GetArraySize(l2), 16);
+    /* 8 concurrent per server in round one; round two reuses those connections */
+    CHECK(count_ports(l1) <= 8);
+    CHECK(count_ports(l2) <= 8);
+    /* all 8 requests of a round were at the server together (each takes 0.4 s) */
+    {
+        double first = 1e18, last = 0;
+        for (int i = 0; i < 8; i++) {
+            double t =
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(l1, i), "t")->valuedouble;
+            first = t < first ? t : first;
+            last = t > last ? t : last;
+        }
+        if (!(last - first < 0.4)) {
+            fprintf(stderr, "  round one arrivals spread over %.3f s:", last - first);
+            for (int i = 0; i < 16; i++)
+                fprintf(stderr, " %.3f/%d", log_time(l1, i) - first,
+                        (int)cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(l1, i), "port")
+                            ->valuedouble);
+            fprintf(stderr, "\n");
+        }
+        CHECK(last - first < 0.4);
+    }
+out:
+    cJSON_Delete(l1);
+    cJSON_Delete(l2);
+    client_free(c);
+    strbuf_release(&err);
+    fake_stop(&f1);
+    fake_stop(&f2);
+}
+
+/*
+ * A tiny runner: retry with client_backoff until done; returns the final
+ * response and the number of attempts.
+ */
+static struct client_response *run_with_retries(struct client *c, struct client_backoff *b,
+                                                int *attempts)
+{
+    struct client_response *r = NULL;
+    *attempts = 0;
+    for (;;) {
+        long delay;
+        double until;
+        r = roundtrip(c, "q", 0);
+        ++*attempts;
+        if (!r || !client_backoff_should_retry(b, r->cls, *attempts))
+            return r;
+        delay = client_backoff_delay(b, *attempts, r->retry_after_ms);
+        client_response_free(r);
+        until = client_now_ms() + (double)delay;
+        while (client_now_ms() < until) {
+            struct strbuf err = STRBUF_INIT;
+            client_poll(c, (int)(until - client_now_ms()) + 1, &err);
+            usleep(1000);
+            strbuf_release(&err);
+        }
+    }
+}
+
+static void test_http_retry_after(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_backoff b;
+    struct client_response *r;
+    int attempts;
+    cJSON *log;
+    if (fake_start(&f, "{\"/v1/chat/completions\":["
+                       "{\"status\":429,\"headers\":{\"Retry-After\":\"1\"},\"json\":{\"error\":"
+                       "{\"message\":\"rate\",\"code\":\"rate_limit_exceeded\"}}},"
+                       "{\"status\":503,\"headers\":{\"retry-after-ms\":\"300\"},\"body\":\"\"},"
+                       "{\"status\":429,\"headers\":{\"x-ratelimit-reset-requests\":\"120ms\","
+                       "\"x-ratelimit-reset-tokens\":\"0.6s\"},\"body\":\"{}\"},"
+                       "{\"status\":500,\"body\":\"\"}," OKBODY("\"done\"", "stop", "1") "]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    client_backoff_init(&b, 7);
+    b.base_ms = 50; /* fast backoff without a hint */
+    r = c ? run_with_retries(c, &b, &attempts) : NULL;
+    CHECK(r && r->cls == CLIENT_OK && r->content && !strcmp(r->content, "done"));
+    CHECK_INT(attempts, 5);
+    client_response_free(r);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 5);
+    if (cJSON_GetArraySize(log) == 5) {
+        double g1 = log_time(log, 1) - log_time(log, 0);
+        double g2 = log_time(log, 2) - log_time(log, 1);
+        double g3 = log_time(log, 3) - log_time(log, 2);
+        double g4 = log_time(log, 4) - log_time(log, 3);
+        fprintf(stderr, "  gaps: %.3f %.3f %.3f %.3f s\n", g1, g2, g3, g4);
+        CHECK(g1 >= 1.0); /* Retry-After: 1 */
+        CHECK(g2 >= 0.3); /* retry-after-ms: 300 */
+        CHECK(g3 >= 0.6); /* larger of the reset durations */
+        CHECK(g4 >= 0.2); /* backoff: attempt 4 with base 50 ms -> [200, 400] ms */
+    }
+    cJSON_Delete(log);
+    /* attempt cap */
+    client_free(c);
+    fake_stop(&f);
+    if (fake_start(&f, "{\"/v1/chat/completions\":[{\"status\":502,\"body\":\"\"}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    client_backoff_init(&b, 7);
+    b.base_ms = 5;
+    b.max_attempts = 3;
+    r = c ? run_with_retries(c, &b, &attempts) : NULL;
+    CHECK(r && r->cls == CLIENT_RETRYABLE);
+    CHECK_INT(attempts, 3);
+    client_response_free(r);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 3);
+    cJSON_Delete(log);
+    client_free(c);
+    fake_stop(&f);
+}
+
+static void missing_model_tweak(struct client_config *cfg)
+{
+    cfg->model = "missing-model";
+}
+
+static void test_http_preflight(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_preflight_info info;
+    enum client_reason reason;
+    struct strbuf err = STRBUF_INIT;
+
+    /* vLLM: model listed with max_model_len; /props 404 */
+    if (fake_start(&f,
+                   "{\"/v1/models\":[{\"json\":{\"object\":\"list\",\"data\":[{\"id\":\"other\","
+                   "\"max_model_len\":1000},{\"id\":\"m\",\"object\":\"model\",\"owned_by\":"
+                   "\"vllm\",\"max_model_len\":32768}]}}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, "k", NULL);
+    CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_OK);
+    CHECK_INT(info.context, 32768);
+    CHECK_INT(info.model_listed, 1);
+    CHECK_STR(info.served_model, "m");
+    client_preflight_info_release(&info);
+    client_free(c);
+    /* the model is not there: fatal, and the message names what is served */
+    c = make_client(f.url, "k", missing_model_tweak);
+    strbuf_reset(&err);
+    CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_FATAL);
+    CHECK_INT(reason, CLIENT_R_MODEL_NOT_FOUND);
+    CHECK(strstr(err.buf, "missing-model") && strstr(err.buf, "\"other\""));
+    client_preflight_info_release(&info);
+    client_free(c);
+    fake_stop(&f);
+
+    /* llama.cpp: /props gives n_ctx; a single listed model that differs is fine */
+    if (fake_start(&f, "{\"/v1/models\":[{\"json\":{\"object\":\"list\",\"data\":[{\"id\":"
+                       "\"qwen.gguf\",\"owned_by\":\"llamacpp\",\"meta\":{\"n_ctx_train\":"
+                       "131072}}]}}],\"/props\":[{\"json\":{\"default_generation_settings\":"
+                       "{\"n_ctx\":8192},\"total_slots\":4,\"build_info\":\"b5000-abc\"}}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    strbuf_reset(&err);
+    CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_OK);
+    CHECK_INT(info.context, 8192);
+    CHECK_INT(info.model_listed, 0);
+    CHECK_STR(info.server_info, "b5000-abc");
+    client_preflight_info_release(&info);
+    client_free(c);
+    fake_stop(&f);
+
+    /* wrong key */
+    if (fake_start(&f, "{\"*\":[{\"status\":401,\"json\":{\"error\":{\"message\":\"Incorrect API "
+                       "key provided\",\"type\":\"invalid_request_error\",\"code\":"
+                       "\"invalid_api_key\"}}}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, "bad", NULL);
+    strbuf_reset(&err);
+    CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_FATAL);
+    CHECK_INT(reason, CLIENT_R_AUTH);
+    CHECK(strstr(err.buf, "Incorrect API key") != NULL);
+    client_preflight_info_release(&info);
+    client_free(c);
+    fake_stop(&f);
+
+    /* no /v1/models at all: unknown, not fatal */
+    if (fake_start(&f, "{\"*\":[{\"status\":404,\"body\":\"not found\"}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    strbuf_reset(&err);
+    CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_OK);
+    CHECK_INT(info.context, -1);
+    CHECK_INT(info.model_listed, -1);
+    client_preflight_info_release(&info);
+    client_free(c);
+    {
+        int port = dead_port();
+        char url[64];
+        fake_stop(&f);
+        /* unreachable */
+        snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+        c = make_client(url, NULL, NULL);
+        strbuf_reset(&err);
+        CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_RETRYABLE);
+        CHECK_INT(reason, CLIENT_R_CONNECT);
+        CHECK(strstr(err.buf, url) != NULL);
+        client_preflight_info_release(&info);
+        client_free(c);
+    }
+    strbuf_release(&err);
+}
+
+static void test_http_tokenize(void)
+{
+    struct fake f;
+    struct client *c;
+    struct strbuf err = STRBUF_INIT;
+    long n = -1;
+    cJSON *log;
+
+    /* vLLM shape */
+    if (fake_start(&f, "{\"/tokenize\":[{\"echo_tokens\":true}]}")) {
+        CHECK(0);
+        return;
+    }
+    {
+        struct strbuf u = STRBUF_INIT;
+        strbuf_addf(&u, "%s/v1", f.url); /* /tokenize is at the root, not under /v1 */
+        c = make_client(u.buf, NULL, NULL);
+        strbuf_release(&u);
+    }
+    CHECK_INT(client_tokenize(c, "a b c d", 7, &n, &err), 0);
+    CHECK_INT(n, 4);
+    CHECK_INT(client_tokenize_cb(c, "one two", 7, &n, &err), 0);
+    CHECK_INT(n, 2);
+    CHECK_INT(client_tokenize(c, "", 0, &n, &err), 0);
+    CHECK_INT(n, 0);
+    client_free(c);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 2);
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 0), "path", NULL), "/tokenize");
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 0), "body", "prompt"), "a b c d");
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 0), "body", "model"), "m");
+    cJSON_Delete(log);
+    fake_stop(&f);
+
+    /* llama.cpp shape: {"prompt"} gets [] back, {"content"} works, and is remembered */
+    if (fake_start(&f, "{\"/tokenize\":[{\"llama_tokenize\":true}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    CHECK_INT(client_tokenize(c, "a b c", 5, &n, &err), 0);
+    CHECK_INT(n, 3);
+    CHECK_INT(client_tokenize(c, "x y", 3, &n, &err), 0);
+    CHECK_INT(n, 2);
+    client_free(c);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 3);
+    CHECK_STR(jstr(cJSON_GetArrayItem(log, 2), "body", "content"), "x y");
+    cJSON_Delete(log);
+    fake_stop(&f);
+
+    /* no /tokenize */
+    if (fake_start(&f, "{\"*\":[{\"status\":404,\"json\":{\"detail\":\"Not Found\"}}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    strbuf_reset(&err);
+    CHECK_INT(client_tokenize(c, "a b", 3, &n, &err), -1);
+    CHECK(strstr(err.buf, "no /tokenize endpoint") != NULL);
+    client_free(c);
+    fake_stop(&f);
+    strbuf_release(&err);
+}
+
+static void verbose_tweak(struct client_config *cfg)
+{
+    cfg->verbose = 1;
+}
+
+/* verbose output shows the exchange but never the key */
+static void test_http_verbose_redacts(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_response *r;
+    char path[256];
+    struct strbuf out = STRBUF_INIT;
+    int saved, fd;
+    if (fake_start(&f, "{\"/v1/chat/completions\":[" OKBODY("\"x\"", "stop", "1") "]}")) {
+        CHECK(0);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/stderr", f.dir);
+    fflush(stderr);
+    saved = dup(2);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+    c = make_client(f.url, "sk-live-VERYSECRET", verbose_tweak);
+    r = c ? roundtrip(c, "hi", 0) : NULL;
+    client_free(c);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK(r && r->cls == CLIENT_OK);
+    client_response_free(r);
+    CHECK_INT(strbuf_read_file(&out, path), 0);
+    CHECK(strstr(out.buf, "POST /v1/chat/completions") != NULL);
+    CHECK(strstr(out.buf, "Authorization: <redacted>") != NULL);
+    CHECK(strstr(out.buf, "VERYSECRET") == NULL);
+    unlink(path);
+    strbuf_release(&out);
+    fake_stop(&f);
+}
+
+static void test_config_errors(void)
+{
+    struct client_config cfg;
+    struct strbuf err = STRBUF_INIT;
+    client_config_init(&cfg);
+    CHECK(client_new(&cfg, &err) == NULL);
+    CHECK(strstr(err.buf, "endpoint") != NULL);
+    strvec_push(&cfg.endpoints, "http://127.0.0.1:9");
+    strbuf_reset(&err);
+    CHECK(client_new(&cfg, &err) == NULL);
+    CHECK(strstr(err.buf, "model") != NULL);
+    cfg.model = "m";
+    strvec_push(&cfg.headers, "no colon here");
+    strbuf_reset(&err);
+    CHECK(client_new(&cfg, &err) == NULL);
+    CHECK(strstr(err.buf, "Name: value") != NULL);
+    strvec_clear(&cfg.headers);
+    strvec_push(&cfg.endpoints, "localhost:8000");
+    strbuf_reset(&err);
+    CHECK(client_new(&cfg, &err) == NULL);
+    CHECK(strstr(err.buf, "http://") != NULL);
+    client_config_release(&cfg);
+    strbuf_release(&err);
+}
+
+/* RUN, and report slow tests on stderr */
+#define TRUN(fn)                                                                                   \
+    do {                                                                                           \
+        double t0_ = client_now_ms();                                                              \
+        RUN(fn);                                                                                   \
+        if (client_now_ms() - t0_ > 1500)                                                          \
+            fprintf(stderr, "  %s took %.1f s\n", #fn, (client_now_ms() - t0_) / 1000);            \
+    } while (0)
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    TRUN(test_names);
+    TRUN(test_normalize);
+    TRUN(test_durations);
+    TRUN(test_http_date);
+    TRUN(test_retry_after);
+    TRUN(test_error_message);
+    TRUN(test_overflow_messages);
+    TRUN(test_classify_table);
+    TRUN(test_classify_fields);
+    TRUN(test_backoff);
+    TRUN(test_aimd);
+    TRUN(test_buckets);
+    TRUN(test_config_errors);
+    TRUN(test_http_request_shape);
+    TRUN(test_http_legacy_and_fields);
+    TRUN(test_http_classes);
+    TRUN(test_http_drop);
+    TRUN(test_http_unreachable);
+    TRUN(test_http_concurrency);
+    TRUN(test_http_retry_after);
+    TRUN(test_http_preflight);
+    TRUN(test_http_tokenize);
+    TRUN(test_http_verbose_redacts);
+    fake_kill(&pool[0]);
+    fake_kill(&pool[1]);
+    return TEST_EXIT();
+}
