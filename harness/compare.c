@@ -535,8 +535,9 @@ void compare_write_markdown(struct strbuf *out, const struct compare_result *r,
                     overall->n_pairs, overall->n_keys, overall->coverage * 100.0);
     strbuf_addf(out,
                 "A regression is a drop of at least %.1f pp with Holm-adjusted p < %g "
-                "(exact one-sided McNemar on paired trials, %lu tests).\n\n",
-                r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_family);
+                "(exact one-sided McNemar on paired trials, %lu test%s).\n\n",
+                r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_family,
+                r->n_family == 1 ? "" : "s");
     if (m && m->inputs_note) {
         strbuf_addstr(out, "> **Warning:** ");
         escape_md(out, m->inputs_note);

@@ -1,0 +1,23 @@
+# dipmap compare: too few valid pairs per cell -> INCONCLUSIVE, exit 4, saying
+# which cells lack data; JUnit marks them skipped. Lowering --min-pairs decides.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/compare-lib.sh"
+cmp_gen g 4 1
+cmp_sim g.jsonl
+cmp_run r1 base g 1k 0,50,100
+cmp_run r2 base g 1k 0,50,100
+expect_code 4 "$DIPMAP" compare r1 r2 --db t.db --junit junit.xml
+assert_contains out "## dipmap compare: INCONCLUSIVE"
+assert_contains out "### Inconclusive because"
+assert_contains out "3 cells without enough data (need 10 valid pairs and 80% coverage)"
+assert_contains out "1k @ 50% (4 pairs, 100% coverage)"
+xmllint --noout junit.xml || fail "junit.xml is not well-formed"
+[ "$(xmllint --xpath 'count(//testcase/skipped)' junit.xml)" = 4 ] ||
+    fail "3 cells + overall should be skipped (the length has 12 pairs)"
+[ "$(xmllint --xpath 'count(//testcase[@name="all depths"]/skipped)' junit.xml)" = 0 ] ||
+    fail "the length has enough pairs"
+expect_code 0 "$DIPMAP" compare r1 r2 --db t.db --min-pairs 4
+assert_contains out "## dipmap compare: PASS"
+# a run that does not exist is an input error
+expect_code 2 "$DIPMAP" compare r1 nope --db t.db
+assert_contains err "t.db: no run named 'nope'"
