@@ -470,6 +470,8 @@ struct seq {
     struct seq_item *it;
     size_t nr;
     size_t hard, filler, filler_dropped;
+    long pre_docs; /* tokens of the request before the documents block */
+    long fixed;    /* tokens of the request without distractors */
     uint64_t last_used;
 };
 
@@ -669,6 +671,9 @@ static long count_request(struct prompt_builder *b, const struct built_prompt *p
     return c < 0 ? -1 : a + c;
 }
 
+/* Chunks with fewer words are never trimmed (see select_items()). */
+#define MIN_TRIM_WORDS 8
+
 /* Word-end byte offsets of text (positions just after each word). */
 static size_t word_ends(const char *s, size_t n, size_t **out)
 {
@@ -695,7 +700,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
                         struct strbuf *err)
 {
     const struct question *q = s->q;
-    size_t i, alloc = 0;
+    size_t i, alloc = 0, skipped = 0;
     long sum = 0;
 
     for (i = 0; i < s->nr; i++)
@@ -724,9 +729,19 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
             sum += cost;
             continue;
         }
-        /* trim: the longest word prefix whose block fits the rest */
+        /*
+         * Trim: the longest word prefix whose block fits the rest. A chunk of
+         * a few words (a key-value pair, a one-line fact) is not cut in half:
+         * a later chunk that fits whole is looked for instead.
+         */
         {
             size_t *ends, nw = word_ends(c->text, c->text_len, &ends), lo = 0, hi = nw;
+            if (nw < MIN_TRIM_WORDS) {
+                free(ends);
+                if (++skipped > 64)
+                    break;
+                continue;
+            }
             long best_cost = -1;
             size_t best = 0;
             /* binary search over the number of words kept (1..nw-1) */
@@ -755,7 +770,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
         }
         break;
     }
-    if (budget - sum > 0 && i >= f->nr && budget - sum > budget / 200 + 16) {
+    if (i >= f->nr && budget - sum > budget / 200 + 16) {
         strbuf_addf(err,
                     "question %s: not enough distractor material for %ld tokens (%zu hard "
                     "negatives, %zu eligible filler chunks%s)",
@@ -810,6 +825,19 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
         goto fail;
     }
     budget = r->target_len - fixed;
+    s->fixed = fixed;
+    {
+        /* tokens before the documents: gives each trial's gold offset from cached counts */
+        size_t docs_at = tmp->gold_start, sys = r->chat ? 0 : tmp->text.len - tmp->user.len;
+        long a = 0;
+        if (r->chat && tmp->system.len &&
+            (a = count_text(b, tmp->system.buf, tmp->system.len, err)) < 0)
+            goto fail;
+        s->pre_docs = count_text(b, r->chat ? tmp->user.buf : tmp->text.buf, docs_at + sys, err);
+        if (s->pre_docs < 0)
+            goto fail;
+        s->pre_docs += a;
+    }
     /*
      * Converge on the exact count: cached block costs are not exactly additive
      * (token merges at boundaries, document numbers), so count the whole
@@ -891,22 +919,14 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     out->realized_len = count_request(b, out, r->chat, err);
     if (out->realized_len < 0)
         goto cleanup;
-    {
-        long pre = 0;
-        if (r->chat && out->system.len) {
-            pre = count_text(b, out->system.buf, out->system.len, err);
-            if (pre < 0)
-                goto cleanup;
-            out->gold_offset = count_text(b, out->user.buf, out->gold_start, err);
-        } else {
-            size_t off = out->gold_start + (r->chat ? 0 : out->text.len - out->user.len);
-            const char *base = r->chat ? out->user.buf : out->text.buf;
-            out->gold_offset = count_text(b, base, off, err);
-        }
-        if (out->gold_offset < 0)
-            goto cleanup;
-        out->gold_offset += pre;
-    }
+    /*
+     * From cached counts, scaled by the real distractor tokens (standalone
+     * block counts are slightly biased): exact to a few tokens.
+     */
+    out->gold_offset = s->pre_docs;
+    if (total > 0 && out->realized_len > s->fixed)
+        out->gold_offset +=
+            (long)((double)before * (double)(out->realized_len - s->fixed) / (double)total + 0.5);
     out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
     out->docs_nr = s->nr + r->q->gold_nr;
     out->gold_index = k;

@@ -87,7 +87,8 @@ struct built_prompt {
     struct strbuf text;    /* completion rendering */
     long realized_len;     /* exact token count of the request (chat or completion, per request) */
     double realized_depth; /* fraction of distractor tokens before the gold block, 0..1 */
-    long gold_offset;      /* token offset of the gold block's start in the request */
+    long gold_offset; /* token offset of the gold block in the request (from cached counts: exact up
+                         to merges at block boundaries, i.e. a few tokens) */
     size_t gold_start, gold_end;     /* byte range of the gold block (all gold chunks) in user */
     size_t docs_nr;                  /* documents in the prompt, gold included */
     size_t gold_index;               /* 0-based document position of the first gold chunk */

@@ -1,0 +1,461 @@
+/*
+ * Templates and the position-swap builder: template errors, and the six
+ * builder invariants as property tests over (question, length, depth, repeat)
+ * combinations on the shipped datasets with cl100k_base and tokenizer.json
+ * tokenizers. Run from the repository root (make test does).
+ */
+#include <stdint.h>
+
+#include "test.h"
+
+#include "dataset.h"
+#include "prompt.h"
+#include "strbuf.h"
+#include "tokenizer.h"
+#include "trial.h"
+#include "usage.h"
+
+static struct strbuf captured = STRBUF_INIT;
+static void capture(const char *prefix, const char *msg)
+{
+    (void)prefix;
+    strbuf_addstr(&captured, msg);
+    strbuf_addch(&captured, '\n');
+}
+
+static int template_error(const char *text, const char *want)
+{
+    struct prompt_template t;
+    int rc;
+    strbuf_reset(&captured);
+    usage_set_hook(capture);
+    rc = prompt_template_parse(&t, "prompts/t.txt", text);
+    usage_set_hook(NULL);
+    if (rc == 0) {
+        prompt_template_release(&t);
+        fprintf(stderr, "  template unexpectedly accepted: %s\n", text);
+        return 0;
+    }
+    if (!strstr(captured.buf, want)) {
+        fprintf(stderr, "  message '%s' lacks '%s'\n", captured.buf, want);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_template_parse(void)
+{
+    struct prompt_template t;
+    CHECK_INT(prompt_template_parse(&t, "x.txt",
+                                    "# comment\n[system]\nBe brief.\n\n[user]\nDocs:\n{documents}\n"
+                                    "Q: {question} {{literal}}\n[document]\nDoc [{index}] {title}: "
+                                    "{text}\n[separator]\n,\\n\n"),
+              0);
+    CHECK_STR(t.system, "Be brief.");
+    CHECK_STR(t.user, "Docs:\n{documents}\nQ: {question} {{literal}}");
+    CHECK_STR(t.document, "Doc [{index}] {title}: {text}");
+    CHECK_STR(t.separator, ",\n");
+    CHECK_INT(strlen(t.sha256), 64);
+    prompt_template_release(&t);
+
+    CHECK(template_error("[user]\n{documents}\n[document]\n{text}\n",
+                         "prompts/t.txt:1: [user] has no {question} placeholder"));
+    CHECK(template_error("[user]\nQ: {question}\n\n[document]\n{text}\n",
+                         "prompts/t.txt:1: [user] must contain {documents} exactly once"));
+    CHECK(template_error("[system]\nx\n[user]\n{documents}\n{question}\n[document]\n{title}\n",
+                         "prompts/t.txt:6: [document] must contain {text} exactly once"));
+    CHECK(template_error("[user]\n{documents}\n{question} {answer}\n[document]\n{text}\n",
+                         "prompts/t.txt:3: [user]: unknown placeholder {answer}"));
+    CHECK(template_error("[user]\n{documents}\n{question}\n", "prompts/t.txt:3: no [document]"));
+    CHECK(template_error("[user]\n{documents}\n{question}\n[document]\n{text}\n[footer]\nx\n",
+                         "prompts/t.txt:6: unknown section [footer]"));
+    CHECK(template_error("hello\n[user]\n{documents}{question}\n[document]\n{text}\n",
+                         "prompts/t.txt:1: text before the first section header"));
+    CHECK(template_error("[user]\n{documents} { {question}\n[document]\n{text}\n",
+                         "prompts/t.txt:2: [user]: a lone '{'"));
+}
+
+static void test_shipped_templates(void)
+{
+    const char *names[] = {"qa", "qa-both", "kv", "needle"};
+    size_t i;
+    for (i = 0; i < 4; i++) {
+        struct prompt_template t;
+        struct strbuf p = STRBUF_INIT;
+        CHECK_INT(prompt_template_resolve(names[i], &p), 0);
+        CHECK_INT(prompt_template_load(&t, p.buf), 0);
+        if (i == 1) { /* question before and after the documents */
+            const char *a = strstr(t.user, "{question}"), *d = strstr(t.user, "{documents}");
+            CHECK(a && d && a < d && strstr(d, "{question}"));
+        }
+        prompt_template_release(&t);
+        strbuf_release(&p);
+    }
+}
+
+/* ---- property tests ---- */
+
+struct fixture {
+    struct golden_set gs;
+    struct haystack hay;
+    struct prompt_template tpl;
+    struct tokenizer *tk;
+    struct prompt_builder *b;
+};
+
+static int fixture_init(struct fixture *f, const char *set, const char *hay, const char *tpl,
+                        const char *tok)
+{
+    struct strbuf err = STRBUF_INIT, p = STRBUF_INIT;
+    memset(f, 0, sizeof(*f));
+    if (golden_set_load(&f->gs, set) < 0 || haystack_load(&f->hay, hay) < 0)
+        return -1;
+    prompt_template_resolve(tpl, &p);
+    if (prompt_template_load(&f->tpl, p.buf) < 0)
+        return -1;
+    f->tk = tokenizer_load(tok, &err);
+    if (!f->tk) {
+        fprintf(stderr, "  tokenizer %s: %s\n", tok, err.buf);
+        return -1;
+    }
+    f->b = prompt_builder_new(f->tk, &f->tpl, &f->hay);
+    strbuf_release(&err);
+    strbuf_release(&p);
+    return 0;
+}
+
+static void fixture_release(struct fixture *f)
+{
+    prompt_builder_free(f->b);
+    tokenizer_free(f->tk);
+    prompt_template_release(&f->tpl);
+    haystack_release(&f->hay);
+    golden_set_release(&f->gs);
+}
+
+/* The user text without the gold block and one adjoining separator, digits folded. */
+static void without_gold(const struct built_prompt *p, const char *sep, int fold_digits,
+                         struct strbuf *out)
+{
+    size_t s = p->gold_start, e = p->gold_end, sl = strlen(sep), i;
+    strbuf_reset(out);
+    if (e + sl <= p->user.len && !memcmp(p->user.buf + e, sep, sl) &&
+        p->gold_index + 1 < p->docs_nr)
+        e += sl;
+    else if (s >= sl && !memcmp(p->user.buf + s - sl, sep, sl))
+        s -= sl;
+    for (i = 0; i < p->user.len; i++) {
+        char c = p->user.buf[i];
+        if (i >= s && i < e)
+            continue;
+        if (fold_digits && c >= '0' && c <= '9') {
+            if (!out->len || out->buf[out->len - 1] != '#')
+                strbuf_addch(out, '#');
+            continue;
+        }
+        strbuf_addch(out, c);
+    }
+}
+
+static size_t count_occurrences(const struct strbuf *hay, const char *needle)
+{
+    size_t n = 0, len = strlen(needle);
+    const char *p = hay->buf;
+    while ((p = strstr(p, needle))) {
+        n++;
+        p += len;
+    }
+    return n;
+}
+
+/*
+ * Order-insensitive fingerprint of the distractor set: the sum of the hashes
+ * of the lines without the gold block (a trailing ',' of a key-value line is
+ * ignored, since only the last pair lacks it).
+ */
+static uint64_t docs_fingerprint(const struct built_prompt *p, const char *sep)
+{
+    struct strbuf rest = STRBUF_INIT;
+    uint64_t sum = 0;
+    const char *s, *e;
+    without_gold(p, sep, 1, &rest);
+    for (s = rest.buf;; s = e + 1) {
+        uint64_t h = 1469598103934665603ULL;
+        const char *end;
+        e = strchr(s, '\n');
+        if (!e)
+            e = s + strlen(s);
+        end = e;
+        while (end > s && (end[-1] == ',' || end[-1] == ' '))
+            end--;
+        for (; s < end; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+        sum += h;
+        if (!*e)
+            break;
+    }
+    strbuf_release(&rest);
+    return sum;
+}
+
+struct stats {
+    int builds;
+    double worst_len_err;
+};
+
+/*
+ * For one (question, length): build every depth 0..100 step 10 for repeats
+ * 0 and 1 and check invariants 1, 2, 3, 5 and 6.
+ */
+static void check_key(struct fixture *f, const struct question *q, long length, int fold,
+                      struct stats *st)
+{
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    struct strbuf err = STRBUF_INIT, ref = STRBUF_INIT, cur = STRBUF_INIT;
+    uint64_t fp[2] = {0, 0};
+    int r, d;
+    const char *sep = f->tpl.separator;
+    struct strbuf order0 = STRBUF_INIT;
+
+    for (r = 0; r < 2; r++) {
+        double last_depth = -1;
+        for (d = 0; d <= 100; d += 10) {
+            struct prompt_request req = {q, length, d * 100, r, 7, 100, 1};
+            double err_pct;
+            if (prompt_build(f->b, &req, &bp, &err) < 0) {
+                fprintf(stderr, "  build %s %ld %d %d: %s\n", q->id, length, d, r, err.buf);
+                test_failed_ = 1;
+                goto out;
+            }
+            st->builds++;
+            /* (6) length within 1% */
+            err_pct = 100.0 * (double)labs(bp.realized_len - length) / (double)length;
+            if (err_pct > st->worst_len_err)
+                st->worst_len_err = err_pct;
+            CHECK(err_pct <= 1.0);
+            /* (2) the gold chunk exactly once */
+            CHECK_INT(count_occurrences(&bp.user, q->gold[0].text), 1);
+            CHECK(bp.gold_end > bp.gold_start &&
+                  !memcmp(bp.user.buf + bp.gold_start + (bp.gold_end - bp.gold_start) -
+                              q->gold[0].text_len,
+                          q->gold[0].text, q->gold[0].text_len));
+            /* (3) monotone depth, edges first/last */
+            CHECK(bp.realized_depth >= last_depth);
+            last_depth = bp.realized_depth;
+            if (d == 0) {
+                CHECK_INT(bp.gold_index, 0);
+                CHECK_NEAR(bp.realized_depth, 0.0, 1e-12);
+            }
+            if (d == 100) {
+                CHECK_INT(bp.gold_index + q->gold_nr, bp.docs_nr);
+                CHECK_NEAR(bp.realized_depth, 1.0, 1e-12);
+            }
+            CHECK(bp.gold_offset > 0 && bp.gold_offset < bp.realized_len);
+            if (d == 50 && r == 0) { /* the offset estimate against an exact count */
+                long exact = tokenizer_count(f->tk, bp.system.buf, bp.system.len) +
+                             tokenizer_count(f->tk, bp.user.buf, bp.gold_start);
+                if (labs(exact - bp.gold_offset) > length / 500 + 5)
+                    fprintf(stderr, "  gold offset %ld, exact %ld\n", bp.gold_offset, exact);
+                CHECK(labs(exact - bp.gold_offset) <= length / 500 + 5);
+            }
+            /* (1) the rest of the prompt identical at every depth */
+            without_gold(&bp, sep, fold, d == 0 ? &ref : &cur);
+            if (d != 0 && (cur.len != ref.len || memcmp(cur.buf, ref.buf, ref.len))) {
+                fprintf(stderr, "  %s %ld repeat %d: distractors differ at depth %d\n", q->id,
+                        length, r, d);
+                test_failed_ = 1;
+            }
+        }
+        /* (5) same distractor set, different order across repeats */
+        fp[r] = docs_fingerprint(&bp, sep);
+        if (r == 0) {
+            strbuf_reset(&order0);
+            strbuf_add(&order0, ref.buf, ref.len);
+        } else if (bp.docs_nr > 3) {
+            CHECK(ref.len != order0.len || memcmp(ref.buf, order0.buf, ref.len) != 0);
+        }
+    }
+    CHECK(fp[0] == fp[1]);
+out:
+    built_prompt_release(&bp);
+    strbuf_release(&err);
+    strbuf_release(&ref);
+    strbuf_release(&cur);
+    strbuf_release(&order0);
+}
+
+static void run_properties(const char *set, const char *hay, const char *tpl, const char *tok,
+                           const long *lengths, size_t nl, size_t questions, size_t q64)
+{
+    struct fixture f;
+    struct stats st = {0, 0};
+    size_t i, li;
+    if (fixture_init(&f, set, hay, tpl, tok) < 0) {
+        test_failed_ = 1;
+        return;
+    }
+    for (li = 0; li < nl; li++) {
+        size_t nq = lengths[li] >= 65536 ? q64 : questions;
+        for (i = 0; i < nq && i < f.gs.nr; i++) {
+            /* spread over the set */
+            const struct question *q = &f.gs.q[(i * 397) % f.gs.nr];
+            check_key(&f, q, lengths[li], strstr(f.tpl.document, "{index}") != NULL, &st);
+        }
+    }
+    fprintf(stderr, "  %s / %s / %s: %d prompts, worst length error %.3f%%\n", set, tpl, tok,
+            st.builds, st.worst_len_err);
+    fixture_release(&f);
+}
+
+#define PINNED_SHA "8b7e6f1b752ee8a31a0cfeb34c18b99677eee9ca64d453c4da3dbf9b7fe003fa"
+
+static const long L3[] = {8192, 32768, 65536};
+
+static void test_invariants_nq_cl100k(void)
+{
+    run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa",
+                   "cl100k_base", L3, 3, 3, 1);
+}
+
+static void test_invariants_nq_both_o200k(void)
+{
+    static const long l[] = {4096, 8192};
+    run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa-both",
+                   "o200k_base", l, 2, 3, 0);
+}
+
+static void test_invariants_needle_qwen3(void)
+{
+    struct strbuf p = STRBUF_INIT;
+    strbuf_addf(&p, "%s/data/tokenizer/qwen3/tokenizer.json", test_shared_dir());
+    run_properties("datasets/needle.jsonl", "datasets/nq-haystack.jsonl.gz", "needle", p.buf, L3, 3,
+                   3, 1);
+    strbuf_release(&p);
+}
+
+static void test_invariants_nq_gpt2(void)
+{
+    struct strbuf p = STRBUF_INIT;
+    strbuf_addf(&p, "%s/data/tokenizer/gpt2/tokenizer.json", test_shared_dir());
+    run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa", p.buf, L3, 3,
+                   2, 1);
+    strbuf_release(&p);
+}
+
+static void test_invariants_kv(void)
+{
+    static const long l[] = {8192, 32768};
+    run_properties("datasets/kv.jsonl", "datasets/kv-haystack.jsonl.gz", "kv", "cl100k_base", l, 2,
+                   3, 0);
+}
+
+/* (4) same seed: byte-identical prompts from a fresh builder, and a pinned hash. */
+static void test_deterministic(void)
+{
+    struct fixture f1, f2;
+    struct built_prompt a = BUILT_PROMPT_INIT, b = BUILT_PROMPT_INIT;
+    struct strbuf err = STRBUF_INIT;
+    const struct question *q;
+    int d;
+    if (fixture_init(&f1, "datasets/needle.jsonl", "datasets/nq-haystack.jsonl.gz", "needle",
+                     "cl100k_base") < 0 ||
+        fixture_init(&f2, "datasets/needle.jsonl", "datasets/nq-haystack.jsonl.gz", "needle",
+                     "cl100k_base") < 0) {
+        test_failed_ = 1;
+        return;
+    }
+    q = golden_set_find(&f1.gs, "needle-0001");
+    CHECK(q != NULL);
+    for (d = 0; q && d <= 100; d += 25) {
+        struct prompt_request r1 = {q, 8192, d * 100, 1, 42, 100, 1};
+        struct prompt_request r2 = {
+            golden_set_find(&f2.gs, "needle-0001"), 8192, d * 100, 1, 42, 100, 1};
+        CHECK_INT(prompt_build(f1.b, &r1, &a, &err), 0);
+        CHECK_INT(prompt_build(f2.b, &r2, &b, &err), 0);
+        CHECK_STR(a.sha256, b.sha256);
+        CHECK_INT(a.user.len, b.user.len);
+        CHECK(!strcmp(a.user.buf, b.user.buf));
+        CHECK_INT(a.realized_len, b.realized_len);
+        r1.seed = 43; /* another seed: another prompt */
+        CHECK_INT(prompt_build(f1.b, &r1, &a, &err), 0);
+        CHECK(strcmp(a.sha256, b.sha256) != 0);
+    }
+    /*
+     * Pinned across machines: regenerate only when the shipped needle set,
+     * haystack, template or the builder's placement rules change on purpose.
+     */
+    {
+        struct prompt_request r = {q, 8192, 5000, 0, 0, 100, 1};
+        CHECK_INT(prompt_build(f1.b, &r, &a, &err), 0);
+        fprintf(stderr, "  pinned prompt sha256 %s (%ld tokens)\n", a.sha256, a.realized_len);
+        CHECK_STR(a.sha256, PINNED_SHA);
+    }
+    built_prompt_release(&a);
+    built_prompt_release(&b);
+    strbuf_release(&err);
+    fixture_release(&f1);
+    fixture_release(&f2);
+}
+
+/* Completion rendering is counted as one string; chat as system + user. */
+static void test_completion_and_errors(void)
+{
+    struct fixture f;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    struct strbuf err = STRBUF_INIT;
+    if (fixture_init(&f, "datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa",
+                     "cl100k_base") < 0) {
+        test_failed_ = 1;
+        return;
+    }
+    {
+        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 0};
+        CHECK_INT(prompt_build(f.b, &r, &bp, &err), 0);
+        CHECK_INT(bp.realized_len, tokenizer_count(f.tk, bp.text.buf, bp.text.len));
+        CHECK(labs(bp.realized_len - 8192) <= 82);
+        CHECK(!strncmp(bp.text.buf, bp.system.buf, bp.system.len));
+        CHECK(!strcmp(bp.text.buf + bp.system.len + 2, bp.user.buf));
+    }
+    {
+        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 1};
+        CHECK_INT(prompt_build(f.b, &r, &bp, &err), 0);
+        CHECK_INT(bp.realized_len, tokenizer_count(f.tk, bp.system.buf, bp.system.len) +
+                                       tokenizer_count(f.tk, bp.user.buf, bp.user.len));
+    }
+    {
+        struct prompt_request r = {&f.gs.q[3], 50, 0, 0, 1, 100, 1};
+        strbuf_reset(&err);
+        CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
+        CHECK(strstr(err.buf, "below the size of the template") != NULL);
+    }
+    {
+        struct prompt_request r = {&f.gs.q[3], 8192, 10001, 0, 1, 100, 1};
+        strbuf_reset(&err);
+        CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
+    }
+    {
+        /* more than the haystack holds */
+        struct prompt_request r = {&f.gs.q[3], 4L * 1024 * 1024, 0, 0, 1, 100, 1};
+        strbuf_reset(&err);
+        CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
+        CHECK(strstr(err.buf, "not enough distractor material") != NULL);
+    }
+    built_prompt_release(&bp);
+    strbuf_release(&err);
+    fixture_release(&f);
+}
+
+int main(void)
+{
+    RUN(test_template_parse);
+    RUN(test_shipped_templates);
+    RUN(test_invariants_nq_cl100k);
+    RUN(test_invariants_nq_gpt2);
+    RUN(test_invariants_nq_both_o200k);
+    RUN(test_invariants_needle_qwen3);
+    RUN(test_invariants_kv);
+    RUN(test_deterministic);
+    RUN(test_completion_and_errors);
+    strbuf_release(&captured);
+    return TEST_EXIT();
+}
