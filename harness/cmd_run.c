@@ -65,20 +65,21 @@ static char *identity_settings(const struct run_opts *o, const long *lengths, si
     char *text, *ret;
     size_t i;
 
-    arr = cJSON_AddArrayToObject(root, "lengths");
-    for (i = 0; i < nl; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lengths[i]));
+    /* Keys in sorted order: the store keeps settings canonical and compares them as text. */
+    cJSON_AddBoolToObject(root, "completions", o->completions);
     arr = cJSON_AddArrayToObject(root, "depths_bp");
     for (i = 0; i < nd; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(depths[i]));
-    cJSON_AddNumberToObject(root, "repeats", (double)o->repeats);
+    arr = cJSON_AddArrayToObject(root, "lengths");
+    for (i = 0; i < nl; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lengths[i]));
     cJSON_AddNumberToObject(root, "max-tokens", (double)o->max_tokens);
     cJSON_AddStringToObject(root, "max-tokens-field", o->max_tokens_field);
+    cJSON_AddNumberToObject(root, "repeats", (double)o->repeats);
+    cJSON_AddStringToObject(root, "scorer", scorer);
+    cJSON_AddNumberToObject(root, "seed", (double)o->seed);
     cJSON_AddNumberToObject(root, "temperature", o->temperature);
     cJSON_AddNumberToObject(root, "top-p", o->top_p);
-    cJSON_AddNumberToObject(root, "seed", (double)o->seed);
-    cJSON_AddStringToObject(root, "scorer", scorer);
-    cJSON_AddBoolToObject(root, "completions", o->completions);
     text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text)
@@ -795,7 +796,7 @@ int cmd_run(int argc, const char **argv)
             goto cleanup;
         }
         if (pinfo.model_listed == 0)
-            warning("model '%s' is not listed by the endpoint; sending anyway", o.model);
+            warning("model '%s' is not listed by the endpoint; probing with one request", o.model);
         if (pinfo.context > 0 && max_len + o.max_tokens > pinfo.context) {
             if (o.context_check) {
                 error("run: length %ld plus --max-tokens %ld needs %ld tokens, but the server's "
@@ -854,6 +855,7 @@ int cmd_run(int argc, const char **argv)
     rc.max_tokens = o.max_tokens;
     rc.chat = !o.completions;
     rc.store_prompts = o.store_prompts;
+    rc.probe_first = pinfo.model_listed != 1;
     rc.concurrency = (int)o.concurrency;
     rc.rpm = (double)o.rpm;
     rc.tpm = (double)o.tpm;

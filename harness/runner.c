@@ -158,6 +158,7 @@ struct runner {
     int lines; /* plain progress lines */
     int bar_drawn;
     int warned_mismatch;
+    int probing; /* probe_first: no second request before the first answer */
 };
 
 static double wall_now(void)
@@ -471,6 +472,8 @@ static double schedule(struct runner *r, double now)
     double next = MAX_POLL_MS;
     int i;
 
+    if (r->probing)
+        limit = 1;
     if (r->stop)
         return next;
     for (i = 0; i < r->nslots && !r->stop; i++) {
@@ -589,6 +592,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     long before = r->aimd.decreases;
     double in, out;
 
+    r->probing = 0;
     client_aimd_update(&r->aimd, resp, now);
     if (r->aimd.decreases > before) {
         r->res->window_decreases++;
@@ -714,6 +718,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     client_bucket_init(&r.rpm, cfg->rpm, r.start_ms);
     client_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
     r.last_flush_ms = r.last_progress_ms = r.start_ms;
+    r.probing = cfg->probe_first;
     if (cfg->progress == RUNNER_PROGRESS_BAR ||
         (cfg->progress == RUNNER_PROGRESS_AUTO && isatty(STDERR_FILENO)))
         r.bar = 1;

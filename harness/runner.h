@@ -58,6 +58,12 @@ struct runner_config {
     long max_tokens;                   /* answer budget per request */
     int chat;                          /* 1 chat completions, 0 legacy completions */
     int store_prompts;                 /* store rendered prompts content-addressed */
+    /*
+     * Send one request and wait for its answer before filling the window
+     * (when the preflight could not confirm the model: a fatal answer then
+     * stops the run after one request instead of a window full).
+     */
+    int probe_first;
 
     int concurrency;       /* maximum (and initial) requests in flight, >= 1 */
     double rpm, tpm;       /* per-minute limits, <= 0 none */

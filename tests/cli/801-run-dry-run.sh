@@ -1,0 +1,19 @@
+# dipmap run --dry-run: matrix size, prompt tokens per length and cost; sends nothing, needs no endpoint.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/data/run/lib.sh"
+make_kv 4
+start_sim sim --dataset golden.jsonl
+run_args
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --repeats 2 \
+    --dry-run --price-in 1 --price-out 2 --max-tokens 100 --db t.db
+assert_contains out "trials: 80 = 4 questions x 2 lengths x 5 depths x 2 repeats"
+assert_contains out "length 1024: 40 trials, 40,960 prompt tokens"
+assert_contains out "length 2048: 40 trials, 81,920 prompt tokens"
+# 122,880 prompt tokens at $1/M + 80 x 100 completion tokens at $2/M = $0.12 + $0.016
+assert_contains out "122,880 prompt tokens"
+assert_contains out "\$0.14"
+[ ! -s sim.log ] || fail "dry-run sent requests: $(cat sim.log)"
+[ ! -e t.db ] || fail "dry-run created the store"
+# no endpoint or model needed; a shard shows its share
+expect_code 0 "$DIPMAP" run --dataset golden.jsonl --lengths 1k --depths 0,50,100 --shard 1/2 --dry-run
+assert_contains out "trials: 6"
