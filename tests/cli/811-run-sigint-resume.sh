@@ -1,0 +1,47 @@
+# SIGINT stops scheduling, waits for the requests in flight, commits, prints how to resume and
+# exits 130; the resume completes the matrix with no trial sent twice.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/data/run/lib.sh"
+make_kv 4
+start_sim sim --dataset golden.jsonl --latency-ms 150
+run_args
+"$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run int --concurrency 2 \
+    >out1 2>err1 &
+pid=$!
+sleep 1.2
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || { cat err1 >&2; fail "exit $rc after SIGINT, expected 130"; }
+assert_contains err1 "interrupted"
+assert_contains err1 "hint: resume with: dipmap run"
+assert_contains out1 "run int: interrupted"
+n1=$(q t.db "select count(*) from trials")
+[ "$n1" -gt 0 ] && [ "$n1" -lt 44 ] || fail "expected a partial run, got $n1 trials"
+[ "$(q t.db "select status from runs where name='int'")" = interrupted ] || fail "status not interrupted"
+# every request that went out was waited for and stored
+[ "$(grep -c '/completions' sim.log)" = "$n1" ] || fail "in-flight requests lost: $(grep -c /completions sim.log) sent, $n1 stored"
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run int --concurrency 4
+assert_contains out "trials: 44 of 44 done ($((44 - n1)) this time, $n1 kept from before)"
+[ "$(q t.db "select count(*) from trials")" = 44 ] || fail "expected 44 trials"
+[ "$(q t.db "select count(distinct question_id||'/'||length||'/'||depth_bp||'/'||repeat) from trials")" = 44 ] ||
+    fail "duplicate trials"
+[ "$(grep -c '/completions' sim.log)" = 44 ] || fail "a finished trial was sent again"
+[ "$(q t.db "select status from runs where name='int'")" = complete ] || fail "status not complete"
+# a second signal exits at once, even with a slow request in flight
+start_sim slow --dataset golden.jsonl --latency-ms 5000
+run_args
+"$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0:100:10 --db t.db --run int2 --concurrency 1 \
+    >out2 2>err2 &
+pid=$!
+sleep 0.8
+kill -INT $pid
+sleep 0.3
+t0=$(date +%s.%N)
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || fail "exit $rc after two SIGINTs"
+python3 -c "import sys; sys.exit(0 if $(date +%s.%N) - $t0 < 1.0 else 1)" || fail "second SIGINT did not exit at once"
+assert_contains err2 "interrupted again"
+[ "$(q t.db "pragma integrity_check")" = ok ] || fail "store corrupted"
