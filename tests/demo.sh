@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make demo: the whole pipeline offline. Starts `dipmap serve-sim` with two
+# simulated models (a baseline and a candidate whose middle-of-context dip is
+# deeper), maps both at 8k and 32k tokens x 11 depths, compares them, writes a
+# report, stops the server (also on failure or Ctrl-C) and says where
+# everything is. Each invocation uses fresh run names (demo-<time>-base and
+# demo-<time>-cand) in reports/demo.db, so `make demo` can run any number of times.
+set -euo pipefail
+bin=${1:?usage: tests/demo.sh DIPMAP_BINARY}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+dataset=${DEMO_DATASET:-datasets/needle.jsonl}
+haystack=${DEMO_HAYSTACK:-datasets/nq-haystack.jsonl.gz}
+lengths=${DEMO_LENGTHS:-8k,32k}
+db=${DEMO_DB:-reports/demo.db}
+stamp=$(date -u +%Y%m%d-%H%M%S)
+base_run="demo-$stamp-base"
+cand_run="demo-$stamp-cand"
+mkdir -p reports
+start=$(date +%s)
+
+say() { printf '\033[1mdemo:\033[0m %s\n' "$*"; }
+
+portfile=$(mktemp)
+sim_pid=
+cleanup() {
+    if [ -n "$sim_pid" ] && kill -0 "$sim_pid" 2>/dev/null; then
+        kill -TERM "$sim_pid" 2>/dev/null || true
+        wait "$sim_pid" 2>/dev/null || true
+    fi
+    rm -f "$portfile"
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT TERM
+
+say "starting the simulated model server (two models: demo-base and demo-cand)"
+"$bin" serve-sim --port 0 --dataset "$dataset" \
+    --model demo-base:edge=0.95,dip=0.15,shape=1.6,seed=7 \
+    --model demo-cand:edge=0.95,dip=0.50,shape=1.6,seed=7 >"$portfile" &
+sim_pid=$!
+for _ in $(seq 1 100); do
+    [ -s "$portfile" ] && break
+    kill -0 "$sim_pid" 2>/dev/null || { say "serve-sim failed to start"; exit 3; }
+    sleep 0.1
+done
+port=$(head -n 1 "$portfile")
+endpoint="http://127.0.0.1:$port"
+say "serve-sim listening on $endpoint"
+
+common=(--endpoint "$endpoint" --dataset "$dataset" --haystack "$haystack" --lengths "$lengths"
+    --depths 0:100:10 --concurrency 16 --db "$db" --progress lines --progress-interval 5)
+
+say "mapping demo-base ($lengths x 11 depths) as run $base_run"
+"$bin" run "${common[@]}" --model demo-base --run "$base_run" --tag demo
+say "mapping demo-cand ($lengths x 11 depths) as run $cand_run"
+"$bin" run "${common[@]}" --model demo-cand --run "$cand_run" --tag demo
+
+kill -TERM "$sim_pid" 2>/dev/null || true
+wait "$sim_pid" 2>/dev/null || true
+sim_pid=
+
+say "comparing $cand_run against $base_run"
+set +e
+"$bin" compare "$base_run" "$cand_run" --db "$db" --out "reports/$cand_run-vs-base" \
+    >"reports/$cand_run-vs-base.md"
+verdict_code=$?
+set -e
+case $verdict_code in
+0) verdict="PASS (no significant regression)" ;;
+1) verdict="FAIL (significant regression in the middle of the context)" ;;
+4) verdict="INCONCLUSIVE" ;;
+*) say "compare failed with exit code $verdict_code"; exit "$verdict_code" ;;
+esac
+
+say "writing reports"
+"$bin" report "$base_run" --db "$db" --out "reports/$base_run"
+"$bin" report "$cand_run" --db "$db" --out "reports/$cand_run"
+
+end=$(date +%s)
+echo
+say "done in $((end - start)) s"
+echo "  verdict (candidate vs baseline): $verdict   [compare exit code $verdict_code]"
+echo "  baseline report:  reports/$base_run/report.html"
+echo "  candidate report: reports/$cand_run/report.html"
+echo "  U-curves:         reports/$base_run/ucurve.svg  reports/$cand_run/ucurve.svg"
+echo "  heatmaps:         reports/$base_run/heatmap.svg reports/$cand_run/heatmap.svg"
+echo "  comparison:       reports/$cand_run-vs-base/"
+echo "  store:            $db  (dipmap runs --db $db)"
