@@ -1,0 +1,309 @@
+/*
+ * Golden set and haystack loading: valid files, gzip, every bad-input case
+ * with its file:line:field message (cases in tests/data/datasets/), chunk
+ * hygiene, normalisation and write/load round trips. Run from the repo root.
+ */
+#include <unistd.h>
+#include <zlib.h>
+
+#include "test.h"
+
+#include "dataset.h"
+#include "strbuf.h"
+#include "usage.h"
+
+#define DIR "tests/data/datasets/"
+
+static struct strbuf captured = STRBUF_INIT;
+static void capture(const char *prefix, const char *msg)
+{
+    (void)prefix;
+    strbuf_addstr(&captured, msg);
+}
+
+/* Load path as a golden set (or haystack) expecting failure with exactly msg. */
+static void expect_error(int hay, const char *path, const char *msg)
+{
+    struct golden_set gs;
+    struct haystack h;
+    int rc;
+    strbuf_reset(&captured);
+    usage_set_hook(capture);
+    rc = hay ? haystack_load(&h, path) : golden_set_load(&gs, path);
+    usage_set_hook(NULL);
+    CHECK_INT(rc, -1);
+    CHECK_STR(captured.buf, msg);
+    if (!rc) {
+        if (hay)
+            haystack_release(&h);
+        else
+            golden_set_release(&gs);
+    }
+}
+
+static void test_valid_set(void)
+{
+    struct golden_set gs;
+    const struct question *q;
+    CHECK_INT(golden_set_load(&gs, DIR "valid.jsonl"), 0);
+    CHECK_INT(gs.nr, 2);
+    CHECK_INT(strlen(gs.sha256), 64);
+    q = golden_set_find(&gs, "q1");
+    CHECK(q != NULL);
+    if (q) {
+        CHECK_STR(q->question, "capital of france");
+        CHECK_INT(q->answers.nr, 1);
+        CHECK_STR(q->answers.v[0], "Paris");
+        CHECK_INT(q->gold_nr, 1);
+        CHECK_STR(q->gold[0].title, "T");
+        CHECK_STR(q->gold[0].id, "q1/gold/0");
+        CHECK_INT(q->distractors_nr, 1);
+        CHECK_STR(q->distractors[0].value, "Lyon");
+        CHECK_STR(q->distractors[0].id, "q1/neg/0");
+        CHECK_STR(q->scorer, "litm");
+        CHECK(q->answer_regex == NULL);
+        CHECK_INT(q->line, 1);
+    }
+    q = golden_set_find(&gs, "q2");
+    CHECK(q && q->answers.nr == 2 && q->gold[0].title[0] == '\0' && q->distractors_nr == 0 &&
+          q->gold[0].value == NULL && q->line == 2);
+    CHECK(golden_set_find(&gs, "q3") == NULL);
+    golden_set_release(&gs);
+}
+
+static int gzip_file(const char *src, const char *dst)
+{
+    struct strbuf sb = STRBUF_INIT;
+    gzFile gz;
+    if (strbuf_read_file(&sb, src) < 0)
+        return -1;
+    gz = gzopen(dst, "wb");
+    if (!gz)
+        return -1;
+    gzwrite(gz, sb.buf, (unsigned)sb.len);
+    gzclose(gz);
+    strbuf_release(&sb);
+    return 0;
+}
+
+static void test_gzip(void)
+{
+    struct golden_set a, b;
+    char path[] = "/tmp/dipmap-test-dataset-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_INT(gzip_file(DIR "valid.jsonl", path), 0);
+    CHECK_INT(golden_set_load(&a, DIR "valid.jsonl"), 0);
+    CHECK_INT(golden_set_load(&b, path), 0);
+    CHECK_INT(b.nr, 2);
+    /* the hash is of the content, so compressing does not change it */
+    CHECK_STR(a.sha256, b.sha256);
+    CHECK_STR(b.q[1].gold[0].text, "Madrid is the capital of Spain.");
+    golden_set_release(&a);
+    golden_set_release(&b);
+    unlink(path);
+}
+
+static void test_bad_inputs(void)
+{
+    expect_error(0, DIR "dup-id.jsonl",
+                 DIR "dup-id.jsonl:3: \"id\": duplicate question id \"q1\" (first on line 1)");
+    expect_error(0, DIR "empty-text.jsonl",
+                 DIR "empty-text.jsonl:3: \"gold\"[0].\"text\" must be a non-empty string");
+    expect_error(0, DIR "non-string-answer.jsonl",
+                 DIR "non-string-answer.jsonl:1: \"answers\" must be a non-empty array of strings");
+    expect_error(0, DIR "empty-answers.jsonl",
+                 DIR "empty-answers.jsonl:1: \"answers\" must be a non-empty array of strings");
+    expect_error(0, DIR "bad-utf8.jsonl", DIR "bad-utf8.jsonl:2: invalid UTF-8 at byte 30");
+    expect_error(0, DIR "bad-value.jsonl",
+                 DIR "bad-value.jsonl:1: \"distractors\"[1].\"value\" must be a string");
+    expect_error(0, DIR "bad-json.jsonl", DIR "bad-json.jsonl:1: invalid JSON (near byte 135)");
+    expect_error(0, DIR "not-object.jsonl", DIR "not-object.jsonl:1: must be a JSON object");
+    expect_error(0, DIR "missing-question.jsonl",
+                 DIR "missing-question.jsonl:1: \"question\" must be a non-empty string");
+    expect_error(0, DIR "no-such-file.jsonl",
+                 DIR "no-such-file.jsonl: cannot open: No such file or directory");
+    expect_error(1, DIR "hay-empty-text.jsonl",
+                 DIR "hay-empty-text.jsonl:2: \"text\" must be a non-empty string");
+}
+
+static void test_line_too_long(void)
+{
+    char path[] = "/tmp/dipmap-test-long-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *fp = fdopen(fd, "w");
+    struct strbuf want = STRBUF_INIT;
+    size_t i;
+    fprintf(fp, "{\"id\": \"q1\", \"question\": \"a\", \"answers\": [\"b\"], \"gold\": [{\"text\": "
+                "\"c\"}]}\n{\"id\": \"q2\", \"question\": \"");
+    for (i = 0; i < DATASET_LINE_MAX; i++)
+        fputc('x', fp);
+    fprintf(fp, "\"}\n");
+    fclose(fp);
+    strbuf_addf(&want, "%s:2: line is longer than %d bytes", path, DATASET_LINE_MAX);
+    expect_error(0, path, want.buf);
+    unlink(path);
+    strbuf_release(&want);
+}
+
+static void test_empty_set(void)
+{
+    char path[] = "/tmp/dipmap-test-empty-XXXXXX";
+    int fd = mkstemp(path);
+    struct strbuf want = STRBUF_INIT;
+    CHECK(write(fd, "\n\n", 2) == 2);
+    close(fd);
+    strbuf_addf(&want, "%s: no questions in the golden set", path);
+    expect_error(0, path, want.buf);
+    unlink(path);
+    strbuf_release(&want);
+}
+
+static void test_normalize(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    const char *s = "  The  Wilhelm\xc2\xa0"
+                    "Conrad R\xc3\x96NTGEN!  (a U.S. prize) ";
+    dataset_normalize(&sb, s, strlen(s));
+    CHECK_STR(sb.buf, "wilhelm conrad r\xc3\xb6ntgen us prize");
+    strbuf_reset(&sb);
+    dataset_normalize(&sb, "...", 3);
+    CHECK_STR(sb.buf, "");
+    strbuf_release(&sb);
+}
+
+static void test_hygiene(void)
+{
+    struct golden_set gs;
+    struct haystack h;
+    struct question q;
+    size_t *idx = NULL, nr = 0, dropped = 0, i;
+    struct strbuf n = STRBUF_INIT;
+
+    CHECK_INT(golden_set_load(&gs, DIR "valid.jsonl"), 0);
+    CHECK_INT(haystack_load(&h, DIR "hay.txt"), 0);
+    /* paragraph 2 repeats paragraph 1 up to case, spacing and articles */
+    CHECK_INT(h.nr, 3);
+    CHECK_INT(h.dropped_duplicates, 1);
+    CHECK_STR(h.c[0].id, "hay.txt:1");
+    CHECK_STR(h.c[0].text, "The river flows through the valley and past the old mill. It was built "
+                           "in the eighteenth century.");
+    /* the paragraph naming Paris is never filler for the Paris question */
+    haystack_filter(&h, golden_set_find(&gs, "q1"), &idx, &nr, &dropped);
+    CHECK_INT(nr, 2);
+    CHECK_INT(dropped, 1);
+    for (i = 0; i < nr; i++)
+        CHECK(strstr(h.c[idx[i]].text, "Paris") == NULL);
+    free(idx);
+    haystack_filter(&h, golden_set_find(&gs, "q2"), &idx, &nr, &dropped);
+    CHECK_INT(nr, 3);
+    CHECK_INT(dropped, 0);
+    free(idx);
+
+    /* short answers match whole words only; long ones as substrings */
+    memset(&q, 0, sizeof(q));
+    strvec_init(&q.answers);
+    strvec_push(&q.answers, "2");
+    dataset_normalize(&n, "won in 2017", 11);
+    CHECK_INT(question_leaks_into(&q, n.buf, n.len), 0);
+    strbuf_reset(&n);
+    dataset_normalize(&n, "number 2 won", 12);
+    CHECK_INT(question_leaks_into(&q, n.buf, n.len), 1);
+    strvec_clear(&q.answers);
+    strvec_push(&q.answers, "The Beatles");
+    strbuf_reset(&n);
+    dataset_normalize(&n, "a song by the BEATLES.", 22);
+    CHECK_INT(question_leaks_into(&q, n.buf, n.len), 1);
+    strvec_clear(&q.answers);
+    strbuf_release(&n);
+    haystack_release(&h);
+    golden_set_release(&gs);
+}
+
+static void test_long_paragraph_split(void)
+{
+    char path[] = "/tmp/dipmap-test-hay-XXXXXX.txt";
+    int fd = mkstemps(path, 4), i;
+    FILE *fp = fdopen(fd, "w");
+    struct haystack h;
+    for (i = 0; i < 700; i++)
+        fprintf(fp, "word%d ", i);
+    fputc('\n', fp);
+    fclose(fp);
+    CHECK_INT(haystack_load(&h, path), 0);
+    CHECK_INT(h.nr, 3); /* 200 + 200 + 300 words */
+    CHECK(h.nr == 3 && !strncmp(h.c[1].text, "word200 ", 8));
+    CHECK(h.nr == 3 && !strcmp(h.c[2].text + h.c[2].text_len - 7, "word699"));
+    haystack_release(&h);
+    unlink(path);
+}
+
+static void test_round_trip(void)
+{
+    struct golden_set a, b;
+    struct strbuf out = STRBUF_INIT;
+    struct dataset_writer *w;
+    char path[] = "/tmp/dipmap-test-rt-XXXXXX.jsonl.gz";
+    int fd = mkstemps(path, 9);
+    size_t i;
+    close(fd);
+    CHECK_INT(golden_set_load(&a, DIR "valid.jsonl"), 0);
+    for (i = 0; i < a.nr; i++)
+        question_to_jsonl(&out, &a.q[i]);
+    w = dataset_writer_open(path);
+    CHECK(w != NULL);
+    CHECK_INT(dataset_writer_write(w, out.buf, out.len), 0);
+    CHECK_INT(dataset_writer_close(w), 0);
+    CHECK_INT(golden_set_load(&b, path), 0);
+    CHECK_INT(b.nr, a.nr);
+    for (i = 0; i < a.nr && i < b.nr; i++) {
+        CHECK_STR(b.q[i].id, a.q[i].id);
+        CHECK_STR(b.q[i].question, a.q[i].question);
+        CHECK_STR(b.q[i].gold[0].text, a.q[i].gold[0].text);
+        CHECK_INT(b.q[i].distractors_nr, a.q[i].distractors_nr);
+        CHECK_INT(b.q[i].answers.nr, a.q[i].answers.nr);
+    }
+    CHECK_STR(b.q[0].distractors[0].value, "Lyon");
+    CHECK_STR(b.q[0].scorer, "litm");
+    golden_set_release(&a);
+    golden_set_release(&b);
+    strbuf_release(&out);
+    unlink(path);
+}
+
+static void test_shipped_sets_load(void)
+{
+    const char *sets[] = {"datasets/nq-open.jsonl.gz", "datasets/needle.jsonl",
+                          "datasets/kv.jsonl"};
+    const char *hays[] = {"datasets/nq-haystack.jsonl.gz", "datasets/kv-haystack.jsonl.gz"};
+    size_t i;
+    for (i = 0; i < 3; i++) {
+        struct golden_set gs;
+        CHECK_INT(golden_set_load(&gs, sets[i]), 0);
+        CHECK(gs.nr >= 30);
+        golden_set_release(&gs);
+    }
+    for (i = 0; i < 2; i++) {
+        struct haystack h;
+        CHECK_INT(haystack_load(&h, hays[i]), 0);
+        CHECK(h.nr >= 1000);
+        haystack_release(&h);
+    }
+}
+
+int main(void)
+{
+    RUN(test_valid_set);
+    RUN(test_gzip);
+    RUN(test_bad_inputs);
+    RUN(test_line_too_long);
+    RUN(test_empty_set);
+    RUN(test_normalize);
+    RUN(test_hygiene);
+    RUN(test_long_paragraph_split);
+    RUN(test_round_trip);
+    RUN(test_shipped_sets_load);
+    strbuf_release(&captured);
+    return TEST_EXIT();
+}
