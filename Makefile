@@ -12,10 +12,11 @@ VERSION := 0.1.0
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
 PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib
-# Build libraries, gnuplot for plots, and what the tests use (xmllint, sqlite3, clang, clang-format).
+# Build libraries, gnuplot for plots, and what the tests use (xmllint, sqlite3, clang, clang-format,
+# chromium to render report.html headless).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libpcre2-dev \
 	libcjson-dev libmicrohttpd-dev zlib1g-dev gnuplot-nox libxml2-utils sqlite3 clang \
-	clang-format curl ca-certificates procps python3
+	clang-format curl ca-certificates procps python3 chromium
 
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
 	command -v gnuplot >/dev/null 2>&1 && command -v xmllint >/dev/null 2>&1 && echo yes)

@@ -157,7 +157,7 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
 
     preamble(sb, o);
     depth_axes(sb);
-    strbuf_addstr(sb, "set key outside right top box opaque samplen 3\n"
+    strbuf_addstr(sb, "set key outside right top box samplen 3\n"
                       "set style fill transparent solid 0.15 noborder\n");
     for (i = 0; i < ns; i++) {
         char name[32];
@@ -287,7 +287,7 @@ void plot_script_compare(struct strbuf *sb, const struct plot_opts *o,
     size_t *nc = xcalloc(ncand + 1, sizeof(size_t));
     preamble(sb, o);
     depth_axes(sb);
-    strbuf_addstr(sb, "set key outside right top box opaque samplen 3\n"
+    strbuf_addstr(sb, "set key outside right top box samplen 3\n"
                       "set style fill transparent solid 0.10 noborder\n");
     for (i = 0; i < nbase; i++) {
         char name[32];
@@ -367,7 +367,7 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     strbuf_addstr(sb, "set xlabel 'run started (UTC)' noenhanced\n"
                       "set ylabel 'accuracy / dip (fraction, 95% interval)' noenhanced\n"
                       "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
-                      "set key outside right top box opaque\nset offsets graph 0.03, graph "
+                      "set key outside right top box\nset offsets graph 0.03, graph "
                       "0.03, 0, 0\n");
     strbuf_addf(sb, "set yrange [%g:1.05]\n", ymin);
     npts = xcalloc(ns + 1, sizeof(size_t));

@@ -56,7 +56,7 @@ static void test_ucurve_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0};
+    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0, 0};
 
     series(s);
     plot_script_ucurve(&sb, &o, s, 2);
@@ -81,7 +81,7 @@ static void test_ucurve_script(void)
 static void test_empty_scripts(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
 
     plot_script_ucurve(&sb, &o, NULL, 0);
@@ -102,7 +102,7 @@ static void test_compare_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series b[2], c[2];
-    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0};
+    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0, 0};
 
     series(b);
     series(c);
@@ -127,7 +127,7 @@ static void test_heatmap_script(void)
     long lengths[] = {8192, 1000};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
     struct plot_grid g = {3, 2, depths, lengths, acc};
-    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480};
+    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480, 0};
 
     plot_script_heatmap(&sb, &o, &g);
     CHECK(strstr(sb.buf, "set terminal pngcairo size 640,480"));
@@ -143,7 +143,7 @@ static void test_trend_script(void)
     struct strbuf sb = STRBUF_INIT;
     struct plot_point p[] = {{1764000000, 0.3, -0.25, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series s = {"dip 8k", p, 2, NAN, NAN};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0};
 
     plot_script_trend(&sb, &o, &s, 1);
     CHECK(strstr(sb.buf, "set xdata time"));
@@ -172,7 +172,7 @@ static void test_render_svg_png(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0};
+    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0, 0};
 
     if (!have_gnuplot("svg/png render"))
         return;
@@ -216,7 +216,7 @@ static void test_render_all_kinds(void)
     struct plot_grid g = {3, 2, depths, lengths, acc};
     struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
-    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0};
+    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0};
 
     if (!have_gnuplot("heatmap/compare/trend renders"))
         return;
@@ -247,7 +247,7 @@ static void test_render_injection(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0};
+    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0, 0};
     char dir[] = "/tmp/dipmap-test-plot.XXXXXX";
     char *old = getcwd(NULL, 0);
     struct stat st;
@@ -277,7 +277,7 @@ cleanup:
 static void test_render_missing_gnuplot(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0};
 
     setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
     plot_script_ucurve(&script, &o, NULL, 0);
