@@ -1,0 +1,187 @@
+/*
+ * The trial matrix: --lengths/--depths/--shard parsing and errors, the fixed
+ * enumeration order, sharding (disjoint, covering, balanced, stable) and the
+ * dry-run summary with cost.
+ */
+#include "test.h"
+
+#include "dataset.h"
+#include "plan.h"
+#include "strbuf.h"
+#include "trial.h"
+
+static void test_lengths(void)
+{
+    long *l = NULL;
+    size_t n = 0;
+    struct strbuf err = STRBUF_INIT;
+    CHECK_INT(plan_parse_lengths("8k,32k,64k", &l, &n, &err), 0);
+    CHECK_INT(n, 3);
+    CHECK(n == 3 && l[0] == 8192 && l[1] == 32768 && l[2] == 65536);
+    free(l);
+    CHECK_INT(plan_parse_lengths("1000", &l, &n, &err), 0);
+    CHECK(n == 1 && l[0] == 1000);
+    free(l);
+    CHECK_INT(plan_parse_lengths("8k,x", &l, &n, &err), -1);
+    CHECK(strstr(err.buf, "--lengths: 'x' is not a token count") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_lengths("8k,8192", &l, &n, &err), -1);
+    CHECK(strstr(err.buf, "8192 given twice") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_lengths("0", &l, &n, &err), -1);
+    CHECK_INT(plan_parse_lengths("", &l, &n, &err), -1);
+    CHECK(l == NULL && n == 0);
+    strbuf_release(&err);
+}
+
+static void test_depths(void)
+{
+    int *d = NULL;
+    size_t n = 0, i;
+    struct strbuf err = STRBUF_INIT;
+    CHECK_INT(plan_parse_depths("0:100:10", &d, &n, &err), 0);
+    CHECK_INT(n, 11);
+    for (i = 0; i < n; i++)
+        CHECK_INT(d[i], (int)i * 1000);
+    free(d);
+    CHECK_INT(plan_parse_depths("0,25,50,75,100", &d, &n, &err), 0);
+    CHECK(n == 5 && d[1] == 2500 && d[4] == DEPTH_BP_MAX);
+    free(d);
+    CHECK_INT(plan_parse_depths("0:100:12.5", &d, &n, &err), 0);
+    CHECK(n == 9 && d[1] == 1250 && d[8] == 10000);
+    free(d);
+    CHECK_INT(plan_parse_depths("0:90:40", &d, &n, &err), 0); /* stop not reached exactly */
+    CHECK(n == 3 && d[2] == 8000);
+    free(d);
+    CHECK_INT(plan_parse_depths("0,120", &d, &n, &err), -1);
+    CHECK(strstr(err.buf, "'120' is not a percentage in 0..100") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_depths("-10:100:10", &d, &n, &err), -1);
+    CHECK_INT(plan_parse_depths("0:100:0", &d, &n, &err), -1);
+    CHECK(strstr(err.buf, "step must be") != NULL);
+    CHECK_INT(plan_parse_depths("50:10:10", &d, &n, &err), -1);
+    CHECK_INT(plan_parse_depths("0:100", &d, &n, &err), -1);
+    CHECK_INT(plan_parse_depths("10,10", &d, &n, &err), -1);
+    CHECK_INT(plan_parse_depths("", &d, &n, &err), -1);
+    strbuf_release(&err);
+}
+
+static void test_shard_parse(void)
+{
+    unsigned i, n;
+    struct strbuf err = STRBUF_INIT;
+    CHECK_INT(plan_parse_shard("1/4", &i, &n, &err), 0);
+    CHECK(i == 1 && n == 4);
+    CHECK_INT(plan_parse_shard("4/4", &i, &n, &err), -1);
+    CHECK_INT(plan_parse_shard("1", &i, &n, &err), -1);
+    CHECK_INT(plan_parse_shard("a/2", &i, &n, &err), -1);
+    CHECK_INT(plan_parse_shard("0/0", &i, &n, &err), -1);
+    strbuf_release(&err);
+}
+
+static void test_matrix_and_shards(void)
+{
+    struct golden_set gs;
+    const long lengths[] = {8192, 32768};
+    const int depths[] = {0, 5000, 10000};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1};
+    struct plan all, sh;
+    struct strbuf err = STRBUF_INIT;
+    unsigned s, k;
+    size_t i, covered = 0;
+    char *seen;
+
+    CHECK_INT(golden_set_load(&gs, "datasets/needle.jsonl"), 0);
+    CHECK_INT(plan_build(&all, &gs, &spec, &err), 0);
+    CHECK_INT(all.nr, gs.nr * 2 * 3 * 2);
+    CHECK_INT(all.total_nr, all.nr);
+    /* order: length, repeat, question, depth */
+    CHECK(all.t[0].length == 8192 && all.t[0].repeat == 0 && all.t[0].question == 0 &&
+          all.t[0].depth_bp == 0);
+    CHECK(all.t[1].depth_bp == 5000 && all.t[3].question == 1);
+    CHECK(all.t[3 * gs.nr].repeat == 1);
+    CHECK(all.t[all.nr - 1].length == 32768 && all.t[all.nr - 1].depth_bp == 10000);
+
+    seen = calloc(all.nr, 1);
+    for (s = 0; s < 3; s++) {
+        struct plan again;
+        spec.shard_index = s;
+        spec.shard_count = 3;
+        CHECK_INT(plan_build(&sh, &gs, &spec, &err), 0);
+        CHECK_INT(sh.total_nr, all.nr);
+        /* balanced to one group of depths */
+        CHECK(sh.nr + 3 >= all.nr / 3 && sh.nr <= all.nr / 3 + 3);
+        for (i = 0; i < sh.nr; i++) {
+            /* find it in the full matrix; each trial exactly once over all shards */
+            size_t j;
+            for (j = 0; j < all.nr; j++)
+                if (!memcmp(&all.t[j], &sh.t[i], sizeof(sh.t[i])))
+                    break;
+            CHECK(j < all.nr);
+            if (j < all.nr) {
+                CHECK(!seen[j]);
+                seen[j] = 1;
+                covered++;
+            }
+        }
+        /* stable: the same shard again is identical */
+        CHECK_INT(plan_build(&again, &gs, &spec, &err), 0);
+        CHECK(again.nr == sh.nr && !memcmp(again.t, sh.t, sh.nr * sizeof(*sh.t)));
+        /* the depths of one (question, length, repeat) stay together */
+        for (k = 0; k + 2 < sh.nr; k += 3)
+            CHECK(sh.t[k].question == sh.t[k + 2].question && sh.t[k].depth_bp == 0 &&
+                  sh.t[k + 2].depth_bp == 10000);
+        plan_release(&again);
+        plan_release(&sh);
+    }
+    CHECK_INT(covered, all.nr);
+    free(seen);
+    spec.shard_index = 3;
+    CHECK_INT(plan_build(&sh, &gs, &spec, &err), -1);
+    plan_release(&all);
+    golden_set_release(&gs);
+    strbuf_release(&err);
+}
+
+static void test_summary(void)
+{
+    struct golden_set gs;
+    const long lengths[] = {8192, 65536};
+    const int depths[] = {0, 2500, 5000, 7500, 10000};
+    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1};
+    struct plan p;
+    struct plan_cost cost = {3.0, 15.0, 100};
+    struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+    double usd = 0;
+
+    CHECK_INT(golden_set_load(&gs, "datasets/needle.jsonl"), 0);
+    CHECK_INT(plan_build(&p, &gs, &spec, &err), 0);
+    plan_summary(&p, &spec, &cost, &out, &usd);
+    /* 36 questions x 5 depths = 180 trials per length */
+    CHECK(strstr(out.buf, "trials: 360 = 36 questions x 2 lengths x 5 depths x 1 repeats") != NULL);
+    CHECK(strstr(out.buf, "length 8192: 180 trials, 1,474,560 prompt tokens") != NULL);
+    CHECK(strstr(out.buf, "length 65536: 180 trials, 11,796,480 prompt tokens") != NULL);
+    CHECK(strstr(out.buf, "total: 13,271,040 prompt tokens, at most 36,000 completion tokens") !=
+          NULL);
+    /* 13.27104 M x $3 + 0.036 M x $15 = 39.81312 + 0.54 */
+    CHECK_NEAR(usd, 40.35312, 1e-6);
+    CHECK(strstr(out.buf, "estimated cost: at most $40.35") != NULL);
+    strbuf_reset(&out);
+    cost.price_in = -1;
+    plan_summary(&p, &spec, &cost, &out, &usd);
+    CHECK(usd < 0 && !strstr(out.buf, "cost"));
+    plan_release(&p);
+    golden_set_release(&gs);
+    strbuf_release(&out);
+    strbuf_release(&err);
+}
+
+int main(void)
+{
+    RUN(test_lengths);
+    RUN(test_depths);
+    RUN(test_shard_parse);
+    RUN(test_matrix_and_shards);
+    RUN(test_summary);
+    return TEST_EXIT();
+}
