@@ -731,6 +731,54 @@ void run_info_list_free(struct run_info *v, size_t nr)
     free(v);
 }
 
+/* Sort the keys of every object in a JSON tree (canonical form). */
+static void sort_json_keys(cJSON *node)
+{
+    cJSON *c, **items = NULL;
+    size_t n = 0, alloc = 0, i, j;
+    for (c = node->child; c; c = c->next)
+        sort_json_keys(c);
+    if (!cJSON_IsObject(node))
+        return;
+    for (c = node->child; c; c = c->next) {
+        ALLOC_GROW(items, n + 1, alloc);
+        items[n++] = c;
+    }
+    /* insertion sort by key: settings objects are small */
+    for (i = 1; i < n; i++) {
+        cJSON *x = items[i];
+        for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
+                                    x->string ? x->string : "") > 0;
+             j--)
+            items[j] = items[j - 1];
+        items[j] = x;
+    }
+    for (i = 0; i < n; i++)
+        cJSON_DetachItemViaPointer(node, items[i]);
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(node, items[i]);
+    free(items);
+}
+
+/* Equal as JSON up to object key order (the stored form is canonical, a caller's may not be). */
+static int same_json(const char *a, const char *b)
+{
+    cJSON *ja, *jb;
+    int same = 0;
+    if (!a || !b)
+        return 0;
+    ja = cJSON_Parse(a);
+    jb = cJSON_Parse(b);
+    if (ja && jb) {
+        sort_json_keys(ja);
+        sort_json_keys(jb);
+        same = cJSON_Compare(ja, jb, 1);
+    }
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    return same;
+}
+
 int run_info_same_inputs(const struct run_info *a, const struct run_info *b, const char **field)
 {
 #define SAME(f)                                                                                    \
@@ -745,8 +793,13 @@ int run_info_same_inputs(const struct run_info *a, const struct run_info *b, con
     SAME(template_sha256);
     SAME(tokenizer_name);
     SAME(tokenizer_sha256);
-    SAME(settings_json);
 #undef SAME
+    if (!streq_null(a->settings_json, b->settings_json) &&
+        !same_json(a->settings_json, b->settings_json)) {
+        if (field)
+            *field = "settings_json";
+        return 0;
+    }
     if (field)
         *field = NULL;
     return 1;
@@ -809,7 +862,7 @@ static int is_secret_value(const char *v)
     return 0;
 }
 
-/* Walk a JSON value: refuse secret-looking keys/values; sort object keys. */
+/* Walk a JSON value: refuse secret-looking keys and values. */
 static int check_json(cJSON *node, const char *path, struct strbuf *why)
 {
     cJSON *c;
@@ -818,35 +871,14 @@ static int check_json(cJSON *node, const char *path, struct strbuf *why)
         return -1;
     }
     if (cJSON_IsObject(node)) {
-        cJSON **items = NULL;
-        size_t n = 0, alloc = 0, i, j;
         for (c = node->child; c; c = c->next) {
             if (c->string && is_secret_name(c->string, strlen(c->string))) {
                 strbuf_addf(why, "setting \"%s\" looks like a credential", c->string);
-                free(items);
                 return -1;
             }
-            if (check_json(c, c->string ? c->string : path, why)) {
-                free(items);
+            if (check_json(c, c->string ? c->string : path, why))
                 return -1;
-            }
-            ALLOC_GROW(items, n + 1, alloc);
-            items[n++] = c;
         }
-        /* insertion sort by key: settings objects are small */
-        for (i = 1; i < n; i++) {
-            cJSON *x = items[i];
-            for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
-                                        x->string ? x->string : "") > 0;
-                 j--)
-                items[j] = items[j - 1];
-            items[j] = x;
-        }
-        for (i = 0; i < n; i++)
-            cJSON_DetachItemViaPointer(node, items[i]);
-        for (i = 0; i < n; i++)
-            cJSON_AddItemToArray(node, items[i]);
-        free(items);
     } else if (cJSON_IsArray(node)) {
         for (c = node->child; c; c = c->next)
             if (check_json(c, path, why))
@@ -878,6 +910,7 @@ static int canonical_settings(const char *run, const char *json, char **out)
         return -1;
     }
     strbuf_release(&why);
+    sort_json_keys(root);
     p = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!p)

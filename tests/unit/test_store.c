@@ -1261,6 +1261,41 @@ static void test_merge_refuses_different_runs(void)
     capture_stop();
 }
 
+static void test_same_inputs(void)
+{
+    struct store *st = fresh_store("same.db");
+    struct run_info stored, want;
+    const char *field = "x";
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    CHECK_INT(store_run_get(st, "r", &stored), 0);
+    /* the caller's settings in another key order (the stored form is canonical) */
+    fill_run(&want, "r", "m");
+    free(want.settings_json);
+    want.settings_json =
+        xstrdup("{\"depths\": \"0:100:10\", \"temperature\": 0, \"max-tokens\": 64,"
+                " \"api-key-env\": \"OPENAI_API_KEY\"}");
+    free(want.endpoints);
+    want.endpoints = xstrdup("http://replica-2:8000/v1"); /* not part of identity */
+    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 1);
+    CHECK(field == NULL);
+    free(want.settings_json);
+    want.settings_json = xstrdup("{\"depths\":\"0:100:10\",\"temperature\":0.7,\"max-tokens\":64,"
+                                 "\"api-key-env\":\"OPENAI_API_KEY\"}");
+    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 0);
+    CHECK_STR(field, "settings_json");
+    free(want.template_sha256);
+    want.template_sha256 = xstrdup("changed");
+    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 0);
+    CHECK_STR(field, "template_sha256");
+    free(want.haystack_sha256);
+    want.haystack_sha256 = NULL;
+    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 0);
+    CHECK_STR(field, "haystack_sha256");
+    run_info_release(&want);
+    run_info_release(&stored);
+    store_close(st);
+}
+
 static void test_default_path(void)
 {
     unsetenv(DIPMAP_DB_ENV);
@@ -1359,6 +1394,7 @@ int main(int argc, char **argv)
     RUN(test_kill9_loses_only_unflushed);
     RUN(test_merge_union);
     RUN(test_merge_refuses_different_runs);
+    RUN(test_same_inputs);
     RUN(test_default_path);
     if (!test_total_failed_) {
         const char *rm_argv[] = {"rm", "-rf", tmpdir, NULL};
