@@ -695,9 +695,8 @@ int cmd_run(int argc, const char **argv)
     }
 
     if (!strcmp(o.tokenizer, "server")) {
-        strbuf_reset(&sb);
-        strbuf_addf(&sb, "server:%s", o.model);
-        tk = tokenizer_new_remote(sb.buf, client_tokenize_cb, client);
+        /* named after the model, not the URL: a resume may reach it at another address */
+        tk = tokenizer_new_remote(o.model, client_tokenize_cb, client);
         tokenizer_set_remote_cache(tk, count_cache_get, count_cache_put, st);
     } else {
         strbuf_reset(&err);
