@@ -130,15 +130,14 @@ int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct str
     long i, n;
     int rc = -1;
     if (!slash) {
-        strbuf_addf(err, "--shard: '%s' must be I/N (0-based index I of N shards), e.g. 0/4", s);
+        strbuf_addf(err, "--shard: '%s' must be I/N (shard I of N, counting from 1), e.g. 1/4", s);
         return -1;
     }
     strbuf_add(&a, s, (size_t)(slash - s));
-    if (parse_long_range(slash + 1, 1, 1000000, &n) < 0 ||
-        parse_long_range(a.buf, 0, n - 1, &i) < 0)
-        strbuf_addf(err, "--shard: '%s' must be I/N with 0 <= I < N", s);
+    if (parse_long_range(slash + 1, 1, 1000000, &n) < 0 || parse_long_range(a.buf, 1, n, &i) < 0)
+        strbuf_addf(err, "--shard: '%s' must be I/N with 1 <= I <= N", s);
     else {
-        *index = (unsigned)i;
+        *index = (unsigned)(i - 1);
         *count = (unsigned)n;
         rc = 0;
     }
@@ -208,7 +207,7 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
     strbuf_addstr(out, "trials: ");
     add_thousands(out, (double)p->nr);
     if (count > 1) {
-        strbuf_addf(out, " (shard %u/%u of ", spec->shard_index, count);
+        strbuf_addf(out, " (shard %u/%u of ", spec->shard_index + 1, count);
         add_thousands(out, (double)p->total_nr);
         strbuf_addch(out, ')');
     }

@@ -27,7 +27,10 @@ int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err
  */
 int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err);
 
-/* "I/N" with 0 <= I < N (0-based shard index). Returns 0 or -1 (message in err). */
+/*
+ * "I/N" with 1 <= I <= N (shards count from 1 on the command line, so 1/2 and
+ * 2/2 make a whole); *index is 0-based (I - 1). Returns 0 or -1 (message in err).
+ */
 int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err);
 
 struct plan_spec {
@@ -36,7 +39,7 @@ struct plan_spec {
     const int *depths_bp;
     size_t depths_nr;
     int repeats;          /* >= 1 */
-    unsigned shard_index; /* 0 when not sharded */
+    unsigned shard_index; /* 0-based; 0 when not sharded */
     unsigned shard_count; /* 1 when not sharded (0 is taken as 1) */
 };
 

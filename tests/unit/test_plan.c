@@ -70,9 +70,12 @@ static void test_shard_parse(void)
 {
     unsigned i, n;
     struct strbuf err = STRBUF_INIT;
-    CHECK_INT(plan_parse_shard("1/4", &i, &n, &err), 0);
+    CHECK_INT(plan_parse_shard("2/4", &i, &n, &err), 0);
     CHECK(i == 1 && n == 4);
-    CHECK_INT(plan_parse_shard("4/4", &i, &n, &err), -1);
+    CHECK_INT(plan_parse_shard("4/4", &i, &n, &err), 0);
+    CHECK(i == 3 && n == 4);
+    CHECK_INT(plan_parse_shard("5/4", &i, &n, &err), -1);
+    CHECK_INT(plan_parse_shard("0/4", &i, &n, &err), -1);
     CHECK_INT(plan_parse_shard("1", &i, &n, &err), -1);
     CHECK_INT(plan_parse_shard("a/2", &i, &n, &err), -1);
     CHECK_INT(plan_parse_shard("0/0", &i, &n, &err), -1);
@@ -170,6 +173,13 @@ static void test_summary(void)
     cost.price_in = -1;
     plan_summary(&p, &spec, &cost, &out, &usd);
     CHECK(usd < 0 && !strstr(out.buf, "cost"));
+    plan_release(&p);
+    spec.shard_index = 1;
+    spec.shard_count = 4;
+    CHECK_INT(plan_build(&p, &gs, &spec, &err), 0);
+    strbuf_reset(&out);
+    plan_summary(&p, &spec, NULL, &out, NULL);
+    CHECK(strstr(out.buf, "trials: 90 (shard 2/4 of 360) = 36 questions") != NULL);
     plan_release(&p);
     golden_set_release(&gs);
     strbuf_release(&out);
