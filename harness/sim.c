@@ -627,8 +627,11 @@ static void shift_prompt(struct sim_server *s, struct prompt *p, long keep)
         while (total > keep) {
             const char *base = p->seg[i].buf + p->start[i];
             size_t rest = p->seg[i].len - p->start[i];
-            size_t cut = token_prefix_bytes(s, base, rest, excess);
+            size_t cut;
             long now;
+            if (!rest)
+                break;
+            cut = token_prefix_bytes(s, base, rest, excess);
             if (!cut)
                 cut = 1;
             p->start[i] += cut;
@@ -1150,11 +1153,6 @@ static void handle_props(struct sim_server *s, struct reply *r)
     json_reply(r, 200, root);
 }
 
-static int valid_utf8(const char *p, size_t len)
-{
-    return utf8_valid(p, len);
-}
-
 static void handle_tokenize(struct sim_server *s, const struct strbuf *body, struct reply *r)
 {
     cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root = NULL, *arr;
@@ -1190,7 +1188,7 @@ static void handle_tokenize(struct sim_server *s, const struct strbuf *body, str
                 size_t blen;
                 cJSON_AddNumberToObject(o, "id", ids[i]);
                 if (tokenizer_token_bytes(s->cfg->tokenizer, ids[i], &bytes, &blen) == 0) {
-                    if (valid_utf8(bytes, blen)) {
+                    if (utf8_valid(bytes, blen)) {
                         char *piece = xstrndup(bytes, blen);
                         cJSON_AddStringToObject(o, "piece", piece);
                         free(piece);
