@@ -1,0 +1,36 @@
+# `dipmap plot --tag T` / `--model PREFIX`: edge, middle and dip per length
+# over the matching runs (one point per run), the nightly drift view.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/7xx-lib.bash"
+for i in 1 2 3 4; do
+    make_run t.db --run "n$i" --model prod-v1 --tag nightly --time $((1764000000 + i * 86400)) \
+        --dip "0.$((i + 1))"
+done
+make_run t.db --run other --model dev-v2 --tag adhoc --time 1764500000
+expect_code 0 "$DIPMAP" plot --tag nightly --db t.db
+f=reports/trend-tag_nightly/trend.svg
+xmllint --noout $f || fail "trend.svg not XML"
+[ "$(png_size reports/trend-tag_nightly/trend.png)" = "900 560" ] || fail "trend.png"
+python3 - $f <<'PY' || fail "trend series wrong"
+import re, sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+series = {}
+for g in root.iter(ns + 'g'):
+    if not (g.get('id') or '').startswith('gnuplot_plot_'):
+        continue
+    texts = [t.text for t in g.iter(ns + 'text')]
+    if texts:
+        # points are drawn as <use> markers: one per run plus one key sample
+        series[texts[0]] = len(list(g.iter(ns + 'use'))) - 1
+want = {f'{m} {l}': 4 for m in ('edge', 'middle', 'dip') for l in ('8k', '32k')}
+assert series == want, series
+texts = [t.text for t in root.iter(ns + 'text')]
+assert 'trend of tag nightly' in texts, texts
+PY
+# by model prefix: only the dev run
+expect_code 0 "$DIPMAP" plot --model dev- --db t.db --format svg --out dev
+grep -q '<text>dip 8k</text>' dev/trend.svg || fail "dev trend lacks dip 8k"
+expect_code 2 "$DIPMAP" plot --tag nosuch --db t.db
+assert_contains err "error: plot: no runs match tag nosuch"
+exit 0
