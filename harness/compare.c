@@ -479,6 +479,8 @@ static void md_row(struct strbuf *out, const struct compare_test *t)
         strbuf_addstr(out, "–");
     else
         fmt_p(out, t->drop >= 0 ? t->p_drop_adj : t->p_gain_adj);
+    if (t->scope == COMPARE_OVERALL)
+        strbuf_addstr(out, " (unadjusted)");
     strbuf_addf(out, " | %s |\n", compare_status_name(t->status));
 }
 

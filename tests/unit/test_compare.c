@@ -39,8 +39,8 @@ static void tset_free(struct tset *s)
 /*
  * nq questions x depths 0/25/50/75/100 at 8k. The baseline is right
  * everywhere except question k wrong at depth (k % 5) when k % 4 == 0.
- * mid_drop questions additionally go wrong at 50% in the candidate
- * ("deeper dip"); mid_gain questions that were wrong become right.
+ * The first mid_drop questions additionally go wrong at 50% ("deeper dip");
+ * from question overflow_from on (when >= 0) every trial overflows.
  */
 static void make_run(struct tset *s, int nq, int mid_drop, int overflow_from)
 {
