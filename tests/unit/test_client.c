@@ -278,8 +278,8 @@ static void test_overflow_messages(void)
     static const char *const no[] = {
         "Incorrect API key provided",
         "Rate limit reached for gpt-4o",
-        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-        "'max_completion_tokens' instead.",
+        ("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+         "'max_completion_tokens' instead."),
         "The model `x` does not exist.",
         "",
     };
@@ -1276,8 +1276,10 @@ static void test_http_concurrency(void)
     int got = 0, ok = 0, on[2] = {0, 0};
     struct strbuf script = STRBUF_INIT;
     /* {"delay":0.4,"json":...}: splice the delay into the step object */
-    strbuf_addf(&script, "{\"/v1/chat/completions\":[{\"delay\":0.4,%s]}",
-                OKBODY("\"x\"", "stop", "1") + 1);
+    {
+        static const char ok_step[] = OKBODY("\"x\"", "stop", "1");
+        strbuf_addf(&script, "{\"/v1/chat/completions\":[{\"delay\":0.4,%s]}", &ok_step[1]);
+    }
     if (fake_start_slot(&f1, 0, script.buf) || fake_start_slot(&f2, 1, script.buf)) {
         CHECK(0);
         strbuf_release(&script);
@@ -1393,7 +1395,7 @@ static void test_http_retry_after(void)
     struct client *c;
     struct client_backoff b;
     struct client_response *r;
-    int attempts;
+    int attempts = 0;
     cJSON *log;
     if (fake_start(&f, "{\"/v1/chat/completions\":["
                        "{\"status\":429,\"headers\":{\"Retry-After\":\"1\"},\"json\":{\"error\":"
