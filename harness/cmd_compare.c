@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "compare.h"
 #include "opt.h"
+#include "report.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -76,9 +77,8 @@ static int append_step_summary(const char *path, const struct compare_result *r,
 
 /*
  * --out DIR: the comparison as files. compare.md, compare.json and junit.xml
- * are written here; compare.html and the overlay plot belong to the report
- * module (issue 8) and are to be added at the marked place, from the same
- * trials and result.
+ * are written here; compare.html and the overlay plot come from the report
+ * module (report_compare_files()), from the same trials and result.
  */
 static int write_out_dir(const char *dir, const struct compare_result *r,
                          const struct compare_meta *m, const struct trial_result *base, size_t nb,
@@ -86,10 +86,6 @@ static int write_out_dir(const char *dir, const struct compare_result *r,
 {
     struct strbuf path = STRBUF_INIT, sb = STRBUF_INIT;
     int ret = 0;
-    (void)base;
-    (void)nb;
-    (void)cand;
-    (void)nc;
     if (mkdir(dir, 0777) && errno != EEXIST) {
         ret = error("cannot create %s: %s", dir, strerror(errno));
         goto cleanup;
@@ -110,7 +106,9 @@ static int write_out_dir(const char *dir, const struct compare_result *r,
     compare_write_junit(&sb, r, m);
     if (write_file(path.buf, &sb))
         ret = -1;
-    /* hook: compare.html and the baseline/candidate overlay plot (report/plot modules) */
+    /* compare.html and the baseline/candidate overlay plot (report.c) */
+    if (!ret && report_compare_files(dir, r, m, base, nb, cand, nc) < 0)
+        ret = -1;
 cleanup:
     strbuf_release(&path);
     strbuf_release(&sb);

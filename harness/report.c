@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compare.h"
 #include "escape.h"
 #include "plot.h"
 #include "stats.h"
@@ -43,7 +44,8 @@ void report_pp(struct strbuf *out, double frac)
     if (!isfinite(frac))
         strbuf_addstr(out, "\xE2\x80\x93");
     else
-        strbuf_addf(out, "%+.1f pp", frac * 100.0);
+        /* no "-0.0 pp" for a tiny negative */
+        strbuf_addf(out, "%+.1f pp", fabs(frac) < 0.0005 ? 0.0 : frac * 100.0);
 }
 
 void report_length(struct strbuf *out, long tokens)
@@ -1146,5 +1148,314 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
     report_series_free(series, set.n);
     strbuf_release(&title);
     strbuf_release(&sub);
+    return ret;
+}
+
+/* ---- compare --out: overlay plot and compare.html ---- */
+
+static const char *run_label(const struct run_info *r)
+{
+    return r && r->name ? r->name : "?";
+}
+
+static void compare_test_row(struct doc *d, const struct compare_test *t)
+{
+    struct strbuf sb = STRBUF_INIT;
+
+    row_begin(d, t->status == CMP_REGRESSION    ? "regression"
+                 : t->status == CMP_IMPROVEMENT ? "improvement"
+                                                : NULL);
+    if (t->scope == COMPARE_OVERALL)
+        cell(d, "all");
+    else
+        cell_length(d, t->length);
+    if (t->scope == COMPARE_CELL)
+        cell_depth(d, t->depth_bp);
+    else
+        cell(d, "all");
+    cellf(d, "%ld", t->n_pairs);
+    cell_pct(d, t->n_pairs ? t->acc_base : NAN);
+    cell_pct(d, t->n_pairs ? t->acc_cand : NAN);
+    report_pp(&sb, t->n_pairs ? -t->drop : NAN);
+    cell(d, sb.buf);
+    cellf(d, "%ld", t->base_only);
+    cellf(d, "%ld", t->cand_only);
+    if (t->status == CMP_NO_DATA) {
+        cell(d, "\xE2\x80\x93");
+    } else {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "%.3g", t->p_drop_adj);
+        cell(d, sb.buf);
+    }
+    cell(d, compare_status_name(t->status));
+    row_end(d);
+    strbuf_release(&sb);
+}
+
+static void compare_runs_table(struct doc *d, const struct compare_meta *m)
+{
+    static const char *const head[] = {"", "baseline", "candidate"};
+    const struct run_info *b = m ? m->baseline : NULL, *c = m ? m->candidate : NULL;
+    struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+
+#define RUNROW(label, field)                                                                       \
+    do {                                                                                           \
+        row_begin(d, NULL);                                                                        \
+        cell(d, label);                                                                            \
+        cell(d, or_dash(b ? b->field : NULL));                                                     \
+        cell(d, or_dash(c ? c->field : NULL));                                                     \
+        row_end(d);                                                                                \
+    } while (0)
+    heading(d, 2, "Runs", "runs");
+    table_begin(d, "lll", head);
+    RUNROW("run", name);
+    RUNROW("model requested", model_requested);
+    RUNROW("model served", model_served);
+    RUNROW("endpoints", endpoints);
+    RUNROW("golden set sha256", golden_sha256);
+    RUNROW("haystack sha256", haystack_sha256);
+    RUNROW("template sha256", template_sha256);
+    RUNROW("tokenizer", tokenizer_name);
+    RUNROW("tokenizer sha256", tokenizer_sha256);
+#undef RUNROW
+    report_time(&x, b ? b->created_at : 0);
+    report_time(&y, c ? c->created_at : 0);
+    row_begin(d, NULL);
+    cell(d, "created");
+    cell(d, x.buf);
+    cell(d, y.buf);
+    row_end(d);
+    strbuf_reset(&x);
+    strbuf_reset(&y);
+    if (b)
+        strbuf_addf(&x, "%s, %ld of %ld trials", run_status_name(b->status), b->trials_done,
+                    b->trials_planned);
+    if (c)
+        strbuf_addf(&y, "%s, %ld of %ld trials", run_status_name(c->status), c->trials_done,
+                    c->trials_planned);
+    row_begin(d, NULL);
+    cell(d, "status");
+    cell(d, or_dash(x.buf));
+    cell(d, or_dash(y.buf));
+    row_end(d);
+    table_end(d);
+    strbuf_release(&x);
+    strbuf_release(&y);
+}
+
+void report_compare_html(struct strbuf *out, const struct compare_result *r,
+                         const struct compare_meta *m, const char *svg)
+{
+    static const char *const head[] = {
+        "length", "depth",     "pairs",     "baseline",          "candidate",
+        "change", "drops (b)", "gains (c)", "adjusted p (drop)", "status",
+    };
+    struct doc d = {out, 1, NULL, 0};
+    struct strbuf sb = STRBUF_INIT;
+    const char *cls = r->verdict == VERDICT_PASS   ? "pass"
+                      : r->verdict == VERDICT_FAIL ? "fail"
+                                                   : "inconclusive";
+    size_t i;
+
+    strbuf_addf(&sb, "dipmap compare: %s vs %s", run_label(m ? m->baseline : NULL),
+                run_label(m ? m->candidate : NULL));
+    strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+                       "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                       "<title>");
+    escape_html(out, sb.buf);
+    strbuf_addstr(out, "</title>\n<style>\n");
+    strbuf_addstr(out, report_css());
+    strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
+    escape_html(out, sb.buf);
+    strbuf_addstr(out, "</h1>\n");
+
+    strbuf_reset(&sb);
+    strbuf_addf(&sb,
+                "%s: %ld regression%s, %ld improvement%s, %ld test%s without enough data "
+                "(alpha %g, tolerance %.1f pp)",
+                compare_verdict_name(r->verdict), r->n_regressions,
+                r->n_regressions == 1 ? "" : "s", r->n_improvements,
+                r->n_improvements == 1 ? "" : "s", r->n_no_data, r->n_no_data == 1 ? "" : "s",
+                r->opt.alpha, r->opt.tolerance * 100.0);
+    strbuf_addf(out, "<p class=\"verdict %s\">", cls);
+    escape_html(out, sb.buf);
+    strbuf_addstr(out, "</p>\n");
+    if (r->n_reasons) {
+        strbuf_addstr(out, "<ul>\n");
+        for (i = 0; i < r->n_reasons; i++) {
+            strbuf_addstr(out, "<li>");
+            escape_html(out, r->reasons[i]);
+            strbuf_addstr(out, "</li>\n");
+        }
+        strbuf_addstr(out, "</ul>\n");
+    }
+    if (m && m->inputs_note)
+        para(&d, m->inputs_note);
+
+    heading(&d, 2, "Baseline vs candidate", "plot");
+    if (svg) {
+        strbuf_addstr(out, "<figure>");
+        if (plot_svg_element(out, svg) < 0)
+            strbuf_addstr(out, "<p>(plot unavailable)</p>");
+        strbuf_addstr(out, "<figcaption>Baseline dashed, candidate solid; circled: cells with a "
+                           "significant regression.</figcaption></figure>\n");
+    } else {
+        para(&d, "Plot not drawn (gnuplot not available).");
+    }
+
+    heading(&d, 2, "Per length", "lengths");
+    table_begin(&d, "llrrrrrrrl", head);
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope != COMPARE_CELL)
+            compare_test_row(&d, &r->tests[i]);
+    table_end(&d);
+    heading(&d, 2, "Per cell", "cells");
+    para(&d,
+         "Exact one-sided McNemar test on discordant pairs, Holm-adjusted over all cells and "
+         "lengths; a regression needs adjusted p < alpha and a drop of at least the tolerance.");
+    table_begin(&d, "llrrrrrrrl", head);
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope == COMPARE_CELL)
+            compare_test_row(&d, &r->tests[i]);
+    table_end(&d);
+    if (r->baseline_only_keys || r->candidate_only_keys) {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "Unpaired trials: %ld only in the baseline, %ld only in the candidate.",
+                    r->baseline_only_keys, r->candidate_only_keys);
+        para(&d, sb.buf);
+    }
+    compare_runs_table(&d, m);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "Generated by dipmap %s (%s).", dipmap_version, dipmap_commit);
+    strbuf_addstr(out, "<footer>");
+    escape_html(out, sb.buf);
+    strbuf_addstr(out, "</footer>\n</body>\n</html>\n");
+    strbuf_release(&sb);
+}
+
+struct overlay {
+    const struct plot_series *b, *c;
+    size_t nb, nc;
+};
+
+static void build_overlay(struct strbuf *script, const struct plot_opts *o, const void *data)
+{
+    const struct overlay *ov = data;
+    plot_script_compare(script, o, ov->b, ov->nb, ov->c, ov->nc);
+}
+
+/* Label series "8k baseline" / "8k candidate" (labels are owned by the series). */
+static void relabel(struct plot_series *v, size_t n, const char *role)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        struct strbuf sb = STRBUF_INIT;
+        const char *sp = strchr(v[i].label, ' ');
+        strbuf_add(&sb, v[i].label, sp ? (size_t)(sp - v[i].label) : strlen(v[i].label));
+        strbuf_addf(&sb, " %s", role);
+        free((char *)v[i].label);
+        v[i].label = strbuf_detach(&sb, NULL);
+        v[i].edge = v[i].middle = NAN;
+    }
+}
+
+static int append_file(const char *path, const char *text)
+{
+    struct strbuf old = STRBUF_INIT;
+    int ret;
+    if (strbuf_read_file(&old, path) < 0 && old.len == 0)
+        strbuf_reset(&old);
+    strbuf_addstr(&old, text);
+    ret = plot_write_file(path, &old);
+    strbuf_release(&old);
+    return ret;
+}
+
+int report_compare_files(const char *dir, const struct compare_result *r,
+                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                         const struct trial_result *cand, size_t nc)
+{
+    struct run_stats sb, sc;
+    struct stats_options o;
+    struct strbuf err = STRBUF_INIT, svg = STRBUF_INIT, html = STRBUF_INIT, path = STRBUF_INIT;
+    struct strbuf title = STRBUF_INIT;
+    struct plot_series *vb = NULL, *vc = NULL;
+    struct overlay ov;
+    struct plot_opts po;
+    size_t i, j;
+    int ret = 0, pr, have_b = 0, have_c = 0;
+
+    stats_options_init(&o);
+    o.bootstrap_iters = 0; /* only cell accuracies and Wilson bands are drawn */
+    ov.nb = ov.nc = 0;
+    if (stats_compute(base, nb, &o, &sb, &err) < 0) {
+        ret = error("compare: %s", err.buf);
+        goto cleanup;
+    }
+    have_b = 1;
+    if (stats_compute(cand, nc, &o, &sc, &err) < 0) {
+        ret = error("compare: %s", err.buf);
+        goto cleanup;
+    }
+    have_c = 1;
+    ov.nb = report_ucurve_series(&sb, &vb);
+    ov.nc = report_ucurve_series(&sc, &vc);
+    relabel(vb, ov.nb, "baseline");
+    relabel(vc, ov.nc, "candidate");
+    for (i = 0; i < ov.nc; i++) {
+        const struct length_stats *l = &sc.lengths[i];
+        for (j = 0; j < vc[i].n; j++) {
+            const struct cell_stats *c = &sc.cells[l->first_cell + j];
+            size_t k;
+            for (k = 0; k < r->n_tests; k++) {
+                const struct compare_test *t = &r->tests[k];
+                if (t->scope == COMPARE_CELL && t->length == c->length &&
+                    t->depth_bp == c->depth_bp && t->status == CMP_REGRESSION)
+                    ((struct plot_point *)vc[i].pts)[j].flag = 1;
+            }
+        }
+    }
+    ov.b = vb;
+    ov.c = vc;
+    memset(&po, 0, sizeof(po));
+    strbuf_addf(&title, "%s (%s) vs %s (%s)", run_label(m ? m->baseline : NULL),
+                or_dash(m && m->baseline ? m->baseline->model_requested : NULL),
+                run_label(m ? m->candidate : NULL),
+                or_dash(m && m->candidate ? m->candidate->model_requested : NULL));
+    po.title = title.buf;
+    po.subtitle = compare_verdict_name(r->verdict);
+    pr = plot_save(dir, "compare", PLOT_BOTH, build_overlay, &ov, &po, &svg);
+    if (pr == PLOT_NO_GNUPLOT)
+        warning("gnuplot not found on PATH: the compare plot is skipped; compare.html is still "
+                "written");
+    else if (pr != PLOT_OK)
+        warning("the compare plot is skipped: gnuplot failed");
+    else {
+        strbuf_addf(&path, "%s/compare.md", dir);
+        if (append_file(path.buf, "\n![Baseline (dashed) vs candidate (solid); circled: "
+                                  "significant regressions](compare.svg)\n") < 0)
+            ret = -1;
+    }
+
+    report_compare_html(&html, r, m, svg.len ? svg.buf : NULL);
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/compare.html", dir);
+    if (plot_write_file(path.buf, &html) < 0)
+        ret = -1;
+
+cleanup:
+    if (have_b)
+        run_stats_release(&sb);
+    if (have_c)
+        run_stats_release(&sc);
+    report_series_free(vb, ov.nb);
+    report_series_free(vc, ov.nc);
+    strbuf_release(&err);
+    strbuf_release(&svg);
+    strbuf_release(&html);
+    strbuf_release(&path);
+    strbuf_release(&title);
     return ret;
 }

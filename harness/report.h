@@ -91,6 +91,31 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
                      const struct run_stats *s, struct strbuf *ucurve_svg,
                      struct strbuf *heatmap_svg);
 
+/* ---- compare --out ---- */
+
+struct compare_result;
+struct compare_meta;
+
+/*
+ * The HTML page of a comparison (self-contained like report.html): verdict,
+ * reasons, the overlay plot (svg: a gnuplot SVG document, or NULL), per-length
+ * and per-cell tests with regressions highlighted, both runs' metadata.
+ */
+void report_compare_html(struct strbuf *out, const struct compare_result *r,
+                         const struct compare_meta *m, const char *svg);
+
+/*
+ * For `dipmap compare --out DIR` (after compare.md is written there): draw
+ * the overlay of both runs' U-curves (baseline dashed, candidate solid,
+ * cells with a significant regression circled) as DIR/compare.svg and .png,
+ * link it from DIR/compare.md, and write DIR/compare.html. base/cand are the
+ * runs' trials (borrowed). A missing gnuplot only skips the plot, with one
+ * warning. Returns 0, or -1 after an error (a file could not be written).
+ */
+int report_compare_files(const char *dir, const struct compare_result *r,
+                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                         const struct trial_result *cand, size_t nc);
+
 /* Formatting helpers shared with compare reports. */
 /* "95.0%" (one decimal); "–" for a non-finite value. */
 void report_pct(struct strbuf *out, double frac);
