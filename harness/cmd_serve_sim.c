@@ -150,8 +150,10 @@ int cmd_serve_sim(int argc, const char **argv)
         goto cleanup;
     }
     if (dataset) {
-        if (golden_set_load(&gs, dataset))
+        if (golden_set_load(&gs, dataset)) {
+            golden_set_release(&gs); /* left empty but releasable */
             goto cleanup;
+        }
         have_gs = 1;
     }
 
