@@ -31,6 +31,7 @@
 
 static const char *const report_usage[] = {
     "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots]",
+    "              [--dataset FILE]",
     NULL,
 };
 
@@ -119,7 +120,7 @@ static char *golden_path_of(const struct run_info *run)
 
 int cmd_report(int argc, const char **argv)
 {
-    const char *db = NULL, *out_dir = NULL, *formats_arg = "md,json,html";
+    const char *db = NULL, *out_dir = NULL, *formats_arg = "md,json,html", *dataset = NULL;
     int no_plots = 0, rc = DM_EXIT_OK, prc, have_golden = 0;
     struct option opts[] = {
         {OPT_STRING, "db", 0, &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
@@ -127,6 +128,10 @@ int cmd_report(int argc, const char **argv)
         {OPT_STRING, "format", 0, &formats_arg, "LIST",
          "comma-separated: md (summary.md), json (summary.json), html (report.html)", 0},
         {OPT_BOOL, "no-plots", 0, &no_plots, NULL, "do not run gnuplot (tables only)", 0},
+        {OPT_STRING, "dataset", 0, &dataset, "FILE",
+         "the run's golden set, to show the questions of failed trials (default: the path in "
+         "the run's settings, if any)",
+         0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -244,7 +249,10 @@ int cmd_report(int argc, const char **argv)
 
     /* failed trials at the worst depths, with their questions when the golden set is here */
     nfail = report_pick_failures(trials, ntrials, &stats, FAIL_DEPTHS, FAIL_PER_LENGTH, &picked);
-    golden = golden_path_of(&run);
+    golden = dataset ? xstrdup(dataset) : golden_path_of(&run);
+    if (nfail && !golden)
+        strbuf_addstr(&gnote, "Questions and expected answers are not shown: give the run's "
+                              "golden set with --dataset FILE.");
     if (nfail && golden) {
         if (access(golden, R_OK) < 0) {
             strbuf_addf(&gnote,
@@ -256,11 +264,15 @@ int cmd_report(int argc, const char **argv)
                         golden);
         } else {
             have_golden = 1;
-            if (run.golden_sha256 && strcmp(run.golden_sha256, gs.sha256))
+            if (run.golden_sha256 && strcmp(run.golden_sha256, gs.sha256)) {
+                warning("report: %s is not the golden set of run '%s' (sha256 differs); "
+                        "questions are matched by id",
+                        golden, run.name);
                 strbuf_addf(&gnote,
                             "Warning: %s has changed since the run (sha256 %.12s, the run used "
                             "%.12s); questions are matched by id.",
                             golden, gs.sha256, run.golden_sha256);
+            }
         }
     }
     fails = xcalloc(nfail + 1, sizeof(*fails));
