@@ -53,7 +53,8 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build deps test test-run test-asan demo bench format format-check check-banned clean
+.PHONY: all build deps test test-run test-asan demo bench format format-check check-banned clean \
+	bench-tokenizer fuzz fuzz-tokenizer fuzz-client
 
 ifeq ($(HAVE_DEPS),yes)
 all: build
@@ -110,6 +111,36 @@ demo: build
 bench: build
 	@bench/run.sh $(abspath $(BIN))
 endif
+
+# Tokenizer benchmark (numbers, never failures); see BENCHMARKS.md "Tokenizer".
+BENCH_TOK_OBJS := $(addprefix $(BUILD)/harness/,tokenizer.o sha256.o strbuf.o xalloc.o usage.o)
+$(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(BENCH_TOK_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+bench-tokenizer: $(BUILD)/bench/bench_tokenizer
+	@bench/bench_tokenizer.sh $(BUILD)/bench/bench_tokenizer
+
+# Fuzzing (clang libFuzzer + ASan/UBSan) into build-fuzz/, FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 20
+FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+	$(PKG_CFLAGS) -Iharness
+fuzz: fuzz-tokenizer fuzz-client
+fuzz-tokenizer:
+	@mkdir -p build-fuzz/corpus-tokenizer
+	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_tokenizer tests/fuzz/fuzz_tokenizer.c \
+		$(addprefix harness/,tokenizer.c sha256.c strbuf.c xalloc.c usage.c) $(LIBS)
+	build-fuzz/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+		-print_final_stats=1 build-fuzz/corpus-tokenizer
+CLIENT_FUZZ_SRCS = $(addprefix harness/,client.c strbuf.c strvec.c num.c xalloc.c usage.c)
+fuzz-client:
+	@mkdir -p build-fuzz/corpus-client-classify build-fuzz/corpus-retry-after
+	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o build-fuzz/fuzz_client_classify \
+		tests/fuzz/fuzz_client_classify.c $(CLIENT_FUZZ_SRCS) $(LIBS)
+	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_retry_after tests/fuzz/fuzz_retry_after.c \
+		$(CLIENT_FUZZ_SRCS) $(LIBS)
+	build-fuzz/fuzz_client_classify -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+		-print_final_stats=1 build-fuzz/corpus-client-classify tests/data/client/corpus
+	build-fuzz/fuzz_retry_after -max_total_time=$(FUZZ_SECONDS) -max_len=512 -timeout=10 \
+		-print_final_stats=1 build-fuzz/corpus-retry-after
 
 check-banned:
 	@bad=$$(grep -L '#include "banned.h"' harness/*.c); \

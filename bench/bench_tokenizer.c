@@ -73,6 +73,25 @@ int main(int argc, char **argv)
         printf(" %s=%.1fMB/s,%ld", base ? base + 1 : argv[i], (double)text.len / 1e6 / best, n);
         strbuf_release(&text);
     }
+    {
+        /* pathological single pieces: 1 MB of one letter, 1 MB of " \n" */
+        static const char *units[] = {"a", " \n"};
+        static const char *labels[] = {"1MB_a_ms", "1MB_sp_nl_ms"};
+        size_t u;
+        for (u = 0; u < 2; u++) {
+            size_t ul = strlen(units[u]), reps = 1000000 / ul, j;
+            char *buf = malloc(ul * reps);
+            double t0;
+            if (!buf)
+                return 2;
+            for (j = 0; j < reps; j++)
+                memcpy(buf + j * ul, units[u], ul);
+            t0 = now();
+            tokenizer_count(tk, buf, ul * reps);
+            printf(" %s=%.0f", labels[u], (now() - t0) * 1000);
+            free(buf);
+        }
+    }
     getrusage(RUSAGE_SELF, &ru);
     printf(" peak_rss_mb=%.1f\n", (double)ru.ru_maxrss / 1024.0);
     tokenizer_free(tk);

@@ -565,6 +565,21 @@ static int nfc_not_yes(uint32_t cp)
     return 0;
 }
 
+/* BMP code points with ccc != 0 or NFC_Quick_Check != Yes: one bit each. */
+static uint8_t nfc_bmp_flag[0x10000 / 8];
+static pthread_once_t nfc_bmp_once = PTHREAD_ONCE_INIT;
+static void nfc_bmp_init(void)
+{
+    size_t i;
+    uint32_t cp;
+    for (i = 0; i < sizeof(nfc_ccc) / sizeof(nfc_ccc[0]); i++)
+        if (nfc_ccc[i].cp < 0x10000)
+            nfc_bmp_flag[nfc_ccc[i].cp >> 3] |= (uint8_t)(1u << (nfc_ccc[i].cp & 7));
+    for (i = 0; i < sizeof(nfc_qc) / sizeof(nfc_qc[0]); i++)
+        for (cp = nfc_qc[i].lo; cp <= nfc_qc[i].hi && cp < 0x10000; cp++)
+            nfc_bmp_flag[cp >> 3] |= (uint8_t)(1u << (cp & 7));
+}
+
 /* NFC quick check on valid UTF-8: 1 when the text is certainly NFC. */
 static int nfc_quick_yes(const unsigned char *p, size_t n)
 {
@@ -581,6 +596,10 @@ static int nfc_quick_yes(const unsigned char *p, size_t n)
         }
         cp = utf8_decode(p + i, &k);
         i += k;
+        if (cp < 0x10000 && !(nfc_bmp_flag[cp >> 3] & (1u << (cp & 7)))) {
+            last = 0; /* ccc 0 and quick-check yes */
+            continue;
+        }
         c = nfc_ccc_of(cp);
         if (c && last > c)
             return 0;
@@ -647,7 +666,7 @@ static uint32_t nfc_compose_pair(uint32_t a, uint32_t b)
     return 0;
 }
 
-/* NFC of valid UTF-8 p[0..n) into ws->norm. */
+/* Append the NFC of valid UTF-8 p[0..n) to ws->norm. */
 static void nfc_normalize(struct workspace *ws, const unsigned char *p, size_t n)
 {
     size_t i = 0, j, starter, w;
@@ -698,9 +717,70 @@ static void nfc_normalize(struct workspace *ws, const unsigned char *p, size_t n
         }
         ws->cps_nr = w;
     }
-    strbuf_reset(&ws->norm);
     for (j = 0; j < ws->cps_nr; j++)
         utf8_put(&ws->norm, ws->cps[j]);
+}
+
+/* 1 when cp has ccc 0 and NFC_Quick_Check Yes: normalization never crosses it. */
+static int nfc_stable_starter(uint32_t cp)
+{
+    if (cp < 0x300)
+        return 1;
+    if (cp < 0x10000 && !(nfc_bmp_flag[cp >> 3] & (1u << (cp & 7))))
+        return 1;
+    return !nfc_ccc_of(cp) && !nfc_not_yes(cp);
+}
+
+/*
+ * NFC of valid UTF-8 p[0..n) into ws->norm, normalizing only the spans
+ * between stable starters around characters that fail the quick check, and
+ * copying the rest unchanged.
+ */
+static void nfc_text(struct workspace *ws, const unsigned char *p, size_t n)
+{
+    size_t i = 0, safe = 0, copied = 0;
+    int last = 0;
+    strbuf_reset(&ws->norm);
+    while (i < n) {
+        size_t k, e;
+        uint32_t cp;
+        int c;
+        if (p[i] < 0xCC) {
+            safe = i;
+            last = 0;
+            i += p[i] < 0x80 ? 1 : 2;
+            continue;
+        }
+        cp = utf8_decode(p + i, &k);
+        if (cp < 0x10000 && !(nfc_bmp_flag[cp >> 3] & (1u << (cp & 7)))) {
+            safe = i;
+            last = 0;
+            i += k;
+            continue;
+        }
+        c = nfc_ccc_of(cp);
+        if (!(c && last > c) && !nfc_not_yes(cp)) {
+            if (!c)
+                safe = i;
+            last = c;
+            i += k;
+            continue;
+        }
+        /* trouble: normalize from the last stable starter to the next one */
+        e = i + k;
+        while (e < n) {
+            size_t k2;
+            uint32_t cp2 = utf8_decode(p + e, &k2);
+            if (nfc_stable_starter(cp2))
+                break;
+            e += k2;
+        }
+        strbuf_add(&ws->norm, p + copied, safe - copied);
+        nfc_normalize(ws, p + safe, e - safe);
+        copied = i = safe = e;
+        last = 0;
+    }
+    strbuf_add(&ws->norm, p + copied, n - copied);
 }
 
 /* ------------------------------------------------------------ output */
@@ -803,23 +883,28 @@ static void heap_push(struct workspace *ws, struct heap_entry e)
     ws->heap[i] = e;
 }
 
-static struct heap_entry heap_pop(struct workspace *ws)
+/* Put e at hole i and sift it down (heap of n entries). */
+static void heap_sift_down(struct heap_entry *heap, size_t n, size_t i, struct heap_entry e)
 {
-    struct heap_entry top = ws->heap[0], last = ws->heap[--ws->heap_nr];
-    size_t i = 0, n = ws->heap_nr;
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && heap_less(&ws->heap[c + 1], &ws->heap[c]))
+        if (c + 1 < n && heap_less(&heap[c + 1], &heap[c]))
             c++;
-        if (!heap_less(&ws->heap[c], &last))
+        if (!heap_less(&heap[c], &e))
             break;
-        ws->heap[i] = ws->heap[c];
+        heap[i] = heap[c];
         i = c;
     }
-    if (n)
-        ws->heap[i] = last;
+    heap[i] = e;
+}
+
+static struct heap_entry heap_pop(struct workspace *ws)
+{
+    struct heap_entry top = ws->heap[0], last = ws->heap[--ws->heap_nr];
+    if (ws->heap_nr)
+        heap_sift_down(ws->heap, ws->heap_nr, 0, last);
     return top;
 }
 
@@ -860,8 +945,20 @@ static void bpe_large(const struct tokenizer *tk, struct workspace *ws, const ch
     }
     end[n] = 0;
     ws->heap_nr = 0;
-    for (i = 0; i + 1 < n; i++)
-        heap_add_pair(tk, ws, p, i, i + 1);
+    for (i = 0; i + 1 < n; i++) { /* initial pairs in any order, then heapify in O(n) */
+        uint32_t r = tk->pair2[((unsigned)(unsigned char)p[i] << 8) | (unsigned char)p[i + 1]];
+        if (r != NO_RANK) {
+            struct heap_entry h;
+            h.rank = r;
+            h.start = i;
+            h.mid = i + 1;
+            h.end = i + 2;
+            ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
+            ws->heap[ws->heap_nr++] = h;
+        }
+    }
+    for (i = (uint32_t)(ws->heap_nr / 2); i-- > 0;)
+        heap_sift_down(ws->heap, ws->heap_nr, i, ws->heap[i]);
     while (ws->heap_nr) {
         struct heap_entry h = heap_pop(ws);
         uint32_t nx;
@@ -997,8 +1094,10 @@ static void split_valid(const struct tokenizer *tk, struct workspace *ws, const 
 {
     size_t start = 0;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(ws->md);
+    if (tk->nfc)
+        pthread_once(&nfc_bmp_once, nfc_bmp_init);
     if (tk->nfc && !nfc_quick_yes((const unsigned char *)s, n)) {
-        nfc_normalize(ws, (const unsigned char *)s, n);
+        nfc_text(ws, (const unsigned char *)s, n);
         s = ws->norm.buf;
         n = ws->norm.len;
     }

@@ -175,6 +175,16 @@ static void test_vectors(void)
     strbuf_release(&dec);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+/* Whole-file counts equal counts.json for all four tokenizers. Under ASan the
+ * 10 MB en.txt is left out (the normal suite checks it) to keep the test fast. */
 static void test_counts(void)
 {
     static const char *files[] = {"en", "nonen", "code"};
@@ -187,6 +197,10 @@ static void test_counts(void)
     root = cJSON_Parse(json.buf);
     CHECK(root != NULL);
     for (f = 0; f < 3; f++) {
+#ifdef UNDER_SANITIZER
+        if (f == 0)
+            continue;
+#endif
         strbuf_reset(&path);
         strbuf_reset(&text);
         strbuf_addf(&path, "%s/data/tokenizer/corpus/%s.txt", test_shared_dir(), files[f]);

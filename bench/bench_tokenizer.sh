@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Tokenizer benchmark: `make bench-tokenizer` (part of `make bench`). Prints a
+# table of load time, MB/s per corpus file, pathological-input times and peak
+# RSS for each tokenizer, then -- when node and npm's `tiktoken` package are
+# available -- the same files through tiktoken (WASM) and the speed ratio.
+# Numbers, never failures: a missing node/npm/package only skips that part.
+#
+# usage: bench/bench_tokenizer.sh BENCH_BINARY
+set -u
+bin=$1
+repo=$(cd "$(dirname "$0")/.." && pwd)
+shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
+T=$shared/data/tokenizer
+files=("$T/corpus/en.txt" "$T/corpus/nonen.txt" "$T/corpus/code.txt")
+out=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-tok.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+
+echo "== tokenizer benchmark: dipmap native (one core, CPU time, best of 3; load = best of 5)"
+echo "   $(uname -m), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-26s %8s %10s %10s %10s %9s %9s %8s\n' tokenizer load_ms en_MB/s nonen_MB/s code_MB/s 1MB_a_ms 1MB_sp_nl rss_MB
+for tk in "$repo/datasets/tokenizers/cl100k_base.tiktoken" "$repo/datasets/tokenizers/o200k_base.tiktoken" \
+    "$T/gpt2/tokenizer.json" "$T/qwen3/tokenizer.json"; do
+    line=$("$bin" "$tk" "${files[@]}") || { echo "bench_tokenizer failed for $tk"; continue; }
+    echo "$line" >>"$out/native"
+    get() { sed -n "s/.* $1=\([^ ,]*\).*/\1/p" <<<"$line"; }
+    name=$(sed -n 's/^tokenizer=\([^ ]*\).*/\1/p' <<<"$line")
+    printf '%-26s %8s %10s %10s %10s %9s %9s %8s\n' "$name" "$(get load_ms)" "$(get en.txt)" \
+        "$(get nonen.txt)" "$(get code.txt)" "$(get 1MB_a_ms)" "$(get 1MB_sp_nl_ms)" "$(get peak_rss_mb)"
+done
+
+if ! command -v node >/dev/null 2>&1; then
+    echo "== node not found: skipping the npm tiktoken comparison"
+    exit 0
+fi
+if [ ! -d "$repo/bench/node/node_modules/tiktoken" ]; then
+    echo "== installing npm tiktoken into bench/node (not committed)"
+    npm install --silent --no-audit --no-fund --prefix "$repo/bench/node" tiktoken >/dev/null 2>&1 ||
+        { echo "== npm install tiktoken failed (offline?): skipping the comparison"; exit 0; }
+fi
+ver=$(node -p "require('$repo/bench/node/node_modules/tiktoken/package.json').version" 2>/dev/null)
+echo "== npm tiktoken@$ver (WASM), same files, same run (process CPU time, best of 3)"
+printf '%-26s %8s %10s %10s %10s %22s\n' tokenizer load_ms en_MB/s nonen_MB/s code_MB/s "ratio dipmap/tiktoken"
+for enc in cl100k_base o200k_base; do
+    line=$(NODE_PATH="$repo/bench/node/node_modules" node "$repo/bench/bench_tokenizer_node.js" "$enc" "${files[@]}") ||
+        { echo "node benchmark failed for $enc"; continue; }
+    get() { sed -n "s/.* $1=\([^ ,]*\).*/\1/p" <<<"$line"; }
+    nat=$(grep "^tokenizer=$enc " "$out/native")
+    nget() { sed -n "s/.* $1=\([^ ,]*\).*/\1/p" <<<"$nat"; }
+    ratio=""
+    for f in en.txt nonen.txt code.txt; do
+        ratio="$ratio $(awk -v a="$(nget $f)" -v b="$(get $f)" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else printf "-" }')"
+    done
+    printf '%-26s %8s %10s %10s %10s %22s\n' "$enc" "$(get load_ms)" "$(get en.txt)" "$(get nonen.txt)" \
+        "$(get code.txt)" "$ratio"
+    # same counts as the native tokenizer?
+    for f in en.txt nonen.txt code.txt; do
+        a=$(sed -n "s/.* $f=[^,]*,\([0-9]*\).*/\1/p" <<<"$nat")
+        b=$(sed -n "s/.* $f=[^,]*,\([0-9]*\).*/\1/p" <<<"$line")
+        [ "$a" = "$b" ] || echo "   note: $enc $f count differs: dipmap $a, tiktoken $b"
+    done
+done
