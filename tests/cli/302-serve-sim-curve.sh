@@ -1,4 +1,4 @@
-# serve-sim's planted curve over HTTP: ~1350 direct requests with the gold chunk at chosen
+# serve-sim's planted curve over HTTP: ~1300 direct requests with the gold chunk at chosen
 # positions and lengths reproduce P(x,T) = edge - depth(T)(1 - |2x-1|^shape) within binomial
 # error; the logged P matches the formula recomputed here from the logged x and T; wrong
 # answers are the hard negative's value when it is in the prompt, else "I don't know"; a prompt
@@ -15,8 +15,8 @@ from simclient import check
 port = int(sys.argv[1])
 EDGE, DIP, SHAPE = 0.9, 0.4, 1.6
 # (name, gold word fraction, filler words, requests)
-groups = [("start-6k", 0.0, 5000, 350), ("middle-6k", 0.5, 5000, 350), ("end-6k", 1.0, 5000, 350),
-          ("middle-18k", 0.5, 16000, 200), ("nogold-6k", None, 5000, 100)]
+groups = [("start-4k", 0.0, 4000, 300), ("middle-4k", 0.5, 4000, 300), ("end-4k", 1.0, 4000, 300),
+          ("middle-16k", 0.5, 14000, 150), ("nogold-4k", None, 4000, 60)]
 jobs, qi = [], 0
 for name, frac, words, n in groups:
     for k in range(n):
@@ -65,11 +65,11 @@ for name, rows in by_group.items():
     print("%-11s n=%d correct=%d expected=%.1f sd=%.1f x~%.3f T~%d" % (
         name, len(rows), ok, mean, sd, sum(xs) / len(xs) if xs else -1, sum(Ts) // len(Ts)))
     check(good, "%s: %d correct, planted %.1f +- %.1f" % (name, ok, mean, sd))
-check(acc["nogold-6k"] == 0, "never correct without the gold chunk")
-# the U: both edges clearly above the middle, and the dip deeper at 24k than at 6k
-check(acc["start-6k"] - acc["middle-6k"] > 0.08 and acc["end-6k"] - acc["middle-6k"] > 0.08,
+check(acc["nogold-4k"] == 0, "never correct without the gold chunk")
+# the U: both edges clearly above the middle, and the dip deeper at 16k than at 4k
+check(acc["start-4k"] - acc["middle-4k"] > 0.06 and acc["end-4k"] - acc["middle-4k"] > 0.06,
       "no dip: %r" % acc)
-check(acc["middle-6k"] - acc["middle-18k"] > 0.08, "dip does not deepen with length: %r" % acc)
+check(acc["middle-4k"] - acc["middle-16k"] > 0.08, "dip does not deepen with length: %r" % acc)
 EOF
 stop_sim "$SIM_PID"
 exit 0

@@ -11,10 +11,11 @@ models=(--model deep:edge=0.9,dip=0.5,seed=8 --model shallow:edge=0.9,dip=0.1,se
 cat >client.py <<'EOF'
 import sys, json, simclient as sc
 port = int(sys.argv[1])
-jobs = [(m, i, frac) for m in ("deep", "shallow", "other") for i in range(150) for frac in (0.0, 0.5)]
+jobs = [(m, i, frac) for m in ("deep", "shallow") for i in range(150) for frac in (0.0, 0.5)]
+jobs += [("other", i, 0.5) for i in range(150)]
 def one(job):
     m, i, frac = job
-    r = sc.chat(port, sc.prompt_at(i, 3000, frac, sc.rng(i)), model=m, max_tokens=16)
+    r = sc.chat(port, sc.prompt_at(i, 2500, frac, sc.rng(i)), model=m, max_tokens=16)
     sc.check(r.status == 200, "%r" % r)
     return [m, i, frac, sc.content_of(r), r.json["usage"]["prompt_tokens"]]
 print(json.dumps(sc.parallel(one, jobs, workers=8)))

@@ -63,7 +63,7 @@ simpy - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])
-N = 400
+N = 300
 def one(i):
     return sc.chat(port, sc.prompt_at(i, 200, 0.5, sc.rng(i)), model="m", max_tokens=64)
 res = sc.parallel(one, range(N))
