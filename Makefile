@@ -54,7 +54,7 @@ BIN := $(BUILD)/dipmap
 endif
 
 .PHONY: all build deps test test-run test-asan demo bench format format-check check-banned clean \
-	bench-tokenizer fuzz fuzz-tokenizer fuzz-client
+	bench-tokenizer bench-prompt fuzz fuzz-tokenizer fuzz-client
 
 ifeq ($(HAVE_DEPS),yes)
 all: build
@@ -118,6 +118,12 @@ $(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(BENCH_TOK_OBJ
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 bench-tokenizer: $(BUILD)/bench/bench_tokenizer
 	@bench/bench_tokenizer.sh $(BUILD)/bench/bench_tokenizer
+
+# Prompt-building benchmark (numbers, never failures); see BENCHMARKS.md "Prompt building".
+$(BUILD)/bench/bench_prompt: $(BUILD)/bench/bench_prompt.o $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+bench-prompt: $(BUILD)/bench/bench_prompt
+	@bench/bench_prompt.sh $(BUILD)/bench/bench_prompt
 
 # Fuzzing (clang libFuzzer + ASan/UBSan) into build-fuzz/, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 20
