@@ -787,7 +787,10 @@ static void section_failures(struct doc *d, const struct report_input *in)
             report_pct(&sb, c->accuracy);
             strbuf_addch(&sb, ')');
         }
-        strbuf_addf(&sb, ": %zu failed trial%s shown", j - i, j - i == 1 ? "" : "s");
+        if (c && c->n_trials - c->n_correct > (long)(j - i))
+            strbuf_addf(&sb, ": %zu of %ld failed trials shown", j - i, c->n_trials - c->n_correct);
+        else
+            strbuf_addf(&sb, ": %zu failed trial%s shown", j - i, j - i == 1 ? "" : "s");
         strbuf_addstr(d->out, "<details><summary>");
         escape_html(d->out, sb.buf);
         strbuf_addstr(d->out, "</summary>\n");
