@@ -421,6 +421,7 @@ struct logrec {
     long sent_tokens;
     double p, u; /* < 0: not drawn */
     const char *outcome;
+    const char *finish; /* finish_reason of an answer, else NULL */
     enum sim_fault fault;
     int gold;
 };
@@ -538,6 +539,8 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
     }
     cJSON_AddBoolToObject(o, "gold", l->gold);
     cJSON_AddStringToObject(o, "outcome", l->outcome);
+    if (l->finish)
+        cJSON_AddStringToObject(o, "finish_reason", l->finish);
     cJSON_AddStringToObject(o, "fault", sim_fault_name(l->fault));
     line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -945,8 +948,6 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         l->outcome = "empty";
     } else {
         cut_answer(s, &answer, g->max_tokens, &ctok, &finish);
-        if (!strcmp(finish, "length"))
-            l->outcome = "cut";
     }
 
     id = new_id(s, g->chat ? "chatcmpl" : "cmpl");
@@ -983,6 +984,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     }
     cJSON_AddStringToObject(root, "system_fingerprint", "dipmap-sim");
     json_reply(r, 200, root);
+    l->finish = finish;
 cleanup:
     strbuf_release(&answer);
     strbuf_release(&reasoning);

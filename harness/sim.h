@@ -132,7 +132,39 @@ int sim_faults_parse(const char *spec, struct sim_faults *out, struct strbuf *er
 /* The fault of the counter-th generation request (pure). */
 enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, uint64_t counter);
 
-/* ---- The server ---------------------------------------------------------- */
+/* ---- The server ----------------------------------------------------------
+ *
+ * Routes (one thread per connection; bodies up to 64 MiB, else 413):
+ *   GET  /health               {"status":"ok"} (never needs the API key)
+ *   GET  /v1/models            {"object":"list","data":[{"id",...,"max_model_len" (with ctx)}]}
+ *   POST /v1/chat/completions  OpenAI/vLLM chat response; max_completion_tokens or
+ *                              max_tokens cut the answer (finish_reason "length")
+ *   POST /v1/completions       legacy completions; "prompt" string, [string] or token ids;
+ *                              max_tokens defaults to 16 as in OpenAI's API
+ *   POST /tokenize             vLLM {"prompt"} | {"messages"} -> {"count","max_model_len",
+ *                              "tokens","token_strs"} (messages counted as above, no BOS;
+ *                              max_model_len = ctx or 1048576); llama.cpp {"content",
+ *                              "parse_special"=true,"with_pieces"} -> {"tokens":[...]}
+ *   POST /detokenize           {"tokens"} -> {"prompt","content"}
+ *   GET  /props                llama.cpp: default_generation_settings.n_ctx = ctx or
+ *                              shift_ctx (absent when neither), build_info
+ * "model" absent = the first model; unknown -> 404 {"error":{"message":"The model `X` does
+ * not exist.","type":"NotFoundError","param":"model","code":404}}. Bad requests -> 400
+ * vLLM-style (type BadRequestError, code 400); "stream": true and n > 1 are refused.
+ * Over-long (T + max_tokens > ctx) -> 400 {"error":{"message":"This model's maximum context
+ * length is N tokens. ...","type":"invalid_request_error","param":"messages",
+ * "code":"context_length_exceeded"}}. Missing/wrong key -> 401 (code "invalid_api_key");
+ * accepted: "Authorization: Bearer KEY" or "api-key: KEY".
+ *
+ * Request log (log_path): one JSON object per request and line, flushed at once:
+ *   ts, route, status (0 = dropped), model, question_id, x, T (prompt tokens the model
+ *   saw), sent_tokens (before a context shift), p and u (when a question was recognised),
+ *   gold (bool), outcome, fault, finish_reason (of an answer).
+ * Outcomes of generation requests: "correct", "negative" (a hard negative's value),
+ *   "idk", "unrecognised" (no question), "empty" (reasoning only), "overflow" (ctx 400),
+ *   "bad_request", "unknown_model"; other routes "ok";
+ *   "unauthorised", "too_big", "bad_route".
+ */
 
 struct sim_config {
     const char *host;         /* bind address, default "127.0.0.1" */

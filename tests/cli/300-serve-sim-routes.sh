@@ -121,6 +121,9 @@ check(gen[0]["question_id"] == "q0003" and gen[0]["gold"] and gen[0]["outcome"] 
       and 0.3 < gen[0]["x"] < 0.7 and gen[0]["T"] == u["prompt_tokens"] and gen[0]["fault"] == "none",
       "log line: %r" % gen[0])
 check(any(l["outcome"] == "unrecognised" and l["question_id"] is None for l in log), "unrecognised logged")
+cut = [l for l in log if l["question_id"] == "q0007"]
+check(len(cut) == 2 and all(l["outcome"] == "correct" and l["finish_reason"] == "length" for l in cut),
+      "an answer cut by max_tokens is logged as correct with finish_reason length: %r" % cut)
 EOF
 stop_sim "$SIM_PID"
 assert_contains sim.err "stopped (SIGTERM)"
