@@ -159,7 +159,8 @@ enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, u
  * Request log (log_path): one JSON object per request and line, flushed at once:
  *   ts, route, status (0 = dropped), model, question_id, x, T (prompt tokens the model
  *   saw), sent_tokens (before a context shift), p and u (when a question was recognised),
- *   gold (bool), outcome, fault, finish_reason (of an answer).
+ *   gold (bool), outcome, fault, finish_reason (of an answer). outcome is what the model
+ *   answered; fault says whether the answer was delivered (none/slow) or replaced.
  * Outcomes of generation requests: "correct", "negative" (a hard negative's value),
  *   "idk", "unrecognised" (no question), "empty" (reasoning only), "overflow" (ctx 400),
  *   "bad_request", "unknown_model"; other routes "ok";
