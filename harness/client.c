@@ -1956,7 +1956,7 @@ enum client_class client_preflight(struct client *c, struct client_preflight_inf
         struct endpoint *ep = &c->ep[i];
         struct strbuf url = STRBUF_INIT, resp = STRBUF_INIT, names = STRBUF_INIT;
         long status = 0;
-        int is_llama, found = 0, listed = 0;
+        int found = 0, listed = 0, llamacpp = 0;
         cJSON *root;
         const cJSON *data, *m;
         if (ep->azure)
@@ -1984,7 +1984,7 @@ enum client_class client_preflight(struct client *c, struct client_preflight_inf
             *reason = CLIENT_R_SERVER_ERROR;
             return CLIENT_RETRYABLE;
         }
-        is_llama = probe_props(c, ep, info);
+        probe_props(c, ep, info);
         root = status == 200 ? cJSON_ParseWithLength(resp.buf, resp.len) : NULL;
         data = obj_get(root, "data");
         if (!cJSON_IsArray(data))
@@ -2000,6 +2000,8 @@ enum client_class client_preflight(struct client *c, struct client_preflight_inf
                 if (!id)
                     continue;
                 listed++;
+                if (obj_str(m, "owned_by") && !strcmp(obj_str(m, "owned_by"), "llamacpp"))
+                    llamacpp++;
                 if (listed <= 10)
                     strbuf_addf(&names, "%s\"%s\"", names.len ? ", " : "", id);
                 if (!strcmp(id, c->model) && !found) {
@@ -2014,7 +2016,7 @@ enum client_class client_preflight(struct client *c, struct client_preflight_inf
             if (found) {
                 if (info->model_listed != 0)
                     info->model_listed = 1;
-            } else if (is_llama && listed <= 1) {
+            } else if (llamacpp && listed == 1) {
                 /* llama.cpp single-model mode answers whatever the model name is */
                 info->model_listed = 0;
             } else if (listed) {

@@ -247,12 +247,12 @@ void client_preflight_info_release(struct client_preflight_info *info);
  * Blocking checks before the first trial, on every endpoint: GET
  * {base}/v1/models (model present? vLLM max_model_len) and GET {base}/props
  * (llama.cpp default_generation_settings.n_ctx) when available.
- * Returns CLIENT_OK (info filled; model_listed may still be 0 for servers
- * that ignore the model name, e.g. llama.cpp single-model mode: the caller
- * decides), CLIENT_FATAL with reason AUTH (401/403 on /v1/models) or
- * MODEL_NOT_FOUND (listed models do not include it; err names the ones that
- * are), or CLIENT_RETRYABLE when an endpoint cannot be reached (err says
- * which and why). *reason may be NULL.
+ * Returns CLIENT_OK (info filled; model_listed is 0 for llama.cpp in
+ * single-model mode, which lists one model owned_by "llamacpp" and answers
+ * to any name; -1 when /v1/models is missing), CLIENT_FATAL with reason AUTH (401/403 on
+ * /v1/models) or MODEL_NOT_FOUND (listed models do not include it; err names the ones that are), or
+ * CLIENT_RETRYABLE when an endpoint cannot be reached (err says which and why). *reason may be
+ * NULL.
  */
 enum client_class client_preflight(struct client *c, struct client_preflight_info *info,
                                    enum client_reason *reason, struct strbuf *err);

@@ -1090,6 +1090,39 @@ static void test_http_legacy_and_fields(void)
     fake_stop(&f);
 }
 
+/* Azure deployment URLs: the path as given, api-version kept, api-key header */
+static void test_http_azure(void)
+{
+    struct fake f;
+    struct client *c;
+    struct client_response *r;
+    struct strbuf u = STRBUF_INIT;
+    cJSON *log, *e;
+    if (fake_start(&f, "{\"/openai/deployments/gpt4o/chat/completions\":[" OKBODY("\"ok\"", "stop",
+                                                                                  "1") "]}")) {
+        CHECK(0);
+        return;
+    }
+    strbuf_addf(&u, "%s/openai/deployments/gpt4o?api-version=2024-10-21", f.url);
+    c = make_client(u.buf, "azure-key-1", NULL);
+    r = c ? roundtrip(c, "hi", 0) : NULL;
+    CHECK(r && r->cls == CLIENT_OK);
+    client_response_free(r);
+    client_free(c);
+    log = fake_log(&f);
+    CHECK_INT(cJSON_GetArraySize(log), 1);
+    e = cJSON_GetArrayItem(log, 0);
+    CHECK_STR(jstr(e, "path", NULL),
+              "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21");
+    CHECK_STR(jstr(e, "headers", "api-key"), "azure-key-1");
+    CHECK(jstr(e, "headers", "authorization") == NULL);
+    CHECK(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "body"),
+                                           "max_completion_tokens") != NULL);
+    cJSON_Delete(log);
+    strbuf_release(&u);
+    fake_stop(&f);
+}
+
 /* One scripted response per step, each checked over real HTTP. */
 static void test_http_classes(void)
 {
@@ -1682,6 +1715,215 @@ static void test_config_errors(void)
     strbuf_release(&err);
 }
 
+/* ------------------------------------------------ against dipmap serve-sim */
+
+struct sim {
+    pid_t pid;
+    char url[64];
+};
+
+/* Start `$DIPMAP serve-sim --port 0 ARGS...`; the port is its first stdout line. */
+static int sim_start(struct sim *s, const char *const *args)
+{
+    const char *bin = getenv("DIPMAP");
+    const char *argv[32];
+    int pipefd[2], n = 0, port = 0;
+    char buf[64];
+    size_t got = 0;
+    memset(s, 0, sizeof(*s));
+    if (!bin || access(bin, X_OK))
+        return -1;
+    argv[n++] = bin;
+    argv[n++] = "serve-sim";
+    argv[n++] = "--port";
+    argv[n++] = "0";
+    for (int i = 0; args[i] && n < 30; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    if (pipe(pipefd))
+        return -1;
+    s->pid = fork();
+    if (s->pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(pipefd[1], 1);
+        dup2(devnull, 2);
+        close(pipefd[0]);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    while (got < sizeof(buf) - 1) {
+        ssize_t r = read(pipefd[0], buf + got, 1);
+        if (r <= 0 || buf[got] == '\n')
+            break;
+        got++;
+    }
+    buf[got] = '\0';
+    close(pipefd[0]);
+    /* "8123" or "listening on http://127.0.0.1:8123" */
+    {
+        const char *p = strrchr(buf, ':');
+        port = (int)strtol(p ? p + 1 : buf, NULL, 10);
+    }
+    if (port <= 0) {
+        fprintf(stderr, "  serve-sim did not print its port (got \"%s\")\n", buf);
+        return -1;
+    }
+    snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", port);
+    return 0;
+}
+
+static void sim_stop(struct sim *s)
+{
+    if (s->pid > 0) {
+        kill(s->pid, SIGTERM);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+}
+
+static const char *long_text(void)
+{
+    static char buf[8192];
+    if (!buf[0]) {
+        size_t n = 0;
+        while (n + 32 < sizeof(buf))
+            n += (size_t)snprintf(buf + n, sizeof(buf) - n, "The quick brown fox %zu. ", n);
+    }
+    return buf;
+}
+
+static const char *sim_model = "dipmap-sim";
+
+static long sim_max_tokens;
+
+static void sim_tweak(struct client_config *cfg)
+{
+    cfg->model = sim_model;
+    if (sim_max_tokens > 0)
+        cfg->max_tokens = sim_max_tokens;
+}
+
+/* One request to a fresh simulator started with args; returns its classification. */
+static struct client_response *sim_once(const char *const *args, const char *key, const char *text,
+                                        long expected)
+{
+    struct sim s;
+    struct client *c;
+    struct client_response *r;
+    if (sim_start(&s, args))
+        return NULL;
+    c = make_client(s.url, key, sim_tweak);
+    r = c ? roundtrip(c, text, expected) : NULL;
+    client_free(c);
+    sim_stop(&s);
+    return r;
+}
+
+/* The client's classes against H3's simulator (skipped when $DIPMAP is not set). */
+static void test_sim_interop(void)
+{
+    static const struct {
+        const char *args[6];
+        int long_prompt;
+        enum client_class cls;
+        enum client_reason reason;
+    } cases[] = {
+        {{NULL}, 0, CLIENT_OK, CLIENT_R_NONE},
+        {{"--faults", "429=1", "--retry-after-ms", "700", NULL},
+         0,
+         CLIENT_RETRYABLE,
+         CLIENT_R_RATE_LIMIT},
+        {{"--faults", "500=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR},
+        {{"--faults", "503=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR},
+        {{"--faults", "drop=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_TRANSPORT},
+        {{"--faults", "garbage=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY},
+        {{"--faults", "error200=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY},
+        /* a body cut short (Content-Length not met) */
+        {{"--faults", "truncate=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_TRANSPORT},
+        /* max_tokens 1: finish_reason length */
+        {{"MAX1", NULL}, 0, CLIENT_TRUNCATED, CLIENT_R_LENGTH},
+        {{"--reasoning", "1", NULL}, 0, CLIENT_EMPTY, CLIENT_R_NONE},
+        {{"--ctx", "256", NULL}, 1, CLIENT_OVERFLOW, CLIENT_R_NONE},
+        {{"--shift-ctx", "256", NULL}, 1, CLIENT_TRUNCATED, CLIENT_R_PROMPT_SHORT},
+        {{"--api-key", "right-key", NULL}, 0, CLIENT_FATAL, CLIENT_R_AUTH},
+    };
+    struct client_response *r;
+    long full_count = -1;
+    if (!getenv("DIPMAP")) {
+        fprintf(stderr, "  skipped: $DIPMAP not set\n");
+        return;
+    }
+    /* the prompt's token count as the simulator counts it, for the truncation check */
+    {
+        const char *none[] = {NULL};
+        r = sim_once(none, NULL, long_text(), 0);
+        CHECK(r && r->cls == CLIENT_OK && r->prompt_tokens > 1000);
+        if (r)
+            full_count = r->prompt_tokens;
+        client_response_free(r);
+    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int max1 = cases[i].args[0] && !strcmp(cases[i].args[0], "MAX1");
+        static const char *const none[] = {NULL};
+        sim_max_tokens = max1 ? 1 : 0;
+        r = sim_once(max1 ? none : cases[i].args, "wrong-key",
+                     cases[i].long_prompt ? long_text() : "Hello?",
+                     cases[i].long_prompt ? full_count : 0);
+        sim_max_tokens = 0;
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        if (r->cls != cases[i].cls || r->reason != cases[i].reason)
+            fprintf(stderr, "  sim case %zu (%s %s): got %s/%s HTTP %ld: %s\n", i,
+                    cases[i].args[0] ? cases[i].args[0] : "",
+                    cases[i].args[1] ? cases[i].args[1] : "", client_class_name(r->cls),
+                    client_reason_name(r->reason), r->http_status, r->error ? r->error : "");
+        CHECK_INT(r->cls, cases[i].cls);
+        CHECK_INT(r->reason, cases[i].reason);
+        if (cases[i].reason == CLIENT_R_RATE_LIMIT)
+            CHECK_INT(r->retry_after_ms, 700);
+        if (cases[i].cls == CLIENT_OK)
+            CHECK(r->model && r->content && r->prompt_tokens > 0);
+        if (cases[i].cls == CLIENT_EMPTY)
+            CHECK(r->reasoning && *r->reasoning);
+        client_response_free(r);
+    }
+    /* preflight: context from /v1/models or /props, a missing model is fatal */
+    {
+        const char *args[] = {"--ctx", "32k", NULL};
+        struct sim s;
+        struct client *c;
+        struct client_preflight_info info;
+        enum client_reason reason;
+        struct strbuf err = STRBUF_INIT;
+        long n = -1;
+        if (sim_start(&s, args) == 0) {
+            c = make_client(s.url, NULL, sim_tweak);
+            CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_OK);
+            CHECK_INT(info.context, 32768);
+            CHECK_INT(info.model_listed, 1);
+            client_preflight_info_release(&info);
+            /* server-side token counts agree with usage.prompt_tokens */
+            CHECK_INT(client_tokenize(c, long_text(), strlen(long_text()), &n, &err), 0);
+            CHECK(n > 1000 && n <= full_count);
+            client_free(c);
+            sim_model = "no-such-model";
+            c = make_client(s.url, NULL, sim_tweak);
+            sim_model = "dipmap-sim";
+            strbuf_reset(&err);
+            CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_FATAL);
+            CHECK_INT(reason, CLIENT_R_MODEL_NOT_FOUND);
+            client_preflight_info_release(&info);
+            client_free(c);
+            sim_stop(&s);
+        } else {
+            CHECK(0);
+        }
+        strbuf_release(&err);
+    }
+}
+
 /* RUN, and report slow tests on stderr */
 #define TRUN(fn)                                                                                   \
     do {                                                                                           \
@@ -1709,6 +1951,7 @@ int main(void)
     TRUN(test_config_errors);
     TRUN(test_http_request_shape);
     TRUN(test_http_legacy_and_fields);
+    TRUN(test_http_azure);
     TRUN(test_http_classes);
     TRUN(test_http_drop);
     TRUN(test_http_unreachable);
@@ -1717,6 +1960,7 @@ int main(void)
     TRUN(test_http_preflight);
     TRUN(test_http_tokenize);
     TRUN(test_http_verbose_redacts);
+    TRUN(test_sim_interop);
     fake_kill(&pool[0]);
     fake_kill(&pool[1]);
     return TEST_EXIT();
