@@ -8,7 +8,7 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run int --concurrency 2 \
     >out1 2>err1 &
 pid=$!
-sleep 1.2
+wait_requests sim.log 6
 kill -INT $pid
 wait $pid
 rc=$?
@@ -34,7 +34,8 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0:100:10 --db t.db --run int2 --concurrency 1 \
     >out2 2>err2 &
 pid=$!
-sleep 0.8
+for i in $(seq 600); do grep -q "^starting run 'int2'" err2 && break; sleep 0.05; done
+sleep 0.3
 kill -INT $pid
 sleep 0.3
 t0=$(date +%s.%N)

@@ -7,7 +7,11 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:10 --db t.db --run k9 --concurrency 2 \
     >out1 2>err1 &
 pid=$!
-sleep 2.5
+for i in $(seq 600); do
+    [ "$(q t.db "select count(*) from trials" 2>/dev/null)" -ge 4 ] 2>/dev/null && break
+    sleep 0.05
+done
+sleep 0.3
 kill -9 $pid
 wait $pid 2>/dev/null
 [ "$(q t.db "pragma integrity_check")" = ok ] || fail "store corrupted"

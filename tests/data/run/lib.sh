@@ -42,3 +42,13 @@ run_args() {
 q() {
     sqlite3 -batch -noheader "$1" "$2"
 }
+
+# wait_requests LOG N: wait (up to 30 s) until the server logged N generation requests
+wait_requests() {
+    local i
+    for i in $(seq 600); do
+        [ "$(grep -c '/completions' "$1" 2>/dev/null)" -ge "$2" ] && return 0
+        sleep 0.05
+    done
+    fail "the server did not see $2 requests"
+}
