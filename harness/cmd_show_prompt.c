@@ -158,6 +158,9 @@ int cmd_show_prompt(int argc, const char **argv)
                "chunks (%zu excluded: they contain an answer)\n",
                bp.gold_index + 1, bp.docs_nr, bp.gold_offset, bp.hard_negatives, bp.filler,
                bp.filler_dropped);
+        if (have_hay)
+            printf("# haystack %s: %zu chunks (%zu exact duplicates dropped)\n", hay.path, hay.nr,
+                   hay.dropped_duplicates);
         printf("# template %s, tokenizer %s, sha256 %s\n", tpl.path, tokenizer_name(tk), bp.sha256);
         if (completion) {
             printf("=== prompt ===\n%s\n", bp.text.buf);

@@ -8,8 +8,9 @@ for set in valid.jsonl valid.jsonl.gz; do
     assert_contains out "Paris is the capital of France."
     assert_contains out "The river flows through the valley"
     assert_contains out "1 excluded: they contain an answer"
+    assert_contains out "# haystack hay.txt: 3 chunks (1 exact duplicates dropped)"
     assert_not_contains out "Many towns lie on the coast"
-    sed -n '4,$p' out >"prompt-$set"
+    grep -v '^#' out >"prompt-$set"
 done
 cmp prompt-valid.jsonl prompt-valid.jsonl.gz || fail "gzip and plain sets give different prompts"
 # asking for more than the material holds is an input error, not a short prompt
