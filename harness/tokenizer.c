@@ -175,6 +175,7 @@ struct tokenizer {
     size_t nspecials;
     unsigned char special_first[256];
     pcre2_code *re;
+    int jit; /* JIT compiled: use the pcre2_jit_match() fast path */
     int nfc;
     int add_prefix_space;
     uint32_t *bos;
@@ -410,7 +411,7 @@ static int compile_pattern(struct tokenizer *tk, const char *pat, struct strbuf 
         return -1;
     }
     /* JIT failure is not fatal: the interpreter gives the same results. */
-    pcre2_jit_compile(tk->re, PCRE2_JIT_COMPLETE);
+    tk->jit = pcre2_jit_compile(tk->re, PCRE2_JIT_COMPLETE) == 0;
     return 0;
 }
 
@@ -1102,7 +1103,11 @@ static void split_valid(const struct tokenizer *tk, struct workspace *ws, const 
         n = ws->norm.len;
     }
     while (start < n) {
-        int rc = pcre2_match(tk->re, (PCRE2_SPTR)s, n, start, PCRE2_NO_UTF_CHECK, ws->md, ws->mctx);
+        /* the text was validated once (utf8_valid_prefix): never let PCRE2 re-check it */
+        int rc = tk->jit ? pcre2_jit_match(tk->re, (PCRE2_SPTR)s, n, start, PCRE2_NO_UTF_CHECK,
+                                           ws->md, ws->mctx)
+                         : pcre2_match(tk->re, (PCRE2_SPTR)s, n, start, PCRE2_NO_UTF_CHECK, ws->md,
+                                       ws->mctx);
         size_t b, e, k;
         if (rc < 0) {
             /* cannot happen with the supported patterns; cover the rest */
