@@ -464,6 +464,20 @@ static struct slot *free_slot(struct runner *r)
     return NULL;
 }
 
+/* Upper bound of what the trials in progress (in flight or awaiting a retry) will cost. */
+static double committed_cost(const struct runner *r)
+{
+    double in = 0, out = 0;
+    int i;
+    for (i = 0; i < r->nslots; i++) {
+        if (r->slots[i].state == SLOT_FREE)
+            continue;
+        in += (double)r->slots[i].realized_len;
+        out += (double)r->cfg->max_tokens;
+    }
+    return cost_of(r->cfg, in, out);
+}
+
 /* Fill the window: due retries first, then new trials. Returns ms until the next due event. */
 static double schedule(struct runner *r, double now)
 {
@@ -514,8 +528,7 @@ static double schedule(struct runner *r, double now)
         if (cfg->max_cost > 0 && prices_known(cfg)) {
             double spent =
                 cost_of(cfg, (double)r->res->prompt_tokens, (double)r->res->completion_tokens);
-            double pending = cost_of(cfg, r->inflight_tokens - cfg->max_tokens * r->busy,
-                                     (double)cfg->max_tokens * r->busy);
+            double pending = committed_cost(r);
             double mine = cost_of(cfg, (double)pt->length, (double)cfg->max_tokens);
             if (spent + pending + mine > cfg->max_cost) {
                 r->budget_stop = 1;
