@@ -393,7 +393,14 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
                              unsigned long long seed, size_t lo, size_t hi, size_t worst)
 {
     struct stats_rng rng;
-    long *v = xcalloc(ncells, sizeof(*v)), *c = xcalloc(ncells, sizeof(*c));
+    /*
+     * Only the cells the statistics read are resampled: slot 0 = shallow
+     * edge, 1 = deep edge, 2 = worst interior depth, then the 25-75% depths.
+     * Each question's counts are packed as (valid, correct) pairs per slot.
+     */
+    size_t *slot_cell = xcalloc(ncells + 3, sizeof(*slot_cell));
+    size_t nslots = 0, mean_from, k, j;
+    long *pk, *sum;
     double *edge = xcalloc(opt->bootstrap_iters, sizeof(double));
     double *mw = xcalloc(opt->bootstrap_iters, sizeof(double));
     double *mm = xcalloc(opt->bootstrap_iters, sizeof(double));
@@ -402,43 +409,55 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
     size_t nw = 0, nmm = 0, ne = 0;
     unsigned it;
 
+    slot_cell[nslots++] = lo;
+    slot_cell[nslots++] = hi;
+    slot_cell[nslots++] = worst;
+    mean_from = nslots;
+    if (ls->has_middle_mean)
+        for (k = 0; k < ncells; k++)
+            if (cells[k].depth_bp >= 2500 && cells[k].depth_bp <= 7500)
+                slot_cell[nslots++] = k;
+    pk = xcalloc(st_mult(nq, 2 * nslots), sizeof(*pk));
+    sum = xcalloc(2 * nslots, sizeof(*sum));
+    for (j = 0; j < nq; j++)
+        for (k = 0; k < nslots; k++) {
+            pk[j * 2 * nslots + 2 * k] = qv[qs[j] * ncells + slot_cell[k]];
+            pk[j * 2 * nslots + 2 * k + 1] = qc[qs[j] * ncells + slot_cell[k]];
+        }
+
     stats_rng_seed(&rng, seed);
     for (it = 0; it < opt->bootstrap_iters; it++) {
-        size_t j, q;
         double e;
-        memset(v, 0, ncells * sizeof(*v));
-        memset(c, 0, ncells * sizeof(*c));
+        memset(sum, 0, 2 * nslots * sizeof(*sum));
         for (j = 0; j < nq; j++) {
-            size_t row = qs[stats_rng_below(&rng, nq)];
-            for (q = 0; q < ncells; q++) {
-                v[q] += qv[row * ncells + q];
-                c[q] += qc[row * ncells + q];
-            }
+            const long *row = pk + stats_rng_below(&rng, nq) * 2 * nslots;
+            for (k = 0; k < 2 * nslots; k++)
+                sum[k] += row[k];
         }
         /*
          * The depths are those chosen on the full data (edges, worst interior
          * depth): re-selecting the minimum in every resample would bias the
          * interval away from the point estimate.
          */
-        if (v[lo] <= 0 || v[hi] <= 0)
+        if (sum[0] <= 0 || sum[2] <= 0)
             continue;
-        e = ((double)c[lo] / (double)v[lo] + (double)c[hi] / (double)v[hi]) / 2.0;
+        e = ((double)sum[1] / (double)sum[0] + (double)sum[3] / (double)sum[2]) / 2.0;
         edge[ne++] = e;
-        if (ls->has_middle && v[worst] > 0) {
-            mw[nw] = (double)c[worst] / (double)v[worst];
+        if (ls->has_middle && sum[4] > 0) {
+            mw[nw] = (double)sum[5] / (double)sum[4];
             dip[nw] = e - mw[nw];
             nw++;
         }
         if (ls->has_middle_mean) {
-            double sum = 0.0;
+            double acc = 0.0;
             int nm = 0;
-            for (q = 0; q < ncells; q++)
-                if (v[q] > 0 && cells[q].depth_bp >= 2500 && cells[q].depth_bp <= 7500) {
-                    sum += (double)c[q] / (double)v[q];
+            for (k = mean_from; k < nslots; k++)
+                if (sum[2 * k] > 0) {
+                    acc += (double)sum[2 * k + 1] / (double)sum[2 * k];
                     nm++;
                 }
             if (nm) {
-                mm[nmm] = sum / nm;
+                mm[nmm] = acc / nm;
                 dipm[nmm] = e - mm[nmm];
                 nmm++;
             }
@@ -453,8 +472,9 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
         set_interval(&ls->middle_mean, mm, nmm, opt->confidence);
         set_interval(&ls->dip_mean, dipm, nmm, opt->confidence);
     }
-    free(v);
-    free(c);
+    free(slot_cell);
+    free(pk);
+    free(sum);
     free(edge);
     free(mw);
     free(mm);
