@@ -15,6 +15,7 @@ answers every request from the script: a JSON object mapping a path (or
   {"hang": true}                                                    never answer
   {"echo_tokens": true}                                             /tokenize, vLLM shape: count words
   {"llama_tokenize": true}                                          /tokenize, llama.cpp: {"content"} only
+  {"retry_after_date": 2, ...}                                      Retry-After: HTTP-date now+2 s
   {"echo_prompt_tokens": true}                                      usage.prompt_tokens = words sent
 
 POST /__script with a new script replaces it, resets the step counters and
@@ -25,6 +26,7 @@ path, request headers, body (parsed when JSON), and the client's port (to
 count connections).
 """
 import argparse
+import email.utils
 import json
 import socket
 import sys
@@ -125,6 +127,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         headers = {"Content-Type": "application/json"}
         headers.update(step.get("headers", {}))
+        if "retry_after_date" in step:
+            headers["Retry-After"] = email.utils.formatdate(time.time() + step["retry_after_date"],
+                                                            usegmt=True)
         for k, v in headers.items():
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(data)))
