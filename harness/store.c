@@ -239,7 +239,8 @@ struct store {
     char *path;
     int readonly;
     int version;
-    int in_outer_txn; /* store_merge holds one transaction around everything */
+    int in_outer_txn;  /* store_merge holds one transaction around everything */
+    size_t merge_kept; /* merge writes that kept an existing row (duplicates across inputs) */
     sqlite3_stmt *stmt[S__COUNT];
 
     struct op *ops;
@@ -1449,9 +1450,6 @@ static int write_prompt(struct store *st, const struct op *o)
     return stmt_done(st, s, "cannot write a prompt");
 }
 
-/* Number of merge writes that kept an existing row (store_merge's conflict count). */
-static size_t merge_kept;
-
 int store_flush(struct store *st)
 {
     size_t i;
@@ -1467,7 +1465,7 @@ int store_flush(struct store *st)
             if (write_trial(st, o))
                 goto fail;
             if (o->merge && sqlite3_changes(st->db) == 0)
-                merge_kept++;
+                st->merge_kept++;
         } else if (write_prompt(st, o)) {
             goto fail;
         }
@@ -1979,7 +1977,6 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
     size_t nruns = 0, aruns = 0, i, j;
     int rc = -1;
 
-    merge_kept = 0;
     if (!nin)
         return error("merge: no input databases");
     ins = xcalloc(nin, sizeof(*ins));
@@ -2075,10 +2072,10 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
     out->in_outer_txn = 0;
     if (exec_simple(out, S_COMMIT, "cannot commit the merge"))
         goto rollback;
-    if (merge_kept)
+    if (out->merge_kept)
         warning("merge: %zu trial(s) were present in more than one input; kept the first "
                 "finished result of each",
-                merge_kept);
+                out->merge_kept);
     rc = 0;
     goto cleanup;
 rollback:

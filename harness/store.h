@@ -154,7 +154,8 @@ void run_info_list_free(struct run_info *v, size_t nr);
 /*
  * Whether two runs measure the same thing (resume and merge use this): equal
  * model_requested, golden/haystack/template hashes, tokenizer name and hash,
- * and settings_json (all compared as strings, NULL == NULL). Endpoints,
+ * (compared as strings, NULL == NULL) and settings_json (compared as JSON:
+ * object key order is ignored). Endpoints,
  * served model, fingerprint, versions, tags, shard and times are ignored.
  * Returns 1 when the same; else 0 and *field (when non-NULL) names the first
  * difference, e.g. "golden_sha256".
