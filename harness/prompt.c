@@ -165,7 +165,8 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
                 goto cleanup;
             }
         } else {
-            strbuf_add(&sec[cur].text, p, n);
+            /* CRLF files: the '\r' is not part of the text */
+            strbuf_add(&sec[cur].text, p, n && p[n - 1] == '\r' ? n - 1 : n);
             strbuf_addch(&sec[cur].text, '\n');
         }
     next:

@@ -57,6 +57,14 @@ static void test_template_parse(void)
     CHECK_STR(t.separator, ",\n");
     CHECK_INT(strlen(t.sha256), 64);
     prompt_template_release(&t);
+    /* CRLF line ends are accepted and dropped */
+    CHECK_INT(
+        prompt_template_parse(&t, "crlf.txt",
+                              "[user]\r\n{documents}\r\nQ: {question}\r\n[document]\r\n{text}\r\n"),
+        0);
+    CHECK_STR(t.user, "{documents}\nQ: {question}");
+    CHECK_STR(t.separator, "\n");
+    prompt_template_release(&t);
 
     CHECK(template_error("[user]\n{documents}\n[document]\n{text}\n",
                          "prompts/t.txt:1: [user] has no {question} placeholder"));
