@@ -7,6 +7,9 @@
 
 #include <math.h>
 
+#include "compare.h"
+#include "plot.h"
+
 #include "stats.h"
 #include "store.h"
 #include "strbuf.h"
@@ -361,6 +364,80 @@ static void test_long_answer_cut(void)
     strbuf_release(&html);
 }
 
+static void test_plot_adapters(void)
+{
+    struct trial_result *t;
+    size_t n = make_trials(&t), k;
+    struct run_stats s;
+    struct stats_options o;
+    struct plot_series *v = NULL;
+    struct plot_grid g;
+
+    stats_options_init(&o);
+    o.bootstrap_iters = 0;
+    CHECK_INT(stats_compute(t, n, &o, &s, &serr), 0);
+    k = report_ucurve_series(&s, &v);
+    CHECK_INT(k, 2);
+    CHECK_STR(v[0].label, "8k tokens");
+    CHECK_STR(v[1].label, "32k tokens");
+    CHECK_INT(v[1].n, 5);
+    CHECK_NEAR(v[1].pts[2].x, 50.0, 1e-9);
+    CHECK_NEAR(v[1].pts[2].y, 3.0 / 9.0, 1e-9);
+    CHECK(v[1].pts[2].lo < v[1].pts[2].y && v[1].pts[2].hi > v[1].pts[2].y);
+    CHECK_NEAR(v[0].edge, 0.95, 1e-9);
+    CHECK_NEAR(v[0].middle, 0.5, 1e-9);
+    report_series_free(v, k);
+    report_grid(&s, &g);
+    CHECK_INT(g.ndepths, 5);
+    CHECK_INT(g.nlengths, 2);
+    CHECK_NEAR(g.depths[4], 100.0, 1e-9);
+    CHECK_INT(g.lengths[1], 32768);
+    CHECK_NEAR(g.acc[1 * 5 + 2], 3.0 / 9.0, 1e-9);
+    CHECK_NEAR(g.acc[0 * 5 + 0], 1.0, 1e-9);
+    report_grid_release(&g);
+    run_stats_release(&s);
+    free_trials(t, n);
+}
+
+static void test_compare_html(void)
+{
+    struct trial_result *b, *c;
+    size_t nb = make_trials(&b), nc = make_trials(&c), i;
+    struct compare_result r;
+    struct compare_options co;
+    struct compare_meta m;
+    struct run_info rb, rc;
+    struct strbuf html = STRBUF_INIT;
+
+    /* the candidate loses every trial at 50% of 8k: a regression there */
+    for (i = 0; i < nc; i++)
+        if (c[i].length == 8192 && c[i].depth_bp == 5000)
+            c[i].outcome = OUTCOME_WRONG;
+    compare_options_init(&co);
+    co.alpha = 0.9; /* 10 questions are too few for 0.05; the page is what is tested */
+    compare_runs(b, nb, c, nc, &co, &r);
+    fill_run(&rb);
+    fill_run(&rc);
+    rb.name = "base<x>";
+    rc.name = "cand\"y";
+    memset(&m, 0, sizeof(m));
+    m.baseline = &rb;
+    m.candidate = &rc;
+    report_compare_html(&html, &r, &m, NULL);
+    CHECK(strstr(html.buf, "<title>dipmap compare: base&lt;x&gt; vs cand&quot;y</title>"));
+    CHECK(strstr(html.buf, "Plot not drawn"));
+    CHECK(!strstr(html.buf, "<script"));
+    CHECK_INT(r.verdict, VERDICT_FAIL);
+    CHECK(strstr(html.buf, "<p class=\"verdict fail\">FAIL:"));
+    CHECK(strstr(html.buf, "<tr class=\"regression\"><td>8k (8192)</td><td>50%</td><td "
+                           "class=\"num\">10</td><td class=\"num\">50.0%</td><td "
+                           "class=\"num\">0.0%</td><td class=\"num\">-50.0 pp</td>"));
+    compare_result_release(&r);
+    strbuf_release(&html);
+    free_trials(b, nb);
+    free_trials(c, nc);
+}
+
 /* ---- fixture mode: fill a real store for the CLI tests (tests/cli/7xx) ---- */
 
 /*
@@ -502,5 +579,7 @@ int main(int argc, char **argv)
     RUN(test_html);
     RUN(test_empty_run);
     RUN(test_long_answer_cut);
+    RUN(test_plot_adapters);
+    RUN(test_compare_html);
     return TEST_EXIT();
 }
