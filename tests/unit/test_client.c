@@ -1022,6 +1022,27 @@ static void test_http_request_shape(void)
               cJSON_GetObjectItemCaseSensitive(body, "n")->valuedouble == 1);
     }
     cJSON_Delete(log);
+    /*
+     * A body over 1 MiB: libcurl would add "Expect: 100-continue" and wait for
+     * the server; the client's empty Expect: header prevents it.
+     */
+    {
+        size_t big = 1200 * 1024;
+        char *text = malloc(big + 1);
+        memset(text, 'a', big);
+        text[big] = '\0';
+        r = roundtrip(c, text, 0);
+        CHECK(r && r->cls == CLIENT_OK);
+        client_response_free(r);
+        free(text);
+        log = fake_log(&f);
+        CHECK_INT(cJSON_GetArraySize(log), 2);
+        e = cJSON_GetArrayItem(log, 1);
+        CHECK(jstr(e, "headers", "expect") == NULL);
+        CHECK(jstr(e, "headers", "content-length") &&
+              atol(jstr(e, "headers", "content-length")) > (long)big);
+        cJSON_Delete(log);
+    }
 out:
     client_free(c);
     fake_stop(&f);
