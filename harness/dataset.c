@@ -710,8 +710,10 @@ int golden_set_load(struct golden_set *gs, const char *path)
 
     memset(gs, 0, sizeof(*gs));
     gs->path = xstrdup(path);
-    if (reader_open(&r, path) < 0)
+    if (reader_open(&r, path) < 0) {
+        golden_set_release(gs);
         return -1;
+    }
     while ((rc = reader_next(&r, &line, &len)) > 0) {
         struct ctx c = {path, r.lineno};
         struct question *q;
@@ -878,8 +880,10 @@ int haystack_load(struct haystack *h, const char *path)
     memset(&hb, 0, sizeof(hb));
     hb.h = h;
     h->path = xstrdup(path);
-    if (reader_open(&r, path) < 0)
+    if (reader_open(&r, path) < 0) {
+        haystack_release(h);
         return -1;
+    }
     while ((rc = reader_next(&r, &line, &len)) > 0) {
         struct ctx c = {path, r.lineno};
         if (txt) {
