@@ -294,7 +294,7 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
 }
 
 static void print_summary(const char *run, const char *db, const struct runner_result *res,
-                          enum run_status status)
+                          enum run_status status, int window)
 {
     long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
     int o;
@@ -314,6 +314,9 @@ static void print_summary(const char *run, const char *db, const struct runner_r
     if (res->cost_usd >= 0)
         printf("; cost $%.4f", res->cost_usd);
     printf("\n");
+    if (res->mean_inflight > 0)
+        printf("in flight: mean %.1f requests (window %d), %.1f s\n", res->mean_inflight, window,
+               res->wall_seconds);
     if (res->window_decreases)
         printf("concurrency: lowered %ld time(s) on rate limits, down to %d\n",
                res->window_decreases, res->min_window);
@@ -847,6 +850,13 @@ int cmd_run(int argc, const char **argv)
     rc.plan = &plan;
     rc.scorers = scorers;
     rc.builder = builder;
+    if (!tokenizer_is_remote(tk)) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        rc.build_threads = ncpu > 2 ? (ncpu > 5 ? 4 : (int)ncpu - 1) : 1;
+        rc.tokenizer = tk;
+        rc.tmpl = &tpl;
+        rc.haystack = have_hay ? &hay : NULL;
+    }
     rc.client = client;
     rc.store = st;
     rc.done = done;
@@ -905,7 +915,7 @@ int cmd_run(int argc, const char **argv)
         }
         if (store_run_update_status(st, run_name, status) < 0 || store_flush(st) < 0)
             ret = ret ? ret : DM_EXIT_INFRA;
-        print_summary(run_name, db, &res, status);
+        print_summary(run_name, db, &res, status, (int)o.concurrency);
 
         switch (res.end) {
         case RUNNER_COMPLETE:

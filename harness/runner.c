@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,6 +160,8 @@ struct runner {
     int bar_drawn;
     int warned_mismatch;
     int probing; /* probe_first: no second request before the first answer */
+    struct prebuild *pb;
+    int exhausted; /* every trial of the plan has been handed out */
 };
 
 static double wall_now(void)
@@ -361,15 +364,277 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     slot_free(r, s);
 }
 
+/* ---- prompts built ahead ------------------------------------------------ */
+
+/*
+ * Prompts are built ahead of need by worker threads (one builder each), so
+ * refilling the window after an answer costs the event loop no tokenization.
+ * At most `cap` prompts are built and not yet sent: memory stays bounded by
+ * the window, never the matrix. With no threads the event loop builds inline.
+ */
+struct prebuilt {
+    struct prebuilt *next;
+    size_t trial;
+    int failed;
+    struct built_prompt bp;
+    struct strbuf err;
+};
+
+struct prebuild {
+    const struct runner_config *cfg;
+    pthread_mutex_t mu;
+    pthread_cond_t space;
+    pthread_t *th;
+    int nth;
+    struct prompt_builder **builders;
+    struct prebuilt *head, *tail; /* built, in order of completion */
+    struct prebuilt *spare;       /* recycled entries (their buffers are kept) */
+    size_t next;                  /* next plan index to claim */
+    size_t outstanding;           /* claimed and not yet released by the loop */
+    size_t cap;
+    int stop;
+};
+
+static struct prebuilt *pb_entry(struct prebuild *pb)
+{
+    struct prebuilt *e = pb->spare;
+    if (e) {
+        pb->spare = e->next;
+    } else {
+        e = xcalloc(1, sizeof(*e));
+        built_prompt_init(&e->bp);
+        strbuf_init(&e->err, 0);
+    }
+    e->next = NULL;
+    e->failed = 0;
+    strbuf_reset(&e->err);
+    return e;
+}
+
+static int trial_done(const struct runner_config *cfg, size_t i)
+{
+    const struct plan_trial *pt = &cfg->plan->t[i];
+    struct trial_key k;
+    if (!cfg->done)
+        return 0;
+    k.question_id = cfg->gs->q[pt->question].id;
+    k.length = pt->length;
+    k.depth_bp = pt->depth_bp;
+    k.repeat = pt->repeat;
+    return store_done_set_has(cfg->done, &k);
+}
+
+/* Claim the next trial not done yet (caller holds the lock); 0 when none is left. */
+static int pb_claim(struct prebuild *pb, size_t *trial)
+{
+    while (pb->next < pb->cfg->plan->nr && trial_done(pb->cfg, pb->next))
+        pb->next++;
+    if (pb->next >= pb->cfg->plan->nr)
+        return 0;
+    *trial = pb->next++;
+    pb->outstanding++;
+    return 1;
+}
+
+static void pb_build(const struct runner_config *cfg, struct prompt_builder *b, struct prebuilt *e)
+{
+    const struct plan_trial *pt = &cfg->plan->t[e->trial];
+    struct prompt_request pr;
+    memset(&pr, 0, sizeof(pr));
+    pr.q = &cfg->gs->q[pt->question];
+    pr.target_len = pt->length;
+    pr.depth_bp = pt->depth_bp;
+    pr.repeat = pt->repeat;
+    pr.seed = cfg->seed;
+    pr.max_answer_tokens = cfg->max_tokens;
+    pr.chat = cfg->chat;
+    strbuf_reset(&e->err);
+    e->failed = prompt_build(b, &pr, &e->bp, &e->err) < 0;
+}
+
+static void pb_append(struct prebuild *pb, struct prebuilt *e)
+{
+    if (pb->tail)
+        pb->tail->next = e;
+    else
+        pb->head = e;
+    pb->tail = e;
+}
+
+struct pb_worker {
+    struct prebuild *pb;
+    int index;
+};
+
+static void *pb_thread(void *arg)
+{
+    struct pb_worker *w = arg;
+    struct prebuild *pb = w->pb;
+    sigset_t set;
+
+    /* Signals belong to the event loop: its waits must be the ones interrupted. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    pthread_mutex_lock(&pb->mu);
+    for (;;) {
+        struct prebuilt *e;
+        size_t trial;
+        while (!pb->stop && pb->outstanding >= pb->cap)
+            pthread_cond_wait(&pb->space, &pb->mu);
+        if (pb->stop || !pb_claim(pb, &trial))
+            break;
+        e = pb_entry(pb);
+        e->trial = trial;
+        pthread_mutex_unlock(&pb->mu);
+        pb_build(pb->cfg, pb->builders[w->index], e);
+        pthread_mutex_lock(&pb->mu);
+        pb_append(pb, e);
+        pthread_mutex_unlock(&pb->mu);
+        client_wakeup(pb->cfg->client);
+        pthread_mutex_lock(&pb->mu);
+    }
+    pthread_mutex_unlock(&pb->mu);
+    return NULL;
+}
+
+static struct pb_worker *pb_workers;
+
+static struct prebuild *pb_start(const struct runner_config *cfg)
+{
+    struct prebuild *pb = xcalloc(1, sizeof(*pb));
+    int i, n = cfg->build_threads;
+
+    pb->cfg = cfg;
+    pthread_mutex_init(&pb->mu, NULL);
+    pthread_cond_init(&pb->space, NULL);
+    if (n > 0 && (!cfg->tokenizer || !cfg->tmpl))
+        n = 0;
+    pb->cap = (size_t)cfg->concurrency < 8 ? 8 : (size_t)cfg->concurrency;
+    if (pb->cap > 64)
+        pb->cap = 64;
+    if (n <= 0)
+        return pb;
+    pb->builders = xcalloc((size_t)n, sizeof(*pb->builders));
+    pb->th = xcalloc((size_t)n, sizeof(*pb->th));
+    pb_workers = xcalloc((size_t)n, sizeof(*pb_workers));
+    for (i = 0; i < n; i++) {
+        pb->builders[i] = prompt_builder_new(cfg->tokenizer, cfg->tmpl, cfg->haystack);
+        pb_workers[i].pb = pb;
+        pb_workers[i].index = i;
+        if (pthread_create(&pb->th[i], NULL, pb_thread, &pb_workers[i])) {
+            prompt_builder_free(pb->builders[i]);
+            break; /* fewer threads (or none: inline) */
+        }
+        pb->nth++;
+    }
+    return pb;
+}
+
+static void pb_free_list(struct prebuilt *e)
+{
+    while (e) {
+        struct prebuilt *n = e->next;
+        built_prompt_release(&e->bp);
+        strbuf_release(&e->err);
+        free(e);
+        e = n;
+    }
+}
+
+static void pb_stop(struct prebuild *pb)
+{
+    int i;
+    pthread_mutex_lock(&pb->mu);
+    pb->stop = 1;
+    pthread_cond_broadcast(&pb->space);
+    pthread_mutex_unlock(&pb->mu);
+    for (i = 0; i < pb->nth; i++) {
+        pthread_join(pb->th[i], NULL);
+        prompt_builder_free(pb->builders[i]);
+    }
+    pb_free_list(pb->head);
+    pb_free_list(pb->spare);
+    pthread_mutex_destroy(&pb->mu);
+    pthread_cond_destroy(&pb->space);
+    free(pb->builders);
+    free(pb->th);
+    free(pb_workers);
+    pb_workers = NULL;
+    free(pb);
+}
+
+/*
+ * The next built prompt, left at the head until pb_pop(); NULL when none is
+ * ready yet (*exhausted = 0) or every trial has been handed out (*exhausted = 1).
+ */
+static struct prebuilt *pb_peek(struct prebuild *pb, int *exhausted)
+{
+    struct prebuilt *e;
+    pthread_mutex_lock(&pb->mu);
+    if (!pb->head && !pb->nth) {
+        size_t trial;
+        if (pb_claim(pb, &trial)) {
+            e = pb_entry(pb);
+            e->trial = trial;
+            pthread_mutex_unlock(&pb->mu);
+            pb_build(pb->cfg, pb->cfg->builder, e); /* inline: only this thread touches pb */
+            pthread_mutex_lock(&pb->mu);
+            pb_append(pb, e);
+        }
+    }
+    e = pb->head;
+    *exhausted = !e && pb->outstanding == 0 && pb->next >= pb->cfg->plan->nr;
+    if (!e && !*exhausted && pb->next < pb->cfg->plan->nr && pb->outstanding == 0) {
+        /* only trials already done remain between next and the end? let a claim decide */
+        size_t save = pb->next;
+        while (save < pb->cfg->plan->nr && trial_done(pb->cfg, save))
+            save++;
+        pb->next = save;
+        *exhausted = save >= pb->cfg->plan->nr;
+    }
+    pthread_mutex_unlock(&pb->mu);
+    return e;
+}
+
+/* Remove the head returned by pb_peek() and recycle it once used. */
+static void pb_release_head(struct prebuild *pb)
+{
+    struct prebuilt *e;
+    pthread_mutex_lock(&pb->mu);
+    e = pb->head;
+    pb->head = e->next;
+    if (!pb->head)
+        pb->tail = NULL;
+    e->next = pb->spare;
+    pb->spare = e;
+    pb->outstanding--;
+    pthread_cond_signal(&pb->space);
+    pthread_mutex_unlock(&pb->mu);
+}
+
+/* Stop building (signal, budget, errors): nothing new is claimed. */
+static void pb_halt(struct prebuild *pb)
+{
+    pthread_mutex_lock(&pb->mu);
+    pb->stop = 1;
+    pthread_cond_broadcast(&pb->space);
+    pthread_mutex_unlock(&pb->mu);
+}
+
 /* ---- sending ------------------------------------------------------------- */
 
+static int send_built(struct runner *r, struct slot *s, const struct built_prompt *bp, double now);
+
+/* A retry: build the trial's prompt again (event loop's builder), then send it. */
 static int send_slot(struct runner *r, struct slot *s, double now)
 {
     const struct runner_config *cfg = r->cfg;
     const struct plan_trial *pt = &cfg->plan->t[s->trial];
     const struct question *q = &cfg->gs->q[pt->question];
     struct prompt_request pr;
-    struct client_request req;
 
     memset(&pr, 0, sizeof(pr));
     pr.q = q;
@@ -387,21 +652,29 @@ static int send_slot(struct runner *r, struct slot *s, double now)
         slot_free(r, s);
         return -1;
     }
-    s->realized_len = r->bp.realized_len;
-    s->realized_depth = r->bp.realized_depth;
-    s->gold_offset = r->bp.gold_offset;
-    memcpy(s->sha, r->bp.sha256, sizeof(s->sha));
-    s->est_tokens = (double)r->bp.realized_len + (double)cfg->max_tokens;
+    return send_built(r, s, &r->bp, now);
+}
+
+static int send_built(struct runner *r, struct slot *s, const struct built_prompt *bp, double now)
+{
+    const struct runner_config *cfg = r->cfg;
+    struct client_request req;
+
+    s->realized_len = bp->realized_len;
+    s->realized_depth = bp->realized_depth;
+    s->gold_offset = bp->gold_offset;
+    memcpy(s->sha, bp->sha256, sizeof(s->sha));
+    s->est_tokens = (double)bp->realized_len + (double)cfg->max_tokens;
 
     if (cfg->store_prompts && s->attempts == 0) {
         struct strbuf all = STRBUF_INIT;
         int rc;
         if (cfg->chat) {
-            strbuf_add(&all, r->bp.system.buf, r->bp.system.len);
+            strbuf_add(&all, bp->system.buf, bp->system.len);
             strbuf_addch(&all, '\0');
-            strbuf_add(&all, r->bp.user.buf, r->bp.user.len);
+            strbuf_add(&all, bp->user.buf, bp->user.len);
         } else {
-            strbuf_add(&all, r->bp.text.buf, r->bp.text.len);
+            strbuf_add(&all, bp->text.buf, bp->text.len);
         }
         rc = store_prompt_put(cfg->store, all.buf, all.len, NULL);
         strbuf_release(&all);
@@ -414,11 +687,11 @@ static int send_slot(struct runner *r, struct slot *s, double now)
     }
 
     memset(&req, 0, sizeof(req));
-    req.system = cfg->chat ? r->bp.system.buf : NULL;
-    req.user = cfg->chat ? r->bp.user.buf : r->bp.text.buf;
-    req.user_len = cfg->chat ? r->bp.user.len : r->bp.text.len;
+    req.system = cfg->chat ? bp->system.buf : NULL;
+    req.user = cfg->chat ? bp->user.buf : bp->text.buf;
+    req.user_len = cfg->chat ? bp->user.len : bp->text.len;
     req.max_tokens = cfg->max_tokens;
-    req.expected_prompt_tokens = r->bp.realized_len;
+    req.expected_prompt_tokens = bp->realized_len;
     req.tag = s;
 
     s->attempts++;
@@ -510,26 +783,24 @@ static double schedule(struct runner *r, double now)
         }
         send_slot(r, s, now);
     }
-    while (!r->stop && r->busy < limit && r->next < cfg->plan->nr) {
-        const struct plan_trial *pt = &cfg->plan->t[r->next];
-        struct trial_key k;
+    while (!r->stop && r->busy < limit) {
+        int exhausted;
+        struct prebuilt *e = pb_peek(r->pb, &exhausted);
+        const struct plan_trial *pt;
         struct slot *s;
         double est, w;
 
-        k.question_id = cfg->gs->q[pt->question].id;
-        k.length = pt->length;
-        k.depth_bp = pt->depth_bp;
-        k.repeat = pt->repeat;
-        if (cfg->done && store_done_set_has(cfg->done, &k)) {
-            r->next++;
-            continue;
+        if (!e) {
+            r->exhausted = exhausted;
+            break;
         }
-        est = (double)pt->length + (double)cfg->max_tokens;
+        pt = &cfg->plan->t[e->trial];
+        est = (double)e->bp.realized_len + (double)cfg->max_tokens;
         if (cfg->max_cost > 0 && prices_known(cfg)) {
             double spent =
                 cost_of(cfg, (double)r->res->prompt_tokens, (double)r->res->completion_tokens);
             double pending = committed_cost(r);
-            double mine = cost_of(cfg, (double)pt->length, (double)cfg->max_tokens);
+            double mine = cost_of(cfg, (double)e->bp.realized_len, (double)cfg->max_tokens);
             if (spent + pending + mine > cfg->max_cost) {
                 r->budget_stop = 1;
                 stop_with(r, RUNNER_BUDGET);
@@ -546,10 +817,19 @@ static double schedule(struct runner *r, double now)
         if (!s)
             BUG("runner: busy %d < limit %d but no free slot", r->busy, limit);
         memset(s, 0, sizeof(*s));
-        s->trial = r->next++;
+        s->trial = e->trial;
         s->state = SLOT_WAITING;
         r->busy++;
-        send_slot(r, s, now);
+        if (e->failed) {
+            const struct question *q = &cfg->gs->q[pt->question];
+            set_message(r, "cannot build the prompt of question %s at length %ld, depth %g%%: %s",
+                        q->id, pt->length, pt->depth_bp / 100.0, e->err.buf);
+            stop_with(r, RUNNER_INPUT_ERROR);
+            slot_free(r, s);
+        } else {
+            send_built(r, s, &e->bp, now);
+        }
+        pb_release_head(r->pb);
     }
     return next;
 }
@@ -707,6 +987,8 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     struct runner r;
     struct sigaction sa, old_int, old_term;
     double drain_deadline = 0;
+    double first_submit_ms = 0, last_busy_ms = 0, inflight_area = 0, before;
+    size_t inflight;
     int draining = 0;
     size_t i;
 
@@ -732,6 +1014,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     client_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
     r.last_flush_ms = r.last_progress_ms = r.start_ms;
     r.probing = cfg->probe_first;
+    r.pb = pb_start(cfg);
     if (cfg->progress == RUNNER_PROGRESS_BAR ||
         (cfg->progress == RUNNER_PROGRESS_AUTO && isatty(STDERR_FILENO)))
         r.bar = 1;
@@ -784,13 +1067,19 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
                     slot_free(&r, &r.slots[i]);
         }
         wait = schedule(&r, now);
-        if (r.busy == 0 && (r.stop || r.next >= cfg->plan->nr))
+        if (r.stop)
+            pb_halt(r.pb);
+        if (r.busy == 0 && (r.stop || r.exhausted))
             break;
         if (r.stop && res->end != RUNNER_INTERRUPTED && res->end != RUNNER_BUDGET)
             break; /* errors, fatal, input or store failure: do not wait for the rest */
         if (draining && now >= drain_deadline)
             break;
-        if (client_inflight(cfg->client) == 0) {
+        before = client_now_ms();
+        inflight = client_inflight(cfg->client);
+        if (inflight && !first_submit_ms)
+            first_submit_ms = before;
+        if (inflight == 0) {
             sleep_ms(wait < 1 ? 1 : wait);
         } else {
             int n;
@@ -803,6 +1092,9 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
             }
         }
         now = client_now_ms();
+        inflight_area += (double)inflight * (now - before);
+        if (inflight)
+            last_busy_ms = now;
         while ((resp = client_take(cfg->client))) {
             handle(&r, resp, now);
             client_response_free(resp);
@@ -828,10 +1120,13 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     if (prices_known(cfg))
         res->cost_usd = cost_of(cfg, (double)res->prompt_tokens, (double)res->completion_tokens);
     res->wall_seconds = (client_now_ms() - r.start_ms) / 1000.0;
+    if (last_busy_ms > first_submit_ms && first_submit_ms > 0)
+        res->mean_inflight = inflight_area / (last_busy_ms - first_submit_ms);
     progress(&r, client_now_ms(), 1);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    pb_stop(r.pb);
     built_prompt_release(&r.bp);
     strbuf_release(&r.err);
     free(r.slots);

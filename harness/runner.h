@@ -8,6 +8,9 @@
 #include "trial.h"
 
 struct golden_set;
+struct haystack;
+struct prompt_template;
+struct tokenizer;
 struct plan;
 struct prompt_builder;
 struct store;
@@ -46,11 +49,21 @@ int runner_progress_parse(const char *s, enum runner_progress *out);
 
 struct runner_config {
     /* Everything below is borrowed and must outlive runner_run(). */
-    const char *run_name;              /* the store's run (must exist, locked by the caller) */
-    const struct golden_set *gs;       /* questions the plan indexes */
-    const struct plan *plan;           /* the trials to execute (this shard's share) */
-    const enum scorer_kind *scorers;   /* per question (gs->nr entries) */
-    struct prompt_builder *builder;    /* builds prompts with the run's tokenizer */
+    const char *run_name;            /* the store's run (must exist, locked by the caller) */
+    const struct golden_set *gs;     /* questions the plan indexes */
+    const struct plan *plan;         /* the trials to execute (this shard's share) */
+    const enum scorer_kind *scorers; /* per question (gs->nr entries) */
+    struct prompt_builder *builder;  /* the event loop's builder (inline builds, retries) */
+    /*
+     * Build prompts ahead in this many threads, each with its own builder
+     * made from tokenizer/tmpl/haystack (0: build inline in the event loop;
+     * required for a remote tokenizer, whose counts go through the client
+     * and the store, which are not thread-safe).
+     */
+    int build_threads;
+    struct tokenizer *tokenizer;
+    const struct prompt_template *tmpl;
+    const struct haystack *haystack;   /* may be NULL */
     struct client *client;             /* after a successful preflight */
     struct store *store;               /* open read-write */
     const struct store_done_set *done; /* trials already final (skipped); may be NULL */
@@ -114,6 +127,12 @@ struct runner_result {
     double worst_mismatch;     /* largest such ratio deviation */
     int min_window;            /* smallest in-flight limit reached (AIMD) */
     long window_decreases;     /* times the limit shrank on rate limits */
+    /*
+     * Time-weighted mean of requests in flight from the first submission to
+     * the last answer: close to the window means the harness kept it full
+     * (the server, not the harness, set the pace).
+     */
+    double mean_inflight;
     enum client_reason fatal_reason;
     char *message;            /* malloc'd: why the run stopped (FATAL/INPUT/STORE), or NULL */
     char *served_model;       /* first model the server echoed, malloc'd or NULL */
