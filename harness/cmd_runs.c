@@ -59,8 +59,20 @@ static void print_cell(const char *text, size_t width, int last)
         printf("%-*s  ", (int)width, text);
 }
 
+/*
+ * "running" only while a process holds the run; a run left "running" by a
+ * process that died (kill -9, lost machine) shows as "stalled": resumable.
+ */
+static const char *status_text(const struct run_info *r)
+{
+    if (r->status == RUN_RUNNING && !run_info_is_live(r))
+        return "stalled";
+    return run_status_name(r->status);
+}
+
 static void print_table(const struct run_info *v, size_t n)
 {
+    size_t stalled = 0;
     enum { C_NAME, C_MODEL, C_STATUS, C_PROGRESS, C_CREATED, C_TAGS, NCOLS };
     static const char *const head[NCOLS] = {"NAME",     "MODEL",   "STATUS",
                                             "PROGRESS", "CREATED", "TAGS"};
@@ -82,7 +94,9 @@ static void print_table(const struct run_info *v, size_t n)
                 format_model(&sb, r);
                 break;
             case C_STATUS:
-                strbuf_addstr(&sb, run_status_name(r->status));
+                strbuf_addstr(&sb, status_text(r));
+                if (r->status == RUN_RUNNING && !run_info_is_live(r))
+                    stalled++;
                 break;
             case C_PROGRESS:
                 format_progress(&sb, r);
@@ -104,6 +118,10 @@ static void print_table(const struct run_info *v, size_t n)
     for (i = 0; i < n; i++)
         for (c = 0; c < NCOLS; c++)
             print_cell(cells.v[i * NCOLS + c], width[c], c + 1 == NCOLS);
+    if (stalled)
+        fprintf(stderr,
+                "note: 'stalled' runs were left running by a process that is gone; resume one "
+                "with 'dipmap run --run NAME' and the same inputs\n");
     strvec_clear(&cells);
     strbuf_release(&sb);
 }
@@ -142,6 +160,16 @@ static int print_json(const struct run_info *v, size_t n)
         add_str(o, "model", r->model_requested);
         add_str(o, "model_served", r->model_served);
         add_str(o, "status", run_status_name(r->status));
+        cJSON_AddBoolToObject(o, "live", run_info_is_live(r));
+        if (r->lock_host) {
+            cJSON *lock = cJSON_CreateObject();
+            cJSON_AddNumberToObject(lock, "pid", (double)r->lock_pid);
+            cJSON_AddStringToObject(lock, "host", r->lock_host);
+            add_time(lock, "heartbeat_at", r->lock_heartbeat);
+            cJSON_AddItemToObject(o, "lock", lock);
+        } else {
+            cJSON_AddNullToObject(o, "lock");
+        }
         cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
         cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
         cJSON_AddNumberToObject(o, "trials_stored", (double)r->trials_stored);

@@ -170,8 +170,10 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_RUN_LIST] =
         "SELECT " RUN_COLS ","
         " (SELECT count(*) FROM trials t WHERE t.run_id = runs.id AND t.outcome <> 'pending'),"
-        " (SELECT count(*) FROM trials t WHERE t.run_id = runs.id)"
-        " FROM runs WHERE (?1 IS NULL OR substr(model_requested, 1, length(?1)) = ?1"
+        " (SELECT count(*) FROM trials t WHERE t.run_id = runs.id),"
+        " l.pid, l.host, l.heartbeat_at"
+        " FROM runs LEFT JOIN locks l ON l.run_id = runs.id WHERE (?1 IS NULL OR "
+        "substr(model_requested, 1, length(?1)) = ?1"
         "  OR substr(ifnull(model_served, ''), 1, length(?1)) = ?1)"
         " AND (?2 IS NULL OR instr(',' || ifnull(tags, '') || ',', ',' || ?2 || ',') > 0)"
         " AND (?3 IS NULL OR name = ?3)"
@@ -721,6 +723,7 @@ void run_info_release(struct run_info *r)
     free(r->dipmap_commit);
     free(r->tags);
     free(r->shard);
+    free(r->lock_host);
     run_info_init(r);
 }
 
@@ -1095,6 +1098,9 @@ static void run_from_row(sqlite3_stmt *s, struct run_info *r)
     r->trials_planned = (long)sqlite3_column_int64(s, 19);
     r->trials_done = (long)sqlite3_column_int64(s, 20);
     r->trials_stored = (long)sqlite3_column_int64(s, 21);
+    r->lock_pid = (long)sqlite3_column_int64(s, 22);
+    r->lock_host = col_text(s, 23);
+    r->lock_heartbeat = col_time(s, 24);
 }
 
 int store_run_list(struct store *st, const struct run_filter *f, struct run_info **out, size_t *nr)
@@ -1207,6 +1213,21 @@ static int pid_alive(long pid)
     if (kill((pid_t)pid, 0) == 0)
         return 1;
     return errno != ESRCH;
+}
+
+int run_info_is_live(const struct run_info *r)
+{
+    char host[256] = {0};
+    if (!r->lock_host || r->lock_pid <= 0)
+        return 0;
+    if (now_seconds() - r->lock_heartbeat > STORE_LOCK_STALE_SECONDS)
+        return 0;
+    if (gethostname(host, sizeof(host) - 1) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        if (!strcmp(host, r->lock_host) && !pid_alive(r->lock_pid))
+            return 0;
+    }
+    return 1;
 }
 
 static int holds_lock(struct store *st, const char *run)

@@ -142,11 +142,21 @@ struct run_info {
     long trials_planned; /* trials in this run (this shard's share when sharded) */
 
     /* Filled by store_run_get()/store_run_list(); ignored on create. */
-    long trials_done;   /* trials in a final state (outcome != pending) */
-    long trials_stored; /* trial rows, pending included */
+    long trials_done;      /* trials in a final state (outcome != pending) */
+    long trials_stored;    /* trial rows, pending included */
+    long lock_pid;         /* holder of the run lock, 0 when none */
+    char *lock_host;       /* its hostname, NULL when none */
+    double lock_heartbeat; /* its last heartbeat, 0 when none */
 };
 
 void run_info_init(struct run_info *r);
+/*
+ * 1 when a process is executing the run right now: a lock is held, its
+ * heartbeat is younger than STORE_LOCK_STALE_SECONDS and, when the holder is
+ * on this host, its pid is alive. A run with status RUNNING that is not live
+ * was killed (or lost its machine) and can be resumed.
+ */
+int run_info_is_live(const struct run_info *r);
 void run_info_release(struct run_info *r);
 /* Free an array returned by store_run_list(). */
 void run_info_list_free(struct run_info *v, size_t nr);

@@ -49,6 +49,7 @@ assert r["created_at"] == "2025-12-01T00:00:00Z"
 assert r["settings"]["max-tokens"] == 64
 assert r["tags"] == []
 assert r["system_fingerprint"] == "fp_x"
+assert r["live"] is False and r["lock"] is None
 PY
 expect_code 0 "$DIPMAP" runs --db runs.db --json --tag nope
 [ "$(tr -d ' \n' <out)" = "[]" ] || fail "--json with no match must print []"

@@ -1296,6 +1296,56 @@ static void test_same_inputs(void)
     store_close(st);
 }
 
+static void test_run_liveness(void)
+{
+    struct store *st = fresh_store("live.db"), *other;
+    struct run_info r;
+    int fds[2], code;
+    pid_t pid;
+    char c;
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    CHECK_INT(store_run_get(st, "r", &r), 0);
+    CHECK_INT(run_info_is_live(&r), 0); /* status running, nobody holds it: stalled */
+    CHECK_INT(r.lock_pid, 0);
+    run_info_release(&r);
+    CHECK_INT(store_run_lock(st, "r", 0), 0);
+    other = store_open(tpath("live.db"), STORE_READONLY);
+    CHECK_INT(store_run_get(other, "r", &r), 0);
+    CHECK_INT(run_info_is_live(&r), 1);
+    CHECK_INT(r.lock_pid, getpid());
+    CHECK(r.lock_host != NULL && r.lock_heartbeat > 0);
+    run_info_release(&r);
+    CHECK_INT(store_run_unlock(st, "r"), 0);
+    CHECK_INT(store_run_get(other, "r", &r), 0);
+    CHECK_INT(run_info_is_live(&r), 0);
+    run_info_release(&r);
+    /* held by a process that is then killed: no longer live */
+    CHECK_INT(pipe(fds), 0);
+    pid = fork();
+    if (pid == 0) {
+        struct store *cs = store_open(tpath("live.db"), STORE_READWRITE);
+        c = cs && store_run_lock(cs, "r", 0) == 0 ? 'L' : 'F';
+        if (write(fds[1], &c, 1) != 1)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    CHECK_INT(read(fds[0], &c, 1), 1);
+    CHECK_INT(store_run_get(other, "r", &r), 0);
+    CHECK_INT(run_info_is_live(&r), 1);
+    CHECK_INT(r.lock_pid, pid);
+    run_info_release(&r);
+    kill(pid, SIGKILL);
+    wait_child(pid, &code);
+    CHECK_INT(store_run_get(other, "r", &r), 0);
+    CHECK_INT(run_info_is_live(&r), 0);
+    run_info_release(&r);
+    close(fds[0]);
+    close(fds[1]);
+    store_close(other);
+    store_close(st);
+}
+
 static void test_default_path(void)
 {
     unsetenv(DIPMAP_DB_ENV);
@@ -1395,6 +1445,7 @@ int main(int argc, char **argv)
     RUN(test_merge_union);
     RUN(test_merge_refuses_different_runs);
     RUN(test_same_inputs);
+    RUN(test_run_liveness);
     RUN(test_default_path);
     if (!test_total_failed_) {
         const char *rm_argv[] = {"rm", "-rf", tmpdir, NULL};
