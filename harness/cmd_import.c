@@ -54,7 +54,8 @@ static int import_qa(struct importer *im, const cJSON *j, long lineno)
     struct question q;
     struct chunk g;
     struct strbuf id = STRBUF_INIT, gid = STRBUF_INIT;
-    size_t n = 0;
+    struct chunk *neg = NULL;
+    size_t n = 0, nneg = 0, alloc = 0;
     int rc = 0;
 
     if (!question || !cJSON_IsArray(answers) || !cJSON_IsArray(ctxs))
@@ -91,44 +92,56 @@ static int import_qa(struct importer *im, const cJSON *j, long lineno)
     g.title = (char *)(jstr(gold, "title") ? jstr(gold, "title") : "");
     g.text = (char *)jstr(gold, "text");
     g.text_len = strlen(g.text);
+    /*
+     * The retrieved passages of the k-document files (not gold, no answer) are
+     * the question's own hard negatives, in retrieval order; the oracle file has none.
+     */
+    cJSON_ArrayForEach(e, ctxs)
+    {
+        struct strbuf did = STRBUF_INIT;
+        if (e == gold || !jstr(e, "text") || !jstr(e, "text")[0] ||
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "hasanswer")))
+            continue;
+        ALLOC_GROW(neg, nneg + 1, alloc);
+        memset(&neg[nneg], 0, sizeof(*neg));
+        if (jstr(e, "id"))
+            strbuf_addf(&did, "wiki-%s", jstr(e, "id"));
+        else
+            strbuf_addf(&did, "%s-%04ld-c%zu", im->prefix, lineno, nneg);
+        neg[nneg].id = strbuf_detach(&did, NULL);
+        neg[nneg].title = (char *)(jstr(e, "title") ? jstr(e, "title") : "");
+        neg[nneg].text = (char *)jstr(e, "text");
+        neg[nneg].text_len = strlen(neg[nneg].text);
+        nneg++;
+    }
     q.id = id.buf;
     q.question = (char *)question;
     q.gold = &g;
     q.gold_nr = 1;
+    q.distractors = neg;
+    q.distractors_nr = nneg;
 
     if (im->questions < im->limit || im->limit <= 0) {
         question_to_jsonl(&im->line, &q);
         rc = write_line(im->set, &im->line);
         im->questions++;
     }
-    /* every gold passage (and any retrieved distractor) goes to the haystack */
+    /* every passage goes to the haystack too (filler for the other questions) */
     if (!rc && im->hay && (im->hay_limit <= 0 || im->chunks < im->hay_limit)) {
         chunk_to_jsonl(&im->line, &g);
         rc = write_line(im->hay, &im->line);
         im->chunks++;
-        cJSON_ArrayForEach(e, ctxs)
-        {
-            struct chunk d;
-            if (e == gold || rc || !jstr(e, "text") || !jstr(e, "text")[0])
-                continue;
+        for (n = 0; n < nneg && !rc; n++) {
             if (im->hay_limit > 0 && im->chunks >= im->hay_limit)
                 break;
-            memset(&d, 0, sizeof(d));
-            strbuf_reset(&gid);
-            if (jstr(e, "id"))
-                strbuf_addf(&gid, "wiki-%s", jstr(e, "id"));
-            else
-                strbuf_addf(&gid, "%s-%04ld-c%zu", im->prefix, lineno, n);
-            n++;
-            d.id = gid.buf;
-            d.title = (char *)(jstr(e, "title") ? jstr(e, "title") : "");
-            d.text = (char *)jstr(e, "text");
-            d.text_len = strlen(d.text);
-            chunk_to_jsonl(&im->line, &d);
+            chunk_to_jsonl(&im->line, &neg[n]);
             rc = write_line(im->hay, &im->line);
             im->chunks++;
         }
     }
+    for (n = 0; n < nneg; n++)
+        free(neg[n].id);
+    free(neg);
     strvec_clear(&q.answers);
     strbuf_release(&id);
     strbuf_release(&gid);

@@ -19,3 +19,11 @@ assert_contains err 'other.jsonl:1: not a LitM QA record'
 expect_code 2 "$DIPMAP" import litm
 expect_code 2 "$DIPMAP" import litm missing.jsonl.gz --out x.jsonl
 assert_contains err "missing.jsonl.gz: cannot open"
+# k-document files: the retrieved non-answer passages become the question's hard negatives
+expect_code 0 "$DIPMAP" import litm "$TESTS/data/datasets/litm-3docs.jsonl" --out k.jsonl --haystack-out kh.jsonl
+head -1 k.jsonl >k1
+assert_contains k1 '"gold": [{"id": "nq-0001-p", "title": "The River Song", "text": "The River Song was written by Ada Morn in 1961."}], "distractors": [{"id": "wiki-71445", "title": "River (film)", "text": "River is a 1998 film about a fisherman."}, {"id": "wiki-9001", "title": "Song (album)"'
+[ "$(wc -l <kh.jsonl)" = 5 ] || fail "expected 5 haystack chunks"
+expect_code 0 "$DIPMAP" show-prompt --dataset k.jsonl --haystack kh.jsonl --question nq-0001 --length 160 --depth 100
+assert_contains out "2 hard negatives"
+[ "$(grep -c 'River is a 1998 film' out)" = 1 ] || fail "a hard negative also in the haystack must appear once"
