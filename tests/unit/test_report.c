@@ -9,6 +9,7 @@
 
 #include "compare.h"
 #include "plot.h"
+#include "sha256.h"
 
 #include "stats.h"
 #include "store.h"
@@ -458,6 +459,7 @@ static int make_store(int argc, char **argv)
     struct store *st;
     struct run_info r;
     struct strbuf settings = STRBUF_INIT;
+    char golden_hex[SHA256_HEX_LEN + 1];
     static const long lengths[] = {8192, 32768};
 
     for (i = 1; i < argc; i++) {
@@ -516,6 +518,8 @@ static int make_store(int argc, char **argv)
     r.endpoints = "http://127.0.0.1:1/v1";
     r.settings_json = settings.buf;
     r.golden_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    if (golden && sha256_file_hex(golden, golden_hex) == 0)
+        r.golden_sha256 = golden_hex; /* the real hash, as dipmap run records it */
     r.template_sha256 = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
     r.tokenizer_name = "cl100k_base";
     r.tags = (char *)tag;
