@@ -212,8 +212,10 @@ int client_submit(struct client *c, const struct client_request *req, struct str
 /*
  * Drive transfers, waiting up to timeout_ms for activity (0 = do not wait).
  * Returns the number of finished responses ready for client_take(), or -1 on
- * an internal curl multi error (message in err). Returns early when
- * client_wakeup() is called.
+ * an internal curl multi error (message in err). Returns at once when
+ * responses are already waiting or nothing is in flight (it never sleeps for
+ * an idle caller: a caller waiting on a backoff sleeps itself), and early
+ * when client_wakeup() is called.
  */
 int client_poll(struct client *c, int timeout_ms, struct strbuf *err);
 
@@ -228,7 +230,11 @@ size_t client_endpoint_count(const struct client *c);
 /* Normalised base URL of an endpoint (owned by the client). */
 const char *client_endpoint_url(const struct client *c, int endpoint);
 
-/* Make a concurrent/blocked client_poll() return early (e.g. from a signal handler path). */
+/*
+ * Make a client_poll() blocked in another thread return early. Thread-safe;
+ * libcurl does not promise async-signal safety, so from a signal handler set
+ * a flag instead and keep poll timeouts short.
+ */
 void client_wakeup(struct client *c);
 
 /* ------------------------------------------------------------- preflight */

@@ -10,6 +10,7 @@ answers every request from the script: a JSON object mapping a path (or
   {"status": 200, "headers": {"Retry-After": "1"}, "json": {...}}   JSON body
   {"status": 200, "body": "<html>..."}                              raw body
   {"body_size": 100000}                                             big body
+  {"chunked": true, ...}                                            chunked, no Content-Length
   {"delay": 0.5, ...}                                               sleep first
   {"drop": true}                                                    close, no answer
   {"hang": true}                                                    never answer
@@ -124,6 +125,20 @@ class Handler(BaseHTTPRequestHandler):
             data = b"x" * step["body_size"]
         else:
             data = step.get("body", "").encode()
+        if step.get("chunked"):
+            # no Content-Length: the client cannot know the size up front
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                for i in range(0, len(data), 16384):
+                    part = data[i:i + 16384]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+            return
         self.send_response(status)
         headers = {"Content-Type": "application/json"}
         headers.update(step.get("headers", {}))

@@ -1187,6 +1187,10 @@ static void test_http_classes(void)
          "is not supported with this model.\",\"code\":\"unsupported_parameter\"}}}",
          0, CLIENT_FATAL, CLIENT_R_UNSUPPORTED_PARAM, 400},
         {"{\"body_size\":300000}", 0, CLIENT_RETRYABLE, CLIENT_R_TOO_LARGE, 200},
+        {"{\"body_size\":300000,\"chunked\":true}", 0, CLIENT_RETRYABLE, CLIENT_R_TOO_LARGE, 200},
+        {"{\"chunked\":true,\"json\":{\"choices\":[{\"index\":0,\"message\":{\"content\":"
+         "\"chunks\"},\"finish_reason\":\"stop\"}]}}",
+         0, CLIENT_OK, CLIENT_R_NONE, 200},
         {"{\"hang\":true}", 0, CLIENT_RETRYABLE, CLIENT_R_TIMEOUT, 0},
     };
     struct strbuf script = STRBUF_INIT;
