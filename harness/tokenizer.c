@@ -282,22 +282,31 @@ static int vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned ch
                             struct strbuf *err, const char *file)
 {
     size_t size = 1024, i;
+    uint64_t *hashes = xmalloc((nbpe ? nbpe : 1) * sizeof(*hashes));
     while (size < nbpe * 2)
         size <<= 1;
     tk->ht = xcalloc(size, sizeof(*tk->ht));
     tk->ht_mask = size - 1;
     tk->max_tok_len = 0;
+    /* hash everything first, then insert with the slots prefetched a few tokens ahead */
+    for (i = 0; i < nbpe; i++)
+        hashes[i] =
+            hash_bytes((const unsigned char *)tk->tok_bytes + tk->tok_off[i], tk->tok_len[i]);
     for (i = 0; i < nbpe; i++) {
         const char *p;
         size_t n, j;
         uint64_t h;
+#if defined(__GNUC__)
+        if (i + 16 < nbpe)
+            __builtin_prefetch(&tk->ht[(size_t)hashes[i + 16] & tk->ht_mask], 1);
+#endif
         if (!tk->tok_len[i] || (skip && skip[i]))
             continue;
         p = tk->tok_bytes + tk->tok_off[i];
         n = tk->tok_len[i];
         if (n > tk->max_tok_len)
             tk->max_tok_len = n;
-        h = hash_bytes((const unsigned char *)p, n);
+        h = hashes[i];
         if (vocab_find_h(tk, p, n, h) != NO_RANK)
             continue; /* duplicate bytes: keep the lowest rank */
         j = (size_t)h & tk->ht_mask;
@@ -309,6 +318,7 @@ static int vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned ch
         tk->ht[j].k8 = 0;
         memcpy(&tk->ht[j].k8, p, n < 8 ? n : 8);
     }
+    free(hashes);
     tk->pair2 = xmalloc(65536 * sizeof(*tk->pair2));
     memset(tk->pair2, 0xFF, 65536 * sizeof(*tk->pair2)); /* NO_RANK */
     for (i = nbpe; i-- > 0;) { /* downwards: the lowest rank wins for duplicate bytes */
