@@ -6,7 +6,9 @@
 # 1. Efficiency: against `dipmap serve-sim --latency-ms L` at concurrency C in {1,16,64} with
 #    8k and 32k prompts, ROUNDS x C trials (one per question, depth 50%); ideal wall =
 #    trials x L / C. Efficiency = ideal / measured wall of the whole `dipmap run` process
-#    (startup, preflight and store included).
+#    (startup, preflight and store included). "mean in flight" is the runner's time-weighted
+#    mean of requests in flight (printed by `dipmap run`): near C means the harness kept the
+#    window full and the server set the pace.
 # 2. Harness CPU (user+sys of the `dipmap run` process alone) per 1000 trials at 8k/32k/64k,
 #    at latency 0 (the simulator's CPU is not counted).
 # 3. Peak RSS of `dipmap run` at ~2,000 and ~11,000 trials (must not grow with the matrix).
@@ -62,8 +64,8 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 echo
 echo "### Efficiency (serve-sim --latency-ms $lat, $rounds rounds of C trials)"
 echo
-echo "| C | length | trials | ideal s | wall s | efficiency | harness CPU s |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+echo "| C | length | trials | ideal s | wall s | efficiency | mean in flight | harness CPU s |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 start_sim --latency-ms "$lat"
 for len in 8k 32k; do
     for c in 1 16 64; do
@@ -71,7 +73,8 @@ for len in 8k 32k; do
         gen "$n" g.jsonl
         read -r wall user sys _ < <(run_timed g.jsonl --lengths "$len" --depths 50 --concurrency "$c")
         ideal=$(python3 -c "print('%.1f' % ($n * $lat / 1000.0 / $c))")
-        python3 -c "print('| %d | %s | %d | %s | %.1f | %.1f%% | %.2f |' % ($c, '$len', $n, '$ideal', $wall, 100.0 * $ideal / $wall, $user + $sys))"
+        mif=$(sed -n 's/^in flight: mean \([0-9.]*\) .*/\1/p' run.out)
+        python3 -c "print('| %d | %s | %d | %s | %.1f | %.1f%% | %s | %.2f |' % ($c, '$len', $n, '$ideal', $wall, 100.0 * $ideal / $wall, '${mif:-?}', $user + $sys))"
     done
 done
 

@@ -36,12 +36,9 @@
 #include "banned.h"
 
 static const char *const run_usage[] = {
-    "dipmap run --endpoint URL --model NAME --dataset FILE [--haystack FILE]",
-    "           [--lengths 8k,32k] [--depths 0:100:10] [--repeats N] [--template FILE|NAME]",
-    "           [--tokenizer NAME|FILE|server] [--concurrency N] [--rpm N] [--tpm N]",
-    "           [--max-tokens N] [--temperature X] [--seed N] [--api-key-env VAR]",
-    "           [--db FILE] [--run NAME] [--shard I/N|auto] [--dry-run] [--max-cost USD]",
-    "           [--config FILE] ...",
+    "dipmap run --endpoint URL --model NAME --dataset FILE [--lengths 8k,32k] [options]",
+    "dipmap run --config FILE [options]          (flags override the file)",
+    "dipmap run --run NAME ...                   (an existing run is resumed)",
     NULL,
 };
 
