@@ -30,8 +30,8 @@
 #include "banned.h"
 
 static const char *const report_usage[] = {
-    "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots]",
-    "              [--dataset FILE]",
+    "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots] "
+    "[--dataset FILE]",
     NULL,
 };
 
@@ -129,9 +129,7 @@ int cmd_report(int argc, const char **argv)
          "comma-separated: md (summary.md), json (summary.json), html (report.html)", 0},
         {OPT_BOOL, "no-plots", 0, &no_plots, NULL, "do not run gnuplot (tables only)", 0},
         {OPT_STRING, "dataset", 0, &dataset, "FILE",
-         "the run's golden set, to show the questions of failed trials (default: the path in "
-         "the run's settings, if any)",
-         0},
+         "the run's golden set: show the questions of failed trials", 0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
