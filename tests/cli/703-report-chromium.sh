@@ -5,6 +5,8 @@
 . "$TESTS/cli/lib.sh"
 . "$TESTS/cli/7xx-lib.bash"
 if [ -z "$(chromium_bin)" ]; then
+    # CI (.ci/run) installs chromium and sets DIPMAP_REQUIRE_CHROMIUM: no silent skip there
+    [ -n "${DIPMAP_REQUIRE_CHROMIUM:-}" ] && fail "chromium not installed (make deps installs it)"
     echo "skipped: chromium not installed (make deps installs it)"
     exit 0
 fi
