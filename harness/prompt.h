@@ -115,6 +115,13 @@ void built_prompt_release(struct built_prompt *p);
  * length) only, the order additionally on repeat, never on depth. The gold
  * chunk(s) go to the chunk boundary whose share of distractor tokens before
  * it is nearest depth_bp (ties to the earlier boundary).
+ * Hard negatives that do not fit are skipped; a filler chunk of fewer than 8
+ * words (a key-value pair, a one-line fact) is never cut, a later one that
+ * fits whole is taken instead. The selection is tuned against exact counts of
+ * the whole request (gold first) to within 0.1% + 1 token; moving the gold
+ * changes the count by a few tokens at most (boundary merges, document
+ * numbers), so every depth is within 1% for targets of a few hundred tokens
+ * and more (tested at 4k..64k with four tokenizers).
  * Returns 0, or -1 with a message appended to err (target below the fixed
  * template + question + gold size, not enough filler to reach the target,
  * tokenizer failure). Prints nothing.
