@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Checks for the end-to-end acceptance tests (tests/cli/9xx-*.sh).
+
+Reads the real SQLite store (sqlite3 module, read-only), summary.json from
+`dipmap report --format json` and serve-sim's --log JSON lines. The planted
+curve is recomputed here from its definition in harness/sim.h:
+
+    P(x,T) = edge - depth(T) * (1 - |2x - 1|^shape), clamped to [0,1]
+    depth(T) = dip * clamp(log2(T / 1500) / 4, 0, 1)
+    x = gold_offset / T, T = prompt tokens the model saw
+
+Subcommands (each exits non-zero with a message on failure):
+  planted DB RUN SUMMARY LOG edge=E,dip=D,shape=S   planted curve recovered
+  same-scores DB RUN_A RUN_B                        per-trial correct/wrong and per-cell
+                                                    accuracy identical; every trial final
+  sent-once LOG DB RUN MAX_DUPS                     no prompt sent twice beyond MAX_DUPS
+"""
+import json
+import math
+import sqlite3
+import sys
+
+
+def die(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def planted_p(m, x, T):
+    if T <= 0:
+        depth = 0.0
+    else:
+        depth = m["dip"] * min(max(math.log2(T / 1500.0) / 4.0, 0.0), 1.0)
+    x = min(max(x, 0.0), 1.0)
+    p = m["edge"] - depth * (1.0 - abs(2.0 * x - 1.0) ** m["shape"])
+    return min(max(p, 0.0), 1.0)
+
+
+def parse_model(spec):
+    m = {"edge": 0.92, "dip": 0.40, "shape": 1.6}
+    for kv in spec.split(","):
+        k, v = kv.split("=")
+        m[k] = float(v)
+    return m
+
+
+def trials(db, run):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    rows = con.execute(
+        "select t.question_id, t.length, t.depth_bp, t.repeat, t.realized_length,"
+        " t.usage_prompt_tokens, t.gold_offset, t.outcome from trials t join runs r"
+        " on r.id = t.run_id where r.name = ?", (run,)).fetchall()
+    con.close()
+    if not rows:
+        die("run %s has no trials in %s" % (run, db))
+    return rows
+
+
+def log_lines(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            if d["route"].endswith("/completions"):
+                out.append(d)
+    return out
+
+
+def cmd_planted(db, run, summary_path, log_path, spec):
+    m = parse_model(spec)
+    rows = trials(db, run)
+    summary = json.load(open(summary_path))
+    # Planted probability of every scored trial, from the realized x and T
+    # the server logged for it (serve-sim --log: x, T, p). sim.h's x is the
+    # gold chunk's text start / T; the store's gold_offset is the start of
+    # the gold *block* (template header "Document [i] (Title: ...)" included),
+    # a few tokens earlier, so the log is the exact source. Log lines are
+    # mapped to trials per (question, length) in depth order (x grows with
+    # depth), checked against the store's gold_offset / realized_length, and
+    # p is recomputed from the formula above.
+    lengths = sorted({r[1] for r in rows})
+    store = {}
+    for qid, length, depth_bp, rep, realized, usage, gold, outcome in rows:
+        store.setdefault((qid, length), []).append((depth_bp, rep, realized, usage, gold, outcome))
+    logged = {}
+    for d in log_lines(log_path):
+        if d["status"] != 200 or d.get("fault", "none") not in ("none", "slow") or d.get("p") is None:
+            continue
+        length = min(lengths, key=lambda L: abs(L - d["T"]))
+        logged.setdefault((d["question_id"], length), []).append(d)
+    cellp = {}
+    n_scored = 0
+    for key, tr in store.items():
+        tr.sort()
+        lg = sorted(logged.get(key, []), key=lambda d: d["x"])
+        if len(lg) != len(tr):
+            die("%r: %d trials in the store, %d answered requests in the log" % (key, len(tr), len(lg)))
+        for (depth_bp, rep, realized, usage, gold, outcome), d in zip(tr, lg):
+            if d["T"] != usage:
+                die("%r depth %d: server T %d, store usage %r" % (key, depth_bp, d["T"], usage))
+            if not 0 <= d["x"] - gold / d["T"] < 0.02:
+                die("%r depth %d: server x %.4f far from gold_offset/T %.4f" %
+                    (key, depth_bp, d["x"], gold / d["T"]))
+            p = planted_p(m, d["x"], d["T"])
+            if abs(p - d["p"]) > 1e-9:
+                die("planted p %r differs from the server's %r" % (p, d["p"]))
+            if (outcome == "correct") != (d["outcome"] == "correct"):
+                die("%r depth %d: store says %s, server answered %s" % (key, depth_bp, outcome, d["outcome"]))
+            if outcome in ("correct", "wrong"):
+                cellp.setdefault((key[1], depth_bp), []).append(p)
+                n_scored += 1
+    # Per length: the share of cells whose Wilson interval holds the planted mean.
+    cells = {(c["length"], c["depth_bp"]): c for c in summary["cells"]}
+    planted_mean = {k: sum(v) / len(v) for k, v in cellp.items()}
+    report = []
+    failures = []
+    for L in summary["lengths"]:
+        length = L["length"]
+        keys = sorted(k for k in cells if k[0] == length)
+        inside = 0
+        for k in keys:
+            lo, hi = cells[k]["wilson95"]
+            pm = planted_mean[k]
+            ok = lo - 1e-12 <= pm <= hi + 1e-12
+            inside += ok
+            report.append("%d @ %5.1f%%: measured %.3f [%.3f, %.3f] planted %.3f %s" %
+                          (length, k[1] / 100, cells[k]["accuracy"], lo, hi, pm,
+                           "" if ok else "  <-- outside"))
+        share = inside / len(keys)
+        report.append("%d: %d of %d cells hold the planted accuracy (%.1f%%)" %
+                      (length, inside, len(keys), 100 * share))
+        # The planted dip, defined as the estimator defines it: mean planted
+        # accuracy of the two edge cells minus that of the interior depth
+        # the report picked as worst.
+        mw = L["middle_worst"]
+        worst_bp = int(round(mw["depth"] * 10000))
+        edge_lo = min(keys)[1]
+        edge_hi = max(keys)[1]
+        pdip = (planted_mean[(length, edge_lo)] + planted_mean[(length, edge_hi)]) / 2 - \
+            planted_mean[(length, worst_bp)]
+        dip = L["dip"]
+        report.append("%d: dip measured %.3f [%.3f, %.3f] (worst depth %g%%), planted %.3f" %
+                      (length, dip["value"], dip["lo"], dip["hi"], worst_bp / 100, pdip))
+        print("\n".join(report), flush=True)
+        report = []
+        if share < 0.95:
+            failures.append("length %d: only %.1f%% of cells hold the planted accuracy" %
+                            (length, 100 * share))
+        if not dip["lo"] - 1e-12 <= pdip <= dip["hi"] + 1e-12:
+            failures.append("length %d: the dip interval misses the planted dip %.3f" % (length, pdip))
+    if failures:
+        die("; ".join(failures))
+
+
+def cmd_same_scores(db, run_a, run_b):
+    final = ("correct", "wrong", "overflow", "truncated", "empty", "filtered", "error")
+    res = []
+    for run in (run_a, run_b):
+        rows = trials(db, run)
+        for r in rows:
+            if r[7] not in final:
+                die("run %s: trial %r is not final (%s)" % (run, r[:4], r[7]))
+        res.append({r[:4]: r[7] for r in rows})
+    a, b = res
+    if set(a) != set(b):
+        die("the runs hold different trial keys (%d vs %d)" % (len(a), len(b)))
+    diff = [k for k in a if a[k] != b[k]]
+    if diff:
+        die("%d trials differ, e.g. %r: %s vs %s" % (len(diff), diff[0], a[diff[0]], b[diff[0]]))
+    print("%d trials, identical outcomes" % len(a))
+
+
+def cmd_sent_once(log_path, db, run, max_dups):
+    # A trial is identified in the log by (question, x, T): each (question,
+    # length, depth) prompt has its own gold position. Successful answers
+    # (status 200 and no fault) are counted per trial.
+    seen = {}
+    for d in log_lines(log_path):
+        if d["status"] != 200 or d.get("fault", "none") not in ("none", "slow"):
+            continue
+        key = (d["question_id"], d["T"], d["x"])
+        seen[key] = seen.get(key, 0) + 1
+    dups = {k: v for k, v in seen.items() if v > 1}
+    n = len(trials(db, run))
+    print("%d trials in the store; %d distinct prompts answered; %d answered twice" %
+          (n, len(seen), len(dups)))
+    if len(seen) != n:
+        die("the server answered %d distinct prompts, the store holds %d trials" % (len(seen), n))
+    if any(v > 2 for v in dups.values()):
+        die("a prompt was answered more than twice: %r" % dups)
+    if len(dups) > max_dups:
+        die("%d prompts were answered twice; at most %d were in flight at the kill" %
+            (len(dups), max_dups))
+
+
+def main(argv):
+    if len(argv) < 2:
+        die("usage: see the docstring")
+    cmd = argv[1]
+    if cmd == "planted" and len(argv) == 7:
+        cmd_planted(*argv[2:7])
+    elif cmd == "same-scores" and len(argv) == 5:
+        cmd_same_scores(*argv[2:5])
+    elif cmd == "sent-once" and len(argv) == 6:
+        cmd_sent_once(argv[2], argv[3], argv[4], int(argv[5]))
+    else:
+        die("bad arguments: %r" % argv[1:])
+
+
+if __name__ == "__main__":
+    main(sys.argv)
