@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runner benchmarks (numbers, never pass/fail; see BENCHMARKS.md "## Runner").
 #
-#   bench/bench_runner.sh [DIPMAP] [LATENCY_MS] [ROUNDS]
+#   bench/bench_runner.sh [DIPMAP] [LATENCY_MS]
 #
 # 1. Efficiency: against `dipmap serve-sim --latency-ms L` at concurrency C in {1,16,64} with
-#    8k and 32k prompts, ROUNDS x C trials (one per question, depth 50%); ideal wall =
-#    trials x L / C. Efficiency = ideal / measured wall of the whole `dipmap run` process
+#    8k and 32k prompts, C questions x 11 depths (0:100:10) = 11 x C trials, i.e. 11 full
+#    windows, as a real matrix is laid out; ideal wall = trials x L / C = 11 L. Efficiency = ideal / measured wall of the whole `dipmap run` process
 #    (startup, preflight and store included). "mean in flight" is the runner's time-weighted
 #    mean of requests in flight (printed by `dipmap run`): near C means the harness kept the
 #    window full and the server set the pace.
@@ -17,8 +17,7 @@
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$repo/dipmap}
-lat=${2:-2000}
-rounds=${3:-5}
+lat=${2:-1000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-runner.XXXXXX")
 sim_pid=
 stop_sim() {
@@ -62,16 +61,16 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
     "$(date -u +%Y-%m-%dT%H:%MZ)"
 
 echo
-echo "### Efficiency (serve-sim --latency-ms $lat, $rounds rounds of C trials)"
+echo "### Efficiency (serve-sim --latency-ms $lat, C questions x 11 depths)"
 echo
 echo "| C | length | trials | ideal s | wall s | efficiency | mean in flight | harness CPU s |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 start_sim --latency-ms "$lat"
 for len in 8k 32k; do
     for c in 1 16 64; do
-        n=$((rounds * c))
-        gen "$n" g.jsonl
-        read -r wall user sys _ < <(run_timed g.jsonl --lengths "$len" --depths 50 --concurrency "$c")
+        n=$((11 * c))
+        gen "$c" g.jsonl
+        read -r wall user sys _ < <(run_timed g.jsonl --lengths "$len" --depths 0:100:10 --concurrency "$c")
         ideal=$(python3 -c "print('%.1f' % ($n * $lat / 1000.0 / $c))")
         mif=$(sed -n 's/^in flight: mean \([0-9.]*\) .*/\1/p' run.out)
         python3 -c "print('| %d | %s | %d | %s | %.1f | %.1f%% | %s | %.2f |' % ($c, '$len', $n, '$ideal', $wall, 100.0 * $ideal / $wall, '${mif:-?}', $user + $sys))"
