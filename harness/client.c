@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1251,9 +1252,10 @@ struct client {
     struct client_response **ready;
     size_t ready_head, ready_nr, ready_alloc;
     struct xfer *free_xfers;
-    struct xfer *active; /* in curl, for client_free() */
-    CURL *sync;          /* blocking helper handle (preflight, tokenize) */
-    int tok_kind;        /* 0 unknown, 1 vLLM/SGLang {"prompt"}, 2 llama.cpp {"content"} */
+    struct xfer *active;       /* in curl, for client_free() */
+    CURL *sync;                /* blocking helper handle (preflight, tokenize) */
+    int tok_kind;              /* 0 unknown, 1 vLLM/SGLang {"prompt"}, 2 llama.cpp {"content"} */
+    pthread_mutex_t sync_lock; /* serialises the users of sync and tok_kind */
 };
 
 static int global_init_done;
@@ -1434,6 +1436,7 @@ struct client *client_new(const struct client_config *cfg, struct strbuf *err)
         global_init_done = 1;
     }
     c = xcalloc(1, sizeof(*c));
+    pthread_mutex_init(&c->sync_lock, NULL);
     c->cfg = *cfg;
     strvec_init(&c->cfg.endpoints);
     strvec_init(&c->cfg.headers);
@@ -1538,6 +1541,7 @@ void client_free(struct client *c)
         curl_multi_cleanup(c->multi);
     if (c->sync)
         curl_easy_cleanup(c->sync);
+    pthread_mutex_destroy(&c->sync_lock);
     curl_slist_free_all(c->hdrs);
     curl_slist_free_all(c->get_hdrs);
     for (size_t i = 0; i < c->nr_ep; i++) {
@@ -1941,8 +1945,8 @@ static int probe_props(struct client *c, struct endpoint *ep, struct client_pref
     return is_llama;
 }
 
-enum client_class client_preflight(struct client *c, struct client_preflight_info *info,
-                                   enum client_reason *reason, struct strbuf *err)
+static enum client_class preflight_locked(struct client *c, struct client_preflight_info *info,
+                                          enum client_reason *reason, struct strbuf *err)
 {
     enum client_reason dummy;
     if (!reason)
@@ -2097,7 +2101,8 @@ out:
     return ret;
 }
 
-int client_tokenize(struct client *c, const char *text, size_t len, long *count, struct strbuf *err)
+static int tokenize_locked(struct client *c, const char *text, size_t len, long *count,
+                           struct strbuf *err)
 {
     struct strbuf e1 = STRBUF_INIT, e2 = STRBUF_INIT;
     int r;
@@ -2142,6 +2147,25 @@ int client_tokenize(struct client *c, const char *text, size_t len, long *count,
     strbuf_release(&e1);
     strbuf_release(&e2);
     return r ? -1 : 0;
+}
+
+enum client_class client_preflight(struct client *c, struct client_preflight_info *info,
+                                   enum client_reason *reason, struct strbuf *err)
+{
+    enum client_class cls;
+    pthread_mutex_lock(&c->sync_lock);
+    cls = preflight_locked(c, info, reason, err);
+    pthread_mutex_unlock(&c->sync_lock);
+    return cls;
+}
+
+int client_tokenize(struct client *c, const char *text, size_t len, long *count, struct strbuf *err)
+{
+    int r;
+    pthread_mutex_lock(&c->sync_lock);
+    r = tokenize_locked(c, text, len, count, err);
+    pthread_mutex_unlock(&c->sync_lock);
+    return r;
 }
 
 int client_tokenize_cb(void *client, const char *text, size_t len, long *count, struct strbuf *err)

@@ -275,7 +275,12 @@ enum client_class client_preflight(struct client *c, struct client_preflight_inf
  */
 int client_tokenize(struct client *c, const char *text, size_t len, long *count,
                     struct strbuf *err);
-/* Same, with the tokenizer_remote_fn signature (ctx is the struct client *). */
+/*
+ * Same, with the tokenizer_remote_fn signature (ctx is the struct client *).
+ * client_tokenize() and client_preflight() may be called from any thread,
+ * also while another thread drives client_poll(): they use their own handle
+ * and are serialised by a lock.
+ */
 int client_tokenize_cb(void *client, const char *text, size_t len, long *count, struct strbuf *err);
 
 /* ------------------------------------------- pure functions (no network) */
