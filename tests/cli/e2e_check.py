@@ -13,7 +13,9 @@ Subcommands (each exits non-zero with a message on failure):
   planted DB RUN SUMMARY LOG edge=E,dip=D,shape=S   planted curve recovered
   same-scores DB RUN_A RUN_B                        per-trial correct/wrong and per-cell
                                                     accuracy identical; every trial final
-  sent-once LOG DB RUN MAX_DUPS                     no prompt sent twice beyond MAX_DUPS
+  sent-once LOG N_KILLED N_TOTAL KILL_TS RESUME_TS CONCURRENCY FLUSH_S
+                                                    kill -9 + resume re-sent only what was
+                                                    in flight at the kill
 """
 import json
 import math
@@ -170,27 +172,34 @@ def cmd_same_scores(db, run_a, run_b):
     print("%d trials, identical outcomes" % len(a))
 
 
-def cmd_sent_once(log_path, db, run, max_dups):
-    # A trial is identified in the log by (question, x, T): each (question,
-    # length, depth) prompt has its own gold position. Successful answers
-    # (status 200 and no fault) are counted per trial.
-    seen = {}
+def cmd_sent_once(log_path, n_killed, n_total, kill_ts, resume_ts, concurrency, flush_s):
+    # Answered generation requests (status 200, no fault) before the resume
+    # and after it. The resume must send exactly the trials missing from the
+    # store, once each; the answers lost by the kill (answered before it,
+    # not in the store) are the only prompts sent twice, and they are the
+    # ones in flight at the kill: at most `concurrency` requests on the wire
+    # plus the answers received within the runner's commit interval
+    # (runner.h: trials are committed in batches every flush_seconds).
+    before = after = late = 0
     for d in log_lines(log_path):
         if d["status"] != 200 or d.get("fault", "none") not in ("none", "slow"):
             continue
-        key = (d["question_id"], d["T"], d["x"])
-        seen[key] = seen.get(key, 0) + 1
-    dups = {k: v for k, v in seen.items() if v > 1}
-    n = len(trials(db, run))
-    print("%d trials in the store; %d distinct prompts answered; %d answered twice" %
-          (n, len(seen), len(dups)))
-    if len(seen) != n:
-        die("the server answered %d distinct prompts, the store holds %d trials" % (len(seen), n))
-    if any(v > 2 for v in dups.values()):
-        die("a prompt was answered more than twice: %r" % dups)
-    if len(dups) > max_dups:
-        die("%d prompts were answered twice; at most %d were in flight at the kill" %
-            (len(dups), max_dups))
+        if d["ts"] < resume_ts:
+            before += 1
+            if d["ts"] >= kill_ts - flush_s - 0.25:
+                late += 1
+        else:
+            after += 1
+    lost = before - n_killed
+    print("store after the kill: %d trials; answered before the kill: %d, after the resume: %d; "
+          "sent twice: %d (answers in the last %.1f s before the kill: %d, concurrency %d)" %
+          (n_killed, before, after, lost, flush_s, late, concurrency))
+    if after != n_total - n_killed:
+        die("the resume sent %d prompts for %d missing trials" % (after, n_total - n_killed))
+    if lost < 0:
+        die("fewer answers before the kill than trials in the store")
+    if lost > concurrency + late:
+        die("%d trials were sent twice; at most %d were in flight at the kill" % (lost, concurrency + late))
 
 
 def main(argv):
@@ -201,8 +210,9 @@ def main(argv):
         cmd_planted(*argv[2:7])
     elif cmd == "same-scores" and len(argv) == 5:
         cmd_same_scores(*argv[2:5])
-    elif cmd == "sent-once" and len(argv) == 6:
-        cmd_sent_once(argv[2], argv[3], argv[4], int(argv[5]))
+    elif cmd == "sent-once" and len(argv) == 9:
+        cmd_sent_once(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), float(argv[6]),
+                      int(argv[7]), float(argv[8]))
     else:
         die("bad arguments: %r" % argv[1:])
 
