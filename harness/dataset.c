@@ -399,8 +399,15 @@ static int reader_next(struct line_reader *r, char **line, size_t *len)
                 return error("%s: read error: %s", r->path,
                              zerr == Z_ERRNO ? strerror(errno) : msg);
             }
-            if (got == 0)
+            if (got == 0) {
+                /* a truncated gzip stream ends "cleanly" with Z_BUF_ERROR set */
+                int zerr;
+                (void)gzerror(r->gz, &zerr);
+                if (zerr == Z_BUF_ERROR)
+                    return error("%s: truncated gzip file (unexpected end of file after line %ld)",
+                                 r->path, r->lineno);
                 r->eof = 1;
+            }
             sha256_update(&r->sha, r->buf + r->len, (size_t)got);
             r->len += (size_t)got;
         }
