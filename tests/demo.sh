@@ -51,10 +51,13 @@ say "serve-sim listening on $endpoint"
 common=(--endpoint "$endpoint" --dataset "$dataset" --haystack "$haystack" --lengths "$lengths"
     --depths 0:100:10 --concurrency 16 --db "$db" --progress lines --progress-interval 5)
 
+t0=$(date +%s)
 say "mapping demo-base ($lengths x 11 depths) as run $base_run"
 "$bin" run "${common[@]}" --model demo-base --run "$base_run" --tag demo
+t1=$(date +%s)
 say "mapping demo-cand ($lengths x 11 depths) as run $cand_run"
 "$bin" run "${common[@]}" --model demo-cand --run "$cand_run" --tag demo
+t2=$(date +%s)
 
 kill -TERM "$sim_pid" 2>/dev/null || true
 wait "$sim_pid" 2>/dev/null || true
@@ -79,7 +82,7 @@ say "writing reports"
 
 end=$(date +%s)
 echo
-say "done in $((end - start)) s"
+say "done in $((end - start)) s (baseline run $((t1 - t0)) s, candidate run $((t2 - t1)) s, compare and reports $((end - t2)) s)"
 echo "  verdict (candidate vs baseline): $verdict   [compare exit code $verdict_code]"
 echo "  baseline report:  reports/$base_run/report.html"
 echo "  candidate report: reports/$cand_run/report.html"
