@@ -274,6 +274,7 @@ void plot_script_heatmap(struct strbuf *sb, const struct plot_opts *o, const str
                           "font ',10' notitle\n");
     else
         strbuf_addstr(sb, "set label 1 'no scored trials' at graph 0.5, graph 0.5 center\n"
+                          "set xrange [0:1]\nset yrange [0:1]\nunset colorbox\n"
                           "plot NaN notitle\n");
 }
 
@@ -390,7 +391,7 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     }
     if (first)
         strbuf_addstr(sb, "set label 1 'no runs' at graph 0.5, graph 0.5 center\n"
-                          "set xdata\nplot NaN notitle");
+                          "set xdata\nset format x '%g'\nset xrange [0:1]\nplot NaN notitle");
     strbuf_addch(sb, '\n');
     free(npts);
 }

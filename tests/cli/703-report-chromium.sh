@@ -32,6 +32,9 @@ class P(HTMLParser):
         self.tags[tag] = self.tags.get(tag, 0) + 1
         for k, v in attrs:
             assert not k.startswith('on'), f'event handler attribute {k} on <{tag}>'
+            # self-contained: nothing to fetch (only in-document #references)
+            if k in ('src', 'href', 'xlink:href', 'srcset', 'data', 'action'):
+                assert (v or '').startswith('#'), f'<{tag} {k}={v!r}> would fetch'
         self._in_title = tag == 'title' and not self.title
     def handle_endtag(self, tag):
         self._in_title = False

@@ -52,6 +52,8 @@ static size_t count(const char *hay, const char *needle)
     return n;
 }
 
+static int have_gnuplot(const char *what);
+
 static void test_ucurve_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
@@ -96,6 +98,40 @@ static void test_empty_scripts(void)
     plot_script_trend(&sb, &o, NULL, 0);
     CHECK(strstr(sb.buf, "plot NaN notitle"));
     strbuf_release(&sb);
+}
+
+/* A run without data still gives a (mostly empty) picture, never a gnuplot error. */
+static void test_render_empty(void)
+{
+    struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_grid g = {0, 0, NULL, NULL, NULL};
+    double depths[] = {0, 100};
+    long lengths[] = {1000};
+    double acc[] = {NAN, NAN};
+    struct plot_grid g2 = {2, 1, depths, lengths, acc};
+    int i;
+
+    if (!have_gnuplot("empty renders"))
+        return;
+    for (i = 0; i < 5; i++) {
+        strbuf_reset(&sb);
+        strbuf_reset(&img);
+        if (i == 0)
+            plot_script_ucurve(&sb, &o, NULL, 0);
+        else if (i == 1)
+            plot_script_heatmap(&sb, &o, &g);
+        else if (i == 2)
+            plot_script_heatmap(&sb, &o, &g2);
+        else if (i == 3)
+            plot_script_compare(&sb, &o, NULL, 0, NULL, 0);
+        else
+            plot_script_trend(&sb, &o, NULL, 0);
+        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK(strstr(img.buf, "</svg>"));
+    }
+    strbuf_release(&sb);
+    strbuf_release(&img);
 }
 
 static void test_compare_script(void)
@@ -326,6 +362,7 @@ int main(void)
     RUN(test_render_injection);
     RUN(test_render_missing_gnuplot);
     RUN(test_render_error);
+    RUN(test_render_empty);
     RUN(test_svg_element);
     return TEST_EXIT();
 }
