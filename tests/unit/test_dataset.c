@@ -3,6 +3,7 @@
  * with its file:line:field message (cases in tests/data/datasets/), chunk
  * hygiene, normalisation and write/load round trips. Run from the repo root.
  */
+#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -103,6 +104,32 @@ static void test_gzip(void)
     golden_set_release(&a);
     golden_set_release(&b);
     unlink(path);
+}
+
+/* A gzip file cut short is an error, not a silently shorter set. */
+static void test_truncated_gzip(void)
+{
+    char path[] = "/tmp/dipmap-test-trunc-XXXXXX";
+    struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
+    int fd = mkstemp(path);
+    close(fd);
+    CHECK_INT(gzip_file("datasets/needle.jsonl", path), 0);
+    CHECK_INT(strbuf_read_file(&sb, path), 0);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(write(fd, sb.buf, sb.len / 2) == (ssize_t)(sb.len / 2));
+    close(fd);
+    strbuf_reset(&captured);
+    {
+        struct golden_set gs;
+        usage_set_hook(capture);
+        CHECK_INT(golden_set_load(&gs, path), -1);
+        usage_set_hook(NULL);
+    }
+    strbuf_addf(&want, "%s: truncated gzip file", path);
+    CHECK(!strncmp(captured.buf, want.buf, want.len));
+    unlink(path);
+    strbuf_release(&sb);
+    strbuf_release(&want);
 }
 
 static void test_bad_inputs(void)
@@ -296,6 +323,7 @@ int main(void)
 {
     RUN(test_valid_set);
     RUN(test_gzip);
+    RUN(test_truncated_gzip);
     RUN(test_bad_inputs);
     RUN(test_line_too_long);
     RUN(test_empty_set);
