@@ -47,6 +47,11 @@ OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/harness/main.o $(BUILD)/harness/cmd_%.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+# Each tests/fuzz/fuzz_NAME.c also builds (gcc, no libFuzzer) as a unit test that replays
+# tests/fuzz/NAME/ and tests/fuzz/regressions/NAME/ (see tests/fuzz/replay_main.c).
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
+FUZZ_REPLAY_BINS := $(FUZZ_NAMES:%=$(BUILD)/tests/unit/test_fuzz_%)
 ifeq ($(BUILD),build)
 BIN := dipmap
 else
@@ -54,7 +59,8 @@ BIN := $(BUILD)/dipmap
 endif
 
 .PHONY: all build deps test test-run test-asan demo bench format format-check check-banned clean \
-	bench-tokenizer bench-prompt fuzz fuzz-tokenizer fuzz-client
+	bench-tokenizer bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
+	fuzz-template fuzz-config fuzz-score
 
 ifeq ($(HAVE_DEPS),yes)
 all: build
@@ -77,7 +83,7 @@ $(BUILD)/.commit: FORCE
 $(BUILD)/harness/version.o: $(BUILD)/.commit
 $(BUILD)/harness/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
 FORCE:
-.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(FUZZ_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/replay_main.o
 
 # Rebuild everything when the compiler or flags change (make CC=clang after gcc).
 FLAGS_ID := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
@@ -91,6 +97,10 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
+$(BUILD)/tests/unit/test_fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
+$(BUILD)/tests/fuzz/fuzz_client_classify.o: ALL_CFLAGS += -D_GNU_SOURCE
 
 deps:
 	@set -e; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -99,7 +109,7 @@ deps:
 	{ $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $(DEB_PKGS); }
 
 ifeq ($(HAVE_DEPS),yes)
-test: build $(UNIT_BINS) check-banned
+test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) check-banned
 	@tests/run.sh $(BUILD) $(abspath $(BIN))
 
 test-asan:
@@ -127,9 +137,28 @@ bench-prompt: $(BUILD)/bench/bench_prompt
 
 # Fuzzing (clang libFuzzer + ASan/UBSan) into build-fuzz/, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 20
-FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	$(PKG_CFLAGS) -Iharness
-fuzz: fuzz-tokenizer fuzz-client
+comma := ,
+FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer $(PKG_CFLAGS) -Iharness
+# The library objects once (fuzzer-no-link), then one binary per loader/parser target; each
+# runs FUZZ_SECONDS on build-fuzz/corpus-NAME seeded from tests/fuzz/NAME/; crash inputs go to
+# build-fuzz/ (copy them to tests/fuzz/regressions/NAME/ after fixing: `make test` replays them).
+FUZZ_LIB_SRCS := $(filter-out harness/main.c harness/cmd_%.c,$(sort $(wildcard harness/*.c)))
+FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=build-fuzz/obj/%.o)
+.SECONDARY: $(FUZZ_LIB_OBJS)
+FUZZ_PARSERS := golden haystack template config score
+fuzz: fuzz-tokenizer fuzz-client $(FUZZ_PARSERS:%=fuzz-%)
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_CFLAGS)) \
+		-DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"fuzz"' -c -o $@ $<
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h $(FUZZ_LIB_OBJS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB_OBJS) $(LIBS)
+$(FUZZ_PARSERS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
+	@mkdir -p build-fuzz/corpus-$* build-fuzz/crash-$*
+	build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -close_fd_mask=1 -artifact_prefix=build-fuzz/crash-$*/ \
+		build-fuzz/corpus-$* tests/fuzz/$*
 fuzz-tokenizer:
 	@mkdir -p build-fuzz/corpus-tokenizer
 	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_tokenizer tests/fuzz/fuzz_tokenizer.c \

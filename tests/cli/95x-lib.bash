@@ -1,0 +1,39 @@
+# Helpers for the bad-input catalogue (tests/cli/950-999, tests/bad-inputs.md); source after
+# lib.sh. Each case starts from a store holding one complete run ("prior", 6 trials), makes one
+# bad attempt, checks its exit code and message, and then that the store is intact.
+. "$TESTS/data/run/lib.sh"
+
+# setup_prior [DB]: kv set, serve-sim, and a complete run "prior" in DB (default t.db)
+setup_prior() {
+    DB=${1:-t.db}
+    make_kv 3
+    start_sim sim --dataset golden.jsonl
+    run_args
+    expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db "$DB" --run prior
+    PRIOR_SUM=$(q "$DB" "select count(*), sum(score) from trials")
+}
+
+# check_store [DB]: integrity_check ok, "prior" still complete with the same trials,
+# no run left 'running', no lock left behind.
+check_store() {
+    local db=${1:-$DB}
+    [ "$(q "$db" "pragma integrity_check")" = ok ] || fail "$db: integrity_check failed"
+    [ "$(q "$db" "select status from runs where name = 'prior'")" = complete ] ||
+        fail "$db: the prior run is gone or changed: $(q "$db" "select name, status from runs")"
+    [ "$(q "$db" "select count(*), sum(score) from trials")" = "$PRIOR_SUM" ] ||
+        fail "$db: trials changed: $(q "$db" "select count(*), sum(score) from trials"), was $PRIOR_SUM"
+    [ "$(q "$db" "select count(*) from runs where status = 'running'")" = 0 ] ||
+        fail "$db: a run was left running"
+    [ "$(q "$db" "select count(*) from locks")" = 0 ] || fail "$db: a lock was left behind"
+}
+
+# bad_run CODE MESSAGE ARGS...: `dipmap run` with the common arguments plus ARGS (later flags
+# win) into $DB as run "bad" must exit CODE naming MESSAGE on stderr; the store stays intact.
+bad_run() {
+    local code=$1 msg=$2
+    shift 2
+    expect_code "$code" "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db "$DB" \
+        --run bad "$@"
+    assert_contains err "$msg"
+    check_store
+}

@@ -1,0 +1,7 @@
+# Bad input: --repeats 0 / -1 / x -> exit 2 naming the flag.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/95x-lib.bash"
+setup_prior
+bad_run 2 "error: run: --repeats must be at least 1" --repeats 0
+bad_run 2 "error: run: --repeats must be at least 1" --repeats -1
+bad_run 2 "repeats" --repeats x

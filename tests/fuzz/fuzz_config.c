@@ -1,0 +1,74 @@
+/*
+ * libFuzzer target for the config-file parser (config.c config_apply_file):
+ * any file content against an option table with every option type, one
+ * option already set on the command line and one refused key. A failure
+ * must print exactly one error naming the file; a success leaves the
+ * command-line option untouched, never sets the refused one, and
+ * config_settings_json() gives valid JSON.
+ * Build and run: `make fuzz-config` (clang, -fsanitize=fuzzer,address,undefined).
+ */
+#include "fuzz_file.h"
+
+#include <cJSON.h>
+
+#include "config.h"
+#include "opt.h"
+#include "strvec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *model = NULL, *lengths = NULL, *flag_value = "from-flag", *api_key = NULL;
+    long repeats = 0, concurrency = 0;
+    double temperature = 0;
+    int verbose = 0;
+    struct strvec endpoints = STRVEC_INIT;
+    struct option opts[] = {
+        {OPT_GROUP, NULL, 0, NULL, NULL, "Run", 0},
+        {OPT_STRING, "model", 'm', &model, "NAME", "model", 0},
+        {OPT_STRING, "lengths", 0, &lengths, "LIST", "lengths", 0},
+        {OPT_STRING, "run", 0, &flag_value, "NAME", "run name", 1},
+        {OPT_STRING, "api-key", 0, &api_key, "KEY", "refused", 0},
+        {OPT_LONG, "repeats", 0, &repeats, "N", "repeats", 0},
+        {OPT_LONG, "max-tokens", 0, &concurrency, "N", "max tokens", 0},
+        {OPT_DOUBLE, "temperature", 0, &temperature, "T", "temperature", 0},
+        {OPT_BOOL, "verbose", 'v', &verbose, NULL, "verbose", 0},
+        {OPT_LIST, "endpoint", 0, &endpoints, "URL", "endpoints", 0},
+        OPT_END_MARK,
+    };
+    static const char *const refused[] = {"api-key", "api_key", NULL};
+    static const char *const exclude[] = {"verbose", NULL};
+    struct config c;
+    const char *path = fuzz_write_file(0, ".json", data, size);
+    char *json;
+    cJSON *back;
+
+    config_init(&c);
+    fuzz_errors_reset();
+    if (config_apply_file(&c, path, opts, refused, "use the environment") < 0) {
+        if (fuzz_error_count != 1 || !strstr(fuzz_errors.buf, path)) {
+            fprintf(stderr, "failure without exactly one message naming the file:\n%s",
+                    fuzz_errors.buf);
+            abort();
+        }
+    } else {
+        if (strcmp(flag_value, "from-flag") || opts[3].seen != 1)
+            abort(); /* the command line wins */
+        if (api_key || opts[4].seen)
+            abort(); /* refused keys are never set */
+        if (verbose != 0 && verbose != 1)
+            abort();
+    }
+    json = config_settings_json(opts, exclude);
+    back = json ? cJSON_Parse(json) : NULL;
+    if (!back || !cJSON_IsObject(back) || cJSON_GetObjectItemCaseSensitive(back, "verbose")) {
+        fprintf(stderr, "config_settings_json gave: %s\n", json ? json : "(null)");
+        abort();
+    }
+    cJSON_Delete(back);
+    free(json);
+    strvec_clear(&endpoints);
+    config_release(&c);
+    return 0;
+}
