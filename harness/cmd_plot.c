@@ -4,12 +4,10 @@
  * nightly drift view. Owns the command-line surface and which runs and
  * metrics are drawn; plot.c draws, stats.c computes.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "builtin.h"
 #include "escape.h"
@@ -50,27 +48,6 @@ static int parse_formats(const char *list, unsigned *out)
     if (!ret && !*out)
         ret = error("plot: --format needs svg, png or both");
     strvec_clear(&v);
-    return ret;
-}
-
-static int make_dirs(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    size_t i;
-    int ret = 0;
-
-    strbuf_addstr(&sb, path);
-    for (i = 1; i <= sb.len && !ret; i++) {
-        char saved;
-        if (i < sb.len && sb.buf[i] != '/')
-            continue;
-        saved = sb.buf[i];
-        sb.buf[i] = '\0';
-        if (mkdir(sb.buf, 0755) < 0 && errno != EEXIST)
-            ret = error("plot: cannot create %s: %s", sb.buf, strerror(errno));
-        sb.buf[i] = saved;
-    }
-    strbuf_release(&sb);
     return ret;
 }
 
@@ -139,7 +116,7 @@ static int plot_runs(struct store *st, const struct strvec *names, const char *o
                 strbuf_addch(&dir, '/');
                 escape_filename(&dir, run.name);
             }
-            if (make_dirs(dir.buf) < 0) {
+            if (report_make_dirs(dir.buf) < 0) {
                 rc = DM_EXIT_USAGE;
             } else {
                 rc = plot_rc(report_run_plots(dir.buf, formats, &run, &stats, NULL, NULL));
@@ -258,7 +235,7 @@ static int plot_trend(struct store *st, const struct run_filter *f, const char *
         strbuf_addstr(&dir, "reports/trend-");
         escape_filename(&dir, what);
     }
-    if (make_dirs(dir.buf) < 0) {
+    if (report_make_dirs(dir.buf) < 0) {
         rc = DM_EXIT_USAGE;
         goto cleanup;
     }

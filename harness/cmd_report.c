@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,33 +64,6 @@ static int parse_formats(const char *list, unsigned *out)
     if (!ret && !*out)
         ret = error("report: --format needs at least one of md, json, html");
     strvec_clear(&v);
-    return ret;
-}
-
-/* mkdir -p; returns 0 or -1 after an error naming the folder. */
-static int make_dirs(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    size_t i;
-    int ret = 0;
-
-    strbuf_addstr(&sb, path);
-    for (i = 1; i <= sb.len && !ret; i++) {
-        char saved;
-        if (i < sb.len && sb.buf[i] != '/')
-            continue;
-        saved = sb.buf[i];
-        sb.buf[i] = '\0';
-        if (mkdir(sb.buf, 0755) < 0 && errno != EEXIST)
-            ret = error("report: cannot create %s: %s", sb.buf, strerror(errno));
-        sb.buf[i] = saved;
-    }
-    if (!ret) {
-        struct stat st;
-        if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-            ret = error("report: %s is not a folder", path);
-    }
-    strbuf_release(&sb);
     return ret;
 }
 
@@ -203,7 +175,7 @@ int cmd_report(int argc, const char **argv)
         strbuf_addstr(&dir, "reports/");
         escape_filename(&dir, run.name);
     }
-    if (make_dirs(dir.buf) < 0) {
+    if (report_make_dirs(dir.buf) < 0) {
         rc = DM_EXIT_USAGE;
         goto cleanup;
     }

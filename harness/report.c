@@ -8,10 +8,12 @@
 #include "report.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "compare.h"
@@ -1460,5 +1462,29 @@ cleanup:
     strbuf_release(&html);
     strbuf_release(&path);
     strbuf_release(&title);
+    return ret;
+}
+
+int report_make_dirs(const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct stat st;
+    size_t i;
+    int ret = 0;
+
+    strbuf_addstr(&sb, path);
+    for (i = 1; i <= sb.len && !ret; i++) {
+        char saved;
+        if (i < sb.len && sb.buf[i] != '/')
+            continue;
+        saved = sb.buf[i];
+        sb.buf[i] = '\0';
+        if (mkdir(sb.buf, 0755) < 0 && errno != EEXIST)
+            ret = error("cannot create %s: %s", sb.buf, strerror(errno));
+        sb.buf[i] = saved;
+    }
+    if (!ret && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+        ret = error("%s is not a folder", path);
+    strbuf_release(&sb);
     return ret;
 }

@@ -116,6 +116,12 @@ int report_compare_files(const char *dir, const struct compare_result *r,
                          const struct compare_meta *m, const struct trial_result *base, size_t nb,
                          const struct trial_result *cand, size_t nc);
 
+/*
+ * mkdir -p for an output folder. Returns 0 when path is (now) a folder, or
+ * -1 after an error naming the folder.
+ */
+int report_make_dirs(const char *path);
+
 /* Formatting helpers shared with compare reports. */
 /* "95.0%" (one decimal); "–" for a non-finite value. */
 void report_pct(struct strbuf *out, double frac);
