@@ -531,6 +531,9 @@ struct err_info {
     struct strbuf msg;
     struct strbuf code; /* error.code as text */
     struct strbuf type; /* error.type / error_type */
+    /* lower-case copies for pattern tests, made once by err_lower() */
+    struct strbuf lmsg, lcode, ltype;
+    int lowered;
 };
 
 static void err_info_init(struct err_info *e)
@@ -538,6 +541,10 @@ static void err_info_init(struct err_info *e)
     strbuf_init(&e->msg, 0);
     strbuf_init(&e->code, 0);
     strbuf_init(&e->type, 0);
+    strbuf_init(&e->lmsg, 0);
+    strbuf_init(&e->lcode, 0);
+    strbuf_init(&e->ltype, 0);
+    e->lowered = 0;
 }
 
 static void err_info_release(struct err_info *e)
@@ -545,6 +552,34 @@ static void err_info_release(struct err_info *e)
     strbuf_release(&e->msg);
     strbuf_release(&e->code);
     strbuf_release(&e->type);
+    strbuf_release(&e->lmsg);
+    strbuf_release(&e->lcode);
+    strbuf_release(&e->ltype);
+}
+
+static void lower_into(struct strbuf *dst, const struct strbuf *src)
+{
+    strbuf_reset(dst);
+    strbuf_grow(dst, src->len);
+    for (size_t i = 0; i < src->len; i++)
+        dst->buf[i] = (char)tolower((unsigned char)src->buf[i]);
+    strbuf_setlen(dst, src->len);
+}
+
+static void err_lower(struct err_info *e)
+{
+    if (e->lowered)
+        return;
+    lower_into(&e->lmsg, &e->msg);
+    lower_into(&e->lcode, &e->code);
+    lower_into(&e->ltype, &e->type);
+    e->lowered = 1;
+}
+
+/* needle (lower case) in an already lower-cased haystack */
+static int has(const struct strbuf *lower_hay, const char *needle)
+{
+    return lower_hay->len && strstr(lower_hay->buf, needle) != NULL;
 }
 
 static void add_msg_value(struct strbuf *msg, const cJSON *m)
@@ -654,18 +689,8 @@ int client_error_message(const char *body, size_t len, struct strbuf *msg, struc
     return ret;
 }
 
-static int contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    if (!hay)
-        return 0;
-    for (; *hay; hay++)
-        if (!strncasecmp(hay, needle, n))
-            return 1;
-    return 0;
-}
-
-int client_is_overflow_message(const char *msg)
+/* The overflow patterns of reference §4.4, on a lower-cased text. */
+static int overflow_lower(const struct strbuf *t)
 {
     static const char *const patterns[] = {
         "context_length_exceeded",
@@ -685,51 +710,59 @@ int client_is_overflow_message(const char *msg)
         "input is too long",
         "too many tokens in the prompt",
     };
+    for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
+        if (has(t, patterns[i]))
+            return 1;
+    return has(t, "must be <=") && has(t, "max_new_tokens");
+}
+
+int client_is_overflow_message(const char *msg)
+{
+    struct strbuf raw = STRBUF_INIT, low = STRBUF_INIT;
+    int r;
     if (!msg)
         return 0;
-    for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
-        if (contains_ci(msg, patterns[i]))
-            return 1;
-    if (contains_ci(msg, "must be <=") && contains_ci(msg, "max_new_tokens"))
-        return 1;
-    return 0;
+    strbuf_addstr(&raw, msg);
+    lower_into(&low, &raw);
+    r = overflow_lower(&low);
+    strbuf_release(&raw);
+    strbuf_release(&low);
+    return r;
 }
 
-static int is_overflow(const struct err_info *e)
+static int is_overflow(struct err_info *e)
 {
-    return client_is_overflow_message(e->msg.buf) || client_is_overflow_message(e->code.buf) ||
-           client_is_overflow_message(e->type.buf);
+    err_lower(e);
+    return overflow_lower(&e->lmsg) || overflow_lower(&e->lcode) || overflow_lower(&e->ltype);
 }
 
-static int is_filter(const struct err_info *e)
+static int is_filter(struct err_info *e)
 {
     static const char *const codes[] = {"content_filter", "content_policy_violation",
                                         "responsibleaipolicyviolation", "cyber_policy"};
+    err_lower(e);
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-        if (contains_ci(e->code.buf, codes[i]) || contains_ci(e->type.buf, codes[i]))
+        if (has(&e->lcode, codes[i]) || has(&e->ltype, codes[i]))
             return 1;
-    return contains_ci(e->msg.buf, "content management policy") ||
-           contains_ci(e->msg.buf, "content filter");
+    return has(&e->lmsg, "content management policy") || has(&e->lmsg, "content filter");
 }
 
-static int is_quota(const struct err_info *e)
+static int is_quota(struct err_info *e)
 {
-    return contains_ci(e->code.buf, "insufficient_quota") ||
-           contains_ci(e->type.buf, "insufficient_quota") ||
-           contains_ci(e->msg.buf, "exceeded your current quota") ||
-           contains_ci(e->msg.buf, "insufficient_quota") ||
-           contains_ci(e->msg.buf, "check your plan and billing");
+    err_lower(e);
+    return has(&e->lcode, "insufficient_quota") || has(&e->ltype, "insufficient_quota") ||
+           has(&e->lmsg, "exceeded your current quota") || has(&e->lmsg, "insufficient_quota") ||
+           has(&e->lmsg, "check your plan and billing");
 }
 
-static int is_unsupported(const struct err_info *e)
+static int is_unsupported(struct err_info *e)
 {
-    return contains_ci(e->code.buf, "unsupported_parameter") ||
-           contains_ci(e->code.buf, "unsupported_value") ||
-           contains_ci(e->msg.buf, "unsupported parameter") ||
-           contains_ci(e->msg.buf, "unsupported value") ||
-           contains_ci(e->msg.buf, "is not supported with this model") ||
-           contains_ci(e->msg.buf, "extra inputs are not permitted") ||
-           contains_ci(e->msg.buf, "unrecognized request argument");
+    err_lower(e);
+    return has(&e->lcode, "unsupported_parameter") || has(&e->lcode, "unsupported_value") ||
+           has(&e->lmsg, "unsupported parameter") || has(&e->lmsg, "unsupported value") ||
+           has(&e->lmsg, "is not supported with this model") ||
+           has(&e->lmsg, "extra inputs are not permitted") ||
+           has(&e->lmsg, "unrecognized request argument");
 }
 
 /* ------------------------------------------------------------- classify */
