@@ -899,6 +899,10 @@ int haystack_load(struct haystack *h, const char *path)
                 ferr(&c, "invalid UTF-8 at byte %zu", bad + 1);
                 goto cleanup;
             }
+            if (memchr(line, '\0', len)) { /* chunk texts are C strings */
+                ferr(&c, "NUL byte in line");
+                goto cleanup;
+            }
             if (is_blank(line, len)) {
                 if (para.len)
                     hay_add_paragraph(&hb, path, para_line, &para);
