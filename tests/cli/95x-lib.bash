@@ -3,6 +3,8 @@
 # bad attempt, checks its exit code and message, and then that the store is intact.
 . "$TESTS/data/run/lib.sh"
 
+PRIOR_SQL="select count(*), sum(score), group_concat(answer) from trials where run_id = (select id from runs where name = 'prior')"
+
 # setup_prior [DB]: kv set, serve-sim, and a complete run "prior" in DB (default t.db)
 setup_prior() {
     DB=${1:-t.db}
@@ -10,7 +12,7 @@ setup_prior() {
     start_sim sim --dataset golden.jsonl
     run_args
     expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db "$DB" --run prior
-    PRIOR_SUM=$(q "$DB" "select count(*), sum(score) from trials")
+    PRIOR_SUM=$(q "$DB" "$PRIOR_SQL")
 }
 
 # check_store [DB]: integrity_check ok, "prior" still complete with the same trials,
@@ -20,8 +22,8 @@ check_store() {
     [ "$(q "$db" "pragma integrity_check")" = ok ] || fail "$db: integrity_check failed"
     [ "$(q "$db" "select status from runs where name = 'prior'")" = complete ] ||
         fail "$db: the prior run is gone or changed: $(q "$db" "select name, status from runs")"
-    [ "$(q "$db" "select count(*), sum(score) from trials")" = "$PRIOR_SUM" ] ||
-        fail "$db: trials changed: $(q "$db" "select count(*), sum(score) from trials"), was $PRIOR_SUM"
+    [ "$(q "$db" "$PRIOR_SQL")" = "$PRIOR_SUM" ] ||
+        fail "$db: the prior run's trials changed: $(q "$db" "$PRIOR_SQL"), was $PRIOR_SUM"
     [ "$(q "$db" "select count(*) from runs where status = 'running'")" = 0 ] ||
         fail "$db: a run was left running"
     [ "$(q "$db" "select count(*) from locks")" = 0 ] || fail "$db: a lock was left behind"
@@ -36,4 +38,15 @@ bad_run() {
         --run bad "$@"
     assert_contains err "$msg"
     check_store
+}
+
+# as_nobody CMD...: run CMD as uid/gid 65534 when we are root (so file modes apply), else as is.
+# The scratch directory is opened to other users for it.
+as_nobody() {
+    if [ "$(id -u)" = 0 ]; then
+        chmod 755 .
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+    else
+        "$@"
+    fi
 }
