@@ -34,6 +34,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM
 
+# step WHAT CMD...: run one step; a Ctrl-C inside it (dipmap exits 130 after
+# draining, and bash then does not run the INT trap) or a failure ends the demo
+# with that code and says so; the EXIT trap stops the server.
+step() {
+    local what=$1 rc=0
+    shift
+    "$@" || rc=$?
+    case $rc in
+    0) ;;
+    130) say "interrupted while $what (finished trials are kept in $db)"; exit 130 ;;
+    *) say "$what failed with exit code $rc"; exit "$rc" ;;
+    esac
+}
+
 say "starting the simulated model server (two models: demo-base and demo-cand)"
 "$bin" serve-sim --port 0 --dataset "$dataset" \
     --model demo-base:edge=0.95,dip=0.15,shape=1.6,seed=7 \
@@ -53,10 +67,10 @@ common=(--endpoint "$endpoint" --dataset "$dataset" --haystack "$haystack" --len
 
 t0=$(date +%s)
 say "mapping demo-base ($lengths x 11 depths) as run $base_run"
-"$bin" run "${common[@]}" --model demo-base --run "$base_run" --tag demo
+step "mapping demo-base" "$bin" run "${common[@]}" --model demo-base --run "$base_run" --tag demo
 t1=$(date +%s)
 say "mapping demo-cand ($lengths x 11 depths) as run $cand_run"
-"$bin" run "${common[@]}" --model demo-cand --run "$cand_run" --tag demo
+step "mapping demo-cand" "$bin" run "${common[@]}" --model demo-cand --run "$cand_run" --tag demo
 t2=$(date +%s)
 
 kill -TERM "$sim_pid" 2>/dev/null || true
@@ -77,8 +91,8 @@ case $verdict_code in
 esac
 
 say "writing reports"
-"$bin" report "$base_run" --db "$db" --out "reports/$base_run"
-"$bin" report "$cand_run" --db "$db" --out "reports/$cand_run"
+step "writing the baseline report" "$bin" report "$base_run" --db "$db" --out "reports/$base_run"
+step "writing the candidate report" "$bin" report "$cand_run" --db "$db" --out "reports/$cand_run"
 
 end=$(date +%s)
 echo
