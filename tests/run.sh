@@ -15,6 +15,21 @@ pattern=${3:-${TESTS:-}}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
 export DIPMAP="$bin" REPO="$repo" SHARED="$shared" DIPMAP_SHARED="$shared" TESTS="$repo/tests"
+# VALGRIND=1: every $DIPMAP the CLI tests start runs under memcheck (slow; not part of
+# `make test`). Logs go to $VALGRIND_LOGS (default a new /tmp/dipmap-valgrind.* directory);
+# a process with an invalid access or a definite leak exits 99, which fails its test.
+if [ -n "${VALGRIND:-}" ]; then
+    VALGRIND_LOGS=${VALGRIND_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/dipmap-valgrind.XXXXXX")}
+    mkdir -p "$VALGRIND_LOGS"
+    cat >"$VALGRIND_LOGS/dipmap" <<EOF_VG
+#!/bin/sh
+exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \\
+    --show-leak-kinds=definite --log-file="$VALGRIND_LOGS/vg.%p.log" "$bin" "\$@"
+EOF_VG
+    chmod +x "$VALGRIND_LOGS/dipmap"
+    ln -sfn "$(dirname "$bin")/tests" "$VALGRIND_LOGS/tests" # tests that use $(dirname $DIPMAP)/tests
+    export DIPMAP="$VALGRIND_LOGS/dipmap"
+fi
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 results=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-tests.XXXXXX")
 trap 'rm -rf "$results"' EXIT
@@ -96,5 +111,9 @@ for f in "$results"/*.unit "$results"/*.cli; do
         sed 's/^/    /' "${f%.unit}.stderr"
     fi
 done
+if [ -n "${VALGRIND:-}" ]; then
+    vg_bad=$(find "$VALGRIND_LOGS" -name 'vg.*.log' -size +0 | wc -l) # -q: only errors are logged
+    echo "valgrind: $(ls "$VALGRIND_LOGS"/vg.*.log 2>/dev/null | wc -l) processes, $vg_bad logs with errors; logs in $VALGRIND_LOGS"
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]
