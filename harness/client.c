@@ -886,6 +886,8 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         /* TGI 2.4 returned validation errors with HTTP 200 */
         set_sb(&r->error, e.msg.len ? &e.msg : (e.code.len ? &e.code : &e.type));
         set_sb(&r->error_code, e.code.len ? &e.code : &e.type);
+        if (!r->error)
+            set_error(r, "HTTP %ld with an error object in the body", ex->status);
         if (is_overflow(&e)) {
             r->cls = CLIENT_OVERFLOW;
         } else {
@@ -1337,6 +1339,28 @@ static int is_openai_host(const char *root)
     return has_prefix_ci(h, "api.openai.com") || strstr(root, ".openai.azure.com") != NULL;
 }
 
+/*
+ * 1 when a header line "Name: value" carries a credential: Authorization, api-key, and any
+ * header whose name mentions a key, token, secret, password, auth or cookie (-H 'X-Api-Key: ...').
+ */
+static int secret_header(const char *s, size_t n, size_t *name_len)
+{
+    static const char *const words[] = {"key", "token", "secret", "passw", "auth", "cookie"};
+    const char *colon = memchr(s, ':', n);
+    size_t len, i, k;
+    if (!colon)
+        return 0;
+    len = (size_t)(colon - s);
+    *name_len = len;
+    for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+        size_t w = strlen(words[k]);
+        for (i = 0; i + w <= len; i++)
+            if (!strncasecmp(s + i, words[k], w))
+                return 1;
+    }
+    return 0;
+}
+
 /* verbose output with credentials removed */
 static int debug_cb(CURL *h, curl_infotype type, char *data, size_t size, void *ud)
 {
@@ -1357,10 +1381,13 @@ static int debug_cb(CURL *h, curl_infotype type, char *data, size_t size, void *
         struct strbuf line = STRBUF_INIT;
         while (j < size && data[j] != '\n')
             j++;
+        size_t name_len = 0;
         if (j - i >= 14 && !strncasecmp(data + i, "authorization:", 14))
             strbuf_addstr(&line, "Authorization: <redacted>");
         else if (j - i >= 8 && !strncasecmp(data + i, "api-key:", 8))
             strbuf_addstr(&line, "api-key: <redacted>");
+        else if (type != CURLINFO_TEXT && secret_header(data + i, j - i, &name_len))
+            strbuf_addf(&line, "%.*s: <redacted>", (int)name_len, data + i);
         else
             add_clean(&line, data + i, j - i, 2000);
         strbuf_rtrim(&line);

@@ -354,6 +354,8 @@ static const struct ccase ccases[] = {
     /* a 200 carrying an error object (TGI 2.4) */
     {200, NULL, "{\"error\":\"Request failed during generation: Server error\"}", 0, 0,
      CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY, "Server error"},
+    /* found by fuzzing: an empty error string still gives a message */
+    {200, NULL, "{\"error\":\"\"}", 0, 0, CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY, "error object"},
     {200, NULL, "{\"error\":{\"message\":\"overloaded\",\"code\":503}}", 0, 0, CLIENT_RETRYABLE,
      CLIENT_R_ERROR_IN_BODY, "overloaded"},
     {200, NULL,
