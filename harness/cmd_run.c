@@ -272,14 +272,46 @@ static void shell_quote(struct strbuf *sb, const char *s)
     strbuf_addch(sb, '\'');
 }
 
+/*
+ * A -H value that carries a credential ("X-Api-Key: sk-..."): its value is not echoed in
+ * the resume hint (same words as the client's --verbose redaction).
+ */
+static int secret_header_arg(const char *h)
+{
+    static const char *const words[] = {"key", "token", "secret", "passw", "auth", "cookie"};
+    const char *colon = strchr(h, ':');
+    size_t len, i, k;
+    if (!colon)
+        return 0;
+    len = (size_t)(colon - h);
+    for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+        for (i = 0; i + strlen(words[k]) <= len; i++)
+            if (!strncasecmp(h + i, words[k], strlen(words[k])))
+                return 1;
+    return 0;
+}
+
 static void resume_hint(int argc, const char **argv, const char *run, const char *db, int run_given)
 {
-    struct strbuf sb = STRBUF_INIT;
-    int i;
+    struct strbuf sb = STRBUF_INIT, h = STRBUF_INIT;
+    int i, redacted = 0;
     strbuf_addstr(&sb, "dipmap");
     for (i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int after_flag = i > 0 && (!strcmp(argv[i - 1], "-H") || !strcmp(argv[i - 1], "--header"));
+        if (!strncmp(a, "--header=", 9) && secret_header_arg(a + 9)) {
+            strbuf_reset(&h);
+            strbuf_addf(&h, "--header=%.*s: <redacted>", (int)(strchr(a, ':') - a - 9), a + 9);
+            a = h.buf;
+            redacted = 1;
+        } else if (after_flag && secret_header_arg(a)) {
+            strbuf_reset(&h);
+            strbuf_addf(&h, "%.*s: <redacted>", (int)(strchr(a, ':') - a), a);
+            a = h.buf;
+            redacted = 1;
+        }
         strbuf_addch(&sb, ' ');
-        shell_quote(&sb, argv[i]);
+        shell_quote(&sb, a);
     }
     if (!run_given) {
         strbuf_addstr(&sb, " --run ");
@@ -287,7 +319,10 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
     }
     fprintf(stderr, "hint: resume with: %s\n", sb.buf);
     fprintf(stderr, "hint: (run '%s' in %s; finished trials are kept)\n", run, db);
+    if (redacted)
+        fprintf(stderr, "hint: (credential header values are shown as <redacted>)\n");
     strbuf_release(&sb);
+    strbuf_release(&h);
 }
 
 static void print_summary(const char *run, const char *db, const struct runner_result *res,
