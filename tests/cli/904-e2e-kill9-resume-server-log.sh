@@ -24,7 +24,14 @@ wait $pid 2>/dev/null
 n1=$(q t.db "select count(*) from trials")
 echo "killed after $n1 trials (target $target)"
 [ "$n1" -gt 0 ] && [ "$n1" -lt 220 ] || fail "expected a partial run, got $n1"
-sleep 0.3 # let the server log the answers that were in flight
+# let the server finish (and log) the requests that were in flight: wait until its log is quiet
+prev=-1
+for i in $(seq 100); do
+    cur=$(wc -l <sim.log)
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+    sleep 0.5
+done
 resume_ts=$(date +%s.%N)
 expect_code 0 "$DIPMAP" run "${args[@]}"
 assert_contains out "run k9: complete"
