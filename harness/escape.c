@@ -174,10 +174,22 @@ static void gnuplot_one(struct strbuf *out, unsigned char c)
 
 void escape_gnuplot(struct strbuf *out, const char *s)
 {
-    strbuf_addch(out, '\'');
+    struct strbuf tmp = STRBUF_INIT;
+    size_t i;
     if (s)
-        walk(out, s, strlen(s), gnuplot_one);
+        walk(&tmp, s, strlen(s), gnuplot_one);
     strbuf_addch(out, '\'');
+    /*
+     * gnuplot's SVG terminal escapes '<' and '&' but not '>', so "]]>" in a label would make
+     * the SVG ill-formed XML: a zero-width space (U+200B) goes between "]]" and '>'.
+     */
+    for (i = 0; i < tmp.len; i++) {
+        if (tmp.buf[i] == '>' && i >= 2 && tmp.buf[i - 1] == ']' && tmp.buf[i - 2] == ']')
+            strbuf_addstr(out, "\xE2\x80\x8B");
+        strbuf_addch(out, tmp.buf[i]);
+    }
+    strbuf_addch(out, '\'');
+    strbuf_release(&tmp);
 }
 
 void escape_filename(struct strbuf *out, const char *s)

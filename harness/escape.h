@@ -33,7 +33,8 @@ void escape_md(struct strbuf *out, const char *s);
  * backslash, backtick or @macro processing inside single quotes; a single
  * quote is doubled, newlines and other control characters become spaces (a
  * newline would end the command). Use with `noenhanced` text so { } ^ _ @ &
- * show literally.
+ * show literally. "]]>" gets a zero-width space before '>' (gnuplot's SVG
+ * output does not escape '>', and "]]>" is not allowed in XML text).
  */
 void escape_gnuplot(struct strbuf *out, const char *s);
 
