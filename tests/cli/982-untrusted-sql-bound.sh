@@ -1,0 +1,57 @@
+# Untrusted text: SQL only through bound parameters. Grep level: sqlite3 is used only in
+# store.c; every sqlite3_prepare*/sqlite3_exec call takes a string literal, a stmt_sql[]
+# entry or a helper argument fed only by literals / migrations[] / an integer PRAGMA; no
+# sqlite3_mprintf and no printf-built SQL with %s. Behaviour: a run name and a tag that are
+# SQL injections are stored and listed literally, and every table survives.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/data/run/lib.sh"
+others=$(grep -l 'sqlite3_' "$REPO"/harness/*.c | grep -v '/store\.c$' || true)
+[ -z "$others" ] || fail "sqlite3 used outside store.c: $others"
+python3 - "$REPO/harness/store.c" <<'PY' || fail "store.c builds SQL from data"
+import re, sys
+src = open(sys.argv[1]).read()
+bad = []
+if re.search(r'sqlite3_(v?mprintf|snprintf)', src):
+    bad.append('sqlite3_mprintf/snprintf used')
+for m in re.finditer(r'sqlite3_(prepare(?:_v[23])?|exec)\s*\(\s*[^,]+,\s*([^,]+),', src):
+    arg = m.group(2).strip()
+    line = src.count('\n', 0, m.start()) + 1
+    if arg.startswith('"') or re.fullmatch(r'stmt_sql\[[A-Za-z_0-9]+\]', arg) or arg == 'sql':
+        continue
+    bad.append('line %d: %s(%s)' % (line, m.group(1), arg))
+# the helpers that take `sql` are called with literals, migrations[i] or the integer pragma
+for m in re.finditer(r'\b(exec_const|pragma_int)\s*\(\s*[^,]+,\s*([^,]+),', src):
+    arg = m.group(2).strip()
+    if arg.startswith('"') or arg in ('migrations[i]', 'pragma', 'const char *sql'):
+        continue
+    bad.append('%s(%s)' % (m.group(1), arg))
+# a format string that builds SQL must not splice strings
+for m in re.finditer(r'(snprintf|strbuf_addf)\s*\([^;]*?"((?:[^"\\]|\\.)*)"', src):
+    fmt = m.group(2)
+    if re.search(r'\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP)\b', fmt, re.I) and re.search(r'%[-0-9.]*[sq]', fmt):
+        bad.append('format builds SQL with a string: ' + fmt)
+if bad:
+    print('\n'.join(bad), file=sys.stderr)
+    sys.exit(1)
+PY
+make_kv 2
+start_sim sim --dataset golden.jsonl
+run_args
+name="x'); DROP TABLE trials; --"
+tag="t' OR '1'='1"
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db t.db --run "$name" --tag "$tag"
+expect_code 0 "$DIPMAP" runs --db t.db --json
+python3 - out "$name" "$tag" <<'PY' || fail "the run is not listed literally"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+runs = runs.get('runs', runs) if isinstance(runs, dict) else runs
+r = [r for r in runs if r.get('name') == sys.argv[2]]
+assert r, runs
+assert sys.argv[3] in json.dumps(r[0], ensure_ascii=False) or sys.argv[3] in str(r[0]), r[0]
+PY
+[ "$(q t.db "select count(*) from trials")" = 4 ] || fail "trials table damaged"
+[ "$(q t.db "select name from runs")" = "$name" ] || fail "run name not stored literally"
+[ "$(q t.db "pragma integrity_check")" = ok ] || fail "integrity_check failed"
+# filters with quotes select nothing rather than everything
+expect_code 0 "$DIPMAP" runs --db t.db --tag "x' OR '1'='1"
+assert_not_contains out "DROP TABLE"
