@@ -6,8 +6,12 @@ make_kv 4
 start_sim sim --dataset golden.jsonl --faults 500=0.6 --fault-seed 2
 run_args
 expect_code 3 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run e \
-    --max-attempts 2 --retry-base-ms 5 --concurrency 2
+    --max-attempts 2 --retry-base-ms 5 --concurrency 2 -H "X-Team-Token: tok-SECRET-42"
 assert_contains err "trial(s) ended in error after retries"
+# the resume hint repeats the command, but never a header's value
+assert_contains err "hint: resume with: dipmap run"
+assert_contains err "'X-Team-Token: <redacted>'"
+assert_not_contains err "tok-SECRET-42"
 grep -q "^ *[0-9]* x .*" err || fail "no error summary"
 [ "$(q t.db "select status from runs")" = failed ] || fail "status not failed"
 errors=$(q t.db "select count(*) from trials where outcome='error'")
