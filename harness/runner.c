@@ -792,6 +792,8 @@ static double schedule(struct runner *r, double now)
 
         if (!e) {
             r->exhausted = exhausted;
+            if (!exhausted && next > 2)
+                next = 2; /* a builder thread is about to deliver: look again soon */
             break;
         }
         pt = &cfg->plan->t[e->trial];
