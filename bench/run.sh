@@ -6,7 +6,7 @@
 # stage that fails or cannot run (no node, offline npm) is noted and skipped.
 #
 # usage: bench/run.sh DIPMAP_BINARY [STAGE...]
-#   stages (default all): tokenizer prompt store runner scale peer
+#   stages (default all): limits tokenizer prompt store runner scale peer
 #   BENCH_REPEATS=N   repeats per stage (default 3)
 #   BENCH_QUICK=1     small sizes (a smoke run of the whole suite in a few minutes)
 #   BENCH_OUT=FILE    results file (default bench/results.json)
@@ -24,7 +24,7 @@ repeats=${BENCH_REPEATS:-3}
 quick=${BENCH_QUICK:-0}
 out=${BENCH_OUT:-$repo/bench/results.json}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(tokenizer prompt store runner scale peer)
+[ ${#stages[@]} -gt 0 ] || stages=(limits tokenizer prompt store runner scale peer)
 cd "$repo" || exit 1
 
 if [ "$quick" = 1 ]; then
@@ -40,6 +40,7 @@ log=$repo/bench/results.log
 
 stage_cmd() { # STAGE -> the per-stage benchmark's command line
     case $1 in
+    limits) echo "bench/bench_limits.sh $build" ;;
     tokenizer) echo "bench/bench_tokenizer.sh $build/bench/bench_tokenizer" ;;
     prompt) echo "bench/bench_prompt.sh $build/bench/bench_prompt $prompt_q" ;;
     store) echo "bench/bench_store.sh $build $store_n" ;;
@@ -63,8 +64,10 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 echo "dipmap bench: stages ${stages[*]}, $repeats repeats$([ "$quick" = 1 ] && echo ", quick sizes")," \
     "$(nproc) cores, load average $load0; raw output in bench/results.log"
+all_stages=("${stages[@]}")
 for r in $(seq 1 "$repeats"); do
     for s in "${stages[@]}"; do
+        [ -n "$s" ] || continue
         cmd=$(stage_cmd "$s")
         t0=$(date +%s)
         echo "==== $s, repeat $r/$repeats: $cmd" >>"$log"
@@ -90,7 +93,7 @@ json.dump({"commit": "$commit", "date": "$start", "finished": "$(date -u +%Y-%m-
                        "memory_gb": $mem, "load_average_start": "$load0",
                        "load_average_end": "$(cut -d' ' -f1-3 /proc/loadavg)"},
            "quick": $([ "$quick" = 1 ] && echo True || echo False),
-           "stages": "$*".split() or "tokenizer prompt store runner scale peer".split()},
+           "stages": "${all_stages[*]}".split()},
           open(sys.argv[1], "w"))
 EOF
 echo
