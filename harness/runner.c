@@ -83,7 +83,7 @@ void runner_config_init(struct runner_config *c)
     c->price_in = -1;
     c->price_out = -1;
     c->drain_seconds = 30;
-    c->flush_seconds = 1;
+    c->flush_seconds = 0;
     c->progress_interval = 10;
     c->jitter_seed = 0x9e3779b97f4a7c15ULL;
 }
@@ -436,6 +436,47 @@ static int pb_claim(struct prebuild *pb, size_t *trial)
     return 1;
 }
 
+struct pb_worker {
+    struct prebuild *pb;
+    int index;
+    size_t next, end; /* the worker's reserved group: plan indexes [next, end) */
+};
+
+/*
+ * A worker thread's claim (caller holds the lock): the trials of one
+ * (question, length, repeat) share one distractor selection, the costly first
+ * build, so one worker reserves the whole group and builds it with its own
+ * builder (its selection cache); several workers taking one depth each would
+ * each select again. Reserved trials count as outstanding at once, so the
+ * event loop never sees the plan exhausted while a group is half built; the
+ * queue can exceed cap by at most a group per worker.
+ */
+static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *trial)
+{
+    const struct plan *plan = pb->cfg->plan;
+    size_t i;
+
+    while (w->next < w->end && trial_done(pb->cfg, w->next))
+        w->next++;
+    if (w->next < w->end) {
+        *trial = w->next++;
+        return 1;
+    }
+    if (!pb_claim(pb, &w->next))
+        return 0;
+    w->end = w->next + 1;
+    while (w->end < plan->nr && plan->t[w->end].question == plan->t[w->next].question &&
+           plan->t[w->end].length == plan->t[w->next].length &&
+           plan->t[w->end].repeat == plan->t[w->next].repeat)
+        w->end++;
+    for (i = w->next + 1; i < w->end; i++)
+        if (!trial_done(pb->cfg, i))
+            pb->outstanding++;
+    pb->next = w->end;
+    *trial = w->next++;
+    return 1;
+}
+
 static void pb_build(const struct runner_config *cfg, struct prompt_builder *b, struct prebuilt *e)
 {
     const struct plan_trial *pt = &cfg->plan->t[e->trial];
@@ -461,11 +502,6 @@ static void pb_append(struct prebuild *pb, struct prebuilt *e)
     pb->tail = e;
 }
 
-struct pb_worker {
-    struct prebuild *pb;
-    int index;
-};
-
 static void *pb_thread(void *arg)
 {
     struct pb_worker *w = arg;
@@ -482,9 +518,9 @@ static void *pb_thread(void *arg)
     for (;;) {
         struct prebuilt *e;
         size_t trial;
-        while (!pb->stop && pb->outstanding >= pb->cap)
+        while (!pb->stop && w->next >= w->end && pb->outstanding >= pb->cap)
             pthread_cond_wait(&pb->space, &pb->mu);
-        if (pb->stop || !pb_claim(pb, &trial))
+        if (pb->stop || !pb_claim_group(pb, w, &trial))
             break;
         e = pb_entry(pb);
         e->trial = trial;
