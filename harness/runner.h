@@ -23,8 +23,10 @@ struct store_done_set;
  * --rpm/--tpm buckets), retries retryable failures with backoff + jitter
  * honouring server hints (the trial holds its window slot while it waits),
  * scores answers as they arrive and writes every finished trial to the store
- * in batches (committed at least every flush_seconds, so a kill -9 loses at
- * most the trials of the last interval, which a resume sends again).
+ * in batches: by default every event-loop turn that finished trials commits
+ * them before the loop waits again (flush_seconds = 0), so a kill -9 loses
+ * only the requests in flight, which a resume sends again; under load one
+ * turn collects many responses, so commits batch themselves.
  *
  * Signals: while runner_run() executes, the first SIGINT/SIGTERM stops
  * scheduling and waits up to drain_seconds for the requests in flight, then
@@ -88,7 +90,7 @@ struct runner_config {
     double price_in;       /* USD per 1M prompt tokens (< 0 unknown) */
     double price_out;      /* USD per 1M completion tokens (< 0 unknown) */
     double drain_seconds;  /* wait for in-flight requests after a signal (default 30) */
-    double flush_seconds;  /* commit interval (default 1) */
+    double flush_seconds;  /* minimum commit interval (default 0: every loop turn) */
     enum runner_progress progress;
     double progress_interval; /* seconds between plain lines (default 10) */
     uint64_t jitter_seed;     /* backoff jitter */
