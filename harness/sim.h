@@ -40,8 +40,11 @@ struct golden_set;
  *     x = offset / T            (0 <= x < 1)
  * So x is the gold chunk's start as a fraction of the whole prompt (template
  * text, instructions and question included), not the fraction of
- * distractors before it. An acceptance test computes it from the prompt
- * builder's gold token offset and realized length: x = gold_offset / length.
+ * distractors before it. The prompt builder's gold_offset marks the start
+ * of the gold document's rendered block (its "Document [i] (Title: ...)"
+ * header included), a few tokens before the chunk text, so
+ * gold_offset / length is slightly smaller than x; the --log lines carry the
+ * exact x, T and p for each request (tests/cli/900 reads them).
  *
  * Accuracy. P(x,T) = edge - depth(T) * (1 - |2x - 1|^shape), clamped to
  * [0,1], with depth(T) = dip * clamp(log2(T / 1500) / 4, 0, 1).
