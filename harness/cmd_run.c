@@ -630,9 +630,23 @@ int cmd_run(int argc, const char **argv)
         }
     }
     if (o.haystack) {
+        size_t leaks = 0, affected = 0;
         if (haystack_load(&hay, o.haystack) < 0)
             goto cleanup;
         have_hay = 1;
+        /* Chunk hygiene, reported per reason: duplicates once, answer leaks never. */
+        for (i = 0; i < gs.nr; i++) {
+            size_t *idx = NULL, nr = 0, dropped = 0;
+            haystack_filter(&hay, &gs.q[i], &idx, &nr, &dropped);
+            free(idx);
+            leaks += dropped;
+            affected += dropped > 0;
+        }
+        fprintf(stderr,
+                "haystack %s: %zu chunks; %zu exact duplicates dropped; %zu (question, chunk) "
+                "pairs excluded because the chunk contains the question's answer (%zu of %zu "
+                "questions affected)\n",
+                o.haystack, hay.nr, hay.dropped_duplicates, leaks, affected, gs.nr);
     }
     if (resolve_template(o.tmpl, &tpl_path) < 0) {
         error("run: template '%s' not found (a file, or a name in prompts/)", o.tmpl);

@@ -91,8 +91,8 @@ case $verdict_code in
 esac
 
 say "writing reports"
-step "writing the baseline report" "$bin" report "$base_run" --db "$db" --out "reports/$base_run"
-step "writing the candidate report" "$bin" report "$cand_run" --db "$db" --out "reports/$cand_run"
+step "writing the baseline report" "$bin" report "$base_run" --db "$db" --dataset "$dataset" --out "reports/$base_run"
+step "writing the candidate report" "$bin" report "$cand_run" --db "$db" --dataset "$dataset" --out "reports/$cand_run"
 
 end=$(date +%s)
 echo
