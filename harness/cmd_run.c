@@ -603,6 +603,12 @@ int cmd_run(int argc, const char **argv)
         error("run: %s", err.buf);
         goto cleanup;
     }
+    if (shard_n > 1 && !o.run && !o.dry_run) {
+        /* a timestamped default name would differ per shard and merge could not join them */
+        error("run: --shard needs --run NAME, the same on every shard, so that 'dipmap merge' "
+              "joins the shards into one run");
+        goto cleanup;
+    }
 
     /* ---- inputs ---- */
     if (golden_set_load(&gs, o.dataset) < 0)

@@ -26,6 +26,9 @@ diff -u whole.txt merged.txt >&2 || fail "merged shards differ from the unsharde
 [ "$(q merged.db "select status, trials_planned from runs where name='nightly'")" = "complete|100" ] ||
     fail "merged run row: $(q merged.db "select status, trials_planned from runs")"
 # bad shard specs
+# shards must share one run name, or merge could not join them
+expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --db x.db --shard 1/2
+assert_contains err "run: --shard needs --run NAME"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" "${M[@]}" --db x.db --shard 3/2
 assert_contains err "--shard '3/2'"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" "${M[@]}" --db x.db --shard 0/2
