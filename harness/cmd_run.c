@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -289,6 +291,17 @@ static int secret_header_arg(const char *h)
             if (!strncasecmp(h + i, words[k], strlen(words[k])))
                 return 1;
     return 0;
+}
+
+/*
+ * With an API key in memory: no core file (RLIMIT_CORE 0) and not dumpable, which also makes
+ * /proc/PID/environ and ptrace unavailable to other processes of the same user.
+ */
+static void keep_key_out_of_dumps(void)
+{
+    struct rlimit rl = {0, 0};
+    (void)setrlimit(RLIMIT_CORE, &rl);
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 static void resume_hint(int argc, const char **argv, const char *run, const char *db, int run_given)
@@ -703,6 +716,8 @@ int cmd_run(int argc, const char **argv)
     if (!api_key && strcmp(o.api_key_env, "OPENAI_API_KEY"))
         warning("environment variable %s (from --api-key-env) is not set; sending no API key",
                 o.api_key_env);
+    if (api_key)
+        keep_key_out_of_dumps();
     for (i = 0; i < o.endpoints.nr; i++)
         strvec_push(&ccfg.endpoints, o.endpoints.v[i]);
     for (i = 0; i < o.headers.nr; i++)

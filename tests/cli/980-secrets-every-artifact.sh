@@ -2,14 +2,14 @@
 # serve-sim --api-key-env) plus a credential header; then report, runs, compare, plot. The key
 # must appear in no artifact: store (db, WAL, SHM), stdout, stderr, --verbose output
 # (Authorization and the header redacted), reports directory, the resume hint, and the
-# process arguments. `--api-key VALUE` and a config-file key are refused without echoing it.
+# process arguments; the process disables core dumps. `--api-key VALUE` and a config-file key are refused without echoing it.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 KEY=sk-dipmap-h11-SECRET-5f1e2d3c4b5a6978
 HDR=hdr-dipmap-h11-SECRET-0a9b8c7d
 export SIMKEY=$KEY
-start_sim sim --dataset golden.jsonl --api-key-env SIMKEY --latency-ms 30
+start_sim sim --dataset golden.jsonl --api-key-env SIMKEY --latency-ms 60
 run_args
 export OPENAI_API_KEY=$KEY
 # 1. the flag is refused, and so is the key in a config file; neither echoes it
@@ -22,16 +22,24 @@ assert_contains err "cfg.json: \"api-key\" cannot be set in a config file"
 assert_not_contains err "$KEY"
 # 2. a real run with --verbose and --store-prompts; look at its command line while it runs
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db s.db --run sec --verbose \
-    --store-prompts -H "X-Api-Key: $HDR" >run.out 2>run.err &
+    --store-prompts -H "X-Api-Key: $HDR" --concurrency 2 >run.out 2>run.err &
 pid=$!
 for i in $(seq 200); do
     [ -r /proc/$pid/cmdline ] && tr '\0' ' ' </proc/$pid/cmdline >cmdline.txt && [ -s cmdline.txt ] && break
     sleep 0.02
 done
+# once the key is loaded the process makes no core file (and is not dumpable)
+for i in $(seq 200); do
+    grep -q '^Max core file size *0 *0 ' /proc/$pid/limits 2>/dev/null && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.02
+done
+grep '^Max core file size' /proc/$pid/limits >limits.txt 2>/dev/null || true
 wait $pid || { cat run.err >&2; fail "the run failed"; }
 assert_contains run.out "run sec: complete"
 [ -s cmdline.txt ] || fail "could not read the run's command line"
 assert_not_contains cmdline.txt "$KEY"
+grep -q '^Max core file size *0 *0 ' limits.txt || fail "core dumps not disabled: $(cat limits.txt)"
 rm cmdline.txt # (it holds the -H value we passed ourselves)
 # --verbose logged the requests with the credentials redacted
 assert_contains run.err "Authorization: <redacted>"
