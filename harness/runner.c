@@ -391,6 +391,7 @@ struct prebuild {
     struct prebuilt *spare;       /* recycled entries (their buffers are kept) */
     size_t next;                  /* next plan index to claim */
     size_t outstanding;           /* claimed and not yet released by the loop */
+    size_t reserved;              /* in a worker's group, not claimed yet */
     size_t cap;
     int stop;
 };
@@ -447,9 +448,9 @@ struct pb_worker {
  * (question, length, repeat) share one distractor selection, the costly first
  * build, so one worker reserves the whole group and builds it with its own
  * builder (its selection cache); several workers taking one depth each would
- * each select again. Reserved trials count as outstanding at once, so the
- * event loop never sees the plan exhausted while a group is half built; the
- * queue can exceed cap by at most a group per worker.
+ * each select again. Reserved trials count in pb->reserved until claimed, so
+ * the event loop never sees the plan exhausted while a group is half built;
+ * each claim still waits for room under cap.
  */
 static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *trial)
 {
@@ -460,6 +461,8 @@ static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *tria
         w->next++;
     if (w->next < w->end) {
         *trial = w->next++;
+        pb->reserved--;
+        pb->outstanding++;
         return 1;
     }
     if (!pb_claim(pb, &w->next))
@@ -471,7 +474,7 @@ static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *tria
         w->end++;
     for (i = w->next + 1; i < w->end; i++)
         if (!trial_done(pb->cfg, i))
-            pb->outstanding++;
+            pb->reserved++;
     pb->next = w->end;
     *trial = w->next++;
     return 1;
@@ -518,7 +521,7 @@ static void *pb_thread(void *arg)
     for (;;) {
         struct prebuilt *e;
         size_t trial;
-        while (!pb->stop && w->next >= w->end && pb->outstanding >= pb->cap)
+        while (!pb->stop && pb->outstanding >= pb->cap)
             pthread_cond_wait(&pb->space, &pb->mu);
         if (pb->stop || !pb_claim_group(pb, w, &trial))
             break;
@@ -622,8 +625,9 @@ static struct prebuilt *pb_peek(struct prebuild *pb, int *exhausted)
         }
     }
     e = pb->head;
-    *exhausted = !e && pb->outstanding == 0 && pb->next >= pb->cfg->plan->nr;
-    if (!e && !*exhausted && pb->next < pb->cfg->plan->nr && pb->outstanding == 0) {
+    *exhausted = !e && pb->outstanding == 0 && pb->reserved == 0 && pb->next >= pb->cfg->plan->nr;
+    if (!e && !*exhausted && pb->next < pb->cfg->plan->nr && pb->outstanding == 0 &&
+        pb->reserved == 0) {
         /* only trials already done remain between next and the end? let a claim decide */
         size_t save = pb->next;
         while (save < pb->cfg->plan->nr && trial_done(pb->cfg, save))
