@@ -21,9 +21,11 @@ export DIPMAP="$bin" REPO="$repo" SHARED="$shared" DIPMAP_SHARED="$shared" TESTS
 if [ -n "${VALGRIND:-}" ]; then
     VALGRIND_LOGS=${VALGRIND_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/dipmap-valgrind.XXXXXX")}
     mkdir -p "$VALGRIND_LOGS"
+    chmod 1777 "$VALGRIND_LOGS" # tests that run dipmap as another user log here too
+    vg=$(command -v valgrind) || { echo "VALGRIND=1: valgrind is not installed" >&2; exit 1; }
     cat >"$VALGRIND_LOGS/dipmap" <<EOF_VG
 #!/bin/sh
-exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \\
+exec "$vg" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \\
     --show-leak-kinds=definite --log-file="$VALGRIND_LOGS/vg.%p.log" "$bin" "\$@"
 EOF_VG
     chmod +x "$VALGRIND_LOGS/dipmap"

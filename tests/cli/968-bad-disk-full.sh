@@ -11,7 +11,7 @@ size=$(stat -c %s t.db)
 rc=$?
 [ $rc = 3 ] || { cat err >&2; fail "disk-full run exited $rc, expected 3"; }
 assert_contains err "error: t.db: cannot commit: disk I/O error"
-assert_contains err "run: store error"
+assert_contains err "error: run: cannot commit trials to t.db"
 check_store
 [ "$(q t.db "select status from runs where name = 'bad'")" = failed ] || fail "the disk-full run is not marked failed"
 # with room again, the same run resumes and completes
