@@ -93,6 +93,9 @@ static char *golden_path_of(const struct run_info *run)
 int cmd_report(int argc, const char **argv)
 {
     const char *db = NULL, *out_dir = NULL, *formats_arg = "md,json,html", *dataset = NULL;
+    const char *rank_dist = NULL;
+    double geometric_p = 0.5, *rank_probs = NULL;
+    size_t n_rank_probs = 0;
     int no_plots = 0, rc = DM_EXIT_OK, prc, have_golden = 0;
     struct option opts[] = {
         {OPT_STRING, "db", 0, &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
@@ -102,6 +105,12 @@ int cmd_report(int argc, const char **argv)
         {OPT_BOOL, "no-plots", 0, &no_plots, NULL, "do not run gnuplot (tables only)", 0},
         {OPT_STRING, "dataset", 0, &dataset, "FILE",
          "the run's golden set: show the questions of failed trials", 0},
+        {OPT_STRING, "rank-dist", 0, &rank_dist, "FILE",
+         "ordering advice: retriever rank distribution, one probability per line (rank 1 first)",
+         0},
+        {OPT_DOUBLE, "rank-p", 0, &geometric_p, "P",
+         "ordering advice without --rank-dist: geometric P(rank r) = p(1-p)^(r-1) (default 0.5)",
+         0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -161,6 +170,30 @@ int cmd_report(int argc, const char **argv)
     }
 
     stats_options_init(&sopt);
+    if (rank_dist) {
+        struct strbuf text = STRBUF_INIT;
+        if (strbuf_read_file(&text, rank_dist) < 0) {
+            error("report: cannot read --rank-dist %s: %s", rank_dist, strerror(errno));
+            strbuf_release(&text);
+            rc = DM_EXIT_USAGE;
+            goto cleanup;
+        }
+        if (rank_dist_parse(text.buf, &rank_probs, &n_rank_probs, &err) < 0) {
+            error("report: %s:%s", rank_dist, err.buf);
+            strbuf_release(&text);
+            rc = DM_EXIT_USAGE;
+            goto cleanup;
+        }
+        strbuf_release(&text);
+        sopt.rank_probs = rank_probs;
+        sopt.n_rank_probs = n_rank_probs;
+    } else if (!(geometric_p > 0 && geometric_p <= 1)) {
+        error("report: --rank-p must be in (0, 1], got %g", geometric_p);
+        rc = DM_EXIT_USAGE;
+        goto cleanup;
+    } else {
+        sopt.geometric_p = geometric_p;
+    }
     if (stats_compute(trials, ntrials, &sopt, &stats, &err) < 0) {
         error("report: %s", err.buf);
         rc = DM_EXIT_USAGE;
@@ -290,6 +323,7 @@ int cmd_report(int argc, const char **argv)
 cleanup:
     if (have_stats)
         run_stats_release(&stats);
+    free(rank_probs);
     free(fails);
     free(picked);
     free(golden);
