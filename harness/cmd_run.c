@@ -881,6 +881,47 @@ int cmd_run(int argc, const char **argv)
         }
     }
 
+    /*
+     * Build the first planned prompt of every length once before anything is
+     * recorded: a length the distractor material cannot fill (--lengths 10M)
+     * is refused here, not after the run row exists.
+     */
+    {
+        struct prompt_builder *pb = prompt_builder_new(tk, &tpl, have_hay ? &hay : NULL);
+        struct built_prompt bp = BUILT_PROMPT_INIT;
+        size_t li, ti;
+        int bad = 0;
+        for (li = 0; li < nl && !bad; li++) {
+            for (ti = 0; ti < plan.nr && plan.t[ti].length != lengths[li]; ti++)
+                ;
+            if (ti == plan.nr)
+                continue; /* not in this shard */
+            {
+                const struct plan_trial *pt = &plan.t[ti];
+                struct prompt_request pr;
+                memset(&pr, 0, sizeof(pr));
+                pr.q = &gs.q[pt->question];
+                pr.target_len = pt->length;
+                pr.depth_bp = pt->depth_bp;
+                pr.repeat = pt->repeat;
+                pr.seed = (unsigned long)o.seed;
+                pr.max_answer_tokens = o.max_tokens;
+                pr.chat = !o.completions;
+                strbuf_reset(&err);
+                if (prompt_build(pb, &pr, &bp, &err) < 0) {
+                    error("run: cannot build the prompt of question %s at length %ld, depth "
+                          "%g%%: %s",
+                          pr.q->id, pr.target_len, pr.depth_bp / 100.0, err.buf);
+                    bad = 1;
+                }
+            }
+        }
+        built_prompt_release(&bp);
+        prompt_builder_free(pb);
+        if (bad)
+            goto cleanup;
+    }
+
     if (!exists) {
         prc = store_run_create(st, &want);
         if (prc < 0)
