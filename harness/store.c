@@ -445,6 +445,42 @@ static int exec_const(struct store *st, const char *sql, const char *what)
     return 0;
 }
 
+/*
+ * Switch the file to WAL (persistent, so usually it already is). SQLite does
+ * not call the busy handler when the journal-mode change meets another
+ * connection's lock (two processes creating one new store at once), so wait
+ * for it here, up to the same busy timeout.
+ */
+static int enable_wal(struct store *st)
+{
+    int waited_ms = 0;
+    for (;;) {
+        sqlite3_stmt *s = NULL;
+        int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
+        const unsigned char *mode = NULL;
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(s);
+            if (rc == SQLITE_ROW)
+                mode = sqlite3_column_text(s, 0);
+        }
+        if (rc == SQLITE_ROW && mode && !strcasecmp((const char *)mode, "wal")) {
+            sqlite3_finalize(s);
+            return 0;
+        }
+        sqlite3_finalize(s);
+        if (((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) &&
+            waited_ms < STORE_BUSY_TIMEOUT_MS) {
+            usleep(20000);
+            waited_ms += 20;
+            continue;
+        }
+        if (rc == SQLITE_ROW)
+            return error("%s: cannot switch to WAL mode (journal mode is %s)", st->path,
+                         mode ? (const char *)mode : "unknown");
+        return error("%s: cannot switch to WAL mode: %s", st->path, sqlite3_errmsg(st->db));
+    }
+}
+
 static int count_tables(struct store *st, int *n)
 {
     return pragma_int(st, "SELECT count(*) FROM sqlite_master", n);
@@ -585,7 +621,7 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
         st->version = v;
     } else {
         /* WAL: readers never block the writer and vice versa; see store.h on durability. */
-        if (exec_const(st, "PRAGMA journal_mode = WAL", "cannot switch to WAL mode") ||
+        if (enable_wal(st) ||
             exec_const(st, "PRAGMA synchronous = NORMAL", "cannot set synchronous mode"))
             goto fail;
         if (v < target && migrate(st, target))
