@@ -918,23 +918,33 @@ const char *report_css(void)
            "footer{margin-top:2rem;font-size:.8rem;color:#666}\n";
 }
 
+/*
+ * The start of every self-contained page (report.html, compare.html): a
+ * Content-Security-Policy that forbids scripts and network fetches, the
+ * inline stylesheet, and the escaped title as <title> and <h1>.
+ */
+static void html_page_head(struct strbuf *out, const char *title)
+{
+    strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+                       "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                       "<title>");
+    escape_html(out, title);
+    strbuf_addstr(out, "</title>\n<style>\n");
+    strbuf_addstr(out, report_css());
+    strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
+    escape_html(out, title);
+    strbuf_addstr(out, "</h1>\n");
+}
+
 void report_html(struct strbuf *out, const struct report_input *in)
 {
     struct doc d = {out, 1, NULL, 0};
     struct strbuf sb = STRBUF_INIT;
 
     title_text(&sb, in);
-    strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-                       "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
-                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                       "<title>");
-    escape_html(out, sb.buf);
-    strbuf_addstr(out, "</title>\n<style>\n");
-    strbuf_addstr(out, report_css());
-    strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
-    escape_html(out, sb.buf);
-    strbuf_addstr(out, "</h1>\n");
+    html_page_head(out, sb.buf);
     strbuf_release(&sb);
     body(&d, in);
     strbuf_addstr(out, "</body>\n</html>\n");
@@ -1264,17 +1274,7 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
 
     strbuf_addf(&sb, "dipmap compare: %s vs %s", run_label(m ? m->baseline : NULL),
                 run_label(m ? m->candidate : NULL));
-    strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-                       "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
-                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                       "<title>");
-    escape_html(out, sb.buf);
-    strbuf_addstr(out, "</title>\n<style>\n");
-    strbuf_addstr(out, report_css());
-    strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
-    escape_html(out, sb.buf);
-    strbuf_addstr(out, "</h1>\n");
+    html_page_head(out, sb.buf);
 
     strbuf_reset(&sb);
     strbuf_addf(&sb,
