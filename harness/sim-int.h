@@ -1,0 +1,92 @@
+/*
+ * Private to the simulated model (sim.c, sim_prompt.c, sim_http.c), the way
+ * sqliteInt.h sits behind sqlite3.h: the hash mixer every draw uses, the
+ * question index, and the prompt as the model sees it. sim.h stays the API.
+ */
+#ifndef SIM_INT_H
+#define SIM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+struct chunk;
+struct golden_set;
+struct question;
+struct sim_config;
+struct tokenizer;
+
+/* splitmix64's finaliser: the one mixer behind every simulated draw. */
+static inline uint64_t sim_mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A hash to a double in [0, 1). */
+static inline double sim_to_unit(uint64_t h)
+{
+    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * Questions are found by their last 8 bytes (endings differ more than
+ * beginnings such as "who was the"): an open-addressing table maps the key to
+ * a chain of questions; a 64k-bit filter on the key's first two bytes skips
+ * most prompt positions. Questions shorter than 8 bytes are found with memmem.
+ */
+struct qindex {
+    uint64_t *keys;
+    size_t *head; /* SIZE_MAX = empty slot */
+    size_t mask;
+    size_t *next; /* per question: next in chain, SIZE_MAX = end */
+    size_t *len;  /* per question: strlen of its text */
+    size_t *shorts;
+    size_t shorts_nr;
+    unsigned char filter[65536 / 8];
+};
+
+struct sim_prompt {
+    struct strbuf *seg; /* segments (messages), owned */
+    size_t nr, alloc;
+    size_t *start; /* byte where the model's view begins (shift-ctx) */
+    long *count;   /* tokens of seg[i] from start[i] */
+};
+
+struct sim_analysis {
+    const struct question *q;
+    long T;           /* after shift */
+    long sent_tokens; /* before shift */
+    int shifted;
+    int gold;
+    double x;
+    uint64_t salt;
+    const struct chunk *negative; /* hard negative chosen for a wrong answer */
+};
+
+/* Builds the index of gs's questions (gs may be NULL: an empty index); release frees it. */
+void sim_qindex_build(struct qindex *ix, const struct golden_set *gs);
+void sim_qindex_release(struct qindex *ix);
+
+/* Appends an empty segment (a message) to p and returns it; release frees all segments. */
+struct strbuf *sim_prompt_add(struct sim_prompt *p);
+void sim_prompt_release(struct sim_prompt *p);
+
+/* Tokens of p[0..len) (0 when the tokenizer fails). */
+long sim_count_tokens(struct tokenizer *tok, const char *p, size_t len);
+/* Byte length of the first n tokens of p[0..len). */
+size_t sim_token_prefix_bytes(struct tokenizer *tok, const char *p, size_t len, long n);
+
+/*
+ * What the model sees in p: the question asked, the tokens after a context
+ * shift (cfg->shift_ctx), where the gold chunk sits, the salt of the prompt
+ * without the gold bytes, and a hard negative for a wrong answer. Fills
+ * p->start / p->count (freed by sim_prompt_release).
+ */
+void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
+                 struct sim_analysis *a);
+
+#endif

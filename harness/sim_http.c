@@ -1,0 +1,1030 @@
+/*
+ * The HTTP face of `dipmap serve-sim`: an OpenAI-compatible server on
+ * libmicrohttpd (the only file that includes <microhttpd.h>). Owns request
+ * parsing, the generation reply, fault replies, /tokenize, and the request
+ * log. The curve is sim.c, reading the prompt is sim_prompt.c.
+ */
+#define _GNU_SOURCE
+#include "sim.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <cJSON.h>
+#include <microhttpd.h>
+
+#include "dataset.h"
+#include "num.h"
+#include "sim-int.h"
+#include "strbuf.h"
+#include "tokenizer.h"
+#include "version.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+#define BODY_CAP                       ((size_t)64 << 20)
+#define COMPLETIONS_DEFAULT_MAX_TOKENS 16 /* OpenAI's legacy default */
+#define REASONING_TOKENS               256
+#define IDK                            "I don't know"
+
+/* ---- the server ----------------------------------------------------------- */
+
+struct sim_server {
+    const struct sim_config *cfg;
+    struct MHD_Daemon *daemon;
+    int port;
+    struct qindex qix;
+    FILE *log;
+    pthread_mutex_t log_lock;
+    pthread_mutex_t stop_lock;
+    pthread_cond_t stop_cond;
+    int stopping;
+    atomic_uint_fast64_t gen_counter; /* generation requests, for fault draws */
+    atomic_uint_fast64_t id_counter;  /* response ids */
+};
+
+/* Per-connection request state. */
+struct req {
+    struct strbuf body;
+    int too_big;
+};
+
+/* What a handler decided to send. */
+struct reply {
+    int status;
+    char *body; /* malloc'd */
+    size_t len;
+    const char *content_type;
+    long retry_after_ms; /* > 0: add Retry-After headers */
+    int drop;            /* close without a response */
+    int truncate;        /* send half the body with the full Content-Length */
+};
+
+/* Everything the log line says about one request. */
+struct logrec {
+    const char *route;
+    const char *model;
+    const char *question_id;
+    double x; /* < 0: unknown */
+    long T;   /* prompt tokens seen by the model (after shift); -1 unknown */
+    long sent_tokens;
+    double p, u; /* < 0: not drawn */
+    const char *outcome;
+    const char *finish; /* finish_reason of an answer, else NULL */
+    enum sim_fault fault;
+    int gold;
+};
+
+static void logrec_init(struct logrec *l, const char *route)
+{
+    memset(l, 0, sizeof(*l));
+    l->route = route;
+    l->x = -1;
+    l->T = -1;
+    l->sent_tokens = -1;
+    l->p = -1;
+    l->u = -1;
+    l->outcome = "ok";
+}
+
+static void json_reply(struct reply *r, int status, cJSON *obj)
+{
+    char *s = cJSON_PrintUnformatted(obj);
+    if (!s)
+        BUG("cJSON_PrintUnformatted failed");
+    r->status = status;
+    free(r->body);
+    r->body = s;
+    r->len = strlen(s);
+    r->content_type = "application/json";
+    cJSON_Delete(obj);
+}
+
+/* {"error":{"message","type","param","code"}}; code as an int (vLLM) or a string (OpenAI). */
+static void error_reply(struct reply *r, int status, const char *type, const char *param,
+                        const char *str_code, const char *fmt, ...) DM_PRINTF(6, 7);
+static void error_reply(struct reply *r, int status, const char *type, const char *param,
+                        const char *str_code, const char *fmt, ...)
+{
+    struct strbuf msg = STRBUF_INIT;
+    cJSON *root = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(root, "error");
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    cJSON_AddStringToObject(e, "message", msg.buf);
+    cJSON_AddStringToObject(e, "type", type);
+    if (param)
+        cJSON_AddStringToObject(e, "param", param);
+    else
+        cJSON_AddNullToObject(e, "param");
+    if (str_code)
+        cJSON_AddStringToObject(e, "code", str_code);
+    else
+        cJSON_AddNumberToObject(e, "code", status);
+    strbuf_release(&msg);
+    json_reply(r, status, root);
+}
+
+static void bad_request(struct reply *r, const char *msg)
+{
+    error_reply(r, 400, "BadRequestError", NULL, NULL, "%s", msg);
+}
+
+static int delay_ms(struct sim_server *s, long ms)
+{
+    struct timespec until;
+    int stopped;
+    if (ms <= 0)
+        return 0;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->stop_lock);
+    while (!s->stopping && pthread_cond_timedwait(&s->stop_cond, &s->stop_lock, &until) == 0)
+        ;
+    stopped = s->stopping;
+    pthread_mutex_unlock(&s->stop_lock);
+    return stopped;
+}
+
+static void write_log(struct sim_server *s, const struct logrec *l, int status)
+{
+    cJSON *o;
+    char *line;
+    struct timespec now;
+    if (!s->log)
+        return;
+    clock_gettime(CLOCK_REALTIME, &now);
+    o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "ts", (double)now.tv_sec + now.tv_nsec / 1e9);
+    cJSON_AddStringToObject(o, "route", l->route);
+    cJSON_AddNumberToObject(o, "status", status);
+    if (l->model)
+        cJSON_AddStringToObject(o, "model", l->model);
+    else
+        cJSON_AddNullToObject(o, "model");
+    if (l->question_id)
+        cJSON_AddStringToObject(o, "question_id", l->question_id);
+    else
+        cJSON_AddNullToObject(o, "question_id");
+    if (l->x >= 0)
+        cJSON_AddNumberToObject(o, "x", l->x);
+    else
+        cJSON_AddNullToObject(o, "x");
+    if (l->T >= 0)
+        cJSON_AddNumberToObject(o, "T", (double)l->T);
+    else
+        cJSON_AddNullToObject(o, "T");
+    if (l->sent_tokens >= 0)
+        cJSON_AddNumberToObject(o, "sent_tokens", (double)l->sent_tokens);
+    if (l->p >= 0) {
+        cJSON_AddNumberToObject(o, "p", l->p);
+        cJSON_AddNumberToObject(o, "u", l->u);
+    }
+    cJSON_AddBoolToObject(o, "gold", l->gold);
+    cJSON_AddStringToObject(o, "outcome", l->outcome);
+    if (l->finish)
+        cJSON_AddStringToObject(o, "finish_reason", l->finish);
+    cJSON_AddStringToObject(o, "fault", sim_fault_name(l->fault));
+    line = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!line)
+        return;
+    pthread_mutex_lock(&s->log_lock);
+    fputs(line, s->log);
+    fputc('\n', s->log);
+    fflush(s->log);
+    pthread_mutex_unlock(&s->log_lock);
+    free(line);
+}
+
+/* ---- generation ----------------------------------------------------------- */
+
+struct gen_request {
+    int chat;
+    const struct sim_model *model;
+    long max_tokens; /* -1 = not given */
+    struct sim_prompt prompt;
+};
+
+static const struct sim_model *find_model(struct sim_server *s, const char *name)
+{
+    if (!name)
+        return &s->cfg->models[0];
+    for (size_t i = 0; i < s->cfg->nr_models; i++)
+        if (!strcmp(s->cfg->models[i].name, name))
+            return &s->cfg->models[i];
+    return NULL;
+}
+
+static void model_not_found(struct reply *r, const char *name)
+{
+    error_reply(r, 404, "NotFoundError", "model", NULL, "The model `%s` does not exist.", name);
+}
+
+/* Text of a message content: a string, or an array of parts whose "text" is concatenated. */
+static int add_content(struct strbuf *sb, const cJSON *content)
+{
+    if (cJSON_IsString(content)) {
+        strbuf_addstr(sb, content->valuestring);
+        return 0;
+    }
+    if (cJSON_IsNull(content))
+        return 0;
+    if (cJSON_IsArray(content)) {
+        const cJSON *part;
+        cJSON_ArrayForEach(part, content)
+        {
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "text");
+            if (cJSON_IsString(t))
+                strbuf_addstr(sb, t->valuestring);
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static int add_messages(struct sim_prompt *p, const cJSON *messages, struct reply *r)
+{
+    const cJSON *msg;
+    if (!cJSON_IsArray(messages) || !cJSON_GetArraySize(messages)) {
+        bad_request(r, "'messages' must be a non-empty array");
+        return -1;
+    }
+    cJSON_ArrayForEach(msg, messages)
+    {
+        const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+        if (!cJSON_IsObject(msg) || add_content(sim_prompt_add(p), content)) {
+            bad_request(r, "each message must be an object whose 'content' is a string or "
+                           "an array of text parts");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int decode_ids(struct sim_server *s, const cJSON *arr, struct strbuf *out, struct reply *r)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+    uint32_t *ids = xcalloc(n + 1, sizeof(*ids));
+    const cJSON *it;
+    int ret = 0;
+    cJSON_ArrayForEach(it, arr)
+    {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 4294967295.0) {
+            bad_request(r, "token ids must be non-negative integers");
+            ret = -1;
+            goto cleanup;
+        }
+        ids[i++] = (uint32_t)it->valuedouble;
+    }
+    if (tokenizer_decode(s->cfg->tokenizer, ids, n, out)) {
+        bad_request(r, "unknown token id");
+        ret = -1;
+    }
+cleanup:
+    free(ids);
+    return ret;
+}
+
+static int add_completion_prompt(struct sim_server *s, struct sim_prompt *p, const cJSON *prompt,
+                                 struct reply *r)
+{
+    if (cJSON_IsArray(prompt) && cJSON_GetArraySize(prompt) == 1 &&
+        (cJSON_IsString(prompt->child) || cJSON_IsArray(prompt->child)))
+        prompt = prompt->child;
+    if (cJSON_IsString(prompt)) {
+        strbuf_addstr(sim_prompt_add(p), prompt->valuestring);
+        return 0;
+    }
+    if (cJSON_IsArray(prompt) && (!prompt->child || cJSON_IsNumber(prompt->child)))
+        return decode_ids(s, prompt, sim_prompt_add(p), r);
+    bad_request(r, "'prompt' must be a string, a one-element array of strings, or token ids");
+    return -1;
+}
+
+static long get_max_tokens(const cJSON *req, const char *name, struct reply *r, int *bad)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, name);
+    if (!v || cJSON_IsNull(v))
+        return -1;
+    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e9 ||
+        v->valuedouble != floor(v->valuedouble)) {
+        error_reply(r, 400, "BadRequestError", name, NULL, "'%s' must be a positive integer", name);
+        *bad = 1;
+    }
+    return (long)v->valuedouble;
+}
+
+static char *new_id(struct sim_server *s, const char *prefix)
+{
+    struct strbuf sb = STRBUF_INIT;
+    uint64_t n = atomic_fetch_add(&s->id_counter, 1);
+    strbuf_addf(&sb, "%s-%016llx", prefix, (unsigned long long)sim_mix64(n ^ (uint64_t)time(NULL)));
+    return strbuf_detach(&sb, NULL);
+}
+
+/* The answer text, possibly cut to max_tokens (sets *finish to "length"). */
+static void cut_answer(struct sim_server *s, struct strbuf *ans, long max_tokens, long *ntok,
+                       const char **finish)
+{
+    *ntok = sim_count_tokens(s->cfg->tokenizer, ans->buf, ans->len);
+    *finish = "stop";
+    if (max_tokens >= 0 && *ntok > max_tokens) {
+        size_t bytes = sim_token_prefix_bytes(s->cfg->tokenizer, ans->buf, ans->len, max_tokens);
+        strbuf_setlen(ans, bytes);
+        *ntok = max_tokens;
+        *finish = "length";
+    }
+}
+
+static void generate(struct sim_server *s, struct gen_request *g, struct reply *r, struct logrec *l)
+{
+    const struct sim_config *cfg = s->cfg;
+    struct sim_analysis a;
+    struct strbuf answer = STRBUF_INIT, reasoning = STRBUF_INIT;
+    const char *finish = "stop";
+    long ctok = 0;
+    int reasoning_only = 0;
+    cJSON *root, *choices, *choice, *usage;
+    char *id;
+
+    sim_analyse(s->cfg, &s->qix, &g->prompt, &a);
+    l->T = a.T;
+    l->sent_tokens = a.sent_tokens;
+    l->question_id = a.q ? a.q->id : NULL;
+    l->gold = a.gold;
+    if (a.gold)
+        l->x = a.x;
+
+    if (cfg->ctx > 0 && a.T + (g->max_tokens > 0 ? g->max_tokens : 0) > cfg->ctx) {
+        if (g->max_tokens > 0)
+            error_reply(r, 400, "invalid_request_error", "messages", "context_length_exceeded",
+                        "This model's maximum context length is %ld tokens. However, you "
+                        "requested %ld tokens (%ld in the messages, %ld in the completion). "
+                        "Please reduce the length of the messages or completion.",
+                        cfg->ctx, a.T + g->max_tokens, a.T, g->max_tokens);
+        else
+            error_reply(r, 400, "invalid_request_error", "messages", "context_length_exceeded",
+                        "This model's maximum context length is %ld tokens. However, your "
+                        "messages resulted in %ld tokens. Please reduce the length of the "
+                        "messages.",
+                        cfg->ctx, a.T);
+        l->outcome = "overflow";
+        goto cleanup;
+    }
+
+    if (a.q) {
+        double p = a.gold ? sim_curve_p(g->model, a.x, a.T) : 0;
+        double u = sim_draw(g->model->seed, a.q->id, a.gold ? a.x : 0, a.T, a.salt);
+        l->p = p;
+        l->u = u;
+        if (u < p) {
+            strbuf_addstr(&answer, a.q->answers.v[0]);
+            l->outcome = "correct";
+        } else if (a.negative) {
+            strbuf_addstr(&answer, a.negative->value);
+            l->outcome = "negative";
+        } else {
+            strbuf_addstr(&answer, IDK);
+            l->outcome = "idk";
+        }
+    } else {
+        strbuf_addstr(&answer, IDK);
+        l->outcome = "unrecognised";
+    }
+
+    if (cfg->reasoning > 0 &&
+        sim_to_unit(sim_mix64(sim_mix64(g->model->seed ^ 0x7ea5011ULL) ^ a.salt ^
+                              (a.q ? sim_hash_bytes(SIM_HASH_INIT, a.q->id, strlen(a.q->id))
+                                   : 0))) < cfg->reasoning) {
+        reasoning_only = 1;
+        strbuf_addstr(&reasoning, "The user wants the answer to a question about the documents. "
+                                  "Let me go through the documents one by one and check "
+                                  "which of them mentions it. The first document says");
+        ctok = g->max_tokens > 0 ? g->max_tokens : REASONING_TOKENS;
+        finish = "length";
+        l->outcome = "empty";
+    } else {
+        cut_answer(s, &answer, g->max_tokens, &ctok, &finish);
+    }
+
+    id = new_id(s, g->chat ? "chatcmpl" : "cmpl");
+    root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "id", id);
+    free(id);
+    cJSON_AddStringToObject(root, "object", g->chat ? "chat.completion" : "text_completion");
+    cJSON_AddNumberToObject(root, "created", (double)time(NULL));
+    cJSON_AddStringToObject(root, "model", g->model->name);
+    choices = cJSON_AddArrayToObject(root, "choices");
+    choice = cJSON_CreateObject();
+    cJSON_AddItemToArray(choices, choice);
+    cJSON_AddNumberToObject(choice, "index", 0);
+    if (g->chat) {
+        cJSON *msg = cJSON_AddObjectToObject(choice, "message");
+        cJSON_AddStringToObject(msg, "role", "assistant");
+        cJSON_AddStringToObject(msg, "content", reasoning_only ? "" : answer.buf);
+        if (reasoning_only)
+            cJSON_AddStringToObject(msg, "reasoning_content", reasoning.buf);
+    } else {
+        cJSON_AddStringToObject(choice, "text", reasoning_only ? "" : answer.buf);
+        if (reasoning_only)
+            cJSON_AddStringToObject(choice, "reasoning_content", reasoning.buf);
+    }
+    cJSON_AddNullToObject(choice, "logprobs");
+    cJSON_AddStringToObject(choice, "finish_reason", finish);
+    usage = cJSON_AddObjectToObject(root, "usage");
+    cJSON_AddNumberToObject(usage, "prompt_tokens", (double)a.T);
+    cJSON_AddNumberToObject(usage, "completion_tokens", (double)ctok);
+    cJSON_AddNumberToObject(usage, "total_tokens", (double)(a.T + ctok));
+    if (reasoning_only) {
+        cJSON *d = cJSON_AddObjectToObject(usage, "completion_tokens_details");
+        cJSON_AddNumberToObject(d, "reasoning_tokens", (double)ctok);
+    }
+    cJSON_AddStringToObject(root, "system_fingerprint", "dipmap-sim");
+    json_reply(r, 200, root);
+    l->finish = finish;
+cleanup:
+    strbuf_release(&answer);
+    strbuf_release(&reasoning);
+}
+
+static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
+{
+    static const char html[] = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>"
+                               "<body><center><h1>502 Bad Gateway</h1></center><hr>"
+                               "<center>nginx (dipmap serve-sim)</center></body></html>\n";
+    cJSON *root, *e;
+    switch (f) {
+    case SIM_FAULT_NONE:
+    case SIM_FAULT_SLOW:
+        break;
+    case SIM_FAULT_429:
+        error_reply(r, 429, "requests", NULL, "rate_limit_exceeded",
+                    "Rate limit reached for requests (simulated by dipmap serve-sim). "
+                    "Please try again later.");
+        r->retry_after_ms = s->cfg->retry_after_ms > 0 ? s->cfg->retry_after_ms : 1;
+        break;
+    case SIM_FAULT_500:
+        error_reply(r, 500, "InternalServerError", NULL, NULL,
+                    "Internal server error (simulated by dipmap serve-sim)");
+        break;
+    case SIM_FAULT_503:
+        /* llama.cpp's shape: {"error":{"code":503,"message":"Loading model","type":...}} */
+        root = cJSON_CreateObject();
+        e = cJSON_AddObjectToObject(root, "error");
+        cJSON_AddNumberToObject(e, "code", 503);
+        cJSON_AddStringToObject(e, "message", "Loading model");
+        cJSON_AddStringToObject(e, "type", "unavailable_error");
+        json_reply(r, 503, root);
+        break;
+    case SIM_FAULT_DROP:
+        r->drop = 1;
+        break;
+    case SIM_FAULT_TRUNCATE:
+        r->truncate = 1;
+        break;
+    case SIM_FAULT_GARBAGE:
+        free(r->body);
+        r->body = xstrdup(html);
+        r->len = strlen(html);
+        r->status = 200;
+        r->content_type = "text/html";
+        break;
+    case SIM_FAULT_ERROR200:
+        error_reply(r, 500, "server_error", NULL, NULL,
+                    "The server had an error while processing your request (simulated).");
+        r->status = 200;
+        break;
+    case SIM_FAULT__COUNT:
+        break;
+    }
+}
+
+static void handle_generation(struct sim_server *s, int chat, const struct strbuf *body,
+                              struct reply *r, struct logrec *l)
+{
+    struct gen_request g;
+    cJSON *req = cJSON_ParseWithLength(body->buf, body->len);
+    const cJSON *model, *stream, *n;
+    enum sim_fault fault;
+    int bad = 0;
+
+    memset(&g, 0, sizeof(g));
+    g.chat = chat;
+    if (!cJSON_IsObject(req)) {
+        bad_request(r, "the request body is not a JSON object");
+        l->outcome = "bad_request";
+        goto cleanup;
+    }
+    model = cJSON_GetObjectItemCaseSensitive(req, "model");
+    if (model && !cJSON_IsString(model) && !cJSON_IsNull(model)) {
+        bad_request(r, "'model' must be a string");
+        l->outcome = "bad_request";
+        goto cleanup;
+    }
+    g.model = find_model(s, cJSON_IsString(model) ? model->valuestring : NULL);
+    if (!g.model) {
+        model_not_found(r, model->valuestring);
+        l->model = NULL;
+        l->outcome = "unknown_model";
+        goto cleanup;
+    }
+    l->model = g.model->name;
+    stream = cJSON_GetObjectItemCaseSensitive(req, "stream");
+    if (cJSON_IsTrue(stream)) {
+        bad_request(r, "streaming is not supported by dipmap serve-sim");
+        l->outcome = "bad_request";
+        goto cleanup;
+    }
+    n = cJSON_GetObjectItemCaseSensitive(req, "n");
+    if (n && !cJSON_IsNull(n) && (!cJSON_IsNumber(n) || n->valuedouble != 1)) {
+        bad_request(r, "only n=1 is supported");
+        l->outcome = "bad_request";
+        goto cleanup;
+    }
+    if (chat) {
+        g.max_tokens = get_max_tokens(req, "max_completion_tokens", r, &bad);
+        if (g.max_tokens < 0 && !bad)
+            g.max_tokens = get_max_tokens(req, "max_tokens", r, &bad);
+        if (!bad && add_messages(&g.prompt, cJSON_GetObjectItemCaseSensitive(req, "messages"), r))
+            bad = 1;
+    } else {
+        g.max_tokens = get_max_tokens(req, "max_tokens", r, &bad);
+        if (g.max_tokens < 0)
+            g.max_tokens = COMPLETIONS_DEFAULT_MAX_TOKENS;
+        if (!bad &&
+            add_completion_prompt(s, &g.prompt, cJSON_GetObjectItemCaseSensitive(req, "prompt"), r))
+            bad = 1;
+    }
+    if (bad) {
+        l->outcome = "bad_request";
+        goto cleanup;
+    }
+
+    fault =
+        sim_fault_draw(&s->cfg->faults, s->cfg->fault_seed, atomic_fetch_add(&s->gen_counter, 1));
+    l->fault = fault;
+    generate(s, &g, r, l);
+    apply_fault(s, fault, r);
+    if (delay_ms(s, s->cfg->latency_ms + (fault == SIM_FAULT_SLOW ? s->cfg->slow_ms : 0)))
+        r->drop = 1; /* shutting down */
+cleanup:
+    sim_prompt_release(&g.prompt);
+    cJSON_Delete(req);
+}
+
+/* ---- other routes --------------------------------------------------------- */
+
+static void handle_models(struct sim_server *s, struct reply *r)
+{
+    cJSON *root = cJSON_CreateObject(), *data;
+    cJSON_AddStringToObject(root, "object", "list");
+    data = cJSON_AddArrayToObject(root, "data");
+    for (size_t i = 0; i < s->cfg->nr_models; i++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "id", s->cfg->models[i].name);
+        cJSON_AddStringToObject(m, "object", "model");
+        cJSON_AddNumberToObject(m, "created", (double)time(NULL));
+        cJSON_AddStringToObject(m, "owned_by", "dipmap-sim");
+        cJSON_AddStringToObject(m, "root", s->cfg->models[i].name);
+        cJSON_AddNullToObject(m, "parent");
+        if (s->cfg->ctx > 0)
+            cJSON_AddNumberToObject(m, "max_model_len", (double)s->cfg->ctx);
+        cJSON_AddItemToArray(data, m);
+    }
+    json_reply(r, 200, root);
+}
+
+static void handle_props(struct sim_server *s, struct reply *r)
+{
+    cJSON *root = cJSON_CreateObject(),
+          *dgs = cJSON_AddObjectToObject(root, "default_generation_settings");
+    long n_ctx = s->cfg->ctx > 0 ? s->cfg->ctx : s->cfg->shift_ctx;
+    struct strbuf b = STRBUF_INIT;
+    if (n_ctx > 0)
+        cJSON_AddNumberToObject(dgs, "n_ctx", (double)n_ctx);
+    cJSON_AddStringToObject(dgs, "model", s->cfg->models[0].name);
+    cJSON_AddNumberToObject(root, "total_slots", 64);
+    cJSON_AddStringToObject(root, "model_path", s->cfg->models[0].name);
+    cJSON_AddStringToObject(root, "chat_template", "");
+    strbuf_addf(&b, "dipmap-sim %s", dipmap_version);
+    cJSON_AddStringToObject(root, "build_info", b.buf);
+    strbuf_release(&b);
+    json_reply(r, 200, root);
+}
+
+static void handle_tokenize(struct sim_server *s, const struct strbuf *body, struct reply *r)
+{
+    cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root = NULL, *arr;
+    const cJSON *prompt, *messages, *content, *model;
+    uint32_t *ids = NULL;
+    size_t n = 0;
+
+    if (!cJSON_IsObject(req)) {
+        bad_request(r, "the request body is not a JSON object");
+        goto cleanup;
+    }
+    model = cJSON_GetObjectItemCaseSensitive(req, "model");
+    if (cJSON_IsString(model) && !find_model(s, model->valuestring)) {
+        model_not_found(r, model->valuestring);
+        goto cleanup;
+    }
+    prompt = cJSON_GetObjectItemCaseSensitive(req, "prompt");
+    messages = cJSON_GetObjectItemCaseSensitive(req, "messages");
+    content = cJSON_GetObjectItemCaseSensitive(req, "content");
+    if (cJSON_IsString(content) && !prompt && !messages) {
+        /* llama.cpp: {"content", "parse_special"=true, "with_pieces"=false} -> {"tokens"} */
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(req, "parse_special");
+        const cJSON *wp = cJSON_GetObjectItemCaseSensitive(req, "with_pieces");
+        int special = ps ? cJSON_IsTrue(ps) : 1;
+        tokenizer_encode(s->cfg->tokenizer, content->valuestring, strlen(content->valuestring),
+                         special, &ids, &n);
+        root = cJSON_CreateObject();
+        arr = cJSON_AddArrayToObject(root, "tokens");
+        for (size_t i = 0; i < n; i++) {
+            if (cJSON_IsTrue(wp)) {
+                cJSON *o = cJSON_CreateObject();
+                const char *bytes;
+                size_t blen;
+                cJSON_AddNumberToObject(o, "id", ids[i]);
+                if (tokenizer_token_bytes(s->cfg->tokenizer, ids[i], &bytes, &blen) == 0) {
+                    if (utf8_valid(bytes, blen)) {
+                        char *piece = xstrndup(bytes, blen);
+                        cJSON_AddStringToObject(o, "piece", piece);
+                        free(piece);
+                    } else {
+                        cJSON *pa = cJSON_AddArrayToObject(o, "piece");
+                        for (size_t k = 0; k < blen; k++)
+                            cJSON_AddItemToArray(pa, cJSON_CreateNumber((unsigned char)bytes[k]));
+                    }
+                }
+                cJSON_AddItemToArray(arr, o);
+            } else {
+                cJSON_AddItemToArray(arr, cJSON_CreateNumber(ids[i]));
+            }
+        }
+        json_reply(r, 200, root);
+        goto cleanup;
+    }
+    if (cJSON_IsString(prompt) || cJSON_IsArray(messages)) {
+        /* vLLM: {"prompt"} or {"messages"} -> {"count","max_model_len","tokens","token_strs"} */
+        struct sim_prompt p;
+        struct reply tmp = {0};
+        const cJSON *strs = cJSON_GetObjectItemCaseSensitive(req, "return_token_strs");
+        memset(&p, 0, sizeof(p));
+        if (cJSON_IsString(prompt))
+            strbuf_addstr(sim_prompt_add(&p), prompt->valuestring);
+        else if (add_messages(&p, messages, &tmp)) {
+            *r = tmp;
+            sim_prompt_release(&p);
+            goto cleanup;
+        }
+        root = cJSON_CreateObject();
+        arr = cJSON_CreateArray();
+        for (size_t i = 0; i < p.nr; i++) {
+            uint32_t *seg_ids = NULL;
+            size_t seg_n = 0;
+            tokenizer_encode(s->cfg->tokenizer, p.seg[i].buf, p.seg[i].len, 0, &seg_ids, &seg_n);
+            ids = xreallocarray(ids, n + seg_n + 1, sizeof(*ids));
+            if (seg_n)
+                memcpy(ids + n, seg_ids, seg_n * sizeof(*ids));
+            n += seg_n;
+            free(seg_ids);
+        }
+        sim_prompt_release(&p);
+        cJSON_AddNumberToObject(root, "count", (double)n);
+        cJSON_AddNumberToObject(root, "max_model_len",
+                                (double)(s->cfg->ctx > 0 ? s->cfg->ctx : 1048576));
+        for (size_t i = 0; i < n; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber(ids[i]));
+        cJSON_AddItemToObject(root, "tokens", arr);
+        if (cJSON_IsTrue(strs)) {
+            cJSON *ts = cJSON_AddArrayToObject(root, "token_strs");
+            for (size_t i = 0; i < n; i++) {
+                const char *bytes;
+                size_t blen;
+                char *piece;
+                if (tokenizer_token_bytes(s->cfg->tokenizer, ids[i], &bytes, &blen))
+                    blen = 0;
+                piece = xstrndup(blen ? bytes : "", blen);
+                cJSON_AddItemToArray(ts, cJSON_CreateString(piece));
+                free(piece);
+            }
+        } else {
+            cJSON_AddNullToObject(root, "token_strs");
+        }
+        json_reply(r, 200, root);
+        goto cleanup;
+    }
+    bad_request(r, "expected {\"prompt\": string}, {\"messages\": [...]} (vLLM) or "
+                   "{\"content\": string} (llama.cpp)");
+cleanup:
+    free(ids);
+    cJSON_Delete(req);
+}
+
+static void handle_detokenize(struct sim_server *s, const struct strbuf *body, struct reply *r)
+{
+    cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root;
+    const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(req, "tokens");
+    struct strbuf out = STRBUF_INIT;
+    if (!cJSON_IsArray(tokens)) {
+        bad_request(r, "expected {\"tokens\": [ids]}");
+        goto cleanup;
+    }
+    if (decode_ids(s, tokens, &out, r))
+        goto cleanup;
+    root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "prompt", out.buf);  /* vLLM */
+    cJSON_AddStringToObject(root, "content", out.buf); /* llama.cpp */
+    json_reply(r, 200, root);
+cleanup:
+    strbuf_release(&out);
+    cJSON_Delete(req);
+}
+
+/* ---- MHD glue ------------------------------------------------------------- */
+
+static int authorised(struct sim_server *s, struct MHD_Connection *c)
+{
+    const char *key = s->cfg->api_key, *h;
+    if (!key || !*key)
+        return 1;
+    h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    if (h && !strncasecmp(h, "Bearer ", 7)) {
+        h += 7;
+        while (*h == ' ')
+            h++;
+        if (!strcmp(h, key))
+            return 1;
+    }
+    h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "api-key"); /* Azure style */
+    return h && !strcmp(h, key);
+}
+
+struct trunc_state {
+    char *body;
+    size_t send; /* bytes actually sent */
+};
+
+static ssize_t trunc_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct trunc_state *t = cls;
+    size_t n;
+    if (pos >= t->send)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    n = t->send - (size_t)pos;
+    if (n > max)
+        n = max;
+    memcpy(buf, t->body + pos, n);
+    return (ssize_t)n;
+}
+
+static void trunc_free(void *cls)
+{
+    struct trunc_state *t = cls;
+    free(t->body);
+    free(t);
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r)
+{
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    if (r->truncate && r->len > 1) {
+        struct trunc_state *t = xmalloc(sizeof(*t));
+        t->body = r->body;
+        t->send = r->len / 2;
+        resp = MHD_create_response_from_callback(r->len, 4096, trunc_reader, t, trunc_free);
+    } else {
+        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+    }
+    r->body = NULL;
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+    if (r->retry_after_ms > 0) {
+        char v[32];
+        snprintf(v, sizeof(v), "%ld", (r->retry_after_ms + 999) / 1000);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, v);
+        snprintf(v, sizeof(v), "%ld", r->retry_after_ms);
+        MHD_add_response_header(resp, "retry-after-ms", v);
+    }
+    if (r->truncate)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(c, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    struct req *rq = *con_cls;
+    (void)cls;
+    (void)c;
+    (void)toe;
+    if (rq) {
+        strbuf_release(&rq->body);
+        free(rq);
+        *con_cls = NULL;
+    }
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    struct sim_server *s = cls;
+    struct req *rq = *con_cls;
+    struct reply r;
+    struct logrec l;
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    int post = !strcmp(method, "POST");
+    enum MHD_Result ret;
+    (void)version;
+
+    if (!rq) {
+        rq = xcalloc(1, sizeof(*rq));
+        strbuf_init(&rq->body, 0);
+        strbuf_set_cap(&rq->body, BODY_CAP);
+        *con_cls = rq;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        if (!rq->too_big && strbuf_add(&rq->body, upload_data, *upload_data_size))
+            rq->too_big = 1;
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+
+    memset(&r, 0, sizeof(r));
+    logrec_init(&l, url);
+    if (!strcmp(url, "/health") && get) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "status", "ok");
+        json_reply(&r, 200, o);
+    } else if (!authorised(s, c)) {
+        error_reply(&r, 401, "invalid_request_error", NULL, "invalid_api_key",
+                    "Incorrect API key provided. You can pass it as 'Authorization: Bearer KEY'.");
+        l.outcome = "unauthorised";
+    } else if (rq->too_big) {
+        error_reply(&r, 413, "BadRequestError", NULL, NULL, "request body larger than %zu bytes",
+                    (size_t)BODY_CAP);
+        l.outcome = "too_big";
+    } else if (!strcmp(url, "/v1/chat/completions") && post) {
+        handle_generation(s, 1, &rq->body, &r, &l);
+    } else if (!strcmp(url, "/v1/completions") && post) {
+        handle_generation(s, 0, &rq->body, &r, &l);
+    } else if (!strcmp(url, "/v1/models") && get) {
+        handle_models(s, &r);
+    } else if (!strcmp(url, "/props") && get) {
+        handle_props(s, &r);
+    } else if (!strcmp(url, "/tokenize") && post) {
+        handle_tokenize(s, &rq->body, &r);
+    } else if (!strcmp(url, "/detokenize") && post) {
+        handle_detokenize(s, &rq->body, &r);
+    } else {
+        int known = !strcmp(url, "/health") || !strcmp(url, "/v1/chat/completions") ||
+                    !strcmp(url, "/v1/completions") || !strcmp(url, "/v1/models") ||
+                    !strcmp(url, "/props") || !strcmp(url, "/tokenize") ||
+                    !strcmp(url, "/detokenize");
+        if (known)
+            error_reply(&r, 405, "MethodNotAllowed", NULL, NULL, "method %s not allowed on %s",
+                        method, url);
+        else
+            error_reply(&r, 404, "NotFoundError", NULL, NULL, "no route %s %s", method, url);
+        l.outcome = "bad_route";
+    }
+    if (!r.content_type) /* a handler always replies; this guards a missed path */
+        bad_request(&r, "request not handled");
+
+    write_log(s, &l, r.drop ? 0 : r.status);
+    if (r.drop) {
+        free(r.body);
+        return MHD_NO;
+    }
+    ret = send_reply(c, &r);
+    free(r.body);
+    return ret;
+}
+
+static int resolve(const char *host, int port, struct sockaddr_storage *ss, socklen_t *sl,
+                   struct strbuf *err)
+{
+    struct addrinfo hints, *res = NULL;
+    char portstr[16];
+    int rc;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    rc = getaddrinfo(host, portstr, &hints, &res);
+    if (rc || !res) {
+        strbuf_addf(err, "cannot resolve host '%s': %s", host, gai_strerror(rc));
+        return -1;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *sl = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
+{
+    struct sim_server *s;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    const union MHD_DaemonInfo *info;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_AUTO | MHD_USE_ITC;
+
+    if (!cfg->nr_models || !cfg->tokenizer) {
+        strbuf_addstr(err, "serve-sim needs at least one model and a tokenizer");
+        return NULL;
+    }
+    if (resolve(cfg->host ? cfg->host : "127.0.0.1", cfg->port, &ss, &sl, err))
+        return NULL;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+
+    s = xcalloc(1, sizeof(*s));
+    s->cfg = cfg;
+    pthread_mutex_init(&s->log_lock, NULL);
+    pthread_mutex_init(&s->stop_lock, NULL);
+    pthread_cond_init(&s->stop_cond, NULL);
+    atomic_init(&s->gen_counter, 0);
+    atomic_init(&s->id_counter, 0);
+    sim_qindex_build(&s->qix, cfg->gs);
+    if (cfg->log_path) {
+        s->log = fopen(cfg->log_path, "a");
+        if (!s->log) {
+            strbuf_addf(err, "cannot open log '%s': %s", cfg->log_path, strerror(errno));
+            goto fail;
+        }
+    }
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+        (const struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)256, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)(256 * 1024), MHD_OPTION_END);
+    (void)sl;
+    if (!s->daemon) {
+        strbuf_addf(err, "cannot listen on %s:%d (port in use or address not available)",
+                    cfg->host ? cfg->host : "127.0.0.1", cfg->port);
+        goto fail;
+    }
+    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : cfg->port;
+    return s;
+fail:
+    if (s->log)
+        fclose(s->log);
+    sim_qindex_release(&s->qix);
+    pthread_mutex_destroy(&s->log_lock);
+    pthread_mutex_destroy(&s->stop_lock);
+    pthread_cond_destroy(&s->stop_cond);
+    free(s);
+    return NULL;
+}
+
+int sim_port(const struct sim_server *s)
+{
+    return s->port;
+}
+
+void sim_stop(struct sim_server *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->stop_lock);
+    s->stopping = 1;
+    pthread_cond_broadcast(&s->stop_cond);
+    pthread_mutex_unlock(&s->stop_lock);
+    MHD_stop_daemon(s->daemon);
+    if (s->log)
+        fclose(s->log);
+    sim_qindex_release(&s->qix);
+    pthread_mutex_destroy(&s->log_lock);
+    pthread_mutex_destroy(&s->stop_lock);
+    pthread_cond_destroy(&s->stop_cond);
+    free(s);
+}

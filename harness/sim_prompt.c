@@ -1,0 +1,301 @@
+/*
+ * What the simulated model reads in a prompt: finds the question asked (an
+ * index over the golden set's questions), applies a llama.cpp-style context
+ * shift, locates the gold chunk as a token fraction x, and hashes the rest of
+ * the prompt into the salt of the draw. No HTTP and no JSON here.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "sim-int.h"
+#include "sim.h"
+#include "strbuf.h"
+#include "tokenizer.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- question index ------------------------------------------------------- */
+
+static uint64_t load8(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+void sim_qindex_build(struct qindex *ix, const struct golden_set *gs)
+{
+    size_t cap = 16;
+    memset(ix, 0, sizeof(*ix));
+    if (!gs)
+        return;
+    while (cap < gs->nr * 2)
+        cap *= 2;
+    ix->keys = xcalloc(cap, sizeof(*ix->keys));
+    ix->head = xmalloc(st_mult(cap, sizeof(*ix->head)));
+    for (size_t i = 0; i < cap; i++)
+        ix->head[i] = SIZE_MAX;
+    ix->mask = cap - 1;
+    ix->next = xmalloc(st_mult(gs->nr + 1, sizeof(*ix->next)));
+    ix->len = xmalloc(st_mult(gs->nr + 1, sizeof(*ix->len)));
+    ix->shorts = xmalloc(st_mult(gs->nr + 1, sizeof(*ix->shorts)));
+    for (size_t q = gs->nr; q-- > 0;) {
+        const char *text = gs->q[q].question;
+        size_t len = strlen(text), slot;
+        uint64_t key;
+        unsigned f;
+        ix->next[q] = SIZE_MAX;
+        ix->len[q] = len;
+        if (len < 8) {
+            ix->shorts[ix->shorts_nr++] = q;
+            continue;
+        }
+        key = load8(text + len - 8);
+        slot = sim_mix64(key) & ix->mask;
+        while (ix->head[slot] != SIZE_MAX && ix->keys[slot] != key)
+            slot = (slot + 1) & ix->mask;
+        ix->keys[slot] = key;
+        ix->next[q] = ix->head[slot];
+        ix->head[slot] = q;
+        f = (unsigned char)text[len - 8] | (unsigned)(unsigned char)text[len - 7] << 8;
+        ix->filter[f >> 3] |= (unsigned char)(1u << (f & 7));
+    }
+}
+
+void sim_qindex_release(struct qindex *ix)
+{
+    free(ix->keys);
+    free(ix->head);
+    free(ix->next);
+    free(ix->len);
+    free(ix->shorts);
+}
+
+struct qmatch {
+    long q; /* -1 = none */
+    size_t qlen;
+    size_t seg, pos; /* latest occurrence */
+};
+
+static void consider(struct qmatch *m, size_t q, size_t qlen, size_t seg, size_t pos)
+{
+    if (m->q < 0 || qlen > m->qlen ||
+        (qlen == m->qlen && (seg > m->seg || (seg == m->seg && pos >= m->pos)))) {
+        m->q = (long)q;
+        m->qlen = qlen;
+        m->seg = seg;
+        m->pos = pos;
+    }
+}
+
+static void qindex_scan(const struct qindex *ix, const struct golden_set *gs, size_t seg,
+                        const char *p, size_t len, struct qmatch *m)
+{
+    if (!gs)
+        return;
+    for (size_t i = 0; i + 8 <= len; i++) {
+        unsigned f = (unsigned char)p[i] | (unsigned)(unsigned char)p[i + 1] << 8;
+        uint64_t key;
+        size_t slot;
+        if (!(ix->filter[f >> 3] & (1u << (f & 7))))
+            continue;
+        key = load8(p + i);
+        slot = sim_mix64(key) & ix->mask;
+        while (ix->head[slot] != SIZE_MAX && ix->keys[slot] != key)
+            slot = (slot + 1) & ix->mask;
+        for (size_t q = ix->head[slot]; q != SIZE_MAX; q = ix->next[q]) {
+            size_t qlen = ix->len[q], end = i + 8;
+            if (qlen <= end && !memcmp(p + end - qlen, gs->q[q].question, qlen - 8))
+                consider(m, q, qlen, seg, end - qlen);
+        }
+    }
+    for (size_t k = 0; k < ix->shorts_nr; k++) {
+        const char *text = gs->q[ix->shorts[k]].question;
+        size_t qlen = ix->len[ix->shorts[k]];
+        const char *hit = NULL, *from = p;
+        if (!qlen)
+            continue;
+        while ((size_t)(p + len - from) >= qlen) {
+            const char *h = memmem(from, (size_t)(p + len - from), text, qlen);
+            if (!h)
+                break;
+            hit = h;
+            from = h + 1;
+        }
+        if (hit)
+            consider(m, ix->shorts[k], qlen, seg, (size_t)(hit - p));
+    }
+}
+
+/* ---- prompt analysis ------------------------------------------------------ */
+
+void sim_prompt_release(struct sim_prompt *p)
+{
+    for (size_t i = 0; i < p->nr; i++)
+        strbuf_release(&p->seg[i]);
+    free(p->seg);
+    free(p->start);
+    free(p->count);
+    memset(p, 0, sizeof(*p));
+}
+
+struct strbuf *sim_prompt_add(struct sim_prompt *p)
+{
+    ALLOC_GROW(p->seg, p->nr + 1, p->alloc);
+    strbuf_init(&p->seg[p->nr], 0);
+    return &p->seg[p->nr++];
+}
+
+long sim_count_tokens(struct tokenizer *tok, const char *p, size_t len)
+{
+    long n = tokenizer_count(tok, p, len);
+    return n < 0 ? 0 : n;
+}
+
+/* Byte length of the first n tokens of p[0..len). */
+size_t sim_token_prefix_bytes(struct tokenizer *tok, const char *p, size_t len, long n)
+{
+    uint32_t *ids = NULL;
+    size_t nr = 0, bytes = len;
+    struct strbuf out = STRBUF_INIT;
+    if (tokenizer_encode(tok, p, len, 0, &ids, &nr) == 0) {
+        if ((size_t)n < nr && tokenizer_decode(tok, ids, (size_t)n, &out) == 0)
+            bytes = out.len <= len ? out.len : len;
+    }
+    free(ids);
+    strbuf_release(&out);
+    return bytes;
+}
+
+/* llama.cpp-style context shift: keep only the last `keep` tokens. */
+static void shift_prompt(struct tokenizer *tok, struct sim_prompt *p, long keep)
+{
+    long total = 0;
+    for (size_t i = 0; i < p->nr; i++)
+        total += p->count[i];
+    for (size_t i = 0; i < p->nr && total > keep; i++) {
+        long excess = total - keep;
+        if (p->count[i] <= excess) {
+            total -= p->count[i];
+            p->start[i] = p->seg[i].len;
+            p->count[i] = 0;
+            continue;
+        }
+        /* Cut inside this segment; re-tokenizing the rest can merge differently, so recheck. */
+        while (total > keep) {
+            const char *base = p->seg[i].buf + p->start[i];
+            size_t rest = p->seg[i].len - p->start[i];
+            size_t cut;
+            long now;
+            if (!rest)
+                break;
+            cut = sim_token_prefix_bytes(tok, base, rest, excess);
+            if (!cut)
+                cut = 1;
+            p->start[i] += cut;
+            now = sim_count_tokens(tok, p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i]);
+            total += now - p->count[i];
+            p->count[i] = now;
+            excess = total - keep;
+        }
+    }
+}
+
+void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
+                 struct sim_analysis *a)
+{
+    const struct golden_set *gs = cfg->gs;
+    struct tokenizer *tok = cfg->tokenizer;
+    struct qmatch m = {-1, 0, 0, 0};
+    long total = 0;
+    size_t gseg = 0, gpos = 0, glen = 0;
+
+    memset(a, 0, sizeof(*a));
+    p->start = xcalloc(p->nr + 1, sizeof(*p->start));
+    p->count = xcalloc(p->nr + 1, sizeof(*p->count));
+    for (size_t i = 0; i < p->nr; i++) {
+        p->count[i] = sim_count_tokens(tok, p->seg[i].buf, p->seg[i].len);
+        total += p->count[i];
+    }
+    a->sent_tokens = total;
+    if (cfg->shift_ctx > 0 && total > cfg->shift_ctx) {
+        shift_prompt(cfg->tokenizer, p, cfg->shift_ctx);
+        a->shifted = 1;
+        total = 0;
+        for (size_t i = 0; i < p->nr; i++)
+            total += p->count[i];
+    }
+    a->T = total;
+
+    for (size_t i = 0; i < p->nr; i++)
+        qindex_scan(qix, gs, i, p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i], &m);
+    if (m.q >= 0)
+        a->q = &gs->q[m.q];
+
+    if (a->q) {
+        for (size_t g = 0; g < a->q->gold_nr && !a->gold; g++) {
+            const struct chunk *c = &a->q->gold[g];
+            for (size_t i = 0; i < p->nr; i++) {
+                const char *base = p->seg[i].buf + p->start[i];
+                const char *hit = memmem(base, p->seg[i].len - p->start[i], c->text, c->text_len);
+                if (hit) {
+                    a->gold = 1;
+                    gseg = i;
+                    gpos = (size_t)(hit - base);
+                    glen = c->text_len;
+                    break;
+                }
+            }
+        }
+    }
+    if (a->gold) {
+        long off = 0;
+        for (size_t i = 0; i < gseg; i++)
+            off += p->count[i];
+        off += sim_count_tokens(tok, p->seg[gseg].buf + p->start[gseg], gpos);
+        a->x = a->T > 0 ? (double)off / (double)a->T : 0;
+        if (a->x >= 1)
+            a->x = nextafter(1.0, 0.0);
+    }
+
+    /* salt: the prompt as the model sees it, gold chunk bytes left out */
+    a->salt = SIM_HASH_INIT;
+    for (size_t i = 0; i < p->nr; i++) {
+        const char *base = p->seg[i].buf + p->start[i];
+        size_t len = p->seg[i].len - p->start[i];
+        uint64_t n = len;
+        if (a->gold && i == gseg) {
+            a->salt = sim_hash_bytes(a->salt, base, gpos);
+            a->salt = sim_hash_bytes(a->salt, base + gpos + glen, len - gpos - glen);
+            n -= glen;
+        } else {
+            a->salt = sim_hash_bytes(a->salt, base, len);
+        }
+        a->salt = sim_hash_bytes(a->salt, &n, sizeof(n));
+    }
+
+    if (a->q && a->q->distractors_nr) {
+        const struct chunk **found = NULL;
+        size_t nf = 0, af = 0;
+        for (size_t d = 0; d < a->q->distractors_nr; d++) {
+            const struct chunk *c = &a->q->distractors[d];
+            if (!c->value || !*c->value)
+                continue;
+            for (size_t i = 0; i < p->nr; i++) {
+                if (memmem(p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i], c->text,
+                           c->text_len)) {
+                    ALLOC_GROW(found, nf + 1, af);
+                    found[nf++] = c;
+                    break;
+                }
+            }
+        }
+        if (nf)
+            a->negative = found[sim_mix64(a->salt ^ 0x6e6567ULL) % nf];
+        free(found);
+    }
+}
