@@ -22,6 +22,7 @@
 #include "plan.h"
 #include "prompt.h"
 #include "store.h"
+#include "throttle.h"
 #include "strbuf.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -146,9 +147,9 @@ struct runner {
     long to_send; /* trials of the plan not already done */
     struct built_prompt bp;
     struct strbuf err;
-    struct client_backoff backoff;
-    struct client_aimd aimd;
-    struct client_bucket rpm, tpm;
+    struct throttle_backoff backoff;
+    struct throttle_aimd aimd;
+    struct throttle_bucket rpm, tpm;
     int stop;        /* no more scheduling */
     int budget_stop; /* the stop was the budget */
     double inflight_tokens;
@@ -269,7 +270,7 @@ static void progress(struct runner *r, double now, int final)
         strbuf_addf(&sb, " retries %ld errors %ld", res->retries, errors);
         if (scored)
             strbuf_addf(&sb, " acc %.1f%%", 100.0 * res->outcomes[OUTCOME_CORRECT] / scored);
-        strbuf_addf(&sb, " c=%d\033[K", client_aimd_limit(&r->aimd));
+        strbuf_addf(&sb, " c=%d\033[K", throttle_aimd_limit(&r->aimd));
         if (final)
             strbuf_addch(&sb, '\n');
         r->bar_drawn = !final;
@@ -280,7 +281,7 @@ static void progress(struct runner *r, double now, int final)
         strbuf_addf(&sb, ", %ld retries, %ld errors", res->retries, errors);
         if (scored)
             strbuf_addf(&sb, ", accuracy %.1f%%", 100.0 * res->outcomes[OUTCOME_CORRECT] / scored);
-        strbuf_addf(&sb, ", window %d\n", client_aimd_limit(&r->aimd));
+        strbuf_addf(&sb, ", window %d\n", throttle_aimd_limit(&r->aimd));
     }
     fputs(sb.buf, stderr);
     fflush(stderr);
@@ -738,14 +739,14 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     r->res->requests++;
     if (s->attempts > 1)
         r->res->retries++;
-    client_bucket_take(&r->rpm, 1, now);
-    client_bucket_take(&r->tpm, s->est_tokens, now);
+    throttle_bucket_take(&r->rpm, 1, now);
+    throttle_bucket_take(&r->tpm, s->est_tokens, now);
     strbuf_reset(&r->err);
     if (client_submit(cfg->client, &req, &r->err) < 0) {
         /* Could not even set the transfer up: an attempt that failed locally. */
         if (s->attempts < cfg->max_attempts) {
             s->state = SLOT_WAITING;
-            s->ready_ms = now + client_backoff_delay(&r->backoff, s->attempts, -1);
+            s->ready_ms = now + throttle_backoff_delay(&r->backoff, s->attempts, -1);
         } else {
             struct strbuf msg = STRBUF_INIT;
             strbuf_addf(&msg, "request not sent: %s", r->err.buf);
@@ -763,8 +764,8 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
 /* Buckets (--rpm/--tpm): ms until a request of est tokens may go. */
 static double bucket_wait(struct runner *r, double est, double now)
 {
-    double a = client_bucket_wait_ms(&r->rpm, 1, now);
-    double b = client_bucket_wait_ms(&r->tpm, est, now);
+    double a = throttle_bucket_wait_ms(&r->rpm, 1, now);
+    double b = throttle_bucket_wait_ms(&r->tpm, est, now);
     return a > b ? a : b;
 }
 
@@ -795,7 +796,7 @@ static double committed_cost(const struct runner *r)
 static double schedule(struct runner *r, double now)
 {
     const struct runner_config *cfg = r->cfg;
-    int limit = client_aimd_limit(&r->aimd);
+    int limit = throttle_aimd_limit(&r->aimd);
     double next = MAX_POLL_MS;
     int i;
 
@@ -928,11 +929,11 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     double in, out;
 
     r->probing = 0;
-    client_aimd_update(&r->aimd, resp, now);
+    throttle_aimd_update(&r->aimd, resp, now);
     if (r->aimd.decreases > before) {
         r->res->window_decreases++;
-        if (client_aimd_limit(&r->aimd) < r->res->min_window)
-            r->res->min_window = client_aimd_limit(&r->aimd);
+        if (throttle_aimd_limit(&r->aimd) < r->res->min_window)
+            r->res->min_window = throttle_aimd_limit(&r->aimd);
     }
     if (!r->res->served_model && resp->model)
         r->res->served_model = xstrdup(resp->model);
@@ -952,7 +953,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
             return;
         }
         if (s->attempts < cfg->max_attempts) {
-            long delay = client_backoff_delay(&r->backoff, s->attempts, resp->retry_after_ms);
+            long delay = throttle_backoff_delay(&r->backoff, s->attempts, resp->retry_after_ms);
             s->ready_ms = now + (double)delay;
             return;
         }
@@ -1046,14 +1047,13 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     r.slots = xcalloc((size_t)r.nslots, sizeof(*r.slots));
     built_prompt_init(&r.bp);
     strbuf_init(&r.err, 0);
-    client_backoff_init(&r.backoff, cfg->jitter_seed);
+    throttle_backoff_init(&r.backoff, cfg->jitter_seed);
     r.backoff.base_ms = cfg->backoff_base_ms;
     r.backoff.max_ms = cfg->backoff_max_ms;
-    r.backoff.max_attempts = cfg->max_attempts;
-    client_aimd_init(&r.aimd, cfg->concurrency, 1, cfg->concurrency);
+    throttle_aimd_init(&r.aimd, cfg->concurrency, 1, cfg->concurrency);
     r.start_ms = client_now_ms();
-    client_bucket_init(&r.rpm, cfg->rpm, r.start_ms);
-    client_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
+    throttle_bucket_init(&r.rpm, cfg->rpm, r.start_ms);
+    throttle_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
     r.last_flush_ms = r.last_progress_ms = r.start_ms;
     r.probing = cfg->probe_first;
     r.pb = pb_start(cfg);

@@ -22,6 +22,7 @@
 
 #include "strbuf.h"
 #include "test.h"
+#include "throttle.h"
 
 /* ------------------------------------------------------------ pure parts */
 
@@ -593,40 +594,33 @@ static void test_classify_fields(void)
 
 static void test_backoff(void)
 {
-    struct client_backoff a, b;
-    client_backoff_init(&a, 42);
-    client_backoff_init(&b, 42);
-    CHECK_INT(a.max_attempts, 6);
+    struct throttle_backoff a, b;
+    throttle_backoff_init(&a, 42);
+    throttle_backoff_init(&b, 42);
     for (int n = 1; n <= 10; n++) {
-        long d = client_backoff_delay(&a, n, -1);
+        long d = throttle_backoff_delay(&a, n, -1);
         long want = a.base_ms << (n - 1 > 20 ? 20 : n - 1);
         if (want > a.max_ms)
             want = a.max_ms;
         CHECK(d >= want / 2 && d <= want);
-        CHECK_INT(client_backoff_delay(&b, n, -1), d); /* same seed, same jitter */
+        CHECK_INT(throttle_backoff_delay(&b, n, -1), d); /* same seed, same jitter */
     }
     /* jitter varies */
     {
-        long first = client_backoff_delay(&a, 5, -1);
+        long first = throttle_backoff_delay(&a, 5, -1);
         int differs = 0;
         for (int i = 0; i < 20; i++)
-            differs |= client_backoff_delay(&a, 5, -1) != first;
+            differs |= throttle_backoff_delay(&a, 5, -1) != first;
         CHECK(differs);
     }
     /* server hints win, clamped */
-    CHECK_INT(client_backoff_delay(&a, 1, 2500), 2500);
-    CHECK_INT(client_backoff_delay(&a, 6, 100), 100);
-    CHECK_INT(client_backoff_delay(&a, 1, 10 * 60 * 1000), 120000);
+    CHECK_INT(throttle_backoff_delay(&a, 1, 2500), 2500);
+    CHECK_INT(throttle_backoff_delay(&a, 6, 100), 100);
+    CHECK_INT(throttle_backoff_delay(&a, 1, 10 * 60 * 1000), 120000);
     {
-        long d = client_backoff_delay(&a, 1, 0); /* a zero hint is no hint */
+        long d = throttle_backoff_delay(&a, 1, 0); /* a zero hint is no hint */
         CHECK(d >= 500 && d <= 1000);
     }
-    CHECK_INT(client_backoff_should_retry(&a, CLIENT_RETRYABLE, 1), 1);
-    CHECK_INT(client_backoff_should_retry(&a, CLIENT_RETRYABLE, 5), 1);
-    CHECK_INT(client_backoff_should_retry(&a, CLIENT_RETRYABLE, 6), 0);
-    CHECK_INT(client_backoff_should_retry(&a, CLIENT_FATAL, 1), 0);
-    CHECK_INT(client_backoff_should_retry(&a, CLIENT_OVERFLOW, 1), 0);
-    CHECK_INT(client_backoff_should_retry(&a, CLIENT_OK, 1), 0);
 }
 
 static struct client_response resp_of(enum client_class cls, enum client_reason reason, long hint)
@@ -641,101 +635,101 @@ static struct client_response resp_of(enum client_class cls, enum client_reason 
 
 static void test_aimd(void)
 {
-    struct client_aimd a;
+    struct throttle_aimd a;
     struct client_response ok = resp_of(CLIENT_OK, CLIENT_R_NONE, -1);
     struct client_response rl = resp_of(CLIENT_RETRYABLE, CLIENT_R_RATE_LIMIT, -1);
     struct client_response se = resp_of(CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, -1);
     double t = 0;
-    client_aimd_init(&a, 20, 2, 64);
-    CHECK_INT(client_aimd_limit(&a), 20);
+    throttle_aimd_init(&a, 20, 2, 64);
+    CHECK_INT(throttle_aimd_limit(&a), 20);
     /* a 429 episode shrinks once: 20 -> 16 */
-    client_aimd_update(&a, &rl, t);
-    CHECK_INT(client_aimd_limit(&a), 16);
+    throttle_aimd_update(&a, &rl, t);
+    CHECK_INT(throttle_aimd_limit(&a), 16);
     for (int i = 0; i < 10; i++)
-        client_aimd_update(&a, &rl, t + 100 * i);
-    CHECK_INT(client_aimd_limit(&a), 16);
+        throttle_aimd_update(&a, &rl, t + 100 * i);
+    CHECK_INT(throttle_aimd_limit(&a), 16);
     CHECK_INT(a.decreases, 1);
     /* no growth during the cooldown */
     for (int i = 0; i < 50; i++)
-        client_aimd_update(&a, &ok, t + 5000);
-    CHECK_INT(client_aimd_limit(&a), 16);
+        throttle_aimd_update(&a, &ok, t + 5000);
+    CHECK_INT(throttle_aimd_limit(&a), 16);
     /* repeated 429 episodes keep shrinking, not below min */
     for (int i = 1; i <= 30; i++)
-        client_aimd_update(&a, &rl, t + 16000.0 * i);
-    CHECK_INT(client_aimd_limit(&a), 2);
+        throttle_aimd_update(&a, &rl, t + 16000.0 * i);
+    CHECK_INT(throttle_aimd_limit(&a), 2);
     t = 16000.0 * 31;
     /* slow growth: +1 per `limit` successes */
     for (int i = 0; i < 2; i++)
-        client_aimd_update(&a, &ok, t);
-    CHECK_INT(client_aimd_limit(&a), 2); /* 2 + 1/2 + 1/2.5 = 2.9 */
-    client_aimd_update(&a, &ok, t);
-    CHECK_INT(client_aimd_limit(&a), 3);
+        throttle_aimd_update(&a, &ok, t);
+    CHECK_INT(throttle_aimd_limit(&a), 2); /* 2 + 1/2 + 1/2.5 = 2.9 */
+    throttle_aimd_update(&a, &ok, t);
+    CHECK_INT(throttle_aimd_limit(&a), 3);
     for (int i = 0; i < 3; i++)
-        client_aimd_update(&a, &ok, t);
-    CHECK_INT(client_aimd_limit(&a), 4);
+        throttle_aimd_update(&a, &ok, t);
+    CHECK_INT(throttle_aimd_limit(&a), 4);
     /* 5xx does not shrink but pauses growth */
-    client_aimd_update(&a, &se, t);
-    CHECK_INT(client_aimd_limit(&a), 4);
+    throttle_aimd_update(&a, &se, t);
+    CHECK_INT(throttle_aimd_limit(&a), 4);
     for (int i = 0; i < 100; i++)
-        client_aimd_update(&a, &ok, t + 1000);
-    CHECK_INT(client_aimd_limit(&a), 4);
+        throttle_aimd_update(&a, &ok, t + 1000);
+    CHECK_INT(throttle_aimd_limit(&a), 4);
     for (int i = 0; i < 100000; i++)
-        client_aimd_update(&a, &ok, t + 20000);
-    CHECK_INT(client_aimd_limit(&a), 64);
+        throttle_aimd_update(&a, &ok, t + 20000);
+    CHECK_INT(throttle_aimd_limit(&a), 64);
     /* a long Retry-After extends the hold */
-    client_aimd_init(&a, 10, 1, 10);
+    throttle_aimd_init(&a, 10, 1, 10);
     rl.retry_after_ms = 60000;
-    client_aimd_update(&a, &rl, 0);
-    CHECK_INT(client_aimd_limit(&a), 8);
+    throttle_aimd_update(&a, &rl, 0);
+    CHECK_INT(throttle_aimd_limit(&a), 8);
     for (int i = 0; i < 50; i++)
-        client_aimd_update(&a, &ok, 30000);
-    CHECK_INT(client_aimd_limit(&a), 8);
+        throttle_aimd_update(&a, &ok, 30000);
+    CHECK_INT(throttle_aimd_limit(&a), 8);
     for (int i = 0; i < 50; i++)
-        client_aimd_update(&a, &ok, 61000);
-    CHECK(client_aimd_limit(&a) > 8);
+        throttle_aimd_update(&a, &ok, 61000);
+    CHECK(throttle_aimd_limit(&a) > 8);
     /* bounds are sane */
-    client_aimd_init(&a, 0, 0, 0);
-    CHECK_INT(client_aimd_limit(&a), 1);
+    throttle_aimd_init(&a, 0, 0, 0);
+    CHECK_INT(throttle_aimd_limit(&a), 1);
 }
 
 static void test_buckets(void)
 {
-    struct client_bucket b;
+    struct throttle_bucket b;
     double t = 1000;
     int sent = 0;
     /* 60 rpm: burst of 10, then one per second */
-    client_bucket_init(&b, 60, t);
-    while (client_bucket_wait_ms(&b, 1, t) == 0 && sent < 100) {
-        client_bucket_take(&b, 1, t);
+    throttle_bucket_init(&b, 60, t);
+    while (throttle_bucket_wait_ms(&b, 1, t) == 0 && sent < 100) {
+        throttle_bucket_take(&b, 1, t);
         sent++;
     }
     CHECK_INT(sent, 10);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1, t), 1000, 1e-6);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1, t + 400), 600, 1e-6);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1, t + 1000), 0, 1e-6);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1, t), 1000, 1e-6);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1, t + 400), 600, 1e-6);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1, t + 1000), 0, 1e-6);
     /* over a simulated minute, at most burst + rate requests go */
     sent = 0;
-    client_bucket_init(&b, 60, 0);
+    throttle_bucket_init(&b, 60, 0);
     for (double now = 0; now < 60000; now += 10) {
-        if (client_bucket_wait_ms(&b, 1, now) == 0) {
-            client_bucket_take(&b, 1, now);
+        if (throttle_bucket_wait_ms(&b, 1, now) == 0) {
+            throttle_bucket_take(&b, 1, now);
             sent++;
         }
     }
     CHECK(sent >= 69 && sent <= 70);
     /* tpm: a request bigger than the burst waits for a full bucket and goes negative */
-    client_bucket_init(&b, 60000, 0); /* capacity 10000 */
-    CHECK_NEAR(client_bucket_wait_ms(&b, 40000, 0), 0, 1e-9);
-    client_bucket_take(&b, 40000, 0);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1000, 0), 31000, 1e-6);
+    throttle_bucket_init(&b, 60000, 0); /* capacity 10000 */
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 40000, 0), 0, 1e-9);
+    throttle_bucket_take(&b, 40000, 0);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1000, 0), 31000, 1e-6);
     /* refund when the real cost was lower */
-    client_bucket_adjust(&b, 30000);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1000, 0), 1000, 1e-6);
+    throttle_bucket_adjust(&b, 30000);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1000, 0), 1000, 1e-6);
     /* unlimited */
-    client_bucket_init(&b, 0, 0);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
-    client_bucket_take(&b, 1e9, 0);
-    CHECK_NEAR(client_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
+    throttle_bucket_init(&b, 0, 0);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
+    throttle_bucket_take(&b, 1e9, 0);
+    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
     CHECK(client_now_ms() > 0);
 }
 
@@ -1422,11 +1416,11 @@ out:
 }
 
 /*
- * A tiny runner: retry with client_backoff until done; returns the final
+ * A tiny runner: retry with throttle_backoff until done; returns the final
  * response and the number of attempts.
  */
-static struct client_response *run_with_retries(struct client *c, struct client_backoff *b,
-                                                int *attempts)
+static struct client_response *run_with_retries(struct client *c, struct throttle_backoff *b,
+                                                int max_attempts, int *attempts)
 {
     struct client_response *r = NULL;
     *attempts = 0;
@@ -1435,9 +1429,9 @@ static struct client_response *run_with_retries(struct client *c, struct client_
         double until;
         r = roundtrip(c, "q", 0);
         ++*attempts;
-        if (!r || !client_backoff_should_retry(b, r->cls, *attempts))
+        if (!r || r->cls != CLIENT_RETRYABLE || *attempts >= max_attempts)
             return r;
-        delay = client_backoff_delay(b, *attempts, r->retry_after_ms);
+        delay = throttle_backoff_delay(b, *attempts, r->retry_after_ms);
         client_response_free(r);
         until = client_now_ms() + (double)delay;
         while (client_now_ms() < until) {
@@ -1453,7 +1447,7 @@ static void test_http_retry_after(void)
 {
     struct fake f;
     struct client *c;
-    struct client_backoff b;
+    struct throttle_backoff b;
     struct client_response *r;
     int attempts = 0;
     cJSON *log;
@@ -1468,9 +1462,9 @@ static void test_http_retry_after(void)
         return;
     }
     c = make_client(f.url, NULL, NULL);
-    client_backoff_init(&b, 7);
+    throttle_backoff_init(&b, 7);
     b.base_ms = 50; /* fast backoff without a hint */
-    r = c ? run_with_retries(c, &b, &attempts) : NULL;
+    r = c ? run_with_retries(c, &b, 6, &attempts) : NULL;
     CHECK(r && r->cls == CLIENT_OK && r->content && !strcmp(r->content, "done"));
     CHECK_INT(attempts, 5);
     client_response_free(r);
@@ -1496,10 +1490,9 @@ static void test_http_retry_after(void)
         return;
     }
     c = make_client(f.url, NULL, NULL);
-    client_backoff_init(&b, 7);
+    throttle_backoff_init(&b, 7);
     b.base_ms = 5;
-    b.max_attempts = 3;
-    r = c ? run_with_retries(c, &b, &attempts) : NULL;
+    r = c ? run_with_retries(c, &b, 3, &attempts) : NULL;
     CHECK(r && r->cls == CLIENT_RETRYABLE);
     CHECK_INT(attempts, 3);
     client_response_free(r);

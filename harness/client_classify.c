@@ -1,0 +1,681 @@
+/*
+ * Response classification: turns one finished exchange (status, headers,
+ * body) into a client_class and reason, with the error message cleaned out of
+ * every error-body shape of the servers in reference/openai-compatible-servers.md
+ * (OpenAI, vLLM, llama.cpp, TGI, Ollama, LiteLLM, FastAPI). No transfer here.
+ */
+#include "client.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "client-int.h"
+#include "num.h"
+#include "strbuf.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+#define MAX_MESSAGE_BYTES 4096
+
+/* ------------------------------------------------------------------ names */
+
+static const char *const class_names[CLIENT_CLASS__COUNT] = {
+    "ok", "overflow", "truncated", "empty", "filtered", "retryable", "fatal",
+};
+
+const char *client_class_name(enum client_class c)
+{
+    if ((int)c < 0 || c >= CLIENT_CLASS__COUNT)
+        return "unknown";
+    return class_names[c];
+}
+
+static const char *const reason_names[CLIENT_REASON__COUNT] = {
+    "none",         "length",          "prompt-short",  "rate-limit",
+    "server-error", "http-retryable",  "timeout",       "connect",
+    "transport",    "bad-body",        "error-in-body", "too-large",
+    "auth",         "model-not-found", "quota",         "unsupported-parameter",
+    "bad-request",
+};
+
+const char *client_reason_name(enum client_reason r)
+{
+    if ((int)r < 0 || r >= CLIENT_REASON__COUNT)
+        return "unknown";
+    return reason_names[r];
+}
+
+int client_max_tokens_field_parse(const char *s, enum client_max_tokens_field *out)
+{
+    if (!s)
+        return -1;
+    if (!strcmp(s, "auto"))
+        *out = CLIENT_MTF_AUTO;
+    else if (!strcmp(s, "max_tokens"))
+        *out = CLIENT_MTF_MAX_TOKENS;
+    else if (!strcmp(s, "max_completion_tokens"))
+        *out = CLIENT_MTF_MAX_COMPLETION_TOKENS;
+    else
+        return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------- error messages */
+
+/* Append s (len bytes) with control characters replaced, at most max bytes. */
+void client_add_clean(struct strbuf *sb, const char *s, size_t len, size_t max)
+{
+    size_t n = len < max ? len : max;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        strbuf_addch(sb, ch < 0x20 || ch == 0x7f ? ' ' : ch);
+    }
+    if (len > max)
+        strbuf_addstr(sb, "...");
+}
+
+const cJSON *client_obj_get(const cJSON *o, const char *key)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+const char *client_obj_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = client_obj_get(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* number or numeric string -> long; -1 when absent/invalid */
+long client_obj_long(const cJSON *o, const char *key)
+{
+    const cJSON *v = client_obj_get(o, key);
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e15)
+        return (long)v->valuedouble;
+    if (cJSON_IsString(v)) {
+        long n;
+        if (!parse_long(v->valuestring, &n) && n >= 0)
+            return n;
+    }
+    return -1;
+}
+
+/* Scalar (string/number) as text into out; 0 when something was added. */
+static int scalar_text(const cJSON *v, struct strbuf *out)
+{
+    if (cJSON_IsString(v) && v->valuestring[0]) {
+        client_add_clean(out, v->valuestring, strlen(v->valuestring), 200);
+        return 0;
+    }
+    if (cJSON_IsNumber(v)) {
+        strbuf_addf(out, "%.0f", v->valuedouble);
+        return 0;
+    }
+    return -1;
+}
+
+struct err_info {
+    struct strbuf msg;
+    struct strbuf code; /* error.code as text */
+    struct strbuf type; /* error.type / error_type */
+    /* lower-case copies for pattern tests, made once by err_lower() */
+    struct strbuf lmsg, lcode, ltype;
+    int lowered;
+};
+
+static void err_info_init(struct err_info *e)
+{
+    strbuf_init(&e->msg, 0);
+    strbuf_init(&e->code, 0);
+    strbuf_init(&e->type, 0);
+    strbuf_init(&e->lmsg, 0);
+    strbuf_init(&e->lcode, 0);
+    strbuf_init(&e->ltype, 0);
+    e->lowered = 0;
+}
+
+static void err_info_release(struct err_info *e)
+{
+    strbuf_release(&e->msg);
+    strbuf_release(&e->code);
+    strbuf_release(&e->type);
+    strbuf_release(&e->lmsg);
+    strbuf_release(&e->lcode);
+    strbuf_release(&e->ltype);
+}
+
+static void lower_into(struct strbuf *dst, const struct strbuf *src)
+{
+    strbuf_reset(dst);
+    strbuf_grow(dst, src->len);
+    for (size_t i = 0; i < src->len; i++)
+        dst->buf[i] = (char)tolower((unsigned char)src->buf[i]);
+    strbuf_setlen(dst, src->len);
+}
+
+static void err_lower(struct err_info *e)
+{
+    if (e->lowered)
+        return;
+    lower_into(&e->lmsg, &e->msg);
+    lower_into(&e->lcode, &e->code);
+    lower_into(&e->ltype, &e->type);
+    e->lowered = 1;
+}
+
+/* needle (lower case) in an already lower-cased haystack */
+static int has(const struct strbuf *lower_hay, const char *needle)
+{
+    return lower_hay->len && strstr(lower_hay->buf, needle) != NULL;
+}
+
+static void add_msg_value(struct strbuf *msg, const cJSON *m)
+{
+    if (cJSON_IsString(m))
+        client_add_clean(msg, m->valuestring, strlen(m->valuestring), MAX_MESSAGE_BYTES);
+    else if (cJSON_IsArray(m)) {
+        /* FastAPI validation: [{"loc":[...],"msg":"...","type":"..."}] */
+        const cJSON *it;
+        int first = 1;
+        cJSON_ArrayForEach(it, m)
+        {
+            const char *s = client_obj_str(it, "msg");
+            if (!s)
+                s = cJSON_IsString(it) ? it->valuestring : NULL;
+            if (!s)
+                continue;
+            if (!first)
+                strbuf_addstr(msg, "; ");
+            client_add_clean(msg, s, strlen(s), MAX_MESSAGE_BYTES);
+            first = 0;
+            if (msg->len > MAX_MESSAGE_BYTES)
+                break;
+        }
+    } else if (cJSON_IsObject(m)) {
+        const char *s = client_obj_str(m, "message");
+        if (!s)
+            s = client_obj_str(m, "msg");
+        if (s)
+            client_add_clean(msg, s, strlen(s), MAX_MESSAGE_BYTES);
+    }
+}
+
+/*
+ * Extract message/code/type from a parsed JSON body (any shape). Returns 0
+ * when the body looked like an error (had a message or code), -1 otherwise.
+ */
+static int extract_error(const cJSON *root, struct err_info *e)
+{
+    const cJSON *err = client_obj_get(root, "error");
+    const cJSON *holder = NULL;
+    if (cJSON_IsObject(err)) {
+        holder = err;
+    } else if (cJSON_IsString(err)) {
+        /* Ollama native / TGI: {"error":"...","error_type":"validation"} */
+        client_add_clean(&e->msg, err->valuestring, strlen(err->valuestring), MAX_MESSAGE_BYTES);
+        scalar_text(client_obj_get(root, "error_type"), &e->type);
+        scalar_text(client_obj_get(root, "code"), &e->code);
+        return 0;
+    } else if (cJSON_IsObject(root) &&
+               (client_obj_get(root, "message") || client_obj_get(root, "detail") ||
+                client_obj_get(root, "msg"))) {
+        /* {"object":"error","message":...,"code":400}, {"message":...}, {"detail":...} */
+        holder = root;
+    }
+    if (!holder)
+        return -1;
+    {
+        const cJSON *m = client_obj_get(holder, "message");
+        if (!m)
+            m = client_obj_get(holder, "detail");
+        if (!m)
+            m = client_obj_get(holder, "msg");
+        add_msg_value(&e->msg, m);
+    }
+    scalar_text(client_obj_get(holder, "code"), &e->code);
+    if (scalar_text(client_obj_get(holder, "type"), &e->type))
+        scalar_text(client_obj_get(holder, "error_type"), &e->type);
+    /* {"error": {"message": "...", "metadata": {"raw": "..."}}}: keep the outer message */
+    return e->msg.len || e->code.len || e->type.len ? 0 : -1;
+}
+
+static void add_raw_body(struct strbuf *msg, const char *body, size_t len)
+{
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)body[i]))
+        i++;
+    client_add_clean(msg, body + i, len - i, MAX_MESSAGE_BYTES);
+    strbuf_rtrim(msg);
+}
+
+int client_error_message(const char *body, size_t len, struct strbuf *msg, struct strbuf *code)
+{
+    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    struct err_info e;
+    int ret = -1;
+    err_info_init(&e);
+    if (root && !extract_error(root, &e)) {
+        if (e.msg.len)
+            strbuf_add(msg, e.msg.buf, e.msg.len);
+        else
+            strbuf_add(msg, e.code.len ? e.code.buf : e.type.buf,
+                       e.code.len ? e.code.len : e.type.len);
+        if (code) {
+            /* a numeric code (vLLM/llama.cpp: the HTTP status) says less than the type */
+            int numeric = e.code.len && isdigit((unsigned char)e.code.buf[0]);
+            if (e.code.len && !(numeric && e.type.len))
+                strbuf_add(code, e.code.buf, e.code.len);
+            else if (e.type.len)
+                strbuf_add(code, e.type.buf, e.type.len);
+        }
+        ret = 0;
+    } else if (body && len) {
+        add_raw_body(msg, body, len);
+    }
+    cJSON_Delete(root);
+    err_info_release(&e);
+    return ret;
+}
+
+/* The overflow patterns of reference §4.4, on a lower-cased text. */
+static int overflow_lower(const struct strbuf *t)
+{
+    static const char *const patterns[] = {
+        "context_length_exceeded",
+        "exceed_context_size_error",
+        "context_window_exceeded",
+        "maximum context length",
+        "context length is only",
+        "longer than the model's context length",
+        "exceeds the available context size",
+        "prompt is longer than the context length",
+        "requested token count exceeds",
+        "reduce the length of the",
+        "exceeds the context window",
+        "exceeds the maximum context",
+        "must have less than",
+        "prompt is too long",
+        "input is too long",
+        "too many tokens in the prompt",
+    };
+    for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
+        if (has(t, patterns[i]))
+            return 1;
+    return has(t, "must be <=") && has(t, "max_new_tokens");
+}
+
+int client_is_overflow_message(const char *msg)
+{
+    struct strbuf raw = STRBUF_INIT, low = STRBUF_INIT;
+    int r;
+    if (!msg)
+        return 0;
+    strbuf_addstr(&raw, msg);
+    lower_into(&low, &raw);
+    r = overflow_lower(&low);
+    strbuf_release(&raw);
+    strbuf_release(&low);
+    return r;
+}
+
+static int is_overflow(struct err_info *e)
+{
+    err_lower(e);
+    return overflow_lower(&e->lmsg) || overflow_lower(&e->lcode) || overflow_lower(&e->ltype);
+}
+
+static int is_filter(struct err_info *e)
+{
+    static const char *const codes[] = {"content_filter", "content_policy_violation",
+                                        "responsibleaipolicyviolation", "cyber_policy"};
+    err_lower(e);
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (has(&e->lcode, codes[i]) || has(&e->ltype, codes[i]))
+            return 1;
+    return has(&e->lmsg, "content management policy") || has(&e->lmsg, "content filter");
+}
+
+static int is_quota(struct err_info *e)
+{
+    err_lower(e);
+    return has(&e->lcode, "insufficient_quota") || has(&e->ltype, "insufficient_quota") ||
+           has(&e->lmsg, "exceeded your current quota") || has(&e->lmsg, "insufficient_quota") ||
+           has(&e->lmsg, "check your plan and billing");
+}
+
+static int is_unsupported(struct err_info *e)
+{
+    err_lower(e);
+    return has(&e->lcode, "unsupported_parameter") || has(&e->lcode, "unsupported_value") ||
+           has(&e->lmsg, "unsupported parameter") || has(&e->lmsg, "unsupported value") ||
+           has(&e->lmsg, "is not supported with this model") ||
+           has(&e->lmsg, "extra inputs are not permitted") ||
+           has(&e->lmsg, "unrecognized request argument");
+}
+
+/* ------------------------------------------------------------- classify */
+
+void client_response_init(struct client_response *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->prompt_tokens = -1;
+    r->completion_tokens = -1;
+    r->reasoning_tokens = -1;
+    r->cached_tokens = -1;
+    r->expected_prompt_tokens = -1;
+    r->retry_after_ms = -1;
+    r->endpoint = -1;
+}
+
+void client_response_release(struct client_response *r)
+{
+    free(r->content);
+    free(r->reasoning);
+    free(r->refusal);
+    free(r->finish_reason);
+    free(r->model);
+    free(r->system_fingerprint);
+    free(r->request_id);
+    free(r->error);
+    free(r->error_code);
+    client_response_init(r);
+}
+
+void client_response_free(struct client_response *r)
+{
+    if (!r)
+        return;
+    client_response_release(r);
+    free(r);
+}
+
+static char *dup_str(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static void set_str(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = dup_str(s);
+}
+
+static void set_sb(char **dst, const struct strbuf *sb)
+{
+    free(*dst);
+    *dst = sb->len ? xmemdup(sb->buf, sb->len) : NULL;
+}
+
+void client_set_error(struct client_response *r, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    free(r->error);
+    r->error = strbuf_detach(&sb, NULL);
+}
+
+static int blank(const char *s)
+{
+    if (!s)
+        return 1;
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* The choice with "index": 0 (or the first one). */
+static const cJSON *first_choice(const cJSON *choices)
+{
+    const cJSON *c, *first = NULL;
+    cJSON_ArrayForEach(c, choices)
+    {
+        const cJSON *idx;
+        if (!cJSON_IsObject(c))
+            continue;
+        if (!first)
+            first = c;
+        idx = client_obj_get(c, "index");
+        if (cJSON_IsNumber(idx) && idx->valuedouble == 0)
+            return c;
+    }
+    return first;
+}
+
+static void classify_success(const struct client_exchange *ex, struct client_response *r)
+{
+    cJSON *root = ex->body && ex->body_len ? cJSON_ParseWithLength(ex->body, ex->body_len) : NULL;
+    const cJSON *choice, *usage, *msg, *v;
+    struct err_info e;
+    double ratio = ex->truncation_ratio > 0 ? ex->truncation_ratio : 0.98;
+
+    err_info_init(&e);
+    if (!cJSON_IsObject(root)) {
+        struct strbuf raw = STRBUF_INIT;
+        add_raw_body(&raw, ex->body ? ex->body : "", ex->body ? ex->body_len : 0);
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_BAD_BODY;
+        client_set_error(r, "HTTP %ld with a body that is not a JSON object: %.200s", ex->status,
+                         raw.len ? raw.buf : "(empty)");
+        strbuf_release(&raw);
+        goto out;
+    }
+    set_str(&r->model, client_obj_str(root, "model"));
+    set_str(&r->system_fingerprint, client_obj_str(root, "system_fingerprint"));
+    if (!r->request_id)
+        set_str(&r->request_id, client_obj_str(root, "id"));
+
+    v = client_obj_get(root, "error");
+    if (v && !cJSON_IsNull(v) && !extract_error(root, &e)) {
+        /* TGI 2.4 returned validation errors with HTTP 200 */
+        set_sb(&r->error, e.msg.len ? &e.msg : (e.code.len ? &e.code : &e.type));
+        set_sb(&r->error_code, e.code.len ? &e.code : &e.type);
+        if (!r->error)
+            client_set_error(r, "HTTP %ld with an error object in the body", ex->status);
+        if (is_overflow(&e)) {
+            r->cls = CLIENT_OVERFLOW;
+        } else {
+            r->cls = CLIENT_RETRYABLE;
+            r->reason = CLIENT_R_ERROR_IN_BODY;
+        }
+        goto out;
+    }
+
+    usage = client_obj_get(root, "usage");
+    r->prompt_tokens = client_obj_long(usage, "prompt_tokens");
+    r->completion_tokens = client_obj_long(usage, "completion_tokens");
+    r->reasoning_tokens =
+        client_obj_long(client_obj_get(usage, "completion_tokens_details"), "reasoning_tokens");
+    r->cached_tokens =
+        client_obj_long(client_obj_get(usage, "prompt_tokens_details"), "cached_tokens");
+
+    v = client_obj_get(root, "choices");
+    choice = cJSON_IsArray(v) ? first_choice(v) : NULL;
+    if (!choice) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_BAD_BODY;
+        client_set_error(r, "HTTP %ld response without choices", ex->status);
+        goto out;
+    }
+    set_str(&r->finish_reason, client_obj_str(choice, "finish_reason"));
+    msg = client_obj_get(choice, "message");
+    if (ex->legacy || !msg) {
+        set_str(&r->content, client_obj_str(choice, "text"));
+        if (!r->content && msg)
+            set_str(&r->content, client_obj_str(msg, "content"));
+    } else {
+        set_str(&r->content, client_obj_str(msg, "content"));
+    }
+    if (msg) {
+        const char *reasoning = client_obj_str(msg, "reasoning_content");
+        if (!reasoning)
+            reasoning = client_obj_str(msg, "reasoning");
+        set_str(&r->reasoning, reasoning);
+        set_str(&r->refusal, client_obj_str(msg, "refusal"));
+    }
+    if (!r->content && !r->reasoning && ex->legacy == 0 && !msg &&
+        !client_obj_get(choice, "text")) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_BAD_BODY;
+        client_set_error(r, "HTTP %ld choice without message or text", ex->status);
+        goto out;
+    }
+
+    if (r->finish_reason && !strcmp(r->finish_reason, "content_filter")) {
+        r->cls = CLIENT_FILTERED;
+        client_set_error(r, "finish_reason content_filter");
+    } else if (blank(r->content) && !blank(r->refusal)) {
+        r->cls = CLIENT_FILTERED;
+        client_set_error(r, "refusal: %.300s", r->refusal);
+    } else if (r->finish_reason && !strcmp(r->finish_reason, "error")) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_SERVER_ERROR;
+        client_set_error(r, "finish_reason error");
+    } else if (ex->expected_prompt_tokens > 0 && r->prompt_tokens >= 0 &&
+               (double)r->prompt_tokens < ratio * (double)ex->expected_prompt_tokens) {
+        r->cls = CLIENT_TRUNCATED;
+        r->reason = CLIENT_R_PROMPT_SHORT;
+        client_set_error(r, "server counted %ld prompt tokens, %ld were sent (silent truncation?)",
+                         r->prompt_tokens, ex->expected_prompt_tokens);
+    } else if (blank(r->content)) {
+        r->cls = CLIENT_EMPTY;
+        client_set_error(r, "empty content (finish_reason %s%s)",
+                         r->finish_reason ? r->finish_reason : "none",
+                         blank(r->reasoning) ? "" : ", reasoning present");
+    } else if (r->finish_reason && !strcmp(r->finish_reason, "length")) {
+        r->cls = CLIENT_TRUNCATED;
+        r->reason = CLIENT_R_LENGTH;
+        client_set_error(r, "finish_reason length (output hit max tokens)");
+    } else {
+        r->cls = CLIENT_OK;
+    }
+out:
+    err_info_release(&e);
+    cJSON_Delete(root);
+}
+
+static void classify_error(const struct client_exchange *ex, struct client_response *r)
+{
+    cJSON *root = ex->body && ex->body_len ? cJSON_ParseWithLength(ex->body, ex->body_len) : NULL;
+    struct err_info e;
+    long st = ex->status;
+    int structured;
+
+    err_info_init(&e);
+    structured = root && !extract_error(root, &e);
+    if (!structured && ex->body && ex->body_len)
+        add_raw_body(&e.msg, ex->body, ex->body_len);
+    if (e.msg.len)
+        set_sb(&r->error, &e.msg);
+    else if (e.code.len || e.type.len)
+        set_sb(&r->error, e.code.len ? &e.code : &e.type);
+    else
+        client_set_error(r, "HTTP %ld with an empty body", st);
+    {
+        int numeric = e.code.len && isdigit((unsigned char)e.code.buf[0]);
+        if (e.code.len && !(numeric && e.type.len))
+            set_sb(&r->error_code, &e.code);
+        else if (e.type.len)
+            set_sb(&r->error_code, &e.type);
+    }
+
+    if (st >= 400 && st < 500 && is_overflow(&e)) {
+        r->cls = CLIENT_OVERFLOW;
+    } else if (st == 413) {
+        /* gateways (Cloudflare, nginx) answer 413 for bodies too big: overflow by another name */
+        r->cls = CLIENT_OVERFLOW;
+    } else if (st == 429) {
+        if (is_quota(&e)) {
+            r->cls = CLIENT_FATAL;
+            r->reason = CLIENT_R_QUOTA;
+        } else {
+            r->cls = CLIENT_RETRYABLE;
+            r->reason = CLIENT_R_RATE_LIMIT;
+        }
+    } else if (st >= 400 && st < 500 && is_filter(&e)) {
+        r->cls = CLIENT_FILTERED;
+    } else if (st == 408 || st == 409) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_HTTP_RETRYABLE;
+    } else if (st == 401 || st == 403) {
+        r->cls = CLIENT_FATAL;
+        r->reason = CLIENT_R_AUTH;
+    } else if (st == 404) {
+        r->cls = CLIENT_FATAL;
+        r->reason = CLIENT_R_MODEL_NOT_FOUND;
+    } else if (st == 501) {
+        /* llama.cpp not_supported_error: asking again does not help */
+        r->cls = CLIENT_FATAL;
+        r->reason = CLIENT_R_BAD_REQUEST;
+    } else if (st >= 500 && st < 600) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_SERVER_ERROR;
+    } else if (st >= 400 && st < 500) {
+        struct strbuf sr = STRBUF_INIT;
+        r->cls = CLIENT_FATAL;
+        r->reason = is_unsupported(&e) ? CLIENT_R_UNSUPPORTED_PARAM : CLIENT_R_BAD_REQUEST;
+        /* openai-python honours x-should-retry */
+        if (r->reason == CLIENT_R_BAD_REQUEST &&
+            !client_header_get(ex->headers, "x-should-retry", &sr) && !strcasecmp(sr.buf, "true")) {
+            r->cls = CLIENT_RETRYABLE;
+            r->reason = CLIENT_R_HTTP_RETRYABLE;
+        }
+        strbuf_release(&sr);
+    } else if (st >= 300 && st < 400) {
+        struct strbuf loc = STRBUF_INIT;
+        r->cls = CLIENT_FATAL;
+        r->reason = CLIENT_R_BAD_REQUEST;
+        if (!client_header_get(ex->headers, "location", &loc)) {
+            struct strbuf m = STRBUF_INIT;
+            client_add_clean(&m, loc.buf, loc.len, 300);
+            client_set_error(r, "HTTP %ld redirect to %s (give the final URL as --endpoint)", st,
+                             m.buf);
+            strbuf_release(&m);
+        }
+        strbuf_release(&loc);
+    } else {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_TRANSPORT;
+    }
+    err_info_release(&e);
+    cJSON_Delete(root);
+}
+
+void client_classify(const struct client_exchange *ex, struct client_response *out)
+{
+    void *tag = out->tag;
+    int endpoint = out->endpoint;
+    client_response_release(out);
+    out->tag = tag;
+    out->endpoint = endpoint;
+    out->http_status = ex->status;
+    out->expected_prompt_tokens = ex->expected_prompt_tokens > 0 ? ex->expected_prompt_tokens : -1;
+    out->response_bytes = ex->body ? ex->body_len : 0;
+    if (ex->headers) {
+        struct strbuf id = STRBUF_INIT;
+        if (!client_header_get(ex->headers, "x-request-id", &id) && id.len) {
+            struct strbuf clean = STRBUF_INIT;
+            client_add_clean(&clean, id.buf, id.len, 200);
+            out->request_id = strbuf_detach(&clean, NULL);
+        }
+        strbuf_release(&id);
+    }
+    if (ex->status >= 200 && ex->status < 300) {
+        classify_success(ex, out);
+    } else {
+        out->retry_after_ms = client_retry_after_ms(ex->headers, ex->now);
+        classify_error(ex, out);
+    }
+}
