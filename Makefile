@@ -16,7 +16,7 @@ PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib
 # chromium to render report.html headless).
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libpcre2-dev \
 	libcjson-dev libmicrohttpd-dev zlib1g-dev gnuplot-nox libxml2-utils sqlite3 clang \
-	clang-format curl ca-certificates procps python3 chromium
+	clang-format curl ca-certificates procps python3 chromium python3-pandas
 
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
 	command -v gnuplot >/dev/null 2>&1 && command -v xmllint >/dev/null 2>&1 && echo yes)

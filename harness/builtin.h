@@ -18,6 +18,7 @@ int cmd_merge(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_plot(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
 
 /* main.c's table, for `dipmap help`. */
 struct cmd_struct {

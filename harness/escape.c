@@ -207,3 +207,85 @@ void escape_filename(struct strbuf *out, const char *s)
     if (out->len == start)
         strbuf_addch(out, '_');
 }
+
+/*
+ * Data formats (export): the text itself, not a display form, so unlike walk()
+ * nothing is mapped to spaces; only invalid UTF-8 becomes U+FFFD. `one` sees
+ * every ASCII byte, multi-byte characters are copied.
+ */
+static void walk_exact(struct strbuf *out, const char *s, size_t len, ascii_fn one)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned cp;
+        size_t n;
+        if (p[i] < 0x80) {
+            one(out, p[i++]);
+            continue;
+        }
+        n = utf8_decode(p + i, len - i, &cp);
+        if (!n) {
+            strbuf_addstr(out, replacement);
+            i++;
+            continue;
+        }
+        strbuf_add(out, p + i, n);
+        i += n;
+    }
+}
+
+static void json_one(struct strbuf *out, unsigned char c)
+{
+    switch (c) {
+    case '"':
+        strbuf_addstr(out, "\\\"");
+        break;
+    case '\\':
+        strbuf_addstr(out, "\\\\");
+        break;
+    case '\n':
+        strbuf_addstr(out, "\\n");
+        break;
+    case '\r':
+        strbuf_addstr(out, "\\r");
+        break;
+    case '\t':
+        strbuf_addstr(out, "\\t");
+        break;
+    default:
+        if (c < 0x20 || c == 0x7F)
+            strbuf_addf(out, "\\u%04x", c);
+        else
+            strbuf_addch(out, (char)c);
+    }
+}
+
+void escape_json(struct strbuf *out, const char *s)
+{
+    strbuf_addch(out, '"');
+    if (s)
+        walk_exact(out, s, strlen(s), json_one);
+    strbuf_addch(out, '"');
+}
+
+static void csv_one(struct strbuf *out, unsigned char c)
+{
+    if (c == '"')
+        strbuf_addstr(out, "\"\"");
+    else
+        strbuf_addch(out, (char)c);
+}
+
+void escape_csv(struct strbuf *out, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    int quote = n && (strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[n - 1] == ' ');
+    if (quote)
+        strbuf_addch(out, '"');
+    if (s)
+        walk_exact(out, s, n, csv_one); /* unquoted text has no '"' to double */
+    if (quote)
+        strbuf_addch(out, '"');
+}

@@ -47,6 +47,17 @@ void escape_gnuplot(struct strbuf *out, const char *s);
 void escape_filename(struct strbuf *out, const char *s);
 
 /*
+ * Data formats (dipmap export): the exact text, only invalid UTF-8 replaced.
+ * escape_json: a complete JSON string literal, quotes included; " \ and
+ * control characters escaped (\n \r \t, else \u00XX). NULL gives "".
+ * escape_csv: one RFC 4180 field: quoted (with "" for ") when it holds a
+ * comma, quote, CR or LF or starts or ends with a space; else as is. NULL or
+ * "" appends nothing (an empty field).
+ */
+void escape_json(struct strbuf *out, const char *s);
+void escape_csv(struct strbuf *out, const char *s);
+
+/*
  * Decode one UTF-8 character at s (at most len bytes). Returns its length
  * (1..4) and stores the code point, or returns 0 for an invalid/truncated/
  * overlong sequence or a surrogate (the caller substitutes and skips a byte).

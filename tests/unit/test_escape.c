@@ -91,6 +91,29 @@ static void test_utf8_decode(void)
     CHECK_INT(utf8_decode((const unsigned char *)"\xE0\x80\x80", 3, &cp), 0);
 }
 
+static void test_json(void)
+{
+    CHECK_STR(esc(escape_json, NULL), "\"\"");
+    CHECK_STR(esc(escape_json, "a\"b\\c\nd\te\r"), "\"a\\\"b\\\\c\\nd\\te\\r\"");
+    CHECK_STR(esc(escape_json, "x\x01\x1fy\x7f"), "\"x\\u0001\\u001fy\\u007f\"");
+    /* exact text: C1 and U+2028 are kept (valid JSON), invalid UTF-8 becomes U+FFFD */
+    CHECK_STR(esc(escape_json, "\xC2\x85\xE2\x80\xA8"), "\"\xC2\x85\xE2\x80\xA8\"");
+    CHECK_STR(esc(escape_json, "a\xFFz"), "\"a\xEF\xBF\xBDz\"");
+    CHECK_STR(esc(escape_json, "</script>"), "\"</script>\"");
+}
+
+static void test_csv(void)
+{
+    CHECK_STR(esc(escape_csv, NULL), "");
+    CHECK_STR(esc(escape_csv, "plain text"), "plain text");
+    CHECK_STR(esc(escape_csv, "a,b"), "\"a,b\"");
+    CHECK_STR(esc(escape_csv, "say \"hi\""), "\"say \"\"hi\"\"\"");
+    CHECK_STR(esc(escape_csv, "two\nlines"), "\"two\nlines\"");
+    CHECK_STR(esc(escape_csv, "cr\r"), "\"cr\r\"");
+    CHECK_STR(esc(escape_csv, " padded "), "\" padded \"");
+    CHECK_STR(esc(escape_csv, "bad\xC3"), "bad\xEF\xBF\xBD");
+}
+
 int main(void)
 {
     RUN(test_html);
@@ -99,5 +122,7 @@ int main(void)
     RUN(test_gnuplot);
     RUN(test_filename);
     RUN(test_utf8_decode);
+    RUN(test_json);
+    RUN(test_csv);
     return TEST_EXIT();
 }
