@@ -1,7 +1,7 @@
 # dipmap — build, test, demo. See README.md.
 #
 #   make              build ./dipmap (installs missing Debian packages first)
-#   make test         unit + CLI tests, ends with "N passed, N failed"
+#   make test         unit + CLI tests, ends with "N passed, N failed, N skipped"
 #   make test-asan    the same suite under AddressSanitizer + UBSan
 #   make demo         the built-in demo against the simulated server
 #   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md

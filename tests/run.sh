@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Runs every unit test binary and every numbered CLI test, prints one line per
-# test and ends with exactly one summary line "N passed, N failed".
+# test and ends with exactly one summary line "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh BUILD_DIR DIPMAP_BINARY [PATTERN]
 #
 # A CLI test is tests/cli/NNN-name.sh, run in a fresh scratch directory with
-# DIPMAP (the binary), REPO, SHARED (../shared) and TESTS exported. When
-# NNN-name.out / .err exist, stdout / stderr must equal them; when NNN-name.code
-# exists the exit code must equal it, otherwise it must be 0.
+# DIPMAP (the binary), REPO (the repository) and TESTS ($REPO/tests) exported;
+# its data is in the repository (tests/data/, datasets/). When NNN-name.out /
+# .err exist, stdout / stderr must equal them; when NNN-name.code exists the
+# exit code must equal it, otherwise it must be 0.
+#
+# Skips: a test that needs something optional that is missing (chromium,
+# gnuplot, a python3 module, $LLAMA_SERVER) does not pass silently. A CLI test
+# calls `skip "why"` (tests/cli/lib.sh: prints "skip: why" on stderr, exits 77);
+# a unit test calls TEST_SKIP("why") (tests/unit/test.h: "ok - name # skip why").
+# Both are listed as "skip - NAME (why)" and counted apart. CI (.ci/run) sets
+# DIPMAP_REQUIRE_* variables that turn those skips into failures.
 set -u
 build=$1
 bin=$2
@@ -55,6 +63,12 @@ run_cli() {
     (cd "$scratch" && timeout "${CLI_TIMEOUT:-300}" bash "$t" >"$results/$name.stdout" 2>"$results/$name.stderr")
     rc=$?
     [ -f "$base.code" ] && want=$(cat "$base.code")
+    if [ "$rc" = 77 ] && [ "$want" != 77 ]; then
+        msg=$(sed -n 's/^skip: //p' "$results/$name.stderr" | tail -n 1)
+        echo "skip - cli/$name (${msg:-no reason given})" >"$results/$name.cli"
+        rm -rf "$scratch"
+        return
+    fi
     if [ "$rc" != "$want" ]; then ok=0; msg="exit code $rc, expected $want"; fi
     if [ -f "$base.out" ] && ! diff -u "$base.out" "$results/$name.stdout" >"$results/$name.diff" 2>&1; then
         ok=0; msg="$msg${msg:+; }stdout differs"
@@ -100,10 +114,18 @@ fi
 
 pass=0
 fail=0
+skipped=0
 for f in "$results"/*.unit "$results"/*.cli; do
     [ -f "$f" ] || continue
     while IFS= read -r line; do
         case "$line" in
+        "ok - "*" # skip "*)
+            skipped=$((skipped + 1))
+            why=${line#* # skip }
+            name=${line#ok - }
+            echo "skip - ${name%% # skip *} ($why)"
+            ;;
+        "skip - "*) skipped=$((skipped + 1)); echo "$line" ;;
         "ok - "*) pass=$((pass + 1)); echo "$line" ;;
         "not ok - "*) fail=$((fail + 1)); echo "$line" ;;
         *) echo "$line" ;;
@@ -117,5 +139,5 @@ if [ -n "${VALGRIND:-}" ]; then
     vg_bad=$(find "$VALGRIND_LOGS" -name 'vg.*.log' -size +0 | wc -l) # -q: only errors are logged
     echo "valgrind: $(ls "$VALGRIND_LOGS"/vg.*.log 2>/dev/null | wc -l) processes, $vg_bad logs with errors; logs in $VALGRIND_LOGS"
 fi
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]

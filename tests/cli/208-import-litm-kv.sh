@@ -1,13 +1,13 @@
 # import litm converts a key-value file: the gold pair, other pairs of the record as hard
 # negatives carrying their (wrong) value, the rest as haystack
 source "$TESTS/cli/lib.sh"
-kv="$SHARED/data/litm/kv-retrieval-75_keys.jsonl.gz"
+kv="$TESTS/data/litm/kv-retrieval-75_keys.head20.jsonl.gz" # the first 20 of 500 records
 expect_code 0 "$DIPMAP" import litm "$kv" --out kv.jsonl --haystack-out kvh.jsonl --limit 3 --kv-negatives 30
 assert_contains err "import: 3 questions -> kv.jsonl"
 [ "$(wc -l <kv.jsonl)" = 3 ] || fail "expected 3 questions"
 python3 - <<'PY' || fail "kv set shape"
 import json, gzip
-src = [json.loads(l) for l in gzip.open(__import__("os").environ["SHARED"] + "/data/litm/kv-retrieval-75_keys.jsonl.gz", "rt")][:3]
+src = [json.loads(l) for l in gzip.open(__import__("os").environ["TESTS"] + "/data/litm/kv-retrieval-75_keys.head20.jsonl.gz", "rt")][:3]
 out = [json.loads(l) for l in open("kv.jsonl")]
 for s, q in zip(src, out):
     assert q["answers"] == [s["value"]], q["answers"]
@@ -18,7 +18,7 @@ for s, q in zip(src, out):
         assert d["value"] and d["value"] != s["value"] and d["text"].endswith('"%s"' % d["value"])
 hay = [json.loads(l) for l in open("kvh.jsonl")]
 # --limit limits questions; every record's unused pairs feed the haystack
-assert len(hay) == 500 * (75 - 1 - 30), len(hay)
+assert len(hay) == 20 * (75 - 1 - 30), len(hay)
 PY
 expect_code 0 "$DIPMAP" show-prompt --dataset kv.jsonl --haystack kvh.jsonl --template kv --length 4k --depth 50 --question kv75-0002
 assert_contains out "# question kv75-0002, length 4096"

@@ -6,12 +6,13 @@ for f in nq-open.jsonl.gz nq-haystack.jsonl.gz needle.jsonl kv.jsonl kv-haystack
     assert_contains "$readme" "$f"
 done
 assert_contains "$readme" "CC BY-SA 3.0"
-# run each documented command (lines starting with "    dipmap ") from a scratch copy
+# run each documented command that writes a shipped file (lines "    dipmap ... --out datasets/...")
+# in the scratch directory; their inputs are in the repository (tests/data/litm/)
 mkdir datasets
-grep '^    dipmap ' "$readme" | sed 's/^    dipmap //' >cmds
+grep '^    dipmap .* --out datasets/' "$readme" | sed 's/^    dipmap //' >cmds
 [ "$(wc -l <cmds)" -ge 3 ] || fail "README.md documents no dipmap commands"
 while IFS= read -r c; do
-    c=${c//..\/shared/$SHARED}
+    c=${c//tests\/data\//$TESTS/data/}
     eval "set -- $c"
     "$DIPMAP" "$@" 2>>log || fail "documented command failed: dipmap $c"
 done <cmds

@@ -6,9 +6,7 @@
 . "$TESTS/cli/7xx-lib.bash"
 if [ -z "$(chromium_bin)" ]; then
     # CI (.ci/run) installs chromium and sets DIPMAP_REQUIRE_CHROMIUM: no silent skip there
-    [ -n "${DIPMAP_REQUIRE_CHROMIUM:-}" ] && fail "chromium not installed (make deps installs it)"
-    echo "skipped: chromium not installed (make deps installs it)"
-    exit 0
+    require_or_skip DIPMAP_REQUIRE_CHROMIUM "chromium not installed (make deps installs it)"
 fi
 make_run t.db --run r1 --model m-7b --golden gold.jsonl --hostile
 expect_code 0 "$DIPMAP" report r1 --db t.db

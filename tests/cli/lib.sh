@@ -1,10 +1,23 @@
 # Helpers sourced by CLI tests (tests/cli/NNN-*.sh). Each test runs in its own
-# scratch directory; DIPMAP, REPO, SHARED and TESTS are exported by tests/run.sh.
+# scratch directory; DIPMAP, REPO and TESTS are exported by tests/run.sh.
 
 # fail MESSAGE: print and exit 1
 fail() {
     echo "FAIL: $*" >&2
     exit 1
+}
+
+# skip REASON: this test cannot run here (an optional tool is missing); tests/run.sh
+# lists it as "skip - cli/NAME (REASON)" and counts it apart. Exit code 77.
+skip() {
+    echo "skip: $*" >&2
+    exit 77
+}
+
+# require_or_skip VAR REASON: skip, unless $VAR is set (CI sets DIPMAP_REQUIRE_*), then fail
+require_or_skip() {
+    if [ -n "${!1:-}" ]; then fail "$2 ($1 is set)"; fi
+    skip "$2"
 }
 
 # expect_code N CMD...: run CMD, capture stdout/stderr into ./out ./err, check its exit code

@@ -1871,7 +1871,7 @@ static void test_sim_interop(void)
     struct client_response *r;
     long full_count = -1;
     if (!getenv("DIPMAP")) {
-        fprintf(stderr, "  skipped: $DIPMAP not set\n");
+        TEST_SKIP("$DIPMAP not set (tests/run.sh sets it)");
         return;
     }
     /* the prompt's token count as the simulator counts it, for the truncation check */

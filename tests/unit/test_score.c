@@ -1,8 +1,10 @@
-/* Unit tests for score.c: the shared LitM QA and KV vectors, the normaliser and dipmap's scorers.
+/* Unit tests for score.c: the LitM QA and KV vectors (tests/data/litm/), the normaliser and
+ * dipmap's scorers.
  */
 #include <cJSON.h>
 #include <stdio.h>
 
+#include "dataset.h"
 #include "score.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -16,28 +18,29 @@ static char *norm(const char *s)
     return strbuf_detach(&sb, NULL);
 }
 
-static FILE *open_shared(const char *rel)
+/* tests/data/litm/REL (gzip), read line by line; NULL after dataset_lines_open's message */
+static struct dataset_lines *open_vectors(const char *rel)
 {
     struct strbuf path = STRBUF_INIT;
-    FILE *fp;
-    strbuf_addf(&path, "%s/%s", test_shared_dir(), rel);
-    fp = fopen(path.buf, "r");
-    if (!fp)
-        fprintf(stderr, "  cannot open %s\n", path.buf);
+    struct dataset_lines *r;
+    strbuf_addf(&path, "%s/litm/%s", test_data_dir(), rel);
+    r = dataset_lines_open(path.buf);
     strbuf_release(&path);
-    return fp;
+    return r;
 }
 
 static void test_qa_vectors(void)
 {
-    FILE *fp = open_shared("data/litm/qa_scoring_vectors.jsonl");
-    struct strbuf line = STRBUF_INIT;
+    struct dataset_lines *fp = open_vectors("qa_scoring_vectors.jsonl.gz");
+    char *line;
+    size_t len;
+    long lineno;
     int n = 0, bad = 0;
     CHECK(fp != NULL);
     if (!fp)
         return;
-    while (strbuf_getline(&line, fp) == 1) {
-        cJSON *o = cJSON_Parse(line.buf), *a, *na;
+    while (dataset_lines_next(fp, &line, &len, &lineno) == 1) {
+        cJSON *o = cJSON_Parse(line), *a, *na;
         const char **answers;
         int i, na_n, sc, raw;
         if (!o) {
@@ -91,22 +94,23 @@ static void test_qa_vectors(void)
         cJSON_Delete(o);
         n++;
     }
-    fclose(fp);
-    strbuf_release(&line);
+    dataset_lines_close(fp);
     CHECK_INT(n, 629);
     CHECK_INT(bad, 0);
 }
 
 static void test_kv_vectors(void)
 {
-    FILE *fp = open_shared("data/litm/kv_scoring_vectors.jsonl");
-    struct strbuf line = STRBUF_INIT;
+    struct dataset_lines *fp = open_vectors("kv_scoring_vectors.jsonl.gz");
+    char *line;
+    size_t len;
+    long lineno;
     int n = 0, bad = 0;
     CHECK(fp != NULL);
     if (!fp)
         return;
-    while (strbuf_getline(&line, fp) == 1) {
-        cJSON *o = cJSON_Parse(line.buf);
+    while (dataset_lines_next(fp, &line, &len, &lineno) == 1) {
+        cJSON *o = cJSON_Parse(line);
         const char *ma, *val;
         double want, got = -1;
         if (!o) {
@@ -125,8 +129,7 @@ static void test_kv_vectors(void)
         cJSON_Delete(o);
         n++;
     }
-    fclose(fp);
-    strbuf_release(&line);
+    dataset_lines_close(fp);
     CHECK_INT(n, 121);
     CHECK_INT(bad, 0);
 }
