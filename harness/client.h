@@ -54,6 +54,9 @@ enum client_reason {
     CLIENT_R_PROMPT_SHORT,      /* TRUNCATED: usage.prompt_tokens < ratio * expected */
     CLIENT_R_RATE_LIMIT,        /* RETRYABLE: 429 */
     CLIENT_R_SERVER_ERROR,      /* RETRYABLE: 5xx */
+    CLIENT_R_OUTPUT_PARSE,      /* RETRYABLE, CLIENT_OUTPUT_PARSE_ATTEMPTS at most: 500 "Failed to
+                                   parse input" (llama.cpp's chat parser rejected the model's own
+                                   output) */
     CLIENT_R_HTTP_RETRYABLE,    /* RETRYABLE: 408/409 */
     CLIENT_R_TIMEOUT,           /* RETRYABLE: total or connect timeout */
     CLIENT_R_CONNECT,           /* RETRYABLE: cannot connect / resolve / TLS */
@@ -68,6 +71,14 @@ enum client_reason {
     CLIENT_R_BAD_REQUEST,       /* FATAL: any other 4xx */
     CLIENT_REASON__COUNT
 };
+
+/*
+ * Attempts a CLIENT_R_OUTPUT_PARSE trial gets at most (the first and one retry),
+ * whatever --max-attempts says: the same prompt at the same seed gives the same
+ * output, so more attempts only repeat the failure; one retry covers llama.cpp's
+ * documented prompt-cache nondeterminism.
+ */
+#define CLIENT_OUTPUT_PARSE_ATTEMPTS 2
 
 /* "none", "length", "prompt-short", "rate-limit", ... (stable, lower case). */
 const char *client_reason_name(enum client_reason r);

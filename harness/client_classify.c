@@ -41,10 +41,23 @@ const char *client_class_name(enum client_class c)
 }
 
 static const char *const reason_names[CLIENT_REASON__COUNT] = {
-    "none",         "length",          "prompt-short",  "rate-limit",
-    "server-error", "http-retryable",  "timeout",       "connect",
-    "transport",    "bad-body",        "error-in-body", "too-large",
-    "auth",         "model-not-found", "quota",         "unsupported-parameter",
+    "none",
+    "length",
+    "prompt-short",
+    "rate-limit",
+    "server-error",
+    "output-parse",
+    "http-retryable",
+    "timeout",
+    "connect",
+    "transport",
+    "bad-body",
+    "error-in-body",
+    "too-large",
+    "auth",
+    "model-not-found",
+    "quota",
+    "unsupported-parameter",
     "bad-request",
 };
 
@@ -621,7 +634,9 @@ static void classify_error(const struct client_exchange *ex, struct client_respo
         r->reason = CLIENT_R_BAD_REQUEST;
     } else if (st >= 500 && st < 600) {
         r->cls = CLIENT_RETRYABLE;
-        r->reason = CLIENT_R_SERVER_ERROR;
+        r->reason = strstr(r->error ? r->error : "", "Failed to parse input")
+                        ? CLIENT_R_OUTPUT_PARSE
+                        : CLIENT_R_SERVER_ERROR;
     } else if (st >= 400 && st < 500) {
         struct strbuf sr = STRBUF_INIT;
         r->cls = CLIENT_FATAL;

@@ -448,7 +448,10 @@ int cmd_run(int argc, const char **argv)
         {OPT_LONG, "concurrency", 'c', &o.concurrency, "N", "requests in flight (default 8)", 0},
         {OPT_LONG, "rpm", 0, &o.rpm, "N", "requests per minute limit", 0},
         {OPT_LONG, "tpm", 0, &o.tpm, "N", "tokens per minute limit", 0},
-        {OPT_LONG, "max-attempts", 0, &o.max_attempts, "N", "per trial (default 6)", 0},
+        {OPT_LONG, "max-attempts", 0, &o.max_attempts, "N",
+         "per trial (default 6; at most 2 for a 500 \"Failed to parse input\", the server "
+         "rejecting the model's own output)",
+         0},
         {OPT_LONG, "retry-base-ms", 0, &o.retry_base_ms, "MS",
          "first backoff without a server hint (default 1000)", 0},
         {OPT_DOUBLE, "max-error-rate", 0, &o.max_error_rate, "F",

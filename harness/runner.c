@@ -919,6 +919,14 @@ static void check_error_rate(struct runner *r)
         stop_with(r, RUNNER_TOO_MANY_ERRORS);
 }
 
+/* --max-attempts, except for responses that another attempt cannot change (client.h). */
+static int attempts_allowed(const struct runner_config *cfg, const struct client_response *resp)
+{
+    if (resp->reason == CLIENT_R_OUTPUT_PARSE && cfg->max_attempts > CLIENT_OUTPUT_PARSE_ATTEMPTS)
+        return CLIENT_OUTPUT_PARSE_ATTEMPTS;
+    return cfg->max_attempts;
+}
+
 static void handle(struct runner *r, struct client_response *resp, double now)
 {
     const struct runner_config *cfg = r->cfg;
@@ -952,7 +960,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
             s->state = SLOT_FREE;
             return;
         }
-        if (s->attempts < cfg->max_attempts) {
+        if (s->attempts < attempts_allowed(cfg, resp)) {
             long delay = throttle_backoff_delay(&r->backoff, s->attempts, resp->retry_after_ms);
             s->ready_ms = now + (double)delay;
             return;

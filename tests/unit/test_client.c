@@ -419,6 +419,11 @@ static const struct ccase ccases[] = {
      "conflict"},
     {500, NULL, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"code\":500}}", 0, 0,
      CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, "boom"},
+    /* llama.cpp's chat parser rejecting the model's output: its own reason (retried once) */
+    {500, NULL,
+     "{\"error\":{\"code\":500,\"message\":\"Failed to parse input at pos 7: <tool_call>x\","
+     "\"type\":\"server_error\"}}",
+     0, 0, CLIENT_RETRYABLE, CLIENT_R_OUTPUT_PARSE, "Failed to parse input at pos 7"},
     {502, NULL, "<html>502 Bad Gateway</html>", 0, 0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR,
      "Bad Gateway"},
     {503, NULL,
