@@ -11,6 +11,7 @@
 #include "builtin.h"
 #include "dataset.h"
 #include "opt.h"
+#include "score.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "usage.h"
@@ -27,7 +28,7 @@ struct importer {
     const char *path;
     struct dataset_writer *set, *hay;
     long limit, hay_limit, kv_negatives;
-    long questions, chunks, skipped;
+    long questions, chunks, skipped, empty_answers;
     struct strbuf line;
     char prefix[16];
 };
@@ -77,7 +78,12 @@ static int import_qa(struct importer *im, const cJSON *j, long lineno)
     strvec_init(&q.answers);
     cJSON_ArrayForEach(e, answers)
     {
-        if (cJSON_IsString(e) && e->valuestring && e->valuestring[0])
+        if (!cJSON_IsString(e) || !e->valuestring || !e->valuestring[0])
+            continue;
+        /* "*" would match any answer (the loader refuses it): dropped and counted */
+        if (score_gold_is_empty(e->valuestring))
+            im->empty_answers++;
+        else
             strvec_push(&q.answers, e->valuestring);
     }
     if (!q.answers.nr) {
@@ -357,6 +363,9 @@ int cmd_import(int argc, const char **argv)
         fprintf(stderr, ", %ld haystack chunks -> %s", im.chunks, hay_out);
     if (im.skipped)
         fprintf(stderr, " (%ld records without answers skipped)", im.skipped);
+    if (im.empty_answers)
+        fprintf(stderr, " (%ld answers that are empty once normalised dropped, e.g. \"*\")",
+                im.empty_answers);
     fputc('\n', stderr);
     ret = DM_EXIT_OK;
 done:

@@ -122,7 +122,7 @@ int cmd_report(int argc, const char **argv)
     struct stats_options sopt;
     struct strbuf dir = STRBUF_INIT, doc = STRBUF_INIT, err = STRBUF_INIT;
     struct strbuf usvg = STRBUF_INIT, hsvg = STRBUF_INIT, note = STRBUF_INIT;
-    struct strbuf gnote = STRBUF_INIT;
+    struct strbuf gnote = STRBUF_INIT, hnote = STRBUF_INIT;
     const struct trial_result **picked = NULL;
     struct report_failure *fails = NULL;
     struct golden_set gs;
@@ -256,7 +256,7 @@ int cmd_report(int argc, const char **argv)
     if (nfail && !golden)
         strbuf_addstr(&gnote, "Questions and expected answers are not shown: give the run's "
                               "golden set with --dataset FILE.");
-    if (nfail && golden) {
+    if (golden) {
         if (access(golden, R_OK) < 0) {
             strbuf_addf(&gnote,
                         "The golden set %s is not readable from here (%s): questions and "
@@ -300,7 +300,9 @@ int cmd_report(int argc, const char **argv)
     in.failures = fails;
     in.n_failures = nfail;
     in.golden_path = have_golden ? golden : NULL;
-    in.golden_note = gnote.len ? gnote.buf : NULL;
+    in.golden_note = gnote.len && nfail ? gnote.buf : NULL;
+    if (have_golden && golden_set_negatives_note(&gs, &hnote))
+        in.hygiene_note = hnote.buf;
     in.generated_at = (double)time(NULL);
 
     if (formats & FMT_MD) {
@@ -340,5 +342,6 @@ cleanup:
     strbuf_release(&hsvg);
     strbuf_release(&note);
     strbuf_release(&gnote);
+    strbuf_release(&hnote);
     return rc;
 }

@@ -633,8 +633,7 @@ int cmd_run(int argc, const char **argv)
     scorers = xcalloc(gs.nr ? gs.nr : 1, sizeof(*scorers));
     for (i = 0; i < gs.nr; i++) {
         const struct question *q = &gs.q[i];
-        scorers[i] = default_scorer;
-        if (q->scorer && scorer_parse(q->scorer, &scorers[i]) < 0) {
+        if (score_resolve(default_scorer, q->scorer, q->answer_regex, &scorers[i]) < 0) {
             error("%s:%ld: unknown scorer '%s' (one of %s)", o.dataset, q->line, q->scorer,
                   scorer_names());
             goto cleanup;
@@ -651,6 +650,9 @@ int cmd_run(int argc, const char **argv)
             }
         }
     }
+    strbuf_reset(&err);
+    if (golden_set_negatives_note(&gs, &err))
+        fprintf(stderr, "golden set %s: %s\n", o.dataset, err.buf);
     if (o.haystack) {
         size_t leaks = 0, affected = 0;
         if (haystack_load(&hay, o.haystack) < 0)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "score.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -558,6 +559,7 @@ static void question_release(struct question *q)
     for (i = 0; i < q->distractors_nr; i++)
         chunk_release(&q->distractors[i]);
     free(q->distractors);
+    strvec_clear(&q->dropped_negatives);
     free(q->scorer);
     free(q->answer_regex);
     memset(q, 0, sizeof(*q));
@@ -662,12 +664,56 @@ static void strset_clear(struct strset *s)
 
 /* ---- golden sets ---- */
 
+/*
+ * A gold answer that normalises to "" ("A", "the", "*") would be credited
+ * for any answer by a substring scorer: refused unless the question chose a
+ * scorer that compares it as it is (exact, regex).
+ */
+static int check_empty_golds(const struct ctx *c, const struct question *q)
+{
+    size_t i;
+    if (q->scorer ? !strcmp(q->scorer, "exact") || !strcmp(q->scorer, "regex") : !!q->answer_regex)
+        return 0;
+    for (i = 0; i < q->answers.nr; i++)
+        if (score_gold_is_empty(q->answers.v[i]))
+            return ferr(c,
+                        "\"answers\"[%zu]: \"%s\" is empty once normalised (articles and "
+                        "punctuation are removed), so it would match any answer; give the "
+                        "question \"scorer\": \"exact\" or an \"answer_regex\"",
+                        i, q->answers.v[i]);
+    return 0;
+}
+
+/*
+ * A hard negative that states a gold answer puts the answer at two depths at
+ * once: excluded like leaking filler (question_leaks_into()), and counted.
+ */
+static void drop_leaking_negatives(struct question *q)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i, kept = 0;
+    for (i = 0; i < q->distractors_nr; i++) {
+        struct chunk *d = &q->distractors[i];
+        strbuf_reset(&sb);
+        chunk_normalize(&sb, d);
+        if (question_leaks_into(q, sb.buf, sb.len)) {
+            strvec_push(&q->dropped_negatives, d->id);
+            chunk_release(d);
+            continue;
+        }
+        q->distractors[kept++] = *d;
+    }
+    q->distractors_nr = kept;
+    strbuf_release(&sb);
+}
+
 static int parse_question(const struct ctx *c, const cJSON *j, struct question *q)
 {
     const cJSON *f, *e;
 
     memset(q, 0, sizeof(*q));
     strvec_init(&q->answers);
+    strvec_init(&q->dropped_negatives);
     q->line = c->line;
 
     f = cJSON_GetObjectItemCaseSensitive(j, "id");
@@ -703,6 +749,9 @@ static int parse_question(const struct ctx *c, const cJSON *j, struct question *
     if (opt_string(c, j, "scorer", "", &q->scorer) < 0 ||
         opt_string(c, j, "answer_regex", "", &q->answer_regex) < 0)
         return -1;
+    if (check_empty_golds(c, q) < 0)
+        return -1;
+    drop_leaking_negatives(q);
     return 0;
 }
 
@@ -771,6 +820,34 @@ void golden_set_release(struct golden_set *gs)
     free(gs->q);
     free(gs->path);
     memset(gs, 0, sizeof(*gs));
+}
+
+size_t golden_set_negatives_note(const struct golden_set *gs, struct strbuf *out)
+{
+    size_t i, j, total = 0, affected = 0, listed = 0;
+    for (i = 0; i < gs->nr; i++) {
+        total += gs->q[i].dropped_negatives.nr;
+        affected += gs->q[i].dropped_negatives.nr > 0;
+    }
+    if (!total)
+        return 0;
+    strbuf_addf(out,
+                "%zu hard negative%s excluded because %s the question's answer (%zu of %zu "
+                "questions affected:",
+                total, total == 1 ? "" : "s", total == 1 ? "it contains" : "they contain", affected,
+                gs->nr);
+    for (i = 0; i < gs->nr && listed < 10; i++) {
+        const struct question *q = &gs->q[i];
+        if (!q->dropped_negatives.nr)
+            continue;
+        strbuf_addf(out, "%s %s (", listed ? ";" : "", q->id);
+        for (j = 0; j < q->dropped_negatives.nr; j++)
+            strbuf_addf(out, "%s%s", j ? ", " : "", q->dropped_negatives.v[j]);
+        strbuf_addch(out, ')');
+        listed++;
+    }
+    strbuf_addstr(out, affected > listed ? "; ...)" : ")");
+    return total;
 }
 
 const struct question *golden_set_find(const struct golden_set *gs, const char *id)

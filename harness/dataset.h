@@ -53,6 +53,8 @@ struct question {
     size_t gold_nr;
     struct chunk *distractors; /* question-specific hard negatives; may be 0 */
     size_t distractors_nr;
+    /* ids of hard negatives excluded at load because they state a gold answer */
+    struct strvec dropped_negatives;
     char *scorer;       /* optional override, NULL when absent */
     char *answer_regex; /* optional override, NULL when absent */
     long line;          /* 1-based line in the file */
@@ -73,11 +75,22 @@ struct golden_set {
  * string; "answers" non-empty array of non-empty strings; "gold" non-empty
  * array of chunks; optional "distractors" array of chunks; chunk = object with
  * non-empty string "text", optional strings "id", "title", "value"; optional
- * string "scorer", "answer_regex". Unknown fields are ignored. An empty file
- * is an error. Returns 0 or -1 (message printed).
+ * string "scorer", "answer_regex". A gold answer that normalises to ""
+ * (score_gold_is_empty()) is an error unless the question's "scorer" is
+ * exact or regex (or it has an "answer_regex" and no "scorer"). Hard
+ * negatives that leak a gold answer (question_leaks_into()) are removed and
+ * their ids kept in dropped_negatives. Unknown fields are ignored. An empty
+ * file is an error. Returns 0 or -1 (message printed).
  */
 int golden_set_load(struct golden_set *gs, const char *path);
 void golden_set_release(struct golden_set *gs);
+/*
+ * When load excluded hard negatives (dropped_negatives), appends one line
+ * saying how many, for which questions (the first 10, with the chunk ids),
+ * and returns the count; else appends nothing and returns 0. run and report
+ * print it.
+ */
+size_t golden_set_negatives_note(const struct golden_set *gs, struct strbuf *out);
 /* The question with this id, or NULL. */
 const struct question *golden_set_find(const struct golden_set *gs, const char *id);
 

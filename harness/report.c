@@ -713,6 +713,8 @@ static void section_run(struct doc *d, const struct report_input *in)
     strbuf_addf(&sb, "tokenizer (%s)", or_dash(r->tokenizer_name));
     kv_row(d, sb.buf, r->tokenizer_sha256);
     table_end(d);
+    if (in->hygiene_note)
+        para(d, in->hygiene_note);
 
     if (r->settings_json)
         settings = cJSON_Parse(r->settings_json);

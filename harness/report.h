@@ -45,7 +45,9 @@ struct report_input {
     size_t n_failures;
     const char *golden_path; /* where the questions came from, or NULL */
     const char *golden_note; /* e.g. "golden set not found: questions not shown" */
-    double generated_at;     /* unix time shown in the footer; 0: not shown */
+    /* golden-set hygiene (hard negatives excluded at load), shown under Provenance; or NULL */
+    const char *hygiene_note;
+    double generated_at; /* unix time shown in the footer; 0: not shown */
 };
 
 /* Append summary.md / report.html for `in` to out. Never fails. */

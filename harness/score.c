@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "score.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -396,32 +397,91 @@ int score_kv(const char *text, const char *value)
 }
 
 /*
- * dipmap's containment: a gold answer whose normalised form is empty (e.g.
- * "*") would match everything, so it is compared lower-cased and trimmed
- * instead; an answer that is empty even then never matches.
+ * dipmap's containment. A gold answer whose normalised form is empty ("A",
+ * "the", "*") would match every answer, and a raw fallback credits "B.
+ * Although..." for "A": such a gold never matches here. The loader refuses
+ * it unless the question names the exact or regex scorer.
  */
-static int gold_in(const struct strbuf *pred_norm, const char *pred_raw, const char *gold)
+static int gold_in(const struct strbuf *pred_norm, const char *gold)
 {
-    struct strbuf g = STRBUF_INIT, lp = STRBUF_INIT;
+    struct strbuf g = STRBUF_INIT;
+    int r;
+    score_normalize(gold, strlen(gold), &g);
+    r = g.len && contains(pred_norm, &g);
+    strbuf_release(&g);
+    return r;
+}
+
+int score_gold_is_empty(const char *gold)
+{
+    struct strbuf g = STRBUF_INIT;
+    int r;
+    score_normalize(gold ? gold : "", gold ? strlen(gold) : 0, &g);
+    r = g.len == 0;
+    strbuf_release(&g);
+    return r;
+}
+
+/* Lower-case, ASCII punctuation deleted, whitespace collapsed: the normaliser without articles. */
+static void normalize_keep_articles(const char *s, struct strbuf *out)
+{
+    struct strbuf low = STRBUF_INIT;
+    size_t i;
+    int space = 0;
+    score_lower(s, strlen(s), &low);
+    for (i = 0; i < low.len; i++) {
+        unsigned char c = (unsigned char)low.buf[i];
+        if (c < 0x80 && ispunct(c))
+            continue;
+        if (c == ' ' || (c >= '\t' && c <= '\r')) {
+            space = out->len > 0;
+            continue;
+        }
+        if (space)
+            strbuf_addch(out, ' ');
+        space = 0;
+        strbuf_addch(out, (char)c);
+    }
+    strbuf_release(&low);
+}
+
+/*
+ * exact: equal normalised forms. A gold that normalises to "" (a multiple
+ * choice "A") is compared with articles kept ("A." = "a" but "The" != "A"),
+ * and one that is still empty (all punctuation, "*") as trimmed lower-case.
+ */
+static int exact_match(const struct strbuf *pred_norm, const char *answer, const char *gold)
+{
+    struct strbuf g = STRBUF_INIT, p = STRBUF_INIT;
     int r;
     score_normalize(gold, strlen(gold), &g);
     if (g.len) {
-        r = contains(pred_norm, &g);
-        strbuf_release(&g);
-        return r;
+        r = g.len == pred_norm->len && !memcmp(g.buf, pred_norm->buf, g.len);
+        goto out;
     }
-    strbuf_reset(&g);
-    score_lower(gold, strlen(gold), &g);
-    strbuf_trim(&g);
-    if (!g.len) {
-        strbuf_release(&g);
-        return 0;
+    normalize_keep_articles(gold, &g);
+    if (g.len) {
+        normalize_keep_articles(answer, &p);
+    } else {
+        score_lower(gold, strlen(gold), &g);
+        strbuf_trim(&g);
+        score_lower(answer, strlen(answer), &p);
+        strbuf_trim(&p);
     }
-    score_lower(pred_raw, strlen(pred_raw), &lp);
-    r = contains(&lp, &g);
+    r = g.len && g.len == p.len && !memcmp(g.buf, p.buf, g.len);
+out:
     strbuf_release(&g);
-    strbuf_release(&lp);
+    strbuf_release(&p);
     return r;
+}
+
+int score_resolve(enum scorer_kind run_default, const char *q_scorer, const char *q_regex,
+                  enum scorer_kind *out)
+{
+    if (q_scorer)
+        return scorer_parse(q_scorer, out);
+    *out = q_regex ? SCORER_REGEX : run_default;
+    return 0;
 }
 
 /* ---- regex cache ---- */
@@ -524,7 +584,7 @@ static int regex_match(const char *pattern, const char *text, double *score, str
 int score_answer(enum scorer_kind kind, const char *answer, const char *const *answers, size_t n,
                  const char *regex, double *score, struct strbuf *err)
 {
-    struct strbuf pred = STRBUF_INIT, g = STRBUF_INIT;
+    struct strbuf pred = STRBUF_INIT;
     size_t i;
     int hit = 0;
 
@@ -544,22 +604,17 @@ int score_answer(enum scorer_kind kind, const char *answer, const char *const *a
         score_normalize(answer, strlen(answer), &pred);
         if (kind == SCORER_CONTAINS) {
             for (i = 0; i < n && !hit; i++)
-                hit = answers[i] && gold_in(&pred, answer, answers[i]);
+                hit = answers[i] && gold_in(&pred, answers[i]);
         } else {
             hit = n > 0;
             for (i = 0; i < n && hit; i++)
-                hit = answers[i] && gold_in(&pred, answer, answers[i]);
+                hit = answers[i] && gold_in(&pred, answers[i]);
         }
         break;
     case SCORER_EXACT:
         score_normalize(answer, strlen(answer), &pred);
-        for (i = 0; i < n && !hit; i++) {
-            if (!answers[i])
-                continue;
-            strbuf_reset(&g);
-            score_normalize(answers[i], strlen(answers[i]), &g);
-            hit = g.len == pred.len && !memcmp(g.buf, pred.buf, g.len);
-        }
+        for (i = 0; i < n && !hit; i++)
+            hit = answers[i] && exact_match(&pred, answer, answers[i]);
         break;
     default:
         if (err)
@@ -567,7 +622,6 @@ int score_answer(enum scorer_kind kind, const char *answer, const char *const *a
         return -1;
     }
     strbuf_release(&pred);
-    strbuf_release(&g);
     *score = hit ? 1.0 : 0.0;
     return 0;
 }

@@ -45,6 +45,25 @@ int score_answer(enum scorer_kind kind, const char *answer, const char *const *a
                  const char *regex, double *score, struct strbuf *err);
 
 /*
+ * The scorer of one question: its own "scorer" when it names one (returns -1
+ * for an unknown name), else regex when it has an "answer_regex" (the golden
+ * set chooses per question, with or without --scorer regex), else the run's.
+ * The one place this rule lives: run, rescore and report use it.
+ */
+int score_resolve(enum scorer_kind run_default, const char *q_scorer, const char *q_regex,
+                  enum scorer_kind *out);
+
+/*
+ * 1 when a gold answer normalises to "" ("A", "the", "*"): under contains/
+ * all/litm it would match any answer, so the golden-set loader refuses it
+ * unless the question names the exact or regex scorer. contains and all
+ * never credit such a gold; exact compares it with articles kept ("A." is
+ * "A", "The" is not), then as trimmed lower-case text; litm keeps the
+ * peer's behaviour (matches everything), as the published vectors require.
+ */
+int score_gold_is_empty(const char *gold);
+
+/*
  * Check that a pattern compiles (for golden-set validation: the caller adds
  * "file:line"). Returns 0, or -1 with the PCRE2 message and offset appended
  * to err. Compiled patterns are cached, so a later score_answer() with the

@@ -151,6 +151,11 @@ static void test_bad_inputs(void)
                  DIR "missing-question.jsonl:1: \"question\" must be a non-empty string");
     expect_error(0, DIR "no-such-file.jsonl",
                  DIR "no-such-file.jsonl: cannot open: No such file or directory");
+    /* a gold answer empty once normalised ("A") would match any answer */
+    expect_error(0, DIR "empty-gold.jsonl",
+                 DIR "empty-gold.jsonl:2: \"answers\"[0]: \"A\" is empty once normalised "
+                     "(articles and punctuation are removed), so it would match any answer; give "
+                     "the question \"scorer\": \"exact\" or an \"answer_regex\"");
     expect_error(1, DIR "hay-empty-text.jsonl",
                  DIR "hay-empty-text.jsonl:2: \"text\" must be a non-empty string");
 }
@@ -248,6 +253,28 @@ static void test_hygiene(void)
     golden_set_release(&gs);
 }
 
+/* "A" is fine where the question compares it as it is; leaking hard negatives are dropped. */
+static void test_empty_gold_and_leaking_negatives(void)
+{
+    struct golden_set gs;
+    const struct question *q;
+    CHECK_INT(golden_set_load(&gs, DIR "empty-gold-exact.jsonl"), 0);
+    CHECK_INT(gs.nr, 3);
+    q = golden_set_find(&gs, "neg");
+    CHECK(q != NULL);
+    if (q) {
+        /* n1 states the answer in its text, n3 in its title; n2 is a fair distractor */
+        CHECK_INT(q->distractors_nr, 1);
+        CHECK_STR(q->distractors[0].id, "n2");
+        CHECK_INT(q->dropped_negatives.nr, 2);
+        CHECK_STR(q->dropped_negatives.v[0], "n1");
+        CHECK_STR(q->dropped_negatives.v[1], "n3");
+    }
+    q = golden_set_find(&gs, "mc1");
+    CHECK(q && q->dropped_negatives.nr == 0);
+    golden_set_release(&gs);
+}
+
 static void test_long_paragraph_split(void)
 {
     char path[] = "/tmp/dipmap-test-hay-XXXXXX.txt";
@@ -329,6 +356,7 @@ int main(void)
     RUN(test_empty_set);
     RUN(test_normalize);
     RUN(test_hygiene);
+    RUN(test_empty_gold_and_leaking_negatives);
     RUN(test_long_paragraph_split);
     RUN(test_round_trip);
     RUN(test_shipped_sets_load);

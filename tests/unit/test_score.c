@@ -193,10 +193,22 @@ static void test_scorers(void)
     CHECK(sc(SCORER_CONTAINS, "Let me think.\nThe answer is Paris.", "Paris", NULL, NULL) == 1.0);
     CHECK(sc(SCORER_LITM, "Let me think.\nThe answer is Paris.", "Paris", NULL, NULL) == 0.0);
     CHECK(sc(SCORER_CONTAINS, "London", "Paris", "Lyon", NULL) == 0.0);
-    /* a gold normalising to "" does not match everything for contains */
+    /* a gold normalising to "" never matches for contains/all (no raw fallback) */
     CHECK(sc(SCORER_CONTAINS, "I do not know", "*", NULL, NULL) == 0.0);
-    CHECK(sc(SCORER_CONTAINS, "it is 3 * 4", "*", NULL, NULL) == 1.0);
+    CHECK(sc(SCORER_CONTAINS, "it is 3 * 4", "*", NULL, NULL) == 0.0);
+    CHECK(sc(SCORER_CONTAINS, "B. Although Rome is older, Paris.", "A", NULL, NULL) == 0.0);
+    CHECK(sc(SCORER_CONTAINS, "B. Although", "A", "Paris", NULL) == 0.0);
+    CHECK(sc(SCORER_ALL, "B. Although", "A", NULL, NULL) == 0.0);
     CHECK(sc(SCORER_LITM, "I do not know", "*", NULL, NULL) == 1.0);
+    CHECK(score_gold_is_empty("A") && score_gold_is_empty("the") && score_gold_is_empty(" * "));
+    CHECK(!score_gold_is_empty("B") && !score_gold_is_empty("an apple"));
+    /* exact compares such a gold with articles kept, then as trimmed lower-case */
+    CHECK(sc(SCORER_EXACT, "A.", "A", NULL, NULL) == 1.0);
+    CHECK(sc(SCORER_EXACT, " a ", "A", NULL, NULL) == 1.0);
+    CHECK(sc(SCORER_EXACT, "B. Although", "A", NULL, NULL) == 0.0);
+    CHECK(sc(SCORER_EXACT, "The", "A", NULL, NULL) == 0.0);
+    CHECK(sc(SCORER_EXACT, "*", "*", NULL, NULL) == 1.0);
+    CHECK(sc(SCORER_EXACT, "x", "*", NULL, NULL) == 0.0);
     /* exact */
     CHECK(sc(SCORER_EXACT, "The Paris.", "paris", NULL, NULL) == 1.0);
     CHECK(sc(SCORER_EXACT, "Paris, France", "paris", NULL, NULL) == 0.0);
@@ -214,6 +226,17 @@ static void test_scorers(void)
     CHECK(sc(SCORER_KV, "abc def", "abc-def", NULL, NULL) == 0.0);
     /* NULL answer behaves as empty */
     CHECK(sc(SCORER_CONTAINS, NULL, "x", NULL, NULL) == 0.0);
+}
+
+/* The question's scorer wins, then its answer_regex (without --scorer regex), then the run's. */
+static void test_resolve(void)
+{
+    enum scorer_kind k = SCORER__COUNT;
+    CHECK(score_resolve(SCORER_CONTAINS, NULL, NULL, &k) == 0 && k == SCORER_CONTAINS);
+    CHECK(score_resolve(SCORER_CONTAINS, NULL, "^x$", &k) == 0 && k == SCORER_REGEX);
+    CHECK(score_resolve(SCORER_KV, NULL, "^x$", &k) == 0 && k == SCORER_REGEX);
+    CHECK(score_resolve(SCORER_CONTAINS, "exact", "^x$", &k) == 0 && k == SCORER_EXACT);
+    CHECK(score_resolve(SCORER_CONTAINS, "bogus", NULL, &k) == -1);
 }
 
 static void test_regex_check(void)
@@ -234,6 +257,7 @@ int main(void)
     RUN(test_normalize);
     RUN(test_lower);
     RUN(test_scorers);
+    RUN(test_resolve);
     RUN(test_regex_check);
     score_cache_clear();
     return TEST_EXIT();
