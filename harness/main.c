@@ -27,6 +27,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"plot", cmd_plot, "draw U-curves and heatmaps of runs, or the trend of a model or tag"},
     {"compare", cmd_compare, "paired regression verdict between two runs (exit 0, 1 or 4)"},
     {"export", cmd_export, "write every trial of runs as CSV or JSON lines (pandas, DuckDB)"},
+    {"score", cmd_score, "score given answers with a scorer, checked against expected scores"},
     {NULL, NULL, NULL},
 };
 

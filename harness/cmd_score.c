@@ -1,0 +1,209 @@
+/*
+ * `dipmap score --scorer NAME FILE.jsonl`: score given (answer, answers)
+ * pairs with a scorer exactly as `run` does (reasoning split off first), and
+ * check them against expected scores when the file has them (published
+ * scoring vectors). Owns only the command-line surface and the line format.
+ */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "dataset.h"
+#include "opt.h"
+#include "reasoning.h"
+#include "score.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static const char *const score_usage[] = {
+    "dipmap score --scorer NAME [--reasoning-tags OPEN,CLOSE] [--each] FILE.jsonl",
+    "",
+    "Each line is a JSON object: \"answer\" (or \"model_answer\") is the model's output;",
+    "\"answers\" (array of strings) or \"value\" (string, the kv form) the gold answers;",
+    "optional \"answer_regex\" and \"scorer\" as in a golden set; optional expected score",
+    "\"expected\" (or \"score\", or \"accuracy\"), 0 or 1. Exit 1 when a score differs",
+    "from the expected one, 2 on bad input.",
+    NULL,
+};
+
+struct score_line {
+    const char *id;
+    const char *answer;
+    struct strvec golds;
+    const char *regex, *scorer;
+    double expected; /* -1: not given */
+};
+
+static const char *str_field(const cJSON *o, const char *name)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(f) ? f->valuestring : NULL;
+}
+
+/* Fields of one line; returns 0 or -1 after an error naming file:line and the field. */
+static int parse_line(const char *path, long lineno, const cJSON *o, struct score_line *l)
+{
+    const cJSON *f;
+    static const char *const answer_fields[] = {"answer", "model_answer"};
+    static const char *const expected_fields[] = {"expected", "score", "accuracy"};
+    size_t i;
+
+    l->answer = NULL;
+    for (i = 0; i < 2 && !l->answer; i++) {
+        f = cJSON_GetObjectItemCaseSensitive(o, answer_fields[i]);
+        if (f && !cJSON_IsString(f))
+            return error("%s:%ld: \"%s\" must be a string", path, lineno, answer_fields[i]);
+        l->answer = f ? f->valuestring : NULL;
+    }
+    if (!l->answer)
+        return error("%s:%ld: needs \"answer\" (or \"model_answer\"), a string", path, lineno);
+    f = cJSON_GetObjectItemCaseSensitive(o, "answers");
+    if (f) {
+        const cJSON *e;
+        if (!cJSON_IsArray(f))
+            return error("%s:%ld: \"answers\" must be an array of strings", path, lineno);
+        cJSON_ArrayForEach(e, f)
+        {
+            if (!cJSON_IsString(e))
+                return error("%s:%ld: \"answers\" must be an array of strings", path, lineno);
+            strvec_push(&l->golds, e->valuestring);
+        }
+    } else if (str_field(o, "value")) {
+        strvec_push(&l->golds, str_field(o, "value"));
+    } else {
+        return error("%s:%ld: needs \"answers\" (array of strings) or \"value\" (string)", path,
+                     lineno);
+    }
+    l->id = str_field(o, "id");
+    l->regex = str_field(o, "answer_regex");
+    l->scorer = str_field(o, "scorer");
+    l->expected = -1;
+    for (i = 0; i < 3; i++) {
+        f = cJSON_GetObjectItemCaseSensitive(o, expected_fields[i]);
+        if (!f)
+            continue;
+        if (!cJSON_IsNumber(f) || (f->valuedouble != 0 && f->valuedouble != 1))
+            return error("%s:%ld: \"%s\" must be 0 or 1", path, lineno, expected_fields[i]);
+        l->expected = f->valuedouble;
+        break;
+    }
+    return 0;
+}
+
+int cmd_score(int argc, const char **argv)
+{
+    const char *scorer_arg = NULL, *tags = NULL;
+    int each = 0;
+    struct option opts[] = {
+        {OPT_STRING, "scorer", 0, &scorer_arg, "NAME", "litm, kv, contains, exact, regex, all", 0},
+        {OPT_STRING, "reasoning-tags", 0, &tags, "OPEN,CLOSE",
+         "inline reasoning block tags split off before scoring (default <think>,</think>)", 0},
+        {OPT_BOOL, "each", 0, &each, NULL, "print LINE<TAB>ID<TAB>SCORE for every line", 0},
+        OPT_END_MARK,
+    };
+    struct strvec rest = STRVEC_INIT;
+    struct dataset_lines *r = NULL;
+    struct strbuf err = STRBUF_INIT, answer = STRBUF_INIT;
+    char *open = NULL, *close = NULL, *line;
+    enum scorer_kind run_scorer;
+    size_t len;
+    long lineno, n = 0, correct = 0, checked = 0, differ = 0;
+    int rc = DM_EXIT_USAGE, lrc;
+    int prc = parse_options(argc, argv, opts, score_usage, &rest);
+
+    if (prc) {
+        strvec_clear(&rest);
+        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    }
+    if (!scorer_arg || scorer_parse(scorer_arg, &run_scorer) < 0) {
+        error("score: --scorer must be one of %s%s%s", scorer_names(), scorer_arg ? ", got " : "",
+              scorer_arg ? scorer_arg : "");
+        goto out;
+    }
+    if (rest.nr != 1) {
+        error("score: give exactly one FILE.jsonl");
+        usage_with_options(stderr, score_usage, opts);
+        goto out;
+    }
+    if (tags && reasoning_tags_parse(tags, &open, &close, &err) < 0) {
+        error("score: --reasoning-tags: %s", err.buf);
+        goto out;
+    }
+    r = dataset_lines_open(rest.v[0]);
+    if (!r)
+        goto out;
+    while ((lrc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
+        struct score_line l = {0};
+        enum scorer_kind k;
+        cJSON *o;
+        double s = 0;
+        int bad;
+
+        if (strspn(line, " \t\r") == len)
+            continue;
+        o = cJSON_ParseWithLength(line, len);
+        if (!cJSON_IsObject(o)) {
+            cJSON_Delete(o);
+            error("%s:%ld: must be a JSON object", rest.v[0], lineno);
+            goto out;
+        }
+        strvec_init(&l.golds);
+        bad = parse_line(rest.v[0], lineno, o, &l);
+        if (!bad && score_resolve(run_scorer, l.scorer, l.regex, &k) < 0)
+            bad = error("%s:%ld: unknown scorer '%s' (one of %s)", rest.v[0], lineno, l.scorer,
+                        scorer_names());
+        if (!bad) {
+            strbuf_reset(&answer);
+            strbuf_reset(&err);
+            reasoning_split(l.answer, open, close, &answer, NULL);
+            if (score_answer(k, answer.buf, (const char *const *)l.golds.v, l.golds.nr, l.regex, &s,
+                             &err) < 0)
+                bad = error("%s:%ld: %s", rest.v[0], lineno, err.buf);
+        }
+        if (!bad) {
+            n++;
+            correct += s >= 0.5;
+            if (each)
+                printf("%ld\t%s\t%g\n", lineno, l.id ? l.id : "-", s);
+            if (l.expected >= 0) {
+                checked++;
+                if (s != l.expected) {
+                    differ++;
+                    fprintf(stderr, "%s:%ld: %s%sscored %g, expected %g\n", rest.v[0], lineno,
+                            l.id ? l.id : "", l.id ? ": " : "", s, l.expected);
+                }
+            }
+        }
+        strvec_clear(&l.golds);
+        cJSON_Delete(o);
+        if (bad)
+            goto out;
+    }
+    if (lrc < 0)
+        goto out;
+    if (!n) {
+        error("%s: no answers to score", rest.v[0]);
+        goto out;
+    }
+    printf("%s: %ld answers scored with %s: %ld correct (%.4f)\n", rest.v[0], n,
+           scorer_name(run_scorer), correct, (double)correct / (double)n);
+    if (checked)
+        printf("%ld of %ld agree with the expected score%s\n", checked - differ, checked,
+               differ ? "" : " (all)");
+    rc = differ ? DM_EXIT_REGRESSION : DM_EXIT_OK;
+out:
+    dataset_lines_close(r);
+    score_cache_clear();
+    free(open);
+    free(close);
+    strbuf_release(&err);
+    strbuf_release(&answer);
+    strvec_clear(&rest);
+    return rc;
+}
