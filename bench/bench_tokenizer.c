@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         double best = 1e9;
         long n = 0;
         const char *base = strrchr(argv[i], '/');
-        if (strbuf_read_file(&text, argv[i]) < 0) {
+        if (strbuf_read_file_gz(&text, argv[i]) < 0) {
             fprintf(stderr, "bench_tokenizer: cannot read %s\n", argv[i]);
             return 2;
         }

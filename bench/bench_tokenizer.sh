@@ -9,17 +9,17 @@
 set -u
 bin=$1
 repo=$(cd "$(dirname "$0")/.." && pwd)
-shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
-T=$shared/data/tokenizer
-files=("$T/corpus/en.txt" "$T/corpus/nonen.txt" "$T/corpus/code.txt")
+T=$repo/tests/data/tokenizer
 out=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-tok.XXXXXX")
 trap 'rm -rf "$out"' EXIT
+# the corpora are stored compressed; every tool reads the same decompressed copies
+for f in en nonen code; do gzip -dc "$T/corpus/$f.txt.gz" >"$out/$f.txt"; done
+files=("$out/en.txt" "$out/nonen.txt" "$out/code.txt")
 
 echo "== tokenizer benchmark: dipmap native (one core, CPU time, best of 3; load = best of 5)"
 echo "   $(uname -m), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-26s %8s %10s %10s %10s %9s %9s %8s\n' tokenizer load_ms en_MB/s nonen_MB/s code_MB/s 1MB_a_ms 1MB_sp_nl rss_MB
-for tk in "$repo/datasets/tokenizers/cl100k_base.tiktoken" "$repo/datasets/tokenizers/o200k_base.tiktoken" \
-    "$T/gpt2/tokenizer.json" "$T/qwen3/tokenizer.json"; do
+for tk in cl100k_base o200k_base "$T/gpt2/tokenizer.json.gz" "$T/qwen3/tokenizer.json.gz"; do
     line=$("$bin" "$tk" "${files[@]}") || { echo "bench_tokenizer failed for $tk"; continue; }
     echo "$line" >>"$out/native"
     get() { sed -n "s/.* $1=\([^ ,]*\).*/\1/p" <<<"$line"; }

@@ -136,9 +136,11 @@ int cmd_tokenize(int argc, const char **argv)
     for (i = 0; i < ninputs; i++) {
         const char *path = files.nr ? files.v[i] : "-";
         strbuf_reset(&text);
-        if (strbuf_read_file(&text, path) < 0) {
+        /* gzip-compressed input (by its magic bytes) is decompressed */
+        int r = strbuf_read_file_gz(&text, path);
+        if (r < 0) {
             error("tokenize: cannot read %s: %s", strcmp(path, "-") ? path : "standard input",
-                  strerror(errno));
+                  r == -2 ? "corrupt or truncated gzip data" : strerror(errno));
             rc = DM_EXIT_USAGE;
             goto out;
         }

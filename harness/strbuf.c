@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "xalloc.h"
 
 #include "banned.h"
@@ -221,6 +223,83 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
     saved = errno;
     close(fd);
     errno = saved;
+    return r;
+}
+
+/* Inflate gz[0..n) (one or more gzip members) and append to sb. */
+static int gunzip_append(struct strbuf *sb, const unsigned char *gz, size_t n)
+{
+    z_stream zs;
+    size_t left = n;
+    int rc = -2;
+    memset(&zs, 0, sizeof(zs));
+    if (inflateInit2(&zs, 15 + 16) != Z_OK)
+        return -2;
+    zs.next_in = (unsigned char *)gz;
+    for (;;) {
+        size_t want = 1u << 20;
+        int zr;
+        if (!zs.avail_in && left) {
+            size_t chunk = left > (1u << 30) ? (1u << 30) : left;
+            zs.avail_in = (uInt)chunk;
+            left -= chunk;
+        }
+        if (sb->cap && sb->len + want > sb->cap)
+            want = sb->cap > sb->len ? sb->cap - sb->len : 0;
+        if (!want) {
+            errno = EFBIG;
+            rc = -1;
+            break;
+        }
+        strbuf_grow(sb, want);
+        zs.next_out = (unsigned char *)sb->buf + sb->len;
+        zs.avail_out = (uInt)want;
+        zr = inflate(&zs, Z_NO_FLUSH);
+        strbuf_setlen(sb, sb->len + (want - zs.avail_out));
+        if (zr == Z_STREAM_END) {
+            if (!zs.avail_in && !left) {
+                rc = 0;
+                break;
+            }
+            if (inflateReset(&zs) != Z_OK) /* another member follows */
+                break;
+            continue;
+        }
+        if (zr == Z_BUF_ERROR && !zs.avail_in && !left)
+            break; /* truncated: the member needs input that is not there */
+        if (zr != Z_OK && zr != Z_BUF_ERROR)
+            break;
+    }
+    inflateEnd(&zs);
+    return rc;
+}
+
+int strbuf_read_file_gz(struct strbuf *sb, const char *path)
+{
+    struct strbuf raw = STRBUF_INIT;
+    size_t old = sb->len;
+    int r;
+    raw.cap = 0;
+    if (strbuf_read_file(&raw, path) < 0) {
+        int saved = errno;
+        strbuf_release(&raw);
+        errno = saved;
+        return -1;
+    }
+    if (raw.len < 2 || (unsigned char)raw.buf[0] != 0x1f || (unsigned char)raw.buf[1] != 0x8b) {
+        r = strbuf_add(sb, raw.buf, raw.len);
+        if (r < 0)
+            errno = EFBIG;
+        strbuf_release(&raw);
+        return r;
+    }
+    r = gunzip_append(sb, (const unsigned char *)raw.buf, raw.len);
+    if (r < 0) {
+        int saved = errno;
+        strbuf_setlen(sb, old);
+        errno = saved;
+    }
+    strbuf_release(&raw);
     return r;
 }
 

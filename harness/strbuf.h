@@ -55,6 +55,14 @@ void strbuf_trim(struct strbuf *sb);
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Read all of an open descriptor; same contract as strbuf_read_file(). */
 int strbuf_read_fd(struct strbuf *sb, int fd);
+/*
+ * strbuf_read_file(), and when the bytes read start with the gzip magic
+ * (1f 8b) they are replaced by their decompressed content (concatenated gzip
+ * members are all read; the cap applies to the decompressed size). Returns 0,
+ * -1 with errno set as strbuf_read_file(), or -2 when the gzip data is corrupt
+ * or truncated (sb unchanged). Does not print.
+ */
+int strbuf_read_file_gz(struct strbuf *sb, const char *path);
 
 /*
  * Read one line ('\n' removed, '\r' kept) from a stdio stream, replacing the

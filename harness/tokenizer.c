@@ -1622,6 +1622,12 @@ static int find_named(const char *name, struct strbuf *out, struct strbuf *tried
             strbuf_release(&dir);
             return 0;
         }
+        strbuf_addstr(&dir, ".gz");
+        if (!access(dir.buf, R_OK)) {
+            strbuf_addstr(out, dir.buf);
+            strbuf_release(&dir);
+            return 0;
+        }
         strbuf_addf(tried, "%s%s", tried->len ? ", " : "", dir.buf);
     }
     strbuf_release(&dir);
@@ -1651,7 +1657,8 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err)
             strbuf_addf(&e, "tokenizer '%s': rank file not found (tried %s)", spec, tried.buf);
             goto fail;
         }
-    } else if (!strchr(spec, '/') && !has_suffix(spec, ".json") && !has_suffix(spec, ".tiktoken")) {
+    } else if (!strchr(spec, '/') && !has_suffix(spec, ".json") && !has_suffix(spec, ".tiktoken") &&
+               !has_suffix(spec, ".json.gz") && !has_suffix(spec, ".tiktoken.gz")) {
         strbuf_addf(&e,
                     "unknown tokenizer '%s' (known: cl100k_base, o200k_base, server, or a path to "
                     "a .tiktoken or tokenizer.json file)",
@@ -1660,12 +1667,22 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err)
     } else {
         strbuf_addstr(&path, spec);
     }
-    if (strbuf_read_file(&buf, path.buf) < 0) {
-        strbuf_addf(&e, "%s: cannot read: %s", path.buf, strerror(errno));
+    rc = strbuf_read_file_gz(&buf, path.buf);
+    if (rc < 0) {
+        if (rc == -2)
+            strbuf_addf(&e, "%s: cannot read: corrupt or truncated gzip data", path.buf);
+        else
+            strbuf_addf(&e, "%s: cannot read: %s", path.buf, strerror(errno));
         goto fail;
     }
     tk = tk_new();
     tk->path = xstrdup(path.buf);
+    if (has_suffix(path.buf, ".gz")) {
+        /* the identity of a compressed file is that of its content */
+        sha256_hex(buf.buf, buf.len, tk->hash);
+        tk->hash_done = 1;
+        strbuf_setlen(&path, path.len - 3);
+    }
     base = strrchr(path.buf, '/');
     base = base ? base + 1 : path.buf;
     {
@@ -1678,7 +1695,7 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err)
     if (hf) {
         struct strbuf nm = STRBUF_INIT;
         const char *dirend = base > path.buf ? base - 1 : NULL;
-        rc = load_hf(tk, path.buf, buf.buf, buf.len, &e);
+        rc = load_hf(tk, tk->path, buf.buf, buf.len, &e);
         strbuf_addstr(&nm, "hf:");
         if (dirend) {
             const char *ds = dirend;
@@ -1704,9 +1721,9 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err)
             pattern = pat_cl100k;
             specials = strstr(base, "cl100k") ? cl100k_specials : NULL;
         }
-        rc = load_tiktoken(tk, path.buf, buf.buf, buf.len, &e);
+        rc = load_tiktoken(tk, tk->path, buf.buf, buf.len, &e);
         if (!rc)
-            rc = compile_pattern(tk, pattern, &e, path.buf);
+            rc = compile_pattern(tk, pattern, &e, tk->path);
         if (!rc && specials) {
             const struct named_special *s;
             for (s = specials; s->text; s++)

@@ -4,8 +4,8 @@
  * text again gives the same ids), and tokenizer_count() agrees with encode.
  * The first input byte picks the tokenizer and whether specials are allowed.
  * Build and run: `make fuzz` (clang, -fsanitize=fuzzer,address,undefined).
- * Tokenizer files: datasets/tokenizers/ and $DIPMAP_SHARED/data/tokenizer/
- * (default ../shared), relative to the repository root.
+ * Tokenizer files: datasets/tokenizers/ and tests/data/tokenizer/, relative
+ * to the repository root.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,18 +33,10 @@ static struct tokenizer *load(const char *spec)
 
 static void init(void)
 {
-    const char *shared = getenv("DIPMAP_SHARED");
-    struct strbuf p = STRBUF_INIT;
-    if (!shared || !*shared)
-        shared = "../shared";
-    tks[0] = load("datasets/tokenizers/cl100k_base.tiktoken");
-    tks[1] = load("datasets/tokenizers/o200k_base.tiktoken");
-    strbuf_addf(&p, "%s/data/tokenizer/gpt2/tokenizer.json", shared);
-    tks[2] = load(p.buf);
-    strbuf_reset(&p);
-    strbuf_addf(&p, "%s/data/tokenizer/qwen3/tokenizer.json", shared);
-    tks[3] = load(p.buf);
-    strbuf_release(&p);
+    tks[0] = load("datasets/tokenizers/cl100k_base.tiktoken.gz");
+    tks[1] = load("datasets/tokenizers/o200k_base.tiktoken.gz");
+    tks[2] = load("tests/data/tokenizer/gpt2/tokenizer.json.gz");
+    tks[3] = load("tests/data/tokenizer/qwen3/tokenizer.json.gz");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,11 +23,14 @@
 
 static struct tokenizer *tk_cl, *tk_o2, *tk_gpt2, *tk_qwen;
 
+/* Test data: tests/data/tokenizer/ (see its SOURCE.md); the rank files are the product's own. */
+#define TOKDATA "tests/data/tokenizer"
+
 static struct tokenizer *load_shared(const char *rel)
 {
     struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
     struct tokenizer *tk;
-    strbuf_addf(&path, "%s/data/tokenizer/%s", test_shared_dir(), rel);
+    strbuf_addstr(&path, rel);
     tk = tokenizer_load(path.buf, &err);
     if (!tk)
         fprintf(stderr, "  cannot load %s: %s\n", path.buf, err.buf);
@@ -79,14 +82,17 @@ static void test_load(void)
 static void test_vectors(void)
 {
     struct strbuf path = STRBUF_INIT, line = STRBUF_INIT, dec = STRBUF_INIT;
-    FILE *fp;
+    struct strbuf all = STRBUF_INIT;
+    size_t pos = 0;
     int total = 0, bad = 0, per[4] = {0, 0, 0, 0};
-    strbuf_addf(&path, "%s/data/tokenizer/vectors.jsonl", test_shared_dir());
-    fp = fopen(path.buf, "r");
-    CHECK(fp != NULL);
-    if (!fp)
-        return;
-    while (strbuf_getline(&line, fp) == 1) {
+    strbuf_addstr(&path, TOKDATA "/vectors.jsonl.gz");
+    CHECK(strbuf_read_file_gz(&all, path.buf) == 0);
+    while (pos < all.len) {
+        const char *nl = memchr(all.buf + pos, '\n', all.len - pos);
+        size_t ll = nl ? (size_t)(nl - (all.buf + pos)) : all.len - pos;
+        strbuf_reset(&line);
+        strbuf_add(&line, all.buf + pos, ll);
+        pos += ll + 1;
         cJSON *j = cJSON_ParseWithLength(line.buf, line.len);
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(j, "text");
         const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, "ids");
@@ -171,7 +177,7 @@ static void test_vectors(void)
         free(ids);
         cJSON_Delete(j);
     }
-    fclose(fp);
+    strbuf_release(&all);
     CHECK_INT(total, 1080);
     CHECK_INT(per[0], 270);
     CHECK_INT(per[1], 270);
@@ -192,7 +198,7 @@ static void test_counts(void)
     struct strbuf path = STRBUF_INIT, json = STRBUF_INIT, text = STRBUF_INIT;
     cJSON *root;
     size_t f, t;
-    strbuf_addf(&path, "%s/data/tokenizer/counts.json", test_shared_dir());
+    strbuf_addstr(&path, TOKDATA "/counts.json");
     CHECK(strbuf_read_file(&json, path.buf) == 0);
     root = cJSON_Parse(json.buf);
     CHECK(root != NULL);
@@ -203,8 +209,8 @@ static void test_counts(void)
 #endif
         strbuf_reset(&path);
         strbuf_reset(&text);
-        strbuf_addf(&path, "%s/data/tokenizer/corpus/%s.txt", test_shared_dir(), files[f]);
-        CHECK(strbuf_read_file(&text, path.buf) == 0);
+        strbuf_addf(&path, TOKDATA "/corpus/%s.txt.gz", files[f]);
+        CHECK(strbuf_read_file_gz(&text, path.buf) == 0);
         for (t = 0; t < 4; t++) {
             int allow;
             struct tokenizer *tk = by_name(names[t], &allow);
@@ -527,10 +533,10 @@ static void test_threads(void)
 
 int main(void)
 {
-    tk_cl = load_shared("cl100k_base.tiktoken");
-    tk_o2 = load_shared("o200k_base.tiktoken");
-    tk_gpt2 = load_shared("gpt2/tokenizer.json");
-    tk_qwen = load_shared("qwen3/tokenizer.json");
+    tk_cl = load_shared("cl100k_base"); /* datasets/tokenizers/cl100k_base.tiktoken.gz */
+    tk_o2 = load_shared("o200k_base");
+    tk_gpt2 = load_shared(TOKDATA "/gpt2/tokenizer.json.gz");
+    tk_qwen = load_shared(TOKDATA "/qwen3/tokenizer.json.gz");
     RUN(test_load);
     RUN(test_vectors);
     RUN(test_specials);
