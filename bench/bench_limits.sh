@@ -9,7 +9,6 @@
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
-shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
 cd "$repo" || exit 1
 mkdir -p "$build/bench"
 ${CC:-gcc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
@@ -19,8 +18,11 @@ echo "### Limit: PCRE2 JIT split alone (cl100k_base pattern, CPU time, best of 5
 echo
 echo "| corpus | split MB/s | pieces |"
 echo "|---|---:|---:|"
-"$build/bench/bench_split" "$shared"/data/tokenizer/corpus/{en,nonen,code}.txt |
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-limits.XXXXXX")
+for f in en nonen code; do gzip -dc "tests/data/tokenizer/corpus/$f.txt.gz" >"$tmp/$f.txt"; done
+"$build/bench/bench_split" "$tmp"/{en,nonen,code}.txt |
     awk '{ printf "| %s | %s | %s |\n", $1, $2, $5 }'
+rm -rf "$tmp"
 echo
 echo "### Limit: TCP loopback (1 GiB, 1 MiB writes, wall)"
 echo

@@ -9,10 +9,9 @@ set -u
 bin=$1
 nq=${2:-100}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
 cd "$repo" || exit 1
 echo "== prompt building: $nq questions x 3 lengths x 11 depths, $(uname -m), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for tk in cl100k_base "$shared/data/tokenizer/qwen3/tokenizer.json"; do
+for tk in cl100k_base tests/data/tokenizer/qwen3/tokenizer.json.gz; do
     echo "-- tokenizer $tk"
     "$bin" datasets/nq-open.jsonl.gz datasets/nq-haystack.jsonl.gz qa "$tk" "$nq" || echo "bench_prompt failed for $tk"
 done

@@ -4,9 +4,9 @@
 # two files give two distinct chunk counts (the per-text cache does not mix them).
 . "$TESTS/cli/lib.sh"
 . "$TESTS/cli/sim-lib.sh"
-T=$SHARED/data/tokenizer
-head -c 20000 "$T/corpus/nonen.txt" >a.txt
-head -c 30000 "$T/corpus/code.txt" >b.txt
+T=$REPO/tests/data/tokenizer
+gzip -dc "$T/corpus/nonen.txt.gz" | head -c 20000 >a.txt
+gzip -dc "$T/corpus/code.txt.gz" | head -c 30000 >b.txt
 start_sim sim
 for f in a.txt b.txt; do
     expect_code 0 "$DIPMAP" tokenize --tokenizer "$SIM_TOKENIZER" $f

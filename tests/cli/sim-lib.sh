@@ -1,7 +1,7 @@
 # Helpers for the serve-sim CLI tests (tests/cli/3xx-*.sh); source after lib.sh.
 # Servers are started on 127.0.0.1 with --port 0 and killed on exit.
 
-SIM_TOKENIZER=${SIM_TOKENIZER:-$REPO/datasets/tokenizers/cl100k_base.tiktoken}
+SIM_TOKENIZER=${SIM_TOKENIZER:-$REPO/datasets/tokenizers/cl100k_base.tiktoken.gz}
 SIM_PIDS=""
 trap 'for p in $SIM_PIDS; do kill -TERM "$p" 2>/dev/null; done; wait 2>/dev/null' EXIT
 

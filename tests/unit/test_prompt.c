@@ -335,7 +335,7 @@ static void test_invariants_nq_both_o200k(void)
 static void test_invariants_needle_qwen3(void)
 {
     struct strbuf p = STRBUF_INIT;
-    strbuf_addf(&p, "%s/data/tokenizer/qwen3/tokenizer.json", test_shared_dir());
+    strbuf_addstr(&p, "tests/data/tokenizer/qwen3/tokenizer.json.gz");
     run_properties("datasets/needle.jsonl", "datasets/nq-haystack.jsonl.gz", "needle", p.buf, L3, 3,
                    3, 1);
     strbuf_release(&p);
@@ -344,7 +344,7 @@ static void test_invariants_needle_qwen3(void)
 static void test_invariants_nq_gpt2(void)
 {
     struct strbuf p = STRBUF_INIT;
-    strbuf_addf(&p, "%s/data/tokenizer/gpt2/tokenizer.json", test_shared_dir());
+    strbuf_addstr(&p, "tests/data/tokenizer/gpt2/tokenizer.json.gz");
     run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa", p.buf, L3, 3,
                    2, 1);
     strbuf_release(&p);
