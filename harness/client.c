@@ -8,17 +8,10 @@
  */
 #include "client.h"
 
-#include <ctype.h>
-#include <limits.h>
-#include <math.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
-#include <cJSON.h>
 #include <curl/curl.h>
 
 #include "client-int.h"

@@ -7,15 +7,8 @@
 #include "client.h"
 
 #include <ctype.h>
-#include <limits.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
-
-#include <cJSON.h>
 
 #include "client-int.h"
 #include "num.h"

@@ -6,13 +6,8 @@
 #include "client.h"
 
 #include <ctype.h>
-#include <limits.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
 #include "num.h"
 #include "strbuf.h"

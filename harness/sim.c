@@ -7,10 +7,8 @@
 #include "sim.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "num.h"
 #include "sim-int.h"

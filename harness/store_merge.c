@@ -1,0 +1,295 @@
+/*
+ * Merging shard stores into one: runs are accounted across inputs (status,
+ * planned trials, shard list), finished trials win over pending ones, and
+ * prompts and token counts are copied; all in one outer transaction.
+ */
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store-int.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- merge --------------------------------------------------------------- */
+
+/* One run name across the merge: the first definition and the shard bookkeeping. */
+struct merge_run {
+    struct run_info info; /* first definition seen (output first, then inputs) */
+    const char *from;     /* file it came from */
+    int in_out;           /* already in the output store */
+    struct strvec shards; /* shard tokens accounted for ("" = whole run) */
+    long planned;
+    int rank; /* worst status seen, see status_rank() */
+    double started_at, finished_at;
+};
+
+static int status_rank(enum run_status s)
+{
+    switch (s) {
+    case RUN_COMPLETE:
+        return 0;
+    case RUN_INTERRUPTED:
+    case RUN_RUNNING:
+        return 1;
+    case RUN_BUDGET:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+static enum run_status rank_status(int rank)
+{
+    static const enum run_status s[] = {RUN_COMPLETE, RUN_INTERRUPTED, RUN_BUDGET, RUN_FAILED};
+    return s[rank];
+}
+
+/* Account for one part (a run definition from one file) of a merged run. */
+static void merge_account(struct merge_run *m, const struct run_info *r)
+{
+    struct strvec toks = STRVEC_INIT;
+    size_t i;
+    int fresh = 1;
+    if (r->shard && *r->shard)
+        strvec_split(&toks, r->shard, ',');
+    else
+        strvec_push(&toks, "");
+    for (i = 0; i < toks.nr; i++)
+        if (strvec_find(&m->shards, toks.v[i]) >= 0 || strvec_find(&m->shards, "") >= 0)
+            fresh = 0;
+    if (fresh) {
+        m->planned += r->trials_planned;
+        for (i = 0; i < toks.nr; i++)
+            strvec_push(&m->shards, toks.v[i]);
+    }
+    if (status_rank(r->status) > m->rank)
+        m->rank = status_rank(r->status);
+    if (r->started_at != 0 && (m->started_at == 0 || r->started_at < m->started_at))
+        m->started_at = r->started_at;
+    if (r->finished_at > m->finished_at)
+        m->finished_at = r->finished_at;
+    strvec_clear(&toks);
+}
+
+/* The merged shard label: NULL when the parts cover a whole run. */
+static char *merged_shard(const struct merge_run *m)
+{
+    struct strbuf sb = STRBUF_INIT;
+    long n = -1;
+    size_t i;
+    int all_same_n = 1;
+    if (strvec_find(&m->shards, "") >= 0)
+        return NULL;
+    for (i = 0; i < m->shards.nr; i++) {
+        const char *slash = strchr(m->shards.v[i], '/');
+        long k = slash ? strtol(slash + 1, NULL, 10) : -1;
+        if (n < 0)
+            n = k;
+        else if (k != n)
+            all_same_n = 0;
+        strbuf_addf(&sb, "%s%s", i ? "," : "", m->shards.v[i]);
+    }
+    if (all_same_n && n > 0 && (size_t)n == m->shards.nr) {
+        strbuf_release(&sb);
+        return NULL;
+    }
+    return strbuf_detach(&sb, NULL);
+}
+
+struct merge_copy {
+    struct store *out;
+    const char *run;
+};
+
+static int merge_trial(const struct trial_result *t, void *data)
+{
+    struct merge_copy *c = data;
+    return store_queue_trial(c->out, c->run, t, 1) ? -1 : 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) || stat(b, &sb))
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Copy the prompts and token counts of `in` into `out` (inside out's transaction). */
+static int merge_extras(struct store *out, struct store *in)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+    if (sqlite3_prepare_v2(in->db, store_stmt_sql[S_PROMPT_ALL], -1, &s, NULL) != SQLITE_OK)
+        goto fail;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct op o;
+        memset(&o, 0, sizeof(o));
+        o.kind = OP_PROMPT;
+        o.text = (char *)sqlite3_column_blob(s, 1);
+        o.len = (size_t)sqlite3_column_bytes(s, 1);
+        snprintf(o.sha, sizeof(o.sha), "%s", (const char *)sqlite3_column_text(s, 0));
+        if (!o.text)
+            o.text = (char *)"";
+        if (store_write_prompt(out, &o)) {
+            sqlite3_finalize(s);
+            return -1;
+        }
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        goto fail;
+    if (sqlite3_prepare_v2(in->db, store_stmt_sql[S_COUNT_ALL], -1, &s, NULL) != SQLITE_OK)
+        goto fail;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (store_count_put(out, (const char *)sqlite3_column_text(s, 0),
+                            (const char *)sqlite3_column_text(s, 1),
+                            (long)sqlite3_column_int64(s, 2))) {
+            sqlite3_finalize(s);
+            return -1;
+        }
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        goto fail;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    return store_db_error(in, "cannot read prompts or token counts");
+}
+
+int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
+{
+    struct store *out = NULL, **ins = NULL;
+    struct merge_run *runs = NULL;
+    size_t nruns = 0, aruns = 0, i, j;
+    int rc = -1;
+
+    if (!nin)
+        return error("merge: no input databases");
+    ins = xcalloc(nin, sizeof(*ins));
+    for (i = 0; i < nin; i++) {
+        if (same_file(out_path, in_paths[i])) {
+            error("merge: %s is both the output and an input", in_paths[i]);
+            goto cleanup;
+        }
+        ins[i] = store_open(in_paths[i], STORE_READONLY);
+        if (!ins[i])
+            goto cleanup;
+    }
+    out = store_open(out_path, STORE_CREATE);
+    if (!out)
+        goto cleanup;
+
+    /* Pass 1: collect every run name and check that its parts agree. Nothing is written. */
+    for (i = 0; i <= nin; i++) {
+        struct store *st = i == 0 ? out : ins[i - 1];
+        struct run_info *v;
+        size_t n, k;
+        if (store_run_list(st, NULL, &v, &n))
+            goto cleanup;
+        for (k = 0; k < n; k++) {
+            struct merge_run *m = NULL;
+            const char *field;
+            for (j = 0; j < nruns; j++)
+                if (!strcmp(runs[j].info.name, v[k].name))
+                    m = &runs[j];
+            if (!m) {
+                ALLOC_GROW(runs, nruns + 1, aruns);
+                m = &runs[nruns++];
+                memset(m, 0, sizeof(*m));
+                strvec_init(&m->shards);
+                m->info = v[k];
+                run_info_init(&v[k]);
+                m->from = store_path(st);
+                m->in_out = i == 0;
+                merge_account(m, &m->info);
+                continue;
+            }
+            if (!run_info_same_inputs(&m->info, &v[k], &field)) {
+                error("merge: %s and %s hold different runs named '%s' (%s differs); refusing "
+                      "to merge shards of different runs",
+                      m->from, store_path(st), v[k].name, field);
+                run_info_list_free(v, n);
+                rc = STORE_EMISMATCH;
+                goto cleanup;
+            }
+            merge_account(m, &v[k]);
+        }
+        run_info_list_free(v, n);
+    }
+
+    /* Pass 2: write everything in one transaction (all or nothing). */
+    if (store_exec_simple(out, S_BEGIN, "cannot begin the merge"))
+        goto cleanup;
+    out->in_outer_txn = 1;
+    for (j = 0; j < nruns; j++) {
+        struct merge_run *m = &runs[j];
+        sqlite3_stmt *s;
+        char *shard = merged_shard(m);
+        if (!m->in_out && store_insert_run(out, &m->info, m->info.settings_json)) {
+            free(shard);
+            goto rollback;
+        }
+        s = store_stmt_get(out, S_RUN_MERGED);
+        if (!s) {
+            free(shard);
+            goto rollback;
+        }
+        store_bind_text(s, 1, m->info.name);
+        store_bind_text(s, 2, run_status_name(rank_status(m->rank)));
+        sqlite3_bind_int64(s, 3, m->planned);
+        store_bind_text(s, 4, shard);
+        store_bind_time(s, 5, m->started_at);
+        store_bind_time(s, 6, m->rank == 0 || m->finished_at != 0 ? m->finished_at : 0);
+        if (store_stmt_done(out, s, "cannot update the merged run")) {
+            free(shard);
+            goto rollback;
+        }
+        free(shard);
+        for (i = 0; i < nin; i++) {
+            struct merge_copy c = {out, m->info.name};
+            int r = store_trials_each(ins[i], m->info.name, merge_trial, &c);
+            if (r < 0 || store_flush(out))
+                goto rollback;
+        }
+    }
+    for (i = 0; i < nin; i++)
+        if (merge_extras(out, ins[i]))
+            goto rollback;
+    out->in_outer_txn = 0;
+    if (store_exec_simple(out, S_COMMIT, "cannot commit the merge"))
+        goto rollback;
+    if (out->merge_kept)
+        warning("merge: %zu trial(s) were present in more than one input; kept the first "
+                "finished result of each",
+                out->merge_kept);
+    rc = 0;
+    goto cleanup;
+rollback:
+    for (i = 0; i < out->nops; i++)
+        store_op_release(&out->ops[i]);
+    out->nops = 0;
+    out->in_outer_txn = 0;
+    store_txn_rollback(out);
+cleanup:
+    for (j = 0; j < nruns; j++) {
+        run_info_release(&runs[j].info);
+        strvec_clear(&runs[j].shards);
+    }
+    free(runs);
+    if (out && store_close(out))
+        rc = -1;
+    for (i = 0; i < nin; i++)
+        store_close(ins[i]);
+    free(ins);
+    return rc;
+}

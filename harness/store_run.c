@@ -1,0 +1,703 @@
+/*
+ * Runs in the store: the runs rows (create, list, get, status), the rules for
+ * what a run's settings may hold (no secrets, canonical JSON), and the run
+ * locks with their heartbeat and stale-lock takeover.
+ */
+#include "store.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "store-int.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- runs ---------------------------------------------------------------- */
+
+void run_info_init(struct run_info *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+void run_info_release(struct run_info *r)
+{
+    free(r->name);
+    free(r->model_requested);
+    free(r->model_served);
+    free(r->endpoints);
+    free(r->system_fingerprint);
+    free(r->settings_json);
+    free(r->golden_sha256);
+    free(r->haystack_sha256);
+    free(r->template_sha256);
+    free(r->tokenizer_name);
+    free(r->tokenizer_sha256);
+    free(r->dipmap_version);
+    free(r->dipmap_commit);
+    free(r->tags);
+    free(r->shard);
+    free(r->lock_host);
+    run_info_init(r);
+}
+
+void run_info_list_free(struct run_info *v, size_t nr)
+{
+    size_t i;
+    for (i = 0; i < nr; i++)
+        run_info_release(&v[i]);
+    free(v);
+}
+
+/* Sort the keys of every object in a JSON tree (canonical form). */
+static void sort_json_keys(cJSON *node)
+{
+    cJSON *c, **items = NULL;
+    size_t n = 0, alloc = 0, i, j;
+    for (c = node->child; c; c = c->next)
+        sort_json_keys(c);
+    if (!cJSON_IsObject(node))
+        return;
+    for (c = node->child; c; c = c->next) {
+        ALLOC_GROW(items, n + 1, alloc);
+        items[n++] = c;
+    }
+    /* insertion sort by key: settings objects are small */
+    for (i = 1; i < n; i++) {
+        cJSON *x = items[i];
+        for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
+                                    x->string ? x->string : "") > 0;
+             j--)
+            items[j] = items[j - 1];
+        items[j] = x;
+    }
+    for (i = 0; i < n; i++)
+        cJSON_DetachItemViaPointer(node, items[i]);
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(node, items[i]);
+    free(items);
+}
+
+/* Equal as JSON up to object key order (the stored form is canonical, a caller's may not be). */
+static int same_json(const char *a, const char *b)
+{
+    cJSON *ja, *jb;
+    int same = 0;
+    if (!a || !b)
+        return 0;
+    ja = cJSON_Parse(a);
+    jb = cJSON_Parse(b);
+    if (ja && jb) {
+        sort_json_keys(ja);
+        sort_json_keys(jb);
+        same = cJSON_Compare(ja, jb, 1);
+    }
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    return same;
+}
+
+int run_info_same_inputs(const struct run_info *a, const struct run_info *b, const char **field)
+{
+#define SAME(f)                                                                                    \
+    if (!store_streq_null(a->f, b->f)) {                                                           \
+        if (field)                                                                                 \
+            *field = #f;                                                                           \
+        return 0;                                                                                  \
+    }
+    SAME(model_requested);
+    SAME(golden_sha256);
+    SAME(haystack_sha256);
+    SAME(template_sha256);
+    SAME(tokenizer_name);
+    SAME(tokenizer_sha256);
+#undef SAME
+    if (!store_streq_null(a->settings_json, b->settings_json) &&
+        !same_json(a->settings_json, b->settings_json)) {
+        if (field)
+            *field = "settings_json";
+        return 0;
+    }
+    if (field)
+        *field = NULL;
+    return 1;
+}
+
+/* Lower-case `s` with '-', '_', ' ' and '.' removed, for secret-name checks. */
+static void norm_name(struct strbuf *out, const char *s, size_t len)
+{
+    size_t i;
+    strbuf_reset(out);
+    for (i = 0; i < len && s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '-' || c == '_' || c == ' ' || c == '.')
+            continue;
+        strbuf_addch(out, tolower(c));
+    }
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int is_secret_name(const char *name, size_t len)
+{
+    static const char *const exact[] = {"authorization", "proxyauthorization",
+                                        "cookie",        "accesstoken",
+                                        "authtoken",     "bearertoken",
+                                        "bearer",        "token",
+                                        "key",           NULL};
+    static const char *const suffix[] = {"apikey", "password",        "passwd",
+                                         "secret", "subscriptionkey", NULL};
+    struct strbuf n = STRBUF_INIT;
+    int i, hit = 0;
+    norm_name(&n, name, len);
+    for (i = 0; exact[i] && !hit; i++)
+        hit = !strcmp(n.buf, exact[i]);
+    for (i = 0; suffix[i] && !hit; i++)
+        hit = ends_with(n.buf, suffix[i]);
+    strbuf_release(&n);
+    return hit;
+}
+
+/* A string value that is a credential or a header carrying one. */
+static int is_secret_value(const char *v)
+{
+    const char *colon;
+    size_t len;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    if (!strncasecmp(v, "bearer ", 7) || !strncasecmp(v, "basic ", 6))
+        return 1;
+    len = strlen(v);
+    if (!strncmp(v, "sk-", 3) && len >= 20 && !strchr(v, ' '))
+        return 1;
+    colon = strchr(v, ':');
+    if (colon && colon > v && is_secret_name(v, (size_t)(colon - v)))
+        return 1;
+    return 0;
+}
+
+/* Walk a JSON value: refuse secret-looking keys and values. */
+static int check_json(cJSON *node, const char *path, struct strbuf *why)
+{
+    cJSON *c;
+    if (cJSON_IsString(node) && node->valuestring && is_secret_value(node->valuestring)) {
+        strbuf_addf(why, "the value of \"%s\" looks like a credential", path);
+        return -1;
+    }
+    if (cJSON_IsObject(node)) {
+        for (c = node->child; c; c = c->next) {
+            if (c->string && is_secret_name(c->string, strlen(c->string))) {
+                strbuf_addf(why, "setting \"%s\" looks like a credential", c->string);
+                return -1;
+            }
+            if (check_json(c, c->string ? c->string : path, why))
+                return -1;
+        }
+    } else if (cJSON_IsArray(node)) {
+        for (c = node->child; c; c = c->next)
+            if (check_json(c, path, why))
+                return -1;
+    }
+    return 0;
+}
+
+/* Canonical settings JSON (malloc'd) in *out, or -1 after error(). */
+static int canonical_settings(const char *run, const char *json, char **out)
+{
+    cJSON *root;
+    struct strbuf why = STRBUF_INIT;
+    char *p;
+    *out = NULL;
+    if (!json)
+        return 0;
+    root = cJSON_Parse(json);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return error("run '%s': settings must be a JSON object", run);
+    }
+    if (check_json(root, "settings", &why)) {
+        error("run '%s': refusing to store the settings: %s (API keys and Authorization "
+              "headers are never stored)",
+              run, why.buf);
+        strbuf_release(&why);
+        cJSON_Delete(root);
+        return -1;
+    }
+    strbuf_release(&why);
+    sort_json_keys(root);
+    p = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!p)
+        return error("run '%s': cannot serialise the settings", run);
+    *out = xstrdup(p);
+    cJSON_free(p);
+    return 0;
+}
+
+/* Endpoints must not carry credentials (user:pass@host or ?api-key=...). */
+static int check_endpoints(const char *run, const char *endpoints)
+{
+    struct strvec parts = STRVEC_INIT;
+    struct strbuf n = STRBUF_INIT;
+    size_t i;
+    int rc = 0;
+    if (!endpoints)
+        return 0;
+    strvec_split(&parts, endpoints, ',');
+    for (i = 0; i < parts.nr && !rc; i++) {
+        const char *u = parts.v[i], *auth = strstr(u, "://"), *q;
+        size_t alen;
+        auth = auth ? auth + 3 : u;
+        alen = strcspn(auth, "/?#");
+        if (memchr(auth, '@', alen))
+            rc = -1;
+        q = strchr(u, '?');
+        while (q && !rc) {
+            const char *name = q + 1;
+            size_t nlen = strcspn(name, "=&#");
+            if (is_secret_name(name, nlen))
+                rc = -1;
+            else {
+                norm_name(&n, name, nlen);
+                if (ends_with(n.buf, "key") || ends_with(n.buf, "token") || !strcmp(n.buf, "sig"))
+                    rc = -1;
+            }
+            q = strchr(name, '&');
+        }
+    }
+    if (rc)
+        error("run '%s': refusing to store an endpoint with credentials in it (%s); pass keys "
+              "through --api-key-env",
+              run, parts.v[i - 1]);
+    strbuf_release(&n);
+    strvec_clear(&parts);
+    return rc;
+}
+
+static int valid_run_name(const char *name)
+{
+    const unsigned char *p;
+    if (!name || !*name || strlen(name) > 256)
+        return 0;
+    for (p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* Look a run's id up (cached). 0 found, 1 not found, -1 error. */
+int store_run_id(struct store *st, const char *name, sqlite3_int64 *id)
+{
+    size_t i;
+    sqlite3_stmt *s;
+    int rc;
+    if (!name)
+        return 1;
+    for (i = 0; i < st->nids; i++)
+        if (!strcmp(st->ids[i].name, name)) {
+            *id = st->ids[i].id;
+            return 0;
+        }
+    s = store_stmt_get(st, S_RUN_ID);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+        ALLOC_GROW(st->ids, st->nids + 1, st->aids);
+        st->ids[st->nids].name = xstrdup(name);
+        st->ids[st->nids++].id = *id;
+        return 0;
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE)
+        return 1;
+    return store_db_error(st, "cannot look up the run");
+}
+
+int store_need_writable(struct store *st)
+{
+    if (st->readonly)
+        return error("%s: opened read-only", st->path);
+    return 0;
+}
+
+int store_insert_run(struct store *st, const struct run_info *r, const char *settings)
+{
+    sqlite3_stmt *s = store_stmt_get(st, S_RUN_INSERT);
+    int rc;
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, r->name);
+    store_bind_text(s, 2, r->model_requested);
+    store_bind_text(s, 3, r->model_served);
+    store_bind_text(s, 4, r->endpoints);
+    store_bind_text(s, 5, r->system_fingerprint);
+    store_bind_text(s, 6, settings);
+    store_bind_text(s, 7, r->golden_sha256);
+    store_bind_text(s, 8, r->haystack_sha256);
+    store_bind_text(s, 9, r->template_sha256);
+    store_bind_text(s, 10, r->tokenizer_name);
+    store_bind_text(s, 11, r->tokenizer_sha256);
+    store_bind_text(s, 12, r->dipmap_version);
+    store_bind_text(s, 13, r->dipmap_commit);
+    store_bind_text(s, 14, r->tags);
+    store_bind_text(s, 15, r->shard);
+    sqlite3_bind_double(s, 16, r->created_at != 0 ? r->created_at : store_now_seconds());
+    store_bind_time(s, 17, r->started_at);
+    store_bind_time(s, 18, r->finished_at);
+    store_bind_text(s, 19, run_status_name(r->status));
+    sqlite3_bind_int64(s, 20, r->trials_planned);
+    rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE || (rc & 0xff) == SQLITE_CONSTRAINT) {
+        error("%s: a run named '%s' already exists", st->path, r->name);
+        return STORE_EEXIST;
+    }
+    if (rc != SQLITE_DONE)
+        return store_db_error(st, "cannot create the run");
+    return 0;
+}
+
+int store_run_create(struct store *st, const struct run_info *r)
+{
+    char *settings = NULL;
+    int rc;
+    if (store_need_writable(st))
+        return -1;
+    if (!valid_run_name(r->name))
+        return error("invalid run name '%s' (1-256 characters, no control characters)",
+                     r->name ? r->name : "");
+    if (!r->model_requested || !*r->model_requested)
+        return error("run '%s': no model given", r->name);
+    if ((unsigned)r->status >= RUN_STATUS__COUNT)
+        return error("run '%s': invalid status %d", r->name, (int)r->status);
+    if (check_endpoints(r->name, r->endpoints) ||
+        canonical_settings(r->name, r->settings_json, &settings))
+        return -1;
+    rc = store_insert_run(st, r, settings);
+    free(settings);
+    return rc;
+}
+
+static void run_from_row(sqlite3_stmt *s, struct run_info *r)
+{
+    run_info_init(r);
+    r->name = store_col_text(s, 0);
+    r->model_requested = store_col_text(s, 1);
+    r->model_served = store_col_text(s, 2);
+    r->endpoints = store_col_text(s, 3);
+    r->system_fingerprint = store_col_text(s, 4);
+    r->settings_json = store_col_text(s, 5);
+    r->golden_sha256 = store_col_text(s, 6);
+    r->haystack_sha256 = store_col_text(s, 7);
+    r->template_sha256 = store_col_text(s, 8);
+    r->tokenizer_name = store_col_text(s, 9);
+    r->tokenizer_sha256 = store_col_text(s, 10);
+    r->dipmap_version = store_col_text(s, 11);
+    r->dipmap_commit = store_col_text(s, 12);
+    r->tags = store_col_text(s, 13);
+    r->shard = store_col_text(s, 14);
+    r->created_at = store_col_time(s, 15);
+    r->started_at = store_col_time(s, 16);
+    r->finished_at = store_col_time(s, 17);
+    if (run_status_parse((const char *)sqlite3_column_text(s, 18), &r->status))
+        r->status = RUN_FAILED;
+    r->trials_planned = (long)sqlite3_column_int64(s, 19);
+    r->trials_done = (long)sqlite3_column_int64(s, 20);
+    r->trials_stored = (long)sqlite3_column_int64(s, 21);
+    r->lock_pid = (long)sqlite3_column_int64(s, 22);
+    r->lock_host = store_col_text(s, 23);
+    r->lock_heartbeat = store_col_time(s, 24);
+}
+
+int store_run_list(struct store *st, const struct run_filter *f, struct run_info **out, size_t *nr)
+{
+    sqlite3_stmt *s = store_stmt_get(st, S_RUN_LIST);
+    size_t alloc = 0;
+    int rc;
+    *out = NULL;
+    *nr = 0;
+    if (!s)
+        return -1;
+    if (f) {
+        store_bind_text(s, 1, f->model_prefix);
+        store_bind_text(s, 2, f->tag);
+        store_bind_text(s, 3, f->name);
+    }
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ALLOC_GROW(*out, *nr + 1, alloc);
+        run_from_row(s, &(*out)[(*nr)++]);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        run_info_list_free(*out, *nr);
+        *out = NULL;
+        *nr = 0;
+        return store_db_error(st, "cannot list runs");
+    }
+    return 0;
+}
+
+int store_run_get(struct store *st, const char *name, struct run_info *out)
+{
+    struct run_filter f = {NULL, NULL, name};
+    struct run_info *v;
+    size_t n;
+    run_info_init(out);
+    if (!name)
+        return 1;
+    if (store_run_list(st, &f, &v, &n))
+        return -1;
+    if (!n) {
+        free(v);
+        return 1;
+    }
+    *out = v[0];
+    free(v);
+    return 0;
+}
+
+/* Run an UPDATE on one run by name; an unknown run is an error. */
+static int update_run_done(struct store *st, sqlite3_stmt *s, const char *name)
+{
+    if (store_stmt_done(st, s, "cannot update the run"))
+        return -1;
+    if (sqlite3_changes(st->db) == 0)
+        return error("%s: no run named '%s'", st->path, name);
+    return 0;
+}
+
+int store_run_update_status(struct store *st, const char *name, enum run_status status)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    if ((unsigned)status >= RUN_STATUS__COUNT)
+        return error("invalid run status %d", (int)status);
+    s = store_stmt_get(st, S_RUN_STATUS);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    store_bind_text(s, 2, run_status_name(status));
+    sqlite3_bind_double(s, 3, store_now_seconds());
+    return update_run_done(st, s, name);
+}
+
+int store_run_set_served(struct store *st, const char *name, const char *model_served,
+                         const char *system_fingerprint)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_RUN_SERVED);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    store_bind_text(s, 2, model_served);
+    store_bind_text(s, 3, system_fingerprint);
+    return update_run_done(st, s, name);
+}
+
+int store_run_set_planned(struct store *st, const char *name, long trials_planned)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_RUN_PLANNED);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    sqlite3_bind_int64(s, 2, trials_planned);
+    return update_run_done(st, s, name);
+}
+
+/* ---- locks --------------------------------------------------------------- */
+
+static int pid_alive(long pid)
+{
+    if (pid <= 0)
+        return 0;
+    if (kill((pid_t)pid, 0) == 0)
+        return 1;
+    return errno != ESRCH;
+}
+
+int run_info_is_live(const struct run_info *r)
+{
+    char host[256] = {0};
+    if (!r->lock_host || r->lock_pid <= 0)
+        return 0;
+    if (store_now_seconds() - r->lock_heartbeat > STORE_LOCK_STALE_SECONDS)
+        return 0;
+    if (gethostname(host, sizeof(host) - 1) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        if (!strcmp(host, r->lock_host) && !pid_alive(r->lock_pid))
+            return 0;
+    }
+    return 1;
+}
+
+static int holds_lock(struct store *st, const char *run)
+{
+    return strvec_find(&st->locked, run) >= 0;
+}
+
+int store_run_lock(struct store *st, const char *run, int stale_seconds)
+{
+    sqlite3_int64 id;
+    sqlite3_stmt *s;
+    int rc, free_lock = 1;
+    double now;
+
+    if (store_need_writable(st))
+        return -1;
+    if (stale_seconds <= 0)
+        stale_seconds = STORE_LOCK_STALE_SECONDS;
+    rc = store_run_id(st, run, &id);
+    if (rc)
+        return rc < 0 ? -1 : error("%s: no run named '%s' to lock", st->path, run);
+    if (store_txn_begin(st))
+        return -1;
+    now = store_now_seconds();
+    s = store_stmt_get(st, S_LOCK_GET);
+    if (!s)
+        goto fail;
+    sqlite3_bind_int64(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        long pid = (long)sqlite3_column_int64(s, 0);
+        const char *host = (const char *)sqlite3_column_text(s, 1);
+        const char *token = (const char *)sqlite3_column_text(s, 2);
+        double beat = sqlite3_column_double(s, 3);
+        int same_host = host && !strcmp(host, st->host);
+        if (token && !strcmp(token, st->token)) {
+            free_lock = 1; /* ours already: refresh */
+        } else if (same_host && !pid_alive(pid)) {
+            warning("run '%s': taking over the lock of pid %ld on %s (process is gone)", run, pid,
+                    host);
+        } else if (now - beat > stale_seconds) {
+            warning("run '%s': taking over the lock of pid %ld on %s (no heartbeat for %.0fs)", run,
+                    pid, host ? host : "?", now - beat);
+        } else {
+            error("run '%s' is in use by pid %ld on host %s (heartbeat %.0fs ago); wait for it "
+                  "to finish, or stop that process and try again",
+                  run, pid, host ? host : "?", now - beat < 0 ? 0 : now - beat);
+            sqlite3_reset(s);
+            store_txn_rollback(st);
+            return STORE_ELOCKED;
+        }
+    } else if (rc != SQLITE_DONE) {
+        sqlite3_reset(s);
+        store_db_error(st, "cannot read the run lock");
+        goto fail;
+    }
+    sqlite3_reset(s);
+    (void)free_lock;
+    s = store_stmt_get(st, S_LOCK_SET);
+    if (!s)
+        goto fail;
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)getpid());
+    store_bind_text(s, 3, st->host);
+    store_bind_text(s, 4, st->token);
+    sqlite3_bind_double(s, 5, now);
+    if (store_stmt_done(st, s, "cannot take the run lock") || store_txn_commit(st))
+        goto fail;
+    if (!holds_lock(st, run))
+        strvec_push(&st->locked, run);
+    return 0;
+fail:
+    store_txn_rollback(st);
+    return -1;
+}
+
+/* Refresh heartbeats inside the caller's transaction; lost locks are dropped. */
+int store_beat_locks(struct store *st, int report)
+{
+    size_t i = 0;
+    int rc = 0;
+    double now = store_now_seconds();
+    while (i < st->locked.nr) {
+        sqlite3_int64 id;
+        sqlite3_stmt *s;
+        const char *run = st->locked.v[i];
+        if (store_run_id(st, run, &id))
+            return -1;
+        s = store_stmt_get(st, S_LOCK_BEAT);
+        if (!s)
+            return -1;
+        sqlite3_bind_int64(s, 1, id);
+        store_bind_text(s, 2, st->token);
+        sqlite3_bind_double(s, 3, now);
+        if (store_stmt_done(st, s, "cannot refresh the run lock"))
+            return -1;
+        if (sqlite3_changes(st->db) == 0) {
+            if (report)
+                rc = error("run '%s': this process lost its lock (taken over as stale)", run);
+            else
+                warning("run '%s': this process lost its lock (taken over as stale)", run);
+            /* remove entry i */
+            free(st->locked.v[i]);
+            memmove(&st->locked.v[i], &st->locked.v[i + 1],
+                    (st->locked.nr - i) * sizeof(*st->locked.v));
+            st->locked.nr--;
+            continue;
+        }
+        i++;
+    }
+    return rc;
+}
+
+int store_run_heartbeat(struct store *st)
+{
+    int rc;
+    if (!st->locked.nr)
+        return 0;
+    if (store_txn_begin(st))
+        return -1;
+    rc = store_beat_locks(st, 1);
+    if (store_txn_commit(st)) {
+        store_txn_rollback(st);
+        return -1;
+    }
+    return rc;
+}
+
+int store_run_unlock(struct store *st, const char *run)
+{
+    sqlite3_int64 id;
+    sqlite3_stmt *s;
+    long ix = strvec_find(&st->locked, run);
+    if (ix < 0)
+        return 0;
+    if (store_run_id(st, run, &id))
+        return -1;
+    s = store_stmt_get(st, S_LOCK_DEL);
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, id);
+    store_bind_text(s, 2, st->token);
+    if (store_stmt_done(st, s, "cannot release the run lock"))
+        return -1;
+    free(st->locked.v[ix]);
+    memmove(&st->locked.v[ix], &st->locked.v[ix + 1],
+            (st->locked.nr - (size_t)ix) * sizeof(*st->locked.v));
+    st->locked.nr--;
+    return 0;
+}

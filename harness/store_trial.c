@@ -1,0 +1,481 @@
+/*
+ * Trials in the store: the batched write buffer (trials and content-addressed
+ * prompts, flushed in one transaction), reading a run's trials back, the
+ * done set that resume skips, and the token-count cache.
+ */
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- trials -------------------------------------------------------------- */
+
+static void trial_copy(struct trial_result *dst, const struct trial_result *src)
+{
+    *dst = *src;
+    dst->question_id = store_xstrdup_or_null(src->question_id);
+    dst->finish_reason = store_xstrdup_or_null(src->finish_reason);
+    dst->answer = store_xstrdup_or_null(src->answer);
+    dst->reasoning = store_xstrdup_or_null(src->reasoning);
+    dst->error = store_xstrdup_or_null(src->error);
+}
+
+static int check_trial(const char *run, const struct trial_result *t)
+{
+    if (!t->question_id || !*t->question_id)
+        return error("run '%s': trial without a question id", run);
+    if (t->depth_bp < 0 || t->depth_bp > DEPTH_BP_MAX)
+        return error("run '%s': trial %s: depth %d bp out of range", run, t->question_id,
+                     t->depth_bp);
+    if ((unsigned)t->outcome >= OUTCOME__COUNT)
+        return error("run '%s': trial %s: invalid outcome %d", run, t->question_id,
+                     (int)t->outcome);
+    return 0;
+}
+
+int store_queue_trial(struct store *st, const char *run, const struct trial_result *t, int merge)
+{
+    sqlite3_int64 id;
+    int rc;
+    struct op *o;
+    if (store_need_writable(st) || check_trial(run, t))
+        return -1;
+    rc = store_run_id(st, run, &id);
+    if (rc)
+        return rc < 0 ? -1 : error("%s: no run named '%s'", st->path, run);
+    ALLOC_GROW(st->ops, st->nops + 1, st->aops);
+    o = &st->ops[st->nops++];
+    memset(o, 0, sizeof(*o));
+    o->kind = OP_TRIAL;
+    o->merge = merge;
+    o->run_id = id;
+    trial_copy(&o->t, t);
+    if (st->nops >= STORE_BATCH_MAX)
+        return store_flush(st);
+    return 0;
+}
+
+int store_trial_put(struct store *st, const char *run, const struct trial_result *t)
+{
+    return store_queue_trial(st, run, t, 0);
+}
+
+static int write_trial(struct store *st, const struct op *o)
+{
+    sqlite3_stmt *s = store_stmt_get(st, o->merge ? S_TRIAL_MERGE : S_TRIAL_UPSERT);
+    const struct trial_result *t = &o->t;
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, o->run_id);
+    store_bind_text(s, 2, t->question_id);
+    sqlite3_bind_int64(s, 3, t->length);
+    sqlite3_bind_int(s, 4, t->depth_bp);
+    sqlite3_bind_int(s, 5, t->repeat);
+    store_bind_text(s, 6, t->prompt_sha256[0] ? t->prompt_sha256 : NULL);
+    sqlite3_bind_int64(s, 7, t->realized_length);
+    sqlite3_bind_int64(s, 8, t->usage_prompt_tokens);
+    sqlite3_bind_double(s, 9, t->realized_depth);
+    sqlite3_bind_int64(s, 10, t->gold_offset);
+    store_bind_text(s, 11, outcome_name(t->outcome));
+    sqlite3_bind_int(s, 12, t->http_status);
+    sqlite3_bind_int(s, 13, t->attempts);
+    sqlite3_bind_double(s, 14, t->latency_ms);
+    sqlite3_bind_int64(s, 15, t->completion_tokens);
+    store_bind_text(s, 16, t->finish_reason);
+    store_bind_text(s, 17, t->answer);
+    store_bind_text(s, 18, t->reasoning);
+    sqlite3_bind_double(s, 19, t->score);
+    store_bind_text(s, 20, t->error);
+    store_bind_time(s, 21, t->finished_at);
+    return store_stmt_done(st, s, "cannot write a trial");
+}
+
+int store_write_prompt(struct store *st, const struct op *o)
+{
+    sqlite3_stmt *s = store_stmt_get(st, S_PROMPT_PUT);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, o->sha);
+    sqlite3_bind_text64(s, 2, o->text, o->len, SQLITE_STATIC, SQLITE_UTF8);
+    return store_stmt_done(st, s, "cannot write a prompt");
+}
+
+int store_flush(struct store *st)
+{
+    size_t i;
+    if (st->readonly)
+        return 0;
+    if (!st->nops && !st->locked.nr)
+        return 0;
+    if (store_txn_begin(st))
+        return -1;
+    for (i = 0; i < st->nops; i++) {
+        const struct op *o = &st->ops[i];
+        if (o->kind == OP_TRIAL) {
+            if (write_trial(st, o))
+                goto fail;
+            if (o->merge && sqlite3_changes(st->db) == 0)
+                st->merge_kept++;
+        } else if (store_write_prompt(st, o)) {
+            goto fail;
+        }
+    }
+    if (store_beat_locks(st, 0) || store_txn_commit(st))
+        goto fail;
+    for (i = 0; i < st->nops; i++)
+        store_op_release(&st->ops[i]);
+    st->nops = 0;
+    return 0;
+fail:
+    store_txn_rollback(st);
+    return -1;
+}
+
+size_t store_pending(const struct store *st)
+{
+    return st->nops;
+}
+
+static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
+{
+    const unsigned char *sha;
+    enum trial_outcome o;
+    trial_result_init(t);
+    t->question_id = store_col_text(s, 0);
+    t->length = (long)sqlite3_column_int64(s, 1);
+    t->depth_bp = sqlite3_column_int(s, 2);
+    t->repeat = sqlite3_column_int(s, 3);
+    sha = sqlite3_column_text(s, 4);
+    if (sha) {
+        size_t n = strlen((const char *)sha);
+        if (n > SHA256_HEX_LEN)
+            n = SHA256_HEX_LEN;
+        memcpy(t->prompt_sha256, sha, n);
+        t->prompt_sha256[n] = '\0';
+    }
+    t->realized_length = (long)sqlite3_column_int64(s, 5);
+    t->usage_prompt_tokens = (long)sqlite3_column_int64(s, 6);
+    t->realized_depth = store_col_real_nan(s, 7);
+    t->gold_offset = (long)sqlite3_column_int64(s, 8);
+    t->outcome = outcome_parse((const char *)sqlite3_column_text(s, 9), &o) ? OUTCOME_ERROR : o;
+    t->http_status = sqlite3_column_int(s, 10);
+    t->attempts = sqlite3_column_int(s, 11);
+    t->latency_ms = store_col_real_nan(s, 12);
+    t->completion_tokens = (long)sqlite3_column_int64(s, 13);
+    t->finish_reason = store_col_text(s, 14);
+    t->answer = store_col_text(s, 15);
+    t->reasoning = store_col_text(s, 16);
+    t->score = store_col_real_nan(s, 17);
+    t->error = store_col_text(s, 18);
+    t->finished_at = store_col_time(s, 19);
+}
+
+int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+{
+    sqlite3_int64 id;
+    sqlite3_stmt *s;
+    int rc = store_run_id(st, run, &id);
+    if (rc)
+        return rc;
+    /* A private statement: fn may call back into the store (e.g. merge puts). */
+    if (sqlite3_prepare_v2(st->db, store_stmt_sql[S_TRIAL_SELECT], -1, &s, NULL) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return store_db_error(st, "cannot read trials");
+    }
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct trial_result t;
+        int r;
+        trial_from_row(s, &t);
+        r = fn(&t, data);
+        trial_result_release(&t);
+        if (r) {
+            sqlite3_finalize(s);
+            return r;
+        }
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        return store_db_error(st, "cannot read trials");
+    return 0;
+}
+
+struct load_ctx {
+    struct trial_result *v;
+    size_t nr, alloc;
+};
+
+static int load_one(const struct trial_result *t, void *data)
+{
+    struct load_ctx *c = data;
+    ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+    trial_copy(&c->v[c->nr++], t);
+    return 0;
+}
+
+int store_trials_load(struct store *st, const char *run, struct trial_result **out, size_t *nr)
+{
+    struct load_ctx c = {NULL, 0, 0};
+    int rc = store_trials_each(st, run, load_one, &c);
+    *out = NULL;
+    *nr = 0;
+    if (rc) {
+        store_trials_free(c.v, c.nr);
+        return rc;
+    }
+    *out = c.v;
+    *nr = c.nr;
+    return 0;
+}
+
+void store_trials_free(struct trial_result *v, size_t nr)
+{
+    size_t i;
+    for (i = 0; i < nr; i++)
+        trial_result_release(&v[i]);
+    free(v);
+}
+
+/* ---- done set ------------------------------------------------------------ */
+
+struct done_entry {
+    char *qid; /* NULL = empty slot */
+    long length;
+    int depth_bp;
+    int repeat;
+};
+
+struct store_done_set {
+    struct done_entry *slots;
+    size_t cap; /* power of two */
+    size_t nr;
+};
+
+static size_t key_hash(const char *qid, long length, int depth, int repeat)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    const unsigned char *p;
+    for (p = (const unsigned char *)qid; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    h = (h ^ (unsigned long long)length) * 1099511628211ULL;
+    h = (h ^ (unsigned long long)(unsigned)depth) * 1099511628211ULL;
+    h = (h ^ (unsigned long long)(unsigned)repeat) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static struct done_entry *done_find(const struct store_done_set *s, const char *qid, long length,
+                                    int depth, int repeat)
+{
+    size_t i = key_hash(qid, length, depth, repeat) & (s->cap - 1);
+    for (;;) {
+        struct done_entry *e = &s->slots[i];
+        if (!e->qid || (e->length == length && e->depth_bp == depth && e->repeat == repeat &&
+                        !strcmp(e->qid, qid)))
+            return e;
+        i = (i + 1) & (s->cap - 1);
+    }
+}
+
+static void done_add(struct store_done_set *s, char *qid, long length, int depth, int repeat)
+{
+    struct done_entry *e;
+    if ((s->nr + 1) * 2 > s->cap) {
+        struct store_done_set bigger = {NULL, s->cap * 2, 0};
+        size_t i;
+        bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
+        for (i = 0; i < s->cap; i++)
+            if (s->slots[i].qid) {
+                struct done_entry *d = done_find(&bigger, s->slots[i].qid, s->slots[i].length,
+                                                 s->slots[i].depth_bp, s->slots[i].repeat);
+                *d = s->slots[i];
+            }
+        free(s->slots);
+        s->slots = bigger.slots;
+        s->cap = bigger.cap;
+    }
+    e = done_find(s, qid, length, depth, repeat);
+    if (e->qid) {
+        free(qid);
+        return;
+    }
+    e->qid = qid;
+    e->length = length;
+    e->depth_bp = depth;
+    e->repeat = repeat;
+    s->nr++;
+}
+
+struct store_done_set *store_done_set_load(struct store *st, const char *run, unsigned flags)
+{
+    struct store_done_set *set = xcalloc(1, sizeof(*set));
+    sqlite3_int64 id;
+    sqlite3_stmt *s;
+    int rc;
+    set->cap = 64;
+    set->slots = xcalloc(set->cap, sizeof(*set->slots));
+    rc = store_run_id(st, run, &id);
+    if (rc > 0)
+        return set;
+    if (rc < 0 || !(s = store_stmt_get(st, S_DONE))) {
+        store_done_set_free(set);
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_int(s, 2, (flags & STORE_DONE_KEEP_ERRORS) ? 1 : 0);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        done_add(set, store_col_text(s, 0), (long)sqlite3_column_int64(s, 1),
+                 sqlite3_column_int(s, 2), sqlite3_column_int(s, 3));
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        store_db_error(st, "cannot read finished trials");
+        store_done_set_free(set);
+        return NULL;
+    }
+    return set;
+}
+
+int store_done_set_has(const struct store_done_set *s, const struct trial_key *k)
+{
+    if (!s || !k->question_id)
+        return 0;
+    return done_find(s, k->question_id, k->length, k->depth_bp, k->repeat)->qid != NULL;
+}
+
+size_t store_done_set_count(const struct store_done_set *s)
+{
+    return s ? s->nr : 0;
+}
+
+void store_done_set_free(struct store_done_set *s)
+{
+    size_t i;
+    if (!s)
+        return;
+    for (i = 0; i < s->cap; i++)
+        free(s->slots[i].qid);
+    free(s->slots);
+    free(s);
+}
+
+/* ---- token counts -------------------------------------------------------- */
+
+static char *count_key(const char *tokenizer, const char *sha)
+{
+    struct strbuf k = STRBUF_INIT;
+    strbuf_addf(&k, "%s\n%s", tokenizer, sha);
+    return strbuf_detach(&k, NULL);
+}
+
+int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count)
+{
+    sqlite3_stmt *s;
+    int rc;
+    if (!tokenizer || !text_sha256)
+        return 0;
+    if (st->ncounts) {
+        char *k = count_key(tokenizer, text_sha256);
+        size_t i;
+        for (i = 0; i < st->ncounts; i++)
+            if (!strcmp(st->counts[i].key, k)) {
+                *count = st->counts[i].count;
+                free(k);
+                return 1;
+            }
+        free(k);
+    }
+    s = store_stmt_get(st, S_COUNT_GET);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, tokenizer);
+    store_bind_text(s, 2, text_sha256);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *count = (long)sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+        return 1;
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE)
+        return 0;
+    return store_db_error(st, "cannot read the token-count cache");
+}
+
+int store_count_put(struct store *st, const char *tokenizer, const char *text_sha256, long count)
+{
+    sqlite3_stmt *s;
+    if (!tokenizer || !text_sha256)
+        return error("store_count_put: tokenizer and hash are required");
+    if (st->readonly) {
+        ALLOC_GROW(st->counts, st->ncounts + 1, st->acounts);
+        st->counts[st->ncounts].key = count_key(tokenizer, text_sha256);
+        st->counts[st->ncounts++].count = count;
+        return 0;
+    }
+    s = store_stmt_get(st, S_COUNT_PUT);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, tokenizer);
+    store_bind_text(s, 2, text_sha256);
+    sqlite3_bind_int64(s, 3, count);
+    return store_stmt_done(st, s, "cannot write the token-count cache");
+}
+
+/* ---- prompts ------------------------------------------------------------- */
+
+int store_prompt_put(struct store *st, const char *text, size_t len,
+                     char sha_out[SHA256_HEX_LEN + 1])
+{
+    struct op *o;
+    char sha[SHA256_HEX_LEN + 1];
+    size_t i;
+    sha256_hex(text, len, sha);
+    if (sha_out)
+        memcpy(sha_out, sha, sizeof(sha));
+    if (store_need_writable(st))
+        return -1;
+    for (i = 0; i < st->nops; i++)
+        if (st->ops[i].kind == OP_PROMPT && !strcmp(st->ops[i].sha, sha))
+            return 0;
+    ALLOC_GROW(st->ops, st->nops + 1, st->aops);
+    o = &st->ops[st->nops++];
+    memset(o, 0, sizeof(*o));
+    trial_result_init(&o->t);
+    o->kind = OP_PROMPT;
+    o->text = xmemdup(text, len);
+    o->len = len;
+    memcpy(o->sha, sha, sizeof(sha));
+    if (st->nops >= STORE_BATCH_MAX)
+        return store_flush(st);
+    return 0;
+}
+
+int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *len)
+{
+    sqlite3_stmt *s = store_stmt_get(st, S_PROMPT_GET);
+    int rc;
+    *text = NULL;
+    *len = 0;
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, sha256);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const void *p = sqlite3_column_blob(s, 0);
+        *len = (size_t)sqlite3_column_bytes(s, 0);
+        *text = xmemdup(p ? p : "", *len);
+        sqlite3_reset(s);
+        return 1;
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE)
+        return 0;
+    return store_db_error(st, "cannot read a prompt");
+}
