@@ -9,8 +9,8 @@
 /*
  * The run store: one SQLite database file holding any number of runs, their
  * trials, run locks, a token-count cache and (optionally) rendered prompts.
- * store.c is the only file that includes <sqlite3.h>; nothing SQLite-specific
- * leaks through this header.
+ * Only the store module (store.c, store_*.c behind store-int.h) includes
+ * SQLite; nothing SQLite-specific leaks through this header.
  *
  * Conventions for every function below:
  * - Errors are printed with error() ("error: FILE: ...") and reported by a

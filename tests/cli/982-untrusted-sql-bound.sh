@@ -1,22 +1,23 @@
 # Untrusted text: SQL only through bound parameters. Grep level: sqlite3 is used only in
-# store.c; every sqlite3_prepare*/sqlite3_exec call takes a string literal, a stmt_sql[]
+# the store module (store.c, store_*.c behind store-int.h); every sqlite3_prepare*/sqlite3_exec
+# call takes a string literal, a store_stmt_sql[]
 # entry or a helper argument fed only by literals / migrations[] / an integer PRAGMA; no
 # sqlite3_mprintf and no printf-built SQL with %s. Behaviour: a run name and a tag that are
 # SQL injections are stored and listed literally, and every table survives.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
-others=$(grep -l 'sqlite3_' "$REPO"/harness/*.c | grep -v '/store\.c$' || true)
-[ -z "$others" ] || fail "sqlite3 used outside store.c: $others"
-python3 - "$REPO/harness/store.c" <<'PY' || fail "store.c builds SQL from data"
+others=$(grep -l 'sqlite3_\|<sqlite3\.h>' "$REPO"/harness/*.[ch] | grep -v '/store\(_[a-z]*\.c\|\.c\|-int\.h\)$' || true)
+[ -z "$others" ] || fail "sqlite3 used outside the store module: $others"
+python3 - "$REPO"/harness/store.c "$REPO"/harness/store_*.c <<'PY' || fail "the store builds SQL from data"
 import re, sys
-src = open(sys.argv[1]).read()
+src = '\n'.join(open(f).read() for f in sys.argv[1:])
 bad = []
 if re.search(r'sqlite3_(v?mprintf|snprintf)', src):
     bad.append('sqlite3_mprintf/snprintf used')
 for m in re.finditer(r'sqlite3_(prepare(?:_v[23])?|exec)\s*\(\s*[^,]+,\s*([^,]+),', src):
     arg = m.group(2).strip()
     line = src.count('\n', 0, m.start()) + 1
-    if arg.startswith('"') or re.fullmatch(r'stmt_sql\[[A-Za-z_0-9]+\]', arg) or arg == 'sql':
+    if arg.startswith('"') or re.fullmatch(r'(store_)?stmt_sql\[[A-Za-z_0-9]+\]', arg) or arg == 'sql':
         continue
     bad.append('line %d: %s(%s)' % (line, m.group(1), arg))
 # the helpers that take `sql` are called with literals, migrations[i] or the integer pragma
