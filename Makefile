@@ -190,4 +190,4 @@ format-check:
 clean:
 	rm -rf build build-asan build-fuzz build-clang dipmap
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(FUZZ_SRCS:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/replay_main.d
