@@ -1,9 +1,11 @@
 /*
  * `dipmap runs`: list the runs of a store with model, status, progress
- * (finished/planned trials) and creation time, as a table or as JSON.
+ * (finished/planned trials), valid trials, accuracy, dip and creation time,
+ * as a table or as JSON.
  * Owns only the command-line surface; the store does the reading.
  */
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +13,13 @@
 
 #include "builtin.h"
 #include "opt.h"
+#include "report.h"
+#include "runbrief.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "usage.h"
+#include "xalloc.h"
 
 #include "banned.h"
 
@@ -70,12 +75,41 @@ static const char *status_text(const struct run_info *r)
     return run_status_name(r->status);
 }
 
-static void print_table(const struct run_info *v, size_t n)
+/* "3/4": valid (correct or wrong) of the finished trials */
+static void format_valid(struct strbuf *sb, const struct runbrief *b)
+{
+    strbuf_addf(sb, "%ld/%ld", b->valid, b->trials);
+}
+
+/* The largest dip over the lengths, with its length: "+44.4 pp @32k"; "-" when none. */
+static void format_dip(struct strbuf *sb, const struct runbrief *b)
+{
+    if (isnan(b->dip_max)) {
+        strbuf_addstr(sb, "-");
+        return;
+    }
+    report_pp(sb, b->dip_max);
+    strbuf_addstr(sb, " @");
+    report_length(sb, b->dip_max_length);
+}
+
+static void print_table(const struct run_info *v, const struct runbrief *briefs, size_t n)
 {
     size_t stalled = 0;
-    enum { C_NAME, C_MODEL, C_STATUS, C_PROGRESS, C_CREATED, C_TAGS, NCOLS };
-    static const char *const head[NCOLS] = {"NAME",     "MODEL",   "STATUS",
-                                            "PROGRESS", "CREATED", "TAGS"};
+    enum {
+        C_NAME,
+        C_MODEL,
+        C_STATUS,
+        C_PROGRESS,
+        C_VALID,
+        C_ACCURACY,
+        C_DIP,
+        C_CREATED,
+        C_TAGS,
+        NCOLS
+    };
+    static const char *const head[NCOLS] = {"NAME",     "MODEL", "STATUS",  "PROGRESS", "VALID",
+                                            "ACCURACY", "DIP",   "CREATED", "TAGS"};
     struct strvec cells = STRVEC_INIT;
     size_t width[NCOLS], i, c;
     struct strbuf sb = STRBUF_INIT;
@@ -100,6 +134,18 @@ static void print_table(const struct run_info *v, size_t n)
                 break;
             case C_PROGRESS:
                 format_progress(&sb, r);
+                break;
+            case C_VALID:
+                format_valid(&sb, &briefs[i]);
+                break;
+            case C_ACCURACY:
+                if (isnan(briefs[i].accuracy))
+                    strbuf_addstr(&sb, "-");
+                else
+                    report_pct(&sb, briefs[i].accuracy);
+                break;
+            case C_DIP:
+                format_dip(&sb, &briefs[i]);
                 break;
             case C_CREATED:
                 format_time(&sb, r->created_at);
@@ -148,7 +194,37 @@ static void add_time(cJSON *o, const char *key, double t)
     strbuf_release(&sb);
 }
 
-static int print_json(const struct run_info *v, size_t n)
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+/* "trials_valid", "accuracy", "dip" {"max", "length", "lengths": [{"length", "dip"}]} */
+static void add_brief(cJSON *o, const struct runbrief *b)
+{
+    cJSON *dip = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    size_t k;
+    cJSON_AddNumberToObject(o, "trials_valid", (double)b->valid);
+    add_num_or_null(o, "accuracy", b->accuracy);
+    add_num_or_null(dip, "max", b->dip_max);
+    if (isnan(b->dip_max))
+        cJSON_AddNullToObject(dip, "length");
+    else
+        cJSON_AddNumberToObject(dip, "length", (double)b->dip_max_length);
+    for (k = 0; k < b->n_dips; k++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "length", (double)b->dips[k].length);
+        add_num_or_null(e, "dip", b->dips[k].dip);
+        cJSON_AddItemToArray(arr, e);
+    }
+    cJSON_AddItemToObject(dip, "lengths", arr);
+    cJSON_AddItemToObject(o, "dip", dip);
+}
+
+static int print_json(const struct run_info *v, const struct runbrief *briefs, size_t n)
 {
     cJSON *arr = cJSON_CreateArray();
     char *text;
@@ -173,6 +249,7 @@ static int print_json(const struct run_info *v, size_t n)
         cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
         cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
         cJSON_AddNumberToObject(o, "trials_stored", (double)r->trials_stored);
+        add_brief(o, &briefs[i]);
         add_time(o, "created_at", r->created_at);
         add_time(o, "started_at", r->started_at);
         add_time(o, "finished_at", r->finished_at);
@@ -227,7 +304,8 @@ int cmd_runs(int argc, const char **argv)
     struct strvec rest = STRVEC_INIT;
     struct run_filter f = {NULL, NULL, NULL};
     struct run_info *v = NULL;
-    size_t n = 0;
+    struct runbrief *briefs = NULL;
+    size_t n = 0, i;
     struct store *st = NULL;
     const char *path;
     int prc = parse_options(argc, argv, opts, runs_usage, &rest);
@@ -255,15 +333,26 @@ int cmd_runs(int argc, const char **argv)
         rc = DM_EXIT_INFRA;
         goto out;
     }
+    briefs = xcalloc(n + 1, sizeof(*briefs));
+    for (i = 0; i < n; i++) {
+        if (runbrief_load(st, v[i].name, &briefs[i]) < 0) {
+            rc = DM_EXIT_INFRA;
+            goto out;
+        }
+    }
     if (json) {
-        if (print_json(v, n))
+        if (print_json(v, briefs, n))
             rc = DM_EXIT_INFRA;
     } else if (!n) {
         fprintf(stderr, "%s: no runs%s\n", path, model || tag ? " match" : "");
     } else {
-        print_table(v, n);
+        print_table(v, briefs, n);
     }
 out:
+    if (briefs)
+        for (i = 0; i < n; i++)
+            runbrief_release(&briefs[i]);
+    free(briefs);
     run_info_list_free(v, n);
     store_close(st);
     strvec_clear(&rest);

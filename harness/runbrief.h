@@ -1,0 +1,35 @@
+#ifndef RUNBRIEF_H
+#define RUNBRIEF_H
+
+#include <stddef.h>
+
+struct store;
+
+/*
+ * One run in a listing (dipmap runs, dipmap view): how many finished trials
+ * are valid (correct/wrong, the only ones in accuracy), the accuracy over
+ * them, and the dip (edge - worst middle) per length as point estimates
+ * (no bootstrap: a listing must stay fast over many runs). Computed from the
+ * store's trials by stats.c, so it agrees with `dipmap report`.
+ */
+struct runbrief_dip {
+    long length;
+    double dip; /* NAN when the length has fewer than 3 depths with data */
+};
+
+struct runbrief {
+    long trials; /* finished (not pending) */
+    long valid;
+    long correct;
+    double accuracy;           /* NAN when valid == 0 */
+    struct runbrief_dip *dips; /* ascending length, malloc'd */
+    size_t n_dips;
+    double dip_max; /* the largest dip over the lengths, NAN when none */
+    long dip_max_length;
+};
+
+/* Fill *b for run `name`. Returns 0, 1 when no such run, -1 on a store error. */
+int runbrief_load(struct store *st, const char *name, struct runbrief *b);
+void runbrief_release(struct runbrief *b);
+
+#endif
