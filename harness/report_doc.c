@@ -1,0 +1,165 @@
+/*
+ * Gathers what a run report shows (see report_doc.h): run, trials, statistics,
+ * plot notes, failed trials with their questions. Shared by `dipmap report`
+ * (files) and `dipmap view` (pages); report.c writes the documents.
+ */
+#include "report_doc.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plot.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* Failed trials listed per length in report.html, from its 2 worst depths. */
+#define FAIL_DEPTHS     2
+#define FAIL_PER_LENGTH 25
+
+void report_doc_init(struct report_doc *d)
+{
+    memset(d, 0, sizeof(*d));
+    run_info_init(&d->run);
+    strbuf_init(&d->usvg, 0);
+    strbuf_init(&d->hsvg, 0);
+    strbuf_init(&d->plots_note, 0);
+    strbuf_init(&d->golden_note, 0);
+    strbuf_init(&d->hygiene_note, 0);
+}
+
+int report_doc_load(struct report_doc *d, struct store *st, const char *name,
+                    const struct stats_options *o, struct strbuf *err)
+{
+    struct stats_options def;
+    int rc = store_run_get(st, name, &d->run);
+    if (rc)
+        return rc;
+    if (store_trials_load(st, d->run.name, &d->trials, &d->ntrials) != 0)
+        return -1;
+    if (!o) {
+        stats_options_init(&def);
+        o = &def;
+    }
+    if (stats_compute(d->trials, d->ntrials, o, &d->stats, err) < 0)
+        return -1;
+    d->have_stats = 1;
+    return 0;
+}
+
+void report_doc_plots(struct report_doc *d, int plot_status)
+{
+    if (plot_status == -2)
+        strbuf_addstr(&d->plots_note, "Plots not drawn (--no-plots).");
+    else if (plot_status == PLOT_NO_GNUPLOT)
+        strbuf_addstr(&d->plots_note,
+                      "Plots skipped: gnuplot was not found when this report was written.");
+    else if (plot_status != PLOT_OK)
+        strbuf_addstr(&d->plots_note, "Plots skipped: gnuplot failed.");
+    d->plots[0].title = "Accuracy vs depth, one line per length (U-curve)";
+    d->plots[0].file = "ucurve.svg";
+    d->plots[0].svg = d->usvg.len ? d->usvg.buf : NULL;
+    d->plots[1].title = "Accuracy by depth and length (heatmap)";
+    d->plots[1].file = "heatmap.svg";
+    d->plots[1].svg = d->hsvg.len ? d->hsvg.buf : NULL;
+    d->in.n_plots = plot_status == PLOT_OK ? 2 : 0;
+}
+
+/* The golden-set path recorded in the run's settings ("dataset"), or NULL (caller frees). */
+static char *golden_path_of(const struct run_info *run)
+{
+    cJSON *o = run->settings_json ? cJSON_Parse(run->settings_json) : NULL;
+    cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "dataset");
+    char *ret = cJSON_IsString(g) && *g->valuestring ? xstrdup(g->valuestring) : NULL;
+    cJSON_Delete(o);
+    return ret;
+}
+
+static void load_golden(struct report_doc *d)
+{
+    const char *golden = d->golden;
+    if (!golden) {
+        strbuf_addstr(&d->golden_note, "Questions and expected answers are not shown: give the "
+                                       "run's golden set with --dataset FILE.");
+        return;
+    }
+    if (access(golden, R_OK) < 0) {
+        strbuf_addf(&d->golden_note,
+                    "The golden set %s is not readable from here (%s): questions and expected "
+                    "answers are not shown.",
+                    golden, strerror(errno));
+        return;
+    }
+    if (golden_set_load(&d->gs, golden) < 0) {
+        strbuf_addf(&d->golden_note,
+                    "The golden set %s could not be loaded: questions are not shown.", golden);
+        return;
+    }
+    d->have_golden = 1;
+    if (d->run.golden_sha256 && strcmp(d->run.golden_sha256, d->gs.sha256)) {
+        warning("report: %s is not the golden set of run '%s' (sha256 differs); questions are "
+                "matched by id",
+                golden, d->run.name);
+        strbuf_addf(&d->golden_note,
+                    "Warning: %s has changed since the run (sha256 %.12s, the run used %.12s); "
+                    "questions are matched by id.",
+                    golden, d->gs.sha256, d->run.golden_sha256);
+    }
+}
+
+void report_doc_failures(struct report_doc *d, const char *dataset, double generated_at)
+{
+    size_t i, n_plots = d->in.n_plots;
+
+    d->nfail = report_pick_failures(d->trials, d->ntrials, &d->stats, FAIL_DEPTHS, FAIL_PER_LENGTH,
+                                    &d->picked);
+    d->golden = dataset ? xstrdup(dataset) : golden_path_of(&d->run);
+    load_golden(d); /* also for the hygiene note when nothing failed */
+    d->fails = xcalloc(d->nfail + 1, sizeof(*d->fails));
+    for (i = 0; i < d->nfail; i++) {
+        const struct question *q = d->have_golden && d->picked[i]->question_id
+                                       ? golden_set_find(&d->gs, d->picked[i]->question_id)
+                                       : NULL;
+        d->fails[i].trial = d->picked[i];
+        if (q) {
+            d->fails[i].question = q->question;
+            d->fails[i].answers = (const char *const *)q->answers.v;
+            d->fails[i].n_answers = q->answers.nr;
+        }
+    }
+    memset(&d->in, 0, sizeof(d->in));
+    d->in.run = &d->run;
+    d->in.stats = &d->stats;
+    d->in.plots = d->plots;
+    d->in.n_plots = n_plots;
+    d->in.plots_note = d->plots_note.len ? d->plots_note.buf : NULL;
+    d->in.failures = d->fails;
+    d->in.n_failures = d->nfail;
+    d->in.golden_path = d->have_golden ? d->golden : NULL;
+    d->in.golden_note = d->golden_note.len && d->nfail ? d->golden_note.buf : NULL;
+    if (d->have_golden && golden_set_negatives_note(&d->gs, &d->hygiene_note))
+        d->in.hygiene_note = d->hygiene_note.buf;
+    d->in.generated_at = generated_at;
+}
+
+void report_doc_release(struct report_doc *d)
+{
+    if (d->have_stats)
+        run_stats_release(&d->stats);
+    free(d->fails);
+    free(d->picked);
+    free(d->golden);
+    golden_set_release(&d->gs);
+    store_trials_free(d->trials, d->ntrials);
+    run_info_release(&d->run);
+    strbuf_release(&d->usvg);
+    strbuf_release(&d->hsvg);
+    strbuf_release(&d->plots_note);
+    strbuf_release(&d->golden_note);
+    strbuf_release(&d->hygiene_note);
+    memset(d, 0, sizeof(*d));
+}

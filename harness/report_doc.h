@@ -1,0 +1,62 @@
+#ifndef REPORT_DOC_H
+#define REPORT_DOC_H
+
+#include <stddef.h>
+
+#include "dataset.h"
+#include "report.h"
+#include "stats.h"
+#include "store.h"
+#include "strbuf.h"
+
+/*
+ * Everything a run report shows, gathered from the store: the run, its
+ * trials and statistics, the plots (rendered by the caller into usvg/hsvg,
+ * to files by `dipmap report`, in memory by `dipmap view`), and the failed
+ * trials with their questions when the golden set can be read. One place for
+ * `report` and `view`, so both show the same report. Life cycle:
+ * report_doc_init(), report_doc_load(), report_doc_plots(),
+ * report_doc_failures(), then use d->in; report_doc_release().
+ */
+struct report_doc {
+    struct run_info run;
+    struct trial_result *trials;
+    size_t ntrials;
+    struct run_stats stats;
+    int have_stats;
+    struct strbuf usvg, hsvg; /* U-curve and heatmap SVG, filled by the caller */
+    struct strbuf plots_note, golden_note, hygiene_note;
+    struct report_plot plots[2];
+    const struct trial_result **picked;
+    struct report_failure *fails;
+    size_t nfail;
+    struct golden_set gs;
+    int have_golden;
+    char *golden;
+    struct report_input in; /* ready after report_doc_failures() */
+};
+
+void report_doc_init(struct report_doc *d);
+/*
+ * Load run `name` and compute its statistics with `o` (NULL: defaults).
+ * Returns 0; 1 when there is no such run (nothing printed); -1 after an
+ * error (store failure; an invalid option, with its reason in err).
+ */
+int report_doc_load(struct report_doc *d, struct store *st, const char *name,
+                    const struct stats_options *o, struct strbuf *err);
+/*
+ * Record the outcome of rendering the plots (a plot_status, or -2 for
+ * "not drawn on request"): with PLOT_OK the SVGs in usvg/hsvg are inlined,
+ * otherwise a note says why there are no plots.
+ */
+void report_doc_plots(struct report_doc *d, int plot_status);
+/*
+ * Pick the failed trials worth reading and attach their questions from
+ * `dataset` (NULL: the golden set recorded in the run's settings), with a
+ * note when it cannot be read or has changed since the run (also warned).
+ * Then fills d->in.
+ */
+void report_doc_failures(struct report_doc *d, const char *dataset, double generated_at);
+void report_doc_release(struct report_doc *d);
+
+#endif
