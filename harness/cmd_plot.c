@@ -18,6 +18,7 @@
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "trend.h"
 #include "usage.h"
 #include "xalloc.h"
 
@@ -135,100 +136,22 @@ static int plot_runs(struct store *st, const struct strvec *names, const char *o
 
 /* ---- trend ---- */
 
-enum metric { M_EDGE, M_MIDDLE, M_DIP, M__COUNT };
-static const char *const metric_name[M__COUNT] = {"edge", "middle", "dip"};
-
-struct trend_data {
-    const struct plot_series *s;
-    size_t n;
-};
-
-static void build_trend(struct strbuf *script, const struct plot_opts *o, const void *data)
-{
-    const struct trend_data *t = data;
-    plot_script_trend(script, o, t->s, t->n);
-}
-
 static int plot_trend(struct store *st, const struct run_filter *f, const char *what,
                       const char *out, unsigned formats)
 {
-    struct run_info *runs = NULL;
-    size_t nruns = 0, i, j, nlen = 0, alloc_len = 0, nseries;
-    struct run_stats *stats = NULL;
-    long *lengths = NULL;
-    struct plot_series *series = NULL;
-    struct plot_point *pts = NULL;
-    struct strbuf dir = STRBUF_INIT, title = STRBUF_INIT, sub = STRBUF_INIT;
-    struct strvec labels = STRVEC_INIT;
-    struct trend_data td;
-    struct plot_opts o;
-    int rc = DM_EXIT_OK, nstats = 0;
+    struct trend tr;
+    struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = DM_EXIT_OK, lr;
 
-    if (store_run_list(st, f, &runs, &nruns) < 0)
-        return DM_EXIT_INFRA;
-    if (!nruns) {
-        error("plot: no runs match %s in %s", what, store_path(st));
-        rc = DM_EXIT_USAGE;
+    lr = trend_load(&tr, st, f, &err);
+    if (lr) {
+        if (lr > 0)
+            error("plot: no runs match %s in %s", what, store_path(st));
+        else if (err.len)
+            error("plot: %s", err.buf);
+        rc = lr > 0 || err.len ? DM_EXIT_USAGE : DM_EXIT_INFRA;
         goto cleanup;
     }
-    stats = xcalloc(nruns, sizeof(*stats));
-    for (i = 0; i < nruns; i++, nstats++) {
-        struct run_info tmp;
-        run_info_init(&tmp);
-        rc = load_stats(st, runs[i].name, &tmp, &stats[i]);
-        run_info_release(&tmp);
-        if (rc != DM_EXIT_OK)
-            goto cleanup;
-        for (j = 0; j < stats[i].n_lengths; j++) {
-            long len = stats[i].lengths[j].length;
-            size_t k, pos;
-            for (k = 0; k < nlen && lengths[k] != len; k++)
-                ;
-            if (k < nlen)
-                continue;
-            ALLOC_GROW(lengths, nlen + 1, alloc_len);
-            for (pos = nlen; pos > 0 && lengths[pos - 1] > len; pos--)
-                lengths[pos] = lengths[pos - 1];
-            lengths[pos] = len;
-            nlen++;
-        }
-    }
-
-    /* one series per (length, metric); points in run order (oldest first) */
-    nseries = nlen * M__COUNT;
-    series = xcalloc(nseries + 1, sizeof(*series));
-    pts = xcalloc(st_mult(nseries, nruns) + 1, sizeof(*pts));
-    for (j = 0; j < nlen; j++) {
-        int m;
-        for (m = 0; m < M__COUNT; m++) {
-            struct plot_series *s = &series[j * M__COUNT + (size_t)m];
-            struct strbuf lab = STRBUF_INIT;
-            strbuf_addf(&lab, "%s ", metric_name[m]);
-            report_length(&lab, lengths[j]);
-            s->label = strvec_push(&labels, lab.buf);
-            strbuf_release(&lab);
-            s->pts = pts + (j * M__COUNT + (size_t)m) * nruns;
-            s->edge = s->middle = NAN;
-            for (i = 0; i < nruns; i++) {
-                struct plot_point *p = (struct plot_point *)&s->pts[s->n];
-                const struct length_stats *l = NULL;
-                const struct estimate *e;
-                size_t k;
-                for (k = 0; k < stats[i].n_lengths; k++)
-                    if (stats[i].lengths[k].length == lengths[j])
-                        l = &stats[i].lengths[k];
-                if (!l || !l->n_depths || (m != M_EDGE && !l->has_middle))
-                    continue;
-                e = m == M_EDGE ? &l->edge : m == M_MIDDLE ? &l->middle_worst : &l->dip;
-                p->x = runs[i].started_at > 0 ? runs[i].started_at : runs[i].created_at;
-                p->y = e->est;
-                p->lo = e->lo;
-                p->hi = e->hi;
-                s->n++;
-            }
-        }
-    }
-
     if (out)
         strbuf_addstr(&dir, out);
     else {
@@ -239,31 +162,13 @@ static int plot_trend(struct store *st, const struct run_filter *f, const char *
         rc = DM_EXIT_USAGE;
         goto cleanup;
     }
-    memset(&o, 0, sizeof(o));
-    strbuf_addf(&title, "trend of %s", what);
-    strbuf_addf(&sub, "%zu runs: edge, worst middle and dip per length (95%% bootstrap intervals)",
-                nruns);
-    o.title = title.buf;
-    o.subtitle = sub.buf;
-    o.group = M__COUNT;
-    td.s = series;
-    td.n = nseries;
-    rc = plot_rc(plot_save(dir.buf, "trend", formats, build_trend, &td, &o, NULL));
+    rc = plot_rc(trend_plot(&tr, what, dir.buf, formats, NULL));
     if (rc == DM_EXIT_OK)
         print_written(dir.buf, "trend", formats);
-
 cleanup:
-    for (i = 0; i < (size_t)nstats; i++)
-        run_stats_release(&stats[i]);
-    free(stats);
-    free(series);
-    free(pts);
-    free(lengths);
-    strvec_clear(&labels);
-    run_info_list_free(runs, nruns);
+    trend_release(&tr);
     strbuf_release(&dir);
-    strbuf_release(&title);
-    strbuf_release(&sub);
+    strbuf_release(&err);
     return rc;
 }
 

@@ -347,7 +347,7 @@ void plot_script_compare(struct strbuf *sb, const struct plot_opts *o,
 void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
                        size_t ns)
 {
-    size_t i, k, *npts;
+    size_t i, k, *npts, nflag = 0;
     int first = 1;
     double ymin = 0;
 
@@ -365,11 +365,23 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     ymin = floor(ymin * 10.0 - 1e-9) / 10.0;
     if (ymin < -1)
         ymin = -1;
-    strbuf_addstr(sb, "set xlabel 'run started (UTC)' noenhanced\n"
-                      "set ylabel 'accuracy / dip (fraction, 95% interval)' noenhanced\n"
-                      "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
-                      "set key outside right top box\nset offsets graph 0.03, graph "
-                      "0.03, 0, 0\n");
+    strbuf_addstr(sb, "set ylabel 'accuracy / dip (fraction, 95% interval)' noenhanced\n"
+                      "set key outside right top box\n");
+    if (o->n_xlabels) {
+        /* one tick per run, labelled with its (unique) name */
+        strbuf_addstr(sb, "set xlabel 'run (oldest first)' noenhanced\nset xtics rotate by -30 (");
+        for (i = 0; i < o->n_xlabels; i++) {
+            if (i)
+                strbuf_addstr(sb, ", ");
+            escape_gnuplot(sb, o->xlabels[i] ? o->xlabels[i] : "?");
+            strbuf_addf(sb, " %zu", i);
+        }
+        strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);
+    } else {
+        strbuf_addstr(sb, "set xlabel 'run started (UTC)' noenhanced\n"
+                          "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
+                          "set offsets graph 0.03, graph 0.03, 0, 0\n");
+    }
     strbuf_addf(sb, "set yrange [%g:1.05]\n", ymin);
     npts = xcalloc(ns + 1, sizeof(size_t));
     for (i = 0; i < ns; i++) {
@@ -377,6 +389,20 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
         snprintf(name, sizeof(name), "t%zu", i);
         npts[i] = data_block(sb, name, &s[i], 0);
     }
+    /* every flagged point of every series in one block: one key entry for the rings */
+    strbuf_addstr(sb, "$rings << EOD\n");
+    for (i = 0; i < ns; i++)
+        for (k = 0; k < s[i].n; k++) {
+            const struct plot_point *p = &s[i].pts[k];
+            if (!p->flag || !isfinite(p->x) || !isfinite(p->y))
+                continue;
+            add_num(sb, p->x);
+            strbuf_addch(sb, ' ');
+            add_num(sb, p->y);
+            strbuf_addch(sb, '\n');
+            nflag++;
+        }
+    strbuf_addstr(sb, "EOD\n");
     for (i = 0; i < ns; i++) {
         if (!npts[i])
             continue;
@@ -389,6 +415,10 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
                     color(o->group > 1 ? i / (size_t)o->group : i));
         escape_gnuplot(sb, s[i].label);
     }
+    if (nflag && !first)
+        strbuf_addstr(sb,
+                      ", \\\n     $rings using 1:2 with points pt 6 ps 2.6 lw 2 lc rgb '#D55E00' "
+                      "title 'failed vs previous run'");
     if (first)
         strbuf_addstr(sb, "set label 1 'no runs' at graph 0.5, graph 0.5 center\n"
                           "set xdata\nset format x '%g'\nset xrange [0:1]\nplot NaN notitle");
@@ -496,8 +526,8 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
         if (ret != PLOT_OK)
             break;
         strbuf_reset(&path);
-        strbuf_addf(&path, "%s/%s.%s", dir, name, plot_format_ext(fo.format));
-        if (plot_write_file(path.buf, &img) < 0)
+        strbuf_addf(&path, "%s/%s.%s", dir ? dir : ".", name, plot_format_ext(fo.format));
+        if (dir && plot_write_file(path.buf, &img) < 0)
             ret = PLOT_FAILED;
         else if (svg && f == PLOT_SVG)
             strbuf_add(svg, img.buf, img.len);

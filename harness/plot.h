@@ -57,6 +57,13 @@ struct plot_opts {
      * type k+1. 0 or 1: every series its own colour, solid.
      */
     int group;
+    /*
+     * trend only: one x tick per run. With labels, x is the run's index
+     * (0..n_labels-1), each tick labelled with labels[i] (a run name: unique,
+     * so no tick label repeats). Without them x is unix time.
+     */
+    const char *const *xlabels;
+    size_t n_xlabels;
 };
 
 /* File extension for a format: "svg" or "png". */
@@ -75,7 +82,9 @@ const char *plot_format_ext(enum plot_format f);
  * compare: baseline series drawn dashed, candidate series solid, candidate
  *          points with flag set circled and listed in the key as
  *          "significant regression". nbase and ncand may differ.
- * trend:   x is unix time; each series is a metric over runs, with error bars.
+ * trend:   x is the run index (o->xlabels) or unix time; each series is a metric over runs,
+ *          with its interval as error bars; flagged points (a failed comparison with the
+ *          previous run) are ringed and named in the key.
  */
 void plot_script_ucurve(struct strbuf *script, const struct plot_opts *o,
                         const struct plot_series *s, size_t ns);
@@ -113,6 +122,7 @@ int plot_write_file(const char *path, const struct strbuf *data);
  * PLOT_SVG, 1 << PLOT_PNG) build the script with build(script, opts, data)
  * (opts->format set per format), render it, and write DIR/NAME.svg / .png.
  * When svg is non-NULL and SVG was rendered, the SVG text is appended to it.
+ * dir NULL: nothing is written, the SVG is only appended to svg (dipmap view).
  * Returns PLOT_OK, PLOT_NO_GNUPLOT (nothing written, nothing printed) or
  * PLOT_FAILED (error printed; files rendered before the failure are kept).
  */

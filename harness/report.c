@@ -1380,30 +1380,35 @@ static int append_file(const char *path, const char *text)
     return ret;
 }
 
-int report_compare_files(const char *dir, const struct compare_result *r,
-                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                         const struct trial_result *cand, size_t nc)
+/*
+ * The baseline/candidate overlay: both runs' U-curves (no bootstrap: only cell
+ * accuracies and Wilson bands are drawn), candidate cells with a significant
+ * regression flagged, rendered by plot_save() into dir (NULL: only into svg).
+ * Returns a plot_status, or -2 after an error (statistics failed).
+ */
+static int draw_overlay(const char *dir, unsigned formats, const struct compare_result *r,
+                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                        const struct trial_result *cand, size_t nc, struct strbuf *svg)
 {
     struct run_stats sb, sc;
     struct stats_options o;
-    struct strbuf err = STRBUF_INIT, svg = STRBUF_INIT, html = STRBUF_INIT, path = STRBUF_INIT;
-    struct strbuf title = STRBUF_INIT;
+    struct strbuf err = STRBUF_INIT, title = STRBUF_INIT;
     struct plot_series *vb = NULL, *vc = NULL;
     struct overlay ov;
     struct plot_opts po;
     size_t i, j;
-    int ret = 0, pr, have_b = 0, have_c = 0;
+    int pr = -2, have_b = 0, have_c = 0;
 
     stats_options_init(&o);
-    o.bootstrap_iters = 0; /* only cell accuracies and Wilson bands are drawn */
+    o.bootstrap_iters = 0;
     ov.nb = ov.nc = 0;
     if (stats_compute(base, nb, &o, &sb, &err) < 0) {
-        ret = error("compare: %s", err.buf);
+        error("compare: %s", err.buf);
         goto cleanup;
     }
     have_b = 1;
     if (stats_compute(cand, nc, &o, &sc, &err) < 0) {
-        ret = error("compare: %s", err.buf);
+        error("compare: %s", err.buf);
         goto cleanup;
     }
     have_c = 1;
@@ -1433,7 +1438,32 @@ int report_compare_files(const char *dir, const struct compare_result *r,
                 or_dash(m && m->candidate ? m->candidate->model_requested : NULL));
     po.title = title.buf;
     po.subtitle = compare_verdict_name(r->verdict);
-    pr = plot_save(dir, "compare", PLOT_BOTH, build_overlay, &ov, &po, &svg);
+    pr = plot_save(dir, "compare", formats, build_overlay, &ov, &po, svg);
+
+cleanup:
+    if (have_b)
+        run_stats_release(&sb);
+    if (have_c)
+        run_stats_release(&sc);
+    report_series_free(vb, ov.nb);
+    report_series_free(vc, ov.nc);
+    strbuf_release(&err);
+    strbuf_release(&title);
+    return pr;
+}
+
+int report_compare_files(const char *dir, const struct compare_result *r,
+                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                         const struct trial_result *cand, size_t nc)
+{
+    struct strbuf svg = STRBUF_INIT, html = STRBUF_INIT, path = STRBUF_INIT;
+    int ret = 0, pr;
+
+    pr = draw_overlay(dir, PLOT_BOTH, r, m, base, nb, cand, nc, &svg);
+    if (pr == -2) {
+        ret = -1;
+        goto cleanup;
+    }
     if (pr == PLOT_NO_GNUPLOT)
         warning("gnuplot not found on PATH: the compare plot is skipped; compare.html is still "
                 "written");
@@ -1453,18 +1483,22 @@ int report_compare_files(const char *dir, const struct compare_result *r,
         ret = -1;
 
 cleanup:
-    if (have_b)
-        run_stats_release(&sb);
-    if (have_c)
-        run_stats_release(&sc);
-    report_series_free(vb, ov.nb);
-    report_series_free(vc, ov.nc);
-    strbuf_release(&err);
     strbuf_release(&svg);
     strbuf_release(&html);
     strbuf_release(&path);
-    strbuf_release(&title);
     return ret;
+}
+
+int report_compare_page(struct strbuf *out, const struct compare_result *r,
+                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                        const struct trial_result *cand, size_t nc)
+{
+    struct strbuf svg = STRBUF_INIT;
+    int pr = draw_overlay(NULL, 1u << PLOT_SVG, r, m, base, nb, cand, nc, &svg);
+    if (pr != -2)
+        report_compare_html(out, r, m, pr == PLOT_OK && svg.len ? svg.buf : NULL);
+    strbuf_release(&svg);
+    return pr == -2 ? -1 : 0;
 }
 
 int report_make_dirs(const char *path)

@@ -119,6 +119,15 @@ int report_compare_files(const char *dir, const struct compare_result *r,
                          const struct trial_result *cand, size_t nc);
 
 /*
+ * compare.html as one page in memory (dipmap view): the same page as
+ * report_compare_files() writes, with the overlay plot inlined (left out
+ * without gnuplot). Appends to out; returns 0, or -1 after an error.
+ */
+int report_compare_page(struct strbuf *out, const struct compare_result *r,
+                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                        const struct trial_result *cand, size_t nc);
+
+/*
  * mkdir -p for an output folder. Returns 0 when path is (now) a folder, or
  * -1 after an error naming the folder.
  */

@@ -1,0 +1,60 @@
+#ifndef TREND_H
+#define TREND_H
+
+#include <stddef.h>
+
+#include "compare.h"
+#include "stats.h"
+#include "store.h"
+
+struct strbuf;
+
+/*
+ * The trend of a set of runs (a tag or a model prefix), oldest first: per run
+ * its statistics (edge, worst middle and dip per length, with bootstrap
+ * intervals) and the verdict of its paired comparison with the previous
+ * complete run (trend_previous()). Drawn by `dipmap plot --tag`, shown by
+ * `dipmap view /trend`; `dipmap compare --latest` picks its baseline with the
+ * same rule.
+ */
+struct trend_run {
+    struct run_stats stats;
+    int have_stats;
+    long prev;    /* index of the run it was compared with, -1 when none */
+    int compared; /* 1 when compared (same inputs); 0: no previous, or inputs differ */
+    enum compare_verdict verdict;
+    long regressions;
+};
+
+struct trend {
+    struct run_info *runs; /* store_run_list() order: oldest created first */
+    size_t n;
+    struct trend_run *t;
+    long *lengths; /* every length of any run, ascending */
+    size_t nlen;
+};
+
+/*
+ * The run runs[i] is compared against by default ("--against previous"): the
+ * newest earlier run whose status is complete. -1 when there is none.
+ */
+long trend_previous(const struct run_info *runs, size_t i);
+
+/*
+ * Load the runs matching f with their statistics and comparisons (default
+ * compare options). Returns 0, 1 when no run matches (nothing printed), -1
+ * after an error (with the reason in err for statistics errors).
+ */
+int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, struct strbuf *err);
+void trend_release(struct trend *tr);
+
+/*
+ * Draw the trend: one point per run (x = run index, each tick labelled with
+ * the run name), edge, worst middle and dip per length with their intervals,
+ * the dip of runs whose comparison failed ringed. Into dir (NULL: SVG only,
+ * appended to svg). Returns a plot_status.
+ */
+int trend_plot(const struct trend *tr, const char *what, const char *dir, unsigned formats,
+               struct strbuf *svg);
+
+#endif

@@ -1,0 +1,39 @@
+# The trend plot has one labelled point per run: runs created in the same second get one x tick
+# each, labelled with the run name (no tick label repeats), every series has one point per
+# run with its interval, and the dip of a run whose paired comparison with the previous complete
+# run failed is ringed and named in the key (n3: deeper dip than n2; n4 = n3 passes).
+. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/7xx-lib.bash"
+for i in 1 2 3 4; do
+    d=0.1
+    [ $i -ge 3 ] && d=0.6
+    make_run t.db --run "n$i" --model prod --tag nightly --time 1764000000 --dip $d --questions 40
+done
+expect_code 1 "$DIPMAP" compare n2 n3 --db t.db
+expect_code 0 "$DIPMAP" compare n3 n4 --db t.db
+expect_code 0 "$DIPMAP" plot --tag nightly --db t.db --format svg
+f=reports/trend-tag_nightly/trend.svg
+xmllint --noout $f || fail "trend.svg not XML"
+python3 - $f <<'PY' || fail "trend plot wrong"
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+texts = [(t.text or '').strip() for t in root.iter(ns + 'text')]
+for n in ('n1', 'n2', 'n3', 'n4'):
+    assert texts.count(n) == 1, (n, texts.count(n), texts)
+assert not any(':' in t and t[:4].isdigit() for t in texts), f'date ticks remain: {texts}'
+assert '4 runs, 95% intervals; 1 failed vs the previous run' in texts, texts
+series = {}
+for g in root.iter(ns + 'g'):
+    if not (g.get('id') or '').startswith('gnuplot_plot_'):
+        continue
+    t = [x.text for x in g.iter(ns + 'text')]
+    if t:
+        series[t[0]] = len(list(g.iter(ns + 'use'))) - 1
+want = {f'{m} {l}': 4 for m in ('edge', 'middle', 'dip') for l in ('8k', '32k')}
+want['failed vs previous run'] = 2   # n3's dip at 8k and 32k
+assert series == want, series
+PY
+# runs far apart in time keep one tick per run too (the old time axis gave 4 identical dates)
+grep -c '<text' $f >/dev/null
+exit 0
