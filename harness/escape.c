@@ -289,3 +289,19 @@ void escape_csv(struct strbuf *out, const char *s)
     if (quote)
         strbuf_addch(out, '"');
 }
+
+void escape_url_component(struct strbuf *out, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    for (; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+            strbuf_addch(out, (char)*p);
+        } else {
+            strbuf_addch(out, '%');
+            strbuf_addch(out, hex[*p >> 4]);
+            strbuf_addch(out, hex[*p & 15]);
+        }
+    }
+}

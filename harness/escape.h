@@ -58,6 +58,12 @@ void escape_json(struct strbuf *out, const char *s);
 void escape_csv(struct strbuf *out, const char *s);
 
 /*
+ * One URL query value or path segment: every byte except the unreserved
+ * A-Z a-z 0-9 - . _ ~ percent-encoded (so & = # / ? and quotes are inert).
+ */
+void escape_url_component(struct strbuf *out, const char *s);
+
+/*
  * Decode one UTF-8 character at s (at most len bytes). Returns its length
  * (1..4) and stores the code point, or returns 0 for an invalid/truncated/
  * overlong sequence or a surrogate (the caller substitutes and skips a byte).

@@ -28,6 +28,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"compare", cmd_compare, "paired regression verdict between two runs (exit 0, 1 or 4)"},
     {"export", cmd_export, "write every trial of runs as CSV or JSON lines (pandas, DuckDB)"},
     {"score", cmd_score, "score given answers with a scorer, checked against expected scores"},
+    {"view", cmd_view, "local read-only web UI: runs, reports, comparisons, trends"},
     {NULL, NULL, NULL},
 };
 

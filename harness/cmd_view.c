@@ -1,0 +1,112 @@
+/*
+ * `dipmap view [--db FILE] [--port P] [--listen ADDR]`: a local, read-only web
+ * UI over a store (view.c renders the pages, httpd.c serves them). Owns the
+ * flags, the bind address (loopback unless --listen) and the wait for a stop
+ * signal.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "httpd.h"
+#include "opt.h"
+#include "store.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "view.h"
+
+#include "banned.h"
+
+static const char *const view_usage[] = {
+    "dipmap view [--db FILE] [--port P] [--listen ADDR]",
+    NULL,
+};
+
+#define VIEW_DEFAULT_PORT 8765
+
+int cmd_view(int argc, const char **argv)
+{
+    const char *db = NULL, *listen = NULL;
+    long port = VIEW_DEFAULT_PORT;
+    struct option opts[] = {
+        {OPT_STRING, "db", 0, &db, "FILE",
+         "the store to show (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB "); opened read-only", 0},
+        {OPT_LONG, "port", 'p', &port, "P",
+         "TCP port (default 8765; 0 picks a free one); the URL is printed first", 0},
+        {OPT_STRING, "listen", 0, &listen, "ADDR",
+         "serve on ADDR (e.g. 0.0.0.0) instead of 127.0.0.1: anyone who reaches it can read "
+         "the store, there is no login",
+         0},
+        OPT_END_MARK,
+    };
+    struct strvec rest = STRVEC_INIT;
+    struct strbuf err = STRBUF_INIT;
+    struct view_ctx ctx;
+    struct httpd *h = NULL;
+    struct store *st;
+    sigset_t set;
+    int rc = DM_EXIT_USAGE, sig, prc;
+
+    prc = parse_options(argc, argv, opts, view_usage, &rest);
+    if (prc) {
+        rc = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (rest.nr) {
+        error("view: unexpected argument '%s'", rest.v[0]);
+        goto cleanup;
+    }
+    if (port < 0 || port > 65535) {
+        error("view: --port must be 0..65535, not %ld", port);
+        goto cleanup;
+    }
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.db = store_default_path(db);
+    /* fail now, not on the first page, when the store cannot be read */
+    st = store_open(ctx.db, STORE_READONLY);
+    if (!st) {
+        if (!db)
+            fprintf(stderr, "hint: pass --db FILE or set %s\n", DIPMAP_DB_ENV);
+        goto cleanup;
+    }
+    store_close(st);
+    ctx.hosts = listen ? NULL : "127.0.0.1,localhost,[::1]";
+
+    /* block the stop signals before the server thread exists, so only sigwait() sees them */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    h = httpd_start(listen ? listen : "127.0.0.1", (int)port, view_handle, &ctx, &err);
+    if (!h) {
+        error("view: %s", err.buf);
+        rc = DM_EXIT_INFRA;
+        goto cleanup;
+    }
+    ctx.port = httpd_port(h);
+    if (listen && strchr(listen, ':'))
+        printf("http://[%s]:%d/\n", listen, ctx.port);
+    else
+        printf("http://%s:%d/\n", listen ? listen : "127.0.0.1", ctx.port);
+    fflush(stdout);
+    fprintf(stderr, "view: serving %s read-only on %s:%d (Ctrl-C stops)\n", ctx.db,
+            listen ? listen : "127.0.0.1", ctx.port);
+    if (listen)
+        warning("view: --listen %s: the pages are open to anyone who can reach this address",
+                listen);
+    if (sigwait(&set, &sig))
+        sig = SIGTERM;
+    fprintf(stderr, "view: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    rc = DM_EXIT_OK;
+
+cleanup:
+    httpd_stop(h);
+    strvec_clear(&rest);
+    strbuf_release(&err);
+    return rc;
+}
