@@ -58,7 +58,7 @@ static void test_ucurve_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0, 0, NULL, 0};
 
     series(s);
     plot_script_ucurve(&sb, &o, s, 2);
@@ -83,7 +83,7 @@ static void test_ucurve_script(void)
 static void test_empty_scripts(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
 
     plot_script_ucurve(&sb, &o, NULL, 0);
@@ -104,7 +104,7 @@ static void test_empty_scripts(void)
 static void test_render_empty(void)
 {
     struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
     double depths[] = {0, 100};
     long lengths[] = {1000};
@@ -138,7 +138,7 @@ static void test_compare_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series b[2], c[2];
-    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
 
     series(b);
     series(c);
@@ -163,7 +163,7 @@ static void test_heatmap_script(void)
     long lengths[] = {8192, 1000};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
     struct plot_grid g = {3, 2, depths, lengths, acc};
-    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480, 0};
+    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480, 0, NULL, 0};
 
     plot_script_heatmap(&sb, &o, &g);
     CHECK(strstr(sb.buf, "set terminal pngcairo size 640,480"));
@@ -179,13 +179,36 @@ static void test_trend_script(void)
     struct strbuf sb = STRBUF_INIT;
     struct plot_point p[] = {{1764000000, 0.3, -0.25, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series s = {"dip 8k", p, 2, NAN, NAN};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
 
     plot_script_trend(&sb, &o, &s, 1);
     CHECK(strstr(sb.buf, "set xdata time"));
     CHECK(strstr(sb.buf, "set yrange [-0.3:1.05]"));
     CHECK(strstr(sb.buf, "$t0 << EOD\n1764000000 0.3 -0.25 0.4\n"));
     CHECK(strstr(sb.buf, "with yerrorlines"));
+    strbuf_release(&sb);
+}
+
+/* one tick per run, labelled (escaped) with its name; flagged points ringed in one key entry */
+static void test_trend_labels_rings(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct plot_point p[] = {{0, 0.1, 0.0, 0.2, 0}, {1, 0.5, 0.4, 0.6, 1}, {2, 0.5, 0.4, 0.6, 0}};
+    struct plot_series s[] = {{"dip 8k", p, 3, NAN, NAN}, {"dip 32k", p, 3, NAN, NAN}};
+    const char *names[] = {"n1", "it's", "n1"};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, names, 3};
+
+    plot_script_trend(&sb, &o, s, 2);
+    CHECK(!strstr(sb.buf, "set xdata time"));
+    CHECK(strstr(sb.buf, "set xtics rotate by -30 ('n1' 0, 'it''s' 1, 'n1' 2)\n"));
+    CHECK(strstr(sb.buf, "set xrange [-0.5:2.5]"));
+    CHECK(strstr(sb.buf, "$rings << EOD\n1 0.5\n1 0.5\nEOD\n"));
+    CHECK(strstr(sb.buf, "title 'failed vs previous run'"));
+    /* without flags: no ring entry in the key */
+    p[1].flag = 0;
+    strbuf_reset(&sb);
+    plot_script_trend(&sb, &o, s, 2);
+    CHECK(!strstr(sb.buf, "failed vs previous run"));
     strbuf_release(&sb);
 }
 
@@ -214,7 +237,7 @@ static void test_render_svg_png(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
 
     if (!have_gnuplot("svg/png render"))
         return;
@@ -258,7 +281,7 @@ static void test_render_all_kinds(void)
     struct plot_grid g = {3, 2, depths, lengths, acc};
     struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
-    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
 
     if (!have_gnuplot("heatmap/compare/trend renders"))
         return;
@@ -289,7 +312,7 @@ static void test_render_injection(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0, 0, NULL, 0};
     char dir[] = "/tmp/dipmap-test-plot.XXXXXX";
     char *old = getcwd(NULL, 0);
     struct stat st;
@@ -319,7 +342,7 @@ cleanup:
 static void test_render_missing_gnuplot(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
 
     setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
     plot_script_ucurve(&script, &o, NULL, 0);
@@ -363,6 +386,7 @@ int main(void)
     RUN(test_compare_script);
     RUN(test_heatmap_script);
     RUN(test_trend_script);
+    RUN(test_trend_labels_rings);
     RUN(test_render_svg_png);
     RUN(test_render_all_kinds);
     RUN(test_render_injection);
