@@ -123,6 +123,15 @@ static int load_run(struct store *st, const char *path, const char *name, struct
     return rc;
 }
 
+/* 1 when both paths name one file (a CI typo: the baseline compared with itself) */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, b))
+        return 1;
+    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static void warn_unfinished(const char *role, const struct run_info *ri)
 {
     if (ri->status != RUN_COMPLETE)
@@ -202,6 +211,12 @@ int cmd_compare(int argc, const char **argv)
 
     db_path = store_default_path(db);
     base_path = base_db ? base_db : db_path;
+    if (!strcmp(rest.v[0], rest.v[1]) && same_file(base_path, db_path)) {
+        error("compare: baseline and candidate are the same run ('%s' in %s); "
+              "compare two different runs",
+              rest.v[0], db_path);
+        goto cleanup;
+    }
     st = store_open(db_path, STORE_READONLY);
     if (!st)
         goto cleanup;
