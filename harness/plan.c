@@ -88,6 +88,18 @@ int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err)
             strbuf_addf(err, "--depths: '%s': stop is below start", s);
             goto fail;
         }
+        if ((b - a) % step) {
+            /* 0:100:33 would silently end at 99%: the stop is part of what the user asked for */
+            int fit = step;
+            while ((b - a) % fit)
+                fit--; /* the largest step below the given one that lands on the stop */
+            strbuf_addf(err,
+                        "--depths: '%s': steps of %s from %s end at %g%%, not at the stop %s; "
+                        "use a step that divides the span (e.g. %s:%s:%g) or list the depths",
+                        s, parts.v[2], parts.v[0], (a + (b - a) / step * step) / 100.0, parts.v[1],
+                        parts.v[0], parts.v[1], fit / 100.0);
+            goto fail;
+        }
         for (v = a; v <= b; v += step) {
             ALLOC_GROW(*out, *nr + 1, alloc);
             (*out)[(*nr)++] = v;

@@ -50,8 +50,17 @@ static void test_depths(void)
     CHECK_INT(plan_parse_depths("0:100:12.5", &d, &n, &err), 0);
     CHECK(n == 9 && d[1] == 1250 && d[8] == 10000);
     free(d);
-    CHECK_INT(plan_parse_depths("0:90:40", &d, &n, &err), 0); /* stop not reached exactly */
-    CHECK(n == 3 && d[2] == 8000);
+    /* a step that does not reach the stop is refused (0:100:33 used to end at 99%) */
+    CHECK_INT(plan_parse_depths("0:100:33", &d, &n, &err), -1);
+    CHECK(strstr(err.buf, "'0:100:33': steps of 33 from 0 end at 99%, not at the stop 100; "
+                          "use a step that divides the span (e.g. 0:100:25)") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_depths("0:90:40", &d, &n, &err), -1);
+    CHECK(strstr(err.buf, "end at 80%, not at the stop 90; use a step that divides the span "
+                          "(e.g. 0:90:30)") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_depths("10:10:5", &d, &n, &err), 0); /* start == stop: one depth */
+    CHECK(n == 1 && d[0] == 1000);
     free(d);
     CHECK_INT(plan_parse_depths("0,120", &d, &n, &err), -1);
     CHECK(strstr(err.buf, "'120' is not a percentage in 0..100") != NULL);
