@@ -115,7 +115,7 @@ static int plot_runs(struct store *st, const struct strvec *names, const char *o
             } else {
                 strbuf_addstr(&dir, out ? out : "reports");
                 strbuf_addch(&dir, '/');
-                escape_filename(&dir, run.name);
+                escape_folder_name(&dir, run.name);
             }
             if (report_make_dirs(dir.buf) < 0) {
                 rc = DM_EXIT_USAGE;

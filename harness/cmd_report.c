@@ -167,7 +167,7 @@ int cmd_report(int argc, const char **argv)
     } else {
         /* the run name is user text: never let it leave reports/ */
         strbuf_addstr(&dir, "reports/");
-        escape_filename(&dir, d.run.name);
+        escape_folder_name(&dir, d.run.name);
     }
     if (report_make_dirs(dir.buf) < 0) {
         rc = DM_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "builtin.h"
+#include "escape.h"
 #include "opt.h"
 #include "report.h"
 #include "runbrief.h"
@@ -55,13 +56,18 @@ static void format_model(struct strbuf *sb, const struct run_info *r)
         strbuf_addf(sb, " (%s)", r->model_served);
 }
 
-/* One left-aligned table cell; the last one of a row ends the line (no trailing blanks). */
+/*
+ * One left-aligned table cell, padded to `width` terminal columns (a name like
+ * "🚀run" is 5 columns in 7 bytes); the last one of a row ends the line (no trailing blanks).
+ */
 static void print_cell(const char *text, size_t width, int last)
 {
-    if (last)
+    size_t w = escape_display_width(text);
+    if (last) {
         printf("%s\n", text);
-    else
-        printf("%-*s  ", (int)width, text);
+        return;
+    }
+    printf("%s%*s  ", text, (int)(width > w ? width - w : 0), "");
 }
 
 /*
@@ -154,8 +160,8 @@ static void print_table(const struct run_info *v, const struct runbrief *briefs,
                 strbuf_addstr(&sb, r->tags && *r->tags ? r->tags : "-");
                 break;
             }
-            if (sb.len > width[c])
-                width[c] = sb.len;
+            if (escape_display_width(sb.buf) > width[c])
+                width[c] = escape_display_width(sb.buf);
             strvec_push(&cells, sb.buf);
         }
     }

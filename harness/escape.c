@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "sha256.h"
 #include "strbuf.h"
 
 #include "banned.h"
@@ -206,6 +207,64 @@ void escape_filename(struct strbuf *out, const char *s)
     }
     if (out->len == start)
         strbuf_addch(out, '_');
+}
+
+void escape_folder_name(struct strbuf *out, const char *name)
+{
+    size_t start = out->len;
+    char hex[SHA256_HEX_LEN + 1];
+    const char *s = name ? name : "";
+
+    escape_filename(out, s);
+    if (!strcmp(out->buf + start, s))
+        return;
+    sha256_hex(s, strlen(s), hex);
+    strbuf_addf(out, "-%.8s", hex);
+}
+
+/* 0, 1 or 2 columns for one code point (a small wcwidth: the ranges that matter in names) */
+static int cp_width(unsigned c)
+{
+    if ((c >= 0x300 && c <= 0x36F) || (c >= 0x1AB0 && c <= 0x1AFF) ||
+        (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x200B && c <= 0x200F) ||
+        (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE00 && c <= 0xFE0F) || c == 0xFEFF ||
+        (c >= 0xFE20 && c <= 0xFE2F) || (c >= 0xE0100 && c <= 0xE01EF))
+        return 0;
+    if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x231A && c <= 0x231B) ||
+        (c >= 0x2329 && c <= 0x232A) || (c >= 0x23E9 && c <= 0x23EC) ||
+        (c >= 0x25FD && c <= 0x25FE) || (c >= 0x2614 && c <= 0x2615) ||
+        (c >= 0x2648 && c <= 0x2653) || (c >= 0x26AA && c <= 0x26AB) ||
+        (c >= 0x26BD && c <= 0x26BE) || (c >= 0x26C4 && c <= 0x26C5) ||
+        (c >= 0x2705 && c <= 0x2705) || (c >= 0x270A && c <= 0x270B) ||
+        (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+        (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) ||
+        (c >= 0xA000 && c <= 0xA4CF) || (c >= 0xA960 && c <= 0xA97F) ||
+        (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
+        (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+        (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+        (c >= 0x1F680 && c <= 0x1F6FF) || (c >= 0x1F900 && c <= 0x1F9FF) ||
+        (c >= 0x1FA70 && c <= 0x1FAFF) || (c >= 0x20000 && c <= 0x3FFFD))
+        return 2;
+    return 1;
+}
+
+size_t escape_display_width(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p), i = 0, w = 0;
+
+    while (i < len) {
+        unsigned cp;
+        size_t n = p[i] < 0x80 ? 1 : utf8_decode(p + i, len - i, &cp);
+        if (p[i] < 0x80 || !n) {
+            w++;
+            i++;
+            continue;
+        }
+        w += (size_t)cp_width(cp);
+        i += n;
+    }
+    return w;
 }
 
 /*

@@ -47,6 +47,21 @@ void escape_gnuplot(struct strbuf *out, const char *s);
 void escape_filename(struct strbuf *out, const char *s);
 
 /*
+ * The folder name for a run's files, reports/<folder>/ (report and plot):
+ * the name itself when escape_filename() keeps it unchanged, else that
+ * readable slug plus "-" and the first 8 hex digits of the name's SHA-256, so
+ * two names never share a folder ("a b" and "a/b" give a_b-c8687a08 and a_b-c14cddc0).
+ */
+void escape_folder_name(struct strbuf *out, const char *name);
+
+/*
+ * Terminal columns the UTF-8 text takes (for aligned tables): East Asian
+ * wide and fullwidth characters and emoji count 2, combining marks and
+ * zero-width characters 0, everything else (an invalid byte too) 1.
+ */
+size_t escape_display_width(const char *s);
+
+/*
  * Data formats (dipmap export): the exact text, only invalid UTF-8 replaced.
  * escape_json: a complete JSON string literal, quotes included; " \ and
  * control characters escaped (\n \r \t, else \u00XX). NULL gives "".

@@ -129,15 +129,14 @@ int parse_options(int argc, const char **argv, struct option *opts, const char *
             if (eq)
                 val = eq + 1;
         } else {
-            if (a[2]) {
-                error("%s: unknown option '%s'", cmd, a);
-                fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
-                return -1;
-            }
-            o = find_short(opts, a[1]);
+            o = a[2] ? NULL : find_short(opts, a[1]);
             if (!o) {
+                /* "-x" may be a run name or a file: say how to pass it */
                 error("%s: unknown option '%s'", cmd, a);
-                fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
+                fprintf(stderr,
+                        "hint: see 'dipmap help %s'; an argument that starts with '-' goes "
+                        "after '--': dipmap %s -- %s\n",
+                        cmd, cmd, a);
                 return -1;
             }
         }
