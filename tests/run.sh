@@ -21,8 +21,7 @@ build=$1
 bin=$2
 pattern=${3:-${TESTS:-}}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-shared=${DIPMAP_SHARED:-$(cd "$repo/../shared" 2>/dev/null && pwd)}
-export DIPMAP="$bin" REPO="$repo" SHARED="$shared" DIPMAP_SHARED="$shared" TESTS="$repo/tests"
+export DIPMAP="$bin" REPO="$repo" TESTS="$repo/tests"
 # VALGRIND=1: every $DIPMAP the CLI tests start runs under memcheck (slow; not part of
 # `make test`). Logs go to $VALGRIND_LOGS (default a new /tmp/dipmap-valgrind.* directory);
 # a process with an invalid access or a definite leak exits 99, which fails its test.

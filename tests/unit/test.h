@@ -84,11 +84,4 @@ static inline const char *test_data_dir(void)
     return buf;
 }
 
-/* Path of ../shared (DIPMAP_SHARED, default "../shared"), for test data. */
-static inline const char *test_shared_dir(void)
-{
-    const char *s = getenv("DIPMAP_SHARED");
-    return s && *s ? s : "../shared";
-}
-
 #endif
