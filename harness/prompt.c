@@ -314,10 +314,11 @@ struct doc_vals {
 
 /*
  * Render a section. For [user], documents (may be NULL) is inserted for
- * {documents} and *docs_at (if non-NULL) receives its byte offset in out.
+ * {documents}; *at (if non-NULL) receives the byte offset in out of
+ * {documents} (in [user]) or of {text} (in [document]).
  */
 static void render(struct strbuf *out, const char *tpl, const char *question,
-                   const struct strbuf *documents, size_t *docs_at, const struct doc_vals *d)
+                   const struct strbuf *documents, size_t *at, const struct doc_vals *d)
 {
     const char *p = tpl;
     while (*p) {
@@ -337,8 +338,8 @@ static void render(struct strbuf *out, const char *tpl, const char *question,
         if (IS("question")) {
             strbuf_addstr(out, question);
         } else if (IS("documents")) {
-            if (docs_at)
-                *docs_at = out->len;
+            if (at)
+                *at = out->len;
             if (documents)
                 strbuf_add(out, documents->buf, documents->len);
         } else if (d && IS("index")) {
@@ -346,6 +347,8 @@ static void render(struct strbuf *out, const char *tpl, const char *question,
         } else if (d && IS("title")) {
             strbuf_addstr(out, d->title);
         } else if (d && IS("text")) {
+            if (at)
+                *at = out->len;
             strbuf_add(out, d->text, d->text_len);
         } else if (d && IS("id")) {
             strbuf_addstr(out, d->id);
@@ -456,10 +459,9 @@ static void count_map_put(struct count_map *m, const void *p, long v)
 
 struct seq_item {
     const struct chunk *c;
-    char *trimmed; /* owned; text of a trimmed filler chunk, else NULL */
-    size_t trimmed_len;
-    long cost; /* tokens of separator + rendered block */
-    int hard;  /* a hard negative */
+    size_t len; /* bytes of c->text used: all, or a prefix for the cut item */
+    long cost;  /* tokens of separator + rendered block */
+    int hard;   /* a hard negative */
 };
 
 /* The distractor selection of one (question, length, seed): independent of repeat and depth. */
@@ -468,8 +470,10 @@ struct seq {
     long target;
     unsigned long seed;
     int chat;
+    long overhead;
     struct seq_item *it;
     size_t nr;
+    long cut; /* index in it[] of the filler chunk cut to fill the last gap, or -1 */
     size_t hard, filler, filler_dropped;
     long pre_docs; /* tokens of the request before the documents block */
     long fixed;    /* tokens of the request without distractors */
@@ -513,9 +517,6 @@ struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct pro
 
 static void seq_clear(struct seq *s)
 {
-    size_t i;
-    for (i = 0; i < s->nr; i++)
-        free(s->it[i].trimmed);
     free(s->it);
     memset(s, 0, sizeof(*s));
 }
@@ -606,16 +607,18 @@ static struct qfill *get_fill(struct prompt_builder *b, const struct question *q
 
 /*
  * Render the whole request for a distractor order (order[] indexes s->it)
- * with the gold block at boundary k. Fills out's strings and byte offsets.
+ * with the gold block at boundary k, the cut item (if any) keeping cut_len
+ * bytes of its text (SIZE_MAX: the selection's length). Fills out's strings,
+ * byte offsets and the cut item's text range.
  */
 static void render_request(struct prompt_builder *b, const struct seq *s, const size_t *order,
-                           size_t k, struct built_prompt *out)
+                           size_t k, size_t cut_len, struct built_prompt *out)
 {
     const struct prompt_template *t = b->tpl;
     const struct question *q = s->q;
-    size_t i, g, docs_at = 0, gold_s = 0, gold_e = 0;
+    size_t i, g, docs_at = 0, gold_s = 0, gold_e = 0, cut_s = 0, cut_e = 0;
     long index = 1;
-    int first = 1;
+    int first = 1, have_cut = 0;
 
     strbuf_reset(&b->docs);
     for (i = 0; i <= s->nr; i++) {
@@ -633,13 +636,20 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
             gold_e = b->docs.len;
         }
         if (i < s->nr) {
-            const struct seq_item *it = &s->it[order ? order[i] : i];
-            struct doc_vals d = {index++, it->c->title, it->trimmed ? it->trimmed : it->c->text,
-                                 it->c->id, it->trimmed ? it->trimmed_len : it->c->text_len};
+            size_t j = order ? order[i] : i, at = 0;
+            const struct seq_item *it = &s->it[j];
+            int is_cut = (long)j == s->cut;
+            size_t len = is_cut && cut_len != SIZE_MAX ? cut_len : it->len;
+            struct doc_vals d = {index++, it->c->title, it->c->text, it->c->id, len};
             if (!first)
                 strbuf_addstr(&b->docs, t->separator);
             first = 0;
-            render(&b->docs, t->document, "", NULL, NULL, &d);
+            render(&b->docs, t->document, "", NULL, &at, &d);
+            if (is_cut) {
+                have_cut = 1;
+                cut_s = at;
+                cut_e = at + len;
+            }
         }
     }
     strbuf_reset(&out->system);
@@ -649,6 +659,8 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
     render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
     out->gold_start = docs_at + gold_s;
     out->gold_end = docs_at + gold_e;
+    out->cut_start = have_cut ? docs_at + cut_s : 0;
+    out->cut_end = have_cut ? docs_at + cut_e : 0;
     if (out->system.len) {
         strbuf_add(&out->text, out->system.buf, out->system.len);
         strbuf_addstr(&out->text, "\n\n");
@@ -656,7 +668,7 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
     strbuf_add(&out->text, out->user.buf, out->user.len);
 }
 
-/* Exact token count of the request as sent. */
+/* Exact token count of the request's content as sent (the template overhead not included). */
 static long count_request(struct prompt_builder *b, const struct built_prompt *p, int chat,
                           struct strbuf *err)
 {
@@ -672,30 +684,123 @@ static long count_request(struct prompt_builder *b, const struct built_prompt *p
     return c < 0 ? -1 : a + c;
 }
 
-/* Chunks with fewer words are never trimmed (see select_items()). */
+/* Chunks with fewer words are never cut (see select_items()). */
 #define MIN_TRIM_WORDS 8
 
-/* Word-end byte offsets of text (positions just after each word). */
-static size_t word_ends(const char *s, size_t n, size_t **out)
+static size_t word_count(const char *s, size_t n)
 {
-    size_t i, nr = 0, alloc = 0;
-    *out = NULL;
+    size_t i, nr = 0;
     for (i = 0; i < n; i++) {
         int sp = s[i] == ' ' || s[i] == '\n' || s[i] == '\t';
         int next_sp = i + 1 == n || s[i + 1] == ' ' || s[i + 1] == '\n' || s[i + 1] == '\t';
-        if (!sp && next_sp) {
-            ALLOC_GROW(*out, nr + 1, alloc);
-            (*out)[nr++] = i + 1;
-        }
+        nr += !sp && next_sp;
     }
     return nr;
 }
 
+/* Byte offsets of the UTF-8 character boundaries of s inside (0, n]; caller frees. */
+static size_t char_ends(const char *s, size_t n, size_t **out)
+{
+    size_t i, nr = 0, alloc = 0;
+    *out = NULL;
+    for (i = 1; i <= n; i++) {
+        if (i < n && ((unsigned char)s[i] & 0xC0) == 0x80)
+            continue;
+        ALLOC_GROW(*out, nr + 1, alloc);
+        (*out)[nr++] = i;
+    }
+    return nr;
+}
+
+static long window_count(struct prompt_builder *b, const char *pre, size_t pre_len,
+                         const char *text, size_t len, const char *post, size_t post_len,
+                         struct strbuf *err)
+{
+    strbuf_reset(&b->scratch);
+    strbuf_add(&b->scratch, pre, pre_len);
+    strbuf_add(&b->scratch, text, len);
+    strbuf_add(&b->scratch, post, post_len);
+    return count_text(b, b->scratch.buf, b->scratch.len, err);
+}
+
+/* Characters below the longest fitting prefix tried for an exact count. */
+#define EXACT_SCAN 24
+
+/*
+ * The longest prefix of text (at a character boundary) with
+ * count(pre + prefix + post) <= goal: since a longer prefix never has fewer
+ * tokens but for merges at the cut, that prefix ends at a token boundary of
+ * its own encoding. When that prefix counts less than goal (a merge made the
+ * next character cost two tokens), a prefix up to EXACT_SCAN characters
+ * shorter that counts exactly goal is taken instead. Returns its length in bytes (0 when even the
+ * empty prefix is over goal), or -1 (err) when counting fails.
+ */
+static long longest_prefix(struct prompt_builder *b, const char *pre, size_t pre_len,
+                           const char *text, size_t text_len, const char *post, size_t post_len,
+                           long goal, struct strbuf *err)
+{
+    size_t *ends, nr = char_ends(text, text_len, &ends), lo = 0, hi = nr + 1;
+    long ret = 0;
+    /* invariant: prefix of lo chars fits (lo = 0 assumed), prefix of hi chars does not */
+    while (lo + 1 < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        long c = window_count(b, pre, pre_len, text, ends[mid - 1], post, post_len, err);
+        if (c < 0) {
+            free(ends);
+            return -1;
+        }
+        if (c <= goal)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    ret = lo ? (long)ends[lo - 1] : 0;
+    if (lo) {
+        /*
+         * A token that merges with what follows the cut can make the count
+         * jump by two; a nearby character boundary often lands on goal.
+         */
+        long at = window_count(b, pre, pre_len, text, ends[lo - 1], post, post_len, err);
+        size_t j;
+        if (at < 0) {
+            free(ends);
+            return -1;
+        }
+        for (j = 1; at != goal && j <= EXACT_SCAN && j < lo; j++) {
+            long c = window_count(b, pre, pre_len, text, ends[lo - 1 - j], post, post_len, err);
+            if (c < 0) {
+                free(ends);
+                return -1;
+            }
+            if (c == goal) {
+                ret = (long)ends[lo - 1 - j];
+                break;
+            }
+        }
+    }
+    free(ends);
+    return ret;
+}
+
+/* Bytes of c's text whose block fits room tokens (0: none; -1: counting failed). */
+static long cut_chunk(struct prompt_builder *b, const struct chunk *c, long room,
+                      struct strbuf *err)
+{
+    struct doc_vals d = {COUNT_INDEX, c->title, "", c->id, 0};
+    size_t at = 0;
+    strbuf_reset(&b->docs);
+    strbuf_addstr(&b->docs, b->tpl->separator);
+    render(&b->docs, b->tpl->document, "", NULL, &at, &d);
+    return longest_prefix(b, b->docs.buf, at, c->text, c->text_len, b->docs.buf + at,
+                          b->docs.len - at, room, err);
+}
+
 /*
  * Select distractors for budget tokens (estimated from cached block costs).
- * Hard negatives first (skipped when they do not fit), then filler; the first
- * filler chunk that does not fit is trimmed at a word boundary to fill the
- * rest. Returns 0, or -1 (err) when the material runs out or counting fails.
+ * Hard negatives first (skipped when they do not fit), then filler; the
+ * first filler chunk that does not fit strictly below the budget becomes the
+ * cut item: its longest prefix whose block fits the rest. Returns 0, or -1
+ * (err) when the material runs out or counting fails.
  */
 static int select_items(struct prompt_builder *b, struct seq *s, const struct qfill *f, long budget,
                         struct strbuf *err)
@@ -704,70 +809,97 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     size_t i, alloc = 0, skipped = 0;
     long sum = 0;
 
-    for (i = 0; i < s->nr; i++)
-        free(s->it[i].trimmed);
     s->nr = s->hard = s->filler = 0;
+    s->cut = -1;
     for (i = 0; i < q->distractors_nr; i++) {
-        long c = chunk_cost(b, &q->distractors[i], err);
-        if (c < 0)
-            return -1;
-        if (sum + c > budget)
-            continue;
-        ALLOC_GROW(s->it, s->nr + 1, alloc);
-        s->it[s->nr++] = (struct seq_item){&q->distractors[i], NULL, 0, c, 1};
-        s->hard++;
-        sum += c;
-    }
-    for (i = 0; i < f->nr && sum < budget; i++) {
-        const struct chunk *c = &b->hay->c[f->idx[i]];
+        const struct chunk *c = &q->distractors[i];
         long cost = chunk_cost(b, c, err);
         if (cost < 0)
             return -1;
+        if (sum + cost > budget)
+            continue;
         ALLOC_GROW(s->it, s->nr + 1, alloc);
-        if (sum + cost <= budget) {
-            s->it[s->nr++] = (struct seq_item){c, NULL, 0, cost, 0};
+        s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 1};
+        s->hard++;
+        sum += cost;
+    }
+    for (i = 0; i < f->nr && sum < budget; i++) {
+        const struct chunk *c = &b->hay->c[f->idx[i]];
+        long cost = chunk_cost(b, c, err), len, t;
+        if (cost < 0)
+            return -1;
+        ALLOC_GROW(s->it, s->nr + 1, alloc);
+        /*
+         * Whole while it fits strictly below the budget, so that a chunk is
+         * left to cut: each depth fine-tunes the cut to its exact count.
+         */
+        if (sum + cost < budget) {
+            s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 0};
             s->filler++;
             sum += cost;
             continue;
         }
         /*
-         * Trim: the longest word prefix whose block fits the rest. A chunk of
-         * a few words (a key-value pair, a one-line fact) is not cut in half:
-         * a later chunk that fits whole is looked for instead.
+         * A chunk of a few words (a key-value pair, a one-line fact) is not
+         * cut in half: a later chunk that fits whole is looked for instead.
          */
-        {
-            size_t *ends, nw = word_ends(c->text, c->text_len, &ends), lo = 0, hi = nw;
-            if (nw < MIN_TRIM_WORDS) {
-                free(ends);
-                if (++skipped > 64)
-                    break;
-                continue;
-            }
-            long best_cost = -1;
-            size_t best = 0;
-            /* binary search over the number of words kept (1..nw-1) */
-            while (lo + 1 < hi) {
-                size_t mid = (lo + hi) / 2;
-                long t = block_cost(b, c, c->text, ends[mid - 1], err);
-                if (t < 0) {
-                    free(ends);
-                    return -1;
-                }
-                if (sum + t <= budget) {
-                    lo = mid;
-                    best = mid;
-                    best_cost = t;
-                } else {
-                    hi = mid;
-                }
-            }
-            if (best) {
-                s->it[s->nr++] = (struct seq_item){c, xmemdup(c->text, ends[best - 1]),
-                                                   ends[best - 1], best_cost, 0};
+        if (word_count(c->text, c->text_len) < MIN_TRIM_WORDS) {
+            if (sum + cost == budget) {
+                s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 0};
                 s->filler++;
-                sum += best_cost;
+                sum += cost;
+                break;
             }
-            free(ends);
+            if (++skipped > 64)
+                break;
+            continue;
+        }
+        len = cut_chunk(b, c, budget - sum, err);
+        if (len == 0 && s->nr > s->hard &&
+            word_count(s->it[s->nr - 1].c->text, s->it[s->nr - 1].c->text_len) >= MIN_TRIM_WORDS) {
+            /*
+             * The rest is smaller than a block's header: shorten the previous
+             * chunk (once, for every depth) to make room for this one's
+             * header and a few tokens that each depth can move.
+             */
+            struct seq_item *p = &s->it[s->nr - 1];
+            long head = block_cost(b, c, "", 0, err), plen;
+            if (head < 0)
+                return -1;
+            sum -= p->cost;
+            plen = cut_chunk(b, p->c, budget - sum - head - 16, err);
+            if (plen < 0)
+                return -1;
+            if (plen == 0) {
+                s->nr--;
+                s->filler--;
+            } else {
+                p->len = (size_t)plen;
+                p->cost = block_cost(b, p->c, p->c->text, p->len, err);
+                if (p->cost < 0)
+                    return -1;
+                sum += p->cost;
+            }
+            len = cut_chunk(b, c, budget - sum, err);
+        }
+        if (len < 0)
+            return -1;
+        if ((size_t)len == c->text_len &&
+            !(s->nr > s->hard && s->it[s->nr - 1].len < s->it[s->nr - 1].c->text_len)) {
+            /* whole: a cut item must be able to grow too, so cut the next chunk */
+            s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 0};
+            s->filler++;
+            sum += cost;
+            continue;
+        }
+        if (len > 0) {
+            t = block_cost(b, c, c->text, (size_t)len, err);
+            if (t < 0)
+                return -1;
+            s->cut = (long)s->nr;
+            s->it[s->nr++] = (struct seq_item){c, (size_t)len, t, 0};
+            s->filler++;
+            sum += t;
         }
         break;
     }
@@ -782,20 +914,25 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     return 0;
 }
 
+/* Tokens left free below the target when no chunk can be cut (kv haystacks). */
+#define NOCUT_SLACK 3
+
 static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
                            struct built_prompt *tmp, struct strbuf *err)
 {
     const struct question *q = r->q;
     struct seq *s = NULL, *victim = &b->seqs[0];
     struct qfill *f;
-    long fixed, budget, real, best_diff = -1, best_budget = 0;
+    long fixed, budget, real, best_diff = -1, best_budget = 0,
+                              content = r->target_len - r->overhead;
     size_t i;
     int iter;
 
     b->tick++;
     for (i = 0; i < SEQ_CACHE; i++) {
         struct seq *c = &b->seqs[i];
-        if (c->q == q && c->target == r->target_len && c->seed == r->seed && c->chat == r->chat) {
+        if (c->q == q && c->target == r->target_len && c->overhead == r->overhead &&
+            c->seed == r->seed && c->chat == r->chat) {
             c->last_used = b->tick;
             return c;
         }
@@ -806,26 +943,34 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     seq_clear(s);
     s->q = q;
     s->target = r->target_len;
+    s->overhead = r->overhead;
     s->seed = r->seed;
     s->chat = r->chat;
+    s->cut = -1;
     s->last_used = b->tick;
 
     f = get_fill(b, q, r->seed);
     s->filler_dropped = f->dropped;
 
     /* the fixed part: template, question and gold, no distractors */
-    render_request(b, s, NULL, 0, tmp);
+    render_request(b, s, NULL, 0, SIZE_MAX, tmp);
     fixed = count_request(b, tmp, r->chat, err);
     if (fixed < 0)
         goto fail;
-    if (fixed > r->target_len) {
-        strbuf_addf(err,
-                    "question %s: target length %ld is below the size of the template, question "
-                    "and gold chunk (%ld tokens)",
-                    q->id, r->target_len, fixed);
+    if (fixed > content) {
+        if (r->overhead)
+            strbuf_addf(err,
+                        "question %s: target length %ld is below the size of the template, "
+                        "question and gold chunk (%ld tokens) plus the chat template's %ld",
+                        q->id, r->target_len, fixed, r->overhead);
+        else
+            strbuf_addf(err,
+                        "question %s: target length %ld is below the size of the template, "
+                        "question and gold chunk (%ld tokens)",
+                        q->id, r->target_len, fixed);
         goto fail;
     }
-    budget = r->target_len - fixed;
+    budget = content - fixed;
     s->fixed = fixed;
     {
         /* tokens before the documents: gives each trial's gold offset from cached counts */
@@ -842,24 +987,31 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     /*
      * Converge on the exact count: cached block costs are not exactly additive
      * (token merges at boundaries, document numbers), so count the whole
-     * request (gold first, selection order) and correct the budget.
+     * request (gold first, selection order) and correct the budget. Each
+     * build then fine-tunes the cut item to its own exact count.
      */
     for (iter = 0; iter < 8; iter++) {
         long diff;
         if (select_items(b, s, f, budget, err) < 0)
             goto fail;
-        render_request(b, s, NULL, 0, tmp);
+        render_request(b, s, NULL, 0, SIZE_MAX, tmp);
         real = count_request(b, tmp, r->chat, err);
         if (real < 0)
             goto fail;
-        diff = r->target_len - real;
-        if (best_diff < 0 || labs(diff) < best_diff) {
+        /*
+         * Without a cut item no build can correct its count, so leave room
+         * for the few tokens moving the gold changes.
+         */
+        diff = content - real - (s->cut < 0 ? NOCUT_SLACK : 0);
+        if (diff <= 0 && diff > -NOCUT_SLACK && s->cut < 0)
+            diff = 0;
+        if ((best_diff < 0 || labs(diff) < best_diff) && diff >= -NOCUT_SLACK) {
             best_diff = labs(diff);
             best_budget = budget;
         }
-        if (labs(diff) <= r->target_len / 1000 + 1)
+        if (diff >= 0 && diff <= content / 1000 + 1)
             return s;
-        budget += diff;
+        budget += diff ? diff : -1;
     }
     if (select_items(b, s, f, best_budget, err) < 0)
         goto fail;
@@ -869,12 +1021,117 @@ fail:
     return NULL;
 }
 
+/* Bytes of context either side of the cut that can merge with it into one token. */
+#define CUT_WINDOW 96
+
+static size_t back_to_char(const char *s, size_t i)
+{
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
+/*
+ * Give this build its exact count: move the cut item's end so that the
+ * whole request counts content tokens (never more), counting a window
+ * around the cut while searching and the whole request to confirm.
+ * *real holds the exact count of out on entry and on return.
+ */
+static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t *order, size_t k,
+                     long content, int chat, struct built_prompt *out, long *real,
+                     struct strbuf *err)
+{
+    const struct seq_item *it = s->cut >= 0 ? &s->it[s->cut] : NULL;
+    size_t len = it ? it->len : 0, best_len = len, tried[4];
+    long best = *real <= content ? *real : -1;
+    int iter, ntried = 0;
+
+    for (iter = 0; it && *real != content && iter < 4; iter++) {
+        const struct strbuf *sb = chat ? &out->user : &out->text;
+        size_t off = chat ? 0 : out->text.len - out->user.len;
+        size_t cs = off + out->cut_start, ce = off + out->cut_end;
+        size_t ws = back_to_char(sb->buf, cs > CUT_WINDOW ? cs - CUT_WINDOW : 0);
+        size_t we = ce + CUT_WINDOW < sb->len ? back_to_char(sb->buf, ce + CUT_WINDOW) : sb->len;
+        long cw, nl;
+        int j, seen = 0;
+        strbuf_reset(&b->scratch);
+        strbuf_add(&b->scratch, sb->buf + ws, we - ws);
+        cw = count_text(b, b->scratch.buf, b->scratch.len, err);
+        if (cw < 0)
+            return -1;
+        {
+            /* the window's pieces outlive renders: copy them */
+            struct strbuf pre = STRBUF_INIT, post = STRBUF_INIT;
+            strbuf_add(&pre, sb->buf + ws, cs - ws);
+            strbuf_add(&post, sb->buf + ce, we - ce);
+            nl = longest_prefix(b, pre.buf, pre.len, it->c->text, it->c->text_len, post.buf,
+                                post.len, cw + content - *real, err);
+            strbuf_release(&pre);
+            strbuf_release(&post);
+        }
+        if (nl < 0)
+            return -1;
+        for (j = 0; j < ntried; j++)
+            seen |= tried[j] == (size_t)nl;
+        if (seen || (size_t)nl == len || nl == 0)
+            break; /* no progress (or an empty document): keep the best so far */
+        tried[ntried++] = (size_t)nl;
+        len = (size_t)nl;
+        render_request(b, s, order, k, len, out);
+        *real = count_request(b, out, chat, err);
+        if (*real < 0)
+            return -1;
+        if (*real <= content && *real > best) {
+            best = *real;
+            best_len = len;
+        }
+    }
+    if (it && *real != content) {
+        /*
+         * The window disagreed with the whole request (a merge reaching past
+         * it): try the character boundaries next to the cut, whole counts.
+         */
+        const char *t = it->c->text;
+        size_t tl = it->c->text_len, cand = len;
+        int step, dir = *real < content ? 1 : -1;
+        for (step = 0; step < EXACT_SCAN && *real != content; step++) {
+            if (dir > 0) {
+                if (cand >= tl)
+                    break;
+                cand++;
+                while (cand < tl && ((unsigned char)t[cand] & 0xC0) == 0x80)
+                    cand++;
+            } else {
+                if (cand <= 1)
+                    break;
+                cand = back_to_char(t, cand - 1);
+            }
+            len = cand;
+            render_request(b, s, order, k, len, out);
+            *real = count_request(b, out, chat, err);
+            if (*real < 0)
+                return -1;
+            if (*real <= content && *real > best) {
+                best = *real;
+                best_len = len;
+            }
+        }
+    }
+    if (it && best >= 0 && best_len != len) {
+        render_request(b, s, order, k, best_len, out);
+        *real = count_request(b, out, chat, err);
+        if (*real < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err)
 {
     struct seq *s;
     size_t *order = NULL, i, k = 0;
-    long total = 0, before = 0, best_num = 0;
+    long total = 0, before = 0, best_num = 0, real;
     double d = (double)r->depth_bp / DEPTH_BP_MAX;
     int ret = -1;
 
@@ -884,6 +1141,11 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     }
     if (r->target_len <= 0) {
         strbuf_addf(err, "target length %ld must be positive", r->target_len);
+        return -1;
+    }
+    if (r->overhead < 0 || r->overhead >= r->target_len) {
+        strbuf_addf(err, "target length %ld leaves no room after the chat template's %ld tokens",
+                    r->target_len, r->overhead);
         return -1;
     }
     s = get_seq(b, r, out, err);
@@ -916,18 +1178,22 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         }
         before = best_num;
     }
-    render_request(b, s, order, k, out);
-    out->realized_len = count_request(b, out, r->chat, err);
-    if (out->realized_len < 0)
+    render_request(b, s, order, k, SIZE_MAX, out);
+    real = count_request(b, out, r->chat, err);
+    if (real < 0)
         goto cleanup;
+    if (fit_exact(b, s, order, k, r->target_len - r->overhead, r->chat, out, &real, err) < 0)
+        goto cleanup;
+    out->overhead = r->overhead;
+    out->realized_len = real + r->overhead;
     /*
      * From cached counts, scaled by the real distractor tokens (standalone
      * block counts are slightly biased): exact to a few tokens.
      */
     out->gold_offset = s->pre_docs;
-    if (total > 0 && out->realized_len > s->fixed)
+    if (total > 0 && real > s->fixed)
         out->gold_offset +=
-            (long)((double)before * (double)(out->realized_len - s->fixed) / (double)total + 0.5);
+            (long)((double)before * (double)(real - s->fixed) / (double)total + 0.5);
     out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
     out->docs_nr = s->nr + r->q->gold_nr;
     out->gold_index = k;

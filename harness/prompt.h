@@ -68,12 +68,14 @@ void prompt_builder_free(struct prompt_builder *b);
 
 struct prompt_request {
     const struct question *q; /* borrowed */
-    long target_len;          /* tokens of the whole request */
+    long target_len;          /* tokens of the whole request as the model sees it */
     int depth_bp;       /* 0..DEPTH_BP_MAX (trial.h): fraction of distractor tokens before gold */
     int repeat;         /* 0-based; selects the distractor order */
     unsigned long seed; /* run seed; selects filler and orders */
     long max_answer_tokens; /* recorded only; the runner checks length + this fits the context */
     int chat;               /* 1: length counts system + user messages; 0: the completion string */
+    long overhead; /* tokens the server adds around the content (chat template, BOS), measured
+                      (overhead.h); the content is built to target_len - overhead */
 };
 
 /*
@@ -85,11 +87,16 @@ struct built_prompt {
     struct strbuf system;  /* chat system message ("" when none) */
     struct strbuf user;    /* chat user message */
     struct strbuf text;    /* completion rendering */
-    long realized_len;     /* exact token count of the request (chat or completion, per request) */
+    long realized_len;     /* exact token count of the request as the model sees it: the content
+                              (chat or completion, per request) counted by the run's tokenizer plus
+                              overhead; never above target_len */
+    long overhead;         /* the request's overhead (copied from it) */
     double realized_depth; /* fraction of distractor tokens before the gold block, 0..1 */
     long gold_offset; /* token offset of the gold block in the request (from cached counts: exact up
                          to merges at block boundaries, i.e. a few tokens) */
     size_t gold_start, gold_end;     /* byte range of the gold block (all gold chunks) in user */
+    size_t cut_start, cut_end;       /* byte range in user of the cut filler chunk's text (the
+                                        prefix used), 0/0 when no chunk is cut */
     size_t docs_nr;                  /* documents in the prompt, gold included */
     size_t gold_index;               /* 0-based document position of the first gold chunk */
     size_t hard_negatives;           /* question's own distractors used */
@@ -99,7 +106,7 @@ struct built_prompt {
 };
 #define BUILT_PROMPT_INIT                                                                          \
     {                                                                                              \
-        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0,                     \
+        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,            \
         {                                                                                          \
             0                                                                                      \
         }                                                                                          \
@@ -111,17 +118,21 @@ void built_prompt_release(struct built_prompt *p);
  * Build the prompt of one trial. Distractors: the question's hard negatives
  * first (file order), then haystack filler (a seeded permutation of the
  * eligible chunks), taken until the target length is reached, the last filler
- * chunk trimmed at a word boundary; the selection depends on (seed, question,
+ * chunk cut (the "cut item"); the selection depends on (seed, question,
  * length) only, the order additionally on repeat, never on depth. The gold
  * chunk(s) go to the chunk boundary whose share of distractor tokens before
  * it is nearest depth_bp (ties to the earlier boundary).
  * Hard negatives that do not fit are skipped; a filler chunk of fewer than 8
  * words (a key-value pair, a one-line fact) is never cut, a later one that
  * fits whole is taken instead. The selection is tuned against exact counts of
- * the whole request (gold first) to within 0.1% + 1 token; moving the gold
- * changes the count by a few tokens at most (boundary merges, document
- * numbers), so every depth is within 1% for targets of a few hundred tokens
- * and more (tested at 4k..64k with four tokenizers).
+ * the whole request (gold first) to within 0.1% + 1 token. Moving the gold
+ * changes the count by a few tokens (boundary merges, document numbers), so
+ * each build then moves the end of the cut item, at a token boundary, until
+ * the exact count of the whole request is target_len - overhead: every
+ * prompt is at most the target, and exactly the target unless no chunk could
+ * be cut (haystacks of short chunks only, e.g. key-value pairs) or the cut
+ * cannot reach it. Only the cut item's last few tokens differ between the
+ * depths of one (question, length, repeat); the chunks and their order do not.
  * Returns 0, or -1 with a message appended to err (target below the fixed
  * template + question + gold size, not enough filler to reach the target,
  * tokenizer failure). Prints nothing.

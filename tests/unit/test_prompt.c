@@ -5,6 +5,7 @@
  * tokenizers. Run from the repository root (make test does).
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "test.h"
 
@@ -141,7 +142,10 @@ static void fixture_release(struct fixture *f)
     golden_set_release(&f->gs);
 }
 
-/* The user text without the gold block and one adjoining separator, digits folded. */
+/*
+ * The user text without the gold block and one adjoining separator, digits
+ * folded, the cut item's text (whose last tokens each depth moves) as "<cut>".
+ */
 static void without_gold(const struct built_prompt *p, const char *sep, int fold_digits,
                          struct strbuf *out)
 {
@@ -156,6 +160,11 @@ static void without_gold(const struct built_prompt *p, const char *sep, int fold
         char c = p->user.buf[i];
         if (i >= s && i < e)
             continue;
+        if (p->cut_end > p->cut_start && i >= p->cut_start && i < p->cut_end) {
+            if (i == p->cut_start)
+                strbuf_addstr(out, "<cut>");
+            continue;
+        }
         if (fold_digits && c >= '0' && c <= '9') {
             if (!out->len || out->buf[out->len - 1] != '#')
                 strbuf_addch(out, '#');
@@ -207,7 +216,7 @@ static uint64_t docs_fingerprint(const struct built_prompt *p, const char *sep)
 }
 
 struct stats {
-    int builds;
+    int builds, exact, over;
     double worst_len_err;
 };
 
@@ -223,12 +232,12 @@ static void check_key(struct fixture *f, const struct question *q, long length, 
     uint64_t fp[2] = {0, 0};
     int r, d;
     const char *sep = f->tpl.separator;
-    struct strbuf order0 = STRBUF_INIT;
+    struct strbuf order0 = STRBUF_INIT, cut0 = STRBUF_INIT;
 
     for (r = 0; r < 2; r++) {
         double last_depth = -1;
         for (d = 0; d <= 100; d += 10) {
-            struct prompt_request req = {q, length, d * 100, r, 7, 100, 1};
+            struct prompt_request req = {q, length, d * 100, r, 7, 100, 1, 0};
             double err_pct;
             if (prompt_build(f->b, &req, &bp, &err) < 0) {
                 fprintf(stderr, "  build %s %ld %d %d: %s\n", q->id, length, d, r, err.buf);
@@ -240,6 +249,11 @@ static void check_key(struct fixture *f, const struct question *q, long length, 
             err_pct = 100.0 * (double)labs(bp.realized_len - length) / (double)length;
             if (err_pct > st->worst_len_err)
                 st->worst_len_err = err_pct;
+            st->exact += bp.realized_len == length;
+            if (getenv("PROMPT_DEBUG") && bp.realized_len != length)
+                fprintf(stderr, "  off: %s %ld d%d r%d: %ld (cut %zu..%zu, docs %zu)\n", q->id,
+                        length, d, r, bp.realized_len, bp.cut_start, bp.cut_end, bp.docs_nr);
+            st->over += bp.realized_len > length;
             CHECK(err_pct <= 1.0);
             /* (2) the gold chunk exactly once */
             CHECK_INT(count_occurrences(&bp.user, q->gold[0].text), 1);
@@ -266,6 +280,24 @@ static void check_key(struct fixture *f, const struct question *q, long length, 
                     fprintf(stderr, "  gold offset %ld, exact %ld\n", bp.gold_offset, exact);
                 CHECK(labs(exact - bp.gold_offset) <= length / 500 + 5);
             }
+            /*
+             * (1') the cut item: the same chunk's prefix at every depth, a few
+             * tokens apart at most
+             */
+            if (d == 0) {
+                strbuf_reset(&cut0);
+                strbuf_add(&cut0, bp.user.buf + bp.cut_start, bp.cut_end - bp.cut_start);
+            } else {
+                const char *c = bp.user.buf + bp.cut_start;
+                size_t n = bp.cut_end - bp.cut_start, m = n < cut0.len ? n : cut0.len;
+                long a = tokenizer_count(f->tk, c, n),
+                     b0 = tokenizer_count(f->tk, cut0.buf, cut0.len);
+                CHECK(!memcmp(c, cut0.buf, m));
+                if (labs(a - b0) > 8)
+                    fprintf(stderr, "  %s %ld depth %d: cut item %ld tokens, %ld at depth 0\n",
+                            q->id, length, d, a, b0);
+                CHECK(labs(a - b0) <= 8);
+            }
             /* (1) the rest of the prompt identical at every depth */
             without_gold(&bp, sep, fold, d == 0 ? &ref : &cur);
             if (d != 0 && (cur.len != ref.len || memcmp(cur.buf, ref.buf, ref.len))) {
@@ -290,13 +322,19 @@ out:
     strbuf_release(&ref);
     strbuf_release(&cur);
     strbuf_release(&order0);
+    strbuf_release(&cut0);
 }
 
+/*
+ * exact: the haystack has chunks that can be cut, so every prompt must be at
+ * most its target, exactly the target in >= 95%, within 0.1% in all; without
+ * (key-value pairs are never cut) at most the target and within 1%.
+ */
 static void run_properties(const char *set, const char *hay, const char *tpl, const char *tok,
-                           const long *lengths, size_t nl, size_t questions, size_t q64)
+                           const long *lengths, size_t nl, size_t questions, size_t q64, int exact)
 {
     struct fixture f;
-    struct stats st = {0, 0};
+    struct stats st = {0, 0, 0, 0};
     size_t i, li;
     if (fixture_init(&f, set, hay, tpl, tok) < 0) {
         test_failed_ = 1;
@@ -310,26 +348,32 @@ static void run_properties(const char *set, const char *hay, const char *tpl, co
             check_key(&f, q, lengths[li], strstr(f.tpl.document, "{index}") != NULL, &st);
         }
     }
-    fprintf(stderr, "  %s / %s / %s: %d prompts, worst length error %.3f%%\n", set, tpl, tok,
-            st.builds, st.worst_len_err);
+    fprintf(stderr,
+            "  %s / %s / %s: %d prompts, %d exact (%.1f%%), %d over, worst length error %.3f%%\n",
+            set, tpl, tok, st.builds, st.exact, st.builds ? 100.0 * st.exact / st.builds : 0.0,
+            st.over, st.worst_len_err);
+    CHECK_INT(st.over, 0);
+    CHECK(st.worst_len_err <= (exact ? 0.1 : 1.0));
+    if (exact)
+        CHECK(st.exact * 100 >= st.builds * 95);
     fixture_release(&f);
 }
 
-#define PINNED_SHA "8b7e6f1b752ee8a31a0cfeb34c18b99677eee9ca64d453c4da3dbf9b7fe003fa"
+#define PINNED_SHA "3aefb8d4e448919d9924eb8e80eeab32910575f9f832d87bfcf6388ace2406cd"
 
 static const long L3[] = {8192, 32768, 65536};
 
 static void test_invariants_nq_cl100k(void)
 {
     run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa",
-                   "cl100k_base", L3, 3, 3, 1);
+                   "cl100k_base", L3, 3, 3, 1, 1);
 }
 
 static void test_invariants_nq_both_o200k(void)
 {
     static const long l[] = {4096, 8192};
     run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa-both",
-                   "o200k_base", l, 2, 3, 0);
+                   "o200k_base", l, 2, 3, 0, 1);
 }
 
 static void test_invariants_needle_qwen3(void)
@@ -337,7 +381,7 @@ static void test_invariants_needle_qwen3(void)
     struct strbuf p = STRBUF_INIT;
     strbuf_addstr(&p, "tests/data/tokenizer/qwen3/tokenizer.json.gz");
     run_properties("datasets/needle.jsonl", "datasets/nq-haystack.jsonl.gz", "needle", p.buf, L3, 3,
-                   3, 1);
+                   3, 1, 1);
     strbuf_release(&p);
 }
 
@@ -346,7 +390,7 @@ static void test_invariants_nq_gpt2(void)
     struct strbuf p = STRBUF_INIT;
     strbuf_addstr(&p, "tests/data/tokenizer/gpt2/tokenizer.json.gz");
     run_properties("datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa", p.buf, L3, 3,
-                   2, 1);
+                   2, 1, 1);
     strbuf_release(&p);
 }
 
@@ -354,7 +398,84 @@ static void test_invariants_kv(void)
 {
     static const long l[] = {8192, 32768};
     run_properties("datasets/kv.jsonl", "datasets/kv-haystack.jsonl.gz", "kv", "cl100k_base", l, 2,
-                   3, 0);
+                   3, 0, 0);
+}
+
+/*
+ * Exact lengths over tokenizers x lengths x template overhead: every prompt
+ * at most its target (overhead included), exactly the target in >= 95% of
+ * the prompts of each (tokenizer, length), within 0.1% in all (one token
+ * at lengths below 1000). The misses: a cut point where one more character
+ * adds two tokens (" (" + "\n" is one token, " (2" + "\n" three).
+ */
+static void exact_for(const char *tok, const char *set, const char *tpl)
+{
+    static const long lens[] = {512, 1000, 4096, 12345};
+    static const long overheads[] = {0, 7};
+    struct fixture f;
+    size_t li, oi, qi;
+    if (fixture_init(&f, set, "datasets/nq-haystack.jsonl.gz", tpl, tok) < 0) {
+        test_failed_ = 1;
+        return;
+    }
+    for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+        int builds = 0, exact = 0, over = 0;
+        long worst = 0;
+        for (oi = 0; oi < 2; oi++)
+            for (qi = 0; qi < 10 && qi < f.gs.nr; qi++) {
+                const struct question *q = &f.gs.q[(qi * 211 + 5) % f.gs.nr];
+                int d, r;
+                for (r = 0; r < 1; r++)
+                    for (d = 0; d <= 100; d += 25) {
+                        struct prompt_request req = {q, lens[li], d * 100, r,
+                                                     3, 64,       1,       overheads[oi]};
+                        struct built_prompt bp = BUILT_PROMPT_INIT;
+                        struct strbuf err = STRBUF_INIT;
+                        long content;
+                        if (prompt_build(f.b, &req, &bp, &err) < 0) {
+                            fprintf(stderr, "  build %s %ld: %s\n", q->id, lens[li], err.buf);
+                            test_failed_ = 1;
+                        } else {
+                            /* realized = the exact recount of the content + the overhead */
+                            content = tokenizer_count(f.tk, bp.system.buf, bp.system.len) +
+                                      tokenizer_count(f.tk, bp.user.buf, bp.user.len);
+                            CHECK_INT(bp.realized_len, content + overheads[oi]);
+                            CHECK_INT(bp.overhead, overheads[oi]);
+                            builds++;
+                            if (getenv("PROMPT_DEBUG") && bp.realized_len != lens[li])
+                                fprintf(stderr, "  off: %s %ld o%ld d%d r%d: %ld cut %zu..%zu\n",
+                                        q->id, lens[li], overheads[oi], d, r, bp.realized_len,
+                                        bp.cut_start, bp.cut_end);
+                            exact += bp.realized_len == lens[li];
+                            over += bp.realized_len > lens[li];
+                            if (labs(bp.realized_len - lens[li]) > worst)
+                                worst = labs(bp.realized_len - lens[li]);
+                        }
+                        built_prompt_release(&bp);
+                        strbuf_release(&err);
+                    }
+            }
+        fprintf(stderr, "  %s %s length %ld: %d of %d exact (%.1f%%), %d over, worst %ld tokens\n",
+                tok, tpl, lens[li], exact, builds, builds ? 100.0 * exact / builds : 0.0, over,
+                worst);
+        CHECK_INT(over, 0);
+        CHECK(exact * 100 >= builds * 95);
+        CHECK(worst <= 1 || worst * 1000 <= lens[li]); /* 0.1%, or one token below 1000 */
+    }
+    fixture_release(&f);
+}
+
+static void test_exact_lengths(void)
+{
+    struct strbuf p = STRBUF_INIT;
+    exact_for("cl100k_base", "datasets/nq-open.jsonl.gz", "qa");
+    exact_for("o200k_base", "datasets/nq-open.jsonl.gz", "qa-both");
+    strbuf_addf(&p, "%s/data/tokenizer/gpt2/tokenizer.json", test_shared_dir());
+    exact_for(p.buf, "datasets/needle.jsonl", "needle");
+    strbuf_reset(&p);
+    strbuf_addf(&p, "%s/data/tokenizer/qwen3/tokenizer.json", test_shared_dir());
+    exact_for(p.buf, "datasets/nq-open.jsonl.gz", "qa");
+    strbuf_release(&p);
 }
 
 /* (4) same seed: byte-identical prompts from a fresh builder, and a pinned hash. */
@@ -375,9 +496,9 @@ static void test_deterministic(void)
     q = golden_set_find(&f1.gs, "needle-0001");
     CHECK(q != NULL);
     for (d = 0; q && d <= 100; d += 25) {
-        struct prompt_request r1 = {q, 8192, d * 100, 1, 42, 100, 1};
+        struct prompt_request r1 = {q, 8192, d * 100, 1, 42, 100, 1, 0};
         struct prompt_request r2 = {
-            golden_set_find(&f2.gs, "needle-0001"), 8192, d * 100, 1, 42, 100, 1};
+            golden_set_find(&f2.gs, "needle-0001"), 8192, d * 100, 1, 42, 100, 1, 0};
         CHECK_INT(prompt_build(f1.b, &r1, &a, &err), 0);
         CHECK_INT(prompt_build(f2.b, &r2, &b, &err), 0);
         CHECK_STR(a.sha256, b.sha256);
@@ -393,7 +514,7 @@ static void test_deterministic(void)
      * haystack, template or the builder's placement rules change on purpose.
      */
     {
-        struct prompt_request r = {q, 8192, 5000, 0, 0, 100, 1};
+        struct prompt_request r = {q, 8192, 5000, 0, 0, 100, 1, 0};
         CHECK_INT(prompt_build(f1.b, &r, &a, &err), 0);
         fprintf(stderr, "  pinned prompt sha256 %s (%ld tokens)\n", a.sha256, a.realized_len);
         CHECK_STR(a.sha256, PINNED_SHA);
@@ -417,7 +538,7 @@ static void test_completion_and_errors(void)
         return;
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 0};
+        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 0, 0};
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), 0);
         CHECK_INT(bp.realized_len, tokenizer_count(f.tk, bp.text.buf, bp.text.len));
         CHECK(labs(bp.realized_len - 8192) <= 82);
@@ -425,25 +546,25 @@ static void test_completion_and_errors(void)
         CHECK(!strcmp(bp.text.buf + bp.system.len + 2, bp.user.buf));
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 1};
+        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 1, 0};
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), 0);
         CHECK_INT(bp.realized_len, tokenizer_count(f.tk, bp.system.buf, bp.system.len) +
                                        tokenizer_count(f.tk, bp.user.buf, bp.user.len));
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 50, 0, 0, 1, 100, 1};
+        struct prompt_request r = {&f.gs.q[3], 50, 0, 0, 1, 100, 1, 0};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
         CHECK(strstr(err.buf, "below the size of the template") != NULL);
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 8192, 10001, 0, 1, 100, 1};
+        struct prompt_request r = {&f.gs.q[3], 8192, 10001, 0, 1, 100, 1, 0};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
     }
     {
         /* more than the haystack holds */
-        struct prompt_request r = {&f.gs.q[3], 4L * 1024 * 1024, 0, 0, 1, 100, 1};
+        struct prompt_request r = {&f.gs.q[3], 4L * 1024 * 1024, 0, 0, 1, 100, 1, 0};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
         CHECK(strstr(err.buf, "not enough distractor material") != NULL);
@@ -462,6 +583,7 @@ int main(void)
     RUN(test_invariants_nq_both_o200k);
     RUN(test_invariants_needle_qwen3);
     RUN(test_invariants_kv);
+    RUN(test_exact_lengths);
     RUN(test_deterministic);
     RUN(test_completion_and_errors);
     strbuf_release(&captured);
