@@ -795,6 +795,63 @@ static long cut_chunk(struct prompt_builder *b, const struct chunk *c, long room
                           b->docs.len - at, room, err);
 }
 
+static int selected(const struct seq *s, const struct chunk *c)
+{
+    size_t j;
+    for (j = 0; j < s->nr; j++)
+        if (s->it[j].c == c)
+            return 1;
+    return 0;
+}
+
+/* Candidates looked at, and swaps made, when whole chunks must fill the gap. */
+#define PACK_CANDIDATES 64
+#define PACK_SWAPS      16
+
+/*
+ * Without a cut item (chunks too short to cut) the gap left by whole chunks
+ * is narrowed by swapping a selected filler chunk for an unselected one a
+ * few tokens longer (from the next PACK_CANDIDATES of the permutation).
+ * Returns the tokens gained (<= gap), or -1 (err).
+ */
+static long pack_whole(struct prompt_builder *b, struct seq *s, const struct qfill *f, size_t from,
+                       long gap, struct strbuf *err)
+{
+    long gained = 0;
+    int swap;
+    for (swap = 0; swap < PACK_SWAPS && gap > 0; swap++) {
+        long best = 0;
+        size_t bi = 0, bj = 0, j, n = 0, i;
+        for (j = 0; j < f->nr && n < PACK_CANDIDATES + from; j++) {
+            const struct chunk *c = &b->hay->c[f->idx[j]];
+            long cc;
+            n++;
+            if (selected(s, c))
+                continue;
+            cc = chunk_cost(b, c, err);
+            if (cc < 0)
+                return -1;
+            for (i = s->hard; i < s->nr; i++) {
+                long d = cc - s->it[i].cost;
+                if (d > best && d <= gap) {
+                    best = d;
+                    bi = i;
+                    bj = j;
+                }
+            }
+        }
+        if (!best)
+            break;
+        {
+            const struct chunk *c = &b->hay->c[f->idx[bj]];
+            s->it[bi] = (struct seq_item){c, c->text_len, s->it[bi].cost + best, 0};
+        }
+        gap -= best;
+        gained += best;
+    }
+    return gained;
+}
+
 /*
  * Select distractors for budget tokens (estimated from cached block costs).
  * Hard negatives first (skipped when they do not fit), then filler; the
@@ -903,6 +960,12 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
         }
         break;
     }
+    if (s->cut < 0 && sum < budget && (i < f->nr || skipped)) {
+        long got = pack_whole(b, s, f, i, budget - sum, err);
+        if (got < 0)
+            return -1;
+        sum += got;
+    }
     if (i >= f->nr && budget - sum > budget / 200 + 16) {
         strbuf_addf(err,
                     "question %s: not enough distractor material for %ld tokens (%zu hard "
@@ -915,7 +978,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
 }
 
 /* Tokens left free below the target when no chunk can be cut (kv haystacks). */
-#define NOCUT_SLACK 3
+#define NOCUT_SLACK 1
 
 static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
                            struct built_prompt *tmp, struct strbuf *err)

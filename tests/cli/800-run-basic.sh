@@ -12,9 +12,10 @@ assert_contains out "trials: 40 of 40 done"
     fail "every trial should be scored"
 [ "$(q t.db "select status, trials_planned, model_served from runs where name='r1'")" = "complete|40|dipmap-sim" ] ||
     fail "run row: $(q t.db "select * from runs")"
-# realized lengths near the target (kv chunks cannot be trimmed finely), prompt hash and usage recorded
-[ "$(q t.db "select count(*) from trials where abs(realized_length - length) > length/50.0")" = 0 ] ||
-    fail "realized length off target"
+# realized lengths never above the target and near it (kv pairs are never cut, so the gap can be
+# up to about one pair below: 1k is 17 pairs), prompt hash and usage recorded
+[ "$(q t.db "select count(*) from trials where realized_length > length or realized_length < length*0.94")" = 0 ] ||
+    fail "realized length off target: $(q t.db "select length, realized_length from trials")"
 [ "$(q t.db "select count(*) from trials where length(prompt_sha256) = 64 and usage_prompt_tokens = realized_length")" = 40 ] ||
     fail "prompt sha / usage not recorded"
 # one request per trial, each one (question, length, depth) as the log shows
