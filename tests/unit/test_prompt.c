@@ -470,10 +470,10 @@ static void test_exact_lengths(void)
     struct strbuf p = STRBUF_INIT;
     exact_for("cl100k_base", "datasets/nq-open.jsonl.gz", "qa");
     exact_for("o200k_base", "datasets/nq-open.jsonl.gz", "qa-both");
-    strbuf_addf(&p, "%s/data/tokenizer/gpt2/tokenizer.json", test_shared_dir());
+    strbuf_addstr(&p, "tests/data/tokenizer/gpt2/tokenizer.json.gz");
     exact_for(p.buf, "datasets/needle.jsonl", "needle");
     strbuf_reset(&p);
-    strbuf_addf(&p, "%s/data/tokenizer/qwen3/tokenizer.json", test_shared_dir());
+    strbuf_addstr(&p, "tests/data/tokenizer/qwen3/tokenizer.json.gz");
     exact_for(p.buf, "datasets/nq-open.jsonl.gz", "qa");
     strbuf_release(&p);
 }
