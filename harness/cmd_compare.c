@@ -60,7 +60,7 @@ static int append_step_summary(const char *path, const struct compare_result *r,
                 path);
         return 0;
     }
-    compare_write_markdown(&md, r, m, room);
+    report_compare_markdown(&md, r, m, room);
     fp = fopen(path, "a");
     if (!fp) {
         warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", path, strerror(errno));
@@ -91,19 +91,19 @@ static int write_out_dir(const char *dir, const struct compare_result *r,
         goto cleanup;
     }
     strbuf_addf(&path, "%s/compare.md", dir);
-    compare_write_markdown(&sb, r, m, 0);
+    report_compare_markdown(&sb, r, m, 0);
     if (write_file(path.buf, &sb))
         ret = -1;
     strbuf_reset(&path);
     strbuf_reset(&sb);
     strbuf_addf(&path, "%s/compare.json", dir);
-    compare_write_json(&sb, r, m);
+    report_compare_json(&sb, r, m);
     if (write_file(path.buf, &sb))
         ret = -1;
     strbuf_reset(&path);
     strbuf_reset(&sb);
     strbuf_addf(&path, "%s/junit.xml", dir);
-    compare_write_junit(&sb, r, m);
+    report_compare_junit(&sb, r, m);
     if (write_file(path.buf, &sb))
         ret = -1;
     /* compare.html and the baseline/candidate overlay plot (report.c) */
@@ -259,14 +259,14 @@ int cmd_compare(int argc, const char **argv)
 
     {
         struct strbuf md = STRBUF_INIT;
-        compare_write_markdown(&md, &res, &meta, 0);
+        report_compare_markdown(&md, &res, &meta, 0);
         fwrite(md.buf, 1, md.len, stdout);
         strbuf_release(&md);
     }
     env = getenv("GITHUB_ACTIONS");
     if (env && !strcmp(env, "true")) {
         struct strbuf ann = STRBUF_INIT;
-        compare_write_annotations(&ann, &res, MAX_ANNOTATIONS);
+        report_compare_annotations(&ann, &res, MAX_ANNOTATIONS);
         fwrite(ann.buf, 1, ann.len, stdout);
         strbuf_release(&ann);
     }
@@ -280,14 +280,14 @@ int cmd_compare(int argc, const char **argv)
                                        : DM_EXIT_INCONCLUSIVE;
     if (junit) {
         struct strbuf x = STRBUF_INIT;
-        compare_write_junit(&x, &res, &meta);
+        report_compare_junit(&x, &res, &meta);
         if (write_file(junit, &x))
             rc = DM_EXIT_USAGE;
         strbuf_release(&x);
     }
     if (json) {
         struct strbuf x = STRBUF_INIT;
-        compare_write_json(&x, &res, &meta);
+        report_compare_json(&x, &res, &meta);
         if (write_file(json, &x))
             rc = DM_EXIT_USAGE;
         strbuf_release(&x);

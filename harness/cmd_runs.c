@@ -14,6 +14,7 @@
 #include "builtin.h"
 #include "escape.h"
 #include "opt.h"
+#include "plan.h"
 #include "report.h"
 #include "runbrief.h"
 #include "store.h"
@@ -96,7 +97,7 @@ static void format_dip(struct strbuf *sb, const struct runbrief *b)
     }
     report_pp(sb, b->dip_max);
     strbuf_addstr(sb, " @");
-    report_length(sb, b->dip_max_length);
+    plan_format_length(sb, b->dip_max_length);
 }
 
 static void print_table(const struct run_info *v, const struct runbrief *briefs, size_t n)

@@ -93,44 +93,7 @@ void compare_result_release(struct compare_result *r);
  */
 int compare_same_inputs(const struct run_info *a, const struct run_info *b, struct strbuf *why);
 
-/* Names and notes shown by the writers; any field may be NULL. */
-struct compare_meta {
-    const struct run_info *baseline;
-    const struct run_info *candidate;
-    const char *inputs_note; /* e.g. "inputs differ (--allow-different-inputs): ..." */
-};
-
-/*
- * GitHub-flavoured Markdown summary: verdict line, counts, the regressed and
- * improved tests, a per-length table and the worst cells (top-K only), kept
- * under max_bytes (0 = no limit) by dropping table rows, with a note saying
- * so. Every run/model string is escaped.
- */
-void compare_write_markdown(struct strbuf *out, const struct compare_result *r,
-                            const struct compare_meta *m, size_t max_bytes);
-
-/*
- * JUnit XML: <testsuites> with one <testsuite> holding one <testcase> per
- * cell, per length and one overall; <failure> for a regression, <skipped>
- * for not enough data; classname + name unique; time in seconds; text
- * XML-escaped with characters illegal in XML 1.0 removed.
- */
-void compare_write_junit(struct strbuf *out, const struct compare_result *r,
-                         const struct compare_meta *m);
-
-/* JSON (documented in README "compare JSON"): options, verdict, reasons, every test. */
-void compare_write_json(struct strbuf *out, const struct compare_result *r,
-                        const struct compare_meta *m);
-
-/*
- * GitHub Actions annotations: one "::error title=...::message" line per
- * regression (worst first), at most max_lines in total (the last one
- * summarising the rest); nothing when there is no regression. Workflow
- * command data is escaped (%, CR, LF; and : , in properties).
- */
-void compare_write_annotations(struct strbuf *out, const struct compare_result *r, int max_lines);
-
-/* XML 1.0 text/attribute escaping with illegal characters dropped (exposed for tests). */
-void compare_xml_escape(struct strbuf *out, const char *s);
+/* "overall", "32k (all depths)" or "32k @ 12.5%": the name of a test in reasons and reports. */
+void compare_test_name(struct strbuf *out, const struct compare_test *t);
 
 #endif

@@ -260,3 +260,19 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
         *usd = -1;
     }
 }
+
+void plan_format_length(struct strbuf *out, long tokens)
+{
+    if (tokens >= 1024 && tokens % 1024 == 0)
+        strbuf_addf(out, "%ldk", tokens / 1024);
+    else
+        strbuf_addf(out, "%ld", tokens);
+}
+
+void plan_format_depth(struct strbuf *out, int depth_bp)
+{
+    if (depth_bp % 100 == 0)
+        strbuf_addf(out, "%d%%", depth_bp / 100);
+    else
+        strbuf_addf(out, "%g%%", depth_bp / 100.0);
+}

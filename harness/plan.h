@@ -28,6 +28,14 @@ int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err
 int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err);
 
 /*
+ * The axes as people write them, for reports and messages: a length as "32k"
+ * when a multiple of 1024 (else the number), a depth as "12.5%" (basis points
+ * shown with the fewest digits).
+ */
+void plan_format_length(struct strbuf *out, long tokens);
+void plan_format_depth(struct strbuf *out, int depth_bp);
+
+/*
  * "I/N" with 1 <= I <= N (shards count from 1 on the command line, so 1/2 and
  * 2/2 make a whole); *index is 0-based (I - 1). Returns 0 or -1 (message in err).
  */

@@ -96,7 +96,48 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
 /* ---- compare --out ---- */
 
 struct compare_result;
-struct compare_meta;
+
+/* ---- compare reports (report_compare.c) ---- */
+
+/* Names and notes shown by the writers; any field may be NULL. */
+struct compare_meta {
+    const struct run_info *baseline;
+    const struct run_info *candidate;
+    const char *inputs_note; /* e.g. "inputs differ (--allow-different-inputs): ..." */
+};
+
+/*
+ * GitHub-flavoured Markdown summary: verdict line, counts, the regressed and
+ * improved tests, a per-length table and the worst cells (top-K only), kept
+ * under max_bytes (0 = no limit) by dropping table rows, with a note saying
+ * so. Every run/model string is escaped.
+ */
+void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
+                             const struct compare_meta *m, size_t max_bytes);
+
+/*
+ * JUnit XML: <testsuites> with one <testsuite> holding one <testcase> per
+ * cell, per length and one overall; <failure> for a regression, <skipped>
+ * for not enough data; classname + name unique; time in seconds; text
+ * XML-escaped with characters illegal in XML 1.0 removed.
+ */
+void report_compare_junit(struct strbuf *out, const struct compare_result *r,
+                          const struct compare_meta *m);
+
+/* JSON (documented in README "compare JSON"): options, verdict, reasons, every test. */
+void report_compare_json(struct strbuf *out, const struct compare_result *r,
+                         const struct compare_meta *m);
+
+/*
+ * GitHub Actions annotations: one "::error title=...::message" line per
+ * regression (worst first), at most max_lines in total (the last one
+ * summarising the rest); nothing when there is no regression. Workflow
+ * command data is escaped (%, CR, LF; and : , in properties).
+ */
+void report_compare_annotations(struct strbuf *out, const struct compare_result *r, int max_lines);
+
+/* XML 1.0 text/attribute escaping with illegal characters dropped (exposed for tests). */
+void report_xml_escape(struct strbuf *out, const char *s);
 
 /*
  * The HTML page of a comparison (self-contained like report.html): verdict,
@@ -138,8 +179,6 @@ int report_make_dirs(const char *path);
 void report_pct(struct strbuf *out, double frac);
 /* "+12.5 pp" style signed difference in percentage points. */
 void report_pp(struct strbuf *out, double frac);
-/* "8k" for multiples of 1024, else the plain number. */
-void report_length(struct strbuf *out, long tokens);
 /* "2026-11-30 09:11:15 UTC"; "–" for 0. */
 void report_time(struct strbuf *out, double unix_time);
 

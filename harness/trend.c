@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "plot.h"
 #include "report.h"
 #include "strbuf.h"
@@ -139,7 +140,7 @@ int trend_plot(const struct trend *tr, const char *what, const char *dir, unsign
             struct plot_series *s = &series[j * M__COUNT + (size_t)m];
             struct strbuf lab = STRBUF_INIT;
             strbuf_addf(&lab, "%s ", metric_name[m]);
-            report_length(&lab, tr->lengths[j]);
+            plan_format_length(&lab, tr->lengths[j]);
             s->label = strvec_push(&labels, lab.buf);
             strbuf_release(&lab);
             s->pts = pts + (j * M__COUNT + (size_t)m) * tr->n;

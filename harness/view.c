@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "escape.h"
 #include "httpd.h"
+#include "plan.h"
 #include "plot.h"
 #include "report.h"
 #include "report_doc.h"
@@ -238,7 +239,7 @@ static void page_runs(struct store *st, const char *db, struct httpd_response *r
             } else {
                 report_pp(out, b.dip_max);
                 strbuf_addstr(out, " at ");
-                report_length(out, b.dip_max_length);
+                plan_format_length(out, b.dip_max_length);
             }
             strbuf_addstr(out, "</td>");
             runbrief_release(&b);
@@ -385,9 +386,9 @@ static void page_trend(struct store *st, const char *tag, struct httpd_response 
                        "<th>Created (UTC)</th><th>Status</th>");
     for (j = 0; j < tr.nlen; j++) {
         strbuf_addstr(out, "<th>Edge ");
-        report_length(out, tr.lengths[j]);
+        plan_format_length(out, tr.lengths[j]);
         strbuf_addstr(out, "</th><th>Dip ");
-        report_length(out, tr.lengths[j]);
+        plan_format_length(out, tr.lengths[j]);
         strbuf_addstr(out, "</th>");
     }
     strbuf_addstr(out, "<th>vs previous complete run</th></tr></thead>\n<tbody>\n");

@@ -3,6 +3,7 @@
 
 #include "compare.h"
 #include "proc.h"
+#include "report.h"
 #include "store.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -118,11 +119,11 @@ static void test_middle_dip_fails(void)
     CHECK_INT(find(&r, COMPARE_CELL, 8192, 10000)->status, CMP_OK);
     CHECK_INT(find(&r, COMPARE_LENGTH, 8192, -1)->status, CMP_REGRESSION);
     CHECK_INT(r.n_regressions, 2);
-    compare_write_markdown(&md, &r, NULL, 0);
+    report_compare_markdown(&md, &r, NULL, 0);
     CHECK(strstr(md.buf, "FAIL") != NULL);
     CHECK(strstr(md.buf, "### Regressions") != NULL);
     CHECK(strstr(md.buf, "| 8k @ 50% |") != NULL);
-    compare_write_annotations(&ann, &r, 10);
+    report_compare_annotations(&ann, &r, 10);
     CHECK(strstr(ann.buf, "::error title=dipmap regression 8k (all depths)::") != NULL);
     CHECK(strstr(ann.buf, "::error title=dipmap regression 8k @ 50%25::accuracy") != NULL);
     compare_result_release(&r);
@@ -186,7 +187,7 @@ static void test_too_few_inconclusive(void)
     CHECK(r.n_reasons >= 1);
     CHECK(r.n_reasons && strstr(r.reasons[0], "5 cells without enough data") != NULL);
     CHECK(r.n_reasons && strstr(r.reasons[0], "8k @ 0% (6 pairs") != NULL);
-    compare_write_junit(&junit, &r, NULL);
+    report_compare_junit(&junit, &r, NULL);
     CHECK(strstr(junit.buf, "<skipped message=\"not enough data\">") != NULL);
     compare_result_release(&r);
     strbuf_release(&junit);
@@ -264,7 +265,7 @@ static void test_same_inputs(void)
 static void test_xml_escape(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    compare_xml_escape(&sb, "a<b&c\"d'e>\x01\x1b[0m\xff\xef\xbf\xbe\tz\xc3\xa9");
+    report_xml_escape(&sb, "a<b&c\"d'e>\x01\x1b[0m\xff\xef\xbf\xbe\tz\xc3\xa9");
     CHECK_STR(sb.buf, "a&lt;b&amp;c&quot;d&apos;e&gt;[0m&#9;z\xc3\xa9");
     strbuf_release(&sb);
 }
@@ -299,7 +300,7 @@ static void test_junit_injection(void)
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 12, -1);
     compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
-    compare_write_junit(&junit, &r, &m);
+    report_compare_junit(&junit, &r, &m);
     CHECK(xmllint_ok(junit.buf));
     CHECK(strstr(junit.buf, "base&lt;/testsuite&gt;&lt;x a=&quot;1&quot;&gt;&amp;") != NULL);
     CHECK(strchr(junit.buf, '\x01') == NULL && strchr(junit.buf, '\x1b') == NULL);
@@ -310,7 +311,7 @@ static void test_junit_injection(void)
                  "<testcase classname=\"dipmap.compare.length.8k\" name=\"all depths\"") != NULL);
     CHECK(strstr(junit.buf, "<testcase classname=\"dipmap.compare\" name=\"overall\"") != NULL);
     CHECK(strstr(junit.buf, "tests=\"7\" failures=\"3\"") != NULL);
-    compare_write_markdown(&md, &r, &m, 0);
+    report_compare_markdown(&md, &r, &m, 0);
     CHECK(strstr(md.buf, "<script>") == NULL);
     CHECK(strstr(md.buf, "&lt;script&gt;") != NULL);
     CHECK(strstr(md.buf, "m \\| \\`rm") != NULL);
@@ -345,10 +346,10 @@ static void test_markdown_limit_and_annotation_cap(void)
     compare_runs(a.t, a.n, b.t, b.n, &o, &r);
     CHECK_INT(r.verdict, VERDICT_FAIL);
     CHECK_INT(r.n_regressions, 30 * 11 + 30);
-    compare_write_markdown(&md, &r, NULL, 8192);
+    report_compare_markdown(&md, &r, NULL, 8192);
     CHECK(md.len <= 8192);
     CHECK(strstr(md.buf, "rows omitted") != NULL);
-    compare_write_annotations(&ann, &r, 10);
+    report_compare_annotations(&ann, &r, 10);
     for (p = ann.buf; (p = strstr(p, "::error ")); p++)
         lines++;
     CHECK_INT(lines, 10);
@@ -368,7 +369,7 @@ static void test_json(void)
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 12, -1);
     compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
-    compare_write_json(&js, &r, NULL);
+    report_compare_json(&js, &r, NULL);
     CHECK(strstr(js.buf, "\"schema\":\t\"dipmap.compare/1\"") != NULL);
     CHECK(strstr(js.buf, "\"verdict\":\t\"FAIL\"") != NULL);
     CHECK(strstr(js.buf, "\"status\":\t\"regression\"") != NULL);

@@ -11,6 +11,7 @@
 #include "plot.h"
 #include "sha256.h"
 
+#include "plan.h"
 #include "stats.h"
 #include "store.h"
 #include "strbuf.h"
@@ -109,10 +110,10 @@ static void test_helpers(void)
     report_pp(&sb, -0.031);
     CHECK_STR(sb.buf, "-3.1 pp");
     strbuf_reset(&sb);
-    report_length(&sb, 32768);
+    plan_format_length(&sb, 32768);
     CHECK_STR(sb.buf, "32k");
     strbuf_reset(&sb);
-    report_length(&sb, 1000);
+    plan_format_length(&sb, 1000);
     CHECK_STR(sb.buf, "1000");
     strbuf_reset(&sb);
     report_time(&sb, 1764490000);

@@ -1,0 +1,42 @@
+/*
+ * Private to the report files (report.c: run reports; report_compare.c:
+ * compare.html, the overlay plot and the verdict writers): a tiny document
+ * model that writes Markdown or HTML from one set of calls, escaping every
+ * piece of text in one place. report.h stays the API.
+ */
+#ifndef REPORT_INT_H
+#define REPORT_INT_H
+
+#include "strbuf.h"
+
+struct doc {
+    struct strbuf *out;
+    int html;
+    const char *align; /* per column 'l' or 'r' for the current table */
+    int col;
+};
+
+/* A heading (level 1..3) with an optional anchor id (HTML). */
+void report_heading(struct doc *d, int level, const char *title, const char *id);
+/* A paragraph of untrusted text. */
+void report_para(struct doc *d, const char *s);
+/*
+ * A table: align has one 'l' or 'r' per column, head the column titles
+ * (NULL-terminated); rows of cells (escaped), an optional row class (HTML).
+ */
+void report_table_begin(struct doc *d, const char *align, const char *const *head);
+void report_row_begin(struct doc *d, const char *cls);
+void report_cell(struct doc *d, const char *s);
+void report_cellf(struct doc *d, const char *fmt, ...) DM_PRINTF(2, 3);
+void report_row_end(struct doc *d);
+void report_table_end(struct doc *d);
+/* Cells of a fraction as a percentage, a token length ("32k") and a depth ("12.5%"). */
+void report_cell_pct(struct doc *d, double v);
+void report_cell_length(struct doc *d, long len);
+void report_cell_depth(struct doc *d, int depth_bp);
+/* s, or an en dash for NULL. */
+const char *report_or_dash(const char *s);
+/* <!DOCTYPE html> through <body>: charset, the Content-Security-Policy and the inline CSS. */
+void report_html_page_head(struct strbuf *out, const char *title);
+
+#endif

@@ -1,0 +1,886 @@
+/*
+ * Compare reports: compare.html and the overlay plot of `compare --out`, and
+ * the verdict writers of `dipmap compare` (Markdown step summary, JUnit XML,
+ * JSON, GitHub annotations), all from one struct compare_result. The
+ * statistics behind them are compare.c.
+ */
+#include "report.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "escape.h"
+#include "plot.h"
+#include "stats.h"
+#include "store.h"
+#include "plan.h"
+#include "report-int.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "version.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* ---- compare --out: overlay plot and compare.html ---- */
+
+static const char *run_label(const struct run_info *r)
+{
+    return r && r->name ? r->name : "?";
+}
+
+static void compare_test_row(struct doc *d, const struct compare_test *t)
+{
+    struct strbuf sb = STRBUF_INIT;
+
+    report_row_begin(d, t->status == CMP_REGRESSION    ? "regression"
+                        : t->status == CMP_IMPROVEMENT ? "improvement"
+                                                       : NULL);
+    if (t->scope == COMPARE_OVERALL)
+        report_cell(d, "all");
+    else
+        report_cell_length(d, t->length);
+    if (t->scope == COMPARE_CELL)
+        report_cell_depth(d, t->depth_bp);
+    else
+        report_cell(d, "all");
+    report_cellf(d, "%ld", t->n_pairs);
+    report_cell_pct(d, t->n_pairs ? t->acc_base : NAN);
+    report_cell_pct(d, t->n_pairs ? t->acc_cand : NAN);
+    report_pp(&sb, t->n_pairs ? -t->drop : NAN);
+    report_cell(d, sb.buf);
+    report_cellf(d, "%ld", t->base_only);
+    report_cellf(d, "%ld", t->cand_only);
+    if (t->status == CMP_NO_DATA) {
+        report_cell(d, "\xE2\x80\x93");
+    } else {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "%.3g", t->p_drop_adj);
+        report_cell(d, sb.buf);
+    }
+    report_cell(d, compare_status_name(t->status));
+    report_row_end(d);
+    strbuf_release(&sb);
+}
+
+static void compare_runs_table(struct doc *d, const struct compare_meta *m)
+{
+    static const char *const head[] = {"", "baseline", "candidate"};
+    const struct run_info *b = m ? m->baseline : NULL, *c = m ? m->candidate : NULL;
+    struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+
+#define RUNROW(label, field)                                                                       \
+    do {                                                                                           \
+        report_row_begin(d, NULL);                                                                 \
+        report_cell(d, label);                                                                     \
+        report_cell(d, report_or_dash(b ? b->field : NULL));                                       \
+        report_cell(d, report_or_dash(c ? c->field : NULL));                                       \
+        report_row_end(d);                                                                         \
+    } while (0)
+    report_heading(d, 2, "Runs", "runs");
+    report_table_begin(d, "lll", head);
+    RUNROW("run", name);
+    RUNROW("model requested", model_requested);
+    RUNROW("model served", model_served);
+    RUNROW("endpoints", endpoints);
+    RUNROW("golden set sha256", golden_sha256);
+    RUNROW("haystack sha256", haystack_sha256);
+    RUNROW("template sha256", template_sha256);
+    RUNROW("tokenizer", tokenizer_name);
+    RUNROW("tokenizer sha256", tokenizer_sha256);
+#undef RUNROW
+    report_time(&x, b ? b->created_at : 0);
+    report_time(&y, c ? c->created_at : 0);
+    report_row_begin(d, NULL);
+    report_cell(d, "created");
+    report_cell(d, x.buf);
+    report_cell(d, y.buf);
+    report_row_end(d);
+    strbuf_reset(&x);
+    strbuf_reset(&y);
+    if (b)
+        strbuf_addf(&x, "%s, %ld of %ld trials", run_status_name(b->status), b->trials_done,
+                    b->trials_planned);
+    if (c)
+        strbuf_addf(&y, "%s, %ld of %ld trials", run_status_name(c->status), c->trials_done,
+                    c->trials_planned);
+    report_row_begin(d, NULL);
+    report_cell(d, "status");
+    report_cell(d, report_or_dash(x.buf));
+    report_cell(d, report_or_dash(y.buf));
+    report_row_end(d);
+    report_table_end(d);
+    strbuf_release(&x);
+    strbuf_release(&y);
+}
+
+void report_compare_html(struct strbuf *out, const struct compare_result *r,
+                         const struct compare_meta *m, const char *svg)
+{
+    static const char *const head[] = {
+        "length", "depth",     "pairs",     "baseline",          "candidate",
+        "change", "drops (b)", "gains (c)", "adjusted p (drop)", "status",
+    };
+    struct doc d = {out, 1, NULL, 0};
+    struct strbuf sb = STRBUF_INIT;
+    const char *cls = r->verdict == VERDICT_PASS   ? "pass"
+                      : r->verdict == VERDICT_FAIL ? "fail"
+                                                   : "inconclusive";
+    size_t i;
+
+    strbuf_addf(&sb, "dipmap compare: %s vs %s", run_label(m ? m->baseline : NULL),
+                run_label(m ? m->candidate : NULL));
+    report_html_page_head(out, sb.buf);
+
+    strbuf_reset(&sb);
+    strbuf_addf(&sb,
+                "%s: %ld regression%s, %ld improvement%s, %ld test%s without enough data "
+                "(alpha %g, tolerance %.1f pp)",
+                compare_verdict_name(r->verdict), r->n_regressions,
+                r->n_regressions == 1 ? "" : "s", r->n_improvements,
+                r->n_improvements == 1 ? "" : "s", r->n_no_data, r->n_no_data == 1 ? "" : "s",
+                r->opt.alpha, r->opt.tolerance * 100.0);
+    strbuf_addf(out, "<p class=\"verdict %s\">", cls);
+    escape_html(out, sb.buf);
+    strbuf_addstr(out, "</p>\n");
+    if (r->n_reasons) {
+        strbuf_addstr(out, "<ul>\n");
+        for (i = 0; i < r->n_reasons; i++) {
+            strbuf_addstr(out, "<li>");
+            escape_html(out, r->reasons[i]);
+            strbuf_addstr(out, "</li>\n");
+        }
+        strbuf_addstr(out, "</ul>\n");
+    }
+    if (m && m->inputs_note)
+        report_para(&d, m->inputs_note);
+
+    report_heading(&d, 2, "Baseline vs candidate", "plot");
+    if (svg) {
+        strbuf_addstr(out, "<figure>");
+        if (plot_svg_element(out, svg) < 0)
+            strbuf_addstr(out, "<p>(plot unavailable)</p>");
+        strbuf_addstr(out, "<figcaption>Baseline dashed, candidate solid; circled: cells with a "
+                           "significant regression.</figcaption></figure>\n");
+    } else {
+        report_para(&d, "Plot not drawn (gnuplot not available).");
+    }
+
+    report_heading(&d, 2, "Per length", "lengths");
+    report_table_begin(&d, "llrrrrrrrl", head);
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope != COMPARE_CELL)
+            compare_test_row(&d, &r->tests[i]);
+    report_table_end(&d);
+    report_heading(&d, 2, "Per cell", "cells");
+    report_para(
+        &d, "Exact one-sided McNemar test on discordant pairs, Holm-adjusted over all cells and "
+            "lengths; a regression needs adjusted p < alpha and a drop of at least the tolerance.");
+    report_table_begin(&d, "llrrrrrrrl", head);
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope == COMPARE_CELL)
+            compare_test_row(&d, &r->tests[i]);
+    report_table_end(&d);
+    if (r->baseline_only_keys || r->candidate_only_keys) {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "Unpaired trials: %ld only in the baseline, %ld only in the candidate.",
+                    r->baseline_only_keys, r->candidate_only_keys);
+        report_para(&d, sb.buf);
+    }
+    compare_runs_table(&d, m);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "Generated by dipmap %s (%s).", dipmap_version, dipmap_commit);
+    strbuf_addstr(out, "<footer>");
+    escape_html(out, sb.buf);
+    strbuf_addstr(out, "</footer>\n</body>\n</html>\n");
+    strbuf_release(&sb);
+}
+
+struct overlay {
+    const struct plot_series *b, *c;
+    size_t nb, nc;
+};
+
+static void build_overlay(struct strbuf *script, const struct plot_opts *o, const void *data)
+{
+    const struct overlay *ov = data;
+    plot_script_compare(script, o, ov->b, ov->nb, ov->c, ov->nc);
+}
+
+/* Label series "8k baseline" / "8k candidate" (labels are owned by the series). */
+static void relabel(struct plot_series *v, size_t n, const char *role)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        struct strbuf sb = STRBUF_INIT;
+        const char *sp = strchr(v[i].label, ' ');
+        strbuf_add(&sb, v[i].label, sp ? (size_t)(sp - v[i].label) : strlen(v[i].label));
+        strbuf_addf(&sb, " %s", role);
+        free((char *)v[i].label);
+        v[i].label = strbuf_detach(&sb, NULL);
+        v[i].edge = v[i].middle = NAN;
+    }
+}
+
+static int append_file(const char *path, const char *text)
+{
+    struct strbuf old = STRBUF_INIT;
+    int ret;
+    if (strbuf_read_file(&old, path) < 0 && old.len == 0)
+        strbuf_reset(&old);
+    strbuf_addstr(&old, text);
+    ret = plot_write_file(path, &old);
+    strbuf_release(&old);
+    return ret;
+}
+
+/*
+ * The baseline/candidate overlay: both runs' U-curves (no bootstrap: only cell
+ * accuracies and Wilson bands are drawn), candidate cells with a significant
+ * regression flagged, rendered by plot_save() into dir (NULL: only into svg).
+ * Returns a plot_status, or -2 after an error (statistics failed).
+ */
+static int draw_overlay(const char *dir, unsigned formats, const struct compare_result *r,
+                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                        const struct trial_result *cand, size_t nc, struct strbuf *svg)
+{
+    struct run_stats sb, sc;
+    struct stats_options o;
+    struct strbuf err = STRBUF_INIT, title = STRBUF_INIT;
+    struct plot_series *vb = NULL, *vc = NULL;
+    struct overlay ov;
+    struct plot_opts po;
+    size_t i, j;
+    int pr = -2, have_b = 0, have_c = 0;
+
+    stats_options_init(&o);
+    o.bootstrap_iters = 0;
+    ov.nb = ov.nc = 0;
+    if (stats_compute(base, nb, &o, &sb, &err) < 0) {
+        error("compare: %s", err.buf);
+        goto cleanup;
+    }
+    have_b = 1;
+    if (stats_compute(cand, nc, &o, &sc, &err) < 0) {
+        error("compare: %s", err.buf);
+        goto cleanup;
+    }
+    have_c = 1;
+    ov.nb = report_ucurve_series(&sb, &vb);
+    ov.nc = report_ucurve_series(&sc, &vc);
+    relabel(vb, ov.nb, "baseline");
+    relabel(vc, ov.nc, "candidate");
+    for (i = 0; i < ov.nc; i++) {
+        const struct length_stats *l = &sc.lengths[i];
+        for (j = 0; j < vc[i].n; j++) {
+            const struct cell_stats *c = &sc.cells[l->first_cell + j];
+            size_t k;
+            for (k = 0; k < r->n_tests; k++) {
+                const struct compare_test *t = &r->tests[k];
+                if (t->scope == COMPARE_CELL && t->length == c->length &&
+                    t->depth_bp == c->depth_bp && t->status == CMP_REGRESSION)
+                    ((struct plot_point *)vc[i].pts)[j].flag = 1;
+            }
+        }
+    }
+    ov.b = vb;
+    ov.c = vc;
+    memset(&po, 0, sizeof(po));
+    strbuf_addf(&title, "%s (%s) vs %s (%s)", run_label(m ? m->baseline : NULL),
+                report_or_dash(m && m->baseline ? m->baseline->model_requested : NULL),
+                run_label(m ? m->candidate : NULL),
+                report_or_dash(m && m->candidate ? m->candidate->model_requested : NULL));
+    po.title = title.buf;
+    po.subtitle = compare_verdict_name(r->verdict);
+    pr = plot_save(dir, "compare", formats, build_overlay, &ov, &po, svg);
+
+cleanup:
+    if (have_b)
+        run_stats_release(&sb);
+    if (have_c)
+        run_stats_release(&sc);
+    report_series_free(vb, ov.nb);
+    report_series_free(vc, ov.nc);
+    strbuf_release(&err);
+    strbuf_release(&title);
+    return pr;
+}
+
+int report_compare_files(const char *dir, const struct compare_result *r,
+                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                         const struct trial_result *cand, size_t nc)
+{
+    struct strbuf svg = STRBUF_INIT, html = STRBUF_INIT, path = STRBUF_INIT;
+    int ret = 0, pr;
+
+    pr = draw_overlay(dir, PLOT_BOTH, r, m, base, nb, cand, nc, &svg);
+    if (pr == -2) {
+        ret = -1;
+        goto cleanup;
+    }
+    if (pr == PLOT_NO_GNUPLOT)
+        warning("gnuplot not found on PATH: the compare plot is skipped; compare.html is still "
+                "written");
+    else if (pr != PLOT_OK)
+        warning("the compare plot is skipped: gnuplot failed");
+    else {
+        strbuf_addf(&path, "%s/compare.md", dir);
+        if (append_file(path.buf, "\n![Baseline (dashed) vs candidate (solid); circled: "
+                                  "significant regressions](compare.svg)\n") < 0)
+            ret = -1;
+    }
+
+    report_compare_html(&html, r, m, svg.len ? svg.buf : NULL);
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/compare.html", dir);
+    if (plot_write_file(path.buf, &html) < 0)
+        ret = -1;
+
+cleanup:
+    strbuf_release(&svg);
+    strbuf_release(&html);
+    strbuf_release(&path);
+    return ret;
+}
+
+int report_compare_page(struct strbuf *out, const struct compare_result *r,
+                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
+                        const struct trial_result *cand, size_t nc)
+{
+    struct strbuf svg = STRBUF_INIT;
+    int pr = draw_overlay(NULL, 1u << PLOT_SVG, r, m, base, nb, cand, nc, &svg);
+    if (pr != -2)
+        report_compare_html(out, r, m, pr == PLOT_OK && svg.len ? svg.buf : NULL);
+    strbuf_release(&svg);
+    return pr == -2 ? -1 : 0;
+}
+
+/* ---- the verdict writers (Markdown, JUnit, JSON, GitHub annotations) ---- */
+
+static void fmt_p(struct strbuf *out, double p)
+{
+    if (p < 0.0001)
+        strbuf_addf(out, "%.1e", p);
+    else
+        strbuf_addf(out, "%.4f", p);
+}
+
+static const char *run_name(const struct run_info *r)
+{
+    return r && r->name ? r->name : "?";
+}
+
+static const char *run_model(const struct run_info *r)
+{
+    if (!r)
+        return NULL;
+    return r->model_served ? r->model_served : r->model_requested;
+}
+
+/* worst first: largest drop, then smallest adjusted p */
+static int cmp_drop(const void *a, const void *b)
+{
+    const struct compare_test *x = *(const struct compare_test *const *)a;
+    const struct compare_test *y = *(const struct compare_test *const *)b;
+    if (x->drop != y->drop)
+        return x->drop > y->drop ? -1 : 1;
+    if (x->p_drop_adj != y->p_drop_adj)
+        return x->p_drop_adj < y->p_drop_adj ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static const struct compare_test *const *tests_by_drop(const struct compare_result *r,
+                                                       enum compare_scope scope, size_t *nr)
+{
+    const struct compare_test **v = xcalloc(r->n_tests + 1, sizeof(*v));
+    size_t i, n = 0;
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope == scope)
+            v[n++] = &r->tests[i];
+    qsort(v, n, sizeof(*v), cmp_drop);
+    *nr = n;
+    return v;
+}
+
+/* ---- Markdown ---- */
+
+#define MD_TOP_CELLS 20
+
+static void md_row(struct strbuf *out, const struct compare_test *t)
+{
+    strbuf_addstr(out, "| ");
+    compare_test_name(out, t);
+    strbuf_addf(out, " | %ld | ", t->n_pairs);
+    report_pct(out, t->acc_base);
+    strbuf_addstr(out, " | ");
+    report_pct(out, t->acc_cand);
+    strbuf_addstr(out, " | ");
+    report_pp(out, -t->drop);
+    strbuf_addf(out, " | %ld / %ld | ", t->base_only, t->cand_only);
+    if (t->status == CMP_NO_DATA && t->scope != COMPARE_OVERALL)
+        strbuf_addstr(out, "–");
+    else
+        fmt_p(out, t->drop >= 0 ? t->p_drop_adj : t->p_gain_adj);
+    if (t->scope == COMPARE_OVERALL)
+        strbuf_addstr(out, " (unadjusted)");
+    strbuf_addf(out, " | %s |\n", compare_status_name(t->status));
+}
+
+static const char md_head[] = "| test | pairs | baseline | candidate | change | lost / gained | "
+                              "p (Holm) | status |\n"
+                              "|---|---:|---:|---:|---:|---:|---:|---|\n";
+
+/* Append text unless it would pass the limit; returns 0 when appended. */
+static int md_add(struct strbuf *out, const struct strbuf *piece, size_t limit)
+{
+    if (limit && out->len + piece->len > limit)
+        return -1;
+    strbuf_add(out, piece->buf, piece->len);
+    return 0;
+}
+
+void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
+                             const struct compare_meta *m, size_t max_bytes)
+{
+    struct strbuf piece = STRBUF_INIT;
+    const struct compare_test *const *v;
+    const struct compare_test *overall = r->n_tests ? &r->tests[r->n_tests - 1] : NULL;
+    size_t n, i, shown, omitted = 0, start = out->len;
+    /* room kept for the closing note */
+    size_t limit = max_bytes ? start + (max_bytes > 512 ? max_bytes - 512 : max_bytes / 2) : 0;
+    const char *mark = r->verdict == VERDICT_PASS   ? "\xe2\x9c\x85"
+                       : r->verdict == VERDICT_FAIL ? "\xe2\x9d\x8c"
+                                                    : "\xe2\x9a\xa0\xef\xb8\x8f";
+
+    strbuf_addf(out, "## dipmap compare: %s %s\n\n", compare_verdict_name(r->verdict), mark);
+    strbuf_addstr(out, "Baseline **");
+    escape_md(out, run_name(m ? m->baseline : NULL));
+    strbuf_addstr(out, "**");
+    if (m && run_model(m->baseline)) {
+        strbuf_addstr(out, " (");
+        escape_md(out, run_model(m->baseline));
+        strbuf_addstr(out, ")");
+    }
+    strbuf_addstr(out, " vs candidate **");
+    escape_md(out, run_name(m ? m->candidate : NULL));
+    strbuf_addstr(out, "**");
+    if (m && run_model(m->candidate)) {
+        strbuf_addstr(out, " (");
+        escape_md(out, run_model(m->candidate));
+        strbuf_addstr(out, ")");
+    }
+    strbuf_addstr(out, ".\n\n");
+    if (overall)
+        strbuf_addf(out,
+                    "%ld regression%s, %ld improvement%s, %ld test%s without enough data; "
+                    "%ld valid pairs of %ld trial keys (coverage %.1f%%).\n",
+                    r->n_regressions, r->n_regressions == 1 ? "" : "s", r->n_improvements,
+                    r->n_improvements == 1 ? "" : "s", r->n_no_data, r->n_no_data == 1 ? "" : "s",
+                    overall->n_pairs, overall->n_keys, overall->coverage * 100.0);
+    strbuf_addf(out,
+                "A regression is a drop of at least %.1f pp with Holm-adjusted p < %g "
+                "(exact one-sided McNemar on paired trials, %lu test%s).\n\n",
+                r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_family,
+                r->n_family == 1 ? "" : "s");
+    if (m && m->inputs_note) {
+        strbuf_addstr(out, "> **Warning:** ");
+        escape_md(out, m->inputs_note);
+        strbuf_addstr(out, "\n\n");
+    }
+    if (r->n_reasons) {
+        strbuf_addstr(out, "### Inconclusive because\n\n");
+        for (i = 0; i < r->n_reasons; i++) {
+            strbuf_addstr(out, "- ");
+            escape_md(out, r->reasons[i]);
+            strbuf_addch(out, '\n');
+        }
+        strbuf_addch(out, '\n');
+    }
+
+    /* regressions and improvements: cells and lengths, worst first */
+    for (int pass = 0; pass < 2; pass++) {
+        enum compare_status want = pass ? CMP_IMPROVEMENT : CMP_REGRESSION;
+        long count = pass ? r->n_improvements : r->n_regressions;
+        if (!count)
+            continue;
+        strbuf_addf(out, "### %s\n\n%s", pass ? "Improvements" : "Regressions", md_head);
+        for (int sc = COMPARE_LENGTH; sc >= COMPARE_CELL; sc--) {
+            v = tests_by_drop(r, (enum compare_scope)sc, &n);
+            for (i = 0; i < n; i++) {
+                size_t idx = pass ? n - 1 - i : i;
+                if (v[idx]->status != want)
+                    continue;
+                strbuf_reset(&piece);
+                md_row(&piece, v[idx]);
+                if (md_add(out, &piece, limit))
+                    omitted++;
+            }
+            free((void *)v);
+        }
+        strbuf_addch(out, '\n');
+    }
+
+    /* per length */
+    v = tests_by_drop(r, COMPARE_LENGTH, &n);
+    if (n) {
+        strbuf_addf(out, "### Per length\n\n%s", md_head);
+        for (i = 0; i < r->n_tests; i++) {
+            if (r->tests[i].scope != COMPARE_LENGTH)
+                continue;
+            strbuf_reset(&piece);
+            md_row(&piece, &r->tests[i]);
+            if (md_add(out, &piece, limit))
+                omitted++;
+        }
+        if (overall) {
+            strbuf_reset(&piece);
+            md_row(&piece, overall);
+            if (md_add(out, &piece, limit))
+                omitted++;
+        }
+        strbuf_addch(out, '\n');
+    }
+    free((void *)v);
+
+    /* worst cells */
+    v = tests_by_drop(r, COMPARE_CELL, &n);
+    if (n) {
+        strbuf_addf(out, "### Cells, largest drop first (top %d of %lu)\n\n%s",
+                    n < MD_TOP_CELLS ? (int)n : MD_TOP_CELLS, (unsigned long)n, md_head);
+        for (i = 0, shown = 0; i < n && shown < MD_TOP_CELLS; i++, shown++) {
+            strbuf_reset(&piece);
+            md_row(&piece, v[i]);
+            if (md_add(out, &piece, limit))
+                omitted++;
+        }
+        strbuf_addch(out, '\n');
+    }
+    free((void *)v);
+    if (omitted)
+        strbuf_addf(out,
+                    "_%lu table rows omitted to keep this summary under %lu bytes; "
+                    "see the JSON or JUnit output for every test._\n",
+                    (unsigned long)omitted, (unsigned long)max_bytes);
+    strbuf_release(&piece);
+}
+
+/* ---- XML ---- */
+
+void report_xml_escape(struct strbuf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p), i = 0;
+    while (i < len) {
+        unsigned cp;
+        size_t k = utf8_decode(p + i, len - i, &cp);
+        if (!k) { /* invalid byte: dropped */
+            i++;
+            continue;
+        }
+        if ((cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD) || (cp >= 0xD800 && cp <= 0xDFFF) ||
+            cp == 0xFFFE || cp == 0xFFFF) {
+            i += k;
+            continue;
+        }
+        switch (cp) {
+        case '&':
+            strbuf_addstr(out, "&amp;");
+            break;
+        case '<':
+            strbuf_addstr(out, "&lt;");
+            break;
+        case '>':
+            strbuf_addstr(out, "&gt;");
+            break;
+        case '"':
+            strbuf_addstr(out, "&quot;");
+            break;
+        case '\'':
+            strbuf_addstr(out, "&apos;");
+            break;
+        case '\n':
+            strbuf_addstr(out, "&#10;");
+            break;
+        case '\r':
+            strbuf_addstr(out, "&#13;");
+            break;
+        case '\t':
+            strbuf_addstr(out, "&#9;");
+            break;
+        default:
+            strbuf_add(out, p + i, k);
+        }
+        i += k;
+    }
+}
+
+static void xml_attr(struct strbuf *out, const char *name, const char *value)
+{
+    strbuf_addf(out, " %s=\"", name);
+    report_xml_escape(out, value);
+    strbuf_addch(out, '"');
+}
+
+static void test_details(struct strbuf *out, const struct compare_test *t)
+{
+    strbuf_addf(out, "%ld valid pairs of %ld keys (coverage %.1f%%); baseline ", t->n_pairs,
+                t->n_keys, t->coverage * 100.0);
+    report_pct(out, t->acc_base);
+    strbuf_addstr(out, ", candidate ");
+    report_pct(out, t->acc_cand);
+    strbuf_addstr(out, " (");
+    report_pp(out, -t->drop);
+    strbuf_addf(out, "); lost %ld, gained %ld; p(drop) %.6g, Holm-adjusted %.6g", t->base_only,
+                t->cand_only, t->p_drop, t->p_drop_adj);
+}
+
+void report_compare_junit(struct strbuf *out, const struct compare_result *r,
+                          const struct compare_meta *m)
+{
+    struct strbuf sb = STRBUF_INIT, name = STRBUF_INIT, cls = STRBUF_INIT;
+    long failures = 0, skipped = 0;
+    size_t i;
+    for (i = 0; i < r->n_tests; i++) {
+        if (r->tests[i].status == CMP_REGRESSION)
+            failures++;
+        else if (r->tests[i].status == CMP_NO_DATA)
+            skipped++;
+    }
+    strbuf_addf(&sb, "dipmap compare %s vs %s", run_name(m ? m->baseline : NULL),
+                run_name(m ? m->candidate : NULL));
+    strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+    xml_attr(out, "name", "dipmap compare");
+    strbuf_addf(out, " tests=\"%lu\" failures=\"%ld\" errors=\"0\" skipped=\"%ld\" time=\"0\">\n",
+                (unsigned long)r->n_tests, failures, skipped);
+    strbuf_addstr(out, "  <testsuite");
+    xml_attr(out, "name", sb.buf);
+    strbuf_addf(out, " tests=\"%lu\" failures=\"%ld\" errors=\"0\" skipped=\"%ld\" time=\"0\">\n",
+                (unsigned long)r->n_tests, failures, skipped);
+    strbuf_addstr(out, "    <properties>\n");
+    strbuf_addstr(out, "      <property name=\"baseline\"");
+    xml_attr(out, "value", run_name(m ? m->baseline : NULL));
+    strbuf_addstr(out, "/>\n      <property name=\"candidate\"");
+    xml_attr(out, "value", run_name(m ? m->candidate : NULL));
+    strbuf_addf(out,
+                "/>\n      <property name=\"verdict\" value=\"%s\"/>\n"
+                "      <property name=\"alpha\" value=\"%g\"/>\n"
+                "      <property name=\"tolerance\" value=\"%g\"/>\n    </properties>\n",
+                compare_verdict_name(r->verdict), r->opt.alpha, r->opt.tolerance);
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        strbuf_reset(&name);
+        strbuf_reset(&cls);
+        strbuf_reset(&sb);
+        if (t->scope == COMPARE_OVERALL) {
+            strbuf_addstr(&cls, "dipmap.compare");
+            strbuf_addstr(&name, "overall");
+        } else {
+            strbuf_addstr(&cls, "dipmap.compare.length.");
+            plan_format_length(&cls, t->length);
+            if (t->scope == COMPARE_CELL) {
+                strbuf_addstr(&name, "depth ");
+                plan_format_depth(&name, t->depth_bp);
+            } else {
+                strbuf_addstr(&name, "all depths");
+            }
+        }
+        test_details(&sb, t);
+        strbuf_addstr(out, "    <testcase");
+        xml_attr(out, "classname", cls.buf);
+        xml_attr(out, "name", name.buf);
+        strbuf_addstr(out, " time=\"0\">\n");
+        if (t->status == CMP_REGRESSION) {
+            struct strbuf msg = STRBUF_INIT;
+            if (t->scope == COMPARE_OVERALL) {
+                strbuf_addf(&msg, "%ld regression%s", r->n_regressions,
+                            r->n_regressions == 1 ? "" : "s");
+            } else {
+                strbuf_addstr(&msg, "accuracy dropped ");
+                report_pct(&msg, t->acc_base);
+                strbuf_addstr(&msg, " -> ");
+                report_pct(&msg, t->acc_cand);
+                strbuf_addstr(&msg, " (Holm p ");
+                fmt_p(&msg, t->p_drop_adj);
+                strbuf_addstr(&msg, ")");
+            }
+            strbuf_addstr(out, "      <failure type=\"regression\"");
+            xml_attr(out, "message", msg.buf);
+            strbuf_addch(out, '>');
+            report_xml_escape(out, sb.buf);
+            strbuf_addstr(out, "</failure>\n");
+            strbuf_release(&msg);
+        } else if (t->status == CMP_NO_DATA) {
+            strbuf_addstr(out, "      <skipped");
+            xml_attr(out, "message", "not enough data");
+            strbuf_addch(out, '>');
+            if (t->scope == COMPARE_OVERALL) {
+                size_t k;
+                for (k = 0; k < r->n_reasons; k++) {
+                    report_xml_escape(out, r->reasons[k]);
+                    report_xml_escape(out, "\n");
+                }
+            } else {
+                report_xml_escape(out, sb.buf);
+            }
+            strbuf_addstr(out, "</skipped>\n");
+        }
+        strbuf_addstr(out, "      <system-out>");
+        report_xml_escape(out, sb.buf);
+        strbuf_addstr(out, "</system-out>\n    </testcase>\n");
+    }
+    strbuf_addstr(out, "  </testsuite>\n</testsuites>\n");
+    strbuf_release(&sb);
+    strbuf_release(&name);
+    strbuf_release(&cls);
+}
+
+/* ---- JSON ---- */
+
+static cJSON *run_json(const struct run_info *ri)
+{
+    cJSON *o;
+    if (!ri)
+        return cJSON_CreateNull();
+    o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "name", ri->name ? cJSON_CreateString(ri->name) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "model",
+                          run_model(ri) ? cJSON_CreateString(run_model(ri)) : cJSON_CreateNull());
+    return o;
+}
+
+void report_compare_json(struct strbuf *out, const struct compare_result *r,
+                         const struct compare_meta *m)
+{
+    cJSON *root = cJSON_CreateObject(), *o, *arr;
+    char *text;
+    size_t i;
+    cJSON_AddStringToObject(root, "schema", "dipmap.compare/1");
+    cJSON_AddStringToObject(root, "verdict", compare_verdict_name(r->verdict));
+    cJSON_AddItemToObject(root, "baseline", run_json(m ? m->baseline : NULL));
+    cJSON_AddItemToObject(root, "candidate", run_json(m ? m->candidate : NULL));
+    o = cJSON_AddObjectToObject(root, "options");
+    cJSON_AddNumberToObject(o, "alpha", r->opt.alpha);
+    cJSON_AddNumberToObject(o, "tolerance", r->opt.tolerance);
+    cJSON_AddNumberToObject(o, "min_pairs", (double)r->opt.min_pairs);
+    cJSON_AddNumberToObject(o, "min_coverage", r->opt.min_coverage);
+    cJSON_AddItemToObject(root, "inputs_note",
+                          m && m->inputs_note ? cJSON_CreateString(m->inputs_note)
+                                              : cJSON_CreateNull());
+    cJSON_AddNumberToObject(root, "regressions", (double)r->n_regressions);
+    cJSON_AddNumberToObject(root, "improvements", (double)r->n_improvements);
+    cJSON_AddNumberToObject(root, "not_enough_data", (double)r->n_no_data);
+    cJSON_AddNumberToObject(root, "holm_family_size", (double)r->n_family);
+    cJSON_AddNumberToObject(root, "baseline_only_keys", (double)r->baseline_only_keys);
+    cJSON_AddNumberToObject(root, "candidate_only_keys", (double)r->candidate_only_keys);
+    arr = cJSON_AddArrayToObject(root, "reasons");
+    for (i = 0; i < r->n_reasons; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(r->reasons[i]));
+    arr = cJSON_AddArrayToObject(root, "tests");
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "scope",
+                                t->scope == COMPARE_CELL     ? "cell"
+                                : t->scope == COMPARE_LENGTH ? "length"
+                                                             : "overall");
+        if (t->scope == COMPARE_OVERALL)
+            cJSON_AddNullToObject(x, "length");
+        else
+            cJSON_AddNumberToObject(x, "length", (double)t->length);
+        if (t->scope == COMPARE_CELL)
+            cJSON_AddNumberToObject(x, "depth", t->depth_bp / (double)DEPTH_BP_MAX);
+        else
+            cJSON_AddNullToObject(x, "depth");
+        cJSON_AddNumberToObject(x, "keys", (double)t->n_keys);
+        cJSON_AddNumberToObject(x, "pairs", (double)t->n_pairs);
+        cJSON_AddNumberToObject(x, "coverage", t->coverage);
+        cJSON_AddNumberToObject(x, "both_correct", (double)t->both_correct);
+        cJSON_AddNumberToObject(x, "lost", (double)t->base_only);
+        cJSON_AddNumberToObject(x, "gained", (double)t->cand_only);
+        cJSON_AddNumberToObject(x, "both_wrong", (double)t->both_wrong);
+        cJSON_AddNumberToObject(x, "accuracy_baseline", t->acc_base);
+        cJSON_AddNumberToObject(x, "accuracy_candidate", t->acc_cand);
+        cJSON_AddNumberToObject(x, "drop", t->drop);
+        cJSON_AddNumberToObject(x, "p_drop", t->p_drop);
+        cJSON_AddNumberToObject(x, "p_gain", t->p_gain);
+        cJSON_AddNumberToObject(x, "p_drop_holm", t->p_drop_adj);
+        cJSON_AddNumberToObject(x, "p_gain_holm", t->p_gain_adj);
+        cJSON_AddStringToObject(x, "status", compare_status_name(t->status));
+        cJSON_AddItemToArray(arr, x);
+    }
+    text = cJSON_Print(root);
+    if (text) {
+        strbuf_addstr(out, text);
+        strbuf_addch(out, '\n');
+        cJSON_free(text);
+    }
+    cJSON_Delete(root);
+}
+
+/* ---- GitHub annotations ---- */
+
+static void gh_escape(struct strbuf *out, const char *s, int property)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            strbuf_addstr(out, "%25");
+        else if (*s == '\r')
+            strbuf_addstr(out, "%0D");
+        else if (*s == '\n')
+            strbuf_addstr(out, "%0A");
+        else if (property && *s == ':')
+            strbuf_addstr(out, "%3A");
+        else if (property && *s == ',')
+            strbuf_addstr(out, "%2C");
+        else
+            strbuf_addch(out, *s);
+    }
+}
+
+void report_compare_annotations(struct strbuf *out, const struct compare_result *r, int max_lines)
+{
+    struct strbuf msg = STRBUF_INIT, title = STRBUF_INIT;
+    const struct compare_test **v;
+    size_t i, n = 0;
+    long emitted = 0;
+    if (!r->n_regressions || max_lines <= 0)
+        return;
+    v = xcalloc(r->n_tests + 1, sizeof(*v));
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].status == CMP_REGRESSION && r->tests[i].scope != COMPARE_OVERALL)
+            v[n++] = &r->tests[i];
+    qsort(v, n, sizeof(*v), cmp_drop);
+    for (i = 0; i < n; i++) {
+        strbuf_reset(&msg);
+        strbuf_reset(&title);
+        if (emitted == max_lines - 1 && n - i > 1) {
+            strbuf_addf(&msg, "%lu more regressions; see the step summary or JUnit report",
+                        (unsigned long)(n - i));
+            strbuf_addstr(&title, "dipmap regression");
+        } else {
+            strbuf_addstr(&title, "dipmap regression ");
+            compare_test_name(&title, v[i]);
+            strbuf_addstr(&msg, "accuracy ");
+            report_pct(&msg, v[i]->acc_base);
+            strbuf_addstr(&msg, " -> ");
+            report_pct(&msg, v[i]->acc_cand);
+            strbuf_addstr(&msg, " (");
+            report_pp(&msg, -v[i]->drop);
+            strbuf_addf(&msg, ") over %ld paired trials; Holm-adjusted p ", v[i]->n_pairs);
+            fmt_p(&msg, v[i]->p_drop_adj);
+        }
+        strbuf_addstr(out, "::error title=");
+        gh_escape(out, title.buf, 1);
+        strbuf_addstr(out, "::");
+        gh_escape(out, msg.buf, 0);
+        strbuf_addch(out, '\n');
+        if (++emitted >= max_lines)
+            break;
+    }
+    free(v);
+    strbuf_release(&msg);
+    strbuf_release(&title);
+}
