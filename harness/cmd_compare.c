@@ -17,6 +17,7 @@
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "trend.h"
 #include "usage.h"
 
 #include "banned.h"
@@ -28,6 +29,7 @@
 static const char *const compare_usage[] = {
     "dipmap compare BASELINE CANDIDATE [--db FILE] [--alpha A] [--tolerance T] [--junit FILE] "
     "[--json FILE] [--out DIR]",
+    "dipmap compare --tag TAG --latest [--against previous|RUN] [--db FILE] [options]",
     NULL,
 };
 
@@ -132,6 +134,54 @@ static int same_file(const char *a, const char *b)
     return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/*
+ * --tag TAG --latest: the newest run with the tag is the candidate; the baseline
+ * is the previous complete run with the tag (trend_previous(), the rule the
+ * trend plot and dipmap view mark with) or the pinned run --against RUN.
+ * Pushes BASELINE then CANDIDATE onto names. Returns 0, or an exit code.
+ */
+static int pick_latest(struct store *st, const char *tag, const char *against, struct strvec *names)
+{
+    struct run_filter f = {NULL, tag, NULL};
+    struct run_info *v = NULL;
+    size_t n = 0;
+    long prev;
+    int rc = DM_EXIT_OK;
+
+    if (store_run_list(st, &f, &v, &n) < 0)
+        return DM_EXIT_INFRA;
+    if (!n) {
+        error("compare: no run in %s is tagged '%s'", store_path(st), tag);
+        rc = DM_EXIT_USAGE;
+        goto out;
+    }
+    if (against && strcmp(against, "previous")) {
+        if (!strcmp(against, v[n - 1].name)) {
+            error("compare: --against %s is the newest run tagged '%s' itself", against, tag);
+            rc = DM_EXIT_USAGE;
+            goto out;
+        }
+        strvec_push(names, against);
+    } else {
+        prev = trend_previous(v, n - 1);
+        if (prev < 0) {
+            error("compare: '%s' is the only run tagged '%s' with no complete run before it: "
+                  "nothing to compare with yet",
+                  v[n - 1].name, tag);
+            rc = DM_EXIT_INCONCLUSIVE;
+            goto out;
+        }
+        strvec_push(names, v[prev].name);
+    }
+    strvec_push(names, v[n - 1].name);
+    fprintf(stderr, "compare: newest run tagged '%s' is '%s'; baseline '%s'%s\n", tag, names->v[1],
+            names->v[0],
+            against && strcmp(against, "previous") ? " (--against)" : " (previous complete run)");
+out:
+    run_info_list_free(v, n);
+    return rc;
+}
+
 static void warn_unfinished(const char *role, const struct run_info *ri)
 {
     if (ri->status != RUN_COMPLETE)
@@ -142,7 +192,8 @@ static void warn_unfinished(const char *role, const struct run_info *ri)
 int cmd_compare(int argc, const char **argv)
 {
     const char *db = NULL, *base_db = NULL, *junit = NULL, *json = NULL, *out_dir = NULL;
-    int allow_diff = 0, rc = DM_EXIT_USAGE;
+    const char *tag = NULL, *against = NULL;
+    int allow_diff = 0, latest = 0, rc = DM_EXIT_USAGE;
     struct compare_options co;
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL, *bst = NULL;
@@ -162,6 +213,13 @@ int cmd_compare(int argc, const char **argv)
              "store holding the runs (default $DIPMAP_DB or dipmap.db)", 0},
             {OPT_STRING, "baseline-db", 0, &base_db, "FILE",
              "store holding the baseline run, when not the same as --db", 0},
+            {OPT_STRING, "tag", 0, &tag, "TAG", "with --latest: the runs carrying TAG", 0},
+            {OPT_BOOL, "latest", 0, &latest, NULL,
+             "compare the newest run tagged TAG instead of naming two runs (nightly alerting)", 0},
+            {OPT_STRING, "against", 0, &against, "previous|RUN",
+             "with --latest: the baseline, the previous complete run with the tag (default) or "
+             "a pinned RUN",
+             0},
             {OPT_GROUP, NULL, 0, NULL, NULL, "verdict", 0},
             {OPT_DOUBLE, "alpha", 0, &co.alpha, "A",
              "significance level after Holm adjustment (default 0.05)", 0},
@@ -186,8 +244,18 @@ int cmd_compare(int argc, const char **argv)
     }
     run_info_init(&bi);
     run_info_init(&ci);
-    if (rest.nr != 2) {
-        error("compare needs two run names: BASELINE CANDIDATE");
+    if (latest || tag || against) {
+        if (!latest || !tag) {
+            error("compare: --tag, --latest and --against go together: --tag TAG --latest "
+                  "[--against previous|RUN]");
+            goto cleanup;
+        }
+        if (rest.nr) {
+            error("compare --latest picks the runs itself; drop '%s'", rest.v[0]);
+            goto cleanup;
+        }
+    } else if (rest.nr != 2) {
+        error("compare needs two run names: BASELINE CANDIDATE (or --tag TAG --latest)");
         usage_with_options(stderr, compare_usage, NULL);
         goto cleanup;
     }
@@ -211,7 +279,7 @@ int cmd_compare(int argc, const char **argv)
 
     db_path = store_default_path(db);
     base_path = base_db ? base_db : db_path;
-    if (!strcmp(rest.v[0], rest.v[1]) && same_file(base_path, db_path)) {
+    if (!latest && !strcmp(rest.v[0], rest.v[1]) && same_file(base_path, db_path)) {
         error("compare: baseline and candidate are the same run ('%s' in %s); "
               "compare two different runs",
               rest.v[0], db_path);
@@ -224,6 +292,18 @@ int cmd_compare(int argc, const char **argv)
         bst = store_open(base_path, STORE_READONLY);
         if (!bst)
             goto cleanup;
+    }
+    if (latest) {
+        /* a pinned --against RUN may live in --baseline-db; "previous" is always in --db */
+        rc = pick_latest(st, tag, against, &rest);
+        if (rc != DM_EXIT_OK)
+            goto cleanup;
+        rc = DM_EXIT_USAGE;
+        if (!(against && strcmp(against, "previous")) && bst) {
+            store_close(bst);
+            bst = NULL;
+            base_path = db_path;
+        }
     }
     if (load_run(bst ? bst : st, base_path, rest.v[0], &bi) ||
         load_run(st, db_path, rest.v[1], &ci))
