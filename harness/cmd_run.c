@@ -52,7 +52,7 @@ struct run_opts {
     const char *progress;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
-    double max_error_rate, drain_seconds, progress_interval;
+    double max_error_rate, drain_seconds, progress_interval, latency_s;
     int completions, dry_run, store_prompts, context_check, insecure, verbose;
 };
 
@@ -448,6 +448,8 @@ int cmd_run(int argc, const char **argv)
         {OPT_LONG, "concurrency", 'c', &o.concurrency, "N", "requests in flight (default 8)", 0},
         {OPT_LONG, "rpm", 0, &o.rpm, "N", "requests per minute limit", 0},
         {OPT_LONG, "tpm", 0, &o.tpm, "N", "tokens per minute limit", 0},
+        {OPT_DOUBLE, "latency-s", 0, &o.latency_s, "S",
+         "--dry-run: mean seconds per request, for the wall-time estimate", 0},
         {OPT_LONG, "max-attempts", 0, &o.max_attempts, "N",
          "per trial (default 6; at most 2 for a 500 \"Failed to parse input\", the server "
          "rejecting the model's own output)",
@@ -583,6 +585,10 @@ int cmd_run(int argc, const char **argv)
         error("run: --timeout, --connect-timeout and --progress-interval must be positive");
         goto cleanup;
     }
+    if (o.latency_s < 0 || o.latency_s > 86400) {
+        error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)", o.latency_s);
+        goto cleanup;
+    }
     if (o.max_error_rate < 0 || o.max_error_rate > 1) {
         error("run: --max-error-rate is a fraction in [0,1] (e.g. 0.05)");
         goto cleanup;
@@ -697,12 +703,20 @@ int cmd_run(int argc, const char **argv)
 
     if (o.dry_run) {
         struct plan_cost cost;
+        struct plan_pace pace;
         double usd = -1;
         cost.price_in = o.price_in;
         cost.price_out = o.price_out;
         cost.max_answer_tokens = o.max_tokens;
         strbuf_reset(&sb);
         plan_summary(&plan, &spec, &cost, &sb, &usd);
+        memset(&pace, 0, sizeof(pace));
+        pace.concurrency = o.concurrency;
+        pace.rpm = o.rpm;
+        pace.tpm = o.tpm;
+        pace.latency_s = o.latency_s;
+        pace.max_answer_tokens = o.max_tokens;
+        plan_time_summary(&plan, &spec, &pace, &sb, NULL);
         fputs(sb.buf, stdout);
         if (sb.len && sb.buf[sb.len - 1] != '\n')
             fputc('\n', stdout);

@@ -276,3 +276,81 @@ void plan_format_depth(struct strbuf *out, int depth_bp)
     else
         strbuf_addf(out, "%g%%", depth_bp / 100.0);
 }
+
+void plan_format_duration(struct strbuf *out, double seconds)
+{
+    double s = ceil(seconds);
+    if (s >= 86400 * 2)
+        strbuf_addf(out, "%.0f d %02.0f h", floor(s / 86400), floor(fmod(s, 86400) / 3600));
+    else if (s >= 3600)
+        strbuf_addf(out, "%.0f h %02.0f min", floor(s / 3600), floor(fmod(s, 3600) / 60));
+    else if (s >= 60)
+        strbuf_addf(out, "%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
+    else
+        strbuf_addf(out, "%.0f s", s);
+}
+
+void plan_time_summary(const struct plan *p, const struct plan_spec *spec,
+                       const struct plan_pace *pace, struct strbuf *out, double *seconds)
+{
+    double n = (double)p->nr, tokens = 0, best = -1;
+    double t_conc = -1, t_rpm = -1, t_tpm = -1;
+    const char *binding = NULL;
+    size_t i;
+    long c = pace->concurrency > 0 ? pace->concurrency : 1;
+
+    (void)spec;
+    for (i = 0; i < p->nr; i++)
+        tokens += (double)p->t[i].length +
+                  (double)(pace->max_answer_tokens > 0 ? pace->max_answer_tokens : 0);
+    if (pace->latency_s > 0)
+        t_conc = n * pace->latency_s / (double)c;
+    if (pace->rpm > 0)
+        t_rpm = n / (double)pace->rpm * 60.0;
+    if (pace->tpm > 0)
+        t_tpm = tokens / (double)pace->tpm * 60.0;
+    if (t_conc >= 0) {
+        best = t_conc;
+        binding = "concurrency";
+    }
+    if (t_rpm > best) {
+        best = t_rpm;
+        binding = "--rpm";
+    }
+    if (t_tpm > best) {
+        best = t_tpm;
+        binding = "--tpm";
+    }
+    if (seconds)
+        *seconds = pace->latency_s > 0 ? best : -1;
+    if (!n)
+        return;
+    strbuf_addstr(out, "time: ");
+    if (pace->latency_s > 0) {
+        plan_format_duration(out, best);
+        strbuf_addf(out, " estimated (bound by %s)\n", binding);
+    } else if (best >= 0) {
+        strbuf_addstr(out, "at least ");
+        plan_format_duration(out, best);
+        strbuf_addf(out, " (bound by %s; give --latency-s for the concurrency bound)\n", binding);
+    } else {
+        strbuf_addstr(out, "unknown: give --latency-s SECONDS (mean seconds per request) for an "
+                           "estimate\n");
+    }
+    if (t_conc >= 0) {
+        strbuf_addf(out, "  concurrency %ld x %.3g s per request (%s): ", c, pace->latency_s,
+                    pace->latency_from ? pace->latency_from : "--latency-s");
+        plan_format_duration(out, t_conc);
+        strbuf_addch(out, '\n');
+    }
+    if (t_rpm >= 0) {
+        strbuf_addf(out, "  --rpm %ld: ", pace->rpm);
+        plan_format_duration(out, t_rpm);
+        strbuf_addch(out, '\n');
+    }
+    if (t_tpm >= 0) {
+        strbuf_addf(out, "  --tpm %ld (prompt + answer budget): ", pace->tpm);
+        plan_format_duration(out, t_tpm);
+        strbuf_addch(out, '\n');
+    }
+}

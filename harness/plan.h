@@ -91,4 +91,28 @@ struct plan_cost {
 void plan_summary(const struct plan *p, const struct plan_spec *spec, const struct plan_cost *cost,
                   struct strbuf *out, double *usd);
 
+/* What bounds the wall time of a run (dry run estimate). */
+struct plan_pace {
+    long concurrency;         /* requests in flight (>= 1) */
+    long rpm, tpm;            /* limits per minute; 0 = none */
+    double latency_s;         /* mean seconds per request; <= 0 = unknown */
+    const char *latency_from; /* where latency_s came from, e.g. "--latency-s" or "probe" */
+    long max_answer_tokens;   /* answer budget per trial, charged to --tpm like the runner does */
+};
+
+/*
+ * Estimated wall time appended to out: the run is bound by the slowest of
+ * concurrency (trials x latency / concurrency), --rpm (trials / rpm) and
+ * --tpm ((prompt + answer budget) tokens / tpm); each bound is printed and
+ * the binding one named. Without a latency and without limits it says how
+ * to get an estimate. *seconds (when non-NULL) is the estimate, or -1 when
+ * it cannot be bounded. Retries and a slower server make it longer; it is a
+ * lower bound for those, not a promise.
+ */
+void plan_time_summary(const struct plan *p, const struct plan_spec *spec,
+                       const struct plan_pace *pace, struct strbuf *out, double *seconds);
+
+/* "1 h 05 min", "3 min 20 s", "12 s" (rounded up to whole seconds). */
+void plan_format_duration(struct strbuf *out, double seconds);
+
 #endif
