@@ -515,8 +515,8 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
             store_db_error(st, "cannot read the database");
         goto fail;
     }
-    if (v > 0 && app != STORE_APP_ID) {
-        error("%s: not a dipmap database (application id %d)", path, app);
+    if ((v > 0 || app != 0) && app != STORE_APP_ID) {
+        error("%s: not a dipmap database (application id %d); left unchanged", path, app);
         goto fail;
     }
     if (v > STORE_SCHEMA_VERSION) {
@@ -541,6 +541,18 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
         }
         st->version = v;
     } else {
+        /*
+         * Refuse another application's file before the first write (switching to WAL
+         * rewrites the header's format-version bytes): tables without a dipmap schema
+         * (another application id was refused above). migrate() re-checks inside its
+         * transaction (a race with a process that is creating this very store).
+         */
+        int n = 0;
+        if (v == 0 && count_tables(st, &n) == SQLITE_OK && n > 0) {
+            error("%s: not a dipmap database (it has tables but no dipmap schema); left unchanged",
+                  path);
+            goto fail;
+        }
         /* WAL: readers never block the writer and vice versa; see store.h on durability. */
         if (enable_wal(st) ||
             exec_const(st, "PRAGMA synchronous = NORMAL", "cannot set synchronous mode"))
