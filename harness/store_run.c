@@ -529,13 +529,29 @@ int store_run_set_planned(struct store *st, const char *name, long trials_planne
 
 /* ---- locks --------------------------------------------------------------- */
 
+/*
+ * Whether pid is a running process on this host. A process killed with -9 is a
+ * zombie until its parent reaps it (a supervisor or script may take seconds):
+ * kill(pid, 0) still succeeds then, so /proc's state decides (Z zombie, X dead).
+ */
 static int pid_alive(long pid)
 {
+    struct strbuf path = STRBUF_INIT, stat = STRBUF_INIT;
+    const char *close_paren;
+    int alive = 1;
+
     if (pid <= 0)
         return 0;
-    if (kill((pid_t)pid, 0) == 0)
-        return 1;
-    return errno != ESRCH;
+    if (kill((pid_t)pid, 0) != 0)
+        return errno != ESRCH;
+    strbuf_addf(&path, "/proc/%ld/stat", pid);
+    /* "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')' */
+    if (strbuf_read_file(&stat, path.buf) >= 0 && (close_paren = strrchr(stat.buf, ')')) &&
+        close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X'))
+        alive = 0;
+    strbuf_release(&path);
+    strbuf_release(&stat);
+    return alive;
 }
 
 int run_info_is_live(const struct run_info *r)
