@@ -548,7 +548,10 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
          * transaction (a race with a process that is creating this very store).
          */
         int n = 0;
-        if (v == 0 && count_tables(st, &n) == SQLITE_OK && n > 0) {
+        if (v == 0 && count_tables(st, &n) == SQLITE_OK && n > 0 &&
+            /* another process may have created the schema between the two reads */
+            !(pragma_int(st, "PRAGMA user_version", &v) == SQLITE_OK && v > 0 &&
+              pragma_int(st, "PRAGMA application_id", &app) == SQLITE_OK && app == STORE_APP_ID)) {
             error("%s: not a dipmap database (it has tables but no dipmap schema); left unchanged",
                   path);
             goto fail;
