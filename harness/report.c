@@ -294,11 +294,9 @@ static void section_summary(struct doc *d, const struct report_input *in)
         strbuf_addch(&sb, ']');
         strbuf_addstr(&sb, " (edge ");
         report_pct(&sb, l->edge.est);
-        strbuf_addstr(&sb, ", worst middle ");
-        report_pct(&sb, l->middle_worst.est);
-        strbuf_addstr(&sb, " at ");
-        plan_format_depth(&sb, l->middle_worst_depth_bp);
-        strbuf_addch(&sb, ')');
+        strbuf_addstr(&sb, ", middle 25-75% ");
+        report_pct(&sb, l->middle.est);
+        strbuf_addf(&sb, "; %zu questions)", l->n_questions);
         {
             struct strbuf lab = STRBUF_INIT;
             strbuf_addstr(&lab, "dip at ");
@@ -309,14 +307,27 @@ static void section_summary(struct doc *d, const struct report_input *in)
     }
 
     strbuf_reset(&sb);
-    if (s->effective_length > 0) {
-        plan_format_length(&sb, s->effective_length);
-        strbuf_addf(&sb, " tokens (longest length where every depth reaches ");
+    if (!s->effective_defined) {
+        strbuf_addstr(&sb, "undefined: ");
+        if (s->n_valid)
+            strbuf_addstr(&sb, "the shortest length's edge accuracy is 0.0%, so there is no "
+                               "accuracy to hold");
+        else
+            strbuf_addstr(&sb, "no scored trials");
     } else {
-        strbuf_addstr(&sb, "none of the measured lengths (no length where every depth reaches ");
+        if (s->effective_length > 0) {
+            plan_format_length(&sb, s->effective_length);
+            strbuf_addf(&sb, " tokens (longest length where every depth reaches ");
+        } else {
+            strbuf_addstr(&sb,
+                          "none of the measured lengths (no length where every depth reaches ");
+        }
+        report_pct(&sb, s->effective_threshold);
+        strbuf_addf(&sb, ", %.0f%% of the shortest length's edge accuracy ",
+                    s->effective_threshold / s->effective_reference * 100.0);
+        report_pct(&sb, s->effective_reference);
+        strbuf_addch(&sb, ')');
     }
-    report_pct(&sb, s->effective_threshold);
-    strbuf_addch(&sb, ')');
     bullet(d, "effective length", sb.buf);
 
     for (i = 0; i < s->n_lengths; i++)
@@ -332,6 +343,21 @@ static void section_summary(struct doc *d, const struct report_input *in)
     bullet(d, "tokenizer", sb.buf);
     bullets_end(d);
     strbuf_release(&sb);
+}
+
+static void section_warnings(struct doc *d, const struct run_stats *s)
+{
+    struct strvec w = STRVEC_INIT;
+    size_t i;
+    stats_warnings(s, &w);
+    if (w.nr) {
+        report_heading(d, 2, "Warnings", "warnings");
+        bullets_begin(d);
+        for (i = 0; i < w.nr; i++)
+            bullet(d, "warning", w.v[i]);
+        bullets_end(d);
+    }
+    strvec_clear(&w);
 }
 
 static void section_plots(struct doc *d, const struct report_input *in)
@@ -368,19 +394,42 @@ static void section_plots(struct doc *d, const struct report_input *in)
     }
 }
 
+static void interval_cell(struct doc *d, const struct estimate *e)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addch(&sb, '[');
+    report_pp(&sb, e->lo);
+    strbuf_addstr(&sb, ", ");
+    report_pp(&sb, e->hi);
+    strbuf_addch(&sb, ']');
+    report_cell(d, sb.buf);
+    strbuf_release(&sb);
+}
+
+static void pp_cell(struct doc *d, double x)
+{
+    struct strbuf sb = STRBUF_INIT;
+    report_pp(&sb, x);
+    report_cell(d, sb.buf);
+    strbuf_release(&sb);
+}
+
 static void section_dip(struct doc *d, const struct run_stats *s)
 {
     static const char *const head[] = {
-        "length",       "edge",          "edge interval", "worst depth", "middle",    "dip",
-        "dip interval", "middle 25-75%", "dip vs 25-75%", "AUC",         "questions",
+        "length",      "edge",         "edge interval", "middle 25-75%",      "dip", "dip interval",
+        "worst depth", "worst middle", "dip_worst",     "dip_worst interval", "AUC", "questions",
     };
     size_t i;
 
     report_heading(d, 2, "Dip per length", "dip");
-    report_para(
-        d, "Edge = mean of the shallowest and deepest depth; middle = the worst interior depth; "
-           "dip = edge - middle, with a bootstrap interval over questions.");
-    report_table_begin(d, "lrrrrrrrrrr", head);
+    report_para(d, "Edge = mean of the shallowest and deepest depth; middle = mean of the interior "
+            "depths in 25-75%; dip = edge - middle (the primary figure), with a 95% bootstrap "
+            "interval over questions (each resampled question brings all its depths and "
+            "repeats). dip_worst = edge - the worst interior depth, secondary: the minimum of "
+            "noisy cells reads larger than the true dip; its bootstrap re-selects the worst depth "
+            "in every resample.");
+    report_table_begin(d, "lrrrrrrrrrrr", head);
     for (i = 0; i < s->n_lengths; i++) {
         const struct length_stats *l = &s->lengths[i];
         report_row_begin(d, NULL);
@@ -388,34 +437,22 @@ static void section_dip(struct doc *d, const struct run_stats *s)
         report_cell_pct(d, l->n_depths ? l->edge.est : NAN);
         cell_interval(d, l->n_depths ? l->edge.lo : NAN, l->n_depths ? l->edge.hi : NAN);
         if (l->has_middle) {
-            report_cell_depth(d, l->middle_worst_depth_bp);
-            report_cell_pct(d, l->middle_worst.est);
-            {
-                struct strbuf sb = STRBUF_INIT;
-                report_pp(&sb, l->dip.est);
-                report_cell(d, sb.buf);
-                strbuf_reset(&sb);
-                strbuf_addch(&sb, '[');
-                report_pp(&sb, l->dip.lo);
-                strbuf_addstr(&sb, ", ");
-                report_pp(&sb, l->dip.hi);
-                strbuf_addch(&sb, ']');
-                report_cell(d, sb.buf);
-                strbuf_release(&sb);
-            }
+            report_cell_pct(d, l->middle.est);
+            pp_cell(d, l->dip.est);
+            interval_cell(d, &l->dip);
         } else {
-            report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
         }
-        if (l->has_middle_mean) {
-            struct strbuf sb = STRBUF_INIT;
-            report_cell_pct(d, l->middle_mean.est);
-            report_pp(&sb, l->dip_mean.est);
-            report_cell(d, sb.buf);
-            strbuf_release(&sb);
+        if (l->has_worst) {
+            report_cell_depth(d, l->middle_worst_depth_bp);
+            report_cell_pct(d, l->middle_worst.est);
+            pp_cell(d, l->dip_worst.est);
+            interval_cell(d, &l->dip_worst);
         } else {
+            report_cell(d, "\xE2\x80\x93");
+            report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
         }
@@ -485,13 +522,16 @@ static void section_grid(struct doc *d, const struct run_stats *s)
 static void section_cells(struct doc *d, const struct run_stats *s)
 {
     static const char *const head[] = {
-        "length",     "depth",   "accuracy", "95% Wilson interval",
-        "n (scored)", "correct", "coverage", "realized depth",
+        "length",  "depth",     "accuracy",      "95% interval", "n (scored)",
+        "correct", "questions", "design effect", "coverage",     "realized depth",
     };
     size_t i;
 
     report_heading(d, 2, "Accuracy per cell", "cells");
-    report_table_begin(d, "lrrrrrrr", head);
+    report_para(d, "95% interval: Wilson at the effective size n / design effect, clustered by question "
+            "(a question's repeats are correlated; with one repeat it is the plain Wilson "
+            "interval).");
+    report_table_begin(d, "lrrrrrrrrr", head);
     for (i = 0; i < s->n_cells; i++) {
         const struct cell_stats *c = &s->cells[i];
         report_row_begin(d, NULL);
@@ -499,11 +539,16 @@ static void section_cells(struct doc *d, const struct run_stats *s)
         report_cell_depth(d, c->depth_bp);
         report_cell_pct(d, c->n_valid ? c->accuracy : NAN);
         if (c->n_valid)
-            cell_interval(d, c->wilson_lo, c->wilson_hi);
+            cell_interval(d, c->ci_lo, c->ci_hi);
         else
             report_cell(d, "\xE2\x80\x93");
         report_cellf(d, "%ld", c->n_valid);
         report_cellf(d, "%ld", c->n_correct);
+        report_cellf(d, "%zu", c->n_questions);
+        if (c->n_valid)
+            report_cellf(d, "%.2f", c->design_effect);
+        else
+            report_cell(d, "\xE2\x80\x93");
         report_cell_pct(d, c->n_trials ? c->coverage : NAN);
         if (c->mean_realized_depth >= 0)
             report_cell_pct(d, c->mean_realized_depth);
@@ -850,6 +895,7 @@ static void footer(struct doc *d, const struct report_input *in)
 static void body(struct doc *d, const struct report_input *in)
 {
     section_summary(d, in);
+    section_warnings(d, in->stats);
     section_plots(d, in);
     section_dip(d, in->stats);
     section_grid(d, in->stats);
@@ -1030,8 +1076,8 @@ size_t report_ucurve_series(const struct run_stats *s, struct plot_series **out)
             const struct cell_stats *c = &s->cells[l->first_cell + i];
             p[i].x = c->depth_bp / 100.0;
             p[i].y = c->n_valid ? c->accuracy : NAN;
-            p[i].lo = c->n_valid ? c->wilson_lo : NAN;
-            p[i].hi = c->n_valid ? c->wilson_hi : NAN;
+            p[i].lo = c->n_valid ? c->ci_lo : NAN;
+            p[i].hi = c->n_valid ? c->ci_hi : NAN;
         }
         plan_format_length(&lab, l->length);
         strbuf_addstr(&lab, " tokens");
@@ -1039,7 +1085,7 @@ size_t report_ucurve_series(const struct run_stats *s, struct plot_series **out)
         v[li].pts = p;
         v[li].n = l->n_cells;
         v[li].edge = l->n_depths >= 2 ? l->edge.est : NAN;
-        v[li].middle = l->has_middle ? l->middle_worst.est : NAN;
+        v[li].middle = l->has_middle ? l->middle.est : NAN;
     }
     *out = v;
     return s->n_lengths;

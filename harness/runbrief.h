@@ -8,7 +8,7 @@ struct store;
 /*
  * One run in a listing (dipmap runs, dipmap view): how many finished trials
  * are valid (correct/wrong, the only ones in accuracy), the accuracy over
- * them, and the dip (edge - worst middle) per length as point estimates
+ * them, and the dip (edge - the 25-75% middle) per length as point estimates
  * (no bootstrap: a listing must stay fast over many runs). Computed from the
  * store's trials by stats.c, so it agrees with `dipmap report`.
  */

@@ -1,8 +1,9 @@
 /*
- * Run statistics: per-cell accuracy with Wilson intervals and coverage,
- * per-length edge/middle/dip with a seeded question bootstrap, effective
- * length, ordering advice; plus the exact McNemar and Holm procedures used
- * by compare. Pure: no I/O and no global state.
+ * Run statistics: per-cell accuracy with question-clustered intervals and
+ * coverage, per-length edge/middle/dip with a seeded question (cluster)
+ * bootstrap, effective length, warnings, ordering advice; plus the exact
+ * McNemar, sign-flip and Holm procedures used by compare. Pure: no I/O and
+ * no global state.
  */
 #include "stats.h"
 
@@ -12,31 +13,72 @@
 
 #include "num.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "xalloc.h"
 
 #include "banned.h"
 
 /* ---- building blocks ---- */
 
+void wilson_interval_p(double p, double n, double z, double *lo, double *hi)
+{
+    double z2, denom, center, half;
+    if (!(n > 0)) {
+        *lo = 0.0;
+        *hi = 1.0;
+        return;
+    }
+    z2 = z * z;
+    denom = 1.0 + z2 / n;
+    center = (p + z2 / (2.0 * n)) / denom;
+    half = z * sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom;
+    *lo = center - half < 0.0 ? 0.0 : center - half;
+    *hi = center + half > 1.0 ? 1.0 : center + half;
+    if (p <= 0.0)
+        *lo = 0.0;
+    if (p >= 1.0)
+        *hi = 1.0;
+}
+
 void wilson_interval(long k, long n, double z, double *lo, double *hi)
 {
-    double p, z2, denom, center, half;
     if (n <= 0) {
         *lo = 0.0;
         *hi = 1.0;
         return;
     }
-    p = (double)k / (double)n;
-    z2 = z * z;
-    denom = 1.0 + z2 / (double)n;
-    center = (p + z2 / (2.0 * (double)n)) / denom;
-    half = z * sqrt(p * (1.0 - p) / (double)n + z2 / (4.0 * (double)n * (double)n)) / denom;
-    *lo = center - half < 0.0 ? 0.0 : center - half;
-    *hi = center + half > 1.0 ? 1.0 : center + half;
-    if (k == 0)
-        *lo = 0.0;
-    if (k == n)
-        *hi = 1.0;
+    wilson_interval_p((double)k / (double)n, (double)n, z, lo, hi);
+}
+
+double cluster_design_effect(const long *m, const long *y, size_t n)
+{
+    double total = 0.0, succ = 0.0, p, ss = 0.0, v_cl, v_bin;
+    size_t i, q = 0, big = 0;
+    for (i = 0; i < n; i++) {
+        if (m[i] <= 0)
+            continue;
+        q++;
+        total += (double)m[i];
+        succ += (double)y[i];
+        if (m[i] > 1)
+            big++;
+    }
+    if (!q || !big)
+        return 1.0;
+    p = succ / total;
+    /* not estimable: treat the clusters as perfectly correlated (n_eff = clusters) */
+    if (q < 2 || p <= 0.0 || p >= 1.0)
+        return total / (double)q;
+    for (i = 0; i < n; i++) {
+        double r;
+        if (m[i] <= 0)
+            continue;
+        r = (double)y[i] - p * (double)m[i];
+        ss += r * r;
+    }
+    v_cl = (double)q / (double)(q - 1) * ss / (total * total);
+    v_bin = p * (1.0 - p) / total;
+    return v_cl / v_bin > 1.0 ? v_cl / v_bin : 1.0;
 }
 
 static double log_choose(long n, long k)
@@ -84,6 +126,98 @@ double mcnemar_two_sided_p(long b, long c)
         return 1.0;
     p = 2.0 * binom_half_upper_tail(b > c ? b : c, b + c);
     return p > 1.0 ? 1.0 : p;
+}
+
+/* Above this many steps of the exact convolution the normal approximation is used. */
+#define SIGNFLIP_EXACT_MAX 60000000.0
+
+static double normal_upper(double z)
+{
+    return 0.5 * erfc(z / sqrt(2.0));
+}
+
+/* P(sum s_i |d_i| >= t) with uniform random signs s_i. */
+static double signflip_upper(const long *d, size_t n, long t)
+{
+    long total = 0, a;
+    size_t i, nz = 0, ones = 0;
+    double *cur, *nxt, p = 0.0, ss = 0.0;
+    long x, w;
+    for (i = 0; i < n; i++) {
+        a = labs(d[i]);
+        total += a;
+        ss += (double)a * (double)a;
+        if (a) {
+            nz++;
+            ones += a == 1;
+        }
+    }
+    if (!nz)
+        return t <= 0 ? 1.0 : 0.0;
+    if (t > total)
+        return 0.0;
+    if (t <= -total)
+        return 1.0;
+    if (ones == nz) {
+        /* every difference is +-1: sum = 2 * (#plus) - nz, the exact binomial (McNemar) */
+        long need = (t + (long)nz + 1) / 2; /* smallest #plus with 2k - nz >= t */
+        return binom_half_upper_tail(need, (long)nz);
+    }
+    if ((double)nz * (double)total > SIGNFLIP_EXACT_MAX) {
+        /* continuity-corrected normal approximation (sums move in steps of 2) */
+        return normal_upper(((double)t - 1.0) / sqrt(ss));
+    }
+    w = 2 * total + 1;
+    cur = xcalloc((size_t)w, sizeof(*cur));
+    nxt = xcalloc((size_t)w, sizeof(*nxt));
+    cur[total] = 1.0;
+    for (i = 0; i < n; i++) {
+        a = labs(d[i]);
+        if (!a)
+            continue;
+        memset(nxt, 0, (size_t)w * sizeof(*nxt));
+        for (x = 0; x < w; x++) {
+            if (cur[x] == 0.0)
+                continue;
+            nxt[x - a] += 0.5 * cur[x];
+            nxt[x + a] += 0.5 * cur[x];
+        }
+        {
+            double *tmp = cur;
+            cur = nxt;
+            nxt = tmp;
+        }
+    }
+    for (x = t + total; x < w; x++)
+        p += cur[x];
+    free(cur);
+    free(nxt);
+    return p > 1.0 ? 1.0 : p;
+}
+
+double signflip_drop_p(const long *d, size_t n)
+{
+    long t = 0;
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++) {
+        t += d[i];
+        any |= d[i] != 0;
+    }
+    return any ? signflip_upper(d, n, t) : 1.0;
+}
+
+double signflip_gain_p(const long *d, size_t n)
+{
+    long t = 0;
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++) {
+        t -= d[i];
+        any |= d[i] != 0;
+    }
+    /* by symmetry P(sum <= observed) = P(sum >= -observed) */
+    return any ? signflip_upper(d, n, t) : 1.0;
 }
 
 struct pidx {
@@ -309,18 +443,24 @@ static long question_index(const char **ids, size_t n, const char *id)
     return hit ? (long)(hit - ids) : -1;
 }
 
+/* A depth counts towards the primary middle: interior and within 25-75%. */
+static int is_mid_depth(int depth_bp)
+{
+    return depth_bp >= 2500 && depth_bp <= 7500;
+}
+
 /*
  * Summary of one depth curve given per-cell (valid, correct) counts. Cells
- * without valid trials are skipped. Returns the number of depths with data.
+ * without valid trials are skipped.
  */
 struct curve {
     int n_depths;
     int lo_i, hi_i; /* cell indices of the edges */
     double edge_lo, edge_hi, edge;
-    int has_middle, worst_i;
+    int has_worst, worst_i;
     double middle_worst;
-    int has_mean;
-    double middle_mean;
+    int has_middle;
+    double middle;
 };
 
 static void curve_summary(const struct cell_stats *cells, size_t n, const long *valid,
@@ -346,24 +486,22 @@ static void curve_summary(const struct cell_stats *cells, size_t n, const long *
     c->edge = (c->edge_lo + c->edge_hi) / 2.0;
     for (i = 0; i < n; i++) {
         double a;
-        if (valid[i] <= 0)
+        if (valid[i] <= 0 || (int)i == c->lo_i || (int)i == c->hi_i)
             continue;
         a = (double)correct[i] / (double)valid[i];
-        if ((int)i != c->lo_i && (int)i != c->hi_i) {
-            if (!c->has_middle || a < c->middle_worst) {
-                c->middle_worst = a;
-                c->worst_i = (int)i;
-            }
-            c->has_middle = 1;
+        if (!c->has_worst || a < c->middle_worst) {
+            c->middle_worst = a;
+            c->worst_i = (int)i;
         }
-        if (cells[i].depth_bp >= 2500 && cells[i].depth_bp <= 7500) {
+        c->has_worst = 1;
+        if (is_mid_depth(cells[i].depth_bp)) {
             sum += a;
             nm++;
         }
     }
     if (nm) {
-        c->has_mean = 1;
-        c->middle_mean = sum / nm;
+        c->has_middle = 1;
+        c->middle = sum / nm;
     }
 }
 
@@ -373,50 +511,72 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void set_interval(struct estimate *e, double *v, size_t n, double conf)
+/*
+ * Interval from n bootstrap replicates v (sorted here). Percentile:
+ * [q(a/2), q(1-a/2)]. Basic (reverse percentile): [2 est - q(1-a/2),
+ * 2 est - q(a/2)], clamped to [lo_min, hi_max].
+ */
+static void set_interval(struct estimate *e, double *v, size_t n, double conf, int basic,
+                         double lo_min, double hi_max)
 {
+    double ql, qh;
     if (!n)
         return;
     qsort(v, n, sizeof(*v), cmp_double);
-    e->lo = stats_quantile_sorted(v, n, (1.0 - conf) / 2.0);
-    e->hi = stats_quantile_sorted(v, n, 1.0 - (1.0 - conf) / 2.0);
+    ql = stats_quantile_sorted(v, n, (1.0 - conf) / 2.0);
+    qh = stats_quantile_sorted(v, n, 1.0 - (1.0 - conf) / 2.0);
+    if (basic) {
+        e->lo = 2.0 * e->est - qh;
+        e->hi = 2.0 * e->est - ql;
+        if (e->lo < lo_min)
+            e->lo = lo_min;
+        if (e->hi > hi_max)
+            e->hi = hi_max;
+    } else {
+        e->lo = ql;
+        e->hi = qh;
+    }
+}
+
+/* The whole range of a quantity: an interval that cannot be estimated. */
+static void whole_range(struct estimate *e, double lo, double hi)
+{
+    e->lo = lo;
+    e->hi = hi;
 }
 
 /*
  * Bootstrap over questions for one length: resample the questions that have
- * a valid trial at this length, recompute the curve summary, take percentile
- * intervals. qv/qc are n_q x n_cells count matrices.
+ * a valid trial at this length (each with all its depths and repeats),
+ * recompute edge, middle, dip and -- re-selecting the worst interior depth
+ * in every replicate -- middle_worst and dip_worst. qv/qc are
+ * n_ids x n_cells count matrices, qs the nq question rows used.
  */
 static void bootstrap_length(struct length_stats *ls, const struct cell_stats *cells,
                              const long *qv, const long *qc, const size_t *qs, size_t nq,
                              size_t ncells, const struct stats_options *opt,
-                             unsigned long long seed, size_t lo, size_t hi, size_t worst)
+                             unsigned long long seed, const struct curve *cv)
 {
     struct stats_rng rng;
-    /*
-     * Only the cells the statistics read are resampled: slot 0 = shallow
-     * edge, 1 = deep edge, 2 = worst interior depth, then the 25-75% depths.
-     * Each question's counts are packed as (valid, correct) pairs per slot.
-     */
-    size_t *slot_cell = xcalloc(ncells + 3, sizeof(*slot_cell));
-    size_t nslots = 0, mean_from, k, j;
+    /* slot 0 = shallow edge, 1 = deep edge, then every interior depth with data */
+    size_t *slot_cell = xcalloc(ncells + 2, sizeof(*slot_cell));
+    char *slot_mid = xcalloc(ncells + 2, 1);
+    size_t nslots = 0, k, j, iters = opt->bootstrap_iters;
     long *pk, *sum;
-    double *edge = xcalloc(opt->bootstrap_iters, sizeof(double));
-    double *mw = xcalloc(opt->bootstrap_iters, sizeof(double));
-    double *mm = xcalloc(opt->bootstrap_iters, sizeof(double));
-    double *dip = xcalloc(opt->bootstrap_iters, sizeof(double));
-    double *dipm = xcalloc(opt->bootstrap_iters, sizeof(double));
-    size_t nw = 0, nmm = 0, ne = 0;
+    double *edge = xcalloc(iters, sizeof(double)), *mid = xcalloc(iters, sizeof(double));
+    double *dip = xcalloc(iters, sizeof(double)), *mw = xcalloc(iters, sizeof(double));
+    double *dipw = xcalloc(iters, sizeof(double));
+    size_t ne = 0, nm = 0, nw = 0;
     unsigned it;
 
-    slot_cell[nslots++] = lo;
-    slot_cell[nslots++] = hi;
-    slot_cell[nslots++] = worst;
-    mean_from = nslots;
-    if (ls->has_middle_mean)
-        for (k = 0; k < ncells; k++)
-            if (cells[k].depth_bp >= 2500 && cells[k].depth_bp <= 7500)
-                slot_cell[nslots++] = k;
+    slot_cell[nslots++] = (size_t)cv->lo_i;
+    slot_cell[nslots++] = (size_t)cv->hi_i;
+    for (k = 0; k < ncells; k++) {
+        if ((int)k == cv->lo_i || (int)k == cv->hi_i || cells[k].n_valid <= 0)
+            continue;
+        slot_mid[nslots] = (char)is_mid_depth(cells[k].depth_bp);
+        slot_cell[nslots++] = k;
+    }
     pk = xcalloc(st_mult(nq, 2 * nslots), sizeof(*pk));
     sum = xcalloc(2 * nslots, sizeof(*sum));
     for (j = 0; j < nq; j++)
@@ -426,60 +586,67 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
         }
 
     stats_rng_seed(&rng, seed);
-    for (it = 0; it < opt->bootstrap_iters; it++) {
-        double e;
+    for (it = 0; it < iters; it++) {
+        double e, acc = 0.0, worst = 2.0;
+        int n_mid = 0, n_int = 0;
         memset(sum, 0, 2 * nslots * sizeof(*sum));
         for (j = 0; j < nq; j++) {
             const long *row = pk + stats_rng_below(&rng, nq) * 2 * nslots;
             for (k = 0; k < 2 * nslots; k++)
                 sum[k] += row[k];
         }
-        /*
-         * The depths are those chosen on the full data (edges, worst interior
-         * depth): re-selecting the minimum in every resample would bias the
-         * interval away from the point estimate.
-         */
         if (sum[0] <= 0 || sum[2] <= 0)
             continue;
         e = ((double)sum[1] / (double)sum[0] + (double)sum[3] / (double)sum[2]) / 2.0;
         edge[ne++] = e;
-        if (ls->has_middle && sum[4] > 0) {
-            mw[nw] = (double)sum[5] / (double)sum[4];
-            dip[nw] = e - mw[nw];
-            nw++;
-        }
-        if (ls->has_middle_mean) {
-            double acc = 0.0;
-            int nm = 0;
-            for (k = mean_from; k < nslots; k++)
-                if (sum[2 * k] > 0) {
-                    acc += (double)sum[2 * k + 1] / (double)sum[2 * k];
-                    nm++;
-                }
-            if (nm) {
-                mm[nmm] = acc / nm;
-                dipm[nmm] = e - mm[nmm];
-                nmm++;
+        for (k = 2; k < nslots; k++) {
+            double a;
+            if (sum[2 * k] <= 0)
+                continue;
+            a = (double)sum[2 * k + 1] / (double)sum[2 * k];
+            n_int++;
+            if (a < worst)
+                worst = a;
+            if (slot_mid[k]) {
+                acc += a;
+                n_mid++;
             }
         }
+        if (n_mid) {
+            mid[nm] = acc / n_mid;
+            dip[nm++] = e - acc / n_mid;
+        }
+        if (n_int) {
+            mw[nw] = worst;
+            dipw[nw++] = e - worst;
+        }
     }
-    set_interval(&ls->edge, edge, ne, opt->confidence);
-    if (ls->has_middle) {
-        set_interval(&ls->middle_worst, mw, nw, opt->confidence);
-        set_interval(&ls->dip, dip, nw, opt->confidence);
-    }
-    if (ls->has_middle_mean) {
-        set_interval(&ls->middle_mean, mm, nmm, opt->confidence);
-        set_interval(&ls->dip_mean, dipm, nmm, opt->confidence);
+    if (nq < 2) {
+        whole_range(&ls->edge, 0.0, 1.0);
+        whole_range(&ls->middle, 0.0, 1.0);
+        whole_range(&ls->dip, -1.0, 1.0);
+        whole_range(&ls->middle_worst, 0.0, 1.0);
+        whole_range(&ls->dip_worst, -1.0, 1.0);
+    } else {
+        set_interval(&ls->edge, edge, ne, opt->confidence, 0, 0.0, 1.0);
+        if (ls->has_middle) {
+            set_interval(&ls->middle, mid, nm, opt->confidence, 0, 0.0, 1.0);
+            set_interval(&ls->dip, dip, nm, opt->confidence, 0, -1.0, 1.0);
+        }
+        if (ls->has_worst) {
+            set_interval(&ls->middle_worst, mw, nw, opt->confidence, 1, 0.0, 1.0);
+            set_interval(&ls->dip_worst, dipw, nw, opt->confidence, 1, -1.0, 1.0);
+        }
     }
     free(slot_cell);
+    free(slot_mid);
     free(pk);
     free(sum);
     free(edge);
-    free(mw);
-    free(mm);
+    free(mid);
     free(dip);
-    free(dipm);
+    free(mw);
+    free(dipw);
 }
 
 static void point_estimate(struct estimate *e, double x)
@@ -583,6 +750,34 @@ static void compute_advice(struct run_stats *s, const struct stats_options *opt)
     }
 }
 
+/*
+ * Question-clustered interval of every cell of one length: the design
+ * effect over the questions' (valid, correct) counts, then Wilson at the
+ * effective size. qv/qc are n_ids x ncells, qs the nq rows with data.
+ */
+static void cell_intervals(struct cell_stats *cells, size_t ncells, const long *qv, const long *qc,
+                           const size_t *qs, size_t nq, double z)
+{
+    long *m = xcalloc(nq ? nq : 1, sizeof(*m)), *y = xcalloc(nq ? nq : 1, sizeof(*y));
+    size_t k, j;
+    for (k = 0; k < ncells; k++) {
+        struct cell_stats *c = &cells[k];
+        c->n_questions = 0;
+        for (j = 0; j < nq; j++) {
+            m[j] = qv[qs[j] * ncells + k];
+            y[j] = qc[qs[j] * ncells + k];
+            c->n_questions += m[j] > 0;
+        }
+        if (c->n_valid <= 0)
+            continue;
+        c->design_effect = cluster_design_effect(m, y, nq);
+        wilson_interval_p(c->accuracy, (double)c->n_valid / c->design_effect, z, &c->ci_lo,
+                          &c->ci_hi);
+    }
+    free(m);
+    free(y);
+}
+
 int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
                   struct run_stats *out, struct strbuf *err)
 {
@@ -681,7 +876,8 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
             }
         }
         c->accuracy = c->n_valid ? (double)c->n_correct / (double)c->n_valid : 0.0;
-        wilson_interval(c->n_correct, c->n_valid, opt->z, &c->wilson_lo, &c->wilson_hi);
+        wilson_interval(c->n_correct, c->n_valid, opt->z, &c->ci_lo, &c->ci_hi);
+        c->design_effect = 1.0;
         c->coverage = c->n_trials ? (double)c->n_valid / (double)c->n_trials : 0.0;
         if (nrd)
             c->mean_realized_depth = rd / (double)nrd;
@@ -699,6 +895,9 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
                 1;
     for (i = 0; i < nids; i++)
         out->n_questions += qseen[i];
+    for (i = 0; i < n; i++)
+        if (outcome_is_scored(trials[i].outcome) && trials[i].repeat + 1 > out->n_repeats)
+            out->n_repeats = trials[i].repeat + 1;
 
     /* lengths */
     for (i = 0; i < out->n_cells; i = j) {
@@ -736,16 +935,16 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
             ls->edge_lo_accuracy = cv.edge_lo;
             ls->edge_hi_accuracy = cv.edge_hi;
             point_estimate(&ls->edge, cv.edge);
-            ls->has_middle = cv.has_middle;
-            if (cv.has_middle) {
+            ls->has_worst = cv.has_worst;
+            if (cv.has_worst) {
                 ls->middle_worst_depth_bp = cl[cv.worst_i].depth_bp;
                 point_estimate(&ls->middle_worst, cv.middle_worst);
-                point_estimate(&ls->dip, cv.edge - cv.middle_worst);
+                point_estimate(&ls->dip_worst, cv.edge - cv.middle_worst);
             }
-            ls->has_middle_mean = cv.has_mean;
-            if (cv.has_mean) {
-                point_estimate(&ls->middle_mean, cv.middle_mean);
-                point_estimate(&ls->dip_mean, cv.edge - cv.middle_mean);
+            ls->has_middle = cv.has_middle;
+            if (cv.has_middle) {
+                point_estimate(&ls->middle, cv.middle);
+                point_estimate(&ls->dip, cv.edge - cv.middle);
             }
             /* AUC by trapezoids over depth, normalised by the span */
             if (cv.n_depths == 1) {
@@ -803,11 +1002,11 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
             if (qseen[k])
                 qs[nq++] = k;
         ls->n_questions = nq;
+        cell_intervals(out->cells + i, ls->n_cells, qv, qc, qs, nq, opt->z);
         if (opt->bootstrap_iters && nq && cv.n_depths)
             bootstrap_length(ls, out->cells + i, qv, qc, qs, nq, ls->n_cells, opt,
                              opt->seed ^ ((unsigned long long)ls->length * 0x9E3779B97F4A7C15ULL),
-                             (size_t)cv.lo_i, (size_t)cv.hi_i,
-                             cv.has_middle ? (size_t)cv.worst_i : 0);
+                             &cv);
         free(qs);
         free(qv);
         free(qc);
@@ -820,8 +1019,10 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
     for (i = 0; i < out->n_lengths; i++)
         if (out->lengths[i].n_depths)
             break;
-    if (i < out->n_lengths) {
-        out->effective_threshold = opt->effective_fraction * out->lengths[i].edge.est;
+    if (i < out->n_lengths && out->lengths[i].edge.est > 0.0) {
+        out->effective_defined = 1;
+        out->effective_reference = out->lengths[i].edge.est;
+        out->effective_threshold = opt->effective_fraction * out->effective_reference;
         for (i = 0; i < out->n_lengths; i++) {
             const struct length_stats *ls = &out->lengths[i];
             int ok = ls->n_depths > 0;
@@ -841,6 +1042,55 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
     free(sorted);
     free(ids);
     return 0;
+}
+
+static void count_small(const struct run_stats *s, size_t *cells, size_t *lengths)
+{
+    size_t i;
+    *cells = *lengths = 0;
+    for (i = 0; i < s->n_cells; i++)
+        if (s->cells[i].n_valid > 0 && s->cells[i].n_questions < STATS_MIN_CLUSTERS)
+            (*cells)++;
+    for (i = 0; i < s->n_lengths; i++)
+        if (s->lengths[i].n_valid > 0 && s->lengths[i].n_questions < STATS_MIN_CLUSTERS)
+            (*lengths)++;
+}
+
+void stats_warnings(const struct run_stats *s, struct strvec *out)
+{
+    size_t small_cells, small_lengths;
+    if (!s->n_valid)
+        return;
+    if (s->n_questions < STATS_MIN_QUESTIONS)
+        strvec_pushf(out,
+                     "only %lu question%s carry a result (fewer than %d): intervals are wide and "
+                     "rough, and a dip or a regression is hard to tell from noise",
+                     (unsigned long)s->n_questions, s->n_questions == 1 ? "" : "s",
+                     STATS_MIN_QUESTIONS);
+    if ((size_t)s->n_repeats > s->n_questions)
+        strvec_pushf(out,
+                     "%d repeats exceed the %lu question%s: repeats of one question are "
+                     "correlated, so they add little; more questions narrow the intervals, more "
+                     "repeats barely do",
+                     s->n_repeats, (unsigned long)s->n_questions, s->n_questions == 1 ? "" : "s");
+    count_small(s, &small_cells, &small_lengths);
+    if (small_cells || small_lengths) {
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addstr(&sb, "the intervals of ");
+        if (small_cells)
+            strbuf_addf(&sb, "%lu cell%s", (unsigned long)small_cells, small_cells == 1 ? "" : "s");
+        if (small_cells && small_lengths)
+            strbuf_addstr(&sb, " and ");
+        if (small_lengths)
+            strbuf_addf(&sb, "%lu length%s", (unsigned long)small_lengths,
+                        small_lengths == 1 ? "" : "s");
+        strbuf_addf(&sb, " rest on fewer than %d questions (clusters)%s", STATS_MIN_CLUSTERS,
+                    small_lengths ? "; the dip interval of a length with one question cannot be "
+                                    "estimated and spans the whole range"
+                                  : "");
+        strvec_push(out, sb.buf);
+        strbuf_release(&sb);
+    }
 }
 
 void run_stats_release(struct run_stats *s)

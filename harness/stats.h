@@ -6,12 +6,15 @@
 #include "trial.h"
 
 /*
- * Statistics over one run's trials: per-(length, depth) cells with Wilson
- * intervals and coverage, per-length edge/middle/dip with a seeded question
- * bootstrap, effective length, and ordering advice for RAG pipelines.
- * Also the small exact tests used by compare (McNemar, Holm).
+ * Statistics over one run's trials: per-(length, depth) cells with
+ * question-clustered intervals and coverage, per-length edge/middle/dip with
+ * a seeded question (cluster) bootstrap, effective length, and ordering
+ * advice for RAG pipelines. Also the exact tests used by compare (McNemar,
+ * the paired sign-flip test over questions, Holm).
  * Pure functions: no I/O, no globals; results are reproducible for a seed.
  *
+ * The question is the unit of every interval: all of a question's trials
+ * (depths, repeats) share the question, so they are one cluster.
  * Only OUTCOME_CORRECT / OUTCOME_WRONG trials enter accuracies ("valid");
  * every other outcome is counted per cell as coverage, never as wrong.
  */
@@ -26,6 +29,18 @@
  * n == 0 gives [0, 1].
  */
 void wilson_interval(long k, long n, double z, double *lo, double *hi);
+/* The same at a proportion p and an effective (possibly fractional) size n. */
+void wilson_interval_p(double p, double n, double z, double *lo, double *hi);
+
+/*
+ * Design effect of a clustered proportion: m[i] trials with y[i] successes
+ * in cluster i (n clusters, clusters with m[i] == 0 ignored). The ratio of
+ * the cluster-robust (CR1) variance of sum(y)/sum(m) to the binomial one,
+ * at least 1. Exactly 1 when every cluster holds one trial. When it cannot
+ * be estimated (fewer than 2 clusters, or every trial alike) the clusters
+ * are taken as perfectly correlated: sum(m) / clusters.
+ */
+double cluster_design_effect(const long *m, const long *y, size_t n);
 
 /*
  * Exact McNemar test on discordant pairs: b = pairs correct in the baseline
@@ -39,6 +54,19 @@ double mcnemar_gain_p(long b, long c);
 double mcnemar_two_sided_p(long b, long c);
 /* P(X >= k) for X ~ Binomial(n, 1/2), exact in log space (any n). */
 double binom_half_upper_tail(long k, long n);
+
+/*
+ * Exact paired sign-flip (randomisation) test over clusters: d[0..n-1] are
+ * integer per-question differences (baseline correct minus candidate
+ * correct over the question's pairs). Under H0 each d[i] is symmetric about
+ * 0, so every sign pattern is equally likely; the one-sided p-value for a
+ * drop is P(sum s_i |d_i| >= sum d_i) over the 2^n patterns, computed
+ * exactly by convolution over the integer sums. signflip_gain_p is the
+ * same for sum <= observed. When every |d_i| <= 1 this is the exact
+ * McNemar test (b = #(d_i = 1), c = #(d_i = -1)). Returns 1 when all d are 0.
+ */
+double signflip_drop_p(const long *d, size_t n);
+double signflip_gain_p(const long *d, size_t n);
 
 /*
  * Holm step-down adjustment of n p-values: adj[i] is the adjusted p-value of
@@ -105,19 +133,22 @@ struct cell_stats {
     long n_pending; /* unfinished trials (not in n_trials) */
     long n_valid;   /* correct + wrong */
     long n_correct;
-    double accuracy; /* n_correct / n_valid; 0 when n_valid == 0 */
-    double wilson_lo, wilson_hi;
+    size_t n_questions;            /* clusters: questions with a valid trial in the cell */
+    double accuracy;               /* n_correct / n_valid; 0 when n_valid == 0 */
+    double design_effect;          /* cluster_design_effect() over the questions; 1 with one
+                                      trial per question */
+    double ci_lo, ci_hi;           /* question-clustered interval: Wilson at the effective size
+                                      n_valid / design_effect (plain Wilson with one repeat) */
     double coverage;               /* n_valid / n_trials (0 when no trials) */
     long outcomes[OUTCOME__COUNT]; /* count per outcome (OUTCOME_PENDING included) */
     double mean_realized_depth;    /* mean over trials with a prompt, -1 when none */
 };
 
 /*
- * A point estimate with a percentile bootstrap interval over questions
- * (resampled with replacement, seeded); lo = hi = est when not bootstrapped.
- * The bootstrap keeps the depths chosen on the full data (the two edges and
- * the worst interior depth) fixed, so it is the interval of "edge minus the
- * accuracy at that depth".
+ * A point estimate with a bootstrap interval over questions (each resampled
+ * question brings all its depths and repeats; seeded); lo = hi = est when
+ * not bootstrapped. With fewer than 2 questions the interval cannot be
+ * estimated and is the whole range of the quantity.
  */
 struct estimate {
     double est, lo, hi;
@@ -135,16 +166,28 @@ struct length_stats {
     int edge_lo_depth_bp; /* shallowest depth with data */
     int edge_hi_depth_bp; /* deepest depth with data */
     double edge_lo_accuracy, edge_hi_accuracy;
-    struct estimate edge;      /* mean of the two edge accuracies */
-    int has_middle;            /* at least 3 depths: an interior exists */
+    struct estimate edge; /* mean of the two edge accuracies (percentile bootstrap) */
+    /*
+     * The primary, pre-specified estimand: middle = mean accuracy over the
+     * interior depths (not an edge) in [25%, 75%]; dip = edge - middle.
+     * Percentile bootstrap over questions.
+     */
+    int has_middle;
+    struct estimate middle;
+    struct estimate dip;
+    /*
+     * Secondary: the worst interior depth. Its point estimate is the minimum
+     * of noisy cells (biased towards a larger dip); the bootstrap re-selects
+     * the worst depth in every replicate and the interval is the basic
+     * (reverse-percentile) bootstrap, which corrects that selection bias to
+     * first order (VALIDATION.md measures its coverage).
+     */
+    int has_worst;             /* at least 3 depths: an interior exists */
     int middle_worst_depth_bp; /* interior depth with the lowest accuracy */
     struct estimate middle_worst;
-    int has_middle_mean;         /* some depth in [25%, 75%] */
-    struct estimate middle_mean; /* mean accuracy over depths in [25%, 75%] */
-    struct estimate dip;         /* edge - middle_worst (bootstrap over questions) */
-    struct estimate dip_mean;    /* edge - middle_mean */
-    double auc;                  /* trapezoid area under accuracy vs depth (0..1),
-                                    normalised by the depth span; single depth = its accuracy */
+    struct estimate dip_worst; /* edge - middle_worst */
+    double auc;                /* trapezoid area under accuracy vs depth (0..1),
+                                  normalised by the depth span; single depth = its accuracy */
 
     /* realized length and tokenizer agreement */
     long n_realized; /* trials with realized_length > 0 */
@@ -154,7 +197,8 @@ struct length_stats {
     double usage_ratio_mean;    /* mean usage/realized */
     double usage_ratio_max_dev; /* max |usage/realized - 1| */
     long tokenizer_mismatches;  /* trials with |usage/realized - 1| > mismatch_tolerance */
-    size_t n_questions;         /* distinct questions with a valid trial */
+    size_t n_questions;         /* distinct questions with a valid trial: the clusters of
+                                   edge, middle and dip */
 };
 
 struct ordering_advice {
@@ -172,9 +216,21 @@ struct run_stats {
     long n_trials, n_valid, n_correct;
     long outcomes[OUTCOME__COUNT];
     size_t n_questions;
+    int n_repeats; /* distinct repeat indices among valid trials */
 
+    /*
+     * Effective length: the longest length whose every depth is at or above
+     * effective_threshold = effective_fraction * effective_reference, where
+     * the reference is the shortest length's edge accuracy. Undefined
+     * (effective_defined 0, threshold and length 0) when there is no data or
+     * the reference accuracy is 0: a threshold of 0 would call every length
+     * effective. effective_length 0 with effective_defined 1: no length
+     * qualifies.
+     */
+    int effective_defined;
+    double effective_reference;
     double effective_threshold; /* absolute accuracy threshold used */
-    long effective_length;      /* longest length with every depth >= threshold; 0 if none */
+    long effective_length;
 
     struct ordering_advice *advice; /* per length x k */
     size_t n_advice;
@@ -195,6 +251,17 @@ struct run_stats {
 int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt,
                   struct run_stats *out, struct strbuf *err);
 void run_stats_release(struct run_stats *s);
+
+/*
+ * Warnings about how far the statistics can be trusted, one sentence each
+ * (no trailing period), appended to out: fewer than STATS_MIN_QUESTIONS
+ * questions carry a result; more repeats than questions; intervals resting
+ * on fewer than STATS_MIN_CLUSTERS questions (cells or lengths).
+ */
+#define STATS_MIN_QUESTIONS 30
+#define STATS_MIN_CLUSTERS  10
+struct strvec;
+void stats_warnings(const struct run_stats *s, struct strvec *out);
 
 /* The cell for (length, depth_bp), or NULL. */
 const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, int depth_bp);

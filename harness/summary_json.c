@@ -127,20 +127,20 @@ static cJSON *length_object(const struct length_stats *l)
         cJSON_AddNullToObject(o, "auc");
     }
     if (l->has_middle) {
+        cJSON_AddItemToObject(o, "middle", estimate_object(&l->middle));
+        cJSON_AddItemToObject(o, "dip", estimate_object(&l->dip));
+    } else {
+        cJSON_AddNullToObject(o, "middle");
+        cJSON_AddNullToObject(o, "dip");
+    }
+    if (l->has_worst) {
         x = estimate_object(&l->middle_worst);
         cJSON_AddNumberToObject(x, "depth", depth_frac(l->middle_worst_depth_bp));
         cJSON_AddItemToObject(o, "middle_worst", x);
-        cJSON_AddItemToObject(o, "dip", estimate_object(&l->dip));
+        cJSON_AddItemToObject(o, "dip_worst", estimate_object(&l->dip_worst));
     } else {
         cJSON_AddNullToObject(o, "middle_worst");
-        cJSON_AddNullToObject(o, "dip");
-    }
-    if (l->has_middle_mean) {
-        cJSON_AddItemToObject(o, "middle_mean", estimate_object(&l->middle_mean));
-        cJSON_AddItemToObject(o, "dip_mean", estimate_object(&l->dip_mean));
-    } else {
-        cJSON_AddNullToObject(o, "middle_mean");
-        cJSON_AddNullToObject(o, "dip_mean");
+        cJSON_AddNullToObject(o, "dip_worst");
     }
     x = cJSON_AddObjectToObject(o, "realized_length");
     cJSON_AddNumberToObject(x, "trials", (double)l->n_realized);
@@ -164,14 +164,17 @@ static cJSON *cell_object(const struct cell_stats *c)
     cJSON_AddNumberToObject(o, "trials", (double)c->n_trials);
     cJSON_AddNumberToObject(o, "valid", (double)c->n_valid);
     cJSON_AddNumberToObject(o, "correct", (double)c->n_correct);
+    cJSON_AddNumberToObject(o, "questions", (double)c->n_questions);
     if (c->n_valid) {
         cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
-        w = cJSON_AddArrayToObject(o, "wilson95");
-        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->wilson_lo));
-        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->wilson_hi));
+        w = cJSON_AddArrayToObject(o, "interval95");
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_lo));
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_hi));
+        cJSON_AddNumberToObject(o, "design_effect", c->design_effect);
     } else {
         cJSON_AddNullToObject(o, "accuracy");
-        cJSON_AddNullToObject(o, "wilson95");
+        cJSON_AddNullToObject(o, "interval95");
+        cJSON_AddNullToObject(o, "design_effect");
     }
     cJSON_AddNumberToObject(o, "coverage", c->coverage);
     cJSON_AddItemToObject(o, "outcomes", outcomes_object(c->outcomes));
@@ -192,6 +195,7 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
     if (!root)
         return -1;
     cJSON_AddStringToObject(root, "schema", SUMMARY_JSON_SCHEMA);
+    cJSON_AddNumberToObject(root, "schema_version", SUMMARY_JSON_VERSION);
     if (run)
         cJSON_AddItemToObject(root, "run", run_object(run));
     else
@@ -208,7 +212,17 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
     cJSON_AddNumberToObject(o, "coverage",
                             s->n_trials ? (double)s->n_valid / (double)s->n_trials : 0.0);
     cJSON_AddNumberToObject(o, "questions", (double)s->n_questions);
+    cJSON_AddNumberToObject(o, "repeats", s->n_repeats);
     cJSON_AddItemToObject(o, "outcomes", outcomes_object(s->outcomes));
+
+    arr = cJSON_AddArrayToObject(root, "warnings");
+    {
+        struct strvec w = STRVEC_INIT;
+        stats_warnings(s, &w);
+        for (i = 0; i < w.nr; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(w.v[i]));
+        strvec_clear(&w);
+    }
 
     o = cJSON_AddObjectToObject(root, "bootstrap");
     cJSON_AddNumberToObject(o, "iterations", s->bootstrap_iters);
@@ -216,7 +230,14 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
     cJSON_AddNumberToObject(o, "confidence", s->confidence);
 
     o = cJSON_AddObjectToObject(root, "effective_length");
-    cJSON_AddNumberToObject(o, "threshold", s->effective_threshold);
+    cJSON_AddStringToObject(o, "reference", "shortest_length_edge");
+    if (s->effective_defined) {
+        cJSON_AddNumberToObject(o, "reference_accuracy", s->effective_reference);
+        cJSON_AddNumberToObject(o, "threshold", s->effective_threshold);
+    } else {
+        cJSON_AddNullToObject(o, "reference_accuracy");
+        cJSON_AddNullToObject(o, "threshold");
+    }
     if (s->effective_length > 0)
         cJSON_AddNumberToObject(o, "length", (double)s->effective_length);
     else

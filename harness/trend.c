@@ -156,7 +156,7 @@ int trend_plot(const struct trend *tr, const char *what, const char *dir, unsign
                         l = &rs->lengths[k];
                 if (!l || !l->n_depths || (m != M_EDGE && !l->has_middle))
                     continue;
-                e = m == M_EDGE ? &l->edge : m == M_MIDDLE ? &l->middle_worst : &l->dip;
+                e = m == M_EDGE ? &l->edge : m == M_MIDDLE ? &l->middle : &l->dip;
                 p->x = (double)i;
                 p->y = e->est;
                 p->lo = e->lo;

@@ -11,7 +11,7 @@ struct strbuf;
 
 /*
  * The trend of a set of runs (a tag or a model prefix), oldest first: per run
- * its statistics (edge, worst middle and dip per length, with bootstrap
+ * its statistics (edge, middle (25-75%) and dip per length, with bootstrap
  * intervals) and the verdict of its paired comparison with the previous
  * complete run (trend_previous()). Drawn by `dipmap plot --tag`, shown by
  * `dipmap view /trend`; `dipmap compare --latest` picks its baseline with the
@@ -50,7 +50,7 @@ void trend_release(struct trend *tr);
 
 /*
  * Draw the trend: one point per run (x = run index, each tick labelled with
- * the run name), edge, worst middle and dip per length with their intervals,
+ * the run name), edge, middle (25-75%) and dip per length with their intervals,
  * the dip of runs whose comparison failed ringed. Into dir (NULL: SVG only,
  * appended to svg). Returns a plot_status.
  */

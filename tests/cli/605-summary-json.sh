@@ -12,8 +12,8 @@ cmp r1/summary.json r2/summary.json || fail "summary.json is not reproducible"
 python3 - r1/summary.json <<'PY' || fail "summary.json does not match the schema"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "dipmap.summary/1"
-for k in ("run", "totals", "bootstrap", "effective_length", "lengths", "cells", "ordering_advice"):
+assert d["schema"] == "dipmap.summary/2" and d["schema_version"] == 2
+for k in ("run", "totals", "warnings", "bootstrap", "effective_length", "lengths", "cells", "ordering_advice"):
     assert k in d, k
 r = d["run"]
 assert r["name"] == "d1" and r["model_requested"] == "deep" and r["status"] == "complete"
@@ -23,15 +23,20 @@ assert t["trials"] == 150 and t["valid"] + sum(v for k, v in t["outcomes"].items
 assert t["outcomes"]["correct"] == t["correct"]
 assert len(d["cells"]) == 5 and [c["depth_bp"] for c in d["cells"]] == [0, 2500, 5000, 7500, 10000]
 for c in d["cells"]:
-    lo, hi = c["wilson95"]
+    lo, hi = c["interval95"]
     assert lo <= c["accuracy"] <= hi and c["trials"] == 30
+    assert c["design_effect"] == 1 and c["questions"] == 30   # one repeat: plain Wilson
 L = d["lengths"][0]
 assert L["length"] == 8192 and L["questions"] == 30
 dip = L["dip"]
 assert dip["lo"] <= dip["value"] <= dip["hi"], dip
 assert dip["value"] > 0.15, dip            # the planted dip (edge 0.95, middle ~0.6)
 assert 0.25 <= L["middle_worst"]["depth"] <= 0.75
-assert L["edge"]["mean"]["value"] > L["middle_mean"]["value"]
+assert L["edge"]["mean"]["value"] > L["middle"]["value"]
+# the primary dip is edge - the 25-75% mean; dip_worst uses the worst depth
+assert abs(dip["value"] - (L["edge"]["mean"]["value"] - L["middle"]["value"])) < 1e-12
+assert L["dip_worst"]["value"] >= dip["value"]
+assert d["warnings"] == [], d["warnings"]   # 30 questions, 1 repeat
 assert d["bootstrap"]["iterations"] == 2000
 a = d["ordering_advice"]
 assert a["rank_distribution"] == {"kind": "geometric", "p": 0.5}

@@ -17,8 +17,12 @@ assert_contains out "wrote reports/r1/summary.json"
 # key numbers: 8k edge 95%, 50% depth 55.0% (11 of 20); 32k 50% depth 45.0% (9 of 20)
 assert_contains $d/summary.md "| 8k (8192) | 50% | 55.0% |"
 assert_contains $d/summary.md "| 32k (32768) | 50% | 45.0% |"
-assert_contains $d/summary.md "**dip at 8k:** +40.0 pp"
-assert_contains $d/summary.md "**dip at 32k:** +50.0 pp"
+# dip = edge - mean of the 25/50/75% depths: 8k 95 - (75+55+75)/3 = +26.7 pp,
+# 32k 95 - (70+45+70)/3 = +33.3 pp; dip_worst (the 50% depth) +40.0 / +50.0 pp
+assert_contains $d/summary.md "**dip at 8k:** +26.7 pp"
+assert_contains $d/summary.md "**dip at 32k:** +33.3 pp"
+assert_contains $d/summary.md "| 50% | 55.0% | +40.0 pp |"
+assert_contains $d/summary.md "| 50% | 45.0% | +50.0 pp |"
 assert_contains $d/summary.md "![Accuracy vs depth, one line per length (U-curve)](ucurve.svg)"
 assert_contains $d/summary.md "| golden set | $(sha256sum gold.jsonl | cut -d' ' -f1) |"
 assert_contains $d/summary.md "## Coverage per outcome"

@@ -111,7 +111,8 @@ def cmd_planted(db, run, summary_path, log_path, spec):
             if outcome in ("correct", "wrong"):
                 cellp.setdefault((key[1], depth_bp), []).append(p)
                 n_scored += 1
-    # Per length: the share of cells whose Wilson interval holds the planted mean.
+    # Per length: the share of cells whose interval (question-clustered Wilson)
+    # holds the planted mean.
     cells = {(c["length"], c["depth_bp"]): c for c in summary["cells"]}
     planted_mean = {k: sum(v) / len(v) for k, v in cellp.items()}
     report = []
@@ -121,7 +122,7 @@ def cmd_planted(db, run, summary_path, log_path, spec):
         keys = sorted(k for k in cells if k[0] == length)
         inside = 0
         for k in keys:
-            lo, hi = cells[k]["wilson95"]
+            lo, hi = cells[k]["interval95"]
             pm = planted_mean[k]
             ok = lo - 1e-12 <= pm <= hi + 1e-12
             inside += ok
@@ -132,17 +133,22 @@ def cmd_planted(db, run, summary_path, log_path, spec):
         report.append("%d: %d of %d cells hold the planted accuracy (%.1f%%)" %
                       (length, inside, len(keys), 100 * share))
         # The planted dip, defined as the estimator defines it: mean planted
-        # accuracy of the two edge cells minus that of the interior depth
-        # the report picked as worst.
-        mw = L["middle_worst"]
-        worst_bp = int(round(mw["depth"] * 10000))
+        # accuracy of the two edge cells minus the mean planted accuracy of the
+        # interior depths in 25-75%; dip_worst: minus the lowest planted
+        # interior accuracy (the estimand the re-selecting bootstrap targets).
         edge_lo = min(keys)[1]
         edge_hi = max(keys)[1]
-        pdip = (planted_mean[(length, edge_lo)] + planted_mean[(length, edge_hi)]) / 2 - \
-            planted_mean[(length, worst_bp)]
+        pedge = (planted_mean[(length, edge_lo)] + planted_mean[(length, edge_hi)]) / 2
+        interior = [k for k in keys if k[1] not in (edge_lo, edge_hi)]
+        mid = [planted_mean[k] for k in interior if 2500 <= k[1] <= 7500]
+        pdip = pedge - sum(mid) / len(mid)
+        pworst = pedge - min(planted_mean[k] for k in interior)
         dip = L["dip"]
-        report.append("%d: dip measured %.3f [%.3f, %.3f] (worst depth %g%%), planted %.3f" %
-                      (length, dip["value"], dip["lo"], dip["hi"], worst_bp / 100, pdip))
+        dw = L["dip_worst"]
+        report.append("%d: dip measured %.3f [%.3f, %.3f], planted %.3f; dip_worst %.3f "
+                      "[%.3f, %.3f], planted %.3f" %
+                      (length, dip["value"], dip["lo"], dip["hi"], pdip, dw["value"], dw["lo"],
+                       dw["hi"], pworst))
         print("\n".join(report), flush=True)
         report = []
         if share < 0.95:
@@ -150,6 +156,9 @@ def cmd_planted(db, run, summary_path, log_path, spec):
                             (length, 100 * share))
         if not dip["lo"] - 1e-12 <= pdip <= dip["hi"] + 1e-12:
             failures.append("length %d: the dip interval misses the planted dip %.3f" % (length, pdip))
+        if not dw["lo"] - 1e-12 <= pworst <= dw["hi"] + 1e-12:
+            failures.append("length %d: the dip_worst interval misses the planted %.3f" %
+                            (length, pworst))
     if failures:
         die("; ".join(failures))
 

@@ -214,15 +214,22 @@ static void test_markdown(void)
                    "# dipmap report: nightly-&lt;1&gt; (x\"; system(\"touch pwned\"); \")\n",
                    strlen("# dipmap report: nightly-&lt;1&gt;")));
     CHECK(strstr(md.buf, "## Dip per length"));
-    CHECK(strstr(md.buf, "| length | depth | accuracy | 95% Wilson interval |"));
+    CHECK(strstr(md.buf, "| length | depth | accuracy | 95% interval | n (scored) | correct | "
+                         "questions | design effect |"));
     /* 8k at 50%: 5 of 10 -> 50.0% with the Wilson interval [23.7%, 76.3%] */
     CHECK(strstr(md.buf, "| 8k (8192) | 50% | 50.0% | \\[23.7%, 76.3%\\] | 10 | 5 |"));
     /* 32k at 50%: 3 correct, 6 wrong, 1 empty -> 33.3% of 9 scored */
     CHECK(strstr(md.buf, "| 32k (32768) | 50% | 33.3% |"));
-    /* dip at 8k: edge (100% + 90%)/2 = 95%, worst middle 50% -> +45.0 pp */
+    /*
+     * dip at 8k: edge (100% + 90%)/2 = 95%, middle = mean of 25/50/75% =
+     * (80 + 50 + 70)/3 = 66.7% -> +28.3 pp; dip_worst: worst middle 50% -> +45.0 pp
+     */
     CHECK(strstr(md.buf, "| 8k (8192) | 95.0% |"));
-    CHECK(strstr(md.buf, "+45.0 pp"));
-    CHECK(strstr(md.buf, "- **dip at 8k:** +45.0 pp \\[+20.0 pp, +70.1 pp\\] (edge 95.0%"));
+    CHECK(strstr(md.buf, "| 66.7% | +28.3 pp |"));
+    CHECK(strstr(md.buf, "| 50% | 50.0% | +45.0 pp |"));
+    CHECK(strstr(md.buf, "- **dip at 8k:** +28.3 pp \\["));
+    CHECK(strstr(md.buf, "(edge 95.0%, middle 25-75% 66.7%; 10 questions)"));
+    CHECK(strstr(md.buf, "- **warning:** only 10 questions carry a result"));
     /* the 32k server counts 5% more: every 32k trial is a mismatch */
     CHECK(strstr(md.buf, "MISMATCH: 50 trials"));
     /* coverage counts the empty outcome */
@@ -387,7 +394,7 @@ static void test_plot_adapters(void)
     CHECK_NEAR(v[1].pts[2].y, 3.0 / 9.0, 1e-9);
     CHECK(v[1].pts[2].lo < v[1].pts[2].y && v[1].pts[2].hi > v[1].pts[2].y);
     CHECK_NEAR(v[0].edge, 0.95, 1e-9);
-    CHECK_NEAR(v[0].middle, 0.5, 1e-9);
+    CHECK_NEAR(v[0].middle, 2.0 / 3.0, 1e-9); /* the 25-75% mean, not the worst depth */
     report_series_free(v, k);
     report_grid(&s, &g);
     CHECK_INT(g.ndepths, 5);

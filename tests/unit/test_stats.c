@@ -1,4 +1,7 @@
-/* Unit tests for stats.c: Wilson, exact McNemar, Holm, bootstrap, cells, dip, advice. */
+/*
+ * Unit tests for stats.c: Wilson, design effect, exact McNemar, sign-flip,
+ * Holm, bootstrap, cells, dip, warnings, effective length, advice.
+ */
 #include <cJSON.h>
 #include <stdio.h>
 
@@ -6,6 +9,7 @@
 #include "store.h"
 #include "summary_json.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "xalloc.h"
 
 #include "test.h"
@@ -196,7 +200,12 @@ static void test_bootstrap(void)
     CHECK_NEAR(ls->dip.est, 0.5, 1e-12);
     CHECK_NEAR(ls->dip.lo, 0.0, 1e-12);
     CHECK_NEAR(ls->dip.hi, 1.0, 1e-12);
-    CHECK_NEAR(ls->dip_mean.est, 0.5, 1e-12);
+    CHECK(ls->has_worst);
+    CHECK_NEAR(ls->middle.est, 0.5, 1e-12);
+    CHECK_NEAR(ls->dip_worst.est, 0.5, 1e-12);
+    /* basic bootstrap of the worst depth: [2 * 0.5 - 1, 2 * 0.5 - 0] */
+    CHECK_NEAR(ls->dip_worst.lo, 0.0, 1e-12);
+    CHECK_NEAR(ls->dip_worst.hi, 1.0, 1e-12);
     CHECK_NEAR(ls->auc, 0.75, 1e-12); /* trapezoids: (1+.5)/2*.5 + (.5+1)/2*.5 */
     CHECK_INT(ls->n_questions, 2);
     o.confidence = 0.40;
@@ -225,7 +234,7 @@ static void test_bootstrap_reproducible(void)
         snprintf(id, sizeof(id), "q%02d", q);
         for (d = 0; d <= 10000; d += 2500)
             add(&s, id, 4096, d, 0,
-                (d == 0 || d == 10000 || (q * 7 + d / 2500) % 3) ? OUTCOME_CORRECT : OUTCOME_WRONG);
+                (d == 0 || d == 10000 || (q * 7 + d / 2500) % 4) ? OUTCOME_CORRECT : OUTCOME_WRONG);
     }
     stats_options_init(&o);
     o.seed = 7;
@@ -238,6 +247,170 @@ static void test_bootstrap_reproducible(void)
     CHECK(a.lengths[0].dip.hi > a.lengths[0].dip.lo);
     run_stats_release(&a);
     run_stats_release(&b);
+    tset_free(&s);
+}
+
+static void test_wilson_effective_size(void)
+{
+    double lo, hi, lo2, hi2;
+    /* a fractional size equals the integer one where both exist */
+    wilson_interval_p(0.8, 10.0, 1.96, &lo, &hi);
+    wilson_interval(8, 10, 1.96, &lo2, &hi2);
+    CHECK_NEAR(lo, lo2, 1e-15);
+    CHECK_NEAR(hi, hi2, 1e-15);
+    /* halving the size (design effect 2) widens it: 0.5 at n = 50 */
+    wilson_interval_p(0.5, 50.0, 1.96, &lo, &hi);
+    /* 0.5 +- 1.96*sqrt(0.005 + 0.0003842)/1.076832 = [0.366442, 0.633558] */
+    CHECK_NEAR(lo, 0.366442, 1e-5);
+    CHECK_NEAR(hi, 0.633558, 1e-5);
+}
+
+static void test_design_effect(void)
+{
+    /* by hand: p = 3/6, residuals 1, -1, 0: CR1 var = 3/2 * 2/36 = 1/12, binomial 1/24 -> 2 */
+    long m3[3] = {2, 2, 2}, y3[3] = {2, 0, 1};
+    /* one trial per cluster: exactly 1 whatever the outcomes */
+    long m1[4] = {1, 1, 1, 1}, y1[4] = {1, 0, 1, 1};
+    /* repeats that agree less than chance would: floored at 1 */
+    long mf[2] = {2, 2}, yf[2] = {1, 1};
+    /* one question x 100 repeats: not estimable, n_eff = clusters = 1 */
+    long mq[1] = {100}, yq[1] = {50};
+    /* every trial alike: not estimable, n_eff = clusters (4 of 12 trials) */
+    long ma[5] = {3, 3, 3, 3, 0}, ya[5] = {0, 0, 0, 0, 0};
+    CHECK_NEAR(cluster_design_effect(m3, y3, 3), 2.0, 1e-12);
+    CHECK_NEAR(cluster_design_effect(m1, y1, 4), 1.0, 0);
+    CHECK_NEAR(cluster_design_effect(mf, yf, 2), 1.0, 0);
+    CHECK_NEAR(cluster_design_effect(mq, yq, 1), 100.0, 0);
+    CHECK_NEAR(cluster_design_effect(ma, ya, 5), 3.0, 0);
+}
+
+static void test_signflip(void)
+{
+    /*
+     * Fisher (1935), The Design of Experiments, ch. III s. 21: Darwin's Zea
+     * mays, 15 paired height differences in eighths of an inch; "in 863
+     * cases out of 32768" the sum is at least the observed 314.
+     */
+    long darwin[15] = {49, -67, 8, 16, 6, 23, 28, 41, 14, 29, 56, 24, 75, 60, -48};
+    long small[3] = {2, 1, -1};
+    long pm[14] = {1, 1, 1, 1, 1, 1, 1, -1, -1, 0, 0, 0, 0, 0};
+    long zero[3] = {0, 0, 0};
+    CHECK_NEAR(signflip_drop_p(darwin, 15), 863.0 / 32768, 1e-12);
+    /* by hand: sums of +-2 +-1 +-1 are 4, 2, 2, 0, 0, -2, -2, -4 */
+    CHECK_NEAR(signflip_drop_p(small, 3), 3.0 / 8, 1e-12);
+    CHECK_NEAR(signflip_gain_p(small, 3), 7.0 / 8, 1e-12);
+    /* every |d| <= 1: exactly McNemar on b = 7 drops, c = 2 gains */
+    CHECK(signflip_drop_p(pm, 14) == mcnemar_drop_p(7, 2));
+    CHECK(signflip_gain_p(pm, 14) == mcnemar_gain_p(7, 2));
+    CHECK_NEAR(signflip_drop_p(zero, 3), 1.0, 0);
+    CHECK_NEAR(signflip_gain_p(zero, 3), 1.0, 0);
+}
+
+static void test_cell_interval_clustered(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    const struct cell_stats *c;
+    double lo, hi;
+    int r;
+    /* q1 right in all 4 repeats, q2 wrong in all 4: design effect 8/7 * ... by hand below */
+    for (r = 0; r < 4; r++) {
+        add(&s, "q1", 1000, 0, r, OUTCOME_CORRECT);
+        add(&s, "q2", 1000, 0, r, OUTCOME_WRONG);
+    }
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    c = run_stats_cell(&rs, 1000, 0);
+    CHECK(c != NULL);
+    if (c) {
+        /* p = 0.5, residuals 2, -2: CR1 var = 2 * 8 / 64 = 0.25, binomial 0.25/8 -> 8 */
+        CHECK_NEAR(c->design_effect, 8.0, 1e-12);
+        CHECK_INT(c->n_questions, 2);
+        wilson_interval_p(0.5, 1.0, STATS_Z95, &lo, &hi);
+        CHECK_NEAR(c->ci_lo, lo, 1e-12);
+        CHECK_NEAR(c->ci_hi, hi, 1e-12);
+    }
+    CHECK_INT(rs.n_repeats, 4);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+/*
+ * The issue's new-user case: 1 question x 100 repeats. The dip interval
+ * cannot be estimated from one cluster and spans the whole range (it was
+ * "+1.5 pp [+1.5 pp, +1.5 pp]"), the cell intervals have effective size 1,
+ * and the warnings say so.
+ */
+static void test_one_question_many_repeats(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    struct strvec w = STRVEC_INIT;
+    int r, d;
+    for (r = 0; r < 100; r++)
+        for (d = 0; d <= 10000; d += 5000)
+            add(&s, "only", 1000, d, r,
+                (d == 5000 && r % 3 == 0) ? OUTCOME_WRONG : OUTCOME_CORRECT);
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK_NEAR(rs.lengths[0].dip.lo, -1.0, 0);
+    CHECK_NEAR(rs.lengths[0].dip.hi, 1.0, 0);
+    CHECK_NEAR(rs.lengths[0].dip_worst.lo, -1.0, 0);
+    CHECK_NEAR(rs.cells[1].design_effect, 100.0, 0);
+    stats_warnings(&rs, &w);
+    CHECK_INT(w.nr, 3);
+    if (w.nr == 3) {
+        CHECK(strstr(w.v[0], "only 1 question carry") != NULL);
+        CHECK(strstr(w.v[1], "100 repeats exceed the 1 question") != NULL);
+        CHECK(strstr(w.v[2], "3 cells and 1 length rest on fewer than 10 questions") != NULL);
+    }
+    strvec_clear(&w);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+static void test_warnings_quiet_when_enough(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    struct strvec w = STRVEC_INIT;
+    char id[16];
+    int q;
+    for (q = 0; q < 30; q++) {
+        snprintf(id, sizeof(id), "q%02d", q);
+        add(&s, id, 1000, 0, 0, q % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG);
+    }
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    stats_warnings(&rs, &w);
+    CHECK_INT(w.nr, 0);
+    strvec_clear(&w);
+    run_stats_release(&rs);
+    /* 29 questions: the first warning only */
+    trial_result_release(&s.t[--s.n]);
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    stats_warnings(&rs, &w);
+    CHECK_INT(w.nr, 1);
+    CHECK(w.nr == 1 && strstr(w.v[0], "only 29 questions carry") != NULL);
+    strvec_clear(&w);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
+/* Accuracy 0 everywhere: no threshold of 0 that every length "reaches". */
+static void test_effective_length_degenerate(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    int q, d;
+    char id[16];
+    for (q = 0; q < 5; q++) {
+        snprintf(id, sizeof(id), "q%d", q);
+        for (d = 0; d <= 10000; d += 5000)
+            add(&s, id, 8192, d, 0, OUTCOME_WRONG);
+    }
+    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK_INT(rs.effective_defined, 0);
+    CHECK_INT(rs.effective_length, 0);
+    CHECK_NEAR(rs.effective_threshold, 0.0, 0);
+    run_stats_release(&rs);
     tset_free(&s);
 }
 
@@ -260,6 +433,8 @@ static void test_effective_length_and_mismatch(void)
     s.t[0].usage_prompt_tokens = 1075;
     CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
     CHECK_INT(rs.n_lengths, 3);
+    CHECK_INT(rs.effective_defined, 1);
+    CHECK_NEAR(rs.effective_reference, 1.0, 1e-12);
     CHECK_NEAR(rs.effective_threshold, 0.85, 1e-12);
     CHECK_INT(rs.effective_length, 2048);
     CHECK_INT(rs.lengths[0].tokenizer_mismatches, 1);
@@ -382,7 +557,10 @@ static void test_summary_json(void)
     root = cJSON_Parse(out.buf);
     CHECK(root != NULL);
     if (root) {
-        CHECK_STR(cJSON_GetObjectItem(root, "schema")->valuestring, "dipmap.summary/1");
+        CHECK_STR(cJSON_GetObjectItem(root, "schema")->valuestring, "dipmap.summary/2");
+        CHECK_INT(cJSON_GetObjectItem(root, "schema_version")->valueint, 2);
+        /* 2 questions: the small-sample warnings are in the document */
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")), 2);
         x = cJSON_GetObjectItem(root, "run");
         CHECK_STR(cJSON_GetObjectItem(x, "name")->valuestring, "nightly \"<x>\"");
         CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(x, "tags")), 2);
@@ -392,6 +570,10 @@ static void test_summary_json(void)
         x = cJSON_GetObjectItem(l, "dip");
         CHECK_NEAR(cJSON_GetObjectItem(x, "value")->valuedouble, 1.0, 1e-12);
         CHECK(cJSON_GetObjectItem(x, "lo") != NULL && cJSON_GetObjectItem(x, "hi") != NULL);
+        x = cJSON_GetObjectItem(l, "dip_worst");
+        CHECK_NEAR(cJSON_GetObjectItem(x, "value")->valuedouble, 1.0, 1e-12);
+        CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(l, "middle"), "value")->valuedouble, 0.0,
+                   1e-12);
         CHECK_NEAR(
             cJSON_GetObjectItem(cJSON_GetObjectItem(l, "middle_worst"), "depth")->valuedouble, 0.5,
             1e-12);
@@ -401,7 +583,9 @@ static void test_summary_json(void)
         CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "outcomes"), "truncated")->valueint,
                   1);
         CHECK_NEAR(cJSON_GetObjectItem(c, "coverage")->valuedouble, 0.5, 1e-12);
-        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(c, "wilson95")), 2);
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(c, "interval95")), 2);
+        CHECK_NEAR(cJSON_GetObjectItem(c, "design_effect")->valuedouble, 1.0, 0);
+        CHECK_INT(cJSON_GetObjectItem(c, "questions")->valueint, 1);
         x = cJSON_GetObjectItem(root, "ordering_advice");
         CHECK_STR(
             cJSON_GetObjectItem(cJSON_GetObjectItem(x, "rank_distribution"), "kind")->valuestring,
@@ -422,12 +606,19 @@ static void test_summary_json(void)
 int main(void)
 {
     RUN(test_wilson);
+    RUN(test_wilson_effective_size);
+    RUN(test_design_effect);
     RUN(test_mcnemar);
+    RUN(test_signflip);
     RUN(test_holm);
     RUN(test_quantile_rng);
     RUN(test_cells_and_coverage);
     RUN(test_bootstrap);
     RUN(test_bootstrap_reproducible);
+    RUN(test_cell_interval_clustered);
+    RUN(test_one_question_many_repeats);
+    RUN(test_warnings_quiet_when_enough);
+    RUN(test_effective_length_degenerate);
     RUN(test_effective_length_and_mismatch);
     RUN(test_ordering);
     RUN(test_advice_from_run);
