@@ -423,12 +423,13 @@ static void section_dip(struct doc *d, const struct run_stats *s)
     size_t i;
 
     report_heading(d, 2, "Dip per length", "dip");
-    report_para(d, "Edge = mean of the shallowest and deepest depth; middle = mean of the interior "
-            "depths in 25-75%; dip = edge - middle (the primary figure), with a 95% bootstrap "
-            "interval over questions (each resampled question brings all its depths and "
-            "repeats). dip_worst = edge - the worst interior depth, secondary: the minimum of "
-            "noisy cells reads larger than the true dip; its bootstrap re-selects the worst depth "
-            "in every resample.");
+    report_para(
+        d, "Edge = mean of the shallowest and deepest depth; middle = mean of the interior "
+           "depths in 25-75%; dip = edge - middle (the primary figure), with a 95% bootstrap "
+           "interval over questions (each resampled question brings all its depths and "
+           "repeats). dip_worst = edge - the worst interior depth, secondary: the minimum of "
+           "noisy cells reads larger than the true dip; its bootstrap re-selects the worst depth "
+           "in every resample.");
     report_table_begin(d, "lrrrrrrrrrrr", head);
     for (i = 0; i < s->n_lengths; i++) {
         const struct length_stats *l = &s->lengths[i];
@@ -528,9 +529,10 @@ static void section_cells(struct doc *d, const struct run_stats *s)
     size_t i;
 
     report_heading(d, 2, "Accuracy per cell", "cells");
-    report_para(d, "95% interval: Wilson at the effective size n / design effect, clustered by question "
-            "(a question's repeats are correlated; with one repeat it is the plain Wilson "
-            "interval).");
+    report_para(
+        d, "95% interval: Wilson at the effective size n / design effect, clustered by question "
+           "(a question's repeats are correlated; with one repeat it is the plain Wilson "
+           "interval).");
     report_table_begin(d, "lrrrrrrrrr", head);
     for (i = 0; i < s->n_cells; i++) {
         const struct cell_stats *c = &s->cells[i];
