@@ -409,265 +409,346 @@ static void run_opts_release(struct run_opts *o)
     strvec_clear(&o->tags);
 }
 
-int cmd_run(int argc, const char **argv)
-{
+/*
+ * Everything one `dipmap run` holds between its phases. Each phase below
+ * takes the context, returns 0 to go on or -1 to stop with c->ret as the
+ * exit code (DM_EXIT_USAGE unless the phase says otherwise); run_ctx_release
+ * frees whatever the phases got to.
+ */
+struct run_ctx {
+    int argc;
+    const char **argv;
     struct run_opts o;
+    struct strvec rest;
+    struct config cfgfile;
+    struct strbuf err, tpl_path, sb;
+    /* options, parsed */
+    enum runner_progress progress;
+    enum client_max_tokens_field mtf;
+    enum scorer_kind default_scorer;
+    long *lengths, max_len;
+    int *depths;
+    size_t nl, nd;
+    unsigned shard_i, shard_n;
+    /* inputs */
+    struct golden_set gs;
+    enum scorer_kind *scorers; /* per question */
+    struct haystack hay;
+    struct prompt_template tpl;
+    struct plan_spec spec;
+    struct plan plan;
+    int have_gs, have_hay, have_tpl, have_plan;
+    /* the endpoint, the store, the run */
+    const char *api_key, *db;
+    struct client_config ccfg;
+    struct client *client;
+    struct client_preflight_info pinfo;
+    int have_pinfo;
+    struct store *st;
+    struct tokenizer *tk;
+    char *run_name;
+    struct run_info want, have;
+    int exists, locked;
+    /* execution */
+    struct prompt_builder *builder;
+    struct store_done_set *done;
+    struct runner_result res;
+    int ret;
+};
+
+static void run_ctx_init(struct run_ctx *c, int argc, const char **argv)
+{
+    memset(c, 0, sizeof(*c));
+    c->argc = argc;
+    c->argv = argv;
+    run_opts_init(&c->o);
+    strvec_init(&c->rest);
+    config_init(&c->cfgfile);
+    strbuf_init(&c->err, 0);
+    strbuf_init(&c->tpl_path, 0);
+    strbuf_init(&c->sb, 0);
+    c->default_scorer = SCORER_DEFAULT;
+    c->shard_n = 1;
+    client_config_init(&c->ccfg);
+    run_info_init(&c->want);
+    run_info_init(&c->have);
+    runner_result_init(&c->res);
+    c->ret = DM_EXIT_USAGE;
+}
+
+/* Frees the context; returns the exit code (a failed close turns success into DM_EXIT_INFRA). */
+static int run_ctx_release(struct run_ctx *c)
+{
+    if (c->st) {
+        if (c->locked)
+            store_run_unlock(c->st, c->run_name);
+        if (store_close(c->st) < 0 && c->ret == DM_EXIT_OK)
+            c->ret = DM_EXIT_INFRA;
+    }
+    store_done_set_free(c->done);
+    prompt_builder_free(c->builder);
+    tokenizer_free(c->tk);
+    client_free(c->client);
+    runner_result_release(&c->res);
+    run_info_release(&c->want);
+    run_info_release(&c->have);
+    if (c->have_pinfo)
+        client_preflight_info_release(&c->pinfo);
+    client_config_release(&c->ccfg);
+    if (c->have_plan)
+        plan_release(&c->plan);
+    if (c->have_tpl)
+        prompt_template_release(&c->tpl);
+    if (c->have_hay)
+        haystack_release(&c->hay);
+    if (c->have_gs)
+        golden_set_release(&c->gs);
+    free(c->scorers);
+    free(c->lengths);
+    free(c->depths);
+    free(c->run_name);
+    strbuf_release(&c->err);
+    strbuf_release(&c->tpl_path);
+    strbuf_release(&c->sb);
+    strvec_clear(&c->rest);
+    run_opts_release(&c->o);
+    config_release(&c->cfgfile);
+    return c->ret;
+}
+
+/* The command line and --config into c->o; refuses --api-key outright. */
+static int parse_run_options(struct run_ctx *c)
+{
     struct option opts[] = {
         {OPT_GROUP, NULL, 0, NULL, NULL, "what to run", 0},
-        {OPT_LIST, "endpoint", 'e', &o.endpoints, "URL",
+        {OPT_LIST, "endpoint", 'e', &c->o.endpoints, "URL",
          "OpenAI-compatible base URL (repeatable: replicas share the load)", 0},
-        {OPT_STRING, "model", 'm', &o.model, "NAME", "model name sent to the endpoint", 0},
-        {OPT_STRING, "dataset", 'd', &o.dataset, "FILE", "golden set (JSONL)", 0},
-        {OPT_STRING, "haystack", 0, &o.haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
-        {OPT_STRING, "lengths", 'l', &o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
-        {OPT_STRING, "depths", 0, &o.depths, "SPEC",
+        {OPT_STRING, "model", 'm', &c->o.model, "NAME", "model name sent to the endpoint", 0},
+        {OPT_STRING, "dataset", 'd', &c->o.dataset, "FILE", "golden set (JSONL)", 0},
+        {OPT_STRING, "haystack", 0, &c->o.haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
+        {OPT_STRING, "lengths", 'l', &c->o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
+        {OPT_STRING, "depths", 0, &c->o.depths, "SPEC",
          "gold depths in %: start:stop:step or a list (default 0:100:10)", 0},
-        {OPT_LONG, "repeats", 0, &o.repeats, "N", "distractor orders per cell (default 1)", 0},
-        {OPT_STRING, "template", 0, &o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
-        {OPT_STRING, "tokenizer", 't', &o.tokenizer, "NAME|FILE|server",
+        {OPT_LONG, "repeats", 0, &c->o.repeats, "N", "distractor orders per cell (default 1)", 0},
+        {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
+        {OPT_STRING, "tokenizer", 't', &c->o.tokenizer, "NAME|FILE|server",
          "counts lengths (default cl100k_base; server = the endpoint's /tokenize)", 0},
-        {OPT_STRING, "scorer", 0, &o.scorer, "NAME",
+        {OPT_STRING, "scorer", 0, &c->o.scorer, "NAME",
          "litm, kv, contains, exact, regex, all (default contains)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "request", 0},
-        {OPT_LONG, "max-tokens", 0, &o.max_tokens, "N", "answer budget (default 256)", 0},
-        {OPT_STRING, "max-tokens-field", 0, &o.max_tokens_field, "F",
+        {OPT_LONG, "max-tokens", 0, &c->o.max_tokens, "N", "answer budget (default 256)", 0},
+        {OPT_STRING, "max-tokens-field", 0, &c->o.max_tokens_field, "F",
          "auto, max_tokens or max_completion_tokens", 0},
-        {OPT_DOUBLE, "temperature", 0, &o.temperature, "X", "default 0", 0},
-        {OPT_DOUBLE, "top-p", 0, &o.top_p, "X", "default 1", 0},
-        {OPT_LONG, "seed", 0, &o.seed, "N", "request seed and distractor seed (default 0)", 0},
-        {OPT_BOOL, "completions", 0, &o.completions, NULL, "use /v1/completions instead of chat",
+        {OPT_DOUBLE, "temperature", 0, &c->o.temperature, "X", "default 0", 0},
+        {OPT_DOUBLE, "top-p", 0, &c->o.top_p, "X", "default 1", 0},
+        {OPT_LONG, "seed", 0, &c->o.seed, "N", "request seed and distractor seed (default 0)", 0},
+        {OPT_BOOL, "completions", 0, &c->o.completions, NULL, "use /v1/completions instead of chat",
          0},
-        {OPT_STRING, "api-key-env", 0, &o.api_key_env, "VAR",
+        {OPT_STRING, "api-key-env", 0, &c->o.api_key_env, "VAR",
          "environment variable holding the API key (default OPENAI_API_KEY)", 0},
-        {OPT_LIST, "header", 'H', &o.headers, "'K: V'", "extra HTTP header (repeatable)", 0},
-        {OPT_DOUBLE, "timeout", 0, &o.timeout, "SECONDS", "per request (default 600)", 0},
-        {OPT_DOUBLE, "connect-timeout", 0, &o.connect_timeout, "SECONDS", "default 10", 0},
-        {OPT_BOOL, "insecure", 0, &o.insecure, NULL, "do not verify TLS certificates", 0},
-        {OPT_BOOL, "verbose", 'v', &o.verbose, NULL, "log requests on stderr (key redacted)", 0},
+        {OPT_LIST, "header", 'H', &c->o.headers, "'K: V'", "extra HTTP header (repeatable)", 0},
+        {OPT_DOUBLE, "timeout", 0, &c->o.timeout, "SECONDS", "per request (default 600)", 0},
+        {OPT_DOUBLE, "connect-timeout", 0, &c->o.connect_timeout, "SECONDS", "default 10", 0},
+        {OPT_BOOL, "insecure", 0, &c->o.insecure, NULL, "do not verify TLS certificates", 0},
+        {OPT_BOOL, "verbose", 'v', &c->o.verbose, NULL, "log requests on stderr (key redacted)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "scheduling", 0},
-        {OPT_LONG, "concurrency", 'c', &o.concurrency, "N", "requests in flight (default 8)", 0},
-        {OPT_LONG, "rpm", 0, &o.rpm, "N", "requests per minute limit", 0},
-        {OPT_LONG, "tpm", 0, &o.tpm, "N", "tokens per minute limit", 0},
-        {OPT_DOUBLE, "latency-s", 0, &o.latency_s, "S",
+        {OPT_LONG, "concurrency", 'c', &c->o.concurrency, "N", "requests in flight (default 8)", 0},
+        {OPT_LONG, "rpm", 0, &c->o.rpm, "N", "requests per minute limit", 0},
+        {OPT_LONG, "tpm", 0, &c->o.tpm, "N", "tokens per minute limit", 0},
+        {OPT_DOUBLE, "latency-s", 0, &c->o.latency_s, "S",
          "--dry-run: mean seconds per request, for the wall-time estimate", 0},
-        {OPT_LONG, "max-attempts", 0, &o.max_attempts, "N",
+        {OPT_LONG, "max-attempts", 0, &c->o.max_attempts, "N",
          "per trial (default 6; at most 2 for a 500 \"Failed to parse input\", the server "
          "rejecting the model's own output)",
          0},
-        {OPT_LONG, "retry-base-ms", 0, &o.retry_base_ms, "MS",
+        {OPT_LONG, "retry-base-ms", 0, &c->o.retry_base_ms, "MS",
          "first backoff without a server hint (default 1000)", 0},
-        {OPT_DOUBLE, "max-error-rate", 0, &o.max_error_rate, "F",
+        {OPT_DOUBLE, "max-error-rate", 0, &c->o.max_error_rate, "F",
          "stop (exit 3) when more trials end in error (default 0.05)", 0},
-        {OPT_DOUBLE, "drain-seconds", 0, &o.drain_seconds, "S",
+        {OPT_DOUBLE, "drain-seconds", 0, &c->o.drain_seconds, "S",
          "wait for in-flight requests after Ctrl-C (default 30)", 0},
-        {OPT_STRING, "shard", 0, &o.shard, "I/N|auto",
+        {OPT_STRING, "shard", 0, &c->o.shard, "I/N|auto",
          "run shard I of N (from 1), or auto from Kubernetes/Slurm/GitLab", 0},
-        {OPT_BOOL, "context-check", 0, &o.context_check, NULL,
+        {OPT_BOOL, "context-check", 0, &c->o.context_check, NULL,
          "refuse lengths the server's context cannot hold (default on)", 0},
-        {OPT_STRING, "progress", 0, &o.progress, "MODE", "auto, bar, lines or none", 0},
-        {OPT_DOUBLE, "progress-interval", 0, &o.progress_interval, "S",
+        {OPT_STRING, "progress", 0, &c->o.progress, "MODE", "auto, bar, lines or none", 0},
+        {OPT_DOUBLE, "progress-interval", 0, &c->o.progress_interval, "S",
          "seconds between progress lines off a terminal (default 10)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "store and budget", 0},
-        {OPT_STRING, "db", 0, &o.db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "run", 0, &o.run, "NAME", "run name; an existing run is resumed", 0},
-        {OPT_LIST, "tag", 0, &o.tags, "TAG", "label the run (repeatable)", 0},
-        {OPT_BOOL, "store-prompts", 0, &o.store_prompts, NULL, "store rendered prompts", 0},
-        {OPT_BOOL, "dry-run", 'n', &o.dry_run, NULL,
+        {OPT_STRING, "db", 0, &c->o.db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)",
+         0},
+        {OPT_STRING, "run", 0, &c->o.run, "NAME", "run name; an existing run is resumed", 0},
+        {OPT_LIST, "tag", 0, &c->o.tags, "TAG", "label the run (repeatable)", 0},
+        {OPT_BOOL, "store-prompts", 0, &c->o.store_prompts, NULL, "store rendered prompts", 0},
+        {OPT_BOOL, "dry-run", 'n', &c->o.dry_run, NULL,
          "print the matrix size, tokens and cost; send nothing", 0},
-        {OPT_DOUBLE, "price-in", 0, &o.price_in, "USD", "per 1M prompt tokens", 0},
-        {OPT_DOUBLE, "price-out", 0, &o.price_out, "USD", "per 1M completion tokens", 0},
-        {OPT_DOUBLE, "max-cost", 0, &o.max_cost, "USD",
+        {OPT_DOUBLE, "price-in", 0, &c->o.price_in, "USD", "per 1M prompt tokens", 0},
+        {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD", "per 1M completion tokens", 0},
+        {OPT_DOUBLE, "max-cost", 0, &c->o.max_cost, "USD",
          "stop at this spend (exit 4, resumable); needs prices", 0},
-        {OPT_STRING, "config", 0, &o.config, "FILE", "JSON file of these options", 0},
+        {OPT_STRING, "config", 0, &c->o.config, "FILE", "JSON file of these options", 0},
         OPT_END_MARK,
     };
     static const char *const refused[] = {"api-key", "api_key", "apikey", "config", NULL};
-    struct strvec rest = STRVEC_INIT;
-    struct config cfgfile;
-    struct strbuf err = STRBUF_INIT, tpl_path = STRBUF_INIT, sb = STRBUF_INIT;
-    struct golden_set gs;
-    struct haystack hay;
-    struct prompt_template tpl;
-    struct plan plan;
-    struct plan_spec spec;
-    struct client_config ccfg;
-    struct client_preflight_info pinfo;
-    struct run_info want, have;
-    struct runner_config rc;
-    struct runner_result res;
-    enum runner_progress progress;
-    enum client_max_tokens_field mtf;
-    enum scorer_kind default_scorer = SCORER_DEFAULT;
-    enum scorer_kind *scorers = NULL;
-    struct client *client = NULL;
-    struct tokenizer *tk = NULL;
-    struct prompt_builder *builder = NULL;
-    struct store *st = NULL;
-    struct store_done_set *done = NULL;
-    long *lengths = NULL, max_len = 0;
-    int *depths = NULL;
-    size_t nl = 0, nd = 0, i;
-    unsigned shard_i = 0, shard_n = 1;
-    const char *api_key = NULL, *db;
-    char *run_name = NULL;
-    int have_gs = 0, have_hay = 0, have_tpl = 0, have_plan = 0, have_pinfo = 0, exists = 0;
-    int locked = 0, ret = DM_EXIT_USAGE, prc;
-
-    run_opts_init(&o);
-    config_init(&cfgfile);
-    memset(&gs, 0, sizeof(gs));
-    memset(&hay, 0, sizeof(hay));
-    memset(&tpl, 0, sizeof(tpl));
-    memset(&plan, 0, sizeof(plan));
-    memset(&pinfo, 0, sizeof(pinfo));
-    client_config_init(&ccfg);
-    run_info_init(&want);
-    run_info_init(&have);
-    runner_result_init(&res);
+    int prc;
+    size_t i;
 
     /* A key on the command line ends up in shell history and ps: refuse it outright. */
-    for (i = 1; i < (size_t)argc; i++) {
-        if (!strcmp(argv[i], "--"))
+    for (i = 1; i < (size_t)c->argc; i++) {
+        if (!strcmp(c->argv[i], "--"))
             break;
-        if (!strcmp(argv[i], "--api-key") || !strncmp(argv[i], "--api-key=", 10)) {
+        if (!strcmp(c->argv[i], "--api-key") || !strncmp(c->argv[i], "--api-key=", 10)) {
             error("run: --api-key is not accepted: API keys are read only from the environment");
             fprintf(stderr, "hint: export the key (e.g. OPENAI_API_KEY) and pass --api-key-env "
                             "VAR when it lives in another variable\n");
-            goto cleanup;
+            return -1;
         }
     }
 
-    prc = parse_options(argc, argv, opts, run_usage, &rest);
+    prc = parse_options(c->argc, c->argv, opts, run_usage, &c->rest);
     if (prc) {
-        ret = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-        goto cleanup;
+        c->ret = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return -1;
     }
-    if (rest.nr) {
-        error("run: unexpected argument '%s'", rest.v[0]);
-        goto cleanup;
+    if (c->rest.nr) {
+        error("run: unexpected argument '%s'", c->rest.v[0]);
+        return -1;
     }
-    if (o.config &&
-        config_apply_file(&cfgfile, o.config, opts, refused,
+    if (c->o.config &&
+        config_apply_file(&c->cfgfile, c->o.config, opts, refused,
                           "API keys come only from the environment (see --api-key-env)") < 0)
-        goto cleanup;
+        return -1;
+    return 0;
+}
 
-    /* ---- validate settings ---- */
-    if (!o.dataset) {
+/* Ranges and names of the options; the axes and the shard parsed. */
+static int validate_options(struct run_ctx *c)
+{
+    size_t i;
+
+    if (!c->o.dataset) {
         error("run: --dataset is required");
-        goto cleanup;
+        return -1;
     }
-    if (!o.dry_run && (!o.model || !*o.model)) {
+    if (!c->o.dry_run && (!c->o.model || !*c->o.model)) {
         error("run: --model is required");
-        goto cleanup;
+        return -1;
     }
-    if (!o.dry_run && !o.endpoints.nr) {
+    if (!c->o.dry_run && !c->o.endpoints.nr) {
         error("run: --endpoint is required");
-        goto cleanup;
+        return -1;
     }
-    if (o.repeats < 1 || o.repeats > 1000000) {
+    if (c->o.repeats < 1 || c->o.repeats > 1000000) {
         error("run: --repeats must be at least 1");
-        goto cleanup;
+        return -1;
     }
-    if (o.concurrency < 1 || o.concurrency > 100000) {
+    if (c->o.concurrency < 1 || c->o.concurrency > 100000) {
         error("run: --concurrency must be at least 1");
-        goto cleanup;
+        return -1;
     }
-    if (o.max_tokens < 1) {
+    if (c->o.max_tokens < 1) {
         error("run: --max-tokens must be at least 1");
-        goto cleanup;
+        return -1;
     }
-    if (o.max_attempts < 1 || o.retry_base_ms < 0 || o.rpm < 0 || o.tpm < 0) {
+    if (c->o.max_attempts < 1 || c->o.retry_base_ms < 0 || c->o.rpm < 0 || c->o.tpm < 0) {
         error("run: --max-attempts must be >= 1; --retry-base-ms, --rpm, --tpm >= 0");
-        goto cleanup;
+        return -1;
     }
-    if (o.timeout <= 0 || o.connect_timeout <= 0 || o.drain_seconds < 0 ||
-        o.progress_interval <= 0) {
+    if (c->o.timeout <= 0 || c->o.connect_timeout <= 0 || c->o.drain_seconds < 0 ||
+        c->o.progress_interval <= 0) {
         error("run: --timeout, --connect-timeout and --progress-interval must be positive");
-        goto cleanup;
+        return -1;
     }
-    if (o.latency_s < 0 || o.latency_s > 86400) {
-        error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)", o.latency_s);
-        goto cleanup;
+    if (c->o.latency_s < 0 || c->o.latency_s > 86400) {
+        error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)",
+              c->o.latency_s);
+        return -1;
     }
-    if (o.max_error_rate < 0 || o.max_error_rate > 1) {
+    if (c->o.max_error_rate < 0 || c->o.max_error_rate > 1) {
         error("run: --max-error-rate is a fraction in [0,1] (e.g. 0.05)");
-        goto cleanup;
+        return -1;
     }
-    if (o.max_cost < 0) {
+    if (c->o.max_cost < 0) {
         error("run: --max-cost must be positive");
-        goto cleanup;
+        return -1;
     }
-    if (o.max_cost > 0 && (o.price_in < 0 || o.price_out < 0)) {
+    if (c->o.max_cost > 0 && (c->o.price_in < 0 || c->o.price_out < 0)) {
         error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
-        goto cleanup;
+        return -1;
     }
-    if (runner_progress_parse(o.progress, &progress) < 0) {
+    if (runner_progress_parse(c->o.progress, &c->progress) < 0) {
         error("run: --progress must be auto, bar, lines or none");
-        goto cleanup;
+        return -1;
     }
-    if (client_max_tokens_field_parse(o.max_tokens_field, &mtf) < 0) {
+    if (client_max_tokens_field_parse(c->o.max_tokens_field, &c->mtf) < 0) {
         error("run: --max-tokens-field must be auto, max_tokens or max_completion_tokens");
-        goto cleanup;
+        return -1;
     }
-    if (o.scorer && scorer_parse(o.scorer, &default_scorer) < 0) {
-        error("run: unknown scorer '%s' (one of %s)", o.scorer, scorer_names());
-        goto cleanup;
+    if (c->o.scorer && scorer_parse(c->o.scorer, &c->default_scorer) < 0) {
+        error("run: unknown scorer '%s' (one of %s)", c->o.scorer, scorer_names());
+        return -1;
     }
-    if (plan_parse_lengths(o.lengths, &lengths, &nl, &err) < 0 ||
-        plan_parse_depths(o.depths, &depths, &nd, &err) < 0) {
-        error("run: %s", err.buf);
-        goto cleanup;
+    if (plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0 ||
+        plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
     }
-    for (i = 0; i < nl; i++)
-        if (lengths[i] > max_len)
-            max_len = lengths[i];
-    if (o.shard && shard_parse(o.shard, &shard_i, &shard_n, &err) < 0) {
-        error("run: %s", err.buf);
-        goto cleanup;
+    for (i = 0; i < c->nl; i++)
+        if (c->lengths[i] > c->max_len)
+            c->max_len = c->lengths[i];
+    if (c->o.shard && shard_parse(c->o.shard, &c->shard_i, &c->shard_n, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
     }
-    if (shard_n > 1 && !o.run && !o.dry_run) {
+    if (c->shard_n > 1 && !c->o.run && !c->o.dry_run) {
         /* a timestamped default name would differ per shard and merge could not join them */
         error("run: --shard needs --run NAME, the same on every shard, so that 'dipmap merge' "
               "joins the shards into one run");
-        goto cleanup;
+        return -1;
     }
+    return 0;
+}
 
-    /* ---- inputs ---- */
-    if (golden_set_load(&gs, o.dataset) < 0)
-        goto cleanup;
-    have_gs = 1;
-    scorers = xcalloc(gs.nr ? gs.nr : 1, sizeof(*scorers));
-    for (i = 0; i < gs.nr; i++) {
-        const struct question *q = &gs.q[i];
-        if (score_resolve(default_scorer, q->scorer, q->answer_regex, &scorers[i]) < 0) {
-            error("%s:%ld: unknown scorer '%s' (one of %s)", o.dataset, q->line, q->scorer,
+/* The golden set (with its scorers), the haystack (hygiene reported), the template and the plan. */
+static int load_inputs(struct run_ctx *c)
+{
+    size_t i;
+
+    if (golden_set_load(&c->gs, c->o.dataset) < 0)
+        return -1;
+    c->have_gs = 1;
+    c->scorers = xcalloc(c->gs.nr ? c->gs.nr : 1, sizeof(*c->scorers));
+    for (i = 0; i < c->gs.nr; i++) {
+        const struct question *q = &c->gs.q[i];
+        if (score_resolve(c->default_scorer, q->scorer, q->answer_regex, &c->scorers[i]) < 0) {
+            error("%s:%ld: unknown scorer '%s' (one of %s)", c->o.dataset, q->line, q->scorer,
                   scorer_names());
-            goto cleanup;
+            return -1;
         }
-        if (scorers[i] == SCORER_REGEX && !q->answer_regex) {
-            error("%s:%ld: the regex scorer needs \"answer_regex\"", o.dataset, q->line);
-            goto cleanup;
+        if (c->scorers[i] == SCORER_REGEX && !q->answer_regex) {
+            error("%s:%ld: the regex scorer needs \"answer_regex\"", c->o.dataset, q->line);
+            return -1;
         }
-        if (q->answer_regex && scorers[i] == SCORER_REGEX) {
-            strbuf_reset(&err);
-            if (score_regex_check(q->answer_regex, &err) < 0) {
-                error("%s:%ld: \"answer_regex\": %s", o.dataset, q->line, err.buf);
-                goto cleanup;
+        if (q->answer_regex && c->scorers[i] == SCORER_REGEX) {
+            strbuf_reset(&c->err);
+            if (score_regex_check(q->answer_regex, &c->err) < 0) {
+                error("%s:%ld: \"answer_regex\": %s", c->o.dataset, q->line, c->err.buf);
+                return -1;
             }
         }
     }
-    strbuf_reset(&err);
-    if (golden_set_negatives_note(&gs, &err))
-        fprintf(stderr, "golden set %s: %s\n", o.dataset, err.buf);
-    if (o.haystack) {
+    strbuf_reset(&c->err);
+    if (golden_set_negatives_note(&c->gs, &c->err))
+        fprintf(stderr, "golden set %s: %s\n", c->o.dataset, c->err.buf);
+    if (c->o.haystack) {
         size_t leaks = 0, affected = 0;
-        if (haystack_load(&hay, o.haystack) < 0)
-            goto cleanup;
-        have_hay = 1;
+        if (haystack_load(&c->hay, c->o.haystack) < 0)
+            return -1;
+        c->have_hay = 1;
         /* Chunk hygiene, reported per reason: duplicates once, answer leaks never. */
-        for (i = 0; i < gs.nr; i++) {
+        for (i = 0; i < c->gs.nr; i++) {
             size_t *idx = NULL, nr = 0, dropped = 0;
-            haystack_filter(&hay, &gs.q[i], &idx, &nr, &dropped);
+            haystack_filter(&c->hay, &c->gs.q[i], &idx, &nr, &dropped);
             free(idx);
             leaks += dropped;
             affected += dropped > 0;
@@ -676,261 +757,308 @@ int cmd_run(int argc, const char **argv)
                 "haystack %s: %zu chunks; %zu exact duplicates dropped; %zu (question, chunk) "
                 "pairs excluded because the chunk contains the question's answer (%zu of %zu "
                 "questions affected)\n",
-                o.haystack, hay.nr, hay.dropped_duplicates, leaks, affected, gs.nr);
+                c->o.haystack, c->hay.nr, c->hay.dropped_duplicates, leaks, affected, c->gs.nr);
     }
-    if (resolve_template(o.tmpl, &tpl_path) < 0) {
-        error("run: template '%s' not found (a file, or a name in prompts/)", o.tmpl);
-        goto cleanup;
+    if (resolve_template(c->o.tmpl, &c->tpl_path) < 0) {
+        error("run: template '%s' not found (a file, or a name in prompts/)", c->o.tmpl);
+        return -1;
     }
-    if (prompt_template_load(&tpl, tpl_path.buf) < 0)
-        goto cleanup;
-    have_tpl = 1;
+    if (prompt_template_load(&c->tpl, c->tpl_path.buf) < 0)
+        return -1;
+    c->have_tpl = 1;
 
-    memset(&spec, 0, sizeof(spec));
-    spec.lengths = lengths;
-    spec.lengths_nr = nl;
-    spec.depths_bp = depths;
-    spec.depths_nr = nd;
-    spec.repeats = (int)o.repeats;
-    spec.shard_index = shard_i;
-    spec.shard_count = shard_n;
-    strbuf_reset(&err);
-    if (plan_build(&plan, &gs, &spec, &err) < 0) {
-        error("run: %s", err.buf);
-        goto cleanup;
+    memset(&c->spec, 0, sizeof(c->spec));
+    c->spec.lengths = c->lengths;
+    c->spec.lengths_nr = c->nl;
+    c->spec.depths_bp = c->depths;
+    c->spec.depths_nr = c->nd;
+    c->spec.repeats = (int)c->o.repeats;
+    c->spec.shard_index = c->shard_i;
+    c->spec.shard_count = c->shard_n;
+    strbuf_reset(&c->err);
+    if (plan_build(&c->plan, &c->gs, &c->spec, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
     }
-    have_plan = 1;
+    c->have_plan = 1;
+    return 0;
+}
 
-    if (o.dry_run) {
+/* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
+static int dry_run(struct run_ctx *c)
+{
+    if (c->o.dry_run) {
         struct plan_cost cost;
         struct plan_pace pace;
         double usd = -1;
-        cost.price_in = o.price_in;
-        cost.price_out = o.price_out;
-        cost.max_answer_tokens = o.max_tokens;
-        strbuf_reset(&sb);
-        plan_summary(&plan, &spec, &cost, &sb, &usd);
+        cost.price_in = c->o.price_in;
+        cost.price_out = c->o.price_out;
+        cost.max_answer_tokens = c->o.max_tokens;
+        strbuf_reset(&c->sb);
+        plan_summary(&c->plan, &c->spec, &cost, &c->sb, &usd);
         memset(&pace, 0, sizeof(pace));
-        pace.concurrency = o.concurrency;
-        pace.rpm = o.rpm;
-        pace.tpm = o.tpm;
-        pace.latency_s = o.latency_s;
-        pace.max_answer_tokens = o.max_tokens;
-        plan_time_summary(&plan, &spec, &pace, &sb, NULL);
-        fputs(sb.buf, stdout);
-        if (sb.len && sb.buf[sb.len - 1] != '\n')
+        pace.concurrency = c->o.concurrency;
+        pace.rpm = c->o.rpm;
+        pace.tpm = c->o.tpm;
+        pace.latency_s = c->o.latency_s;
+        pace.max_answer_tokens = c->o.max_tokens;
+        plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
+        fputs(c->sb.buf, stdout);
+        if (c->sb.len && c->sb.buf[c->sb.len - 1] != '\n')
             fputc('\n', stdout);
-        if (o.max_cost > 0 && usd > o.max_cost)
+        if (c->o.max_cost > 0 && usd > c->o.max_cost)
             printf("note: the estimate exceeds --max-cost $%.2f; the run would stop there "
                    "(exit 4, resumable)\n",
-                   o.max_cost);
-        ret = DM_EXIT_OK;
-        goto cleanup;
+                   c->o.max_cost);
+        c->ret = DM_EXIT_OK;
+        return -1;
     }
+    return 0;
+}
 
-    /* ---- the client (the key comes from the environment only) ---- */
-    api_key = getenv(o.api_key_env);
-    if (api_key && !*api_key)
-        api_key = NULL;
-    if (!api_key && strcmp(o.api_key_env, "OPENAI_API_KEY"))
+/* The client; the API key comes from the environment only. */
+static int open_client(struct run_ctx *c)
+{
+    size_t i;
+
+    c->api_key = getenv(c->o.api_key_env);
+    if (c->api_key && !*c->api_key)
+        c->api_key = NULL;
+    if (!c->api_key && strcmp(c->o.api_key_env, "OPENAI_API_KEY"))
         warning("environment variable %s (from --api-key-env) is not set; sending no API key",
-                o.api_key_env);
-    if (api_key)
+                c->o.api_key_env);
+    if (c->api_key)
         keep_key_out_of_dumps();
-    for (i = 0; i < o.endpoints.nr; i++)
-        strvec_push(&ccfg.endpoints, o.endpoints.v[i]);
-    for (i = 0; i < o.headers.nr; i++)
-        strvec_push(&ccfg.headers, o.headers.v[i]);
-    ccfg.model = o.model;
-    ccfg.api_key = api_key;
-    ccfg.legacy_completions = o.completions;
-    ccfg.temperature = o.temperature;
-    ccfg.top_p = o.top_p;
-    ccfg.seed = o.seed;
-    ccfg.max_tokens = o.max_tokens;
-    ccfg.max_tokens_field = mtf;
-    ccfg.timeout_ms = (long)(o.timeout * 1000);
-    ccfg.connect_timeout_ms = (long)(o.connect_timeout * 1000);
-    ccfg.insecure = o.insecure;
-    ccfg.verbose = o.verbose;
-    strbuf_reset(&err);
-    client = client_new(&ccfg, &err);
-    if (!client) {
-        error("run: %s", err.buf);
-        goto cleanup;
+    for (i = 0; i < c->o.endpoints.nr; i++)
+        strvec_push(&c->ccfg.endpoints, c->o.endpoints.v[i]);
+    for (i = 0; i < c->o.headers.nr; i++)
+        strvec_push(&c->ccfg.headers, c->o.headers.v[i]);
+    c->ccfg.model = c->o.model;
+    c->ccfg.api_key = c->api_key;
+    c->ccfg.legacy_completions = c->o.completions;
+    c->ccfg.temperature = c->o.temperature;
+    c->ccfg.top_p = c->o.top_p;
+    c->ccfg.seed = c->o.seed;
+    c->ccfg.max_tokens = c->o.max_tokens;
+    c->ccfg.max_tokens_field = c->mtf;
+    c->ccfg.timeout_ms = (long)(c->o.timeout * 1000);
+    c->ccfg.connect_timeout_ms = (long)(c->o.connect_timeout * 1000);
+    c->ccfg.insecure = c->o.insecure;
+    c->ccfg.verbose = c->o.verbose;
+    strbuf_reset(&c->err);
+    c->client = client_new(&c->ccfg, &c->err);
+    if (!c->client) {
+        error("run: %s", c->err.buf);
+        return -1;
     }
+    return 0;
+}
 
-    /* ---- the store: resume checks before any request ---- */
-    db = store_default_path(o.db);
-    st = store_open(db, STORE_CREATE);
-    if (!st) {
-        ret = DM_EXIT_USAGE;
-        goto cleanup;
+/* The store and the run name (given, or the model and a UTC timestamp). */
+static int open_store(struct run_ctx *c)
+{
+    size_t i;
+
+    c->db = store_default_path(c->o.db);
+    c->st = store_open(c->db, STORE_CREATE);
+    if (!c->st) {
+        c->ret = DM_EXIT_USAGE;
+        return -1;
     }
-    if (o.run) {
-        run_name = xstrdup(o.run);
+    if (c->o.run) {
+        c->run_name = xstrdup(c->o.run);
     } else {
         char ts[32];
         time_t now = time(NULL);
         struct tm tmv;
         gmtime_r(&now, &tmv);
         strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tmv);
-        strbuf_reset(&sb);
-        strbuf_addf(&sb, "%s-%s", o.model, ts);
-        for (i = 0; i < sb.len; i++)
-            if (sb.buf[i] == '/' || sb.buf[i] == ' ')
-                sb.buf[i] = '-';
-        run_name = strbuf_detach(&sb, NULL);
+        strbuf_reset(&c->sb);
+        strbuf_addf(&c->sb, "%s-%s", c->o.model, ts);
+        for (i = 0; i < c->sb.len; i++)
+            if (c->sb.buf[i] == '/' || c->sb.buf[i] == ' ')
+                c->sb.buf[i] = '-';
+        c->run_name = strbuf_detach(&c->sb, NULL);
     }
+    return 0;
+}
 
-    if (!strcmp(o.tokenizer, "server")) {
+/* The tokenizer that counts lengths (server: the endpoint's /tokenize, cached in the store). */
+static int load_tokenizer(struct run_ctx *c)
+{
+    if (!strcmp(c->o.tokenizer, "server")) {
         /* named after the model, not the URL: a resume may reach it at another address */
-        tk = tokenizer_new_remote(o.model, client_tokenize_cb, client);
-        tokenizer_set_remote_cache(tk, count_cache_get, count_cache_put, st);
+        c->tk = tokenizer_new_remote(c->o.model, client_tokenize_cb, c->client);
+        tokenizer_set_remote_cache(c->tk, count_cache_get, count_cache_put, c->st);
     } else {
-        strbuf_reset(&err);
-        tk = tokenizer_load(o.tokenizer, &err);
-        if (!tk) {
-            error("run: %s", err.buf);
-            goto cleanup;
+        strbuf_reset(&c->err);
+        c->tk = tokenizer_load(c->o.tokenizer, &c->err);
+        if (!c->tk) {
+            error("run: %s", c->err.buf);
+            return -1;
         }
     }
+    return 0;
+}
 
-    want.name = xstrdup(run_name);
-    want.model_requested = xstrdup(o.model);
-    strbuf_reset(&sb);
-    for (i = 0; i < client_endpoint_count(client); i++)
-        strbuf_addf(&sb, "%s%s", i ? "," : "", client_endpoint_url(client, (int)i));
-    want.endpoints = strbuf_detach(&sb, NULL);
-    want.settings_json =
-        identity_settings(&o, lengths, nl, depths, nd, scorer_name(default_scorer));
-    want.golden_sha256 = xstrdup(gs.sha256);
-    if (have_hay)
-        want.haystack_sha256 = xstrdup(hay.sha256);
-    want.template_sha256 = xstrdup(tpl.sha256);
-    want.tokenizer_name = xstrdup(tokenizer_name(tk));
-    want.tokenizer_sha256 = xstrdup(tokenizer_hash(tk));
-    want.dipmap_version = xstrdup(dipmap_version);
-    want.dipmap_commit = xstrdup(dipmap_commit);
-    if (o.tags.nr) {
-        strbuf_reset(&sb);
-        for (i = 0; i < o.tags.nr; i++)
-            strbuf_addf(&sb, "%s%s", i ? "," : "", o.tags.v[i]);
-        want.tags = strbuf_detach(&sb, NULL);
-    }
-    if (shard_n > 1) {
-        strbuf_reset(&sb);
-        strbuf_addf(&sb, "%u/%u", shard_i + 1, shard_n);
-        want.shard = strbuf_detach(&sb, NULL);
-    }
-    want.status = RUN_RUNNING;
-    want.trials_planned = (long)plan.nr;
+/* What identifies this run (c->want): inputs' hashes, settings, endpoints, tags, shard. */
+static int describe_run(struct run_ctx *c)
+{
+    size_t i;
 
-    prc = store_run_get(st, run_name, &have);
+    c->want.name = xstrdup(c->run_name);
+    c->want.model_requested = xstrdup(c->o.model);
+    strbuf_reset(&c->sb);
+    for (i = 0; i < client_endpoint_count(c->client); i++)
+        strbuf_addf(&c->sb, "%s%s", i ? "," : "", client_endpoint_url(c->client, (int)i));
+    c->want.endpoints = strbuf_detach(&c->sb, NULL);
+    c->want.settings_json = identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
+                                              scorer_name(c->default_scorer));
+    c->want.golden_sha256 = xstrdup(c->gs.sha256);
+    if (c->have_hay)
+        c->want.haystack_sha256 = xstrdup(c->hay.sha256);
+    c->want.template_sha256 = xstrdup(c->tpl.sha256);
+    c->want.tokenizer_name = xstrdup(tokenizer_name(c->tk));
+    c->want.tokenizer_sha256 = xstrdup(tokenizer_hash(c->tk));
+    c->want.dipmap_version = xstrdup(dipmap_version);
+    c->want.dipmap_commit = xstrdup(dipmap_commit);
+    if (c->o.tags.nr) {
+        strbuf_reset(&c->sb);
+        for (i = 0; i < c->o.tags.nr; i++)
+            strbuf_addf(&c->sb, "%s%s", i ? "," : "", c->o.tags.v[i]);
+        c->want.tags = strbuf_detach(&c->sb, NULL);
+    }
+    if (c->shard_n > 1) {
+        strbuf_reset(&c->sb);
+        strbuf_addf(&c->sb, "%u/%u", c->shard_i + 1, c->shard_n);
+        c->want.shard = strbuf_detach(&c->sb, NULL);
+    }
+    c->want.status = RUN_RUNNING;
+    c->want.trials_planned = (long)c->plan.nr;
+    return 0;
+}
+
+/* An existing run of that name is resumed only with the same inputs and shard, under its lock. */
+static int check_resume(struct run_ctx *c)
+{
+    int prc;
+
+    prc = store_run_get(c->st, c->run_name, &c->have);
     if (prc < 0)
-        goto cleanup;
+        return -1;
     if (prc == 0) {
         const char *field = NULL;
-        exists = 1;
-        if (!run_info_same_inputs(&have, &want, &field)) {
-            strbuf_reset(&sb);
+        c->exists = 1;
+        if (!run_info_same_inputs(&c->have, &c->want, &field)) {
+            strbuf_reset(&c->sb);
             if (field && !strcmp(field, "settings_json"))
-                describe_settings_diff(have.settings_json, want.settings_json, &sb);
+                describe_settings_diff(c->have.settings_json, c->want.settings_json, &c->sb);
             else
-                strbuf_addf(&sb, "%s differs", field ? field : "an input");
-            error("run: cannot resume run '%s': its inputs changed (%s)", run_name, sb.buf);
+                strbuf_addf(&c->sb, "%s differs", field ? field : "an input");
+            error("run: cannot resume run '%s': its inputs changed (%s)", c->run_name, c->sb.buf);
             fprintf(stderr, "hint: use the original inputs, or start a new run with another "
                             "--run NAME\n");
-            goto cleanup;
+            return -1;
         }
-        if ((have.shard || want.shard) &&
-            (!have.shard || !want.shard || strcmp(have.shard, want.shard))) {
-            error("run: cannot resume run '%s': it was shard %s, this is %s", run_name,
-                  have.shard ? have.shard : "(whole run)", want.shard ? want.shard : "(whole run)");
-            goto cleanup;
+        if ((c->have.shard || c->want.shard) &&
+            (!c->have.shard || !c->want.shard || strcmp(c->have.shard, c->want.shard))) {
+            error("run: cannot resume run '%s': it was shard %s, this is %s", c->run_name,
+                  c->have.shard ? c->have.shard : "(whole run)",
+                  c->want.shard ? c->want.shard : "(whole run)");
+            return -1;
         }
-        prc = store_run_lock(st, run_name, 0);
+        prc = store_run_lock(c->st, c->run_name, 0);
         if (prc < 0) {
             if (prc == STORE_ELOCKED)
                 fprintf(stderr, "hint: another dipmap process is executing this run; wait for it "
                                 "or use another --run NAME\n");
-            goto cleanup;
+            return -1;
         }
-        locked = 1;
+        c->locked = 1;
     }
+    return 0;
+}
 
-    /* ---- preflight: before the first trial ---- */
-    {
-        enum client_reason reason = CLIENT_R_NONE;
-        enum client_class cls;
-        strbuf_reset(&err);
-        cls = client_preflight(client, &pinfo, &reason, &err);
-        have_pinfo = 1;
-        if (cls == CLIENT_FATAL) {
-            if (reason == CLIENT_R_AUTH)
-                error("run: the endpoint refused the API key: %s", err.buf);
-            else if (reason == CLIENT_R_MODEL_NOT_FOUND)
-                error("run: model '%s' is not served: %s", o.model, err.buf);
-            else
-                error("run: preflight failed: %s", err.buf);
-            if (reason == CLIENT_R_AUTH && !api_key)
-                fprintf(stderr, "hint: no API key was sent; set %s\n", o.api_key_env);
-            ret = reason == CLIENT_R_QUOTA ? DM_EXIT_INFRA : DM_EXIT_USAGE;
-            goto cleanup;
-        }
-        if (cls != CLIENT_OK) {
-            error("run: endpoint unreachable: %s", err.buf);
-            ret = DM_EXIT_INFRA;
-            goto cleanup;
-        }
-        if (pinfo.model_listed == 0)
-            warning("model '%s' is not listed by the endpoint; probing with one request", o.model);
-        if (pinfo.context > 0 && max_len + o.max_tokens > pinfo.context) {
-            if (o.context_check) {
-                error("run: length %ld plus --max-tokens %ld needs %ld tokens, but the server's "
-                      "context is %ld",
-                      max_len, o.max_tokens, max_len + o.max_tokens, pinfo.context);
-                fprintf(stderr, "hint: lower --lengths or --max-tokens (or --no-context-check "
-                                "to send anyway and record overflows)\n");
-                goto cleanup;
-            }
-            warning("lengths up to %ld plus %ld answer tokens exceed the server's context of %ld; "
-                    "those trials will be recorded as overflow",
-                    max_len, o.max_tokens, pinfo.context);
-        }
+/* Preflight the endpoint before the first trial: key, model, context length. */
+static int preflight(struct run_ctx *c)
+{
+    enum client_reason reason = CLIENT_R_NONE;
+    enum client_class cls;
+    strbuf_reset(&c->err);
+    cls = client_preflight(c->client, &c->pinfo, &reason, &c->err);
+    c->have_pinfo = 1;
+    if (cls == CLIENT_FATAL) {
+        if (reason == CLIENT_R_AUTH)
+            error("run: the endpoint refused the API key: %s", c->err.buf);
+        else if (reason == CLIENT_R_MODEL_NOT_FOUND)
+            error("run: model '%s' is not served: %s", c->o.model, c->err.buf);
+        else
+            error("run: preflight failed: %s", c->err.buf);
+        if (reason == CLIENT_R_AUTH && !c->api_key)
+            fprintf(stderr, "hint: no API key was sent; set %s\n", c->o.api_key_env);
+        c->ret = reason == CLIENT_R_QUOTA ? DM_EXIT_INFRA : DM_EXIT_USAGE;
+        return -1;
     }
+    if (cls != CLIENT_OK) {
+        error("run: endpoint unreachable: %s", c->err.buf);
+        c->ret = DM_EXIT_INFRA;
+        return -1;
+    }
+    if (c->pinfo.model_listed == 0)
+        warning("model '%s' is not listed by the endpoint; probing with one request", c->o.model);
+    if (c->pinfo.context > 0 && c->max_len + c->o.max_tokens > c->pinfo.context) {
+        if (c->o.context_check) {
+            error("run: length %ld plus --max-tokens %ld needs %ld tokens, but the server's "
+                  "context is %ld",
+                  c->max_len, c->o.max_tokens, c->max_len + c->o.max_tokens, c->pinfo.context);
+            fprintf(stderr, "hint: lower --lengths or --max-tokens (or --no-context-check "
+                            "to send anyway and record overflows)\n");
+            return -1;
+        }
+        warning("lengths up to %ld plus %ld answer tokens exceed the server's context of %ld; "
+                "those trials will be recorded as overflow",
+                c->max_len, c->o.max_tokens, c->pinfo.context);
+    }
+    return 0;
+}
 
+/* Build the first planned prompt of every length once before anything is
+ * recorded: a length the distractor material cannot fill (--lengths 10M)
+ * is refused here, not after the run row exists. */
+static int check_lengths(struct run_ctx *c)
+{
     /*
      * Build the first planned prompt of every length once before anything is
      * recorded: a length the distractor material cannot fill (--lengths 10M)
      * is refused here, not after the run row exists.
      */
     {
-        struct prompt_builder *pb = prompt_builder_new(tk, &tpl, have_hay ? &hay : NULL);
+        struct prompt_builder *pb =
+            prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
         struct built_prompt bp = BUILT_PROMPT_INIT;
         size_t li, ti;
         int bad = 0;
-        for (li = 0; li < nl && !bad; li++) {
-            for (ti = 0; ti < plan.nr && plan.t[ti].length != lengths[li]; ti++)
+        for (li = 0; li < c->nl && !bad; li++) {
+            for (ti = 0; ti < c->plan.nr && c->plan.t[ti].length != c->lengths[li]; ti++)
                 ;
-            if (ti == plan.nr)
+            if (ti == c->plan.nr)
                 continue; /* not in this shard */
             {
-                const struct plan_trial *pt = &plan.t[ti];
+                const struct plan_trial *pt = &c->plan.t[ti];
                 struct prompt_request pr;
                 memset(&pr, 0, sizeof(pr));
-                pr.q = &gs.q[pt->question];
+                pr.q = &c->gs.q[pt->question];
                 pr.target_len = pt->length;
                 pr.depth_bp = pt->depth_bp;
                 pr.repeat = pt->repeat;
-                pr.seed = (unsigned long)o.seed;
-                pr.max_answer_tokens = o.max_tokens;
-                pr.chat = !o.completions;
-                strbuf_reset(&err);
-                if (prompt_build(pb, &pr, &bp, &err) < 0) {
+                pr.seed = (unsigned long)c->o.seed;
+                pr.max_answer_tokens = c->o.max_tokens;
+                pr.chat = !c->o.completions;
+                strbuf_reset(&c->err);
+                if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
                     error("run: cannot build the prompt of question %s at length %ld, depth "
                           "%g%%: %s",
-                          pr.q->id, pr.target_len, pr.depth_bp / 100.0, err.buf);
+                          pr.q->id, pr.target_len, pr.depth_bp / 100.0, c->err.buf);
                     bad = 1;
                 }
             }
@@ -938,182 +1066,184 @@ int cmd_run(int argc, const char **argv)
         built_prompt_release(&bp);
         prompt_builder_free(pb);
         if (bad)
-            goto cleanup;
+            return -1;
     }
+    return 0;
+}
 
-    if (!exists) {
-        prc = store_run_create(st, &want);
-        if (prc < 0)
-            goto cleanup;
-        prc = store_run_lock(st, run_name, 0);
-        if (prc < 0)
-            goto cleanup;
-        locked = 1;
-    } else if (have.trials_planned != (long)plan.nr) {
-        store_run_set_planned(st, run_name, (long)plan.nr);
-    }
-    if (store_run_update_status(st, run_name, RUN_RUNNING) < 0 ||
-        store_run_set_served(st, run_name, pinfo.served_model, NULL) < 0 || store_flush(st) < 0) {
-        ret = DM_EXIT_INFRA;
-        goto cleanup;
-    }
+/* The run row, its lock, status running and the served model, committed. */
+static int record_run(struct run_ctx *c)
+{
+    int prc;
 
-    builder = prompt_builder_new(tk, &tpl, have_hay ? &hay : NULL);
-    done = store_done_set_load(st, run_name, 0);
-    if (!done) {
-        ret = DM_EXIT_INFRA;
-        goto cleanup;
+    if (!c->exists) {
+        prc = store_run_create(c->st, &c->want);
+        if (prc < 0)
+            return -1;
+        prc = store_run_lock(c->st, c->run_name, 0);
+        if (prc < 0)
+            return -1;
+        c->locked = 1;
+    } else if (c->have.trials_planned != (long)c->plan.nr) {
+        store_run_set_planned(c->st, c->run_name, (long)c->plan.nr);
+    }
+    if (store_run_update_status(c->st, c->run_name, RUN_RUNNING) < 0 ||
+        store_run_set_served(c->st, c->run_name, c->pinfo.served_model, NULL) < 0 ||
+        store_flush(c->st) < 0) {
+        c->ret = DM_EXIT_INFRA;
+        return -1;
+    }
+    return 0;
+}
+
+/* The runner over the plan, skipping the trials already done. */
+static int execute(struct run_ctx *c)
+{
+    struct runner_config rc;
+
+    c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    c->done = store_done_set_load(c->st, c->run_name, 0);
+    if (!c->done) {
+        c->ret = DM_EXIT_INFRA;
+        return -1;
     }
     fprintf(stderr,
             "%s run '%s': %zu trials (%zu already done), model %s, %zu endpoint(s), "
             "concurrency %ld%s%s\n",
-            exists ? "resuming" : "starting", run_name, plan.nr, store_done_set_count(done),
-            o.model, client_endpoint_count(client), o.concurrency, want.shard ? ", shard " : "",
-            want.shard ? want.shard : "");
+            c->exists ? "resuming" : "starting", c->run_name, c->plan.nr,
+            store_done_set_count(c->done), c->o.model, client_endpoint_count(c->client),
+            c->o.concurrency, c->want.shard ? ", shard " : "", c->want.shard ? c->want.shard : "");
 
     runner_config_init(&rc);
-    rc.run_name = run_name;
-    rc.gs = &gs;
-    rc.plan = &plan;
-    rc.scorers = scorers;
-    rc.builder = builder;
-    if (!tokenizer_is_remote(tk)) {
+    rc.run_name = c->run_name;
+    rc.gs = &c->gs;
+    rc.plan = &c->plan;
+    rc.scorers = c->scorers;
+    rc.builder = c->builder;
+    if (!tokenizer_is_remote(c->tk)) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         rc.build_threads = ncpu > 2 ? (ncpu > 5 ? 4 : (int)ncpu - 1) : 1;
-        rc.tokenizer = tk;
-        rc.tmpl = &tpl;
-        rc.haystack = have_hay ? &hay : NULL;
+        rc.tokenizer = c->tk;
+        rc.tmpl = &c->tpl;
+        rc.haystack = c->have_hay ? &c->hay : NULL;
     }
-    rc.client = client;
-    rc.store = st;
-    rc.done = done;
-    rc.seed = (unsigned long)o.seed;
-    rc.max_tokens = o.max_tokens;
-    rc.chat = !o.completions;
-    rc.store_prompts = o.store_prompts;
-    rc.probe_first = pinfo.model_listed != 1;
-    rc.concurrency = (int)o.concurrency;
-    rc.rpm = (double)o.rpm;
-    rc.tpm = (double)o.tpm;
-    rc.max_attempts = (int)o.max_attempts;
-    rc.backoff_base_ms = o.retry_base_ms;
-    rc.max_error_rate = o.max_error_rate;
-    rc.max_cost = o.max_cost;
-    rc.price_in = o.price_in;
-    rc.price_out = o.price_out;
-    rc.drain_seconds = o.drain_seconds;
-    rc.progress = progress;
-    rc.progress_interval = o.progress_interval;
-    rc.jitter_seed = (uint64_t)o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)getpid();
-    if (runner_run(&rc, &res) < 0) {
-        ret = DM_EXIT_INFRA;
-        goto cleanup;
+    rc.client = c->client;
+    rc.store = c->st;
+    rc.done = c->done;
+    rc.seed = (unsigned long)c->o.seed;
+    rc.max_tokens = c->o.max_tokens;
+    rc.chat = !c->o.completions;
+    rc.store_prompts = c->o.store_prompts;
+    rc.probe_first = c->pinfo.model_listed != 1;
+    rc.concurrency = (int)c->o.concurrency;
+    rc.rpm = (double)c->o.rpm;
+    rc.tpm = (double)c->o.tpm;
+    rc.max_attempts = (int)c->o.max_attempts;
+    rc.backoff_base_ms = c->o.retry_base_ms;
+    rc.max_error_rate = c->o.max_error_rate;
+    rc.max_cost = c->o.max_cost;
+    rc.price_in = c->o.price_in;
+    rc.price_out = c->o.price_out;
+    rc.drain_seconds = c->o.drain_seconds;
+    rc.progress = c->progress;
+    rc.progress_interval = c->o.progress_interval;
+    rc.jitter_seed = (uint64_t)c->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)getpid();
+    if (runner_run(&rc, &c->res) < 0) {
+        c->ret = DM_EXIT_INFRA;
+        return -1;
     }
-    if (res.served_model || res.system_fingerprint)
-        store_run_set_served(st, run_name, res.served_model, res.system_fingerprint);
+    if (c->res.served_model || c->res.system_fingerprint)
+        store_run_set_served(c->st, c->run_name, c->res.served_model, c->res.system_fingerprint);
+    return 0;
+}
 
-    {
-        enum run_status status = RUN_FAILED;
-        switch (res.end) {
-        case RUNNER_COMPLETE:
-            status = RUN_COMPLETE;
-            ret = DM_EXIT_OK;
-            break;
-        case RUNNER_INTERRUPTED:
-            status = RUN_INTERRUPTED;
-            ret = DM_EXIT_INTERRUPTED;
-            break;
-        case RUNNER_BUDGET:
-            status = RUN_BUDGET;
-            ret = DM_EXIT_INCONCLUSIVE;
-            break;
-        case RUNNER_TOO_MANY_ERRORS:
-        case RUNNER_STORE_ERROR:
-            ret = DM_EXIT_INFRA;
-            break;
-        case RUNNER_FATAL:
-            ret = res.fatal_reason == CLIENT_R_QUOTA || res.fatal_reason == CLIENT_R_NONE
-                      ? DM_EXIT_INFRA
-                      : DM_EXIT_USAGE;
-            break;
-        case RUNNER_INPUT_ERROR:
-            ret = DM_EXIT_USAGE;
-            break;
-        }
-        if (store_run_update_status(st, run_name, status) < 0 || store_flush(st) < 0)
-            ret = ret ? ret : DM_EXIT_INFRA;
-        print_summary(run_name, db, &res, status, (int)o.concurrency);
+/* The run's final status, exit code, summary and what to do next. */
+static int finish_run(struct run_ctx *c)
+{
+    size_t i;
 
-        switch (res.end) {
-        case RUNNER_COMPLETE:
-            if (res.outcomes[OUTCOME_ERROR])
-                warning("%ld trial(s) ended in error; running the same command again re-sends "
-                        "them",
-                        res.outcomes[OUTCOME_ERROR]);
-            break;
-        case RUNNER_INTERRUPTED:
-            fprintf(stderr, "interrupted: %ld of %ld trials are stored\n",
-                    res.already_done + res.finished, res.planned);
-            resume_hint(argc, argv, run_name, db, o.run != NULL);
-            break;
-        case RUNNER_BUDGET:
-            error("run: --max-cost $%.2f reached ($%.4f spent); %ld trial(s) not sent", o.max_cost,
-                  res.cost_usd, res.planned - res.already_done - res.finished);
-            resume_hint(argc, argv, run_name, db, o.run != NULL);
-            break;
-        case RUNNER_TOO_MANY_ERRORS:
-            error("run: stopped: %ld trial(s) ended in error after retries (limit %.1f%% of the "
-                  "trials; --max-error-rate)",
-                  res.outcomes[OUTCOME_ERROR], 100.0 * o.max_error_rate);
-            for (i = 0; i < RUNNER_TOP_ERRORS && res.top_error[i]; i++)
-                fprintf(stderr, "  %5ld x %s\n", res.top_error_count[i], res.top_error[i]);
-            resume_hint(argc, argv, run_name, db, o.run != NULL);
-            break;
-        case RUNNER_FATAL:
-            error("run: the endpoint refused the run: %s",
-                  res.message ? res.message : "fatal error");
-            break;
-        case RUNNER_INPUT_ERROR:
-        case RUNNER_STORE_ERROR:
-            error("run: %s", res.message ? res.message : runner_end_name(res.end));
-            break;
-        }
+    enum run_status status = RUN_FAILED;
+    switch (c->res.end) {
+    case RUNNER_COMPLETE:
+        status = RUN_COMPLETE;
+        c->ret = DM_EXIT_OK;
+        break;
+    case RUNNER_INTERRUPTED:
+        status = RUN_INTERRUPTED;
+        c->ret = DM_EXIT_INTERRUPTED;
+        break;
+    case RUNNER_BUDGET:
+        status = RUN_BUDGET;
+        c->ret = DM_EXIT_INCONCLUSIVE;
+        break;
+    case RUNNER_TOO_MANY_ERRORS:
+    case RUNNER_STORE_ERROR:
+        c->ret = DM_EXIT_INFRA;
+        break;
+    case RUNNER_FATAL:
+        c->ret = c->res.fatal_reason == CLIENT_R_QUOTA || c->res.fatal_reason == CLIENT_R_NONE
+                     ? DM_EXIT_INFRA
+                     : DM_EXIT_USAGE;
+        break;
+    case RUNNER_INPUT_ERROR:
+        c->ret = DM_EXIT_USAGE;
+        break;
     }
+    if (store_run_update_status(c->st, c->run_name, status) < 0 || store_flush(c->st) < 0)
+        c->ret = c->ret ? c->ret : DM_EXIT_INFRA;
+    print_summary(c->run_name, c->db, &c->res, status, (int)c->o.concurrency);
 
-cleanup:
-    if (st) {
-        if (locked)
-            store_run_unlock(st, run_name);
-        if (store_close(st) < 0 && ret == DM_EXIT_OK)
-            ret = DM_EXIT_INFRA;
+    switch (c->res.end) {
+    case RUNNER_COMPLETE:
+        if (c->res.outcomes[OUTCOME_ERROR])
+            warning("%ld trial(s) ended in error; running the same command again re-sends "
+                    "them",
+                    c->res.outcomes[OUTCOME_ERROR]);
+        break;
+    case RUNNER_INTERRUPTED:
+        fprintf(stderr, "interrupted: %ld of %ld trials are stored\n",
+                c->res.already_done + c->res.finished, c->res.planned);
+        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        break;
+    case RUNNER_BUDGET:
+        error("run: --max-cost $%.2f reached ($%.4f spent); %ld trial(s) not sent", c->o.max_cost,
+              c->res.cost_usd, c->res.planned - c->res.already_done - c->res.finished);
+        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        break;
+    case RUNNER_TOO_MANY_ERRORS:
+        error("run: stopped: %ld trial(s) ended in error after retries (limit %.1f%% of the "
+              "trials; --max-error-rate)",
+              c->res.outcomes[OUTCOME_ERROR], 100.0 * c->o.max_error_rate);
+        for (i = 0; i < RUNNER_TOP_ERRORS && c->res.top_error[i]; i++)
+            fprintf(stderr, "  %5ld x %s\n", c->res.top_error_count[i], c->res.top_error[i]);
+        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        break;
+    case RUNNER_FATAL:
+        error("run: the endpoint refused the run: %s",
+              c->res.message ? c->res.message : "fatal error");
+        break;
+    case RUNNER_INPUT_ERROR:
+    case RUNNER_STORE_ERROR:
+        error("run: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
+        break;
     }
-    store_done_set_free(done);
-    prompt_builder_free(builder);
-    tokenizer_free(tk);
-    client_free(client);
-    runner_result_release(&res);
-    run_info_release(&want);
-    run_info_release(&have);
-    if (have_pinfo)
-        client_preflight_info_release(&pinfo);
-    client_config_release(&ccfg);
-    if (have_plan)
-        plan_release(&plan);
-    if (have_tpl)
-        prompt_template_release(&tpl);
-    if (have_hay)
-        haystack_release(&hay);
-    if (have_gs)
-        golden_set_release(&gs);
-    free(scorers);
-    free(lengths);
-    free(depths);
-    free(run_name);
-    strbuf_release(&err);
-    strbuf_release(&tpl_path);
-    strbuf_release(&sb);
-    strvec_clear(&rest);
-    run_opts_release(&o);
-    config_release(&cfgfile);
-    return ret;
+    return 0;
+}
+
+/*
+ * `dipmap run`: parse, then the phases in order. Nothing is recorded in the
+ * store before preflight and the length check have passed, so a run that
+ * cannot start leaves no run row behind.
+ */
+int cmd_run(int argc, const char **argv)
+{
+    struct run_ctx c;
+
+    run_ctx_init(&c, argc, argv);
+    if (parse_run_options(&c) || validate_options(&c) || load_inputs(&c) || dry_run(&c) ||
+        open_client(&c) || open_store(&c) || load_tokenizer(&c) || describe_run(&c) ||
+        check_resume(&c) || preflight(&c) || check_lengths(&c) || record_run(&c) || execute(&c))
+        return run_ctx_release(&c);
+    finish_run(&c);
+    return run_ctx_release(&c);
 }
