@@ -1,7 +1,8 @@
 /*
- * Paired regression verdicts between two runs: pairing by trial key, exact
- * one-sided McNemar per cell and per length, Holm adjustment and the
- * verdict. Pure statistics: no I/O, no output formats (the writers are in
+ * Paired regression verdicts between two runs: pairing by trial key, the
+ * exact one-sided sign-flip test over questions per cell, per length and
+ * overall (McNemar with one pair per question), Holm adjustment, warnings
+ * and the verdict. Pure statistics: no I/O, no output formats (the writers are in
  * report_compare.c); owns nothing beyond struct compare_result.
  */
 #include "compare.h"
@@ -13,6 +14,7 @@
 #include "stats.h"
 #include "store.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "xalloc.h"
 
 #include "banned.h"
@@ -84,6 +86,8 @@ static const struct trial_result **sorted_final(const struct trial_result *t, si
 struct pair {
     long length;
     int depth_bp;
+    int repeat;
+    size_t q; /* question index (the cluster) */
     int base; /* outcome, -1 when missing */
     int cand;
 };
@@ -115,7 +119,43 @@ static void tally(struct compare_test *t, const struct pair *p)
         t->both_wrong++;
 }
 
-static void finish_test(struct compare_test *t, const struct compare_options *o)
+static int pair_valid(const struct pair *p)
+{
+    return p->base >= 0 && p->cand >= 0 && outcome_is_scored((enum trial_outcome)p->base) &&
+           outcome_is_scored((enum trial_outcome)p->cand);
+}
+
+/*
+ * The paired test over questions for pairs[0..n-1]: per question the
+ * difference d = (baseline correct) - (candidate correct) over its valid
+ * pairs, then the exact sign-flip test on the d's (stats.h). d is scratch
+ * of nq longs, left zeroed.
+ */
+static void cluster_test(struct compare_test *t, const struct pair *pairs, size_t n, long *d,
+                         size_t nq)
+{
+    size_t k;
+    long *m = xcalloc(nq ? nq : 1, sizeof(*m));
+    for (k = 0; k < n; k++) {
+        const struct pair *p = &pairs[k];
+        if (!pair_valid(p))
+            continue;
+        m[p->q]++;
+        d[p->q] += (p->base == OUTCOME_CORRECT) - (p->cand == OUTCOME_CORRECT);
+        if (p->repeat + 1 > t->n_repeats)
+            t->n_repeats = p->repeat + 1;
+    }
+    t->n_questions = 0;
+    for (k = 0; k < nq; k++)
+        t->n_questions += m[k] > 0;
+    t->p_drop = signflip_drop_p(d, nq);
+    t->p_gain = signflip_gain_p(d, nq);
+    memset(d, 0, nq * sizeof(*d));
+    free(m);
+}
+
+static void finish_test(struct compare_test *t, const struct compare_options *o,
+                        const struct pair *pairs, size_t n, long *d, size_t nq)
 {
     t->coverage = t->n_keys ? (double)t->n_pairs / (double)t->n_keys : 0.0;
     if (t->n_pairs) {
@@ -123,8 +163,7 @@ static void finish_test(struct compare_test *t, const struct compare_options *o)
         t->acc_cand = (double)(t->both_correct + t->cand_only) / (double)t->n_pairs;
     }
     t->drop = t->acc_base - t->acc_cand;
-    t->p_drop = mcnemar_drop_p(t->base_only, t->cand_only);
-    t->p_gain = mcnemar_gain_p(t->base_only, t->cand_only);
+    cluster_test(t, pairs, n, d, nq);
     t->p_drop_adj = t->p_gain_adj = 1.0;
     t->status = (t->n_pairs < o->min_pairs || t->coverage < o->min_coverage) ? CMP_NO_DATA : CMP_OK;
 }
@@ -186,7 +225,9 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
     struct pair *pairs = NULL;
     struct compare_test overall;
     double *pd, *pg;
-    size_t *idx;
+    size_t *idx, nq = 0;
+    long *scratch;
+    const char *prev_q = NULL;
 
     memset(out, 0, sizeof(*out));
     if (opt)
@@ -199,9 +240,16 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
     while (i < nbs || j < ncs) {
         int d = i >= nbs ? 1 : j >= ncs ? -1 : cmp_key(b[i], c[j]);
         const struct trial_result *ref = d <= 0 ? b[i] : c[j];
+        const char *qid = ref->question_id ? ref->question_id : "";
         ALLOC_GROW(pairs, np + 1, alloc);
+        /* keys are sorted by question first: a new id is a new cluster */
+        if (!prev_q || strcmp(prev_q, qid))
+            nq++;
+        prev_q = qid;
+        pairs[np].q = nq - 1;
         pairs[np].length = ref->length;
         pairs[np].depth_bp = ref->depth_bp;
+        pairs[np].repeat = ref->repeat;
         pairs[np].base = d <= 0 ? (int)b[i++]->outcome : -1;
         pairs[np].cand = d >= 0 ? (int)c[j++]->outcome : -1;
         if (pairs[np].base < 0)
@@ -210,9 +258,8 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
             out->baseline_only_keys++;
         np++;
     }
-    free(b);
-    free(c);
     qsort(pairs, np, sizeof(*pairs), cmp_pair_cell);
+    scratch = xcalloc(nq ? nq : 1, sizeof(*scratch));
 
     /* cells, then lengths, then overall */
     alloc = 0;
@@ -233,7 +280,7 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
             tally(t, &pairs[k]);
             tally(&overall, &pairs[k]);
         }
-        finish_test(t, &out->opt);
+        finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
     }
     {
         for (i = 0; i < np; i = j) {
@@ -248,10 +295,17 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
             t->depth_bp = -1;
             for (k = i; k < j; k++)
                 tally(t, &pairs[k]);
-            finish_test(t, &out->opt);
+            finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
         }
     }
+    finish_test(&overall, &out->opt, pairs, np, scratch, nq);
+    out->n_questions = overall.n_questions;
+    out->n_repeats = overall.n_repeats;
     free(pairs);
+    free(scratch);
+    /* the pairs borrowed the question ids of the sorted trial lists */
+    free(b);
+    free(c);
 
     /* Holm over every tested cell and length, drops and gains as two families */
     pd = xcalloc(out->n_tests + 1, sizeof(*pd));
@@ -288,7 +342,6 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
             out->n_no_data++;
     }
 
-    finish_test(&overall, &out->opt);
     overall.p_drop_adj = overall.p_drop;
     overall.p_gain_adj = overall.p_gain;
 
@@ -330,6 +383,23 @@ void compare_result_release(struct compare_result *r)
     free(r->reasons);
     free(r->tests);
     memset(r, 0, sizeof(*r));
+}
+
+void compare_warnings(const struct compare_result *r, struct strvec *out)
+{
+    size_t i, cells = 0, lengths = 0;
+    if (!r->n_questions)
+        return;
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        if (!t->n_pairs || t->n_questions >= STATS_MIN_CLUSTERS)
+            continue;
+        if (t->scope == COMPARE_CELL)
+            cells++;
+        else if (t->scope == COMPARE_LENGTH)
+            lengths++;
+    }
+    stats_sample_warnings(r->n_questions, r->n_repeats, cells, lengths, out);
 }
 
 /* ---- input identity ---- */

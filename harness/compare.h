@@ -11,12 +11,15 @@ struct run_info;
 /*
  * Paired regression verdicts between two runs of the same trial matrix
  * (dipmap compare). Trials are paired by (question, length, depth, repeat);
- * only pairs where both trials are valid (correct/wrong) count. For every
- * (length, depth) cell and every length an exact one-sided McNemar test on
- * the discordant pairs asks whether the candidate dropped; the p-values of
- * all these tests are Holm-adjusted as one family (gains likewise, as a
- * second family). A regression is adjusted p < alpha AND a drop >=
- * tolerance. Pure functions: no I/O; the writers append to a strbuf.
+ * only pairs where both trials are valid (correct/wrong) count. The question
+ * is the unit: for every (length, depth) cell, every length and overall, the
+ * per-question difference (baseline correct minus candidate correct over the
+ * question's pairs in that scope) enters an exact one-sided sign-flip test
+ * (stats.h signflip_drop_p), which is the exact McNemar test when each
+ * question has one pair in the scope (a cell with one repeat). The p-values
+ * of the cells and lengths are Holm-adjusted as one family (gains likewise,
+ * as a second family). A regression is adjusted p < alpha AND a drop >=
+ * tolerance. Pure functions: no I/O.
  */
 
 struct compare_options {
@@ -49,7 +52,9 @@ struct compare_test {
     double coverage;                                     /* n_pairs / n_keys */
     double acc_base, acc_cand;
     double drop;                   /* acc_base - acc_cand over the pairs */
-    double p_drop, p_gain;         /* exact one-sided McNemar */
+    size_t n_questions;            /* questions (clusters) with a valid pair */
+    int n_repeats;                 /* distinct repeats among the valid pairs */
+    double p_drop, p_gain;         /* exact one-sided sign-flip test over questions */
     double p_drop_adj, p_gain_adj; /* Holm-adjusted; 1 when not tested */
     enum compare_status status;
 };
@@ -68,6 +73,8 @@ struct compare_result {
     long n_regressions, n_improvements, n_no_data;
     long baseline_only_keys;  /* keys with a trial only in the baseline */
     long candidate_only_keys; /* keys with a trial only in the candidate */
+    size_t n_questions;       /* questions with a valid pair */
+    int n_repeats;
     /* human sentences saying why the verdict is inconclusive (owned) */
     char **reasons;
     size_t n_reasons;
@@ -83,6 +90,15 @@ struct compare_result {
 void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
                   size_t nc, const struct compare_options *opt, struct compare_result *out);
 void compare_result_release(struct compare_result *r);
+
+/*
+ * Warnings about how far the verdict can be trusted (stats.h rules): fewer
+ * than STATS_MIN_QUESTIONS questions with a valid pair, more repeats than
+ * questions, tests resting on fewer than STATS_MIN_CLUSTERS questions. One
+ * sentence each, appended to out.
+ */
+struct strvec;
+void compare_warnings(const struct compare_result *r, struct strvec *out);
 
 /*
  * Whether two runs have the same inputs for comparison: golden set,

@@ -157,6 +157,17 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
     }
     if (m && m->inputs_note)
         report_para(&d, m->inputs_note);
+    {
+        struct strvec w = STRVEC_INIT;
+        size_t k;
+        compare_warnings(r, &w);
+        for (k = 0; k < w.nr; k++) {
+            strbuf_reset(&sb);
+            strbuf_addf(&sb, "Warning: %s.", w.v[k]);
+            report_para(&d, sb.buf);
+        }
+        strvec_clear(&w);
+    }
 
     report_heading(&d, 2, "Baseline vs candidate", "plot");
     if (svg) {
@@ -177,8 +188,10 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
     report_table_end(&d);
     report_heading(&d, 2, "Per cell", "cells");
     report_para(
-        &d, "Exact one-sided McNemar test on discordant pairs, Holm-adjusted over all cells and "
-            "lengths; a regression needs adjusted p < alpha and a drop of at least the tolerance.");
+        &d, "Exact one-sided sign-flip test over questions (each question's difference, baseline "
+            "correct minus candidate correct, is one unit; with one repeat per question this is "
+            "the exact McNemar test), Holm-adjusted over all cells and lengths; a regression "
+            "needs adjusted p < alpha and a drop of at least the tolerance.");
     report_table_begin(&d, "llrrrrrrrl", head);
     for (i = 0; i < r->n_tests; i++)
         if (r->tests[i].scope == COMPARE_CELL)
@@ -482,13 +495,23 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
                     overall->n_pairs, overall->n_keys, overall->coverage * 100.0);
     strbuf_addf(out,
                 "A regression is a drop of at least %.1f pp with Holm-adjusted p < %g "
-                "(exact one-sided McNemar on paired trials, %lu test%s).\n\n",
+                "(exact one-sided sign-flip test over questions, %lu test%s).\n\n",
                 r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_family,
                 r->n_family == 1 ? "" : "s");
     if (m && m->inputs_note) {
         strbuf_addstr(out, "> **Warning:** ");
         escape_md(out, m->inputs_note);
         strbuf_addstr(out, "\n\n");
+    }
+    {
+        struct strvec w = STRVEC_INIT;
+        compare_warnings(r, &w);
+        for (i = 0; i < w.nr; i++) {
+            strbuf_addstr(out, "> **Warning:** ");
+            escape_md(out, w.v[i]);
+            strbuf_addstr(out, "\n\n");
+        }
+        strvec_clear(&w);
     }
     if (r->n_reasons) {
         strbuf_addstr(out, "### Inconclusive because\n\n");
@@ -775,9 +798,18 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
     cJSON_AddNumberToObject(root, "holm_family_size", (double)r->n_family);
     cJSON_AddNumberToObject(root, "baseline_only_keys", (double)r->baseline_only_keys);
     cJSON_AddNumberToObject(root, "candidate_only_keys", (double)r->candidate_only_keys);
+    cJSON_AddNumberToObject(root, "questions", (double)r->n_questions);
     arr = cJSON_AddArrayToObject(root, "reasons");
     for (i = 0; i < r->n_reasons; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(r->reasons[i]));
+    arr = cJSON_AddArrayToObject(root, "warnings");
+    {
+        struct strvec w = STRVEC_INIT;
+        compare_warnings(r, &w);
+        for (i = 0; i < w.nr; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(w.v[i]));
+        strvec_clear(&w);
+    }
     arr = cJSON_AddArrayToObject(root, "tests");
     for (i = 0; i < r->n_tests; i++) {
         const struct compare_test *t = &r->tests[i];
@@ -796,6 +828,7 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
             cJSON_AddNullToObject(x, "depth");
         cJSON_AddNumberToObject(x, "keys", (double)t->n_keys);
         cJSON_AddNumberToObject(x, "pairs", (double)t->n_pairs);
+        cJSON_AddNumberToObject(x, "questions", (double)t->n_questions);
         cJSON_AddNumberToObject(x, "coverage", t->coverage);
         cJSON_AddNumberToObject(x, "both_correct", (double)t->both_correct);
         cJSON_AddNumberToObject(x, "lost", (double)t->base_only);

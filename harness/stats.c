@@ -1056,27 +1056,23 @@ static void count_small(const struct run_stats *s, size_t *cells, size_t *length
             (*lengths)++;
 }
 
-void stats_warnings(const struct run_stats *s, struct strvec *out)
+void stats_sample_warnings(size_t questions, int repeats, size_t small_cells, size_t small_lengths,
+                           struct strvec *out)
 {
-    size_t small_cells, small_lengths;
-    if (!s->n_valid)
-        return;
-    if (s->n_questions < STATS_MIN_QUESTIONS)
+    if (questions < STATS_MIN_QUESTIONS)
         strvec_pushf(out,
                      "only %lu question%s carry a result (fewer than %d): intervals are wide and "
                      "rough, and a dip or a regression is hard to tell from noise",
-                     (unsigned long)s->n_questions, s->n_questions == 1 ? "" : "s",
-                     STATS_MIN_QUESTIONS);
-    if ((size_t)s->n_repeats > s->n_questions)
+                     (unsigned long)questions, questions == 1 ? "" : "s", STATS_MIN_QUESTIONS);
+    if ((size_t)repeats > questions)
         strvec_pushf(out,
                      "%d repeats exceed the %lu question%s: repeats of one question are "
                      "correlated, so they add little; more questions narrow the intervals, more "
                      "repeats barely do",
-                     s->n_repeats, (unsigned long)s->n_questions, s->n_questions == 1 ? "" : "s");
-    count_small(s, &small_cells, &small_lengths);
+                     repeats, (unsigned long)questions, questions == 1 ? "" : "s");
     if (small_cells || small_lengths) {
         struct strbuf sb = STRBUF_INIT;
-        strbuf_addstr(&sb, "the intervals of ");
+        strbuf_addstr(&sb, "the intervals and tests of ");
         if (small_cells)
             strbuf_addf(&sb, "%lu cell%s", (unsigned long)small_cells, small_cells == 1 ? "" : "s");
         if (small_cells && small_lengths)
@@ -1084,13 +1080,19 @@ void stats_warnings(const struct run_stats *s, struct strvec *out)
         if (small_lengths)
             strbuf_addf(&sb, "%lu length%s", (unsigned long)small_lengths,
                         small_lengths == 1 ? "" : "s");
-        strbuf_addf(&sb, " rest on fewer than %d questions (clusters)%s", STATS_MIN_CLUSTERS,
-                    small_lengths ? "; the dip interval of a length with one question cannot be "
-                                    "estimated and spans the whole range"
-                                  : "");
+        strbuf_addf(&sb, " rest on fewer than %d questions (clusters)", STATS_MIN_CLUSTERS);
         strvec_push(out, sb.buf);
         strbuf_release(&sb);
     }
+}
+
+void stats_warnings(const struct run_stats *s, struct strvec *out)
+{
+    size_t small_cells, small_lengths;
+    if (!s->n_valid)
+        return;
+    count_small(s, &small_cells, &small_lengths);
+    stats_sample_warnings(s->n_questions, s->n_repeats, small_cells, small_lengths, out);
 }
 
 void run_stats_release(struct run_stats *s)

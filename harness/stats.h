@@ -262,6 +262,9 @@ void run_stats_release(struct run_stats *s);
 #define STATS_MIN_CLUSTERS  10
 struct strvec;
 void stats_warnings(const struct run_stats *s, struct strvec *out);
+/* The same sentences from counts (shared with compare_warnings()). */
+void stats_sample_warnings(size_t questions, int repeats, size_t small_cells, size_t small_lengths,
+                           struct strvec *out);
 
 /* The cell for (length, depth_bp), or NULL. */
 const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, int depth_bp);

@@ -5,7 +5,9 @@
 #include "proc.h"
 #include "report.h"
 #include "store.h"
+#include "stats.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "xalloc.h"
 
 #include "test.h"
@@ -237,6 +239,87 @@ static void test_pending_and_duplicates(void)
     tset_free(&b);
 }
 
+/*
+ * One repeat per question: every cell's test is exactly the McNemar test on
+ * its discordant pairs (the sign-flip test with d in {-1, 0, 1}), while the
+ * length test works on per-question sums over the depths.
+ */
+static void test_one_repeat_equals_mcnemar(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    const struct compare_test *t;
+    long d[60];
+    size_t i, nd = 0;
+    make_run(&a, 60, 0, -1);
+    make_run(&b, 60, 14, -1);
+    /* 3 questions gain at 50% (wrong in the baseline, right in the candidate) */
+    for (i = 0; i < a.n; i++)
+        if (a.t[i].depth_bp == 5000 && (i / 5) >= 50 && (i / 5) < 53)
+            a.t[i].outcome = OUTCOME_WRONG;
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    t = find(&r, COMPARE_CELL, 8192, 5000);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK(t->p_drop == mcnemar_drop_p(t->base_only, t->cand_only));
+        CHECK(t->p_gain == mcnemar_gain_p(t->base_only, t->cand_only));
+        CHECK_INT(t->n_questions, 60);
+    }
+    t = find(&r, COMPARE_LENGTH, 8192, -1);
+    CHECK(t != NULL);
+    if (t) {
+        /* per question: baseline correct minus candidate correct over its 5 depths */
+        for (i = 0; i < 60; i++) {
+            long diff = 0;
+            size_t k;
+            for (k = 0; k < 5; k++)
+                diff += (a.t[i * 5 + k].outcome == OUTCOME_CORRECT) -
+                        (b.t[i * 5 + k].outcome == OUTCOME_CORRECT);
+            d[nd++] = diff;
+        }
+        CHECK(t->p_drop == signflip_drop_p(d, nd));
+    }
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+/*
+ * The issue's case: one question x 100 repeats. Trial-level McNemar called
+ * it p = 8.9e-08; one question is one cluster, so the best a drop can do is
+ * p = 1/2 (its sign), and the verdict cannot be FAIL; the warnings say why.
+ */
+static void test_one_question_is_one_cluster(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    const struct compare_test *t;
+    struct strvec w = STRVEC_INIT;
+    int rep;
+    for (rep = 0; rep < 100; rep++) {
+        add(&a, "only", 8192, 5000, rep, OUTCOME_CORRECT);
+        add(&b, "only", 8192, 5000, rep, rep < 30 ? OUTCOME_WRONG : OUTCOME_CORRECT);
+    }
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    t = find(&r, COMPARE_CELL, 8192, 5000);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_INT(t->base_only, 30);
+        CHECK(mcnemar_drop_p(30, 0) < 1e-8); /* what the trial-level test said */
+        CHECK_NEAR(t->p_drop, 0.5, 1e-12);
+        CHECK_INT(t->n_questions, 1);
+        CHECK_INT(t->n_repeats, 100);
+    }
+    CHECK(r.verdict != VERDICT_FAIL);
+    compare_warnings(&r, &w);
+    CHECK_INT(w.nr, 3);
+    CHECK(w.nr == 3 && strstr(w.v[1], "100 repeats exceed the 1 question"));
+    strvec_clear(&w);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
 static void test_same_inputs(void)
 {
     struct run_info x, y;
@@ -388,6 +471,8 @@ int main(void)
     RUN(test_too_few_inconclusive);
     RUN(test_low_coverage_inconclusive);
     RUN(test_pending_and_duplicates);
+    RUN(test_one_repeat_equals_mcnemar);
+    RUN(test_one_question_is_one_cluster);
     RUN(test_same_inputs);
     RUN(test_xml_escape);
     RUN(test_junit_injection);
