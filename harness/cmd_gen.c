@@ -121,6 +121,12 @@ static const char *draw_unique(struct strvec *used, struct strbuf *sb, uint64_t 
     return NULL;
 }
 
+/* Distinct invented entities gen needle can draw: each needle takes negatives + 1 of them. */
+static size_t needle_entities(void)
+{
+    return N(syl1) * N(syl2) * N(syl3) / 2;
+}
+
 static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t rng)
 {
     struct strvec entities = STRVEC_INIT, values = STRVEC_INIT;
@@ -129,9 +135,6 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
     long i, k;
     int rc = 0;
 
-    if ((size_t)(n * (negatives + 1)) > N(syl1) * N(syl2) * N(syl3) / 2)
-        return error("gen: at most %zu needles x (negatives + 1) entities are available",
-                     N(syl1) * N(syl2) * N(syl3) / 2);
     for (i = 0; i < n && !rc; i++) {
         size_t p = (size_t)i % NPATTERNS;
         struct question q;
@@ -335,7 +338,12 @@ int cmd_gen(int argc, const char **argv)
     if (negatives < 0)
         negatives = kv ? 20 : 4;
     if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000) {
-        error("gen: --n must be 1..100000, --negatives 0..10000, --haystack-size 0..10000000");
+        error(n < 1 || n > 100000 ? "gen: --n must be 1 to 100000 (got %ld)"
+              : negatives > 10000 ? "gen: --negatives must be 0 to 10000 (got %ld)"
+                                  : "gen: --haystack-size must be 0 to 10000000 (got %ld)",
+              n < 1 || n > 100000 ? n
+              : negatives > 10000 ? negatives
+                                  : hay_size);
         goto cleanup;
     }
     if (seed < 0) {
@@ -344,6 +352,14 @@ int cmd_gen(int argc, const char **argv)
     }
     if (hay_out && !kv) {
         error("gen: --haystack-out is for kv (needle sets use a text haystack)");
+        goto cleanup;
+    }
+    if (!kv && (size_t)(n * (negatives + 1)) > needle_entities()) {
+        /* checked before the output file exists: a refused command writes nothing */
+        error("gen: needle: --n %ld with --negatives %ld needs %ld distinct entities, there are "
+              "%zu: use --n %ld or less (or fewer --negatives)",
+              n, negatives, n * (negatives + 1), needle_entities(),
+              (long)(needle_entities() / (size_t)(negatives + 1)));
         goto cleanup;
     }
     rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : 1);
@@ -364,10 +380,8 @@ int cmd_gen(int argc, const char **argv)
     if (!rc)
         ret = DM_EXIT_OK;
 cleanup:
-    if (w)
-        dataset_writer_close(w);
-    if (hw)
-        dataset_writer_close(hw);
+    dataset_writer_abort(w);
+    dataset_writer_abort(hw);
     strvec_clear(&rest);
     return ret;
 }

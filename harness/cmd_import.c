@@ -369,8 +369,8 @@ int cmd_import(int argc, const char **argv)
     fputc('\n', stderr);
     ret = DM_EXIT_OK;
 done:
-    dataset_writer_close(im.set);
-    dataset_writer_close(im.hay);
+    dataset_writer_abort(im.set);
+    dataset_writer_abort(im.hay);
     strbuf_release(&im.line);
 cleanup:
     strvec_clear(&rest);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "builtin.h"
+#include "dataset.h"
 #include "escape.h"
 #include "opt.h"
 #include "plot.h"
@@ -120,6 +121,23 @@ int cmd_report(int argc, const char **argv)
     if (parse_formats(formats_arg, &formats) < 0) {
         rc = DM_EXIT_USAGE;
         goto cleanup;
+    }
+    if (rank_dist && opt_find(opts, "rank-p")->seen) {
+        error("report: give --rank-dist FILE or --rank-p P, not both (--rank-p is the "
+              "geometric model used without a measured distribution)");
+        rc = DM_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (dataset) {
+        /* a golden set the user named must load: nothing is written when it does not */
+        struct golden_set gs;
+        memset(&gs, 0, sizeof(gs));
+        if (golden_set_load(&gs, dataset) < 0) {
+            error("report: --dataset %s cannot be used (see above); nothing was written", dataset);
+            rc = DM_EXIT_USAGE;
+            goto cleanup;
+        }
+        golden_set_release(&gs);
     }
 
     st = store_open(store_default_path(db), STORE_READONLY);

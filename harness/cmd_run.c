@@ -54,6 +54,7 @@ struct run_opts {
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
     int completions, dry_run, store_prompts, context_check, insecure, verbose;
+    int price_in_seen, price_out_seen; /* given on the command line or in the config file */
 };
 
 /* The settings that change what a trial measures: part of the run's identity. */
@@ -528,7 +529,9 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "haystack", 0, &c->o.haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
         {OPT_STRING, "lengths", 'l', &c->o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
         {OPT_STRING, "depths", 0, &c->o.depths, "SPEC",
-         "gold depths in %: start:stop:step or a list (default 0:100:10)", 0},
+         "gold depths in %: start:stop:step (the steps must reach stop) or a list "
+         "(default 0:100:10)",
+         0},
         {OPT_LONG, "repeats", 0, &c->o.repeats, "N", "distractor orders per cell (default 1)", 0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "tokenizer", 't', &c->o.tokenizer, "NAME|FILE|server",
@@ -539,8 +542,8 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_LONG, "max-tokens", 0, &c->o.max_tokens, "N", "answer budget (default 256)", 0},
         {OPT_STRING, "max-tokens-field", 0, &c->o.max_tokens_field, "F",
          "auto, max_tokens or max_completion_tokens", 0},
-        {OPT_DOUBLE, "temperature", 0, &c->o.temperature, "X", "default 0", 0},
-        {OPT_DOUBLE, "top-p", 0, &c->o.top_p, "X", "default 1", 0},
+        {OPT_DOUBLE, "temperature", 0, &c->o.temperature, "X", "0 to 2 (default 0)", 0},
+        {OPT_DOUBLE, "top-p", 0, &c->o.top_p, "X", "above 0, at most 1 (default 1)", 0},
         {OPT_LONG, "seed", 0, &c->o.seed, "N", "request seed and distractor seed (default 0)", 0},
         {OPT_BOOL, "completions", 0, &c->o.completions, NULL, "use /v1/completions instead of chat",
          0},
@@ -582,14 +585,16 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_BOOL, "store-prompts", 0, &c->o.store_prompts, NULL, "store rendered prompts", 0},
         {OPT_BOOL, "dry-run", 'n', &c->o.dry_run, NULL,
          "print the matrix size, tokens and cost; send nothing", 0},
-        {OPT_DOUBLE, "price-in", 0, &c->o.price_in, "USD", "per 1M prompt tokens", 0},
-        {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD", "per 1M completion tokens", 0},
+        {OPT_DOUBLE, "price-in", 0, &c->o.price_in, "USD",
+         "per 1M prompt tokens, >= 0 (with --price-out)", 0},
+        {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD",
+         "per 1M completion tokens, >= 0 (with --price-in)", 0},
         {OPT_DOUBLE, "max-cost", 0, &c->o.max_cost, "USD",
          "stop at this spend (exit 4, resumable); needs prices", 0},
         {OPT_STRING, "config", 0, &c->o.config, "FILE", "JSON file of these options", 0},
         OPT_END_MARK,
     };
-    static const char *const refused[] = {"api-key", "api_key", "apikey", "config", NULL};
+    static const char *const refused[] = {"api-key", "api_key", "apikey", NULL};
     int prc;
     size_t i;
 
@@ -618,6 +623,69 @@ static int parse_run_options(struct run_ctx *c)
         config_apply_file(&c->cfgfile, c->o.config, opts, refused,
                           "API keys come only from the environment (see --api-key-env)") < 0)
         return -1;
+    c->o.price_in_seen = opt_find(opts, "price-in")->seen != 0;
+    c->o.price_out_seen = opt_find(opts, "price-out")->seen != 0;
+    return 0;
+}
+
+/* --NAME's value is in lo..hi; else an error naming the option, the range and the value. */
+static int check_long(const char *name, long v, long lo, long hi)
+{
+    if (v >= lo && v <= hi)
+        return 0;
+    if (hi == LONG_MAX)
+        return error("run: --%s must be at least %ld (got %ld)", name, lo, v);
+    return error("run: --%s must be %ld to %ld (got %ld)", name, lo, hi, v);
+}
+
+/* --NAME's value is in [lo, hi], or in (lo, hi] when lo_open; hi INFINITY = no upper bound. */
+static int check_double(const char *name, double v, double lo, int lo_open, double hi)
+{
+    if (!isnan(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
+        return 0;
+    if (isinf(hi))
+        return error("run: --%s must be %s %g (got %g)", name, lo_open ? "above" : "at least", lo,
+                     v);
+    return error("run: --%s must be in %c%g, %g] (got %g)", name, lo_open ? '(' : '[', lo, hi, v);
+}
+
+/*
+ * Every numeric setting against its range, one message per option. Prices are unset (-1)
+ * unless given, and then only together: a cost from one of them would be a wrong number.
+ */
+static int check_settings(struct run_opts *o)
+{
+    int in = o->price_in_seen, out = o->price_out_seen;
+
+    if (check_long("repeats", o->repeats, 1, 1000000) ||
+        check_long("concurrency", o->concurrency, 1, 100000) ||
+        check_long("max-tokens", o->max_tokens, 1, 10000000) ||
+        check_long("max-attempts", o->max_attempts, 1, 1000) ||
+        check_long("retry-base-ms", o->retry_base_ms, 0, 3600000) ||
+        check_long("rpm", o->rpm, 0, LONG_MAX) || check_long("tpm", o->tpm, 0, LONG_MAX) ||
+        check_double("temperature", o->temperature, 0, 0, 2) ||
+        check_double("top-p", o->top_p, 0, 1, 1) ||
+        check_double("timeout", o->timeout, 0, 1, INFINITY) ||
+        check_double("connect-timeout", o->connect_timeout, 0, 1, INFINITY) ||
+        check_double("drain-seconds", o->drain_seconds, 0, 0, INFINITY) ||
+        check_double("progress-interval", o->progress_interval, 0, 1, INFINITY) ||
+        check_double("max-error-rate", o->max_error_rate, 0, 0, 1) ||
+        check_double("max-cost", o->max_cost, 0, 0, INFINITY))
+        return -1;
+    if (!(o->latency_s >= 0 && o->latency_s <= 86400))
+        return error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)",
+                     o->latency_s);
+    if ((in && check_double("price-in", o->price_in, 0, 0, INFINITY)) ||
+        (out && check_double("price-out", o->price_out, 0, 0, INFINITY)))
+        return -1;
+    if (in != out)
+        return error("run: --%s needs --%s too (USD per 1M prompt and completion tokens; "
+                     "use 0 for a free side)",
+                     in ? "price-in" : "price-out", in ? "price-out" : "price-in");
+    if (!in)
+        o->price_in = o->price_out = -1;
+    if (o->max_cost > 0 && !in)
+        return error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
     return 0;
 }
 
@@ -638,44 +706,8 @@ static int validate_options(struct run_ctx *c)
         error("run: --endpoint is required");
         return -1;
     }
-    if (c->o.repeats < 1 || c->o.repeats > 1000000) {
-        error("run: --repeats must be at least 1");
+    if (check_settings(&c->o) < 0)
         return -1;
-    }
-    if (c->o.concurrency < 1 || c->o.concurrency > 100000) {
-        error("run: --concurrency must be at least 1");
-        return -1;
-    }
-    if (c->o.max_tokens < 1) {
-        error("run: --max-tokens must be at least 1");
-        return -1;
-    }
-    if (c->o.max_attempts < 1 || c->o.retry_base_ms < 0 || c->o.rpm < 0 || c->o.tpm < 0) {
-        error("run: --max-attempts must be >= 1; --retry-base-ms, --rpm, --tpm >= 0");
-        return -1;
-    }
-    if (c->o.timeout <= 0 || c->o.connect_timeout <= 0 || c->o.drain_seconds < 0 ||
-        c->o.progress_interval <= 0) {
-        error("run: --timeout, --connect-timeout and --progress-interval must be positive");
-        return -1;
-    }
-    if (c->o.latency_s < 0 || c->o.latency_s > 86400) {
-        error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)",
-              c->o.latency_s);
-        return -1;
-    }
-    if (c->o.max_error_rate < 0 || c->o.max_error_rate > 1) {
-        error("run: --max-error-rate is a fraction in [0,1] (e.g. 0.05)");
-        return -1;
-    }
-    if (c->o.max_cost < 0) {
-        error("run: --max-cost must be positive");
-        return -1;
-    }
-    if (c->o.max_cost > 0 && (c->o.price_in < 0 || c->o.price_out < 0)) {
-        error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
-        return -1;
-    }
     if (runner_progress_parse(c->o.progress, &c->progress) < 0) {
         error("run: --progress must be auto, bar, lines or none");
         return -1;

@@ -190,6 +190,12 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
     {
         struct option *o;
         const char *key = item->string;
+        if (!strcmp(key, "config")) {
+            error("%s: \"config\" cannot be set in a config file (a config file cannot name "
+                  "another; give one --config FILE)",
+                  path);
+            goto cleanup;
+        }
         if (in_list(refused, key)) {
             error("%s: \"%s\" cannot be set in a config file%s%s", path, key,
                   refused_hint ? "; " : "", refused_hint ? refused_hint : "");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1135,27 +1136,38 @@ void question_to_jsonl(struct strbuf *out, const struct question *q)
 
 struct dataset_writer {
     char *path;
+    char *tmp; /* written here and renamed to path on a clean close; NULL: path itself */
     gzFile gz;
 };
 
 struct dataset_writer *dataset_writer_open(const char *path)
 {
     struct dataset_writer *w;
+    struct stat sb;
     gzFile gz;
+    char *tmp = NULL;
     int gzip = ends_with(path, ".gz");
     errno = 0;
     if (!strcmp(path, "-")) {
         int fd = dup(1);
         gz = fd < 0 ? NULL : gzdopen(fd, "wT");
     } else {
-        gz = gzopen(path, gzip ? "wb9" : "wbT");
+        /* a regular file appears only when complete: a failed command leaves no partial file */
+        if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode)) {
+            struct strbuf t = STRBUF_INIT;
+            strbuf_addf(&t, "%s.tmp%ld", path, (long)getpid());
+            tmp = strbuf_detach(&t, NULL);
+        }
+        gz = gzopen(tmp ? tmp : path, gzip ? "wb9" : "wbT");
     }
     if (!gz) {
         error("%s: cannot open for writing: %s", path, errno ? strerror(errno) : "out of memory");
+        free(tmp);
         return NULL;
     }
     w = xcalloc(1, sizeof(*w));
     w->path = xstrdup(path);
+    w->tmp = tmp;
     w->gz = gz;
     return w;
 }
@@ -1176,16 +1188,33 @@ int dataset_writer_write(struct dataset_writer *w, const char *buf, size_t len)
     return 0;
 }
 
-int dataset_writer_close(struct dataset_writer *w)
+static int writer_finish(struct dataset_writer *w, int keep)
 {
     int rc = 0, z;
     if (!w)
         return 0;
     z = gzclose(w->gz);
-    if (z != Z_OK)
+    if (z != Z_OK && keep)
         rc = error("%s: write error on close (%s)", w->path,
                    z == Z_ERRNO ? strerror(errno) : "zlib error");
+    if (w->tmp) {
+        if (!rc && keep && rename(w->tmp, w->path) != 0)
+            rc = error("%s: cannot rename %s to it: %s", w->path, w->tmp, strerror(errno));
+        if (rc || !keep)
+            unlink(w->tmp);
+    }
     free(w->path);
+    free(w->tmp);
     free(w);
     return rc;
+}
+
+int dataset_writer_close(struct dataset_writer *w)
+{
+    return writer_finish(w, 1);
+}
+
+void dataset_writer_abort(struct dataset_writer *w)
+{
+    writer_finish(w, 0);
 }
