@@ -165,7 +165,7 @@ fuzz-tokenizer:
 		$(addprefix harness/,tokenizer.c sha256.c strbuf.c xalloc.c usage.c) $(LIBS)
 	build-fuzz/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 		-print_final_stats=1 build-fuzz/corpus-tokenizer
-CLIENT_FUZZ_SRCS = $(addprefix harness/,client.c client_classify.c client_retry_after.c strbuf.c strvec.c num.c xalloc.c usage.c)
+CLIENT_FUZZ_SRCS = $(addprefix harness/,client.c client_classify.c client_retry_after.c reasoning.c strbuf.c strvec.c num.c xalloc.c usage.c)
 fuzz-client:
 	@mkdir -p build-fuzz/corpus-client-classify build-fuzz/corpus-retry-after
 	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o build-fuzz/fuzz_client_classify \

@@ -16,6 +16,7 @@
 
 #include "client-int.h"
 #include "num.h"
+#include "sha256.h"
 #include "strbuf.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -156,6 +157,8 @@ struct client {
     size_t rr; /* round-robin cursor for ties */
     char *model;
     char *key;
+    char *reasoning_effort, *extra_members; /* extra_members: the extra body without braces */
+    char *reasoning_open, *reasoning_close;
     struct curl_slist *hdrs;     /* shared request headers (with auth) */
     struct curl_slist *get_hdrs; /* for GETs */
     struct client_config cfg;    /* scalars only; strvecs empty, strings NULL */
@@ -383,6 +386,23 @@ struct client *client_new(const struct client_config *cfg, struct strbuf *err)
         c->cfg.truncation_ratio = 0.98;
     c->model = xstrdup(cfg->model);
     c->key = cfg->api_key && *cfg->api_key ? xstrdup(cfg->api_key) : NULL;
+    c->cfg.reasoning_effort = c->cfg.extra_body = NULL;
+    c->cfg.reasoning_open = c->cfg.reasoning_close = NULL;
+    c->reasoning_effort = cfg->reasoning_effort ? xstrdup(cfg->reasoning_effort) : NULL;
+    c->reasoning_open = cfg->reasoning_open ? xstrdup(cfg->reasoning_open) : NULL;
+    c->reasoning_close = cfg->reasoning_close ? xstrdup(cfg->reasoning_close) : NULL;
+    if (cfg->extra_body) {
+        struct strbuf canon = STRBUF_INIT;
+        if (client_extra_body_check(cfg->extra_body, &canon, err) < 0) {
+            strbuf_release(&canon);
+            client_free(c);
+            return NULL;
+        }
+        /* "{...}" -> "..." (members appended to every body) */
+        if (canon.len > 2)
+            c->extra_members = xmemdup(canon.buf + 1, canon.len - 2);
+        strbuf_release(&canon);
+    }
     c->ep = xcalloc(cfg->endpoints.nr, sizeof(*c->ep));
     for (size_t i = 0; i < cfg->endpoints.nr; i++) {
         struct strbuf root = STRBUF_INIT, url = STRBUF_INIT;
@@ -488,6 +508,10 @@ void client_free(struct client *c)
     }
     free(c->ep);
     free(c->model);
+    free(c->reasoning_effort);
+    free(c->extra_members);
+    free(c->reasoning_open);
+    free(c->reasoning_close);
     if (c->key) {
         volatile char *p = c->key;
         while (*p)
@@ -522,7 +546,69 @@ static void build_body(struct client *c, const struct client_request *req, struc
     strbuf_addf(b, ",\"temperature\":%.6g,\"top_p\":%.6g", c->cfg.temperature, c->cfg.top_p);
     if (c->cfg.send_seed)
         strbuf_addf(b, ",\"seed\":%ld", c->cfg.seed);
-    strbuf_addf(b, ",\"%s\":%ld,\"n\":1,\"stream\":false}", c->mt_field, mt);
+    strbuf_addf(b, ",\"%s\":%ld,\"n\":1,\"stream\":false", c->mt_field, mt);
+    if (c->reasoning_effort) {
+        strbuf_addstr(b, ",\"reasoning_effort\":");
+        json_escape(b, c->reasoning_effort, strlen(c->reasoning_effort));
+    }
+    if (c->extra_members) {
+        strbuf_addch(b, ',');
+        strbuf_addstr(b, c->extra_members);
+    }
+    strbuf_addch(b, '}');
+}
+
+int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf *err)
+{
+    static const char *const own[] = {
+        "model",
+        "messages",
+        "prompt",
+        "temperature",
+        "top_p",
+        "seed",
+        "n",
+        "stream",
+        "max_tokens",
+        "max_completion_tokens",
+        "reasoning_effort",
+        NULL,
+    };
+    cJSON *o = json ? cJSON_Parse(json) : NULL, *it;
+    char *txt;
+    size_t i;
+    if (!cJSON_IsObject(o)) {
+        strbuf_addstr(err, "--extra-body must be a JSON object, e.g. "
+                           "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}'");
+        cJSON_Delete(o);
+        return -1;
+    }
+    cJSON_ArrayForEach(it, o)
+    {
+        for (i = 0; own[i]; i++)
+            if (!strcmp(it->string, own[i])) {
+                strbuf_addf(err,
+                            "--extra-body must not set \"%s\": dipmap sets it (use its own "
+                            "option)",
+                            own[i]);
+                cJSON_Delete(o);
+                return -1;
+            }
+    }
+    txt = cJSON_PrintUnformatted(o);
+    strbuf_addstr(out, txt);
+    cJSON_free(txt);
+    cJSON_Delete(o);
+    return 0;
+}
+
+void client_request_sha256(struct client *c, const struct client_request *req,
+                           char hex[SHA256_HEX_LEN + 1])
+{
+    struct strbuf b = STRBUF_INIT;
+    build_body(c, req, &b);
+    sha256_hex(b.buf, b.len, hex);
+    strbuf_release(&b);
 }
 
 static int pick_endpoint(struct client *c)
@@ -663,6 +749,8 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
         ex.legacy = c->cfg.legacy_completions;
         ex.expected_prompt_tokens = x->expected;
         ex.truncation_ratio = c->cfg.truncation_ratio;
+        ex.reasoning_open = c->reasoning_open;
+        ex.reasoning_close = c->reasoning_close;
         ex.now = time(NULL);
         client_classify(&ex, r);
     } else {
@@ -672,6 +760,7 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
         classify_transport(x, rc, r);
     }
     r->curl_code = (int)rc;
+    sha256_hex(x->body.buf, x->body.len, r->request_sha256);
     r->latency_ms = client_now_ms() - x->start_ms;
     redact_key(c, &r->error);
     redact_key(c, &r->content);

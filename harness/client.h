@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "sha256.h"
 #include "strvec.h"
 
 struct strbuf;
@@ -32,16 +33,18 @@ struct strbuf;
 enum client_class {
     CLIENT_OK = 0,    /* content present, finished normally */
     CLIENT_OVERFLOW,  /* server says the context was exceeded (400/413/422); do not retry */
-    CLIENT_TRUNCATED, /* finish_reason "length", or usage.prompt_tokens clearly below what was sent
-                       */
-    CLIENT_EMPTY,     /* no content (e.g. reasoning budget spent); reasoning text kept */
+    CLIENT_TRUNCATED, /* the server shortened the prompt: usage.prompt_tokens clearly below what
+                         was sent (context shift). An answer cut at max_tokens is CLIENT_OK+cut */
+    CLIENT_EMPTY,     /* no content and no sign of reasoning */
+    CLIENT_STARVED,   /* no answer after reasoning (reasoning text or tokens, or tokens spent
+                         with nothing shown and finish_reason length): the budget went to it */
     CLIENT_FILTERED,  /* content filter (finish_reason content_filter or a filter error) */
     CLIENT_RETRYABLE, /* 408/409/429/5xx, transport failure, unparseable 200, 200 with an error */
     CLIENT_FATAL,     /* fatal for the whole run: auth, missing model, quota, unsupported param */
     CLIENT_CLASS__COUNT
 };
 
-/* "ok", "overflow", "truncated", "empty", "filtered", "retryable", "fatal". */
+/* "ok", "overflow", "truncated", "empty", "starved", "filtered", "retryable", "fatal". */
 const char *client_class_name(enum client_class c);
 
 /*
@@ -50,7 +53,7 @@ const char *client_class_name(enum client_class c);
  */
 enum client_reason {
     CLIENT_R_NONE = 0,
-    CLIENT_R_LENGTH,            /* TRUNCATED: finish_reason length */
+    CLIENT_R_LENGTH,            /* STARVED: finish_reason length */
     CLIENT_R_PROMPT_SHORT,      /* TRUNCATED: usage.prompt_tokens < ratio * expected */
     CLIENT_R_RATE_LIMIT,        /* RETRYABLE: 429 */
     CLIENT_R_SERVER_ERROR,      /* RETRYABLE: 5xx */
@@ -125,9 +128,28 @@ struct client_config {
     size_t max_response_bytes; /* default 64 MiB; bigger responses -> RETRYABLE/TOO_LARGE */
     /* TRUNCATED when usage.prompt_tokens < truncation_ratio * expected; default 0.98 */
     double truncation_ratio;
+    /* sent as "reasoning_effort" when non-NULL ("low", "medium", "high"); borrowed, copied */
+    const char *reasoning_effort;
+    /*
+     * A JSON object whose members are added to every generation request body
+     * (e.g. {"chat_template_kwargs":{"enable_thinking":false}}); NULL = none.
+     * Must not name a field the client sets itself (client_extra_body_check()).
+     * Borrowed; copied by client_new().
+     */
+    const char *extra_body;
+    /* inline reasoning block tags (reasoning_split()); NULL = <think>, </think>; copied */
+    const char *reasoning_open, *reasoning_close;
     int insecure; /* skip TLS verification */
     int verbose;  /* request/response lines and headers on stderr, auth redacted */
 };
+
+/*
+ * Check and canonicalise an --extra-body value: a JSON object that names no
+ * field the client sets (model, messages, prompt, temperature, top_p, seed,
+ * max_tokens, max_completion_tokens, n, stream, reasoning_effort). On success
+ * appends the compact JSON to out and returns 0; else -1 with a reason in err.
+ */
+int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf *err);
 
 /* Defaults as documented above; endpoints and headers empty. */
 void client_config_init(struct client_config *cfg);
@@ -166,8 +188,13 @@ struct client_response {
     int endpoint;     /* index into the config's endpoints */
 
     /* All strings below are malloc'd and owned by the response; any may be NULL. */
-    char *content;            /* message.content (chat) or text (legacy) */
-    char *reasoning;          /* message.reasoning_content / message.reasoning */
+    char *content; /* message.content (chat) or text (legacy) */
+    /*
+     * message.reasoning_content / message.reasoning, then the content's leading
+     * <think> blocks (reasoning_split() with the config's tags); content holds
+     * only the answer after them.
+     */
+    char *reasoning;
     char *refusal;            /* message.refusal */
     char *finish_reason;      /* raw string */
     char *model;              /* model as echoed by the server */
@@ -188,7 +215,11 @@ struct client_response {
     long expected_prompt_tokens; /* copied from the request */
 
     long retry_after_ms; /* server's delay hint (client_retry_after_ms), -1 none */
-    double latency_ms;   /* submit -> done, including queueing in curl */
+    /* OK with finish_reason "length": the answer reached the answer budget (scored as said) */
+    int cut;
+    /* sha256 of the request body sent: equal hashes = byte-identical requests ("" if none) */
+    char request_sha256[SHA256_HEX_LEN + 1];
+    double latency_ms; /* submit -> done, including queueing in curl */
     size_t response_bytes;
 };
 
@@ -200,6 +231,15 @@ void client_response_release(struct client_response *r);
 void client_response_free(struct client_response *r);
 
 /* ------------------------------------------------------- the multi client */
+
+struct client;
+/*
+ * sha256 hex of the exact body client_submit() would send for req (model,
+ * messages, every sampling parameter, max tokens, reasoning effort, extra
+ * body): what `run --reuse` matches stored answers by.
+ */
+void client_request_sha256(struct client *c, const struct client_request *req,
+                           char hex[SHA256_HEX_LEN + 1]);
 
 struct client;
 
@@ -313,6 +353,8 @@ struct client_exchange {
     int legacy;
     long expected_prompt_tokens; /* <= 0: no truncation check */
     double truncation_ratio;     /* <= 0: 0.98 */
+    const char *reasoning_open;  /* inline reasoning tags; NULL: <think> */
+    const char *reasoning_close; /* NULL: </think> */
     time_t now;
 };
 void client_classify(const struct client_exchange *ex, struct client_response *out);

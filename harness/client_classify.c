@@ -12,6 +12,7 @@
 
 #include "client-int.h"
 #include "num.h"
+#include "reasoning.h"
 #include "strbuf.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -23,7 +24,7 @@
 /* ------------------------------------------------------------------ names */
 
 static const char *const class_names[CLIENT_CLASS__COUNT] = {
-    "ok", "overflow", "truncated", "empty", "filtered", "retryable", "fatal",
+    "ok", "overflow", "truncated", "empty", "starved", "filtered", "retryable", "fatal",
 };
 
 const char *client_class_name(enum client_class c)
@@ -460,6 +461,29 @@ static const cJSON *first_choice(const cJSON *choices)
     return first;
 }
 
+/*
+ * A leading <think> block in the content is reasoning, not answer: moved to
+ * r->reasoning (after the reasoning field's text, if any), so nothing
+ * downstream ever scores it.
+ */
+static void split_inline_reasoning(const struct client_exchange *ex, struct client_response *r)
+{
+    struct strbuf ans = STRBUF_INIT, rs = STRBUF_INIT;
+    if (r->reasoning && *r->reasoning) {
+        strbuf_addstr(&rs, r->reasoning);
+        strbuf_addch(&rs, '\n');
+    }
+    if (r->content &&
+        reasoning_split(r->content, ex->reasoning_open, ex->reasoning_close, &ans, &rs)) {
+        free(r->reasoning);
+        r->reasoning = strbuf_detach(&rs, NULL);
+        free(r->content);
+        r->content = strbuf_detach(&ans, NULL);
+    }
+    strbuf_release(&ans);
+    strbuf_release(&rs);
+}
+
 static void classify_success(const struct client_exchange *ex, struct client_response *r)
 {
     cJSON *root = ex->body && ex->body_len ? cJSON_ParseWithLength(ex->body, ex->body_len) : NULL;
@@ -524,12 +548,15 @@ static void classify_success(const struct client_exchange *ex, struct client_res
     } else {
         set_str(&r->content, client_obj_str(msg, "content"));
     }
-    if (msg) {
-        const char *reasoning = client_obj_str(msg, "reasoning_content");
+    {
+        /* vLLM "reasoning", llama.cpp/DeepSeek "reasoning_content"; legacy: on the choice */
+        const cJSON *holder = msg ? msg : choice;
+        const char *reasoning = client_obj_str(holder, "reasoning_content");
         if (!reasoning)
-            reasoning = client_obj_str(msg, "reasoning");
+            reasoning = client_obj_str(holder, "reasoning");
         set_str(&r->reasoning, reasoning);
-        set_str(&r->refusal, client_obj_str(msg, "refusal"));
+        if (msg)
+            set_str(&r->refusal, client_obj_str(msg, "refusal"));
     }
     if (!r->content && !r->reasoning && ex->legacy == 0 && !msg &&
         !client_obj_get(choice, "text")) {
@@ -539,6 +566,7 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         goto out;
     }
 
+    split_inline_reasoning(ex, r);
     if (r->finish_reason && !strcmp(r->finish_reason, "content_filter")) {
         r->cls = CLIENT_FILTERED;
         client_set_error(r, "finish_reason content_filter");
@@ -556,16 +584,31 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         client_set_error(r, "server counted %ld prompt tokens, %ld were sent (silent truncation?)",
                          r->prompt_tokens, ex->expected_prompt_tokens);
     } else if (blank(r->content)) {
-        r->cls = CLIENT_EMPTY;
-        client_set_error(r, "empty content (finish_reason %s%s)",
-                         r->finish_reason ? r->finish_reason : "none",
-                         blank(r->reasoning) ? "" : ", reasoning present");
-    } else if (r->finish_reason && !strcmp(r->finish_reason, "length")) {
-        r->cls = CLIENT_TRUNCATED;
-        r->reason = CLIENT_R_LENGTH;
-        client_set_error(r, "finish_reason length (output hit max tokens)");
+        /*
+         * No answer. When the budget went to reasoning (reasoning text, reasoning
+         * tokens, or tokens spent with nothing to show and finish_reason length),
+         * the trial was starved, whatever finish_reason says: servers report
+         * "stop" after forcing the end of thinking.
+         */
+        int length = r->finish_reason && !strcmp(r->finish_reason, "length");
+        if (!blank(r->reasoning) || r->reasoning_tokens > 0 ||
+            (length && r->completion_tokens > 0)) {
+            r->cls = CLIENT_STARVED;
+            r->reason = length ? CLIENT_R_LENGTH : CLIENT_R_NONE;
+            client_set_error(r,
+                             "no answer after the reasoning (finish_reason %s, %ld reasoning "
+                             "tokens)",
+                             r->finish_reason ? r->finish_reason : "none",
+                             r->reasoning_tokens >= 0 ? r->reasoning_tokens : r->completion_tokens);
+        } else {
+            r->cls = CLIENT_EMPTY;
+            client_set_error(r, "empty content (finish_reason %s)",
+                             r->finish_reason ? r->finish_reason : "none");
+        }
     } else {
+        /* an answer cut at the answer budget is scored on what it said, and flagged */
         r->cls = CLIENT_OK;
+        r->cut = r->finish_reason && !strcmp(r->finish_reason, "length");
     }
 out:
     err_info_release(&e);

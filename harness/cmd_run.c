@@ -25,6 +25,7 @@
 #include "opt.h"
 #include "plan.h"
 #include "prompt.h"
+#include "reasoning.h"
 #include "runner.h"
 #include "score.h"
 #include "store.h"
@@ -49,7 +50,7 @@ struct run_opts {
     struct strvec endpoints, headers, tags;
     const char *model, *dataset, *haystack, *lengths, *depths, *tmpl, *tokenizer;
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
-    const char *progress;
+    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
@@ -59,7 +60,8 @@ struct run_opts {
 
 /* The settings that change what a trial measures: part of the run's identity. */
 static char *identity_settings(const struct run_opts *o, const long *lengths, size_t nl,
-                               const int *depths, size_t nd, const char *scorer)
+                               const int *depths, size_t nd, const char *scorer,
+                               const char *extra_body)
 {
     cJSON *root = cJSON_CreateObject(), *arr;
     char *text, *ret;
@@ -70,11 +72,18 @@ static char *identity_settings(const struct run_opts *o, const long *lengths, si
     arr = cJSON_AddArrayToObject(root, "depths_bp");
     for (i = 0; i < nd; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(depths[i]));
+    /* added only when given, so runs made before these options keep their identity */
+    if (extra_body)
+        cJSON_AddItemToObject(root, "extra-body", cJSON_Parse(extra_body));
     arr = cJSON_AddArrayToObject(root, "lengths");
     for (i = 0; i < nl; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lengths[i]));
     cJSON_AddNumberToObject(root, "max-tokens", (double)o->max_tokens);
     cJSON_AddStringToObject(root, "max-tokens-field", o->max_tokens_field);
+    if (o->reasoning_effort)
+        cJSON_AddStringToObject(root, "reasoning-effort", o->reasoning_effort);
+    if (o->reasoning_tags)
+        cJSON_AddStringToObject(root, "reasoning-tags", o->reasoning_tags);
     cJSON_AddNumberToObject(root, "repeats", (double)o->repeats);
     cJSON_AddStringToObject(root, "scorer", scorer);
     cJSON_AddNumberToObject(root, "seed", (double)o->seed);
@@ -351,6 +360,14 @@ static void print_summary(const char *run, const char *db, const struct runner_r
     for (o = OUTCOME_CORRECT; o < OUTCOME__COUNT; o++)
         printf(" %s %ld", outcome_name((enum trial_outcome)o), res->outcomes[o]);
     printf("\n");
+    if (res->cut)
+        printf("cut: %ld scored answer(s) reached the answer budget (finish_reason length; scored "
+               "on what they said)\n",
+               res->cut);
+    if (res->outcomes[OUTCOME_STARVED])
+        printf("starved: %ld trial(s) spent the answer budget on reasoning (%ld reasoning tokens); "
+               "raise --max-tokens or lower --reasoning-effort\n",
+               res->outcomes[OUTCOME_STARVED], res->starved_reasoning_tokens);
     if (scored)
         printf("accuracy: %.1f%% (%ld of %ld scored trials)\n",
                100.0 * res->outcomes[OUTCOME_CORRECT] / scored, res->outcomes[OUTCOME_CORRECT],
@@ -423,6 +440,8 @@ struct run_ctx {
     struct strvec rest;
     struct config cfgfile;
     struct strbuf err, tpl_path, sb;
+    struct strbuf extra_body; /* --extra-body, checked and compact */
+    char *think_open, *think_close;
     /* options, parsed */
     enum runner_progress progress;
     enum client_max_tokens_field mtf;
@@ -468,6 +487,7 @@ static void run_ctx_init(struct run_ctx *c, int argc, const char **argv)
     strbuf_init(&c->err, 0);
     strbuf_init(&c->tpl_path, 0);
     strbuf_init(&c->sb, 0);
+    strbuf_init(&c->extra_body, 0);
     c->default_scorer = SCORER_DEFAULT;
     c->shard_n = 1;
     client_config_init(&c->ccfg);
@@ -511,6 +531,9 @@ static int run_ctx_release(struct run_ctx *c)
     strbuf_release(&c->err);
     strbuf_release(&c->tpl_path);
     strbuf_release(&c->sb);
+    strbuf_release(&c->extra_body);
+    free(c->think_open);
+    free(c->think_close);
     strvec_clear(&c->rest);
     run_opts_release(&c->o);
     config_release(&c->cfgfile);
@@ -540,6 +563,14 @@ static int parse_run_options(struct run_ctx *c)
          "litm, kv, contains, exact, regex, all (default contains)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "request", 0},
         {OPT_LONG, "max-tokens", 0, &c->o.max_tokens, "N", "answer budget (default 256)", 0},
+        {OPT_STRING, "reasoning-effort", 0, &c->o.reasoning_effort, "E",
+         "send reasoning_effort: low, medium or high (reasoning models)", 0},
+        {OPT_STRING, "extra-body", 0, &c->o.extra_body, "JSON",
+         "JSON object merged into every request, e.g. '{\"chat_template_kwargs\": "
+         "{\"enable_thinking\": false}}' (part of the run's identity)",
+         0},
+        {OPT_STRING, "reasoning-tags", 0, &c->o.reasoning_tags, "OPEN,CLOSE",
+         "inline reasoning block split off the answer (default <think>,</think>)", 0},
         {OPT_STRING, "max-tokens-field", 0, &c->o.max_tokens_field, "F",
          "auto, max_tokens or max_completion_tokens", 0},
         {OPT_DOUBLE, "temperature", 0, &c->o.temperature, "X", "0 to 2 (default 0)", 0},
@@ -720,6 +751,23 @@ static int validate_options(struct run_ctx *c)
         error("run: unknown scorer '%s' (one of %s)", c->o.scorer, scorer_names());
         return -1;
     }
+    if (c->o.reasoning_effort && strcmp(c->o.reasoning_effort, "low") &&
+        strcmp(c->o.reasoning_effort, "medium") && strcmp(c->o.reasoning_effort, "high")) {
+        error("run: --reasoning-effort must be low, medium or high, got '%s'",
+              c->o.reasoning_effort);
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    if (c->o.extra_body && client_extra_body_check(c->o.extra_body, &c->extra_body, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    if (c->o.reasoning_tags &&
+        reasoning_tags_parse(c->o.reasoning_tags, &c->think_open, &c->think_close, &c->err) < 0) {
+        error("run: --reasoning-tags: %s", c->err.buf);
+        return -1;
+    }
     if (plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0 ||
         plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0) {
         error("run: %s", c->err.buf);
@@ -875,6 +923,10 @@ static int open_client(struct run_ctx *c)
     c->ccfg.max_tokens_field = c->mtf;
     c->ccfg.timeout_ms = (long)(c->o.timeout * 1000);
     c->ccfg.connect_timeout_ms = (long)(c->o.connect_timeout * 1000);
+    c->ccfg.reasoning_effort = c->o.reasoning_effort;
+    c->ccfg.extra_body = c->extra_body.len ? c->extra_body.buf : NULL;
+    c->ccfg.reasoning_open = c->think_open;
+    c->ccfg.reasoning_close = c->think_close;
     c->ccfg.insecure = c->o.insecure;
     c->ccfg.verbose = c->o.verbose;
     strbuf_reset(&c->err);
@@ -945,7 +997,8 @@ static int describe_run(struct run_ctx *c)
         strbuf_addf(&c->sb, "%s%s", i ? "," : "", client_endpoint_url(c->client, (int)i));
     c->want.endpoints = strbuf_detach(&c->sb, NULL);
     c->want.settings_json = identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
-                                              scorer_name(c->default_scorer));
+                                              scorer_name(c->default_scorer),
+                                              c->extra_body.len ? c->extra_body.buf : NULL);
     c->want.golden_sha256 = xstrdup(c->gs.sha256);
     if (c->have_hay)
         c->want.haystack_sha256 = xstrdup(c->hay.sha256);

@@ -26,6 +26,7 @@
 static const char *const serve_sim_usage[] = {
     "dipmap serve-sim [--port P] [--dataset FILE] [--model NAME:edge=E,dip=D,shape=S,seed=N]...",
     "                 [--faults KIND=RATE,...] [--ctx N] [--shift-ctx N] [--reasoning P]",
+    "                 [--think N [--think-form field|inline|both] [--think-stop]]",
     "                 [--api-key-env VAR] [--log FILE]",
     NULL,
 };
@@ -37,6 +38,8 @@ int cmd_serve_sim(int argc, const char **argv)
     const char *log_path = NULL;
     long port = 8000, fault_seed = 0, latency_ms = 0, slow_ms = 5000, retry_after_ms = 1000;
     double reasoning = 0;
+    const char *think_s = NULL, *think_form = "both";
+    int think_stop = 0;
     struct strvec models = STRVEC_INIT, rest = STRVEC_INIT;
     struct option opts[] = {
         {OPT_GROUP, NULL, 0, NULL, NULL, "server", 0},
@@ -58,6 +61,14 @@ int cmd_serve_sim(int argc, const char **argv)
          "silently keep only the last N prompt tokens (llama.cpp context shift)", 0},
         {OPT_DOUBLE, "reasoning", 0, &reasoning, "P",
          "probability of an empty answer with reasoning_content, finish_reason length", 0},
+        {OPT_STRING, "think", 0, &think_s, "N",
+         "reasoning mode: N tokens of thinking before every answer, from the same budget "
+         "(reasoning_effort low/medium scale it by 1/4, 1/2; enable_thinking false turns it off)",
+         0},
+        {OPT_STRING, "think-form", 0, &think_form, "FORM",
+         "field (reasoning_content), inline (<think> in the content) or both (default)", 0},
+        {OPT_BOOL, "think-stop", 0, &think_stop, NULL,
+         "thinking that reaches the budget ends with finish_reason stop, not length", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
         {OPT_STRING, "faults", 'f', &faults, "SPEC",
          "e.g. 429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,slow=0.01,"
@@ -101,6 +112,21 @@ int cmd_serve_sim(int argc, const char **argv)
         error("serve-sim: --reasoning must be a probability in [0,1]");
         goto cleanup;
     }
+    if (think_s && parse_token_count(think_s, 1L << 24, &cfg.think_tokens)) {
+        error("serve-sim: --think '%s': %s", think_s, parse_num_strerror(think_s));
+        goto cleanup;
+    }
+    if (!strcmp(think_form, "both"))
+        cfg.think_form = SIM_THINK_BOTH;
+    else if (!strcmp(think_form, "field"))
+        cfg.think_form = SIM_THINK_FIELD;
+    else if (!strcmp(think_form, "inline"))
+        cfg.think_form = SIM_THINK_INLINE;
+    else {
+        error("serve-sim: --think-form must be field, inline or both, got '%s'", think_form);
+        goto cleanup;
+    }
+    cfg.think_stop = think_stop;
     if (ctx_s && parse_token_count(ctx_s, 1L << 30, &cfg.ctx)) {
         error("serve-sim: --ctx '%s': %s", ctx_s, parse_num_strerror(ctx_s));
         goto cleanup;

@@ -563,8 +563,8 @@ static void section_cells(struct doc *d, const struct run_stats *s)
 
 static void section_coverage(struct doc *d, const struct run_stats *s)
 {
-    const char *head[2 + OUTCOME__COUNT];
-    char align[3 + OUTCOME__COUNT];
+    const char *head[3 + OUTCOME__COUNT];
+    char align[4 + OUTCOME__COUNT];
     size_t i;
     int o, k = 2;
 
@@ -577,12 +577,27 @@ static void section_coverage(struct doc *d, const struct run_stats *s)
     }
     head[k] = outcome_name(OUTCOME_PENDING);
     align[k++] = 'r';
+    head[k] = "cut";
+    align[k++] = 'r';
     align[k] = '\0';
 
     report_heading(d, 2, "Coverage per outcome", "coverage");
     report_para(d,
                 "Only correct and wrong enter accuracy; every other outcome is counted here, never "
-                "as wrong.");
+                "as wrong. \"cut\" counts the correct and wrong answers that reached the answer "
+                "budget (finish_reason length): they are scored on what they said. \"truncated\" "
+                "is a prompt the server shortened; \"starved\" a trial whose answer budget went to "
+                "reasoning.");
+    if (s->outcomes[OUTCOME_STARVED]) {
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb,
+                    "%ld starved trial%s spent %ld reasoning tokens and gave no answer: raise "
+                    "--max-tokens or lower --reasoning-effort.",
+                    s->outcomes[OUTCOME_STARVED], s->outcomes[OUTCOME_STARVED] == 1 ? "" : "s",
+                    s->starved_reasoning_tokens);
+        report_para(d, sb.buf);
+        strbuf_release(&sb);
+    }
     report_table_begin(d, align, head);
     for (i = 0; i < s->n_cells; i++) {
         const struct cell_stats *c = &s->cells[i];
@@ -592,6 +607,7 @@ static void section_coverage(struct doc *d, const struct run_stats *s)
         for (o = OUTCOME_CORRECT; o < OUTCOME__COUNT; o++)
             report_cellf(d, "%ld", c->outcomes[o]);
         report_cellf(d, "%ld", c->outcomes[OUTCOME_PENDING]);
+        report_cellf(d, "%ld", c->n_cut);
         report_row_end(d);
     }
     report_row_begin(d, "total");
@@ -600,6 +616,7 @@ static void section_coverage(struct doc *d, const struct run_stats *s)
     for (o = OUTCOME_CORRECT; o < OUTCOME__COUNT; o++)
         report_cellf(d, "%ld", s->outcomes[o]);
     report_cellf(d, "%ld", s->outcomes[OUTCOME_PENDING]);
+    report_cellf(d, "%ld", s->n_cut);
     report_row_end(d);
     report_table_end(d);
 }

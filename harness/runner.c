@@ -345,6 +345,9 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.attempts = s->attempts;
     t.latency_ms = resp ? resp->latency_ms : 0;
     t.completion_tokens = resp ? resp->completion_tokens : -1;
+    t.reasoning_tokens = resp ? resp->reasoning_tokens : -1;
+    t.reasoning_chars = resp && resp->reasoning ? (long)strlen(resp->reasoning) : 0;
+    t.cut = resp && resp->cut && outcome_is_scored(outcome);
     t.finish_reason = resp ? resp->finish_reason : NULL;
     t.answer = resp ? resp->content : NULL;
     t.reasoning = resp ? resp->reasoning : NULL;
@@ -360,6 +363,9 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     /* t's strings are borrowed: do not release t. */
     r->res->finished++;
     r->res->outcomes[outcome]++;
+    r->res->cut += t.cut;
+    if (outcome == OUTCOME_STARVED)
+        r->res->starved_reasoning_tokens += trial_reasoning_spent(&t);
     if (outcome == OUTCOME_ERROR)
         count_error_message(r->res, error_msg);
     slot_free(r, s);
@@ -1010,6 +1016,9 @@ static void handle(struct runner *r, struct client_response *resp, double now)
         return;
     case CLIENT_EMPTY:
         finish(r, s, resp, OUTCOME_EMPTY, 0, resp->error ? resp->error : "empty answer");
+        return;
+    case CLIENT_STARVED:
+        finish(r, s, resp, OUTCOME_STARVED, 0, resp->error ? resp->error : "no answer");
         return;
     case CLIENT_FILTERED:
         finish(r, s, resp, OUTCOME_FILTERED, 0, resp->error ? resp->error : "content filter");

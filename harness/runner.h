@@ -120,6 +120,8 @@ struct runner_result {
     long already_done;             /* final in the store before this invocation (skipped) */
     long finished;                 /* trials this invocation brought to a final state */
     long outcomes[OUTCOME__COUNT]; /* of this invocation's finished trials */
+    long cut;                      /* of them, correct/wrong answers cut at the answer budget */
+    long starved_reasoning_tokens; /* reasoning tokens the starved ones spent (or completion) */
     long requests;                 /* HTTP requests sent */
     long retries;                  /* requests that were retries */
     long prompt_tokens;            /* server usage (local count when not reported) */

@@ -162,13 +162,23 @@ enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, u
  * Request log (log_path): one JSON object per request and line, flushed at once:
  *   ts, route, status (0 = dropped), model, question_id, x, T (prompt tokens the model
  *   saw), sent_tokens (before a context shift), p and u (when a question was recognised),
- *   gold (bool), outcome, fault, finish_reason (of an answer). outcome is what the model
+ *   gold (bool), outcome, fault, finish_reason (of an answer), reasoning_effort (as sent),
+ *   think and think_form (reasoning mode), extra (request fields serve-sim does not use,
+ *   e.g. chat_template_kwargs). outcome is what the model
  *   answered; fault says whether the answer was delivered (none/slow) or replaced.
  * Outcomes of generation requests: "correct", "negative" (a hard negative's value),
- *   "idk", "unrecognised" (no question), "empty" (reasoning only), "overflow" (ctx 400),
+ *   "idk", "unrecognised" (no question), "empty" (reasoning only), "starved" (reasoning
+ *   mode: the thinking reached the budget), "overflow" (ctx 400),
  *   "bad_request", "unknown_model"; other routes "ok";
  *   "unauthorised", "too_big", "bad_route".
  */
+
+/* Where the reasoning mode puts its thinking. */
+enum sim_think_form {
+    SIM_THINK_BOTH = 0, /* alternate by question and position */
+    SIM_THINK_FIELD,    /* message.reasoning_content */
+    SIM_THINK_INLINE    /* a leading <think>...</think> block in the content */
+};
 
 struct sim_config {
     const char *host;         /* bind address, default "127.0.0.1" */
@@ -179,12 +189,15 @@ struct sim_config {
     const struct golden_set *gs; /* borrowed; may be NULL (then "I don't know") */
     struct sim_faults faults;
     uint64_t fault_seed;
-    long latency_ms;      /* added to every generation request */
-    long slow_ms;         /* delay of the "slow" fault */
-    long retry_after_ms;  /* advertised by 429s */
-    long ctx;             /* 0 = unlimited; else prompt+max_tokens > ctx -> 400 */
-    long shift_ctx;       /* 0 = off; else keep only the last shift_ctx tokens */
-    double reasoning;     /* probability of an empty answer with reasoning_content */
+    long latency_ms;     /* added to every generation request */
+    long slow_ms;        /* delay of the "slow" fault */
+    long retry_after_ms; /* advertised by 429s */
+    long ctx;            /* 0 = unlimited; else prompt+max_tokens > ctx -> 400 */
+    long shift_ctx;      /* 0 = off; else keep only the last shift_ctx tokens */
+    double reasoning;    /* probability of an empty answer with reasoning_content */
+    long think_tokens;   /* reasoning mode: thinking before every answer (0 = off) */
+    enum sim_think_form think_form;
+    int think_stop;       /* thinking that reaches the budget ends with finish_reason "stop" */
     const char *api_key;  /* borrowed; NULL = no auth */
     const char *log_path; /* NULL = no request log */
 };

@@ -77,7 +77,11 @@ struct logrec {
     long sent_tokens;
     double p, u; /* < 0: not drawn */
     const char *outcome;
-    const char *finish; /* finish_reason of an answer, else NULL */
+    const char *finish;           /* finish_reason of an answer, else NULL */
+    const char *reasoning_effort; /* as requested, else NULL */
+    long think;                   /* reasoning tokens emitted, -1 none */
+    const char *think_form;       /* "field" or "inline", else NULL */
+    char *extra;                  /* request fields serve-sim does not use (JSON), or NULL */
     enum sim_fault fault;
     int gold;
 };
@@ -92,6 +96,7 @@ static void logrec_init(struct logrec *l, const char *route)
     l->p = -1;
     l->u = -1;
     l->outcome = "ok";
+    l->think = -1;
 }
 
 static void json_reply(struct reply *r, int status, cJSON *obj)
@@ -197,6 +202,14 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
     cJSON_AddStringToObject(o, "outcome", l->outcome);
     if (l->finish)
         cJSON_AddStringToObject(o, "finish_reason", l->finish);
+    if (l->reasoning_effort)
+        cJSON_AddStringToObject(o, "reasoning_effort", l->reasoning_effort);
+    if (l->think >= 0) {
+        cJSON_AddNumberToObject(o, "think", (double)l->think);
+        cJSON_AddStringToObject(o, "think_form", l->think_form);
+    }
+    if (l->extra)
+        cJSON_AddRawToObject(o, "extra", l->extra);
     cJSON_AddStringToObject(o, "fault", sim_fault_name(l->fault));
     line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -216,6 +229,7 @@ struct gen_request {
     int chat;
     const struct sim_model *model;
     long max_tokens; /* -1 = not given */
+    long think;      /* reasoning tokens to emit before the answer (config, effort, kwargs) */
     struct sim_prompt prompt;
 };
 
@@ -350,14 +364,73 @@ static void cut_answer(struct sim_server *s, struct strbuf *ans, long max_tokens
     }
 }
 
+/*
+ * Reasoning mode: g->think tokens of thinking (which mention the gold answer,
+ * so crediting them would show) come out of the same budget as the answer.
+ * Thinking that reaches the budget leaves no answer: finish_reason "length",
+ * or "stop" with --think-stop (a server forcing the end of thinking). The form
+ * is the reasoning_content field or an inline <think> block in the content
+ * (--think-form; "both" alternates by question and position).
+ */
+static void think_then_answer(struct sim_server *s, const struct gen_request *g,
+                              const struct sim_analysis *a, struct strbuf *answer,
+                              struct strbuf *thinking, long *ctok, long *rtok, int *inline_form,
+                              const char **finish, struct logrec *l)
+{
+    const struct sim_config *cfg = s->cfg;
+    long budget = g->max_tokens, n;
+    struct strbuf content = STRBUF_INIT;
+    int starved;
+
+    strbuf_addf(thinking, "Is the answer %s? ", a->q ? a->q->answers.v[0] : "in the documents");
+    while ((n = sim_count_tokens(cfg->tokenizer, thinking->buf, thinking->len)) < g->think)
+        strbuf_addstr(thinking, "Let me read the documents once more and check. ");
+    n = g->think;
+    starved = budget >= 0 && n >= budget;
+    if (starved)
+        n = budget;
+    strbuf_setlen(thinking,
+                  sim_token_prefix_bytes(cfg->tokenizer, thinking->buf, thinking->len, n));
+    *rtok = n;
+    if (cfg->think_form == SIM_THINK_BOTH)
+        *inline_form =
+            (sim_mix64(a->salt ^
+                       (a->q ? sim_hash_bytes(SIM_HASH_INIT, a->q->id, strlen(a->q->id)) : 0)) &
+             1) != 0;
+    else
+        *inline_form = cfg->think_form == SIM_THINK_INLINE;
+    if (starved) {
+        strbuf_reset(answer);
+        *ctok = n;
+        *finish = cfg->think_stop ? "stop" : "length";
+        l->outcome = "starved";
+    } else {
+        long atok;
+        cut_answer(s, answer, budget >= 0 ? budget - n : -1, &atok, finish);
+        *ctok = n + atok;
+    }
+    if (*inline_form) {
+        /* the block closes unless the budget ran out while thinking (no forced stop) */
+        strbuf_addf(&content, "<think>%s", thinking->buf);
+        if (!starved || cfg->think_stop)
+            strbuf_addstr(&content, "</think>\n\n");
+        strbuf_add(&content, answer->buf, answer->len);
+        strbuf_reset(answer);
+        strbuf_add(answer, content.buf, content.len);
+    }
+    l->think = n;
+    l->think_form = *inline_form ? "inline" : "field";
+    strbuf_release(&content);
+}
+
 static void generate(struct sim_server *s, struct gen_request *g, struct reply *r, struct logrec *l)
 {
     const struct sim_config *cfg = s->cfg;
     struct sim_analysis a;
     struct strbuf answer = STRBUF_INIT, reasoning = STRBUF_INIT;
     const char *finish = "stop";
-    long ctok = 0;
-    int reasoning_only = 0;
+    long ctok = 0, rtok = -1;
+    int reasoning_only = 0, inline_form = 0;
     cJSON *root, *choices, *choice, *usage;
     char *id;
 
@@ -406,10 +479,12 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         l->outcome = "unrecognised";
     }
 
-    if (cfg->reasoning > 0 &&
-        sim_to_unit(sim_mix64(sim_mix64(g->model->seed ^ 0x7ea5011ULL) ^ a.salt ^
-                              (a.q ? sim_hash_bytes(SIM_HASH_INIT, a.q->id, strlen(a.q->id))
-                                   : 0))) < cfg->reasoning) {
+    if (g->think > 0) {
+        think_then_answer(s, g, &a, &answer, &reasoning, &ctok, &rtok, &inline_form, &finish, l);
+    } else if (cfg->reasoning > 0 &&
+               sim_to_unit(sim_mix64(sim_mix64(g->model->seed ^ 0x7ea5011ULL) ^ a.salt ^
+                                     (a.q ? sim_hash_bytes(SIM_HASH_INIT, a.q->id, strlen(a.q->id))
+                                          : 0))) < cfg->reasoning) {
         reasoning_only = 1;
         strbuf_addstr(&reasoning, "The user wants the answer to a question about the documents. "
                                   "Let me go through the documents one by one and check "
@@ -436,11 +511,11 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         cJSON *msg = cJSON_AddObjectToObject(choice, "message");
         cJSON_AddStringToObject(msg, "role", "assistant");
         cJSON_AddStringToObject(msg, "content", reasoning_only ? "" : answer.buf);
-        if (reasoning_only)
+        if (reasoning_only || (rtok >= 0 && !inline_form))
             cJSON_AddStringToObject(msg, "reasoning_content", reasoning.buf);
     } else {
         cJSON_AddStringToObject(choice, "text", reasoning_only ? "" : answer.buf);
-        if (reasoning_only)
+        if (reasoning_only || (rtok >= 0 && !inline_form))
             cJSON_AddStringToObject(choice, "reasoning_content", reasoning.buf);
     }
     cJSON_AddNullToObject(choice, "logprobs");
@@ -449,9 +524,9 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     cJSON_AddNumberToObject(usage, "prompt_tokens", (double)a.T);
     cJSON_AddNumberToObject(usage, "completion_tokens", (double)ctok);
     cJSON_AddNumberToObject(usage, "total_tokens", (double)(a.T + ctok));
-    if (reasoning_only) {
+    if (reasoning_only || rtok >= 0) {
         cJSON *d = cJSON_AddObjectToObject(usage, "completion_tokens_details");
-        cJSON_AddNumberToObject(d, "reasoning_tokens", (double)ctok);
+        cJSON_AddNumberToObject(d, "reasoning_tokens", (double)(rtok >= 0 ? rtok : ctok));
     }
     cJSON_AddStringToObject(root, "system_fingerprint", "dipmap-sim");
     json_reply(r, 200, root);
@@ -511,6 +586,60 @@ static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
     case SIM_FAULT__COUNT:
         break;
     }
+}
+
+/*
+ * How much the model thinks: --think tokens, scaled by "reasoning_effort"
+ * (low 1/4, medium 1/2, high all), none when the request turns thinking off
+ * the Qwen3 way (chat_template_kwargs.enable_thinking false) or the Anthropic
+ * way (thinking.type "disabled"). The request fields serve-sim does not use
+ * are logged as "extra", so tests can see what a client merged in.
+ */
+static void reasoning_request(struct sim_server *s, const cJSON *req, struct gen_request *g,
+                              struct logrec *l)
+{
+    static const char *const known[] = {
+        "model", "messages", "prompt",           "temperature",
+        "top_p", "seed",     "max_tokens",       "max_completion_tokens",
+        "n",     "stream",   "reasoning_effort", NULL};
+    const cJSON *eff = cJSON_GetObjectItemCaseSensitive(req, "reasoning_effort");
+    const cJSON *kw = cJSON_GetObjectItemCaseSensitive(req, "chat_template_kwargs");
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(req, "thinking");
+    const cJSON *it;
+    cJSON *extra = cJSON_CreateObject();
+    char *txt;
+
+    g->think = s->cfg->think_tokens;
+    if (cJSON_IsString(eff)) {
+        if (!strcmp(eff->valuestring, "low")) {
+            l->reasoning_effort = "low";
+            g->think /= 4;
+        } else if (!strcmp(eff->valuestring, "medium")) {
+            l->reasoning_effort = "medium";
+            g->think /= 2;
+        } else {
+            l->reasoning_effort = !strcmp(eff->valuestring, "high") ? "high" : "other";
+        }
+    }
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(kw, "enable_thinking")))
+        g->think = 0;
+    if (cJSON_IsObject(th) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(th, "type")) &&
+        !strcmp(cJSON_GetObjectItemCaseSensitive(th, "type")->valuestring, "disabled"))
+        g->think = 0;
+    cJSON_ArrayForEach(it, req)
+    {
+        size_t i;
+        for (i = 0; known[i] && strcmp(known[i], it->string); i++)
+            ;
+        if (!known[i])
+            cJSON_AddItemToObject(extra, it->string, cJSON_Duplicate(it, 1));
+    }
+    if (cJSON_GetArraySize(extra)) {
+        txt = cJSON_PrintUnformatted(extra);
+        l->extra = xstrdup(txt);
+        cJSON_free(txt);
+    }
+    cJSON_Delete(extra);
 }
 
 static void handle_generation(struct sim_server *s, int chat, const struct strbuf *body,
@@ -573,6 +702,8 @@ static void handle_generation(struct sim_server *s, int chat, const struct strbu
         l->outcome = "bad_request";
         goto cleanup;
     }
+
+    reasoning_request(s, req, &g, l);
 
     fault =
         sim_fault_draw(&s->cfg->faults, s->cfg->fault_seed, atomic_fetch_add(&s->gen_counter, 1));
@@ -913,6 +1044,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         bad_request(&r, "request not handled");
 
     write_log(s, &l, r.drop ? 0 : r.status);
+    free(l.extra);
     if (r.drop) {
         free(r.body);
         return MHD_NO;

@@ -865,7 +865,10 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
                 continue;
             }
             c->n_trials++;
+            if (o == OUTCOME_STARVED)
+                c->starved_reasoning_tokens += trial_reasoning_spent(sorted[k]);
             if (outcome_is_scored(o)) {
+                c->n_cut += sorted[k]->cut != 0;
                 c->n_valid++;
                 if (o == OUTCOME_CORRECT)
                     c->n_correct++;
@@ -886,6 +889,8 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
         out->n_correct += c->n_correct;
         for (int o = 0; o < OUTCOME__COUNT; o++)
             out->outcomes[o] += c->outcomes[o];
+        out->n_cut += c->n_cut;
+        out->starved_reasoning_tokens += c->starved_reasoning_tokens;
     }
 
     qseen = xcalloc(nids ? nids : 1, 1);

@@ -141,6 +141,8 @@ struct cell_stats {
                                       n_valid / design_effect (plain Wilson with one repeat) */
     double coverage;               /* n_valid / n_trials (0 when no trials) */
     long outcomes[OUTCOME__COUNT]; /* count per outcome (OUTCOME_PENDING included) */
+    long n_cut;                    /* correct/wrong answers cut at the answer budget */
+    long starved_reasoning_tokens; /* reasoning tokens spent by the starved trials */
     double mean_realized_depth;    /* mean over trials with a prompt, -1 when none */
 };
 
@@ -215,6 +217,7 @@ struct run_stats {
     size_t n_lengths;
     long n_trials, n_valid, n_correct;
     long outcomes[OUTCOME__COUNT];
+    long n_cut, starved_reasoning_tokens; /* sums of the cells' */
     size_t n_questions;
     int n_repeats; /* distinct repeat indices among valid trials */
 

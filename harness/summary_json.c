@@ -178,6 +178,7 @@ static cJSON *cell_object(const struct cell_stats *c)
     }
     cJSON_AddNumberToObject(o, "coverage", c->coverage);
     cJSON_AddItemToObject(o, "outcomes", outcomes_object(c->outcomes));
+    cJSON_AddNumberToObject(o, "cut", (double)c->n_cut);
     if (c->mean_realized_depth >= 0)
         cJSON_AddNumberToObject(o, "realized_depth_mean", c->mean_realized_depth);
     else
@@ -214,6 +215,8 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
     cJSON_AddNumberToObject(o, "questions", (double)s->n_questions);
     cJSON_AddNumberToObject(o, "repeats", s->n_repeats);
     cJSON_AddItemToObject(o, "outcomes", outcomes_object(s->outcomes));
+    cJSON_AddNumberToObject(o, "cut", (double)s->n_cut);
+    cJSON_AddNumberToObject(o, "starved_reasoning_tokens", (double)s->starved_reasoning_tokens);
 
     arr = cJSON_AddArrayToObject(root, "warnings");
     {

@@ -10,7 +10,7 @@
 #include "banned.h"
 
 static const char *const names[OUTCOME__COUNT] = {
-    "pending", "correct", "wrong", "overflow", "truncated", "empty", "filtered", "error",
+    "pending", "correct", "wrong", "overflow", "truncated", "empty", "starved", "filtered", "error",
 };
 
 const char *outcome_name(enum trial_outcome o)
@@ -34,11 +34,19 @@ int outcome_is_scored(enum trial_outcome o)
     return o == OUTCOME_CORRECT || o == OUTCOME_WRONG;
 }
 
+long trial_reasoning_spent(const struct trial_result *t)
+{
+    if (t->reasoning_tokens >= 0)
+        return t->reasoning_tokens;
+    return t->completion_tokens > 0 ? t->completion_tokens : 0;
+}
+
 void trial_result_init(struct trial_result *t)
 {
     memset(t, 0, sizeof(*t));
     t->usage_prompt_tokens = -1;
     t->completion_tokens = -1;
+    t->reasoning_tokens = -1;
 }
 
 void trial_result_release(struct trial_result *t)

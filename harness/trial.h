@@ -19,8 +19,9 @@ enum trial_outcome {
     OUTCOME_CORRECT,
     OUTCOME_WRONG,
     OUTCOME_OVERFLOW,  /* server said the context was exceeded */
-    OUTCOME_TRUNCATED, /* finish_reason length, or server counted fewer prompt tokens */
-    OUTCOME_EMPTY,     /* no content (reasoning budget spent) */
+    OUTCOME_TRUNCATED, /* the server shortened the prompt (context shift: fewer prompt tokens) */
+    OUTCOME_EMPTY,     /* no content and no sign of reasoning */
+    OUTCOME_STARVED,   /* no answer after the reasoning: the answer budget went to thinking */
     OUTCOME_FILTERED,  /* content filter */
     OUTCOME_ERROR,     /* transport or server failure after retries */
     OUTCOME__COUNT
@@ -61,6 +62,11 @@ struct trial_result {
     int attempts;      /* requests sent for this trial */
     double latency_ms; /* of the final attempt */
     long completion_tokens;
+    long reasoning_tokens; /* usage.completion_tokens_details.reasoning_tokens, -1 unknown */
+    long reasoning_chars;  /* bytes of reasoning text (field and inline <think>), 0 none */
+    /* correct/wrong whose answer reached the answer budget (finish_reason length): scored
+       on what it said, counted as "cut" in coverage */
+    int cut;
     char *finish_reason;
     char *answer;
     char *reasoning;
@@ -68,6 +74,9 @@ struct trial_result {
     char *error;        /* human-readable reason for overflow/truncated/error outcomes */
     double finished_at; /* unix time, seconds */
 };
+
+/* Reasoning tokens a trial spent: reasoning_tokens when known, else its completion tokens. */
+long trial_reasoning_spent(const struct trial_result *t);
 
 void trial_result_init(struct trial_result *t);
 void trial_result_release(struct trial_result *t);
