@@ -191,6 +191,26 @@ static void get_reasoning(const struct row *r, struct value *v)
 {
     v_str(v, r->t->reasoning);
 }
+static void get_cut(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->cut, 0);
+}
+static void get_reasoning_tokens(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->reasoning_tokens, r->t->reasoning_tokens < 0);
+}
+static void get_reasoning_chars(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->reasoning_chars, 0);
+}
+static void get_request_sha256(const struct row *r, struct value *v)
+{
+    v_str(v, r->t->request_sha256[0] ? r->t->request_sha256 : NULL);
+}
+static void get_reused_from(const struct row *r, struct value *v)
+{
+    v_str(v, r->t->reused_from);
+}
 static void get_error(const struct row *r, struct value *v)
 {
     v_str(v, r->t->error);
@@ -245,6 +265,12 @@ static const struct column columns[] = {
     {"reasoning", get_reasoning},
     {"error", get_error},
     {"finished_at", get_finished_at},
+    /* schema 3: reasoning and budget, request identity (run --reuse) */
+    {"cut", get_cut},
+    {"reasoning_tokens", get_reasoning_tokens},
+    {"reasoning_chars", get_reasoning_chars},
+    {"request_sha256", get_request_sha256},
+    {"reused_from", get_reused_from},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 

@@ -348,6 +348,8 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.reasoning_tokens = resp ? resp->reasoning_tokens : -1;
     t.reasoning_chars = resp && resp->reasoning ? (long)strlen(resp->reasoning) : 0;
     t.cut = resp && resp->cut && outcome_is_scored(outcome);
+    if (resp)
+        memcpy(t.request_sha256, resp->request_sha256, sizeof(t.request_sha256));
     t.finish_reason = resp ? resp->finish_reason : NULL;
     t.answer = resp ? resp->content : NULL;
     t.reasoning = resp ? resp->reasoning : NULL;

@@ -29,6 +29,7 @@ enum stmt_id {
     S_TRIAL_UPSERT,
     S_TRIAL_MERGE,
     S_TRIAL_SELECT,
+    S_TRIAL_SELECT_V2,
     S_DONE,
     S_LOCK_GET,
     S_LOCK_SET,

@@ -98,6 +98,21 @@ static const char *const migrations[] = {
     "CREATE TABLE prompts ("
     " sha256 TEXT PRIMARY KEY,"
     " text TEXT NOT NULL);",
+    /*
+     * 2 -> 3: reasoning and budget per trial, the request hash (run --reuse),
+     * where a reused answer came from; the scorer that scored a run; golden
+     * sets content-addressed (report and rescore need no --dataset)
+     */
+    "ALTER TABLE trials ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE trials ADD COLUMN reasoning_tokens INTEGER;"
+    "ALTER TABLE trials ADD COLUMN reasoning_chars INTEGER;"
+    "ALTER TABLE trials ADD COLUMN request_sha256 TEXT;"
+    "ALTER TABLE trials ADD COLUMN reused_from TEXT;"
+    "CREATE INDEX trials_request ON trials(request_sha256);"
+    "ALTER TABLE runs ADD COLUMN scorer_version TEXT;"
+    "CREATE TABLE golden_sets ("
+    " sha256 TEXT PRIMARY KEY,"
+    " content BLOB NOT NULL);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -108,14 +123,16 @@ static const char *const migrations[] = {
     " dipmap_version, dipmap_commit, tags, shard, created_at, started_at, finished_at, status,"    \
     " trials_planned"
 
-#define TRIAL_COLS                                                                                 \
+#define TRIAL_COLS_V2                                                                              \
     "question_id, length, depth_bp, repeat, prompt_sha256, realized_length,"                       \
     " usage_prompt_tokens, realized_depth, gold_offset, outcome, http_status, attempts,"           \
     " latency_ms, completion_tokens, finish_reason, answer, reasoning, score, error, finished_at"
+#define TRIAL_COLS                                                                                 \
+    TRIAL_COLS_V2 ", cut, reasoning_tokens, reasoning_chars, request_sha256, reused_from"
 
 #define TRIAL_VALUES                                                                               \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "  \
-    "?21"
+    "?21, ?22, ?23, ?24, ?25, ?26"
 
 #define TRIAL_UPDATE                                                                               \
     " ON CONFLICT (run_id, question_id, length, depth_bp, repeat) DO UPDATE SET"                   \
@@ -126,7 +143,9 @@ static const char *const migrations[] = {
     " attempts = excluded.attempts, latency_ms = excluded.latency_ms,"                             \
     " completion_tokens = excluded.completion_tokens, finish_reason = excluded.finish_reason,"     \
     " answer = excluded.answer, reasoning = excluded.reasoning, score = excluded.score,"           \
-    " error = excluded.error, finished_at = excluded.finished_at"
+    " error = excluded.error, finished_at = excluded.finished_at, cut = excluded.cut,"             \
+    " reasoning_tokens = excluded.reasoning_tokens, reasoning_chars = excluded.reasoning_chars,"   \
+    " request_sha256 = excluded.request_sha256, reused_from = excluded.reused_from"
 
 const char *const store_stmt_sql[S__COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
@@ -164,6 +183,9 @@ const char *const store_stmt_sql[S__COUNT] = {
         " WHERE trials.outcome = 'pending' AND excluded.outcome <> 'pending'",
     [S_TRIAL_SELECT] = "SELECT " TRIAL_COLS " FROM trials WHERE run_id = ?1"
                        " ORDER BY question_id, length, depth_bp, repeat",
+    /* a version-2 store opened read-only: the columns of migration 3 read as their defaults */
+    [S_TRIAL_SELECT_V2] = "SELECT " TRIAL_COLS_V2 ", 0, NULL, 0, NULL, NULL FROM trials"
+                          " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
     [S_DONE] = "SELECT question_id, length, depth_bp, repeat FROM trials WHERE run_id = ?1"
                " AND outcome <> 'pending' AND (?2 OR outcome <> 'error')",
     [S_LOCK_GET] = "SELECT pid, host, token, heartbeat_at FROM locks WHERE run_id = ?1",
@@ -533,10 +555,11 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
                 error("%s: not a dipmap database (no dipmap schema)", path);
             goto fail;
         }
-        if (v < STORE_SCHEMA_VERSION) {
+        /* a read-only handle reads stores back to STORE_READ_MIN_VERSION as they are */
+        if (v < STORE_READ_MIN_VERSION) {
             error("%s: schema version %d is older than %d; open it read-write once (e.g. with "
                   "'dipmap run') to upgrade it",
-                  path, v, STORE_SCHEMA_VERSION);
+                  path, v, STORE_READ_MIN_VERSION);
             goto fail;
         }
         st->version = v;

@@ -35,7 +35,14 @@
 #define DIPMAP_DB_ENV "DIPMAP_DB"
 
 /* Schema version this build creates and understands (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
+/*
+ * Oldest schema a read-only handle reads as it is (no migration): columns
+ * added since read as their defaults (cut 0, reasoning tokens unknown, no
+ * request hash), golden sets as not stored. Older files need a read-write
+ * open once.
+ */
+#define STORE_READ_MIN_VERSION 2
 
 /* Heartbeat age after which a run lock is considered abandoned. */
 #define STORE_LOCK_STALE_SECONDS 60
@@ -65,7 +72,7 @@ enum store_open_mode {
  * Returns NULL after error() naming the file: missing file ("no such
  * database"), not a SQLite file or corrupted ("not a dipmap database"),
  * schema newer than this build ("created by a newer dipmap"), read-only
- * handle on a database that needs migration.
+ * handle on a database older than STORE_READ_MIN_VERSION.
  */
 struct store *store_open(const char *path, enum store_open_mode mode);
 /*

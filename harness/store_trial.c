@@ -26,6 +26,7 @@ static void trial_copy(struct trial_result *dst, const struct trial_result *src)
     dst->answer = store_xstrdup_or_null(src->answer);
     dst->reasoning = store_xstrdup_or_null(src->reasoning);
     dst->error = store_xstrdup_or_null(src->error);
+    dst->reused_from = store_xstrdup_or_null(src->reused_from);
 }
 
 static int check_trial(const char *run, const struct trial_result *t)
@@ -95,6 +96,14 @@ static int write_trial(struct store *st, const struct op *o)
     sqlite3_bind_double(s, 19, t->score);
     store_bind_text(s, 20, t->error);
     store_bind_time(s, 21, t->finished_at);
+    sqlite3_bind_int(s, 22, t->cut ? 1 : 0);
+    if (t->reasoning_tokens >= 0)
+        sqlite3_bind_int64(s, 23, t->reasoning_tokens);
+    else
+        sqlite3_bind_null(s, 23);
+    sqlite3_bind_int64(s, 24, t->reasoning_chars);
+    store_bind_text(s, 25, t->request_sha256[0] ? t->request_sha256 : NULL);
+    store_bind_text(s, 26, t->reused_from);
     return store_stmt_done(st, s, "cannot write a trial");
 }
 
@@ -176,17 +185,27 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
     t->score = store_col_real_nan(s, 17);
     t->error = store_col_text(s, 18);
     t->finished_at = store_col_time(s, 19);
+    t->cut = sqlite3_column_int(s, 20) != 0;
+    t->reasoning_tokens =
+        sqlite3_column_type(s, 21) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 21);
+    t->reasoning_chars = (long)sqlite3_column_int64(s, 22);
+    sha = sqlite3_column_text(s, 23);
+    if (sha && strlen((const char *)sha) == SHA256_HEX_LEN)
+        memcpy(t->request_sha256, sha, SHA256_HEX_LEN + 1);
+    t->reused_from = store_col_text(s, 24);
 }
 
 int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
 {
     sqlite3_int64 id;
     sqlite3_stmt *s;
+    /* a read-only v2 store reads the columns of migration 3 as their defaults */
+    enum stmt_id sel = st->version >= 3 ? S_TRIAL_SELECT : S_TRIAL_SELECT_V2;
     int rc = store_run_id(st, run, &id);
     if (rc)
         return rc;
     /* A private statement: fn may call back into the store (e.g. merge puts). */
-    if (sqlite3_prepare_v2(st->db, store_stmt_sql[S_TRIAL_SELECT], -1, &s, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(st->db, store_stmt_sql[sel], -1, &s, NULL) != SQLITE_OK) {
         sqlite3_finalize(s);
         return store_db_error(st, "cannot read trials");
     }

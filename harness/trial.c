@@ -56,5 +56,6 @@ void trial_result_release(struct trial_result *t)
     free(t->answer);
     free(t->reasoning);
     free(t->error);
+    free(t->reused_from);
     trial_result_init(t);
 }

@@ -70,6 +70,9 @@ struct trial_result {
     char *finish_reason;
     char *answer;
     char *reasoning;
+    /* sha256 of the request body ("" unknown): byte-identical requests, for run --reuse */
+    char request_sha256[SHA256_HEX_LEN + 1];
+    char *reused_from;  /* "STORE:RUN" a reused answer was taken from; NULL when sent */
     double score;       /* 1 correct, 0 wrong; meaningful only when scored */
     char *error;        /* human-readable reason for overflow/truncated/error outcomes */
     double finished_at; /* unix time, seconds */

@@ -1,7 +1,7 @@
 # Acceptance: infrastructure outcomes are recorded, not scored. A server with
 # a llama.cpp-style context shift (--shift-ctx) -> the long trials are stored
 # as truncated; a server with a small context (--ctx, context check off) ->
-# overflow; a reasoning model that spends its budget (--reasoning) -> empty.
+# overflow; a reasoning model that spends its budget (--reasoning) -> starved.
 # None counts as wrong, and the report's coverage table (summary.md and
 # report.html) shows each of them.
 . "$TESTS/cli/lib.sh"
@@ -19,9 +19,9 @@ n() { q t.db "select count(*) from trials t join runs r on r.id=t.run_id where r
 [ "$(n shift "length=2048 and outcome in ('correct','wrong')")" = 60 ] || fail "2k trials not scored"
 [ "$(n ctx "length=4096 and outcome='overflow'")" = 60 ] || fail "4k trials not overflow"
 [ "$(n ctx "length=2048 and outcome in ('correct','wrong')")" = 60 ] || fail "2k trials not scored"
-empties=$(n think "outcome='empty'")
-[ "$empties" -gt 5 ] && [ "$empties" -lt 40 ] || fail "expected some empty trials, got $empties"
-[ "$(n think "outcome not in ('empty','correct','wrong')")" = 0 ] || fail "unexpected outcomes"
+empties=$(n think "outcome='starved'")
+[ "$empties" -gt 5 ] && [ "$empties" -lt 40 ] || fail "expected some starved trials, got $empties"
+[ "$(n think "outcome not in ('starved','correct','wrong')")" = 0 ] || fail "unexpected outcomes"
 # none is counted as wrong: the store's wrong trials are exactly the wrong
 # answers the server logged for complete prompts
 for r in shift ctx think; do
@@ -45,15 +45,16 @@ for run, kind, n in (("shift", "truncated", 60), ("ctx", "overflow", 60)):
     assert L[4096]["outcomes"][kind] == n and L[4096]["valid"] == 0, (run, L[4096])
     assert L[4096]["outcomes"]["wrong"] == 0
 t = json.load(open("rep-think/summary.json"))["totals"]
-assert t["outcomes"]["empty"] > 0 and t["valid"] == t["correct"] + t["outcomes"]["wrong"]
-assert t["trials"] == t["valid"] + t["outcomes"]["empty"]
+assert t["outcomes"]["starved"] > 0 and t["valid"] == t["correct"] + t["outcomes"]["wrong"]
+assert t["trials"] == t["valid"] + t["outcomes"]["starved"]
+assert t["starved_reasoning_tokens"] == 64 * t["outcomes"]["starved"], t
 PY
 # the coverage table shows them: summary.md's "Coverage per outcome" table
 # counts them in their own column (wrong stays as stored), report.html names them
 python3 - <<'PY' || fail "the coverage table does not show the outcomes"
 import json, re, sqlite3
 con = sqlite3.connect("t.db")
-for run, kind in (("shift", "truncated"), ("ctx", "overflow"), ("think", "empty")):
+for run, kind in (("shift", "truncated"), ("ctx", "overflow"), ("think", "starved")):
     md = open(f"rep-{run}/summary.md").read()
     sec = md[md.index("## Coverage per outcome"):]
     rows = [l for l in sec.splitlines() if l.startswith("|")]

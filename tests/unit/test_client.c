@@ -32,6 +32,7 @@ static void test_names(void)
     CHECK_STR(client_class_name(CLIENT_OVERFLOW), "overflow");
     CHECK_STR(client_class_name(CLIENT_TRUNCATED), "truncated");
     CHECK_STR(client_class_name(CLIENT_EMPTY), "empty");
+    CHECK_STR(client_class_name(CLIENT_STARVED), "starved");
     CHECK_STR(client_class_name(CLIENT_FILTERED), "filtered");
     CHECK_STR(client_class_name(CLIENT_RETRYABLE), "retryable");
     CHECK_STR(client_class_name(CLIENT_FATAL), "fatal");
@@ -320,9 +321,18 @@ static const struct ccase ccases[] = {
     /* silent truncation: 1000 < 0.98 * 1100 */
     {200, NULL, CHAT_OK("\"Paris\"", "\"stop\""), 0, 1100, CLIENT_TRUNCATED, CLIENT_R_PROMPT_SHORT,
      "1000 prompt tokens"},
-    {200, NULL, CHAT_OK("\"Par\"", "\"length\""), 0, 1000, CLIENT_TRUNCATED, CLIENT_R_LENGTH,
-     "length"},
-    {200, NULL, CHAT_OK("null", "\"length\""), 0, 1000, CLIENT_EMPTY, CLIENT_R_NONE, "empty"},
+    /* an answer cut at the answer budget is an answer (flagged cut), not a truncated prompt */
+    {200, NULL, CHAT_OK("\"Par\"", "\"length\""), 0, 1000, CLIENT_OK, CLIENT_R_NONE, NULL},
+    /* budget spent with nothing shown: starved */
+    {200, NULL, CHAT_OK("null", "\"length\""), 0, 1000, CLIENT_STARVED, CLIENT_R_LENGTH,
+     "no answer after the reasoning"},
+    /* an inline <think> block is reasoning: nothing after it = starved, even with "stop" */
+    {200, NULL, CHAT_OK("\"<think>the answer may be Paris</think>\"", "\"stop\""), 0, 1000,
+     CLIENT_STARVED, CLIENT_R_NONE, "finish_reason stop"},
+    {200, NULL, CHAT_OK("\"<think>the answer may be Paris\"", "\"length\""), 0, 1000,
+     CLIENT_STARVED, CLIENT_R_LENGTH, NULL},
+    {200, NULL, CHAT_OK("\"<think>hmm</think>\\n\\nParis\"", "\"stop\""), 0, 1000, CLIENT_OK,
+     CLIENT_R_NONE, NULL},
     {200, NULL, CHAT_OK("\"  \\n\"", "\"stop\""), 0, 1000, CLIENT_EMPTY, CLIENT_R_NONE, NULL},
     {200, NULL, CHAT_OK("\"\"", "\"content_filter\""), 0, 1000, CLIENT_FILTERED, CLIENT_R_NONE,
      "content_filter"},
@@ -550,12 +560,47 @@ static void test_classify_fields(void)
     ex.body_len = strlen(body);
     ex.expected_prompt_tokens = 50;
     client_classify(&ex, &r);
-    CHECK_INT(r.cls, CLIENT_EMPTY);
+    CHECK_INT(r.cls, CLIENT_STARVED);
     CHECK_STR(r.reasoning, "hmm...");
     CHECK_INT(r.prompt_tokens, 50);
     CHECK_INT(r.completion_tokens, -1);
     CHECK_INT(r.cached_tokens, -1);
     CHECK(r.request_id == NULL);
+
+    /* reasoning kept apart: the field's text, then the inline block; only the answer is content */
+    body = "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"<think>is it 4887095?</think>\\n"
+           "6817932\",\"reasoning_content\":\"field part\"},\"finish_reason\":\"length\"}],"
+           "\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":9,"
+           "\"completion_tokens_details\":{\"reasoning_tokens\":7}}}";
+    ex.body = body;
+    ex.body_len = strlen(body);
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OK);
+    CHECK_STR(r.content, "6817932");
+    CHECK_STR(r.reasoning, "field part\nis it 4887095?");
+    CHECK_INT(r.reasoning_tokens, 7);
+    CHECK_INT(r.cut, 1);
+    /* configurable tags */
+    body = "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"[T]x[/T] y\"},"
+           "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":50}}";
+    ex.body = body;
+    ex.body_len = strlen(body);
+    ex.reasoning_open = "[T]";
+    ex.reasoning_close = "[/T]";
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OK);
+    CHECK_STR(r.content, "y");
+    CHECK_INT(r.cut, 0);
+    ex.reasoning_open = ex.reasoning_close = NULL;
+    /* reasoning tokens reported, empty content, finish stop (a forced end of thinking) */
+    body = "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"\"},\"finish_reason\":\"stop\"}],"
+           "\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":64,"
+           "\"completion_tokens_details\":{\"reasoning_tokens\":64}}}";
+    ex.body = body;
+    ex.body_len = strlen(body);
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_STARVED);
+    CHECK(r.error && strstr(r.error, "64 reasoning tokens"));
 
     /* the truncation ratio is configurable */
     body = CHAT_OK("\"x\"", "\"stop\"");
@@ -1161,8 +1206,8 @@ static void test_http_classes(void)
          "\"param\":null,\"code\":400}}}",
          0, CLIENT_OVERFLOW, CLIENT_R_NONE, 400},
         {OKBODY("\"Paris\"", "stop", "50"), 100, CLIENT_TRUNCATED, CLIENT_R_PROMPT_SHORT, 200},
-        {OKBODY("\"Par\"", "length", "100"), 100, CLIENT_TRUNCATED, CLIENT_R_LENGTH, 200},
-        {OKBODY("null", "length", "100"), 100, CLIENT_EMPTY, CLIENT_R_NONE, 200},
+        {OKBODY("\"Par\"", "length", "100"), 100, CLIENT_OK, CLIENT_R_NONE, 200},
+        {OKBODY("null", "length", "100"), 100, CLIENT_STARVED, CLIENT_R_LENGTH, 200},
         {OKBODY("\"\"", "content_filter", "100"), 100, CLIENT_FILTERED, CLIENT_R_NONE, 200},
         {"{\"status\":429,\"headers\":{\"Retry-After\":\"7\"},\"json\":{\"error\":{\"message\":"
          "\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}}",
@@ -1866,9 +1911,9 @@ static void test_sim_interop(void)
         {{"--faults", "error200=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY},
         /* a body cut short (Content-Length not met) */
         {{"--faults", "truncate=1", NULL}, 0, CLIENT_RETRYABLE, CLIENT_R_TRANSPORT},
-        /* max_tokens 1: finish_reason length */
-        {{"MAX1", NULL}, 0, CLIENT_TRUNCATED, CLIENT_R_LENGTH},
-        {{"--reasoning", "1", NULL}, 0, CLIENT_EMPTY, CLIENT_R_NONE},
+        /* max_tokens 1: finish_reason length: an answer, cut */
+        {{"MAX1", NULL}, 0, CLIENT_OK, CLIENT_R_NONE},
+        {{"--reasoning", "1", NULL}, 0, CLIENT_STARVED, CLIENT_R_LENGTH},
         {{"--ctx", "256", NULL}, 1, CLIENT_OVERFLOW, CLIENT_R_NONE},
         {{"--shift-ctx", "256", NULL}, 1, CLIENT_TRUNCATED, CLIENT_R_PROMPT_SHORT},
         {{"--api-key", "right-key", NULL}, 0, CLIENT_FATAL, CLIENT_R_AUTH},
@@ -1910,8 +1955,9 @@ static void test_sim_interop(void)
             CHECK_INT(r->retry_after_ms, 700);
         if (cases[i].cls == CLIENT_OK)
             CHECK(r->model && r->content && r->prompt_tokens > 0);
-        if (cases[i].cls == CLIENT_EMPTY)
+        if (cases[i].cls == CLIENT_STARVED)
             CHECK(r->reasoning && *r->reasoning);
+        CHECK_INT(r->cut, max1);
         client_response_free(r);
     }
     /* preflight: context from /v1/models or /props, a missing model is fatal */

@@ -196,7 +196,7 @@ static void test_migration_v1_to_v2(void)
     CHECK(st != NULL);
     if (!st)
         return;
-    CHECK_INT(store_schema_version(st), 2);
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
     if (proc_available("sqlite3")) {
         CHECK_INT(store_run_get(st, "old", &r), 0);
         CHECK_STR(r.model_requested, "m1");
@@ -227,6 +227,78 @@ static void test_migration_v1_to_v2(void)
     }
     store_close(st);
     strbuf_release(&out);
+}
+
+/*
+ * A version-2 store (before reasoning, cut, request hashes, golden sets) stays
+ * readable read-only as it is, and a read-write open migrates it with its data.
+ */
+static void test_migration_v2_to_v3(void)
+{
+    const char *p = tpath("v2.db");
+    struct store *st;
+    struct trial_result *v = NULL, t;
+    size_t n = 0;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 2), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: v2 migration check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned, tags) VALUES ('old', 'm1', 1000, 'complete', 1, 'x');"
+                         "INSERT INTO trials (run_id, question_id, length, depth_bp, repeat, "
+                         "outcome, answer, finish_reason, completion_tokens) VALUES (1, 'q1', "
+                         "8192, 5000, 0, 'truncated', 'Par', 'length', 4)",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        CHECK_INT(store_schema_version(st), 2);
+        CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+        CHECK_INT(n, 1);
+        if (n == 1) {
+            CHECK_STR(v[0].answer, "Par");
+            CHECK_INT(v[0].cut, 0);
+            CHECK_INT(v[0].reasoning_tokens, -1);
+            CHECK_STR(v[0].request_sha256, "");
+            CHECK(v[0].reused_from == NULL);
+        }
+        store_trials_free(v, n);
+        store_close(st);
+    }
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), 3);
+    trial_result_init(&t);
+    t.question_id = "q2";
+    t.length = 8192;
+    t.depth_bp = 0;
+    t.outcome = OUTCOME_WRONG;
+    t.cut = 1;
+    t.reasoning_tokens = 77;
+    t.reasoning_chars = 300;
+    memset(t.request_sha256, 'a', SHA256_HEX_LEN);
+    t.request_sha256[SHA256_HEX_LEN] = '\0';
+    t.reused_from = "base.db:r1";
+    CHECK_INT(store_trial_put(st, "old", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_STR(v[0].answer, "Par"); /* the v2 row kept */
+        CHECK_INT(v[1].cut, 1);
+        CHECK_INT(v[1].reasoning_tokens, 77);
+        CHECK_INT(v[1].reasoning_chars, 300);
+        CHECK_STR(v[1].request_sha256, t.request_sha256);
+        CHECK_STR(v[1].reused_from, "base.db:r1");
+    }
+    store_trials_free(v, n);
+    CHECK_INT(store_close(st), 0);
 }
 
 static void test_newer_schema_refused(void)
@@ -1428,6 +1500,7 @@ int main(int argc, char **argv)
     }
     RUN(test_create_schema);
     RUN(test_migration_v1_to_v2);
+    RUN(test_migration_v2_to_v3);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
