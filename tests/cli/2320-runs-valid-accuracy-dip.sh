@@ -1,4 +1,4 @@
-# dipmap runs shows valid trials, accuracy and the dip: an all-truncated run reads "complete
+# dipmap runs shows valid trials, accuracy and the dip: an all-starved run reads "complete
 # 100%" in PROGRESS but 0/N valid with no accuracy; --json carries the same figures, and they
 # agree with summary.json from `dipmap report` (accuracy, per-length dip point estimates).
 . "$TESTS/cli/lib.sh"
@@ -7,15 +7,20 @@ make_kv 4
 start_sim sim --dataset golden.jsonl --model dipmap-sim:edge=0.95,dip=0.7,seed=2
 run_args
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,4k --depths 0:100:25 --repeats 2 --db t.db --run good
-# one answer token: every answer is cut (finish_reason length) -> truncated, never scored
-"$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:50 --max-tokens 1 --db t.db --run cut >/dev/null 2>&1
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'cut' and outcome = 'truncated'")" = 12 ] ||
-    fail "fixture: 'cut' is not all truncated: $(q t.db "select outcome, count(*) from trials group by 1")"
+# a reasoning model whose budget always goes to thinking: every trial starved, never scored
+# (an answer cut at the budget is scored since issue 20, so that no longer makes such a run)
+GOOD_URL=$SIM_URL
+start_sim starve --dataset golden.jsonl --reasoning 1
+RUN_ARGS[1]=$SIM_URL
+"$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:50 --db t.db --run cut >/dev/null 2>&1
+[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'cut' and outcome = 'starved'")" = 12 ] ||
+    fail "fixture: 'cut' is not all starved: $(q t.db "select outcome, count(*) from trials group by 1")"
+RUN_ARGS[1]=$GOOD_URL
 expect_code 0 "$DIPMAP" runs --db t.db
 head -n 1 out | grep -q '^NAME  *MODEL  *STATUS  *PROGRESS  *VALID  *ACCURACY  *DIP  *CREATED  *TAGS$' ||
     fail "header: $(head -n 1 out)"
 line=$(grep '^cut ' out | tr -s ' ')
-case "$line" in *" 12/12 100% 0/12 - - "*) ;; *) fail "all-truncated run shows: $line" ;; esac
+case "$line" in *" 12/12 100% 0/12 - - "*) ;; *) fail "all-starved run shows: $line" ;; esac
 good=$(q t.db "select count(*), sum(outcome = 'correct') from trials t join runs r on r.id = t.run_id
                where r.name = 'good' and outcome in ('correct', 'wrong')")
 nvalid=${good%|*}
