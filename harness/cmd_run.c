@@ -171,6 +171,10 @@ static int shard_auto(unsigned *index, unsigned *count, struct strbuf *err)
                            "SLURM_ARRAY_TASK_ID (Slurm) or CI_NODE_INDEX (GitLab) is set");
         return -1;
     }
+    if (n > PLAN_MAX_SHARDS) {
+        strbuf_addf(err, "--shard auto: %ld shards is more than %ld", n, (long)PLAN_MAX_SHARDS);
+        return -1;
+    }
     if (i < 0 || i >= n) {
         strbuf_addf(err, "--shard auto: index %ld is outside 0..%ld", i, n - 1);
         return -1;
@@ -181,76 +185,15 @@ static int shard_auto(unsigned *index, unsigned *count, struct strbuf *err)
 }
 
 /* --shard I/N, counting shards from 1 (1/2 and 2/2 make a whole). */
+/* --shard: auto from the scheduler's environment, else plan_parse_shard. */
 static int shard_parse(const char *s, unsigned *index, unsigned *count, struct strbuf *err)
 {
-    const char *slash;
-    struct strbuf a = STRBUF_INIT;
-    long i, n;
-    int ret = -1;
-
     if (!strcmp(s, "auto"))
         return shard_auto(index, count, err);
-    slash = strchr(s, '/');
-    if (!slash) {
-        strbuf_addf(err, "--shard '%s': expected I/N (e.g. 1/4) or auto", s);
-        return -1;
-    }
-    strbuf_add(&a, s, (size_t)(slash - s));
-    if (parse_long_range(slash + 1, 1, INT_MAX, &n) || parse_long(a.buf, &i))
-        strbuf_addf(err, "--shard '%s': expected I/N (e.g. 1/4) or auto", s);
-    else if (i < 1 || i > n)
-        strbuf_addf(err, "--shard '%s': I counts from 1 and must be at most N", s);
-    else {
-        *index = (unsigned)(i - 1);
-        *count = (unsigned)n;
-        ret = 0;
-    }
-    strbuf_release(&a);
-    return ret;
+    return plan_parse_shard(s, index, count, err);
 }
 
 /* A template given as a name ("qa") is looked up in the prompts/ folders. */
-static int resolve_template(const char *spec, struct strbuf *out)
-{
-    struct strvec dirs = STRVEC_INIT;
-    const char *home = getenv("DIPMAP_HOME");
-    char exe[PATH_MAX];
-    ssize_t n;
-    size_t i;
-    int ret = -1;
-
-    if (strchr(spec, '/') || access(spec, R_OK) == 0) {
-        strbuf_addstr(out, spec);
-        return 0;
-    }
-    if (home && *home)
-        strvec_pushf(&dirs, "%s/prompts", home);
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        char *slash;
-        exe[n] = '\0';
-        slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            strvec_pushf(&dirs, "%s/prompts", exe);
-            strvec_pushf(&dirs, "%s/../prompts", exe);
-        }
-    }
-    strvec_push(&dirs, "prompts");
-    for (i = 0; i < dirs.nr && ret; i++) {
-        strbuf_reset(out);
-        strbuf_addf(out, "%s/%s%s", dirs.v[i], spec, strstr(spec, ".txt") ? "" : ".txt");
-        if (access(out->buf, R_OK) == 0)
-            ret = 0;
-    }
-    if (ret) {
-        strbuf_reset(out);
-        strbuf_addstr(out, spec);
-    }
-    strvec_clear(&dirs);
-    return ret;
-}
-
 /* The remote tokenizer's counts live in the run store. */
 static int count_cache_get(void *ctx, const char *name, const char *sha, long *count)
 {
@@ -839,7 +782,7 @@ static int load_inputs(struct run_ctx *c)
                 "questions affected)\n",
                 c->o.haystack, c->hay.nr, c->hay.dropped_duplicates, leaks, affected, c->gs.nr);
     }
-    if (resolve_template(c->o.tmpl, &c->tpl_path) < 0) {
+    if (prompt_template_resolve(c->o.tmpl, &c->tpl_path) < 0) {
         error("run: template '%s' not found (a file, or a name in prompts/)", c->o.tmpl);
         return -1;
     }

@@ -252,14 +252,18 @@ static int file_exists(const char *p)
 int prompt_template_resolve(const char *spec, struct strbuf *out)
 {
     const char *home = getenv("DIPMAP_HOME");
-    struct strbuf exe = STRBUF_INIT, cand = STRBUF_INIT;
+    struct strbuf exe = STRBUF_INIT, cand = STRBUF_INIT, name = STRBUF_INIT;
     size_t base = out->len;
     int found = -1, i;
 
-    if (strchr(spec, '/') || (strlen(spec) > 4 && !strcmp(spec + strlen(spec) - 4, ".txt"))) {
+    /* a path, or a file of that name in the current folder, is used as given */
+    if (strchr(spec, '/') || file_exists(spec)) {
         strbuf_addstr(out, spec);
         return file_exists(spec) ? 0 : -1;
     }
+    strbuf_addstr(&name, spec);
+    if (name.len > 4 && !strcmp(name.buf + name.len - 4, ".txt"))
+        strbuf_setlen(&name, name.len - 4);
     strbuf_grow(&exe, 4096);
     {
         ssize_t n = readlink("/proc/self/exe", exe.buf, exe.alloc - 1);
@@ -274,13 +278,13 @@ int prompt_template_resolve(const char *spec, struct strbuf *out)
     for (i = 0; i < 4 && found < 0; i++) {
         strbuf_reset(&cand);
         if (i == 0 && home && *home)
-            strbuf_addf(&cand, "%s/prompts/%s.txt", home, spec);
+            strbuf_addf(&cand, "%s/prompts/%s.txt", home, name.buf);
         else if (i == 1 && exe.len)
-            strbuf_addf(&cand, "%s/prompts/%s.txt", exe.buf, spec);
+            strbuf_addf(&cand, "%s/prompts/%s.txt", exe.buf, name.buf);
         else if (i == 2 && exe.len)
-            strbuf_addf(&cand, "%s/../prompts/%s.txt", exe.buf, spec);
+            strbuf_addf(&cand, "%s/../prompts/%s.txt", exe.buf, name.buf);
         else if (i == 3)
-            strbuf_addf(&cand, "prompts/%s.txt", spec);
+            strbuf_addf(&cand, "prompts/%s.txt", name.buf);
         if (cand.len && file_exists(cand.buf))
             found = 0;
     }
@@ -288,9 +292,10 @@ int prompt_template_resolve(const char *spec, struct strbuf *out)
     if (found == 0)
         strbuf_add(out, cand.buf, cand.len);
     else
-        strbuf_addf(out, "prompts/%s.txt", spec);
+        strbuf_addf(out, "prompts/%s.txt", name.buf);
     strbuf_release(&exe);
     strbuf_release(&cand);
+    strbuf_release(&name);
     return found;
 }
 

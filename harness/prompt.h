@@ -45,11 +45,12 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
 void prompt_template_release(struct prompt_template *t);
 
 /*
- * Resolve a template spec to a file: a spec containing '/' or ending in
- * ".txt" is a path; otherwise NAME means prompts/NAME.txt searched in
+ * Resolve a --template spec to a file, the one rule of run and show-prompt:
+ * a spec containing '/', or naming a file in the current folder, is that
+ * file; otherwise NAME or NAME.txt means prompts/NAME.txt searched in
  * $DIPMAP_HOME, the directory of the executable and its parent, then ".".
- * Appends the path to out; returns 0, or -1 when not found (out holds
- * prompts/NAME.txt for the message).
+ * Appends the path to out; returns 0, or -1 when not found (out holds the
+ * path tried last, prompts/NAME.txt, for the message).
  */
 int prompt_template_resolve(const char *spec, struct strbuf *out);
 
