@@ -142,12 +142,17 @@ int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct str
     long i, n;
     int rc = -1;
     if (!slash) {
-        strbuf_addf(err, "--shard: '%s' must be I/N (shard I of N, counting from 1), e.g. 1/4", s);
+        strbuf_addf(err,
+                    "--shard '%s': expected I/N (shard I of N, counting from 1, e.g. 1/4) "
+                    "or auto",
+                    s);
         return -1;
     }
     strbuf_add(&a, s, (size_t)(slash - s));
-    if (parse_long_range(slash + 1, 1, 1000000, &n) < 0 || parse_long_range(a.buf, 1, n, &i) < 0)
-        strbuf_addf(err, "--shard: '%s' must be I/N with 1 <= I <= N", s);
+    if (parse_long_range(slash + 1, 1, PLAN_MAX_SHARDS, &n) < 0 ||
+        parse_long_range(a.buf, 1, n, &i) < 0)
+        strbuf_addf(err, "--shard '%s': expected I/N with 1 <= I <= N <= %ld", s,
+                    (long)PLAN_MAX_SHARDS);
     else {
         *index = (unsigned)(i - 1);
         *count = (unsigned)n;

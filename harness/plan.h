@@ -35,9 +35,15 @@ int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err);
 void plan_format_length(struct strbuf *out, long tokens);
 void plan_format_depth(struct strbuf *out, int depth_bp);
 
+/* The most shards a run may be split into. */
+#define PLAN_MAX_SHARDS 1000000
+
 /*
- * "I/N" with 1 <= I <= N (shards count from 1 on the command line, so 1/2 and
- * 2/2 make a whole); *index is 0-based (I - 1). Returns 0 or -1 (message in err).
+ * "I/N" with 1 <= I <= N <= PLAN_MAX_SHARDS (shards count from 1 on the
+ * command line, so 1/2 and 2/2 make a whole); *index is 0-based (I - 1).
+ * Returns 0 or -1 (message in err, naming --shard and s). The one parser of
+ * --shard; `--shard auto` (cmd_run.c) reads I and N from the environment and
+ * applies the same limit.
  */
 int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err);
 
