@@ -256,10 +256,11 @@ int prompt_template_resolve(const char *spec, struct strbuf *out)
     size_t base = out->len;
     int found = -1, i;
 
-    /* a path, or a file of that name in the current folder, is used as given */
+    /* a path, or a file of that name in the current folder, is used as given (loading it
+       reports why a path cannot be read) */
     if (strchr(spec, '/') || file_exists(spec)) {
         strbuf_addstr(out, spec);
-        return file_exists(spec) ? 0 : -1;
+        return 0;
     }
     strbuf_addstr(&name, spec);
     if (name.len > 4 && !strcmp(name.buf + name.len - 4, ".txt"))

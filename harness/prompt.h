@@ -49,8 +49,9 @@ void prompt_template_release(struct prompt_template *t);
  * a spec containing '/', or naming a file in the current folder, is that
  * file; otherwise NAME or NAME.txt means prompts/NAME.txt searched in
  * $DIPMAP_HOME, the directory of the executable and its parent, then ".".
- * Appends the path to out; returns 0, or -1 when not found (out holds the
- * path tried last, prompts/NAME.txt, for the message).
+ * Appends the path to out; returns 0 (a path is returned as given, even when
+ * it cannot be read: the loader says why), or -1 when NAME is not found (out
+ * holds prompts/NAME.txt for the message).
  */
 int prompt_template_resolve(const char *spec, struct strbuf *out);
 
