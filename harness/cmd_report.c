@@ -220,6 +220,7 @@ int cmd_report(int argc, const char **argv)
     }
     /* failed trials at the worst depths, with their questions when the golden set is here */
     report_doc_failures(&d, dataset, (double)time(NULL));
+    report_doc_prompts(&d, st);
 
     if (formats & FMT_MD) {
         strbuf_reset(&doc);

@@ -36,7 +36,20 @@ void report_cell_length(struct doc *d, long len);
 void report_cell_depth(struct doc *d, int depth_bp);
 /* s, or an en dash for NULL. */
 const char *report_or_dash(const char *s);
-/* <!DOCTYPE html> through <body>: charset, the Content-Security-Policy and the inline CSS. */
-void report_html_page_head(struct strbuf *out, const char *title);
+/*
+ * <!DOCTYPE html> through <body>: charset, the Content-Security-Policy (with
+ * script-src for report_script() when `script`) and the inline CSS.
+ */
+void report_html_page_head(struct strbuf *out, const char *title, int script);
+
+/* report_questions.c: the question x depth matrices, trial details and example prompt. */
+struct report_input;
+struct cell_stats;
+void report_section_questions(struct doc *d, const struct report_input *in);
+/* "18 correct, 2 wrong (1 distractor), 1 truncated" for one (length, depth) cell. */
+void report_cell_outcomes(const struct report_input *in, const struct cell_stats *c,
+                          struct strbuf *out);
+/* report.html's one inline script (sorting), allowed by report_script_csp() */
+void report_script(struct strbuf *out);
 
 #endif

@@ -520,12 +520,15 @@ static void section_grid(struct doc *d, const struct run_stats *s)
     strbuf_release(&align);
 }
 
-static void section_cells(struct doc *d, const struct run_stats *s)
+static void section_cells(struct doc *d, const struct report_input *in)
 {
     static const char *const head[] = {
         "length",  "depth",     "accuracy",      "95% interval", "n (scored)",
         "correct", "questions", "design effect", "coverage",     "realized depth",
+        "outcomes",
     };
+    const struct run_stats *s = in->stats;
+    struct strbuf oc = STRBUF_INIT;
     size_t i;
 
     report_heading(d, 2, "Accuracy per cell", "cells");
@@ -533,7 +536,7 @@ static void section_cells(struct doc *d, const struct run_stats *s)
         d, "95% interval: Wilson at the effective size n / design effect, clustered by question "
            "(a question's repeats are correlated; with one repeat it is the plain Wilson "
            "interval).");
-    report_table_begin(d, "lrrrrrrrrr", head);
+    report_table_begin(d, "lrrrrrrrrrl", head);
     for (i = 0; i < s->n_cells; i++) {
         const struct cell_stats *c = &s->cells[i];
         report_row_begin(d, NULL);
@@ -556,9 +559,13 @@ static void section_cells(struct doc *d, const struct run_stats *s)
             report_cell_pct(d, c->mean_realized_depth);
         else
             report_cell(d, "\xE2\x80\x93");
+        strbuf_reset(&oc);
+        report_cell_outcomes(in, c, &oc);
+        report_cell(d, oc.buf);
         report_row_end(d);
     }
     report_table_end(d);
+    strbuf_release(&oc);
 }
 
 static void section_coverage(struct doc *d, const struct run_stats *s)
@@ -918,7 +925,8 @@ static void body(struct doc *d, const struct report_input *in)
     section_plots(d, in);
     section_dip(d, in->stats);
     section_grid(d, in->stats);
-    section_cells(d, in->stats);
+    section_cells(d, in);
+    report_section_questions(d, in);
     section_coverage(d, in->stats);
     section_tokenizer(d, in->stats);
     section_advice(d, in->stats);
@@ -951,7 +959,9 @@ const char *report_css(void)
            "table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}\n"
            "th,td{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top;text-align:left}\n"
            "th{background:#f3f6f9}\n"
-           "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+           "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+           /* numbers never break; headers do, so no table is wider than the page at 1280 px */
+           "td.num{white-space:nowrap}\nth{white-space:normal}\n"
            "tr.warn td{background:#fff3cd}\n"
            "tr.total td{font-weight:bold}\n"
            "tr.regression td{background:#f8d7da}\n"
@@ -965,19 +975,42 @@ const char *report_css(void)
            ".verdict{font-size:1.1rem;font-weight:bold;padding:.5rem;border-radius:4px}\n"
            ".verdict.fail{background:#f8d7da}.verdict.pass{background:#d4edda}"
            ".verdict.inconclusive{background:#fff3cd}\n"
-           "footer{margin-top:2rem;font-size:.8rem;color:#666}\n";
+           "footer{margin-top:2rem;font-size:.8rem;color:#666}\n"
+           /* question x depth matrices and trial details (report_questions.c) */
+           "table.qm{font-size:.8rem}\ntable.qm td{padding:.1rem .3rem;text-align:center;"
+           "white-space:nowrap;max-width:none}\n"
+           "table.qm th[scope=row]{max-width:14rem;overflow:hidden;text-overflow:ellipsis;"
+           "white-space:nowrap;font-weight:normal;background:#fff}\n"
+           "table.qm td a{text-decoration:none;color:inherit;padding:0 .1rem}\n"
+           "button.sort{font:inherit;font-weight:600;border:0;background:none;cursor:pointer;"
+           "padding:0}\n"
+           ".o-c{background:#d4edda}.o-w{background:#f8d7da}.o-d{background:#f0a98f}"
+           ".o-x{background:#fff3cd}.o-p{background:#e9ecef}\n"
+           "details.trial{margin:.15rem 0;font-size:.85rem}\n"
+           "details.trial:target{outline:2px solid #0072B2}\n"
+           "details.trial dl{display:grid;grid-template-columns:11rem 1fr;gap:.1rem .8rem;"
+           "margin:.3rem 0 .6rem 1rem}\n"
+           "details.trial dd{margin:0;overflow-wrap:anywhere}\n"
+           "pre.prompt{white-space:pre-wrap;overflow-wrap:anywhere;max-height:28rem;"
+           "overflow-y:auto;font-size:.8rem;background:#f7f7f7;padding:.5rem;margin:0}\n";
 }
 
 /*
  * The start of every self-contained page (report.html, compare.html): a
- * Content-Security-Policy that forbids scripts and network fetches, the
+ * Content-Security-Policy that forbids network fetches and every script but
+ * report.html's sorting script (by its hash, when `script`), the
  * inline stylesheet, and the escaped title as <title> and <h1>.
  */
-void report_html_page_head(struct strbuf *out, const char *title)
+void report_html_page_head(struct strbuf *out, const char *title, int script)
 {
     strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-                       "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+                       "'none'; style-src 'unsafe-inline'; img-src data:");
+    if (script) {
+        strbuf_addstr(out, "; script-src ");
+        strbuf_addstr(out, report_script_csp());
+    }
+    strbuf_addstr(out, "\">\n"
                        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                        "<title>");
     escape_html(out, title);
@@ -994,9 +1027,10 @@ void report_html(struct strbuf *out, const struct report_input *in)
     struct strbuf sb = STRBUF_INIT;
 
     title_text(&sb, in);
-    report_html_page_head(out, sb.buf);
+    report_html_page_head(out, sb.buf, 1);
     strbuf_release(&sb);
     body(&d, in);
+    report_script(out);
     strbuf_addstr(out, "</body>\n</html>\n");
 }
 

@@ -8,6 +8,7 @@
 struct strbuf;
 struct run_info;
 struct run_stats;
+struct golden_set;
 
 /*
  * Run reports (DESIGN.md "Outputs"): summary.md (GitHub-flavoured Markdown)
@@ -48,6 +49,22 @@ struct report_input {
     /* golden-set hygiene (hard negatives excluded at load), shown under Provenance; or NULL */
     const char *hygiene_note;
     double generated_at; /* unix time shown in the footer; 0: not shown */
+
+    /*
+     * The question x depth matrix and trial details of report.html (all may be
+     * NULL/0: the section then says what is missing). trials: every trial of
+     * the run (borrowed); golden: the run's golden set for question text,
+     * expected answers and distractor values; excerpts[i]: the stored prompt's
+     * text around the gold chunk of trials[i] (NULL when not stored);
+     * example_prompt: one whole stored prompt, shown collapsed, of the trial
+     * example_trial (an index into trials).
+     */
+    const struct trial_result *trials;
+    size_t n_trials;
+    const struct golden_set *golden;
+    const char *const *excerpts;
+    const char *example_prompt;
+    size_t example_trial;
 };
 
 /* Append summary.md / report.html for `in` to out. Never fails. */
@@ -64,6 +81,13 @@ void report_html(struct strbuf *out, const struct report_input *in);
  */
 size_t report_pick_failures(const struct trial_result *trials, size_t n, const struct run_stats *s,
                             int depths, size_t per_length, const struct trial_result ***out);
+
+/*
+ * Whether report.html gives trial t its own details block (and so needs its
+ * prompt excerpt): every trial of a run of at most 4000, else only the ones
+ * that did not end correct.
+ */
+int report_trial_detailed(size_t n_trials, const struct trial_result *t);
 
 /* ---- plots of a run (adapters from run_stats to plot.h's plain arrays) ---- */
 
@@ -184,5 +208,13 @@ void report_time(struct strbuf *out, double unix_time);
 
 /* The CSS block (without <style>) used by report.html, for other HTML pages. */
 const char *report_css(void);
+
+/*
+ * The Content-Security-Policy source that allows report.html's one inline
+ * script (table sorting, progressive enhancement: the page reads the same
+ * without it), e.g. "'sha256-...'" (static string). A server that sends its
+ * own CSP header (dipmap view) adds it to script-src.
+ */
+const char *report_script_csp(void);
 
 #endif

@@ -133,7 +133,7 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
 
     strbuf_addf(&sb, "dipmap compare: %s vs %s", run_label(m ? m->baseline : NULL),
                 run_label(m ? m->candidate : NULL));
-    report_html_page_head(out, sb.buf);
+    report_html_page_head(out, sb.buf, 0);
 
     strbuf_reset(&sb);
     strbuf_addf(&sb,

@@ -144,12 +144,117 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     if (d->have_golden && golden_set_negatives_note(&d->gs, &d->hygiene_note))
         d->in.hygiene_note = d->hygiene_note.buf;
     d->in.generated_at = generated_at;
+    d->in.trials = d->trials;
+    d->in.n_trials = d->ntrials;
+    d->in.golden = d->have_golden ? &d->gs : NULL;
+}
+
+/* Bytes of prompt shown before and after the gold chunk's text. */
+#define EXCERPT_BEFORE 400
+#define EXCERPT_AFTER  400
+
+/* Move back (or forward) to a UTF-8 character boundary. */
+static size_t utf8_back(const char *s, size_t i)
+{
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
+/* The prompt around the first of the question's gold chunks found in it; NULL when none is. */
+static char *excerpt_of(const char *text, size_t len, const struct question *q)
+{
+    size_t g;
+    for (g = 0; q && g < q->gold_nr; g++) {
+        const char *hit =
+            q->gold[g].text && *q->gold[g].text ? strstr(text, q->gold[g].text) : NULL;
+        struct strbuf sb = STRBUF_INIT;
+        size_t at, from, to;
+        if (!hit)
+            continue;
+        at = (size_t)(hit - text);
+        from = utf8_back(text, at > EXCERPT_BEFORE ? at - EXCERPT_BEFORE : 0);
+        to = at + q->gold[g].text_len + EXCERPT_AFTER;
+        to = to >= len ? len : utf8_back(text, to);
+        if (from > 0)
+            strbuf_addf(&sb, "\xE2\x80\xA6 (%zu bytes before)\n", from);
+        strbuf_add(&sb, text + from, to - from);
+        if (to < len)
+            strbuf_addf(&sb, "\n\xE2\x80\xA6 (%zu bytes after)", len - to);
+        return strbuf_detach(&sb, NULL);
+    }
+    return NULL;
+}
+
+/*
+ * A stored chat prompt is its system text, a NUL, then its user text (runner.c):
+ * shown as "[system]" and "[user]" sections. Completions prompts are one text.
+ * Takes ownership of text; returns a NUL-terminated display string.
+ */
+static char *display_prompt(char *text, size_t *len)
+{
+    const char *nul = memchr(text, '\0', *len);
+    struct strbuf sb = STRBUF_INIT;
+    if (!nul)
+        return text;
+    strbuf_addstr(&sb, "[system]\n");
+    strbuf_add(&sb, text, (size_t)(nul - text));
+    strbuf_addstr(&sb, "\n\n[user]\n");
+    strbuf_add(&sb, nul + 1, *len - (size_t)(nul - text) - 1);
+    free(text);
+    return strbuf_detach(&sb, len);
+}
+
+void report_doc_prompts(struct report_doc *d, struct store *st)
+{
+    size_t i, example = d->ntrials, fallback = d->ntrials;
+
+    d->excerpts = xcalloc(d->ntrials + 1, sizeof(*d->excerpts));
+    /* the example: a failed trial at a worst depth, else any trial with a stored prompt */
+    for (i = 0; i < d->nfail && example == d->ntrials; i++)
+        if (d->picked[i]->prompt_sha256[0])
+            example = (size_t)(d->picked[i] - d->trials);
+    for (i = 0; i < d->ntrials; i++) {
+        const struct trial_result *t = &d->trials[i];
+        char *text = NULL;
+        size_t len = 0;
+        if (!t->prompt_sha256[0])
+            continue;
+        if (fallback == d->ntrials)
+            fallback = i;
+        if (!report_trial_detailed(d->ntrials, t) && i != example)
+            continue;
+        if (store_prompt_get(st, t->prompt_sha256, &text, &len) != 1)
+            continue;
+        text = display_prompt(text, &len);
+        if (d->have_golden)
+            d->excerpts[i] = excerpt_of(text, len, golden_set_find(&d->gs, t->question_id));
+        if (i == example)
+            d->example_prompt = text;
+        else
+            free(text);
+    }
+    if (example == d->ntrials && fallback < d->ntrials) {
+        char *text = NULL;
+        size_t len = 0;
+        if (store_prompt_get(st, d->trials[fallback].prompt_sha256, &text, &len) == 1) {
+            example = fallback;
+            d->example_prompt = display_prompt(text, &len);
+        }
+    }
+    d->in.excerpts = (const char *const *)d->excerpts;
+    d->in.example_prompt = d->example_prompt;
+    d->in.example_trial = example;
 }
 
 void report_doc_release(struct report_doc *d)
 {
     if (d->have_stats)
         run_stats_release(&d->stats);
+    for (size_t i = 0; d->excerpts && i < d->ntrials; i++)
+        free(d->excerpts[i]);
+    free(d->excerpts);
+    free(d->example_prompt);
     free(d->fails);
     free(d->picked);
     free(d->golden);

@@ -33,6 +33,8 @@ struct report_doc {
     struct golden_set gs;
     int have_golden;
     char *golden;
+    char **excerpts;        /* per trial: stored prompt around the gold, or NULL */
+    char *example_prompt;   /* one whole stored prompt, or NULL */
     struct report_input in; /* ready after report_doc_failures() */
 };
 
@@ -57,6 +59,14 @@ void report_doc_plots(struct report_doc *d, int plot_status);
  * Then fills d->in.
  */
 void report_doc_failures(struct report_doc *d, const char *dataset, double generated_at);
+/*
+ * With prompts stored in the run (--store-prompts): for each trial that gets
+ * a details block, the prompt's text around the gold chunk (needs the golden
+ * set), and one whole prompt as the example (a failed trial at a worst depth
+ * when there is one). Call after report_doc_failures(). Store errors only
+ * leave the excerpts out.
+ */
+void report_doc_prompts(struct report_doc *d, struct store *st);
 void report_doc_release(struct report_doc *d);
 
 #endif

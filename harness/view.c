@@ -7,6 +7,7 @@
 #include "view.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,10 +29,20 @@
 
 #include "banned.h"
 
-/* No script, no fetch, no framing; forms only to this server. Sent as a header on every page. */
-#define VIEW_CSP                                                                                   \
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "           \
-    "frame-ancestors 'none'; base-uri 'none'"
+/*
+ * No fetch, no framing, forms only to this server, and no script but the
+ * report's sorting script (by its hash). Sent as a header on every page.
+ */
+static const char *view_csp(void)
+{
+    static char csp[256];
+    if (!csp[0])
+        snprintf(csp, sizeof(csp),
+                 "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src %s; "
+                 "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                 report_script_csp());
+    return csp;
+}
 
 static const char view_css[] =
     "nav{background:#f3f6fa;border-bottom:1px solid #ccd;padding:.4rem 1.5rem;font-size:.95rem}\n"
@@ -43,7 +54,7 @@ static const char view_css[] =
 static void set_headers(struct httpd_response *resp)
 {
     resp->headers[0][0] = "Content-Security-Policy";
-    resp->headers[0][1] = VIEW_CSP;
+    resp->headers[0][1] = view_csp();
     resp->headers[1][0] = "X-Content-Type-Options";
     resp->headers[1][1] = "nosniff";
     resp->headers[2][0] = "Referrer-Policy";
@@ -275,6 +286,7 @@ static void page_run(struct store *st, const char *name, struct httpd_response *
     report_doc_plots(&d,
                      report_run_plots(NULL, 1u << PLOT_SVG, &d.run, &d.stats, &d.usvg, &d.hsvg));
     report_doc_failures(&d, NULL, (double)time(NULL));
+    report_doc_prompts(&d, st);
     report_html(&doc, &d.in);
     add_document(&resp->body, &doc);
 cleanup:

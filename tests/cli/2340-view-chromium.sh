@@ -40,7 +40,7 @@ fi
 hdr() { curl -s -D - -o "$2" "$1" | tr -d '\r'; }
 hdr "$url" runs.html >runs.hdr
 grep -q "^HTTP/1.1 200" runs.hdr || fail "GET /: $(head -n 1 runs.hdr)"
-grep -q "^Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'" runs.hdr ||
+grep -q "^Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-[A-Za-z0-9+/=]*'; form-action 'self'" runs.hdr ||
     fail "no CSP header: $(cat runs.hdr)"
 grep -qi '^X-Content-Type-Options: nosniff' runs.hdr || fail "no nosniff"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$url")" = 405 ] || fail "POST accepted"

@@ -1,7 +1,7 @@
 # report.html rendered by headless Chromium: it paints (screenshot of the
 # requested size), its DOM shows the key numbers and both inline plots, and
 # the hostile model answers stayed text: no script ran (the title is intact),
-# no <img> or <script> element exists.
+# no <img> element exists and the only <script> is the report's sorting script.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/cli/7xx-lib.bash"
 if [ -z "$(chromium_bin)" ]; then
@@ -46,7 +46,8 @@ p.feed(open(sys.argv[1], encoding='utf-8').read())
 text = ' '.join(p.text)
 assert p.title == 'dipmap report: r1 (m-7b)', f'title changed: {p.title!r}'
 assert 'PWNED' not in p.title
-assert p.tags.get('script', 0) == 0, 'a <script> element exists'
+assert p.tags.get('script', 0) == 1, f"{p.tags.get('script', 0)} <script> elements"
+assert "<script>document.querySelectorAll('table.sortable')" in open(sys.argv[1], encoding='utf-8').read()
 assert p.tags.get('img', 0) == 0, 'an <img> element exists'
 assert p.tags.get('svg', 0) == 2, f"{p.tags.get('svg', 0)} inline SVGs"
 for needle in ['+40.0 pp', '+50.0 pp', '45.0%', '55.0%', '[25.8%, 65.8%]',
