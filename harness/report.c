@@ -175,7 +175,16 @@ void report_row_begin(struct doc *d, const char *cls)
 void report_cell(struct doc *d, const char *s)
 {
     int right = d->align && d->align[d->col] == 'r';
-    if (d->html) {
+    size_t n = s ? strlen(s) : 0;
+    const char *comma = n > 2 && s[0] == '[' && s[n - 1] == ']' ? strstr(s, ", ") : NULL;
+    if (d->html && right && comma) {
+        /* an interval "[lo, hi]" may break after its comma, never inside a number */
+        strbuf_addstr(d->out, "<td class=\"num iv\"><span>");
+        escape_html_n(d->out, s, (size_t)(comma - s) + 1);
+        strbuf_addstr(d->out, "</span> <span>");
+        escape_html(d->out, comma + 2);
+        strbuf_addstr(d->out, "</span></td>");
+    } else if (d->html) {
         strbuf_addstr(d->out, right ? "<td class=\"num\">" : "<td>");
         escape_html(d->out, s);
         strbuf_addstr(d->out, "</td>");
@@ -523,9 +532,8 @@ static void section_grid(struct doc *d, const struct run_stats *s)
 static void section_cells(struct doc *d, const struct report_input *in)
 {
     static const char *const head[] = {
-        "length",  "depth",     "accuracy",      "95% interval", "n (scored)",
-        "correct", "questions", "design effect", "coverage",     "realized depth",
-        "outcomes",
+        "length",    "depth",         "accuracy", "95% interval",   "n (scored)", "correct",
+        "questions", "design effect", "coverage", "realized depth", "outcomes",
     };
     const struct run_stats *s = in->stats;
     struct strbuf oc = STRBUF_INIT;
@@ -952,7 +960,7 @@ void report_markdown(struct strbuf *out, const struct report_input *in)
 const char *report_css(void)
 {
     return "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;"
-           "max-width:1100px;padding:1rem 1.5rem;color:#222;line-height:1.45}\n"
+           "max-width:1180px;padding:1rem 1.5rem;color:#222;line-height:1.45}\n"
            "h1{font-size:1.5rem;border-bottom:2px solid #0072B2;padding-bottom:.3rem}\n"
            "h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}\n"
            "h3{font-size:1rem}\n"
@@ -962,6 +970,7 @@ const char *report_css(void)
            "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
            /* numbers never break; headers do, so no table is wider than the page at 1280 px */
            "td.num{white-space:nowrap}\nth{white-space:normal}\n"
+           "td.iv{white-space:normal}\ntd.iv span{white-space:nowrap}\n"
            "tr.warn td{background:#fff3cd}\n"
            "tr.total td{font-weight:bold}\n"
            "tr.regression td{background:#f8d7da}\n"

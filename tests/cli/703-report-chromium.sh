@@ -43,7 +43,8 @@ class P(HTMLParser):
 
 p = P()
 p.feed(open(sys.argv[1], encoding='utf-8').read())
-text = ' '.join(p.text)
+import re
+text = re.sub(r'\s+', ' ', ' '.join(p.text))  # an interval's bounds are two spans
 assert p.title == 'dipmap report: r1 (m-7b)', f'title changed: {p.title!r}'
 assert 'PWNED' not in p.title
 assert p.tags.get('script', 0) == 1, f"{p.tags.get('script', 0)} <script> elements"
