@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "prompt.h"
 #include "reasoning.h"
+#include "runbrief.h"
 #include "runner.h"
 #include "score.h"
 #include "store.h"
@@ -291,10 +292,16 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
     strbuf_release(&h);
 }
 
+/*
+ * The end-of-run lines. `outcomes` are this invocation's; the accuracy line is the whole run's
+ * (run_correct of run_valid, from the store, trials kept from before included) when run_valid
+ * >= 0, else this invocation's.
+ */
 static void print_summary(const char *run, const char *db, const struct runner_result *res,
-                          enum run_status status, int window)
+                          enum run_status status, int window, long run_correct, long run_valid)
 {
     long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
+    long correct = res->outcomes[OUTCOME_CORRECT];
     int o;
     printf("run %s: %s\n", run, run_status_name(status));
     printf("trials: %ld of %ld done (%ld this time, %ld kept from before)\n",
@@ -311,10 +318,13 @@ static void print_summary(const char *run, const char *db, const struct runner_r
         printf("starved: %ld trial(s) spent the answer budget on reasoning (%ld reasoning tokens); "
                "raise --max-tokens or lower --reasoning-effort\n",
                res->outcomes[OUTCOME_STARVED], res->starved_reasoning_tokens);
+    if (run_valid >= 0 && res->already_done) {
+        scored = run_valid;
+        correct = run_correct;
+    }
     if (scored)
-        printf("accuracy: %.1f%% (%ld of %ld scored trials)\n",
-               100.0 * res->outcomes[OUTCOME_CORRECT] / scored, res->outcomes[OUTCOME_CORRECT],
-               scored);
+        printf("accuracy: %.1f%% (%ld of %ld scored trials%s)\n", 100.0 * correct / scored, correct,
+               scored, run_valid >= 0 && res->already_done ? " in the run" : "");
     printf("requests: %ld (%ld retries); tokens: %ld prompt, %ld completion", res->requests,
            res->retries, res->prompt_tokens, res->completion_tokens);
     if (res->cost_usd >= 0)
@@ -412,6 +422,7 @@ struct run_ctx {
     char *run_name;
     struct run_info want, have;
     int exists, locked;
+    double spent_before; /* USD the run spent in earlier invocations (merged shards included) */
     /* execution */
     struct prompt_builder *builder;
     struct store_done_set *done;
@@ -555,7 +566,8 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "db", 0, &c->o.db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)",
          0},
         {OPT_STRING, "run", 0, &c->o.run, "NAME", "run name; an existing run is resumed", 0},
-        {OPT_LIST, "tag", 0, &c->o.tags, "TAG", "label the run (repeatable)", 0},
+        {OPT_LIST, "tag", 0, &c->o.tags, "TAG", "label the run (repeatable; a resume adds tags)",
+         0},
         {OPT_BOOL, "store-prompts", 0, &c->o.store_prompts, NULL, "store rendered prompts", 0},
         {OPT_BOOL, "dry-run", 'n', &c->o.dry_run, NULL,
          "print the matrix size, tokens and cost; send nothing", 0},
@@ -564,7 +576,8 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD",
          "per 1M completion tokens, >= 0 (with --price-in)", 0},
         {OPT_DOUBLE, "max-cost", 0, &c->o.max_cost, "USD",
-         "stop at this spend (exit 4, resumable); needs prices", 0},
+         "stop when the run (every invocation) has spent this (exit 4, resumable); needs prices",
+         0},
         {OPT_STRING, "config", 0, &c->o.config, "FILE", "JSON file of these options", 0},
         OPT_END_MARK,
     };
@@ -967,6 +980,38 @@ static int describe_run(struct run_ctx *c)
 }
 
 /* An existing run of that name is resumed only with the same inputs and shard, under its lock. */
+/* --tag on a resume: the run gets the tags it does not have yet (labels, not identity). */
+static int add_tags(struct run_ctx *c)
+{
+    struct strvec have = STRVEC_INIT, added = STRVEC_INIT;
+    size_t i;
+    int ret = 0;
+
+    if (c->have.tags && *c->have.tags)
+        strvec_split(&have, c->have.tags, ',');
+    for (i = 0; i < c->o.tags.nr; i++)
+        if (strvec_find(&have, c->o.tags.v[i]) < 0 && strvec_find(&added, c->o.tags.v[i]) < 0)
+            strvec_push(&added, c->o.tags.v[i]);
+    if (added.nr) {
+        strbuf_reset(&c->sb);
+        for (i = 0; i < have.nr + added.nr; i++)
+            strbuf_addf(&c->sb, "%s%s", i ? "," : "",
+                        i < have.nr ? have.v[i] : added.v[i - have.nr]);
+        if (store_run_set_tags(c->st, c->run_name, c->sb.buf) < 0) {
+            c->ret = DM_EXIT_INFRA;
+            ret = -1;
+        } else {
+            fprintf(stderr, "run '%s': tag(s) added: ", c->run_name);
+            for (i = 0; i < added.nr; i++)
+                fprintf(stderr, "%s%s", i ? ", " : "", added.v[i]);
+            fprintf(stderr, " (now %s)\n", c->sb.buf);
+        }
+    }
+    strvec_clear(&have);
+    strvec_clear(&added);
+    return ret;
+}
+
 static int check_resume(struct run_ctx *c)
 {
     int prc;
@@ -1112,8 +1157,11 @@ static int record_run(struct run_ctx *c)
         if (prc < 0)
             return -1;
         c->locked = 1;
-    } else if (c->have.trials_planned != (long)c->plan.nr) {
-        store_run_set_planned(c->st, c->run_name, (long)c->plan.nr);
+    } else {
+        if (add_tags(c) < 0)
+            return -1;
+        if (c->have.trials_planned != (long)c->plan.nr)
+            store_run_set_planned(c->st, c->run_name, (long)c->plan.nr);
     }
     if (store_run_update_status(c->st, c->run_name, RUN_RUNNING) < 0 ||
         store_run_set_served(c->st, c->run_name, c->pinfo.served_model, NULL) < 0 ||
@@ -1141,6 +1189,18 @@ static int execute(struct run_ctx *c)
             c->exists ? "resuming" : "starting", c->run_name, c->plan.nr,
             store_done_set_count(c->done), c->o.model, client_endpoint_count(c->client),
             c->o.concurrency, c->want.shard ? ", shard " : "", c->want.shard ? c->want.shard : "");
+
+    if (c->exists && c->o.max_cost > 0) {
+        /* --max-cost caps the run, not this command: what earlier invocations spent counts */
+        double in = 0, out = 0;
+        if (store_run_usage(c->st, c->run_name, &in, &out) < 0) {
+            c->ret = DM_EXIT_INFRA;
+            return -1;
+        }
+        c->spent_before = in / 1e6 * c->o.price_in + out / 1e6 * c->o.price_out;
+        fprintf(stderr, "budget: $%.4f of --max-cost $%.2f already spent by this run\n",
+                c->spent_before, c->o.max_cost);
+    }
 
     runner_config_init(&rc);
     rc.run_name = c->run_name;
@@ -1170,6 +1230,10 @@ static int execute(struct run_ctx *c)
     rc.backoff_base_ms = c->o.retry_base_ms;
     rc.max_error_rate = c->o.max_error_rate;
     rc.max_cost = c->o.max_cost;
+    if (c->o.max_cost > 0)
+        /* nothing left: a tiny positive budget stops before the first request */
+        rc.max_cost =
+            c->o.max_cost - c->spent_before > 1e-9 ? c->o.max_cost - c->spent_before : 1e-9;
     rc.price_in = c->o.price_in;
     rc.price_out = c->o.price_out;
     rc.drain_seconds = c->o.drain_seconds;
@@ -1219,7 +1283,17 @@ static int finish_run(struct run_ctx *c)
     }
     if (store_run_update_status(c->st, c->run_name, status) < 0 || store_flush(c->st) < 0)
         c->ret = c->ret ? c->ret : DM_EXIT_INFRA;
-    print_summary(c->run_name, c->db, &c->res, status, (int)c->o.concurrency);
+    {
+        struct runbrief b;
+        long correct = -1, valid = -1;
+        memset(&b, 0, sizeof(b));
+        if (runbrief_load(c->st, c->run_name, &b) == 0) {
+            correct = b.correct;
+            valid = b.valid;
+        }
+        runbrief_release(&b);
+        print_summary(c->run_name, c->db, &c->res, status, (int)c->o.concurrency, correct, valid);
+    }
 
     switch (c->res.end) {
     case RUNNER_COMPLETE:
@@ -1234,8 +1308,10 @@ static int finish_run(struct run_ctx *c)
         resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
         break;
     case RUNNER_BUDGET:
-        error("run: --max-cost $%.2f reached ($%.4f spent); %ld trial(s) not sent", c->o.max_cost,
-              c->res.cost_usd, c->res.planned - c->res.already_done - c->res.finished);
+        error("run: --max-cost $%.2f reached ($%.4f spent by the run, $%.4f of it now); %ld "
+              "trial(s) not sent",
+              c->o.max_cost, c->spent_before + c->res.cost_usd, c->res.cost_usd,
+              c->res.planned - c->res.already_done - c->res.finished);
         resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
         break;
     case RUNNER_TOO_MANY_ERRORS:

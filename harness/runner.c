@@ -987,10 +987,20 @@ static void handle(struct runner *r, struct client_response *resp, double now)
         return;
     }
 
-    in = resp->prompt_tokens >= 0 ? (double)resp->prompt_tokens : (double)s->realized_len;
+    /*
+     * Tokens the server processed: its usage when it reports one; else the local count only
+     * when it answered (a prompt refused as too long, or an error, was never processed and
+     * costs nothing). The --tpm bucket is charged the estimate at send; correct it to this.
+     */
+    in = resp->prompt_tokens >= 0 ? (double)resp->prompt_tokens
+         : (resp->cls == CLIENT_OK || resp->cls == CLIENT_TRUNCATED || resp->cls == CLIENT_EMPTY ||
+            resp->cls == CLIENT_STARVED)
+             ? (double)s->realized_len
+             : 0;
     out = resp->completion_tokens >= 0 ? (double)resp->completion_tokens : 0;
     r->res->prompt_tokens += (long)in;
     r->res->completion_tokens += (long)out;
+    throttle_bucket_adjust(&r->tpm, s->est_tokens - (in + out));
     check_mismatch(r, s, resp);
 
     switch (resp->cls) {

@@ -41,6 +41,8 @@ enum stmt_id {
     S_PROMPT_GET,
     S_PROMPT_ALL,
     S_COUNT_ALL,
+    S_RUN_USAGE,
+    S_RUN_TAGS,
     S__COUNT
 };
 

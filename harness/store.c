@@ -173,6 +173,7 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_RUN_SERVED] = "UPDATE runs SET model_served = ifnull(?2, model_served),"
                      " system_fingerprint = ifnull(?3, system_fingerprint) WHERE name = ?1",
     [S_RUN_PLANNED] = "UPDATE runs SET trials_planned = ?2 WHERE name = ?1",
+    [S_RUN_TAGS] = "UPDATE runs SET tags = ?2 WHERE name = ?1",
     [S_RUN_MERGED] = "UPDATE runs SET status = ?2, trials_planned = ?3, shard = ?4,"
                      " started_at = ?5, finished_at = ?6 WHERE name = ?1",
     [S_TRIAL_UPSERT] =
@@ -200,6 +201,12 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_PROMPT_GET] = "SELECT text FROM prompts WHERE sha256 = ?1",
     [S_PROMPT_ALL] = "SELECT sha256, text FROM prompts",
     [S_COUNT_ALL] = "SELECT tokenizer, text_sha256, count FROM token_counts",
+    /* tokens the server processed for a run's finished trials (see store_run_usage) */
+    [S_RUN_USAGE] = "SELECT total(CASE WHEN usage_prompt_tokens >= 0 THEN usage_prompt_tokens"
+                    " WHEN outcome IN ('correct', 'wrong', 'truncated', 'empty', 'starved')"
+                    " THEN realized_length ELSE 0 END),"
+                    " total(max(ifnull(completion_tokens, 0), 0))"
+                    " FROM trials WHERE run_id = ?1 AND outcome <> 'pending'",
 };
 
 /* ---- small helpers ------------------------------------------------------- */

@@ -201,6 +201,16 @@ int store_run_set_served(struct store *st, const char *name, const char *model_s
                          const char *system_fingerprint);
 /* Change the planned trial count (e.g. when a resume extends the matrix). Returns 0 or -1. */
 int store_run_set_planned(struct store *st, const char *name, long trials_planned);
+/* Replace a run's tags (comma-separated, NULL = none). Returns 0 or -1. */
+int store_run_set_tags(struct store *st, const char *name, const char *tags);
+/*
+ * The tokens a run's finished trials made the server process, for its spend across
+ * invocations and merged shards: per trial the server's usage.prompt_tokens, else the local
+ * count when the server answered (an overflow or error without usage counts 0), plus its
+ * completion tokens. Returns 0, 1 when no such run (both 0), -1 on error.
+ */
+int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
+                    double *completion_tokens);
 
 /* Filter for store_run_list(); NULL fields match everything. */
 struct run_filter {

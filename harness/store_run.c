@@ -527,6 +527,45 @@ int store_run_set_planned(struct store *st, const char *name, long trials_planne
     return update_run_done(st, s, name);
 }
 
+int store_run_set_tags(struct store *st, const char *name, const char *tags)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_RUN_TAGS);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    store_bind_text(s, 2, tags && *tags ? tags : NULL);
+    return update_run_done(st, s, name);
+}
+
+int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
+                    double *completion_tokens)
+{
+    sqlite3_int64 id;
+    sqlite3_stmt *s;
+    int rc;
+
+    *prompt_tokens = *completion_tokens = 0;
+    rc = store_run_id(st, name, &id);
+    if (rc)
+        return rc;
+    s = store_stmt_get(st, S_RUN_USAGE);
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *prompt_tokens = sqlite3_column_double(s, 0);
+        *completion_tokens = sqlite3_column_double(s, 1);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW)
+        return store_db_error(st, "cannot read the run's token usage");
+    return 0;
+}
+
 /* ---- locks --------------------------------------------------------------- */
 
 /*
