@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "opt.h"
 #include "report.h"
+#include "run_identity.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -309,7 +310,7 @@ int cmd_compare(int argc, const char **argv)
         load_run(st, db_path, rest.v[1], &ci))
         goto cleanup;
 
-    if (!compare_same_inputs(&bi, &ci, &why)) {
+    if (!run_identity_same_inputs(&bi, &ci, NULL, &why)) {
         strbuf_rtrim(&why);
         if (!allow_diff) {
             error("runs '%s' and '%s' are not comparable:\n%s\n"

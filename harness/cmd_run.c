@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "prompt.h"
 #include "reasoning.h"
+#include "run_identity.h"
 #include "runbrief.h"
 #include "runner.h"
 #include "score.h"
@@ -1022,7 +1023,7 @@ static int check_resume(struct run_ctx *c)
     if (prc == 0) {
         const char *field = NULL;
         c->exists = 1;
-        if (!run_info_same_inputs(&c->have, &c->want, &field)) {
+        if (!run_identity_same_run(&c->have, &c->want, &field, NULL)) {
             strbuf_reset(&c->sb);
             if (field && !strcmp(field, "settings_json"))
                 describe_settings_diff(c->have.settings_json, c->want.settings_json, &c->sb);

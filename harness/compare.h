@@ -100,15 +100,6 @@ void compare_result_release(struct compare_result *r);
 struct strvec;
 void compare_warnings(const struct compare_result *r, struct strvec *out);
 
-/*
- * Whether two runs have the same inputs for comparison: golden set,
- * haystack, template and tokenizer (sha256; the tokenizer name when neither
- * has a hash). Returns 1 when the same; else 0 and appends one line per
- * difference to why (when non-NULL), e.g.
- * "golden set differs: golden_sha256 1a2b3c4d5e6f… vs 9f8e7d6c5b4a…".
- */
-int compare_same_inputs(const struct run_info *a, const struct run_info *b, struct strbuf *why);
-
 /* "overall", "32k (all depths)" or "32k @ 12.5%": the name of a test in reasons and reports. */
 void compare_test_name(struct strbuf *out, const struct compare_test *t);
 

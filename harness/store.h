@@ -169,17 +169,6 @@ void run_info_release(struct run_info *r);
 void run_info_list_free(struct run_info *v, size_t nr);
 
 /*
- * Whether two runs measure the same thing (resume and merge use this): equal
- * model_requested, golden/haystack/template hashes, tokenizer name and hash,
- * (compared as strings, NULL == NULL) and settings_json (compared as JSON:
- * object key order is ignored). Endpoints,
- * served model, fingerprint, versions, tags, shard and times are ignored.
- * Returns 1 when the same; else 0 and *field (when non-NULL) names the first
- * difference, e.g. "golden_sha256".
- */
-int run_info_same_inputs(const struct run_info *a, const struct run_info *b, const char **field);
-
-/*
  * Insert a new run (status, times, planned count as given; created_at = now
  * when 0). Returns 0; STORE_EEXIST (after error()) when the name is taken;
  * -1 on a refused field (secret in settings_json, credentials in endpoints,
@@ -337,7 +326,7 @@ int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *
 /*
  * Join shard stores into `out_path` (created when missing; it may already hold
  * runs). Runs are matched by name; all runs of one name — in the inputs and
- * in the output — must have the same inputs (run_info_same_inputs()), else
+ * in the output — must have the same inputs (run_identity_same_run()), else
  * nothing is written and STORE_EMISMATCH is returned after an error naming
  * both files and the differing field. Trials are united: where two inputs hold
  * the same key, a final result beats a pending one, and between two final

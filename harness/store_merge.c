@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "run_identity.h"
 #include "store-int.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -214,7 +215,7 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
                 merge_account(m, &m->info);
                 continue;
             }
-            if (!run_info_same_inputs(&m->info, &v[k], &field)) {
+            if (!run_identity_same_run(&m->info, &v[k], &field, NULL)) {
                 error("merge: %s and %s hold different runs named '%s' (%s differs); refusing "
                       "to merge shards of different runs",
                       m->from, store_path(st), v[k].name, field);

@@ -14,6 +14,7 @@
 
 #include <cJSON.h>
 
+#include "run_identity.h"
 #include "store-int.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -59,79 +60,6 @@ void run_info_list_free(struct run_info *v, size_t nr)
 }
 
 /* Sort the keys of every object in a JSON tree (canonical form). */
-static void sort_json_keys(cJSON *node)
-{
-    cJSON *c, **items = NULL;
-    size_t n = 0, alloc = 0, i, j;
-    for (c = node->child; c; c = c->next)
-        sort_json_keys(c);
-    if (!cJSON_IsObject(node))
-        return;
-    for (c = node->child; c; c = c->next) {
-        ALLOC_GROW(items, n + 1, alloc);
-        items[n++] = c;
-    }
-    /* insertion sort by key: settings objects are small */
-    for (i = 1; i < n; i++) {
-        cJSON *x = items[i];
-        for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
-                                    x->string ? x->string : "") > 0;
-             j--)
-            items[j] = items[j - 1];
-        items[j] = x;
-    }
-    for (i = 0; i < n; i++)
-        cJSON_DetachItemViaPointer(node, items[i]);
-    for (i = 0; i < n; i++)
-        cJSON_AddItemToArray(node, items[i]);
-    free(items);
-}
-
-/* Equal as JSON up to object key order (the stored form is canonical, a caller's may not be). */
-static int same_json(const char *a, const char *b)
-{
-    cJSON *ja, *jb;
-    int same = 0;
-    if (!a || !b)
-        return 0;
-    ja = cJSON_Parse(a);
-    jb = cJSON_Parse(b);
-    if (ja && jb) {
-        sort_json_keys(ja);
-        sort_json_keys(jb);
-        same = cJSON_Compare(ja, jb, 1);
-    }
-    cJSON_Delete(ja);
-    cJSON_Delete(jb);
-    return same;
-}
-
-int run_info_same_inputs(const struct run_info *a, const struct run_info *b, const char **field)
-{
-#define SAME(f)                                                                                    \
-    if (!store_streq_null(a->f, b->f)) {                                                           \
-        if (field)                                                                                 \
-            *field = #f;                                                                           \
-        return 0;                                                                                  \
-    }
-    SAME(model_requested);
-    SAME(golden_sha256);
-    SAME(haystack_sha256);
-    SAME(template_sha256);
-    SAME(tokenizer_name);
-    SAME(tokenizer_sha256);
-#undef SAME
-    if (!store_streq_null(a->settings_json, b->settings_json) &&
-        !same_json(a->settings_json, b->settings_json)) {
-        if (field)
-            *field = "settings_json";
-        return 0;
-    }
-    if (field)
-        *field = NULL;
-    return 1;
-}
-
 /* Lower-case `s` with '-', '_', ' ' and '.' removed, for secret-name checks. */
 static void norm_name(struct strbuf *out, const char *s, size_t len)
 {
@@ -219,7 +147,6 @@ static int canonical_settings(const char *run, const char *json, char **out)
 {
     cJSON *root;
     struct strbuf why = STRBUF_INIT;
-    char *p;
     *out = NULL;
     if (!json)
         return 0;
@@ -237,13 +164,10 @@ static int canonical_settings(const char *run, const char *json, char **out)
         return -1;
     }
     strbuf_release(&why);
-    sort_json_keys(root);
-    p = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    if (!p)
+    *out = run_identity_canonical_json(json);
+    if (!*out)
         return error("run '%s': cannot serialise the settings", run);
-    *out = xstrdup(p);
-    cJSON_free(p);
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "plot.h"
 #include "report.h"
+#include "run_identity.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "xalloc.h"
@@ -71,7 +72,8 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
         for (k = 0; k < t->stats.n_lengths; k++)
             add_length(tr, t->stats.lengths[k].length, &alloc);
         t->prev = trend_previous(tr->runs, i);
-        if (t->prev >= 0 && compare_same_inputs(&tr->runs[t->prev], &tr->runs[i], NULL)) {
+        if (t->prev >= 0 &&
+            run_identity_same_inputs(&tr->runs[t->prev], &tr->runs[i], NULL, NULL)) {
             struct compare_result r;
             size_t p = (size_t)t->prev;
             compare_runs(trials[p], ntrials[p], trials[i], ntrials[i], NULL, &r);

@@ -20,6 +20,7 @@
 #include "plot.h"
 #include "report.h"
 #include "report_doc.h"
+#include "run_identity.h"
 #include "runbrief.h"
 #include "store.h"
 #include "strbuf.h"
@@ -322,7 +323,7 @@ static void page_compare(struct store *st, const char *base, const char *cand,
                    "A run compared with itself proves nothing: choose another baseline.");
         goto cleanup;
     }
-    if (!compare_same_inputs(&bi, &ci, &why)) {
+    if (!run_identity_same_inputs(&bi, &ci, NULL, &why)) {
         strbuf_rtrim(&why);
         strbuf_addstr(&note, "inputs differ: ");
         strbuf_add(&note, why.buf, why.len);

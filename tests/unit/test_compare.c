@@ -1,11 +1,13 @@
 /* Unit tests for compare.c: pairing, verdicts on constructed runs, writers and escaping. */
 #include <stdio.h>
+#include <string.h>
 
 #include "compare.h"
 #include "proc.h"
 #include "report.h"
-#include "store.h"
+#include "run_identity.h"
 #include "stats.h"
+#include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "xalloc.h"
@@ -330,16 +332,37 @@ static void test_same_inputs(void)
     y.golden_sha256 = xstrdup(x.golden_sha256);
     x.tokenizer_name = xstrdup("cl100k_base");
     y.tokenizer_name = xstrdup("cl100k_base");
-    CHECK(compare_same_inputs(&x, &y, &why) == 1);
+    CHECK(run_identity_same_inputs(&x, &y, NULL, &why) == 1);
     CHECK_INT(why.len, 0);
     y.template_sha256 = xstrdup("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
-    CHECK(compare_same_inputs(&x, &y, &why) == 0);
+    CHECK(run_identity_same_inputs(&x, &y, NULL, &why) == 0);
     CHECK(strstr(why.buf, "template differs: template_sha256 (none) vs bbbbbbbbbbbb") != NULL);
     strbuf_reset(&why);
     free(y.tokenizer_name);
     y.tokenizer_name = xstrdup("o200k_base");
-    CHECK(compare_same_inputs(&x, &y, &why) == 0);
+    CHECK(run_identity_same_inputs(&x, &y, NULL, &why) == 0);
     CHECK(strstr(why.buf, "tokenizer differs: tokenizer_name") != NULL);
+    /* one tokenizer rule: the file hash when there is one, whatever the name */
+    free(y.template_sha256);
+    y.template_sha256 = NULL;
+    x.tokenizer_sha256 =
+        xstrdup("cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
+    y.tokenizer_sha256 = xstrdup(x.tokenizer_sha256);
+    CHECK(run_identity_same_inputs(&x, &y, NULL, NULL) == 1);
+    {
+        const char *field = NULL;
+        x.model_requested = xstrdup("m");
+        y.model_requested = xstrdup("m");
+        CHECK(run_identity_same_run(&x, &y, &field, NULL) == 1);
+        CHECK(field == NULL);
+        /* "unknown" (a server tokenizer) is no hash: the names decide */
+        free(x.tokenizer_sha256);
+        free(y.tokenizer_sha256);
+        x.tokenizer_sha256 = xstrdup("unknown");
+        y.tokenizer_sha256 = xstrdup("unknown");
+        CHECK(run_identity_same_run(&x, &y, &field, NULL) == 0);
+        CHECK(field && !strcmp(field, "tokenizer_name"));
+    }
     run_info_release(&x);
     run_info_release(&y);
     strbuf_release(&why);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "run_identity.h"
 #include "store.h"
 #include "strbuf.h"
 #include "usage.h"
@@ -1348,20 +1349,20 @@ static void test_same_inputs(void)
                 " \"api-key-env\": \"OPENAI_API_KEY\"}");
     free(want.endpoints);
     want.endpoints = xstrdup("http://replica-2:8000/v1"); /* not part of identity */
-    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 1);
+    CHECK_INT(run_identity_same_run(&stored, &want, &field, NULL), 1);
     CHECK(field == NULL);
     free(want.settings_json);
     want.settings_json = xstrdup("{\"depths\":\"0:100:10\",\"temperature\":0.7,\"max-tokens\":64,"
                                  "\"api-key-env\":\"OPENAI_API_KEY\"}");
-    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 0);
+    CHECK_INT(run_identity_same_run(&stored, &want, &field, NULL), 0);
     CHECK_STR(field, "settings_json");
     free(want.template_sha256);
     want.template_sha256 = xstrdup("changed");
-    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 0);
+    CHECK_INT(run_identity_same_run(&stored, &want, &field, NULL), 0);
     CHECK_STR(field, "template_sha256");
     free(want.haystack_sha256);
     want.haystack_sha256 = NULL;
-    CHECK_INT(run_info_same_inputs(&stored, &want, &field), 0);
+    CHECK_INT(run_identity_same_run(&stored, &want, &field, NULL), 0);
     CHECK_STR(field, "haystack_sha256");
     run_info_release(&want);
     run_info_release(&stored);

@@ -1,0 +1,164 @@
+/*
+ * Run identity (see run_identity.h): the input hashes, the tokenizer rule,
+ * and settings compared as JSON up to key order.
+ */
+#include "run_identity.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "store.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static int str_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return !a && !b;
+    return !strcmp(a, b);
+}
+
+static void short_hash(struct strbuf *out, const char *h)
+{
+    if (!h)
+        strbuf_addstr(out, "(none)");
+    else if (strlen(h) > 12)
+        strbuf_addf(out, "%.12s\xe2\x80\xa6", h);
+    else
+        strbuf_addstr(out, h);
+}
+
+/* Compares one column; on a difference records the first field and a line in why. */
+static int check_field(const char *what, const char *column, const char *a, const char *b,
+                       const char **field, struct strbuf *why)
+{
+    if (str_eq(a, b))
+        return 1;
+    if (field && !*field)
+        *field = column;
+    if (why) {
+        strbuf_addf(why, "%s differs: %s ", what, column);
+        short_hash(why, a);
+        strbuf_addstr(why, " vs ");
+        short_hash(why, b);
+        strbuf_addch(why, '\n');
+    }
+    return 0;
+}
+
+static const char *tokenizer_hash_of(const struct run_info *r)
+{
+    const char *h = r->tokenizer_sha256;
+    return h && *h && strcmp(h, "unknown") ? h : NULL;
+}
+
+int run_identity_same_inputs(const struct run_info *a, const struct run_info *b, const char **field,
+                             struct strbuf *why)
+{
+    const char *ha = tokenizer_hash_of(a), *hb = tokenizer_hash_of(b);
+    int same = 1;
+
+    if (field)
+        *field = NULL;
+    same &=
+        check_field("golden set", "golden_sha256", a->golden_sha256, b->golden_sha256, field, why);
+    same &= check_field("haystack", "haystack_sha256", a->haystack_sha256, b->haystack_sha256,
+                        field, why);
+    same &= check_field("template", "template_sha256", a->template_sha256, b->template_sha256,
+                        field, why);
+    if (ha || hb)
+        same &= check_field("tokenizer", "tokenizer_sha256", ha, hb, field, why);
+    else
+        same &= check_field("tokenizer", "tokenizer_name", a->tokenizer_name, b->tokenizer_name,
+                            field, why);
+    return same;
+}
+
+static void sort_json_keys(cJSON *node)
+{
+    cJSON *c, **items = NULL;
+    size_t n = 0, alloc = 0, i, j;
+    for (c = node->child; c; c = c->next)
+        sort_json_keys(c);
+    if (!cJSON_IsObject(node))
+        return;
+    for (c = node->child; c; c = c->next) {
+        ALLOC_GROW(items, n + 1, alloc);
+        items[n++] = c;
+    }
+    /* insertion sort by key: settings objects are small */
+    for (i = 1; i < n; i++) {
+        cJSON *x = items[i];
+        for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
+                                    x->string ? x->string : "") > 0;
+             j--)
+            items[j] = items[j - 1];
+        items[j] = x;
+    }
+    for (i = 0; i < n; i++)
+        cJSON_DetachItemViaPointer(node, items[i]);
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(node, items[i]);
+    free(items);
+}
+
+char *run_identity_canonical_json(const char *json)
+{
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    char *p, *ret = NULL;
+    if (!root)
+        return NULL;
+    sort_json_keys(root);
+    p = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (p)
+        ret = xstrdup(p);
+    cJSON_free(p);
+    return ret;
+}
+
+/* Equal as JSON up to object key order (the stored form is canonical, a caller's may not be). */
+static int same_json(const char *a, const char *b)
+{
+    char *ca, *cb;
+    int same;
+    if (!a || !b)
+        return !a && !b;
+    if (!strcmp(a, b))
+        return 1;
+    ca = run_identity_canonical_json(a);
+    cb = run_identity_canonical_json(b);
+    same = ca && cb && !strcmp(ca, cb);
+    free(ca);
+    free(cb);
+    return same;
+}
+
+int run_identity_same_run(const struct run_info *a, const struct run_info *b, const char **field,
+                          struct strbuf *why)
+{
+    const char *first = NULL;
+    int same = check_field("model", "model_requested", a->model_requested, b->model_requested,
+                           &first, why);
+    const char *in_field = NULL;
+
+    if (!run_identity_same_inputs(a, b, &in_field, why)) {
+        same = 0;
+        if (!first)
+            first = in_field;
+    }
+    if (!same_json(a->settings_json, b->settings_json)) {
+        same = 0;
+        if (!first)
+            first = "settings_json";
+        if (why)
+            strbuf_addstr(why, "settings differ\n");
+    }
+    if (field)
+        *field = first;
+    return same;
+}

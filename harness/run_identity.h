@@ -1,0 +1,44 @@
+#ifndef RUN_IDENTITY_H
+#define RUN_IDENTITY_H
+
+/*
+ * What makes two runs comparable, and what makes them one run: the one place
+ * these rules live. Resume (cmd_run.c) and merge (store_merge.c) ask
+ * run_identity_same_run(); compare, trend and view ask
+ * run_identity_same_inputs().
+ *
+ * A tokenizer is known by its file hash when either run has one (the same
+ * bytes under another name or path is the same tokenizer), else by name
+ * (server tokenizers have no file; "unknown" counts as no hash).
+ */
+
+struct run_info;
+struct strbuf;
+
+/*
+ * The data two runs measured with: golden set, haystack, template and
+ * tokenizer. Returns 1 when the same; else 0, sets *field (when non-NULL) to
+ * the first differing column ("golden_sha256", ..., "tokenizer_name") and
+ * appends one line per difference to why (when non-NULL), e.g.
+ * "golden set differs: golden_sha256 1a2b3c4d5e6f… vs 9f8e7d6c5b4a…".
+ */
+int run_identity_same_inputs(const struct run_info *a, const struct run_info *b, const char **field,
+                             struct strbuf *why);
+
+/*
+ * One run: the same inputs, the same model requested and the same settings
+ * (settings_json equal as JSON, key order aside). Endpoints, tags, shard and
+ * versions are not identity. Returns 1 or 0 with *field / why as above
+ * ("model_requested", "settings_json" for those two).
+ */
+int run_identity_same_run(const struct run_info *a, const struct run_info *b, const char **field,
+                          struct strbuf *why);
+
+/*
+ * json with object keys sorted at every level, unformatted: the form the
+ * store keeps settings in, so equal settings are equal text. malloc'd (the
+ * caller frees); NULL when json is NULL or not JSON.
+ */
+char *run_identity_canonical_json(const char *json);
+
+#endif
