@@ -11,6 +11,7 @@ int cmd_tokenize(int argc, const char **argv);
 int cmd_serve_sim(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_gen(int argc, const char **argv);
+int cmd_plan(int argc, const char **argv);
 int cmd_import(int argc, const char **argv);
 int cmd_show_prompt(int argc, const char **argv);
 int cmd_runs(int argc, const char **argv);

@@ -24,6 +24,7 @@
 #include "num.h"
 #include "opt.h"
 #include "plan.h"
+#include "power.h"
 #include "prompt.h"
 #include "reasoning.h"
 #include "run_identity.h"
@@ -821,6 +822,55 @@ static int load_inputs(struct run_ctx *c)
     return 0;
 }
 
+/*
+ * The power section of --dry-run: what compare could detect with this
+ * matrix, at dipmap plan's defaults (accuracy 70%, independent draws).
+ */
+static void dry_run_power(const struct run_ctx *c, struct strbuf *out)
+{
+    struct power_cell *cells = xcalloc(st_mult(c->spec.lengths_nr, c->spec.depths_nr) + 1,
+                                       sizeof(*cells));
+    struct power_spec ps;
+    size_t i, j, n = 0;
+    long *lengths = xcalloc(c->spec.lengths_nr + 1, sizeof(*lengths));
+    int *depths = xcalloc(c->spec.depths_nr + 1, sizeof(*depths));
+    memcpy(lengths, c->spec.lengths, c->spec.lengths_nr * sizeof(*lengths));
+    memcpy(depths, c->spec.depths_bp, c->spec.depths_nr * sizeof(*depths));
+    for (i = 1; i < c->spec.lengths_nr; i++) /* compare's order: ascending */
+        for (j = i; j > 0 && lengths[j - 1] > lengths[j]; j--) {
+            long t = lengths[j];
+            lengths[j] = lengths[j - 1];
+            lengths[j - 1] = t;
+        }
+    for (i = 1; i < c->spec.depths_nr; i++)
+        for (j = i; j > 0 && depths[j - 1] > depths[j]; j--) {
+            int t = depths[j];
+            depths[j] = depths[j - 1];
+            depths[j - 1] = t;
+        }
+    for (i = 0; i < c->spec.lengths_nr; i++)
+        for (j = 0; j < c->spec.depths_nr; j++) {
+            cells[n].length = lengths[i];
+            cells[n].depth_bp = depths[j];
+            cells[n++].accuracy = 0.7;
+        }
+    memset(&ps, 0, sizeof(ps));
+    ps.questions = c->gs.nr;
+    ps.repeats = c->spec.repeats;
+    ps.alpha = 0.05;
+    ps.tolerance = 0.05;
+    ps.discordance = -1.0;
+    ps.cells = cells;
+    ps.n_cells = n;
+    strbuf_addstr(out, "\nassuming accuracy 70% and independent draws (dipmap plan --pilot RUN "
+                       "measures them; --detect 5pp gives the questions needed):\n");
+    if (ps.questions)
+        power_summary(&ps, 0.0, out);
+    free(cells);
+    free(lengths);
+    free(depths);
+}
+
 /* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
 static int dry_run(struct run_ctx *c)
 {
@@ -840,6 +890,7 @@ static int dry_run(struct run_ctx *c)
         pace.latency_s = c->o.latency_s;
         pace.max_answer_tokens = c->o.max_tokens;
         plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
+        dry_run_power(c, &c->sb);
         fputs(c->sb.buf, stdout);
         if (c->sb.len && c->sb.buf[c->sb.len - 1] != '\n')
             fputc('\n', stdout);

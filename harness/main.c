@@ -16,6 +16,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"help", cmd_help, "show help for dipmap or one command"},
     {"version", cmd_version, "print the version and the commit it was built from"},
     {"gen", cmd_gen, "generate a seeded synthetic golden set (needle, kv)"},
+    {"plan", cmd_plan, "power: the smallest drop compare detects, questions needed"},
     {"import", cmd_import, "convert Lost-in-the-Middle data files into a golden set and haystack"},
     {"show-prompt", cmd_show_prompt, "print the exact request of one trial"},
     {"tokenize", cmd_tokenize, "count tokens, or print ids or pieces, with a model's tokenizer"},

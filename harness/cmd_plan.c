@@ -1,0 +1,345 @@
+/*
+ * `dipmap plan`: power of `dipmap compare` for a trial matrix (power.h):
+ * the minimum drop detected at 80% power per cell, per length and overall,
+ * the questions a target drop needs (--detect), and the chance compare says
+ * FAIL for a drop profile (--power). Accuracies are assumed (--accuracy) or
+ * measured per cell from an earlier run (--pilot RUN).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "dataset.h"
+#include "num.h"
+#include "opt.h"
+#include "plan.h"
+#include "power.h"
+#include "stats.h"
+#include "store.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static const char *const plan_usage[] = {
+    "dipmap plan (--dataset FILE | --questions N) [--lengths L] [--depths D] [--repeats R] "
+    "[options]",
+    "dipmap plan --pilot RUN [--db FILE] [options]",
+    NULL,
+};
+
+struct plan_opts {
+    const char *dataset, *lengths, *depths, *pilot, *db, *detect, *power;
+    long questions, repeats, iters, seed;
+    double alpha, tolerance, accuracy, discordance, icc;
+};
+
+/* --power: "10pp" (every depth), "10pp@25-75" (depths in 25..75%), or one drop per depth. */
+static int parse_power(const char *spec, const struct power_cell *cells, size_t n, size_t ndepths,
+                       double *drop, struct strbuf *err)
+{
+    struct strvec parts = STRVEC_INIT;
+    const char *at = strchr(spec, '@');
+    size_t i;
+    int rc = 0;
+    if (strchr(spec, ',')) {
+        strvec_split(&parts, spec, ',');
+        if (parts.nr != ndepths) {
+            strbuf_addf(err, "--power: %zu drops for %zu depths (give one per depth)", parts.nr,
+                        ndepths);
+            rc = -1;
+        }
+        for (i = 0; !rc && i < n; i++)
+            rc = power_parse_drop(parts.v[i % ndepths], &drop[i], err);
+    } else {
+        struct strbuf d = STRBUF_INIT;
+        double v, lo = 0.0, hi = 100.0;
+        strbuf_add(&d, spec, at ? (size_t)(at - spec) : strlen(spec));
+        rc = power_parse_drop(d.buf, &v, err);
+        if (!rc && at) {
+            char *dash = strchr(at + 1, '-');
+            struct strbuf a = STRBUF_INIT;
+            if (dash)
+                strbuf_add(&a, at + 1, (size_t)(dash - at - 1));
+            if (!dash || parse_double(a.buf, &lo) || parse_double(dash + 1, &hi) || lo > hi) {
+                strbuf_addf(err, "--power: '%s': expected DROP@LO-HI with depths in %%", spec);
+                rc = -1;
+            }
+            strbuf_release(&a);
+        }
+        for (i = 0; !rc && i < n; i++) {
+            double dp = cells[i].depth_bp / 100.0;
+            drop[i] = dp >= lo - 1e-9 && dp <= hi + 1e-9 ? v : 0.0;
+        }
+        strbuf_release(&d);
+    }
+    for (i = 0; !rc && i < n; i++)
+        if (drop[i] > cells[i].accuracy + 1e-12) {
+            strbuf_addf(err, "--power: a drop of %.1f pp at a cell of accuracy %.1f%%",
+                        drop[i] * 100.0, cells[i].accuracy * 100.0);
+            rc = -1;
+        }
+    strvec_clear(&parts);
+    return rc;
+}
+
+/* Cells of the matrix from the pilot run's statistics (its own lengths and depths). */
+static int pilot_cells(const struct plan_opts *o, struct power_cell **cells, size_t *n,
+                       size_t *questions, int *repeats)
+{
+    struct store *st = store_open(store_default_path(o->db), STORE_READONLY);
+    struct trial_result *t = NULL;
+    size_t nt = 0, i;
+    struct run_stats rs;
+    struct stats_options so;
+    int lr;
+    if (!st)
+        return -1;
+    lr = store_trials_load(st, o->pilot, &t, &nt);
+    if (lr) {
+        if (lr > 0)
+            error("plan: no run named '%s' in %s", o->pilot, store_path(st));
+        store_close(st);
+        return -1;
+    }
+    stats_options_init(&so);
+    so.bootstrap_iters = 0;
+    if (stats_compute(t, nt, &so, &rs, NULL) < 0 || !rs.n_valid) {
+        error("plan: run '%s' has no scored trials to measure accuracy from", o->pilot);
+        store_trials_free(t, nt);
+        store_close(st);
+        return -1;
+    }
+    *cells = xcalloc(rs.n_cells + 1, sizeof(**cells));
+    *n = 0;
+    for (i = 0; i < rs.n_cells; i++) {
+        const struct cell_stats *c = &rs.cells[i];
+        struct power_cell *pc = &(*cells)[(*n)++];
+        pc->length = c->length;
+        pc->depth_bp = c->depth_bp;
+        pc->accuracy = c->n_valid ? c->accuracy : (double)rs.n_correct / (double)rs.n_valid;
+    }
+    *questions = rs.n_questions;
+    *repeats = rs.n_repeats > 0 ? rs.n_repeats : 1;
+    run_stats_release(&rs);
+    store_trials_free(t, nt);
+    store_close(st);
+    return 0;
+}
+
+static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, size_t *n,
+                         size_t *questions)
+{
+    long *lengths = NULL;
+    int *depths = NULL;
+    size_t nl = 0, nd = 0, i, j;
+    struct strbuf err = STRBUF_INIT;
+    if (plan_parse_lengths(o->lengths ? o->lengths : "8k,32k", &lengths, &nl, &err) < 0 ||
+        plan_parse_depths(o->depths ? o->depths : "0:100:10", &depths, &nd, &err) < 0) {
+        error("plan: %s", err.buf);
+        strbuf_release(&err);
+        free(lengths);
+        free(depths);
+        return -1;
+    }
+    strbuf_release(&err);
+    if (o->dataset) {
+        struct golden_set gs;
+        if (golden_set_load(&gs, o->dataset) < 0) {
+            free(lengths);
+            free(depths);
+            return -1;
+        }
+        *questions = gs.nr;
+        golden_set_release(&gs);
+    } else {
+        *questions = (size_t)o->questions;
+    }
+    /* sorted by (length, depth) like compare's tests */
+    for (i = 1; i < nl; i++)
+        for (j = i; j > 0 && lengths[j - 1] > lengths[j]; j--) {
+            long tmp = lengths[j];
+            lengths[j] = lengths[j - 1];
+            lengths[j - 1] = tmp;
+        }
+    for (i = 1; i < nd; i++)
+        for (j = i; j > 0 && depths[j - 1] > depths[j]; j--) {
+            int tmp = depths[j];
+            depths[j] = depths[j - 1];
+            depths[j - 1] = tmp;
+        }
+    *cells = xcalloc(st_mult(nl, nd) + 1, sizeof(**cells));
+    *n = 0;
+    for (i = 0; i < nl; i++)
+        for (j = 0; j < nd; j++) {
+            struct power_cell *c = &(*cells)[(*n)++];
+            c->length = lengths[i];
+            c->depth_bp = depths[j];
+            c->accuracy = o->accuracy;
+        }
+    free(lengths);
+    free(depths);
+    return 0;
+}
+
+int cmd_plan(int argc, const char **argv)
+{
+    struct plan_opts o;
+    struct strvec rest = STRVEC_INIT;
+    struct power_cell *cells = NULL;
+    struct power_spec spec;
+    struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+    size_t n = 0, questions = 0, ndepths = 0, i;
+    int repeats, prc, rc = DM_EXIT_USAGE;
+    double target = 0.0;
+    memset(&o, 0, sizeof(o));
+    o.repeats = 1;
+    o.alpha = 0.05;
+    o.tolerance = 0.05;
+    o.accuracy = 0.7;
+    o.discordance = -1.0;
+    o.iters = 20000;
+    o.seed = 1;
+    {
+        struct option opts[] = {
+            {OPT_GROUP, NULL, 0, NULL, NULL, "the matrix (as dipmap run takes it)", 0},
+            {OPT_STRING, "dataset", 'd', &o.dataset, "FILE", "golden set: its question count",
+             0},
+            {OPT_LONG, "questions", 'q', &o.questions, "N", "questions (instead of --dataset)", 0},
+            {OPT_STRING, "lengths", 'l', &o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
+            {OPT_STRING, "depths", 0, &o.depths, "SPEC", "depths in % (default 0:100:10)", 0},
+            {OPT_LONG, "repeats", 0, &o.repeats, "N", "repeats per cell (default 1)", 0},
+            {OPT_GROUP, NULL, 0, NULL, NULL, "compare's settings", 0},
+            {OPT_DOUBLE, "alpha", 0, &o.alpha, "A", "significance level (default 0.05)", 0},
+            {OPT_DOUBLE, "tolerance", 0, &o.tolerance, "T",
+             "minimum absolute drop compare calls a regression (default 0.05)", 0},
+            {OPT_GROUP, NULL, 0, NULL, NULL, "what the model does", 0},
+            {OPT_DOUBLE, "accuracy", 0, &o.accuracy, "A",
+             "assumed baseline accuracy of every cell (default 0.7)", 0},
+            {OPT_DOUBLE, "discordance", 0, &o.discordance, "D",
+             "share of pairs that differ between the runs (default: independent draws, "
+             "p(1-q)+q(1-p))",
+             0},
+            {OPT_DOUBLE, "icc", 0, &o.icc, "R",
+             "correlation of two pairs' differences within a question (default 0)", 0},
+            {OPT_STRING, "pilot", 0, &o.pilot, "RUN",
+             "measure accuracy per cell (and the matrix) from this run", 0},
+            {OPT_STRING, "db", 0, &o.db, "FILE", "store of --pilot (default $DIPMAP_DB or dipmap.db)",
+             0},
+            {OPT_GROUP, NULL, 0, NULL, NULL, "questions", 0},
+            {OPT_STRING, "detect", 0, &o.detect, "DROP",
+             "also print the questions needed to detect DROP (e.g. 5pp) at 80% power", 0},
+            {OPT_STRING, "power", 0, &o.power, "SPEC",
+             "chance that compare says FAIL for a drop: 10pp, 10pp@25-75 (depths in %) or one "
+             "drop per depth",
+             0},
+            {OPT_LONG, "iterations", 0, &o.iters, "N", "Monte Carlo draws of --power (20000)", 0},
+            {OPT_LONG, "seed", 0, &o.seed, "N", "Monte Carlo seed of --power (default 1)", 0},
+            OPT_END_MARK,
+        };
+        prc = parse_options(argc, argv, opts, plan_usage, &rest);
+        if (prc) {
+            strvec_clear(&rest);
+            return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        }
+        if (rest.nr) {
+            error("plan: unexpected argument '%s'", rest.v[0]);
+            goto cleanup;
+        }
+        if (o.pilot && (opt_find(opts, "lengths")->seen || opt_find(opts, "depths")->seen ||
+                        opt_find(opts, "accuracy")->seen || o.dataset)) {
+            error("plan: --pilot takes the matrix and accuracies from the run; drop --lengths, "
+                  "--depths, --dataset and --accuracy");
+            goto cleanup;
+        }
+        if (!o.pilot && !o.dataset && !opt_find(opts, "questions")->seen) {
+            error("plan: how many questions? give --dataset FILE, --questions N or --pilot RUN");
+            goto cleanup;
+        }
+        if (opt_find(opts, "questions")->seen && (o.dataset || o.pilot) && !o.pilot) {
+            error("plan: give --dataset or --questions, not both");
+            goto cleanup;
+        }
+    }
+    if (o.questions < 0 || o.questions > 1000000 || o.repeats < 1 || o.repeats > 10000) {
+        error("plan: --questions must be 1..1000000 and --repeats 1..10000");
+        goto cleanup;
+    }
+    if (!(o.alpha > 0 && o.alpha < 1) || !(o.tolerance >= 0 && o.tolerance < 1) ||
+        !(o.accuracy >= 0 && o.accuracy <= 1) || !(o.icc >= 0 && o.icc <= 1) ||
+        (o.discordance >= 0 && o.discordance > 1) || o.iters < 100 || o.iters > 10000000) {
+        error("plan: --alpha must be in (0,1), --tolerance in [0,1), --accuracy, --icc and "
+              "--discordance in [0,1], --iterations 100..10000000");
+        goto cleanup;
+    }
+    if (o.detect && power_parse_drop(o.detect, &target, &err) < 0) {
+        error("plan: --detect: %s", err.buf);
+        goto cleanup;
+    }
+    if (o.detect && !(target > 0)) {
+        error("plan: --detect must be a drop above 0");
+        goto cleanup;
+    }
+    repeats = (int)o.repeats;
+    if (o.pilot ? pilot_cells(&o, &cells, &n, &questions, &repeats)
+                : assumed_cells(&o, &cells, &n, &questions))
+        goto cleanup;
+    if (!questions) {
+        error("plan: no questions");
+        goto cleanup;
+    }
+    if (o.pilot && o.repeats > 1)
+        repeats = (int)o.repeats; /* plan more repeats than the pilot had */
+    for (i = 0; i < n && cells[i].length == cells[0].length; i++)
+        ndepths++;
+    memset(&spec, 0, sizeof(spec));
+    spec.questions = questions;
+    spec.repeats = repeats;
+    spec.alpha = o.alpha;
+    spec.tolerance = o.tolerance;
+    spec.icc = o.icc;
+    spec.discordance = o.discordance;
+    spec.cells = cells;
+    spec.n_cells = n;
+    if (o.pilot)
+        strbuf_addf(&out, "accuracy per cell measured from run '%s' (%zu questions)\n", o.pilot,
+                    questions);
+    else
+        strbuf_addf(&out, "assumed accuracy %.1f%% in every cell (--accuracy)\n",
+                    o.accuracy * 100.0);
+    if (o.discordance >= 0)
+        strbuf_addf(&out, "discordance %.3f of pairs (--discordance); icc %g\n", o.discordance,
+                    o.icc);
+    else
+        strbuf_addf(&out, "discordance of independent draws, p(1-q)+q(1-p); icc %g\n", o.icc);
+    power_summary(&spec, target, &out);
+    if (o.power) {
+        double *drop = xcalloc(n + 1, sizeof(double)), fail, size;
+        double *zero = xcalloc(n + 1, sizeof(double));
+        if (parse_power(o.power, cells, n, ndepths, drop, &err) < 0) {
+            error("plan: %s", err.buf);
+            free(drop);
+            free(zero);
+            goto cleanup;
+        }
+        fail = power_fail_rate(&spec, drop, (unsigned)o.iters, (unsigned long long)o.seed);
+        size = power_fail_rate(&spec, zero, (unsigned)o.iters, (unsigned long long)o.seed);
+        strbuf_addf(&out,
+                    "power: compare says FAIL with probability %.1f%% for the drop %s (%ld Monte "
+                    "Carlo draws, seed %ld); with no drop %.1f%%\n",
+                    fail * 100.0, o.power, o.iters, o.seed, size * 100.0);
+        free(drop);
+        free(zero);
+    }
+    fputs(out.buf, stdout);
+    rc = DM_EXIT_OK;
+cleanup:
+    free(cells);
+    strvec_clear(&rest);
+    strbuf_release(&out);
+    strbuf_release(&err);
+    return rc;
+}
