@@ -5,6 +5,7 @@
 #   make test-asan    the same suite under AddressSanitizer + UBSan
 #   make demo         the built-in demo against the simulated server
 #   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md
+#   make validate     the statistics' simulation study against serve-sim; see VALIDATION.md
 #   make deps         install the Debian packages dipmap needs
 #   make format / format-check
 
@@ -58,14 +59,14 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build deps test test-run test-asan demo bench format format-check check-banned clean \
+.PHONY: all build deps test test-run test-asan demo bench validate format format-check check-banned clean \
 	bench-tokenizer bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
 ifeq ($(HAVE_DEPS),yes)
 all: build
 else
-all test demo bench test-asan:
+all test demo bench validate test-asan:
 	@echo "dipmap: required packages are missing (pkg-config: $(PKGS); gnuplot; xmllint)."
 	@echo "dipmap: running 'make deps' first."
 	$(MAKE) deps
@@ -120,6 +121,11 @@ demo: build
 
 bench: build
 	@bench/run.sh $(abspath $(BIN))
+
+# The simulation study of VALIDATION.md (about 10 minutes on 2 cores; exit 1 when a
+# criterion fails). VALIDATE_DIR=DIR keeps the stores there and reuses complete ones.
+validate: build
+	@tests/validate/validate.sh $(abspath $(BIN))
 endif
 
 # Tokenizer benchmark (numbers, never failures); see BENCHMARKS.md "Tokenizer".

@@ -206,8 +206,7 @@ int cmd_plan(int argc, const char **argv)
     {
         struct option opts[] = {
             {OPT_GROUP, NULL, 0, NULL, NULL, "the matrix (as dipmap run takes it)", 0},
-            {OPT_STRING, "dataset", 'd', &o.dataset, "FILE", "golden set: its question count",
-             0},
+            {OPT_STRING, "dataset", 'd', &o.dataset, "FILE", "golden set: its question count", 0},
             {OPT_LONG, "questions", 'q', &o.questions, "N", "questions (instead of --dataset)", 0},
             {OPT_STRING, "lengths", 'l', &o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
             {OPT_STRING, "depths", 0, &o.depths, "SPEC", "depths in % (default 0:100:10)", 0},
@@ -227,8 +226,8 @@ int cmd_plan(int argc, const char **argv)
              "correlation of two pairs' differences within a question (default 0)", 0},
             {OPT_STRING, "pilot", 0, &o.pilot, "RUN",
              "measure accuracy per cell (and the matrix) from this run", 0},
-            {OPT_STRING, "db", 0, &o.db, "FILE", "store of --pilot (default $DIPMAP_DB or dipmap.db)",
-             0},
+            {OPT_STRING, "db", 0, &o.db, "FILE",
+             "store of --pilot (default $DIPMAP_DB or dipmap.db)", 0},
             {OPT_GROUP, NULL, 0, NULL, NULL, "questions", 0},
             {OPT_STRING, "detect", 0, &o.detect, "DROP",
              "also print the questions needed to detect DROP (e.g. 5pp) at 80% power", 0},

@@ -828,8 +828,8 @@ static int load_inputs(struct run_ctx *c)
  */
 static void dry_run_power(const struct run_ctx *c, struct strbuf *out)
 {
-    struct power_cell *cells = xcalloc(st_mult(c->spec.lengths_nr, c->spec.depths_nr) + 1,
-                                       sizeof(*cells));
+    struct power_cell *cells =
+        xcalloc(st_mult(c->spec.lengths_nr, c->spec.depths_nr) + 1, sizeof(*cells));
     struct power_spec ps;
     size_t i, j, n = 0;
     long *lengths = xcalloc(c->spec.lengths_nr + 1, sizeof(*lengths));

@@ -17,28 +17,8 @@
 
 #include "banned.h"
 
-#define POWER_TARGET 0.8
+#define POWER_TARGET  0.8
 #define MAX_QUESTIONS 1000000L
-
-static double norm_upper(double z)
-{
-    return 0.5 * erfc(z / sqrt(2.0));
-}
-
-/* z with P(Z > z) = p, by bisection on erfc (0 < p < 1). */
-static double norm_upper_inv(double p)
-{
-    double lo = -40.0, hi = 40.0;
-    int i;
-    for (i = 0; i < 200; i++) {
-        double mid = (lo + hi) / 2.0;
-        if (norm_upper(mid) > p)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (lo + hi) / 2.0;
-}
 
 size_t power_family_size(const struct power_spec *s)
 {
@@ -93,14 +73,14 @@ static void scope_moments(const struct power_spec *s, size_t a, size_t b, const 
 static double test_power(const struct power_spec *s, const struct moments *m, double q,
                          double level)
 {
-    double z = norm_upper_inv(level);
+    double z = stats_norm_upper_inv(level);
     double v1 = q * m->var, v0 = q * (m->var + m->mean * m->mean);
     double thr = z * sqrt(v0) + 1.0, tol = s->tolerance * q * m->pairs - 1e-9;
     if (tol > thr)
         thr = tol;
     if (v1 <= 0.0)
         return q * m->mean >= thr ? 1.0 : 0.0;
-    return norm_upper((thr - q * m->mean) / sqrt(v1));
+    return stats_norm_upper((thr - q * m->mean) / sqrt(v1));
 }
 
 static double scope_power(const struct power_spec *s, size_t a, size_t b, double drop, double q,
@@ -255,7 +235,7 @@ double power_fail_rate(const struct power_spec *s, const double *drop, unsigned 
                 t[s->n_cells + k] += t[i];
         }
         for (k = 0; k < fam; k++)
-            p[k] = sd0[k] > 0.0 ? norm_upper((t[k] - 1.0) / sd0[k]) : 1.0;
+            p[k] = sd0[k] > 0.0 ? stats_norm_upper((t[k] - 1.0) / sd0[k]) : 1.0;
         holm_adjust(p, fam, p);
         for (k = 0; k < fam && !fail; k++)
             fail = p[k] < s->alpha && t[k] / pairs[k] >= s->tolerance - 1e-9;
@@ -284,8 +264,7 @@ int power_parse_drop(const char *s, double *out, struct strbuf *err)
     else if (sb.len >= 1 && sb.buf[sb.len - 1] == '%')
         strbuf_setlen(&sb, sb.len - 1);
     if (!sb.len || parse_double(sb.buf, &v) || !(v >= 0.0) || v > 100.0) {
-        strbuf_addf(err, "'%s' is not a drop in percentage points between 0 and 100 (e.g. 5pp)",
-                    s);
+        strbuf_addf(err, "'%s' is not a drop in percentage points between 0 and 100 (e.g. 5pp)", s);
         rc = -1;
     } else {
         *out = v / 100.0;
@@ -367,8 +346,9 @@ void power_summary(const struct power_spec *s, double target, struct strbuf *out
         strbuf_release(&d);
     }
     if (target > 0)
-        strbuf_addf(out, "  (questions needed: for a drop of %.1f pp at 80%% power, each scope "
-                         "on its own)\n",
+        strbuf_addf(out,
+                    "  (questions needed: for a drop of %.1f pp at 80%% power, each scope "
+                    "on its own)\n",
                     target * 100.0);
     if (target > 0 && target <= s->tolerance + 1e-12)
         strbuf_addf(out,
@@ -379,4 +359,3 @@ void power_summary(const struct power_spec *s, double target, struct strbuf *out
                     target * 100.0, s->tolerance * 100.0);
     free(rows);
 }
-

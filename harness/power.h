@@ -50,13 +50,13 @@ enum power_scope { POWER_CELL, POWER_LENGTH, POWER_OVERALL };
 
 struct power_row {
     enum power_scope scope;
-    long length;   /* 0 for overall */
-    int depth_bp;  /* -1 unless a cell */
-    double level;  /* significance level the test is planned at */
-    long pairs;    /* pairs per question in the scope */
-    double mde;    /* smallest uniform drop with power >= 0.8; < 0 when none up to the
-                      accuracy (not detectable) */
-    long need_q;   /* with a target drop: questions needed (-1 none up to 10^6; 0 not asked) */
+    long length;  /* 0 for overall */
+    int depth_bp; /* -1 unless a cell */
+    double level; /* significance level the test is planned at */
+    long pairs;   /* pairs per question in the scope */
+    double mde;   /* smallest uniform drop with power >= 0.8; < 0 when none up to the
+                     accuracy (not detectable) */
+    long need_q;  /* with a target drop: questions needed (-1 none up to 10^6; 0 not asked) */
 };
 
 /*

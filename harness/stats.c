@@ -128,13 +128,27 @@ double mcnemar_two_sided_p(long b, long c)
     return p > 1.0 ? 1.0 : p;
 }
 
-/* Above this many steps of the exact convolution the normal approximation is used. */
-#define SIGNFLIP_EXACT_MAX 60000000.0
-
-static double normal_upper(double z)
+double stats_norm_upper(double z)
 {
     return 0.5 * erfc(z / sqrt(2.0));
 }
+
+double stats_norm_upper_inv(double p)
+{
+    double lo = -40.0, hi = 40.0;
+    int i;
+    for (i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2.0;
+        if (stats_norm_upper(mid) > p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2.0;
+}
+
+/* Above this many steps of the exact convolution the normal approximation is used. */
+#define SIGNFLIP_EXACT_MAX 60000000.0
 
 /* P(sum s_i |d_i| >= t) with uniform random signs s_i. */
 static double signflip_upper(const long *d, size_t n, long t)
@@ -165,7 +179,7 @@ static double signflip_upper(const long *d, size_t n, long t)
     }
     if ((double)nz * (double)total > SIGNFLIP_EXACT_MAX) {
         /* continuity-corrected normal approximation (sums move in steps of 2) */
-        return normal_upper(((double)t - 1.0) / sqrt(ss));
+        return stats_norm_upper(((double)t - 1.0) / sqrt(ss));
     }
     w = 2 * total + 1;
     cur = xcalloc((size_t)w, sizeof(*cur));
@@ -505,6 +519,14 @@ static void curve_summary(const struct cell_stats *cells, size_t n, const long *
     }
 }
 
+/* Student t quantile by the Cornish-Fisher expansion in 1/df (z = the normal quantile). */
+static double t_quantile(double z, double df)
+{
+    double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+    return z + (z3 + z) / (4.0 * df) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df) +
+           (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * df * df * df);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -512,30 +534,41 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * Interval from n bootstrap replicates v (sorted here). Percentile:
- * [q(a/2), q(1-a/2)]. Basic (reverse percentile): [2 est - q(1-a/2),
- * 2 est - q(a/2)], clamped to [lo_min, hi_max].
+ * Interval from n bootstrap replicates v (sorted here) of a statistic over
+ * nq clusters: Hesterberg's expanded percentile interval (The American
+ * Statistician 69(4), 2015, s. 5.4). The bootstrap variance is (nq - 1)/nq
+ * of the sampling variance and a percentile interval uses normal quantiles
+ * where t quantiles belong, so with few clusters it under-covers; the
+ * expanded interval takes the percentiles at a'/2 and 1 - a'/2 with
+ * Phi^-1(a'/2) = -sqrt(nq / (nq - 1)) t(a/2; nq - 1). basic: the basic
+ * (reverse percentile) interval [2 est - q_hi, 2 est - q_lo] at the same
+ * levels. Clamped to [lo_min, hi_max].
  */
 static void set_interval(struct estimate *e, double *v, size_t n, double conf, int basic,
-                         double lo_min, double hi_max)
+                         double lo_min, double hi_max, size_t nq)
 {
-    double ql, qh;
+    double a = 1.0 - conf, ql, qh;
     if (!n)
         return;
+    if (nq >= 2) {
+        double z = stats_norm_upper_inv(a / 2.0);
+        double t = t_quantile(z, (double)(nq - 1)) * sqrt((double)nq / (double)(nq - 1));
+        a = 2.0 * stats_norm_upper(t);
+    }
     qsort(v, n, sizeof(*v), cmp_double);
-    ql = stats_quantile_sorted(v, n, (1.0 - conf) / 2.0);
-    qh = stats_quantile_sorted(v, n, 1.0 - (1.0 - conf) / 2.0);
+    ql = stats_quantile_sorted(v, n, a / 2.0);
+    qh = stats_quantile_sorted(v, n, 1.0 - a / 2.0);
     if (basic) {
         e->lo = 2.0 * e->est - qh;
         e->hi = 2.0 * e->est - ql;
-        if (e->lo < lo_min)
-            e->lo = lo_min;
-        if (e->hi > hi_max)
-            e->hi = hi_max;
     } else {
         e->lo = ql;
         e->hi = qh;
     }
+    if (e->lo < lo_min)
+        e->lo = lo_min;
+    if (e->hi > hi_max)
+        e->hi = hi_max;
 }
 
 /* The whole range of a quantity: an interval that cannot be estimated. */
@@ -628,14 +661,14 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
         whole_range(&ls->middle_worst, 0.0, 1.0);
         whole_range(&ls->dip_worst, -1.0, 1.0);
     } else {
-        set_interval(&ls->edge, edge, ne, opt->confidence, 0, 0.0, 1.0);
+        set_interval(&ls->edge, edge, ne, opt->confidence, 0, 0.0, 1.0, nq);
         if (ls->has_middle) {
-            set_interval(&ls->middle, mid, nm, opt->confidence, 0, 0.0, 1.0);
-            set_interval(&ls->dip, dip, nm, opt->confidence, 0, -1.0, 1.0);
+            set_interval(&ls->middle, mid, nm, opt->confidence, 0, 0.0, 1.0, nq);
+            set_interval(&ls->dip, dip, nm, opt->confidence, 0, -1.0, 1.0, nq);
         }
         if (ls->has_worst) {
-            set_interval(&ls->middle_worst, mw, nw, opt->confidence, 1, 0.0, 1.0);
-            set_interval(&ls->dip_worst, dipw, nw, opt->confidence, 1, -1.0, 1.0);
+            set_interval(&ls->middle_worst, mw, nw, opt->confidence, 1, 0.0, 1.0, nq);
+            set_interval(&ls->dip_worst, dipw, nw, opt->confidence, 1, -1.0, 1.0, nq);
         }
     }
     free(slot_cell);

@@ -83,6 +83,10 @@ unsigned long long stats_rng_next(struct stats_rng *r);
 /* Uniform integer in [0, n). n > 0. */
 size_t stats_rng_below(struct stats_rng *r, size_t n);
 
+/* P(Z > z) for a standard normal Z, and its inverse (0 < p < 1). */
+double stats_norm_upper(double z);
+double stats_norm_upper_inv(double p);
+
 /* q-quantile (0..1) of sorted values, linear interpolation (type 7). n > 0. */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
 

@@ -76,6 +76,15 @@ static void test_holm(void)
     CHECK_NEAR(q[2], 1.0, 1e-12);
 }
 
+static void test_normal_quantiles(void)
+{
+    /* tables: P(Z > 1.959964) = 0.025, P(Z > 1.644854) = 0.05, P(Z > 0) = 0.5 */
+    CHECK_NEAR(stats_norm_upper_inv(0.025), 1.959963985, 1e-8);
+    CHECK_NEAR(stats_norm_upper_inv(0.05), 1.644853627, 1e-8);
+    CHECK_NEAR(stats_norm_upper(0.0), 0.5, 1e-15);
+    CHECK_NEAR(stats_norm_upper(2.326347874), 0.01, 1e-9);
+}
+
 static void test_quantile_rng(void)
 {
     double v[5] = {1, 2, 3, 4, 5};
@@ -171,7 +180,11 @@ static void test_cells_and_coverage(void)
  * Two questions, depths 0/50/100: q1 always right; q2 right at the edges,
  * wrong in the middle. Point dip = 1 - 0.5 = 0.5. Resampling 2 questions
  * gives dip 0 (p=1/4), 0.5 (p=1/2), 1 (p=1/4), so the 95% interval is
- * [0, 1] and the 40% interval (quantiles 0.3 and 0.7) is [0.5, 0.5].
+ * [0, 1]. Expanded percentile levels (Hesterberg) with 2 clusters: a 40%
+ * interval (a = 0.6, z = 0.5244, t(0.3; 1) = 0.7265) takes quantiles at
+ * a'/2 = Phi(-sqrt(2) * 0.7265) = 0.153 and 0.847 -> [0, 1], where the plain
+ * percentile interval (0.3, 0.7) would say [0.5, 0.5]; a 20% interval
+ * (t(0.4; 1) = 0.3249, a'/2 = Phi(-0.4595) = 0.323) -> [0.5, 0.5].
  */
 static void two_question_set(struct tset *s)
 {
@@ -209,6 +222,11 @@ static void test_bootstrap(void)
     CHECK_NEAR(ls->auc, 0.75, 1e-12); /* trapezoids: (1+.5)/2*.5 + (.5+1)/2*.5 */
     CHECK_INT(ls->n_questions, 2);
     o.confidence = 0.40;
+    CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
+    CHECK_NEAR(rs2.lengths[0].dip.lo, 0.0, 1e-12);
+    CHECK_NEAR(rs2.lengths[0].dip.hi, 1.0, 1e-12);
+    run_stats_release(&rs2);
+    o.confidence = 0.20;
     CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
     CHECK_NEAR(rs2.lengths[0].dip.lo, 0.5, 1e-12);
     CHECK_NEAR(rs2.lengths[0].dip.hi, 0.5, 1e-12);
@@ -611,6 +629,7 @@ int main(void)
     RUN(test_mcnemar);
     RUN(test_signflip);
     RUN(test_holm);
+    RUN(test_normal_quantiles);
     RUN(test_quantile_rng);
     RUN(test_cells_and_coverage);
     RUN(test_bootstrap);

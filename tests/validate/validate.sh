@@ -39,6 +39,7 @@ models=()
 for i in $(seq 1 "$n_runs"); do models+=(--model "b$i:$base_model,seed=$i"); done
 for i in $(seq 1 $((2 * n_pairs3))); do models+=(--model "r$i:$base_model,seed=$((10000 + i))"); done
 for i in $(seq 1 "$n_power"); do models+=(--model "c$i:$cand_model,seed=$((20000 + i))"); done
+rm -f sim.out sim.err
 "$DM" serve-sim --port 0 --dataset golden.jsonl --log sim.log "${models[@]}" >sim.out 2>sim.err &
 sim_pid=$!
 trap 'kill $sim_pid 2>/dev/null; wait $sim_pid 2>/dev/null' EXIT
