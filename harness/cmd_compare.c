@@ -335,6 +335,10 @@ int cmd_compare(int argc, const char **argv)
 
     meta.baseline = &bi;
     meta.candidate = &ci;
+    meta.base_trials = bt;
+    meta.n_base = nb;
+    meta.cand_trials = ct;
+    meta.n_cand = nc;
     compare_runs(bt, nb, ct, nc, &co, &res);
     have_res = 1;
 

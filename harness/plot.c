@@ -305,7 +305,13 @@ void plot_script_compare(struct strbuf *sb, const struct plot_opts *o,
     for (i = 0; i < ncand; i++)
         if (nc[i]) {
             next_elem(sb, &first);
-            strbuf_addf(sb, "$c%zu using 1:3:4 with filledcurves lc rgb '%s' notitle", i, color(i));
+            strbuf_addf(sb, "$c%zu using 1:3:4 with filledcurves lc rgb '%s' title ", i, color(i));
+            {
+                struct strbuf lab = STRBUF_INIT;
+                strbuf_addf(&lab, "%s 95%% interval", cand[i].label ? cand[i].label : "");
+                escape_gnuplot(sb, lab.buf);
+                strbuf_release(&lab);
+            }
         }
     for (i = 0; i < nbase; i++)
         if (nb[i]) {

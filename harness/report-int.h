@@ -49,6 +49,15 @@ void report_section_questions(struct doc *d, const struct report_input *in);
 /* "18 correct, 2 wrong (1 distractor), 1 truncated" for one (length, depth) cell. */
 void report_cell_outcomes(const struct report_input *in, const struct cell_stats *c,
                           struct strbuf *out);
+/* report_flips.c: per regressed cell the flipped questions; the change by depth and length */
+struct compare_result;
+struct compare_meta;
+void report_compare_flips_html(struct doc *d, const struct compare_result *r,
+                               const struct compare_meta *m);
+void report_compare_heatmap_html(struct doc *d, const struct compare_result *r);
+void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
+                             const struct compare_meta *m);
+void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *r);
 /* report.html's one inline script (sorting), allowed by report_script_csp() */
 void report_script(struct strbuf *out);
 

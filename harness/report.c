@@ -1000,6 +1000,11 @@ const char *report_css(void)
            "details.trial dl{display:grid;grid-template-columns:11rem 1fr;gap:.1rem .8rem;"
            "margin:.3rem 0 .6rem 1rem}\n"
            "details.trial dd{margin:0;overflow-wrap:anywhere}\n"
+           /* compare.html: the change heatmap (report_flips.c), red drops to blue gains */
+           ".chg-n3{background:#b2182b;color:#fff}.chg-n2{background:#ef8a62}"
+           ".chg-n1{background:#fddbc7}.chg-0{background:#f7f7f7}.chg-p1{background:#d1e5f0}"
+           ".chg-p2{background:#67a9cf}.chg-p3{background:#2166ac;color:#fff}"
+           ".chg-na{background:#fff}\np.legend span{padding:0 .3rem}\n"
            "pre.prompt{white-space:pre-wrap;overflow-wrap:anywhere;max-height:28rem;"
            "overflow-y:auto;font-size:.8rem;background:#f7f7f7;padding:.5rem;margin:0}\n";
 }

@@ -128,6 +128,13 @@ struct compare_meta {
     const struct run_info *baseline;
     const struct run_info *candidate;
     const char *inputs_note; /* e.g. "inputs differ (--allow-different-inputs): ..." */
+    /*
+     * Both runs' trials (borrowed; may be NULL): with them the Markdown and
+     * HTML list, per regressed cell, the questions that flipped with both
+     * answers.
+     */
+    const struct trial_result *base_trials, *cand_trials;
+    size_t n_base, n_cand;
 };
 
 /*

@@ -174,11 +174,14 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
         strbuf_addstr(out, "<figure>");
         if (plot_svg_element(out, svg) < 0)
             strbuf_addstr(out, "<p>(plot unavailable)</p>");
-        strbuf_addstr(out, "<figcaption>Baseline dashed, candidate solid; circled: cells with a "
-                           "significant regression.</figcaption></figure>\n");
+        strbuf_addstr(out, "<figcaption>Baseline dashed with open points, candidate solid with "
+                           "filled points; shaded bands: the candidate's Wilson 95% interval per "
+                           "cell; circled: cells with a significant regression.</figcaption>"
+                           "</figure>\n");
     } else {
         report_para(&d, "Plot not drawn (gnuplot not available).");
     }
+    report_compare_heatmap_html(&d, r);
 
     report_heading(&d, 2, "Per length", "lengths");
     report_table_begin(&d, "llrrrrrrrl", head);
@@ -197,6 +200,7 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
         if (r->tests[i].scope == COMPARE_CELL)
             compare_test_row(&d, &r->tests[i]);
     report_table_end(&d);
+    report_compare_flips_html(&d, r, m);
     if (r->baseline_only_keys || r->candidate_only_keys) {
         strbuf_reset(&sb);
         strbuf_addf(&sb, "Unpaired trials: %ld only in the baseline, %ld only in the candidate.",
@@ -546,6 +550,12 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
         strbuf_addch(out, '\n');
     }
 
+    /* the change by depth and length */
+    strbuf_reset(&piece);
+    report_compare_heatmap_md(&piece, r);
+    if (piece.len && md_add(out, &piece, limit))
+        omitted++;
+
     /* per length */
     v = tests_by_drop(r, COMPARE_LENGTH, &n);
     if (n) {
@@ -582,6 +592,11 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
         strbuf_addch(out, '\n');
     }
     free((void *)v);
+    /* the flipped questions of the regressed cells, last: the longest part */
+    strbuf_reset(&piece);
+    report_compare_flips_md(&piece, r, m);
+    if (piece.len && md_add(out, &piece, limit))
+        omitted++;
     if (omitted)
         strbuf_addf(out,
                     "_%lu table rows omitted to keep this summary under %lu bytes; "

@@ -336,6 +336,10 @@ static void page_compare(struct store *st, const char *base, const char *cand,
     }
     meta.baseline = &bi;
     meta.candidate = &ci;
+    meta.base_trials = bt;
+    meta.n_base = nb;
+    meta.cand_trials = ct;
+    meta.n_cand = nc;
     compare_runs(bt, nb, ct, nc, NULL, &res);
     have_res = 1;
     if (report_compare_page(&doc, &res, &meta, bt, nb, ct, nc) < 0) {

@@ -1,0 +1,443 @@
+/*
+ * The drill-downs of a comparison (compare.md and compare.html): per regressed
+ * cell the questions that flipped, correct -> wrong and wrong -> correct, with
+ * both runs' answers; and the depth x length table of the change (pp, with
+ * the tested significance marked), drawn as a heatmap in HTML. Private to the
+ * report files; the tests and their verdicts come from compare.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "escape.h"
+#include "plan.h"
+#include "report-int.h"
+#include "report.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* Flipped pairs listed per direction and cell; the rest are counted. */
+#define FLIPS_MAX 25
+/* Bytes of an answer shown. */
+#define ANSWER_MAX 200
+
+static int cmp_key(const struct trial_result *x, const struct trial_result *y)
+{
+    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
+    if (c)
+        return c;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    if (x->depth_bp != y->depth_bp)
+        return x->depth_bp < y->depth_bp ? -1 : 1;
+    return x->repeat < y->repeat ? -1 : x->repeat > y->repeat;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    return cmp_key(*(const struct trial_result *const *)a, *(const struct trial_result *const *)b);
+}
+
+/* One flipped pair of a cell. */
+struct flip {
+    const struct trial_result *b, *c;
+};
+
+struct cell_flips {
+    struct flip *lost, *gained; /* correct -> wrong, wrong -> correct; by question */
+    size_t nlost, ngained;
+};
+
+/* The pairs of cell (length, depth) that changed between the runs (both trials scored). */
+static void find_flips(const struct compare_meta *m, long length, int depth_bp,
+                       struct cell_flips *out)
+{
+    const struct trial_result **cand;
+    size_t i, nc = 0, al = 0, ag = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!m || !m->base_trials || !m->cand_trials)
+        return;
+    cand = xcalloc(m->n_cand + 1, sizeof(*cand));
+    for (i = 0; i < m->n_cand; i++)
+        if (m->cand_trials[i].length == length && m->cand_trials[i].depth_bp == depth_bp)
+            cand[nc++] = &m->cand_trials[i];
+    qsort(cand, nc, sizeof(*cand), cmp_ptr);
+    for (i = 0; i < m->n_base; i++) {
+        const struct trial_result *b = &m->base_trials[i], **hit;
+        if (b->length != length || b->depth_bp != depth_bp || !outcome_is_scored(b->outcome))
+            continue;
+        hit = bsearch(&b, cand, nc, sizeof(*cand), cmp_ptr);
+        if (!hit || !outcome_is_scored((*hit)->outcome) || (*hit)->outcome == b->outcome)
+            continue;
+        if (b->outcome == OUTCOME_CORRECT) {
+            ALLOC_GROW(out->lost, out->nlost + 1, al);
+            out->lost[out->nlost].b = b;
+            out->lost[out->nlost++].c = *hit;
+        } else {
+            ALLOC_GROW(out->gained, out->ngained + 1, ag);
+            out->gained[out->ngained].b = b;
+            out->gained[out->ngained++].c = *hit;
+        }
+    }
+    free(cand);
+}
+
+static void cell_flips_release(struct cell_flips *f)
+{
+    free(f->lost);
+    free(f->gained);
+}
+
+/* An answer cut to ANSWER_MAX bytes on a UTF-8 boundary, "(no answer)" when empty. */
+static void answer_text(struct strbuf *out, const char *a)
+{
+    size_t n = a ? strlen(a) : 0, k = n;
+    if (!n) {
+        strbuf_addstr(out, "(no answer)");
+        return;
+    }
+    if (k > ANSWER_MAX) {
+        k = ANSWER_MAX;
+        while (k > 0 && ((unsigned char)a[k] & 0xC0) == 0x80)
+            k--;
+    }
+    strbuf_add(out, a, k);
+    if (k < n)
+        strbuf_addstr(out, " \xE2\x80\xA6");
+}
+
+static void cell_title(struct strbuf *out, const struct compare_test *t)
+{
+    plan_format_length(out, t->length);
+    strbuf_addstr(out, " tokens, depth ");
+    plan_format_depth(out, t->depth_bp);
+    strbuf_addstr(out, ": ");
+    report_pct(out, t->acc_base);
+    strbuf_addstr(out, " \xE2\x86\x92 ");
+    report_pct(out, t->acc_cand);
+    strbuf_addstr(out, " (");
+    report_pp(out, -t->drop);
+    strbuf_addstr(out, ")");
+}
+
+/* ---- HTML ---- */
+
+static void flips_table(struct doc *d, const char *caption, const struct flip *v, size_t n)
+{
+    static const char *const head[] = {"question", "repeat", "baseline answer", "candidate answer",
+                                       NULL};
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+
+    strbuf_addf(&sb, "%s: %zu", caption, n);
+    report_para(d, sb.buf);
+    if (!n) {
+        strbuf_release(&sb);
+        return;
+    }
+    report_table_begin(d, "lrll", head);
+    for (i = 0; i < n && i < FLIPS_MAX; i++) {
+        report_row_begin(d, NULL);
+        report_cell(d, report_or_dash(v[i].b->question_id));
+        report_cellf(d, "%d", v[i].b->repeat);
+        strbuf_reset(&sb);
+        answer_text(&sb, v[i].b->answer);
+        report_cell(d, sb.buf);
+        strbuf_reset(&sb);
+        answer_text(&sb, v[i].c->answer);
+        report_cell(d, sb.buf);
+        report_row_end(d);
+    }
+    report_table_end(d);
+    if (n > FLIPS_MAX) {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "... and %zu more.", n - FLIPS_MAX);
+        report_para(d, sb.buf);
+    }
+    strbuf_release(&sb);
+}
+
+void report_compare_flips_html(struct doc *d, const struct compare_result *r,
+                               const struct compare_meta *m)
+{
+    size_t i;
+    int any = 0;
+
+    report_heading(d, 2, "Questions that flipped in regressed cells", "flips");
+    if (!m || !m->base_trials) {
+        report_para(d, "Trials not available: the flipped questions are not listed.");
+        return;
+    }
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        struct cell_flips f;
+        struct strbuf sb = STRBUF_INIT;
+        if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
+            continue;
+        any = 1;
+        find_flips(m, t->length, t->depth_bp, &f);
+        cell_title(&sb, t);
+        report_heading(d, 3, sb.buf, NULL);
+        flips_table(d, "Correct in the baseline, wrong in the candidate", f.lost, f.nlost);
+        flips_table(d, "Wrong in the baseline, correct in the candidate", f.gained, f.ngained);
+        cell_flips_release(&f);
+        strbuf_release(&sb);
+    }
+    if (!any)
+        report_para(d, "No cell regressed.");
+}
+
+/* Grid of the change: depths as rows, lengths as columns; NULL cells where not in both runs. */
+struct change_grid {
+    long *lengths;
+    int *depths;
+    size_t nl, nd;
+    const struct compare_test **cell; /* [d * nl + l] */
+};
+
+static void grid_build(const struct compare_result *r, struct change_grid *g)
+{
+    size_t i, j, al = 0, ad = 0;
+    memset(g, 0, sizeof(*g));
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        if (t->scope != COMPARE_CELL)
+            continue;
+        for (j = 0; j < g->nl && g->lengths[j] != t->length; j++)
+            ;
+        if (j == g->nl) {
+            ALLOC_GROW(g->lengths, g->nl + 1, al);
+            for (j = g->nl; j > 0 && g->lengths[j - 1] > t->length; j--)
+                g->lengths[j] = g->lengths[j - 1];
+            g->lengths[j] = t->length;
+            g->nl++;
+        }
+        for (j = 0; j < g->nd && g->depths[j] != t->depth_bp; j++)
+            ;
+        if (j == g->nd) {
+            ALLOC_GROW(g->depths, g->nd + 1, ad);
+            for (j = g->nd; j > 0 && g->depths[j - 1] > t->depth_bp; j--)
+                g->depths[j] = g->depths[j - 1];
+            g->depths[j] = t->depth_bp;
+            g->nd++;
+        }
+    }
+    g->cell = xcalloc(g->nl * g->nd + 1, sizeof(*g->cell));
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        size_t l, dd;
+        if (t->scope != COMPARE_CELL)
+            continue;
+        for (l = 0; g->lengths[l] != t->length; l++)
+            ;
+        for (dd = 0; g->depths[dd] != t->depth_bp; dd++)
+            ;
+        g->cell[dd * g->nl + l] = t;
+    }
+}
+
+static void grid_release(struct change_grid *g)
+{
+    free(g->lengths);
+    free(g->depths);
+    free(g->cell);
+}
+
+/* The mark of a tested cell: a regression, an improvement, not tested, or nothing. */
+static const char *change_mark(const struct compare_test *t)
+{
+    switch (t->status) {
+    case CMP_REGRESSION:
+        return " \xE2\x96\xBC"; /* down-pointing triangle */
+    case CMP_IMPROVEMENT:
+        return " \xE2\x96\xB2"; /* up-pointing triangle */
+    case CMP_NO_DATA:
+        return " ?";
+    default:
+        return "";
+    }
+}
+
+/* Colour bucket of a change in accuracy (candidate - baseline), 7 steps. */
+static const char *change_class(const struct compare_test *t)
+{
+    double c = -t->drop;
+    if (!t->n_pairs || !isfinite(c))
+        return "chg-na";
+    if (c <= -0.20)
+        return "chg-n3";
+    if (c <= -0.10)
+        return "chg-n2";
+    if (c <= -0.025)
+        return "chg-n1";
+    if (c < 0.025)
+        return "chg-0";
+    if (c < 0.10)
+        return "chg-p1";
+    if (c < 0.20)
+        return "chg-p2";
+    return "chg-p3";
+}
+
+static void change_text(struct strbuf *out, const struct compare_test *t)
+{
+    if (!t->n_pairs)
+        strbuf_addstr(out, "\xE2\x80\x93");
+    else
+        report_pp(out, -t->drop);
+    strbuf_addstr(out, change_mark(t));
+}
+
+static const char change_legend[] =
+    "Change in accuracy, candidate minus baseline, over the pairs valid in both runs. "
+    "\xE2\x96\xBC significant regression, \xE2\x96\xB2 significant improvement (Holm-adjusted "
+    "p < alpha and a change of at least the tolerance), ? not tested (too few pairs or low "
+    "coverage), no mark: no significant change.";
+
+void report_compare_heatmap_html(struct doc *d, const struct compare_result *r)
+{
+    struct change_grid g;
+    struct strbuf *out = d->out, sb = STRBUF_INIT;
+    size_t l, dd;
+
+    grid_build(r, &g);
+    report_heading(d, 2, "Change by depth and length", "change");
+    report_para(d, change_legend);
+    strbuf_addstr(out, "<table class=\"change\">\n<thead><tr><th>depth</th>");
+    for (l = 0; l < g.nl; l++) {
+        strbuf_addstr(out, "<th class=\"num\">");
+        plan_format_length(out, g.lengths[l]);
+        strbuf_addstr(out, "</th>");
+    }
+    strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
+    for (dd = 0; dd < g.nd; dd++) {
+        strbuf_addstr(out, "<tr><td>");
+        plan_format_depth(out, g.depths[dd]);
+        strbuf_addstr(out, "</td>");
+        for (l = 0; l < g.nl; l++) {
+            const struct compare_test *t = g.cell[dd * g.nl + l];
+            if (!t) {
+                strbuf_addstr(out, "<td class=\"num chg-na\"></td>");
+                continue;
+            }
+            strbuf_reset(&sb);
+            change_text(&sb, t);
+            strbuf_addf(out, "<td class=\"num %s\">", change_class(t));
+            escape_html(out, sb.buf);
+            strbuf_addstr(out, "</td>");
+        }
+        strbuf_addstr(out, "</tr>\n");
+    }
+    strbuf_addstr(out, "</tbody>\n</table>\n<p class=\"legend\">Colour: "
+                       "<span class=\"chg-n3\">&le; &minus;20 pp</span> "
+                       "<span class=\"chg-n2\">&minus;10 to &minus;20</span> "
+                       "<span class=\"chg-n1\">&minus;2.5 to &minus;10</span> "
+                       "<span class=\"chg-0\">within &plusmn;2.5</span> "
+                       "<span class=\"chg-p1\">+2.5 to +10</span> "
+                       "<span class=\"chg-p2\">+10 to +20</span> "
+                       "<span class=\"chg-p3\">&ge; +20 pp</span></p>\n");
+    grid_release(&g);
+    strbuf_release(&sb);
+}
+
+/* ---- Markdown ---- */
+
+void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *r)
+{
+    struct change_grid g;
+    struct strbuf sb = STRBUF_INIT;
+    size_t l, dd;
+
+    grid_build(r, &g);
+    if (!g.nl) {
+        grid_release(&g);
+        return;
+    }
+    strbuf_addstr(out, "### Change by depth and length\n\n");
+    escape_md(out, change_legend);
+    strbuf_addstr(out, "\n\n| depth |");
+    for (l = 0; l < g.nl; l++) {
+        strbuf_addch(out, ' ');
+        plan_format_length(out, g.lengths[l]);
+        strbuf_addstr(out, " |");
+    }
+    strbuf_addstr(out, "\n|---|");
+    for (l = 0; l < g.nl; l++)
+        strbuf_addstr(out, "---:|");
+    strbuf_addch(out, '\n');
+    for (dd = 0; dd < g.nd; dd++) {
+        strbuf_addstr(out, "| ");
+        plan_format_depth(out, g.depths[dd]);
+        strbuf_addstr(out, " |");
+        for (l = 0; l < g.nl; l++) {
+            const struct compare_test *t = g.cell[dd * g.nl + l];
+            strbuf_reset(&sb);
+            if (t)
+                change_text(&sb, t);
+            strbuf_addch(out, ' ');
+            escape_md(out, sb.buf);
+            strbuf_addstr(out, " |");
+        }
+        strbuf_addch(out, '\n');
+    }
+    strbuf_addch(out, '\n');
+    grid_release(&g);
+    strbuf_release(&sb);
+}
+
+static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    strbuf_addf(out, "%s: %zu\n\n", caption, n);
+    if (!n)
+        return;
+    strbuf_addstr(out, "| question | repeat | baseline answer | candidate answer |\n"
+                       "|---|---:|---|---|\n");
+    for (i = 0; i < n && i < FLIPS_MAX; i++) {
+        strbuf_addstr(out, "| ");
+        escape_md(out, report_or_dash(v[i].b->question_id));
+        strbuf_addf(out, " | %d | ", v[i].b->repeat);
+        strbuf_reset(&sb);
+        answer_text(&sb, v[i].b->answer);
+        escape_md(out, sb.buf);
+        strbuf_addstr(out, " | ");
+        strbuf_reset(&sb);
+        answer_text(&sb, v[i].c->answer);
+        escape_md(out, sb.buf);
+        strbuf_addstr(out, " |\n");
+    }
+    if (n > FLIPS_MAX)
+        strbuf_addf(out, "\n... and %zu more.\n", n - FLIPS_MAX);
+    strbuf_addch(out, '\n');
+    strbuf_release(&sb);
+}
+
+void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
+                             const struct compare_meta *m)
+{
+    size_t i;
+    if (!m || !m->base_trials || !r->n_regressions)
+        return;
+    strbuf_addstr(out, "### Questions that flipped in regressed cells\n\n");
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        struct cell_flips f;
+        struct strbuf sb = STRBUF_INIT;
+        if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
+            continue;
+        find_flips(m, t->length, t->depth_bp, &f);
+        cell_title(&sb, t);
+        strbuf_addstr(out, "#### ");
+        escape_md(out, sb.buf);
+        strbuf_addstr(out, "\n\n");
+        md_flips(out, "Correct -> wrong", f.lost, f.nlost);
+        md_flips(out, "Wrong -> correct", f.gained, f.ngained);
+        cell_flips_release(&f);
+        strbuf_release(&sb);
+    }
+}
