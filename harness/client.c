@@ -143,6 +143,7 @@ struct xfer {
     int too_large;
     void *tag;
     long expected;
+    long context;
     int endpoint;
     double start_ms;
     char errbuf[CURL_ERROR_SIZE];
@@ -651,6 +652,7 @@ int client_submit(struct client *c, const struct client_request *req, struct str
     x->too_large = 0;
     x->tag = req->tag;
     x->expected = req->expected_prompt_tokens;
+    x->context = req->context_tokens;
     x->endpoint = pick_endpoint(c);
     x->errbuf[0] = '\0';
     build_body(c, req, &x->body);
@@ -748,6 +750,7 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
         ex.body_len = x->resp.len;
         ex.legacy = c->cfg.legacy_completions;
         ex.expected_prompt_tokens = x->expected;
+        ex.context_tokens = x->context;
         ex.truncation_ratio = c->cfg.truncation_ratio;
         ex.reasoning_open = c->reasoning_open;
         ex.reasoning_close = c->reasoning_close;

@@ -55,6 +55,8 @@ enum client_reason {
     CLIENT_R_NONE = 0,
     CLIENT_R_LENGTH,            /* STARVED: finish_reason length */
     CLIENT_R_PROMPT_SHORT,      /* TRUNCATED: usage.prompt_tokens < ratio * expected */
+    CLIENT_R_CONTEXT_SHIFT,     /* TRUNCATED: prompt + completion tokens exceed the server's
+                                   context (llama.cpp --context-shift dropped prompt tokens) */
     CLIENT_R_RATE_LIMIT,        /* RETRYABLE: 429 */
     CLIENT_R_SERVER_ERROR,      /* RETRYABLE: 5xx */
     CLIENT_R_OUTPUT_PARSE,      /* RETRYABLE, CLIENT_OUTPUT_PARSE_ATTEMPTS at most: 500 "Failed to
@@ -176,6 +178,8 @@ struct client_request {
     long max_tokens;    /* 0: use the config's */
     /* the request's prompt token count by the run's tokenizer; <= 0 = unknown (no check) */
     long expected_prompt_tokens;
+    /* the server's context per request (GET /props n_ctx, max_model_len); <= 0 = unknown */
+    long context_tokens;
     void *tag; /* returned untouched in the response */
 };
 
@@ -208,10 +212,18 @@ struct client_response {
     char *error;
     char *error_code; /* error.code / error.type as text when given ("context_length_exceeded") */
 
-    long prompt_tokens;          /* usage.prompt_tokens, -1 unknown */
-    long completion_tokens;      /* usage.completion_tokens, -1 unknown */
-    long reasoning_tokens;       /* usage.completion_tokens_details.reasoning_tokens, -1 unknown */
-    long cached_tokens;          /* usage.prompt_tokens_details.cached_tokens, -1 unknown */
+    long prompt_tokens;     /* usage.prompt_tokens, -1 unknown */
+    long completion_tokens; /* usage.completion_tokens, -1 unknown */
+    long reasoning_tokens;  /* usage.completion_tokens_details.reasoning_tokens, -1 unknown */
+    long cached_tokens;     /* usage.prompt_tokens_details.cached_tokens, -1 unknown */
+    /*
+     * llama.cpp's "timings" (prompt cache use, prefill time), -1 unknown: cache_n prompt
+     * tokens reused from the slot's cache, prompt_n prompt tokens computed, prompt_ms the
+     * time spent computing them.
+     */
+    long timings_cache_n;
+    long timings_prompt_n;
+    double timings_prompt_ms;
     long expected_prompt_tokens; /* copied from the request */
 
     long retry_after_ms; /* server's delay hint (client_retry_after_ms), -1 none */
@@ -352,6 +364,7 @@ struct client_exchange {
     size_t body_len;
     int legacy;
     long expected_prompt_tokens; /* <= 0: no truncation check */
+    long context_tokens;         /* <= 0: no context-shift check */
     double truncation_ratio;     /* <= 0: 0.98 */
     const char *reasoning_open;  /* inline reasoning tags; NULL: <think> */
     const char *reasoning_close; /* NULL: </think> */

@@ -35,23 +35,15 @@ const char *client_class_name(enum client_class c)
 }
 
 static const char *const reason_names[CLIENT_REASON__COUNT] = {
-    "none",
-    "length",
-    "prompt-short",
-    "rate-limit",
-    "server-error",
-    "output-parse",
-    "http-retryable",
-    "timeout",
-    "connect",
-    "transport",
-    "bad-body",
-    "error-in-body",
-    "too-large",
-    "auth",
-    "model-not-found",
-    "quota",
-    "unsupported-parameter",
+    "none",          "length",
+    "prompt-short",  "context-shift",
+    "rate-limit",    "server-error",
+    "output-parse",  "http-retryable",
+    "timeout",       "connect",
+    "transport",     "bad-body",
+    "error-in-body", "too-large",
+    "auth",          "model-not-found",
+    "quota",         "unsupported-parameter",
     "bad-request",
 };
 
@@ -378,6 +370,9 @@ void client_response_init(struct client_response *r)
     r->completion_tokens = -1;
     r->reasoning_tokens = -1;
     r->cached_tokens = -1;
+    r->timings_cache_n = -1;
+    r->timings_prompt_n = -1;
+    r->timings_prompt_ms = -1;
     r->expected_prompt_tokens = -1;
     r->retry_after_ms = -1;
     r->endpoint = -1;
@@ -530,6 +525,14 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         client_obj_long(client_obj_get(usage, "completion_tokens_details"), "reasoning_tokens");
     r->cached_tokens =
         client_obj_long(client_obj_get(usage, "prompt_tokens_details"), "cached_tokens");
+    v = client_obj_get(root, "timings");
+    if (cJSON_IsObject(v)) {
+        const cJSON *ms = client_obj_get(v, "prompt_ms");
+        r->timings_cache_n = client_obj_long(v, "cache_n");
+        r->timings_prompt_n = client_obj_long(v, "prompt_n");
+        if (cJSON_IsNumber(ms) && ms->valuedouble >= 0 && ms->valuedouble < 1e12)
+            r->timings_prompt_ms = ms->valuedouble;
+    }
 
     v = client_obj_get(root, "choices");
     choice = cJSON_IsArray(v) ? first_choice(v) : NULL;
@@ -583,6 +586,19 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         r->reason = CLIENT_R_PROMPT_SHORT;
         client_set_error(r, "server counted %ld prompt tokens, %ld were sent (silent truncation?)",
                          r->prompt_tokens, ex->expected_prompt_tokens);
+    } else if (ex->context_tokens > 0 && r->prompt_tokens >= 0 && r->completion_tokens >= 0 &&
+               r->prompt_tokens + r->completion_tokens > ex->context_tokens) {
+        /*
+         * The answer did not fit beside the prompt, yet the server answered: llama.cpp with
+         * --context-shift then drops half the prompt's tokens and goes on (finish_reason
+         * "stop", usage unchanged), so the answer was written without part of the prompt.
+         */
+        r->cls = CLIENT_TRUNCATED;
+        r->reason = CLIENT_R_CONTEXT_SHIFT;
+        client_set_error(r,
+                         "the server's context of %ld tokens cannot hold the %ld prompt and %ld "
+                         "answer tokens: it dropped part of the prompt (context shift)",
+                         ex->context_tokens, r->prompt_tokens, r->completion_tokens);
     } else if (blank(r->content)) {
         /*
          * No answer. When the budget went to reasoning (reasoning text, reasoning

@@ -220,6 +220,19 @@ static void get_finished_at(const struct row *r, struct value *v)
     v_real(v, r->t->finished_at > 0 ? r->t->finished_at : NAN);
 }
 
+static void get_cache_n(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->cache_n, r->t->cache_n < 0);
+}
+static void get_prompt_n(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->prompt_n, r->t->prompt_n < 0);
+}
+static void get_prompt_ms(const struct row *r, struct value *v)
+{
+    v_real(v, r->t->prompt_ms >= 0 ? r->t->prompt_ms : NAN);
+}
+
 /*
  * The export schema, in column order (README "Export schema" documents each).
  * tests/cli/2300 checks that every column of the store's trials table is here.
@@ -271,6 +284,10 @@ static const struct column columns[] = {
     {"reasoning_chars", get_reasoning_chars},
     {"request_sha256", get_request_sha256},
     {"reused_from", get_reused_from},
+    /* the server's prompt-cache timings (llama.cpp) */
+    {"cache_n", get_cache_n},
+    {"prompt_n", get_prompt_n},
+    {"prompt_ms", get_prompt_ms},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 

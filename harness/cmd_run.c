@@ -332,6 +332,13 @@ static void print_summary(const char *run, const char *db, const struct runner_r
     if (res->cost_usd >= 0)
         printf("; cost $%.4f", res->cost_usd);
     printf("\n");
+    if (res->timings_trials && res->cache_n + res->prompt_n > 0)
+        printf(
+            "prompt cache: %ld of %ld prompt tokens reused (%.1f%%), from the server's timings of "
+            "%ld trials\n",
+            res->cache_n, res->cache_n + res->prompt_n,
+            100.0 * (double)res->cache_n / (double)(res->cache_n + res->prompt_n),
+            res->timings_trials);
     if (res->mean_inflight > 0)
         printf("in flight: mean %.1f requests (window %d), %.1f s\n", res->mean_inflight, window,
                res->wall_seconds);
@@ -1275,6 +1282,7 @@ static int execute(struct run_ctx *c)
     rc.chat = !c->o.completions;
     rc.store_prompts = c->o.store_prompts;
     rc.probe_first = c->pinfo.model_listed != 1;
+    rc.server_context = c->pinfo.context;
     rc.concurrency = (int)c->o.concurrency;
     rc.rpm = (double)c->o.rpm;
     rc.tpm = (double)c->o.tpm;

@@ -356,6 +356,9 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.score = score;
     t.error = (char *)error_msg;
     t.finished_at = wall_now();
+    t.cache_n = resp ? resp->timings_cache_n : -1;
+    t.prompt_n = resp ? resp->timings_prompt_n : -1;
+    t.prompt_ms = resp ? resp->timings_prompt_ms : -1;
 
     if (store_trial_put(cfg->store, cfg->run_name, &t) < 0) {
         set_message(r, "cannot store trial %s/%ld/%d/%d", q->id, pt->length, pt->depth_bp,
@@ -366,6 +369,11 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     r->res->finished++;
     r->res->outcomes[outcome]++;
     r->res->cut += t.cut;
+    if (t.cache_n >= 0 && t.prompt_n >= 0) {
+        r->res->timings_trials++;
+        r->res->cache_n += t.cache_n;
+        r->res->prompt_n += t.prompt_n;
+    }
     if (outcome == OUTCOME_STARVED)
         r->res->starved_reasoning_tokens += trial_reasoning_spent(&t);
     if (outcome == OUTCOME_ERROR)
@@ -741,6 +749,7 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     req.user_len = cfg->chat ? bp->user.len : bp->text.len;
     req.max_tokens = cfg->max_tokens;
     req.expected_prompt_tokens = bp->realized_len;
+    req.context_tokens = cfg->server_context;
     req.tag = s;
 
     s->attempts++;

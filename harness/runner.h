@@ -71,8 +71,9 @@ struct runner_config {
     const struct store_done_set *done; /* trials already final (skipped); may be NULL */
     unsigned long seed;                /* run seed for prompt_build() */
     long max_tokens;                   /* answer budget per request */
-    int chat;                          /* 1 chat completions, 0 legacy completions */
-    int store_prompts;                 /* store rendered prompts content-addressed */
+    long server_context; /* the server's context per request (preflight), <= 0 unknown */
+    int chat;            /* 1 chat completions, 0 legacy completions */
+    int store_prompts;   /* store rendered prompts content-addressed */
     /*
      * Send one request and wait for its answer before filling the window
      * (when the preflight could not confirm the model: a fatal answer then
@@ -126,6 +127,8 @@ struct runner_result {
     long retries;                  /* requests that were retries */
     long prompt_tokens;            /* server usage (local count when not reported) */
     long completion_tokens;
+    /* llama.cpp "timings" summed over the trials that had them (this invocation) */
+    long timings_trials, cache_n, prompt_n;
     double cost_usd;           /* -1 when prices are unknown */
     long tokenizer_mismatches; /* |usage.prompt_tokens / realized - 1| > 2% */
     double worst_mismatch;     /* largest such ratio deviation */

@@ -104,6 +104,12 @@ static int write_trial(struct store *st, const struct op *o)
     sqlite3_bind_int64(s, 24, t->reasoning_chars);
     store_bind_text(s, 25, t->request_sha256[0] ? t->request_sha256 : NULL);
     store_bind_text(s, 26, t->reused_from);
+    if (t->cache_n >= 0)
+        sqlite3_bind_int64(s, 27, t->cache_n);
+    if (t->prompt_n >= 0)
+        sqlite3_bind_int64(s, 28, t->prompt_n);
+    if (t->prompt_ms >= 0)
+        sqlite3_bind_double(s, 29, t->prompt_ms);
     return store_stmt_done(st, s, "cannot write a trial");
 }
 
@@ -193,6 +199,10 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
     if (sha && strlen((const char *)sha) == SHA256_HEX_LEN)
         memcpy(t->request_sha256, sha, SHA256_HEX_LEN + 1);
     t->reused_from = store_col_text(s, 24);
+    t->cache_n = sqlite3_column_type(s, 25) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 25);
+    t->prompt_n =
+        sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
+    t->prompt_ms = sqlite3_column_type(s, 27) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 27);
 }
 
 int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
@@ -200,7 +210,9 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
     sqlite3_int64 id;
     sqlite3_stmt *s;
     /* a read-only v2 store reads the columns of migration 3 as their defaults */
-    enum stmt_id sel = st->version >= 3 ? S_TRIAL_SELECT : S_TRIAL_SELECT_V2;
+    enum stmt_id sel = st->version >= 4   ? S_TRIAL_SELECT
+                       : st->version >= 3 ? S_TRIAL_SELECT_V3
+                                          : S_TRIAL_SELECT_V2;
     int rc = store_run_id(st, run, &id);
     if (rc)
         return rc;

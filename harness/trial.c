@@ -47,6 +47,9 @@ void trial_result_init(struct trial_result *t)
     t->usage_prompt_tokens = -1;
     t->completion_tokens = -1;
     t->reasoning_tokens = -1;
+    t->cache_n = -1;
+    t->prompt_n = -1;
+    t->prompt_ms = -1;
 }
 
 void trial_result_release(struct trial_result *t)

@@ -76,6 +76,10 @@ struct trial_result {
     double score;       /* 1 correct, 0 wrong; meaningful only when scored */
     char *error;        /* human-readable reason for overflow/truncated/error outcomes */
     double finished_at; /* unix time, seconds */
+    /* llama.cpp "timings" of the final attempt (prompt cache use), -1 when not given */
+    long cache_n;     /* prompt tokens reused from the server's prompt cache */
+    long prompt_n;    /* prompt tokens the server computed */
+    double prompt_ms; /* time the server spent computing them */
 };
 
 /* Reasoning tokens a trial spent: reasoning_tokens when known, else its completion tokens. */

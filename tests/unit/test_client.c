@@ -518,6 +518,32 @@ static void test_classify_table(void)
     }
 }
 
+/* prompt + answer beyond the server's context: the server shifted (llama.cpp --context-shift) */
+static void test_classify_context_shift(void)
+{
+    struct client_exchange ex = {0};
+    struct client_response r;
+    const char *body = CHAT_OK("\"Paris\"", "\"stop\""); /* 1000 prompt + 7 answer tokens */
+    ex.status = 200;
+    ex.body = body;
+    ex.body_len = strlen(body);
+    ex.expected_prompt_tokens = 1000;
+    client_response_init(&r);
+    ex.context_tokens = 1006;
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_TRUNCATED);
+    CHECK_INT(r.reason, CLIENT_R_CONTEXT_SHIFT);
+    CHECK(r.error && strstr(r.error, "context of 1006 tokens cannot hold the 1000 prompt and 7"));
+    CHECK_STR(client_reason_name(r.reason), "context-shift");
+    ex.context_tokens = 1007; /* exactly full: nothing had to go */
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OK);
+    ex.context_tokens = 0; /* unknown context: no check */
+    client_classify(&ex, &r);
+    CHECK_INT(r.cls, CLIENT_OK);
+    client_response_release(&r);
+}
+
 static void test_classify_fields(void)
 {
     struct client_exchange ex = {0};
@@ -528,7 +554,8 @@ static void test_classify_fields(void)
         "\"reasoning_content\":\"let me think\"},\"finish_reason\":\"stop\"}],"
         "\"usage\":{\"prompt_tokens\":8000,\"completion_tokens\":120,"
         "\"completion_tokens_details\":{\"reasoning_tokens\":100},"
-        "\"prompt_tokens_details\":{\"cached_tokens\":4096}}}";
+        "\"prompt_tokens_details\":{\"cached_tokens\":4096}},"
+        "\"timings\":{\"cache_n\":4096,\"prompt_n\":3904,\"prompt_ms\":812.5,\"predicted_n\":120}}";
     ex.status = 200;
     ex.headers = "HTTP/1.1 200 OK\r\nx-request-id: req-9\r\nx-ratelimit-reset-tokens: 6m0s\r\n";
     ex.body = body;
@@ -547,6 +574,9 @@ static void test_classify_fields(void)
     CHECK_INT(r.completion_tokens, 120);
     CHECK_INT(r.reasoning_tokens, 100);
     CHECK_INT(r.cached_tokens, 4096);
+    CHECK_INT(r.timings_cache_n, 4096);
+    CHECK_INT(r.timings_prompt_n, 3904);
+    CHECK(r.timings_prompt_ms == 812.5);
     CHECK_INT(r.expected_prompt_tokens, 8100);
     /* reset headers on a 200 are no delay hint */
     CHECK_INT(r.retry_after_ms, -1);
@@ -565,6 +595,9 @@ static void test_classify_fields(void)
     CHECK_INT(r.prompt_tokens, 50);
     CHECK_INT(r.completion_tokens, -1);
     CHECK_INT(r.cached_tokens, -1);
+    CHECK_INT(r.timings_cache_n, -1);
+    CHECK_INT(r.timings_prompt_n, -1);
+    CHECK(r.timings_prompt_ms < 0);
     CHECK(r.request_id == NULL);
 
     /* reasoning kept apart: the field's text, then the inline block; only the answer is content */
@@ -2016,6 +2049,7 @@ int main(void)
     TRUN(test_overflow_messages);
     TRUN(test_classify_table);
     TRUN(test_classify_fields);
+    TRUN(test_classify_context_shift);
     TRUN(test_backoff);
     TRUN(test_aimd);
     TRUN(test_buckets);

@@ -234,6 +234,54 @@ static void test_migration_v1_to_v2(void)
  * A version-2 store (before reasoning, cut, request hashes, golden sets) stays
  * readable read-only as it is, and a read-write open migrates it with its data.
  */
+/* a version-3 store (no timings columns) reads read-only, timings unknown; read-write adds them */
+static void test_migration_v3_to_v4(void)
+{
+    const char *p = tpath("v3.db");
+    struct store *st;
+    struct trial_result *v = NULL;
+    size_t n = 0;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 3), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: v3 migration check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 1);"
+                         "INSERT INTO trials (run_id, question_id, length, depth_bp, repeat, "
+                         "outcome, cut) VALUES (1, 'q1', 8192, 5000, 0, 'wrong', 1)",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        CHECK_INT(store_schema_version(st), 3);
+        CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+        CHECK_INT(n, 1);
+        if (n == 1) {
+            CHECK_INT(v[0].cut, 1);
+            CHECK_INT(v[0].cache_n, -1);
+            CHECK_INT(v[0].prompt_n, -1);
+            CHECK(v[0].prompt_ms < 0);
+        }
+        store_trials_free(v, n);
+        store_close(st);
+    }
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), 4);
+    CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+    CHECK_INT(n, 1);
+    if (n == 1)
+        CHECK_INT(v[0].cache_n, -1);
+    store_trials_free(v, n);
+    store_close(st);
+}
+
 static void test_migration_v2_to_v3(void)
 {
     const char *p = tpath("v2.db");
@@ -266,6 +314,7 @@ static void test_migration_v2_to_v3(void)
             CHECK_INT(v[0].reasoning_tokens, -1);
             CHECK_STR(v[0].request_sha256, "");
             CHECK(v[0].reused_from == NULL);
+            CHECK_INT(v[0].cache_n, -1);
         }
         store_trials_free(v, n);
         store_close(st);
@@ -274,7 +323,7 @@ static void test_migration_v2_to_v3(void)
     CHECK(st != NULL);
     if (!st)
         return;
-    CHECK_INT(store_schema_version(st), 3);
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
     trial_result_init(&t);
     t.question_id = "q2";
     t.length = 8192;
@@ -627,6 +676,9 @@ static void test_trial_roundtrip(void)
     a.score = 0;
     a.error = xstrdup("server counted 65530 < 65536");
     a.finished_at = 1764495000.25;
+    a.cache_n = 61000;
+    a.prompt_n = 4530;
+    a.prompt_ms = 987.25;
     CHECK_INT(store_trial_put(st, "r", &a), 0);
 
     /* NULL strings, NaN depth, -1 usage, zero time */
@@ -669,6 +721,9 @@ static void test_trial_roundtrip(void)
         CHECK_NEAR(x->score, 0, 0);
         CHECK_STR(x->error, a.error);
         CHECK_NEAR(x->finished_at, 1764495000.25, 0);
+        CHECK_INT(x->cache_n, 61000);
+        CHECK_INT(x->prompt_n, 4530);
+        CHECK_NEAR(x->prompt_ms, 987.25, 0);
 
         CHECK_STR(y->question_id, "q2");
         CHECK_STR(y->prompt_sha256, "");
@@ -681,6 +736,9 @@ static void test_trial_roundtrip(void)
         CHECK(y->reasoning == NULL);
         CHECK(y->error == NULL);
         CHECK_NEAR(y->finished_at, 0, 0);
+        CHECK_INT(y->cache_n, -1); /* no timings: NULL in the store */
+        CHECK_INT(y->prompt_n, -1);
+        CHECK(y->prompt_ms < 0);
     }
     store_trials_free(v, n);
     CHECK_INT(store_trials_load(st, "no-such-run", &v, &n), 1);
@@ -1502,6 +1560,7 @@ int main(int argc, char **argv)
     RUN(test_create_schema);
     RUN(test_migration_v1_to_v2);
     RUN(test_migration_v2_to_v3);
+    RUN(test_migration_v3_to_v4);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
