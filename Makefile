@@ -3,6 +3,8 @@
 #   make              build ./dipmap (installs missing Debian packages first)
 #   make test         unit + CLI tests, ends with "N passed, N failed, N skipped"
 #   make test-asan    the same suite under AddressSanitizer + UBSan
+#   make test-llama LLAMA_SERVER=/path/to/llama-server
+#                     the tests against a real llama-server (tests/llama/, README)
 #   make demo         the built-in demo against the simulated server
 #   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md
 #   make validate     the statistics' simulation study against serve-sim; see VALIDATION.md
@@ -59,14 +61,14 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build deps test test-run test-asan demo bench validate format format-check check-banned clean \
+.PHONY: all build deps test test-run test-asan test-llama demo bench validate format format-check check-banned clean \
 	bench-tokenizer bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
 ifeq ($(HAVE_DEPS),yes)
 all: build
 else
-all test demo bench validate test-asan:
+all test demo bench validate test-asan test-llama:
 	@echo "dipmap: required packages are missing (pkg-config: $(PKGS); gnuplot; xmllint)."
 	@echo "dipmap: running 'make deps' first."
 	$(MAKE) deps
@@ -115,6 +117,15 @@ test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) check-banned
 
 test-asan:
 	$(MAKE) BUILD=$(BUILD)-asan SAN=1 test
+
+# The real llama-server family only (tests/cli/17xx-llama-*.sh, helpers in tests/llama/);
+# `make test` runs it too when LLAMA_SERVER is in the environment, and skips it otherwise.
+test-llama: build
+	@if [ -z "$(LLAMA_SERVER)" ]; then \
+		echo "make test-llama: give the server, e.g. make test-llama LLAMA_SERVER=/path/to/llama-server" >&2; \
+		exit 2; fi
+	@LLAMA_SERVER="$(abspath $(LLAMA_SERVER))" DIPMAP_REQUIRE_LLAMA=1 \
+		tests/run.sh $(BUILD) $(abspath $(BIN)) -llama-
 
 demo: build
 	@tests/demo.sh $(abspath $(BIN))
