@@ -1178,14 +1178,8 @@ static int check_lengths(struct run_ctx *c)
             {
                 const struct plan_trial *pt = &c->plan.t[ti];
                 struct prompt_request pr;
-                memset(&pr, 0, sizeof(pr));
-                pr.q = &c->gs.q[pt->question];
-                pr.target_len = pt->length;
-                pr.depth_bp = pt->depth_bp;
-                pr.repeat = pt->repeat;
-                pr.seed = (unsigned long)c->o.seed;
-                pr.max_answer_tokens = c->o.max_tokens;
-                pr.chat = !c->o.completions;
+                prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
+                                         c->o.max_tokens, !c->o.completions);
                 strbuf_reset(&c->err);
                 if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
                     error("run: cannot build the prompt of question %s at length %ld, depth "

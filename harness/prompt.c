@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dataset.h"
+#include "plan.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "tokenizer.h"
@@ -247,6 +248,20 @@ int prompt_template_load(struct prompt_template *t, const char *path)
 static int file_exists(const char *p)
 {
     return access(p, R_OK) == 0;
+}
+
+void prompt_request_for_trial(struct prompt_request *pr, const struct question *q,
+                              const struct plan_trial *pt, unsigned long seed,
+                              long max_answer_tokens, int chat)
+{
+    memset(pr, 0, sizeof(*pr));
+    pr->q = q;
+    pr->target_len = pt->length;
+    pr->depth_bp = pt->depth_bp;
+    pr->repeat = pt->repeat;
+    pr->seed = seed;
+    pr->max_answer_tokens = max_answer_tokens;
+    pr->chat = chat;
 }
 
 int prompt_template_resolve(const char *spec, struct strbuf *out)

@@ -80,6 +80,18 @@ struct prompt_request {
                       (overhead.h); the content is built to target_len - overhead */
 };
 
+struct plan_trial;
+
+/*
+ * The request of one planned trial: question q (borrowed) at the trial's
+ * length, depth and repeat, with the run's seed, answer budget and chat mode;
+ * everything else zero. The one place a plan_trial becomes a prompt request
+ * (the length check of `run`, the runner, and its prebuild workers).
+ */
+void prompt_request_for_trial(struct prompt_request *pr, const struct question *q,
+                              const struct plan_trial *pt, unsigned long seed,
+                              long max_answer_tokens, int chat);
+
 /*
  * The rendered request for one trial. Release with built_prompt_release();
  * init with built_prompt_init() (or BUILT_PROMPT_INIT) before the first build;

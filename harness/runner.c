@@ -501,14 +501,8 @@ static void pb_build(const struct runner_config *cfg, struct prompt_builder *b, 
 {
     const struct plan_trial *pt = &cfg->plan->t[e->trial];
     struct prompt_request pr;
-    memset(&pr, 0, sizeof(pr));
-    pr.q = &cfg->gs->q[pt->question];
-    pr.target_len = pt->length;
-    pr.depth_bp = pt->depth_bp;
-    pr.repeat = pt->repeat;
-    pr.seed = cfg->seed;
-    pr.max_answer_tokens = cfg->max_tokens;
-    pr.chat = cfg->chat;
+    prompt_request_for_trial(&pr, &cfg->gs->q[pt->question], pt, cfg->seed, cfg->max_tokens,
+                             cfg->chat);
     strbuf_reset(&e->err);
     e->failed = prompt_build(b, &pr, &e->bp, &e->err) < 0;
 }
@@ -693,14 +687,7 @@ static int send_slot(struct runner *r, struct slot *s, double now)
     const struct question *q = &cfg->gs->q[pt->question];
     struct prompt_request pr;
 
-    memset(&pr, 0, sizeof(pr));
-    pr.q = q;
-    pr.target_len = pt->length;
-    pr.depth_bp = pt->depth_bp;
-    pr.repeat = pt->repeat;
-    pr.seed = cfg->seed;
-    pr.max_answer_tokens = cfg->max_tokens;
-    pr.chat = cfg->chat;
+    prompt_request_for_trial(&pr, q, pt, cfg->seed, cfg->max_tokens, cfg->chat);
     strbuf_reset(&r->err);
     if (prompt_build(cfg->builder, &pr, &r->bp, &r->err) < 0) {
         set_message(r, "cannot build the prompt of question %s at length %ld, depth %g%%: %s",
