@@ -16,6 +16,7 @@
 
 #include "client-int.h"
 #include "num.h"
+#include "secret.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "usage.h"
@@ -224,24 +225,6 @@ static int is_openai_host(const char *root)
  * 1 when a header line "Name: value" carries a credential: Authorization, api-key, and any
  * header whose name mentions a key, token, secret, password, auth or cookie (-H 'X-Api-Key: ...').
  */
-static int secret_header(const char *s, size_t n, size_t *name_len)
-{
-    static const char *const words[] = {"key", "token", "secret", "passw", "auth", "cookie"};
-    const char *colon = memchr(s, ':', n);
-    size_t len, i, k;
-    if (!colon)
-        return 0;
-    len = (size_t)(colon - s);
-    *name_len = len;
-    for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-        size_t w = strlen(words[k]);
-        for (i = 0; i + w <= len; i++)
-            if (!strncasecmp(s + i, words[k], w))
-                return 1;
-    }
-    return 0;
-}
-
 /* verbose output with credentials removed */
 static int debug_cb(CURL *h, curl_infotype type, char *data, size_t size, void *ud)
 {

@@ -31,6 +31,7 @@
 #include "runbrief.h"
 #include "runner.h"
 #include "score.h"
+#include "secret.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -234,21 +235,6 @@ static void shell_quote(struct strbuf *sb, const char *s)
  * A -H value that carries a credential ("X-Api-Key: sk-..."): its value is not echoed in
  * the resume hint (same words as the client's --verbose redaction).
  */
-static int secret_header_arg(const char *h)
-{
-    static const char *const words[] = {"key", "token", "secret", "passw", "auth", "cookie"};
-    const char *colon = strchr(h, ':');
-    size_t len, i, k;
-    if (!colon)
-        return 0;
-    len = (size_t)(colon - h);
-    for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-        for (i = 0; i + strlen(words[k]) <= len; i++)
-            if (!strncasecmp(h + i, words[k], strlen(words[k])))
-                return 1;
-    return 0;
-}
-
 /*
  * With an API key in memory: no core file (RLIMIT_CORE 0) and not dumpable, which also makes
  * /proc/PID/environ and ptrace unavailable to other processes of the same user.
@@ -268,12 +254,12 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];
         int after_flag = i > 0 && (!strcmp(argv[i - 1], "-H") || !strcmp(argv[i - 1], "--header"));
-        if (!strncmp(a, "--header=", 9) && secret_header_arg(a + 9)) {
+        if (!strncmp(a, "--header=", 9) && secret_header(a + 9, strlen(a + 9), NULL)) {
             strbuf_reset(&h);
             strbuf_addf(&h, "--header=%.*s: <redacted>", (int)(strchr(a, ':') - a - 9), a + 9);
             a = h.buf;
             redacted = 1;
-        } else if (after_flag && secret_header_arg(a)) {
+        } else if (after_flag && secret_header(a, strlen(a), NULL)) {
             strbuf_reset(&h);
             strbuf_addf(&h, "%.*s: <redacted>", (int)(strchr(a, ':') - a), a);
             a = h.buf;

@@ -5,7 +5,6 @@
  */
 #include "store.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <cJSON.h>
 
 #include "run_identity.h"
+#include "secret.h"
 #include "store-int.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -59,75 +59,17 @@ void run_info_list_free(struct run_info *v, size_t nr)
     free(v);
 }
 
-/* Sort the keys of every object in a JSON tree (canonical form). */
-/* Lower-case `s` with '-', '_', ' ' and '.' removed, for secret-name checks. */
-static void norm_name(struct strbuf *out, const char *s, size_t len)
-{
-    size_t i;
-    strbuf_reset(out);
-    for (i = 0; i < len && s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '-' || c == '_' || c == ' ' || c == '.')
-            continue;
-        strbuf_addch(out, tolower(c));
-    }
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
-static int is_secret_name(const char *name, size_t len)
-{
-    static const char *const exact[] = {"authorization", "proxyauthorization",
-                                        "cookie",        "accesstoken",
-                                        "authtoken",     "bearertoken",
-                                        "bearer",        "token",
-                                        "key",           NULL};
-    static const char *const suffix[] = {"apikey", "password",        "passwd",
-                                         "secret", "subscriptionkey", NULL};
-    struct strbuf n = STRBUF_INIT;
-    int i, hit = 0;
-    norm_name(&n, name, len);
-    for (i = 0; exact[i] && !hit; i++)
-        hit = !strcmp(n.buf, exact[i]);
-    for (i = 0; suffix[i] && !hit; i++)
-        hit = ends_with(n.buf, suffix[i]);
-    strbuf_release(&n);
-    return hit;
-}
-
-/* A string value that is a credential or a header carrying one. */
-static int is_secret_value(const char *v)
-{
-    const char *colon;
-    size_t len;
-    while (*v == ' ' || *v == '\t')
-        v++;
-    if (!strncasecmp(v, "bearer ", 7) || !strncasecmp(v, "basic ", 6))
-        return 1;
-    len = strlen(v);
-    if (!strncmp(v, "sk-", 3) && len >= 20 && !strchr(v, ' '))
-        return 1;
-    colon = strchr(v, ':');
-    if (colon && colon > v && is_secret_name(v, (size_t)(colon - v)))
-        return 1;
-    return 0;
-}
-
 /* Walk a JSON value: refuse secret-looking keys and values. */
 static int check_json(cJSON *node, const char *path, struct strbuf *why)
 {
     cJSON *c;
-    if (cJSON_IsString(node) && node->valuestring && is_secret_value(node->valuestring)) {
+    if (cJSON_IsString(node) && node->valuestring && secret_value(node->valuestring)) {
         strbuf_addf(why, "the value of \"%s\" looks like a credential", path);
         return -1;
     }
     if (cJSON_IsObject(node)) {
         for (c = node->child; c; c = c->next) {
-            if (c->string && is_secret_name(c->string, strlen(c->string))) {
+            if (c->string && secret_name(c->string, strlen(c->string))) {
                 strbuf_addf(why, "setting \"%s\" looks like a credential", c->string);
                 return -1;
             }
@@ -175,7 +117,6 @@ static int canonical_settings(const char *run, const char *json, char **out)
 static int check_endpoints(const char *run, const char *endpoints)
 {
     struct strvec parts = STRVEC_INIT;
-    struct strbuf n = STRBUF_INIT;
     size_t i;
     int rc = 0;
     if (!endpoints)
@@ -192,13 +133,9 @@ static int check_endpoints(const char *run, const char *endpoints)
         while (q && !rc) {
             const char *name = q + 1;
             size_t nlen = strcspn(name, "=&#");
-            if (is_secret_name(name, nlen))
+            /* a signed URL's "sig" (Azure SAS) is a credential too */
+            if (secret_name(name, nlen) || (nlen == 3 && !strncasecmp(name, "sig", 3)))
                 rc = -1;
-            else {
-                norm_name(&n, name, nlen);
-                if (ends_with(n.buf, "key") || ends_with(n.buf, "token") || !strcmp(n.buf, "sig"))
-                    rc = -1;
-            }
             q = strchr(name, '&');
         }
     }
@@ -206,7 +143,6 @@ static int check_endpoints(const char *run, const char *endpoints)
         error("run '%s': refusing to store an endpoint with credentials in it (%s); pass keys "
               "through --api-key-env",
               run, parts.v[i - 1]);
-    strbuf_release(&n);
     strvec_clear(&parts);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "num.h"
 #include "opt.h"
 #include "proc.h"
+#include "secret.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "usage.h"
@@ -319,6 +320,57 @@ static void test_xalloc(void)
     free(m);
 }
 
+/* The one secret detector: the union of the old client, run and store word lists. */
+static void test_secret(void)
+{
+    static const char *const yes[] = {"Authorization",
+                                      "Proxy-Authorization",
+                                      "X-Api-Key",
+                                      "api_key",
+                                      "apikey",
+                                      "x-goog-api-key",
+                                      "Ocp-Apim-Subscription-Key",
+                                      "Cookie",
+                                      "Set-Cookie",
+                                      "X-Auth-Token",
+                                      "session_token",
+                                      "accessToken",
+                                      "Private-Token",
+                                      "password",
+                                      "db.passwd",
+                                      "client_secret",
+                                      "X-Secret-Id",
+                                      "bearer",
+                                      "X-Amz-Credential",
+                                      "credentials",
+                                      "X-Auth",
+                                      NULL};
+    static const char *const no[] = {"max-tokens",   "max_tokens",   "max-tokens-field",
+                                     "top-p",        "Content-Type", "Keep-Alive",
+                                     "X-Request-Id", "api-key-env",  "seed",
+                                     "author",       "x-model",      NULL};
+    size_t n = 0;
+    for (int i = 0; yes[i]; i++) {
+        if (!secret_name(yes[i], strlen(yes[i])))
+            fprintf(stderr, "  not secret: %s\n", yes[i]);
+        CHECK(secret_name(yes[i], strlen(yes[i])));
+    }
+    for (int i = 0; no[i]; i++) {
+        if (secret_name(no[i], strlen(no[i])))
+            fprintf(stderr, "  secret: %s\n", no[i]);
+        CHECK(!secret_name(no[i], strlen(no[i])));
+    }
+    CHECK(secret_header("X-Api-Key: abc", 14, &n) && n == 9);
+    CHECK(!secret_header("Content-Type: x", 15, &n));
+    CHECK(!secret_header("no colon", 8, &n));
+    CHECK(secret_value("Bearer abc"));
+    CHECK(secret_value("  basic dXNlcjpwYXNz"));
+    CHECK(secret_value("sk-0123456789abcdefghij"));
+    CHECK(!secret_value("sk-short"));
+    CHECK(secret_value("X-Api-Key: abc"));
+    CHECK(!secret_value("http://host:8000/v1"));
+}
+
 int main(void)
 {
     RUN(test_strbuf_empty);
@@ -334,5 +386,6 @@ int main(void)
     RUN(test_opt);
     RUN(test_proc);
     RUN(test_xalloc);
+    RUN(test_secret);
     return TEST_EXIT();
 }

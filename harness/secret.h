@@ -1,0 +1,30 @@
+#ifndef SECRET_H
+#define SECRET_H
+
+#include <stddef.h>
+
+/*
+ * The one secret detector: what the client's -v log redacts, what the resume
+ * hint redacts, and what the store refuses to keep. A name (a header name, a
+ * JSON key, a URL query parameter) is compared lower-case with '-', '_', ' '
+ * and '.' removed: it is a credential when it ends in key, token, auth,
+ * authorization, password, passwd, secret, cookie, bearer, credential or
+ * credentials, or holds secret, passw, cookie, bearer or credential anywhere
+ * ("X-Api-Key", "session_token", "X-Amz-Credential"; not "max-tokens").
+ */
+int secret_name(const char *name, size_t len);
+
+/*
+ * A "Name: value" header line of n bytes whose name is a credential: 1 and
+ * *name_len = the name's length (before the colon), else 0.
+ */
+int secret_header(const char *line, size_t n, size_t *name_len);
+
+/*
+ * A value that is a credential: "Bearer ..." / "Basic ...", an "sk-..." key
+ * of 20 or more characters without spaces, or a "Name: value" header line
+ * with a secret name.
+ */
+int secret_value(const char *v);
+
+#endif
