@@ -8,6 +8,7 @@
 #include "builtin.h"
 #include "opt.h"
 #include "store.h"
+#include "strbuf.h"
 #include "strvec.h"
 #include "usage.h"
 
@@ -49,10 +50,18 @@ int cmd_merge(int argc, const char **argv)
         goto out;
     }
     printf("merged %zu input%s into %s\n", rest.nr - 1, rest.nr == 2 ? "" : "s", rest.v[0]);
-    for (i = 0; i < n; i++)
-        printf("  %s: %ld/%ld trials, %s%s%s\n", v[i].name, v[i].trials_done, v[i].trials_planned,
-               run_status_name(v[i].status), v[i].shard ? ", shards " : "",
-               v[i].shard ? v[i].shard : "");
+    for (i = 0; i < n; i++) {
+        struct strbuf m = STRBUF_INIT;
+        printf("  %s: %ld/%ld trials, %s", v[i].name, v[i].trials_done, v[i].trials_planned,
+               run_info_status_text(&v[i]));
+        if (run_info_missing_shards(&v[i], &m)) {
+            printf(": shard %s missing", m.buf);
+            warning("run '%s' is incomplete: shard %s missing (merge its store in too)", v[i].name,
+                    m.buf);
+        }
+        printf("%s%s\n", v[i].shard ? ", shards " : "", v[i].shard ? v[i].shard : "");
+        strbuf_release(&m);
+    }
 out:
     run_info_list_free(v, n);
     store_close(st);

@@ -71,17 +71,6 @@ static void print_cell(const char *text, size_t width, int last)
     printf("%s%*s  ", text, (int)(width > w ? width - w : 0), "");
 }
 
-/*
- * "running" only while a process holds the run; a run left "running" by a
- * process that died (kill -9, lost machine) shows as "stalled": resumable.
- */
-static const char *status_text(const struct run_info *r)
-{
-    if (r->status == RUN_RUNNING && !run_info_is_live(r))
-        return "stalled";
-    return run_status_name(r->status);
-}
-
 /* "3/4": valid (correct or wrong) of the finished trials */
 static void format_valid(struct strbuf *sb, const struct runbrief *b)
 {
@@ -103,6 +92,7 @@ static void format_dip(struct strbuf *sb, const struct runbrief *b)
 static void print_table(const struct run_info *v, const struct runbrief *briefs, size_t n)
 {
     size_t stalled = 0;
+    struct strbuf incomplete = STRBUF_INIT;
     enum {
         C_NAME,
         C_MODEL,
@@ -135,9 +125,18 @@ static void print_table(const struct run_info *v, const struct runbrief *briefs,
                 format_model(&sb, r);
                 break;
             case C_STATUS:
-                strbuf_addstr(&sb, status_text(r));
+                strbuf_addstr(&sb, run_info_status_text(r));
                 if (r->status == RUN_RUNNING && !run_info_is_live(r))
                     stalled++;
+                if (!strcmp(sb.buf, "incomplete")) {
+                    struct strbuf m = STRBUF_INIT;
+                    run_info_missing_shards(r, &m);
+                    strbuf_addf(&incomplete,
+                                "note: '%s' is incomplete: shard %s missing (the "
+                                "store holds shards %s; merge the missing shard stores in)\n",
+                                r->name, m.buf, r->shard);
+                    strbuf_release(&m);
+                }
                 break;
             case C_PROGRESS:
                 format_progress(&sb, r);
@@ -175,8 +174,10 @@ static void print_table(const struct run_info *v, const struct runbrief *briefs,
         fprintf(stderr,
                 "note: 'stalled' runs were left running by a process that is gone; resume one "
                 "with 'dipmap run --run NAME' and the same inputs\n");
+    fputs(incomplete.buf, stderr);
     strvec_clear(&cells);
     strbuf_release(&sb);
+    strbuf_release(&incomplete);
 }
 
 static void add_str(cJSON *o, const char *key, const char *v)
@@ -243,6 +244,14 @@ static int print_json(const struct run_info *v, const struct runbrief *briefs, s
         add_str(o, "model", r->model_requested);
         add_str(o, "model_served", r->model_served);
         add_str(o, "status", run_status_name(r->status));
+        {
+            struct strbuf m = STRBUF_INIT;
+            if (run_info_missing_shards(r, &m))
+                add_str(o, "missing_shards", m.buf);
+            else
+                add_str(o, "missing_shards", NULL);
+            strbuf_release(&m);
+        }
         cJSON_AddBoolToObject(o, "live", run_info_is_live(r));
         if (r->lock_host) {
             cJSON *lock = cJSON_CreateObject();

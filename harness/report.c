@@ -267,7 +267,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
 {
     const struct run_info *r = in->run;
     const struct run_stats *s = in->stats;
-    struct strbuf sb = STRBUF_INIT;
+    struct strbuf sb = STRBUF_INIT, sb2 = STRBUF_INIT;
     long mismatches = 0;
     size_t i;
 
@@ -276,8 +276,10 @@ static void section_summary(struct doc *d, const struct report_input *in)
     bullet(d, "model", report_or_dash(r->model_requested));
     if (r->model_served && r->model_requested && strcmp(r->model_served, r->model_requested))
         bullet(d, "model served", r->model_served);
-    strbuf_addf(&sb, "%s, %ld of %ld planned trials finished", run_status_name(r->status),
-                r->trials_done, r->trials_planned);
+    strbuf_addf(&sb, "%s", run_info_status_text(r));
+    if (run_info_missing_shards(r, &sb2))
+        strbuf_addf(&sb, ": shard %s missing (this store holds shards %s)", sb2.buf, r->shard);
+    strbuf_addf(&sb, ", %ld of %ld planned trials finished", r->trials_done, r->trials_planned);
     bullet(d, "status", sb.buf);
 
     strbuf_reset(&sb);
@@ -352,6 +354,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
     bullet(d, "tokenizer", sb.buf);
     bullets_end(d);
     strbuf_release(&sb);
+    strbuf_release(&sb2);
 }
 
 static void section_warnings(struct doc *d, const struct run_stats *s)
@@ -744,7 +747,7 @@ static void section_run(struct doc *d, const struct report_input *in)
     kv_row(d, "model served", r->model_served);
     kv_row(d, "endpoints", r->endpoints);
     kv_row(d, "system fingerprint", r->system_fingerprint);
-    kv_row(d, "status", run_status_name(r->status));
+    kv_row(d, "status", run_info_status_text(r));
     strbuf_addf(&sb, "%ld planned, %ld finished, %ld stored", r->trials_planned, r->trials_done,
                 r->trials_stored);
     kv_row(d, "trials", sb.buf);

@@ -55,6 +55,7 @@
 #define STORE_EMISMATCH (-4) /* store_merge: inputs are shards of different runs */
 
 struct store;
+struct strbuf;
 
 /* The --db value: `flag` when non-NULL, else $DIPMAP_DB when set and non-empty, else the default.
  */
@@ -164,6 +165,19 @@ void run_info_init(struct run_info *r);
  * was killed (or lost its machine) and can be resumed.
  */
 int run_info_is_live(const struct run_info *r);
+/*
+ * The shards of a sharded run that this store does not hold: r->shard lists
+ * the parts present ("1/4,2/4,3/4" after merging three of four); appends the
+ * missing ones ("4/4", comma-separated) to out and returns how many. 0 for a
+ * whole run or a complete set.
+ */
+size_t run_info_missing_shards(const struct run_info *r, struct strbuf *out);
+/*
+ * The status as shown to people (runs, report, view, merge): "stalled" for a
+ * RUNNING run no process holds, "incomplete" for a complete run that lacks
+ * shards (see run_info_missing_shards), else run_status_name().
+ */
+const char *run_info_status_text(const struct run_info *r);
 void run_info_release(struct run_info *r);
 /* Free an array returned by store_run_list(). */
 void run_info_list_free(struct run_info *v, size_t nr);

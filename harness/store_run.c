@@ -468,6 +468,51 @@ int run_info_is_live(const struct run_info *r)
     return 1;
 }
 
+size_t run_info_missing_shards(const struct run_info *r, struct strbuf *out)
+{
+    struct strvec have = STRVEC_INIT;
+    struct strbuf tok = STRBUF_INIT;
+    long n = 0, k;
+    size_t i, missing = 0;
+    const char *slash;
+
+    if (!r->shard || !*r->shard)
+        return 0;
+    strvec_split(&have, r->shard, ',');
+    slash = strchr(have.v[0], '/');
+    if (slash)
+        n = strtol(slash + 1, NULL, 10);
+    for (i = 1; i < have.nr; i++) {
+        slash = strchr(have.v[i], '/');
+        if (!slash || strtol(slash + 1, NULL, 10) != n)
+            n = 0; /* parts of different shard counts: no single set to complete */
+    }
+    for (k = 1; n > 0 && n <= 100000 && k <= n; k++) {
+        strbuf_reset(&tok);
+        strbuf_addf(&tok, "%ld/%ld", k, n);
+        if (strvec_find(&have, tok.buf) >= 0)
+            continue;
+        strbuf_addf(out, "%s%s", missing ? "," : "", tok.buf);
+        missing++;
+    }
+    strvec_clear(&have);
+    strbuf_release(&tok);
+    return missing;
+}
+
+const char *run_info_status_text(const struct run_info *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t missing;
+    if (r->status == RUN_RUNNING && !run_info_is_live(r))
+        return "stalled";
+    if (r->status != RUN_COMPLETE)
+        return run_status_name(r->status);
+    missing = run_info_missing_shards(r, &sb);
+    strbuf_release(&sb);
+    return missing ? "incomplete" : run_status_name(r->status);
+}
+
 static int holds_lock(struct store *st, const char *run)
 {
     return strvec_find(&st->locked, run) >= 0;

@@ -147,13 +147,6 @@ static void format_time(struct strbuf *out, double t)
         strbuf_addstr(out, "&ndash;");
 }
 
-static const char *status_text(const struct run_info *r)
-{
-    if (r->status == RUN_RUNNING && !run_info_is_live(r))
-        return "stalled";
-    return run_status_name(r->status);
-}
-
 static void tag_links(struct strbuf *out, const char *tags)
 {
     struct strvec v = STRVEC_INIT;
@@ -235,7 +228,7 @@ static void page_runs(struct store *st, const char *db, struct httpd_response *r
         }
         strbuf_addstr(out, "</td><td>");
         tag_links(out, v[i].tags);
-        strbuf_addf(out, "</td><td>%s</td>", status_text(&v[i]));
+        strbuf_addf(out, "</td><td>%s</td>", run_info_status_text(&v[i]));
         if (brc) {
             strbuf_addstr(out, "<td colspan=\"3\">cannot read trials</td>");
         } else {
@@ -416,7 +409,7 @@ static void page_trend(struct store *st, const char *tag, struct httpd_response 
         link_run(out, tr.runs[i].name);
         strbuf_addstr(out, "</td><td>");
         format_time(out, tr.runs[i].created_at);
-        strbuf_addf(out, "</td><td>%s</td>", status_text(&tr.runs[i]));
+        strbuf_addf(out, "</td><td>%s</td>", run_info_status_text(&tr.runs[i]));
         for (j = 0; j < tr.nlen; j++) {
             const struct length_stats *l = NULL;
             size_t k;

@@ -1,0 +1,33 @@
+# merge of 3 of 4 shard stores used to yield a run that runs and report called "complete, N of
+# N": the merged run records its shard set (1/4,2/4,3/4), and merge, runs (table and --json),
+# report and a lone shard store's listing say which shard is missing.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/data/run/lib.sh"
+make_kv 4
+start_sim sim --dataset golden.jsonl
+run_args
+for s in 1 2 3 4; do
+    expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:25 --db s$s.db --run m --shard $s/4
+done
+expect_code 0 "$DIPMAP" merge part.db s1.db s2.db s3.db
+assert_contains out "m: 15/15 trials, incomplete: shard 4/4 missing, shards 1/4,2/4,3/4"
+assert_contains err "warning: run 'm' is incomplete: shard 4/4 missing"
+expect_code 0 "$DIPMAP" runs --db part.db
+assert_contains out "incomplete"
+grep -qw complete out && fail "runs still says complete: $(cat out)"
+assert_contains err "note: 'm' is incomplete: shard 4/4 missing"
+expect_code 0 "$DIPMAP" runs --db part.db --json
+python3 -c 'import json; (r,) = json.load(open("out")); assert r["missing_shards"] == "4/4" and r["shard"] == "1/4,2/4,3/4", r' ||
+    fail "runs --json: $(cat out)"
+expect_code 0 "$DIPMAP" report m --db part.db --no-plots --format md
+assert_contains reports/m/summary.md "incomplete: shard 4/4 missing (this store holds shards 1/4,2/4,3/4)"
+# a lone shard store says what the others are
+expect_code 0 "$DIPMAP" runs --db s2.db
+assert_contains err "'m' is incomplete: shard 1/4,3/4,4/4 missing"
+# the fourth shard completes it: no note, status complete
+expect_code 0 "$DIPMAP" merge part.db s4.db
+assert_contains out "m: 20/20 trials, complete"
+assert_not_contains out "missing"
+expect_code 0 "$DIPMAP" runs --db part.db --json
+python3 -c 'import json; (r,) = json.load(open("out")); assert r["missing_shards"] is None and r["shard"] is None and r["status"] == "complete", r' ||
+    fail "runs --json after the 4th shard: $(cat out)"
