@@ -5,6 +5,7 @@
 # report, stops the server (also on failure or Ctrl-C) and says where
 # everything is. Each invocation uses fresh run names (demo-<time>-base and
 # demo-<time>-cand) in reports/demo.db, so `make demo` can run any number of times.
+# Bold "demo:" prefixes only on a terminal, and never with NO_COLOR set (no-color.org).
 set -euo pipefail
 bin=${1:?usage: tests/demo.sh DIPMAP_BINARY}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,14 +14,19 @@ cd "$repo"
 dataset=${DEMO_DATASET:-datasets/needle.jsonl}
 haystack=${DEMO_HAYSTACK:-datasets/nq-haystack.jsonl.gz}
 lengths=${DEMO_LENGTHS:-8k,32k}
-db=${DEMO_DB:-reports/demo.db}
+out=${DEMO_OUT:-reports}
+db=${DEMO_DB:-$out/demo.db}
 stamp=$(date -u +%Y%m%d-%H%M%S)
 base_run="demo-$stamp-base"
 cand_run="demo-$stamp-cand"
-mkdir -p reports
+mkdir -p "$out"
 start=$(date +%s)
 
-say() { printf '\033[1mdemo:\033[0m %s\n' "$*"; }
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+    say() { printf '\033[1mdemo:\033[0m %s\n' "$*"; }
+else
+    say() { printf 'demo: %s\n' "$*"; }
+fi
 
 portfile=$(mktemp)
 sim_pid=
@@ -79,8 +85,8 @@ sim_pid=
 
 say "comparing $cand_run against $base_run"
 set +e
-"$bin" compare "$base_run" "$cand_run" --db "$db" --out "reports/$cand_run-vs-base" \
-    >"reports/$cand_run-vs-base.md"
+"$bin" compare "$base_run" "$cand_run" --db "$db" --out "$out/$cand_run-vs-base" \
+    >"$out/$cand_run-vs-base.md"
 verdict_code=$?
 set -e
 case $verdict_code in
@@ -91,16 +97,16 @@ case $verdict_code in
 esac
 
 say "writing reports"
-step "writing the baseline report" "$bin" report "$base_run" --db "$db" --dataset "$dataset" --out "reports/$base_run"
-step "writing the candidate report" "$bin" report "$cand_run" --db "$db" --dataset "$dataset" --out "reports/$cand_run"
+step "writing the baseline report" "$bin" report "$base_run" --db "$db" --dataset "$dataset" --out "$out/$base_run"
+step "writing the candidate report" "$bin" report "$cand_run" --db "$db" --dataset "$dataset" --out "$out/$cand_run"
 
 end=$(date +%s)
 echo
 say "done in $((end - start)) s (baseline run $((t1 - t0)) s, candidate run $((t2 - t1)) s, compare and reports $((end - t2)) s)"
 echo "  verdict (candidate vs baseline): $verdict   [compare exit code $verdict_code]"
-echo "  baseline report:  reports/$base_run/report.html"
-echo "  candidate report: reports/$cand_run/report.html"
-echo "  U-curves:         reports/$base_run/ucurve.svg  reports/$cand_run/ucurve.svg"
-echo "  heatmaps:         reports/$base_run/heatmap.svg reports/$cand_run/heatmap.svg"
-echo "  comparison:       reports/$cand_run-vs-base/"
+echo "  baseline report:  $out/$base_run/report.html"
+echo "  candidate report: $out/$cand_run/report.html"
+echo "  U-curves:         $out/$base_run/ucurve.svg  $out/$cand_run/ucurve.svg"
+echo "  heatmaps:         $out/$base_run/heatmap.svg $out/$cand_run/heatmap.svg"
+echo "  comparison:       $out/$cand_run-vs-base/"
 echo "  store:            $db  (dipmap runs --db $db)"
