@@ -21,6 +21,7 @@ int cmd_plot(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_score(int argc, const char **argv);
+int cmd_rescore(int argc, const char **argv);
 int cmd_view(int argc, const char **argv);
 
 /* main.c's table, for `dipmap help`. */

@@ -194,7 +194,7 @@ int cmd_compare(int argc, const char **argv)
 {
     const char *db = NULL, *base_db = NULL, *junit = NULL, *json = NULL, *out_dir = NULL;
     const char *tag = NULL, *against = NULL;
-    int allow_diff = 0, latest = 0, rc = DM_EXIT_USAGE;
+    int allow_diff = 0, allow_scoring = 0, latest = 0, rc = DM_EXIT_USAGE;
     struct compare_options co;
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL, *bst = NULL;
@@ -232,6 +232,8 @@ int cmd_compare(int argc, const char **argv)
              "fraction of trial keys that must be valid in both runs (default 0.8)", 0},
             {OPT_BOOL, "allow-different-inputs", 0, &allow_diff, NULL,
              "compare even when golden set, haystack, template or tokenizer differ", 0},
+            {OPT_BOOL, "allow-different-scoring", 0, &allow_scoring, NULL,
+             "compare even when the runs were scored differently (scorer or its version)", 0},
             {OPT_GROUP, NULL, 0, NULL, NULL, "output", 0},
             {OPT_STRING, "junit", 0, &junit, "FILE", "write JUnit XML", 0},
             {OPT_STRING, "json", 0, &json, "FILE", "write the verdict and every test as JSON", 0},
@@ -325,6 +327,19 @@ int cmd_compare(int argc, const char **argv)
         warning("comparing runs with different inputs: %s", why.buf);
         strbuf_addf(&sb, "inputs differ (--allow-different-inputs): %s", why.buf);
         meta.inputs_note = sb.buf;
+    }
+    strbuf_reset(&why);
+    if (!run_identity_same_scoring(&bi, &ci, &why)) {
+        strbuf_rtrim(&why);
+        if (!allow_scoring) {
+            error("runs '%s' and '%s' are not comparable: %s\n"
+                  "(rescore one with 'dipmap rescore RUN --scorer NAME', or pass "
+                  "--allow-different-scoring)",
+                  bi.name, ci.name, why.buf);
+            rc = DM_EXIT_INCONCLUSIVE;
+            goto cleanup;
+        }
+        warning("comparing runs scored differently: %s", why.buf);
     }
     warn_unfinished("baseline", &bi);
     warn_unfinished("candidate", &ci);

@@ -1001,6 +1001,9 @@ static int describe_run(struct run_ctx *c)
                                               scorer_name(c->default_scorer),
                                               c->extra_body.len ? c->extra_body.buf : NULL);
     c->want.golden_sha256 = xstrdup(c->gs.sha256);
+    strbuf_reset(&c->sb);
+    score_version(c->default_scorer, &c->sb);
+    c->want.scorer_version = strbuf_detach(&c->sb, NULL);
     if (c->have_hay)
         c->want.haystack_sha256 = xstrdup(c->hay.sha256);
     c->want.template_sha256 = xstrdup(c->tpl.sha256);
@@ -1184,6 +1187,26 @@ static int check_lengths(struct run_ctx *c)
 }
 
 /* The run row, its lock, status running and the served model, committed. */
+/*
+ * The golden set goes into the store (once per store, by its sha256), so report and
+ * rescore need no --dataset. Read again from the file, and kept only if it is still
+ * the content the run loaded.
+ */
+static int keep_golden_set(struct run_ctx *c)
+{
+    struct strbuf text = STRBUF_INIT;
+    char sha[SHA256_HEX_LEN + 1];
+    int rc = 0;
+    if (dataset_read_text(c->o.dataset, &text, sha) < 0 || strcmp(sha, c->gs.sha256)) {
+        warning("run: %s changed while the run started: its golden set is not kept in the store",
+                c->o.dataset);
+    } else {
+        rc = store_golden_put(c->st, sha, text.buf, text.len);
+    }
+    strbuf_release(&text);
+    return rc;
+}
+
 static int record_run(struct run_ctx *c)
 {
     int prc;
@@ -1201,6 +1224,10 @@ static int record_run(struct run_ctx *c)
             return -1;
         if (c->have.trials_planned != (long)c->plan.nr)
             store_run_set_planned(c->st, c->run_name, (long)c->plan.nr);
+    }
+    if (keep_golden_set(c) < 0) {
+        c->ret = DM_EXIT_INFRA;
+        return -1;
     }
     if (store_run_update_status(c->st, c->run_name, RUN_RUNNING) < 0 ||
         store_run_set_served(c->st, c->run_name, c->pinfo.served_model, NULL) < 0 ||

@@ -344,6 +344,20 @@ static int reader_open(struct line_reader *r, const char *path)
     return 0;
 }
 
+/* A reader over text already in memory (a golden set from the store): copied, read as at EOF. */
+static void reader_open_mem(struct line_reader *r, const char *name, const char *buf, size_t len)
+{
+    memset(r, 0, sizeof(*r));
+    r->path = name;
+    sha256_init(&r->sha);
+    sha256_update(&r->sha, buf, len);
+    r->alloc = len + 1;
+    r->buf = xmalloc(r->alloc);
+    memcpy(r->buf, buf, len);
+    r->len = len;
+    r->eof = 1;
+}
+
 static void reader_close(struct line_reader *r)
 {
     if (r->gz)
@@ -756,23 +770,68 @@ static int parse_question(const struct ctx *c, const cJSON *j, struct question *
     return 0;
 }
 
+static int golden_set_read(struct golden_set *gs, struct line_reader *r, const char *path);
+
 int golden_set_load(struct golden_set *gs, const char *path)
 {
     struct line_reader r;
-    struct strset ids = {0};
-    size_t alloc = 0;
-    char *line;
-    size_t len;
-    int rc, ret = -1;
-
     memset(gs, 0, sizeof(*gs));
     gs->path = xstrdup(path);
     if (reader_open(&r, path) < 0) {
         golden_set_release(gs);
         return -1;
     }
-    while ((rc = reader_next(&r, &line, &len)) > 0) {
-        struct ctx c = {path, r.lineno};
+    return golden_set_read(gs, &r, path);
+}
+
+int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf, size_t len)
+{
+    struct line_reader r;
+    memset(gs, 0, sizeof(*gs));
+    gs->path = xstrdup(name);
+    reader_open_mem(&r, name, buf, len);
+    return golden_set_read(gs, &r, name);
+}
+
+int dataset_read_text(const char *path, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1])
+{
+    struct sha256_ctx sha;
+    gzFile gz;
+    char buf[64 * 1024];
+    int got;
+    errno = 0;
+    gz = gzopen(path, "rb");
+    if (!gz)
+        return error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+    sha256_init(&sha);
+    strbuf_reset(out);
+    while ((got = gzread(gz, buf, sizeof(buf))) > 0) {
+        strbuf_add(out, buf, (size_t)got);
+        sha256_update(&sha, buf, (size_t)got);
+    }
+    if (got < 0) {
+        int zerr;
+        const char *msg = gzerror(gz, &zerr);
+        error("%s: read error: %s", path, zerr == Z_ERRNO ? strerror(errno) : msg);
+        gzclose(gz);
+        return -1;
+    }
+    gzclose(gz);
+    sha256_final_hex(&sha, sha256);
+    return 0;
+}
+
+/* Closes r (opened by the caller) whatever happens. */
+static int golden_set_read(struct golden_set *gs, struct line_reader *r, const char *path)
+{
+    struct strset ids = {0};
+    size_t alloc = 0;
+    char *line;
+    size_t len;
+    int rc, ret = -1;
+
+    while ((rc = reader_next(r, &line, &len)) > 0) {
+        struct ctx c = {path, r->lineno};
         struct question *q;
         cJSON *j;
         size_t prev;
@@ -803,10 +862,10 @@ int golden_set_load(struct golden_set *gs, const char *path)
         error("%s: no questions in the golden set", path);
         goto cleanup;
     }
-    sha256_final_hex(&r.sha, gs->sha256);
+    sha256_final_hex(&r->sha, gs->sha256);
     ret = 0;
 cleanup:
-    reader_close(&r);
+    reader_close(r);
     strset_clear(&ids);
     if (ret < 0)
         golden_set_release(gs);

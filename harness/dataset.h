@@ -83,6 +83,17 @@ struct golden_set {
  * file is an error. Returns 0 or -1 (message printed).
  */
 int golden_set_load(struct golden_set *gs, const char *path);
+/*
+ * The same from text in memory (a golden set kept in the store): name stands
+ * for the path in messages and gs->path; buf is copied. sha256 is of buf.
+ */
+int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf, size_t len);
+/*
+ * The uncompressed content of a golden set or haystack file (plain or gzip)
+ * into out (reset first) with its sha256 (what golden_set_load() puts in
+ * gs->sha256). Returns 0, or -1 after printing an error naming the file.
+ */
+int dataset_read_text(const char *path, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1]);
 void golden_set_release(struct golden_set *gs);
 /*
  * When load excluded hard negatives (dropped_negatives), appends one line

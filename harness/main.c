@@ -28,6 +28,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"plot", cmd_plot, "draw U-curves and heatmaps of runs, or the trend of a model or tag"},
     {"compare", cmd_compare, "paired regression verdict between two runs (exit 0, 1 or 4)"},
     {"export", cmd_export, "write every trial of runs as CSV or JSON lines (pandas, DuckDB)"},
+    {"rescore", cmd_rescore, "score a run's stored answers again (new scorer), sending nothing"},
     {"score", cmd_score, "score given answers with a scorer, checked against expected scores"},
     {"view", cmd_view, "local read-only web UI: runs, reports, comparisons, trends"},
     {NULL, NULL, NULL},

@@ -41,6 +41,8 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
         return rc;
     if (store_trials_load(st, d->run.name, &d->trials, &d->ntrials) != 0)
         return -1;
+    if (store_golden_get(st, d->run.golden_sha256, &d->golden_text, &d->golden_len) < 0)
+        return -1;
     if (!o) {
         stats_options_init(&def);
         o = &def;
@@ -82,6 +84,18 @@ static char *golden_path_of(const struct run_info *run)
 static void load_golden(struct report_doc *d)
 {
     const char *golden = d->golden;
+    if (!golden && d->golden_text) {
+        /* kept in the store by the run: exactly the set it used */
+        strbuf_reset(&d->golden_note);
+        strbuf_addf(&d->golden_note, "the store (golden set %.12s)", d->run.golden_sha256);
+        d->golden = strbuf_detach(&d->golden_note, NULL);
+        if (golden_set_load_mem(&d->gs, d->golden, d->golden_text, d->golden_len) == 0)
+            d->have_golden = 1;
+        else
+            strbuf_addstr(&d->golden_note, "The golden set kept in the store could not be "
+                                           "loaded: questions are not shown.");
+        return;
+    }
     if (!golden) {
         strbuf_addstr(&d->golden_note, "Questions and expected answers are not shown: give the "
                                        "run's golden set with --dataset FILE.");
@@ -117,7 +131,7 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
 
     d->nfail = report_pick_failures(d->trials, d->ntrials, &d->stats, FAIL_DEPTHS, FAIL_PER_LENGTH,
                                     &d->picked);
-    d->golden = dataset ? xstrdup(dataset) : golden_path_of(&d->run);
+    d->golden = dataset ? xstrdup(dataset) : d->golden_text ? NULL : golden_path_of(&d->run);
     load_golden(d); /* also for the hygiene note when nothing failed */
     d->fails = xcalloc(d->nfail + 1, sizeof(*d->fails));
     for (i = 0; i < d->nfail; i++) {
@@ -258,6 +272,7 @@ void report_doc_release(struct report_doc *d)
     free(d->fails);
     free(d->picked);
     free(d->golden);
+    free(d->golden_text);
     golden_set_release(&d->gs);
     store_trials_free(d->trials, d->ntrials);
     run_info_release(&d->run);

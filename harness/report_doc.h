@@ -33,8 +33,10 @@ struct report_doc {
     struct golden_set gs;
     int have_golden;
     char *golden;
-    char **excerpts;        /* per trial: stored prompt around the gold, or NULL */
-    char *example_prompt;   /* one whole stored prompt, or NULL */
+    char **excerpts;      /* per trial: stored prompt around the gold, or NULL */
+    char *example_prompt; /* one whole stored prompt, or NULL */
+    char *golden_text;    /* the run's golden set as kept in the store, or NULL */
+    size_t golden_len;
     struct report_input in; /* ready after report_doc_failures() */
 };
 

@@ -162,3 +162,32 @@ int run_identity_same_run(const struct run_info *a, const struct run_info *b, co
         *field = first;
     return same;
 }
+
+void run_identity_scoring(const struct run_info *r, struct strbuf *out)
+{
+    cJSON *o = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scorer");
+    const cJSON *tags = cJSON_GetObjectItemCaseSensitive(o, "reasoning-tags");
+    if (r->scorer_version)
+        strbuf_addstr(out, r->scorer_version);
+    else
+        strbuf_addf(out, "%s/1", cJSON_IsString(sc) ? sc->valuestring : "contains");
+    if (cJSON_IsString(tags))
+        strbuf_addf(out, " tags %s", tags->valuestring);
+    cJSON_Delete(o);
+}
+
+int run_identity_same_scoring(const struct run_info *a, const struct run_info *b,
+                              struct strbuf *why)
+{
+    struct strbuf sa = STRBUF_INIT, sb = STRBUF_INIT;
+    int same;
+    run_identity_scoring(a, &sa);
+    run_identity_scoring(b, &sb);
+    same = !strcmp(sa.buf, sb.buf);
+    if (!same && why)
+        strbuf_addf(why, "scored differently: %s vs %s\n", sa.buf, sb.buf);
+    strbuf_release(&sa);
+    strbuf_release(&sb);
+    return same;
+}

@@ -35,6 +35,20 @@ int run_identity_same_run(const struct run_info *a, const struct run_info *b, co
                           struct strbuf *why);
 
 /*
+ * How a run was scored: "SCORER/VERSION" (its recorded scorer_version, or
+ * the settings' "scorer" with version 1 for runs made before versions were
+ * recorded), plus " tags OPEN,CLOSE" when it split other reasoning tags.
+ * Appends to out.
+ */
+void run_identity_scoring(const struct run_info *r, struct strbuf *out);
+/*
+ * Scored alike (compare refuses otherwise unless told). Returns 1, or 0 with
+ * "scored differently: kv/1 vs kv/2" appended to why (when non-NULL).
+ */
+int run_identity_same_scoring(const struct run_info *a, const struct run_info *b,
+                              struct strbuf *why);
+
+/*
  * json with object keys sorted at every level, unformatted: the form the
  * store keeps settings in, so equal settings are equal text. malloc'd (the
  * caller frees); NULL when json is NULL or not JSON.

@@ -55,6 +55,11 @@ int scorer_parse(const char *name, enum scorer_kind *out)
     return -1;
 }
 
+void score_version(enum scorer_kind kind, struct strbuf *out)
+{
+    strbuf_addf(out, "%s/%d", scorer_name(kind), SCORE_VERSION);
+}
+
 const char *scorer_names(void)
 {
     return "litm, kv, contains, exact, regex, all";

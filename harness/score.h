@@ -26,6 +26,18 @@ enum scorer_kind {
 
 #define SCORER_DEFAULT SCORER_CONTAINS
 
+/*
+ * Version of the scoring rules: bumped whenever a scorer, the normaliser or
+ * the answer/reasoning split changes what is credited, so that runs scored
+ * differently are never compared as if they were not (compare refuses them;
+ * dipmap rescore brings a run up to date). Runs without a recorded version
+ * were scored by version 1 (before the empty-gold and <think> fixes).
+ */
+#define SCORE_VERSION 2
+
+/* Appends "NAME/VERSION", e.g. "contains/2": what a run records as its scorer_version. */
+void score_version(enum scorer_kind kind, struct strbuf *out);
+
 /* "litm", "kv", "contains", "exact", "regex", "all". */
 const char *scorer_name(enum scorer_kind kind);
 /* Parse a scorer name; returns 0, or -1 for an unknown name (does not print). */

@@ -44,6 +44,12 @@ enum stmt_id {
     S_COUNT_ALL,
     S_RUN_USAGE,
     S_RUN_TAGS,
+    S_RUN_SCORER_GET,
+    S_RUN_SCORER_SET,
+    S_RUN_SETTINGS_SET,
+    S_GOLDEN_PUT,
+    S_GOLDEN_GET,
+    S_GOLDEN_ALL,
     S__COUNT
 };
 

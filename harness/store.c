@@ -217,6 +217,12 @@ const char *const store_stmt_sql[S__COUNT] = {
                     " THEN realized_length ELSE 0 END),"
                     " total(max(ifnull(completion_tokens, 0), 0))"
                     " FROM trials WHERE run_id = ?1 AND outcome <> 'pending'",
+    [S_RUN_SCORER_GET] = "SELECT scorer_version FROM runs WHERE name = ?1",
+    [S_RUN_SCORER_SET] = "UPDATE runs SET scorer_version = ?2 WHERE name = ?1",
+    [S_RUN_SETTINGS_SET] = "UPDATE runs SET settings_json = ?2 WHERE name = ?1",
+    [S_GOLDEN_PUT] = "INSERT OR IGNORE INTO golden_sets (sha256, content) VALUES (?1, ?2)",
+    [S_GOLDEN_GET] = "SELECT content FROM golden_sets WHERE sha256 = ?1",
+    [S_GOLDEN_ALL] = "SELECT sha256, content FROM golden_sets",
 };
 
 /* ---- small helpers ------------------------------------------------------- */

@@ -141,8 +141,14 @@ struct run_info {
     char *tokenizer_sha256;
     char *dipmap_version;
     char *dipmap_commit;
-    char *tags;        /* comma-separated, e.g. "nightly,gpu-a" */
-    char *shard;       /* "I/N" for a shard store, NULL for a whole run; not part of identity */
+    char *tags;  /* comma-separated, e.g. "nightly,gpu-a" */
+    char *shard; /* "I/N" for a shard store, NULL for a whole run; not part of identity */
+    /*
+     * The scorer that scored the run's trials, "NAME/VERSION" (score_version());
+     * NULL for runs made before it was recorded. Filled by store_run_get()
+     * only; not part of identity (compare checks it).
+     */
+    char *scorer_version;
     double created_at; /* set to now by store_run_create() when 0 */
     double started_at;
     double finished_at;
@@ -202,6 +208,10 @@ int store_run_update_status(struct store *st, const char *name, enum run_status 
 /* Record what the server echoed (either may be NULL = leave unchanged). Returns 0 or -1. */
 int store_run_set_served(struct store *st, const char *name, const char *model_served,
                          const char *system_fingerprint);
+/* Record the scorer that scored a run ("contains/2"). Returns 0 or -1. */
+int store_run_set_scorer(struct store *st, const char *name, const char *scorer_version);
+/* Replace a run's settings (rescore in place changes "scorer"); canonicalised. 0 or -1. */
+int store_run_set_settings(struct store *st, const char *name, const char *settings_json);
 /* Change the planned trial count (e.g. when a resume extends the matrix). Returns 0 or -1. */
 int store_run_set_planned(struct store *st, const char *name, long trials_planned);
 /* Replace a run's tags (comma-separated, NULL = none). Returns 0 or -1. */
@@ -334,6 +344,20 @@ int store_prompt_put(struct store *st, const char *text, size_t len,
 /* Fetch a stored prompt: 1 and *text (malloc'd, NUL-terminated, caller frees) with *len,
  * 0 when not stored, -1 on error. */
 int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *len);
+
+/* ---- golden sets (content-addressed, once per store) ---------------------- */
+
+/*
+ * Keep a golden set's uncompressed content under its sha256 (the run's
+ * golden_sha256); a set already kept is not written again. Own transaction.
+ * Returns 0 or -1.
+ */
+int store_golden_put(struct store *st, const char *sha256, const char *content, size_t len);
+/*
+ * Fetch a kept golden set: 1 and *content (malloc'd, NUL-terminated, caller
+ * frees) with *len; 0 when not kept (or the store predates schema 3); -1 on error.
+ */
+int store_golden_get(struct store *st, const char *sha256, char **content, size_t *len);
 
 /* ---- merge --------------------------------------------------------------- */
 

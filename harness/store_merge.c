@@ -161,10 +161,26 @@ static int merge_extras(struct store *out, struct store *in)
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)
         goto fail;
+    s = NULL;
+    if (in->version >= 3) {
+        if (sqlite3_prepare_v2(in->db, store_stmt_sql[S_GOLDEN_ALL], -1, &s, NULL) != SQLITE_OK)
+            goto fail;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            const char *blob = sqlite3_column_blob(s, 1);
+            if (store_golden_put(out, (const char *)sqlite3_column_text(s, 0), blob ? blob : "",
+                                 (size_t)sqlite3_column_bytes(s, 1))) {
+                sqlite3_finalize(s);
+                return -1;
+            }
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_DONE)
+            goto fail;
+    }
     return 0;
 fail:
     sqlite3_finalize(s);
-    return store_db_error(in, "cannot read prompts or token counts");
+    return store_db_error(in, "cannot read prompts, token counts or golden sets");
 }
 
 int store_merge(const char *out_path, const char *const *in_paths, size_t nin)

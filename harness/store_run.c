@@ -47,6 +47,7 @@ void run_info_release(struct run_info *r)
     free(r->dipmap_commit);
     free(r->tags);
     free(r->shard);
+    free(r->scorer_version);
     free(r->lock_host);
     run_info_init(r);
 }
@@ -231,7 +232,62 @@ int store_insert_run(struct store *st, const struct run_info *r, const char *set
     }
     if (rc != SQLITE_DONE)
         return store_db_error(st, "cannot create the run");
+    if (r->scorer_version && store_run_set_scorer(st, r->name, r->scorer_version))
+        return -1;
     return 0;
+}
+
+static int update_run_done(struct store *st, sqlite3_stmt *s, const char *name);
+
+int store_run_set_scorer(struct store *st, const char *name, const char *scorer_version)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_RUN_SCORER_SET);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    store_bind_text(s, 2, scorer_version);
+    return update_run_done(st, s, name);
+}
+
+int store_run_set_settings(struct store *st, const char *name, const char *settings_json)
+{
+    sqlite3_stmt *s;
+    char *canon = NULL;
+    int rc;
+    if (store_need_writable(st))
+        return -1;
+    if (canonical_settings(name, settings_json, &canon))
+        return -1;
+    s = store_stmt_get(st, S_RUN_SETTINGS_SET);
+    if (!s) {
+        free(canon);
+        return -1;
+    }
+    store_bind_text(s, 1, name);
+    store_bind_text(s, 2, canon);
+    rc = update_run_done(st, s, name);
+    free(canon);
+    return rc;
+}
+
+/* scorer_version of a run (schema 3); NULL for older stores and runs made before it. */
+static char *run_scorer_version(struct store *st, const char *name)
+{
+    sqlite3_stmt *s;
+    char *v = NULL;
+    if (st->version < 3)
+        return NULL;
+    s = store_stmt_get(st, S_RUN_SCORER_GET);
+    if (!s)
+        return NULL;
+    store_bind_text(s, 1, name);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = store_col_text(s, 0);
+    sqlite3_reset(s);
+    return v;
 }
 
 int store_run_create(struct store *st, const struct run_info *r)
@@ -311,6 +367,8 @@ int store_run_list(struct store *st, const struct run_filter *f, struct run_info
         *nr = 0;
         return store_db_error(st, "cannot list runs");
     }
+    for (size_t i = 0; i < *nr; i++)
+        (*out)[i].scorer_version = run_scorer_version(st, (*out)[i].name);
     return 0;
 }
 

@@ -510,3 +510,44 @@ int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *
         return 0;
     return store_db_error(st, "cannot read a prompt");
 }
+
+/* ---- golden sets --------------------------------------------------------- */
+
+int store_golden_put(struct store *st, const char *sha256, const char *content, size_t len)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_GOLDEN_PUT);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, sha256);
+    sqlite3_bind_blob64(s, 2, content, len, SQLITE_STATIC);
+    return store_stmt_done(st, s, "cannot store the golden set");
+}
+
+int store_golden_get(struct store *st, const char *sha256, char **content, size_t *len)
+{
+    sqlite3_stmt *s;
+    int rc;
+    *content = NULL;
+    *len = 0;
+    if (st->version < 3 || !sha256)
+        return 0;
+    s = store_stmt_get(st, S_GOLDEN_GET);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, sha256);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const void *p = sqlite3_column_blob(s, 0);
+        *len = (size_t)sqlite3_column_bytes(s, 0);
+        *content = xmemdup(p ? p : "", *len);
+        sqlite3_reset(s);
+        return 1;
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE)
+        return 0;
+    return store_db_error(st, "cannot read a golden set");
+}

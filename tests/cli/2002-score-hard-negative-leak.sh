@@ -22,5 +22,5 @@ assert_contains err "golden set leak.jsonl: 1 hard negative excluded because it 
 # the fair hard negatives are still used
 n2=$(python3 -c 'import json; print(json.loads(open("leak.jsonl").readline())["distractors"][1]["text"])')
 [ "$(q t.db "select count(*) from prompts where instr(text, '$n2') > 0")" -gt 0 ] || fail "the other hard negatives were dropped too"
-expect_code 0 "$DIPMAP" report r --db t.db --format md --no-plots --out rep --dataset leak.jsonl
+expect_code 0 "$DIPMAP" report r --db t.db --format md --no-plots --out rep
 assert_contains rep/summary.md "1 hard negative excluded because it contains the question's answer (1 of 2 questions affected: kv-0001 (kv-0001-n1))"

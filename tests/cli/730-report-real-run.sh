@@ -26,7 +26,12 @@ assert_contains $d/summary.md "complete, 160 of 160 planned trials finished"
 assert_contains $d/report.html "Questions from golden.jsonl."
 grep -q '<td>[^<]*</td><td>' $d/report.html || fail "no failure rows"
 assert_not_contains $d/report.html "(not available)"
-# without --dataset (the run records only the golden set's hash) the list says how to get them
+# without --dataset the questions come from the golden set the run kept in the store (issue 20);
+# a store without it (an older dipmap) says how to get them
+expect_code 0 "$DIPMAP" report e2e --db t.db --no-plots --out kept
+assert_contains kept/report.html "Questions from the store (golden set"
+assert_not_contains kept/report.html "(not available)"
+sqlite3 t.db "delete from golden_sets"
 expect_code 0 "$DIPMAP" report e2e --db t.db --no-plots --out noq
 assert_contains noq/report.html "give the run&#39;s golden set with --dataset FILE"
 # a different file is flagged, not silently trusted

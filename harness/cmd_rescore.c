@@ -1,0 +1,375 @@
+/*
+ * `dipmap rescore RUN --scorer NAME [--as NEW_RUN]`: score a run's stored
+ * answers again without sending anything (a new scorer, a fixed normaliser or
+ * answer/reasoning split, a changed answer_regex), in place or into a new run,
+ * recording the scorer version. The golden set comes from the store.
+ */
+#include <cJSON.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "dataset.h"
+#include "opt.h"
+#include "reasoning.h"
+#include "score.h"
+#include "store.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static const char *const rescore_usage[] = {
+    "dipmap rescore RUN --scorer NAME [--as NEW_RUN] [--db FILE] [--dataset FILE]",
+    "               [--reasoning-tags OPEN,CLOSE]",
+    NULL,
+};
+
+struct rescore_counts {
+    long scored, changed, to_correct, to_wrong, cut_now_scored, starved, correct_before,
+        correct_after, valid_before, valid_after;
+};
+
+static int blank(const char *s)
+{
+    if (!s)
+        return 1;
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/*
+ * An answer cut at the answer budget that an older dipmap stored as
+ * "truncated" (finish_reason length, the prompt not shortened): an answer.
+ */
+static int is_old_cut_answer(const struct trial_result *t)
+{
+    int prompt_short = t->usage_prompt_tokens >= 0 && t->realized_length > 0 &&
+                       (double)t->usage_prompt_tokens < 0.98 * (double)t->realized_length;
+    return t->outcome == OUTCOME_TRUNCATED && t->finish_reason &&
+           !strcmp(t->finish_reason, "length") && !blank(t->answer) && !prompt_short;
+}
+
+/* Settings JSON with "scorer" (and "reasoning-tags" when given) replaced; malloc'd. */
+static char *new_settings(const char *settings, const char *scorer, const char *tags)
+{
+    cJSON *o = settings ? cJSON_Parse(settings) : NULL;
+    char *txt, *ret;
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        o = cJSON_CreateObject();
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "scorer");
+    cJSON_AddStringToObject(o, "scorer", scorer);
+    if (tags) {
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "reasoning-tags");
+        cJSON_AddStringToObject(o, "reasoning-tags", tags);
+    }
+    txt = cJSON_PrintUnformatted(o);
+    ret = xstrdup(txt);
+    cJSON_free(txt);
+    cJSON_Delete(o);
+    return ret;
+}
+
+/* The run's own --reasoning-tags setting, or NULL (caller frees). */
+static char *settings_tags(const char *settings)
+{
+    cJSON *o = settings ? cJSON_Parse(settings) : NULL;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "reasoning-tags");
+    char *ret = cJSON_IsString(t) ? xstrdup(t->valuestring) : NULL;
+    cJSON_Delete(o);
+    return ret;
+}
+
+/*
+ * Score one stored trial again: t is updated in place (answer/reasoning split
+ * again, outcome, score, cut). Returns 0, or -1 after an error.
+ */
+static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
+                         const enum scorer_kind *scorers, const char *open, const char *close,
+                         struct rescore_counts *n)
+{
+    const struct question *q;
+    struct strbuf ans = STRBUF_INIT, rs = STRBUF_INIT, err = STRBUF_INIT;
+    enum trial_outcome before = t->outcome;
+    double s = 0;
+    size_t qi;
+    int old_cut = is_old_cut_answer(t);
+
+    if (outcome_is_scored(before)) {
+        n->valid_before++;
+        n->correct_before += before == OUTCOME_CORRECT;
+    }
+    if (!outcome_is_scored(before) && !old_cut &&
+        !(before == OUTCOME_EMPTY && !blank(t->reasoning)))
+        return 0;
+    q = golden_set_find(gs, t->question_id);
+    if (!q) {
+        error("rescore: question '%s' of the run is not in its golden set", t->question_id);
+        return -1;
+    }
+    qi = (size_t)(q - gs->q);
+    /* an older dipmap kept inline thinking in the answer: split it off now */
+    if (t->reasoning && *t->reasoning) {
+        strbuf_addstr(&rs, t->reasoning);
+        strbuf_addch(&rs, '\n');
+    }
+    if (t->answer && reasoning_split(t->answer, open, close, &ans, &rs)) {
+        free(t->answer);
+        t->answer = strbuf_detach(&ans, NULL);
+        free(t->reasoning);
+        t->reasoning_chars = (long)rs.len;
+        t->reasoning = strbuf_detach(&rs, NULL);
+    }
+    if (blank(t->answer)) {
+        t->outcome = !blank(t->reasoning) ? OUTCOME_STARVED : OUTCOME_EMPTY;
+        t->score = 0;
+        t->cut = 0;
+        n->starved += t->outcome == OUTCOME_STARVED;
+    } else {
+        if (score_answer(scorers[qi], t->answer, (const char *const *)q->answers.v, q->answers.nr,
+                         q->answer_regex, &s, &err) < 0) {
+            error("rescore: question '%s': %s", q->id, err.buf);
+            strbuf_release(&err);
+            strbuf_release(&ans);
+            strbuf_release(&rs);
+            return -1;
+        }
+        t->outcome = s >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG;
+        t->score = s;
+        t->cut = t->finish_reason && !strcmp(t->finish_reason, "length");
+        if (old_cut) {
+            n->cut_now_scored++;
+            free(t->error);
+            t->error = NULL;
+        }
+        n->scored++;
+        n->valid_after++;
+        n->correct_after += t->outcome == OUTCOME_CORRECT;
+    }
+    if (t->outcome != before) {
+        n->changed++;
+        n->to_correct += t->outcome == OUTCOME_CORRECT;
+        n->to_wrong += t->outcome == OUTCOME_WRONG;
+    }
+    strbuf_release(&err);
+    strbuf_release(&ans);
+    strbuf_release(&rs);
+    return 0;
+}
+
+static int load_golden(struct store *st, const struct run_info *run, const char *dataset,
+                       struct golden_set *gs)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    if (dataset) {
+        if (golden_set_load(gs, dataset) < 0)
+            return -1;
+        if (run->golden_sha256 && strcmp(run->golden_sha256, gs->sha256)) {
+            golden_set_release(gs);
+            return error("rescore: %s is not the golden set of run '%s' (sha256 %.12s, the run "
+                         "used %.12s)",
+                         dataset, run->name, gs->sha256, run->golden_sha256);
+        }
+        return 0;
+    }
+    rc = store_golden_get(st, run->golden_sha256, &text, &len);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return error("rescore: the golden set of run '%s' is not in %s (runs made before dipmap "
+                     "kept it there): give it with --dataset FILE",
+                     run->name, store_path(st));
+    rc = golden_set_load_mem(gs, "the store", text, len);
+    free(text);
+    return rc;
+}
+
+int cmd_rescore(int argc, const char **argv)
+{
+    const char *db = NULL, *scorer_arg = NULL, *as = NULL, *dataset = NULL, *tags = NULL;
+    struct option opts[] = {
+        {OPT_STRING, "scorer", 0, &scorer_arg, "NAME", "litm, kv, contains, exact, regex, all", 0},
+        {OPT_STRING, "as", 0, &as, "NEW_RUN", "write a new run (default: the run in place)", 0},
+        {OPT_STRING, "db", 0, &db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
+        {OPT_STRING, "dataset", 0, &dataset, "FILE",
+         "the run's golden set, for runs made before the store kept it (hash-checked)", 0},
+        {OPT_STRING, "reasoning-tags", 0, &tags, "OPEN,CLOSE",
+         "inline reasoning block to split off (default: the run's, else <think>,</think>)", 0},
+        OPT_END_MARK,
+    };
+    struct strvec rest = STRVEC_INIT;
+    struct store *st = NULL;
+    struct run_info run, out;
+    struct golden_set gs;
+    struct trial_result *v = NULL;
+    struct rescore_counts n;
+    struct strbuf err = STRBUF_INIT, ver = STRBUF_INIT;
+    enum scorer_kind def, *scorers = NULL;
+    char *open = NULL, *close = NULL, *run_tags = NULL, *settings = NULL;
+    size_t nt = 0, i;
+    int rc = DM_EXIT_USAGE, have_gs = 0, prc, locked = 0;
+    const char *target;
+
+    run_info_init(&run);
+    run_info_init(&out);
+    memset(&gs, 0, sizeof(gs));
+    memset(&n, 0, sizeof(n));
+    prc = parse_options(argc, argv, opts, rescore_usage, &rest);
+    if (prc) {
+        strvec_clear(&rest);
+        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    }
+    if (rest.nr != 1) {
+        error("rescore: give exactly one run name");
+        usage_with_options(stderr, rescore_usage, opts);
+        goto cleanup;
+    }
+    if (!scorer_arg || scorer_parse(scorer_arg, &def) < 0) {
+        error("rescore: --scorer must be one of %s%s%s", scorer_names(), scorer_arg ? ", got " : "",
+              scorer_arg ? scorer_arg : "");
+        goto cleanup;
+    }
+    st = store_open(store_default_path(db), STORE_READWRITE);
+    if (!st)
+        goto cleanup;
+    prc = store_run_get(st, rest.v[0], &run);
+    if (prc) {
+        if (prc > 0)
+            error("rescore: no run named '%s' in %s", rest.v[0], store_path(st));
+        rc = prc > 0 ? DM_EXIT_USAGE : DM_EXIT_INFRA;
+        goto cleanup;
+    }
+    if (as) {
+        prc = store_run_get(st, as, &out);
+        if (prc <= 0) {
+            if (!prc)
+                error("rescore: a run named '%s' already exists in %s", as, store_path(st));
+            rc = prc ? DM_EXIT_INFRA : DM_EXIT_USAGE;
+            goto cleanup;
+        }
+    } else if (run_info_is_live(&run)) {
+        error("rescore: run '%s' is being executed right now (pid %ld): rescore it when it is "
+              "done, or use --as NEW_RUN",
+              run.name, run.lock_pid);
+        goto cleanup;
+    }
+    run_tags = tags ? xstrdup(tags) : settings_tags(run.settings_json);
+    if (run_tags && reasoning_tags_parse(run_tags, &open, &close, &err) < 0) {
+        error("rescore: --reasoning-tags: %s", err.buf);
+        goto cleanup;
+    }
+    if (load_golden(st, &run, dataset, &gs) < 0)
+        goto cleanup;
+    have_gs = 1;
+    scorers = xcalloc(gs.nr ? gs.nr : 1, sizeof(*scorers));
+    for (i = 0; i < gs.nr; i++) {
+        const struct question *q = &gs.q[i];
+        if (score_resolve(def, q->scorer, q->answer_regex, &scorers[i]) < 0) {
+            error("%s:%ld: unknown scorer '%s' (one of %s)", gs.path, q->line, q->scorer,
+                  scorer_names());
+            goto cleanup;
+        }
+        if (scorers[i] == SCORER_REGEX && !q->answer_regex) {
+            error("%s:%ld: the regex scorer needs \"answer_regex\"", gs.path, q->line);
+            goto cleanup;
+        }
+    }
+    if (store_trials_load(st, run.name, &v, &nt) != 0) {
+        rc = DM_EXIT_INFRA;
+        goto cleanup;
+    }
+    for (i = 0; i < nt; i++)
+        if (rescore_trial(&v[i], &gs, scorers, open, close, &n) < 0)
+            goto cleanup;
+
+    /* write: a new run with the same inputs, or the run in place */
+    score_version(def, &ver);
+    settings = new_settings(run.settings_json, scorer_name(def), tags);
+    target = as ? as : run.name;
+    if (as) {
+        out = run;
+        run_info_init(&run); /* `out` owns the strings now */
+        free(out.name);
+        out.name = xstrdup(as);
+        free(out.settings_json);
+        out.settings_json = xstrdup(settings);
+        free(out.scorer_version);
+        out.scorer_version = xstrdup(ver.buf);
+        free(out.lock_host);
+        out.lock_host = NULL;
+        out.created_at = 0;
+        if (store_run_create(st, &out) < 0)
+            goto cleanup;
+        if (store_run_get(st, as, &run) != 0)
+            goto cleanup;
+    } else {
+        if (store_run_lock(st, run.name, 0) < 0)
+            goto cleanup;
+        locked = 1;
+        if (store_run_set_settings(st, run.name, settings) < 0 ||
+            store_run_set_scorer(st, run.name, ver.buf) < 0)
+            goto cleanup;
+    }
+    for (i = 0; i < nt; i++)
+        if (store_trial_put(st, target, &v[i]) < 0) {
+            rc = DM_EXIT_INFRA;
+            goto cleanup;
+        }
+    if (store_flush(st) < 0) {
+        rc = DM_EXIT_INFRA;
+        goto cleanup;
+    }
+    printf("rescored run %s with %s into %s: %ld answers scored, %ld trials changed outcome "
+           "(%ld now correct, %ld now wrong)\n",
+           rest.v[0], ver.buf, target, n.scored, n.changed, n.to_correct, n.to_wrong);
+    if (n.cut_now_scored)
+        printf("%ld answers cut at the answer budget (stored as truncated by an older dipmap) are "
+               "now scored, flagged cut\n",
+               n.cut_now_scored);
+    if (n.starved)
+        printf("%ld trials without an answer after the reasoning are now starved\n", n.starved);
+    printf("accuracy: ");
+    if (n.valid_before)
+        printf("%.1f%% (%ld of %ld)", 100.0 * n.correct_before / n.valid_before, n.correct_before,
+               n.valid_before);
+    else
+        printf("none");
+    printf(" -> ");
+    if (n.valid_after)
+        printf("%.1f%% (%ld of %ld)\n", 100.0 * n.correct_after / n.valid_after, n.correct_after,
+               n.valid_after);
+    else
+        printf("none\n");
+    printf("nothing was sent; scorer version recorded: %s\n", ver.buf);
+    rc = DM_EXIT_OK;
+cleanup:
+    if (locked)
+        store_run_unlock(st, run.name);
+    if (st && store_close(st) < 0 && rc == DM_EXIT_OK)
+        rc = DM_EXIT_INFRA;
+    store_trials_free(v, nt);
+    if (have_gs)
+        golden_set_release(&gs);
+    run_info_release(&run);
+    run_info_release(&out);
+    score_cache_clear();
+    free(scorers);
+    free(open);
+    free(close);
+    free(run_tags);
+    free(settings);
+    strvec_clear(&rest);
+    strbuf_release(&err);
+    strbuf_release(&ver);
+    return rc;
+}
