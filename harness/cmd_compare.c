@@ -230,6 +230,8 @@ int cmd_compare(int argc, const char **argv)
              "valid pairs a cell or length needs to be tested (default 10)", 0},
             {OPT_DOUBLE, "min-coverage", 0, &co.min_coverage, "F",
              "fraction of trial keys that must be valid in both runs (default 0.8)", 0},
+            {OPT_BOOL, "exclude-known", 0, &co.exclude_known, NULL,
+             "leave out questions answered correctly closed-book in either run", 0},
             {OPT_BOOL, "allow-different-inputs", 0, &allow_diff, NULL,
              "compare even when golden set, haystack, template or tokenizer differ", 0},
             {OPT_BOOL, "allow-different-scoring", 0, &allow_scoring, NULL,

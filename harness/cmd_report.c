@@ -80,13 +80,15 @@ int cmd_report(int argc, const char **argv)
     const char *rank_dist = NULL;
     double geometric_p = 0.5, *rank_probs = NULL;
     size_t n_rank_probs = 0;
-    int no_plots = 0, rc = DM_EXIT_OK, prc;
+    int no_plots = 0, exclude_known = 0, rc = DM_EXIT_OK, prc;
     struct option opts[] = {
         {OPT_STRING, "db", 0, &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
         {OPT_STRING, "out", 'o', &out_dir, "DIR", "output folder (default reports/<run>)", 0},
         {OPT_STRING, "format", 0, &formats_arg, "LIST",
          "comma-separated: md (summary.md), json (summary.json), html (report.html)", 0},
         {OPT_BOOL, "no-plots", 0, &no_plots, NULL, "do not run gnuplot (tables only)", 0},
+        {OPT_BOOL, "exclude-known", 0, &exclude_known, NULL,
+         "leave out questions answered correctly closed-book (run --controls closed-book)", 0},
         {OPT_STRING, "dataset", 0, &dataset, "FILE",
          "the run's golden set: show the questions of failed trials", 0},
         {OPT_STRING, "rank-dist", 0, &rank_dist, "FILE",
@@ -170,6 +172,7 @@ int cmd_report(int argc, const char **argv)
     } else {
         sopt.geometric_p = geometric_p;
     }
+    sopt.exclude_known = exclude_known;
     prc = report_doc_load(&d, st, rest.v[0], &sopt, &err);
     if (prc != 0) {
         if (prc > 0)

@@ -54,7 +54,7 @@ struct run_opts {
     struct strvec endpoints, headers, tags;
     const char *model, *dataset, *haystack, *lengths, *depths, *tmpl, *tokenizer;
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
-    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags;
+    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
@@ -88,6 +88,8 @@ static char *identity_settings(const struct run_opts *o, const long *lengths, si
         cJSON_AddStringToObject(root, "reasoning-effort", o->reasoning_effort);
     if (o->reasoning_tags)
         cJSON_AddStringToObject(root, "reasoning-tags", o->reasoning_tags);
+    if (o->controls)
+        cJSON_AddStringToObject(root, "controls", o->controls);
     cJSON_AddNumberToObject(root, "repeats", (double)o->repeats);
     cJSON_AddStringToObject(root, "scorer", scorer);
     cJSON_AddNumberToObject(root, "seed", (double)o->seed);
@@ -398,6 +400,7 @@ struct run_ctx {
     int *depths;
     size_t nl, nd;
     unsigned shard_i, shard_n;
+    unsigned controls; /* PLAN_CONTROL_* */
     /* inputs */
     struct golden_set gs;
     enum scorer_kind *scorers; /* per question */
@@ -505,6 +508,10 @@ static int parse_run_options(struct run_ctx *c)
          "(default 0:100:10)",
          0},
         {OPT_LONG, "repeats", 0, &c->o.repeats, "N", "distractor orders per cell (default 1)", 0},
+        {OPT_STRING, "controls", 0, &c->o.controls, "LIST",
+         "closed-book,oracle: per question and repeat also ask with no documents / with the "
+         "gold chunk alone",
+         0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "tokenizer", 't', &c->o.tokenizer, "NAME|FILE|server",
          "counts lengths (default cl100k_base; server = the endpoint's /tokenize)", 0},
@@ -720,7 +727,8 @@ static int validate_options(struct run_ctx *c)
         return -1;
     }
     if (plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0 ||
-        plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0) {
+        plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0 ||
+        (c->o.controls && plan_parse_controls(c->o.controls, &c->controls, &c->err) < 0)) {
         error("run: %s", c->err.buf);
         return -1;
     }
@@ -806,6 +814,7 @@ static int load_inputs(struct run_ctx *c)
     c->spec.repeats = (int)c->o.repeats;
     c->spec.shard_index = c->shard_i;
     c->spec.shard_count = c->shard_n;
+    c->spec.controls = c->controls;
     strbuf_reset(&c->err);
     if (plan_build(&c->plan, &c->gs, &c->spec, &c->err) < 0) {
         error("run: %s", c->err.buf);

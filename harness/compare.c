@@ -21,6 +21,7 @@
 
 void compare_options_init(struct compare_options *o)
 {
+    o->exclude_known = 0;
     o->alpha = 0.05;
     o->tolerance = 0.05;
     o->min_pairs = 10;
@@ -67,14 +68,41 @@ static int cmp_key_ptr(const void *a, const void *b)
     return cmp_key(*(const struct trial_result *const *)a, *(const struct trial_result *const *)b);
 }
 
-/* Final (non-pending) trials sorted by key, duplicates dropped (first kept). */
-static const struct trial_result **sorted_final(const struct trial_result *t, size_t n, size_t *nr)
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Question ids answered correctly closed-book in t[0..n-1], appended to ids (sorted later). */
+static void known_ids(const struct trial_result *t, size_t n, const char ***ids, size_t *nr,
+                      size_t *alloc)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (t[i].length == TRIAL_CONTROL_LENGTH && t[i].depth_bp == DEPTH_BP_CLOSED_BOOK &&
+            t[i].outcome == OUTCOME_CORRECT) {
+            ALLOC_GROW(*ids, *nr + 1, *alloc);
+            (*ids)[(*nr)++] = t[i].question_id ? t[i].question_id : "";
+        }
+}
+
+/*
+ * Final (non-pending) curve trials sorted by key, duplicates dropped (first
+ * kept); control trials and the questions in known[0..nk-1] (sorted) left out.
+ */
+static const struct trial_result **sorted_final(const struct trial_result *t, size_t n, size_t *nr,
+                                                const char **known, size_t nk)
 {
     const struct trial_result **v = xcalloc(n ? n : 1, sizeof(*v));
     size_t i, m = 0, k = 0;
-    for (i = 0; i < n; i++)
-        if (t[i].outcome != OUTCOME_PENDING)
-            v[m++] = &t[i];
+    for (i = 0; i < n; i++) {
+        const char *q = t[i].question_id ? t[i].question_id : "";
+        if (t[i].outcome == OUTCOME_PENDING || trial_is_control(t[i].length, t[i].depth_bp))
+            continue;
+        if (nk && bsearch(&q, known, nk, sizeof(*known), cmp_str))
+            continue;
+        v[m++] = &t[i];
+    }
     qsort(v, m, sizeof(*v), cmp_key_ptr);
     for (i = 0; i < m; i++)
         if (!k || cmp_key(v[k - 1], v[i]))
@@ -235,8 +263,21 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
     else
         compare_options_init(&out->opt);
 
-    b = sorted_final(base, nb, &nbs);
-    c = sorted_final(cand, nc, &ncs);
+    {
+        const char **known = NULL;
+        size_t nk = 0, ka = 0, u = 0;
+        known_ids(base, nb, &known, &nk, &ka);
+        known_ids(cand, nc, &known, &nk, &ka);
+        if (nk)
+            qsort(known, nk, sizeof(*known), cmp_str);
+        for (k = 0; k < nk; k++)
+            if (!u || strcmp(known[u - 1], known[k]))
+                known[u++] = known[k];
+        out->n_known = u;
+        b = sorted_final(base, nb, &nbs, known, out->opt.exclude_known ? u : 0);
+        c = sorted_final(cand, nc, &ncs, known, out->opt.exclude_known ? u : 0);
+        free(known);
+    }
     while (i < nbs || j < ncs) {
         int d = i >= nbs ? 1 : j >= ncs ? -1 : cmp_key(b[i], c[j]);
         const struct trial_result *ref = d <= 0 ? b[i] : c[j];

@@ -28,6 +28,8 @@ struct compare_options {
     long min_pairs;      /* valid pairs a cell (or length) needs to be tested, default 10 */
     double min_coverage; /* valid pairs / trial keys in either run, per cell and overall
                             (default 0.8); below it the cell is "not enough data" */
+    int exclude_known;   /* leave out questions answered correctly closed-book in either run
+                            (control trials, trial.h, are never tested themselves) */
 };
 void compare_options_init(struct compare_options *o);
 
@@ -75,6 +77,7 @@ struct compare_result {
     long candidate_only_keys; /* keys with a trial only in the candidate */
     size_t n_questions;       /* questions with a valid pair */
     int n_repeats;
+    size_t n_known; /* questions answered correctly closed-book in either run */
     /* human sentences saying why the verdict is inconclusive (owned) */
     char **reasons;
     size_t n_reasons;

@@ -194,7 +194,53 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
                     p->nr++;
                 }
             }
+    if (spec->controls)
+        for (r = 0; r < spec->repeats; r++)
+            for (qi = 0; qi < gs->nr; qi++, group++) {
+                static const int kinds[2] = {DEPTH_BP_CLOSED_BOOK, DEPTH_BP_ORACLE};
+                int k;
+                for (k = 0; k < 2; k++) {
+                    if (!(spec->controls & (1u << k)))
+                        continue;
+                    p->total_nr++;
+                    p->controls_nr++;
+                    if (group % count != spec->shard_index)
+                        continue;
+                    ALLOC_GROW(p->t, p->nr + 1, alloc);
+                    p->t[p->nr].question = qi;
+                    p->t[p->nr].length = TRIAL_CONTROL_LENGTH;
+                    p->t[p->nr].depth_bp = kinds[k];
+                    p->t[p->nr].repeat = r;
+                    p->nr++;
+                }
+            }
     return 0;
+}
+
+int plan_parse_controls(const char *s, unsigned *out, struct strbuf *err)
+{
+    struct strvec v = STRVEC_INIT;
+    size_t i;
+    int rc = 0;
+    *out = 0;
+    strvec_split(&v, s, ',');
+    for (i = 0; i < v.nr && !rc; i++) {
+        if (!strcmp(v.v[i], "closed-book"))
+            *out |= PLAN_CONTROL_CLOSED_BOOK;
+        else if (!strcmp(v.v[i], "oracle"))
+            *out |= PLAN_CONTROL_ORACLE;
+        else {
+            strbuf_addf(err, "--controls: unknown control '%s' (known: closed-book, oracle)",
+                        v.v[i]);
+            rc = -1;
+        }
+    }
+    if (!rc && !*out) {
+        strbuf_addstr(err, "--controls: give closed-book, oracle or both");
+        rc = -1;
+    }
+    strvec_clear(&v);
+    return rc;
 }
 
 void plan_release(struct plan *p)
@@ -229,7 +275,8 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
         strbuf_addch(out, ')');
     }
     strbuf_addf(out, " = %zu questions x %zu lengths x %zu depths x %d repeats\n",
-                p->total_nr / (spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats),
+                (p->total_nr - p->controls_nr) /
+                    (spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats),
                 spec->lengths_nr, spec->depths_nr, spec->repeats);
     for (li = 0; li < spec->lengths_nr; li++) {
         double n = 0, toks;
@@ -243,6 +290,15 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
         strbuf_addstr(out, " trials, ");
         add_thousands(out, toks);
         strbuf_addstr(out, " prompt tokens\n");
+    }
+    if (p->controls_nr) {
+        size_t nc = 0;
+        for (i = 0; i < p->nr; i++)
+            nc += trial_is_control(p->t[i].length, p->t[i].depth_bp);
+        strbuf_addstr(out, "controls: ");
+        add_thousands(out, (double)nc);
+        strbuf_addstr(out, " trials (closed-book: no documents; oracle: the gold chunk alone; "
+                           "short prompts, not in the totals below)\n");
     }
     if (cost && cost->max_answer_tokens > 0)
         total_out = (double)p->nr * (double)cost->max_answer_tokens;

@@ -55,7 +55,15 @@ struct plan_spec {
     int repeats;          /* >= 1 */
     unsigned shard_index; /* 0-based; 0 when not sharded */
     unsigned shard_count; /* 1 when not sharded (0 is taken as 1) */
+    unsigned controls;    /* PLAN_CONTROL_* bits (run --controls) */
 };
+#define PLAN_CONTROL_CLOSED_BOOK 1u
+#define PLAN_CONTROL_ORACLE      2u
+/*
+ * "closed-book,oracle" (either or both) into PLAN_CONTROL_* bits. Returns 0,
+ * or -1 with "--controls: ..." appended to err.
+ */
+int plan_parse_controls(const char *s, unsigned *out, struct strbuf *err);
 
 struct plan_trial {
     size_t question; /* index into golden_set.q */
@@ -67,7 +75,8 @@ struct plan_trial {
 struct plan {
     struct plan_trial *t; /* owned */
     size_t nr;
-    size_t total_nr; /* trials in the whole matrix, before sharding */
+    size_t total_nr;    /* trials in the whole matrix, before sharding */
+    size_t controls_nr; /* control trials among total_nr (trial.h) */
 };
 
 /*
@@ -76,7 +85,10 @@ struct plan {
  * repeat) -- which share one distractor sequence -- are consecutive). Sharding
  * assigns whole (length, repeat, question) groups round-robin: group g goes to
  * shard g % N, so shards are balanced, disjoint, cover the matrix, and are
- * stable across runs of the same set and spec. Returns 0 or -1 (err).
+ * stable across runs of the same set and spec. Control trials (spec->controls)
+ * come last: per repeat and question, closed-book then oracle (length 0,
+ * depth DEPTH_BP_CLOSED_BOOK / DEPTH_BP_ORACLE), one group each (question,
+ * repeat), continuing the round-robin. Returns 0 or -1 (err).
  */
 int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
                struct strbuf *err);

@@ -705,6 +705,72 @@ static long count_request(struct prompt_builder *b, const struct built_prompt *p
     return c < 0 ? -1 : a + c;
 }
 
+static void prompt_hash(const struct prompt_request *r, struct built_prompt *out)
+{
+    struct sha256_ctx c;
+    sha256_init(&c);
+    if (r->chat) {
+        sha256_update(&c, out->system.buf, out->system.len);
+        sha256_update(&c, "", 1);
+        sha256_update(&c, out->user.buf, out->user.len);
+    } else {
+        sha256_update(&c, out->text.buf, out->text.len);
+    }
+    sha256_final_hex(&c, out->sha256);
+}
+
+/*
+ * A control trial (trial.h): the template with no documents (closed-book)
+ * or with the gold chunk(s) alone (oracle); the length is what it is.
+ */
+static int build_control(struct prompt_builder *b, const struct prompt_request *r,
+                         struct built_prompt *out, struct strbuf *err)
+{
+    const struct prompt_template *t = b->tpl;
+    const struct question *q = r->q;
+    size_t g, docs_at = 0;
+    long real, pre;
+    long index = 1;
+
+    strbuf_reset(&b->docs);
+    if (r->depth_bp == DEPTH_BP_ORACLE)
+        for (g = 0; g < q->gold_nr; g++) {
+            struct doc_vals d = {index++, q->gold[g].title, q->gold[g].text, q->gold[g].id,
+                                 q->gold[g].text_len};
+            if (g)
+                strbuf_addstr(&b->docs, t->separator);
+            render(&b->docs, t->document, "", NULL, NULL, &d);
+        }
+    strbuf_reset(&out->system);
+    strbuf_reset(&out->user);
+    strbuf_reset(&out->text);
+    render(&out->system, t->system, q->question, NULL, NULL, NULL);
+    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
+    if (out->system.len) {
+        strbuf_add(&out->text, out->system.buf, out->system.len);
+        strbuf_addstr(&out->text, "\n\n");
+    }
+    strbuf_add(&out->text, out->user.buf, out->user.len);
+    out->gold_start = docs_at;
+    out->gold_end = docs_at + b->docs.len;
+    out->cut_start = out->cut_end = 0;
+    real = count_request(b, out, r->chat, err);
+    if (real < 0)
+        return -1;
+    pre = count_text(b, out->user.buf, docs_at, err);
+    if (pre < 0)
+        return -1;
+    out->overhead = r->overhead;
+    out->realized_len = real + r->overhead;
+    out->gold_offset = r->depth_bp == DEPTH_BP_ORACLE ? pre : 0;
+    out->realized_depth = 0.0;
+    out->docs_nr = r->depth_bp == DEPTH_BP_ORACLE ? q->gold_nr : 0;
+    out->gold_index = 0;
+    out->hard_negatives = out->filler = out->filler_dropped = 0;
+    prompt_hash(r, out);
+    return 0;
+}
+
 /* Chunks with fewer words are never cut (see select_items()). */
 #define MIN_TRIM_WORDS 8
 
@@ -1219,6 +1285,8 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     double d = (double)r->depth_bp / DEPTH_BP_MAX;
     int ret = -1;
 
+    if (trial_is_control(r->target_len, r->depth_bp))
+        return build_control(b, r, out, err);
     if (r->depth_bp < 0 || r->depth_bp > DEPTH_BP_MAX) {
         strbuf_addf(err, "depth %d is outside 0..%d basis points", r->depth_bp, DEPTH_BP_MAX);
         return -1;
@@ -1284,18 +1352,7 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     out->hard_negatives = s->hard;
     out->filler = s->filler;
     out->filler_dropped = s->filler_dropped;
-    {
-        struct sha256_ctx c;
-        sha256_init(&c);
-        if (r->chat) {
-            sha256_update(&c, out->system.buf, out->system.len);
-            sha256_update(&c, "", 1);
-            sha256_update(&c, out->user.buf, out->user.len);
-        } else {
-            sha256_update(&c, out->text.buf, out->text.len);
-        }
-        sha256_final_hex(&c, out->sha256);
-    }
+    prompt_hash(r, out);
     ret = 0;
 cleanup:
     free(order);

@@ -147,6 +147,9 @@ void built_prompt_release(struct built_prompt *p);
  * be cut (haystacks of short chunks only, e.g. key-value pairs) or the cut
  * cannot reach it. Only the cut item's last few tokens differ between the
  * depths of one (question, length, repeat); the chunks and their order do not.
+ * A control trial (trial_is_control(target_len, depth_bp)) renders the
+ * template with no documents (closed-book) or the gold chunk(s) alone
+ * (oracle), at whatever length that is.
  * Returns 0, or -1 with a message appended to err (target below the fixed
  * template + question + gold size, not enough filler to reach the target,
  * tokenizer failure). Prints nothing.

@@ -263,6 +263,23 @@ const char *report_or_dash(const char *s)
 
 /* ---- sections ---- */
 
+static void control_text(struct strbuf *sb, const char *name, const struct control_stats *c)
+{
+    if (!c->present)
+        return;
+    strbuf_addf(sb, "%s ", name);
+    if (!c->n_valid) {
+        strbuf_addstr(sb, "no scored trials");
+        return;
+    }
+    report_pct(sb, c->accuracy);
+    strbuf_addstr(sb, " [");
+    report_pct(sb, c->ci_lo);
+    strbuf_addstr(sb, ", ");
+    report_pct(sb, c->ci_hi);
+    strbuf_addf(sb, "] (%ld of %ld, %zu questions)", c->n_correct, c->n_valid, c->n_questions);
+}
+
 static void section_summary(struct doc *d, const struct report_input *in)
 {
     const struct run_info *r = in->run;
@@ -317,6 +334,29 @@ static void section_summary(struct doc *d, const struct report_input *in)
         }
     }
 
+    if (s->closed_book.present || s->oracle.present) {
+        strbuf_reset(&sb);
+        control_text(&sb, "closed-book (no documents)", &s->closed_book);
+        if (s->closed_book.present && s->oracle.present)
+            strbuf_addstr(&sb, "; ");
+        control_text(&sb, "oracle (the gold chunk alone)", &s->oracle);
+        bullet(d, "controls", sb.buf);
+    }
+    strbuf_reset(&sb);
+    if (s->exclude_known)
+        strbuf_addf(&sb,
+                    "%zu questions: the %zu answered correctly closed-book are left out "
+                    "(--exclude-known) of every table below except the closed-book control",
+                    s->n_questions, s->n_known);
+    else if (s->closed_book.present)
+        strbuf_addf(&sb,
+                    "all %zu questions, %zu of them answered correctly closed-book "
+                    "(--exclude-known leaves those out)",
+                    s->n_questions, s->n_known);
+    else
+        strbuf_addf(&sb, "all %zu questions", s->n_questions);
+    bullet(d, "question set", sb.buf);
+
     strbuf_reset(&sb);
     if (!s->effective_defined) {
         strbuf_addstr(&sb, "undefined: ");
@@ -334,8 +374,9 @@ static void section_summary(struct doc *d, const struct report_input *in)
                           "none of the measured lengths (no length where every depth reaches ");
         }
         report_pct(&sb, s->effective_threshold);
-        strbuf_addf(&sb, ", %.0f%% of the shortest length's edge accuracy ",
-                    s->effective_threshold / s->effective_reference * 100.0);
+        strbuf_addf(&sb, ", %.0f%% of the %s accuracy ",
+                    s->effective_threshold / s->effective_reference * 100.0,
+                    s->effective_from_oracle ? "oracle control's" : "shortest length's edge");
         report_pct(&sb, s->effective_reference);
         strbuf_addch(&sb, ')');
     }

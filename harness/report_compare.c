@@ -507,6 +507,16 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
         escape_md(out, m->inputs_note);
         strbuf_addstr(out, "\n\n");
     }
+    if (r->opt.exclude_known)
+        strbuf_addf(out,
+                    "Question set: %lu questions; the %lu answered correctly closed-book in "
+                    "either run are left out (--exclude-known).\n\n",
+                    (unsigned long)r->n_questions, (unsigned long)r->n_known);
+    else if (r->n_known)
+        strbuf_addf(out,
+                    "Question set: all %lu questions (%lu answered correctly closed-book; "
+                    "--exclude-known leaves them out).\n\n",
+                    (unsigned long)r->n_questions, (unsigned long)r->n_known);
     {
         struct strvec w = STRVEC_INIT;
         compare_warnings(r, &w);
@@ -814,6 +824,8 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
     cJSON_AddNumberToObject(root, "baseline_only_keys", (double)r->baseline_only_keys);
     cJSON_AddNumberToObject(root, "candidate_only_keys", (double)r->candidate_only_keys);
     cJSON_AddNumberToObject(root, "questions", (double)r->n_questions);
+    cJSON_AddBoolToObject(root, "exclude_known", r->opt.exclude_known);
+    cJSON_AddNumberToObject(root, "known_questions", (double)r->n_known);
     arr = cJSON_AddArrayToObject(root, "reasons");
     for (i = 0; i < r->n_reasons; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(r->reasons[i]));

@@ -811,8 +811,36 @@ static void cell_intervals(struct cell_stats *cells, size_t ncells, const long *
     free(y);
 }
 
-int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
-                  struct run_stats *out, struct strbuf *err)
+/* The effective length against an absolute reference accuracy (0: undefined). */
+static void effective_length(struct run_stats *out, double reference, double fraction,
+                             int from_oracle)
+{
+    size_t i, j;
+    out->effective_defined = 0;
+    out->effective_reference = out->effective_threshold = 0.0;
+    out->effective_length = 0;
+    out->effective_from_oracle = from_oracle;
+    if (!(reference > 0.0))
+        return;
+    out->effective_defined = 1;
+    out->effective_reference = reference;
+    out->effective_threshold = fraction * reference;
+    for (i = 0; i < out->n_lengths; i++) {
+        const struct length_stats *ls = &out->lengths[i];
+        int ok = ls->n_depths > 0;
+        for (j = 0; ok && j < ls->n_cells; j++) {
+            const struct cell_stats *cs = &out->cells[ls->first_cell + j];
+            if (cs->n_valid > 0 && cs->accuracy < out->effective_threshold)
+                ok = 0;
+        }
+        if (ok)
+            out->effective_length = ls->length;
+    }
+}
+
+static int compute_curve(const struct trial_result *trials, size_t n,
+                         const struct stats_options *opt_in, struct run_stats *out,
+                         struct strbuf *err)
 {
     struct stats_options defopt;
     const struct stats_options *opt = opt_in;
@@ -1053,26 +1081,12 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
         free(c);
     }
 
-    /* effective length */
+    /* effective length, against the shortest length's edge (the oracle, when run, later) */
     for (i = 0; i < out->n_lengths; i++)
         if (out->lengths[i].n_depths)
             break;
-    if (i < out->n_lengths && out->lengths[i].edge.est > 0.0) {
-        out->effective_defined = 1;
-        out->effective_reference = out->lengths[i].edge.est;
-        out->effective_threshold = opt->effective_fraction * out->effective_reference;
-        for (i = 0; i < out->n_lengths; i++) {
-            const struct length_stats *ls = &out->lengths[i];
-            int ok = ls->n_depths > 0;
-            for (j = 0; ok && j < ls->n_cells; j++) {
-                const struct cell_stats *cs = &out->cells[ls->first_cell + j];
-                if (cs->n_valid > 0 && cs->accuracy < out->effective_threshold)
-                    ok = 0;
-            }
-            if (ok)
-                out->effective_length = ls->length;
-        }
-    }
+    if (i < out->n_lengths)
+        effective_length(out, out->lengths[i].edge.est, opt->effective_fraction, 0);
 
     compute_advice(out, opt);
 
@@ -1131,6 +1145,117 @@ void stats_warnings(const struct run_stats *s, struct strvec *out)
         return;
     count_small(s, &small_cells, &small_lengths);
     stats_sample_warnings(s->n_questions, s->n_repeats, small_cells, small_lengths, out);
+}
+
+/* Accuracy of one control over its trials (pointers), clustered by question. */
+static void control_summary(struct control_stats *c, const struct trial_result **t, size_t n,
+                            double z)
+{
+    long *m, *y;
+    size_t i, j, nq = 0;
+    memset(c, 0, sizeof(*c));
+    if (!n)
+        return;
+    c->present = 1;
+    m = xcalloc(n, sizeof(*m));
+    y = xcalloc(n, sizeof(*y));
+    /* t is sorted by question id */
+    for (i = 0; i < n; i = j) {
+        for (j = i; j < n && !strcmp(t[i]->question_id ? t[i]->question_id : "",
+                                     t[j]->question_id ? t[j]->question_id : "");
+             j++) {
+            if (!outcome_is_scored(t[j]->outcome))
+                continue;
+            m[nq]++;
+            y[nq] += t[j]->outcome == OUTCOME_CORRECT;
+        }
+        if (m[nq]) {
+            c->n_valid += m[nq];
+            c->n_correct += y[nq];
+            nq++;
+        }
+    }
+    c->n_questions = nq;
+    c->accuracy = c->n_valid ? (double)c->n_correct / (double)c->n_valid : 0.0;
+    c->design_effect = cluster_design_effect(m, y, nq);
+    if (c->n_valid)
+        wilson_interval_p(c->accuracy, (double)c->n_valid / c->design_effect, z, &c->ci_lo,
+                          &c->ci_hi);
+    else
+        c->ci_lo = 0.0, c->ci_hi = 1.0;
+    free(m);
+    free(y);
+}
+
+static int cmp_trial_qid(const void *a, const void *b)
+{
+    const struct trial_result *x = *(const struct trial_result *const *)a;
+    const struct trial_result *y = *(const struct trial_result *const *)b;
+    return strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
+}
+
+int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
+                  struct run_stats *out, struct strbuf *err)
+{
+    struct stats_options defopt;
+    const struct stats_options *opt = opt_in;
+    const struct trial_result **cb = xcalloc(n + 1, sizeof(*cb)),
+                              **orc = xcalloc(n + 1, sizeof(*orc));
+    const char **known = xcalloc(n + 1, sizeof(*known));
+    struct trial_result *kept = xcalloc(n + 1, sizeof(*kept));
+    size_t ncb = 0, nor = 0, nknown = 0, nk = 0, i, k;
+    int rc;
+    if (!opt) {
+        stats_options_init(&defopt);
+        opt = &defopt;
+    }
+    for (i = 0; i < n; i++) {
+        if (!trial_is_control(trials[i].length, trials[i].depth_bp))
+            continue;
+        if (trials[i].depth_bp == DEPTH_BP_CLOSED_BOOK) {
+            cb[ncb++] = &trials[i];
+            if (trials[i].outcome == OUTCOME_CORRECT)
+                known[nknown++] = trials[i].question_id ? trials[i].question_id : "";
+        } else {
+            orc[nor++] = &trials[i];
+        }
+    }
+    qsort(known, nknown, sizeof(*known), cmp_str);
+    for (i = 0, k = 0; i < nknown; i++)
+        if (!k || strcmp(known[k - 1], known[i]))
+            known[k++] = known[i];
+    nknown = k;
+    for (i = 0; i < n; i++) {
+        const char *q = trials[i].question_id ? trials[i].question_id : "";
+        if (trial_is_control(trials[i].length, trials[i].depth_bp))
+            continue;
+        if (opt->exclude_known && bsearch(&q, known, nknown, sizeof(*known), cmp_str))
+            continue;
+        kept[nk++] = trials[i]; /* a shallow copy: read only */
+    }
+    rc = compute_curve(kept, nk, opt, out, err);
+    if (!rc) {
+        size_t no = 0;
+        qsort(cb, ncb, sizeof(*cb), cmp_trial_qid);
+        control_summary(&out->closed_book, cb, ncb, opt->z);
+        /* the oracle over the same question set as the curve */
+        for (i = 0; i < nor; i++) {
+            const char *q = orc[i]->question_id ? orc[i]->question_id : "";
+            if (!opt->exclude_known || !bsearch(&q, known, nknown, sizeof(*known), cmp_str))
+                orc[no++] = orc[i];
+        }
+        qsort(orc, no, sizeof(*orc), cmp_trial_qid);
+        control_summary(&out->oracle, orc, no, opt->z);
+        out->exclude_known = opt->exclude_known;
+        out->n_known = nknown;
+        if (out->oracle.present && out->oracle.n_valid)
+            effective_length(out, out->oracle.accuracy, opt->effective_fraction, 1);
+    }
+    free(cb);
+    free(orc);
+    free(known);
+    free(kept);
+    return rc;
 }
 
 void run_stats_release(struct run_stats *s)

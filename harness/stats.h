@@ -127,6 +127,15 @@ struct stats_options {
     double geometric_p;  /* default 0.5: P(rank r) = p (1-p)^(r-1) */
     const int *advice_k; /* chunk counts to advise for; NULL = {5, 10, 20} */
     size_t n_advice_k;
+    int exclude_known; /* leave out questions answered correctly closed-book (any repeat) */
+};
+
+/* A control's accuracy (run --controls; trial.h), clustered by question. */
+struct control_stats {
+    int present; /* the run has trials of this control */
+    long n_valid, n_correct;
+    size_t n_questions;
+    double accuracy, design_effect, ci_lo, ci_hi;
 };
 void stats_options_init(struct stats_options *o);
 
@@ -228,16 +237,28 @@ struct run_stats {
     /*
      * Effective length: the longest length whose every depth is at or above
      * effective_threshold = effective_fraction * effective_reference, where
-     * the reference is the shortest length's edge accuracy. Undefined
+     * the reference is the oracle control's accuracy when the run has one,
+     * else the shortest length's edge accuracy. Undefined
      * (effective_defined 0, threshold and length 0) when there is no data or
      * the reference accuracy is 0: a threshold of 0 would call every length
      * effective. effective_length 0 with effective_defined 1: no length
      * qualifies.
      */
     int effective_defined;
+    int effective_from_oracle; /* the reference is the oracle control's accuracy */
     double effective_reference;
     double effective_threshold; /* absolute accuracy threshold used */
     long effective_length;
+
+    /*
+     * Controls (never part of cells or lengths). closed_book is over every
+     * question; oracle over the curve's question set. With exclude_known the
+     * curve and the oracle leave out the n_known questions answered
+     * correctly closed-book (n_known is counted either way).
+     */
+    struct control_stats closed_book, oracle;
+    int exclude_known;
+    size_t n_known;
 
     struct ordering_advice *advice; /* per length x k */
     size_t n_advice;

@@ -33,7 +33,8 @@ static int check_trial(const char *run, const struct trial_result *t)
 {
     if (!t->question_id || !*t->question_id)
         return error("run '%s': trial without a question id", run);
-    if (t->depth_bp < 0 || t->depth_bp > DEPTH_BP_MAX)
+    if ((t->depth_bp < 0 || t->depth_bp > DEPTH_BP_MAX) &&
+        !trial_is_control(t->length, t->depth_bp))
         return error("run '%s': trial %s: depth %d bp out of range", run, t->question_id,
                      t->depth_bp);
     if ((unsigned)t->outcome >= OUTCOME__COUNT)

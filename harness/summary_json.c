@@ -93,6 +93,27 @@ static cJSON *estimate_object(const struct estimate *e)
     return o;
 }
 
+static cJSON *control_object(const struct control_stats *c)
+{
+    cJSON *o, *w;
+    if (!c->present)
+        return cJSON_CreateNull();
+    o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "valid", (double)c->n_valid);
+    cJSON_AddNumberToObject(o, "correct", (double)c->n_correct);
+    cJSON_AddNumberToObject(o, "questions", (double)c->n_questions);
+    if (c->n_valid) {
+        cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
+        w = cJSON_AddArrayToObject(o, "interval95");
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_lo));
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_hi));
+    } else {
+        cJSON_AddNullToObject(o, "accuracy");
+        cJSON_AddNullToObject(o, "interval95");
+    }
+    return o;
+}
+
 static double depth_frac(int bp)
 {
     return bp / (double)DEPTH_BP_MAX;
@@ -227,13 +248,25 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
         strvec_clear(&w);
     }
 
+    o = cJSON_AddObjectToObject(root, "controls");
+    cJSON_AddItemToObject(o, "closed_book", control_object(&s->closed_book));
+    cJSON_AddItemToObject(o, "oracle", control_object(&s->oracle));
+    o = cJSON_AddObjectToObject(root, "question_set");
+    cJSON_AddStringToObject(o, "kind", s->exclude_known ? "excluding_known" : "all");
+    cJSON_AddNumberToObject(o, "questions", (double)s->n_questions);
+    if (s->closed_book.present)
+        cJSON_AddNumberToObject(o, "known", (double)s->n_known);
+    else
+        cJSON_AddNullToObject(o, "known");
+
     o = cJSON_AddObjectToObject(root, "bootstrap");
     cJSON_AddNumberToObject(o, "iterations", s->bootstrap_iters);
     cJSON_AddNumberToObject(o, "seed", (double)s->seed);
     cJSON_AddNumberToObject(o, "confidence", s->confidence);
 
     o = cJSON_AddObjectToObject(root, "effective_length");
-    cJSON_AddStringToObject(o, "reference", "shortest_length_edge");
+    cJSON_AddStringToObject(o, "reference",
+                            s->effective_from_oracle ? "oracle" : "shortest_length_edge");
     if (s->effective_defined) {
         cJSON_AddNumberToObject(o, "reference_accuracy", s->effective_reference);
         cJSON_AddNumberToObject(o, "threshold", s->effective_threshold);

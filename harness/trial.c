@@ -62,3 +62,16 @@ void trial_result_release(struct trial_result *t)
     free(t->reused_from);
     trial_result_init(t);
 }
+
+int trial_is_control(long length, int depth_bp)
+{
+    return length == TRIAL_CONTROL_LENGTH &&
+           (depth_bp == DEPTH_BP_CLOSED_BOOK || depth_bp == DEPTH_BP_ORACLE);
+}
+
+const char *trial_control_name(int depth_bp)
+{
+    return depth_bp == DEPTH_BP_CLOSED_BOOK ? "closed-book"
+           : depth_bp == DEPTH_BP_ORACLE    ? "oracle"
+                                            : NULL;
+}

@@ -14,6 +14,21 @@
 /* Depths are kept in basis points (1/100 of a percent) so keys are exact: 50% = 5000. */
 #define DEPTH_BP_MAX 10000
 
+/*
+ * Control trials (run --controls): per question and repeat, the same
+ * template and answer budget with no documents (closed-book) or with the
+ * gold chunk alone (oracle). They are keyed like any trial with length 0 and
+ * a negative depth, so the store, resume, merge and export carry them
+ * unchanged; stats and compare keep them out of the depth curve.
+ */
+#define TRIAL_CONTROL_LENGTH 0
+#define DEPTH_BP_CLOSED_BOOK (-1)
+#define DEPTH_BP_ORACLE      (-2)
+/* 1 for a control trial's (length, depth). */
+int trial_is_control(long length, int depth_bp);
+/* "closed-book", "oracle", or NULL when not a control. */
+const char *trial_control_name(int depth_bp);
+
 enum trial_outcome {
     OUTCOME_PENDING = 0, /* not finished (never a final state) */
     OUTCOME_CORRECT,

@@ -322,6 +322,35 @@ static void test_one_question_is_one_cluster(void)
     tset_free(&b);
 }
 
+/* Control trials are never tested; --exclude-known drops known questions from every test. */
+static void test_controls_and_exclude_known(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct compare_options o;
+    size_t i;
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 0, -1);
+    add(&a, "q000", TRIAL_CONTROL_LENGTH, DEPTH_BP_CLOSED_BOOK, 0, OUTCOME_CORRECT);
+    add(&b, "q000", TRIAL_CONTROL_LENGTH, DEPTH_BP_CLOSED_BOOK, 0, OUTCOME_WRONG);
+    add(&a, "q001", TRIAL_CONTROL_LENGTH, DEPTH_BP_ORACLE, 0, OUTCOME_CORRECT);
+    add(&b, "q001", TRIAL_CONTROL_LENGTH, DEPTH_BP_ORACLE, 0, OUTCOME_CORRECT);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    for (i = 0; i < r.n_tests; i++)
+        CHECK(r.tests[i].scope == COMPARE_OVERALL || r.tests[i].length == 8192);
+    CHECK_INT(r.n_questions, 40);
+    CHECK_INT(r.n_known, 1);
+    compare_result_release(&r);
+    compare_options_init(&o);
+    o.exclude_known = 1;
+    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    CHECK_INT(r.n_questions, 39);
+    CHECK_INT(r.tests[r.n_tests - 1].n_pairs, 39 * 5);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
 static void test_same_inputs(void)
 {
     struct run_info x, y;
@@ -496,6 +525,7 @@ int main(void)
     RUN(test_pending_and_duplicates);
     RUN(test_one_repeat_equals_mcnemar);
     RUN(test_one_question_is_one_cluster);
+    RUN(test_controls_and_exclude_known);
     RUN(test_same_inputs);
     RUN(test_xml_escape);
     RUN(test_junit_injection);

@@ -432,6 +432,57 @@ static void test_effective_length_degenerate(void)
     tset_free(&s);
 }
 
+/*
+ * Controls (trial.h): kept out of the curve, summarised on their own;
+ * --exclude-known drops the questions answered correctly closed-book from
+ * the curve and the oracle; the oracle is the effective-length reference.
+ */
+static void test_controls_and_exclude_known(void)
+{
+    struct tset s = {0};
+    struct run_stats rs;
+    struct stats_options o;
+    char id[16];
+    int q, d;
+    for (q = 0; q < 4; q++) {
+        snprintf(id, sizeof(id), "q%d", q);
+        for (d = 0; d <= 10000; d += 5000)
+            add(&s, id, 1000, d, 0, (q == 0 || d != 5000) ? OUTCOME_CORRECT : OUTCOME_WRONG);
+        /* q0 is known closed-book; the oracle is right for q0..q2 */
+        add(&s, id, TRIAL_CONTROL_LENGTH, DEPTH_BP_CLOSED_BOOK, 0,
+            q == 0 ? OUTCOME_CORRECT : OUTCOME_WRONG);
+        add(&s, id, TRIAL_CONTROL_LENGTH, DEPTH_BP_ORACLE, 0,
+            q < 3 ? OUTCOME_CORRECT : OUTCOME_WRONG);
+    }
+    stats_options_init(&o);
+    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK_INT(rs.n_cells, 3); /* the controls are no cells */
+    CHECK_INT(rs.n_lengths, 1);
+    CHECK_INT(rs.n_valid, 12);
+    CHECK(rs.closed_book.present && rs.oracle.present);
+    CHECK_INT(rs.closed_book.n_correct, 1);
+    CHECK_NEAR(rs.oracle.accuracy, 0.75, 1e-12);
+    CHECK_INT(rs.n_known, 1);
+    /* middle (50%) = 1/4 -> dip = 1 - 0.25 */
+    CHECK_NEAR(rs.lengths[0].dip.est, 0.75, 1e-12);
+    /* effective length against 85% of the oracle's 75%: 0.6375; the 50% cell is below */
+    CHECK_INT(rs.effective_from_oracle, 1);
+    CHECK_NEAR(rs.effective_threshold, 0.85 * 0.75, 1e-12);
+    CHECK_INT(rs.effective_length, 0);
+    run_stats_release(&rs);
+    o.exclude_known = 1;
+    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK_INT(rs.n_questions, 3);
+    CHECK_INT(rs.n_valid, 9);
+    CHECK_NEAR(rs.lengths[0].dip.est, 1.0, 1e-12); /* q1..q3 all wrong at 50% */
+    CHECK_INT(rs.closed_book.n_valid, 4);          /* closed-book: every question */
+    CHECK_INT(rs.oracle.n_valid, 3);               /* oracle: the curve's set */
+    CHECK_NEAR(rs.oracle.accuracy, 2.0 / 3.0, 1e-12);
+    CHECK_INT(rs.exclude_known, 1);
+    run_stats_release(&rs);
+    tset_free(&s);
+}
+
 static void test_effective_length_and_mismatch(void)
 {
     struct tset s = {0};
@@ -638,6 +689,7 @@ int main(void)
     RUN(test_one_question_many_repeats);
     RUN(test_warnings_quiet_when_enough);
     RUN(test_effective_length_degenerate);
+    RUN(test_controls_and_exclude_known);
     RUN(test_effective_length_and_mismatch);
     RUN(test_ordering);
     RUN(test_advice_from_run);
