@@ -96,7 +96,7 @@ static void test_matrix_and_shards(void)
     struct golden_set gs;
     const long lengths[] = {8192, 32768};
     const int depths[] = {0, 5000, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0};
     struct plan all, sh;
     struct strbuf err = STRBUF_INIT;
     unsigned s, k;
@@ -160,7 +160,7 @@ static void test_summary(void)
     struct golden_set gs;
     const long lengths[] = {8192, 65536};
     const int depths[] = {0, 2500, 5000, 7500, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1};
+    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0};
     struct plan p;
     struct plan_cost cost = {3.0, 15.0, 100};
     struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -195,12 +195,53 @@ static void test_summary(void)
     strbuf_release(&err);
 }
 
+/* --controls: per repeat and question a closed-book and an oracle trial, sharded like groups. */
+static void test_controls(void)
+{
+    struct golden_set gs;
+    const long lengths[] = {8192};
+    const int depths[] = {0, 10000};
+    struct plan_spec spec = {lengths, 1, depths, 2,
+                             2,       0, 1,      PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE};
+    struct plan all, a, b;
+    struct strbuf err = STRBUF_INIT;
+    unsigned bits;
+    size_t i, nc = 0;
+    CHECK_INT(golden_set_load(&gs, "datasets/needle.jsonl"), 0);
+    CHECK_INT(plan_build(&all, &gs, &spec, &err), 0);
+    CHECK_INT(all.nr, gs.nr * 2 * 2 + gs.nr * 2 * 2);
+    CHECK_INT(all.controls_nr, gs.nr * 2 * 2);
+    for (i = 0; i < all.nr; i++)
+        if (trial_is_control(all.t[i].length, all.t[i].depth_bp))
+            nc++;
+    CHECK_INT(nc, gs.nr * 4);
+    i = gs.nr * 4; /* first control: repeat 0, question 0, closed-book then oracle */
+    CHECK(all.t[i].length == 0 && all.t[i].depth_bp == DEPTH_BP_CLOSED_BOOK &&
+          all.t[i].question == 0 && all.t[i].repeat == 0);
+    CHECK(all.t[i + 1].depth_bp == DEPTH_BP_ORACLE && all.t[i + 1].question == 0);
+    spec.shard_count = 2;
+    CHECK_INT(plan_build(&a, &gs, &spec, &err), 0);
+    spec.shard_index = 1;
+    CHECK_INT(plan_build(&b, &gs, &spec, &err), 0);
+    CHECK_INT(a.nr + b.nr, all.nr);
+    CHECK_INT(plan_parse_controls("oracle", &bits, &err), 0);
+    CHECK_INT(bits, PLAN_CONTROL_ORACLE);
+    CHECK_INT(plan_parse_controls("oracle,nope", &bits, &err), -1);
+    CHECK(strstr(err.buf, "unknown control 'nope'") != NULL);
+    plan_release(&all);
+    plan_release(&a);
+    plan_release(&b);
+    golden_set_release(&gs);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     RUN(test_lengths);
     RUN(test_depths);
     RUN(test_shard_parse);
     RUN(test_matrix_and_shards);
+    RUN(test_controls);
     RUN(test_summary);
     return TEST_EXIT();
 }
