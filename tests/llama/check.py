@@ -27,13 +27,25 @@ def die(msg):
     sys.exit(1)
 
 
+def generation(path):
+    return path.split("?")[0].rstrip("/").endswith("/completions")
+
+
 def request_bodies(log):
-    """JSON bodies of the generation requests llama-server logged (debug level)."""
+    """JSON bodies of the generation requests llama-server logged (debug level): each
+    "request:" line follows the "done request: METHOD PATH ..." line of the same request,
+    so /apply-template and /tokenize bodies (which may hold messages too) are told apart."""
     out = []
+    path = ""
     with open(log, encoding="utf-8", errors="replace") as f:
         for line in f:
+            j = line.find("done request: ")
+            if j >= 0:
+                parts = line[j + len("done request: "):].split()
+                path = parts[1] if len(parts) > 1 else ""
+                continue
             i = line.find("request:  {")
-            if i < 0:
+            if i < 0 or not generation(path):
                 continue
             try:
                 body = json.loads(line[i + len("request:  "):])
