@@ -18,6 +18,7 @@
 #include "report.h"
 #include "runbrief.h"
 #include "store.h"
+#include "summary_json.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "usage.h"
@@ -180,28 +181,6 @@ static void print_table(const struct run_info *v, const struct runbrief *briefs,
     strbuf_release(&incomplete);
 }
 
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
-static void add_time(cJSON *o, const char *key, double t)
-{
-    struct strbuf sb = STRBUF_INIT;
-    if (t > 0) {
-        time_t secs = (time_t)t;
-        struct tm tm;
-        char buf[32];
-        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
-            strbuf_addstr(&sb, buf);
-    }
-    add_str(o, key, sb.len ? sb.buf : NULL);
-    strbuf_release(&sb);
-}
-
 static void add_num_or_null(cJSON *o, const char *key, double v)
 {
     if (isnan(v))
@@ -239,61 +218,28 @@ static int print_json(const struct run_info *v, const struct runbrief *briefs, s
     size_t i;
     for (i = 0; i < n; i++) {
         const struct run_info *r = &v[i];
-        cJSON *o = cJSON_CreateObject(), *tags = cJSON_CreateArray(), *settings;
-        add_str(o, "name", r->name);
-        add_str(o, "model", r->model_requested);
-        add_str(o, "model_served", r->model_served);
-        add_str(o, "status", run_status_name(r->status));
-        {
-            struct strbuf m = STRBUF_INIT;
-            if (run_info_missing_shards(r, &m))
-                add_str(o, "missing_shards", m.buf);
-            else
-                add_str(o, "missing_shards", NULL);
-            strbuf_release(&m);
-        }
+        cJSON *o = summary_json_run(r);
+        struct strbuf m = STRBUF_INIT;
+        if (run_info_missing_shards(r, &m))
+            cJSON_AddStringToObject(o, "missing_shards", m.buf);
+        else
+            cJSON_AddNullToObject(o, "missing_shards");
+        strbuf_release(&m);
         cJSON_AddBoolToObject(o, "live", run_info_is_live(r));
         if (r->lock_host) {
             cJSON *lock = cJSON_CreateObject();
             cJSON_AddNumberToObject(lock, "pid", (double)r->lock_pid);
             cJSON_AddStringToObject(lock, "host", r->lock_host);
-            add_time(lock, "heartbeat_at", r->lock_heartbeat);
+            if (r->lock_heartbeat > 0)
+                cJSON_AddNumberToObject(lock, "heartbeat_at", r->lock_heartbeat);
+            else
+                cJSON_AddNullToObject(lock, "heartbeat_at");
             cJSON_AddItemToObject(o, "lock", lock);
         } else {
             cJSON_AddNullToObject(o, "lock");
         }
-        cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
-        cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
         cJSON_AddNumberToObject(o, "trials_stored", (double)r->trials_stored);
         add_brief(o, &briefs[i]);
-        add_time(o, "created_at", r->created_at);
-        add_time(o, "started_at", r->started_at);
-        add_time(o, "finished_at", r->finished_at);
-        if (r->tags && *r->tags) {
-            struct strvec parts = STRVEC_INIT;
-            size_t k;
-            strvec_split(&parts, r->tags, ',');
-            for (k = 0; k < parts.nr; k++)
-                if (*parts.v[k])
-                    cJSON_AddItemToArray(tags, cJSON_CreateString(parts.v[k]));
-            strvec_clear(&parts);
-        }
-        cJSON_AddItemToObject(o, "tags", tags);
-        add_str(o, "shard", r->shard);
-        add_str(o, "endpoints", r->endpoints);
-        add_str(o, "system_fingerprint", r->system_fingerprint);
-        add_str(o, "golden_sha256", r->golden_sha256);
-        add_str(o, "haystack_sha256", r->haystack_sha256);
-        add_str(o, "template_sha256", r->template_sha256);
-        add_str(o, "tokenizer", r->tokenizer_name);
-        add_str(o, "tokenizer_sha256", r->tokenizer_sha256);
-        add_str(o, "dipmap_version", r->dipmap_version);
-        add_str(o, "dipmap_commit", r->dipmap_commit);
-        settings = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
-        if (settings)
-            cJSON_AddItemToObject(o, "settings", settings);
-        else
-            cJSON_AddNullToObject(o, "settings");
         cJSON_AddItemToArray(arr, o);
     }
     text = cJSON_Print(arr);

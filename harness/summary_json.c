@@ -32,7 +32,7 @@ static void add_time(cJSON *o, const char *key, double t)
         cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *run_object(const struct run_info *r)
+cJSON *summary_json_run(const struct run_info *r)
 {
     cJSON *o = cJSON_CreateObject(), *in, *tags, *settings;
     struct strvec tv = STRVEC_INIT;
@@ -219,7 +219,7 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
     cJSON_AddStringToObject(root, "schema", SUMMARY_JSON_SCHEMA);
     cJSON_AddNumberToObject(root, "schema_version", SUMMARY_JSON_VERSION);
     if (run)
-        cJSON_AddItemToObject(root, "run", run_object(run));
+        cJSON_AddItemToObject(root, "run", summary_json_run(run));
     else
         cJSON_AddNullToObject(root, "run");
 

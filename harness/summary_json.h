@@ -1,6 +1,7 @@
 #ifndef SUMMARY_JSON_H
 #define SUMMARY_JSON_H
 
+struct cJSON;
 struct strbuf;
 struct run_info;
 struct run_stats;
@@ -27,5 +28,17 @@ struct run_stats;
  */
 int summary_json_write(const struct run_info *run, const struct run_stats *stats,
                        struct strbuf *out);
+
+/*
+ * The JSON object of one run, the one writer of a run record: summary.json's
+ * "run" and each entry of `dipmap runs --json` (which adds its live state).
+ * Keys: name, model_requested, model_served, endpoints, system_fingerprint,
+ * status, created_at / started_at / finished_at (Unix seconds or null),
+ * trials_planned, trials_done, shard, tags (array), inputs {golden_sha256,
+ * haystack_sha256, template_sha256, tokenizer_name, tokenizer_sha256},
+ * settings (object; the stored text when it does not parse), dipmap_version,
+ * dipmap_commit. The caller owns the result (cJSON_Delete).
+ */
+struct cJSON *summary_json_run(const struct run_info *r);
 
 #endif

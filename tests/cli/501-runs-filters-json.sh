@@ -41,11 +41,12 @@ import json, sys
 runs = json.load(open(sys.argv[1]))
 assert len(runs) == 1, runs
 r = runs[0]
-assert r["name"] == "gpt-ci" and r["model"] == "gpt-4o-mini", r
+# the keys of summary.json's "run" (summary_json_run), plus live, lock, trials_stored, ...
+assert r["name"] == "gpt-ci" and r["model_requested"] == "gpt-4o-mini", r
 assert r["model_served"] == "gpt-4o-mini-2024-07-18"
 assert r["status"] == "interrupted"
 assert (r["trials_done"], r["trials_planned"], r["trials_stored"]) == (2, 8, 4)
-assert r["created_at"] == "2025-12-01T00:00:00Z"
+assert int(r["created_at"]) == 1764547200, r["created_at"]  # 2025-12-01T00:00:00Z, Unix seconds
 assert r["settings"]["max-tokens"] == 64
 assert r["tags"] == []
 assert r["system_fingerprint"] == "fp_x"
