@@ -1185,3 +1185,205 @@ int client_tokenize_cb(void *client, const char *text, size_t len, long *count, 
 {
     return client_tokenize(client, text, len, count, err);
 }
+
+/* ------------------------------------------------------ template overhead */
+
+static void add_messages_json(struct strbuf *b, const char *system, const char *user)
+{
+    strbuf_addstr(b, "\"messages\":[");
+    if (system && *system) {
+        strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
+        json_escape(b, system, strlen(system));
+        strbuf_addstr(b, "},");
+    }
+    strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
+    json_escape(b, user, strlen(user));
+    strbuf_addstr(b, "}]");
+}
+
+/* POST url body; 0 with the parsed JSON object in *root (caller frees), else -1 (err). */
+static int post_json(struct client *c, const char *url, const struct strbuf *body, cJSON **root,
+                     struct strbuf *err)
+{
+    struct strbuf resp = STRBUF_INIT;
+    long status = 0;
+    int ret = -1;
+    *root = NULL;
+    if (http_sync(c, url, body->buf, body->len, &status, &resp, err))
+        goto out;
+    if (status != 200) {
+        strbuf_addf(err, "%s: ", url);
+        add_error_of(err, &resp, status);
+        goto out;
+    }
+    *root = cJSON_ParseWithLength(resp.buf, resp.len);
+    if (!cJSON_IsObject(*root)) {
+        strbuf_addf(err, "%s: the answer is not a JSON object", url);
+        cJSON_Delete(*root);
+        *root = NULL;
+        goto out;
+    }
+    ret = 0;
+out:
+    strbuf_release(&resp);
+    return ret;
+}
+
+static int count_vllm(struct client *c, const char *system, const char *user, int chat, long *count,
+                      struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    cJSON *root = NULL;
+    const cJSON *n;
+    int ret = -1;
+    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
+    strbuf_addstr(&body, "{\"model\":");
+    json_escape(&body, c->model, strlen(c->model));
+    if (chat) {
+        strbuf_addstr(&body, ",\"add_generation_prompt\":true,");
+        add_messages_json(&body, system, user);
+    } else {
+        strbuf_addstr(&body, ",\"add_special_tokens\":true,\"prompt\":");
+        json_escape(&body, user, strlen(user));
+    }
+    strbuf_addch(&body, '}');
+    if (post_json(c, url.buf, &body, &root, err) == 0) {
+        n = client_obj_get(root, "count");
+        if (cJSON_IsNumber(n) && n->valuedouble >= 0) {
+            *count = (long)n->valuedouble;
+            ret = 0;
+        } else {
+            strbuf_addf(err, "%s: no \"count\" in the answer", url.buf);
+        }
+    }
+    cJSON_Delete(root);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    return ret;
+}
+
+static int count_llamacpp(struct client *c, const char *system, const char *user, int chat,
+                          long *count, struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    cJSON *root = NULL;
+    const cJSON *v;
+    int ret = -1;
+    const char *text = user;
+    char *rendered = NULL;
+    if (chat) {
+        strbuf_addf(&url, "%s/apply-template", c->ep[0].root);
+        strbuf_addch(&body, '{');
+        add_messages_json(&body, system, user);
+        strbuf_addch(&body, '}');
+        if (post_json(c, url.buf, &body, &root, err) < 0)
+            goto out;
+        v = client_obj_get(root, "prompt");
+        if (!cJSON_IsString(v)) {
+            strbuf_addf(err, "%s: no \"prompt\" in the answer", url.buf);
+            goto out;
+        }
+        rendered = xstrdup(v->valuestring);
+        text = rendered;
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    strbuf_reset(&url);
+    strbuf_reset(&body);
+    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
+    /* as llama-server tokenizes a prompt: special tokens added and parsed */
+    strbuf_addstr(&body, "{\"add_special\":true,\"parse_special\":true,\"content\":");
+    json_escape(&body, text, strlen(text));
+    strbuf_addch(&body, '}');
+    if (post_json(c, url.buf, &body, &root, err) < 0)
+        goto out;
+    v = client_obj_get(root, "tokens");
+    if (!cJSON_IsArray(v)) {
+        strbuf_addf(err, "%s: no \"tokens\" in the answer", url.buf);
+        goto out;
+    }
+    *count = (long)cJSON_GetArraySize(v);
+    ret = 0;
+out:
+    free(rendered);
+    cJSON_Delete(root);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    return ret;
+}
+
+static int count_probe(struct client *c, const char *system, const char *user, int chat,
+                       long *count, struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    cJSON *root = NULL;
+    const cJSON *n;
+    int ret = -1;
+    strbuf_addf(&url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
+    strbuf_addstr(&body, "{\"model\":");
+    json_escape(&body, c->model, strlen(c->model));
+    strbuf_addstr(&body, ",\"max_tokens\":1,\"temperature\":0,");
+    if (chat) {
+        add_messages_json(&body, system, user);
+    } else {
+        strbuf_addstr(&body, "\"prompt\":");
+        json_escape(&body, user, strlen(user));
+    }
+    strbuf_addch(&body, '}');
+    if (post_json(c, url.buf, &body, &root, err) == 0) {
+        n = client_obj_get(client_obj_get(root, "usage"), "prompt_tokens");
+        if (cJSON_IsNumber(n) && n->valuedouble > 0) {
+            *count = (long)n->valuedouble;
+            ret = 0;
+        } else {
+            strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", url.buf);
+        }
+    }
+    cJSON_Delete(root);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    return ret;
+}
+
+int client_count_request(struct client *c, const char *system, const char *user, int chat,
+                         long *count, enum client_count_method *method, struct strbuf *err)
+{
+    struct strbuf e = STRBUF_INIT;
+    int r;
+    pthread_mutex_lock(&c->sync_lock);
+    r = count_vllm(c, system, user, chat, count, &e);
+    if (!r) {
+        *method = CLIENT_COUNT_VLLM_TOKENIZE;
+    } else {
+        strbuf_reset(&e);
+        r = count_llamacpp(c, system, user, chat, count, &e);
+        if (!r) {
+            *method = CLIENT_COUNT_LLAMACPP_TEMPLATE;
+        } else {
+            strbuf_reset(&e);
+            r = count_probe(c, system, user, chat, count, &e);
+            if (!r)
+                *method = CLIENT_COUNT_PROBE;
+            else
+                strbuf_add(err, e.buf, e.len);
+        }
+    }
+    pthread_mutex_unlock(&c->sync_lock);
+    strbuf_release(&e);
+    return r;
+}
+
+const char *client_count_method_name(enum client_count_method m)
+{
+    switch (m) {
+    case CLIENT_COUNT_VLLM_TOKENIZE:
+        return "vllm-tokenize";
+    case CLIENT_COUNT_LLAMACPP_TEMPLATE:
+        return "llamacpp-apply-template";
+    case CLIENT_COUNT_PROBE:
+        return "probe";
+    case CLIENT_COUNT_GIVEN:
+        return "given";
+    }
+    return "?";
+}

@@ -346,6 +346,30 @@ int client_tokenize(struct client *c, const char *text, size_t len, long *count,
  */
 int client_tokenize_cb(void *client, const char *text, size_t len, long *count, struct strbuf *err);
 
+/* ---------------------------------------------------- template overhead */
+
+enum client_count_method {
+    CLIENT_COUNT_VLLM_TOKENIZE,     /* POST /tokenize {"messages","add_generation_prompt":true} */
+    CLIENT_COUNT_LLAMACPP_TEMPLATE, /* POST /apply-template, then /tokenize {"content",
+                                       "add_special":true,"parse_special":true} */
+    CLIENT_COUNT_PROBE,             /* a real request with max_tokens 1: usage.prompt_tokens */
+    CLIENT_COUNT_GIVEN              /* not measured: the user's --template-overhead */
+};
+/* "vllm-tokenize", "llamacpp-apply-template", "probe", "given". */
+const char *client_count_method_name(enum client_count_method m);
+
+/*
+ * The number of prompt tokens the server counts for one request, template
+ * and special tokens included (blocking, first endpoint): chat = a system
+ * message (omitted when system is NULL or "") and a user message, else the
+ * completion prompt user. Tried in order: vLLM's /tokenize with messages,
+ * llama.cpp's /apply-template + /tokenize, a probe request. Returns 0 with
+ * *count and *method set, or -1 with the last failure appended to err.
+ * See overhead.h for the template overhead computed from it.
+ */
+int client_count_request(struct client *c, const char *system, const char *user, int chat,
+                         long *count, enum client_count_method *method, struct strbuf *err);
+
 /* ------------------------------------------- pure functions (no network) */
 
 /*

@@ -23,6 +23,7 @@
 #include "dataset.h"
 #include "num.h"
 #include "opt.h"
+#include "overhead.h"
 #include "plan.h"
 #include "power.h"
 #include "prompt.h"
@@ -55,17 +56,18 @@ struct run_opts {
     const char *model, *dataset, *haystack, *lengths, *depths, *tmpl, *tokenizer;
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls;
+    const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
-    int completions, dry_run, store_prompts, context_check, insecure, verbose;
+    int completions, dry_run, store_prompts, context_check, insecure, verbose, allow_mismatch;
     int price_in_seen, price_out_seen; /* given on the command line or in the config file */
 };
 
 /* The settings that change what a trial measures: part of the run's identity. */
 static char *identity_settings(const struct run_opts *o, const long *lengths, size_t nl,
                                const int *depths, size_t nd, const char *scorer,
-                               const char *extra_body)
+                               const char *extra_body, long overhead)
 {
     cJSON *root = cJSON_CreateObject(), *arr;
     char *text, *ret;
@@ -94,6 +96,9 @@ static char *identity_settings(const struct run_opts *o, const long *lengths, si
     cJSON_AddStringToObject(root, "scorer", scorer);
     cJSON_AddNumberToObject(root, "seed", (double)o->seed);
     cJSON_AddNumberToObject(root, "temperature", o->temperature);
+    /* what prompts are built against (content + overhead = length); absent when 0 */
+    if (overhead > 0)
+        cJSON_AddNumberToObject(root, "template-overhead", (double)overhead);
     cJSON_AddNumberToObject(root, "top-p", o->top_p);
     text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -102,6 +107,16 @@ static char *identity_settings(const struct run_opts *o, const long *lengths, si
     ret = xstrdup(text);
     cJSON_free(text);
     return ret;
+}
+
+/* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
+static long settings_overhead(const char *json)
+{
+    cJSON *j = cJSON_Parse(json ? json : "{}");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "template-overhead");
+    long n = cJSON_IsNumber(v) && v->valuedouble > 0 ? (long)v->valuedouble : 0;
+    cJSON_Delete(j);
+    return n;
 }
 
 /* Name the first setting that differs between two identity JSON objects. */
@@ -353,6 +368,7 @@ static void run_opts_init(struct run_opts *o)
     o->api_key_env = "OPENAI_API_KEY";
     o->scorer = NULL;
     o->progress = "auto";
+    o->template_overhead = "auto";
     o->repeats = 1;
     o->concurrency = 8;
     o->max_tokens = 256;
@@ -397,6 +413,7 @@ struct run_ctx {
     enum client_max_tokens_field mtf;
     enum scorer_kind default_scorer;
     long *lengths, max_len;
+    long overhead; /* template overhead (overhead.h); -1 until given, stored or measured */
     int *depths;
     size_t nl, nd;
     unsigned shard_i, shard_n;
@@ -442,6 +459,7 @@ static void run_ctx_init(struct run_ctx *c, int argc, const char **argv)
     strbuf_init(&c->extra_body, 0);
     c->default_scorer = SCORER_DEFAULT;
     c->shard_n = 1;
+    c->overhead = -1;
     client_config_init(&c->ccfg);
     run_info_init(&c->want);
     run_info_init(&c->have);
@@ -515,6 +533,12 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "tokenizer", 't', &c->o.tokenizer, "NAME|FILE|server",
          "counts lengths (default cl100k_base; server = the endpoint's /tokenize)", 0},
+        {OPT_STRING, "template-overhead", 0, &c->o.template_overhead, "N|auto",
+         "tokens the server adds per request (chat template, BOS); auto measures them "
+         "(default)",
+         0},
+        {OPT_BOOL, "allow-tokenizer-mismatch", 0, &c->o.allow_mismatch, NULL,
+         "keep going when the server counts prompts >2% off the run's tokenizer", 0},
         {OPT_STRING, "scorer", 0, &c->o.scorer, "NAME",
          "litm, kv, contains, exact, regex, all (default contains)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "request", 0},
@@ -697,6 +721,16 @@ static int validate_options(struct run_ctx *c)
     }
     if (check_settings(&c->o) < 0)
         return -1;
+    if (strcmp(c->o.template_overhead, "auto")) {
+        char *end;
+        errno = 0;
+        c->overhead = strtol(c->o.template_overhead, &end, 10);
+        if (errno || end == c->o.template_overhead || *end || c->overhead < 0 ||
+            c->overhead > 1000000) {
+            error("run: --template-overhead must be auto or a token count (0..1000000)");
+            return -1;
+        }
+    }
     if (runner_progress_parse(c->o.progress, &c->progress) < 0) {
         error("run: --progress must be auto, bar, lines or none");
         return -1;
@@ -995,6 +1029,14 @@ static int load_tokenizer(struct run_ctx *c)
     return 0;
 }
 
+/* The run's identity settings with what c holds now (the overhead once known). */
+static char *run_settings(const struct run_ctx *c)
+{
+    return identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
+                             scorer_name(c->default_scorer),
+                             c->extra_body.len ? c->extra_body.buf : NULL, c->overhead);
+}
+
 /* What identifies this run (c->want): inputs' hashes, settings, endpoints, tags, shard. */
 static int describe_run(struct run_ctx *c)
 {
@@ -1006,9 +1048,7 @@ static int describe_run(struct run_ctx *c)
     for (i = 0; i < client_endpoint_count(c->client); i++)
         strbuf_addf(&c->sb, "%s%s", i ? "," : "", client_endpoint_url(c->client, (int)i));
     c->want.endpoints = strbuf_detach(&c->sb, NULL);
-    c->want.settings_json = identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
-                                              scorer_name(c->default_scorer),
-                                              c->extra_body.len ? c->extra_body.buf : NULL);
+    c->want.settings_json = run_settings(c);
     c->want.golden_sha256 = xstrdup(c->gs.sha256);
     strbuf_reset(&c->sb);
     score_version(c->default_scorer, &c->sb);
@@ -1079,6 +1119,12 @@ static int check_resume(struct run_ctx *c)
     if (prc == 0) {
         const char *field = NULL;
         c->exists = 1;
+        if (c->overhead < 0) {
+            /* auto on resume: the prompts were built against the stored overhead */
+            c->overhead = settings_overhead(c->have.settings_json);
+            free(c->want.settings_json);
+            c->want.settings_json = run_settings(c);
+        }
         if (!run_identity_same_run(&c->have, &c->want, &field, NULL)) {
             strbuf_reset(&c->sb);
             if (field && !strcmp(field, "settings_json"))
@@ -1152,6 +1198,53 @@ static int preflight(struct run_ctx *c)
     return 0;
 }
 
+/*
+ * The tokens the server adds per request (chat template, BOS), measured with
+ * the first planned question's request without distractors (overhead.h),
+ * unless given or stored with the resumed run. Not fatal when the server
+ * cannot say: the run's own requests classify the endpoint's failures, and
+ * the first answers' prompt counts catch an overhead above 2% (mismatch stop).
+ */
+static int measure_template_overhead(struct run_ctx *c)
+{
+    struct prompt_builder *pb;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    struct template_overhead ov;
+    int chat = !c->o.completions;
+
+    if (c->overhead >= 0)
+        return 0;
+    c->overhead = 0;
+    if (!c->plan.nr)
+        return 0;
+    pb = prompt_builder_new(c->tk, &c->tpl, NULL);
+    prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
+    strbuf_reset(&c->err);
+    if (overhead_measure(c->client, c->tk, bp.system.buf, chat ? bp.user.buf : bp.text.buf, chat,
+                         &ov, &c->err) < 0) {
+        warning("cannot measure the tokens the server adds per request (%s); taking 0, give "
+                "them with --template-overhead N",
+                c->err.buf);
+    } else {
+        if (ov.tokens < 0)
+            warning("the server counts %ld prompt tokens where the run's tokenizer counts %ld "
+                    "for the same request: a tokenizer mismatch (use the model's tokenizer or "
+                    "--tokenizer server); template overhead taken as 0",
+                    ov.server_count, ov.local_count);
+        else
+            c->overhead = ov.tokens;
+        fprintf(stderr,
+                "template overhead: %ld tokens per request (%s: the server counts %ld, the "
+                "run's tokenizer %ld for the same content)\n",
+                c->overhead, client_count_method_name(ov.method), ov.server_count, ov.local_count);
+    }
+    free(c->want.settings_json);
+    c->want.settings_json = run_settings(c);
+    built_prompt_release(&bp);
+    prompt_builder_free(pb);
+    return 0;
+}
+
 /* Build the first planned prompt of every length once before anything is
  * recorded: a length the distractor material cannot fill (--lengths 10M)
  * is refused here, not after the run row exists. */
@@ -1178,6 +1271,7 @@ static int check_lengths(struct run_ctx *c)
                 struct prompt_request pr;
                 prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
                                          c->o.max_tokens, !c->o.completions);
+                pr.overhead = c->overhead;
                 strbuf_reset(&c->err);
                 if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
                     error("run: cannot build the prompt of question %s at length %ld, depth "
@@ -1296,6 +1390,8 @@ static int execute(struct run_ctx *c)
     rc.seed = (unsigned long)c->o.seed;
     rc.max_tokens = c->o.max_tokens;
     rc.chat = !c->o.completions;
+    rc.overhead = c->overhead;
+    rc.mismatch_stop = !c->o.allow_mismatch;
     rc.store_prompts = c->o.store_prompts;
     rc.probe_first = c->pinfo.model_listed != 1;
     rc.server_context = c->pinfo.context;
@@ -1331,6 +1427,7 @@ static int finish_run(struct run_ctx *c)
     size_t i;
 
     enum run_status status = RUN_FAILED;
+    int no_score = 0;
     switch (c->res.end) {
     case RUNNER_COMPLETE:
         status = RUN_COMPLETE;
@@ -1354,8 +1451,17 @@ static int finish_run(struct run_ctx *c)
                      : DM_EXIT_USAGE;
         break;
     case RUNNER_INPUT_ERROR:
+    case RUNNER_MISMATCH:
         c->ret = DM_EXIT_USAGE;
         break;
+    }
+    if (c->res.end == RUNNER_COMPLETE && c->res.finished > 0 && !c->res.already_done &&
+        c->res.outcomes[OUTCOME_CORRECT] + c->res.outcomes[OUTCOME_WRONG] == 0) {
+        /* nothing could be scored: never a success */
+        status = RUN_FAILED;
+        c->ret = c->res.outcomes[OUTCOME_ERROR] == c->res.finished ? DM_EXIT_INFRA
+                                                                   : DM_EXIT_INCONCLUSIVE;
+        no_score = 1;
     }
     if (store_run_update_status(c->st, c->run_name, status) < 0 || store_flush(c->st) < 0)
         c->ret = c->ret ? c->ret : DM_EXIT_INFRA;
@@ -1406,6 +1512,20 @@ static int finish_run(struct run_ctx *c)
     case RUNNER_STORE_ERROR:
         error("run: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
         break;
+    case RUNNER_MISMATCH:
+        error("run: stopped: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
+        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        break;
+    }
+    if (no_score) {
+        struct strbuf why = STRBUF_INIT;
+        int oc;
+        for (oc = OUTCOME_CORRECT; oc < OUTCOME__COUNT; oc++)
+            if (c->res.outcomes[oc])
+                strbuf_addf(&why, "%s%ld %s", why.len ? ", " : "", c->res.outcomes[oc],
+                            outcome_name((enum trial_outcome)oc));
+        error("run: no trial could be scored (%s)", why.buf);
+        strbuf_release(&why);
     }
     return 0;
 }
@@ -1422,7 +1542,8 @@ int cmd_run(int argc, const char **argv)
     run_ctx_init(&c, argc, argv);
     if (parse_run_options(&c) || validate_options(&c) || load_inputs(&c) || dry_run(&c) ||
         open_client(&c) || open_store(&c) || load_tokenizer(&c) || describe_run(&c) ||
-        check_resume(&c) || preflight(&c) || check_lengths(&c) || record_run(&c) || execute(&c))
+        check_resume(&c) || preflight(&c) || measure_template_overhead(&c) || check_lengths(&c) ||
+        record_run(&c) || execute(&c))
         return run_ctx_release(&c);
     finish_run(&c);
     return run_ctx_release(&c);

@@ -27,7 +27,8 @@ static const char *const serve_sim_usage[] = {
     "dipmap serve-sim [--port P] [--dataset FILE] [--model NAME:edge=E,dip=D,shape=S,seed=N]...",
     "                 [--faults KIND=RATE,...] [--ctx N] [--shift-ctx N] [--reasoning P]",
     "                 [--think N [--think-form field|inline|both] [--think-stop]]",
-    "                 [--api-key-env VAR] [--log FILE]",
+    "                 [--api-key-env VAR] [--log FILE] [--template-overhead N]",
+    "                 [--chat-template none|chatml] [--tokenize-api both|vllm|llamacpp|none]",
     NULL,
 };
 
@@ -35,7 +36,8 @@ int cmd_serve_sim(int argc, const char **argv)
 {
     const char *host = "127.0.0.1", *dataset = NULL, *tok_spec = "cl100k_base", *faults = NULL;
     const char *ctx_s = NULL, *shift_s = NULL, *api_key = NULL, *api_key_env = NULL;
-    const char *log_path = NULL;
+    const char *log_path = NULL, *chat_template = "none", *tokenize_api = "both";
+    long template_overhead = 0;
     long port = 8000, fault_seed = 0, latency_ms = 0, slow_ms = 5000, retry_after_ms = 1000;
     double reasoning = 0;
     const char *think_s = NULL, *think_form = "both";
@@ -59,6 +61,12 @@ int cmd_serve_sim(int argc, const char **argv)
         {OPT_STRING, "ctx", 0, &ctx_s, "N", "context size: longer prompts get a 400 (e.g. 32k)", 0},
         {OPT_STRING, "shift-ctx", 0, &shift_s, "N",
          "silently keep only the last N prompt tokens (llama.cpp context shift)", 0},
+        {OPT_LONG, "template-overhead", 0, &template_overhead, "N",
+         "tokens added to every request's count, like a BOS (default 0)", 0},
+        {OPT_STRING, "chat-template", 0, &chat_template, "MODE",
+         "none (default) or chatml: a per-message template counted in usage and /tokenize", 0},
+        {OPT_STRING, "tokenize-api", 0, &tokenize_api, "API",
+         "counting routes: both (default), vllm, llamacpp (/apply-template with chatml), none", 0},
         {OPT_DOUBLE, "reasoning", 0, &reasoning, "P",
          "probability of an empty answer with reasoning_content, finish_reason length", 0},
         {OPT_STRING, "think", 0, &think_s, "N",
@@ -108,6 +116,27 @@ int cmd_serve_sim(int argc, const char **argv)
         error("serve-sim: --latency-ms, --slow-ms, --retry-after-ms and --fault-seed must be >= 0");
         goto cleanup;
     }
+    if (template_overhead < 0 || template_overhead > 100000) {
+        error("serve-sim: --template-overhead must be in 0..100000");
+        goto cleanup;
+    }
+    if (!strcmp(chat_template, "chatml")) {
+        cfg.chat_template = SIM_TEMPLATE_CHATML;
+    } else if (strcmp(chat_template, "none")) {
+        error("serve-sim: --chat-template must be none or chatml");
+        goto cleanup;
+    }
+    if (!strcmp(tokenize_api, "vllm"))
+        cfg.tokenize_api = SIM_API_VLLM;
+    else if (!strcmp(tokenize_api, "llamacpp"))
+        cfg.tokenize_api = SIM_API_LLAMACPP;
+    else if (!strcmp(tokenize_api, "none"))
+        cfg.tokenize_api = SIM_API_NONE;
+    else if (strcmp(tokenize_api, "both")) {
+        error("serve-sim: --tokenize-api must be both, vllm, llamacpp or none");
+        goto cleanup;
+    }
+    cfg.template_overhead = template_overhead;
     if (reasoning < 0 || reasoning > 1) {
         error("serve-sim: --reasoning must be a probability in [0,1]");
         goto cleanup;

@@ -24,7 +24,7 @@
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
     "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] [--tokenizer NAME|FILE] "
-    "[--completion] [--json]",
+    "[--template-overhead N] [--completion] [--json]",
     NULL,
 };
 
@@ -33,7 +33,7 @@ int cmd_show_prompt(int argc, const char **argv)
     const char *dataset = NULL, *haystack = NULL, *qid = NULL, *length_s = "8k";
     const char *tpl_spec = "qa", *tok_spec = "cl100k_base";
     double depth = 50;
-    long repeat = 0, seed = 0, max_tokens = 100;
+    long repeat = 0, seed = 0, max_tokens = 100, overhead = 0;
     int completion = 0, json = 0, ret = DM_EXIT_USAGE;
     struct strvec rest = STRVEC_INIT;
     struct golden_set gs;
@@ -59,6 +59,8 @@ int cmd_show_prompt(int argc, const char **argv)
         {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)",
          0},
         {OPT_LONG, "max-tokens", 0, &max_tokens, "N", "answer budget shown (default 100)", 0},
+        {OPT_LONG, "template-overhead", 0, &overhead, "N",
+         "tokens the server adds per request (as run measured them; default 0)", 0},
         {OPT_BOOL, "completion", 0, &completion, NULL,
          "count and print the completion rendering (one string)", 0},
         {OPT_BOOL, "json", 0, &json, NULL, "print the request as JSON (messages or prompt)", 0},
@@ -122,6 +124,11 @@ int cmd_show_prompt(int argc, const char **argv)
     req.seed = (unsigned long)seed;
     req.max_answer_tokens = max_tokens;
     req.chat = !completion;
+    req.overhead = overhead;
+    if (overhead < 0 || overhead >= length) {
+        error("show-prompt: --template-overhead must be in 0..%ld (below the length)", length - 1);
+        goto cleanup;
+    }
     if (prompt_build(b, &req, &bp, &err) < 0) {
         error("show-prompt: %s", err.buf);
         goto cleanup;
@@ -154,6 +161,8 @@ int cmd_show_prompt(int argc, const char **argv)
                "%.2f%%), repeat %ld, seed %ld\n",
                q->id, length, bp.realized_len, 100.0 * (double)(bp.realized_len - length) / length,
                depth, 100.0 * bp.realized_depth, repeat, seed);
+        printf("# length: target %ld, realized %ld = content %ld + template overhead %ld\n", length,
+               bp.realized_len, bp.realized_len - bp.overhead, bp.overhead);
         printf("# gold: document %zu of %zu, token offset %ld; %zu hard negatives, %zu filler "
                "chunks (%zu excluded: they contain an answer)\n",
                bp.gold_index + 1, bp.docs_nr, bp.gold_offset, bp.hard_negatives, bp.filler,

@@ -485,6 +485,9 @@ struct seq_item {
     int hard;   /* a hard negative */
 };
 
+/* Chunks tried as the cut item when one cannot reach the exact count. */
+#define CUT_TRIES 3
+
 /* The distractor selection of one (question, length, seed): independent of repeat and depth. */
 struct seq {
     const struct question *q;
@@ -495,6 +498,8 @@ struct seq {
     struct seq_item *it;
     size_t nr;
     long cut; /* index in it[] of the filler chunk cut to fill the last gap, or -1 */
+    const struct chunk *avoid[CUT_TRIES]; /* chunks whose cut could not hit the count exactly */
+    int navoid;
     size_t hard, filler, filler_dropped;
     long pre_docs; /* tokens of the request before the documents block */
     long fixed;    /* tokens of the request without distractors */
@@ -952,6 +957,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     const struct question *q = s->q;
     size_t i, alloc = 0, skipped = 0;
     long sum = 0;
+    int want_cut = 0; /* a chunk filled the budget whole: cut the next one */
 
     s->nr = s->hard = s->filler = 0;
     s->cut = -1;
@@ -967,9 +973,15 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
         s->hard++;
         sum += cost;
     }
-    for (i = 0; i < f->nr && sum < budget; i++) {
+    for (i = 0; i < f->nr && (sum < budget || want_cut); i++) {
         const struct chunk *c = &b->hay->c[f->idx[i]];
-        long cost = chunk_cost(b, c, err), len, t;
+        long cost, len, t;
+        int k, avoided = 0;
+        for (k = 0; k < s->navoid; k++)
+            avoided |= s->avoid[k] == c;
+        if (avoided)
+            continue;
+        cost = chunk_cost(b, c, err);
         if (cost < 0)
             return -1;
         ALLOC_GROW(s->it, s->nr + 1, alloc);
@@ -1034,6 +1046,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
             s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 0};
             s->filler++;
             sum += cost;
+            want_cut = 1;
             continue;
         }
         if (len > 0) {
@@ -1063,6 +1076,10 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     }
     return 0;
 }
+
+static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t *order, size_t k,
+                     long content, int chat, struct built_prompt *out, long *real,
+                     struct strbuf *err);
 
 /* Tokens left free below the target when no chunk can be cut (kv haystacks). */
 #define NOCUT_SLACK 1
@@ -1159,8 +1176,21 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
             best_diff = labs(diff);
             best_budget = budget;
         }
-        if (diff >= 0 && diff <= content / 1000 + 1)
-            return s;
+        if (diff >= 0 && diff <= content / 1000 + 1) {
+            long exact = real;
+            /*
+             * Some cut points cannot give the exact count (", " + "\n\n" is
+             * one token fewer than ", 2" + "\n\n" less one): cut another chunk.
+             */
+            if (s->cut < 0 || s->navoid >= CUT_TRIES)
+                return s;
+            if (fit_exact(b, s, NULL, 0, content, r->chat, tmp, &exact, err) < 0)
+                goto fail;
+            if (exact == content)
+                return s;
+            s->avoid[s->navoid++] = s->it[s->cut].c;
+            continue;
+        }
         budget += diff ? diff : -1;
     }
     if (select_items(b, s, f, best_budget, err) < 0)
@@ -1357,4 +1387,14 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
 cleanup:
     free(order);
     return ret;
+}
+
+void prompt_render_fixed(struct prompt_builder *b, const struct question *q,
+                         struct built_prompt *out)
+{
+    struct seq s;
+    memset(&s, 0, sizeof(s));
+    s.q = q;
+    s.cut = -1;
+    render_request(b, &s, NULL, 0, SIZE_MAX, out);
 }

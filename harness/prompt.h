@@ -157,4 +157,11 @@ void built_prompt_release(struct built_prompt *p);
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err);
 
+/*
+ * Render q's request without distractors (template, question, gold): the
+ * content the template overhead is measured with (overhead.h).
+ */
+void prompt_render_fixed(struct prompt_builder *b, const struct question *q,
+                         struct built_prompt *out);
+
 #endif

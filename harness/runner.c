@@ -65,6 +65,8 @@ const char *runner_end_name(enum runner_end e)
         return "refused by the endpoint";
     case RUNNER_INPUT_ERROR:
         return "input error";
+    case RUNNER_MISMATCH:
+        return "tokenizer mismatch";
     case RUNNER_STORE_ERROR:
         return "store error";
     }
@@ -160,7 +162,8 @@ struct runner {
     int lines; /* plain progress lines */
     int bar_drawn;
     int warned_mismatch;
-    int probing; /* probe_first: no second request before the first answer */
+    long answers_checked; /* answers with usage.prompt_tokens seen (the first decide a stop) */
+    int probing;          /* probe_first: no second request before the first answer */
     struct prebuild *pb;
     int exhausted; /* every trial of the plan has been handed out */
 };
@@ -503,6 +506,7 @@ static void pb_build(const struct runner_config *cfg, struct prompt_builder *b, 
     struct prompt_request pr;
     prompt_request_for_trial(&pr, &cfg->gs->q[pt->question], pt, cfg->seed, cfg->max_tokens,
                              cfg->chat);
+    pr.overhead = cfg->overhead;
     strbuf_reset(&e->err);
     e->failed = prompt_build(b, &pr, &e->bp, &e->err) < 0;
 }
@@ -688,6 +692,7 @@ static int send_slot(struct runner *r, struct slot *s, double now)
     struct prompt_request pr;
 
     prompt_request_for_trial(&pr, q, pt, cfg->seed, cfg->max_tokens, cfg->chat);
+    pr.overhead = cfg->overhead;
     strbuf_reset(&r->err);
     if (prompt_build(cfg->builder, &pr, &r->bp, &r->err) < 0) {
         set_message(r, "cannot build the prompt of question %s at length %ld, depth %g%%: %s",
@@ -883,15 +888,47 @@ static double schedule(struct runner *r, double now)
 
 /* ---- results ------------------------------------------------------------- */
 
-static void check_mismatch(struct runner *r, const struct slot *s,
-                           const struct client_response *resp)
+/*
+ * The server says it cut the prompt: a context shift leaves it at the
+ * context size. With the context unknown, a shorter count says nothing about
+ * a cut: it is a tokenizer mismatch.
+ */
+static int server_cut(const struct runner_config *cfg, const struct client_response *resp)
+{
+    return cfg->server_context > 0 &&
+           resp->prompt_tokens + cfg->max_tokens + 16 >= cfg->server_context;
+}
+
+/* Answers whose prompt count can stop the run as a tokenizer mismatch. */
+#define MISMATCH_FIRST 8
+
+/*
+ * Returns 1 when the run stops here: the server counts this prompt more than
+ * 2% off the run's count (content + template overhead, like with like) on
+ * one of the first answers, and mismatches stop the run.
+ */
+static int check_mismatch(struct runner *r, const struct slot *s,
+                          const struct client_response *resp)
 {
     double dev;
-    if (resp->prompt_tokens <= 0 || s->realized_len <= 0 || resp->cls == CLIENT_TRUNCATED)
-        return;
+    if (resp->prompt_tokens <= 0 || s->realized_len <= 0 ||
+        (resp->cls == CLIENT_TRUNCATED && resp->reason != CLIENT_R_PROMPT_SHORT) ||
+        (resp->reason == CLIENT_R_PROMPT_SHORT && server_cut(r->cfg, resp)))
+        return 0;
+    r->answers_checked++;
     dev = fabs((double)resp->prompt_tokens / (double)s->realized_len - 1.0);
     if (dev <= MISMATCH_RATIO)
-        return;
+        return 0;
+    if (r->cfg->mismatch_stop && r->answers_checked <= MISMATCH_FIRST) {
+        set_message(r,
+                    "tokenizer mismatch: the server counted %ld prompt tokens where the run's "
+                    "tokenizer counted %ld (template overhead %ld included), %.1f%% off: the "
+                    "lengths are not in the model's tokens; use --tokenizer server or the model's "
+                    "tokenizer (or --allow-tokenizer-mismatch to keep going)",
+                    resp->prompt_tokens, s->realized_len, r->cfg->overhead, dev * 100);
+        stop_with(r, RUNNER_MISMATCH);
+        return 1;
+    }
     r->res->tokenizer_mismatches++;
     if (dev > r->res->worst_mismatch)
         r->res->worst_mismatch = dev;
@@ -903,6 +940,7 @@ static void check_mismatch(struct runner *r, const struct slot *s,
                 "(use --tokenizer server or the model's tokenizer)",
                 resp->prompt_tokens, s->realized_len, dev * 100);
     }
+    return 0;
 }
 
 static void check_error_rate(struct runner *r)
@@ -997,7 +1035,15 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     r->res->prompt_tokens += (long)in;
     r->res->completion_tokens += (long)out;
     throttle_bucket_adjust(&r->tpm, s->est_tokens - (in + out));
-    check_mismatch(r, s, resp);
+    if (check_mismatch(r, s, resp)) {
+        /* not recorded: a resume (with the right tokenizer, or allowed) sends it again */
+        r->busy--;
+        s->state = SLOT_FREE;
+        return;
+    }
+    if (resp->cls == CLIENT_TRUNCATED && resp->reason == CLIENT_R_PROMPT_SHORT &&
+        !server_cut(cfg, resp))
+        resp->cls = CLIENT_OK; /* counted differently, not cut: a mismatch, scored as usual */
 
     switch (resp->cls) {
     case CLIENT_OK: {

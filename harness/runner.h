@@ -73,6 +73,9 @@ struct runner_config {
     long max_tokens;                   /* answer budget per request */
     long server_context; /* the server's context per request (preflight), <= 0 unknown */
     int chat;            /* 1 chat completions, 0 legacy completions */
+    long overhead;       /* template overhead (overhead.h): prompts hold length - overhead tokens */
+    int mismatch_stop;   /* stop (RUNNER_MISMATCH) when one of the first answers' prompt_tokens is
+                            more than 2% off the run's count (else count and warn) */
     int store_prompts;   /* store rendered prompts content-addressed */
     /*
      * Send one request and wait for its answer before filling the window
@@ -107,7 +110,8 @@ enum runner_end {
     RUNNER_TOO_MANY_ERRORS, /* error share above max_error_rate */
     RUNNER_FATAL,           /* the endpoint refused the run (fatal_reason) */
     RUNNER_INPUT_ERROR,     /* a prompt could not be built (e.g. not enough filler) */
-    RUNNER_STORE_ERROR      /* the store could not be written */
+    RUNNER_STORE_ERROR,     /* the store could not be written */
+    RUNNER_MISMATCH         /* the server counts prompts differently (message says how) */
 };
 
 /* "complete", "interrupted", ... */

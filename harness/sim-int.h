@@ -51,7 +51,8 @@ struct qindex {
 
 struct sim_prompt {
     struct strbuf *seg; /* segments (messages), owned */
-    size_t nr, alloc;
+    char **role;        /* chat: each message's role (owned), else NULL */
+    size_t nr, alloc, role_alloc;
     size_t *start; /* byte where the model's view begins (shift-ctx) */
     long *count;   /* tokens of seg[i] from start[i] */
 };

@@ -179,6 +179,18 @@ enum sim_think_form {
     SIM_THINK_FIELD,    /* message.reasoning_content */
     SIM_THINK_INLINE    /* a leading <think>...</think> block in the content */
 };
+/*
+ * What the simulated server adds to a request's token count (usage.prompt_tokens, the --ctx
+ * check and the counting routes): --template-overhead N tokens (like a BOS, every request),
+ * and with --chat-template chatml the tokens of the rendered ChatML template
+ * ("<|im_start|>ROLE\n" CONTENT "<|im_end|>\n" per message, then "<|im_start|>assistant\n")
+ * minus those of the messages: a per-message overhead.
+ * --tokenize-api: vllm (/tokenize {"prompt"} and {"messages","add_generation_prompt"}),
+ * llamacpp (/tokenize {"content","add_special"} and, with chatml, /apply-template
+ * {"messages"} -> {"prompt"}), both (default), none (no counting route: clients must probe).
+ */
+enum sim_chat_template { SIM_TEMPLATE_NONE = 0, SIM_TEMPLATE_CHATML };
+enum sim_tokenize_api { SIM_API_BOTH = 0, SIM_API_VLLM, SIM_API_LLAMACPP, SIM_API_NONE };
 
 struct sim_config {
     const char *host;         /* bind address, default "127.0.0.1" */
@@ -197,9 +209,12 @@ struct sim_config {
     double reasoning;    /* probability of an empty answer with reasoning_content */
     long think_tokens;   /* reasoning mode: thinking before every answer (0 = off) */
     enum sim_think_form think_form;
-    int think_stop;       /* thinking that reaches the budget ends with finish_reason "stop" */
-    const char *api_key;  /* borrowed; NULL = no auth */
-    const char *log_path; /* NULL = no request log */
+    int think_stop;         /* thinking that reaches the budget ends with finish_reason "stop" */
+    long template_overhead; /* BOS-like tokens added to every request's count */
+    enum sim_chat_template chat_template; /* tokens a chat template adds per message */
+    enum sim_tokenize_api tokenize_api;   /* which counting routes exist */
+    const char *api_key;                  /* borrowed; NULL = no auth */
+    const char *log_path;                 /* NULL = no request log */
 };
 
 /*

@@ -280,13 +280,49 @@ static int add_messages(struct sim_prompt *p, const cJSON *messages, struct repl
     cJSON_ArrayForEach(msg, messages)
     {
         const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(msg, "role");
         if (!cJSON_IsObject(msg) || add_content(sim_prompt_add(p), content)) {
             bad_request(r, "each message must be an object whose 'content' is a string or "
                            "an array of text parts");
             return -1;
         }
+        ALLOC_GROW(p->role, p->nr, p->role_alloc);
+        p->role[p->nr - 1] = xstrdup(cJSON_IsString(role) ? role->valuestring : "user");
     }
     return 0;
+}
+
+/*
+ * The chat template (--chat-template chatml): each message as
+ * "<|im_start|>ROLE\nCONTENT<|im_end|>\n", then "<|im_start|>assistant\n".
+ */
+static void render_chatml(const struct sim_prompt *p, struct strbuf *out)
+{
+    for (size_t i = 0; i < p->nr; i++) {
+        strbuf_addf(out, "<|im_start|>%s\n", p->role ? p->role[i] : "user");
+        strbuf_add(out, p->seg[i].buf, p->seg[i].len);
+        strbuf_addstr(out, "<|im_end|>\n");
+    }
+    strbuf_addstr(out, "<|im_start|>assistant\n");
+}
+
+/*
+ * Tokens the simulated server adds around the content it counts: the chat
+ * template's (chatml: the rendered text minus its messages) plus
+ * --template-overhead (BOS-like, chat and completions alike).
+ */
+static long template_tokens(struct sim_server *s, const struct sim_prompt *p, int chat)
+{
+    long n = s->cfg->template_overhead;
+    if (chat && s->cfg->chat_template == SIM_TEMPLATE_CHATML) {
+        struct strbuf r = STRBUF_INIT;
+        render_chatml(p, &r);
+        n += sim_count_tokens(s->cfg->tokenizer, r.buf, r.len);
+        for (size_t i = 0; i < p->nr; i++)
+            n -= sim_count_tokens(s->cfg->tokenizer, p->seg[i].buf, p->seg[i].len);
+        strbuf_release(&r);
+    }
+    return n;
 }
 
 static int decode_ids(struct sim_server *s, const cJSON *arr, struct strbuf *out, struct reply *r)
@@ -435,6 +471,11 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     char *id;
 
     sim_analyse(s->cfg, &s->qix, &g->prompt, &a);
+    {
+        long extra = template_tokens(s, &g->prompt, g->chat);
+        a.T += extra;
+        a.sent_tokens += extra;
+    }
     l->T = a.T;
     l->sent_tokens = a.sent_tokens;
     l->question_id = a.q ? a.q->id : NULL;
@@ -776,15 +817,19 @@ static void handle_tokenize(struct sim_server *s, const struct strbuf *body, str
     prompt = cJSON_GetObjectItemCaseSensitive(req, "prompt");
     messages = cJSON_GetObjectItemCaseSensitive(req, "messages");
     content = cJSON_GetObjectItemCaseSensitive(req, "content");
-    if (cJSON_IsString(content) && !prompt && !messages) {
-        /* llama.cpp: {"content", "parse_special"=true, "with_pieces"=false} -> {"tokens"} */
+    if (cJSON_IsString(content) && !prompt && !messages && s->cfg->tokenize_api != SIM_API_VLLM) {
+        /* llama.cpp: {"content", "add_special"=false, "parse_special"=true, "with_pieces"=false} */
         const cJSON *ps = cJSON_GetObjectItemCaseSensitive(req, "parse_special");
         const cJSON *wp = cJSON_GetObjectItemCaseSensitive(req, "with_pieces");
+        const cJSON *as = cJSON_GetObjectItemCaseSensitive(req, "add_special");
         int special = ps ? cJSON_IsTrue(ps) : 1;
         tokenizer_encode(s->cfg->tokenizer, content->valuestring, strlen(content->valuestring),
                          special, &ids, &n);
         root = cJSON_CreateObject();
         arr = cJSON_AddArrayToObject(root, "tokens");
+        /* add_special: the BOS-like --template-overhead tokens (id 0) in front */
+        for (long k = 0; cJSON_IsTrue(as) && k < s->cfg->template_overhead; k++)
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber(0));
         for (size_t i = 0; i < n; i++) {
             if (cJSON_IsTrue(wp)) {
                 cJSON *o = cJSON_CreateObject();
@@ -810,11 +855,18 @@ static void handle_tokenize(struct sim_server *s, const struct strbuf *body, str
         json_reply(r, 200, root);
         goto cleanup;
     }
-    if (cJSON_IsString(prompt) || cJSON_IsArray(messages)) {
-        /* vLLM: {"prompt"} or {"messages"} -> {"count","max_model_len","tokens","token_strs"} */
+    if ((cJSON_IsString(prompt) || cJSON_IsArray(messages)) &&
+        s->cfg->tokenize_api != SIM_API_LLAMACPP) {
+        /*
+         * vLLM: {"prompt", "add_special_tokens"=true} or {"messages",
+         * "add_generation_prompt"=true} -> {"count","max_model_len","tokens","token_strs"};
+         * the template's tokens (and the BOS-like overhead) come first, as id 0.
+         */
         struct sim_prompt p;
         struct reply tmp = {0};
         const cJSON *strs = cJSON_GetObjectItemCaseSensitive(req, "return_token_strs");
+        const cJSON *ast = cJSON_GetObjectItemCaseSensitive(req, "add_special_tokens");
+        long extra;
         memset(&p, 0, sizeof(p));
         if (cJSON_IsString(prompt))
             strbuf_addstr(sim_prompt_add(&p), prompt->valuestring);
@@ -823,8 +875,16 @@ static void handle_tokenize(struct sim_server *s, const struct strbuf *body, str
             sim_prompt_release(&p);
             goto cleanup;
         }
+        if (cJSON_IsString(prompt))
+            extra = !ast || cJSON_IsTrue(ast) ? template_tokens(s, &p, 0) : 0;
+        else
+            extra = template_tokens(s, &p, 1);
         root = cJSON_CreateObject();
         arr = cJSON_CreateArray();
+        if (extra > 0) {
+            ids = xcalloc((size_t)extra, sizeof(*ids));
+            n = (size_t)extra;
+        }
         for (size_t i = 0; i < p.nr; i++) {
             uint32_t *seg_ids = NULL;
             size_t seg_n = 0;
@@ -864,6 +924,29 @@ static void handle_tokenize(struct sim_server *s, const struct strbuf *body, str
                    "{\"content\": string} (llama.cpp)");
 cleanup:
     free(ids);
+    cJSON_Delete(req);
+}
+
+/* llama.cpp POST /apply-template {"messages"} -> {"prompt"}: the chatml rendering. */
+static void handle_apply_template(const struct strbuf *body, struct reply *r)
+{
+    cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root;
+    struct sim_prompt p;
+    struct reply tmp = {0};
+    struct strbuf out = STRBUF_INIT;
+    memset(&p, 0, sizeof(p));
+    if (!cJSON_IsObject(req)) {
+        bad_request(r, "the request body is not a JSON object");
+    } else if (add_messages(&p, cJSON_GetObjectItemCaseSensitive(req, "messages"), &tmp)) {
+        *r = tmp;
+    } else {
+        render_chatml(&p, &out);
+        root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "prompt", out.buf);
+        json_reply(r, 200, root);
+    }
+    strbuf_release(&out);
+    sim_prompt_release(&p);
     cJSON_Delete(req);
 }
 
@@ -1024,14 +1107,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         handle_models(s, &r);
     } else if (!strcmp(url, "/props") && get) {
         handle_props(s, &r);
-    } else if (!strcmp(url, "/tokenize") && post) {
+    } else if (!strcmp(url, "/tokenize") && post && s->cfg->tokenize_api != SIM_API_NONE) {
         handle_tokenize(s, &rq->body, &r);
+    } else if (!strcmp(url, "/apply-template") && post &&
+               s->cfg->chat_template == SIM_TEMPLATE_CHATML &&
+               (s->cfg->tokenize_api == SIM_API_LLAMACPP || s->cfg->tokenize_api == SIM_API_BOTH)) {
+        handle_apply_template(&rq->body, &r);
     } else if (!strcmp(url, "/detokenize") && post) {
         handle_detokenize(s, &rq->body, &r);
     } else {
         int known = !strcmp(url, "/health") || !strcmp(url, "/v1/chat/completions") ||
                     !strcmp(url, "/v1/completions") || !strcmp(url, "/v1/models") ||
-                    !strcmp(url, "/props") || !strcmp(url, "/tokenize") ||
+                    !strcmp(url, "/props") ||
+                    (!strcmp(url, "/tokenize") && s->cfg->tokenize_api != SIM_API_NONE) ||
                     !strcmp(url, "/detokenize");
         if (known)
             error_reply(&r, 405, "MethodNotAllowed", NULL, NULL, "method %s not allowed on %s",

@@ -135,8 +135,12 @@ static void qindex_scan(const struct qindex *ix, const struct golden_set *gs, si
 
 void sim_prompt_release(struct sim_prompt *p)
 {
-    for (size_t i = 0; i < p->nr; i++)
+    for (size_t i = 0; i < p->nr; i++) {
         strbuf_release(&p->seg[i]);
+        if (p->role)
+            free(p->role[i]);
+    }
+    free(p->role);
     free(p->seg);
     free(p->start);
     free(p->count);

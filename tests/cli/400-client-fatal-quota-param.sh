@@ -1,11 +1,12 @@
 # Fatal answers stop the run at once, not retried: 429 insufficient_quota exits 3 (infra),
 # 400 unsupported_parameter exits 2 (config) with the server's message; one request each.
+# (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 2
 start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[{\"status\":429,\"json\":{\"error\":{\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}}]}"
-ARGS=(--endpoint "$FAKE_URL" --model m --dataset golden.jsonl --haystack hay.jsonl
+ARGS=(--endpoint "$FAKE_URL" --template-overhead 0 --model m --dataset golden.jsonl --haystack hay.jsonl
     --template "$REPO/prompts/kv.txt" --scorer kv --progress none --lengths 1k --depths 0,100
     --concurrency 1 --retry-base-ms 10 --db t.db)
 expect_code 3 "$DIPMAP" run "${ARGS[@]}" --run quota

@@ -1,6 +1,7 @@
 # Transient failures are retried until the answer comes: a dropped connection, a 200 with an HTML
 # body, a 502 page, a 200 carrying an error object, 408 and 500. The run completes with every
 # trial scored, and the attempts are recorded.
+# (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
@@ -13,7 +14,7 @@ start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[
  {\"status\":408,\"body\":\"\"},
  {\"status\":500,\"json\":{\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"code\":500}}},
  $(chat_ok 'no idea')]}"
-expect_code 0 "$DIPMAP" run --endpoint "$FAKE_URL" --model m --dataset golden.jsonl \
+expect_code 0 "$DIPMAP" run --endpoint "$FAKE_URL" --model m --template-overhead 0 --dataset golden.jsonl \
     --haystack hay.jsonl --template "$REPO/prompts/kv.txt" --scorer kv --progress none \
     --lengths 1k --depths 0,100 --concurrency 1 --retry-base-ms 10 --max-attempts 8 \
     --db t.db --run r

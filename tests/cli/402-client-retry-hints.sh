@@ -1,5 +1,6 @@
 # Server delay hints are honoured (gaps measured in the server's request log): Retry-After as an
 # HTTP-date, and the larger of x-ratelimit-reset-requests / -tokens given as durations ("1.2s").
+# (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
@@ -8,7 +9,7 @@ start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[
  {\"status\":429,\"retry_after_date\":2,\"json\":{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}},
  {\"status\":503,\"headers\":{\"x-ratelimit-reset-requests\":\"500ms\",\"x-ratelimit-reset-tokens\":\"1.2s\"},\"body\":\"\"},
  $(chat_ok 'x')]}"
-expect_code 0 "$DIPMAP" run --endpoint "$FAKE_URL" --model m --dataset golden.jsonl \
+expect_code 0 "$DIPMAP" run --endpoint "$FAKE_URL" --model m --template-overhead 0 --dataset golden.jsonl \
     --haystack hay.jsonl --template "$REPO/prompts/kv.txt" --scorer kv --progress none \
     --lengths 1k --depths 0 --concurrency 1 --retry-base-ms 10 --db t.db --run r
 assert_contains out "run r: complete"

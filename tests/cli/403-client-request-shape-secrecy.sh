@@ -1,13 +1,14 @@
 # What goes on the wire: Bearer key, extra headers, no Expect header, explicit sampling
 # parameters and n=1; with -v the exchange is logged on stderr with the key redacted, and the
 # key appears nowhere in the output or the store.
+# (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1
 start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[$(chat_ok 'x')]}"
 export CLI_TEST_KEY=sk-cli-secret-4242
-expect_code 0 "$DIPMAP" run --endpoint "$FAKE_URL/v1/" --model m --dataset golden.jsonl \
+expect_code 0 "$DIPMAP" run --endpoint "$FAKE_URL/v1/" --model m --template-overhead 0 --dataset golden.jsonl \
     --haystack hay.jsonl --template "$REPO/prompts/kv.txt" --scorer kv --progress none \
     --lengths 1k --depths 0 --api-key-env CLI_TEST_KEY -H 'X-Team: dipmap' -v \
     --temperature 0.5 --top-p 0.9 --seed 77 --max-tokens 64 --db t.db --run r

@@ -1,7 +1,6 @@
-# A run counting lengths with a different tokenizer than the server's: every trial is flagged as
-# a tokenizer mismatch (usage.prompt_tokens vs the local count), with one warning. (A server
-# counting clearly FEWER tokens than sent is indistinguishable from silent truncation and is
-# stored as truncated, see 809.)
+# A run counting lengths with a different tokenizer than the server's: it stops on the first
+# answers (exit 2, see 1653); with --allow-tokenizer-mismatch every trial is flagged as a
+# tokenizer mismatch (usage.prompt_tokens vs the local count), with one warning.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/data/run/lib.sh"
 "$DIPMAP" gen kv --n 3 --seed 1 --negatives 1 --out golden.jsonl >/dev/null || fail "gen"
@@ -17,7 +16,10 @@ for i in range(300):
 PY
 start_sim sim --dataset golden.jsonl --tokenizer cl100k_base
 run_args
-expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0,50,100 --db t.db --run mm --tokenizer o200k_base
+expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0,50,100 --db t.db --run mm --tokenizer o200k_base
+assert_contains err "tokenizer mismatch: the server counted"
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0,50,100 --db t.db --run mm --tokenizer o200k_base \
+    --allow-tokenizer-mismatch
 [ "$(grep -c 'warning: tokenizer mismatch' err)" = 1 ] || fail "expected one mismatch warning"
 n=$(sed -n 's/^tokenizer mismatch: \([0-9]*\) trial(s).*/\1/p' out)
 bad=$(q t.db "select count(*) from trials where abs(usage_prompt_tokens * 1.0 / realized_length - 1) > 0.02")

@@ -411,7 +411,7 @@ static void test_invariants_kv(void)
 static void exact_for(const char *tok, const char *set, const char *tpl)
 {
     static const long lens[] = {512, 1000, 4096, 12345};
-    static const long overheads[] = {0, 7};
+    static const long overheads[] = {0, 7, 35};
     struct fixture f;
     size_t li, oi, qi;
     if (fixture_init(&f, set, "datasets/nq-haystack.jsonl.gz", tpl, tok) < 0) {
@@ -421,7 +421,7 @@ static void exact_for(const char *tok, const char *set, const char *tpl)
     for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
         int builds = 0, exact = 0, over = 0;
         long worst = 0;
-        for (oi = 0; oi < 2; oi++)
+        for (oi = 0; oi < 3; oi++)
             for (qi = 0; qi < 10 && qi < f.gs.nr; qi++) {
                 const struct question *q = &f.gs.q[(qi * 211 + 5) % f.gs.nr];
                 int d, r;
