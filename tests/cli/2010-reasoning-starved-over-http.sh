@@ -17,9 +17,11 @@ args=("${RUN_ARGS[@]}" --lengths 1k --depths 0:100:25 --db t.db)
 set_ep() { RUN_ARGS=("${args[@]}"); RUN_ARGS[1]=$1; }
 n() { q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = '$1' and $2"; }
 
-# the budget (256 tokens) goes to 300 tokens of thinking: every trial starved, none scored
+# the budget (256 tokens) goes to 300 tokens of thinking: every trial starved, none scored, so
+# the run is not a success (exit 4)
 set_ep "$THINK"
-expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --run starved
+expect_code 4 "$DIPMAP" run "${RUN_ARGS[@]}" --run starved
+assert_contains err "no trial could be scored (20 starved)"
 assert_contains out "starved 20"
 assert_contains out "starved: 20 trial(s) spent the answer budget on reasoning (5120 reasoning tokens)"
 assert_not_contains out "accuracy:"
@@ -30,7 +32,7 @@ grep -q '"think_form":"field"' think.log || fail "no reasoning_content answers"
 grep -q '"think_form":"inline"' think.log || fail "no inline <think> answers"
 # a forced end of thinking (finish_reason stop, empty answer) is starved too
 set_ep "$STOP"
-expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --run forced
+expect_code 4 "$DIPMAP" run "${RUN_ARGS[@]}" --run forced
 [ "$(n forced "outcome = 'starved' and finish_reason = 'stop'")" = 20 ] || fail "a forced stop was not starved"
 
 # with room for the answer: scored exactly like the model without thinking, though every
