@@ -19,7 +19,7 @@
 #include "banned.h"
 
 static const char *const tokenize_usage[] = {
-    "dipmap tokenize --tokenizer NAME|FILE [--ids|--pieces] [--allow-special] [FILE...]",
+    "dipmap tokenize --tokenizer NAME|FILE [--ids|--pieces] [--special parse|plain] [FILE...]",
     "dipmap tokenize --tokenizer server --endpoint URL [--model NAME] [FILE...]",
     NULL,
 };
@@ -63,6 +63,7 @@ static void print_piece(const char *p, size_t n)
 int cmd_tokenize(int argc, const char **argv)
 {
     const char *spec = NULL, *endpoint = NULL, *model = "default";
+    const char *special = NULL;
     int ids = 0, pieces = 0, allow_special = 0, rc = DM_EXIT_OK;
     struct option opts[] = {
         {OPT_STRING, "tokenizer", 't', &spec, "NAME|FILE|server",
@@ -72,8 +73,11 @@ int cmd_tokenize(int argc, const char **argv)
         {OPT_STRING, "model", 0, &model, "NAME", "model name sent to the server's /tokenize", 0},
         {OPT_BOOL, "ids", 0, &ids, NULL, "print the token ids (one line per input)", 0},
         {OPT_BOOL, "pieces", 0, &pieces, NULL, "print each token's text, one per line", 0},
-        {OPT_BOOL, "allow-special", 0, &allow_special, NULL,
-         "map special-token text (<|endoftext|>, added tokens) to its id", 0},
+        {OPT_STRING, "special", 0, &special, "parse|plain",
+         "special-token text (<|endoftext|>, added tokens): its id (parse; default for "
+         "tokenizer.json) or ordinary text (plain; default for .tiktoken)",
+         0},
+        {OPT_BOOL, "allow-special", 0, &allow_special, NULL, "the same as --special parse", 0},
         OPT_END_MARK,
     };
     struct strvec files = STRVEC_INIT;
@@ -93,6 +97,19 @@ int cmd_tokenize(int argc, const char **argv)
         rc = DM_EXIT_USAGE;
         goto out;
     }
+    if (special && strcmp(special, "parse") && strcmp(special, "plain")) {
+        error("tokenize: --special must be parse or plain, not '%s'", special);
+        rc = DM_EXIT_USAGE;
+        goto out;
+    }
+    if (allow_special) {
+        if (special && strcmp(special, "parse")) {
+            error("tokenize: --allow-special contradicts --special %s", special);
+            rc = DM_EXIT_USAGE;
+            goto out;
+        }
+        special = "parse";
+    }
     if (ids && pieces) {
         error("tokenize: --ids and --pieces cannot be used together");
         rc = DM_EXIT_USAGE;
@@ -105,8 +122,8 @@ int cmd_tokenize(int argc, const char **argv)
             rc = DM_EXIT_USAGE;
             goto out;
         }
-        if (ids || pieces || allow_special) {
-            error("tokenize: --ids, --pieces and --allow-special need a local tokenizer");
+        if (ids || pieces || special) {
+            error("tokenize: --ids, --pieces and --special need a local tokenizer");
             rc = DM_EXIT_USAGE;
             goto out;
         }
@@ -130,6 +147,8 @@ int cmd_tokenize(int argc, const char **argv)
             rc = DM_EXIT_USAGE;
             goto out;
         }
+        if (special)
+            tokenizer_set_special(tk, !strcmp(special, "parse"));
     }
 
     ninputs = files.nr ? files.nr : 1;
@@ -144,27 +163,21 @@ int cmd_tokenize(int argc, const char **argv)
             rc = DM_EXIT_USAGE;
             goto out;
         }
-        if (ids || pieces || allow_special) {
+        if (ids || pieces) {
             uint32_t *v;
             size_t n, j;
-            tokenizer_encode(tk, text.buf, text.len, allow_special, &v, &n);
+            tokenizer_encode(tk, text.buf, text.len, TOKENIZER_SPECIAL_DEFAULT, &v, &n);
             if (ids) {
                 for (j = 0; j < n; j++)
                     printf("%s%u", j ? " " : "", v[j]);
                 putchar('\n');
-            } else if (pieces) {
+            } else {
                 for (j = 0; j < n; j++) {
                     const char *b;
                     size_t bl;
                     if (!tokenizer_token_bytes(tk, v[j], &b, &bl))
                         print_piece(b, bl);
                 }
-            } else {
-                total += (long)n;
-                if (files.nr > 1)
-                    printf("%zu\t%s\n", n, path);
-                else
-                    printf("%zu\n", n);
             }
             free(v);
         } else {

@@ -19,7 +19,9 @@
 #include "score.h"
 #include "sha256.h"
 #include "strbuf.h"
+#include "score.h"
 #include "strvec.h"
+#include "unicode.h"
 #include "usage.h"
 #include "xalloc.h"
 
@@ -27,177 +29,15 @@
 
 /* ---- UTF-8 ---- */
 
-/* Decode one code point at s (len > 0); returns its byte length, 0 if invalid. */
-static size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
-{
-    unsigned c = s[0];
-    size_t n, i;
-    unsigned min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        n = 2, min = 0x80, c &= 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3, min = 0x800, c &= 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4, min = 0x10000, c &= 0x07;
-    } else {
-        return 0;
-    }
-    if (len < n)
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return n;
-}
-
 int utf8_valid(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        unsigned cp;
-        size_t n;
-        if (p[i] < 0x80) {
-            i++;
-            continue;
-        }
-        n = utf8_decode(p + i, len - i, &cp);
-        if (!n)
-            return 0;
-        i += n;
-    }
-    return 1;
+    return utf8_valid_prefix((const unsigned char *)s, len) == len;
 }
 
 /* Byte offset of the first invalid UTF-8 sequence, or len. */
 static size_t utf8_first_invalid(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        unsigned cp;
-        size_t n = p[i] < 0x80 ? 1 : utf8_decode(p + i, len - i, &cp);
-        if (!n)
-            return i;
-        i += n;
-    }
-    return len;
-}
-
-static void utf8_put(struct strbuf *out, unsigned cp)
-{
-    if (cp < 0x80) {
-        strbuf_addch(out, (int)cp);
-    } else if (cp < 0x800) {
-        strbuf_addch(out, (int)(0xc0 | (cp >> 6)));
-        strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-        strbuf_addch(out, (int)(0xe0 | (cp >> 12)));
-        strbuf_addch(out, (int)(0x80 | ((cp >> 6) & 0x3f)));
-        strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
-    } else {
-        strbuf_addch(out, (int)(0xf0 | (cp >> 18)));
-        strbuf_addch(out, (int)(0x80 | ((cp >> 12) & 0x3f)));
-        strbuf_addch(out, (int)(0x80 | ((cp >> 6) & 0x3f)));
-        strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
-    }
-}
-
-/* ---- normalisation ---- */
-
-static unsigned lower_cp(unsigned c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c + 32;
-    if (c < 0x80)
-        return c;
-    if (c >= 0xc0 && c <= 0xde && c != 0xd7)
-        return c + 32;
-    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14a && c <= 0x177))
-        return (c & 1) ? c : c + 1;
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e))
-        return (c & 1) ? c + 1 : c;
-    if (c == 0x178)
-        return 0xff;
-    if (c >= 0x391 && c <= 0x3a9 && c != 0x3a2)
-        return c + 32;
-    if (c >= 0x410 && c <= 0x42f)
-        return c + 32;
-    if (c >= 0x400 && c <= 0x40f)
-        return c + 80;
-    return c;
-}
-
-static int is_space_cp(unsigned c)
-{
-    return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
-           c == 0x205f || c == 0x3000 || (c >= 0x1c && c <= 0x1f);
-}
-
-static int is_ascii_punct(unsigned c)
-{
-    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-           (c >= '{' && c <= '~');
-}
-
-static int is_article(const char *w, size_t n)
-{
-    return (n == 1 && w[0] == 'a') || (n == 2 && !memcmp(w, "an", 2)) ||
-           (n == 3 && !memcmp(w, "the", 3));
-}
-
-void dataset_normalize(struct strbuf *out, const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, word_start = out->len;
-    int in_word = 0;
-
-    while (i <= len) {
-        unsigned cp = ' ';
-        size_t n = 1;
-        if (i < len) {
-            if (p[i] < 0x80) {
-                cp = p[i];
-            } else {
-                n = utf8_decode(p + i, len - i, &cp);
-                if (!n) { /* keep a stray byte as it is */
-                    n = 1;
-                    cp = 0xfffd;
-                }
-            }
-        }
-        if (is_space_cp(cp) || i == len) {
-            if (in_word) {
-                if (is_article(out->buf + word_start, out->len - word_start))
-                    strbuf_setlen(out, word_start);
-                else
-                    strbuf_addch(out, ' ');
-                in_word = 0;
-            }
-        } else if (!is_ascii_punct(cp)) {
-            if (!in_word) {
-                word_start = out->len;
-                in_word = 1;
-            }
-            if (cp == 0xfffd && p[i] >= 0x80 && n == 1)
-                strbuf_addch(out, p[i]);
-            else
-                utf8_put(out, lower_cp(cp));
-        }
-        i += n;
-    }
-    /* every kept word was followed by one space: drop the last */
-    if (out->len > 0 && out->buf[out->len - 1] == ' ')
-        strbuf_setlen(out, out->len - 1);
+    return utf8_valid_prefix((const unsigned char *)s, len);
 }
 
 /* ---- answer leaks ---- */
@@ -206,10 +46,10 @@ void dataset_normalize(struct strbuf *out, const char *s, size_t len)
 static void chunk_normalize(struct strbuf *sb, const struct chunk *c)
 {
     if (c->title && c->title[0]) {
-        dataset_normalize(sb, c->title, strlen(c->title));
+        score_normalize(c->title, strlen(c->title), sb);
         strbuf_addch(sb, ' ');
     }
-    dataset_normalize(sb, c->text, c->text_len);
+    score_normalize(c->text, c->text_len, sb);
 }
 
 struct norm_answers {
@@ -223,7 +63,7 @@ static void norm_answers_init(struct norm_answers *na, const struct question *q)
     strvec_init(&na->v);
     for (i = 0; i < q->answers.nr; i++) {
         strbuf_reset(&sb);
-        dataset_normalize(&sb, q->answers.v[i], strlen(q->answers.v[i]));
+        score_normalize(q->answers.v[i], strlen(q->answers.v[i]), &sb);
         if (sb.len)
             strvec_push(&na->v, sb.buf);
     }

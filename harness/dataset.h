@@ -40,7 +40,8 @@ struct chunk {
      * model answers with it when it "attends" to this chunk.
      */
     char *value;
-    /* Normalised "title text" (dataset_normalize()); haystack chunks only, else NULL. */
+    /* "title text" normalised by the scorer's score_normalize(), so a leak the scorer
+     * would credit is caught; haystack chunks only, else NULL. */
     char *norm;
     size_t norm_len;
 };
@@ -123,15 +124,6 @@ struct haystack {
  */
 int haystack_load(struct haystack *h, const char *path);
 void haystack_release(struct haystack *h);
-
-/*
- * Normalisation for hygiene checks (close to the SQuAD/LitM scorer's, so a
- * leak the scorer would credit is caught): lower-case (ASCII and Latin-1/
- * Latin Extended-A letters), delete ASCII punctuation, drop the words "a",
- * "an", "the", collapse Unicode whitespace (incl. U+00A0, U+2009) to single
- * spaces, trim. Appends to out (reset first by the caller if needed).
- */
-void dataset_normalize(struct strbuf *out, const char *s, size_t len);
 
 /*
  * 1 when the normalised text (norm, norm_len) contains one of q's answers

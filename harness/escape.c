@@ -9,49 +9,11 @@
 
 #include "sha256.h"
 #include "strbuf.h"
+#include "unicode.h"
 
 #include "banned.h"
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
-
-size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
-{
-    unsigned c, min;
-    size_t n, i;
-
-    if (!len)
-        return 0;
-    c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if ((c & 0xE0) == 0xC0) {
-        n = 2;
-        c &= 0x1F;
-        min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3;
-        c &= 0x0F;
-        min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4;
-        c &= 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len < n)
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return n;
-}
 
 /*
  * Walk s as UTF-8, calling `one` for each ASCII byte; multi-byte characters
@@ -65,7 +27,7 @@ static void walk(struct strbuf *out, const char *s, size_t len, ascii_fn one)
     size_t i = 0;
 
     while (i < len) {
-        unsigned cp;
+        uint32_t cp;
         size_t n;
         if (p[i] < 0x80) {
             one(out, p[i]);
@@ -278,7 +240,7 @@ static void walk_exact(struct strbuf *out, const char *s, size_t len, ascii_fn o
     size_t i = 0;
 
     while (i < len) {
-        unsigned cp;
+        uint32_t cp;
         size_t n;
         if (p[i] < 0x80) {
             one(out, p[i++]);

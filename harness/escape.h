@@ -78,11 +78,4 @@ void escape_csv(struct strbuf *out, const char *s);
  */
 void escape_url_component(struct strbuf *out, const char *s);
 
-/*
- * Decode one UTF-8 character at s (at most len bytes). Returns its length
- * (1..4) and stores the code point, or returns 0 for an invalid/truncated/
- * overlong sequence or a surrogate (the caller substitutes and skips a byte).
- */
-size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp);
-
 #endif

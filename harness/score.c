@@ -16,23 +16,13 @@
 #include <pcre2.h>
 
 #include "strbuf.h"
+#include "unicode.h"
 #include "xalloc.h"
 
 #include "banned.h"
 
-struct urange {
-    uint32_t lo, hi;
-};
-struct lrange {
-    uint32_t lo, hi;
-    int32_t delta;
-    int32_t stride;
-};
-
-#include "score_unicode.inc"
-
 /* Invalid UTF-8 bytes are carried as INVALID_BASE + byte and written back unchanged. */
-#define INVALID_BASE 0x110000u
+#define INVALID_BASE UTF8_INVALID_BASE
 
 static const char *const scorer_names_tab[SCORER__COUNT] = {"litm",  "kv",    "contains",
                                                             "exact", "regex", "all"};
@@ -65,58 +55,10 @@ const char *scorer_names(void)
     return "litm, kv, contains, exact, regex, all";
 }
 
-/* ---- Unicode helpers ---- */
+/* ---- Unicode (unicode.c) ---- */
 
-static int in_ranges(const struct urange *r, size_t n, uint32_t c)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c < r[mid].lo)
-            hi = mid;
-        else if (c > r[mid].hi)
-            lo = mid + 1;
-        else
-            return 1;
-    }
-    return 0;
-}
-
-#define IN(tab, c) in_ranges(tab, sizeof(tab) / sizeof(tab[0]), c)
-
-static int is_word(uint32_t c)
-{
-    return c < INVALID_BASE && IN(word_ranges, c);
-}
-
-static int is_space(uint32_t c)
-{
-    size_t i;
-    for (i = 0; i < sizeof(space_chars) / sizeof(space_chars[0]); i++)
-        if (space_chars[i] == c)
-            return 1;
-    return 0;
-}
-
-static uint32_t lower_simple(uint32_t c)
-{
-    size_t lo = 0, hi = sizeof(lower_ranges) / sizeof(lower_ranges[0]);
-    if (c >= INVALID_BASE)
-        return c;
-    if (c < 0x80)
-        return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct lrange *r = &lower_ranges[mid];
-        if (c < r->lo)
-            hi = mid;
-        else if (c > r->hi)
-            lo = mid + 1;
-        else
-            return (c - r->lo) % (uint32_t)r->stride ? c : (uint32_t)((int32_t)c + r->delta);
-    }
-    return c;
-}
+#define is_word  unicode_is_word
+#define is_space unicode_is_space
 
 struct cpbuf {
     uint32_t *v;
@@ -142,112 +84,18 @@ static void u8_decode_cps(const char *s, size_t len, struct cpbuf *out)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < len) {
-        unsigned c = p[i];
         uint32_t cp;
-        size_t need, k;
-        if (c < 0x80) {
-            cp_push(out, c);
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            need = 1;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            need = 2;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            need = 3;
-            cp = c & 0x07;
-        } else {
-            cp_push(out, INVALID_BASE + c);
-            i++;
-            continue;
-        }
-        if (i + need >= len) {
-            cp_push(out, INVALID_BASE + c);
-            i++;
-            continue;
-        }
-        for (k = 1; k <= need; k++) {
-            if ((p[i + k] & 0xC0) != 0x80)
-                break;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (k <= need || (need == 2 && cp < 0x800) ||
-            (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) {
-            cp_push(out, INVALID_BASE + c);
-            i++;
-            continue;
-        }
-        cp_push(out, cp);
-        i += need + 1;
+        size_t k = utf8_decode(p + i, len - i, &cp);
+        cp_push(out, k ? cp : INVALID_BASE + p[i]);
+        i += k ? k : 1;
     }
 }
 
-static void utf8_encode(const uint32_t *v, size_t n, struct strbuf *out)
+static void utf8_encode_cps(const uint32_t *v, size_t n, struct strbuf *out)
 {
     size_t i;
-    for (i = 0; i < n; i++) {
-        uint32_t c = v[i];
-        char b[4];
-        size_t k;
-        if (c >= INVALID_BASE) {
-            b[0] = (char)(c - INVALID_BASE);
-            k = 1;
-        } else if (c < 0x80) {
-            b[0] = (char)c;
-            k = 1;
-        } else if (c < 0x800) {
-            b[0] = (char)(0xC0 | (c >> 6));
-            b[1] = (char)(0x80 | (c & 0x3F));
-            k = 2;
-        } else if (c < 0x10000) {
-            b[0] = (char)(0xE0 | (c >> 12));
-            b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-            b[2] = (char)(0x80 | (c & 0x3F));
-            k = 3;
-        } else {
-            b[0] = (char)(0xF0 | (c >> 18));
-            b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-            b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-            b[3] = (char)(0x80 | (c & 0x3F));
-            k = 4;
-        }
-        strbuf_add(out, b, k);
-    }
-}
-
-static int is_cased(uint32_t c)
-{
-    return c < INVALID_BASE && IN(cased_ranges, c);
-}
-
-static int is_case_ignorable(uint32_t c)
-{
-    return c < INVALID_BASE && IN(case_ignorable_ranges, c);
-}
-
-/* Python's Final_Sigma condition for the capital sigma at v[i]. */
-static int final_sigma(const uint32_t *v, size_t n, size_t i)
-{
-    size_t j = i;
-    while (j > 0) {
-        j--;
-        if (is_case_ignorable(v[j]))
-            continue;
-        if (!is_cased(v[j]))
-            return 0;
-        goto after;
-    }
-    return 0;
-after:
-    for (j = i + 1; j < n; j++) {
-        if (is_case_ignorable(v[j]))
-            continue;
-        return !is_cased(v[j]);
-    }
-    return 1;
+    for (i = 0; i < n; i++)
+        utf8_put(out, v[i]); /* INVALID_BASE + byte is written back as that byte */
 }
 
 static void lower_cps(const uint32_t *v, size_t n, struct cpbuf *out)
@@ -255,14 +103,15 @@ static void lower_cps(const uint32_t *v, size_t n, struct cpbuf *out)
     size_t i;
     for (i = 0; i < n; i++) {
         uint32_t c = v[i];
-        if (c == 0x130) {
-            cp_push(out, 'i');
-            cp_push(out, 0x307);
-        } else if (c == 0x3A3) {
-            cp_push(out, final_sigma(v, n, i) ? 0x3C2 : 0x3C3);
-        } else {
-            cp_push(out, lower_simple(c));
+        uint32_t l[2];
+        size_t m, j;
+        if (c == 0x3A3) {
+            cp_push(out, unicode_final_sigma(v, n, i) ? 0x3C2 : 0x3C3);
+            continue;
         }
+        m = unicode_char_lower(c, l);
+        for (j = 0; j < m; j++)
+            cp_push(out, l[j]);
     }
 }
 
@@ -271,7 +120,7 @@ void score_lower(const char *s, size_t len, struct strbuf *out)
     struct cpbuf in = {0}, low = {0};
     u8_decode_cps(s, len, &in);
     lower_cps(in.v, in.n, &low);
-    utf8_encode(low.v, low.n, out);
+    utf8_encode_cps(low.v, low.n, out);
     cp_release(&in);
     cp_release(&low);
 }
@@ -338,7 +187,7 @@ void score_normalize(const char *s, size_t len, struct strbuf *out)
         any = 1;
         cp_push(&in, na.v[i]);
     }
-    utf8_encode(in.v, in.n, out);
+    utf8_encode_cps(in.v, in.n, out);
     cp_release(&in);
     cp_release(&low);
     cp_release(&np);

@@ -21,7 +21,9 @@
 
 #include "sha256.h"
 #include "strbuf.h"
+#include "tokenizer-int.h"
 #include "tokenizer.h"
+#include "unicode.h"
 #include "xalloc.h"
 
 #include "banned.h"
@@ -54,144 +56,6 @@ static const struct named_special cl100k_specials[] = {
 static const struct named_special o200k_specials[] = {
     {"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}, {NULL, 0}};
 static const struct named_special r50k_specials[] = {{"<|endoftext|>", 50256}, {NULL, 0}};
-
-/* ------------------------------------------------------------ NFC tables */
-
-struct nfc_ccc_entry {
-    uint32_t cp;
-    uint8_t ccc;
-};
-struct nfc_decomp_entry {
-    uint32_t cp;
-    uint16_t off;
-    uint8_t len;
-};
-struct nfc_comp_entry {
-    uint32_t a, b, c;
-};
-struct nfc_range {
-    uint32_t lo, hi;
-};
-#include "tokenizer_nfc.inc"
-
-/* ------------------------------------------------------------ structures */
-
-#define NO_RANK        UINT32_MAX
-#define CACHE_SLOTS    (1u << 16)
-#define CACHE_MAX_FILL (CACHE_SLOTS / 4 * 3)
-#define CACHE_MAX_KEY  64
-#define SMALL_PIECE    128
-
-struct special {
-    char *text;
-    size_t len;
-    uint32_t id;
-};
-
-struct cache_slot {
-    uint64_t h;
-    uint32_t key_off;
-    uint32_t val_off;
-    uint16_t key_len; /* 0 = empty */
-    uint16_t nvals;
-};
-
-/* Hot cache: direct-mapped, short pieces with few ids, small enough for L2. */
-#define HOT_SLOTS 8192
-#define HOT_KEY   16
-#define HOT_IDS   3
-struct hot_slot {
-    uint64_t k0, k1; /* key bytes, zero-padded */
-    uint32_t ids[HOT_IDS];
-    uint8_t len; /* 0 = empty */
-    uint8_t nids;
-    uint16_t pad;
-};
-
-struct heap_entry {
-    uint32_t rank;
-    uint32_t start, mid, end;
-};
-
-/* Per-thread scratch: taken from tk->pool for one call, returned after. */
-struct workspace {
-    struct workspace *next;
-    pcre2_match_data *md;
-    pcre2_match_context *mctx;
-    pcre2_jit_stack *jit;
-    uint32_t *pids; /* ids of the current piece */
-    size_t pids_nr, pids_alloc;
-    uint32_t *pstart, *prank; /* small BPE */
-    size_t small_alloc;
-    uint32_t *end, *prev; /* large BPE, indexed by byte position */
-    size_t large_alloc;
-    struct heap_entry *heap;
-    size_t heap_nr, heap_alloc;
-    struct strbuf norm;
-    uint32_t *cps;
-    size_t cps_nr, cps_alloc;
-    struct cache_slot *slots;
-    struct hot_slot *hot;
-    size_t cache_fill;
-    char *keys;
-    size_t keys_nr, keys_alloc;
-    uint32_t *vals;
-    size_t vals_nr, vals_alloc;
-};
-
-/* Vocabulary hash slot: the first 8 bytes inline, so most checks touch one cache line. */
-struct ht_slot {
-    uint64_t k8;       /* first min(len, 8) bytes, zero-padded */
-    uint32_t id_plus1; /* 0 = empty */
-    uint16_t len;
-    uint16_t h16;
-};
-
-struct remote_slot {
-    unsigned char digest[32];
-    long count;
-    int used;
-};
-
-struct tokenizer {
-    char *name;
-    char *path; /* definition file, for the lazy hash */
-    char hash[SHA256_HEX_LEN + 1];
-    int hash_done;
-    pthread_mutex_t lock;
-
-    /* local */
-    size_t nvocab;     /* id slots (BPE + specials) */
-    uint32_t *tok_off; /* into tok_bytes */
-    uint32_t *tok_len; /* 0 = unused id */
-    char *tok_bytes;
-    size_t tok_bytes_len, tok_bytes_alloc;
-    struct ht_slot *ht;
-    size_t ht_mask;
-    size_t max_tok_len;
-    uint32_t byte_id[256];
-    uint32_t *pair2; /* rank of each 2-byte token, indexed by the two bytes */
-    struct special *specials;
-    size_t nspecials;
-    unsigned char special_first[256];
-    pcre2_code *re;
-    int jit; /* JIT compiled: use the pcre2_jit_match() fast path */
-    int nfc;
-    int add_prefix_space;
-    uint32_t *bos;
-    size_t nbos;
-    struct workspace *pool;
-
-    /* remote */
-    int remote;
-    tokenizer_remote_fn fn;
-    void *ctx;
-    struct remote_slot *rslots;
-    size_t rslots_alloc, rslots_nr;
-    tokenizer_cache_get_fn cache_get;
-    tokenizer_cache_put_fn cache_put;
-    void *cache_ctx;
-};
 
 /* ------------------------------------------------------------ hashing */
 
@@ -249,9 +113,14 @@ static inline uint32_t vocab_find(const struct tokenizer *tk, const char *p, siz
     return vocab_find_h(tk, p, n, hash_bytes((const unsigned char *)p, n));
 }
 
+uint32_t tk_vocab_find(const struct tokenizer *tk, const char *p, size_t n)
+{
+    return vocab_find(tk, p, n);
+}
+
 /* ------------------------------------------------------------ vocabulary building */
 
-static void vocab_set(struct tokenizer *tk, uint32_t id, const void *bytes, size_t len)
+void tk_vocab_set(struct tokenizer *tk, uint32_t id, const void *bytes, size_t len)
 {
     if (id >= tk->nvocab) {
         size_t old = tk->nvocab, n = (size_t)id + 1;
@@ -278,8 +147,8 @@ static void vocab_trim(struct tokenizer *tk)
 }
 
 /* Build the hash table over BPE ids [0, nbpe) not marked in skip (may be NULL). */
-static int vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned char *skip,
-                            struct strbuf *err, const char *file)
+int tk_vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned char *skip,
+                        int need_bytes, struct strbuf *err, const char *file)
 {
     size_t size = 1024, i;
     uint64_t *hashes = xmalloc((nbpe ? nbpe : 1) * sizeof(*hashes));
@@ -329,7 +198,7 @@ static int vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned ch
     for (i = 0; i < 256; i++) {
         char c = (char)i;
         tk->byte_id[i] = vocab_find_h(tk, &c, 1, hash_bytes((const unsigned char *)&c, 1));
-        if (tk->byte_id[i] == NO_RANK) {
+        if (tk->byte_id[i] == NO_RANK && need_bytes) {
             if (err)
                 strbuf_addf(err, "%s: the vocabulary has no token for byte 0x%02x", file,
                             (unsigned)i);
@@ -339,7 +208,7 @@ static int vocab_build_hash(struct tokenizer *tk, size_t nbpe, const unsigned ch
     return 0;
 }
 
-static void add_special(struct tokenizer *tk, const char *text, size_t len, uint32_t id)
+void tk_add_special(struct tokenizer *tk, const char *text, size_t len, uint32_t id)
 {
     struct special *s;
     if (!len)
@@ -351,7 +220,7 @@ static void add_special(struct tokenizer *tk, const char *text, size_t len, uint
     s->id = id;
     tk->special_first[(unsigned char)text[0]] = 1;
     if (id >= tk->nvocab || !tk->tok_len[id])
-        vocab_set(tk, id, text, len);
+        tk_vocab_set(tk, id, text, len);
 }
 
 /* ------------------------------------------------------------ regex */
@@ -397,418 +266,43 @@ static int fix_whitespace(const char *pat, struct strbuf *out)
     return 0;
 }
 
-static int compile_pattern(struct tokenizer *tk, const char *pat, struct strbuf *err,
-                           const char *file)
+pcre2_code *tk_compile_regex(const char *pat, size_t len, int *jit, struct strbuf *err,
+                             const char *file)
 {
-    struct strbuf fixed = STRBUF_INIT;
+    struct strbuf fixed = STRBUF_INIT, src = STRBUF_INIT;
+    pcre2_code *re;
     int ec;
     PCRE2_SIZE off;
-    if (fix_whitespace(pat, &fixed) < 0) {
+    strbuf_add(&src, pat, len);
+    if (fix_whitespace(src.buf, &fixed) < 0) {
         if (err)
             strbuf_addf(err, "%s: unsupported pre-tokenizer regex (\\S inside a class)", file);
         strbuf_release(&fixed);
-        return -1;
+        strbuf_release(&src);
+        return NULL;
     }
-    tk->re = pcre2_compile((PCRE2_SPTR)fixed.buf, fixed.len,
-                           PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
+    strbuf_release(&src);
+    re = pcre2_compile((PCRE2_SPTR)fixed.buf, fixed.len,
+                       PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
     strbuf_release(&fixed);
-    if (!tk->re) {
+    if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof(msg));
         if (err)
-            strbuf_addf(err, "%s: cannot compile the pre-tokenizer regex: %s", file,
+            strbuf_addf(err, "%s: cannot compile the regex /%.*s/: %s", file, (int)len, pat,
                         (const char *)msg);
-        return -1;
+        return NULL;
     }
     /* JIT failure is not fatal: the interpreter gives the same results. */
-    tk->jit = pcre2_jit_compile(tk->re, PCRE2_JIT_COMPLETE) == 0;
-    return 0;
+    *jit = pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0;
+    return re;
 }
 
-/* ------------------------------------------------------------ UTF-8 */
-
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid. */
-static inline size_t utf8_seq(const unsigned char *p, size_t n)
+static int compile_pattern(struct tokenizer *tk, const char *pat, struct strbuf *err,
+                           const char *file)
 {
-    unsigned c = p[0];
-    if (c < 0x80)
-        return 1;
-    if (c < 0xC2)
-        return 0;
-    if (c < 0xE0) {
-        if (n < 2 || (p[1] & 0xC0) != 0x80)
-            return 0;
-        return 2;
-    }
-    if (c < 0xF0) {
-        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && p[1] < 0xA0)
-            return 0;
-        if (c == 0xED && p[1] >= 0xA0)
-            return 0;
-        return 3;
-    }
-    if (c < 0xF5) {
-        if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && p[1] < 0x90)
-            return 0;
-        if (c == 0xF4 && p[1] >= 0x90)
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
-static size_t utf8_valid_prefix(const unsigned char *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t k;
-        if (i + 8 <= n) {
-            uint64_t v;
-            memcpy(&v, p + i, 8);
-            if (!(v & 0x8080808080808080ULL)) {
-                i += 8;
-                continue;
-            }
-        }
-        k = utf8_seq(p + i, n - i);
-        if (!k)
-            return i;
-        i += k;
-    }
-    return n;
-}
-
-static size_t utf8_invalid_run(const unsigned char *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n && !utf8_seq(p + i, n - i))
-        i++;
-    return i;
-}
-
-static inline uint32_t utf8_decode(const unsigned char *p, size_t *k)
-{
-    unsigned c = p[0];
-    if (c < 0x80) {
-        *k = 1;
-        return c;
-    }
-    if (c < 0xE0) {
-        *k = 2;
-        return ((c & 0x1Fu) << 6) | (p[1] & 0x3Fu);
-    }
-    if (c < 0xF0) {
-        *k = 3;
-        return ((c & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
-    }
-    *k = 4;
-    return ((c & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
-}
-
-static void utf8_put(struct strbuf *sb, uint32_t cp)
-{
-    char b[4];
-    if (cp < 0x80) {
-        strbuf_addch(sb, (int)cp);
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3F));
-        strbuf_add(sb, b, 2);
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        strbuf_add(sb, b, 3);
-    } else {
-        b[0] = (char)(0xF0 | (cp >> 18));
-        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (char)(0x80 | (cp & 0x3F));
-        strbuf_add(sb, b, 4);
-    }
-}
-
-/* ------------------------------------------------------------ NFC */
-
-#define SBASE  0xAC00u
-#define LBASE  0x1100u
-#define VBASE  0x1161u
-#define TBASE  0x11A7u
-#define LCOUNT 19u
-#define VCOUNT 21u
-#define TCOUNT 28u
-#define NCOUNT (VCOUNT * TCOUNT)
-#define SCOUNT (LCOUNT * NCOUNT)
-
-static int nfc_ccc_of(uint32_t cp)
-{
-    size_t lo = 0, hi = sizeof(nfc_ccc) / sizeof(nfc_ccc[0]);
-    if (cp < 0x300)
-        return 0;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (nfc_ccc[mid].cp == cp)
-            return nfc_ccc[mid].ccc;
-        if (nfc_ccc[mid].cp < cp)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return 0;
-}
-
-static int nfc_not_yes(uint32_t cp)
-{
-    size_t lo = 0, hi = sizeof(nfc_qc) / sizeof(nfc_qc[0]);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cp < nfc_qc[mid].lo)
-            hi = mid;
-        else if (cp > nfc_qc[mid].hi)
-            lo = mid + 1;
-        else
-            return 1;
-    }
-    return 0;
-}
-
-/* BMP code points with ccc != 0 or NFC_Quick_Check != Yes: one bit each. */
-static uint8_t nfc_bmp_flag[0x10000 / 8];
-static pthread_once_t nfc_bmp_once = PTHREAD_ONCE_INIT;
-static void nfc_bmp_init(void)
-{
-    size_t i;
-    uint32_t cp;
-    for (i = 0; i < sizeof(nfc_ccc) / sizeof(nfc_ccc[0]); i++)
-        if (nfc_ccc[i].cp < 0x10000)
-            nfc_bmp_flag[nfc_ccc[i].cp >> 3] |= (uint8_t)(1u << (nfc_ccc[i].cp & 7));
-    for (i = 0; i < sizeof(nfc_qc) / sizeof(nfc_qc[0]); i++)
-        for (cp = nfc_qc[i].lo; cp <= nfc_qc[i].hi && cp < 0x10000; cp++)
-            nfc_bmp_flag[cp >> 3] |= (uint8_t)(1u << (cp & 7));
-}
-
-/* NFC quick check on valid UTF-8: 1 when the text is certainly NFC. */
-static int nfc_quick_yes(const unsigned char *p, size_t n)
-{
-    size_t i = 0;
-    int last = 0;
-    while (i < n) {
-        size_t k;
-        uint32_t cp;
-        int c;
-        if (p[i] < 0xCC) { /* < U+0300: ccc 0, quick-check yes */
-            last = 0;
-            i += p[i] < 0x80 ? 1 : 2;
-            continue;
-        }
-        cp = utf8_decode(p + i, &k);
-        i += k;
-        if (cp < 0x10000 && !(nfc_bmp_flag[cp >> 3] & (1u << (cp & 7)))) {
-            last = 0; /* ccc 0 and quick-check yes */
-            continue;
-        }
-        c = nfc_ccc_of(cp);
-        if (c && last > c)
-            return 0;
-        if (nfc_not_yes(cp))
-            return 0;
-        last = c;
-    }
-    return 1;
-}
-
-static void nfc_push(struct workspace *ws, uint32_t cp)
-{
-    ALLOC_GROW(ws->cps, ws->cps_nr + 1, ws->cps_alloc);
-    ws->cps[ws->cps_nr++] = cp;
-}
-
-static void nfc_decompose(struct workspace *ws, uint32_t cp)
-{
-    size_t lo = 0, hi = sizeof(nfc_decomp) / sizeof(nfc_decomp[0]);
-    if (cp >= SBASE && cp < SBASE + SCOUNT) {
-        uint32_t s = cp - SBASE;
-        nfc_push(ws, LBASE + s / NCOUNT);
-        nfc_push(ws, VBASE + (s % NCOUNT) / TCOUNT);
-        if (s % TCOUNT)
-            nfc_push(ws, TBASE + s % TCOUNT);
-        return;
-    }
-    if (cp >= 0xC0) {
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (nfc_decomp[mid].cp == cp) {
-                size_t j;
-                for (j = 0; j < nfc_decomp[mid].len; j++)
-                    nfc_push(ws, nfc_decomp_cps[nfc_decomp[mid].off + j]);
-                return;
-            }
-            if (nfc_decomp[mid].cp < cp)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-    }
-    nfc_push(ws, cp);
-}
-
-static uint32_t nfc_compose_pair(uint32_t a, uint32_t b)
-{
-    size_t lo = 0, hi = sizeof(nfc_comp) / sizeof(nfc_comp[0]);
-    if (a >= LBASE && a < LBASE + LCOUNT && b >= VBASE && b < VBASE + VCOUNT)
-        return SBASE + ((a - LBASE) * VCOUNT + (b - VBASE)) * TCOUNT;
-    if (a >= SBASE && a < SBASE + SCOUNT && (a - SBASE) % TCOUNT == 0 && b > TBASE &&
-        b < TBASE + TCOUNT)
-        return a + (b - TBASE);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        const struct nfc_comp_entry *e = &nfc_comp[mid];
-        if (e->a == a && e->b == b)
-            return e->c;
-        if (e->a < a || (e->a == a && e->b < b))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return 0;
-}
-
-/* Append the NFC of valid UTF-8 p[0..n) to ws->norm. */
-static void nfc_normalize(struct workspace *ws, const unsigned char *p, size_t n)
-{
-    size_t i = 0, j, starter, w;
-    int last_ccc;
-    ws->cps_nr = 0;
-    while (i < n) {
-        size_t k;
-        uint32_t cp = utf8_decode(p + i, &k);
-        i += k;
-        nfc_decompose(ws, cp);
-    }
-    /* canonical ordering: stable insertion sort of runs of non-starters */
-    for (j = 1; j < ws->cps_nr; j++) {
-        int c = nfc_ccc_of(ws->cps[j]);
-        size_t m = j;
-        if (!c)
-            continue;
-        while (m > 0) {
-            int pc = nfc_ccc_of(ws->cps[m - 1]);
-            uint32_t t;
-            if (!pc || pc <= c)
-                break;
-            t = ws->cps[m - 1];
-            ws->cps[m - 1] = ws->cps[m];
-            ws->cps[m] = t;
-            m--;
-        }
-    }
-    /* canonical composition (UAX #15) */
-    if (ws->cps_nr) {
-        starter = nfc_ccc_of(ws->cps[0]) ? SIZE_MAX : 0;
-        last_ccc = nfc_ccc_of(ws->cps[0]);
-        w = 1;
-        for (j = 1; j < ws->cps_nr; j++) {
-            uint32_t cp = ws->cps[j];
-            int c = nfc_ccc_of(cp);
-            if (starter != SIZE_MAX && (w == starter + 1 || (last_ccc != 0 && last_ccc < c))) {
-                uint32_t comp = nfc_compose_pair(ws->cps[starter], cp);
-                if (comp) {
-                    ws->cps[starter] = comp;
-                    continue;
-                }
-            }
-            if (!c)
-                starter = w;
-            last_ccc = c;
-            ws->cps[w++] = cp;
-        }
-        ws->cps_nr = w;
-    }
-    for (j = 0; j < ws->cps_nr; j++)
-        utf8_put(&ws->norm, ws->cps[j]);
-}
-
-/* 1 when cp has ccc 0 and NFC_Quick_Check Yes: normalization never crosses it. */
-static int nfc_stable_starter(uint32_t cp)
-{
-    if (cp < 0x300)
-        return 1;
-    if (cp < 0x10000 && !(nfc_bmp_flag[cp >> 3] & (1u << (cp & 7))))
-        return 1;
-    return !nfc_ccc_of(cp) && !nfc_not_yes(cp);
-}
-
-/*
- * NFC of valid UTF-8 p[0..n) into ws->norm, normalizing only the spans
- * between stable starters around characters that fail the quick check, and
- * copying the rest unchanged.
- */
-static void nfc_text(struct workspace *ws, const unsigned char *p, size_t n)
-{
-    size_t i = 0, safe = 0, copied = 0;
-    int last = 0;
-    strbuf_reset(&ws->norm);
-    while (i < n) {
-        size_t k, e;
-        uint32_t cp;
-        int c;
-        if (p[i] < 0xCC) {
-            safe = i;
-            last = 0;
-            i += p[i] < 0x80 ? 1 : 2;
-            continue;
-        }
-        cp = utf8_decode(p + i, &k);
-        if (cp < 0x10000 && !(nfc_bmp_flag[cp >> 3] & (1u << (cp & 7)))) {
-            safe = i;
-            last = 0;
-            i += k;
-            continue;
-        }
-        c = nfc_ccc_of(cp);
-        if (!(c && last > c) && !nfc_not_yes(cp)) {
-            if (!c)
-                safe = i;
-            last = c;
-            i += k;
-            continue;
-        }
-        /* trouble: normalize from the last stable starter to the next one */
-        e = i + k;
-        while (e < n) {
-            size_t k2;
-            uint32_t cp2 = utf8_decode(p + e, &k2);
-            if (nfc_stable_starter(cp2))
-                break;
-            e += k2;
-        }
-        strbuf_add(&ws->norm, p + copied, safe - copied);
-        nfc_normalize(ws, p + safe, e - safe);
-        copied = i = safe = e;
-        last = 0;
-    }
-    strbuf_add(&ws->norm, p + copied, n - copied);
-}
-
-/* ------------------------------------------------------------ output */
-
-struct enc_out {
-    uint32_t *ids;
-    size_t nr, alloc;
-    int count_only;
-};
-
-static inline void out_add(struct enc_out *o, const uint32_t *ids, size_t n)
-{
-    if (!o->count_only) {
-        ALLOC_GROW(o->ids, o->nr + n, o->alloc);
-        memcpy(o->ids + o->nr, ids, n * sizeof(*ids));
-    }
-    o->nr += n;
+    tk->re = tk_compile_regex(pat, strlen(pat), &tk->jit, err, file);
+    return tk->re ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ BPE */
@@ -1023,7 +517,9 @@ static void bpe_piece_slow(const struct tokenizer *tk, struct workspace *ws, con
             si = (si + 1) & (CACHE_SLOTS - 1);
         }
     }
-    if (n < SMALL_PIECE)
+    if (tk->hf)
+        hf_bpe(tk, ws, p, n);
+    else if (n < SMALL_PIECE)
         bpe_small(tk, ws, p, n);
     else
         bpe_large(tk, ws, p, n);
@@ -1050,12 +546,12 @@ static void bpe_piece_slow(const struct tokenizer *tk, struct workspace *ws, con
     }
 }
 
-static void bpe_piece(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n,
-                      struct enc_out *out)
+void tk_bpe_piece(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n,
+                  struct enc_out *out)
 {
     uint64_t h, k0 = 0, k1 = 0;
     struct hot_slot *hs = NULL;
-    if (n == 1) {
+    if (n == 1 && (!tk->hf || hf_byte_level(tk->hf))) {
         out_add(out, &tk->byte_id[(unsigned char)p[0]], 1);
         return;
     }
@@ -1074,7 +570,7 @@ static void bpe_piece(const struct tokenizer *tk, struct workspace *ws, const ch
         }
     }
     ws->pids_nr = 0;
-    if (n <= tk->max_tok_len) {
+    if (n <= tk->max_tok_len && (!tk->hf || hf_whole_word_first(tk->hf))) {
         uint32_t id = vocab_find_h(tk, p, n, h);
         if (id != NO_RANK) {
             out_add(out, &id, 1);
@@ -1105,13 +601,6 @@ static void split_valid(const struct tokenizer *tk, struct workspace *ws, const 
 {
     size_t start = 0;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(ws->md);
-    if (tk->nfc)
-        pthread_once(&nfc_bmp_once, nfc_bmp_init);
-    if (tk->nfc && !nfc_quick_yes((const unsigned char *)s, n)) {
-        nfc_text(ws, (const unsigned char *)s, n);
-        s = ws->norm.buf;
-        n = ws->norm.len;
-    }
     while (start < n) {
         /* the text was validated once (utf8_valid_prefix): never let PCRE2 re-check it */
         int rc = tk->jit ? pcre2_jit_match(tk->re, (PCRE2_SPTR)s, n, start, PCRE2_NO_UTF_CHECK,
@@ -1121,18 +610,18 @@ static void split_valid(const struct tokenizer *tk, struct workspace *ws, const 
         size_t b, e, k;
         if (rc < 0) {
             /* cannot happen with the supported patterns; cover the rest */
-            bpe_piece(tk, ws, s + start, n - start, out);
+            tk_bpe_piece(tk, ws, s + start, n - start, out);
             return;
         }
         b = ov[0];
         e = ov[1];
         if (b > start)
-            bpe_piece(tk, ws, s + start, b - start, out);
+            tk_bpe_piece(tk, ws, s + start, b - start, out);
         if (e == b) { /* empty match: one code point as its own piece */
-            utf8_decode((const unsigned char *)s + b, &k);
+            utf8_decode_valid((const unsigned char *)s + b, &k);
             e = b + k;
         }
-        bpe_piece(tk, ws, s + b, e - b, out);
+        tk_bpe_piece(tk, ws, s + b, e - b, out);
         start = e;
     }
 }
@@ -1141,14 +630,6 @@ static void encode_plain(const struct tokenizer *tk, struct workspace *ws, const
                          struct enc_out *out)
 {
     size_t i = 0;
-    char *tmp = NULL;
-    if (tk->add_prefix_space && n && s[0] != ' ') {
-        tmp = xmalloc(n + 1);
-        tmp[0] = ' ';
-        memcpy(tmp + 1, s, n);
-        s = tmp;
-        n++;
-    }
     while (i < n) {
         size_t v = utf8_valid_prefix((const unsigned char *)s + i, n - i);
         if (v) {
@@ -1157,17 +638,20 @@ static void encode_plain(const struct tokenizer *tk, struct workspace *ws, const
         }
         if (i < n) {
             size_t bad = utf8_invalid_run((const unsigned char *)s + i, n - i);
-            bpe_piece(tk, ws, s + i, bad, out);
+            tk_bpe_piece(tk, ws, s + i, bad, out);
             i += bad;
         }
     }
-    free(tmp);
 }
 
 static void encode_text(const struct tokenizer *tk, struct workspace *ws, const char *s, size_t n,
                         int allow_special, struct enc_out *out)
 {
     size_t i, seg = 0;
+    if (tk->hf) {
+        hf_encode(tk, ws, s, n, allow_special, out);
+        return;
+    }
     if (!allow_special || !tk->nspecials) {
         encode_plain(tk, ws, s, n, out);
         return;
@@ -1202,6 +686,7 @@ static void encode_text(const struct tokenizer *tk, struct workspace *ws, const 
 static struct workspace *ws_get(struct tokenizer *tk)
 {
     struct workspace *ws;
+    size_t i;
     pthread_mutex_lock(&tk->lock);
     ws = tk->pool;
     if (ws)
@@ -1219,6 +704,8 @@ static struct workspace *ws_get(struct tokenizer *tk)
     }
     pcre2_jit_stack_assign(ws->mctx, NULL, ws->jit);
     strbuf_init(&ws->norm, 0);
+    for (i = 0; i < HF_BUFS; i++)
+        strbuf_init(&ws->hbuf[i], 0);
     ws->slots = xcalloc(CACHE_SLOTS, sizeof(*ws->slots));
     ws->hot = xcalloc(HOT_SLOTS, sizeof(*ws->hot));
     return ws;
@@ -1234,6 +721,7 @@ static void ws_put(struct tokenizer *tk, struct workspace *ws)
 
 static void ws_free(struct workspace *ws)
 {
+    size_t i;
     pcre2_match_data_free(ws->md);
     pcre2_match_context_free(ws->mctx);
     pcre2_jit_stack_free(ws->jit);
@@ -1244,7 +732,11 @@ static void ws_free(struct workspace *ws)
     free(ws->prev);
     free(ws->heap);
     strbuf_release(&ws->norm);
-    free(ws->cps);
+    for (i = 0; i < HF_BUFS; i++)
+        strbuf_release(&ws->hbuf[i]);
+    free(ws->sym_c);
+    free(ws->sym_next);
+    free(ws->sym_prev);
     free(ws->slots);
     free(ws->hot);
     free(ws->keys);
@@ -1328,257 +820,17 @@ static int load_tiktoken(struct tokenizer *tk, const char *file, const char *buf
             p++;
         if (p != nl || !o)
             goto bad;
-        vocab_set(tk, (uint32_t)rank, tmp, o);
+        tk_vocab_set(tk, (uint32_t)rank, tmp, o);
         p = nl + 1;
     }
     if (!tk->nvocab) {
         strbuf_addf(err, "%s: no tokens in the rank file", file);
         return -1;
     }
-    return vocab_build_hash(tk, tk->nvocab, NULL, err, file);
+    return tk_vocab_build_hash(tk, tk->nvocab, NULL, 1, err, file);
 bad:
     strbuf_addf(err, "%s:%zu: not a .tiktoken rank line (\"<base64> <rank>\")", file, line);
     return -1;
-}
-
-/* GPT-2 bytes_to_unicode, inverted: code point -> byte, -1 when not a byte char. */
-static void byte_level_inverse(int inv[0x144])
-{
-    int b, n = 0;
-    for (b = 0; b < 0x144; b++)
-        inv[b] = -1;
-    for (b = 0; b < 256; b++) {
-        if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF))
-            inv[b] = b;
-        else
-            inv[256 + n++] = b;
-    }
-}
-
-static int bytelevel_decode(const int *inv, const char *s, unsigned char *out, size_t *olen)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s), i = 0, o = 0;
-    while (i < n) {
-        size_t k = utf8_seq(p + i, n - i);
-        uint32_t cp;
-        if (!k)
-            return -1;
-        cp = utf8_decode(p + i, &k);
-        i += k;
-        if (cp >= 0x144 || inv[cp] < 0)
-            return -1;
-        out[o++] = (unsigned char)inv[cp];
-    }
-    *olen = o;
-    return 0;
-}
-
-static const cJSON *find_bytelevel(const cJSON *pt, int *use_regex, int *prefix)
-{
-    const char *type;
-    if (!cJSON_IsObject(pt))
-        return NULL;
-    type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pt, "type"));
-    if (!type)
-        return NULL;
-    if (!strcmp(type, "ByteLevel")) {
-        *use_regex = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pt, "use_regex"));
-        *prefix = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pt, "add_prefix_space"));
-        return pt;
-    }
-    if (!strcmp(type, "Sequence")) {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pt, "pretokenizers"))
-        {
-            const cJSON *r = find_bytelevel(it, use_regex, prefix);
-            if (r)
-                return r;
-        }
-    }
-    return NULL;
-}
-
-/* The Split regex of the pre-tokenizer, NULL when none. *count = number of Splits. */
-static const char *find_split(const cJSON *pt, int *count)
-{
-    const char *type, *res = NULL;
-    if (!cJSON_IsObject(pt))
-        return NULL;
-    type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pt, "type"));
-    if (!type)
-        return NULL;
-    if (!strcmp(type, "Split")) {
-        const cJSON *pat = cJSON_GetObjectItemCaseSensitive(pt, "pattern");
-        (*count)++;
-        return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pat, "Regex"));
-    }
-    if (!strcmp(type, "Sequence")) {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pt, "pretokenizers"))
-        {
-            const char *r = find_split(it, count);
-            if (r && !res)
-                res = r;
-        }
-    }
-    return res;
-}
-
-static int check_normalizer(struct tokenizer *tk, const cJSON *norm, const char *file,
-                            struct strbuf *err)
-{
-    const char *type;
-    if (!norm || cJSON_IsNull(norm))
-        return 0;
-    type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(norm, "type"));
-    if (type && !strcmp(type, "NFC")) {
-        tk->nfc = 1;
-        return 0;
-    }
-    if (type && !strcmp(type, "Sequence")) {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(norm, "normalizers"))
-        {
-            if (check_normalizer(tk, it, file, err) < 0)
-                return -1;
-        }
-        return 0;
-    }
-    strbuf_addf(err, "%s: unsupported normalizer \"%s\" (only NFC is supported)", file,
-                type ? type : "?");
-    return -1;
-}
-
-static void find_bos(struct tokenizer *tk, const cJSON *pp)
-{
-    const char *type;
-    const cJSON *it;
-    if (!cJSON_IsObject(pp) || tk->nbos)
-        return;
-    type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pp, "type"));
-    if (!type)
-        return;
-    if (!strcmp(type, "Sequence")) {
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pp, "processors")) find_bos(tk, it);
-        return;
-    }
-    if (!strcmp(type, "TemplateProcessing")) {
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(pp, "special_tokens");
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pp, "single"))
-        {
-            const cJSON *spt = cJSON_GetObjectItemCaseSensitive(it, "SpecialToken");
-            const char *name;
-            const cJSON *ids, *idv;
-            if (!spt)
-                break; /* the Sequence: BOS tokens are the ones before it */
-            name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spt, "id"));
-            ids = name ? cJSON_GetObjectItemCaseSensitive(
-                             cJSON_GetObjectItemCaseSensitive(st, name), "ids")
-                       : NULL;
-            if (ids) {
-                cJSON_ArrayForEach(idv, ids)
-                {
-                    if (cJSON_IsNumber(idv) && idv->valuedouble >= 0) {
-                        tk->bos = xreallocarray(tk->bos, tk->nbos + 1, sizeof(*tk->bos));
-                        tk->bos[tk->nbos++] = (uint32_t)idv->valuedouble;
-                    }
-                }
-            } else if (name) {
-                long id = tokenizer_special_id(tk, name);
-                if (id >= 0) {
-                    tk->bos = xreallocarray(tk->bos, tk->nbos + 1, sizeof(*tk->bos));
-                    tk->bos[tk->nbos++] = (uint32_t)id;
-                }
-            }
-        }
-    }
-}
-
-static int load_hf(struct tokenizer *tk, const char *file, const char *buf, size_t len,
-                   struct strbuf *err)
-{
-    cJSON *root = cJSON_ParseWithLength(buf, len);
-    const cJSON *model, *vocab, *it, *pt;
-    const char *mtype, *split;
-    int inv[0x144], use_regex = 0, prefix = 0, nsplit = 0, rc = -1;
-    unsigned char tmp[1024];
-    unsigned char *skip = NULL;
-    size_t nbpe = 0;
-
-    if (!root) {
-        strbuf_addf(err, "%s: not valid JSON", file);
-        return -1;
-    }
-    model = cJSON_GetObjectItemCaseSensitive(root, "model");
-    mtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(model, "type"));
-    vocab = cJSON_GetObjectItemCaseSensitive(model, "vocab");
-    if (!mtype || strcmp(mtype, "BPE") || !cJSON_IsObject(vocab)) {
-        strbuf_addf(err, "%s: not a BPE tokenizer.json (model.type is \"%s\")", file,
-                    mtype ? mtype : "missing");
-        goto out;
-    }
-    pt = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
-    if (!find_bytelevel(pt, &use_regex, &prefix)) {
-        strbuf_addf(err, "%s: not a byte-level BPE model (no ByteLevel pre-tokenizer)", file);
-        goto out;
-    }
-    split = find_split(pt, &nsplit);
-    if (nsplit > 1 || (nsplit == 1 && !split) || (split && use_regex)) {
-        strbuf_addf(err, "%s: unsupported pre-tokenizer (need exactly one regex split)", file);
-        goto out;
-    }
-    tk->add_prefix_space = prefix;
-    if (check_normalizer(tk, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), file, err) < 0)
-        goto out;
-
-    byte_level_inverse(inv);
-    tk->tok_bytes_alloc = len / 4 + 64;
-    tk->tok_bytes = xmalloc(tk->tok_bytes_alloc);
-    cJSON_ArrayForEach(it, vocab)
-    {
-        size_t o;
-        double d = it->valuedouble;
-        if (!cJSON_IsNumber(it) || d < 0 || d > 0x7FFFFFF || !it->string) {
-            strbuf_addf(err, "%s: bad vocab entry \"%s\"", file, it->string ? it->string : "?");
-            goto out;
-        }
-        if (strlen(it->string) > sizeof(tmp) || bytelevel_decode(inv, it->string, tmp, &o) < 0 ||
-            !o) {
-            strbuf_addf(err,
-                        "%s: vocab entry \"%s\" is not byte-level (GPT-2 bytes_to_unicode) text",
-                        file, it->string);
-            goto out;
-        }
-        vocab_set(tk, (uint32_t)d, tmp, o);
-    }
-    nbpe = tk->nvocab;
-    skip = xcalloc(nbpe ? nbpe : 1, 1);
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "added_tokens"))
-    {
-        const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "content"));
-        const cJSON *idv = cJSON_GetObjectItemCaseSensitive(it, "id");
-        uint32_t id;
-        if (!content || !cJSON_IsNumber(idv) || idv->valuedouble < 0 ||
-            idv->valuedouble > 0x7FFFFFF) {
-            strbuf_addf(err, "%s: bad added_tokens entry", file);
-            goto out;
-        }
-        id = (uint32_t)idv->valuedouble;
-        if (id < nbpe)
-            skip[id] = 1;
-        add_special(tk, content, strlen(content), id);
-    }
-    if (vocab_build_hash(tk, nbpe, skip, err, file) < 0)
-        goto out;
-    if (compile_pattern(tk, split ? split : pat_gpt2, err, file) < 0)
-        goto out;
-    find_bos(tk, cJSON_GetObjectItemCaseSensitive(root, "post_processor"));
-    rc = 0;
-out:
-    free(skip);
-    cJSON_Delete(root);
-    return rc;
 }
 
 static int exe_dir(struct strbuf *out)
@@ -1695,7 +947,8 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err)
     if (hf) {
         struct strbuf nm = STRBUF_INIT;
         const char *dirend = base > path.buf ? base - 1 : NULL;
-        rc = load_hf(tk, tk->path, buf.buf, buf.len, &e);
+        rc = hf_load(tk, tk->path, buf.buf, buf.len, &e);
+        tk->special_parse = 1;
         strbuf_addstr(&nm, "hf:");
         if (dirend) {
             const char *ds = dirend;
@@ -1728,7 +981,7 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err)
             const struct named_special *s;
             for (s = specials; s->text; s++)
                 if (s->id >= tk->nvocab || !tk->tok_len[s->id])
-                    add_special(tk, s->text, strlen(s->text), s->id);
+                    tk_add_special(tk, s->text, strlen(s->text), s->id);
         }
     }
     if (rc < 0)
@@ -1770,6 +1023,9 @@ void tokenizer_free(struct tokenizer *tk)
     free(tk->pair2);
     free(tk->bos);
     free(tk->rslots);
+    free(tk->dec_off);
+    free(tk->dec_len);
+    hf_free(tk->hf);
     if (tk->re)
         pcre2_code_free(tk->re);
     free(tk->name);
@@ -1890,7 +1146,7 @@ long tokenizer_count_err(struct tokenizer *tk, const char *text, size_t len, str
     if (tk->remote)
         return remote_count(tk, text, len, err);
     ws = ws_get(tk);
-    encode_text(tk, ws, text, len, 0, &out);
+    encode_text(tk, ws, text, len, tk->special_parse, &out);
     ws_put(tk, ws);
     return (long)out.nr;
 }
@@ -1914,6 +1170,8 @@ int tokenizer_encode(struct tokenizer *tk, const char *text, size_t len, int all
     *n = 0;
     if (tk->remote)
         return -1;
+    if (allow_special == TOKENIZER_SPECIAL_DEFAULT)
+        allow_special = tk->special_parse;
     ws = ws_get(tk);
     encode_text(tk, ws, text, len, allow_special, &out);
     ws_put(tk, ws);
@@ -1922,26 +1180,47 @@ int tokenizer_encode(struct tokenizer *tk, const char *text, size_t len, int all
     return 0;
 }
 
+/* The decoded bytes of one id (the decoder's view: for SentencePiece-style files "\xe2\x96\x81" is
+ * a space, <0xNN> its byte). */
+static int id_bytes(const struct tokenizer *tk, uint32_t id, const char **b, size_t *len)
+{
+    if (id >= tk->nvocab || !tk->tok_len[id])
+        return -1;
+    if (tk->dec_off) {
+        *b = tk->tok_bytes + tk->dec_off[id];
+        *len = tk->dec_len[id];
+    } else {
+        *b = tk->tok_bytes + tk->tok_off[id];
+        *len = tk->tok_len[id];
+    }
+    return 0;
+}
+
 int tokenizer_decode(const struct tokenizer *tk, const uint32_t *ids, size_t n, struct strbuf *out)
 {
-    size_t i;
+    size_t i, start = out->len;
     if (tk->remote)
         return -1;
     for (i = 0; i < n; i++) {
-        if (ids[i] >= tk->nvocab || !tk->tok_len[ids[i]])
+        const char *b;
+        size_t len;
+        if (id_bytes(tk, ids[i], &b, &len) < 0)
             return -1;
-        strbuf_add(out, tk->tok_bytes + tk->tok_off[ids[i]], tk->tok_len[ids[i]]);
+        strbuf_add(out, b, len);
+        if (i == 0 && tk->hf && hf_strip_leading_space(tk->hf) && out->len > start &&
+            out->buf[start] == ' ') {
+            memmove(out->buf + start, out->buf + start + 1, out->len - start - 1);
+            strbuf_setlen(out, out->len - 1);
+        }
     }
     return 0;
 }
 
 int tokenizer_token_bytes(const struct tokenizer *tk, uint32_t id, const char **bytes, size_t *len)
 {
-    if (tk->remote || id >= tk->nvocab || !tk->tok_len[id])
+    if (tk->remote)
         return -1;
-    *bytes = tk->tok_bytes + tk->tok_off[id];
-    *len = tk->tok_len[id];
-    return 0;
+    return id_bytes(tk, id, bytes, len);
 }
 
 long tokenizer_special_id(const struct tokenizer *tk, const char *text)
@@ -1980,6 +1259,16 @@ const char *tokenizer_hash(const struct tokenizer *tk)
     }
     pthread_mutex_unlock(&m->lock);
     return m->hash;
+}
+
+void tokenizer_set_special(struct tokenizer *tk, int parse)
+{
+    tk->special_parse = parse ? 1 : 0;
+}
+
+int tokenizer_special_parse(const struct tokenizer *tk)
+{
+    return tk->special_parse;
 }
 
 int tokenizer_is_remote(const struct tokenizer *tk)

@@ -43,8 +43,21 @@ struct tokenizer *tokenizer_load(const char *spec, struct strbuf *err);
 void tokenizer_free(struct tokenizer *tk);
 
 /*
- * Token count of text encoded as ordinary text (special-token text NOT
- * recognised, no BOS). Thread-safe: may be called concurrently from several
+ * Special-token text in the input (--special parse|plain). parse: the text of
+ * an added/special token becomes its id, matched as Hugging Face tokenizers
+ * does (leftmost-longest; lstrip, rstrip, single_word and normalized honoured);
+ * plain: special tokens are ordinary text (HF's encode_special_tokens: added
+ * tokens that are not "special" are still matched). Default: parse for
+ * tokenizer.json files (what vLLM, llama.cpp and SGLang do with the model's
+ * tokenizer), plain for .tiktoken files (what OpenAI's API does). Set before
+ * concurrent use.
+ */
+void tokenizer_set_special(struct tokenizer *tk, int parse);
+int tokenizer_special_parse(const struct tokenizer *tk);
+
+/*
+ * Token count of text with the tokenizer's special-token mode (see
+ * tokenizer_set_special(); no BOS). Thread-safe: may be called concurrently from several
  * threads on one tokenizer. Returns -1 only for a remote tokenizer failure
  * (the message is printed with error(); use tokenizer_count_err() to get it).
  */
@@ -52,8 +65,12 @@ long tokenizer_count(struct tokenizer *tk, const char *text, size_t len);
 /* The same, but a remote failure's message is appended to err instead of printed. */
 long tokenizer_count_err(struct tokenizer *tk, const char *text, size_t len, struct strbuf *err);
 
+/* allow_special for tokenizer_encode(): the tokenizer's own mode. */
+#define TOKENIZER_SPECIAL_DEFAULT (-1)
+
 /*
- * Encode to token ids (no BOS). *ids is malloc'd (caller frees; may be NULL
+ * Encode to token ids (no BOS); allow_special 1 = parse, 0 = plain,
+ * TOKENIZER_SPECIAL_DEFAULT = the tokenizer's mode. *ids is malloc'd (caller frees; may be NULL
  * when *n == 0). Returns 0, or -1 for a remote tokenizer (ids are not
  * available remotely). Thread-safe like tokenizer_count().
  */

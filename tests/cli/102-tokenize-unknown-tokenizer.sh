@@ -7,7 +7,7 @@ expect_code 2 "$DIPMAP" tokenize --tokenizer missing/tokenizer.json </dev/null
 assert_contains err "missing/tokenizer.json: cannot read: No such file or directory"
 printf '{"model": {"type": "Unigram", "vocab": []}}' >tokenizer.json
 expect_code 2 "$DIPMAP" tokenize --tokenizer ./tokenizer.json </dev/null
-assert_contains err "./tokenizer.json: not a BPE tokenizer.json"
+assert_contains err "./tokenizer.json: Unigram models are not supported by the native tokenizer (BPE only); count with the server instead: --tokenizer server"
 printf '{"model": ' >broken.json
 expect_code 2 "$DIPMAP" tokenize --tokenizer broken.json </dev/null
 assert_contains err "broken.json: not valid JSON"

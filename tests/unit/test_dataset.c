@@ -7,9 +7,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cJSON.h>
+
 #include "test.h"
 
 #include "dataset.h"
+#include "score.h"
 #include "strbuf.h"
 #include "usage.h"
 
@@ -197,12 +200,77 @@ static void test_normalize(void)
     struct strbuf sb = STRBUF_INIT;
     const char *s = "  The  Wilhelm\xc2\xa0"
                     "Conrad R\xc3\x96NTGEN!  (a U.S. prize) ";
-    dataset_normalize(&sb, s, strlen(s));
+    score_normalize(s, strlen(s), &sb);
     CHECK_STR(sb.buf, "wilhelm conrad r\xc3\xb6ntgen us prize");
     strbuf_reset(&sb);
-    dataset_normalize(&sb, "...", 3);
+    score_normalize("...", 3, &sb);
     CHECK_STR(sb.buf, "");
     strbuf_release(&sb);
+}
+
+/*
+ * The leak filter normalises with the scorer's rule (score_normalize): an
+ * answer in capitals with a final sigma leaks into a lower-case chunk, and a
+ * fullwidth answer into its ASCII-cased form -- the chunks are excluded.
+ * (The old hand-rolled lower-casing mapped the final capital sigma to U+03C3
+ * and left fullwidth letters alone, so both chunks passed as filler.)
+ */
+static void test_leak_non_latin(void)
+{
+    static const char set[] =
+        "{\"id\": \"g1\", \"question\": \"who sailed home\", \"answers\": "
+        "[\"\u039f\u0394\u03a5\u03a3\u03a3\u0395\u03a5\u03a3\"], \"gold\": [{\"text\": "
+        "\"\u0397 \u0399\u03b8\u03ac\u03ba\u03b7.\"}]}\n"
+        "{\"id\": \"g2\", \"question\": \"which brand\", \"answers\": "
+        "[\"\uff21\uff23\uff2d\uff25\"], \"gold\": [{\"text\": \"\u305d\u308c.\"}]}\n";
+    static const char hay[] =
+        "\u03bf \u03bf\u03b4\u03c5\u03c3\u03c3\u03b5\u03c5\u03c2 "
+        "\u03b3\u03cd\u03c1\u03b9\u03c3\u03b5 \u03c3\u03c0\u03af\u03c4\u03b9.\n\n"
+        "\u4f1a\u793e\u306f \uff41\uff43\uff4d\uff45 \u3067\u3059\u3002\n\n"
+        "\u03ba\u03b1\u03bd\u03ad\u03bd\u03b1\u03c2 \u03b4\u03b5\u03bd \u03ae\u03c1\u03b8\u03b5.\n";
+    struct golden_set gs;
+    struct haystack h;
+    size_t *idx = NULL, nr = 0, dropped = 0;
+    struct strbuf sb = STRBUF_INIT;
+    FILE *fp = fopen("leak-set.jsonl", "w");
+    CHECK(fp != NULL);
+    if (!fp)
+        return;
+    fputs(set, fp);
+    fclose(fp);
+    fp = fopen("leak-hay.txt", "w");
+    CHECK(fp != NULL);
+    if (!fp)
+        return;
+    /* the haystack is plain UTF-8 text: decode the \u escapes through cJSON */
+    {
+        struct strbuf js = STRBUF_INIT;
+        cJSON *j;
+        strbuf_addf(&js, "\"%s\"", hay);
+        j = cJSON_Parse(js.buf);
+        CHECK(j && cJSON_IsString(j));
+        if (j && j->valuestring)
+            fputs(j->valuestring, fp);
+        cJSON_Delete(j);
+        strbuf_release(&js);
+    }
+    fclose(fp);
+    CHECK_INT(golden_set_load(&gs, "leak-set.jsonl"), 0);
+    CHECK_INT(haystack_load(&h, "leak-hay.txt"), 0);
+    CHECK_INT(h.nr, 3);
+    haystack_filter(&h, golden_set_find(&gs, "g1"), &idx, &nr, &dropped);
+    CHECK_INT(dropped, 1); /* the Odysseus chunk (final sigma) */
+    CHECK_INT(nr, 2);
+    free(idx);
+    idx = NULL;
+    haystack_filter(&h, golden_set_find(&gs, "g2"), &idx, &nr, &dropped);
+    CHECK_INT(dropped, 1); /* fullwidth ACME vs fullwidth acme */
+    free(idx);
+    strbuf_release(&sb);
+    haystack_release(&h);
+    golden_set_release(&gs);
+    remove("leak-set.jsonl");
+    remove("leak-hay.txt");
 }
 
 static void test_hygiene(void)
@@ -237,15 +305,15 @@ static void test_hygiene(void)
     memset(&q, 0, sizeof(q));
     strvec_init(&q.answers);
     strvec_push(&q.answers, "2");
-    dataset_normalize(&n, "won in 2017", 11);
+    score_normalize("won in 2017", 11, &n);
     CHECK_INT(question_leaks_into(&q, n.buf, n.len), 0);
     strbuf_reset(&n);
-    dataset_normalize(&n, "number 2 won", 12);
+    score_normalize("number 2 won", 12, &n);
     CHECK_INT(question_leaks_into(&q, n.buf, n.len), 1);
     strvec_clear(&q.answers);
     strvec_push(&q.answers, "The Beatles");
     strbuf_reset(&n);
-    dataset_normalize(&n, "a song by the BEATLES.", 22);
+    score_normalize("a song by the BEATLES.", 22, &n);
     CHECK_INT(question_leaks_into(&q, n.buf, n.len), 1);
     strvec_clear(&q.answers);
     strbuf_release(&n);
@@ -357,6 +425,7 @@ int main(void)
     RUN(test_normalize);
     RUN(test_hygiene);
     RUN(test_empty_gold_and_leaking_negatives);
+    RUN(test_leak_non_latin);
     RUN(test_long_paragraph_split);
     RUN(test_round_trip);
     RUN(test_shipped_sets_load);

@@ -268,10 +268,21 @@ static void test_specials(void)
     CHECK(!found);
     CHECK(n > 4);
     free(ids);
-    tokenizer_encode(tk_qwen, "<think>x</think>", 16, 0, &ids, &n);
-    for (i = 0; i < n; i++)
+    /* plain for a tokenizer.json is HF's encode_special_tokens: "special" tokens are text,
+     * the other added tokens (Qwen3's <think>) are still matched */
+    tokenizer_encode(tk_qwen, "<|im_start|>x<think>", 20, 0, &ids, &n);
+    CHECK(n >= 3);
+    for (i = 0; i + 1 < n; i++)
         CHECK(ids[i] < 151643);
+    CHECK_INT(ids[n - 1], 151667);
     free(ids);
+    /* the default for a tokenizer.json is parse, for a .tiktoken file plain */
+    CHECK_INT(tokenizer_special_parse(tk_qwen), 1);
+    CHECK_INT(tokenizer_special_parse(tk_cl), 0);
+    CHECK_INT(tokenizer_count(tk_qwen, "<|im_start|>user", 16), 2);
+    tokenizer_set_special(tk_qwen, 0);
+    CHECK(tokenizer_count(tk_qwen, "<|im_start|>user", 16) > 2);
+    tokenizer_set_special(tk_qwen, 1);
     CHECK_INT(tokenizer_count(tk_gpt2, t, strlen(t)), n > 0 ? tokenizer_count(tk_gpt2, t, 25) : 0);
 }
 
@@ -436,7 +447,7 @@ static void test_bos_and_errors(void)
             else
                 fprintf(fp, "\"%c%c\":%d,", 0xC0 | (cp >> 6), 0x80 | (cp & 0x3F), b);
         }
-        fputs("\"ab\":256}}}", fp);
+        fputs("\"ab\":256},\"merges\":[\"a b\"]}}", fp);
     }
     fclose(fp);
     tk = tokenizer_load("tok-bos-test.json", &err);
