@@ -140,7 +140,7 @@ validate: build
 endif
 
 # Tokenizer benchmark (numbers, never failures); see BENCHMARKS.md "Tokenizer".
-BENCH_TOK_OBJS := $(addprefix $(BUILD)/harness/,tokenizer.o sha256.o strbuf.o xalloc.o usage.o)
+BENCH_TOK_OBJS := $(addprefix $(BUILD)/harness/,tokenizer.o tokenizer_hf.o unicode.o sha256.o strbuf.o xalloc.o usage.o)
 $(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(BENCH_TOK_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 bench-tokenizer: $(BUILD)/bench/bench_tokenizer
@@ -179,7 +179,7 @@ $(FUZZ_PARSERS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
 fuzz-tokenizer:
 	@mkdir -p build-fuzz/corpus-tokenizer
 	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_tokenizer tests/fuzz/fuzz_tokenizer.c \
-		$(addprefix harness/,tokenizer.c sha256.c strbuf.c xalloc.c usage.c) $(LIBS)
+		$(addprefix harness/,tokenizer.c tokenizer_hf.c unicode.c sha256.c strbuf.c xalloc.c usage.c) $(LIBS)
 	build-fuzz/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 		-print_final_stats=1 build-fuzz/corpus-tokenizer
 CLIENT_FUZZ_SRCS = $(addprefix harness/,client.c client_classify.c client_retry_after.c reasoning.c strbuf.c strvec.c num.c xalloc.c usage.c)

@@ -1,5 +1,6 @@
 /* Unit tests for escape.c: HTML, Markdown, gnuplot and file-name escaping. */
 #include "escape.h"
+#include "unicode.h"
 #include "strbuf.h"
 #include "test.h"
 
