@@ -887,6 +887,222 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
 
 /* ------------------------------------------------------------ loading */
 
+/* ------------------------------------------------------------ fast JSON for vocab and merges */
+
+/*
+ * model.vocab and model.merges are most of a tokenizer.json (33 MB for Gemma 3):
+ * they are read by this scanner straight from the text, and cJSON parses only
+ * the rest (the file with those two values replaced by {} and []).
+ */
+static const char *jws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* p at '"': just after the closing quote, or NULL. */
+static const char *jskip_string(const char *p, const char *e)
+{
+    p++;
+    for (;;) {
+        const char *q = memchr(p, '"', (size_t)(e - p)), *r;
+        size_t bs = 0;
+        if (!q)
+            return NULL;
+        for (r = q; r > p && r[-1] == '\\'; r--)
+            bs++;
+        if (!(bs & 1))
+            return q + 1;
+        p = q + 1;
+    }
+}
+
+/* Just after the JSON value at p, or NULL. */
+static const char *jskip_value(const char *p, const char *e)
+{
+    int depth = 0;
+    if (p >= e)
+        return NULL;
+    if (*p == '"')
+        return jskip_string(p, e);
+    if (*p != '{' && *p != '[') {
+        while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' &&
+               *p != '\r' && *p != '\t')
+            p++;
+        return p;
+    }
+    while (p < e) {
+        char ch = *p;
+        if (ch == '"') {
+            p = jskip_string(p, e);
+            if (!p)
+                return NULL;
+            continue;
+        }
+        if (ch == '{' || ch == '[')
+            depth++;
+        else if (ch == '}' || ch == ']') {
+            if (--depth == 0)
+                return p + 1;
+        }
+        p++;
+    }
+    return NULL;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode the JSON string at p ('"') into out (replaced); *after = just past it. */
+static int jstring(const char *p, const char *e, struct strbuf *out, const char **after)
+{
+    strbuf_reset(out);
+    if (p >= e || *p != '"')
+        return -1;
+    p++;
+    while (p < e) {
+        const char *q = p;
+        while (q < e && *q != '"' && *q != '\\')
+            q++;
+        strbuf_add(out, p, (size_t)(q - p));
+        p = q;
+        if (p >= e)
+            return -1;
+        if (*p == '"') {
+            *after = p + 1;
+            return 0;
+        }
+        if (++p >= e)
+            return -1;
+        switch (*p) {
+        case '"':
+        case '\\':
+        case '/':
+            strbuf_addch(out, *p);
+            break;
+        case 'b':
+            strbuf_addch(out, '\b');
+            break;
+        case 'f':
+            strbuf_addch(out, '\f');
+            break;
+        case 'n':
+            strbuf_addch(out, '\n');
+            break;
+        case 'r':
+            strbuf_addch(out, '\r');
+            break;
+        case 't':
+            strbuf_addch(out, '\t');
+            break;
+        case 'u': {
+            uint32_t cp = 0;
+            int i;
+            if (e - p < 5)
+                return -1;
+            for (i = 1; i <= 4; i++) {
+                int h = hexval(p[i]);
+                if (h < 0)
+                    return -1;
+                cp = cp * 16 + (uint32_t)h;
+            }
+            p += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && e - p >= 7 && p[1] == '\\' && p[2] == 'u') {
+                uint32_t lo = 0;
+                for (i = 3; i <= 6; i++) {
+                    int h = hexval(p[i]);
+                    if (h < 0)
+                        return -1;
+                    lo = lo * 16 + (uint32_t)h;
+                }
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp < 0xE000)
+                cp = 0xFFFD; /* a lone surrogate */
+            utf8_put(out, cp);
+            break;
+        }
+        default:
+            return -1;
+        }
+        p++;
+    }
+    return -1;
+}
+
+struct jspan {
+    size_t b, e; /* value range in the file; e == 0: absent */
+};
+
+/* Find model.vocab and model.merges in the top-level object. 0, or -1 when the file is not JSON. */
+static int find_model_spans(const char *buf, size_t len, struct jspan *vocab, struct jspan *merges)
+{
+    const char *p = buf, *e = buf + len;
+    struct strbuf key = STRBUF_INIT;
+    int depth;
+    vocab->e = merges->e = 0;
+    p = jws(p, e);
+    if (p >= e || *p != '{')
+        return -1;
+    for (depth = 0; depth < 2;) {
+        const char *v;
+        p = jws(p + 1, e);
+        if (p < e && *p == '}')
+            break;
+        if (jstring(p, e, &key, &p) < 0)
+            goto bad;
+        p = jws(p, e);
+        if (p >= e || *p != ':')
+            goto bad;
+        p = jws(p + 1, e);
+        if (depth == 0 && !strcmp(key.buf, "model") && p < e && *p == '{') {
+            depth = 1; /* descend: the loop reads model's members */
+            continue;
+        }
+        v = jskip_value(p, e);
+        if (!v)
+            goto bad;
+        if (depth == 1 && !strcmp(key.buf, "vocab")) {
+            vocab->b = (size_t)(p - buf);
+            vocab->e = (size_t)(v - buf);
+        } else if (depth == 1 && !strcmp(key.buf, "merges")) {
+            merges->b = (size_t)(p - buf);
+            merges->e = (size_t)(v - buf);
+        }
+        p = jws(v, e);
+        if (p < e && *p == ',')
+            continue;
+        if (p < e && *p == '}') {
+            if (depth == 0)
+                break;
+            depth = 0; /* end of model: go on with the top level */
+            p = jws(p + 1, e);
+            if (p < e && *p == ',')
+                continue;
+            break;
+        }
+        goto bad;
+    }
+    strbuf_release(&key);
+    return 0;
+bad:
+    strbuf_release(&key);
+    return -1;
+}
+
+
 static const char *jstr(const cJSON *o, const char *k)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
@@ -1221,78 +1437,155 @@ static uint32_t model_id(const struct tokenizer *tk, const int *inv, const char 
     return tk_vocab_find(tk, (const char *)tmp, o);
 }
 
-static int load_merges(struct tokenizer *tk, const cJSON *merges, const int *inv, const char *file,
-                       struct strbuf *err)
+static int merge_fail(struct strbuf *err, const char *file, size_t rank, const char *why)
+{
+    strbuf_addf(err, "%s: merges[%zu]: %s", file, rank, why);
+    return -1;
+}
+
+static int load_merges(struct tokenizer *tk, const char *buf, struct jspan sp, const int *inv,
+                       const char *file, struct strbuf *err)
 {
     struct hf_model *m = tk->hf;
-    const cJSON *it;
-    size_t n = (size_t)cJSON_GetArraySize(merges), size = 1024, rank = 0;
-    struct strbuf cat = STRBUF_INIT;
-    unsigned char *tmp = xmalloc(tk->max_tok_len * 2 + 64);
+    const char *p = buf + sp.b, *e = buf + sp.e, *q;
+    size_t n = 0, size = 1024, rank = 0;
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, cat = STRBUF_INIT;
+    unsigned char *tmp = NULL;
+    size_t tmp_alloc = 0;
+    int rc = -1;
+    if (!sp.e) {
+        p = "[]";
+        e = p + 2;
+    }
+    if (*p != '[')
+        return merge_fail(err, file, 0, "model.merges is not an array");
+    for (q = jws(p + 1, e); q < e && *q != ']';) { /* count, to size the table */
+        q = jskip_value(q, e);
+        if (!q)
+            return merge_fail(err, file, n, "not valid JSON");
+        n++;
+        q = jws(q, e);
+        if (q < e && *q == ',')
+            q = jws(q + 1, e);
+    }
     while (size < n * 2 + 2)
         size <<= 1;
     m->merges = xcalloc(size, sizeof(*m->merges));
     m->merges_mask = size - 1;
-    cJSON_ArrayForEach(it, merges)
-    {
-        const char *a, *b;
-        size_t al, bl;
+    p = jws(p + 1, e);
+    while (p < e && *p != ']') {
         uint32_t ia, ib, in;
-        if (cJSON_IsString(it)) {
-            const char *sp = strchr(it->valuestring, ' ');
-            if (!strncmp(it->valuestring, "#version", 8))
-                continue;
-            if (!sp || strchr(sp + 1, ' ')) {
-                strbuf_addf(err, "%s: merges[%zu]: \"%s\" is not two tokens separated by a space",
-                            file, rank, it->valuestring);
-                strbuf_release(&cat);
-                return -1;
+        if (*p == '"') {
+            const char *sp1;
+            if (jstring(p, e, &a, &p) < 0) {
+                merge_fail(err, file, rank, "not valid JSON");
+                goto out;
             }
-            a = it->valuestring;
-            al = (size_t)(sp - a);
-            b = sp + 1;
-            bl = strlen(b);
-        } else if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 2 &&
-                   cJSON_IsString(cJSON_GetArrayItem(it, 0)) &&
-                   cJSON_IsString(cJSON_GetArrayItem(it, 1))) {
-            a = cJSON_GetArrayItem(it, 0)->valuestring;
-            b = cJSON_GetArrayItem(it, 1)->valuestring;
-            al = strlen(a);
-            bl = strlen(b);
+            if (!strncmp(a.buf, "#version", 8))
+                goto next;
+            sp1 = memchr(a.buf, ' ', a.len);
+            if (!sp1 || memchr(sp1 + 1, ' ', a.len - (size_t)(sp1 + 1 - a.buf))) {
+                merge_fail(err, file, rank, "not two tokens separated by one space");
+                goto out;
+            }
+            strbuf_reset(&b);
+            strbuf_add(&b, sp1 + 1, a.len - (size_t)(sp1 + 1 - a.buf));
+            strbuf_setlen(&a, (size_t)(sp1 - a.buf));
+        } else if (*p == '[') {
+            p = jws(p + 1, e);
+            if (jstring(p, e, &a, &p) < 0 || (p = jws(p, e)) >= e || *p != ',' ||
+                jstring(jws(p + 1, e), e, &b, &p) < 0 || (p = jws(p, e)) >= e || *p != ']') {
+                merge_fail(err, file, rank, "not a \"a b\" string or an [a, b] pair");
+                goto out;
+            }
+            p++;
         } else {
-            strbuf_addf(err, "%s: merges[%zu]: not a \"a b\" string or an [a, b] pair", file, rank);
-            strbuf_release(&cat);
-            return -1;
+            merge_fail(err, file, rank, "not a \"a b\" string or an [a, b] pair");
+            goto out;
         }
-        if (al + bl > tk->max_tok_len * 2 + 32) {
-            strbuf_addf(err, "%s: merges[%zu]: a token of the pair is not in the vocab", file,
-                        rank);
-            strbuf_release(&cat);
-            free(tmp);
-            return -1;
-        }
-        ia = model_id(tk, inv, a, al, tmp);
-        ib = model_id(tk, inv, b, bl, tmp);
+        ALLOC_GROW(tmp, a.len + b.len + 1, tmp_alloc);
+        ia = model_id(tk, inv, a.buf, a.len, tmp);
+        ib = model_id(tk, inv, b.buf, b.len, tmp);
         strbuf_reset(&cat);
-        strbuf_add(&cat, a, al);
-        if (m->prefix_len && bl >= m->prefix_len && !memcmp(b, m->prefix, m->prefix_len))
-            strbuf_add(&cat, b + m->prefix_len, bl - m->prefix_len);
+        strbuf_add(&cat, a.buf, a.len);
+        if (m->prefix_len && b.len >= m->prefix_len && !memcmp(b.buf, m->prefix, m->prefix_len))
+            strbuf_add(&cat, b.buf + m->prefix_len, b.len - m->prefix_len);
         else
-            strbuf_add(&cat, b, bl);
+            strbuf_add(&cat, b.buf, b.len);
         in = model_id(tk, inv, cat.buf, cat.len, tmp);
         if (ia == NO_RANK || ib == NO_RANK || in == NO_RANK) {
             strbuf_addf(err, "%s: merges[%zu]: a token of \"%.*s\" + \"%.*s\" is not in the vocab",
-                        file, rank, (int)(al > 80 ? 80 : al), a, (int)(bl > 80 ? 80 : bl), b);
-            strbuf_release(&cat);
-            free(tmp);
-            return -1;
+                        file, rank, (int)(a.len > 80 ? 80 : a.len), a.buf,
+                        (int)(b.len > 80 ? 80 : b.len), b.buf);
+            goto out;
         }
         merge_put(m, ia, ib, (uint32_t)rank, in);
         rank++;
+    next:
+        p = jws(p, e);
+        if (p < e && *p == ',')
+            p = jws(p + 1, e);
     }
+    rc = 0;
+out:
+    strbuf_release(&a);
+    strbuf_release(&b);
     strbuf_release(&cat);
     free(tmp);
-    return 0;
+    return rc;
+}
+
+/* Read model.vocab from the file text: ids, and skip[] for byte-level text that is not. */
+static int load_vocab(struct tokenizer *tk, const char *buf, struct jspan sp, const int *inv,
+                      unsigned char **skipp, size_t *skip_alloc, const char *file,
+                      struct strbuf *err)
+{
+    const char *p = buf + sp.b, *e = buf + sp.e;
+    struct strbuf key = STRBUF_INIT;
+    unsigned char *tmp = NULL;
+    size_t tmp_alloc = 0;
+    int rc = -1;
+    if (!sp.e || *p != '{') {
+        strbuf_addf(err, "%s: model.vocab is not an object", file);
+        return -1;
+    }
+    p = jws(p + 1, e);
+    while (p < e && *p != '}') {
+        unsigned long id = 0;
+        size_t o;
+        const char *d;
+        if (jstring(p, e, &key, &p) < 0 || (p = jws(p, e)) >= e || *p != ':') {
+            strbuf_addf(err, "%s: model.vocab: not valid JSON", file);
+            goto out;
+        }
+        p = d = jws(p + 1, e);
+        while (p < e && *p >= '0' && *p <= '9' && id <= 0x7FFFFFF)
+            id = id * 10 + (unsigned long)(*p++ - '0');
+        if (p == d || id > 0x7FFFFFF || !key.len || (p < e && (*p == '.' || *p == 'e'))) {
+            strbuf_addf(err, "%s: bad vocab entry \"%s\"", file, key.buf);
+            goto out;
+        }
+        ALLOC_GROW(tmp, key.len + 1, tmp_alloc);
+        if (tk->hf->byte_level && bytelevel_decode(inv, key.buf, key.len, tmp, &o) == 0 && o) {
+            tk_vocab_set(tk, (uint32_t)id, tmp, o);
+        } else {
+            tk_vocab_set(tk, (uint32_t)id, key.buf, key.len);
+            if (tk->hf->byte_level) { /* not byte-level text: never made by merging bytes */
+                size_t old = *skip_alloc;
+                ALLOC_GROW(*skipp, id + 1, *skip_alloc);
+                memset(*skipp + old, 0, *skip_alloc - old);
+                (*skipp)[id] = 1;
+            }
+        }
+        p = jws(p, e);
+        if (p < e && *p == ',')
+            p = jws(p + 1, e);
+    }
+    rc = 0;
+out:
+    strbuf_release(&key);
+    free(tmp);
+    return rc;
 }
 
 /* Decoded bytes of each id for text (non-byte-level) models: "\xe2\x96\x81" -> " ", <0xNN> -> byte.
@@ -1354,16 +1647,35 @@ static void normalize_content(struct tokenizer *tk, const char *s, struct strbuf
 
 int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len, struct strbuf *err)
 {
-    cJSON *root = cJSON_ParseWithLength(buf, len);
+    cJSON *root = NULL;
     const cJSON *model, *vocab, *it, *added;
+    struct jspan vs, ms;
+    struct strbuf rest = STRBUF_INIT;
     const char *mtype;
     int inv[0x144], rc = -1;
-    unsigned char *tmp = NULL;
-    size_t tmp_alloc = 0;
     unsigned char *skip = NULL;
-    size_t nbpe, i;
+    size_t nbpe, i, skip_alloc = 0;
     struct hf_model *m;
 
+    /* the big values (vocab, merges) are read by the fast scanner; cJSON gets the rest */
+    if (find_model_spans(buf, len, &vs, &ms) == 0) {
+        const struct jspan *first = vs.e && (!ms.e || vs.b < ms.b) ? &vs : &ms;
+        const struct jspan *second = first == &vs ? &ms : &vs;
+        size_t at = 0;
+        if (first->e) {
+            strbuf_add(&rest, buf, first->b);
+            strbuf_addstr(&rest, first == &vs ? "{}" : "[]");
+            at = first->e;
+        }
+        if (second->e) {
+            strbuf_add(&rest, buf + at, second->b - at);
+            strbuf_addstr(&rest, second == &vs ? "{}" : "[]");
+            at = second->e;
+        }
+        strbuf_add(&rest, buf + at, len - at);
+        root = cJSON_ParseWithLength(rest.buf, rest.len);
+    }
+    strbuf_release(&rest);
     if (!root) {
         strbuf_addf(err, "%s: not valid JSON", file);
         return -1;
@@ -1421,33 +1733,13 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
     byte_level_inverse(inv);
     tk->tok_bytes_alloc = len / 4 + 64;
     tk->tok_bytes = xmalloc(tk->tok_bytes_alloc);
-    cJSON_ArrayForEach(it, vocab)
-    {
-        size_t o;
-        double d = it->valuedouble;
-        size_t kl = it->string ? strlen(it->string) : 0;
-        if (!cJSON_IsNumber(it) || d < 0 || d > 0x7FFFFFF || !it->string || !kl) {
-            strbuf_addf(err, "%s: bad vocab entry \"%s\"", file, it->string ? it->string : "?");
-            goto out;
-        }
-        ALLOC_GROW(tmp, kl + 1, tmp_alloc);
-        if (m->byte_level && bytelevel_decode(inv, it->string, kl, tmp, &o) == 0 && o) {
-            tk_vocab_set(tk, (uint32_t)d, tmp, o);
-        } else {
-            tk_vocab_set(tk, (uint32_t)d, it->string, kl); /* skipped from the hash below */
-        }
-    }
+    if (load_vocab(tk, buf, vs, inv, &skip, &skip_alloc, file, err) < 0)
+        goto out;
     nbpe = tk->nvocab;
-    skip = xrealloc(skip, nbpe ? nbpe : 1);
-    memset(skip, 0, nbpe ? nbpe : 1);
-    if (m->byte_level) { /* text that is not byte-level is never made by merging bytes */
-        cJSON_ArrayForEach(it, vocab)
-        {
-            size_t o, kl = strlen(it->string);
-            ALLOC_GROW(tmp, kl + 1, tmp_alloc);
-            if (bytelevel_decode(inv, it->string, kl, tmp, &o) < 0 || !o)
-                skip[(size_t)it->valuedouble] = 1;
-        }
+    {
+        size_t old = skip_alloc;
+        ALLOC_GROW(skip, nbpe + 1, skip_alloc);
+        memset(skip + old, 0, skip_alloc - old);
     }
     added = cJSON_GetObjectItemCaseSensitive(root, "added_tokens");
     cJSON_ArrayForEach(it, added)
@@ -1474,7 +1766,7 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
             m->unk_id = u == NO_RANK ? -1 : (long)u;
         }
     }
-    if (load_merges(tk, cJSON_GetObjectItemCaseSensitive(model, "merges"), inv, file, err) < 0)
+    if (load_merges(tk, buf, ms, inv, file, err) < 0)
         goto out;
     /* added tokens: ids, the two tries; their text is what decode gives back */
     cJSON_ArrayForEach(it, added)
@@ -1510,7 +1802,6 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
     rc = 0;
 out:
     free(skip);
-    free(tmp);
     cJSON_Delete(root);
     return rc;
 }

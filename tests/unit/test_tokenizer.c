@@ -330,6 +330,109 @@ static void test_roundtrip_invalid_utf8(void)
     }
 }
 
+/*
+ * The SentencePiece-style (llama2: Prepend + Replace normalizers, byte_fallback),
+ * NFKC (claude) and Sequence-of-Splits (deepseek_v3, normalized added tokens)
+ * files against Hugging Face tokenizers' ids (hf-vectors.jsonl.gz, made by
+ * bench/tokenizer/hf_reference.js): edge cases, added/special tokens in text,
+ * corpus slices; ids with --special parse and plain_ids with plain.
+ */
+static void test_hf_families(void)
+{
+    static const char *const names[] = {"llama2", "claude", "deepseek_v3"};
+    struct tokenizer *tks[3];
+    struct strbuf all = STRBUF_INIT, line = STRBUF_INIT, err = STRBUF_INIT;
+    size_t pos = 0, k;
+    int total = 0, bad = 0, per[3] = {0, 0, 0};
+    for (k = 0; k < 3; k++) {
+        struct strbuf p = STRBUF_INIT;
+        strbuf_addf(&p, TOKDATA "/%s/tokenizer.json.gz", names[k]);
+        strbuf_reset(&err);
+        tks[k] = tokenizer_load(p.buf, &err);
+        if (!tks[k])
+            fprintf(stderr, "  %s\n", err.buf);
+        CHECK(tks[k] != NULL);
+        strbuf_release(&p);
+        if (!tks[k])
+            return;
+    }
+    CHECK_INT(tokenizer_special_id(tks[0], "<s>"), 1);
+    CHECK(strbuf_read_file_gz(&all, TOKDATA "/hf-vectors.jsonl.gz") == 0);
+    while (pos < all.len) {
+        const char *nl = memchr(all.buf + pos, '\n', all.len - pos);
+        size_t ll = nl ? (size_t)(nl - (all.buf + pos)) : all.len - pos, i, mode;
+        cJSON *j;
+        const char *name, *id;
+        const cJSON *text;
+        strbuf_reset(&line);
+        strbuf_add(&line, all.buf + pos, ll);
+        pos += ll + 1;
+        j = cJSON_ParseWithLength(line.buf, line.len);
+        name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "tokenizer"));
+        id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "id"));
+        text = cJSON_GetObjectItemCaseSensitive(j, "text");
+        for (k = 0; k < 3 && name; k++)
+            if (!strcmp(name, names[k]))
+                break;
+        CHECK(k < 3 && cJSON_IsString(text));
+        if (k >= 3 || !cJSON_IsString(text) || strstr(line.buf, "\\u0000")) {
+            cJSON_Delete(j); /* U+0000 texts: cJSON strings end there (covered by test_vectors) */
+            continue;
+        }
+        for (mode = 0; mode < 2; mode++) {
+            const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, mode ? "plain_ids" : "ids"), *it;
+            uint32_t *ids;
+            size_t n;
+            int ok = 1;
+            tokenizer_encode(tks[k], text->valuestring, strlen(text->valuestring), !mode, &ids,
+                             &n);
+            if ((size_t)cJSON_GetArraySize(want) != n)
+                ok = 0;
+            i = 0;
+            cJSON_ArrayForEach(it, want)
+            {
+                if (i >= n || (double)ids[i] != it->valuedouble)
+                    ok = 0;
+                i++;
+            }
+            if (!ok) {
+                bad++;
+                fprintf(stderr, "  %s (%s): ids differ (got %zu:", id, mode ? "plain" : "parse", n);
+                for (i = 0; i < n && i < 16; i++)
+                    fprintf(stderr, " %u", ids[i]);
+                fprintf(stderr, ", want %d)\n", cJSON_GetArraySize(want));
+            }
+            if (!mode) {
+                long c = tokenizer_count(tks[k], text->valuestring, strlen(text->valuestring));
+                CHECK_INT(c, (long)n); /* the default for tokenizer.json is parse */
+            }
+            free(ids);
+        }
+        per[k]++;
+        total++;
+        cJSON_Delete(j);
+    }
+    CHECK(per[0] > 150 && per[1] > 150 && per[2] > 150);
+    CHECK_INT(bad, 0);
+    {
+        /* SentencePiece decode: "\xe2\x96\x81" is a space, <0xNN> a byte, the prepended space is dropped */
+        static const char s[] = "Hello world \xf0\x9f\xa6\x99!";
+        struct strbuf dec = STRBUF_INIT;
+        uint32_t *ids;
+        size_t n;
+        tokenizer_encode(tks[0], s, sizeof(s) - 1, 1, &ids, &n);
+        CHECK(tokenizer_decode(tks[0], ids, n, &dec) == 0);
+        CHECK_STR(dec.buf, s);
+        free(ids);
+        strbuf_release(&dec);
+    }
+    for (k = 0; k < 3; k++)
+        tokenizer_free(tks[k]);
+    strbuf_release(&all);
+    strbuf_release(&line);
+    strbuf_release(&err);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -551,6 +654,7 @@ int main(void)
     RUN(test_load);
     RUN(test_vectors);
     RUN(test_specials);
+    RUN(test_hf_families);
     RUN(test_roundtrip_invalid_utf8);
     RUN(test_long_inputs);
     RUN(test_nfc);
