@@ -1102,7 +1102,6 @@ bad:
     return -1;
 }
 
-
 static const char *jstr(const cJSON *o, const char *k)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));

@@ -380,12 +380,12 @@ static void test_hf_families(void)
             continue;
         }
         for (mode = 0; mode < 2; mode++) {
-            const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, mode ? "plain_ids" : "ids"), *it;
+            const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, mode ? "plain_ids" : "ids"),
+                        *it;
             uint32_t *ids;
             size_t n;
             int ok = 1;
-            tokenizer_encode(tks[k], text->valuestring, strlen(text->valuestring), !mode, &ids,
-                             &n);
+            tokenizer_encode(tks[k], text->valuestring, strlen(text->valuestring), !mode, &ids, &n);
             if ((size_t)cJSON_GetArraySize(want) != n)
                 ok = 0;
             i = 0;
@@ -415,7 +415,8 @@ static void test_hf_families(void)
     CHECK(per[0] > 150 && per[1] > 150 && per[2] > 150);
     CHECK_INT(bad, 0);
     {
-        /* SentencePiece decode: "\xe2\x96\x81" is a space, <0xNN> a byte, the prepended space is dropped */
+        /* SentencePiece decode: "\xe2\x96\x81" is a space, <0xNN> a byte, the prepended space is
+         * dropped */
         static const char s[] = "Hello world \xf0\x9f\xa6\x99!";
         struct strbuf dec = STRBUF_INIT;
         uint32_t *ids;
