@@ -55,7 +55,7 @@ struct run_opts {
     struct strvec endpoints, headers, tags;
     const char *model, *dataset, *haystack, *lengths, *depths, *tmpl, *tokenizer;
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
-    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls;
+    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special;
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
@@ -67,7 +67,7 @@ struct run_opts {
 /* The settings that change what a trial measures: part of the run's identity. */
 static char *identity_settings(const struct run_opts *o, const long *lengths, size_t nl,
                                const int *depths, size_t nd, const char *scorer,
-                               const char *extra_body, long overhead)
+                               const char *extra_body, long overhead, const char *special)
 {
     cJSON *root = cJSON_CreateObject(), *arr;
     char *text, *ret;
@@ -95,6 +95,8 @@ static char *identity_settings(const struct run_opts *o, const long *lengths, si
     cJSON_AddNumberToObject(root, "repeats", (double)o->repeats);
     cJSON_AddStringToObject(root, "scorer", scorer);
     cJSON_AddNumberToObject(root, "seed", (double)o->seed);
+    /* how special-token text in prompts was counted: parse, plain, or server */
+    cJSON_AddStringToObject(root, "special", special);
     cJSON_AddNumberToObject(root, "temperature", o->temperature);
     /* what prompts are built against (content + overhead = length); absent when 0 */
     if (overhead > 0)
@@ -531,6 +533,10 @@ static int parse_run_options(struct run_ctx *c)
          "gold chunk alone",
          0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
+        {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
+         "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "
+         "text (plain; default for .tiktoken)",
+         0},
         {OPT_STRING, "tokenizer", 't', &c->o.tokenizer, "NAME|FILE|server",
          "counts lengths (default cl100k_base; server = the endpoint's /tokenize)", 0},
         {OPT_STRING, "template-overhead", 0, &c->o.template_overhead, "N|auto",
@@ -707,6 +713,15 @@ static int validate_options(struct run_ctx *c)
 {
     size_t i;
 
+    if (c->o.special && strcmp(c->o.special, "parse") && strcmp(c->o.special, "plain")) {
+        error("run: --special must be parse or plain, not '%s'", c->o.special);
+        return -1;
+    }
+    if (c->o.special && !strcmp(c->o.tokenizer, "server")) {
+        error("run: --special needs a local tokenizer (with --tokenizer server the server "
+              "decides)");
+        return -1;
+    }
     if (!c->o.dataset) {
         error("run: --dataset is required");
         return -1;
@@ -1025,6 +1040,8 @@ static int load_tokenizer(struct run_ctx *c)
             error("run: %s", c->err.buf);
             return -1;
         }
+        if (c->o.special)
+            tokenizer_set_special(c->tk, !strcmp(c->o.special, "parse"));
     }
     return 0;
 }
@@ -1034,7 +1051,10 @@ static char *run_settings(const struct run_ctx *c)
 {
     return identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
                              scorer_name(c->default_scorer),
-                             c->extra_body.len ? c->extra_body.buf : NULL, c->overhead);
+                             c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
+                             tokenizer_is_remote(c->tk)         ? "server"
+                             : tokenizer_special_parse(c->tk) ? "parse"
+                                                              : "plain");
 }
 
 /* What identifies this run (c->want): inputs' hashes, settings, endpoints, tags, shard. */

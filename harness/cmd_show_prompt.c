@@ -24,7 +24,7 @@
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
     "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] [--tokenizer NAME|FILE] "
-    "[--template-overhead N] [--completion] [--json]",
+    "[--template-overhead N] [--special parse|plain] [--completion] [--json]",
     NULL,
 };
 
@@ -40,6 +40,7 @@ int cmd_show_prompt(int argc, const char **argv)
     struct haystack hay;
     struct prompt_template tpl;
     struct tokenizer *tk = NULL;
+    const char *special = NULL;
     struct prompt_builder *b = NULL;
     struct built_prompt bp = BUILT_PROMPT_INIT;
     struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
@@ -58,6 +59,8 @@ int cmd_show_prompt(int argc, const char **argv)
         {OPT_STRING, "template", 0, &tpl_spec, "NAME|FILE", "prompt template (default qa)", 0},
         {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)",
          0},
+        {OPT_STRING, "special", 0, &special, "parse|plain",
+         "special-token text: its id (parse; default for tokenizer.json) or plain text", 0},
         {OPT_LONG, "max-tokens", 0, &max_tokens, "N", "answer budget shown (default 100)", 0},
         {OPT_LONG, "template-overhead", 0, &overhead, "N",
          "tokens the server adds per request (as run measured them; default 0)", 0},
@@ -114,6 +117,13 @@ int cmd_show_prompt(int argc, const char **argv)
     if (!tk) {
         error("show-prompt: %s", err.buf);
         goto cleanup;
+    }
+    if (special) {
+        if (strcmp(special, "parse") && strcmp(special, "plain")) {
+            error("show-prompt: --special must be parse or plain, not '%s'", special);
+            goto cleanup;
+        }
+        tokenizer_set_special(tk, !strcmp(special, "parse"));
     }
     b = prompt_builder_new(tk, &tpl, have_hay ? &hay : NULL);
     memset(&req, 0, sizeof(req));

@@ -84,6 +84,7 @@ struct workspace {
     uint32_t *sym_c, *sym_next, *sym_prev;
     size_t sym_alloc;
     int hf_parse;
+    uint64_t ops; /* work units (see tokenizer_work()) */
     struct cache_slot *slots;
     struct hot_slot *hot;
     size_t cache_fill;
@@ -113,6 +114,7 @@ struct tokenizer {
     char hash[SHA256_HEX_LEN + 1];
     int hash_done;
     pthread_mutex_t lock;
+    uint64_t ops; /* work units of the calls that finished */
 
     /* local */
     size_t nvocab;     /* id slots (BPE + specials) */

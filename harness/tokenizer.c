@@ -345,6 +345,7 @@ static void bpe_small(const struct tokenizer *tk, struct workspace *ws, const ch
     for (;;) {
         uint32_t best = NO_RANK;
         size_t bi = 0;
+        ws->ops += nparts; /* quadratic, but only below SMALL_PIECE bytes */
         for (i = 0; i + 1 < nparts; i++)
             if (rank[i] < best) {
                 best = rank[i];
@@ -464,8 +465,10 @@ static void bpe_large(const struct tokenizer *tk, struct workspace *ws, const ch
     }
     for (i = (uint32_t)(ws->heap_nr / 2); i-- > 0;)
         heap_sift_down(ws->heap, ws->heap_nr, i, ws->heap[i]);
+    ws->ops += n;
     while (ws->heap_nr) {
         struct heap_entry h = heap_pop(ws);
+        ws->ops++;
         uint32_t nx;
         if (end[h.start] != h.mid || end[h.mid] != h.end)
             continue; /* stale */
@@ -615,6 +618,7 @@ static void split_valid(const struct tokenizer *tk, struct workspace *ws, const 
         }
         b = ov[0];
         e = ov[1];
+        ws->ops++;
         if (b > start)
             tk_bpe_piece(tk, ws, s + start, b - start, out);
         if (e == b) { /* empty match: one code point as its own piece */
@@ -714,6 +718,8 @@ static struct workspace *ws_get(struct tokenizer *tk)
 static void ws_put(struct tokenizer *tk, struct workspace *ws)
 {
     pthread_mutex_lock(&tk->lock);
+    tk->ops += ws->ops;
+    ws->ops = 0;
     ws->next = tk->pool;
     tk->pool = ws;
     pthread_mutex_unlock(&tk->lock);
@@ -1259,6 +1265,15 @@ const char *tokenizer_hash(const struct tokenizer *tk)
     }
     pthread_mutex_unlock(&m->lock);
     return m->hash;
+}
+
+uint64_t tokenizer_work(struct tokenizer *tk)
+{
+    uint64_t n;
+    pthread_mutex_lock(&tk->lock);
+    n = tk->ops;
+    pthread_mutex_unlock(&tk->lock);
+    return n;
 }
 
 void tokenizer_set_special(struct tokenizer *tk, int parse)

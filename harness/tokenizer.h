@@ -110,6 +110,13 @@ const char *tokenizer_hash(const struct tokenizer *tk);
 int tokenizer_is_remote(const struct tokenizer *tk);
 
 /*
+ * Work units done so far (pieces split, symbols merged, heap pops, added-token
+ * trie steps), summed over every finished call: lets a test show that the work
+ * grows linearly with the input, without a timer.
+ */
+uint64_t tokenizer_work(struct tokenizer *tk);
+
+/*
  * Remote (server-side) counting: the HTTP call is done by fn (client.c owns
  * curl); fn returns 0 and sets *count, or -1 and appends a message to err.
  * The tokenizer caches counts in memory keyed by sha256 of the text, so each

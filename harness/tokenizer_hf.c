@@ -226,12 +226,13 @@ static void trie_add(struct hf_trie *t, const char *s, size_t n, int32_t idx)
 }
 
 /* Longest added token starting at s (n bytes): its index, or -1. */
-static int32_t trie_longest(const struct hf_trie *t, const char *s, size_t n)
+static int32_t trie_longest(const struct hf_trie *t, const char *s, size_t n, uint64_t *ops)
 {
     uint32_t node = 0;
     int32_t best = -1;
     size_t i;
     for (i = 0; i < n; i++) {
+        ++*ops;
         node = trie_child(t, node, (unsigned char)s[i]);
         if (!node)
             break;
@@ -324,6 +325,7 @@ static const char *normalize(const struct hf_model *m, struct workspace *ws, con
         const struct hf_norm *nm = &m->norms[i];
         struct strbuf *o = &ws->hbuf[cur];
         strbuf_reset(o);
+        ws->ops += n / 64 + 1;
         switch (nm->kind) {
         case NORM_NF:
             if (unicode_is_normalized_quick(nm->form, s, n))
@@ -499,6 +501,7 @@ static void split_run(struct pctx *c, size_t level, const struct hf_pretok *p, c
             b = (size_t)(hit - s);
             e = b + lit_len;
         }
+        c->ws->ops++;
         if (e == b) { /* an empty match splits nothing: step over one code point */
             size_t k;
             if (b >= n)
@@ -591,7 +594,8 @@ static void added_split(struct pctx *c, const struct hf_trie *t, const char *s, 
         int32_t a;
         const struct hf_added *ad;
         size_t mb, me;
-        if (!t->first[(unsigned char)s[i]] || (a = trie_longest(t, s + i, n - i)) < 0) {
+        if (!t->first[(unsigned char)s[i]] ||
+            (a = trie_longest(t, s + i, n - i, &c->ws->ops)) < 0) {
             i++;
             continue;
         }
@@ -850,8 +854,10 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
     }
     for (i = ws->heap_nr / 2; i-- > 0;)
         hsift(ws->heap, ws->heap_nr, i, ws->heap[i]);
+    ws->ops += ns;
     while (ws->heap_nr) {
         struct heap_entry top = ws->heap[0], last = ws->heap[--ws->heap_nr];
+        ws->ops++;
         uint32_t pos = top.start, right;
         const struct merge_slot *ms;
         if (ws->heap_nr)

@@ -487,6 +487,60 @@ static void test_long_inputs(void)
     }
 }
 
+/* Work (tokenizer_work()) spent on `unit` repeated reps times. */
+static uint64_t work_of(struct tokenizer *tk, const char *unit, size_t reps)
+{
+    size_t ul = strlen(unit), i;
+    char *buf = malloc(ul * reps);
+    uint64_t w0 = tokenizer_work(tk);
+    for (i = 0; i < reps; i++)
+        memcpy(buf + i * ul, unit, ul);
+    tokenizer_count(tk, buf, ul * reps);
+    free(buf);
+    return tokenizer_work(tk) - w0;
+}
+
+/*
+ * Nothing is quadratic: for long runs of one character (no spaces), the work
+ * for 4x the input is at most ~4x (a quadratic loop would be 16x), and at
+ * most 64 units per byte, for every mechanism (rank BPE, merges BPE over bytes
+ * and over characters, added-token matching, regex splits, normalizers).
+ */
+static void test_linear_work(void)
+{
+    static const char *const units[] = {
+        "a", " ", "\n", "<", "ab", "7", "\xe2\x96\x81", "<s>", "\xc3\xa9", "\xf0\x9f\x98\x80"};
+    struct strbuf err = STRBUF_INIT;
+    struct tokenizer *extra[3], *all[7];
+    size_t k, u, n = 20000;
+    extra[0] = tokenizer_load(TOKDATA "/llama2/tokenizer.json.gz", &err);
+    extra[1] = tokenizer_load(TOKDATA "/claude/tokenizer.json.gz", &err);
+    extra[2] = tokenizer_load(TOKDATA "/deepseek_v3/tokenizer.json.gz", &err);
+    CHECK(extra[0] && extra[1] && extra[2]);
+    if (!extra[0] || !extra[1] || !extra[2])
+        return;
+    all[0] = tk_cl;
+    all[1] = tk_gpt2;
+    all[2] = tk_qwen;
+    all[3] = tk_o2;
+    all[4] = extra[0];
+    all[5] = extra[1];
+    all[6] = extra[2];
+    for (k = 0; k < 7; k++)
+        for (u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+            uint64_t w1 = work_of(all[k], units[u], n), w4 = work_of(all[k], units[u], 4 * n);
+            size_t bytes = 4 * n * strlen(units[u]);
+            if (w4 > 5 * w1 + 1000 || w4 > 64 * bytes) {
+                fprintf(stderr, "  %s, '%s' x %zu: work %llu, x4: %llu\n", tokenizer_name(all[k]),
+                        units[u], n, (unsigned long long)w1, (unsigned long long)w4);
+                test_failed_ = 1;
+            }
+        }
+    for (k = 0; k < 3; k++)
+        tokenizer_free(extra[k]);
+    strbuf_release(&err);
+}
+
 static void test_nfc(void)
 {
     /* "e" + COMBINING ACUTE -> U+00E9 under NFC (qwen3), kept for cl100k */
@@ -658,6 +712,7 @@ int main(void)
     RUN(test_hf_families);
     RUN(test_roundtrip_invalid_utf8);
     RUN(test_long_inputs);
+    RUN(test_linear_work);
     RUN(test_nfc);
     RUN(test_bos_and_errors);
     RUN(test_remote_cache);
