@@ -20,6 +20,7 @@
 #include "report-int.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "unicode.h"
 #include "version.h"
 #include "xalloc.h"
 
