@@ -62,7 +62,7 @@ BIN := $(BUILD)/dipmap
 endif
 
 .PHONY: all build deps test test-run test-asan test-llama demo bench validate format format-check check-banned clean \
-	bench-tokenizer bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
+	bench-tokenizer tokenizer-conformance bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
 ifeq ($(HAVE_DEPS),yes)
@@ -143,8 +143,13 @@ endif
 BENCH_TOK_OBJS := $(addprefix $(BUILD)/harness/,tokenizer.o tokenizer_hf.o unicode.o sha256.o strbuf.o xalloc.o usage.o)
 $(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(BENCH_TOK_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
-bench-tokenizer: $(BUILD)/bench/bench_tokenizer
-	@bench/bench_tokenizer.sh $(BUILD)/bench/bench_tokenizer
+bench-tokenizer: $(BUILD)/bench/bench_tokenizer build
+	@DIPMAP=$(abspath $(BIN)) bench/bench_tokenizer.sh $(BUILD)/bench/bench_tokenizer
+
+# Optional, not part of `make test`: ids identical to Hugging Face tokenizers (npm, installed
+# into bench/node on first use) for eight tokenizer.json families on the whole corpora.
+tokenizer-conformance: build
+	@bench/tokenizer/conformance.sh $(abspath $(BIN))
 
 # Prompt-building benchmark (numbers, never failures); see BENCHMARKS.md "Prompt building".
 $(BUILD)/bench/bench_prompt: $(BUILD)/bench/bench_prompt.o $(LIB_OBJS)

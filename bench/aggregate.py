@@ -66,7 +66,8 @@ def parse_tokenizer(text):
     out, section, header = [], "", None
     for line in text.splitlines():
         if line.startswith("=="):
-            section = "dipmap native" if "native" in line else ("npm tiktoken" if "tiktoken" in line else section)
+            section = ("dipmap native" if "native" in line else "npm tiktoken" if "tiktoken" in line
+                       else "families vs HF tokenizers" if "Hugging Face tokenizers" in line else section)
             header = None
             continue
         f = line.split()

@@ -7,24 +7,23 @@
 struct strbuf;
 
 /*
- * Exact token counts in a model's own tokens: byte-level BPE (rank = token id)
- * with PCRE2 JIT pre-tokenization, for OpenAI .tiktoken rank files
- * (cl100k_base, o200k_base) and Hugging Face tokenizer.json byte-level BPE
- * models (GPT-2, Llama 3, Qwen2/3, ...), plus "remote" tokenizers that ask the
- * server under test (POST /tokenize) through a caller-provided function.
+ * Exact token counts in a model's own tokens: OpenAI .tiktoken rank files
+ * (cl100k_base, o200k_base; byte-level BPE, rank = token id, PCRE2 JIT
+ * pre-tokenization) and Hugging Face tokenizer.json BPE models with their
+ * whole pipeline (tokenizer_hf.c: added tokens, normalizers, pre-tokenizers,
+ * merges, byte_fallback; GPT-2, Llama 2/3, Gemma, Qwen, DeepSeek, gpt-oss...),
+ * giving the ids Hugging Face tokenizers gives; plus "remote" tokenizers that
+ * ask the server under test (POST /tokenize) through a caller-provided function.
+ * Any file may be gzip-compressed (.gz).
  *
- * Special/added tokens: by default (tokenizer_count(), allow_special == 0)
- * special-token text in the input is encoded as ordinary text, so quoted
- * "<|endoftext|>" in a haystack never becomes a control token. With
- * allow_special != 0 every special/added token's text is matched (longest
- * match, left to right) and becomes its id -- that is tiktoken's
- * encode(text, allowed_special="all") and Hugging Face's always-on
- * added-token matching.
+ * Special/added tokens: see tokenizer_set_special() (parse by default for
+ * tokenizer.json, plain for .tiktoken).
  *
- * Invalid UTF-8 is accepted: each maximal run of invalid bytes becomes a
- * piece of its own (byte-level BPE covers all 256 bytes) and the valid text
- * around it is split by the regex as usual, so decode(encode(x)) == x for any
- * bytes (for NFC tokenizers: the NFC form of the valid parts).
+ * Invalid UTF-8 is accepted. Byte-level models: each maximal run of invalid
+ * bytes becomes a piece of its own (byte-level BPE covers all 256 bytes), so
+ * decode(encode(x)) == x for any bytes (for NFC/NFKC files: the normal form of
+ * the valid parts). Text models (SentencePiece-style): invalid bytes are read
+ * as U+FFFD, as a decoder with errors="replace" does.
  *
  * BOS/EOS are never added by encode/count; see tokenizer_bos_tokens().
  */
@@ -35,7 +34,8 @@ struct tokenizer;
  * $DIPMAP_HOME/datasets/tokenizers, then <dir of /proc/self/exe>/datasets/tokenizers,
  * <dir of exe>/../datasets/tokenizers, then ./datasets/tokenizers), a path to a
  * .tiktoken file (pattern chosen from the name: o200k* -> o200k, else cl100k),
- * or a path to a Hugging Face tokenizer.json (byte-level BPE models only).
+ * or a path to a Hugging Face tokenizer.json (BPE; WordPiece and Unigram are
+ * refused naming --tokenizer server); either may end in .gz.
  * Returns NULL and appends to err (if non-NULL) a message naming the file and
  * the problem; prints nothing. Free with tokenizer_free().
  */

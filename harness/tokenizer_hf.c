@@ -97,6 +97,15 @@ struct hf_model {
     size_t nadded;
     struct hf_trie raw, norm;
     int strip_lead;
+    /* text models: id of each BMP character's own token (NO_RANK: none) */
+    uint32_t *char_id;
+    /*
+     * SentencePiece-style vocabularies ("\xe2\x96\x81" marks a word start): no token
+     * contains c + "\xe2\x96\x81" for a character c not in sp_block, so BPE never merges
+     * across such a boundary and a piece may be cut there (and cached word by word).
+     */
+    int sp_split, sp_block_astral;
+    uint8_t sp_block[0x10000 / 8];
 };
 
 static const char pat_bytelevel[] =
@@ -520,6 +529,42 @@ static void split_run(struct pctx *c, size_t level, const struct hf_pretok *p, c
     sp_flush(&sp);
 }
 
+static int sp_blocked(const struct tokenizer *tk, const struct hf_model *m, uint32_t cp)
+{
+    char b[4];
+    size_t k;
+    if (cp == 0x2581)
+        return 1;
+    if (cp < 0x10000)
+        return (m->sp_block[cp >> 3] >> (cp & 7)) & 1 || m->char_id[cp] == NO_RANK;
+    k = utf8_encode(cp, b);
+    return m->sp_block_astral || tk_vocab_find(tk, b, k) == NO_RANK;
+}
+
+/* Hand a final piece to the model, cut at safe word starts for SentencePiece-style files. */
+static void model_pieces(struct pctx *c, const char *s, size_t n)
+{
+    const struct hf_model *m = c->tk->hf;
+    size_t start = 0, i = 0;
+    if (!m->sp_split) {
+        tk_bpe_piece(c->tk, c->ws, s, n, c->out);
+        return;
+    }
+    while (i + 3 <= n) {
+        const char *hit = memmem(s + i, n - i, "\xE2\x96\x81", 3);
+        size_t j;
+        if (!hit)
+            break;
+        j = (size_t)(hit - s);
+        if (j > start && !sp_blocked(c->tk, m, (uint32_t)last_cp(s + start, j - start))) {
+            tk_bpe_piece(c->tk, c->ws, s + start, j - start, c->out);
+            start = j;
+        }
+        i = j + 3;
+    }
+    tk_bpe_piece(c->tk, c->ws, s + start, n - start, c->out);
+}
+
 static void pretok(struct pctx *c, size_t level, const char *s, size_t n, int first)
 {
     const struct hf_model *m = c->tk->hf;
@@ -528,7 +573,7 @@ static void pretok(struct pctx *c, size_t level, const char *s, size_t n, int fi
     if (!n)
         return;
     if (level == m->npts) {
-        tk_bpe_piece(c->tk, c->ws, s, n, c->out);
+        model_pieces(c, s, n);
         return;
     }
     p = &m->pts[level];
@@ -786,7 +831,16 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
         while (i < n) {
             size_t k, len = 0;
             uint32_t id;
-            utf8_decode_valid((const unsigned char *)p + i, &k);
+            uint32_t cp = utf8_decode_valid((const unsigned char *)p + i, &k);
+            if (m->char_id && cp < 0x10000 && m->char_id[cp] != NO_RANK) {
+                if (unk >= 0) {
+                    c[ns++] = (uint32_t)unk;
+                    unk = -1;
+                }
+                c[ns++] = m->char_id[cp];
+                i += k;
+                continue;
+            }
             if (i > 0 && m->prefix_len + k + m->suffix_len <= sizeof(tmp)) {
                 memcpy(tmp, m->prefix, m->prefix_len);
                 len = m->prefix_len;
@@ -1631,6 +1685,42 @@ static void build_decode(struct tokenizer *tk)
     }
 }
 
+/* char_id (no prefix/suffix) and the SentencePiece word-start cut rule (see struct hf_model). */
+static void build_char_tables(struct tokenizer *tk)
+{
+    struct hf_model *m = tk->hf;
+    uint32_t cp;
+    size_t id;
+    if (m->prefix_len || m->suffix_len)
+        return; /* a character's token then depends on its position */
+    m->char_id = xmalloc(0x10000 * sizeof(*m->char_id));
+    for (cp = 0; cp < 0x10000; cp++) {
+        char b[4];
+        size_t k = utf8_encode(cp, b);
+        m->char_id[cp] = cp >= 0xD800 && cp < 0xE000 ? NO_RANK : tk_vocab_find(tk, b, k);
+    }
+    if (m->char_id[0x2581] == NO_RANK)
+        return;
+    for (id = 0; id < tk->nvocab; id++) {
+        const char *s = tk->tok_bytes + tk->tok_off[id];
+        size_t n = tk->tok_len[id], j = 0;
+        while (j + 3 <= n) {
+            const char *hit = memmem(s + j, n - j, "\xE2\x96\x81", 3);
+            long pc;
+            if (!hit)
+                break;
+            j = (size_t)(hit - s);
+            pc = last_cp(s, j);
+            if (pc >= 0x10000)
+                m->sp_block_astral = 1;
+            else if (pc >= 0 && pc != 0x2581)
+                m->sp_block[pc >> 3] |= (uint8_t)(1u << (pc & 7));
+            j += 3;
+        }
+    }
+    m->sp_split = 1;
+}
+
 /* Normalize an added token's content with the model's normalizers (for the normalized trie). */
 static void normalize_content(struct tokenizer *tk, const char *s, struct strbuf *out)
 {
@@ -1770,6 +1860,7 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
             uint32_t u = tk_vocab_find(tk, unk, strlen(unk));
             m->unk_id = u == NO_RANK ? -1 : (long)u;
         }
+        build_char_tables(tk);
     }
     if (load_merges(tk, buf, ms, inv, file, err) < 0)
         goto out;
@@ -1831,6 +1922,7 @@ void hf_free(struct hf_model *m)
     free(m->prefix);
     free(m->suffix);
     free(m->merges);
+    free(m->char_id);
     free(m->added);
     free(m->raw.slots);
     free(m->raw.term);

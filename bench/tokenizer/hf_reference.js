@@ -3,7 +3,7 @@
 // needed to build or run dipmap. usage:
 //   node hf_reference.js ids TOKENIZER.json FILE [plain]   -> one line of ids
 //   node hf_reference.js vectors OUT.jsonl NAME=TOKENIZER.json...   -> test vectors (see below)
-//   node hf_reference.js time TOKENIZER.json FILE           -> "load_s encode_s n_ids"
+//   node hf_reference.js time TOKENIZER.json FILE           -> "load_s encode_s n_ids" (CPU s)
 // `plain` is HF's encode_special_tokens (special added tokens are text), which the binding
 // cannot express: the file is loaded with the text of its special added tokens replaced by
 // private-use strings no input contains (see load()).
@@ -51,14 +51,16 @@ async function main() {
         const text = fs.readFileSync(process.argv[4], 'utf8');
         process.stdout.write((await ids(tk, text)).join(' ') + '\n');
     } else if (mode === 'time') {
-        const t0 = process.hrtime.bigint();
+        // process CPU time (user + system), one encode thread (RAYON_NUM_THREADS=1)
+        const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+        const t0 = cpu();
         const tk = load(process.argv[3], false);
-        const t1 = process.hrtime.bigint();
+        const t1 = cpu();
         const text = fs.readFileSync(process.argv[4], 'utf8');
-        const t2 = process.hrtime.bigint();
+        const t2 = cpu();
         const n = (await ids(tk, text)).length;
-        const t3 = process.hrtime.bigint();
-        console.log(`${Number(t1 - t0) / 1e9} ${Number(t3 - t2) / 1e9} ${n}`);
+        const t3 = cpu();
+        console.log(`${(t1 - t0).toFixed(3)} ${(t3 - t2).toFixed(3)} ${n}`);
     } else if (mode === 'vectors') {
         // texts: EDGE (the edge cases of vectors.jsonl, given as a JSON list in $EDGE_TEXTS),
         // per-family special-token texts, and slices of the corpora in $CORPUS_DIR.
