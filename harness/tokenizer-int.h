@@ -167,6 +167,10 @@ static inline void out_add(struct enc_out *o, const uint32_t *ids, size_t n)
 
 /* tokenizer.c */
 uint32_t tk_vocab_find(const struct tokenizer *tk, const char *p, size_t n);
+/* The same in steps, so that a loader can prefetch a batch of lookups: */
+uint64_t tk_hash(const char *p, size_t n);
+void tk_vocab_prefetch(const struct tokenizer *tk, uint64_t h);
+uint32_t tk_vocab_find_hashed(const struct tokenizer *tk, const char *p, size_t n, uint64_t h);
 void tk_vocab_set(struct tokenizer *tk, uint32_t id, const void *bytes, size_t len);
 /* Hash over BPE ids [0, nbpe) not marked in skip; need_bytes: all 256 single bytes must be tokens.
  */

@@ -113,6 +113,28 @@ static inline uint32_t vocab_find(const struct tokenizer *tk, const char *p, siz
     return vocab_find_h(tk, p, n, hash_bytes((const unsigned char *)p, n));
 }
 
+uint64_t tk_hash(const char *p, size_t n)
+{
+    return hash_bytes((const unsigned char *)p, n);
+}
+
+void tk_vocab_prefetch(const struct tokenizer *tk, uint64_t h)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&tk->ht[(size_t)h & tk->ht_mask]);
+#else
+    (void)tk;
+    (void)h;
+#endif
+}
+
+uint32_t tk_vocab_find_hashed(const struct tokenizer *tk, const char *p, size_t n, uint64_t h)
+{
+    if (n > tk->max_tok_len)
+        return NO_RANK;
+    return vocab_find_h(tk, p, n, h);
+}
+
 uint32_t tk_vocab_find(const struct tokenizer *tk, const char *p, size_t n)
 {
     return vocab_find(tk, p, n);

@@ -1484,22 +1484,71 @@ static void find_bos(struct tokenizer *tk, const cJSON *pp)
     }
 }
 
-/* Model-space string of a merge side -> its id (byte-level strings are mapped to bytes). */
-static uint32_t model_id(const struct tokenizer *tk, const int *inv, const char *s, size_t n,
-                         unsigned char *tmp)
-{
-    size_t o;
-    if (!tk->hf->byte_level)
-        return tk_vocab_find(tk, s, n);
-    if (bytelevel_decode(inv, s, n, tmp, &o) < 0)
-        return NO_RANK;
-    return tk_vocab_find(tk, (const char *)tmp, o);
-}
-
 static int merge_fail(struct strbuf *err, const char *file, size_t rank, const char *why)
 {
     strbuf_addf(err, "%s: merges[%zu]: %s", file, rank, why);
     return -1;
+}
+
+/* One merge line, parsed: the model-space texts of a, b and a+b (byte-level: raw bytes). */
+struct merge_item {
+    size_t a, al, b, bl, c, cl; /* offsets into the batch arena */
+    uint64_t ha, hb, hc;
+};
+
+#define MERGE_BATCH 64
+
+/* Resolve and insert a batch: hash everything, prefetch, then look up (the table misses overlap).
+ */
+static int merge_batch(struct tokenizer *tk, struct merge_item *it, size_t nb, const char *arena,
+                       size_t *rank, const char *file, struct strbuf *err)
+{
+    struct hf_model *m = tk->hf;
+    uint32_t ids[MERGE_BATCH][3];
+    size_t i;
+    for (i = 0; i < nb; i++) {
+        it[i].ha = tk_hash(arena + it[i].a, it[i].al);
+        it[i].hb = tk_hash(arena + it[i].b, it[i].bl);
+        it[i].hc = tk_hash(arena + it[i].c, it[i].cl);
+        tk_vocab_prefetch(tk, it[i].ha);
+        tk_vocab_prefetch(tk, it[i].hb);
+        tk_vocab_prefetch(tk, it[i].hc);
+    }
+    for (i = 0; i < nb; i++) {
+        ids[i][0] = tk_vocab_find_hashed(tk, arena + it[i].a, it[i].al, it[i].ha);
+        ids[i][1] = tk_vocab_find_hashed(tk, arena + it[i].b, it[i].bl, it[i].hb);
+        ids[i][2] = tk_vocab_find_hashed(tk, arena + it[i].c, it[i].cl, it[i].hc);
+        if (ids[i][0] == NO_RANK || ids[i][1] == NO_RANK || ids[i][2] == NO_RANK) {
+            strbuf_addf(err, "%s: merges[%zu]: a token of the pair is not in the vocab", file,
+                        *rank + i);
+            return -1;
+        }
+#if defined(__GNUC__)
+        __builtin_prefetch(&m->merges[mhash(mkey(ids[i][0], ids[i][1])) & m->merges_mask], 1);
+#endif
+    }
+    for (i = 0; i < nb; i++)
+        merge_put(m, ids[i][0], ids[i][1], (uint32_t)(*rank + i), ids[i][2]);
+    *rank += nb;
+    return 0;
+}
+
+/* Append s to the arena in model space (byte-level text -> bytes); -1 when it is not. */
+static int arena_add(struct strbuf *arena, const int *inv, int byte_level, const char *s, size_t n,
+                     size_t *off, size_t *len)
+{
+    *off = arena->len;
+    if (!byte_level) {
+        strbuf_add(arena, s, n);
+    } else {
+        size_t o;
+        strbuf_grow(arena, n + 1);
+        if (bytelevel_decode(inv, s, n, (unsigned char *)arena->buf + arena->len, &o) < 0)
+            return -1;
+        strbuf_setlen(arena, arena->len + o);
+    }
+    *len = arena->len - *off;
+    return 0;
 }
 
 static int load_merges(struct tokenizer *tk, const char *buf, struct jspan sp, const int *inv,
@@ -1507,10 +1556,9 @@ static int load_merges(struct tokenizer *tk, const char *buf, struct jspan sp, c
 {
     struct hf_model *m = tk->hf;
     const char *p = buf + sp.b, *e = buf + sp.e, *q;
-    size_t n = 0, size = 1024, rank = 0;
-    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, cat = STRBUF_INIT;
-    unsigned char *tmp = NULL;
-    size_t tmp_alloc = 0;
+    size_t n = 0, size = 1024, rank = 0, nb = 0;
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, arena = STRBUF_INIT;
+    struct merge_item items[MERGE_BATCH];
     int rc = -1;
     if (!sp.e) {
         p = "[]";
@@ -1527,24 +1575,24 @@ static int load_merges(struct tokenizer *tk, const char *buf, struct jspan sp, c
         if (q < e && *q == ',')
             q = jws(q + 1, e);
     }
-    while (size < n * 2 + 2)
+    while (size < n + n / 2 + 2) /* load <= 2/3 */
         size <<= 1;
     m->merges = xcalloc(size, sizeof(*m->merges));
     m->merges_mask = size - 1;
     p = jws(p + 1, e);
     while (p < e && *p != ']') {
-        uint32_t ia, ib, in;
+        struct merge_item *it = &items[nb];
         if (*p == '"') {
             const char *sp1;
             if (jstring(p, e, &a, &p) < 0) {
-                merge_fail(err, file, rank, "not valid JSON");
+                merge_fail(err, file, rank + nb, "not valid JSON");
                 goto out;
             }
             if (!strncmp(a.buf, "#version", 8))
                 goto next;
             sp1 = memchr(a.buf, ' ', a.len);
             if (!sp1 || memchr(sp1 + 1, ' ', a.len - (size_t)(sp1 + 1 - a.buf))) {
-                merge_fail(err, file, rank, "not two tokens separated by one space");
+                merge_fail(err, file, rank + nb, "not two tokens separated by one space");
                 goto out;
             }
             strbuf_reset(&b);
@@ -1554,43 +1602,53 @@ static int load_merges(struct tokenizer *tk, const char *buf, struct jspan sp, c
             p = jws(p + 1, e);
             if (jstring(p, e, &a, &p) < 0 || (p = jws(p, e)) >= e || *p != ',' ||
                 jstring(jws(p + 1, e), e, &b, &p) < 0 || (p = jws(p, e)) >= e || *p != ']') {
-                merge_fail(err, file, rank, "not a \"a b\" string or an [a, b] pair");
+                merge_fail(err, file, rank + nb, "not a \"a b\" string or an [a, b] pair");
                 goto out;
             }
             p++;
         } else {
-            merge_fail(err, file, rank, "not a \"a b\" string or an [a, b] pair");
+            merge_fail(err, file, rank + nb, "not a \"a b\" string or an [a, b] pair");
             goto out;
         }
-        ALLOC_GROW(tmp, a.len + b.len + 1, tmp_alloc);
-        ia = model_id(tk, inv, a.buf, a.len, tmp);
-        ib = model_id(tk, inv, b.buf, b.len, tmp);
-        strbuf_reset(&cat);
-        strbuf_add(&cat, a.buf, a.len);
-        if (m->prefix_len && b.len >= m->prefix_len && !memcmp(b.buf, m->prefix, m->prefix_len))
-            strbuf_add(&cat, b.buf + m->prefix_len, b.len - m->prefix_len);
-        else
-            strbuf_add(&cat, b.buf, b.len);
-        in = model_id(tk, inv, cat.buf, cat.len, tmp);
-        if (ia == NO_RANK || ib == NO_RANK || in == NO_RANK) {
-            strbuf_addf(err, "%s: merges[%zu]: a token of \"%.*s\" + \"%.*s\" is not in the vocab",
-                        file, rank, (int)(a.len > 80 ? 80 : a.len), a.buf,
-                        (int)(b.len > 80 ? 80 : b.len), b.buf);
-            goto out;
+        {
+            const char *bs = b.buf;
+            size_t bl = b.len;
+            if (m->prefix_len && bl >= m->prefix_len && !memcmp(bs, m->prefix, m->prefix_len)) {
+                bs += m->prefix_len;
+                bl -= m->prefix_len;
+            }
+            size_t ca, cal, cb, cbl;
+            /* a, b, then a+b as the copy of a followed by b without the subword prefix */
+            if (arena_add(&arena, inv, m->byte_level, a.buf, a.len, &it->a, &it->al) < 0 ||
+                arena_add(&arena, inv, m->byte_level, b.buf, b.len, &it->b, &it->bl) < 0 ||
+                arena_add(&arena, inv, m->byte_level, a.buf, a.len, &ca, &cal) < 0 ||
+                arena_add(&arena, inv, m->byte_level, bs, bl, &cb, &cbl) < 0) {
+                strbuf_addf(err, "%s: merges[%zu]: \"%.*s %.*s\" is not byte-level text", file,
+                            rank + nb, (int)(a.len > 80 ? 80 : a.len), a.buf,
+                            (int)(b.len > 80 ? 80 : b.len), b.buf);
+                goto out;
+            }
+            it->c = ca;
+            it->cl = cal + cbl;
         }
-        merge_put(m, ia, ib, (uint32_t)rank, in);
-        rank++;
+        if (++nb == MERGE_BATCH) {
+            if (merge_batch(tk, items, nb, arena.buf, &rank, file, err) < 0)
+                goto out;
+            nb = 0;
+            strbuf_reset(&arena);
+        }
     next:
         p = jws(p, e);
         if (p < e && *p == ',')
             p = jws(p + 1, e);
     }
+    if (nb && merge_batch(tk, items, nb, arena.buf, &rank, file, err) < 0)
+        goto out;
     rc = 0;
 out:
     strbuf_release(&a);
     strbuf_release(&b);
-    strbuf_release(&cat);
-    free(tmp);
+    strbuf_release(&arena);
     return rc;
 }
 
