@@ -203,7 +203,7 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
     if (any_middle) {
         next_elem(sb, &first);
         strbuf_addstr(sb,
-                      "keyentry with lines dt 3 lc rgb '#666666' title 'middle level (dotted)'");
+                      "keyentry with lines dt 3 lc rgb '#666666' title 'middle 25-75% (dotted)'");
     }
     if (any_band) {
         /* the band explained once; keyentry draws nothing in the plot itself */
