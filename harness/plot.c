@@ -208,8 +208,8 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
     if (any_band) {
         /* the band explained once; keyentry draws nothing in the plot itself */
         next_elem(sb, &first);
-        strbuf_addstr(sb,
-                      "keyentry with filledcurves lc rgb '#999999' title '95% Wilson interval'");
+        strbuf_addstr(
+            sb, "keyentry with filledcurves lc rgb '#999999' title '95% interval (by question)'");
     }
     if (first)
         strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");

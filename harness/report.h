@@ -96,8 +96,8 @@ struct plot_grid;
 
 /*
  * U-curve series: one per length, x = depth in percent, y = accuracy (NAN
- * where a cell has no scored trial), Wilson interval, edge accuracy and the
- * worst interior depth's accuracy as levels; labels like "8k tokens".
+ * where a cell has no scored trial), question-clustered interval, edge accuracy and the
+ * 25-75% middle's accuracy as levels; labels like "8k tokens".
  * *out is malloc'd with its labels and points; free with report_series_free().
  */
 size_t report_ucurve_series(const struct run_stats *s, struct plot_series **out);
