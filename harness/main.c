@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "builtin.h"
 #include "usage.h"
@@ -43,10 +44,25 @@ const struct cmd_struct *find_command(const char *name)
     return NULL;
 }
 
+/*
+ * stdout and stderr into one file or pipe (2>&1, a CI log): stdout is then line-buffered, so
+ * its lines are written whole and in order with the messages on stderr (block buffering
+ * flushed mid-line, e.g. "tokens" then "haystack ..." on one line). Apart, stdout keeps its
+ * block buffer (export to a file stays fast).
+ */
+static void line_buffer_when_merged(void)
+{
+    struct stat o, e;
+    if (!fstat(1, &o) && !fstat(2, &e) && o.st_dev == e.st_dev && o.st_ino == e.st_ino)
+        setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 int main(int argc, const char **argv)
 {
     const struct cmd_struct *c;
     int rc;
+
+    line_buffer_when_merged();
 
     if (argc < 2) {
         const char *av[] = {"help", NULL};

@@ -510,7 +510,10 @@ static void section_dip(struct doc *d, const struct run_stats *s)
             report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
         }
-        report_cellf(d, "%.3f", l->auc);
+        if (l->n_depths) /* summary.json's "auc" is null then too: no depth has data */
+            report_cellf(d, "%.3f", l->auc);
+        else
+            report_cell(d, "n/a");
         report_cellf(d, "%zu", l->n_questions);
         report_row_end(d);
     }
