@@ -37,7 +37,7 @@ void client_config_init(struct client_config *cfg)
     cfg->top_p = 1.0;
     cfg->send_seed = 1;
     cfg->seed = 0;
-    cfg->max_tokens = 256;
+    cfg->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
     cfg->max_tokens_field = CLIENT_MTF_AUTO;
     cfg->connect_timeout_ms = 10000;
     cfg->timeout_ms = 600000;

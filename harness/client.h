@@ -99,6 +99,9 @@ enum client_max_tokens_field {
 /* Parse "auto" | "max_tokens" | "max_completion_tokens"; 0 or -1. */
 int client_max_tokens_field_parse(const char *s, enum client_max_tokens_field *out);
 
+/* The answer budget (max_tokens) when none is given: run, show-prompt and the client agree. */
+#define CLIENT_DEFAULT_MAX_TOKENS 256
+
 struct client_config {
     /*
      * Base URLs, one or more: "http://h:8000", "http://h:8000/v1" and

@@ -240,7 +240,9 @@ int cmd_compare(int argc, const char **argv)
             {OPT_STRING, "junit", 0, &junit, "FILE", "write JUnit XML", 0},
             {OPT_STRING, "json", 0, &json, "FILE", "write the verdict and every test as JSON", 0},
             {OPT_STRING, "out", 0, &out_dir, "DIR",
-             "write compare.md, compare.json and junit.xml into DIR", 0},
+             "write compare.md, compare.json, junit.xml, compare.html and the overlay plot "
+             "(compare.svg/png) into DIR",
+             0},
             OPT_END_MARK,
         };
         int pr = parse_options(argc, argv, opts, compare_usage, &rest);

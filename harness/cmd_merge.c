@@ -16,7 +16,11 @@
 
 static const char *const merge_usage[] = {
     "dipmap merge OUT.db IN.db...",
-    NULL,
+    "",
+    "Join the shard stores of one run (dipmap run --shard I/N --run NAME) into OUT.db",
+    "(created when missing; merging again is idempotent). Shards of different runs",
+    "(inputs or settings differ) are refused, exit 2, and nothing is written. A run",
+    "missing shards is listed as 'incomplete: shard K/N missing'.",
 };
 
 int cmd_merge(int argc, const char **argv)

@@ -29,6 +29,7 @@
 static const char *const report_usage[] = {
     "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots] "
     "[--dataset FILE]",
+    "                  [--rank-dist FILE | --rank-p P]",
     NULL,
 };
 

@@ -373,7 +373,7 @@ static void run_opts_init(struct run_opts *o)
     o->template_overhead = "auto";
     o->repeats = 1;
     o->concurrency = 8;
-    o->max_tokens = 256;
+    o->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
     o->max_attempts = 6;
     o->retry_base_ms = 1000;
     o->temperature = 0;
@@ -1052,7 +1052,7 @@ static char *run_settings(const struct run_ctx *c)
     return identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
                              scorer_name(c->default_scorer),
                              c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
-                             tokenizer_is_remote(c->tk)         ? "server"
+                             tokenizer_is_remote(c->tk)       ? "server"
                              : tokenizer_special_parse(c->tk) ? "parse"
                                                               : "plain");
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "client.h"
 #include "dataset.h"
 #include "num.h"
 #include "opt.h"
@@ -24,7 +25,7 @@
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
     "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] [--tokenizer NAME|FILE] "
-    "[--template-overhead N] [--special parse|plain] [--completion] [--json]",
+    "[--template-overhead N] [--special parse|plain] [--max-tokens N] [--completions] [--json]",
     NULL,
 };
 
@@ -33,7 +34,7 @@ int cmd_show_prompt(int argc, const char **argv)
     const char *dataset = NULL, *haystack = NULL, *qid = NULL, *length_s = "8k";
     const char *tpl_spec = "qa", *tok_spec = "cl100k_base";
     double depth = 50;
-    long repeat = 0, seed = 0, max_tokens = 100, overhead = 0;
+    long repeat = 0, seed = 0, max_tokens = CLIENT_DEFAULT_MAX_TOKENS, overhead = 0;
     int completion = 0, json = 0, ret = DM_EXIT_USAGE;
     struct strvec rest = STRVEC_INIT;
     struct golden_set gs;
@@ -61,11 +62,12 @@ int cmd_show_prompt(int argc, const char **argv)
          0},
         {OPT_STRING, "special", 0, &special, "parse|plain",
          "special-token text: its id (parse; default for tokenizer.json) or plain text", 0},
-        {OPT_LONG, "max-tokens", 0, &max_tokens, "N", "answer budget shown (default 100)", 0},
+        {OPT_LONG, "max-tokens", 0, &max_tokens, "N", "answer budget shown (default 256, as run)",
+         0},
         {OPT_LONG, "template-overhead", 0, &overhead, "N",
          "tokens the server adds per request (as run measured them; default 0)", 0},
-        {OPT_BOOL, "completion", 0, &completion, NULL,
-         "count and print the completion rendering (one string)", 0},
+        {OPT_BOOL, "completions", 0, &completion, NULL,
+         "the /v1/completions rendering (one string), as run --completions", 0},
         {OPT_BOOL, "json", 0, &json, NULL, "print the request as JSON (messages or prompt)", 0},
         OPT_END_MARK,
     };

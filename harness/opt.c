@@ -24,8 +24,22 @@ struct option *opt_find(struct option *opts, const char *long_name)
 void usage_with_options(FILE *fp, const char *const *usage, const struct option *o)
 {
     const char *prefix = "usage: ";
+    int text = 0;
+    /*
+     * Synopsis lines: the first after "usage: ", other forms after "   or: ", a line that
+     * starts with a space continues the previous form. After an empty entry: description
+     * lines, printed as they are.
+     */
     for (; usage && *usage; usage++) {
-        fprintf(fp, "%s%s\n", prefix, *usage);
+        if (!**usage && !text) {
+            text = 1;
+            fputc('\n', fp);
+            continue;
+        }
+        if (text)
+            fprintf(fp, "%s\n", *usage);
+        else
+            fprintf(fp, "%s%s\n", **usage == ' ' ? "       " : prefix, *usage);
         prefix = "   or: ";
     }
     if (o && o->type != OPT_END)
@@ -39,7 +53,10 @@ void usage_with_options(FILE *fp, const char *const *usage, const struct option 
         strbuf_addstr(&sb, "    ");
         if (o->short_name)
             strbuf_addf(&sb, "-%c, ", o->short_name);
-        strbuf_addf(&sb, "--%s", o->long_name);
+        /* a boolean that is on by default is turned off with --no-NAME */
+        strbuf_addf(&sb, "--%s%s",
+                    o->type == OPT_BOOL && o->value && *(int *)o->value ? "[no-]" : "",
+                    o->long_name);
         if (o->type != OPT_BOOL)
             strbuf_addf(&sb, " %s", o->argh ? o->argh : "VALUE");
         if (sb.len < 30)

@@ -77,7 +77,7 @@ void runner_config_init(struct runner_config *c)
 {
     memset(c, 0, sizeof(*c));
     c->chat = 1;
-    c->max_tokens = 256;
+    c->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
     c->concurrency = 8;
     c->max_attempts = 6;
     c->backoff_base_ms = 1000;

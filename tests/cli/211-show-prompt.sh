@@ -24,7 +24,7 @@ cmp r0 r100 || fail "distractors differ between depth 0 and 100"
 [ "$(grep -cF -- "$gold" d100)" = 1 ] || fail "gold must occur once"
 expect_code 0 "$DIPMAP" show-prompt --dataset "$set_" --haystack "$hay" --template needle --question needle-0003 --length 4k --json
 python3 -c 'import json; o=json.load(open("out")); m=o["messages"]; assert m[0]["role"]=="system" and m[1]["role"]=="user" and "{documents}" not in m[1]["content"]' || fail "bad --json output"
-expect_code 0 "$DIPMAP" show-prompt --dataset "$set_" --haystack "$hay" --template needle --length 4k --completion
+expect_code 0 "$DIPMAP" show-prompt --dataset "$set_" --haystack "$hay" --template needle --length 4k --completions
 assert_contains out "=== prompt ==="
 expect_code 2 "$DIPMAP" show-prompt --dataset "$set_" --depth 120
 assert_contains err "--depth must be between 0 and 100"
