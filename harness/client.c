@@ -25,6 +25,8 @@
 #include "banned.h"
 
 #define MAX_HEADER_BYTES (64 * 1024)
+/* Handles for concurrent /tokenize counts (one per prompt-building thread). */
+#define TOK_POOL 8
 
 /* ----------------------------------------------------------------- config */
 
@@ -173,6 +175,15 @@ struct client {
     CURL *sync;                /* blocking helper handle (preflight, tokenize) */
     int tok_kind;              /* 0 unknown, 1 vLLM/SGLang {"prompt"}, 2 llama.cpp {"content"} */
     pthread_mutex_t sync_lock; /* serialises the users of sync and tok_kind */
+    /*
+     * Handles for counting once the /tokenize shape is known: prompt builders
+     * in several threads count at the same time (each handle keeps its
+     * connection), instead of queueing on the sync handle.
+     */
+    CURL *tok_pool[TOK_POOL];
+    int tok_busy[TOK_POOL];
+    pthread_mutex_t tok_lock;
+    pthread_cond_t tok_free;
 };
 
 static int global_init_done;
@@ -361,6 +372,8 @@ struct client *client_new(const struct client_config *cfg, struct strbuf *err)
     }
     c = xcalloc(1, sizeof(*c));
     pthread_mutex_init(&c->sync_lock, NULL);
+    pthread_mutex_init(&c->tok_lock, NULL);
+    pthread_cond_init(&c->tok_free, NULL);
     c->cfg = *cfg;
     strvec_init(&c->cfg.endpoints);
     strvec_init(&c->cfg.headers);
@@ -482,7 +495,12 @@ void client_free(struct client *c)
         curl_multi_cleanup(c->multi);
     if (c->sync)
         curl_easy_cleanup(c->sync);
+    for (size_t i = 0; i < TOK_POOL; i++)
+        if (c->tok_pool[i])
+            curl_easy_cleanup(c->tok_pool[i]);
     pthread_mutex_destroy(&c->sync_lock);
+    pthread_mutex_destroy(&c->tok_lock);
+    pthread_cond_destroy(&c->tok_free);
     curl_slist_free_all(c->hdrs);
     curl_slist_free_all(c->get_hdrs);
     for (size_t i = 0; i < c->nr_ep; i++) {
@@ -860,39 +878,52 @@ void client_wakeup(struct client *c)
  * HTTP response arrived (*status set, resp filled), -1 on transport failure
  * (message in err).
  */
+static int http_perform(struct client *c, CURL **hp, const char *url, const char *body,
+                        size_t body_len, long *status, struct strbuf *resp, struct strbuf *err);
+
 static int http_sync(struct client *c, const char *url, const char *body, size_t body_len,
                      long *status, struct strbuf *resp, struct strbuf *err)
 {
+    return http_perform(c, &c->sync, url, body, body_len, status, resp, err);
+}
+
+/* The same on *hp (created on first use), which the caller alone uses meanwhile. */
+static int http_perform(struct client *c, CURL **hp, const char *url, const char *body,
+                        size_t body_len, long *status, struct strbuf *resp, struct strbuf *err)
+{
     struct xfer x;
     CURLcode rc;
+    CURL *h;
     memset(&x, 0, sizeof(x));
     x.c = c;
     x.resp = *resp;
     strbuf_init(&x.hdrs, 0);
     strbuf_set_cap(&x.resp, c->cfg.max_response_bytes);
     strbuf_set_cap(&x.hdrs, MAX_HEADER_BYTES);
-    if (!c->sync && !(c->sync = curl_easy_init())) {
+    if (!*hp && !(*hp = curl_easy_init())) {
+        strbuf_release(&x.hdrs);
         strbuf_addstr(err, "curl_easy_init failed");
         return -1;
     }
-    curl_easy_reset(c->sync);
-    setup_common(c, c->sync);
-    curl_easy_setopt(c->sync, CURLOPT_URL, url);
+    h = *hp;
+    curl_easy_reset(h);
+    setup_common(c, h);
+    curl_easy_setopt(h, CURLOPT_URL, url);
     if (body) {
-        curl_easy_setopt(c->sync, CURLOPT_HTTPHEADER, c->hdrs);
-        curl_easy_setopt(c->sync, CURLOPT_POST, 1L);
-        curl_easy_setopt(c->sync, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c->sync, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdrs);
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
     } else {
-        curl_easy_setopt(c->sync, CURLOPT_HTTPHEADER, c->get_hdrs);
-        curl_easy_setopt(c->sync, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     }
-    curl_easy_setopt(c->sync, CURLOPT_WRITEFUNCTION, write_cb);
-    curl_easy_setopt(c->sync, CURLOPT_WRITEDATA, &x);
-    curl_easy_setopt(c->sync, CURLOPT_HEADERFUNCTION, header_cb);
-    curl_easy_setopt(c->sync, CURLOPT_HEADERDATA, &x.hdrs);
-    curl_easy_setopt(c->sync, CURLOPT_ERRORBUFFER, x.errbuf);
-    rc = curl_easy_perform(c->sync);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x.hdrs);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x.errbuf);
+    rc = curl_easy_perform(h);
     *resp = x.resp;
     strbuf_release(&x.hdrs);
     if (rc != CURLE_OK) {
@@ -902,7 +933,7 @@ static int http_sync(struct client *c, const char *url, const char *body, size_t
             strbuf_addf(err, "%s: %s", url, x.errbuf[0] ? x.errbuf : curl_easy_strerror(rc));
         return -1;
     }
-    curl_easy_getinfo(c->sync, CURLINFO_RESPONSE_CODE, status);
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
     return 0;
 }
 
@@ -1056,8 +1087,8 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
 }
 
 /* tokenize with one request shape; 0 ok, 1 shape not understood, -1 transport/other error */
-static int tokenize_kind(struct client *c, int kind, const char *text, size_t len, long *count,
-                         struct strbuf *err)
+static int tokenize_kind(struct client *c, CURL **hp, int kind, const char *text, size_t len,
+                         long *count, struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
     long status = 0;
@@ -1073,7 +1104,7 @@ static int tokenize_kind(struct client *c, int kind, const char *text, size_t le
     }
     json_escape(&body, text, len);
     strbuf_addch(&body, '}');
-    if (http_sync(c, url.buf, body.buf, body.len, &status, &resp, err)) {
+    if (http_perform(c, hp, url.buf, body.buf, body.len, &status, &resp, err)) {
         ret = -1;
         goto out;
     }
@@ -1124,7 +1155,7 @@ static int tokenize_locked(struct client *c, const char *text, size_t len, long 
         return 0;
     }
     if (c->tok_kind) {
-        r = tokenize_kind(c, c->tok_kind, text, len, count, &e1);
+        r = tokenize_kind(c, &c->sync, c->tok_kind, text, len, count, &e1);
         if (r) {
             strbuf_add(err, e1.buf, e1.len);
             if (!e1.len)
@@ -1134,11 +1165,11 @@ static int tokenize_locked(struct client *c, const char *text, size_t len, long 
         return r ? -1 : 0;
     }
     /* detect: vLLM/SGLang {"prompt"} first (llama.cpp answers it with []), then llama.cpp */
-    r = tokenize_kind(c, 1, text, len, count, &e1);
+    r = tokenize_kind(c, &c->sync, 1, text, len, count, &e1);
     if (r == 0) {
         c->tok_kind = 1;
     } else if (r == 1 || r == -2) {
-        int r2 = tokenize_kind(c, 2, text, len, count, &e2);
+        int r2 = tokenize_kind(c, &c->sync, 2, text, len, count, &e2);
         if (r2 == 0) {
             c->tok_kind = 2;
             r = 0;
@@ -1172,13 +1203,45 @@ enum client_class client_preflight(struct client *c, struct client_preflight_inf
     return cls;
 }
 
+/* Count on a pooled handle (the shape is known): several threads at once. */
+static int tokenize_pooled(struct client *c, int kind, const char *text, size_t len, long *count,
+                           struct strbuf *err)
+{
+    size_t i;
+    int r;
+    pthread_mutex_lock(&c->tok_lock);
+    for (;;) {
+        for (i = 0; i < TOK_POOL && c->tok_busy[i]; i++)
+            ;
+        if (i < TOK_POOL)
+            break;
+        pthread_cond_wait(&c->tok_free, &c->tok_lock);
+    }
+    c->tok_busy[i] = 1;
+    pthread_mutex_unlock(&c->tok_lock);
+    r = tokenize_kind(c, &c->tok_pool[i], kind, text, len, count, err);
+    if (r && !err->len)
+        strbuf_addstr(err, "server /tokenize gave no token count");
+    pthread_mutex_lock(&c->tok_lock);
+    c->tok_busy[i] = 0;
+    pthread_cond_signal(&c->tok_free);
+    pthread_mutex_unlock(&c->tok_lock);
+    return r ? -1 : 0;
+}
+
 int client_tokenize(struct client *c, const char *text, size_t len, long *count, struct strbuf *err)
 {
-    int r;
+    int r, kind;
     pthread_mutex_lock(&c->sync_lock);
-    r = tokenize_locked(c, text, len, count, err);
+    kind = c->tok_kind;
+    if (!kind || !len) {
+        /* detect the shape once, serialised; then count concurrently */
+        r = tokenize_locked(c, text, len, count, err);
+        pthread_mutex_unlock(&c->sync_lock);
+        return r;
+    }
     pthread_mutex_unlock(&c->sync_lock);
-    return r;
+    return tokenize_pooled(c, kind, text, len, count, err);
 }
 
 int client_tokenize_cb(void *client, const char *text, size_t len, long *count, struct strbuf *err)

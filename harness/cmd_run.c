@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -217,15 +218,32 @@ static int shard_parse(const char *s, unsigned *index, unsigned *count, struct s
 }
 
 /* A template given as a name ("qa") is looked up in the prompts/ folders. */
-/* The remote tokenizer's counts live in the run store. */
+/*
+ * The remote tokenizer's counts live in the run store, through a handle of
+ * their own: prompt builders in several threads count while the runner
+ * writes trials on the main handle.
+ */
+struct count_cache {
+    pthread_mutex_t mu;
+    struct store *st;
+};
+
 static int count_cache_get(void *ctx, const char *name, const char *sha, long *count)
 {
-    return store_count_get(ctx, name, sha, count) == 1 ? 0 : -1;
+    struct count_cache *cc = ctx;
+    int r;
+    pthread_mutex_lock(&cc->mu);
+    r = store_count_get(cc->st, name, sha, count) == 1 ? 0 : -1;
+    pthread_mutex_unlock(&cc->mu);
+    return r;
 }
 
 static void count_cache_put(void *ctx, const char *name, const char *sha, long count)
 {
-    store_count_put(ctx, name, sha, count);
+    struct count_cache *cc = ctx;
+    pthread_mutex_lock(&cc->mu);
+    store_count_put(cc->st, name, sha, count);
+    pthread_mutex_unlock(&cc->mu);
 }
 
 /* Quote one argv word for a copy-pasteable shell line. */
@@ -435,6 +453,7 @@ struct run_ctx {
     struct client_preflight_info pinfo;
     int have_pinfo;
     struct store *st;
+    struct count_cache count_cache; /* --tokenizer server: counts in the store, own handle */
     struct tokenizer *tk;
     char *run_name;
     struct run_info want, have;
@@ -462,6 +481,7 @@ static void run_ctx_init(struct run_ctx *c, int argc, const char **argv)
     c->default_scorer = SCORER_DEFAULT;
     c->shard_n = 1;
     c->overhead = -1;
+    pthread_mutex_init(&c->count_cache.mu, NULL);
     client_config_init(&c->ccfg);
     run_info_init(&c->want);
     run_info_init(&c->have);
@@ -481,6 +501,9 @@ static int run_ctx_release(struct run_ctx *c)
     store_done_set_free(c->done);
     prompt_builder_free(c->builder);
     tokenizer_free(c->tk);
+    if (c->count_cache.st)
+        store_close(c->count_cache.st);
+    pthread_mutex_destroy(&c->count_cache.mu);
     client_free(c->client);
     runner_result_release(&c->res);
     run_info_release(&c->want);
@@ -1032,7 +1055,11 @@ static int load_tokenizer(struct run_ctx *c)
     if (!strcmp(c->o.tokenizer, "server")) {
         /* named after the model, not the URL: a resume may reach it at another address */
         c->tk = tokenizer_new_remote(c->o.model, client_tokenize_cb, c->client);
-        tokenizer_set_remote_cache(c->tk, count_cache_get, count_cache_put, c->st);
+        c->count_cache.st = store_open(c->db, STORE_READWRITE);
+        if (c->count_cache.st)
+            tokenizer_set_remote_cache(c->tk, count_cache_get, count_cache_put, &c->count_cache);
+        else
+            warning("server token counts are not cached in %s this time", c->db);
     } else {
         strbuf_reset(&c->err);
         c->tk = tokenizer_load(c->o.tokenizer, &c->err);
@@ -1397,9 +1424,16 @@ static int execute(struct run_ctx *c)
     rc.plan = &c->plan;
     rc.scorers = c->scorers;
     rc.builder = c->builder;
-    if (!tokenizer_is_remote(c->tk)) {
+    {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         rc.build_threads = ncpu > 2 ? (ncpu > 5 ? 4 : (int)ncpu - 1) : 1;
+        /*
+         * Counting on the server waits on the network, not the CPU: one builder
+         * per request in flight (up to the client's counting handles), so
+         * prompts are ready while the window is full.
+         */
+        if (tokenizer_is_remote(c->tk))
+            rc.build_threads = c->o.concurrency < 8 ? (int)c->o.concurrency : 8;
         rc.tokenizer = c->tk;
         rc.tmpl = &c->tpl;
         rc.haystack = c->have_hay ? &c->hay : NULL;

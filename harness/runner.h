@@ -58,9 +58,9 @@ struct runner_config {
     struct prompt_builder *builder;  /* the event loop's builder (inline builds, retries) */
     /*
      * Build prompts ahead in this many threads, each with its own builder
-     * made from tokenizer/tmpl/haystack (0: build inline in the event loop;
-     * required for a remote tokenizer, whose counts go through the client
-     * and the store, which are not thread-safe).
+     * made from tokenizer/tmpl/haystack (0: build inline in the event loop).
+     * A remote tokenizer may be used from them: the client counts on pooled
+     * handles and the count cache locks its own store handle.
      */
     int build_threads;
     struct tokenizer *tokenizer;
