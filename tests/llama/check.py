@@ -9,6 +9,9 @@ usage: check.py CMD ARGS...
       a kill -9); no generation request in LOG is for a prompt outside the run.
   requests LOG
       print the number of generation requests (chat or completions) in LOG
+  overhead LOG URL N
+      for every chat request in LOG, usage.prompt_tokens of its logged response minus the
+      server's /tokenize count of its system and user contents equals N (the template overhead)
   tokenize-parity URL TOKENIZER_JSON TEXT_FILE...
       for each file, the ids of POST URL/tokenize equal `dipmap tokenize --ids` of the
       same file with TOKENIZER_JSON (DIPMAP from the environment); print one line per file
@@ -101,6 +104,53 @@ def cmd_sent_once(log, db, run, max_resent):
         die("%d requests were sent again, more than the %d in flight at the kill" % (resent, max_resent))
 
 
+def server_count(url, text):
+    req = urllib.request.Request(url + "/tokenize", json.dumps({"content": text}).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return len(json.loads(r.read())["tokens"])
+
+
+def cmd_overhead(log, url, want):
+    """Pairs each logged chat request with the response logged after it."""
+    pairs = []
+    body = None
+    path = ""
+    with open(log, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            j = line.find("done request: ")
+            if j >= 0:
+                parts = line[j + len("done request: "):].split()
+                path = parts[1] if len(parts) > 1 else ""
+                continue
+            if not generation(path):
+                continue
+            for tag in ("request:  {", "response: {"):
+                i = line.find(tag)
+                if i < 0:
+                    continue
+                try:
+                    obj = json.loads(line[i + len(tag) - 1:])
+                except ValueError:
+                    obj = None
+                if tag.startswith("request"):
+                    body = obj if isinstance(obj, dict) and "messages" in obj else None
+                elif body is not None and isinstance(obj, dict) and "usage" in obj:
+                    pairs.append((body, obj["usage"]["prompt_tokens"]))
+                    body = None
+    if not pairs:
+        die("no chat request with its response in %s" % log)
+    bad = 0
+    for b, used in pairs:
+        content = sum(server_count(url, m["content"]) for m in b["messages"])
+        if used - content != want:
+            bad += 1
+            print("request: usage %d - content %d = %d, not %d" % (used, content, used - content, want))
+    print("%d requests, overhead %d" % (len(pairs), want))
+    if bad:
+        die("%d of %d requests had another overhead" % (bad, len(pairs)))
+
+
 def cmd_requests(log):
     print(len(request_bodies(log)))
 
@@ -135,6 +185,8 @@ def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "sent-once" and len(argv) == 6:
         cmd_sent_once(argv[2], argv[3], argv[4], int(argv[5]))
+    elif cmd == "overhead" and len(argv) == 5:
+        cmd_overhead(argv[2], argv[3], int(argv[4]))
     elif cmd == "requests" and len(argv) == 3:
         cmd_requests(argv[2])
     elif cmd == "tokenize-parity" and len(argv) >= 5:
