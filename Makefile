@@ -47,7 +47,10 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 # SKIP=harness/x.c leaves a file out (e.g. while a module is being written)
 SRCS := $(filter-out $(SKIP),$(sort $(wildcard harness/*.c)))
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/harness/main.o $(BUILD)/harness/cmd_%.o,$(OBJS))
+# The library: every module but main.c and the commands. The one list the unit tests, the
+# benchmarks and the fuzz targets link (no hand-kept subsets that drift from the code).
+LIB_SRCS := $(filter-out harness/main.c harness/cmd_%.c,$(SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # Each tests/fuzz/fuzz_NAME.c also builds (gcc, no libFuzzer) as a unit test that replays
@@ -61,7 +64,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build deps test test-run test-asan test-llama demo bench validate format format-check check-banned clean \
+.PHONY: all build deps test test-asan test-llama demo bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -140,8 +143,7 @@ validate: build
 endif
 
 # Tokenizer benchmark (numbers, never failures); see BENCHMARKS.md "Tokenizer".
-BENCH_TOK_OBJS := $(addprefix $(BUILD)/harness/,tokenizer.o tokenizer_hf.o unicode.o sha256.o strbuf.o xalloc.o usage.o)
-$(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(BENCH_TOK_OBJS)
+$(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(LIB_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 bench-tokenizer: $(BUILD)/bench/bench_tokenizer build
 	@DIPMAP=$(abspath $(BIN)) bench/bench_tokenizer.sh $(BUILD)/bench/bench_tokenizer
@@ -165,8 +167,7 @@ FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined -fno-sa
 # The library objects once (fuzzer-no-link), then one binary per loader/parser target; each
 # runs FUZZ_SECONDS on build-fuzz/corpus-NAME seeded from tests/fuzz/NAME/; crash inputs go to
 # build-fuzz/ (copy them to tests/fuzz/regressions/NAME/ after fixing: `make test` replays them).
-FUZZ_LIB_SRCS := $(filter-out harness/main.c harness/cmd_%.c,$(sort $(wildcard harness/*.c)))
-FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=build-fuzz/obj/%.o)
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o)
 .SECONDARY: $(FUZZ_LIB_OBJS)
 FUZZ_PARSERS := golden haystack template config score
 fuzz: fuzz-tokenizer fuzz-client $(FUZZ_PARSERS:%=fuzz-%)
@@ -181,19 +182,13 @@ $(FUZZ_PARSERS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
 	build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -close_fd_mask=1 -artifact_prefix=build-fuzz/crash-$*/ \
 		build-fuzz/corpus-$* tests/fuzz/$*
-fuzz-tokenizer:
+build-fuzz/fuzz_client_classify: FUZZ_CFLAGS += -D_GNU_SOURCE
+fuzz-tokenizer: build-fuzz/fuzz_tokenizer
 	@mkdir -p build-fuzz/corpus-tokenizer
-	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_tokenizer tests/fuzz/fuzz_tokenizer.c \
-		$(addprefix harness/,tokenizer.c tokenizer_hf.c unicode.c sha256.c strbuf.c xalloc.c usage.c) $(LIBS)
 	build-fuzz/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 		-print_final_stats=1 build-fuzz/corpus-tokenizer
-CLIENT_FUZZ_SRCS = $(addprefix harness/,client.c client_classify.c client_retry_after.c reasoning.c strbuf.c strvec.c num.c xalloc.c usage.c)
-fuzz-client:
+fuzz-client: build-fuzz/fuzz_client_classify build-fuzz/fuzz_retry_after
 	@mkdir -p build-fuzz/corpus-client-classify build-fuzz/corpus-retry-after
-	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o build-fuzz/fuzz_client_classify \
-		tests/fuzz/fuzz_client_classify.c $(CLIENT_FUZZ_SRCS) $(LIBS)
-	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_retry_after tests/fuzz/fuzz_retry_after.c \
-		$(CLIENT_FUZZ_SRCS) $(LIBS)
 	build-fuzz/fuzz_client_classify -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-print_final_stats=1 build-fuzz/corpus-client-classify tests/data/client/corpus
 	build-fuzz/fuzz_retry_after -max_total_time=$(FUZZ_SECONDS) -max_len=512 -timeout=10 \
@@ -203,11 +198,13 @@ check-banned:
 	@bad=$$(grep -L '#include "banned.h"' harness/*.c); \
 	if [ -n "$$bad" ]; then echo "error: these files do not include banned.h: $$bad"; exit 1; fi
 
+# every C file of ours: the harness, unit tests, fuzz targets and benchmarks
+FORMAT_SRCS = $(wildcard harness/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.[ch])
 format:
-	clang-format -i harness/*.[ch] tests/unit/*.[ch]
+	clang-format -i $(FORMAT_SRCS)
 
 format-check:
-	clang-format --dry-run --Werror harness/*.[ch] tests/unit/*.[ch]
+	clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 clean:
 	rm -rf build build-asan build-fuzz build-clang dipmap

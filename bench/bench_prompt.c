@@ -75,7 +75,11 @@ int main(int argc, char **argv)
         int d;
         for (q = 0; q < nq; q++) {
             for (d = 0; d <= 100; d += 10) {
-                struct prompt_request r = {&gs.q[q], lengths[li], d * 100, 0, 0, 100, 1};
+                struct prompt_request r = {.q = &gs.q[q],
+                                           .target_len = lengths[li],
+                                           .depth_bp = d * 100,
+                                           .max_answer_tokens = 100,
+                                           .chat = 1};
                 double f0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), e;
                 if (prompt_build(b, &r, &bp, &err) < 0) {
                     fprintf(stderr, "%s\n", err.buf);

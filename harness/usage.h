@@ -1,6 +1,30 @@
 #ifndef USAGE_H
 #define USAGE_H
 
+/*
+ * Error reporting, one convention per layer:
+ *
+ * - Commands (cmd_*.c) are the only code that decides what the user sees and
+ *   how the process ends: they print with error()/warning(), add a "hint:"
+ *   line where one helps, and return a DM_EXIT_* code to main.c (the only
+ *   caller of exit()). die() is for commands only.
+ * - Library modules return: 0 / -1, a pointer or NULL, or an enum with a
+ *   NAME_name() / NAME_strerror() where the caller must decide (client_class,
+ *   runner_end, STORE_E*). The message goes into a caller's `struct strbuf
+ *   *err` ("what: why", lower case, naming the file:line and field or the
+ *   option and its valid range), never to stdout, and a module never exits.
+ *   Examples: plan_parse_*, prompt_build, client_new, tokenizer_load,
+ *   sim_model_parse, run_identity_same_inputs (why).
+ * - The loaders of user files and the store still print their own
+ *   "error: FILE:LINE: ..." with error() and return -1 (dataset.c, config.c,
+ *   prompt.c's template loader, store*.c, plot.c's gnuplot runner): their
+ *   messages name the file the command cannot know; moving them to a
+ *   strbuf *err is the direction, one module at a time, and a new module
+ *   uses strbuf *err from the start.
+ * - Broken invariants are BUG() (file:line, abort), never an error return;
+ *   out of memory aborts in xalloc.c.
+ */
+
 #include <stdarg.h>
 
 /* Exit codes shared by every command (DESIGN.md "Exit codes"). */
