@@ -405,6 +405,7 @@ struct prebuild {
     pthread_mutex_t mu;
     pthread_cond_t space;
     pthread_t *th;
+    struct pb_worker *workers; /* per thread: its argument (pb, index) */
     int nth;
     struct prompt_builder **builders;
     struct prebuilt *head, *tail; /* built, in order of completion */
@@ -554,8 +555,6 @@ static void *pb_thread(void *arg)
     return NULL;
 }
 
-static struct pb_worker *pb_workers;
-
 static struct prebuild *pb_start(const struct runner_config *cfg)
 {
     struct prebuild *pb = xcalloc(1, sizeof(*pb));
@@ -573,12 +572,12 @@ static struct prebuild *pb_start(const struct runner_config *cfg)
         return pb;
     pb->builders = xcalloc((size_t)n, sizeof(*pb->builders));
     pb->th = xcalloc((size_t)n, sizeof(*pb->th));
-    pb_workers = xcalloc((size_t)n, sizeof(*pb_workers));
+    pb->workers = xcalloc((size_t)n, sizeof(*pb->workers));
     for (i = 0; i < n; i++) {
         pb->builders[i] = prompt_builder_new(cfg->tokenizer, cfg->tmpl, cfg->haystack);
-        pb_workers[i].pb = pb;
-        pb_workers[i].index = i;
-        if (pthread_create(&pb->th[i], NULL, pb_thread, &pb_workers[i])) {
+        pb->workers[i].pb = pb;
+        pb->workers[i].index = i;
+        if (pthread_create(&pb->th[i], NULL, pb_thread, &pb->workers[i])) {
             prompt_builder_free(pb->builders[i]);
             break; /* fewer threads (or none: inline) */
         }
@@ -615,8 +614,7 @@ static void pb_stop(struct prebuild *pb)
     pthread_cond_destroy(&pb->space);
     free(pb->builders);
     free(pb->th);
-    free(pb_workers);
-    pb_workers = NULL;
+    free(pb->workers);
     free(pb);
 }
 

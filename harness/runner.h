@@ -17,9 +17,16 @@ struct store;
 struct store_done_set;
 
 /*
- * The runner: one single-threaded event loop that executes a trial matrix.
- * It builds each prompt just in time (one prompt buffer, never the whole
- * matrix), keeps the in-flight window full (adaptive, AIMD on 429 storms,
+ * The runner executes a trial matrix. Threads: one event loop (the calling
+ * thread) owns the client, the store, scoring, retries and every
+ * runner_result field; with build_threads > 0, that many prebuild workers
+ * (pthreads, state in the runner's struct prebuild) only build prompts,
+ * each with its own prompt_builder over the shared read-only tokenizer,
+ * template and haystack, into a bounded queue the loop pops (at most
+ * min(64, max(8, concurrency)) built ahead). A remote tokenizer builds
+ * inline on the loop (its counts go through the client and the store).
+ * Prompts are built just in time (never the whole matrix); the loop keeps
+ * the in-flight window full (adaptive, AIMD on 429 storms,
  * --rpm/--tpm buckets), retries retryable failures with backoff + jitter
  * honouring server hints (the trial holds its window slot while it waits),
  * scores answers as they arrive and writes every finished trial to the store
