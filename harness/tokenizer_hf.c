@@ -1846,9 +1846,17 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
                     file, mtype);
         goto out;
     }
-    if (!mtype || strcmp(mtype, "BPE") || !cJSON_IsObject(vocab)) {
+    if (!mtype || strcmp(mtype, "BPE")) {
         strbuf_addf(err, "%s: not a BPE tokenizer.json (model.type is \"%s\")", file,
                     mtype ? mtype : "missing");
+        goto out;
+    }
+    if (!cJSON_IsObject(vocab)) {
+        /* the type is right; say what is wrong (it used to read "model.type is \"BPE\"") */
+        strbuf_addf(err,
+                    "%s: \"model.vocab\" is %s; a BPE tokenizer.json needs a vocab object "
+                    "of token -> id",
+                    file, vocab ? "not an object" : "missing");
         goto out;
     }
     {

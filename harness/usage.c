@@ -56,15 +56,6 @@ void warning(const char *fmt, ...)
     va_end(ap);
 }
 
-void die_code(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport("fatal", fmt, ap);
-    va_end(ap);
-    exit(code);
-}
-
 void bug_fl(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;

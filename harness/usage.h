@@ -49,9 +49,6 @@ enum dm_exit {
 int error(const char *fmt, ...) DM_PRINTF(1, 2);
 /* "warning: ..." on stderr. */
 void warning(const char *fmt, ...) DM_PRINTF(1, 2);
-/* "fatal: ..." on stderr, then exit(code). Only commands call this. */
-void die_code(int code, const char *fmt, ...) DM_PRINTF(2, 3) DM_NORETURN;
-#define die(...) die_code(DM_EXIT_USAGE, __VA_ARGS__)
 /* Broken internal invariant: prints file:line and aborts. */
 void bug_fl(const char *file, int line, const char *fmt, ...) DM_PRINTF(3, 4) DM_NORETURN;
 #define BUG(...) bug_fl(__FILE__, __LINE__, __VA_ARGS__)

@@ -1,0 +1,19 @@
+# README's Source layout states facts about the code; they stay true: main.c is the only file
+# that calls exit() (usage.c's unused die() did too), the fuzz row names every libFuzzer target
+# (it listed 3 of 8), and plan.c holds the --shard I/N parser it is credited with.
+. "$TESTS/cli/lib.sh"
+readme=$REPO/README.md
+assert_contains "$readme" '| `harness/main.c` | subcommand dispatch table; the only file that calls `exit()` |'
+others=$(grep -l -E '(^|[^_a-z])exit\(' "$REPO"/harness/*.c | grep -v '/main\.c$')
+[ -z "$others" ] || fail "files other than main.c call exit(): $others"
+row=$(grep '^| `tests/fuzz/` |' "$readme") || fail "no tests/fuzz row"
+n=0
+for f in "$REPO"/tests/fuzz/fuzz_*.c; do
+    t=$(basename "$f" .c)
+    n=$((n + 1))
+    case "$row" in *"\`$t\`"*) ;; *) fail "README's fuzz row does not name $t" ;; esac
+done
+case "$row" in *"| $n libFuzzer targets"*) ;; *) fail "README's fuzz row does not say $n targets: $row" ;; esac
+grep -q '^int plan_parse_shard(' "$REPO/harness/plan.c" || fail "plan.c has no --shard parser"
+assert_contains "$readme" '`--shard I/N` parsing (`--shard auto` reads the scheduler'"'"'s variables in `cmd_run.c`)'
+grep -q 'shard_auto' "$REPO/harness/cmd_run.c" || fail "cmd_run.c has no --shard auto"
