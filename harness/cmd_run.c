@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -29,6 +30,7 @@
 #include "power.h"
 #include "prompt.h"
 #include "reasoning.h"
+#include "reuse.h"
 #include "run_identity.h"
 #include "runbrief.h"
 #include "runner.h"
@@ -56,7 +58,8 @@ struct run_opts {
     struct strvec endpoints, headers, tags;
     const char *model, *dataset, *haystack, *lengths, *depths, *tmpl, *tokenizer;
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
-    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special;
+    const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
+        *reuse;
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
@@ -335,6 +338,9 @@ static void print_summary(const char *run, const char *db, const struct runner_r
     for (o = OUTCOME_CORRECT; o < OUTCOME__COUNT; o++)
         printf(" %s %ld", outcome_name((enum trial_outcome)o), res->outcomes[o]);
     printf("\n");
+    if (res->reused)
+        printf("reused: %ld trial(s) answered from stored byte-identical requests (not sent)\n",
+               res->reused);
     if (res->cut)
         printf("cut: %ld scored answer(s) reached the answer budget (finish_reason length; scored "
                "on what they said)\n",
@@ -428,6 +434,7 @@ struct run_ctx {
     struct strbuf err, tpl_path, sb;
     struct strbuf extra_body; /* --extra-body, checked and compact */
     char *think_open, *think_close;
+    struct reuse_index *reuse; /* --reuse: stored answers by request hash */
     /* options, parsed */
     enum runner_progress progress;
     enum client_max_tokens_field mtf;
@@ -527,6 +534,7 @@ static int run_ctx_release(struct run_ctx *c)
     strbuf_release(&c->tpl_path);
     strbuf_release(&c->sb);
     strbuf_release(&c->extra_body);
+    reuse_index_free(c->reuse);
     free(c->think_open);
     free(c->think_close);
     strvec_clear(&c->rest);
@@ -577,6 +585,10 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "extra-body", 0, &c->o.extra_body, "JSON",
          "JSON object merged into every request, e.g. '{\"chat_template_kwargs\": "
          "{\"enable_thinking\": false}}' (part of the run's identity)",
+         0},
+        {OPT_STRING, "reuse", 0, &c->o.reuse, "DB|RUN",
+         "take the stored answer of any byte-identical request (same model, prompt, parameters, "
+         "extra body) from store file DB or run RUN of --db instead of sending it",
          0},
         {OPT_STRING, "reasoning-tags", 0, &c->o.reasoning_tags, "OPEN,CLOSE",
          "inline reasoning block split off the answer (default <think>,</think>)", 0},
@@ -1388,6 +1400,51 @@ static int record_run(struct run_ctx *c)
     return 0;
 }
 
+/*
+ * --reuse DB|RUN: a store file (every run in it) or a run of --db. Only the
+ * request hash decides, so another model or parameter never matches.
+ */
+static int load_reuse(struct run_ctx *c)
+{
+    struct store *src = NULL;
+    struct run_info ri;
+    const char *run = NULL;
+    size_t n = 0;
+    struct stat sb;
+
+    if (!c->o.reuse)
+        return 0;
+    if (stat(c->o.reuse, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        struct stat db;
+        if (stat(store_path(c->st), &db) == 0 && db.st_dev == sb.st_dev && db.st_ino == sb.st_ino)
+            src = c->st;
+        else if (!(src = store_open(c->o.reuse, STORE_READONLY)))
+            return -1;
+    } else {
+        int prc = store_run_get(c->st, c->o.reuse, &ri);
+        run_info_release(&ri);
+        if (prc) {
+            if (prc > 0)
+                error("run: --reuse %s: neither a store file nor a run in %s", c->o.reuse,
+                      store_path(c->st));
+            c->ret = prc > 0 ? DM_EXIT_USAGE : DM_EXIT_INFRA;
+            return -1;
+        }
+        src = c->st;
+        run = c->o.reuse;
+    }
+    c->reuse = reuse_index_load(src, run, run ? store_path(c->st) : c->o.reuse, &n);
+    if (src != c->st)
+        store_close(src);
+    if (!c->reuse) {
+        c->ret = DM_EXIT_INFRA;
+        return -1;
+    }
+    fprintf(stderr, "reuse: %zu stored answers from %s; byte-identical requests are not sent\n", n,
+            c->o.reuse);
+    return 0;
+}
+
 /* The runner over the plan, skipping the trials already done. */
 static int execute(struct run_ctx *c)
 {
@@ -1420,6 +1477,7 @@ static int execute(struct run_ctx *c)
 
     runner_config_init(&rc);
     rc.run_name = c->run_name;
+    rc.reuse = c->reuse;
     rc.gs = &c->gs;
     rc.plan = &c->plan;
     rc.scorers = c->scorers;
@@ -1597,7 +1655,7 @@ int cmd_run(int argc, const char **argv)
     if (parse_run_options(&c) || validate_options(&c) || load_inputs(&c) || dry_run(&c) ||
         open_client(&c) || open_store(&c) || load_tokenizer(&c) || describe_run(&c) ||
         check_resume(&c) || preflight(&c) || measure_template_overhead(&c) || check_lengths(&c) ||
-        record_run(&c) || execute(&c))
+        load_reuse(&c) || record_run(&c) || execute(&c))
         return run_ctx_release(&c);
     finish_run(&c);
     return run_ctx_release(&c);

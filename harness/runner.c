@@ -21,6 +21,7 @@
 #include "dataset.h"
 #include "plan.h"
 #include "prompt.h"
+#include "reuse.h"
 #include "store.h"
 #include "throttle.h"
 #include "strbuf.h"
@@ -137,6 +138,7 @@ struct slot {
     long gold_offset;
     double est_tokens; /* prompt + answer budget, for --max-cost and --tpm */
     char sha[SHA256_HEX_LEN + 1];
+    const char *reused_from; /* while finishing a reused trial: its source */
 };
 
 struct runner {
@@ -351,6 +353,7 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.reasoning_tokens = resp ? resp->reasoning_tokens : -1;
     t.reasoning_chars = resp && resp->reasoning ? (long)strlen(resp->reasoning) : 0;
     t.cut = resp && resp->cut && outcome_is_scored(outcome);
+    t.reused_from = (char *)s->reused_from;
     if (resp)
         memcpy(t.request_sha256, resp->request_sha256, sizeof(t.request_sha256));
     t.finish_reason = resp ? resp->finish_reason : NULL;
@@ -702,6 +705,52 @@ static int send_slot(struct runner *r, struct slot *s, double now)
     return send_built(r, s, &r->bp, now);
 }
 
+/*
+ * A byte-identical request was answered before (run --reuse): its stored
+ * answer is taken instead of sending, scored with this run's scorer, and
+ * the trial records where it came from.
+ */
+static void finish_reused(struct runner *r, struct slot *s, const struct trial_result *old,
+                          const char hex[SHA256_HEX_LEN + 1], const char *source)
+{
+    const struct runner_config *cfg = r->cfg;
+    const struct plan_trial *pt = &cfg->plan->t[s->trial];
+    const struct question *q = &cfg->gs->q[pt->question];
+    struct client_response resp;
+    enum trial_outcome outcome = old->outcome;
+    double score = 0;
+    const char *msg = old->error;
+
+    client_response_init(&resp);
+    resp.content = old->answer;
+    resp.reasoning = old->reasoning;
+    resp.finish_reason = old->finish_reason;
+    resp.http_status = old->http_status;
+    resp.prompt_tokens = old->usage_prompt_tokens;
+    resp.completion_tokens = old->completion_tokens;
+    resp.reasoning_tokens = old->reasoning_tokens;
+    resp.cut = old->cut;
+    memcpy(resp.request_sha256, hex, sizeof(resp.request_sha256));
+    strbuf_reset(&r->err);
+    if (outcome_is_scored(outcome)) {
+        if (score_answer(cfg->scorers[pt->question], old->answer ? old->answer : "",
+                         (const char *const *)q->answers.v, q->answers.nr, q->answer_regex, &score,
+                         &r->err) < 0) {
+            outcome = OUTCOME_ERROR;
+            msg = r->err.buf;
+        } else {
+            outcome = score >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG;
+            msg = NULL;
+        }
+    }
+    s->state = SLOT_WAITING; /* never in flight */
+    s->reused_from = source;
+    r->res->reused++;
+    finish(r, s, &resp, outcome, score, msg);
+    s->reused_from = NULL;
+    /* resp's strings are borrowed from the index: not released */
+}
+
 static int send_built(struct runner *r, struct slot *s, const struct built_prompt *bp, double now)
 {
     const struct runner_config *cfg = r->cfg;
@@ -741,6 +790,18 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     req.expected_prompt_tokens = bp->realized_len;
     req.context_tokens = cfg->server_context;
     req.tag = s;
+
+    if (cfg->reuse && s->attempts == 0) {
+        char hex[SHA256_HEX_LEN + 1];
+        const char *src = NULL;
+        const struct trial_result *old;
+        client_request_sha256(cfg->client, &req, hex);
+        old = reuse_find(cfg->reuse, hex, &src);
+        if (old) {
+            finish_reused(r, s, old, hex, src);
+            return 0;
+        }
+    }
 
     s->attempts++;
     r->res->requests++;

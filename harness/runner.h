@@ -56,6 +56,8 @@ enum runner_progress {
 /* Parse "auto" | "bar" | "lines" | "none"; 0 or -1. */
 int runner_progress_parse(const char *s, enum runner_progress *out);
 
+struct reuse_index;
+
 struct runner_config {
     /* Everything below is borrowed and must outlive runner_run(). */
     const char *run_name;            /* the store's run (must exist, locked by the caller) */
@@ -76,8 +78,10 @@ struct runner_config {
     struct client *client;             /* after a successful preflight */
     struct store *store;               /* open read-write */
     const struct store_done_set *done; /* trials already final (skipped); may be NULL */
-    unsigned long seed;                /* run seed for prompt_build() */
-    long max_tokens;                   /* answer budget per request */
+    /* run --reuse: stored answers of byte-identical requests, taken instead of sending; NULL */
+    const struct reuse_index *reuse;
+    unsigned long seed;  /* run seed for prompt_build() */
+    long max_tokens;     /* answer budget per request */
     long server_context; /* the server's context per request (preflight), <= 0 unknown */
     int chat;            /* 1 chat completions, 0 legacy completions */
     long overhead;       /* template overhead (overhead.h): prompts hold length - overhead tokens */
@@ -133,6 +137,7 @@ struct runner_result {
     long finished;                 /* trials this invocation brought to a final state */
     long outcomes[OUTCOME__COUNT]; /* of this invocation's finished trials */
     long cut;                      /* of them, correct/wrong answers cut at the answer budget */
+    long reused;                   /* of them, answered from --reuse (not sent) */
     long starved_reasoning_tokens; /* reasoning tokens the starved ones spent (or completion) */
     long requests;                 /* HTTP requests sent */
     long retries;                  /* requests that were retries */

@@ -1,0 +1,150 @@
+/*
+ * The run --reuse index: stored answers by request hash (see reuse.h).
+ * Owns copies of the trials it indexes; an open-addressing hash table.
+ */
+#include "reuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "strbuf.h"
+#include "trial.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+struct reuse_entry {
+    struct trial_result t; /* owned */
+    size_t source;         /* index into sources */
+};
+
+struct reuse_index {
+    struct reuse_entry *e;
+    size_t nr, alloc;
+    size_t *slot; /* hash table of entry index + 1 (0 = empty) */
+    size_t nslots;
+    char **sources;
+    size_t nsources;
+};
+
+static int reusable(const struct trial_result *t)
+{
+    return t->request_sha256[0] && (t->outcome == OUTCOME_CORRECT || t->outcome == OUTCOME_WRONG ||
+                                    t->outcome == OUTCOME_EMPTY || t->outcome == OUTCOME_STARVED);
+}
+
+static size_t hash_hex(const char *hex)
+{
+    size_t h = 0;
+    for (int i = 0; i < 16 && hex[i]; i++)
+        h = h * 16 + (size_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+    return h;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static void add(struct reuse_index *ix, const struct trial_result *t, size_t source)
+{
+    struct reuse_entry *e;
+    ALLOC_GROW(ix->e, ix->nr + 1, ix->alloc);
+    e = &ix->e[ix->nr++];
+    e->t = *t;
+    e->t.question_id = dup_or_null(t->question_id);
+    e->t.finish_reason = dup_or_null(t->finish_reason);
+    e->t.answer = dup_or_null(t->answer);
+    e->t.reasoning = dup_or_null(t->reasoning);
+    e->t.error = dup_or_null(t->error);
+    e->t.reused_from = dup_or_null(t->reused_from);
+    e->source = source;
+}
+
+static void build_table(struct reuse_index *ix)
+{
+    ix->nslots = 16;
+    while (ix->nslots < ix->nr * 2)
+        ix->nslots *= 2;
+    ix->slot = xcalloc(ix->nslots, sizeof(*ix->slot));
+    for (size_t i = 0; i < ix->nr; i++) {
+        size_t h = hash_hex(ix->e[i].t.request_sha256) & (ix->nslots - 1);
+        while (ix->slot[h]) {
+            /* the first stored answer of a request wins */
+            if (!strcmp(ix->e[ix->slot[h] - 1].t.request_sha256, ix->e[i].t.request_sha256))
+                goto next;
+            h = (h + 1) & (ix->nslots - 1);
+        }
+        ix->slot[h] = i + 1;
+    next:;
+    }
+}
+
+struct reuse_index *reuse_index_load(struct store *st, const char *run, const char *label,
+                                     size_t *n_out)
+{
+    struct reuse_index *ix = xcalloc(1, sizeof(*ix));
+    struct run_info *runs = NULL;
+    struct run_filter f = {NULL, NULL, run};
+    size_t nruns = 0;
+
+    if (store_run_list(st, run ? &f : NULL, &runs, &nruns) < 0)
+        goto fail;
+    ix->sources = xcalloc(nruns ? nruns : 1, sizeof(*ix->sources));
+    for (size_t r = 0; r < nruns; r++) {
+        struct trial_result *v = NULL;
+        struct strbuf sb = STRBUF_INIT;
+        size_t n = 0;
+        if (store_trials_load(st, runs[r].name, &v, &n) < 0)
+            goto fail;
+        strbuf_addf(&sb, "%s:%s", label, runs[r].name);
+        ix->sources[ix->nsources++] = strbuf_detach(&sb, NULL);
+        for (size_t i = 0; i < n; i++)
+            if (reusable(&v[i]))
+                add(ix, &v[i], ix->nsources - 1);
+        store_trials_free(v, n);
+    }
+    run_info_list_free(runs, nruns);
+    build_table(ix);
+    if (n_out)
+        *n_out = ix->nr;
+    return ix;
+fail:
+    run_info_list_free(runs, nruns);
+    reuse_index_free(ix);
+    return NULL;
+}
+
+const struct trial_result *reuse_find(const struct reuse_index *ix,
+                                      const char hex[SHA256_HEX_LEN + 1], const char **source)
+{
+    size_t h;
+    if (!ix || !ix->nslots || !hex[0])
+        return NULL;
+    h = hash_hex(hex) & (ix->nslots - 1);
+    while (ix->slot[h]) {
+        const struct reuse_entry *e = &ix->e[ix->slot[h] - 1];
+        if (!strcmp(e->t.request_sha256, hex)) {
+            if (source)
+                *source = ix->sources[e->source];
+            return &e->t;
+        }
+        h = (h + 1) & (ix->nslots - 1);
+    }
+    return NULL;
+}
+
+void reuse_index_free(struct reuse_index *ix)
+{
+    if (!ix)
+        return;
+    for (size_t i = 0; i < ix->nr; i++)
+        trial_result_release(&ix->e[i].t);
+    for (size_t i = 0; i < ix->nsources; i++)
+        free(ix->sources[i]);
+    free(ix->sources);
+    free(ix->e);
+    free(ix->slot);
+    free(ix);
+}
