@@ -1175,6 +1175,13 @@ static int check_resume(struct run_ctx *c)
     prc = store_run_get(c->st, c->run_name, &c->have);
     if (prc < 0)
         return -1;
+    if (prc == 1 && c->run_name[0] == '-') {
+        /* report, compare, plot, export would read it as an option (an old run keeps working) */
+        error("run: a new run name may not start with '-' (got '%s'): other commands would read "
+              "it as an option",
+              c->run_name);
+        return -1;
+    }
     if (prc == 0) {
         const char *field = NULL;
         c->exists = 1;

@@ -43,3 +43,7 @@ assert_contains err "error: report: unknown option '-x'"
 assert_contains err "an argument that starts with '-' goes after '--': dipmap report -- -x"
 expect_code 2 "$DIPMAP" report --db t.db -- -x
 assert_contains err "no run named '-x'"
+# a new run may not be named '-x' (other commands would read it as an option); nothing stored
+expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:100 --db t.db --run -x
+assert_contains err "error: run: a new run name may not start with '-' (got '-x')"
+[ "$(q t.db "select count(*) from runs where name = '-x'")" = 0 ] || fail "run -x was stored"
