@@ -170,6 +170,9 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
         any_edge |= has_edge[i];
         any_middle |= has_middle[i];
     }
+    for (i = 0; i < (size_t)o->n_controls && i < 2; i++)
+        strbuf_addf(sb, "$c%zu << EOD\n0 %.6f\n100 %.6f\nEOD\n", i, o->control_acc[i],
+                    o->control_acc[i]);
     /* bands first, so every line is drawn over every band */
     for (i = 0; i < ns; i++)
         if (npts[i]) {
@@ -196,6 +199,12 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
                         i, color(i));
             escape_gnuplot(sb, s[i].label);
         }
+    for (i = 0; i < (size_t)o->n_controls && i < 2; i++) {
+        next_elem(sb, &first);
+        strbuf_addf(sb, "$c%zu using 1:2 with lines dt %d lw 1.5 lc rgb '#000000' title ", i,
+                    i ? 4 : 5);
+        escape_gnuplot(sb, o->control_label[i] ? o->control_label[i] : "control");
+    }
     if (any_edge) {
         next_elem(sb, &first);
         strbuf_addstr(sb, "keyentry with lines dt 2 lc rgb '#666666' title 'edge level (dashed)'");

@@ -47,7 +47,14 @@ struct plot_grid {
 enum plot_format { PLOT_SVG = 0, PLOT_PNG = 1 };
 
 struct plot_opts {
-    const char *title;    /* first title line (e.g. "model · run"); any text, escaped */
+    const char *title; /* first title line (e.g. "model · run"); any text, escaped */
+    /*
+     * U-curves only: up to 2 control accuracies (closed-book, oracle) drawn
+     * as black horizontal levels across every depth, titled control_label[i].
+     */
+    int n_controls;
+    const char *control_label[2];
+    double control_acc[2];
     const char *subtitle; /* second title line, or NULL */
     enum plot_format format;
     int width, height; /* pixels; 0 for the default 900 x 560 */

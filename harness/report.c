@@ -1285,7 +1285,7 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
     struct series_set set;
     struct plot_grid grid;
     struct plot_opts o;
-    struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT;
+    struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT, ctl[2] = {STRBUF_INIT, STRBUF_INIT};
     int ret;
 
     memset(&o, 0, sizeof(o));
@@ -1293,8 +1293,22 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
                 report_or_dash(run->name));
     strbuf_addf(&sub, "accuracy vs depth: %ld scored trials, %zu questions", s->n_valid,
                 s->n_questions);
+    if (s->exclude_known)
+        strbuf_addf(&sub, " (the %zu answered closed-book left out)", s->n_known);
     o.title = title.buf;
     o.subtitle = sub.buf;
+    {
+        const struct control_stats *cs[2] = {&s->closed_book, &s->oracle};
+        static const char *const names[2] = {"closed-book (no documents)",
+                                             "oracle (gold chunk alone)"};
+        int k;
+        for (k = 0; k < 2; k++)
+            if (cs[k]->present && cs[k]->n_valid) {
+                strbuf_addf(&ctl[o.n_controls], "%s %.1f%%", names[k], cs[k]->accuracy * 100.0);
+                o.control_label[o.n_controls] = ctl[o.n_controls].buf;
+                o.control_acc[o.n_controls++] = cs[k]->accuracy;
+            }
+    }
     set.n = report_ucurve_series(s, &series);
     set.s = series;
     ret = plot_save(dir, "ucurve", formats, build_ucurve, &set, &o, ucurve_svg);
@@ -1309,6 +1323,8 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
     report_series_free(series, set.n);
     strbuf_release(&title);
     strbuf_release(&sub);
+    strbuf_release(&ctl[0]);
+    strbuf_release(&ctl[1]);
     return ret;
 }
 

@@ -41,6 +41,12 @@ assert d["question_set"] == {"kind": "all", "questions": 12, "known": 0}, d["que
 assert d["effective_length"]["reference"] == "oracle"
 assert [x["depth_bp"] for x in d["cells"]] == [0, 5000, 10000]
 PY
+# the U-curve draws both controls as levels across the depths
+if command -v gnuplot >/dev/null; then
+    expect_code 0 "$DIPMAP" report c1 --db t.db --out rp --format html
+    assert_contains rp/ucurve.svg "closed-book (no documents) 0.0%"
+    assert_contains rp/ucurve.svg "oracle (gold chunk alone)"
+fi
 expect_code 0 "$DIPMAP" report c1 --db t.db --out r2 --no-plots --exclude-known
 assert_contains r2/summary.md "the 0 answered correctly closed-book are left out (--exclude-known)"
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --model m --lengths 3000 --depths 0,50,100 \
