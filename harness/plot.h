@@ -47,14 +47,7 @@ struct plot_grid {
 enum plot_format { PLOT_SVG = 0, PLOT_PNG = 1 };
 
 struct plot_opts {
-    const char *title; /* first title line (e.g. "model · run"); any text, escaped */
-    /*
-     * U-curves only: up to 2 control accuracies (closed-book, oracle) drawn
-     * as black horizontal levels across every depth, titled control_label[i].
-     */
-    int n_controls;
-    const char *control_label[2];
-    double control_acc[2];
+    const char *title;    /* first title line (e.g. "model · run"); any text, escaped */
     const char *subtitle; /* second title line, or NULL */
     enum plot_format format;
     int width, height; /* pixels; 0 for the default 900 x 560 */
@@ -71,6 +64,13 @@ struct plot_opts {
      */
     const char *const *xlabels;
     size_t n_xlabels;
+    /*
+     * U-curves only: up to 2 control accuracies (closed-book, oracle) drawn
+     * as black horizontal levels across every depth, titled control_label[i].
+     */
+    int n_controls;
+    const char *control_label[2];
+    double control_acc[2];
 };
 
 /* File extension for a format: "svg" or "png". */

@@ -58,7 +58,8 @@ static void test_ucurve_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0, 0, NULL, 0,
+                          0,       {NULL, NULL},    {0, 0}};
 
     series(s);
     plot_script_ucurve(&sb, &o, s, 2);
@@ -77,13 +78,26 @@ static void test_ucurve_script(void)
     CHECK(strstr(sb.buf, "\n75 0.58 0.58 0.58\n"));
     CHECK(!strstr(sb.buf, "\n110 "));
     CHECK(strstr(sb.buf, "set terminal svg size 900,560"));
+    CHECK(!strstr(sb.buf, "$c0"));
+    /* controls: a level across every depth each, titled, escaped */
+    strbuf_reset(&sb);
+    o.n_controls = 2;
+    o.control_label[0] = "closed-book 12.5%";
+    o.control_acc[0] = 0.125;
+    o.control_label[1] = "oracle 'gold'";
+    o.control_acc[1] = 0.9;
+    plot_script_ucurve(&sb, &o, s, 2);
+    CHECK(strstr(sb.buf, "$c0 << EOD\n0 0.125000\n100 0.125000\nEOD\n"));
+    CHECK(strstr(sb.buf, "$c1 using 1:2 with lines dt 4 lw 1.5 lc rgb '#000000' title 'oracle "
+                         "''gold'''"));
+    CHECK(strstr(sb.buf, "$c0 << EOD") < strstr(sb.buf, "\nplot "));
     strbuf_release(&sb);
 }
 
 static void test_empty_scripts(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
 
     plot_script_ucurve(&sb, &o, NULL, 0);
@@ -104,7 +118,7 @@ static void test_empty_scripts(void)
 static void test_render_empty(void)
 {
     struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
     double depths[] = {0, 100};
     long lengths[] = {1000};
@@ -138,7 +152,7 @@ static void test_compare_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series b[2], c[2];
-    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
 
     series(b);
     series(c);
@@ -163,7 +177,7 @@ static void test_heatmap_script(void)
     long lengths[] = {8192, 1000};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
     struct plot_grid g = {3, 2, depths, lengths, acc};
-    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480, 0, NULL, 0};
+    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
 
     plot_script_heatmap(&sb, &o, &g);
     CHECK(strstr(sb.buf, "set terminal pngcairo size 640,480"));
@@ -179,7 +193,7 @@ static void test_trend_script(void)
     struct strbuf sb = STRBUF_INIT;
     struct plot_point p[] = {{1764000000, 0.3, -0.25, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series s = {"dip 8k", p, 2, NAN, NAN};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
 
     plot_script_trend(&sb, &o, &s, 1);
     CHECK(strstr(sb.buf, "set xdata time"));
@@ -196,7 +210,7 @@ static void test_trend_labels_rings(void)
     struct plot_point p[] = {{0, 0.1, 0.0, 0.2, 0}, {1, 0.5, 0.4, 0.6, 1}, {2, 0.5, 0.4, 0.6, 0}};
     struct plot_series s[] = {{"dip 8k", p, 3, NAN, NAN}, {"dip 32k", p, 3, NAN, NAN}};
     const char *names[] = {"n1", "it's", "n1"};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, names, 3};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, names, 3, 0, {NULL, NULL}, {0, 0}};
 
     plot_script_trend(&sb, &o, s, 2);
     CHECK(!strstr(sb.buf, "set xdata time"));
@@ -237,7 +251,8 @@ static void test_render_svg_png(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {
+        "model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
 
     if (!have_gnuplot("svg/png render"))
         return;
@@ -281,7 +296,7 @@ static void test_render_all_kinds(void)
     struct plot_grid g = {3, 2, depths, lengths, acc};
     struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
-    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
 
     if (!have_gnuplot("heatmap/compare/trend renders"))
         return;
@@ -312,7 +327,7 @@ static void test_render_injection(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
     char dir[] = "/tmp/dipmap-test-plot.XXXXXX";
     char *old = getcwd(NULL, 0);
     struct stat st;
@@ -342,7 +357,7 @@ cleanup:
 static void test_render_missing_gnuplot(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
 
     setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
     plot_script_ucurve(&script, &o, NULL, 0);
