@@ -7,6 +7,7 @@
 #                     the tests against a real llama-server (tests/llama/, README)
 #   make demo         the built-in demo against the simulated server
 #   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md
+#   make tokenizer-conformance  optional: ids vs Hugging Face tokenizers, 8 tokenizer.json families
 #   make validate     the statistics' simulation study against serve-sim; see VALIDATION.md
 #   make deps         install the Debian packages dipmap needs
 #   make format / format-check
