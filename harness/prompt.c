@@ -1211,6 +1211,22 @@ static size_t back_to_char(const char *s, size_t i)
     return i;
 }
 
+/* Render with the cut at len and count; keep the best count at most content. */
+static int try_cut(struct prompt_builder *b, const struct seq *s, const size_t *order, size_t k,
+                   size_t len, int chat, long content, struct built_prompt *out, long *real,
+                   long *best, size_t *best_len, struct strbuf *err)
+{
+    render_request(b, s, order, k, len, out);
+    *real = count_request(b, out, chat, err);
+    if (*real < 0)
+        return -1;
+    if (*real <= content && *real > *best) {
+        *best = *real;
+        *best_len = len;
+    }
+    return 0;
+}
+
 /*
  * Give this build its exact count: move the cut item's end so that the
  * whole request counts content tokens (never more), counting a window
@@ -1257,14 +1273,8 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
             break; /* no progress (or an empty document): keep the best so far */
         tried[ntried++] = (size_t)nl;
         len = (size_t)nl;
-        render_request(b, s, order, k, len, out);
-        *real = count_request(b, out, chat, err);
-        if (*real < 0)
+        if (try_cut(b, s, order, k, len, chat, content, out, real, &best, &best_len, err) < 0)
             return -1;
-        if (*real <= content && *real > best) {
-            best = *real;
-            best_len = len;
-        }
     }
     if (it && *real != content) {
         /*
@@ -1287,14 +1297,8 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
                 cand = back_to_char(t, cand - 1);
             }
             len = cand;
-            render_request(b, s, order, k, len, out);
-            *real = count_request(b, out, chat, err);
-            if (*real < 0)
+            if (try_cut(b, s, order, k, len, chat, content, out, real, &best, &best_len, err) < 0)
                 return -1;
-            if (*real <= content && *real > best) {
-                best = *real;
-                best_len = len;
-            }
         }
     }
     if (it && best >= 0 && best_len != len) {

@@ -475,6 +475,10 @@ static void test_exact_lengths(void)
     strbuf_reset(&p);
     strbuf_addstr(&p, "tests/data/tokenizer/qwen3/tokenizer.json.gz");
     exact_for(p.buf, "datasets/nq-open.jsonl.gz", "qa");
+    /* SentencePiece-style BPE (Metaspace, byte fallback) and Sequence splits */
+    exact_for("tests/data/tokenizer/llama2/tokenizer.json.gz", "datasets/nq-open.jsonl.gz", "qa");
+    exact_for("tests/data/tokenizer/deepseek_v3/tokenizer.json.gz", "datasets/needle.jsonl",
+              "needle");
     strbuf_release(&p);
 }
 
