@@ -326,3 +326,51 @@ void escape_url_component(struct strbuf *out, const char *s)
         }
     }
 }
+
+void escape_xml(struct strbuf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p), i = 0;
+    while (i < len) {
+        unsigned cp;
+        size_t k = utf8_decode(p + i, len - i, &cp);
+        if (!k) { /* invalid byte: dropped */
+            i++;
+            continue;
+        }
+        if ((cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD) || (cp >= 0xD800 && cp <= 0xDFFF) ||
+            cp == 0xFFFE || cp == 0xFFFF) {
+            i += k;
+            continue;
+        }
+        switch (cp) {
+        case '&':
+            strbuf_addstr(out, "&amp;");
+            break;
+        case '<':
+            strbuf_addstr(out, "&lt;");
+            break;
+        case '>':
+            strbuf_addstr(out, "&gt;");
+            break;
+        case '"':
+            strbuf_addstr(out, "&quot;");
+            break;
+        case '\'':
+            strbuf_addstr(out, "&apos;");
+            break;
+        case '\n':
+            strbuf_addstr(out, "&#10;");
+            break;
+        case '\r':
+            strbuf_addstr(out, "&#13;");
+            break;
+        case '\t':
+            strbuf_addstr(out, "&#9;");
+            break;
+        default:
+            strbuf_add(out, p + i, k);
+        }
+        i += k;
+    }
+}

@@ -69,6 +69,9 @@ size_t escape_display_width(const char *s);
  * comma, quote, CR or LF or starts or ends with a space; else as is. NULL or
  * "" appends nothing (an empty field).
  */
+/* XML 1.0 text/attribute escaping (JUnit): characters illegal in XML 1.0 and invalid UTF-8 dropped.
+ */
+void escape_xml(struct strbuf *out, const char *s);
 void escape_json(struct strbuf *out, const char *s);
 void escape_csv(struct strbuf *out, const char *s);
 

@@ -167,9 +167,6 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
  */
 void report_compare_annotations(struct strbuf *out, const struct compare_result *r, int max_lines);
 
-/* XML 1.0 text/attribute escaping with illegal characters dropped (exposed for tests). */
-void report_xml_escape(struct strbuf *out, const char *s);
-
 /*
  * The HTML page of a comparison (self-contained like report.html): verdict,
  * reasons, the overlay plot (svg: a gnuplot SVG document, or NULL), per-length

@@ -618,58 +618,10 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
 
 /* ---- XML ---- */
 
-void report_xml_escape(struct strbuf *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t len = strlen((const char *)p), i = 0;
-    while (i < len) {
-        unsigned cp;
-        size_t k = utf8_decode(p + i, len - i, &cp);
-        if (!k) { /* invalid byte: dropped */
-            i++;
-            continue;
-        }
-        if ((cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD) || (cp >= 0xD800 && cp <= 0xDFFF) ||
-            cp == 0xFFFE || cp == 0xFFFF) {
-            i += k;
-            continue;
-        }
-        switch (cp) {
-        case '&':
-            strbuf_addstr(out, "&amp;");
-            break;
-        case '<':
-            strbuf_addstr(out, "&lt;");
-            break;
-        case '>':
-            strbuf_addstr(out, "&gt;");
-            break;
-        case '"':
-            strbuf_addstr(out, "&quot;");
-            break;
-        case '\'':
-            strbuf_addstr(out, "&apos;");
-            break;
-        case '\n':
-            strbuf_addstr(out, "&#10;");
-            break;
-        case '\r':
-            strbuf_addstr(out, "&#13;");
-            break;
-        case '\t':
-            strbuf_addstr(out, "&#9;");
-            break;
-        default:
-            strbuf_add(out, p + i, k);
-        }
-        i += k;
-    }
-}
-
 static void xml_attr(struct strbuf *out, const char *name, const char *value)
 {
     strbuf_addf(out, " %s=\"", name);
-    report_xml_escape(out, value);
+    escape_xml(out, value);
     strbuf_addch(out, '"');
 }
 
@@ -758,7 +710,7 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
             strbuf_addstr(out, "      <failure type=\"regression\"");
             xml_attr(out, "message", msg.buf);
             strbuf_addch(out, '>');
-            report_xml_escape(out, sb.buf);
+            escape_xml(out, sb.buf);
             strbuf_addstr(out, "</failure>\n");
             strbuf_release(&msg);
         } else if (t->status == CMP_NO_DATA) {
@@ -768,16 +720,16 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
             if (t->scope == COMPARE_OVERALL) {
                 size_t k;
                 for (k = 0; k < r->n_reasons; k++) {
-                    report_xml_escape(out, r->reasons[k]);
-                    report_xml_escape(out, "\n");
+                    escape_xml(out, r->reasons[k]);
+                    escape_xml(out, "\n");
                 }
             } else {
-                report_xml_escape(out, sb.buf);
+                escape_xml(out, sb.buf);
             }
             strbuf_addstr(out, "</skipped>\n");
         }
         strbuf_addstr(out, "      <system-out>");
-        report_xml_escape(out, sb.buf);
+        escape_xml(out, sb.buf);
         strbuf_addstr(out, "</system-out>\n    </testcase>\n");
     }
     strbuf_addstr(out, "  </testsuite>\n</testsuites>\n");

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "escape.h"
 #include "proc.h"
 #include "report.h"
 #include "run_identity.h"
@@ -400,7 +401,7 @@ static void test_same_inputs(void)
 static void test_xml_escape(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    report_xml_escape(&sb, "a<b&c\"d'e>\x01\x1b[0m\xff\xef\xbf\xbe\tz\xc3\xa9");
+    escape_xml(&sb, "a<b&c\"d'e>\x01\x1b[0m\xff\xef\xbf\xbe\tz\xc3\xa9");
     CHECK_STR(sb.buf, "a&lt;b&amp;c&quot;d&apos;e&gt;[0m&#9;z\xc3\xa9");
     strbuf_release(&sb);
 }
