@@ -107,7 +107,6 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB_OBJS)
 $(BUILD)/tests/unit/test_fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
-$(BUILD)/tests/fuzz/fuzz_client_classify.o: ALL_CFLAGS += -D_GNU_SOURCE
 
 deps:
 	@set -e; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -183,7 +182,6 @@ $(FUZZ_PARSERS:%=fuzz-%): fuzz-%: build-fuzz/fuzz_%
 	build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -close_fd_mask=1 -artifact_prefix=build-fuzz/crash-$*/ \
 		build-fuzz/corpus-$* tests/fuzz/$*
-build-fuzz/fuzz_client_classify: FUZZ_CFLAGS += -D_GNU_SOURCE
 fuzz-tokenizer: build-fuzz/fuzz_tokenizer
 	@mkdir -p build-fuzz/corpus-tokenizer
 	build-fuzz/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \

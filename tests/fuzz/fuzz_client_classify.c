@@ -6,6 +6,7 @@
  * Input: 2 bytes status, 1 byte flags, then "headers\n\n body".
  * Build and run: `make fuzz-client` (clang, -fsanitize=fuzzer,address,undefined).
  */
+#define _GNU_SOURCE /* memmem */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
