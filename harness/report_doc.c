@@ -36,13 +36,19 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
                     const struct stats_options *o, struct strbuf *err)
 {
     struct stats_options def;
-    int rc = store_run_get(st, name, &d->run);
+    int rc;
+
+    /* the run row and its trials from one moment, while another process may write */
+    if (store_read_begin(st))
+        return -1;
+    rc = store_run_get(st, name, &d->run);
+    if (!rc && store_trials_load(st, d->run.name, &d->trials, &d->ntrials) != 0)
+        rc = -1;
+    if (!rc && store_golden_get(st, d->run.golden_sha256, &d->golden_text, &d->golden_len) < 0)
+        rc = -1;
+    store_read_end(st);
     if (rc)
         return rc;
-    if (store_trials_load(st, d->run.name, &d->trials, &d->ntrials) != 0)
-        return -1;
-    if (store_golden_get(st, d->run.golden_sha256, &d->golden_text, &d->golden_len) < 0)
-        return -1;
     if (!o) {
         stats_options_init(&def);
         o = &def;

@@ -17,6 +17,7 @@
 /* Prepared statements, prepared on first use and kept for the handle's life. */
 enum stmt_id {
     S_BEGIN,
+    S_BEGIN_READ,
     S_COMMIT,
     S_ROLLBACK,
     S_RUN_ID,

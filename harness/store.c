@@ -155,6 +155,7 @@ static const char *const migrations[] = {
 
 const char *const store_stmt_sql[S__COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
+    [S_BEGIN_READ] = "BEGIN DEFERRED",
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
     [S_RUN_ID] = "SELECT id FROM runs WHERE name = ?1",
@@ -285,6 +286,25 @@ int store_txn_begin(struct store *st)
     if (st->in_outer_txn)
         return 0;
     return store_exec_simple(st, S_BEGIN, "cannot begin a transaction");
+}
+
+/*
+ * A read snapshot: every query until store_read_end() sees the store as of the
+ * first one (WAL read transaction), so a report of a run that another process
+ * is writing reads the run row and its trials from the same moment.
+ */
+int store_read_begin(struct store *st)
+{
+    if (st->in_outer_txn || !sqlite3_get_autocommit(st->db))
+        return 0;
+    return store_exec_simple(st, S_BEGIN_READ, "cannot begin a read snapshot");
+}
+
+void store_read_end(struct store *st)
+{
+    if (st->in_outer_txn || sqlite3_get_autocommit(st->db))
+        return;
+    (void)store_exec_simple(st, S_COMMIT, "cannot end a read snapshot");
 }
 
 int store_txn_commit(struct store *st)

@@ -199,6 +199,9 @@ int store_run_create(struct store *st, const struct run_info *r);
 /* Load one run into *out (initialised by the callee). Returns 0, 1 when no
  * such run (nothing printed, *out empty), -1 on error. Free with run_info_release(). */
 int store_run_get(struct store *st, const char *name, struct run_info *out);
+/* A consistent snapshot for several reads (see store.c); end it before writing. */
+int store_read_begin(struct store *st);
+void store_read_end(struct store *st);
 
 /*
  * Set a run's status. RUNNING also sets started_at to now when it was unset;
