@@ -155,8 +155,15 @@ static int plot_trend(struct store *st, const struct run_filter *f, const char *
     if (out)
         strbuf_addstr(&dir, out);
     else {
+        /* "tag nightly" -> trend-tag_nightly; unique per selection like run folders */
+        struct strbuf key = STRBUF_INIT;
+        const char *sp = strchr(what, ' ');
+        strbuf_add(&key, what, sp && !strchr(what, ',') ? (size_t)(sp - what) : strlen(what));
+        if (sp && !strchr(what, ','))
+            strbuf_addf(&key, "_%s", sp + 1);
         strbuf_addstr(&dir, "reports/trend-");
-        escape_filename(&dir, what);
+        escape_folder_name(&dir, key.buf);
+        strbuf_release(&key);
     }
     if (report_make_dirs(dir.buf) < 0) {
         rc = DM_EXIT_USAGE;
