@@ -888,7 +888,8 @@ static void handle_tokenize(struct sim_server *s, const struct strbuf *body, str
         for (size_t i = 0; i < p.nr; i++) {
             uint32_t *seg_ids = NULL;
             size_t seg_n = 0;
-            tokenizer_encode(s->cfg->tokenizer, p.seg[i].buf, p.seg[i].len, 0, &seg_ids, &seg_n);
+            tokenizer_encode(s->cfg->tokenizer, p.seg[i].buf, p.seg[i].len,
+                             TOKENIZER_SPECIAL_DEFAULT, &seg_ids, &seg_n);
             ids = xreallocarray(ids, n + seg_n + 1, sizeof(*ids));
             if (seg_n)
                 memcpy(ids + n, seg_ids, seg_n * sizeof(*ids));

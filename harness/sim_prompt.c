@@ -166,7 +166,7 @@ size_t sim_token_prefix_bytes(struct tokenizer *tok, const char *p, size_t len, 
     uint32_t *ids = NULL;
     size_t nr = 0, bytes = len;
     struct strbuf out = STRBUF_INIT;
-    if (tokenizer_encode(tok, p, len, 0, &ids, &nr) == 0) {
+    if (tokenizer_encode(tok, p, len, TOKENIZER_SPECIAL_DEFAULT, &ids, &nr) == 0) {
         if ((size_t)n < nr && tokenizer_decode(tok, ids, (size_t)n, &out) == 0)
             bytes = out.len <= len ? out.len : len;
     }
