@@ -64,7 +64,7 @@ struct run_opts {
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
-    int completions, dry_run, store_prompts, context_check, insecure, verbose, allow_mismatch;
+    int completions, dry_run, probe, store_prompts, context_check, insecure, verbose, allow_mismatch;
     int price_in_seen, price_out_seen; /* given on the command line or in the config file */
 };
 
@@ -612,6 +612,10 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_LONG, "tpm", 0, &c->o.tpm, "N", "tokens per minute limit", 0},
         {OPT_DOUBLE, "latency-s", 0, &c->o.latency_s, "S",
          "--dry-run: mean seconds per request, for the wall-time estimate", 0},
+        {OPT_BOOL, "probe", 0, &c->o.probe, NULL,
+         "--dry-run: time one real request (the first trial at the longest length) and use "
+         "it as the latency; nothing is stored",
+         0},
         {OPT_LONG, "max-attempts", 0, &c->o.max_attempts, "N",
          "per trial (default 6; at most 2 for a 500 \"Failed to parse input\", the server "
          "rejecting the model's own output)",
@@ -759,6 +763,11 @@ static int validate_options(struct run_ctx *c)
     }
     if (!c->o.dataset) {
         error("run: --dataset is required");
+        return -1;
+    }
+    if (c->o.probe && (!c->o.dry_run || !c->o.endpoints.nr || !c->o.model || !*c->o.model)) {
+        error("run: --probe goes with --dry-run and needs --endpoint and --model (it sends one "
+              "request)");
         return -1;
     }
     if (!c->o.dry_run && (!c->o.model || !*c->o.model)) {
@@ -958,11 +967,94 @@ static void dry_run_power(const struct run_ctx *c, struct strbuf *out)
 }
 
 /* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
+static int open_client(struct run_ctx *c);
+static int load_tokenizer(struct run_ctx *c);
+static int preflight(struct run_ctx *c);
+
+/*
+ * --dry-run --probe: send the plan's first trial at its longest length once
+ * and time it (submit to done, as the runner measures latency). Nothing is
+ * written: no store is opened, a server tokenizer counts without its cache.
+ * Returns 0 with *seconds and *length, or -1 (c->ret set) when the request fails.
+ */
+static int probe_latency(struct run_ctx *c, double *seconds, long *length)
+{
+    struct prompt_builder *pb = NULL;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    struct client_request req;
+    struct client_response *resp = NULL;
+    const struct plan_trial *pt = NULL;
+    struct prompt_request pr;
+    size_t i;
+    int ret = -1;
+
+    c->ret = DM_EXIT_INFRA;
+    if (open_client(c) || load_tokenizer(c) || preflight(c))
+        goto out;
+    for (i = 0; i < c->plan.nr && !pt; i++)
+        if (c->plan.t[i].length == c->max_len)
+            pt = &c->plan.t[i];
+    if (!pt) {
+        error("run: --probe: no trial at length %ld in this plan", c->max_len);
+        goto out;
+    }
+    memset(&pr, 0, sizeof(pr));
+    pr.q = &c->gs.q[pt->question];
+    pr.target_len = pt->length;
+    pr.depth_bp = pt->depth_bp;
+    pr.repeat = pt->repeat;
+    pr.seed = (unsigned long)c->o.seed;
+    pr.max_answer_tokens = c->o.max_tokens;
+    pr.chat = !c->o.completions;
+    pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    strbuf_reset(&c->err);
+    if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
+        error("run: --probe: cannot build the prompt of question %s at length %ld: %s", pr.q->id,
+              pr.target_len, c->err.buf);
+        c->ret = DM_EXIT_USAGE;
+        goto out;
+    }
+    memset(&req, 0, sizeof(req));
+    req.system = pr.chat ? bp.system.buf : NULL;
+    req.user = pr.chat ? bp.user.buf : bp.text.buf;
+    req.user_len = pr.chat ? bp.user.len : bp.text.len;
+    req.max_tokens = c->o.max_tokens;
+    req.expected_prompt_tokens = bp.realized_len;
+    strbuf_reset(&c->err);
+    if (client_submit(c->client, &req, &c->err) < 0) {
+        error("run: --probe: %s", c->err.buf);
+        goto out;
+    }
+    while (!(resp = client_take(c->client))) {
+        strbuf_reset(&c->err);
+        if (client_poll(c->client, 1000, &c->err) < 0) {
+            error("run: --probe: %s", c->err.buf);
+            goto out;
+        }
+    }
+    if (resp->http_status != 200) {
+        error("run: --probe: the request failed (%s%s%s)", client_class_name(resp->cls),
+              resp->error ? ": " : "", resp->error ? resp->error : "");
+        goto out;
+    }
+    *seconds = resp->latency_ms / 1000.0;
+    *length = pt->length;
+    fprintf(stderr, "probe: one request at %ld tokens took %.3f s\n", pt->length, *seconds);
+    ret = 0;
+    c->ret = DM_EXIT_OK;
+out:
+    client_response_free(resp);
+    built_prompt_release(&bp);
+    prompt_builder_free(pb);
+    return ret;
+}
+
 static int dry_run(struct run_ctx *c)
 {
     if (c->o.dry_run) {
         struct plan_cost cost;
         struct plan_pace pace;
+        struct strbuf probe_from = STRBUF_INIT;
         double usd = -1;
         cost.price_in = c->o.price_in;
         cost.price_out = c->o.price_out;
@@ -975,6 +1067,13 @@ static int dry_run(struct run_ctx *c)
         pace.tpm = c->o.tpm;
         pace.latency_s = c->o.latency_s;
         pace.max_answer_tokens = c->o.max_tokens;
+        if (c->o.probe) {
+            long probed_len = 0;
+            if (probe_latency(c, &pace.latency_s, &probed_len) < 0)
+                return -1;
+            strbuf_addf(&probe_from, "probe: one request at %ld tokens", probed_len);
+            pace.latency_from = probe_from.buf;
+        }
         plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
         dry_run_power(c, &c->sb);
         fputs(c->sb.buf, stdout);
@@ -985,6 +1084,7 @@ static int dry_run(struct run_ctx *c)
                    "(exit 4, resumable)\n",
                    c->o.max_cost);
         c->ret = DM_EXIT_OK;
+        strbuf_release(&probe_from);
         return -1;
     }
     return 0;
@@ -1067,11 +1167,13 @@ static int load_tokenizer(struct run_ctx *c)
     if (!strcmp(c->o.tokenizer, "server")) {
         /* named after the model, not the URL: a resume may reach it at another address */
         c->tk = tokenizer_new_remote(c->o.model, client_tokenize_cb, c->client);
-        c->count_cache.st = store_open(c->db, STORE_READWRITE);
-        if (c->count_cache.st)
+        if (!c->db) {
+            /* a --probe dry run opens no store: its counts are not cached */
+        } else if ((c->count_cache.st = store_open(c->db, STORE_READWRITE))) {
             tokenizer_set_remote_cache(c->tk, count_cache_get, count_cache_put, &c->count_cache);
-        else
+        } else {
             warning("server token counts are not cached in %s this time", c->db);
+        }
     } else {
         strbuf_reset(&c->err);
         c->tk = tokenizer_load(c->o.tokenizer, &c->err);

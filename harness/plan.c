@@ -393,10 +393,11 @@ void plan_time_summary(const struct plan *p, const struct plan_spec *spec,
     } else if (best >= 0) {
         strbuf_addstr(out, "at least ");
         plan_format_duration(out, best);
-        strbuf_addf(out, " (bound by %s; give --latency-s for the concurrency bound)\n", binding);
+        strbuf_addf(out, " (bound by %s; give --latency-s or --probe for the concurrency bound)\n",
+                    binding);
     } else {
-        strbuf_addstr(out, "unknown: give --latency-s SECONDS (mean seconds per request) for an "
-                           "estimate\n");
+        strbuf_addstr(out, "unknown: give --latency-s SECONDS (mean seconds per request) or "
+                           "--probe (time one real request) for an estimate\n");
     }
     if (t_conc >= 0) {
         strbuf_addf(out, "  concurrency %ld x %.3g s per request (%s): ", c, pace->latency_s,

@@ -114,7 +114,7 @@ struct plan_pace {
     long concurrency;         /* requests in flight (>= 1) */
     long rpm, tpm;            /* limits per minute; 0 = none */
     double latency_s;         /* mean seconds per request; <= 0 = unknown */
-    const char *latency_from; /* where latency_s came from, e.g. "--latency-s" or "probe" */
+    const char *latency_from; /* where latency_s came from; NULL: "--latency-s" */
     long max_answer_tokens;   /* answer budget per trial, charged to --tpm like the runner does */
 };
 

@@ -20,9 +20,9 @@ expect_code 0 "$DIPMAP" run "${D[@]}" -c 1 --latency-s 30 --rpm 60
 assert_contains out "time: 1 h 50 min estimated (bound by concurrency)"
 # no latency: the limits still bound it from below
 expect_code 0 "$DIPMAP" run "${D[@]}" --rpm 60
-assert_contains out "time: at least 3 min 40 s (bound by --rpm; give --latency-s for the concurrency bound)"
+assert_contains out "time: at least 3 min 40 s (bound by --rpm; give --latency-s or --probe for the concurrency bound)"
 expect_code 0 "$DIPMAP" run "${D[@]}"
-assert_contains out "time: unknown: give --latency-s SECONDS (mean seconds per request) for an estimate"
+assert_contains out "time: unknown: give --latency-s SECONDS (mean seconds per request) or --probe (time one real request) for an estimate"
 # a shard estimates its own share
 expect_code 0 "$DIPMAP" run "${D[@]}" --shard 1/2 --run s -c 4 --latency-s 2.5
 assert_contains out "trials: 110 (shard 1/2 of 220)"
