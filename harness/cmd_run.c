@@ -998,14 +998,8 @@ static int probe_latency(struct run_ctx *c, double *seconds, long *length)
         error("run: --probe: no trial at length %ld in this plan", c->max_len);
         goto out;
     }
-    memset(&pr, 0, sizeof(pr));
-    pr.q = &c->gs.q[pt->question];
-    pr.target_len = pt->length;
-    pr.depth_bp = pt->depth_bp;
-    pr.repeat = pt->repeat;
-    pr.seed = (unsigned long)c->o.seed;
-    pr.max_answer_tokens = c->o.max_tokens;
-    pr.chat = !c->o.completions;
+    prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
+                             c->o.max_tokens, !c->o.completions);
     pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
     strbuf_reset(&c->err);
     if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
