@@ -230,6 +230,8 @@ static const char *outcome_symbol(const struct trial_result *t, int distractor)
 
 int report_trial_detailed(size_t n_trials, const struct trial_result *t)
 {
+    if (trial_is_control(t->length, t->depth_bp))
+        return 0; /* controls have their own section, outside the curve */
     return n_trials <= DETAIL_MAX || t->outcome != OUTCOME_CORRECT;
 }
 
@@ -484,7 +486,7 @@ void report_section_questions(struct doc *d, const struct report_input *in)
     struct strbuf *out = d->out;
     struct trial_ref *refs;
     struct qrow *rows = NULL;
-    size_t i, nrows = 0, alloc = 0, li, ndetails = 0;
+    size_t i, nrows = 0, alloc = 0, li, ndetails = 0, ncurve = 0;
 
     if (!d->html)
         return;
@@ -527,13 +529,14 @@ void report_section_questions(struct doc *d, const struct report_input *in)
         matrix_length(d, in, &s->lengths[li], refs, rows, nrows);
 
     /* the details, in question order */
-    for (i = 0; i < in->n_trials; i++)
+    for (i = 0; i < in->n_trials; i++) {
         ndetails += has_details(in, refs[i].t);
+        ncurve += !trial_is_control(refs[i].t->length, refs[i].t->depth_bp);
+    }
     strbuf_addf(out, "<h3 id=\"trials\">Trial details</h3>\n<p>%zu trial%s", ndetails,
                 ndetails == 1 ? "" : "s");
-    if (ndetails < in->n_trials)
-        strbuf_addf(out, " (the %zu that did not end correct; the run has %zu)", ndetails,
-                    in->n_trials);
+    if (ndetails < ncurve)
+        strbuf_addf(out, " (the %zu that did not end correct; the run has %zu)", ndetails, ncurve);
     strbuf_addstr(out, ", by question, length, depth and repeat.</p>\n<div class=\"trials\">\n");
     for (i = 0; i < in->n_trials; i++)
         if (has_details(in, refs[i].t))
