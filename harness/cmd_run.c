@@ -64,7 +64,8 @@ struct run_opts {
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
-    int completions, dry_run, probe, store_prompts, context_check, insecure, verbose, allow_mismatch;
+    int completions, dry_run, probe, store_prompts, context_check, insecure, verbose,
+        allow_mismatch;
     int price_in_seen, price_out_seen; /* given on the command line or in the config file */
 };
 
