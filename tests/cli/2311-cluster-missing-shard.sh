@@ -40,7 +40,7 @@ grep -q "incomplete: shard 3/4 missing" "data/reports/$run/summary.md" || fail "
 shard 2
 rm -f "data/$run.db"
 (cd work && RUN=$run /bin/sh "$top/merge.sh") >merge2.log 2>&1 || fail "second merge: $(tail -5 merge2.log)"
-assert_not_contains merge2.log "missing"
+assert_not_contains merge2.log "incomplete"
 expect_code 0 "$DIPMAP" runs --db "data/$run.db" --json
 python3 -c 'import json; (r,) = json.load(open("out")); assert r["missing_shards"] is None and r["status"] == "complete" and r["trials_done"] == 40, r' ||
     fail "runs --json after shard 3/4: $(cat out)"
