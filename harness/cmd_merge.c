@@ -21,6 +21,7 @@ static const char *const merge_usage[] = {
     "(created when missing; merging again is idempotent). Shards of different runs",
     "(inputs or settings differ) are refused, exit 2, and nothing is written. A run",
     "missing shards is listed as 'incomplete: shard K/N missing'.",
+    NULL,
 };
 
 int cmd_merge(int argc, const char **argv)
