@@ -232,6 +232,14 @@ static void get_prompt_ms(const struct row *r, struct value *v)
 {
     v_real(v, r->t->prompt_ms >= 0 ? r->t->prompt_ms : NAN);
 }
+static void get_cached_tokens(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->cached_tokens, r->t->cached_tokens < 0);
+}
+static void get_sent_at(const struct row *r, struct value *v)
+{
+    v_real(v, r->t->sent_at > 0 ? r->t->sent_at : NAN);
+}
 
 /*
  * The export schema, in column order (README "Export schema" documents each).
@@ -288,6 +296,9 @@ static const struct column columns[] = {
     {"cache_n", get_cache_n},
     {"prompt_n", get_prompt_n},
     {"prompt_ms", get_prompt_ms},
+    /* usage.prompt_tokens_details.cached_tokens; when the final attempt was sent */
+    {"cached_tokens", get_cached_tokens},
+    {"sent_at", get_sent_at},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 

@@ -139,6 +139,7 @@ struct slot {
     double est_tokens; /* prompt + answer budget, for --max-cost and --tpm */
     char sha[SHA256_HEX_LEN + 1];
     const char *reused_from; /* while finishing a reused trial: its source */
+    double sent_at;          /* wall time the latest attempt went out (0: not sent) */
 };
 
 struct runner {
@@ -365,6 +366,8 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.cache_n = resp ? resp->timings_cache_n : -1;
     t.prompt_n = resp ? resp->timings_prompt_n : -1;
     t.prompt_ms = resp ? resp->timings_prompt_ms : -1;
+    t.cached_tokens = resp ? resp->cached_tokens : -1;
+    t.sent_at = s->sent_at;
 
     if (store_trial_put(cfg->store, cfg->run_name, &t) < 0) {
         set_message(r, "cannot store trial %s/%ld/%d/%d", q->id, pt->length, pt->depth_bp,
@@ -379,6 +382,10 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
         r->res->timings_trials++;
         r->res->cache_n += t.cache_n;
         r->res->prompt_n += t.prompt_n;
+    }
+    if (t.cached_tokens >= 0) {
+        r->res->cached_trials++;
+        r->res->cached_tokens += t.cached_tokens;
     }
     if (outcome == OUTCOME_STARVED)
         r->res->starved_reasoning_tokens += trial_reasoning_spent(&t);
@@ -809,6 +816,7 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
         r->res->retries++;
     throttle_bucket_take(&r->rpm, 1, now);
     throttle_bucket_take(&r->tpm, s->est_tokens, now);
+    s->sent_at = wall_now();
     strbuf_reset(&r->err);
     if (client_submit(cfg->client, &req, &r->err) < 0) {
         /* Could not even set the transfer up: an attempt that failed locally. */

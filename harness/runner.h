@@ -145,6 +145,8 @@ struct runner_result {
     long completion_tokens;
     /* llama.cpp "timings" summed over the trials that had them (this invocation) */
     long timings_trials, cache_n, prompt_n;
+    /* usage.prompt_tokens_details.cached_tokens summed over the trials that reported it */
+    long cached_trials, cached_tokens;
     double cost_usd;           /* -1 when prices are unknown */
     long tokenizer_mismatches; /* |usage.prompt_tokens / realized - 1| > 2% */
     double worst_mismatch;     /* largest such ratio deviation */

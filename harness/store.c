@@ -117,6 +117,13 @@ static const char *const migrations[] = {
     "ALTER TABLE trials ADD COLUMN cache_n INTEGER;"
     "ALTER TABLE trials ADD COLUMN prompt_n INTEGER;"
     "ALTER TABLE trials ADD COLUMN prompt_ms REAL;",
+    /*
+     * 4 -> 5: prompt tokens the server says it took from its prefix cache
+     * (usage.prompt_tokens_details.cached_tokens: OpenAI, vLLM, SGLang, newer llama.cpp) and
+     * when the final attempt was sent (the schedule's send order: run --schedule)
+     */
+    "ALTER TABLE trials ADD COLUMN cached_tokens INTEGER;"
+    "ALTER TABLE trials ADD COLUMN sent_at REAL;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -133,11 +140,12 @@ static const char *const migrations[] = {
     " latency_ms, completion_tokens, finish_reason, answer, reasoning, score, error, finished_at"
 #define TRIAL_COLS_V3                                                                              \
     TRIAL_COLS_V2 ", cut, reasoning_tokens, reasoning_chars, request_sha256, reused_from"
-#define TRIAL_COLS TRIAL_COLS_V3 ", cache_n, prompt_n, prompt_ms"
+#define TRIAL_COLS_V4 TRIAL_COLS_V3 ", cache_n, prompt_n, prompt_ms"
+#define TRIAL_COLS    TRIAL_COLS_V4 ", cached_tokens, sent_at"
 
 #define TRIAL_VALUES                                                                               \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "  \
-    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29"
+    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31"
 
 #define TRIAL_UPDATE                                                                               \
     " ON CONFLICT (run_id, question_id, length, depth_bp, repeat) DO UPDATE SET"                   \
@@ -151,7 +159,8 @@ static const char *const migrations[] = {
     " error = excluded.error, finished_at = excluded.finished_at, cut = excluded.cut,"             \
     " reasoning_tokens = excluded.reasoning_tokens, reasoning_chars = excluded.reasoning_chars,"   \
     " request_sha256 = excluded.request_sha256, reused_from = excluded.reused_from,"               \
-    " cache_n = excluded.cache_n, prompt_n = excluded.prompt_n, prompt_ms = excluded.prompt_ms"
+    " cache_n = excluded.cache_n, prompt_n = excluded.prompt_n, prompt_ms = excluded.prompt_ms,"   \
+    " cached_tokens = excluded.cached_tokens, sent_at = excluded.sent_at"
 
 const char *const store_stmt_sql[S__COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
@@ -192,11 +201,15 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_TRIAL_SELECT] = "SELECT " TRIAL_COLS " FROM trials WHERE run_id = ?1"
                        " ORDER BY question_id, length, depth_bp, repeat",
     /* a version-2 store opened read-only: the columns of migration 3 read as their defaults */
-    [S_TRIAL_SELECT_V2] = "SELECT " TRIAL_COLS_V2 ", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL"
+    [S_TRIAL_SELECT_V2] = "SELECT " TRIAL_COLS_V2 ", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL,"
+                          " NULL, NULL"
                           " FROM trials WHERE run_id = ?1 ORDER BY question_id, length, depth_bp,"
                           " repeat",
     /* a version-3 store opened read-only: no timings */
-    [S_TRIAL_SELECT_V3] = "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL FROM trials"
+    [S_TRIAL_SELECT_V3] = "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL, NULL, NULL FROM trials"
+                          " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
+    /* a version-4 store opened read-only: no cached tokens, no send times */
+    [S_TRIAL_SELECT_V4] = "SELECT " TRIAL_COLS_V4 ", NULL, NULL FROM trials"
                           " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
     [S_DONE] = "SELECT question_id, length, depth_bp, repeat FROM trials WHERE run_id = ?1"
                " AND outcome <> 'pending' AND (?2 OR outcome <> 'error')",

@@ -111,6 +111,10 @@ static int write_trial(struct store *st, const struct op *o)
         sqlite3_bind_int64(s, 28, t->prompt_n);
     if (t->prompt_ms >= 0)
         sqlite3_bind_double(s, 29, t->prompt_ms);
+    if (t->cached_tokens >= 0)
+        sqlite3_bind_int64(s, 30, t->cached_tokens);
+    if (t->sent_at > 0)
+        sqlite3_bind_double(s, 31, t->sent_at);
     return store_stmt_done(st, s, "cannot write a trial");
 }
 
@@ -204,6 +208,9 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
     t->prompt_n =
         sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
     t->prompt_ms = sqlite3_column_type(s, 27) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 27);
+    t->cached_tokens =
+        sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
+    t->sent_at = sqlite3_column_type(s, 29) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 29);
 }
 
 int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
@@ -211,7 +218,8 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
     sqlite3_int64 id;
     sqlite3_stmt *s;
     /* a read-only v2 store reads the columns of migration 3 as their defaults */
-    enum stmt_id sel = st->version >= 4   ? S_TRIAL_SELECT
+    enum stmt_id sel = st->version >= 5   ? S_TRIAL_SELECT
+                       : st->version >= 4 ? S_TRIAL_SELECT_V4
                        : st->version >= 3 ? S_TRIAL_SELECT_V3
                                           : S_TRIAL_SELECT_V2;
     int rc = store_run_id(st, run, &id);

@@ -50,6 +50,7 @@ void trial_result_init(struct trial_result *t)
     t->cache_n = -1;
     t->prompt_n = -1;
     t->prompt_ms = -1;
+    t->cached_tokens = -1;
 }
 
 void trial_result_release(struct trial_result *t)

@@ -95,6 +95,9 @@ struct trial_result {
     long cache_n;     /* prompt tokens reused from the server's prompt cache */
     long prompt_n;    /* prompt tokens the server computed */
     double prompt_ms; /* time the server spent computing them */
+    /* usage.prompt_tokens_details.cached_tokens of the final attempt, -1 when not given */
+    long cached_tokens;
+    double sent_at; /* unix time the final attempt was sent, 0 unknown (reused, old stores) */
 };
 
 /* Reasoning tokens a trial spent: reasoning_tokens when known, else its completion tokens. */

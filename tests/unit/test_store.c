@@ -273,11 +273,73 @@ static void test_migration_v3_to_v4(void)
     CHECK(st != NULL);
     if (!st)
         return;
-    CHECK_INT(store_schema_version(st), 4);
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
     CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
     CHECK_INT(n, 1);
     if (n == 1)
         CHECK_INT(v[0].cache_n, -1);
+    store_trials_free(v, n);
+    store_close(st);
+}
+
+/* a version-4 store (no cached_tokens, no sent_at) reads read-only as unknown; read-write adds them
+ */
+static void test_migration_v4_to_v5(void)
+{
+    const char *p = tpath("v4.db");
+    struct store *st;
+    struct trial_result *v = NULL, t;
+    size_t n = 0;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 4), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: v4 migration check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 2);"
+                         "INSERT INTO trials (run_id, question_id, length, depth_bp, repeat, "
+                         "outcome, cache_n, prompt_n) VALUES (1, 'q1', 8192, 5000, 0, 'wrong', "
+                         "4000, 4192)",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        CHECK_INT(store_schema_version(st), 4);
+        CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+        CHECK_INT(n, 1);
+        if (n == 1) {
+            CHECK_INT(v[0].cache_n, 4000);
+            CHECK_INT(v[0].cached_tokens, -1);
+            CHECK_NEAR(v[0].sent_at, 0, 0);
+        }
+        store_trials_free(v, n);
+        store_close(st);
+    }
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), 5);
+    trial_result_init(&t);
+    t.question_id = "q2";
+    t.length = 8192;
+    t.depth_bp = 0;
+    t.outcome = OUTCOME_CORRECT;
+    t.cached_tokens = 3072;
+    t.sent_at = 1764495000.5;
+    CHECK_INT(store_trial_put(st, "old", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_INT(v[0].cache_n, 4000); /* the old row keeps its data */
+        CHECK_INT(v[0].cached_tokens, -1);
+        CHECK_INT(v[1].cached_tokens, 3072);
+        CHECK_NEAR(v[1].sent_at, 1764495000.5, 0);
+    }
     store_trials_free(v, n);
     store_close(st);
 }
@@ -679,6 +741,8 @@ static void test_trial_roundtrip(void)
     a.cache_n = 61000;
     a.prompt_n = 4530;
     a.prompt_ms = 987.25;
+    a.cached_tokens = 60928;
+    a.sent_at = 1764494999.75;
     CHECK_INT(store_trial_put(st, "r", &a), 0);
 
     /* NULL strings, NaN depth, -1 usage, zero time */
@@ -724,6 +788,8 @@ static void test_trial_roundtrip(void)
         CHECK_INT(x->cache_n, 61000);
         CHECK_INT(x->prompt_n, 4530);
         CHECK_NEAR(x->prompt_ms, 987.25, 0);
+        CHECK_INT(x->cached_tokens, 60928);
+        CHECK_NEAR(x->sent_at, 1764494999.75, 0);
 
         CHECK_STR(y->question_id, "q2");
         CHECK_STR(y->prompt_sha256, "");
@@ -739,6 +805,8 @@ static void test_trial_roundtrip(void)
         CHECK_INT(y->cache_n, -1); /* no timings: NULL in the store */
         CHECK_INT(y->prompt_n, -1);
         CHECK(y->prompt_ms < 0);
+        CHECK_INT(y->cached_tokens, -1);
+        CHECK_NEAR(y->sent_at, 0, 0);
     }
     store_trials_free(v, n);
     CHECK_INT(store_trials_load(st, "no-such-run", &v, &n), 1);
@@ -1561,6 +1629,7 @@ int main(int argc, char **argv)
     RUN(test_migration_v1_to_v2);
     RUN(test_migration_v2_to_v3);
     RUN(test_migration_v3_to_v4);
+    RUN(test_migration_v4_to_v5);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
