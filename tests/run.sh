@@ -12,7 +12,7 @@
 #
 # Skips: a test that needs something optional that is missing (chromium,
 # gnuplot, a python3 module, $LLAMA_SERVER) does not pass silently. A CLI test
-# calls `skip "why"` (tests/cli/lib.sh: prints "skip: why" on stderr, exits 77);
+# calls `skip "why"` (tests/cli/lib/lib.sh: prints "skip: why" on stderr, exits 77);
 # a unit test calls TEST_SKIP("why") (tests/unit/test.h: "ok - name # skip why").
 # Both are listed as "skip - NAME (why)" and counted apart. CI (.ci/run) sets
 # DIPMAP_REQUIRE_* variables that turn those skips into failures.

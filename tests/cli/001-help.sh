@@ -1,5 +1,5 @@
 # `dipmap help` lists the commands and exit codes on stdout and exits 0.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 expect_code 0 "$DIPMAP" help
 assert_contains out "usage: dipmap <command> [options]"
 assert_contains out "exit codes: 0 ok, 1 regression, 2 usage/input error"

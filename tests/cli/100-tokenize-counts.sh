@@ -1,7 +1,7 @@
 # dipmap tokenize: whole-file counts equal the reference counts (counts.json) for
 # cl100k_base and o200k_base by name (found in datasets/tokenizers), and for the
 # GPT-2 and Qwen3 tokenizer.json files; several files print per-file lines and a total.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 T=$REPO/tests/data/tokenizer
 want() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"][sys.argv[2]]["corpus/"+sys.argv[3]+".txt"])' "$T/counts.json" "$1" "$2"; }
 for c in nonen code; do

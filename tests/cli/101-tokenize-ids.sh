@@ -1,7 +1,7 @@
 # dipmap tokenize --ids / --pieces / --allow-special: exact ids from tiktoken
 # and HF tokenizers; special-token text is ordinary text unless --allow-special;
 # invalid UTF-8 is accepted and --pieces shows every byte back.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 T=$REPO/tests/data/tokenizer
 printf 'Hello world <|endoftext|>' >in.txt
 expect_code 0 "$DIPMAP" tokenize --tokenizer cl100k_base --ids in.txt

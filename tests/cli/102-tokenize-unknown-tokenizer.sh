@@ -1,6 +1,6 @@
 # Unknown tokenizer names and unreadable / invalid tokenizer.json files exit 2
 # with a message naming the file and the problem.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 expect_code 2 "$DIPMAP" tokenize --tokenizer gpt5_base </dev/null
 assert_contains err "unknown tokenizer 'gpt5_base'"
 expect_code 2 "$DIPMAP" tokenize --tokenizer missing/tokenizer.json </dev/null

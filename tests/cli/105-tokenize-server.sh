@@ -2,7 +2,7 @@
 # over real HTTP on 127.0.0.1: the vLLM shape ({"model","prompt"} -> {"count"}),
 # the llama.cpp shape ({"content"} -> {"tokens"}), and exit 2 with a clear
 # message when the server has no /tokenize endpoint.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 cat >srv.py <<'PY'
 import json, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer

@@ -2,8 +2,8 @@
 # port 0): its /tokenize (vLLM shape, detected first) counts with the same
 # native tokenizer, so the server count equals the local count of each file;
 # two files give two distinct chunk counts (the per-text cache does not mix them).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 T=$REPO/tests/data/tokenizer
 gzip -dc "$T/corpus/nonen.txt.gz" | head -c 20000 >a.txt
 gzip -dc "$T/corpus/code.txt.gz" | head -c 30000 >b.txt

@@ -1,8 +1,8 @@
 # compare of a run with itself (a CI typo: the same name twice) is refused with exit 2 and a
 # message, also when --baseline-db names the same file by another path; the same run name in
 # two different stores is a real comparison.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 cmp_gen g 12 1
 cmp_sim g.jsonl
 cmp_run r1 base g 8k 0:100:50

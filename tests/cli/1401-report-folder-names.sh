@@ -2,7 +2,7 @@
 # overwrote the first); a name escape_filename keeps is its own folder, any other name gets its
 # slug plus 8 hex digits of its SHA-256. `runs` aligns non-ASCII names by terminal columns; a run
 # name that starts with '-' is reported after '--', and the unknown-option error says so.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

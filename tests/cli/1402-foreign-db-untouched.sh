@@ -1,7 +1,7 @@
 # A valid SQLite file of another application is refused (exit 2, "not a dipmap database") and
 # left byte-identical: no WAL switch, no -wal/-shm file. It used to be switched to WAL mode
 # (header bytes 18-19 and the change counter changed) before the refusal.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

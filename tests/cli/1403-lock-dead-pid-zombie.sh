@@ -1,7 +1,7 @@
 # Right after kill -9 of a run, resuming takes the lock over at once, also while the killed
 # process is still a zombie (its parent has not reaped it yet: kill(pid, 0) still succeeds).
 # It used to be refused ("in use by pid N") until the parent reaped it or 60 s passed.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --latency-ms 200

@@ -2,7 +2,7 @@
 # range and the value (exit 2, nothing stored): --temperature -1, --top-p 2 and negative prices
 # used to be accepted; --price-in without --price-out gave no cost at all; --repeats 100000000
 # said "must be at least 1"; --tpm -5 named four options; 0:100:33 ended at 99% silently.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 set_=$REPO/datasets/needle.jsonl
 bad() {
     local msg=$1

@@ -4,7 +4,7 @@
 # config file gets its own message (not the API-key one); gen needle --n 100000 is refused
 # before any output file exists (it used to leave an empty file), and a failed import leaves
 # no partial output.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

@@ -1,7 +1,7 @@
 # Accounting: prompts the server refused (context overflow) were never processed, so they are not
 # in "tokens: N prompt", in the cost or in the --tpm pacing (they used to be: 2k prompts counted
 # in full); after a resume the accuracy line counts the whole run, not only this invocation.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --ctx 1500

@@ -2,7 +2,7 @@
 # spend three budgets. A resume counts what the run's stored trials already cost (at the given
 # prices: a merged store holds every shard's trials, so its spend too), and stops before the
 # first request when nothing is left.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl

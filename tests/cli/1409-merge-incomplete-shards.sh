@@ -1,7 +1,7 @@
 # merge of 3 of 4 shard stores used to yield a run that runs and report called "complete, N of
 # N": the merged run records its shard set (1/4,2/4,3/4), and merge, runs (table and --json),
 # report and a lone shard store's listing say which shard is missing.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl

@@ -1,6 +1,6 @@
 # make demo's "demo:" lines are bold only on a terminal and never with NO_COLOR set; its output
 # through a pipe or a file used to carry ANSI escape codes. (Small demo: 1k tokens, scratch dir.)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 esc=$(printf '\033')
 export DEMO_LENGTHS=1k
 DEMO_OUT=$PWD/a bash "$REPO/tests/demo.sh" "$DIPMAP" >demo.out 2>demo.err || fail "demo failed: $(tail -5 demo.out demo.err)"

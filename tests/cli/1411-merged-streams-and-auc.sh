@@ -2,7 +2,7 @@
 # used to be block-buffered, so its lines landed after (or, past 4 KiB, in the middle of) the
 # stderr messages. summary.md shows AUC n/a for a length without data, as summary.json's null
 # (it printed 0.000).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --ctx 1500

@@ -5,7 +5,7 @@
 # on by default shows as --[no-]NAME (the context-check hint names --no-context-check);
 # continuation lines of a synopsis are not prefixed "or:"; help merge describes the command;
 # help compare names compare.html and the overlay plot; help report shows --rank-dist/--rank-p.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 python3 - "$REPO" "$DIPMAP" <<'PY' || fail "options, help and README disagree (above)"
 import re, subprocess, sys, os
 repo, dipmap = sys.argv[1], sys.argv[2]

@@ -1,7 +1,7 @@
 # README's Source layout states facts about the code; they stay true: main.c is the only file
 # that calls exit() (usage.c's unused die() did too), the fuzz row names every libFuzzer target
 # (it listed 3 of 8), and plan.c holds the --shard I/N parser it is credited with.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 readme=$REPO/README.md
 assert_contains "$readme" '| `harness/main.c` | subcommand dispatch table; the only file that calls `exit()` |'
 others=$(grep -l -E '(^|[^_a-z])exit\(' "$REPO"/harness/*.c | grep -v '/main\.c$')

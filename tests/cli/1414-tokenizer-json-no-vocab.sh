@@ -1,6 +1,6 @@
 # A BPE tokenizer.json without a vocab says so (it used to say 'not a BPE tokenizer.json
 # (model.type is "BPE")'), exit 2; another model type is still named as such.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 echo '{"model": {"type": "BPE", "merges": []}}' >novocab.json
 echo hi >in.txt
 expect_code 2 "$DIPMAP" tokenize --tokenizer novocab.json in.txt

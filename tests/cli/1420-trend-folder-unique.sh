@@ -1,8 +1,8 @@
 # Trend folders are unique per selection, as run folders are: tags "a b" and
 # "a_b" used to share reports/trend-tag_a_b (the second plot overwrote the
 # first); a plain tag keeps its readable folder.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run s1 --model m --tag "a b" --time 1764000000
 make_run t.db --run s2 --model m --tag "a b" --time 1764086400
 make_run t.db --run u1 --model m --tag a_b --time 1764000000

@@ -1,9 +1,9 @@
 # serve-sim counts a tokenizer.json's special-token strings as the servers of those models do
 # (vLLM, llama.cpp: one special token each), the same as dipmap's own default for tokenizer.json:
 # usage.prompt_tokens and vLLM-style /tokenize with messages used to encode them as plain text.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 SIM_TOKENIZER=$REPO/tests/data/tokenizer/qwen3/tokenizer.json.gz
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 printf 'before <|endoftext|> after <|im_start|> end' >text.txt
 parse_n=$("$DIPMAP" tokenize --tokenizer "$SIM_TOKENIZER" text.txt | awk '{print $1}')

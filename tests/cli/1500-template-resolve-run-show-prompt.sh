@@ -1,7 +1,7 @@
 # --template is resolved by one rule (prompt_template_resolve) in run and show-prompt: from a
 # folder without prompts/, NAME and NAME.txt find the shipped template, a file of that name in
 # the current folder wins, and a missing one is refused the same way by both commands.
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 set_="$REPO/datasets/needle.jsonl"; hay="$REPO/datasets/nq-haystack.jsonl.gz"
 [ ! -e prompts ] || fail "the scratch folder has a prompts/ folder"
 show() { "$DIPMAP" show-prompt --dataset "$set_" --haystack "$hay" --question needle-0003 \

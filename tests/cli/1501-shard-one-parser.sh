@@ -1,7 +1,7 @@
 # --shard is parsed by plan_parse_shard alone (the unit-tested parser): I/N with
 # 1 <= I <= N <= PLAN_MAX_SHARDS (1000000) whether given as I/N or found by --shard auto;
 # a bad spec is exit 2 naming the option and the value.
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 set_="$REPO/datasets/needle.jsonl"
 dry() { "$DIPMAP" run --dry-run --dataset "$set_" --lengths 1k --depths 0 "$@"; }
 expect_code 0 dry --shard 2/3

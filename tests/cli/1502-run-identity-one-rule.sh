@@ -1,7 +1,7 @@
 # One run-identity rule (run_identity.c) for resume, merge and compare: a tokenizer is known by
 # its file hash when it has one, so naming the same tokenizer file another way resumes the run,
 # merges, and compares as the same inputs; a different tokenizer, model or setting still refuses.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

@@ -3,7 +3,7 @@
 # cookie, bearer or credential anywhere, is a credential. Before, the store let a
 # "session_token" in --extra-body through to the settings, and -v and the resume hint
 # printed an X-Amz-Credential header in clear.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

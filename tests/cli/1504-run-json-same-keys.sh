@@ -1,7 +1,7 @@
 # A run is written to JSON in one place (summary_json_run): `runs --json` and summary.json's
 # "run" describe a run with the same keys and values (runs --json adds live, lock,
 # trials_stored, trials_valid, accuracy, dip and missing_shards).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

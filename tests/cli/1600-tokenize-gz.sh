@@ -1,7 +1,7 @@
 # gzip-compressed tokenizer files and inputs: --tokenizer X.json.gz / X.tiktoken.gz load the same
 # tokenizer (same name and content hash as the uncompressed file), `dipmap tokenize FILE.gz` counts
 # the decompressed text, and corrupt or truncated gzip data is a clear error (exit 2), not a count.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 T=$REPO/tests/data/tokenizer
 want() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"][sys.argv[2]]["corpus/"+sys.argv[3]+".txt"])' "$T/counts.json" "$1" "$2"; }
 # compressed input, compressed tokenizer.json

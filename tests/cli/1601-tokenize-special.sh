@@ -2,7 +2,7 @@
 # and SGLang do with the model's tokenizer; ids from Hugging Face tokenizers), a .tiktoken file
 # keeps it plain (as OpenAI's API); each can be overridden, bad values are exit 2, and a run
 # stores the mode it counted with. WordPiece and Unigram files are refused naming --tokenizer server.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 T=$REPO/tests/data/tokenizer
 printf '<|im_start|>user\nHi<|im_end|>' >chat.txt

@@ -2,8 +2,8 @@
 # /tokenize with "messages" and llama.cpp-style /apply-template + /tokenize {"content",
 # "add_special"} agree on the count of one request, which is the messages' own tokens plus the
 # ChatML markup plus N; --tokenize-api picks which routes exist (vllm, llamacpp, none).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 printf 'Be brief.' >sys.txt
 printf 'Hello there, what is the capital of France?' >user.txt

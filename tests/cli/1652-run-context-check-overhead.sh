@@ -2,7 +2,7 @@
 # --lengths 8192 --max-tokens 256 against a context of 8448 fits exactly (lengths hold the
 # template's tokens, so no prompt overflows a context the check passed); a context of 8400 is
 # refused before anything is sent.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 "$DIPMAP" gen needle --n 4 --seed 5 --out golden.jsonl >/dev/null || fail "gen needle"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"

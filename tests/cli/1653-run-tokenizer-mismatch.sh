@@ -5,7 +5,7 @@
 # --allow-tokenizer-mismatch keeps going and scores the trials. truncated stays for what the
 # server cut (a context shift to the context size), and a run where nothing could be scored
 # never exits 0.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 GPT2="$REPO/tests/data/tokenizer/gpt2/tokenizer.json.gz"

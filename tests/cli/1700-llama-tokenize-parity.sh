@@ -4,7 +4,7 @@
 # The texts are put in NFC first: llama.cpp (0253fb21f5) does not apply the tokenizer.json
 # NFC normalizer of Qwen3, so decomposed text ("pe\u0300i" in the NQ haystack) is one token
 # longer on the server than in the Hugging Face tokenizer; that is checked separately.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

@@ -2,7 +2,7 @@
 # /tokenize) is what the server adds: for every request in the server's log, usage.prompt_tokens
 # minus the server's own count of the system and user contents equals it; it is stored with the
 # run; and the lengths as the server counts them land on target (never above, >= 95% exactly).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

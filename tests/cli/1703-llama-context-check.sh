@@ -3,7 +3,7 @@
 # (exit 2, naming the server's context), and forced through with --no-context-check every
 # trial is recorded as overflow (the server's 400 exceed_context_size_error), never as
 # correct or wrong, and the run, having scored nothing, exits 4.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

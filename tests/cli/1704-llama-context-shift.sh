@@ -4,7 +4,7 @@
 # answer exceed the context (GET /props) and records the trial as truncated, never as
 # correct or wrong (without the check all 12 were scored). --completions, so the server
 # counts exactly dipmap's realized length (1708).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

@@ -2,7 +2,7 @@
 # Every trial is in the store exactly once, and the server's own request log
 # (--log-verbose keeps every request body) shows every prompt of the run answered, none
 # that is not in the run, and no prompt sent twice beyond the requests in flight at the kill.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

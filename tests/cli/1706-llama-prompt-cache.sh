@@ -3,7 +3,7 @@
 # computed, prompt_ms), it adds up to the server's usage.prompt_tokens, trials of one
 # question share the distractors before the gold chunk so some reuse happens, and the
 # run's summary line reports the same reuse share as the store.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

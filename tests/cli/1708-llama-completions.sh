@@ -1,7 +1,7 @@
 # Real llama-server, --completions (POST /v1/completions with the rendered prompt as text):
 # every trial is answered and scored, no chat template is added (the server's
 # usage.prompt_tokens equals dipmap's realized length), and lengths land on target.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require
 llama_tokenizer

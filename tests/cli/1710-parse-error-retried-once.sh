@@ -3,7 +3,7 @@
 # (not --max-attempts) and ends as an error naming the server's message; a plain 500
 # still gets every attempt. Same shape as llama-server 0253fb21f5 (common/chat.cpp).
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1

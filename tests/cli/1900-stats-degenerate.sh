@@ -3,7 +3,7 @@
 # threshold of 0); one question x 12 repeats gets a dip interval that spans
 # the whole range instead of a zero-width one, a cell design effect of 12,
 # and the small-sample warnings in summary.md, report.html and summary.json.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --model zero:edge=0,dip=0 --model sim:edge=0.9,dip=0.5

@@ -2,7 +2,7 @@
 # repeats of a model with a much deeper dip was a FAIL on trial-level McNemar
 # (repeats counted as independent pairs); as one cluster no test can reach
 # p < alpha, so it is not FAIL, and the Markdown and --json say why.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 head -n1 golden.jsonl >one.jsonl

@@ -2,7 +2,7 @@
 # cell, per length and overall, --detect's questions needed, --power's FAIL
 # probability, --pilot from a real run, run --dry-run's power section, and
 # bad input named with exit 2.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 expect_code 0 "$DIPMAP" plan --questions 60 --lengths 3000 --depths 0:100:10 --accuracy 0.85 \
     --detect 8pp --power 10pp@25-75

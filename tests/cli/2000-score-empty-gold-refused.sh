@@ -1,7 +1,7 @@
 # A gold answer that is empty once normalised ("A") would be credited for any answer by the
 # substring scorers: run refuses it with file:line before sending anything, unless the question
 # names the exact (or regex) scorer; import litm drops such answers and says so.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 python3 - <<'PY'

@@ -1,6 +1,6 @@
 # A hard negative that states the question's gold answer would put the answer at two depths at
 # once: it is excluded like leaking filler, and run and report both say so.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 python3 - <<'PY'

@@ -1,7 +1,7 @@
 # dipmap score: every published Lost-in-the-Middle scoring vector (QA and KV) passes through the
 # command-line scorer exactly as run scores; a disagreement exits 1 naming file:line; bad lines
 # exit 2 naming file:line and field; a <think> block never earns credit.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 expect_code 0 "$DIPMAP" score --scorer litm "$TESTS/data/litm/qa_scoring_vectors.jsonl.gz"
 assert_contains out "answers scored with litm"
 assert_contains out "629 of 629 agree with the expected score (all)"

@@ -2,7 +2,7 @@
 # (Qwen3's chat_template_kwargs.enable_thinking here), is stored with the run and is part of its
 # identity. serve-sim thinks 1/4 as long at effort low and not at all with enable_thinking false,
 # so both change what comes back over HTTP.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --think 600

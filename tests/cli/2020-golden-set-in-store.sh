@@ -1,7 +1,7 @@
 # The golden set lives in the store: each run keeps the questions, answers and gold ids it used,
 # content-addressed and once per store, so report shows questions and expected answers (and the
 # hygiene note) without --dataset, even after the file is gone.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 python3 - <<'PY'

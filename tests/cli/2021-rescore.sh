@@ -1,7 +1,7 @@
 # dipmap rescore re-scores stored answers without sending anything: a new scorer into a new run
 # (--as) or in place, recording the scorer version; answers an older dipmap stored as truncated
 # (cut at the budget) are scored, and inline <think> it left in answers is split off.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 python3 - <<'PY'

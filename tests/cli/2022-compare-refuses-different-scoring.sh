@@ -1,7 +1,7 @@
 # compare refuses to pair runs scored differently (another scorer, or the same scorer at another
 # version, e.g. a baseline scored before the scoring fixes) unless told; rescoring makes them
 # comparable.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 12
 start_sim sim --dataset golden.jsonl

@@ -1,7 +1,7 @@
 # The README's GitHub Actions example runs as written (smaller matrix, local servers): the first
 # pull request maps the baseline, the second reuses every baseline answer (nothing sent to the
 # baseline server) and compare still gives its verdict.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 12
 start_sim base --dataset golden.jsonl --tokenizer cl100k_base

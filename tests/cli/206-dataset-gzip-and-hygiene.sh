@@ -1,6 +1,6 @@
 # a gzip-compressed golden set loads like the plain one; a .txt haystack is split
 # into paragraphs, and the paragraph naming the answer is never filler
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 cp "$TESTS/data/datasets/valid.jsonl" "$TESTS/data/datasets/hay.txt" .
 gzip -c valid.jsonl >valid.jsonl.gz
 for set in valid.jsonl valid.jsonl.gz; do

@@ -1,6 +1,6 @@
 # import litm converts the NQ-open oracle file into a golden set (gold passage per
 # question) and a haystack of every record's passage; both round-trip through the loader
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 nq="$TESTS/data/litm/nq-open-oracle.jsonl.gz"
 expect_code 0 "$DIPMAP" import litm "$nq" --out nq.jsonl --haystack-out hay.jsonl.gz --limit 20
 assert_contains err "import: 20 questions -> nq.jsonl, 2655 haystack chunks -> hay.jsonl.gz"

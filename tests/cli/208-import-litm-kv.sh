@@ -1,6 +1,6 @@
 # import litm converts a key-value file: the gold pair, other pairs of the record as hard
 # negatives carrying their (wrong) value, the rest as haystack
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 kv="$TESTS/data/litm/kv-retrieval-75_keys.head20.jsonl.gz" # the first 20 of 500 records
 expect_code 0 "$DIPMAP" import litm "$kv" --out kv.jsonl --haystack-out kvh.jsonl --limit 3 --kv-negatives 30
 assert_contains err "import: 3 questions -> kv.jsonl"

@@ -1,6 +1,6 @@
 # gen needle is seeded (same seed, same bytes; other seed, other set) and every
 # needle has hard negatives of the same sentence pattern with other entities/values
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 expect_code 0 "$DIPMAP" gen needle --n 12 --seed 5 --negatives 3 --out a.jsonl
 expect_code 0 "$DIPMAP" gen needle --n 12 --seed 5 --negatives 3 --out b.jsonl.gz
 expect_code 0 "$DIPMAP" gen needle --n 12 --seed 6 --negatives 3

@@ -1,5 +1,5 @@
 # gen kv: seeded UUID pairs, hard negatives carry their value, optional pair haystack
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 expect_code 0 "$DIPMAP" gen kv --n 5 --seed 3 --negatives 4 --out kv.jsonl --haystack-out h.jsonl.gz --haystack-size 300
 expect_code 0 "$DIPMAP" gen kv --n 5 --seed 3 --negatives 4 --out kv2.jsonl
 cmp kv.jsonl kv2.jsonl || fail "same seed must give the same set"

@@ -1,7 +1,7 @@
 # show-prompt prints the exact request of one trial: realized length within 1%,
 # realized depth, gold position, hash; --json gives the chat messages; same inputs
 # give the same bytes, another depth moves only the gold document
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 set_="$REPO/datasets/needle.jsonl"; hay="$REPO/datasets/nq-haystack.jsonl.gz"
 expect_code 0 "$DIPMAP" show-prompt --dataset "$set_" --haystack "$hay" --template needle --question needle-0003 --length 8k --depth 0 --seed 9
 cp out d0

@@ -1,5 +1,5 @@
 # the shipped datasets are exactly what the commands in datasets/README.md produce
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 readme="$REPO/datasets/README.md"
 for f in nq-open.jsonl.gz nq-haystack.jsonl.gz needle.jsonl kv.jsonl kv-haystack.jsonl.gz; do
     [ -f "$REPO/datasets/$f" ] || fail "datasets/$f missing"

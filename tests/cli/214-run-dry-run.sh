@@ -1,5 +1,5 @@
 # run --dry-run prints the matrix size, prompt tokens per length and the cost; sends nothing
-source "$TESTS/cli/lib.sh"
+source "$TESTS/cli/lib/lib.sh"
 expect_code 0 "$DIPMAP" run --dry-run --dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" \
     --lengths 8k,32k --depths 0:100:10 --repeats 2 --max-tokens 50 --price-in 2.5 --price-out 10 --db none.db
 assert_contains out "trials: 1,584 = 36 questions x 2 lengths x 11 depths x 2 repeats"

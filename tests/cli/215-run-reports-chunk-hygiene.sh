@@ -2,7 +2,7 @@
 # duplicates dropped, and (question, chunk) pairs excluded because the chunk
 # contains that question's answer. Duplicates are judged on title + text after
 # whitespace and case normalisation.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 cat >golden.jsonl <<'J'
 {"id":"q1","question":"what colour is the door","answers":["vermilion"],"gold":[{"id":"g1","title":"Door","text":"The door is painted vermilion."}]}
 {"id":"q2","question":"how tall is the tower","answers":["312 metres"],"gold":[{"id":"g2","title":"Tower","text":"The tower is 312 metres tall."}]}

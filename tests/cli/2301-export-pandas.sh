@@ -1,9 +1,9 @@
 # The README's pandas export example runs as written: the snippet (README.md, after its
 # "export-example: pandas" marker) reads a real export -- CSV, and JSON lines with the reader
 # swapped -- and prints the per-cell accuracies the store holds. Skipped without pandas.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/export-lib.bash"
+. "$TESTS/cli/lib/export-lib.bash"
 readme_snippet pandas >ex.py
 [ -s ex.py ] || fail "README lost its pandas export example"
 py=""

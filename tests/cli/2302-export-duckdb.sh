@@ -1,9 +1,9 @@
 # The README's DuckDB export example runs as written (README.md, after its "export-example:
 # duckdb" marker) on a real CSV export and gives the per-cell accuracies the store holds.
 # Skipped where neither the duckdb CLI nor the Python module is installed.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/export-lib.bash"
+. "$TESTS/cli/lib/export-lib.bash"
 readme_snippet duckdb >ex.sql
 [ -s ex.sql ] || fail "README lost its DuckDB export example"
 how=""

@@ -3,7 +3,7 @@
 # dipmap-shard-begin/end markers) run once per shard with the variables that scheduler sets,
 # and the merge commands (dipmap-merge-begin/end) join the stores into one complete run whose
 # trials equal an unsharded run of the same options.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 EX=$REPO/examples
 make_kv 4

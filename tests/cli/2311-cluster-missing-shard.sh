@@ -2,7 +2,7 @@
 # for indices 0, 1 and 3 only (index 2 = shard 3/4 never finished), the merge Job's commands
 # merge the three stores and say the run is incomplete with shard 3/4 missing (merge, runs,
 # runs --json, the report); rerunning index 2 and merging again completes the run.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 EX=$REPO/examples
 make_kv 4

@@ -2,8 +2,8 @@
 # each, labelled with the run name (no tick label repeats), every series has one point per
 # run with its interval, and the dip of a run whose paired comparison with the previous complete
 # run failed is ringed and named in the key (n3: deeper dip than n2; n4 = n3 passes).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 for i in 1 2 3 4; do
     d=0.1
     [ $i -ge 3 ] && d=0.6

@@ -4,8 +4,8 @@
 # whose comparison with the previous one failed; a run added while the server runs appears on
 # the next request; hostile run names and answers stay text; only loopback Host names, GET/HEAD
 # and known pages are served.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 type skip >/dev/null 2>&1 || skip() {
     echo "skipped: $*"
     exit 0

@@ -2,8 +2,8 @@
 # tagged T with the previous complete one (a failed night in between is skipped) or with a pinned
 # `--against RUN`, and exits 1 on a regression, 0 without; nothing to compare yet is 4, a tag
 # without runs or a bad combination of flags 2.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 t=1764000000
 night() { # night NAME DIP
     t=$((t + 86400))

@@ -2,7 +2,7 @@
 # plus answer budget, as the runner charges it), names the binding limit and shows each bound;
 # without a latency it gives the rate-limit lower bound or says what to pass; --latency-s is
 # range-checked. Sends nothing and writes no store.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 10
 D=(--dataset golden.jsonl --lengths 1k,4k --depths 0:100:10 --dry-run --db t.db)

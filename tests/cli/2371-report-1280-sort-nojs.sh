@@ -2,8 +2,8 @@
 # any table's scroll box: the dip table used to hide its last column), the question matrices'
 # sorting script runs under the page's own CSP (allowed by its hash) and sorts by accuracy both
 # ways, and with scripts off the page shows the same tables, unsorted-by-click but complete.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 type skip >/dev/null 2>&1 || skip() {
     echo "skipped: $*"
     exit 0

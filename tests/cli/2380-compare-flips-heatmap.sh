@@ -2,8 +2,8 @@
 # wrong and wrong -> correct with both runs' answers (as the stores hold them), a depth x length
 # table/heatmap of the change in pp with the tested significance marked (as compare.json says),
 # and a legend (plot key and caption) that names every band and marker.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run base --model m --time 1764000000 --dip 0.1 --questions 40
 make_run t.db --run cand --model m --time 1764003600 --dip 0.6 --questions 40
 # one flip the other way in a regressed cell: q03 wrong in the baseline at 8k / 50%

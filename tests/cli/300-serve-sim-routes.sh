@@ -1,8 +1,8 @@
 # serve-sim: every route answers in the vLLM / llama.cpp / OpenAI shapes (models, chat,
 # completions, both /tokenize shapes, detokenize, props, health), errors have the
 # documented bodies, --port 0 prints the port first, and --log writes one line per request.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 20, answer=lambda i: "PASS-%d-OK" % i if i != 7 else "a very long answer " * 10)'
 start_sim sim --dataset ds.jsonl --model base:edge=1,dip=0 --model cand:edge=0.9,dip=0.3,seed=4 --log log.jsonl

@@ -2,8 +2,8 @@
 # configured rate (binomial bounds), exactly as often as the request log says, with its
 # documented wire behaviour (429 + Retry-After, closed connection, short body, HTML, 200 with
 # an error object, delay); identical requests get different faults, so a retry can succeed.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 5)'
 rates="429=0.06,500=0.05,503=0.05,drop=0.05,truncate=0.05,garbage=0.05,slow=0.04,error200=0.05"

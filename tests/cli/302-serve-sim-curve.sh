@@ -3,8 +3,8 @@
 # error; the logged P matches the formula recomputed here from the logged x and T; wrong
 # answers are the hard negative's value when it is in the prompt, else "I don't know"; a prompt
 # without the gold chunk is never answered correctly.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 2000)'
 start_sim sim --dataset ds.jsonl --model m:edge=0.9,dip=0.4,shape=1.6,seed=2 --log log.jsonl

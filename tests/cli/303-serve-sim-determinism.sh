@@ -1,8 +1,8 @@
 # serve-sim is deterministic: the same requests after a restart get the same answers, and two
 # models sharing a seed differ only where their curves differ (the deeper dip is wrong on a
 # superset of the shallower one's errors; equal at the edges); another seed draws anew.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 150)'
 models=(--model deep:edge=0.9,dip=0.5,seed=8 --model shallow:edge=0.9,dip=0.1,seed=8

@@ -2,8 +2,8 @@
 # /tokenize), --shift-ctx (keeps the last N tokens, reports the smaller usage.prompt_tokens,
 # a gold chunk shifted out is never found), --reasoning P (empty content, reasoning_content,
 # finish_reason length, at rate ~P), --api-key-env (401 without the key; /health stays open).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 400)'
 

@@ -1,8 +1,8 @@
 # serve-sim answers a 64k-token request correctly (gold in the middle, a model without a dip),
 # counting every prompt token, and serves 64 concurrent long requests (all answered, all
 # logged). Elapsed times are printed for information only.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 100)'
 start_sim sim --dataset ds.jsonl --model flat:edge=1,dip=0 --log log.jsonl

@@ -1,8 +1,8 @@
 # serve-sim shuts down cleanly: SIGTERM and SIGINT exit 0, also with a delayed request in
 # flight (it is dropped, not waited for); bad options exit 2 naming the problem; a port that
 # is taken exits 3; the default tokenizer name and --host work.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 start_sim idle --model m
 stop_sim "$SIM_PID"

@@ -1,7 +1,7 @@
 # Fatal answers stop the run at once, not retried: 429 insufficient_quota exits 3 (infra),
 # 400 unsupported_parameter exits 2 (config) with the server's message; one request each.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 2

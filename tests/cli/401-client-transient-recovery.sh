@@ -2,7 +2,7 @@
 # body, a 502 page, a 200 carrying an error object, 408 and 500. The run completes with every
 # trial scored, and the attempts are recorded.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 2

@@ -1,7 +1,7 @@
 # Server delay hints are honoured (gaps measured in the server's request log): Retry-After as an
 # HTTP-date, and the larger of x-ratelimit-reset-requests / -tokens given as durations ("1.2s").
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1

@@ -2,7 +2,7 @@
 # parameters and n=1; with -v the exchange is logged on stderr with the key redacted, and the
 # key appears nowhere in the output or the store.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1

@@ -1,7 +1,7 @@
 # --completions sends {"prompt", "max_tokens"} to /v1/completions; a reasoning model name gets
 # max_completion_tokens under --max-tokens-field auto, and --max-tokens-field max_tokens wins.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1

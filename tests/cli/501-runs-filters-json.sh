@@ -1,6 +1,6 @@
 # dipmap runs: --model PREFIX and --tag filter, DIPMAP_DB replaces the default
 # path, --db overrides DIPMAP_DB, and --json is valid JSON with every field.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 helper=$(dirname "$DIPMAP")/tests/unit/test_store
 [ -x "$helper" ] || helper=$REPO/build/tests/unit/test_store
 [ -x "$helper" ] || fail "the test_store helper is not built"

@@ -1,6 +1,6 @@
 # dipmap runs: a missing database, a file that is not a database, an empty
 # database and a stray argument all fail with exit 2 and a clear message.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 expect_code 2 env -u DIPMAP_DB "$DIPMAP" runs
 assert_contains err "error: dipmap.db: no such database"
 assert_contains err "hint: pass --db FILE or set DIPMAP_DB"

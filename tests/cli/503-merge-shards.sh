@@ -1,7 +1,7 @@
 # dipmap merge: two shard stores of one run join into one store holding the
 # union (300 of 300 trials, complete, no shard label); merging again is
 # idempotent; shards of different runs are refused and nothing is written.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 helper=$(dirname "$DIPMAP")/tests/unit/test_store
 [ -x "$helper" ] || helper=$REPO/build/tests/unit/test_store
 [ -x "$helper" ] || fail "the test_store helper is not built"

@@ -1,8 +1,8 @@
 # dipmap compare: two runs of the same model on the same inputs -> PASS, exit 0;
 # JUnit parses (xmllint) with GitLab's fields, JSON parses, the step summary is
 # appended, and no ::error annotation is printed.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 cmp_gen g 30 1
 cmp_sim g.jsonl
 cmp_run r1 base g 8k 0:100:50

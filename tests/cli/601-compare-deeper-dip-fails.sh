@@ -1,8 +1,8 @@
 # dipmap compare: a candidate with a deeper middle dip -> FAIL, exit 1, naming
 # the middle cell; edges are not flagged; JUnit has a failure for that cell;
 # GitHub annotations (at most 10) name it.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 cmp_gen g 30 1
 cmp_sim g.jsonl
 cmp_run base1 base g 8k 0:100:50

@@ -1,7 +1,7 @@
 # dipmap compare: runs built from different golden sets are refused with exit 4
 # and the differing hash named, unless --allow-different-inputs.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 cmp_gen a 12 1
 # the same questions written differently: another golden-set file, another hash
 sed 's/, "/,"/g' a.jsonl >b.jsonl

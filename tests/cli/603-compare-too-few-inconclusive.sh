@@ -1,7 +1,7 @@
 # dipmap compare: too few valid pairs per cell -> INCONCLUSIVE, exit 4, saying
 # which cells lack data; JUnit marks them skipped. Lowering --min-pairs decides.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 cmp_gen g 4 1
 cmp_sim g.jsonl
 cmp_run r1 base g 1k 0,50,100

@@ -1,5 +1,5 @@
 # dipmap compare: usage errors exit 2 with a message naming the problem.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 expect_code 2 "$DIPMAP" compare onlyone
 assert_contains err "error: compare needs two run names: BASELINE CANDIDATE"
 expect_code 2 "$DIPMAP" compare a b --alpha 1.5

@@ -1,8 +1,8 @@
 # dipmap report --format json: summary.json follows the documented schema
 # (README "summary.json schema"), shows the planted middle dip with a bootstrap
 # interval, and is byte-identical when written twice (seeded bootstrap).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 cmp_gen g 30 1
 cmp_sim g.jsonl
 cmp_run d1 deep g 8k 0:100:25

@@ -1,8 +1,8 @@
 # `dipmap report RUN` writes summary.md, summary.json, report.html and the
 # plots into reports/<run>/; the numbers match the stored trials; the SVGs are
 # XML with one curve per length (5 depths each); the PNGs are 900x560 PNGs.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run r1 --model m-7b --golden gold.jsonl
 expect_code 0 "$DIPMAP" report r1 --db t.db
 d=reports/r1

@@ -1,7 +1,7 @@
 # Without gnuplot on PATH the report is still written (tables), the plots are
 # skipped with exactly one clear warning, and the exit code stays 0.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run r1 --golden gold.jsonl
 mkdir emptybin
 PATH="$PWD/emptybin" expect_code 0 "$DIPMAP" report r1 --db t.db

@@ -1,8 +1,8 @@
 # Hostile names and model output are inert: a model named
 # x"; system("touch pwned"); " runs nothing in gnuplot and its title appears
 # literally in the SVG; <script> and "><img onerror=...> answers are escaped.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 model='x"; system("touch pwned"); " `touch pwned2` '"'"'; system("touch pwned3")'
 make_run t.db --run 'r1' --model "$model" --golden gold.jsonl --hostile
 expect_code 0 "$DIPMAP" report r1 --db t.db

@@ -2,8 +2,8 @@
 # requested size), its DOM shows the key numbers and both inline plots, and
 # the hostile model answers stayed text: no script ran (the title is intact),
 # no <img> element exists and the only <script> is the report's sorting script.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 if [ -z "$(chromium_bin)" ]; then
     # CI (.ci/run) installs chromium and sets DIPMAP_REQUIRE_CHROMIUM: no silent skip there
     require_or_skip DIPMAP_REQUIRE_CHROMIUM "chromium not installed (make deps installs it)"

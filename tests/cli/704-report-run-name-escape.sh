@@ -1,8 +1,8 @@
 # A run name cannot steer the default output folder out of reports/: path
 # separators and leading dots are replaced (plus a hash of the name, which then is not the
 # folder name), so reports/<folder>/ stays inside.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 mkdir -p work/sub && cd work/sub
 make_run t.db --run '../../escaped'
 make_run t.db --run '/tmp/abs'

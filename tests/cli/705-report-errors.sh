@@ -1,7 +1,7 @@
 # Report input errors exit 2 with a message naming the problem; a golden set
 # that has moved only costs the questions in the failure list.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 expect_code 2 "$DIPMAP" report r1 --db missing.db
 assert_contains err "missing.db"
 make_run t.db --run r1 --golden gold.jsonl

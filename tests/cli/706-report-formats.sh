@@ -1,6 +1,6 @@
 # --format picks the documents, --out the folder (created with parents).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run r1
 expect_code 0 "$DIPMAP" report r1 --db t.db --format json --out a/b/c
 [ "$(ls a/b/c)" = "summary.json" ] || fail "json only: $(ls a/b/c)"

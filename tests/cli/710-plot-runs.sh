@@ -1,7 +1,7 @@
 # `dipmap plot RUN...` draws each run's U-curve and heatmap into
 # reports/<run>/ (or --out DIR for one run), in the formats asked for.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run a --dip 0.2
 make_run t.db --run b --dip 0.5
 expect_code 0 "$DIPMAP" plot a b --db t.db --format svg

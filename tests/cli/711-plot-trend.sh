@@ -1,7 +1,7 @@
 # `dipmap plot --tag T` / `--model PREFIX`: edge, middle and dip per length
 # over the matching runs (one point per run), the nightly drift view.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 for i in 1 2 3 4; do
     make_run t.db --run "n$i" --model prod-v1 --tag nightly --time $((1764000000 + i * 86400)) \
         --dip "0.$((i + 1))"

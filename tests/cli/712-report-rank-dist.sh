@@ -2,8 +2,8 @@
 # into the ordering advice (summary.json records it, and the advice changes);
 # `--rank-p` sets the default geometric distribution; bad files and values exit 2
 # naming the file and line.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run r1 --golden gold.jsonl
 expect_code 0 "$DIPMAP" report r1 --db t.db --out def --format json --no-plots
 printf '# rank probabilities\n1.0\n' >top1.txt

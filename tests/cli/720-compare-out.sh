@@ -1,8 +1,8 @@
 # `dipmap compare BASE CAND --out DIR` also writes compare.html and the
 # overlay plot (baseline dashed, candidate solid, regressions circled), and
 # links the plot from compare.md.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run t.db --run base --model m-1 --dip 0.1 --questions 40
 make_run t.db --run cand --model m-2 --dip 0.6 --questions 40
 expect_code 1 "$DIPMAP" compare base cand --db t.db --out cmp

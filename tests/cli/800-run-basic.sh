@@ -1,5 +1,5 @@
 # dipmap run: a small matrix against serve-sim completes, every trial stored once, exit 0.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl

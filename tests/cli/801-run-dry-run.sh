@@ -1,5 +1,5 @@
 # dipmap run --dry-run: matrix size, prompt tokens per length and cost; sends nothing, needs no endpoint.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl

@@ -1,5 +1,5 @@
 # dipmap run --config: every option can come from a JSON file; flags override it.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 cat >cfg.json <<JSON

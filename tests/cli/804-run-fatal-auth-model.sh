@@ -1,5 +1,5 @@
 # Wrong key or unknown model: exit 2 before the matrix is sent; the store stays consistent.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 export SIMKEY=sk-right-key-000

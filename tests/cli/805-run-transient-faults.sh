@@ -1,6 +1,6 @@
 # Transient faults (500, 503, dropped connections, short bodies, HTML, 200-with-error) are retried
 # with backoff; every trial still ends scored, and attempts are recorded per trial.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl \

@@ -1,7 +1,7 @@
 # A reasoning model that spends its budget: empty content -> stored as starved with the reasoning
 # text and the reasoning tokens spent, excluded from accuracy; with nothing scored the run is not
 # a success (exit 4).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --reasoning 1

@@ -1,5 +1,5 @@
 # Resuming a run whose inputs changed is refused (exit 2): dataset, template, settings.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl

@@ -1,5 +1,5 @@
 # --shard 1/2 + 2/2 into two stores, merged with `dipmap merge`, equals the unsharded run.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 5
 start_sim sim --dataset golden.jsonl

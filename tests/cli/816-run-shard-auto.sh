@@ -1,5 +1,5 @@
 # --shard auto reads Kubernetes, Slurm and GitLab job indices; the same index gives the same share.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 B=(--dataset golden.jsonl --lengths 1k --depths 0:100:10 --dry-run)

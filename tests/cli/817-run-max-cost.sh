@@ -1,5 +1,5 @@
 # --max-cost stops scheduling before the budget is exceeded: exit 4, status budget, resumable.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl

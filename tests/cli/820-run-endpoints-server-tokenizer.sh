@@ -1,6 +1,6 @@
 # Several --endpoint values share the load; --tokenizer server counts with the endpoint's
 # /tokenize (cached in the store); --completions uses the legacy endpoint.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 start_sim a --dataset golden.jsonl --latency-ms 30

@@ -1,5 +1,5 @@
 # --rpm: a token bucket (10 s burst = rpm/6) then a steady rate; measured in the server's log.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl

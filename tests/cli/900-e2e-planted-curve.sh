@@ -9,13 +9,13 @@
 # Per-trial realized x and T (and p) come from the serve-sim --log JSON lines,
 # mapped to the store's trials (sqlite3) in depth order and checked against
 # the store's usage_prompt_tokens, gold_offset and outcome; p is recomputed
-# from the formula (tests/cli/e2e_check.py).
+# from the formula (tests/cli/lib/e2e_check.py).
 # Statistics: each Wilson interval misses with ~5% chance, so "all 11 cells"
 # holds for roughly half of all seeds (a survey of seeds 11-16: 2 of 6 passed
 # on both lengths); the seeds below are fixed, so the test is deterministic
 # (exact prompt lengths changed every prompt: sim seeds 5, 6, 7, 10 then missed one cell, 8, 9 held all)
 # and fails when the pipeline moves the curve.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 model=edge=0.95,dip=0.8,shape=1.6
 "$DIPMAP" gen needle --n ${E2E_N:-60} --seed ${E2E_SEED:-16} --out golden.jsonl >/dev/null || fail "gen needle"
@@ -25,5 +25,5 @@ expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model m --dataset golden.jso
     --concurrency 8 --progress none --db t.db --run planted
 assert_contains out "run planted: complete"
 expect_code 0 "$DIPMAP" report planted --db t.db --out rep --format json --no-plots
-python3 "$TESTS/cli/e2e_check.py" planted t.db planted rep/summary.json sim.log "$model" ||
+python3 "$TESTS/cli/lib/e2e_check.py" planted t.db planted rep/summary.json sim.log "$model" ||
     fail "planted curve not recovered"

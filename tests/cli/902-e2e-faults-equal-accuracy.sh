@@ -2,9 +2,9 @@
 # kind of serve-sim switched on, the run completes, every trial ends in a final
 # state, and each trial's correct/wrong (hence every cell's accuracy) equals
 # that of a fault-free run against an identical, fault-free server.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/e2e-lib.sh"
+. "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 30 31
 faults=429=0.04,500=0.04,503=0.04,drop=0.03,truncate=0.03,garbage=0.03,slow=0.03,error200=0.03
 start_sim faulty --dataset golden.jsonl --model m:seed=9 --faults "$faults" --fault-seed 3 \

@@ -4,9 +4,9 @@
 # overflow; a reasoning model that spends its budget (--reasoning) -> starved.
 # None counts as wrong, and the report's coverage table (summary.md and
 # report.html) shows each of them.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/e2e-lib.sh"
+. "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 12 41
 start_sim shift --dataset golden.jsonl --shift-ctx 3000
 e2e_run shift "$SIM_URL" dipmap-sim --lengths 2k,4k --depths 0:100:25 --max-tokens 64 --no-context-check

@@ -2,9 +2,9 @@
 # store exactly once, and the server's request log shows no prompt answered
 # twice except those in flight at the kill: the requests on the wire (the
 # runner commits finished trials at every event-loop turn, runner.h).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/e2e-lib.sh"
+. "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 10 51
 start_sim sim --dataset golden.jsonl --latency-ms 40
 args=(--endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl --haystack "$REPO/datasets/nq-haystack.jsonl.gz"

@@ -2,9 +2,9 @@
 # /tokenize: realized lengths are within 1% of each target, the server's
 # usage agrees (zero tokenizer mismatches in summary.json), and the run
 # prints no tokenizer-mismatch warning.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/e2e-lib.sh"
+. "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 6 61
 start_sim sim --dataset golden.jsonl
 e2e_run srv "$SIM_URL" dipmap-sim --lengths 2k,4k,8k --depths 0:100:25 --tokenizer server --concurrency 8

@@ -1,9 +1,9 @@
 # Acceptance: a nightly-style sequence of three runs tagged nightly (real runs
 # against serve-sim, one per "night") gives `dipmap runs --tag nightly` three
 # rows and `dipmap plot --tag nightly` a trend with three points per series.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-. "$TESTS/cli/e2e-lib.sh"
+. "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 12 71
 start_sim sim --dataset golden.jsonl --model prod:seed=1
 for night in 1 2 3; do

@@ -1,6 +1,6 @@
 # Bad input: valid JSON with wrong types (numeric id, string answers, object gold) -> exit 2 naming line and field.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 echo '{"id": 7, "question": "q", "answers": ["a"], "gold": [{"text": "t"}]}' >t1.jsonl
 bad_run 2 "error: t1.jsonl:1: \"id\" must be a non-empty string" --dataset t1.jsonl

@@ -1,6 +1,6 @@
 # Bad input: empty answers ([] and [""]) -> exit 2 naming line and field.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 { head -n 1 golden.jsonl; echo '{"id": "e", "question": "q", "answers": [], "gold": [{"text": "t"}]}'; } >e1.jsonl
 bad_run 2 "error: e1.jsonl:2: \"answers\" must be a non-empty array of strings" --dataset e1.jsonl

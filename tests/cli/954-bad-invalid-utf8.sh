@@ -1,6 +1,6 @@
 # Bad input: invalid UTF-8 in the golden set and in a plain-text haystack -> exit 2 naming line and byte.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 { head -n 1 golden.jsonl; printf '{"id": "u", "question": "caf\xe9", "answers": ["a"], "gold": [{"text": "t"}]}\n'; } >u.jsonl
 bad_run 2 "error: u.jsonl:2: invalid UTF-8 at byte 29" --dataset u.jsonl

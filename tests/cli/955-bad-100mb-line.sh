@@ -1,6 +1,6 @@
 # Bad input: a 100 MB single line (generated here, not committed) -> exit 2 naming the line; the reader stops at the 1 MiB line limit.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 { head -n 1 golden.jsonl; printf '{"id": "big", "question": "'; head -c 100000000 /dev/zero | tr '\0' x; echo '"}'; } >big.jsonl
 [ "$(stat -c %s big.jsonl)" -gt 100000000 ] || fail "test setup: big.jsonl too small"

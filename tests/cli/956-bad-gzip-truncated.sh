@@ -1,6 +1,6 @@
 # Bad input: a truncated .gz golden set (mid-stream, and cut only in the trailer) -> exit 2, never a silently shorter set.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 gzip -c golden.jsonl >full.jsonl.gz
 head -c 300 full.jsonl.gz >cut.jsonl.gz

@@ -1,6 +1,6 @@
 # Bad input: missing dataset, haystack, template, tokenizer and config files -> exit 2 naming the path.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 bad_run 2 "error: no-such.jsonl: cannot open: No such file or directory" --dataset no-such.jsonl
 bad_run 2 "error: no-hay.jsonl: cannot open: No such file or directory" --haystack no-hay.jsonl

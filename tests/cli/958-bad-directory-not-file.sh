@@ -1,6 +1,6 @@
 # Bad input: a directory where a file is expected (dataset, haystack, template, tokenizer, config, database) -> exit 2 naming it.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 mkdir d.jsonl d.txt d.tiktoken d.json d.db
 bad_run 2 "error: d.jsonl: read error: Is a directory" --dataset d.jsonl

@@ -1,6 +1,6 @@
 # Bad input: a template without the {question} placeholder (and without {documents}, {text}) -> exit 2 naming file and line.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 printf '# no question\n[user]\nDocuments:\n{documents}\n[document]\n{text}\n' >noq.txt
 bad_run 2 "error: ./noq.txt:2: [user] has no {question} placeholder" --template ./noq.txt

@@ -1,6 +1,6 @@
 # Bad input: --lengths 0, negative, 8q, empty item -> exit 2 naming the flag and value, before anything is stored.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 for v in 0 -5 8q 1k,,2k 1.5k; do
     bad_run 2 "error: run: --lengths: '" --lengths "$v"

@@ -1,6 +1,6 @@
 # Bad input: a corrupted database (not SQLite at all; a truncated copy) -> exit 2 naming the file, which is left byte-identical.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 head -c 5000 /dev/urandom >garbage.db
 sum0=$(sha256sum garbage.db)

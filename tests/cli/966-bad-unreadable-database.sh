@@ -1,6 +1,6 @@
 # Bad input: an unreadable database file (mode 000; run as nobody when root) -> exit 2 naming it; the file is unchanged.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 cp t.db u.db
 chmod 000 u.db

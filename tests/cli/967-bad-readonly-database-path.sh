@@ -1,6 +1,6 @@
 # Bad input: the database on a read-only path (procfs; a read-only directory; a read-only file) -> exit 2 naming it, nothing changed.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 bad_run 2 "error: /proc/dipmap-test.db: cannot open database: unable to open database file" --db /proc/dipmap-test.db
 mkdir ro && chmod 555 ro

@@ -1,6 +1,6 @@
 # Bad input: disk full during a run (RLIMIT_FSIZE, SIGXFSZ ignored so writes fail with EFBIG) -> exit 3 naming the database; the store stays intact (the run failed, or stalled when even its status did not fit) and resumes once there is room.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 size=$(stat -c %s t.db)
 (

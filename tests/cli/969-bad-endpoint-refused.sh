@@ -1,6 +1,6 @@
 # Bad input: an endpoint refusing connections -> exit 3 naming the URL, before the run is stored.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 port=$(free_port)
 RUN_ARGS[1]="http://127.0.0.1:$port"

@@ -1,6 +1,6 @@
 # Bad input: a TLS endpoint with a self-signed certificate -> exit 3 naming the problem; --insecure allows it explicitly.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 command -v openssl >/dev/null || fail "openssl is needed"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 -subj /CN=127.0.0.1 2>/dev/null ||

@@ -1,6 +1,6 @@
 # Bad input: a server answering 200 with an HTML page -> the trial ends in error, exit 3 quoting the body; store intact.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 . "$TESTS/servers/fake.sh"
 setup_prior
 start_fake fake "{\"/v1/models\":[$(models_json dipmap-sim)],\"/v1/chat/completions\":[{\"status\":200,\"headers\":{\"Content-Type\":\"text/html\"},\"body\":\"<html><body>Gateway login</body></html>\"}]}"

@@ -1,6 +1,6 @@
 # Bad input: 200 with an error object instead of choices -> the trial ends in error, exit 3 with the server's message.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 . "$TESTS/servers/fake.sh"
 setup_prior
 start_fake fake "{\"/v1/models\":[$(models_json dipmap-sim)],\"/v1/chat/completions\":[{\"status\":200,\"json\":{\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"server_error\"}}}]}"

@@ -1,6 +1,6 @@
 # Bad input: a response bigger than the 64 MiB cap -> the trial ends in error, exit 3 naming the cap.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 . "$TESTS/servers/fake.sh"
 setup_prior
 start_fake fake "{\"/v1/models\":[$(models_json dipmap-sim)],\"/v1/chat/completions\":[{\"status\":200,\"body_size\":70000000}]}"

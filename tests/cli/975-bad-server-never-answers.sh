@@ -1,6 +1,6 @@
 # Bad input: a server that accepts the connection and never answers -> --timeout ends each attempt, exit 3 naming the timeout.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 . "$TESTS/servers/fake.sh"
 setup_prior
 start_fake fake "{\"/v1/models\":[$(models_json dipmap-sim)],\"/v1/chat/completions\":[{\"hang\":true}]}"

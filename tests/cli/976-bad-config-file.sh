@@ -1,6 +1,6 @@
 # Bad input: config files with an unknown key, bad JSON, a wrong type, the API key -> exit 2 naming the file and the key.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/95x-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 echo '{"lengths": "1k", "bogus": 1}' >c1.json
 bad_run 2 "error: c1.json: unknown setting \"bogus\"" --config c1.json

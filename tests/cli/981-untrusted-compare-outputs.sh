@@ -1,8 +1,8 @@
 # Untrusted text: hostile run names reach JUnit XML, compare.md (Markdown), compare.json,
 # compare.html and the gnuplot chart escaped: the XML parses and holds the names literally,
 # Markdown cells cannot be split by '|', no markup gets through and no command runs.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/compare-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/compare-lib.sh"
 b='b<]]>&"x'
 c="c'|<script>alert(1)</script>|\$(touch pwned)\`touch pwned2\`"
 cmp_gen g 12 1

@@ -2,7 +2,7 @@
 # timeout), and `dipmap report` / `dipmap runs` during the runs see consistent snapshots
 # (outcome counts add up to the trials planned; counts only grow; every cell's trials add
 # up to the total).
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --latency-ms 150 # runs of ~7 s: several snapshots even on a loaded machine

@@ -1,8 +1,8 @@
 # Two processes creating the same new store at the same moment both succeed:
 # the switch to WAL waits for the other process's lock instead of failing with
 # "cannot switch to WAL mode: database is locked" (seen in CI as a 983 flake).
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/7xx-lib.bash"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/7xx-lib.bash"
 make_run in.db --run r1 --golden gold.jsonl
 for i in $(seq 25); do
     rm -f new.db new.db-wal new.db-shm

@@ -1,4 +1,4 @@
-# Start tests/servers/fake_openai.py from a CLI test (sourced; needs tests/cli/lib.sh).
+# Start tests/servers/fake_openai.py from a CLI test (sourced; needs tests/cli/lib/lib.sh).
 # The server is killed when the test exits (added to SIM_PIDS when tests/data/run/lib.sh
 # is sourced, otherwise by its own EXIT trap).
 

@@ -1,5 +1,5 @@
 # Helpers for the `dipmap run` CLI tests (tests/cli/8xx-*.sh), sourced after
-# tests/cli/lib.sh. Servers started here are killed when the test exits.
+# tests/cli/lib/lib.sh. Servers started here are killed when the test exits.
 
 SIM_PIDS=()
 cleanup_sims() {

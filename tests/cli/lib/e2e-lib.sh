@@ -1,5 +1,5 @@
 # Helpers for the end-to-end acceptance tests (tests/cli/9xx-*.sh), sourced
-# after tests/cli/lib.sh and tests/data/run/lib.sh (start_sim, q). Golden sets
+# after tests/cli/lib/lib.sh and tests/data/run/lib.sh (start_sim, q). Golden sets
 # come from `dipmap gen needle`, the haystack is the shipped NQ one.
 
 # e2e_gen N SEED: golden.jsonl with N needle questions
@@ -18,7 +18,7 @@ e2e_run() {
     assert_contains "run-$run.out" "run $run: complete"
 }
 
-# e2e_check ARGS...: tests/cli/e2e_check.py (see its docstring)
+# e2e_check ARGS...: tests/cli/lib/e2e_check.py (see its docstring)
 e2e_check() {
-    python3 "$TESTS/cli/e2e_check.py" "$@"
+    python3 "$TESTS/cli/lib/e2e_check.py" "$@"
 }

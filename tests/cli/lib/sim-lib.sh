@@ -31,7 +31,7 @@ stop_sim() {
     [ "$rc" = 0 ] || fail "serve-sim (pid $1) exited $rc after SIGTERM"
 }
 
-# simpy: run python3 with tests/cli on the module path (for simclient.py).
+# simpy: run python3 with tests/cli/lib on the module path (for simclient.py).
 simpy() {
-    PYTHONPATH="$TESTS/cli${PYTHONPATH:+:$PYTHONPATH}" python3 "$@"
+    PYTHONPATH="$TESTS/cli/lib${PYTHONPATH:+:$PYTHONPATH}" python3 "$@"
 }
