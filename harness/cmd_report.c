@@ -150,20 +150,11 @@ int cmd_report(int argc, const char **argv)
     }
     stats_options_init(&sopt);
     if (rank_dist) {
-        struct strbuf text = STRBUF_INIT;
-        if (strbuf_read_file(&text, rank_dist) < 0) {
-            error("report: cannot read --rank-dist %s: %s", rank_dist, strerror(errno));
-            strbuf_release(&text);
+        if (rank_dist_load(rank_dist, &rank_probs, &n_rank_probs, &err) < 0) {
+            error("report: %s", err.buf);
             rc = DM_EXIT_USAGE;
             goto cleanup;
         }
-        if (rank_dist_parse(text.buf, &rank_probs, &n_rank_probs, &err) < 0) {
-            error("report: %s:%s", rank_dist, err.buf);
-            strbuf_release(&text);
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
-        }
-        strbuf_release(&text);
         sopt.rank_probs = rank_probs;
         sopt.n_rank_probs = n_rank_probs;
     } else if (!(geometric_p > 0 && geometric_p <= 1)) {

@@ -7,6 +7,7 @@
  */
 #include "stats.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,47 +379,20 @@ fail:
     return -1;
 }
 
-static const char *const ordering_names[ORDER__COUNT] = {"source", "best-first", "edges-first",
-                                                         "best-first-second-last"};
-
-const char *ordering_name(enum ordering o)
+int rank_dist_load(const char *path, double **probs, size_t *n, struct strbuf *err)
 {
-    return (unsigned)o < ORDER__COUNT ? ordering_names[o] : "unknown";
-}
-
-int ordering_slot(enum ordering order, int rank, int k)
-{
-    if (k <= 1)
-        return 0;
-    switch (order) {
-    case ORDER_BEST_FIRST:
-        return rank - 1;
-    case ORDER_EDGES_FIRST:
-        return rank % 2 ? (rank - 1) / 2 : k - rank / 2;
-    case ORDER_BEST_2ND_LAST:
-        return rank == 1 ? 0 : rank == 2 ? k - 1 : rank - 2;
-    default:
-        return -1;
+    struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+    int rc = 0;
+    if (strbuf_read_file(&text, path) < 0) {
+        strbuf_addf(err, "cannot read --rank-dist %s: %s", path, strerror(errno));
+        rc = -1;
+    } else if (rank_dist_parse(text.buf, probs, n, &why) < 0) {
+        strbuf_addf(err, "%s:%s", path, why.buf);
+        rc = -1;
     }
-}
-
-double ordering_expected_accuracy(enum ordering order, const double *slot_acc, const double *probs,
-                                  int k)
-{
-    double num = 0.0, den = 0.0;
-    int r;
-    if (k <= 0)
-        return 0.0;
-    if (order == ORDER_SOURCE) {
-        for (r = 0; r < k; r++)
-            num += slot_acc[r];
-        return num / k;
-    }
-    for (r = 1; r <= k; r++) {
-        num += probs[r - 1] * slot_acc[ordering_slot(order, r, k)];
-        den += probs[r - 1];
-    }
-    return den > 0.0 ? num / den : 0.0;
+    strbuf_release(&text);
+    strbuf_release(&why);
+    return rc;
 }
 
 void stats_options_init(struct stats_options *o)

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "order.h"
 #include "trial.h"
 
 /*
@@ -101,18 +102,13 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q);
  */
 struct strbuf;
 int rank_dist_parse(const char *text, double **probs, size_t *n, struct strbuf *err);
+/*
+ * The same from a file (the --rank-dist of report and run): -1 with
+ * "cannot read --rank-dist FILE: ..." or "FILE:line N: reason" appended to err.
+ */
+int rank_dist_load(const char *path, double **probs, size_t *n, struct strbuf *err);
 
 /* ---- run statistics ---- */
-
-enum ordering {
-    ORDER_SOURCE,        /* answer position uniform over the k slots */
-    ORDER_BEST_FIRST,    /* rank r at slot r */
-    ORDER_EDGES_FIRST,   /* rank 1 first, rank 2 last, 3 second, 4 second-to-last ... */
-    ORDER_BEST_2ND_LAST, /* rank 1 first, rank 2 last, ranks 3.. in order in between */
-    ORDER__COUNT
-};
-/* "source", "best-first", "edges-first", "best-first-second-last". */
-const char *ordering_name(enum ordering o);
 
 struct stats_options {
     double z;                  /* interval quantile (default STATS_Z95) */
@@ -303,16 +299,5 @@ const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, 
  * advice; exposed for tests and reports.
  */
 double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth);
-
-/*
- * Expected accuracy of placing k chunks with `order`, given accuracy-at-depth
- * acc[0..k-1] for slot i (depth i/(k-1)) and rank probabilities probs[0..k-1]
- * (need not sum to 1: normalised over the top k). Pure helper used by the
- * advice; returns 0 when the probabilities sum to 0.
- */
-double ordering_expected_accuracy(enum ordering order, const double *slot_acc, const double *probs,
-                                  int k);
-/* Slot (0-based) of rank r (1-based) among k under `order`. */
-int ordering_slot(enum ordering order, int rank, int k);
 
 #endif

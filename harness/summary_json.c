@@ -305,8 +305,12 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
         cJSON_AddNumberToObject(e, "k", a->k);
         cJSON_AddNumberToObject(e, "retrieved", a->retrieved);
         acc = cJSON_AddObjectToObject(e, "accuracy");
+        /* schema 2 named the second-last policy by its long name; "ascending" was added */
         for (k = 0; k < ORDER__COUNT; k++)
-            cJSON_AddNumberToObject(acc, ordering_name((enum ordering)k), a->accuracy[k]);
+            cJSON_AddNumberToObject(acc,
+                                    k == ORDER_BEST_2ND_LAST ? "best-first-second-last"
+                                                             : ordering_name((enum ordering)k),
+                                    a->accuracy[k]);
         cJSON_AddItemToArray(arr, e);
     }
 

@@ -41,6 +41,6 @@ assert d["bootstrap"]["iterations"] == 2000
 a = d["ordering_advice"]
 assert a["rank_distribution"] == {"kind": "geometric", "p": 0.5}
 e = a["entries"][0]
-assert set(e["accuracy"]) == {"source", "best-first", "edges-first", "best-first-second-last"}
+assert set(e["accuracy"]) == {"source", "best-first", "edges-first", "best-first-second-last", "ascending"}
 assert e["accuracy"]["edges-first"] >= e["accuracy"]["source"]
 PY

@@ -516,23 +516,6 @@ static void test_effective_length_and_mismatch(void)
     tset_free(&s);
 }
 
-static void test_ordering(void)
-{
-    double acc3[3] = {1, 0, 1}, p3[3] = {0.5, 0.25, 0.125};
-    int want_edges[5] = {0, 4, 1, 3, 2}, want_b2l[5] = {0, 4, 1, 2, 3}, r;
-    for (r = 1; r <= 5; r++) {
-        CHECK_INT(ordering_slot(ORDER_EDGES_FIRST, r, 5), want_edges[r - 1]);
-        CHECK_INT(ordering_slot(ORDER_BEST_2ND_LAST, r, 5), want_b2l[r - 1]);
-        CHECK_INT(ordering_slot(ORDER_BEST_FIRST, r, 5), r - 1);
-    }
-    CHECK_INT(ordering_slot(ORDER_EDGES_FIRST, 2, 4), 3);
-    CHECK_NEAR(ordering_expected_accuracy(ORDER_SOURCE, acc3, p3, 3), 2.0 / 3, 1e-12);
-    CHECK_NEAR(ordering_expected_accuracy(ORDER_BEST_FIRST, acc3, p3, 3), 0.625 / 0.875, 1e-12);
-    CHECK_NEAR(ordering_expected_accuracy(ORDER_EDGES_FIRST, acc3, p3, 3), 0.75 / 0.875, 1e-12);
-    CHECK_NEAR(ordering_expected_accuracy(ORDER_BEST_2ND_LAST, acc3, p3, 3), 0.75 / 0.875, 1e-12);
-    CHECK_STR(ordering_name(ORDER_EDGES_FIRST), "edges-first");
-}
-
 static void test_advice_from_run(void)
 {
     struct tset s = {0};
@@ -691,7 +674,6 @@ int main(void)
     RUN(test_effective_length_degenerate);
     RUN(test_controls_and_exclude_known);
     RUN(test_effective_length_and_mismatch);
-    RUN(test_ordering);
     RUN(test_advice_from_run);
     RUN(test_rank_dist_parse);
     RUN(test_bad_options);
