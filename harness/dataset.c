@@ -9,6 +9,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,13 +87,22 @@ static int contains_word_or_sub(const char *hay, size_t hay_len, const char *nee
     return 0;
 }
 
-static int leaks(const struct norm_answers *na, const struct strvec *gold_norms, const char *norm,
-                 size_t norm_len)
+/* 1 when a normalised "title text" states one of the (normalised) answers. */
+static int states_answer(const struct norm_answers *na, const char *norm, size_t norm_len)
 {
     size_t i;
     for (i = 0; i < na->v.nr; i++)
         if (contains_word_or_sub(norm, norm_len, na->v.v[i]))
             return 1;
+    return 0;
+}
+
+static int leaks(const struct norm_answers *na, const struct strvec *gold_norms, const char *norm,
+                 size_t norm_len)
+{
+    size_t i;
+    if (states_answer(na, norm, norm_len))
+        return 1;
     for (i = 0; i < gold_norms->nr; i++)
         if (strlen(gold_norms->v[i]) == norm_len && !memcmp(gold_norms->v[i], norm, norm_len))
             return 1;
@@ -405,6 +415,11 @@ static int parse_chunk_array(const struct ctx *c, const cJSON *arr, const char *
 static void question_release(struct question *q)
 {
     size_t i;
+    for (i = 0; i < q->retrieved_nr; i++) {
+        chunk_release(&q->retrieved[i].c);
+        free(q->retrieved[i].doc);
+    }
+    free(q->retrieved);
     free(q->id);
     free(q->question);
     strvec_clear(&q->answers);
@@ -562,19 +577,166 @@ static void drop_leaking_negatives(struct question *q)
     strbuf_release(&sb);
 }
 
+static void chunk_copy(struct chunk *dst, const struct chunk *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->id = xstrdup(src->id);
+    dst->title = xstrdup(src->title);
+    dst->text = xstrdup(src->text);
+    dst->text_len = src->text_len;
+    dst->value = src->value ? xstrdup(src->value) : NULL;
+}
+
+/* "score", "doc" and "gold" of retrieved[i] (its chunk fields are parsed already). */
+static int parse_retrieved_extra(const struct ctx *c, const cJSON *e, size_t i,
+                                 struct retrieved_chunk *rc, int *flagged)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "score");
+    struct strbuf where = STRBUF_INIT;
+    int rcode = 0;
+    strbuf_addf(&where, "\"retrieved\"[%zu].", i);
+    rc->score = NAN;
+    if (f && !cJSON_IsNull(f)) {
+        if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble))
+            rcode = ferr(c, "%s\"score\" must be a number", where.buf);
+        else
+            rc->score = f->valuedouble;
+    }
+    if (!rcode)
+        rcode = opt_string(c, e, "doc", where.buf, &rc->doc);
+    f = cJSON_GetObjectItemCaseSensitive(e, "gold");
+    if (!rcode && f && !cJSON_IsNull(f)) {
+        if (!cJSON_IsBool(f))
+            rcode = ferr(c, "%s\"gold\" must be true or false", where.buf);
+        else if (cJSON_IsTrue(f)) {
+            rc->gold = 1;
+            *flagged = 1;
+        }
+    }
+    strbuf_release(&where);
+    return rcode;
+}
+
+/* Source order: each chunk's position among the list's ids sorted by strverscmp(). */
+static const struct retrieved_chunk *source_list;
+
+static int by_version(const void *a, const void *b)
+{
+    return strverscmp(source_list[*(const size_t *)a].c.id, source_list[*(const size_t *)b].c.id);
+}
+
+static int assign_source_order(const struct ctx *c, struct question *q)
+{
+    size_t *ix = xmalloc(st_mult(q->retrieved_nr, sizeof(*ix))), i;
+    int rc = 0;
+    for (i = 0; i < q->retrieved_nr; i++)
+        ix[i] = i;
+    source_list = q->retrieved;
+    qsort(ix, q->retrieved_nr, sizeof(*ix), by_version);
+    for (i = 0; i < q->retrieved_nr; i++) {
+        q->retrieved[ix[i]].source = (long)i;
+        if (i && !strcmp(q->retrieved[ix[i]].c.id, q->retrieved[ix[i - 1]].c.id)) {
+            size_t a = ix[i - 1] < ix[i] ? ix[i - 1] : ix[i], b = ix[i - 1] ^ ix[i] ^ a;
+            rc = ferr(c, "\"retrieved\"[%zu].\"id\": \"%s\" is also \"retrieved\"[%zu]'s id", b,
+                      q->retrieved[ix[i]].c.id, a);
+            break;
+        }
+    }
+    free(ix);
+    return rc;
+}
+
+/*
+ * A retrieval item's "retrieved": the ranked chunks, then the gold among
+ * them (flagged, else stating an answer), gold and distractors as copies.
+ */
+static int parse_retrieved(const struct ctx *c, const cJSON *arr, struct question *q)
+{
+    struct chunk *chunks = NULL;
+    size_t n = 0, i, g = 0, d = 0;
+    const cJSON *e;
+    int flagged = 0;
+    struct norm_answers na;
+    struct strbuf sb = STRBUF_INIT;
+
+    if (!cJSON_IsArray(arr) || !cJSON_GetArraySize(arr))
+        return ferr(c, "\"retrieved\" must be a non-empty array of chunks, best first");
+    if (parse_chunk_array(c, arr, "retrieved", q->id, "r", &chunks, &n) < 0) {
+        for (i = 0; i < n; i++)
+            chunk_release(&chunks[i]);
+        free(chunks);
+        return -1;
+    }
+    q->retrieved = xcalloc(n, sizeof(*q->retrieved));
+    for (i = 0; i < n; i++)
+        q->retrieved[i].c = chunks[i];
+    q->retrieved_nr = n;
+    free(chunks);
+    i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct retrieved_chunk *rc = &q->retrieved[i];
+        if (parse_retrieved_extra(c, e, i, rc, &flagged) < 0)
+            return -1;
+        if (i && !isnan(rc->score) && !isnan(q->retrieved[i - 1].score) &&
+            rc->score > q->retrieved[i - 1].score)
+            return ferr(c,
+                        "\"retrieved\"[%zu].\"score\" %g is above \"retrieved\"[%zu]'s %g: list "
+                        "the chunks best first",
+                        i, rc->score, i - 1, q->retrieved[i - 1].score);
+        i++;
+    }
+    if (assign_source_order(c, q) < 0)
+        return -1;
+    if (!flagged) {
+        norm_answers_init(&na, q);
+        for (i = 0; i < n; i++) {
+            strbuf_reset(&sb);
+            chunk_normalize(&sb, &q->retrieved[i].c);
+            q->retrieved[i].gold = states_answer(&na, sb.buf, sb.len);
+        }
+        strvec_clear(&na.v);
+        strbuf_release(&sb);
+    }
+    for (i = 0; i < n; i++)
+        g += q->retrieved[i].gold;
+    q->gold = xcalloc(g ? g : 1, sizeof(*q->gold));
+    q->distractors = xcalloc(n - g ? n - g : 1, sizeof(*q->distractors));
+    for (i = 0; i < n; i++) {
+        if (q->retrieved[i].gold) {
+            if (!q->gold_nr)
+                q->gold_rank = i + 1;
+            chunk_copy(&q->gold[q->gold_nr++], &q->retrieved[i].c);
+        } else {
+            chunk_copy(&q->distractors[d++], &q->retrieved[i].c);
+            q->distractors_nr = d;
+        }
+    }
+    return 0;
+}
+
 static int parse_question(const struct ctx *c, const cJSON *j, struct question *q)
 {
-    const cJSON *f, *e;
+    const cJSON *f, *e, *retrieved;
 
     memset(q, 0, sizeof(*q));
     strvec_init(&q->answers);
     strvec_init(&q->dropped_negatives);
     q->line = c->line;
 
+    retrieved = cJSON_GetObjectItemCaseSensitive(j, "retrieved");
+    if (cJSON_IsNull(retrieved))
+        retrieved = NULL;
     f = cJSON_GetObjectItemCaseSensitive(j, "id");
-    if (!is_nonempty_string(f))
-        return ferr(c, "\"id\" must be a non-empty string");
-    q->id = xstrdup(f->valuestring);
+    if (retrieved && (!f || cJSON_IsNull(f))) {
+        struct strbuf id = STRBUF_INIT;
+        strbuf_addf(&id, "line-%ld", c->line);
+        q->id = strbuf_detach(&id, NULL);
+    } else {
+        if (!is_nonempty_string(f))
+            return ferr(c, "\"id\" must be a non-empty string");
+        q->id = xstrdup(f->valuestring);
+    }
     f = cJSON_GetObjectItemCaseSensitive(j, "question");
     if (!is_nonempty_string(f))
         return ferr(c, "\"question\" must be a non-empty string");
@@ -588,13 +750,21 @@ static int parse_question(const struct ctx *c, const cJSON *j, struct question *
             return ferr(c, "\"answers\" must be a non-empty array of strings");
         strvec_push(&q->answers, e->valuestring);
     }
+    if (retrieved) {
+        if (cJSON_GetObjectItemCaseSensitive(j, "gold") ||
+            cJSON_GetObjectItemCaseSensitive(j, "distractors"))
+            return ferr(c, "a retrieval item (\"retrieved\") has no \"gold\" or \"distractors\": "
+                           "flag its gold chunks in \"retrieved\" with \"gold\": true");
+        if (parse_retrieved(c, retrieved, q) < 0)
+            return -1;
+    }
     f = cJSON_GetObjectItemCaseSensitive(j, "gold");
-    if (!cJSON_IsArray(f) || !cJSON_GetArraySize(f))
+    if (!retrieved && (!cJSON_IsArray(f) || !cJSON_GetArraySize(f)))
         return ferr(c, "\"gold\" must be a non-empty array of chunks");
-    if (parse_chunk_array(c, f, "gold", q->id, "gold", &q->gold, &q->gold_nr) < 0)
+    if (!retrieved && parse_chunk_array(c, f, "gold", q->id, "gold", &q->gold, &q->gold_nr) < 0)
         return -1;
     f = cJSON_GetObjectItemCaseSensitive(j, "distractors");
-    if (f && !cJSON_IsNull(f)) {
+    if (!retrieved && f && !cJSON_IsNull(f)) {
         if (!cJSON_IsArray(f))
             return ferr(c, "\"distractors\" must be an array of chunks");
         if (parse_chunk_array(c, f, "distractors", q->id, "neg", &q->distractors,
@@ -689,6 +859,7 @@ static int golden_set_read(struct golden_set *gs, struct line_reader *r, const c
         }
         cJSON_Delete(j);
         gs->nr++;
+        gs->retrieval_nr += q->retrieved_nr > 0;
         prev = strset_put(&ids, q->id, gs->nr - 1);
         if (prev != (size_t)-1) {
             ferr(&c, "\"id\": duplicate question id \"%s\" (first on line %ld)", q->id,
@@ -748,6 +919,18 @@ size_t golden_set_negatives_note(const struct golden_set *gs, struct strbuf *out
     }
     strbuf_addstr(out, affected > listed ? "; ...)" : ")");
     return total;
+}
+
+int golden_set_require_gold(const struct golden_set *gs)
+{
+    size_t i;
+    for (i = 0; i < gs->nr; i++)
+        if (!gs->q[i].gold_nr)
+            return error("%s:%ld: no gold chunk among \"retrieved\" (none flagged \"gold\": true, "
+                         "none states an answer): the depth experiment needs one per question; "
+                         "use it with run --experiment order",
+                         gs->path, gs->q[i].line);
+    return 0;
 }
 
 const struct question *golden_set_find(const struct golden_set *gs, const char *id)

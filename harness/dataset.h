@@ -46,12 +46,33 @@ struct chunk {
     size_t norm_len;
 };
 
+/*
+ * One chunk of a retrieval item's ranked list ("retrieved"), in rank order.
+ * The chunk's id defaults to "<qid>/r/<i>".
+ */
+struct retrieved_chunk {
+    struct chunk c;
+    double score; /* the retriever's score; NAN when absent */
+    char *doc;    /* the document it was cut from; NULL when absent (its own document) */
+    int gold;     /* flagged "gold": true, or, when the item flags none, it states an answer */
+    long source;  /* position in source order: the list's ids sorted by strverscmp() */
+};
+
 struct question {
     char *id;
     char *question;
     struct strvec answers; /* >= 1 non-empty strings */
-    struct chunk *gold;    /* >= 1 */
+    struct chunk *gold;    /* >= 1 for a golden-set line; a retrieval item's gold chunks (copies,
+                              rank order), 0 when its retriever missed them */
     size_t gold_nr;
+    /*
+     * A retrieval item's ranked list (rank 1 first), NULL/0 for a golden-set
+     * line; gold_rank is the rank of its best gold chunk, 0 when none was
+     * retrieved. Its non-gold chunks are also its distractors (hard negatives).
+     */
+    struct retrieved_chunk *retrieved;
+    size_t retrieved_nr;
+    size_t gold_rank;
     struct chunk *distractors; /* question-specific hard negatives; may be 0 */
     size_t distractors_nr;
     /* ids of hard negatives excluded at load because they state a gold answer */
@@ -65,6 +86,7 @@ struct golden_set {
     char *path;
     struct question *q;
     size_t nr;
+    size_t retrieval_nr;             /* questions given as retrieval items ("retrieved") */
     char sha256[SHA256_HEX_LEN + 1]; /* of the uncompressed content */
 };
 
@@ -82,8 +104,26 @@ struct golden_set {
  * negatives that leak a gold answer (question_leaks_into()) are removed and
  * their ids kept in dropped_negatives. Unknown fields are ignored. An empty
  * file is an error. Returns 0 or -1 (message printed).
+ *
+ * A line may instead be a retrieval item (a retrieval set: the ranked chunks
+ * a retriever returned for the question): "retrieved" replaces "gold" and
+ * "distractors", "id" is optional ("line-N"). "retrieved" is a non-empty
+ * array of chunks in rank order (best first), each with optional number
+ * "score" (non-increasing down the list), string "doc" (chunks of one
+ * document) and boolean "gold"; chunk ids unique in the list. The gold
+ * chunks are the ones flagged "gold": true; when none is flagged, the ones
+ * whose normalised title and text state an answer (the scorer's
+ * score_normalize(), the leak rule of question_leaks_into()). No gold chunk
+ * at all is allowed (the retriever missed it: gold_nr 0); a depth run
+ * refuses such a set (golden_set_require_gold()).
  */
 int golden_set_load(struct golden_set *gs, const char *path);
+/*
+ * -1 (message printed, naming the file, the line and why) when a question
+ * has no gold chunk (a retrieval item whose retriever missed it): the depth
+ * experiment needs one per question. 0 otherwise.
+ */
+int golden_set_require_gold(const struct golden_set *gs);
 /*
  * The same from text in memory (a golden set kept in the store): name stands
  * for the path in messages and gs->path; buf is copied. sha256 is of buf.

@@ -414,6 +414,80 @@ static void test_shipped_sets_load(void)
     }
 }
 
+/* Retrieval sets: ranked chunks, gold flagged or found by the answer, source order, errors. */
+static void test_retrieval_set(void)
+{
+    struct golden_set gs;
+    const struct question *q;
+    strbuf_reset(&captured);
+    CHECK_INT(golden_set_load(&gs, DIR "retrieval.jsonl"), 0);
+    CHECK_INT(gs.nr, 4);
+    CHECK_INT(gs.retrieval_nr, 4);
+    q = golden_set_find(&gs, "r1");
+    CHECK(q != NULL);
+    if (q) {
+        CHECK_INT(q->retrieved_nr, 3);
+        /* found by the answer as the scorer normalises it ("HOMER," states "Homer") */
+        CHECK_INT(q->gold_rank, 2);
+        CHECK_INT(q->gold_nr, 1);
+        CHECK_STR(q->gold[0].id, "d1#10");
+        CHECK_INT(q->distractors_nr, 2);
+        CHECK_STR(q->retrieved[0].doc, "d2");
+        CHECK_NEAR(q->retrieved[1].score, 0.8, 1e-12);
+        /* source order by id, digits as numbers: d1#9, d1#10, d2#3 */
+        CHECK_INT(q->retrieved[2].source, 0);
+        CHECK_INT(q->retrieved[1].source, 1);
+        CHECK_INT(q->retrieved[0].source, 2);
+        CHECK_STR(q->retrieved[2].c.title, "");
+    }
+    /* no id: "line-N"; Greek capitals with tonos state the answer once normalised */
+    q = golden_set_find(&gs, "line-2");
+    CHECK(q && q->gold_rank == 1 && q->gold_nr == 1 && isnan(q->retrieved[0].score));
+    CHECK(q && !strcmp(q->retrieved[1].c.id, "line-2/r/1"));
+    /* a flag wins over the answer: "a" states it but only "b" is gold (and "a" is no fair
+       hard negative for a depth run) */
+    q = golden_set_find(&gs, "r3");
+    CHECK(q && q->gold_rank == 2 && q->gold_nr == 1 && !q->retrieved[0].gold);
+    CHECK(q && q->distractors_nr == 0 && q->dropped_negatives.nr == 1);
+    /* the retriever missed it: allowed, but not for the depth experiment */
+    q = golden_set_find(&gs, "r4");
+    CHECK(q && q->gold_rank == 0 && q->gold_nr == 0 && q->distractors_nr == 1);
+    usage_set_hook(capture);
+    CHECK_INT(golden_set_require_gold(&gs), -1);
+    usage_set_hook(NULL);
+    CHECK(strstr(captured.buf, DIR "retrieval.jsonl:4: no gold chunk among \"retrieved\"") ==
+          captured.buf);
+    golden_set_release(&gs);
+    CHECK_INT(golden_set_load(&gs, DIR "valid.jsonl"), 0);
+    CHECK_INT(gs.retrieval_nr, 0);
+    CHECK_INT(golden_set_require_gold(&gs), 0);
+    golden_set_release(&gs);
+
+    expect_error(0, DIR "retrieval-empty.jsonl",
+                 DIR "retrieval-empty.jsonl:1: \"retrieved\" must be a non-empty array of chunks, "
+                     "best first");
+    expect_error(0, DIR "retrieval-score-order.jsonl",
+                 DIR "retrieval-score-order.jsonl:1: \"retrieved\"[1].\"score\" 0.7 is above "
+                     "\"retrieved\"[0]'s 0.5: list the chunks best first");
+    expect_error(0, DIR "retrieval-score-type.jsonl",
+                 DIR "retrieval-score-type.jsonl:1: \"retrieved\"[0].\"score\" must be a number");
+    expect_error(0, DIR "retrieval-gold-type.jsonl",
+                 DIR "retrieval-gold-type.jsonl:1: \"retrieved\"[0].\"gold\" must be true or "
+                     "false");
+    expect_error(0, DIR "retrieval-doc-type.jsonl",
+                 DIR "retrieval-doc-type.jsonl:1: \"retrieved\"[0].\"doc\" must be a string");
+    expect_error(0, DIR "retrieval-no-text.jsonl",
+                 DIR "retrieval-no-text.jsonl:1: \"retrieved\"[0].\"text\" must be a non-empty "
+                     "string");
+    expect_error(0, DIR "retrieval-dup-id.jsonl",
+                 DIR "retrieval-dup-id.jsonl:1: \"retrieved\"[1].\"id\": \"c1\" is also "
+                     "\"retrieved\"[0]'s id");
+    expect_error(0, DIR "retrieval-with-gold.jsonl",
+                 DIR "retrieval-with-gold.jsonl:1: a retrieval item (\"retrieved\") has no "
+                     "\"gold\" or \"distractors\": flag its gold chunks in \"retrieved\" with "
+                     "\"gold\": true");
+}
+
 int main(void)
 {
     RUN(test_valid_set);
@@ -429,6 +503,7 @@ int main(void)
     RUN(test_long_paragraph_split);
     RUN(test_round_trip);
     RUN(test_shipped_sets_load);
+    RUN(test_retrieval_set);
     strbuf_release(&captured);
     return TEST_EXIT();
 }
