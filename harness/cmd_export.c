@@ -108,6 +108,10 @@ static void get_question_id(const struct row *r, struct value *v)
 {
     v_str(v, r->t->question_id);
 }
+static void get_axes(const struct row *r, struct value *v)
+{
+    v_str(v, r->t->axes ? r->t->axes : "");
+}
 static void get_length(const struct row *r, struct value *v)
 {
     v_int(v, r->t->length, 0);
@@ -267,6 +271,7 @@ static const struct column columns[] = {
     {"depth_bp", get_depth_bp},
     {"depth", get_depth},
     {"repeat", get_repeat},
+    {"axes", get_axes},
     /* what was sent and what came back */
     {"prompt_sha256", get_prompt_sha256},
     {"realized_length", get_realized_length},

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "plan.h"
 #include "stats.h"
 #include "store.h"
@@ -60,7 +61,8 @@ static int cmp_key(const struct trial_result *x, const struct trial_result *y)
         return x->depth_bp < y->depth_bp ? -1 : 1;
     if (x->repeat != y->repeat)
         return x->repeat < y->repeat ? -1 : 1;
-    return 0;
+    /* named axes: a pair is one key, so the two trials have equal axis values */
+    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
 }
 
 static int cmp_key_ptr(const void *a, const void *b)

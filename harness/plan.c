@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "dataset.h"
 #include "num.h"
 #include "strbuf.h"
@@ -162,10 +163,63 @@ int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct str
     return rc;
 }
 
+/* The combinations of axis values into p->combos (first axis outermost). */
+static int build_combos(struct plan *p, const struct plan_spec *spec, struct strbuf *err)
+{
+    size_t total = 1, i, j, k;
+    for (i = 0; i < spec->axes_nr; i++) {
+        const struct plan_axis *a = &spec->axes[i];
+        if (!a->name || !axes_name_valid(a->name, strlen(a->name))) {
+            strbuf_addf(err, "'%s' is not an axis name", a->name ? a->name : "");
+            return -1;
+        }
+        if (!a->values_nr) {
+            strbuf_addf(err, "--%s: no values", a->name);
+            return -1;
+        }
+        for (j = 0; j < i; j++)
+            if (!strcmp(spec->axes[j].name, a->name)) {
+                strbuf_addf(err, "axis %s given twice", a->name);
+                return -1;
+            }
+        for (j = 0; j < a->values_nr; j++) {
+            if (!axes_value_valid(a->values[j], strlen(a->values[j]))) {
+                strbuf_addf(err, "--%s: '%s' is not a value (letters, digits, _ . %% + -)", a->name,
+                            a->values[j]);
+                return -1;
+            }
+            for (k = 0; k < j; k++)
+                if (!strcmp(a->values[k], a->values[j])) {
+                    strbuf_addf(err, "--%s: %s given twice", a->name, a->values[j]);
+                    return -1;
+                }
+        }
+        total *= a->values_nr;
+    }
+    p->combos = xcalloc(total, sizeof(*p->combos));
+    p->combos_nr = total;
+    for (k = 0; k < total; k++) {
+        struct strbuf c = STRBUF_INIT, next = STRBUF_INIT;
+        size_t rest = k, stride = total;
+        for (i = 0; i < spec->axes_nr; i++) {
+            const struct plan_axis *a = &spec->axes[i];
+            stride /= a->values_nr;
+            strbuf_reset(&next);
+            axes_set(&next, c.buf, a->name, a->values[rest / stride]);
+            rest %= stride;
+            strbuf_reset(&c);
+            strbuf_addstr(&c, next.buf);
+        }
+        strbuf_release(&next);
+        p->combos[k] = strbuf_detach(&c, NULL);
+    }
+    return 0;
+}
+
 int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
                struct strbuf *err)
 {
-    size_t li, qi, di, alloc = 0, group = 0;
+    size_t li, qi, ci, di, alloc = 0, group = 0;
     unsigned count = spec->shard_count ? spec->shard_count : 1;
     int r;
 
@@ -179,21 +233,27 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
                     count);
         return -1;
     }
+    if (build_combos(p, spec, err)) {
+        plan_release(p);
+        return -1;
+    }
     for (li = 0; li < spec->lengths_nr; li++)
         for (r = 0; r < spec->repeats; r++)
-            for (qi = 0; qi < gs->nr; qi++, group++) {
-                p->total_nr += spec->depths_nr;
-                if (group % count != spec->shard_index)
-                    continue;
-                for (di = 0; di < spec->depths_nr; di++) {
-                    ALLOC_GROW(p->t, p->nr + 1, alloc);
-                    p->t[p->nr].question = qi;
-                    p->t[p->nr].length = spec->lengths[li];
-                    p->t[p->nr].depth_bp = spec->depths_bp[di];
-                    p->t[p->nr].repeat = r;
-                    p->nr++;
+            for (qi = 0; qi < gs->nr; qi++)
+                for (ci = 0; ci < p->combos_nr; ci++, group++) {
+                    p->total_nr += spec->depths_nr;
+                    if (group % count != spec->shard_index)
+                        continue;
+                    for (di = 0; di < spec->depths_nr; di++) {
+                        ALLOC_GROW(p->t, p->nr + 1, alloc);
+                        p->t[p->nr].question = qi;
+                        p->t[p->nr].length = spec->lengths[li];
+                        p->t[p->nr].depth_bp = spec->depths_bp[di];
+                        p->t[p->nr].repeat = r;
+                        p->t[p->nr].axes = p->combos[ci];
+                        p->nr++;
+                    }
                 }
-            }
     if (spec->controls)
         for (r = 0; r < spec->repeats; r++)
             for (qi = 0; qi < gs->nr; qi++, group++) {
@@ -211,6 +271,7 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
                     p->t[p->nr].length = TRIAL_CONTROL_LENGTH;
                     p->t[p->nr].depth_bp = kinds[k];
                     p->t[p->nr].repeat = r;
+                    p->t[p->nr].axes = "";
                     p->nr++;
                 }
             }
@@ -245,6 +306,10 @@ int plan_parse_controls(const char *s, unsigned *out, struct strbuf *err)
 
 void plan_release(struct plan *p)
 {
+    size_t i;
+    for (i = 0; i < p->combos_nr; i++)
+        free(p->combos[i]);
+    free(p->combos);
     free(p->t);
     memset(p, 0, sizeof(*p));
 }

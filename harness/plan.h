@@ -47,15 +47,28 @@ void plan_format_depth(struct strbuf *out, int depth_bp);
  */
 int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err);
 
+/*
+ * A named axis (axes.h) crossed with lengths and depths: its name and its
+ * values in the order given (run --question-at end,start -> {"question-at",
+ * {"end", "start"}, 2}). Borrowed by the spec.
+ */
+struct plan_axis {
+    const char *name;
+    const char *const *values;
+    size_t values_nr;
+};
+
 struct plan_spec {
     const long *lengths;
     size_t lengths_nr;
     const int *depths_bp;
     size_t depths_nr;
-    int repeats;          /* >= 1 */
-    unsigned shard_index; /* 0-based; 0 when not sharded */
-    unsigned shard_count; /* 1 when not sharded (0 is taken as 1) */
-    unsigned controls;    /* PLAN_CONTROL_* bits (run --controls) */
+    int repeats;                  /* >= 1 */
+    unsigned shard_index;         /* 0-based; 0 when not sharded */
+    unsigned shard_count;         /* 1 when not sharded (0 is taken as 1) */
+    unsigned controls;            /* PLAN_CONTROL_* bits (run --controls) */
+    const struct plan_axis *axes; /* NULL/0: no named axes (every trial's axes "") */
+    size_t axes_nr;
 };
 #define PLAN_CONTROL_CLOSED_BOOK 1u
 #define PLAN_CONTROL_ORACLE      2u
@@ -70,25 +83,35 @@ struct plan_trial {
     long length;
     int depth_bp;
     int repeat;
+    const char *axes; /* canonical named axes (axes.h), "" when none; borrowed from plan.combos */
 };
 
 struct plan {
     struct plan_trial *t; /* owned */
     size_t nr;
+    char **combos; /* owned: the canonical axes of each combination of axis values, in order
+                      (one "" when the spec has no axes) */
+    size_t combos_nr;
     size_t total_nr;    /* trials in the whole matrix, before sharding */
     size_t controls_nr; /* control trials among total_nr (trial.h) */
 };
 
 /*
  * Enumerate the matrix in a fixed order: length, then repeat, then question
- * (file order), then depth (innermost, so the depths of one (question, length,
- * repeat) -- which share one distractor sequence -- are consecutive). Sharding
- * assigns whole (length, repeat, question) groups round-robin: group g goes to
+ * (file order), then the combination of named axis values (spec->axes crossed,
+ * the first axis outermost, values in the order given), then depth
+ * (innermost, so the depths of one (question, length, repeat, axes) -- which
+ * share one distractor sequence -- are consecutive, and the axis values of one
+ * (question, length, repeat) are neighbours). Sharding assigns whole
+ * (length, repeat, question, axes) groups round-robin: group g goes to
  * shard g % N, so shards are balanced, disjoint, cover the matrix, and are
  * stable across runs of the same set and spec. Control trials (spec->controls)
  * come last: per repeat and question, closed-book then oracle (length 0,
  * depth DEPTH_BP_CLOSED_BOOK / DEPTH_BP_ORACLE), one group each (question,
- * repeat), continuing the round-robin. Returns 0 or -1 (err).
+ * repeat), continuing the round-robin; they carry no axes. Without axes the
+ * matrix and its shards are exactly those of a run before axes existed.
+ * Returns 0 or -1 (err: a bad axis name or value, a value given twice, an
+ * axis given twice or without values).
  */
 int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
                struct strbuf *err);

@@ -259,6 +259,7 @@ void prompt_request_for_trial(struct prompt_request *pr, const struct question *
     pr->target_len = pt->length;
     pr->depth_bp = pt->depth_bp;
     pr->repeat = pt->repeat;
+    pr->axes = pt->axes;
     pr->seed = seed;
     pr->max_answer_tokens = max_answer_tokens;
     pr->chat = chat;

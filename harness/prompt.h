@@ -76,8 +76,10 @@ struct prompt_request {
     unsigned long seed; /* run seed; selects filler and orders */
     long max_answer_tokens; /* recorded only; the runner checks length + this fits the context */
     int chat;               /* 1: length counts system + user messages; 0: the completion string */
-    long overhead; /* tokens the server adds around the content (chat template, BOS), measured
-                      (overhead.h); the content is built to target_len - overhead */
+    long overhead;    /* tokens the server adds around the content (chat template, BOS), measured
+                         (overhead.h); the content is built to target_len - overhead */
+    const char *axes; /* canonical named axes (axes.h; NULL or "" none), borrowed: the builder
+                         reads its axes' values with axes_find() */
 };
 
 struct plan_trial;

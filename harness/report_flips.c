@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "compare.h"
 #include "escape.h"
 #include "plan.h"
@@ -33,7 +34,9 @@ static int cmp_key(const struct trial_result *x, const struct trial_result *y)
         return x->length < y->length ? -1 : 1;
     if (x->depth_bp != y->depth_bp)
         return x->depth_bp < y->depth_bp ? -1 : 1;
-    return x->repeat < y->repeat ? -1 : x->repeat > y->repeat;
+    if (x->repeat != y->repeat)
+        return x->repeat < y->repeat ? -1 : 1;
+    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
 }
 
 static int cmp_ptr(const void *a, const void *b)

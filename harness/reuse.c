@@ -42,23 +42,12 @@ static size_t hash_hex(const char *hex)
     return h;
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
 static void add(struct reuse_index *ix, const struct trial_result *t, size_t source)
 {
     struct reuse_entry *e;
     ALLOC_GROW(ix->e, ix->nr + 1, ix->alloc);
     e = &ix->e[ix->nr++];
-    e->t = *t;
-    e->t.question_id = dup_or_null(t->question_id);
-    e->t.finish_reason = dup_or_null(t->finish_reason);
-    e->t.answer = dup_or_null(t->answer);
-    e->t.reasoning = dup_or_null(t->reasoning);
-    e->t.error = dup_or_null(t->error);
-    e->t.reused_from = dup_or_null(t->reused_from);
+    trial_result_copy(&e->t, t);
     e->source = source;
 }
 

@@ -341,6 +341,7 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.length = pt->length;
     t.depth_bp = pt->depth_bp;
     t.repeat = pt->repeat;
+    t.axes = (char *)pt->axes;
     memcpy(t.prompt_sha256, s->sha, sizeof(t.prompt_sha256));
     t.realized_length = s->realized_len;
     t.realized_depth = s->realized_depth;
@@ -453,6 +454,7 @@ static int trial_done(const struct runner_config *cfg, size_t i)
     k.length = pt->length;
     k.depth_bp = pt->depth_bp;
     k.repeat = pt->repeat;
+    k.axes = pt->axes;
     return store_done_set_has(cfg->done, &k);
 }
 
@@ -1205,16 +1207,9 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     res->planned = (long)cfg->plan->nr;
     res->min_window = cfg->concurrency;
     res->cost_usd = prices_known(cfg) ? 0 : -1;
-    for (i = 0; i < cfg->plan->nr; i++) {
-        const struct plan_trial *pt = &cfg->plan->t[i];
-        struct trial_key k;
-        k.question_id = cfg->gs->q[pt->question].id;
-        k.length = pt->length;
-        k.depth_bp = pt->depth_bp;
-        k.repeat = pt->repeat;
-        if (cfg->done && store_done_set_has(cfg->done, &k))
+    for (i = 0; i < cfg->plan->nr; i++)
+        if (trial_done(cfg, i))
             res->already_done++;
-    }
     r.to_send = res->planned - res->already_done;
 
     signals_seen = 0;

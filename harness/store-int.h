@@ -33,6 +33,7 @@ enum stmt_id {
     S_TRIAL_SELECT_V2,
     S_TRIAL_SELECT_V3,
     S_TRIAL_SELECT_V4,
+    S_TRIAL_SELECT_V5,
     S_DONE,
     S_LOCK_GET,
     S_LOCK_SET,

@@ -29,6 +29,17 @@
 #define STORE_APP_ID          0x4449504d
 #define STORE_BUSY_TIMEOUT_MS 30000
 
+/* The trials columns as of each schema version (the migrations copy them). */
+#define TRIAL_COLS_V2                                                                              \
+    "question_id, length, depth_bp, repeat, prompt_sha256, realized_length,"                       \
+    " usage_prompt_tokens, realized_depth, gold_offset, outcome, http_status, attempts,"           \
+    " latency_ms, completion_tokens, finish_reason, answer, reasoning, score, error, finished_at"
+#define TRIAL_COLS_V3                                                                              \
+    TRIAL_COLS_V2 ", cut, reasoning_tokens, reasoning_chars, request_sha256, reused_from"
+#define TRIAL_COLS_V4 TRIAL_COLS_V3 ", cache_n, prompt_n, prompt_ms"
+#define TRIAL_COLS_V5 TRIAL_COLS_V4 ", cached_tokens, sent_at"
+#define TRIAL_COLS    TRIAL_COLS_V5 ", axes"
+
 /*
  * Forward migrations: entry i takes the schema from version i to i + 1. Append
  * a new entry (and bump STORE_SCHEMA_VERSION) to change the schema; never edit
@@ -124,6 +135,50 @@ static const char *const migrations[] = {
      */
     "ALTER TABLE trials ADD COLUMN cached_tokens INTEGER;"
     "ALTER TABLE trials ADD COLUMN sent_at REAL;",
+    /*
+     * 5 -> 6: named axes (axes.h) join the trial key. SQLite cannot change a
+     * primary key in place, so the table is rebuilt with every column kept;
+     * existing trials get axes '' (no extra axes).
+     */
+    "CREATE TABLE trials_v6 ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " question_id TEXT NOT NULL,"
+    " length INTEGER NOT NULL,"
+    " depth_bp INTEGER NOT NULL,"
+    " repeat INTEGER NOT NULL,"
+    " prompt_sha256 TEXT,"
+    " realized_length INTEGER,"
+    " usage_prompt_tokens INTEGER,"
+    " realized_depth REAL,"
+    " gold_offset INTEGER,"
+    " outcome TEXT NOT NULL,"
+    " http_status INTEGER,"
+    " attempts INTEGER,"
+    " latency_ms REAL,"
+    " completion_tokens INTEGER,"
+    " finish_reason TEXT,"
+    " answer TEXT,"
+    " reasoning TEXT,"
+    " score REAL,"
+    " error TEXT,"
+    " finished_at REAL,"
+    " cut INTEGER NOT NULL DEFAULT 0,"
+    " reasoning_tokens INTEGER,"
+    " reasoning_chars INTEGER,"
+    " request_sha256 TEXT,"
+    " reused_from TEXT,"
+    " cache_n INTEGER,"
+    " prompt_n INTEGER,"
+    " prompt_ms REAL,"
+    " cached_tokens INTEGER,"
+    " sent_at REAL,"
+    " axes TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (run_id, question_id, length, depth_bp, repeat, axes));"
+    "INSERT INTO trials_v6 (run_id, " TRIAL_COLS_V5 ") SELECT run_id, " TRIAL_COLS_V5
+    " FROM trials;"
+    "DROP TABLE trials;"
+    "ALTER TABLE trials_v6 RENAME TO trials;"
+    "CREATE INDEX trials_request ON trials(request_sha256);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -134,21 +189,12 @@ static const char *const migrations[] = {
     " dipmap_version, dipmap_commit, tags, shard, created_at, started_at, finished_at, status,"    \
     " trials_planned"
 
-#define TRIAL_COLS_V2                                                                              \
-    "question_id, length, depth_bp, repeat, prompt_sha256, realized_length,"                       \
-    " usage_prompt_tokens, realized_depth, gold_offset, outcome, http_status, attempts,"           \
-    " latency_ms, completion_tokens, finish_reason, answer, reasoning, score, error, finished_at"
-#define TRIAL_COLS_V3                                                                              \
-    TRIAL_COLS_V2 ", cut, reasoning_tokens, reasoning_chars, request_sha256, reused_from"
-#define TRIAL_COLS_V4 TRIAL_COLS_V3 ", cache_n, prompt_n, prompt_ms"
-#define TRIAL_COLS    TRIAL_COLS_V4 ", cached_tokens, sent_at"
-
 #define TRIAL_VALUES                                                                               \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "  \
-    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31"
+    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32"
 
 #define TRIAL_UPDATE                                                                               \
-    " ON CONFLICT (run_id, question_id, length, depth_bp, repeat) DO UPDATE SET"                   \
+    " ON CONFLICT (run_id, question_id, length, depth_bp, repeat, axes) DO UPDATE SET"             \
     " prompt_sha256 = excluded.prompt_sha256, realized_length = excluded.realized_length,"         \
     " usage_prompt_tokens = excluded.usage_prompt_tokens,"                                         \
     " realized_depth = excluded.realized_depth, gold_offset = excluded.gold_offset,"               \
@@ -199,19 +245,22 @@ const char *const store_stmt_sql[S__COUNT] = {
         "INSERT INTO trials (run_id, " TRIAL_COLS ") VALUES (" TRIAL_VALUES ")" TRIAL_UPDATE
         " WHERE trials.outcome = 'pending' AND excluded.outcome <> 'pending'",
     [S_TRIAL_SELECT] = "SELECT " TRIAL_COLS " FROM trials WHERE run_id = ?1"
-                       " ORDER BY question_id, length, depth_bp, repeat",
+                       " ORDER BY question_id, length, depth_bp, repeat, axes",
     /* a version-2 store opened read-only: the columns of migration 3 read as their defaults */
     [S_TRIAL_SELECT_V2] = "SELECT " TRIAL_COLS_V2 ", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL,"
-                          " NULL, NULL"
+                          " NULL, NULL, ''"
                           " FROM trials WHERE run_id = ?1 ORDER BY question_id, length, depth_bp,"
                           " repeat",
     /* a version-3 store opened read-only: no timings */
-    [S_TRIAL_SELECT_V3] = "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL, NULL, NULL FROM trials"
+    [S_TRIAL_SELECT_V3] = "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL, NULL, NULL, '' FROM trials"
                           " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
     /* a version-4 store opened read-only: no cached tokens, no send times */
-    [S_TRIAL_SELECT_V4] = "SELECT " TRIAL_COLS_V4 ", NULL, NULL FROM trials"
+    [S_TRIAL_SELECT_V4] = "SELECT " TRIAL_COLS_V4 ", NULL, NULL, '' FROM trials"
                           " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
-    [S_DONE] = "SELECT question_id, length, depth_bp, repeat FROM trials WHERE run_id = ?1"
+    /* a version-5 store opened read-only: no axes */
+    [S_TRIAL_SELECT_V5] = "SELECT " TRIAL_COLS_V5 ", '' FROM trials"
+                          " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
+    [S_DONE] = "SELECT question_id, length, depth_bp, repeat, axes FROM trials WHERE run_id = ?1"
                " AND outcome <> 'pending' AND (?2 OR outcome <> 'error')",
     [S_LOCK_GET] = "SELECT pid, host, token, heartbeat_at FROM locks WHERE run_id = ?1",
     [S_LOCK_SET] = "INSERT OR REPLACE INTO locks (run_id, pid, host, token, acquired_at,"

@@ -35,11 +35,11 @@
 #define DIPMAP_DB_ENV "DIPMAP_DB"
 
 /* Schema version this build creates and understands (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 /*
  * Oldest schema a read-only handle reads as it is (no migration): columns
  * added since read as their defaults (cut 0, reasoning tokens unknown, no
- * request hash), golden sets as not stored. Older files need a read-write
+ * request hash, no axes), golden sets as not stored. Older files need a read-write
  * open once.
  */
 #define STORE_READ_MIN_VERSION 2

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "store-int.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -17,17 +18,6 @@
 #include "banned.h"
 
 /* ---- trials -------------------------------------------------------------- */
-
-static void trial_copy(struct trial_result *dst, const struct trial_result *src)
-{
-    *dst = *src;
-    dst->question_id = store_xstrdup_or_null(src->question_id);
-    dst->finish_reason = store_xstrdup_or_null(src->finish_reason);
-    dst->answer = store_xstrdup_or_null(src->answer);
-    dst->reasoning = store_xstrdup_or_null(src->reasoning);
-    dst->error = store_xstrdup_or_null(src->error);
-    dst->reused_from = store_xstrdup_or_null(src->reused_from);
-}
 
 static int check_trial(const char *run, const struct trial_result *t)
 {
@@ -59,7 +49,7 @@ int store_queue_trial(struct store *st, const char *run, const struct trial_resu
     o->kind = OP_TRIAL;
     o->merge = merge;
     o->run_id = id;
-    trial_copy(&o->t, t);
+    trial_result_copy(&o->t, t);
     if (st->nops >= STORE_BATCH_MAX)
         return store_flush(st);
     return 0;
@@ -105,6 +95,7 @@ static int write_trial(struct store *st, const struct op *o)
     sqlite3_bind_int64(s, 24, t->reasoning_chars);
     store_bind_text(s, 25, t->request_sha256[0] ? t->request_sha256 : NULL);
     store_bind_text(s, 26, t->reused_from);
+    sqlite3_bind_text(s, 32, axes_or_empty(t->axes), -1, SQLITE_STATIC);
     if (t->cache_n >= 0)
         sqlite3_bind_int64(s, 27, t->cache_n);
     if (t->prompt_n >= 0)
@@ -211,6 +202,7 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
     t->cached_tokens =
         sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
     t->sent_at = sqlite3_column_type(s, 29) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 29);
+    t->axes = store_col_text(s, 30);
 }
 
 int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
@@ -218,7 +210,8 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
     sqlite3_int64 id;
     sqlite3_stmt *s;
     /* a read-only v2 store reads the columns of migration 3 as their defaults */
-    enum stmt_id sel = st->version >= 5   ? S_TRIAL_SELECT
+    enum stmt_id sel = st->version >= 6   ? S_TRIAL_SELECT
+                       : st->version >= 5 ? S_TRIAL_SELECT_V5
                        : st->version >= 4 ? S_TRIAL_SELECT_V4
                        : st->version >= 3 ? S_TRIAL_SELECT_V3
                                           : S_TRIAL_SELECT_V2;
@@ -257,7 +250,7 @@ static int load_one(const struct trial_result *t, void *data)
 {
     struct load_ctx *c = data;
     ALLOC_GROW(c->v, c->nr + 1, c->alloc);
-    trial_copy(&c->v[c->nr++], t);
+    trial_result_copy(&c->v[c->nr++], t);
     return 0;
 }
 
@@ -288,6 +281,7 @@ void store_trials_free(struct trial_result *v, size_t nr)
 
 struct done_entry {
     char *qid; /* NULL = empty slot */
+    char *axes;
     long length;
     int depth_bp;
     int repeat;
@@ -299,54 +293,78 @@ struct store_done_set {
     size_t nr;
 };
 
-static size_t key_hash(const char *qid, long length, int depth, int repeat)
+static size_t key_hash(const struct trial_key *k)
 {
     unsigned long long h = 1469598103934665603ULL;
     const unsigned char *p;
-    for (p = (const unsigned char *)qid; *p; p++)
+    for (p = (const unsigned char *)k->question_id; *p; p++)
         h = (h ^ *p) * 1099511628211ULL;
-    h = (h ^ (unsigned long long)length) * 1099511628211ULL;
-    h = (h ^ (unsigned long long)(unsigned)depth) * 1099511628211ULL;
-    h = (h ^ (unsigned long long)(unsigned)repeat) * 1099511628211ULL;
+    h = (h ^ (unsigned long long)k->length) * 1099511628211ULL;
+    h = (h ^ (unsigned long long)(unsigned)k->depth_bp) * 1099511628211ULL;
+    h = (h ^ (unsigned long long)(unsigned)k->repeat) * 1099511628211ULL;
+    for (p = (const unsigned char *)axes_or_empty(k->axes); *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
     return (size_t)(h ^ (h >> 29));
 }
 
-static struct done_entry *done_find(const struct store_done_set *s, const char *qid, long length,
-                                    int depth, int repeat)
+static struct done_entry *done_find(const struct store_done_set *s, const struct trial_key *k)
 {
-    size_t i = key_hash(qid, length, depth, repeat) & (s->cap - 1);
+    size_t i = key_hash(k) & (s->cap - 1);
     for (;;) {
         struct done_entry *e = &s->slots[i];
-        if (!e->qid || (e->length == length && e->depth_bp == depth && e->repeat == repeat &&
-                        !strcmp(e->qid, qid)))
+        if (!e->qid ||
+            (e->length == k->length && e->depth_bp == k->depth_bp && e->repeat == k->repeat &&
+             !strcmp(e->qid, k->question_id) && !strcmp(e->axes, axes_or_empty(k->axes))))
             return e;
         i = (i + 1) & (s->cap - 1);
     }
 }
 
-static void done_add(struct store_done_set *s, char *qid, long length, int depth, int repeat)
+static void entry_key(const struct done_entry *e, struct trial_key *k)
+{
+    k->question_id = e->qid;
+    k->length = e->length;
+    k->depth_bp = e->depth_bp;
+    k->repeat = e->repeat;
+    k->axes = e->axes;
+}
+
+/* Takes qid and axes (malloc'd; axes NULL is ""). */
+static void done_add(struct store_done_set *s, char *qid, long length, int depth, int repeat,
+                     char *axes)
 {
     struct done_entry *e;
+    struct trial_key k;
     if ((s->nr + 1) * 2 > s->cap) {
         struct store_done_set bigger = {NULL, s->cap * 2, 0};
         size_t i;
         bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
         for (i = 0; i < s->cap; i++)
             if (s->slots[i].qid) {
-                struct done_entry *d = done_find(&bigger, s->slots[i].qid, s->slots[i].length,
-                                                 s->slots[i].depth_bp, s->slots[i].repeat);
+                struct done_entry *d;
+                entry_key(&s->slots[i], &k);
+                d = done_find(&bigger, &k);
                 *d = s->slots[i];
             }
         free(s->slots);
         s->slots = bigger.slots;
         s->cap = bigger.cap;
     }
-    e = done_find(s, qid, length, depth, repeat);
+    if (!axes)
+        axes = xstrdup("");
+    k.question_id = qid;
+    k.length = length;
+    k.depth_bp = depth;
+    k.repeat = repeat;
+    k.axes = axes;
+    e = done_find(s, &k);
     if (e->qid) {
         free(qid);
+        free(axes);
         return;
     }
     e->qid = qid;
+    e->axes = axes;
     e->length = length;
     e->depth_bp = depth;
     e->repeat = repeat;
@@ -372,7 +390,7 @@ struct store_done_set *store_done_set_load(struct store *st, const char *run, un
     sqlite3_bind_int(s, 2, (flags & STORE_DONE_KEEP_ERRORS) ? 1 : 0);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         done_add(set, store_col_text(s, 0), (long)sqlite3_column_int64(s, 1),
-                 sqlite3_column_int(s, 2), sqlite3_column_int(s, 3));
+                 sqlite3_column_int(s, 2), sqlite3_column_int(s, 3), store_col_text(s, 4));
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
         store_db_error(st, "cannot read finished trials");
@@ -386,7 +404,7 @@ int store_done_set_has(const struct store_done_set *s, const struct trial_key *k
 {
     if (!s || !k->question_id)
         return 0;
-    return done_find(s, k->question_id, k->length, k->depth_bp, k->repeat)->qid != NULL;
+    return done_find(s, k)->qid != NULL;
 }
 
 size_t store_done_set_count(const struct store_done_set *s)
@@ -399,8 +417,10 @@ void store_done_set_free(struct store_done_set *s)
     size_t i;
     if (!s)
         return;
-    for (i = 0; i < s->cap; i++)
+    for (i = 0; i < s->cap; i++) {
         free(s->slots[i].qid);
+        free(s->slots[i].axes);
+    }
     free(s->slots);
     free(s);
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 #include "banned.h"
 
 static const char *const names[OUTCOME__COUNT] = {
@@ -56,12 +58,30 @@ void trial_result_init(struct trial_result *t)
 void trial_result_release(struct trial_result *t)
 {
     free(t->question_id);
+    free(t->axes);
     free(t->finish_reason);
     free(t->answer);
     free(t->reasoning);
     free(t->error);
     free(t->reused_from);
     trial_result_init(t);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void trial_result_copy(struct trial_result *dst, const struct trial_result *src)
+{
+    *dst = *src;
+    dst->question_id = dup_or_null(src->question_id);
+    dst->axes = dup_or_null(src->axes);
+    dst->finish_reason = dup_or_null(src->finish_reason);
+    dst->answer = dup_or_null(src->answer);
+    dst->reasoning = dup_or_null(src->reasoning);
+    dst->error = dup_or_null(src->error);
+    dst->reused_from = dup_or_null(src->reused_from);
 }
 
 int trial_is_control(long length, int depth_bp)

@@ -7,8 +7,9 @@
 
 /*
  * The trial: dipmap's unit of measurement, shared by runner, store, stats,
- * compare and report. A trial is keyed by (question, length, depth, repeat)
- * within a run; it ends in exactly one outcome (DESIGN.md "Trial outcomes").
+ * compare and report. A trial is keyed by (question, length, depth, repeat,
+ * axes) within a run (axes: the named axes of axes.h, "" when none); it ends in exactly one outcome
+ * (DESIGN.md "Trial outcomes").
  */
 
 /* Depths are kept in basis points (1/100 of a percent) so keys are exact: 50% = 5000. */
@@ -54,6 +55,7 @@ struct trial_key {
     long length;             /* target length in tokens */
     int depth_bp;            /* requested depth, 0..10000 */
     int repeat;              /* 0-based repeat index */
+    const char *axes;        /* borrowed canonical named axes (axes.h); NULL or "" = none */
 };
 
 /*
@@ -65,6 +67,7 @@ struct trial_result {
     long length;
     int depth_bp;
     int repeat;
+    char *axes; /* canonical named axes (axes.h), part of the key; NULL or "" = none */
 
     char prompt_sha256[SHA256_HEX_LEN + 1];
     long realized_length;     /* local token count of the whole request */
@@ -105,5 +108,7 @@ long trial_reasoning_spent(const struct trial_result *t);
 
 void trial_result_init(struct trial_result *t);
 void trial_result_release(struct trial_result *t);
+/* A deep copy of src into dst (dst's old contents are not released). */
+void trial_result_copy(struct trial_result *dst, const struct trial_result *src);
 
 #endif

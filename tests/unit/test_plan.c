@@ -91,12 +91,29 @@ static void test_shard_parse(void)
     strbuf_release(&err);
 }
 
+static int same_trial(const struct plan_trial *a, const struct plan_trial *b)
+{
+    return a->question == b->question && a->length == b->length && a->depth_bp == b->depth_bp &&
+           a->repeat == b->repeat && !strcmp(a->axes, b->axes);
+}
+
+static int same_trials(const struct plan *a, const struct plan *b)
+{
+    size_t i;
+    if (a->nr != b->nr)
+        return 0;
+    for (i = 0; i < a->nr; i++)
+        if (!same_trial(&a->t[i], &b->t[i]))
+            return 0;
+    return 1;
+}
+
 static void test_matrix_and_shards(void)
 {
     struct golden_set gs;
     const long lengths[] = {8192, 32768};
     const int depths[] = {0, 5000, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, NULL, 0};
     struct plan all, sh;
     struct strbuf err = STRBUF_INIT;
     unsigned s, k;
@@ -127,7 +144,7 @@ static void test_matrix_and_shards(void)
             /* find it in the full matrix; each trial exactly once over all shards */
             size_t j;
             for (j = 0; j < all.nr; j++)
-                if (!memcmp(&all.t[j], &sh.t[i], sizeof(sh.t[i])))
+                if (same_trial(&all.t[j], &sh.t[i]))
                     break;
             CHECK(j < all.nr);
             if (j < all.nr) {
@@ -138,7 +155,7 @@ static void test_matrix_and_shards(void)
         }
         /* stable: the same shard again is identical */
         CHECK_INT(plan_build(&again, &gs, &spec, &err), 0);
-        CHECK(again.nr == sh.nr && !memcmp(again.t, sh.t, sh.nr * sizeof(*sh.t)));
+        CHECK(same_trials(&again, &sh));
         /* the depths of one (question, length, repeat) stay together */
         for (k = 0; k + 2 < sh.nr; k += 3)
             CHECK(sh.t[k].question == sh.t[k + 2].question && sh.t[k].depth_bp == 0 &&
@@ -160,7 +177,7 @@ static void test_summary(void)
     struct golden_set gs;
     const long lengths[] = {8192, 65536};
     const int depths[] = {0, 2500, 5000, 7500, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0};
+    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0, NULL, 0};
     struct plan p;
     struct plan_cost cost = {3.0, 15.0, 100};
     struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -201,8 +218,8 @@ static void test_controls(void)
     struct golden_set gs;
     const long lengths[] = {8192};
     const int depths[] = {0, 10000};
-    struct plan_spec spec = {lengths, 1, depths, 2,
-                             2,       0, 1,      PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE};
+    struct plan_spec spec = {
+        lengths, 1, depths, 2, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE, NULL, 0};
     struct plan all, a, b;
     struct strbuf err = STRBUF_INIT;
     unsigned bits;
@@ -235,6 +252,106 @@ static void test_controls(void)
     strbuf_release(&err);
 }
 
+/*
+ * Named axes: crossed with lengths and depths (first axis outermost), each
+ * trial's canonical axes string, the depths of one (question, length, repeat,
+ * axes) consecutive, shards of whole groups, bad axes refused; no axes gives
+ * the matrix of a run before axes ("" everywhere, the same shards).
+ */
+static void test_axes(void)
+{
+    struct golden_set gs;
+    const long lengths[] = {8192, 16384};
+    const int depths[] = {0, 5000, 10000};
+    const char *const qa[] = {"end", "start"};
+    const char *const nd[] = {"1", "2", "4"};
+    struct plan_axis ax[] = {{"question-at", qa, 2}, {"needles", nd, 3}};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, ax, 2};
+    struct plan all, sh, plain;
+    struct strbuf err = STRBUF_INIT;
+    size_t i, j, covered = 0;
+    unsigned s;
+    CHECK_INT(golden_set_load(&gs, "datasets/needle.jsonl"), 0);
+    CHECK_INT(plan_build(&all, &gs, &spec, &err), 0);
+    CHECK_INT(all.combos_nr, 6);
+    CHECK_INT(all.nr, gs.nr * 2 * 2 * 6 * 3);
+    CHECK_STR(all.combos[0], "needles=1;question-at=end");
+    CHECK_STR(all.combos[1], "needles=2;question-at=end");
+    CHECK_STR(all.combos[3], "needles=1;question-at=start");
+    /* question 0, combo 0, depths; then combo 1 of the same question */
+    CHECK(all.t[0].question == 0 && all.t[2].depth_bp == 10000 &&
+          !strcmp(all.t[2].axes, all.combos[0]));
+    CHECK(all.t[3].question == 0 && all.t[3].depth_bp == 0 &&
+          !strcmp(all.t[3].axes, "needles=2;question-at=end"));
+    CHECK(all.t[18].question == 1 && !strcmp(all.t[18].axes, all.combos[0]));
+    for (i = 0; i + 2 < all.nr; i += 3)
+        CHECK(all.t[i].depth_bp == 0 && all.t[i + 2].depth_bp == 10000 &&
+              !strcmp(all.t[i].axes, all.t[i + 2].axes));
+    for (s = 0; s < 4; s++) {
+        spec.shard_index = s;
+        spec.shard_count = 4;
+        CHECK_INT(plan_build(&sh, &gs, &spec, &err), 0);
+        for (i = 0; i + 2 < sh.nr; i += 3)
+            CHECK(sh.t[i].depth_bp == 0 && sh.t[i].question == sh.t[i + 2].question &&
+                  !strcmp(sh.t[i].axes, sh.t[i + 2].axes));
+        covered += sh.nr;
+        plan_release(&sh);
+    }
+    CHECK_INT(covered, all.nr);
+    spec.shard_index = 0;
+    spec.shard_count = 1;
+    /* without axes: one combination "", the old order */
+    spec.axes = NULL;
+    spec.axes_nr = 0;
+    CHECK_INT(plan_build(&plain, &gs, &spec, &err), 0);
+    CHECK_INT(plain.combos_nr, 1);
+    CHECK_INT(plain.nr, gs.nr * 2 * 2 * 3);
+    for (i = 0; i < plain.nr; i++)
+        CHECK_STR(plain.t[i].axes, "");
+    /* the axis trials of combo 0 are the plain trials with axes added */
+    for (i = 0, j = 0; i < all.nr && j < plain.nr; i++)
+        if (!strcmp(all.t[i].axes, all.combos[0])) {
+            CHECK(all.t[i].question == plain.t[j].question &&
+                  all.t[i].length == plain.t[j].length && all.t[i].repeat == plain.t[j].repeat &&
+                  all.t[i].depth_bp == plain.t[j].depth_bp);
+            j++;
+        }
+    CHECK_INT(j, plain.nr);
+    plan_release(&plain);
+    plan_release(&all);
+    /* errors */
+    spec.axes = ax;
+    spec.axes_nr = 2;
+    {
+        const char *const dup[] = {"end", "end"};
+        const char *const bad[] = {"a;b"};
+        struct plan_axis a1[] = {{"question-at", dup, 2}};
+        struct plan_axis a2[] = {{"needles", bad, 1}};
+        struct plan_axis a3[] = {{"Needles", nd, 3}};
+        struct plan_axis a4[] = {{"needles", nd, 3}, {"needles", nd, 3}};
+        struct plan p;
+        spec.axes = a1;
+        spec.axes_nr = 1;
+        CHECK_INT(plan_build(&p, &gs, &spec, &err), -1);
+        CHECK(strstr(err.buf, "--question-at: end given twice") != NULL);
+        strbuf_reset(&err);
+        spec.axes = a2;
+        CHECK_INT(plan_build(&p, &gs, &spec, &err), -1);
+        CHECK(strstr(err.buf, "--needles: 'a;b' is not a value") != NULL);
+        strbuf_reset(&err);
+        spec.axes = a3;
+        CHECK_INT(plan_build(&p, &gs, &spec, &err), -1);
+        CHECK(strstr(err.buf, "'Needles' is not an axis name") != NULL);
+        strbuf_reset(&err);
+        spec.axes = a4;
+        spec.axes_nr = 2;
+        CHECK_INT(plan_build(&p, &gs, &spec, &err), -1);
+        CHECK(strstr(err.buf, "axis needles given twice") != NULL);
+    }
+    golden_set_release(&gs);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     RUN(test_lengths);
@@ -243,5 +360,6 @@ int main(void)
     RUN(test_matrix_and_shards);
     RUN(test_controls);
     RUN(test_summary);
+    RUN(test_axes);
     return TEST_EXIT();
 }

@@ -322,7 +322,7 @@ static void test_migration_v4_to_v5(void)
     CHECK(st != NULL);
     if (!st)
         return;
-    CHECK_INT(store_schema_version(st), 5);
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
     trial_result_init(&t);
     t.question_id = "q2";
     t.length = 8192;
@@ -342,6 +342,103 @@ static void test_migration_v4_to_v5(void)
     }
     store_trials_free(v, n);
     store_close(st);
+}
+
+/*
+ * A version-5 store (trials keyed without axes) reads read-only with axes "",
+ * and a read-write open rebuilds the trials table with axes in its primary
+ * key: every column of every trial kept, the request index and the cascade
+ * from runs kept, and the same (question, length, depth, repeat) may then
+ * hold one trial per axis value.
+ */
+static void test_migration_v5_to_v6(void)
+{
+    const char *p = tpath("v5.db");
+    struct store *st;
+    struct trial_result *v = NULL, t;
+    struct strbuf out = STRBUF_INIT;
+    size_t n = 0;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 5), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: v5 migration check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 2);"
+                         "INSERT INTO trials (run_id, question_id, length, depth_bp, repeat, "
+                         "outcome, answer, cut, cache_n, prompt_ms, request_sha256, "
+                         "cached_tokens, sent_at) VALUES "
+                         "(1, 'q1', 8192, 5000, 0, 'wrong', 'Lyon', 1, 12, 3.5, 'abc', 640, 99.5),"
+                         "(1, 'q1', 8192, 0, 0, 'correct', 'Paris', 0, NULL, NULL, NULL, NULL, "
+                         "NULL)",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        CHECK_INT(store_schema_version(st), 5);
+        CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+        CHECK_INT(n, 2);
+        if (n == 2)
+            CHECK_STR(v[0].axes, "");
+        store_trials_free(v, n);
+        store_close(st);
+    }
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+    CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        /* ordered by depth: 0 then 5000 */
+        CHECK_STR(v[0].answer, "Paris");
+        CHECK_INT(v[0].cache_n, -1);
+        CHECK_STR(v[1].answer, "Lyon");
+        CHECK_INT(v[1].cut, 1);
+        CHECK_INT(v[1].cache_n, 12);
+        CHECK(v[1].prompt_ms == 3.5);
+        CHECK_INT(v[1].cached_tokens, 640);
+        CHECK(v[1].sent_at == 99.5);
+        CHECK_INT(v[0].cached_tokens, -1);
+        CHECK_STR(v[1].axes, "");
+    }
+    store_trials_free(v, n);
+    /* the same key with an axis value is another trial; the same axes replace */
+    trial_result_init(&t);
+    t.question_id = "q1";
+    t.length = 8192;
+    t.depth_bp = 5000;
+    t.outcome = OUTCOME_CORRECT;
+    t.axes = "question-at=start";
+    CHECK_INT(store_trial_put(st, "old", &t), 0);
+    t.outcome = OUTCOME_WRONG;
+    CHECK_INT(store_trial_put(st, "old", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        CHECK_STR(v[1].axes, "");
+        CHECK_STR(v[1].answer, "Lyon");
+        CHECK_STR(v[2].axes, "question-at=start");
+        CHECK_INT(v[2].outcome, OUTCOME_WRONG);
+    }
+    store_trials_free(v, n);
+    CHECK_INT(store_integrity_check(st), 0);
+    store_close(st);
+    CHECK_INT(sqlite_cli(p, "SELECT name FROM sqlite_master WHERE name = 'trials_request'", &out),
+              0);
+    CHECK_STR(out.buf, "trials_request\n");
+    strbuf_reset(&out);
+    CHECK_INT(sqlite_cli(p,
+                         "PRAGMA foreign_keys = ON; DELETE FROM runs; SELECT count(*) FROM trials",
+                         &out),
+              0);
+    CHECK_STR(out.buf, "0\n");
+    strbuf_release(&out);
 }
 
 static void test_migration_v2_to_v3(void)
@@ -913,7 +1010,14 @@ static void test_done_set(void)
             k.length = 8192;
             k.depth_bp = dep;
             k.repeat = 0;
+            k.axes = NULL;
             CHECK_INT(store_done_set_has(d, &k), r >= 2);
+            k.axes = "";
+            CHECK_INT(store_done_set_has(d, &k), r >= 2);
+            /* another axis value of a done key is not done */
+            k.axes = "needles=2";
+            CHECK_INT(store_done_set_has(d, &k), 0);
+            k.axes = NULL;
             k.repeat = 1;
             CHECK_INT(store_done_set_has(d, &k), 0);
             k.repeat = 0;
@@ -1630,6 +1734,7 @@ int main(int argc, char **argv)
     RUN(test_migration_v2_to_v3);
     RUN(test_migration_v3_to_v4);
     RUN(test_migration_v4_to_v5);
+    RUN(test_migration_v5_to_v6);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
