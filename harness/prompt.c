@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dataset.h"
+#include "order.h"
 #include "plan.h"
 #include "sha256.h"
 #include "strbuf.h"
@@ -518,6 +519,9 @@ struct qfill {
 #define SEQ_CACHE  8
 #define FILL_CACHE 64
 
+struct pack_memo;
+static void pack_memo_clear(struct prompt_builder *b);
+
 struct prompt_builder {
     struct tokenizer *tk;
     const struct prompt_template *tpl;
@@ -528,6 +532,8 @@ struct prompt_builder {
     size_t fill_next;
     uint64_t tick;
     struct strbuf scratch, docs;
+    struct pack_memo *packs; /* the order experiment's kept sets (prompt_build_order) */
+    size_t packs_nr, packs_alloc;
 };
 
 struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct prompt_template *tpl,
@@ -561,6 +567,7 @@ void prompt_builder_free(struct prompt_builder *b)
         free(b->fills[i].idx);
     strbuf_release(&b->scratch);
     strbuf_release(&b->docs);
+    pack_memo_clear(b);
     free(b);
 }
 
@@ -1402,4 +1409,255 @@ void prompt_render_fixed(struct prompt_builder *b, const struct question *q,
     s.q = q;
     s.cut = -1;
     render_request(b, &s, NULL, 0, SIZE_MAX, out);
+}
+
+/* ---- the order experiment ---- */
+
+/* The chunks kept for one (question, k, budget, grouping): the same for every policy. */
+struct pack_memo {
+    const struct question *q;
+    int k, group_by_doc;
+    long budget, overhead;
+    int chat;
+    int *keep; /* per rank, of the top k */
+};
+
+/* Kept sets remembered per builder: the policies of one question are built one after another. */
+#define PACK_MEMO_MAX 64
+
+static void pack_memo_clear(struct prompt_builder *b)
+{
+    size_t i;
+    for (i = 0; i < b->packs_nr; i++)
+        free(b->packs[i].keep);
+    free(b->packs);
+    b->packs = NULL;
+    b->packs_nr = b->packs_alloc = 0;
+}
+
+/*
+ * Render the documents docs[0..n) (indexes into q->retrieved) in that order
+ * and count the whole request exactly; the gold block is the first gold chunk.
+ */
+static int render_docs(struct prompt_builder *b, const struct order_request *r, const size_t *docs,
+                       size_t n, struct built_prompt *out, struct strbuf *err)
+{
+    const struct prompt_template *t = b->tpl;
+    const struct question *q = r->q;
+    size_t i, docs_at = 0, gold_s = 0, gold_e = 0, gi = n;
+    long before = 0, total = 0, real, pre;
+
+    strbuf_reset(&b->docs);
+    for (i = 0; i < n; i++) {
+        const struct retrieved_chunk *rc = &q->retrieved[docs[i]];
+        struct doc_vals d = {(long)i + 1, rc->c.title, rc->c.text, rc->c.id, rc->c.text_len};
+        long cost = chunk_cost(b, &rc->c, err);
+        if (cost < 0)
+            return -1;
+        if (i)
+            strbuf_addstr(&b->docs, t->separator);
+        if (rc->gold && gi == n) {
+            gi = i;
+            gold_s = b->docs.len;
+        }
+        render(&b->docs, t->document, "", NULL, NULL, &d);
+        if (gi == i)
+            gold_e = b->docs.len;
+        if (!rc->gold) {
+            total += cost;
+            if (gi == n)
+                before += cost;
+        }
+    }
+    strbuf_reset(&out->system);
+    strbuf_reset(&out->user);
+    strbuf_reset(&out->text);
+    render(&out->system, t->system, q->question, NULL, NULL, NULL);
+    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
+    if (out->system.len) {
+        strbuf_add(&out->text, out->system.buf, out->system.len);
+        strbuf_addstr(&out->text, "\n\n");
+    }
+    strbuf_add(&out->text, out->user.buf, out->user.len);
+    real = count_request(b, out, r->chat, err);
+    if (real < 0)
+        return -1;
+    out->overhead = r->overhead;
+    out->realized_len = real + r->overhead;
+    out->docs_nr = n;
+    out->gold_index = gi;
+    out->cut_start = out->cut_end = 0;
+    out->hard_negatives = out->filler = out->filler_dropped = 0;
+    if (gi < n) {
+        out->gold_start = docs_at + gold_s;
+        out->gold_end = docs_at + gold_e;
+        /* the tokens before the gold block, counted as the model sees them */
+        pre = count_text(b, out->user.buf, out->gold_start, err);
+        if (pre < 0)
+            return -1;
+        if (r->chat && out->system.len) {
+            long sys = count_text(b, out->system.buf, out->system.len, err);
+            if (sys < 0)
+                return -1;
+            pre += sys;
+        } else if (!r->chat && out->system.len) {
+            pre = count_text(b, out->text.buf, out->system.len + 2 + out->gold_start, err);
+            if (pre < 0)
+                return -1;
+        }
+        out->gold_offset = pre;
+        out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
+    } else {
+        out->gold_start = out->gold_end = 0;
+        out->gold_offset = -1;
+        out->realized_depth = -1.0;
+    }
+    {
+        struct sha256_ctx c;
+        sha256_init(&c);
+        if (r->chat) {
+            sha256_update(&c, out->system.buf, out->system.len);
+            sha256_update(&c, "", 1);
+            sha256_update(&c, out->user.buf, out->user.len);
+        } else {
+            sha256_update(&c, out->text.buf, out->text.len);
+        }
+        sha256_final_hex(&c, out->sha256);
+    }
+    return 0;
+}
+
+/* The kept chunks (ranks, ascending) arranged by policy into docs (indexes into q->retrieved). */
+static size_t arrange_kept(const struct order_request *r, const int *keep, size_t top, int policy,
+                           size_t *docs)
+{
+    struct order_item *it = xcalloc(top ? top : 1, sizeof(*it));
+    size_t *pos = xcalloc(top ? top : 1, sizeof(*pos));
+    size_t *idx = xcalloc(top ? top : 1, sizeof(*idx));
+    size_t i, n = 0;
+    for (i = 0; i < top; i++) {
+        if (!keep[i])
+            continue;
+        it[n].rank = (int)i + 1;
+        it[n].source = r->q->retrieved[i].source;
+        it[n].doc = r->q->retrieved[i].doc;
+        idx[n++] = i;
+    }
+    ordering_arrange((enum ordering)policy, it, n, r->group_by_doc, pos);
+    for (i = 0; i < n; i++)
+        docs[i] = idx[pos[i]];
+    free(it);
+    free(pos);
+    free(idx);
+    return n;
+}
+
+/*
+ * The chunks of (q, k, budget): the top k, packed into the budget by rank,
+ * then checked exactly under every policy (the lowest-ranked kept chunk goes
+ * while any policy's request is over).
+ */
+static const int *kept_chunks(struct prompt_builder *b, const struct order_request *r, size_t top,
+                              struct built_prompt *tmp, struct strbuf *err)
+{
+    struct pack_memo *m = NULL;
+    long *cost, fixed, room;
+    size_t i, *docs;
+    int o, over;
+
+    for (i = 0; i < b->packs_nr; i++) {
+        struct pack_memo *c = &b->packs[i];
+        if (c->q == r->q && c->k == r->k && c->budget == r->budget &&
+            c->group_by_doc == r->group_by_doc && c->overhead == r->overhead && c->chat == r->chat)
+            return c->keep;
+    }
+    if (b->packs_nr == PACK_MEMO_MAX)
+        pack_memo_clear(b);
+    ALLOC_GROW(b->packs, b->packs_nr + 1, b->packs_alloc);
+    m = &b->packs[b->packs_nr];
+    memset(m, 0, sizeof(*m));
+    m->keep = xcalloc(top ? top : 1, sizeof(*m->keep));
+    cost = xcalloc(top ? top : 1, sizeof(*cost));
+    docs = xcalloc(top ? top : 1, sizeof(*docs));
+    for (i = 0; i < top; i++)
+        m->keep[i] = 1;
+    if (r->budget > 0) {
+        if (render_docs(b, r, docs, 0, tmp, err) < 0)
+            goto fail;
+        fixed = tmp->realized_len;
+        room = r->budget - fixed;
+        for (i = 0; i < top; i++) {
+            cost[i] = chunk_cost(b, &r->q->retrieved[i].c, err);
+            if (cost[i] < 0)
+                goto fail;
+        }
+        ordering_pack(cost, top, room, m->keep);
+        do {
+            size_t n = 0;
+            over = 0;
+            for (o = 0; o < ORDER__COUNT && !over; o++) {
+                n = arrange_kept(r, m->keep, top, o, docs);
+                if (!n)
+                    break;
+                if (render_docs(b, r, docs, n, tmp, err) < 0)
+                    goto fail;
+                over = tmp->realized_len > r->budget;
+            }
+            if (!n) {
+                strbuf_addf(err,
+                            "--budget %ld holds no chunk of question %s: the template and "
+                            "question take %ld tokens, its best chunk %ld more",
+                            r->budget, r->q->id, fixed, top ? cost[0] : 0);
+                goto fail;
+            }
+            if (over)
+                for (i = top; i-- > 0;)
+                    if (m->keep[i]) {
+                        m->keep[i] = 0;
+                        break;
+                    }
+        } while (over);
+    }
+    m->q = r->q;
+    m->k = r->k;
+    m->budget = r->budget;
+    m->group_by_doc = r->group_by_doc;
+    m->overhead = r->overhead;
+    m->chat = r->chat;
+    b->packs_nr++;
+    free(cost);
+    free(docs);
+    return m->keep;
+fail:
+    free(m->keep);
+    free(cost);
+    free(docs);
+    return NULL;
+}
+
+int prompt_build_order(struct prompt_builder *b, const struct order_request *r,
+                       struct built_prompt *out, struct strbuf *err)
+{
+    const struct question *q = r->q;
+    size_t top, n, *docs;
+    const int *keep;
+    int rc;
+
+    if (!q->retrieved_nr) {
+        strbuf_addf(err, "question %s has no retrieved chunks", q->id);
+        return -1;
+    }
+    if (r->k < 1 || r->policy < 0 || r->policy >= ORDER__COUNT) {
+        strbuf_addf(err, "k %d or policy %d out of range", r->k, r->policy);
+        return -1;
+    }
+    top = (size_t)r->k < q->retrieved_nr ? (size_t)r->k : q->retrieved_nr;
+    keep = kept_chunks(b, r, top, out, err);
+    if (!keep)
+        return -1;
+    docs = xcalloc(top, sizeof(*docs));
+    n = arrange_kept(r, keep, top, r->policy, docs);
+    rc = render_docs(b, r, docs, n, out, err);
+    free(docs);
+    return rc;
 }

@@ -160,6 +160,41 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
                  struct strbuf *err);
 
 /*
+ * The order experiment (run --experiment order): q's retrieved chunks
+ * (dataset.h: a retrieval item's, or a synthetic list) passed as documents.
+ * The chunks are the top k by rank (all when fewer); with budget > 0 the
+ * request must fit budget tokens (overhead included): the packer keeps the
+ * best-ranked chunks that fit (ordering_pack(), by rank, never by where a
+ * policy puts them) and checks every policy's arrangement by exact count,
+ * dropping the lowest-ranked kept chunk while any exceeds the budget, so all
+ * policies of one (question, k, budget) hold the same chunks and only their
+ * order differs. The kept set is then arranged by `policy`
+ * (ordering_arrange(), documents kept together with group_by_doc).
+ */
+struct order_request {
+    const struct question *q; /* borrowed; q->retrieved_nr > 0 */
+    int policy;               /* enum ordering (order.h) */
+    int k;                    /* >= 1 */
+    int group_by_doc;
+    long budget;   /* tokens of the whole request, 0 = no budget */
+    long overhead; /* the template overhead (as prompt_request) */
+    int chat;
+};
+
+/*
+ * Build the request of one order trial into out: realized_len exact
+ * (content + overhead), docs_nr the chunks passed, gold_index the position
+ * of the first gold chunk (docs_nr when no gold chunk is in the prompt),
+ * gold_offset the exact tokens before its block (-1 when none),
+ * realized_depth the share of the other chunks' tokens before it (-1 when
+ * none), gold_start/gold_end its block's bytes in user. Returns 0, or -1
+ * with a reason in err (no retrieved list, a budget below the template,
+ * question and best chunk, tokenizer failure).
+ */
+int prompt_build_order(struct prompt_builder *b, const struct order_request *r,
+                       struct built_prompt *out, struct strbuf *err);
+
+/*
  * Render q's request without distractors (template, question, gold): the
  * content the template overhead is measured with (overhead.h).
  */

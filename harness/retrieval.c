@@ -1,0 +1,170 @@
+/*
+ * Retrieved lists for the order experiment: synthetic lists made from a
+ * golden set and a haystack (gold rank drawn from a rank distribution, hard
+ * negatives then filler), and the check that every list is long enough.
+ * The lists it makes are owned by their questions (dataset.c frees them).
+ */
+#include "retrieval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "sha256.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* A generator seeded by (seed, question id, purpose): the same lists on every machine. */
+static void rng_for(struct stats_rng *r, unsigned long seed, const char *qid, const char *what)
+{
+    struct sha256_ctx c;
+    unsigned char h[32], b[8];
+    unsigned long long v = 0;
+    int i;
+    for (i = 0; i < 8; i++)
+        b[i] = (unsigned char)((unsigned long long)seed >> (8 * i));
+    sha256_init(&c);
+    sha256_update(&c, what, strlen(what) + 1);
+    sha256_update(&c, b, sizeof(b));
+    sha256_update(&c, qid, strlen(qid));
+    sha256_final(&c, h);
+    for (i = 0; i < 8; i++)
+        v |= (unsigned long long)h[i] << (8 * i);
+    stats_rng_seed(r, v);
+}
+
+size_t retrieval_draw_rank(const char *question_id, const struct retrieval_synth *s)
+{
+    struct stats_rng r;
+    double u, cum = 0.0;
+    size_t i;
+    rng_for(&r, s->seed, question_id, "gold-rank");
+    u = (double)(stats_rng_next(&r) >> 11) / 9007199254740992.0; /* [0, 1) */
+    for (i = 0; i < s->n_rank_probs && i < s->list_len; i++) {
+        cum += s->rank_probs[i];
+        if (u < cum)
+            return i + 1;
+    }
+    return 0;
+}
+
+static void copy_chunk(struct chunk *dst, const struct chunk *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->id = xstrdup(src->id);
+    dst->title = xstrdup(src->title ? src->title : "");
+    dst->text = xstrdup(src->text);
+    dst->text_len = src->text_len;
+    dst->value = src->value ? xstrdup(src->value) : NULL;
+}
+
+static void shuffle(size_t *a, size_t n, struct stats_rng *r)
+{
+    size_t i;
+    for (i = n; i > 1; i--) {
+        size_t j = stats_rng_below(r, i), t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+static int synthesize_one(struct question *q, const struct haystack *hay,
+                          const struct retrieval_synth *s, struct strbuf *err)
+{
+    size_t n = s->list_len, rank = retrieval_draw_rank(q->id, s), g, i, slot, neg = 0;
+    size_t *fill = NULL, fill_nr = 0, dropped = 0, next_fill = 0, *perm;
+    struct retrieved_chunk *list = xcalloc(n ? n : 1, sizeof(*list));
+    char *used = xcalloc(n ? n : 1, 1);
+    struct stats_rng r;
+    int rc = -1;
+
+    g = rank ? q->gold_nr : 0;
+    if (rank && rank + g - 1 > n)
+        g = n - rank + 1; /* several gold chunks: as many as fit */
+    for (i = 0; i < g; i++) {
+        copy_chunk(&list[rank - 1 + i].c, &q->gold[i]);
+        list[rank - 1 + i].gold = 1;
+        used[rank - 1 + i] = 1;
+    }
+    if (hay) {
+        haystack_filter(hay, q, &fill, &fill_nr, &dropped);
+        rng_for(&r, s->seed, q->id, "filler");
+        shuffle(fill, fill_nr, &r);
+    }
+    for (slot = 0; slot < n; slot++) {
+        if (used[slot])
+            continue;
+        if (neg < q->distractors_nr) {
+            copy_chunk(&list[slot].c, &q->distractors[neg++]);
+        } else if (next_fill < fill_nr) {
+            copy_chunk(&list[slot].c, &hay->c[fill[next_fill++]]);
+        } else {
+            strbuf_addf(err,
+                        "question %s: its %zu hard negatives and %zu eligible haystack chunks "
+                        "cannot fill a list of %zu (give a larger --haystack)",
+                        q->id, q->distractors_nr, fill_nr, n);
+            goto cleanup;
+        }
+        used[slot] = 1;
+    }
+    perm = xmalloc(st_mult(n ? n : 1, sizeof(*perm)));
+    for (i = 0; i < n; i++)
+        perm[i] = i;
+    rng_for(&r, s->seed, q->id, "source");
+    shuffle(perm, n, &r);
+    for (i = 0; i < n; i++) {
+        list[i].score = 1.0 - (double)i / (double)n;
+        list[i].source = (long)perm[i];
+        list[i].doc = NULL;
+    }
+    free(perm);
+    q->retrieved = list;
+    q->retrieved_nr = n;
+    q->gold_rank = g ? rank : 0;
+    list = NULL;
+    rc = 0;
+cleanup:
+    if (list) {
+        for (i = 0; i < n; i++) {
+            free(list[i].c.id);
+            free(list[i].c.title);
+            free(list[i].c.text);
+            free(list[i].c.value);
+        }
+        free(list);
+    }
+    free(used);
+    free(fill);
+    return rc;
+}
+
+int retrieval_synthesize(struct golden_set *gs, const struct haystack *hay,
+                         const struct retrieval_synth *s, struct strbuf *err)
+{
+    size_t i;
+    if (!s->list_len) {
+        strbuf_addstr(err, "a synthetic list needs at least one chunk");
+        return -1;
+    }
+    for (i = 0; i < gs->nr; i++)
+        if (!gs->q[i].retrieved_nr && synthesize_one(&gs->q[i], hay, s, err) < 0)
+            return -1;
+    return 0;
+}
+
+int retrieval_check_lists(const struct golden_set *gs, int k, struct strbuf *err)
+{
+    size_t i;
+    for (i = 0; i < gs->nr; i++)
+        if (gs->q[i].retrieved_nr < (size_t)k) {
+            strbuf_addf(err, "%s:%ld: \"retrieved\" has %zu chunk%s, --k %d needs %d", gs->path,
+                        gs->q[i].line, gs->q[i].retrieved_nr, gs->q[i].retrieved_nr == 1 ? "" : "s",
+                        k, k);
+            return -1;
+        }
+    return 0;
+}
