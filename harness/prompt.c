@@ -640,6 +640,28 @@ static struct qfill *get_fill(struct prompt_builder *b, const struct question *q
 }
 
 /*
+ * The system and user messages (and the completion string) of q with the
+ * documents block b->docs; returns the byte offset of the block in user.
+ */
+static size_t render_messages(struct prompt_builder *b, const struct question *q,
+                              struct built_prompt *out)
+{
+    const struct prompt_template *t = b->tpl;
+    size_t docs_at = 0;
+    strbuf_reset(&out->system);
+    strbuf_reset(&out->user);
+    strbuf_reset(&out->text);
+    render(&out->system, t->system, q->question, NULL, NULL, NULL);
+    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
+    if (out->system.len) {
+        strbuf_add(&out->text, out->system.buf, out->system.len);
+        strbuf_addstr(&out->text, "\n\n");
+    }
+    strbuf_add(&out->text, out->user.buf, out->user.len);
+    return docs_at;
+}
+
+/*
  * Render the whole request for a distractor order (order[] indexes s->it)
  * with the gold block at boundary k, the cut item (if any) keeping cut_len
  * bytes of its text (SIZE_MAX: the selection's length). Fills out's strings,
@@ -686,20 +708,11 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
             }
         }
     }
-    strbuf_reset(&out->system);
-    strbuf_reset(&out->user);
-    strbuf_reset(&out->text);
-    render(&out->system, t->system, q->question, NULL, NULL, NULL);
-    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
+    docs_at = render_messages(b, q, out);
     out->gold_start = docs_at + gold_s;
     out->gold_end = docs_at + gold_e;
     out->cut_start = have_cut ? docs_at + cut_s : 0;
     out->cut_end = have_cut ? docs_at + cut_e : 0;
-    if (out->system.len) {
-        strbuf_add(&out->text, out->system.buf, out->system.len);
-        strbuf_addstr(&out->text, "\n\n");
-    }
-    strbuf_add(&out->text, out->user.buf, out->user.len);
 }
 
 /* Exact token count of the request's content as sent (the template overhead not included). */
@@ -718,11 +731,11 @@ static long count_request(struct prompt_builder *b, const struct built_prompt *p
     return c < 0 ? -1 : a + c;
 }
 
-static void prompt_hash(const struct prompt_request *r, struct built_prompt *out)
+static void hash_request(int chat, struct built_prompt *out)
 {
     struct sha256_ctx c;
     sha256_init(&c);
-    if (r->chat) {
+    if (chat) {
         sha256_update(&c, out->system.buf, out->system.len);
         sha256_update(&c, "", 1);
         sha256_update(&c, out->user.buf, out->user.len);
@@ -730,6 +743,11 @@ static void prompt_hash(const struct prompt_request *r, struct built_prompt *out
         sha256_update(&c, out->text.buf, out->text.len);
     }
     sha256_final_hex(&c, out->sha256);
+}
+
+static void prompt_hash(const struct prompt_request *r, struct built_prompt *out)
+{
+    hash_request(r->chat, out);
 }
 
 /*
@@ -754,16 +772,7 @@ static int build_control(struct prompt_builder *b, const struct prompt_request *
                 strbuf_addstr(&b->docs, t->separator);
             render(&b->docs, t->document, "", NULL, NULL, &d);
         }
-    strbuf_reset(&out->system);
-    strbuf_reset(&out->user);
-    strbuf_reset(&out->text);
-    render(&out->system, t->system, q->question, NULL, NULL, NULL);
-    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
-    if (out->system.len) {
-        strbuf_add(&out->text, out->system.buf, out->system.len);
-        strbuf_addstr(&out->text, "\n\n");
-    }
-    strbuf_add(&out->text, out->user.buf, out->user.len);
+    docs_at = render_messages(b, q, out);
     out->gold_start = docs_at;
     out->gold_end = docs_at + b->docs.len;
     out->cut_start = out->cut_end = 0;
@@ -1469,16 +1478,7 @@ static int render_docs(struct prompt_builder *b, const struct order_request *r, 
                 before += cost;
         }
     }
-    strbuf_reset(&out->system);
-    strbuf_reset(&out->user);
-    strbuf_reset(&out->text);
-    render(&out->system, t->system, q->question, NULL, NULL, NULL);
-    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
-    if (out->system.len) {
-        strbuf_add(&out->text, out->system.buf, out->system.len);
-        strbuf_addstr(&out->text, "\n\n");
-    }
-    strbuf_add(&out->text, out->user.buf, out->user.len);
+    docs_at = render_messages(b, q, out);
     real = count_request(b, out, r->chat, err);
     if (real < 0)
         return -1;
@@ -1512,18 +1512,7 @@ static int render_docs(struct prompt_builder *b, const struct order_request *r, 
         out->gold_offset = -1;
         out->realized_depth = -1.0;
     }
-    {
-        struct sha256_ctx c;
-        sha256_init(&c);
-        if (r->chat) {
-            sha256_update(&c, out->system.buf, out->system.len);
-            sha256_update(&c, "", 1);
-            sha256_update(&c, out->user.buf, out->user.len);
-        } else {
-            sha256_update(&c, out->text.buf, out->text.len);
-        }
-        sha256_final_hex(&c, out->sha256);
-    }
+    hash_request(r->chat, out);
     return 0;
 }
 
