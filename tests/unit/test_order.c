@@ -1,6 +1,10 @@
 /* Ordering policies (order.c): where each rank lands, arrangements, documents kept together,
  * the expected accuracy of a policy and the budget packer's choice. */
 #include "order.h"
+#include "order_stats.h"
+#include "stats.h"
+#include "trial.h"
+#include "xalloc.h"
 #include "strbuf.h"
 #include "test.h"
 
@@ -155,6 +159,205 @@ static void test_pack(void)
     CHECK_INT(ordering_pack(cost, 5, 1000, keep), 5);
 }
 
+/* ---- order_stats ---- */
+
+struct tr {
+    struct trial_result *t;
+    size_t n, alloc;
+};
+
+static void add_trial(struct tr *s, const char *q, const char *axes, int correct, int present,
+                      long tokens, double depth)
+{
+    struct trial_result *t;
+    ALLOC_GROW(s->t, s->n + 1, s->alloc);
+    t = &s->t[s->n++];
+    trial_result_init(t);
+    t->question_id = xstrdup(q);
+    t->axes = xstrdup(axes);
+    t->outcome = correct ? OUTCOME_CORRECT : OUTCOME_WRONG;
+    t->gold_offset = present ? 40 : -1;
+    t->realized_depth = present ? depth : -1;
+    t->realized_length = tokens;
+    t->completion_tokens = 3;
+}
+
+static void tr_free(struct tr *s)
+{
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        trial_result_release(&s->t[i]);
+    free(s->t);
+}
+
+/*
+ * 20 questions. k=3: the gold is in the prompt for 16 of them; best-first answers 8 of those,
+ * edges-first 14 (it moves rank 2 to the end). k=10: all present, both answer 15, at 3x the
+ * tokens.
+ */
+static void order_fixture(struct tr *s)
+{
+    char q[16];
+    int i;
+    for (i = 0; i < 20; i++) {
+        int present = i < 16;
+        snprintf(q, sizeof(q), "q%02d", i);
+        add_trial(s, q, "k=3;policy=best-first", present && i < 8, present, 300, 0.5);
+        add_trial(s, q, "k=3;policy=edges-first", present && i < 14, present, 302, 1.0);
+        add_trial(s, q, "k=10;policy=best-first", i < 15, 1, 900, 0.2);
+        add_trial(s, q, "k=10;policy=edges-first", i < 15, 1, 905, 1.0);
+    }
+    add_trial(s, "q00", "question-at=end", 1, 1, 10, 0); /* not an order trial: ignored */
+}
+
+static void test_order_stats(void)
+{
+    struct tr s = {0};
+    struct order_stats os;
+    struct strbuf err = STRBUF_INIT, rec = STRBUF_INIT;
+    const struct order_cell *c;
+    order_fixture(&s);
+    CHECK_INT(order_stats_compute(s.t, s.n, &os, &err), 0);
+    CHECK_INT(os.n_ks, 2);
+    CHECK_INT(os.ks[0], 3);
+    CHECK_INT(os.ks[1], 10);
+    CHECK_INT(os.n_policies, 2);
+    CHECK_INT(os.reference, ORDER_BEST_FIRST);
+    CHECK_INT(os.n_questions, 20);
+    c = order_stats_cell(&os, ORDER_EDGES_FIRST, 3);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_INT(c->valid, 20);
+        CHECK_NEAR(c->accuracy, 14.0 / 20, 1e-12);
+        CHECK_NEAR(c->recall, 16.0 / 20, 1e-12);
+        CHECK_NEAR(c->present_accuracy, 14.0 / 16, 1e-12);
+        CHECK(c->lo < 0.7 && c->hi > 0.7);
+        CHECK_NEAR(c->prompt_tokens, 302, 1e-9);
+        CHECK(isnan(c->expected));
+    }
+    /* edges-first - best-first at k=3: +30 pp on 6 discordant questions, all one way */
+    CHECK_INT(os.n_diffs, 2);
+    CHECK_INT(os.diffs[0].k, 3);
+    CHECK_INT(os.diffs[0].policy, ORDER_EDGES_FIRST);
+    CHECK_NEAR(os.diffs[0].diff, 0.3, 1e-12);
+    CHECK_NEAR(os.diffs[0].p, 2.0 / 64, 1e-12);
+    CHECK_NEAR(os.diffs[0].p_holm, 2.0 * 2.0 / 64, 1e-12);
+    CHECK_NEAR(os.diffs[1].diff, 0.0, 1e-12);
+    CHECK_NEAR(os.diffs[1].p, 1.0, 1e-12);
+    /* best: k=10 (75%); edges-first at k=3 (70%) is not within 1 pp: the best is recommended */
+    CHECK(os.best >= 0 && os.cells[os.best].k == 10);
+    order_recommendation(&os, &rec);
+    CHECK(strstr(rec.buf, "best-first at k=10: 75.0% [") == rec.buf);
+    CHECK(strstr(rec.buf, "the most accurate") != NULL);
+    order_stats_release(&os);
+
+    /* one more question right for edges-first at k=3 in each ... make k=3 within the margin */
+    tr_free(&s);
+    memset(&s, 0, sizeof(s));
+    order_fixture(&s);
+    {
+        size_t i;
+        for (i = 0; i < s.n; i++)
+            if (!strcmp(s.t[i].axes, "k=3;policy=edges-first") && s.t[i].gold_offset >= 0)
+                s.t[i].outcome = OUTCOME_CORRECT; /* 16 of 20 = 80% */
+    }
+    CHECK_INT(order_stats_compute(s.t, s.n, &os, &err), 0);
+    strbuf_reset(&rec);
+    order_recommendation(&os, &rec);
+    CHECK(strstr(rec.buf, "edges-first at k=3: 80.0% [") == rec.buf);
+    order_stats_release(&os);
+    /* 80% at k=3 beats 75%: now within the margin means 79%+; make k=10 best at 85% */
+    {
+        size_t i;
+        int n10 = 0;
+        for (i = 0; i < s.n; i++)
+            if (!strcmp(s.t[i].axes, "k=10;policy=edges-first") && n10++ < 17)
+                s.t[i].outcome = OUTCOME_CORRECT;
+            else if (!strcmp(s.t[i].axes, "k=3;policy=edges-first") && s.t[i].gold_offset >= 0)
+                s.t[i].outcome = OUTCOME_CORRECT;
+    }
+    {
+        /* 17 of 20 at k=10 (85%) against 16 (80%): k=3 is 5 pp off, not recommended */
+        CHECK_INT(order_stats_compute(s.t, s.n, &os, &err), 0);
+        strbuf_reset(&rec);
+        order_recommendation(&os, &rec);
+        CHECK(strstr(rec.buf, "edges-first at k=10: 85.0%") == rec.buf);
+        order_stats_release(&os);
+    }
+    tr_free(&s);
+    memset(&s, 0, sizeof(s));
+    add_trial(&s, "q1", "", 1, 1, 10, 0);
+    CHECK_INT(order_stats_compute(s.t, s.n, &os, &err), -1);
+    CHECK(strstr(err.buf, "policy, k") != NULL);
+    tr_free(&s);
+    strbuf_release(&err);
+    strbuf_release(&rec);
+}
+
+/* Within the margin: the cheaper k is recommended, with its token saving. */
+static void test_order_recommend_saving(void)
+{
+    struct tr s = {0};
+    struct order_stats os;
+    struct strbuf err = STRBUF_INIT, rec = STRBUF_INIT;
+    char q[16];
+    int i;
+    for (i = 0; i < 100; i++) {
+        snprintf(q, sizeof(q), "q%03d", i);
+        add_trial(&s, q, "k=10;policy=edges-first", i < 71, 1, 500, 0);
+        add_trial(&s, q, "k=20;policy=edges-first", i < 72, 1, 960, 0);
+    }
+    CHECK_INT(order_stats_compute(s.t, s.n, &os, &err), 0);
+    order_recommendation(&os, &rec);
+    CHECK(strstr(rec.buf, "edges-first at k=10: 71.0% [") == rec.buf);
+    CHECK(strstr(rec.buf, "within 1 pp of the best (edges-first at k=20, 72.0%), 52% of the "
+                          "prompt tokens of k=20") != NULL);
+    order_stats_release(&os);
+    tr_free(&s);
+    strbuf_release(&err);
+    strbuf_release(&rec);
+}
+
+/* The expectation from a depth curve: accuracy at each trial's depth, 0 when the gold is out. */
+static void test_order_expect(void)
+{
+    struct tr s = {0}, d = {0};
+    struct order_stats os;
+    struct run_stats rs;
+    struct strbuf err = STRBUF_INIT;
+    const struct order_cell *c;
+    char q[16];
+    int i, depth;
+    /* a depth run at 1000 tokens: 100% at depth 0 and 100, 50% at 50 (linear between) */
+    for (i = 0; i < 20; i++) {
+        snprintf(q, sizeof(q), "q%02d", i);
+        for (depth = 0; depth <= 10000; depth += 5000) {
+            struct trial_result *t;
+            ALLOC_GROW(d.t, d.n + 1, d.alloc);
+            t = &d.t[d.n++];
+            trial_result_init(t);
+            t->question_id = xstrdup(q);
+            t->length = 1000;
+            t->depth_bp = depth;
+            t->outcome = depth == 5000 && i % 2 ? OUTCOME_WRONG : OUTCOME_CORRECT;
+        }
+        add_trial(&s, q, "k=3;policy=best-first", 1, i < 10, 900, 0.5);
+        add_trial(&s, q, "k=3;policy=edges-first", 1, i < 10, 900, 1.0);
+    }
+    CHECK_INT(stats_compute(d.t, d.n, NULL, &rs, &err), 0);
+    CHECK_INT(order_stats_compute(s.t, s.n, &os, &err), 0);
+    order_stats_expect(&os, s.t, s.n, &rs);
+    c = order_stats_cell(&os, ORDER_BEST_FIRST, 3);
+    CHECK(c && fabs(c->expected - 0.5 * 0.5) < 1e-9 && c->curve_length == 1000);
+    c = order_stats_cell(&os, ORDER_EDGES_FIRST, 3);
+    CHECK(c && fabs(c->expected - 0.5 * 1.0) < 1e-9);
+    order_stats_release(&os);
+    run_stats_release(&rs);
+    tr_free(&s);
+    tr_free(&d);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     RUN(test_long_context_reorder_example);
@@ -165,5 +368,8 @@ int main(void)
     RUN(test_parse);
     RUN(test_expected_accuracy);
     RUN(test_pack);
+    RUN(test_order_stats);
+    RUN(test_order_recommend_saving);
+    RUN(test_order_expect);
     return TEST_EXIT();
 }
