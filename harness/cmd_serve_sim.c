@@ -29,6 +29,8 @@ static const char *const serve_sim_usage[] = {
     "                 [--think N [--think-form field|inline|both] [--think-stop]]",
     "                 [--api-key-env VAR] [--log FILE] [--template-overhead N]",
     "                 [--chat-template none|chatml] [--tokenize-api both|vllm|llamacpp|none]",
+    "                 [--prefix-cache TOKENS] [--slots N] [--timings] [--latency-ms MS]",
+    "                 [--prefill-ms-per-1k MS] [--decode-ms-per-token MS]",
     NULL,
 };
 
@@ -39,7 +41,10 @@ int cmd_serve_sim(int argc, const char **argv)
     const char *log_path = NULL, *chat_template = "none", *tokenize_api = "both";
     long template_overhead = 0;
     long port = 8000, fault_seed = 0, latency_ms = 0, slow_ms = 5000, retry_after_ms = 1000;
-    double reasoning = 0;
+    double reasoning = 0, prefill_ms = 0, decode_ms = 0;
+    const char *prefix_cache_s = NULL;
+    long slots = 0;
+    int timings = 0;
     const char *think_s = NULL, *think_form = "both";
     int think_stop = 0;
     struct strvec models = STRVEC_INIT, rest = STRVEC_INIT;
@@ -77,13 +82,29 @@ int cmd_serve_sim(int argc, const char **argv)
          "field (reasoning_content), inline (<think> in the content) or both (default)", 0},
         {OPT_BOOL, "think-stop", 0, &think_stop, NULL,
          "thinking that reaches the budget ends with finish_reason stop, not length", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "prefix cache and latency", 0},
+        {OPT_STRING, "prefix-cache", 0, &prefix_cache_s, "TOKENS",
+         "keep prompts' tokens (LRU, per slot) and reuse their longest common prefix; reported "
+         "as usage.prompt_tokens_details.cached_tokens (default 0: off)",
+         0},
+        {OPT_LONG, "slots", 0, &slots, "N",
+         "llama.cpp-style slots: N requests at once, a cache each, id_slot honoured (default 0: "
+         "unlimited, one shared cache as vLLM)",
+         0},
+        {OPT_BOOL, "timings", 0, &timings, NULL,
+         "add llama.cpp's timings (cache_n, prompt_n, prompt_ms, ...) to every answer", 0},
+        {OPT_DOUBLE, "prefill-ms-per-1k", 0, &prefill_ms, "MS",
+         "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
+        {OPT_DOUBLE, "decode-ms-per-token", 0, &decode_ms, "MS",
+         "latency per completion token (default 0)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
         {OPT_STRING, "faults", 'f', &faults, "SPEC",
          "e.g. 429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,slow=0.01,"
          "error200=0.01",
          0},
         {OPT_LONG, "fault-seed", 0, &fault_seed, "N", "seed of the fault draws (default 0)", 0},
-        {OPT_LONG, "latency-ms", 0, &latency_ms, "MS", "added to every generation request", 0},
+        {OPT_LONG, "latency-ms", 0, &latency_ms, "MS",
+         "base latency of every generation request (default 0)", 0},
         {OPT_LONG, "slow-ms", 0, &slow_ms, "MS", "delay of the 'slow' fault (default 5000)", 0},
         {OPT_LONG, "retry-after-ms", 0, &retry_after_ms, "MS",
          "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)", 0},
@@ -137,6 +158,23 @@ int cmd_serve_sim(int argc, const char **argv)
         goto cleanup;
     }
     cfg.template_overhead = template_overhead;
+    if (prefix_cache_s && parse_token_count(prefix_cache_s, 1L << 30, &cfg.prefix_cache)) {
+        error("serve-sim: --prefix-cache '%s': %s", prefix_cache_s,
+              parse_num_strerror(prefix_cache_s));
+        goto cleanup;
+    }
+    if (slots < 0 || slots > 1024) {
+        error("serve-sim: --slots must be in 0..1024");
+        goto cleanup;
+    }
+    cfg.slots = (int)slots;
+    if (!(prefill_ms >= 0 && prefill_ms <= 1e6) || !(decode_ms >= 0 && decode_ms <= 1e6)) {
+        error("serve-sim: --prefill-ms-per-1k and --decode-ms-per-token must be in 0..1000000");
+        goto cleanup;
+    }
+    cfg.prefill_ms_per_1k = prefill_ms;
+    cfg.decode_ms_per_token = decode_ms;
+    cfg.timings = timings;
     if (reasoning < 0 || reasoning > 1) {
         error("serve-sim: --reasoning must be a probability in [0,1]");
         goto cleanup;

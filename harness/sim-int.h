@@ -90,4 +90,27 @@ size_t sim_token_prefix_bytes(struct tokenizer *tok, const char *p, size_t len, 
 void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
                  struct sim_analysis *a);
 
+/*
+ * The prefix cache and slots (sim_cache.c). capacity: tokens kept per slot (0: none);
+ * slots: 0 = no slots (unlimited concurrency, one shared cache, as vLLM), else at most
+ * that many requests are processed at once, each slot with its own cache (llama.cpp).
+ */
+struct sim_cache;
+struct sim_cache *sim_cache_new(long capacity, int slots);
+void sim_cache_free(struct sim_cache *c);
+/* Wake and fail every wait for a slot (server shutdown). */
+void sim_cache_shutdown(struct sim_cache *c);
+int sim_cache_slots(const struct sim_cache *c);
+/*
+ * Take a slot for a prompt of n token ids: want (0..slots-1) waits for that slot, -1 takes
+ * a free one (the one caching most of the prompt when that is over half of it, else the
+ * least recently used), waiting while all are busy. *cached: the longest prefix of ids the
+ * slot's cache holds (at most n - 1). Returns the slot (0 without slots), or -1 when the
+ * server is stopping. Pair with sim_cache_release().
+ */
+int sim_cache_acquire(struct sim_cache *c, const uint32_t *ids, size_t n, int want, long *cached);
+/* The prompt's prefill is done: keep its ids in the slot's cache (LRU eviction). */
+void sim_cache_store(struct sim_cache *c, int slot, const uint32_t *ids, size_t n);
+void sim_cache_release(struct sim_cache *c, int slot);
+
 #endif

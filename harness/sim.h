@@ -213,8 +213,22 @@ struct sim_config {
     long template_overhead; /* BOS-like tokens added to every request's count */
     enum sim_chat_template chat_template; /* tokens a chat template adds per message */
     enum sim_tokenize_api tokenize_api;   /* which counting routes exist */
-    const char *api_key;                  /* borrowed; NULL = no auth */
-    const char *log_path;                 /* NULL = no request log */
+    /*
+     * Prefix cache and slots (sim_cache.c): prefix_cache tokens kept (per slot with slots;
+     * 0 = no cache), slots 0 = unlimited concurrency, one cache (vLLM-like), N = at most N
+     * requests at once, one cache each, "id_slot" honoured (llama.cpp-like). A request takes
+     * latency_ms + prefill_ms_per_1k per 1000 uncached prompt tokens + decode_ms_per_token
+     * per completion token; its prompt enters the cache when the prefill is done.
+     * usage.prompt_tokens_details.cached_tokens is reported when the cache is on; timings:
+     * llama.cpp "timings" {cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms}.
+     */
+    long prefix_cache;
+    int slots;
+    double prefill_ms_per_1k;
+    double decode_ms_per_token;
+    int timings;
+    const char *api_key;  /* borrowed; NULL = no auth */
+    const char *log_path; /* NULL = no request log */
 };
 
 /*

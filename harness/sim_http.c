@@ -48,6 +48,7 @@ struct sim_server {
     int stopping;
     atomic_uint_fast64_t gen_counter; /* generation requests, for fault draws */
     atomic_uint_fast64_t id_counter;  /* response ids */
+    struct sim_cache *cache;          /* prefix cache and slots */
 };
 
 /* Per-connection request state. */
@@ -84,6 +85,8 @@ struct logrec {
     char *extra;                  /* request fields serve-sim does not use (JSON), or NULL */
     enum sim_fault fault;
     int gold;
+    long cached; /* prompt tokens taken from the prefix cache, -1 not looked up */
+    int slot;    /* the slot that served it, -1 none (no --slots) */
 };
 
 static void logrec_init(struct logrec *l, const char *route)
@@ -97,6 +100,8 @@ static void logrec_init(struct logrec *l, const char *route)
     l->u = -1;
     l->outcome = "ok";
     l->think = -1;
+    l->cached = -1;
+    l->slot = -1;
 }
 
 static void json_reply(struct reply *r, int status, cJSON *obj)
@@ -143,15 +148,17 @@ static void bad_request(struct reply *r, const char *msg)
     error_reply(r, 400, "BadRequestError", NULL, NULL, "%s", msg);
 }
 
-static int delay_ms(struct sim_server *s, long ms)
+static int delay_ms(struct sim_server *s, double ms)
 {
     struct timespec until;
+    long us;
     int stopped;
-    if (ms <= 0)
+    if (!(ms > 0))
         return 0;
+    us = (long)(ms * 1000.0 + 0.5);
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
+    until.tv_sec += us / 1000000L;
+    until.tv_nsec += (us % 1000000L) * 1000L;
     if (until.tv_nsec >= 1000000000L) {
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
@@ -210,6 +217,10 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
     }
     if (l->extra)
         cJSON_AddRawToObject(o, "extra", l->extra);
+    if (l->cached >= 0)
+        cJSON_AddNumberToObject(o, "cached", (double)l->cached);
+    if (l->slot >= 0)
+        cJSON_AddNumberToObject(o, "slot", l->slot);
     cJSON_AddStringToObject(o, "fault", sim_fault_name(l->fault));
     line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -231,7 +242,74 @@ struct gen_request {
     long max_tokens; /* -1 = not given */
     long think;      /* reasoning tokens to emit before the answer (config, effort, kwargs) */
     struct sim_prompt prompt;
+    /* the prefix cache (sim_cache.c) */
+    int id_slot;            /* llama.cpp "id_slot", -1 any */
+    int cache_prompt;       /* llama.cpp "cache_prompt" (default true): reuse and keep */
+    const char *cache_salt; /* vLLM "cache_salt": only requests with the same salt share */
+    uint32_t *ids;          /* the prompt as cached: markers and token ids */
+    size_t nids;
+    int slot; /* taken, -1 none */
+    long T;   /* prompt tokens */
+    long cached;
+    long ctok; /* completion tokens */
 };
+
+/* Ids above any vocabulary: a message boundary (by role) or a cache salt in the cached ids. */
+#define CACHE_MARK  0xffffff00u
+#define IS_MARK(id) ((id) >= CACHE_MARK)
+
+/*
+ * The tokens the prefix cache compares: per message a marker of its role, then its
+ * tokens as the model sees them (after a context shift); a cache_salt leads with its own
+ * marker, so differently salted requests share nothing.
+ */
+static void cache_ids(struct sim_server *s, struct gen_request *g)
+{
+    size_t alloc = 0;
+    if (g->cache_salt) {
+        ALLOC_GROW(g->ids, g->nids + 1, alloc);
+        g->ids[g->nids++] =
+            CACHE_MARK |
+            (uint32_t)(sim_hash_bytes(SIM_HASH_INIT, g->cache_salt, strlen(g->cache_salt)) & 0x7f);
+    }
+    for (size_t i = 0; i < g->prompt.nr; i++) {
+        const char *role = g->prompt.role ? g->prompt.role[i] : "prompt";
+        uint32_t *t = NULL;
+        size_t n = 0;
+        ALLOC_GROW(g->ids, g->nids + 1, alloc);
+        g->ids[g->nids++] = CACHE_MARK | 0x80u |
+                            (uint32_t)(sim_hash_bytes(SIM_HASH_INIT, role, strlen(role)) & 0x7f);
+        if (tokenizer_encode(s->cfg->tokenizer, g->prompt.seg[i].buf + g->prompt.start[i],
+                             g->prompt.seg[i].len - g->prompt.start[i], TOKENIZER_SPECIAL_DEFAULT,
+                             &t, &n) == 0 &&
+            n) {
+            ALLOC_GROW(g->ids, g->nids + n, alloc);
+            memcpy(g->ids + g->nids, t, n * sizeof(*t));
+            g->nids += n;
+        }
+        free(t);
+    }
+}
+
+/* Take a slot and look the prompt up in its cache; 0, or -1 when the server is stopping. */
+static int cache_lookup(struct sim_server *s, struct gen_request *g)
+{
+    long m = 0;
+    size_t i;
+    cache_ids(s, g);
+    g->slot = sim_cache_acquire(s->cache, g->ids, g->nids, g->id_slot, &m);
+    if (g->slot < 0)
+        return -1;
+    if (!g->cache_prompt)
+        m = 0;
+    for (i = 0; i < (size_t)m; i++)
+        if (IS_MARK(g->ids[i]))
+            m--; /* markers are not tokens */
+    if (m > g->T - 1)
+        m = g->T > 0 ? g->T - 1 : 0;
+    g->cached = m < 0 ? 0 : m;
+    return 0;
+}
 
 static const struct sim_model *find_model(struct sim_server *s, const char *name)
 {
@@ -459,6 +537,16 @@ static void think_then_answer(struct sim_server *s, const struct gen_request *g,
     strbuf_release(&content);
 }
 
+/* The server's time for a request: base latency, prefill of the uncached prompt, decoding. */
+static double prefill_ms(const struct sim_config *cfg, const struct gen_request *g)
+{
+    return cfg->prefill_ms_per_1k * (double)(g->T - g->cached) / 1000.0;
+}
+static double decode_ms(const struct sim_config *cfg, const struct gen_request *g)
+{
+    return cfg->decode_ms_per_token * (double)g->ctok;
+}
+
 static void generate(struct sim_server *s, struct gen_request *g, struct reply *r, struct logrec *l)
 {
     const struct sim_config *cfg = s->cfg;
@@ -499,6 +587,13 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         l->outcome = "overflow";
         goto cleanup;
     }
+    g->T = a.T;
+    if (cache_lookup(s, g)) {
+        r->drop = 1; /* shutting down while waiting for a slot */
+        goto cleanup;
+    }
+    l->cached = g->cached;
+    l->slot = sim_cache_slots(s->cache) ? g->slot : -1;
 
     if (a.q) {
         double p = a.gold ? sim_curve_p(g->model, a.x, a.T) : 0;
@@ -568,6 +663,21 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     if (reasoning_only || rtok >= 0) {
         cJSON *d = cJSON_AddObjectToObject(usage, "completion_tokens_details");
         cJSON_AddNumberToObject(d, "reasoning_tokens", (double)(rtok >= 0 ? rtok : ctok));
+    }
+    g->ctok = ctok;
+    if (cfg->prefix_cache > 0) {
+        /* as vLLM with --enable-prompt-tokens-details, SGLang and OpenAI report it */
+        cJSON *d = cJSON_AddObjectToObject(usage, "prompt_tokens_details");
+        cJSON_AddNumberToObject(d, "cached_tokens", (double)g->cached);
+    }
+    if (cfg->timings) {
+        /* llama.cpp's timings: cache_n + prompt_n = the prompt's tokens */
+        cJSON *t = cJSON_AddObjectToObject(root, "timings");
+        cJSON_AddNumberToObject(t, "cache_n", (double)g->cached);
+        cJSON_AddNumberToObject(t, "prompt_n", (double)(a.T - g->cached));
+        cJSON_AddNumberToObject(t, "prompt_ms", prefill_ms(cfg, g));
+        cJSON_AddNumberToObject(t, "predicted_n", (double)ctok);
+        cJSON_AddNumberToObject(t, "predicted_ms", decode_ms(cfg, g));
     }
     cJSON_AddStringToObject(root, "system_fingerprint", "dipmap-sim");
     json_reply(r, 200, root);
@@ -683,6 +793,40 @@ static void reasoning_request(struct sim_server *s, const cJSON *req, struct gen
     cJSON_Delete(extra);
 }
 
+/*
+ * The cache fields of a request: llama.cpp's "id_slot" (an integer; 0..slots-1 pins the
+ * slot, anything else takes any) and "cache_prompt", vLLM's "cache_salt" (a non-empty
+ * string). 0 or -1 (400).
+ */
+static int cache_request(struct sim_server *s, const cJSON *req, struct gen_request *g,
+                         struct reply *r)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, "id_slot");
+    int slots = sim_cache_slots(s->cache);
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble) {
+            error_reply(r, 400, "invalid_request_error", "id_slot", NULL,
+                        "'id_slot' must be an integer");
+            return -1;
+        }
+        /* llama.cpp serves a slot number it does not have on any slot: so does serve-sim */
+        if (slots && v->valuedouble >= 0 && v->valuedouble < slots)
+            g->id_slot = (int)v->valuedouble;
+    }
+    v = cJSON_GetObjectItemCaseSensitive(req, "cache_prompt");
+    if (cJSON_IsFalse(v))
+        g->cache_prompt = 0;
+    v = cJSON_GetObjectItemCaseSensitive(req, "cache_salt");
+    if (v && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v) || !*v->valuestring) {
+            bad_request(r, "'cache_salt' must be a non-empty string");
+            return -1;
+        }
+        g->cache_salt = v->valuestring;
+    }
+    return 0;
+}
+
 static void handle_generation(struct sim_server *s, int chat, const struct strbuf *body,
                               struct reply *r, struct logrec *l)
 {
@@ -694,6 +838,9 @@ static void handle_generation(struct sim_server *s, int chat, const struct strbu
 
     memset(&g, 0, sizeof(g));
     g.chat = chat;
+    g.id_slot = -1;
+    g.cache_prompt = 1;
+    g.slot = -1;
     if (!cJSON_IsObject(req)) {
         bad_request(r, "the request body is not a JSON object");
         l->outcome = "bad_request";
@@ -745,15 +892,28 @@ static void handle_generation(struct sim_server *s, int chat, const struct strbu
     }
 
     reasoning_request(s, req, &g, l);
+    if (cache_request(s, req, &g, r)) {
+        l->outcome = "bad_request";
+        goto cleanup;
+    }
 
     fault =
         sim_fault_draw(&s->cfg->faults, s->cfg->fault_seed, atomic_fetch_add(&s->gen_counter, 1));
     l->fault = fault;
     generate(s, &g, r, l);
     apply_fault(s, fault, r);
-    if (delay_ms(s, s->cfg->latency_ms + (fault == SIM_FAULT_SLOW ? s->cfg->slow_ms : 0)))
+    /* the prefill, then the prompt is in the cache (a streamed first token would go now) */
+    if (!r->drop && delay_ms(s, (double)s->cfg->latency_ms + prefill_ms(s->cfg, &g)))
         r->drop = 1; /* shutting down */
+    if (g.slot >= 0 && g.cache_prompt && r->status == 200 && !r->drop)
+        sim_cache_store(s->cache, g.slot, g.ids, g.nids);
+    if (!r->drop && delay_ms(s, decode_ms(s->cfg, &g) +
+                                    (fault == SIM_FAULT_SLOW ? (double)s->cfg->slow_ms : 0)))
+        r->drop = 1;
 cleanup:
+    if (g.slot >= 0)
+        sim_cache_release(s->cache, g.slot);
+    free(g.ids);
     sim_prompt_release(&g.prompt);
     cJSON_Delete(req);
 }
@@ -789,7 +949,10 @@ static void handle_props(struct sim_server *s, struct reply *r)
     if (n_ctx > 0)
         cJSON_AddNumberToObject(dgs, "n_ctx", (double)n_ctx);
     cJSON_AddStringToObject(dgs, "model", s->cfg->models[0].name);
-    cJSON_AddNumberToObject(root, "total_slots", 64);
+    /* llama.cpp's request default, listed in params by some builds (absent: true) */
+    cJSON_AddBoolToObject(cJSON_AddObjectToObject(dgs, "params"), "cache_prompt",
+                          s->cfg->prefix_cache > 0);
+    cJSON_AddNumberToObject(root, "total_slots", s->cfg->slots > 0 ? s->cfg->slots : 64);
     cJSON_AddStringToObject(root, "model_path", s->cfg->models[0].name);
     cJSON_AddStringToObject(root, "chat_template", "");
     strbuf_addf(&b, "dipmap-sim %s", dipmap_version);
@@ -1191,6 +1354,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     atomic_init(&s->gen_counter, 0);
     atomic_init(&s->id_counter, 0);
     sim_qindex_build(&s->qix, cfg->gs);
+    s->cache = sim_cache_new(cfg->prefix_cache, cfg->slots);
     if (cfg->log_path) {
         s->log = fopen(cfg->log_path, "a");
         if (!s->log) {
@@ -1216,6 +1380,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
 fail:
     if (s->log)
         fclose(s->log);
+    sim_cache_free(s->cache);
     sim_qindex_release(&s->qix);
     pthread_mutex_destroy(&s->log_lock);
     pthread_mutex_destroy(&s->stop_lock);
@@ -1237,7 +1402,9 @@ void sim_stop(struct sim_server *s)
     s->stopping = 1;
     pthread_cond_broadcast(&s->stop_cond);
     pthread_mutex_unlock(&s->stop_lock);
+    sim_cache_shutdown(s->cache);
     MHD_stop_daemon(s->daemon);
+    sim_cache_free(s->cache);
     if (s->log)
         fclose(s->log);
     sim_qindex_release(&s->qix);
