@@ -149,6 +149,7 @@ struct xfer {
     long context;
     int endpoint;
     double start_ms;
+    char sha[SHA256_HEX_LEN + 1]; /* of the body without cache hints */
     char errbuf[CURL_ERROR_SIZE];
     struct xfer *next_free;
     struct xfer *prev, *next; /* the active list */
@@ -523,7 +524,44 @@ void client_free(struct client *c)
     free(c);
 }
 
-static void build_body(struct client *c, const struct client_request *req, struct strbuf *b)
+const char *client_server_kind_name(enum client_server_kind k)
+{
+    switch (k) {
+    case CLIENT_SERVER_LLAMACPP:
+        return "llama.cpp";
+    case CLIENT_SERVER_VLLM:
+        return "vllm";
+    case CLIENT_SERVER_SGLANG:
+        return "sglang";
+    case CLIENT_SERVER_OPENAI:
+        return "openai";
+    case CLIENT_SERVER_UNKNOWN:
+        break;
+    }
+    return "unknown";
+}
+
+/* The cache hints as body members (after the request's own; see client_cache_hints). */
+static void add_hints(const struct client_cache_hints *h, struct strbuf *b)
+{
+    if (!h)
+        return;
+    if (h->id_slot >= 0)
+        strbuf_addf(b, ",\"id_slot\":%d", h->id_slot);
+    if (h->no_cache_prompt)
+        strbuf_addstr(b, ",\"cache_prompt\":false");
+    if (h->cache_salt) {
+        strbuf_addstr(b, ",\"cache_salt\":");
+        json_escape(b, h->cache_salt, strlen(h->cache_salt));
+    }
+    if (h->prompt_cache_key) {
+        strbuf_addstr(b, ",\"prompt_cache_key\":");
+        json_escape(b, h->prompt_cache_key, strlen(h->prompt_cache_key));
+    }
+}
+
+static void build_body(struct client *c, const struct client_request *req, int hints,
+                       struct strbuf *b)
 {
     long mt = req->max_tokens > 0 ? req->max_tokens : c->cfg.max_tokens;
     const char *user = req->user ? req->user : "";
@@ -557,6 +595,8 @@ static void build_body(struct client *c, const struct client_request *req, struc
         strbuf_addch(b, ',');
         strbuf_addstr(b, c->extra_members);
     }
+    if (hints)
+        add_hints(req->hints, b);
     strbuf_addch(b, '}');
 }
 
@@ -608,7 +648,7 @@ void client_request_sha256(struct client *c, const struct client_request *req,
                            char hex[SHA256_HEX_LEN + 1])
 {
     struct strbuf b = STRBUF_INIT;
-    build_body(c, req, &b);
+    build_body(c, req, 0, &b);
     sha256_hex(b.buf, b.len, hex);
     strbuf_release(&b);
 }
@@ -654,9 +694,16 @@ int client_submit(struct client *c, const struct client_request *req, struct str
     x->tag = req->tag;
     x->expected = req->expected_prompt_tokens;
     x->context = req->context_tokens;
-    x->endpoint = pick_endpoint(c);
+    x->endpoint = req->hints && req->hints->endpoint >= 0 && (size_t)req->hints->endpoint < c->nr_ep
+                      ? req->hints->endpoint
+                      : pick_endpoint(c);
     x->errbuf[0] = '\0';
-    build_body(c, req, &x->body);
+    build_body(c, req, 1, &x->body);
+    /* the request's hash leaves the hints out (client_request_sha256) */
+    if (req->hints)
+        client_request_sha256(c, req, x->sha);
+    else
+        sha256_hex(x->body.buf, x->body.len, x->sha);
 
     setup_common(c, x->easy);
     curl_easy_setopt(x->easy, CURLOPT_URL, c->ep[x->endpoint].gen_url);
@@ -764,7 +811,7 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
         classify_transport(x, rc, r);
     }
     r->curl_code = (int)rc;
-    sha256_hex(x->body.buf, x->body.len, r->request_sha256);
+    memcpy(r->request_sha256, x->sha, sizeof(r->request_sha256));
     r->latency_ms = client_now_ms() - x->start_ms;
     redact_key(c, &r->error);
     redact_key(c, &r->content);
@@ -975,7 +1022,15 @@ static int probe_props(struct client *c, struct endpoint *ep, struct client_pref
         if (n < 0)
             n = client_obj_long(root, "n_ctx");
         if (dgs || n > 0) {
+            const cJSON *cp = client_obj_get(client_obj_get(dgs, "params"), "cache_prompt");
+            long slots = client_obj_long(root, "total_slots");
             is_llama = 1;
+            if (info->kind == CLIENT_SERVER_UNKNOWN) {
+                info->kind = CLIENT_SERVER_LLAMACPP;
+                info->slots = slots > 0 && slots <= 1 << 20 ? (int)slots : -1;
+                /* cache_prompt is on unless the server says otherwise */
+                info->prefix_cache = cJSON_IsFalse(cp) ? 0 : 1;
+            }
             context_min(info, n);
             if (!info->server_info && client_obj_str(root, "build_info"))
                 info->server_info = xstrdup(client_obj_str(root, "build_info"));
@@ -999,6 +1054,13 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
     info->model_listed = -1;
     info->served_model = NULL;
     info->server_info = NULL;
+    info->kind = CLIENT_SERVER_UNKNOWN;
+    info->slots = -1;
+    info->prefix_cache = -1;
+    if (c->nr_ep && strstr(c->ep[0].root, "://api.openai.com")) {
+        info->kind = CLIENT_SERVER_OPENAI; /* automatic prompt caching */
+        info->prefix_cache = 1;
+    }
     for (size_t i = 0; i < c->nr_ep; i++) {
         struct endpoint *ep = &c->ep[i];
         struct strbuf url = STRBUF_INIT, resp = STRBUF_INIT, names = STRBUF_INIT;
@@ -1050,6 +1112,16 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
                 if (client_obj_str(m, "owned_by") &&
                     !strcmp(client_obj_str(m, "owned_by"), "llamacpp"))
                     llamacpp++;
+                if (i == 0 && info->kind == CLIENT_SERVER_UNKNOWN &&
+                    client_obj_str(m, "owned_by")) {
+                    /* both cache prefixes by default (automatic prefix caching, radix cache) */
+                    if (!strcmp(client_obj_str(m, "owned_by"), "vllm"))
+                        info->kind = CLIENT_SERVER_VLLM;
+                    else if (!strcmp(client_obj_str(m, "owned_by"), "sglang"))
+                        info->kind = CLIENT_SERVER_SGLANG;
+                    if (info->kind != CLIENT_SERVER_UNKNOWN)
+                        info->prefix_cache = 1;
+                }
                 if (listed <= 10)
                     strbuf_addf(&names, "%s\"%s\"", names.len ? ", " : "", id);
                 if (!strcmp(id, c->model) && !found) {

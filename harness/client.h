@@ -174,6 +174,19 @@ int client_is_reasoning_model(const char *model);
 
 /* --------------------------------------------------------------- requests */
 
+/*
+ * Prefix-cache hints of one request (run --schedule, --no-cache-reuse). None of them changes
+ * what the model answers, so client_request_sha256() leaves them out (run --reuse matches
+ * requests across schedules).
+ */
+struct client_cache_hints {
+    int endpoint;                 /* the endpoint to send to (index), -1 the least loaded */
+    int id_slot;                  /* llama.cpp "id_slot", -1 not sent */
+    const char *prompt_cache_key; /* OpenAI "prompt_cache_key", NULL not sent */
+    const char *cache_salt;       /* vLLM "cache_salt", NULL not sent */
+    int no_cache_prompt;          /* send llama.cpp "cache_prompt": false */
+};
+
 struct client_request {
     const char *system; /* chat system message, NULL or "" for none */
     const char *user;   /* chat user message, or the whole prompt for legacy completions */
@@ -183,7 +196,8 @@ struct client_request {
     long expected_prompt_tokens;
     /* the server's context per request (GET /props n_ctx, max_model_len); <= 0 = unknown */
     long context_tokens;
-    void *tag; /* returned untouched in the response */
+    const struct client_cache_hints *hints; /* NULL: none */
+    void *tag;                              /* returned untouched in the response */
 };
 
 struct client_response {
@@ -305,7 +319,26 @@ void client_wakeup(struct client *c);
 
 /* ------------------------------------------------------------- preflight */
 
+/* What answered the preflight (decides the prefix-cache hints a run may send). */
+enum client_server_kind {
+    CLIENT_SERVER_UNKNOWN = 0,
+    CLIENT_SERVER_LLAMACPP, /* GET /props answered like llama.cpp (serve-sim does too) */
+    CLIENT_SERVER_VLLM,     /* /v1/models owned_by "vllm" */
+    CLIENT_SERVER_SGLANG,   /* owned_by "sglang" */
+    CLIENT_SERVER_OPENAI    /* api.openai.com */
+};
+/* "unknown", "llama.cpp", "vllm", "sglang", "openai". */
+const char *client_server_kind_name(enum client_server_kind k);
+
 struct client_preflight_info {
+    enum client_server_kind kind; /* of the first endpoint */
+    int slots;                    /* llama.cpp /props total_slots, -1 unknown */
+    /*
+     * 1 the server reuses prompt prefixes (llama.cpp cache_prompt, default on; vLLM automatic
+     * prefix caching and SGLang's radix cache, on by default; OpenAI prompt caching), 0 it says
+     * it does not (/props params.cache_prompt false), -1 unknown.
+     */
+    int prefix_cache;
     long context;     /* smallest context over endpoints (vLLM max_model_len, llama.cpp n_ctx), -1
                          unknown */
     int model_listed; /* 1 listed by /v1/models, 0 not listed, -1 unknown (no usable /v1/models) */

@@ -59,13 +59,14 @@ struct run_opts {
     const char *model, *dataset, *haystack, *lengths, *depths, *tmpl, *tokenizer;
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
-        *reuse;
+        *reuse, *schedule;
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
     int completions, dry_run, probe, store_prompts, context_check, insecure, verbose,
-        allow_mismatch;
+        allow_mismatch, no_cache_reuse;
+    double price_cached_in;
     int price_in_seen, price_out_seen; /* given on the command line or in the config file */
 };
 
@@ -326,6 +327,48 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
  * (run_correct of run_valid, from the store, trials kept from before included) when run_valid
  * >= 0, else this invocation's.
  */
+/*
+ * The schedule and what the server's prefix cache did with it: prompt tokens sent, those it
+ * says it took from its cache, those it computed; and the mean send time per depth (a
+ * schedule must not send one depth systematically earlier than another).
+ */
+static void print_cache_summary(const struct runner_result *res)
+{
+    size_t i;
+    double first = 0, last = 0;
+    int any = 0;
+    printf("schedule: %s", runner_schedule_name(res->schedule));
+    if (res->prompt_tokens > 0 && (res->cached_trials || res->timings_trials))
+        printf("; prompt tokens sent %ld, from the server's cache %ld (%.1f%%), computed %ld",
+               res->prompt_tokens, res->prompt_cached,
+               100.0 * (double)res->prompt_cached / (double)res->prompt_tokens,
+               res->prompt_tokens - res->prompt_cached);
+    printf("\n");
+    for (i = 0; i < res->depth_nr; i++) {
+        double m;
+        if (!res->depth_sent[i])
+            continue;
+        m = res->depth_send_s[i] / (double)res->depth_sent[i];
+        if (!any || m < first)
+            first = m;
+        if (!any || m > last)
+            last = m;
+        any = 1;
+    }
+    if (!any || res->depth_nr < 2)
+        return;
+    printf("send time by depth (mean s after the start):");
+    for (i = 0; i < res->depth_nr; i++) {
+        struct strbuf d = STRBUF_INIT;
+        if (!res->depth_sent[i] || trial_is_control(1, res->depth_bp[i]))
+            continue;
+        plan_format_depth(&d, res->depth_bp[i]);
+        printf(" %s %.1f", d.buf, res->depth_send_s[i] / (double)res->depth_sent[i]);
+        strbuf_release(&d);
+    }
+    printf("; spread %.1f s of %.1f s\n", last - first, res->wall_seconds);
+}
+
 static void print_summary(const char *run, const char *db, const struct runner_result *res,
                           enum run_status status, int window, long run_correct, long run_valid)
 {
@@ -369,6 +412,7 @@ static void print_summary(const char *run, const char *db, const struct runner_r
             res->cache_n, res->cache_n + res->prompt_n,
             100.0 * (double)res->cache_n / (double)(res->cache_n + res->prompt_n),
             res->timings_trials);
+    print_cache_summary(res);
     if (res->mean_inflight > 0)
         printf("in flight: mean %.1f requests (window %d), %.1f s\n", res->mean_inflight, window,
                res->wall_seconds);
@@ -407,6 +451,7 @@ static void run_opts_init(struct run_opts *o)
     o->connect_timeout = 10;
     o->price_in = -1;
     o->price_out = -1;
+    o->price_cached_in = -1;
     o->max_error_rate = 0.05;
     o->drain_seconds = 30;
     o->progress_interval = 10;
@@ -438,6 +483,7 @@ struct run_ctx {
     struct reuse_index *reuse; /* --reuse: stored answers by request hash */
     /* options, parsed */
     enum runner_progress progress;
+    enum runner_schedule schedule; /* --schedule; chosen after the preflight when not given */
     enum client_max_tokens_field mtf;
     enum scorer_kind default_scorer;
     long *lengths, max_len;
@@ -609,6 +655,15 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_BOOL, "verbose", 'v', &c->o.verbose, NULL, "log requests on stderr (key redacted)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "scheduling", 0},
         {OPT_LONG, "concurrency", 'c', &c->o.concurrency, "N", "requests in flight (default 8)", 0},
+        {OPT_STRING, "schedule", 0, &c->o.schedule, "cache|shuffle|plan",
+         "send order: cache (a group's deepest gold first, the rest after its answer, to the "
+         "same endpoint and slot: default when the server caches prefixes), shuffle, or plan "
+         "(the default otherwise)",
+         0},
+        {OPT_BOOL, "no-cache-reuse", 0, &c->o.no_cache_reuse, NULL,
+         "forbid prefix-cache reuse (vLLM cache_salt per request, llama.cpp cache_prompt "
+         "false, else a unique first line) so latencies are not flattered",
+         0},
         {OPT_LONG, "rpm", 0, &c->o.rpm, "N", "requests per minute limit", 0},
         {OPT_LONG, "tpm", 0, &c->o.tpm, "N", "tokens per minute limit", 0},
         {OPT_DOUBLE, "latency-s", 0, &c->o.latency_s, "S",
@@ -647,6 +702,8 @@ static int parse_run_options(struct run_ctx *c)
          "per 1M prompt tokens, >= 0 (with --price-out)", 0},
         {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD",
          "per 1M completion tokens, >= 0 (with --price-in)", 0},
+        {OPT_DOUBLE, "price-cached-in", 0, &c->o.price_cached_in, "USD",
+         "per 1M prompt tokens the server took from its cache (default: --price-in)", 0},
         {OPT_DOUBLE, "max-cost", 0, &c->o.max_cost, "USD",
          "stop when the run (every invocation) has spent this (exit 4, resumable); needs prices",
          0},
@@ -745,6 +802,12 @@ static int check_settings(struct run_opts *o)
         o->price_in = o->price_out = -1;
     if (o->max_cost > 0 && !in)
         return error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
+    if (o->price_cached_in != -1) {
+        if (check_double("price-cached-in", o->price_cached_in, 0, 0, INFINITY))
+            return -1;
+        if (!in)
+            return error("run: --price-cached-in needs --price-in and --price-out");
+    }
     return 0;
 }
 
@@ -753,6 +816,10 @@ static int validate_options(struct run_ctx *c)
 {
     size_t i;
 
+    if (c->o.schedule && runner_schedule_parse(c->o.schedule, &c->schedule) < 0) {
+        error("run: --schedule must be cache, shuffle or plan, not '%s'", c->o.schedule);
+        return -1;
+    }
     if (c->o.special && strcmp(c->o.special, "parse") && strcmp(c->o.special, "plain")) {
         error("run: --special must be parse or plain, not '%s'", c->o.special);
         return -1;
@@ -1550,6 +1617,41 @@ static int load_reuse(struct run_ctx *c)
 }
 
 /* The runner over the plan, skipping the trials already done. */
+/*
+ * --schedule (default cache when the preflight says the server caches prefixes, else plan),
+ * the hints the server understands (llama.cpp id_slot, OpenAI prompt_cache_key) and how
+ * --no-cache-reuse forbids reuse there.
+ */
+static void schedule_settings(struct run_ctx *c, struct runner_config *rc)
+{
+    enum client_server_kind kind = c->pinfo.kind;
+    rc->schedule = c->o.schedule                                        ? c->schedule
+                   : c->pinfo.prefix_cache == 1 && !c->o.no_cache_reuse ? RUNNER_SCHEDULE_CACHE
+                                                                        : RUNNER_SCHEDULE_PLAN;
+    c->schedule = rc->schedule;
+    if (rc->schedule == RUNNER_SCHEDULE_CACHE) {
+        if (kind == CLIENT_SERVER_LLAMACPP && c->pinfo.slots > 0 &&
+            client_endpoint_count(c->client) == 1)
+            rc->id_slots = c->pinfo.slots;
+        rc->cache_keys = kind == CLIENT_SERVER_OPENAI;
+    }
+    if (c->o.no_cache_reuse)
+        rc->no_reuse = kind == CLIENT_SERVER_LLAMACPP ? RUNNER_REUSE_CACHE_PROMPT
+                       : kind == CLIENT_SERVER_VLLM   ? RUNNER_REUSE_SALT
+                                                      : RUNNER_REUSE_NONCE;
+    rc->price_cached_in = c->o.price_cached_in;
+    fprintf(stderr, "schedule: %s (server %s%s)%s%s\n", runner_schedule_name(rc->schedule),
+            client_server_kind_name(kind),
+            c->pinfo.prefix_cache == 1   ? ", caches prompt prefixes"
+            : c->pinfo.prefix_cache == 0 ? ", no prefix cache"
+                                         : "",
+            rc->id_slots ? ", groups pinned to llama.cpp slots" : "",
+            rc->no_reuse == RUNNER_REUSE_CACHE_PROMPT ? "; no cache reuse: cache_prompt false"
+            : rc->no_reuse == RUNNER_REUSE_SALT       ? "; no cache reuse: cache_salt per request"
+            : rc->no_reuse == RUNNER_REUSE_NONCE      ? "; no cache reuse: a unique first line"
+                                                      : "");
+}
+
 static int execute(struct run_ctx *c)
 {
     struct runner_config rc;
@@ -1628,6 +1730,7 @@ static int execute(struct run_ctx *c)
     rc.progress = c->progress;
     rc.progress_interval = c->o.progress_interval;
     rc.jitter_seed = (uint64_t)c->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)getpid();
+    schedule_settings(c, &rc);
     if (runner_run(&rc, &c->res) < 0) {
         c->ret = DM_EXIT_INFRA;
         return -1;

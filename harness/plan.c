@@ -304,6 +304,15 @@ int plan_parse_controls(const char *s, unsigned *out, struct strbuf *err)
     return rc;
 }
 
+size_t plan_group_end(const struct plan *p, size_t i)
+{
+    size_t e = i + 1;
+    while (e < p->nr && p->t[e].question == p->t[i].question && p->t[e].length == p->t[i].length &&
+           p->t[e].repeat == p->t[i].repeat)
+        e++;
+    return e;
+}
+
 void plan_release(struct plan *p)
 {
     size_t i;

@@ -117,6 +117,12 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
                struct strbuf *err);
 void plan_release(struct plan *p);
 
+/*
+ * The group of trial i: the depths of one (question, length, repeat), which share one
+ * distractor sequence, are consecutive in the plan. Returns the index after its last trial.
+ */
+size_t plan_group_end(const struct plan *p, size_t i);
+
 struct plan_cost {
     double price_in;        /* USD per 1M prompt tokens; < 0 = unknown */
     double price_out;       /* USD per 1M completion tokens; < 0 = unknown */

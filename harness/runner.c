@@ -24,6 +24,7 @@
 #include "reuse.h"
 #include "store.h"
 #include "throttle.h"
+#include "tokenizer.h"
 #include "strbuf.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -49,6 +50,32 @@ int runner_progress_parse(const char *s, enum runner_progress *out)
             return 0;
         }
     return -1;
+}
+
+int runner_schedule_parse(const char *s, enum runner_schedule *out)
+{
+    if (!strcmp(s, "plan"))
+        *out = RUNNER_SCHEDULE_PLAN;
+    else if (!strcmp(s, "shuffle"))
+        *out = RUNNER_SCHEDULE_SHUFFLE;
+    else if (!strcmp(s, "cache"))
+        *out = RUNNER_SCHEDULE_CACHE;
+    else
+        return -1;
+    return 0;
+}
+
+const char *runner_schedule_name(enum runner_schedule s)
+{
+    switch (s) {
+    case RUNNER_SCHEDULE_SHUFFLE:
+        return "shuffle";
+    case RUNNER_SCHEDULE_CACHE:
+        return "cache";
+    case RUNNER_SCHEDULE_PLAN:
+        break;
+    }
+    return "plan";
 }
 
 const char *runner_end_name(enum runner_end e)
@@ -90,6 +117,7 @@ void runner_config_init(struct runner_config *c)
     c->flush_seconds = 0;
     c->progress_interval = 10;
     c->jitter_seed = 0x9e3779b97f4a7c15ULL;
+    c->price_cached_in = -1;
 }
 
 void runner_result_init(struct runner_result *r)
@@ -106,6 +134,9 @@ void runner_result_release(struct runner_result *r)
     free(r->system_fingerprint);
     for (i = 0; i < RUNNER_TOP_ERRORS; i++)
         free(r->top_error[i]);
+    free(r->depth_bp);
+    free(r->depth_send_s);
+    free(r->depth_sent);
     runner_result_init(r);
 }
 
@@ -169,6 +200,28 @@ struct runner {
     int probing;          /* probe_first: no second request before the first answer */
     struct prebuild *pb;
     int exhausted; /* every trial of the plan has been handed out */
+    /* the schedule (run --schedule): plan indexes in send order, and the groups */
+    size_t *ord; /* plan->nr entries */
+    size_t *grp; /* per plan index: its group */
+    struct sgroup *groups;
+    size_t ngroups;
+    int *slot_groups;    /* id_slots entries: open groups pinned to each slot */
+    uint64_t nonce_next; /* --no-cache-reuse salts and nonces */
+    struct strbuf nonce; /* the nonce-led first message of the request being sent */
+    double start_wall;   /* wall clock at the start (send times per depth) */
+};
+
+/*
+ * A group of the CACHE schedule: its leader (the deepest trial not done yet) goes first;
+ * the others wait for its answer, then go to the endpoint (and slot) that answered it.
+ */
+struct sgroup {
+    size_t leader;  /* plan index, SIZE_MAX when the group has nothing to send */
+    int released;   /* the leader was answered (or given up) */
+    int endpoint;   /* where the leader was answered, -1 any */
+    int slot;       /* llama.cpp slot (id_slots), -1 none */
+    long remaining; /* trials not final yet */
+    char key[24];   /* prompt_cache_key (cache_keys) */
 };
 
 static double wall_now(void)
@@ -178,9 +231,15 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double cost_of(const struct runner_config *cfg, double in_tokens, double out_tokens)
+/* USD of in_tokens prompt tokens, cached of them from the server's cache, and out_tokens. */
+static double cost_of(const struct runner_config *cfg, double in_tokens, double cached,
+                      double out_tokens)
 {
-    return in_tokens * cfg->price_in / 1e6 + out_tokens * cfg->price_out / 1e6;
+    double pc = cfg->price_cached_in >= 0 ? cfg->price_cached_in : cfg->price_in;
+    if (cached > in_tokens)
+        cached = in_tokens;
+    return (in_tokens - cached) * cfg->price_in / 1e6 + cached * pc / 1e6 +
+           out_tokens * cfg->price_out / 1e6;
 }
 
 static int prices_known(const struct runner_config *cfg)
@@ -328,6 +387,37 @@ static void slot_free(struct runner *r, struct slot *s)
     r->busy--;
 }
 
+/*
+ * The CACHE schedule: the leader of trial's group is done with (answered, failed, or dropped
+ * by a stop): release the rest of the group to the endpoint that answered it.
+ */
+static void group_answered(struct runner *r, size_t trial, const struct client_response *resp)
+{
+    struct sgroup *g;
+    if (!r->groups)
+        return;
+    g = &r->groups[r->grp[trial]];
+    if (g->leader != trial || g->released)
+        return;
+    g->released = 1;
+    if (resp && resp->http_status)
+        g->endpoint = resp->endpoint;
+}
+
+/* A trial of a group reached a final state; the last one frees the group's slot. */
+static void group_trial_final(struct runner *r, size_t trial)
+{
+    struct sgroup *g;
+    if (!r->groups)
+        return;
+    g = &r->groups[r->grp[trial]];
+    if (--g->remaining > 0 || g->slot < 0)
+        return;
+    if (r->slot_groups[g->slot] > 0)
+        r->slot_groups[g->slot]--;
+    g->slot = -1;
+}
+
 static void finish(struct runner *r, struct slot *s, const struct client_response *resp,
                    enum trial_outcome outcome, double score, const char *error_msg)
 {
@@ -388,6 +478,17 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
         r->res->cached_trials++;
         r->res->cached_tokens += t.cached_tokens;
     }
+    if (s->sent_at > 0) {
+        size_t d;
+        for (d = 0; d < r->res->depth_nr && r->res->depth_bp[d] != pt->depth_bp; d++)
+            ;
+        if (d < r->res->depth_nr) {
+            r->res->depth_send_s[d] += s->sent_at - r->start_wall;
+            r->res->depth_sent[d]++;
+        }
+    }
+    group_answered(r, s->trial, s->reused_from ? NULL : resp);
+    group_trial_final(r, s->trial);
     if (outcome == OUTCOME_STARVED)
         r->res->starved_reasoning_tokens += trial_reasoning_spent(&t);
     if (outcome == OUTCOME_ERROR)
@@ -413,6 +514,8 @@ struct prebuilt {
 
 struct prebuild {
     const struct runner_config *cfg;
+    const size_t *ord; /* plan indexes in send order (the schedule) */
+    const size_t *grp; /* per plan index: its group */
     pthread_mutex_t mu;
     pthread_cond_t space;
     pthread_t *th;
@@ -421,7 +524,7 @@ struct prebuild {
     struct prompt_builder **builders;
     struct prebuilt *head, *tail; /* built, in order of completion */
     struct prebuilt *spare;       /* recycled entries (their buffers are kept) */
-    size_t next;                  /* next plan index to claim */
+    size_t next;                  /* next position in ord to claim */
     size_t outstanding;           /* claimed and not yet released by the loop */
     size_t reserved;              /* in a worker's group, not claimed yet */
     size_t cap;
@@ -459,21 +562,30 @@ static int trial_done(const struct runner_config *cfg, size_t i)
 }
 
 /* Claim the next trial not done yet (caller holds the lock); 0 when none is left. */
-static int pb_claim(struct prebuild *pb, size_t *trial)
+static int pb_claim_pos(struct prebuild *pb, size_t *pos)
 {
-    while (pb->next < pb->cfg->plan->nr && trial_done(pb->cfg, pb->next))
+    while (pb->next < pb->cfg->plan->nr && trial_done(pb->cfg, pb->ord[pb->next]))
         pb->next++;
     if (pb->next >= pb->cfg->plan->nr)
         return 0;
-    *trial = pb->next++;
+    *pos = pb->next++;
     pb->outstanding++;
+    return 1;
+}
+
+static int pb_claim(struct prebuild *pb, size_t *trial)
+{
+    size_t pos;
+    if (!pb_claim_pos(pb, &pos))
+        return 0;
+    *trial = pb->ord[pos];
     return 1;
 }
 
 struct pb_worker {
     struct prebuild *pb;
     int index;
-    size_t next, end; /* the worker's reserved group: plan indexes [next, end) */
+    size_t next, end; /* the worker's reserved group: positions [next, end) of ord */
 };
 
 /*
@@ -490,26 +602,25 @@ static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *tria
     const struct plan *plan = pb->cfg->plan;
     size_t i;
 
-    while (w->next < w->end && trial_done(pb->cfg, w->next))
+    while (w->next < w->end && trial_done(pb->cfg, pb->ord[w->next]))
         w->next++;
     if (w->next < w->end) {
-        *trial = w->next++;
+        *trial = pb->ord[w->next++];
         pb->reserved--;
         pb->outstanding++;
         return 1;
     }
-    if (!pb_claim(pb, &w->next))
+    if (!pb_claim_pos(pb, &w->next))
         return 0;
+    /* a group is consecutive in send order (plan, cache); shuffled, groups are split */
     w->end = w->next + 1;
-    while (w->end < plan->nr && plan->t[w->end].question == plan->t[w->next].question &&
-           plan->t[w->end].length == plan->t[w->next].length &&
-           plan->t[w->end].repeat == plan->t[w->next].repeat)
+    while (w->end < plan->nr && pb->grp[pb->ord[w->end]] == pb->grp[pb->ord[w->next]])
         w->end++;
     for (i = w->next + 1; i < w->end; i++)
-        if (!trial_done(pb->cfg, i))
+        if (!trial_done(pb->cfg, pb->ord[i]))
             pb->reserved++;
     pb->next = w->end;
-    *trial = w->next++;
+    *trial = pb->ord[w->next++];
     return 1;
 }
 
@@ -567,12 +678,15 @@ static void *pb_thread(void *arg)
     return NULL;
 }
 
-static struct prebuild *pb_start(const struct runner_config *cfg)
+static struct prebuild *pb_start(const struct runner_config *cfg, const size_t *ord,
+                                 const size_t *grp)
 {
     struct prebuild *pb = xcalloc(1, sizeof(*pb));
     int i, n = cfg->build_threads;
 
     pb->cfg = cfg;
+    pb->ord = ord;
+    pb->grp = grp;
     pthread_mutex_init(&pb->mu, NULL);
     pthread_cond_init(&pb->space, NULL);
     if (n > 0 && (!cfg->tokenizer || !cfg->tmpl))
@@ -580,6 +694,15 @@ static struct prebuild *pb_start(const struct runner_config *cfg)
     pb->cap = (size_t)cfg->concurrency < 8 ? 8 : (size_t)cfg->concurrency;
     if (pb->cap > 64)
         pb->cap = 64;
+    if (cfg->schedule == RUNNER_SCHEDULE_CACHE) {
+        /*
+         * The followers of the groups whose leaders are in flight wait built: room for
+         * them and for enough leaders to keep the window full (bounded by the window).
+         */
+        pb->cap = 4 * (size_t)cfg->concurrency + 16;
+        if (pb->cap > 512)
+            pb->cap = 512;
+    }
     if (n <= 0)
         return pb;
     pb->builders = xcalloc((size_t)n, sizeof(*pb->builders));
@@ -630,32 +753,52 @@ static void pb_stop(struct prebuild *pb)
     free(pb);
 }
 
+/* May this built trial be sent now (the schedule's release rule)? */
+typedef int (*pb_ready_fn)(void *ctx, size_t trial);
+
 /*
- * The next built prompt, left at the head until pb_pop(); NULL when none is
- * ready yet (*exhausted = 0) or every trial has been handed out (*exhausted = 1).
+ * The first built prompt that ready() allows (all with ready NULL), taken out of the
+ * queue: give it back with pb_recycle() once sent, or pb_unget() to keep it. NULL when
+ * none may go yet (*exhausted = 0) or every trial has been handed out (*exhausted = 1).
  */
-static struct prebuilt *pb_peek(struct prebuild *pb, int *exhausted)
+static struct prebuilt *pb_take(struct prebuild *pb, pb_ready_fn ready, void *ctx, int *exhausted)
 {
-    struct prebuilt *e;
+    struct prebuilt *e, *prev = NULL;
     pthread_mutex_lock(&pb->mu);
-    if (!pb->head && !pb->nth) {
-        size_t trial;
-        if (pb_claim(pb, &trial)) {
-            e = pb_entry(pb);
-            e->trial = trial;
-            pthread_mutex_unlock(&pb->mu);
-            pb_build(pb->cfg, pb->cfg->builder, e); /* inline: only this thread touches pb */
-            pthread_mutex_lock(&pb->mu);
-            pb_append(pb, e);
+    if (!pb->nth) {
+        /* inline: build one more when none of those built may go (or none is built) */
+        for (e = pb->head; e && ready && !ready(ctx, e->trial); e = e->next)
+            ;
+        if (!e && pb->outstanding < pb->cap) {
+            size_t trial;
+            if (pb_claim(pb, &trial)) {
+                e = pb_entry(pb);
+                e->trial = trial;
+                pthread_mutex_unlock(&pb->mu);
+                pb_build(pb->cfg, pb->cfg->builder, e); /* inline: only this thread touches pb */
+                pthread_mutex_lock(&pb->mu);
+                pb_append(pb, e);
+            }
         }
     }
-    e = pb->head;
-    *exhausted = !e && pb->outstanding == 0 && pb->reserved == 0 && pb->next >= pb->cfg->plan->nr;
-    if (!e && !*exhausted && pb->next < pb->cfg->plan->nr && pb->outstanding == 0 &&
+    for (e = pb->head; e && ready && !ready(ctx, e->trial); e = e->next)
+        prev = e;
+    if (e) {
+        if (prev)
+            prev->next = e->next;
+        else
+            pb->head = e->next;
+        if (pb->tail == e)
+            pb->tail = prev;
+        e->next = NULL;
+    }
+    *exhausted = !e && !pb->head && pb->outstanding == 0 && pb->reserved == 0 &&
+                 pb->next >= pb->cfg->plan->nr;
+    if (!e && !pb->head && !*exhausted && pb->next < pb->cfg->plan->nr && pb->outstanding == 0 &&
         pb->reserved == 0) {
         /* only trials already done remain between next and the end? let a claim decide */
         size_t save = pb->next;
-        while (save < pb->cfg->plan->nr && trial_done(pb->cfg, save))
+        while (save < pb->cfg->plan->nr && trial_done(pb->cfg, pb->ord[save]))
             save++;
         pb->next = save;
         *exhausted = save >= pb->cfg->plan->nr;
@@ -664,15 +807,21 @@ static struct prebuilt *pb_peek(struct prebuild *pb, int *exhausted)
     return e;
 }
 
-/* Remove the head returned by pb_peek() and recycle it once used. */
-static void pb_release_head(struct prebuild *pb)
+/* Put a taken prompt back at the head (not sent after all: budget, buckets). */
+static void pb_unget(struct prebuild *pb, struct prebuilt *e)
 {
-    struct prebuilt *e;
     pthread_mutex_lock(&pb->mu);
-    e = pb->head;
-    pb->head = e->next;
-    if (!pb->head)
-        pb->tail = NULL;
+    e->next = pb->head;
+    pb->head = e;
+    if (!pb->tail)
+        pb->tail = e;
+    pthread_mutex_unlock(&pb->mu);
+}
+
+/* A taken prompt was used: recycle it (its buffers are kept). */
+static void pb_recycle(struct prebuild *pb, struct prebuilt *e)
+{
+    pthread_mutex_lock(&pb->mu);
     e->next = pb->spare;
     pb->spare = e;
     pb->outstanding--;
@@ -687,6 +836,147 @@ static void pb_halt(struct prebuild *pb)
     pb->stop = 1;
     pthread_cond_broadcast(&pb->space);
     pthread_mutex_unlock(&pb->mu);
+}
+
+/* ---- the schedule -------------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The CACHE schedule's release rule (pb_ready_fn): a group's leader, or a released group. */
+static int group_ready(void *ctx, size_t trial)
+{
+    const struct runner *r = ctx;
+    const struct sgroup *g = &r->groups[r->grp[trial]];
+    return g->released || g->leader == trial;
+}
+
+/*
+ * The send order (r->ord) and groups (r->grp; r->groups for CACHE) of the plan, and the
+ * depths the send times are reported by.
+ */
+static void schedule_init(struct runner *r)
+{
+    const struct runner_config *cfg = r->cfg;
+    const struct plan *plan = cfg->plan;
+    size_t n = plan->nr, i, j, g = 0;
+
+    r->ord = xmalloc(st_mult(n ? n : 1, sizeof(*r->ord)));
+    r->grp = xmalloc(st_mult(n ? n : 1, sizeof(*r->grp)));
+    for (i = 0; i < n; g++) {
+        size_t end = plan_group_end(plan, i);
+        for (; i < end; i++)
+            r->grp[i] = g;
+    }
+    r->ngroups = g;
+    for (i = 0; i < n; i++)
+        r->ord[i] = i;
+    if (cfg->schedule == RUNNER_SCHEDULE_SHUFFLE) {
+        uint64_t x = (uint64_t)cfg->seed ^ 0x5c4ed01e5ULL;
+        for (i = n; i > 1; i--) {
+            size_t k = (size_t)(splitmix(&x) % i), t = r->ord[i - 1];
+            r->ord[i - 1] = r->ord[k];
+            r->ord[k] = t;
+        }
+    } else if (cfg->schedule == RUNNER_SCHEDULE_CACHE) {
+        r->groups = xcalloc(g ? g : 1, sizeof(*r->groups));
+        for (i = 0; i < n;) {
+            size_t end = plan_group_end(plan, i), a, b;
+            struct sgroup *sg = &r->groups[r->grp[i]];
+            struct sha256_ctx sc;
+            char hex[SHA256_HEX_LEN + 1];
+            /* deepest gold first (insertion sort: a group is a handful of depths) */
+            for (a = i + 1; a < end; a++)
+                for (b = a; b > i && plan->t[r->ord[b]].depth_bp > plan->t[r->ord[b - 1]].depth_bp;
+                     b--) {
+                    size_t t = r->ord[b];
+                    r->ord[b] = r->ord[b - 1];
+                    r->ord[b - 1] = t;
+                }
+            sg->leader = SIZE_MAX;
+            sg->endpoint = -1;
+            sg->slot = -1;
+            for (a = i; a < end; a++)
+                if (!trial_done(cfg, r->ord[a])) {
+                    if (sg->leader == SIZE_MAX)
+                        sg->leader = r->ord[a];
+                    sg->remaining++;
+                }
+            /* one prompt_cache_key per group, distinct across runs and groups */
+            sha256_init(&sc);
+            sha256_update(&sc, cfg->run_name, strlen(cfg->run_name) + 1);
+            sha256_update(&sc, cfg->gs->q[plan->t[i].question].id,
+                          strlen(cfg->gs->q[plan->t[i].question].id) + 1);
+            sha256_update(&sc, &plan->t[i].length, sizeof(plan->t[i].length));
+            sha256_update(&sc, &plan->t[i].repeat, sizeof(plan->t[i].repeat));
+            sha256_final_hex(&sc, hex);
+            snprintf(sg->key, sizeof(sg->key), "dipmap-%.16s", hex);
+            i = end;
+        }
+        if (cfg->id_slots > 0)
+            r->slot_groups = xcalloc((size_t)cfg->id_slots, sizeof(*r->slot_groups));
+    }
+    /* the plan's depths, in order of first appearance */
+    r->res->depth_bp = xmalloc(st_mult(n ? n : 1, sizeof(*r->res->depth_bp)));
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < r->res->depth_nr && r->res->depth_bp[j] != plan->t[i].depth_bp; j++)
+            ;
+        if (j == r->res->depth_nr)
+            r->res->depth_bp[r->res->depth_nr++] = plan->t[i].depth_bp;
+    }
+    r->res->depth_send_s = xcalloc(r->res->depth_nr ? r->res->depth_nr : 1, sizeof(double));
+    r->res->depth_sent = xcalloc(r->res->depth_nr ? r->res->depth_nr : 1, sizeof(long));
+    r->nonce_next = cfg->jitter_seed ^ 0x6e6f6e6365ULL;
+}
+
+static void schedule_release(struct runner *r)
+{
+    free(r->ord);
+    free(r->grp);
+    free(r->groups);
+    free(r->slot_groups);
+    strbuf_release(&r->nonce);
+}
+
+/* The cache hints of a trial's request: its group's endpoint, slot and key; no reuse. */
+static void request_hints(struct runner *r, const struct slot *s, struct client_cache_hints *h,
+                          char salt[32])
+{
+    const struct runner_config *cfg = r->cfg;
+    h->endpoint = -1;
+    h->id_slot = -1;
+    h->prompt_cache_key = NULL;
+    h->cache_salt = NULL;
+    h->no_cache_prompt = 0;
+    if (r->groups) {
+        struct sgroup *g = &r->groups[r->grp[s->trial]];
+        if (g->leader != s->trial)
+            h->endpoint = g->endpoint;
+        if (cfg->id_slots > 0) {
+            if (g->slot < 0) {
+                int k, best = 0;
+                for (k = 1; k < cfg->id_slots; k++)
+                    if (r->slot_groups[k] < r->slot_groups[best])
+                        best = k;
+                g->slot = best;
+                r->slot_groups[best]++;
+            }
+            h->id_slot = g->slot;
+        }
+        if (cfg->cache_keys)
+            h->prompt_cache_key = g->key;
+    }
+    if (cfg->no_reuse == RUNNER_REUSE_SALT) {
+        snprintf(salt, 32, "dipmap-%016llx", (unsigned long long)splitmix(&r->nonce_next));
+        h->cache_salt = salt;
+    } else if (cfg->no_reuse == RUNNER_REUSE_CACHE_PROMPT) {
+        h->no_cache_prompt = 1;
+    }
 }
 
 /* ---- sending ------------------------------------------------------------- */
@@ -764,6 +1054,8 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
 {
     const struct runner_config *cfg = r->cfg;
     struct client_request req;
+    struct client_cache_hints hints;
+    char salt[32];
 
     s->realized_len = bp->realized_len;
     s->realized_depth = bp->realized_depth;
@@ -799,6 +1091,26 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     req.expected_prompt_tokens = bp->realized_len;
     req.context_tokens = cfg->server_context;
     req.tag = s;
+    request_hints(r, s, &hints, salt);
+    req.hints = &hints;
+    if (cfg->no_reuse == RUNNER_REUSE_NONCE) {
+        /* a unique first line: no two requests share a prefix (--no-cache-reuse) */
+        const char *first = req.system && *req.system ? req.system : req.user;
+        size_t first_len = req.system && *req.system ? strlen(req.system) : req.user_len;
+        strbuf_reset(&r->nonce);
+        strbuf_addf(&r->nonce, "[request %016llx]\n", (unsigned long long)splitmix(&r->nonce_next));
+        if (cfg->tokenizer) {
+            long n = tokenizer_count(cfg->tokenizer, r->nonce.buf, r->nonce.len);
+            req.expected_prompt_tokens += n > 0 ? n : 0;
+        }
+        strbuf_add(&r->nonce, first, first_len);
+        if (first == req.system)
+            req.system = r->nonce.buf;
+        else {
+            req.user = r->nonce.buf;
+            req.user_len = r->nonce.len;
+        }
+    }
 
     if (cfg->reuse && s->attempts == 0) {
         char hex[SHA256_HEX_LEN + 1];
@@ -867,7 +1179,14 @@ static double committed_cost(const struct runner *r)
         in += (double)r->slots[i].realized_len;
         out += (double)r->cfg->max_tokens;
     }
-    return cost_of(r->cfg, in, out);
+    return cost_of(r->cfg, in, 0, out);
+}
+
+/* What the run has spent in this invocation, cached prompt tokens at their price. */
+static double spent_cost(const struct runner *r)
+{
+    return cost_of(r->cfg, (double)r->res->prompt_tokens, (double)r->res->prompt_cached,
+                   (double)r->res->completion_tokens);
 }
 
 /* Fill the window: due retries first, then new trials. Returns ms until the next due event. */
@@ -904,7 +1223,7 @@ static double schedule(struct runner *r, double now)
     }
     while (!r->stop && r->busy < limit) {
         int exhausted;
-        struct prebuilt *e = pb_peek(r->pb, &exhausted);
+        struct prebuilt *e = pb_take(r->pb, r->groups ? group_ready : NULL, r, &exhausted);
         const struct plan_trial *pt;
         struct slot *s;
         double est, w;
@@ -918,11 +1237,11 @@ static double schedule(struct runner *r, double now)
         pt = &cfg->plan->t[e->trial];
         est = (double)e->bp.realized_len + (double)cfg->max_tokens;
         if (cfg->max_cost > 0 && prices_known(cfg)) {
-            double spent =
-                cost_of(cfg, (double)r->res->prompt_tokens, (double)r->res->completion_tokens);
+            double spent = spent_cost(r);
             double pending = committed_cost(r);
-            double mine = cost_of(cfg, (double)e->bp.realized_len, (double)cfg->max_tokens);
+            double mine = cost_of(cfg, (double)e->bp.realized_len, 0, (double)cfg->max_tokens);
             if (spent + pending + mine > cfg->max_cost) {
+                pb_unget(r->pb, e);
                 r->budget_stop = 1;
                 stop_with(r, RUNNER_BUDGET);
                 break;
@@ -930,6 +1249,7 @@ static double schedule(struct runner *r, double now)
         }
         w = bucket_wait(r, est, now);
         if (w > 0) {
+            pb_unget(r->pb, e);
             if (w < next)
                 next = w;
             break;
@@ -950,7 +1270,7 @@ static double schedule(struct runner *r, double now)
         } else {
             send_built(r, s, &e->bp, now);
         }
-        pb_release_head(r->pb);
+        pb_recycle(r->pb, e);
     }
     return next;
 }
@@ -1066,6 +1386,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     if (resp->cls == CLIENT_RETRYABLE) {
         if (r->stop) {
             /* Stopping: leave it unsent (not an error); a resume sends it again. */
+            group_answered(r, s->trial, NULL);
             s->state = SLOT_WAITING;
             r->busy--;
             s->state = SLOT_FREE;
@@ -1085,6 +1406,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
         set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
                     resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
         stop_with(r, RUNNER_FATAL);
+        group_answered(r, s->trial, NULL);
         r->busy--;
         s->state = SLOT_FREE;
         return;
@@ -1103,9 +1425,14 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     out = resp->completion_tokens >= 0 ? (double)resp->completion_tokens : 0;
     r->res->prompt_tokens += (long)in;
     r->res->completion_tokens += (long)out;
+    if (resp->cached_tokens >= 0)
+        r->res->prompt_cached += resp->cached_tokens;
+    else if (resp->timings_cache_n >= 0)
+        r->res->prompt_cached += resp->timings_cache_n;
     throttle_bucket_adjust(&r->tpm, s->est_tokens - (in + out));
     if (check_mismatch(r, s, resp)) {
         /* not recorded: a resume (with the right tokenizer, or allowed) sends it again */
+        group_answered(r, s->trial, NULL);
         r->busy--;
         s->state = SLOT_FREE;
         return;
@@ -1196,7 +1523,10 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     throttle_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
     r.last_flush_ms = r.last_progress_ms = r.start_ms;
     r.probing = cfg->probe_first;
-    r.pb = pb_start(cfg);
+    r.start_wall = wall_now();
+    strbuf_init(&r.nonce, 0);
+    schedule_init(&r);
+    r.pb = pb_start(cfg, r.ord, r.grp);
     if (cfg->progress == RUNNER_PROGRESS_BAR ||
         (cfg->progress == RUNNER_PROGRESS_AUTO && isatty(STDERR_FILENO)))
         r.bar = 1;
@@ -1204,6 +1534,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
         r.lines = 1;
 
     res->end = RUNNER_COMPLETE;
+    res->schedule = cfg->schedule;
     res->planned = (long)cfg->plan->nr;
     res->min_window = cfg->concurrency;
     res->cost_usd = prices_known(cfg) ? 0 : -1;
@@ -1293,7 +1624,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
         (double)res->outcomes[OUTCOME_ERROR] > cfg->max_error_rate * (double)r.to_send)
         res->end = RUNNER_TOO_MANY_ERRORS;
     if (prices_known(cfg))
-        res->cost_usd = cost_of(cfg, (double)res->prompt_tokens, (double)res->completion_tokens);
+        res->cost_usd = spent_cost(&r);
     res->wall_seconds = (client_now_ms() - r.start_ms) / 1000.0;
     if (last_busy_ms > first_submit_ms && first_submit_ms > 0)
         res->mean_inflight = inflight_area / (last_busy_ms - first_submit_ms);
@@ -1302,6 +1633,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     pb_stop(r.pb);
+    schedule_release(&r);
     built_prompt_release(&r.bp);
     strbuf_release(&r.err);
     free(r.slots);

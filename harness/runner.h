@@ -56,6 +56,30 @@ enum runner_progress {
 /* Parse "auto" | "bar" | "lines" | "none"; 0 or -1. */
 int runner_progress_parse(const char *s, enum runner_progress *out);
 
+/*
+ * The order trials are sent in (run --schedule):
+ *   PLAN     the plan's order (length, repeat, question, depth as listed)
+ *   SHUFFLE  a seeded random permutation of the whole plan
+ *   CACHE    per group (the depths of one question, length and repeat, which share their
+ *            distractors) the deepest gold first; the group's other trials are released when
+ *            it is answered, deepest first, to the endpoint that answered it (and the same
+ *            llama.cpp slot with id_slots, the same prompt_cache_key with cache_keys), so a
+ *            prefix cache holds the shared distractors once. Groups interleave: the window
+ *            is filled from every open group.
+ */
+enum runner_schedule { RUNNER_SCHEDULE_PLAN = 0, RUNNER_SCHEDULE_SHUFFLE, RUNNER_SCHEDULE_CACHE };
+/* Parse "plan" | "shuffle" | "cache"; 0 or -1. */
+int runner_schedule_parse(const char *s, enum runner_schedule *out);
+const char *runner_schedule_name(enum runner_schedule s);
+
+/* How --no-cache-reuse keeps the server from reusing any prompt prefix. */
+enum runner_no_reuse {
+    RUNNER_REUSE_ALLOWED = 0,
+    RUNNER_REUSE_SALT,         /* vLLM: a "cache_salt" unique to every request */
+    RUNNER_REUSE_CACHE_PROMPT, /* llama.cpp: "cache_prompt": false */
+    RUNNER_REUSE_NONCE         /* others: a unique line leads the prompt */
+};
+
 struct reuse_index;
 
 struct runner_config {
@@ -109,6 +133,12 @@ struct runner_config {
     enum runner_progress progress;
     double progress_interval; /* seconds between plain lines (default 10) */
     uint64_t jitter_seed;     /* backoff jitter */
+
+    enum runner_schedule schedule;
+    int id_slots;   /* CACHE: pin each group to one of this many llama.cpp slots (0: no) */
+    int cache_keys; /* CACHE: send a prompt_cache_key per group (OpenAI) */
+    enum runner_no_reuse no_reuse;
+    double price_cached_in; /* USD per 1M cached prompt tokens (< 0: as price_in) */
 };
 
 /* Defaults as documented above; pointers NULL. */
@@ -143,10 +173,23 @@ struct runner_result {
     long retries;                  /* requests that were retries */
     long prompt_tokens;            /* server usage (local count when not reported) */
     long completion_tokens;
+    /* of prompt_tokens, those the server says came from its cache (cached_tokens, else
+       timings.cache_n): billed at price_cached_in */
+    long prompt_cached;
     /* llama.cpp "timings" summed over the trials that had them (this invocation) */
     long timings_trials, cache_n, prompt_n;
     /* usage.prompt_tokens_details.cached_tokens summed over the trials that reported it */
     long cached_trials, cached_tokens;
+    /*
+     * Send order by depth: per distinct depth of the plan (depth_bp[i], in the plan's
+     * order), the mean seconds from the run's start to the trials' sends (this invocation);
+     * count 0 when none was sent. Malloc'd, depth_nr entries.
+     */
+    enum runner_schedule schedule; /* the order used */
+    size_t depth_nr;
+    int *depth_bp;
+    double *depth_send_s;
+    long *depth_sent;
     double cost_usd;           /* -1 when prices are unknown */
     long tokenizer_mismatches; /* |usage.prompt_tokens / realized - 1| > 2% */
     double worst_mismatch;     /* largest such ratio deviation */
