@@ -1111,6 +1111,30 @@ out:
     return ret;
 }
 
+/* What a prefix cache could save with --schedule cache (and its cost with and without). */
+static void dry_run_cache(const struct run_ctx *c, struct strbuf *out)
+{
+    double in, cached, pc = c->o.price_cached_in >= 0 ? c->o.price_cached_in : c->o.price_in;
+    plan_cache_estimate(&c->plan, &in, &cached);
+    if (!(in > 0))
+        return;
+    if (out->len && out->buf[out->len - 1] != '\n')
+        strbuf_addch(out, '\n');
+    strbuf_addf(out,
+                "prefix cache: with --schedule cache a server that caches prefixes can serve "
+                "about %.0f of %.0f prompt tokens (%.0f%%; it computes %.2fx)\n",
+                cached, in, 100.0 * cached / in, (in - cached) / in);
+    if (c->o.price_in >= 0 && c->o.price_out >= 0) {
+        double outt = (double)c->plan.nr * (double)c->o.max_tokens * c->o.price_out / 1e6;
+        double whole = in * c->o.price_in / 1e6 + outt;
+        double with = (in - cached) * c->o.price_in / 1e6 + cached * pc / 1e6 + outt;
+        strbuf_addf(out,
+                    "cost with the cache schedule: about $%.4f instead of $%.4f (cached prompt "
+                    "tokens at $%g per 1M%s)\n",
+                    with, whole, pc, c->o.price_cached_in >= 0 ? "" : ", as --price-in");
+    }
+}
+
 static int dry_run(struct run_ctx *c)
 {
     if (c->o.dry_run) {
@@ -1137,6 +1161,7 @@ static int dry_run(struct run_ctx *c)
             pace.latency_from = probe_from.buf;
         }
         plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
+        dry_run_cache(c, &c->sb);
         dry_run_power(c, &c->sb);
         fputs(c->sb.buf, stdout);
         if (c->sb.len && c->sb.buf[c->sb.len - 1] != '\n')
@@ -1671,12 +1696,16 @@ static int execute(struct run_ctx *c)
 
     if (c->exists && c->o.max_cost > 0) {
         /* --max-cost caps the run, not this command: what earlier invocations spent counts */
-        double in = 0, out = 0;
-        if (store_run_usage(c->st, c->run_name, &in, &out) < 0) {
+        double in = 0, out = 0, cached = 0;
+        double pc = c->o.price_cached_in >= 0 ? c->o.price_cached_in : c->o.price_in;
+        if (store_run_usage(c->st, c->run_name, &in, &out, &cached) < 0) {
             c->ret = DM_EXIT_INFRA;
             return -1;
         }
-        c->spent_before = in / 1e6 * c->o.price_in + out / 1e6 * c->o.price_out;
+        if (cached > in)
+            cached = in;
+        c->spent_before =
+            (in - cached) / 1e6 * c->o.price_in + cached / 1e6 * pc + out / 1e6 * c->o.price_out;
         fprintf(stderr, "budget: $%.4f of --max-cost $%.2f already spent by this run\n",
                 c->spent_before, c->o.max_cost);
     }

@@ -313,6 +313,25 @@ size_t plan_group_end(const struct plan *p, size_t i)
     return e;
 }
 
+void plan_cache_estimate(const struct plan *p, double *prompt_tokens, double *cached_tokens)
+{
+    size_t i = 0, j;
+    *prompt_tokens = *cached_tokens = 0;
+    while (i < p->nr) {
+        size_t end = plan_group_end(p, i), deepest = i;
+        for (j = i; j < end; j++) {
+            *prompt_tokens += (double)p->t[j].length;
+            if (p->t[j].depth_bp > p->t[deepest].depth_bp)
+                deepest = j;
+        }
+        for (j = i; j < end; j++)
+            if (j != deepest && p->t[j].depth_bp > 0 &&
+                !trial_is_control(p->t[j].length, p->t[j].depth_bp))
+                *cached_tokens += (double)p->t[j].depth_bp / DEPTH_BP_MAX * (double)p->t[j].length;
+        i = end;
+    }
+}
+
 void plan_release(struct plan *p)
 {
     size_t i;

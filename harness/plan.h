@@ -123,6 +123,14 @@ void plan_release(struct plan *p);
  */
 size_t plan_group_end(const struct plan *p, size_t i);
 
+/*
+ * The prefix-cache estimate of the dry run: prompt tokens of the plan (trials x length) and
+ * those a prefix cache could serve under run --schedule cache: in each group every trial but
+ * the deepest reuses the distractors before its gold, depth x length tokens (the deepest
+ * is sent whole). 0:100:10 gives 4.5 of 11 lengths per group (0.59x computed).
+ */
+void plan_cache_estimate(const struct plan *p, double *prompt_tokens, double *cached_tokens);
+
 struct plan_cost {
     double price_in;        /* USD per 1M prompt tokens; < 0 = unknown */
     double price_out;       /* USD per 1M completion tokens; < 0 = unknown */

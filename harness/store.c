@@ -278,7 +278,8 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_RUN_USAGE] = "SELECT total(CASE WHEN usage_prompt_tokens >= 0 THEN usage_prompt_tokens"
                     " WHEN outcome IN ('correct', 'wrong', 'truncated', 'empty', 'starved')"
                     " THEN realized_length ELSE 0 END),"
-                    " total(max(ifnull(completion_tokens, 0), 0))"
+                    " total(max(ifnull(completion_tokens, 0), 0)),"
+                    " total(max(coalesce(cached_tokens, cache_n, 0), 0))"
                     " FROM trials WHERE run_id = ?1 AND outcome <> 'pending'",
     [S_RUN_SCORER_GET] = "SELECT scorer_version FROM runs WHERE name = ?1",
     [S_RUN_SCORER_SET] = "UPDATE runs SET scorer_version = ?2 WHERE name = ?1",

@@ -459,13 +459,13 @@ int store_run_set_tags(struct store *st, const char *name, const char *tags)
 }
 
 int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
-                    double *completion_tokens)
+                    double *completion_tokens, double *cached_tokens)
 {
     sqlite3_int64 id;
     sqlite3_stmt *s;
     int rc;
 
-    *prompt_tokens = *completion_tokens = 0;
+    *prompt_tokens = *completion_tokens = *cached_tokens = 0;
     rc = store_run_id(st, name, &id);
     if (rc)
         return rc;
@@ -477,6 +477,7 @@ int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
     if (rc == SQLITE_ROW) {
         *prompt_tokens = sqlite3_column_double(s, 0);
         *completion_tokens = sqlite3_column_double(s, 1);
+        *cached_tokens = sqlite3_column_double(s, 2);
     }
     sqlite3_reset(s);
     if (rc != SQLITE_ROW)

@@ -212,6 +212,43 @@ static void test_summary(void)
     strbuf_release(&err);
 }
 
+/*
+ * The dry run's prefix-cache estimate: per group the deepest is sent whole and every other
+ * depth reuses depth x length; 0:100:10 computes 6.5 of 11 lengths (0.59x); controls and
+ * depth 0 reuse nothing; the depths' order in the spec does not matter.
+ */
+static void test_cache_estimate(void)
+{
+    struct golden_set gs;
+    const long lengths[] = {1000};
+    int depths[11];
+    const int shuffled[] = {5000, 10000, 0, 2500};
+    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK};
+    struct plan p;
+    struct strbuf err = STRBUF_INIT;
+    double in, cached;
+    int i;
+
+    for (i = 0; i < 11; i++)
+        depths[i] = i * 1000;
+    CHECK_INT(golden_set_load(&gs, "datasets/needle.jsonl"), 0);
+    CHECK_INT(plan_build(&p, &gs, &spec, &err), 0);
+    plan_cache_estimate(&p, &in, &cached);
+    /* 36 questions x 2 repeats x 11 depths x 1000 tokens; the closed-book trials are length 0 */
+    CHECK_NEAR(in, 36.0 * 2 * 11 * 1000, 1e-6);
+    CHECK_NEAR(cached, 36.0 * 2 * 4500, 1e-6);
+    CHECK_NEAR((in - cached) / in, 6.5 / 11, 1e-9);
+    plan_release(&p);
+    spec.depths_bp = shuffled;
+    spec.depths_nr = 4;
+    CHECK_INT(plan_build(&p, &gs, &spec, &err), 0);
+    plan_cache_estimate(&p, &in, &cached);
+    CHECK_NEAR(cached, 36.0 * 2 * (500 + 250), 1e-6);
+    plan_release(&p);
+    golden_set_release(&gs);
+    strbuf_release(&err);
+}
+
 /* --controls: per repeat and question a closed-book and an oracle trial, sharded like groups. */
 static void test_controls(void)
 {
@@ -361,5 +398,6 @@ int main(void)
     RUN(test_controls);
     RUN(test_summary);
     RUN(test_axes);
+    RUN(test_cache_estimate);
     return TEST_EXIT();
 }
