@@ -308,7 +308,8 @@ size_t plan_group_end(const struct plan *p, size_t i)
 {
     size_t e = i + 1;
     while (e < p->nr && p->t[e].question == p->t[i].question && p->t[e].length == p->t[i].length &&
-           p->t[e].repeat == p->t[i].repeat)
+           p->t[e].repeat == p->t[i].repeat &&
+           !strcmp(p->t[e].axes ? p->t[e].axes : "", p->t[i].axes ? p->t[i].axes : ""))
         e++;
     return e;
 }

@@ -118,7 +118,7 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
 void plan_release(struct plan *p);
 
 /*
- * The group of trial i: the depths of one (question, length, repeat), which share one
+ * The group of trial i: the depths of one (question, length, repeat, axes), which share one
  * distractor sequence, are consecutive in the plan. Returns the index after its last trial.
  */
 size_t plan_group_end(const struct plan *p, size_t i);

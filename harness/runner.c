@@ -914,6 +914,8 @@ static void schedule_init(struct runner *r)
                           strlen(cfg->gs->q[plan->t[i].question].id) + 1);
             sha256_update(&sc, &plan->t[i].length, sizeof(plan->t[i].length));
             sha256_update(&sc, &plan->t[i].repeat, sizeof(plan->t[i].repeat));
+            if (plan->t[i].axes)
+                sha256_update(&sc, plan->t[i].axes, strlen(plan->t[i].axes));
             sha256_final_hex(&sc, hex);
             snprintf(sg->key, sizeof(sg->key), "dipmap-%.16s", hex);
             i = end;
