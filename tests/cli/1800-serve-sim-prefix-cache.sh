@@ -4,8 +4,8 @@
 # prompt_n = prompt_tokens, prompt_ms = --prefill-ms-per-1k x uncached tokens); --slots N gives
 # each slot its own cache and honours id_slot; cache_salt and cache_prompt:false share nothing;
 # a small cache evicts the least recently used prompt; without --prefix-cache nothing changes.
-. "$TESTS/cli/lib.sh"
-. "$TESTS/cli/sim-lib.sh"
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/cli/lib/sim-lib.sh"
 
 start_sim shared --prefix-cache 100k --timings --prefill-ms-per-1k 400 --log shared.jsonl
 shared=$SIM_PORT

@@ -4,7 +4,7 @@
 # on a fresh server whose cache holds a few prompts), while every trial's outcome, answer and prompt are identical; with
 # --slots the server's /props makes the run pin each group to one llama.cpp slot (id_slot);
 # the default schedule is cache when the server says it caches prefixes, plan otherwise.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 6
 for s in cache shuffle; do
