@@ -223,7 +223,7 @@ static void test_cache_estimate(void)
     const long lengths[] = {1000};
     int depths[11];
     const int shuffled[] = {5000, 10000, 0, 2500};
-    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK};
+    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK, NULL, 0};
     struct plan p;
     struct strbuf err = STRBUF_INIT;
     double in, cached;

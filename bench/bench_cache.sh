@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Prefix-cache schedule benchmark (numbers, never pass/fail; BENCHMARKS.md "Prefix-cache
+# schedule").
+#
+#   bench/bench_cache.sh [DIPMAP] [LENGTHS] [CONCURRENCIES]
+#
+# Against `dipmap serve-sim` with a prefix cache and prefill-proportional latency
+# (--latency-ms 20, --prefill-ms-per-1k 50 per uncached token, --decode-ms-per-token 1), per
+# length L (default 8k, 32k) and concurrency C (default 8, 64): Q = max(C, 8) questions x 11
+# depths (0:100:10), once with --schedule cache and once with --schedule shuffle, each on a
+# fresh server (its cache empty) whose cache holds 2 x C prompts (--prefix-cache 2*C*L: a KV
+# pool that holds the running batch twice). Reported: prompt tokens the server computed
+# (usage.prompt_tokens - cached_tokens, from the store) and the wall time of the whole
+# `dipmap run` process, for both schedules and their ratio (cache / shuffle) from the same
+# invocation. The ideal computed ratio for 11 depths is 6.5 / 11 = 0.59.
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$repo/dipmap}
+lengths=${2:-8k,32k}
+concs=${3:-8,64}
+work=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-cache.XXXXXX")
+sim_pid=
+stop_sim() {
+    if [ -n "$sim_pid" ]; then
+        kill "$sim_pid" 2>/dev/null
+        wait "$sim_pid" 2>/dev/null
+        sim_pid=
+    fi
+}
+trap 'stop_sim; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+tokens() { # 8k -> 8192
+    case $1 in *k) echo $((${1%k} * 1024)) ;; *) echo "$1" ;; esac
+}
+
+start_sim() { # ARGS...
+    stop_sim
+    rm -f sim.out
+    "$bin" serve-sim --port 0 --dataset golden.jsonl --latency-ms 20 --prefill-ms-per-1k 50 \
+        --decode-ms-per-token 1 "$@" >sim.out 2>sim.err &
+    sim_pid=$!
+    for _ in $(seq 200); do [ -s sim.out ] && break; sleep 0.05; done
+    url="http://127.0.0.1:$(head -n1 sim.out)"
+}
+
+# run_one L C Q SCHEDULE: prints "wall computed sent"
+run_one() {
+    local len=$1 c=$2 q=$3 sched=$4 t0 t1
+    rm -f b.db b.db-wal b.db-shm
+    head -n "$q" g_all.jsonl >golden.jsonl
+    start_sim --prefix-cache $((2 * c * $(tokens "$len")))
+    t0=$(date +%s.%N)
+    "$bin" run --endpoint "$url" --model dipmap-sim --dataset golden.jsonl --haystack hay.jsonl \
+        --template "$repo/prompts/kv.txt" --scorer kv --progress none --db b.db --run bench \
+        --max-tokens 32 --lengths "$len" --depths 0:100:10 --concurrency "$c" \
+        --schedule "$sched" >run.out 2>run.err || { echo "run failed:" >&2; tail -5 run.err >&2; }
+    t1=$(date +%s.%N)
+    stop_sim
+    echo "$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$t1")" \
+        "$(sqlite3 b.db "select sum(usage_prompt_tokens - ifnull(cached_tokens, 0)) from trials")" \
+        "$(sqlite3 b.db "select sum(usage_prompt_tokens) from trials")"
+}
+
+"$bin" gen kv --n 200 --seed 1 --out g_all.jsonl --haystack-out hay.jsonl --haystack-size 3500 \
+    >/dev/null || exit 1
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo
+echo "### Prefix-cache schedule (serve-sim)"
+echo
+echo "| length | c | trials | computed cache | computed shuffle | computed ratio | wall cache s | wall shuffle s | wall ratio |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for len in ${lengths//,/ }; do
+    for c in ${concs//,/ }; do
+        q=$((c > 8 ? c : 8))
+        read -r wc cc sc < <(run_one "$len" "$c" "$q" cache)
+        read -r ws cs ss < <(run_one "$len" "$c" "$q" shuffle)
+        python3 - "$len" "$c" "$((q * 11))" "$wc" "$cc" "$ws" "$cs" <<'EOF'
+import sys
+l, c, n, wc, cc, ws, cs = sys.argv[1:]
+wc, cc, ws, cs = float(wc), float(cc), float(ws), float(cs)
+print("| %s | %s | %s | %d | %d | %.2f | %.1f | %.1f | %.2f |"
+      % (l, c, n, cc, cs, cc / cs if cs else 0, wc, ws, wc / ws if ws else 0))
+EOF
+    done
+done
