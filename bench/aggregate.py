@@ -18,7 +18,7 @@ import sys
 
 NUM = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # Markdown table columns that name a row (configuration), not a measurement.
-KEY_COLS = {"c", "length", "tool", "tokenizer", "operation", "ratio dipmap/promptfoo", "trials",
+KEY_COLS = {"c", "np", "length", "tool", "tokenizer", "operation", "ratio dipmap/promptfoo", "trials",
             "dry-run trials", "prompts"}
 
 

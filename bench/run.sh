@@ -6,7 +6,8 @@
 # stage that fails or cannot run (no node, offline npm) is noted and skipped.
 #
 # usage: bench/run.sh DIPMAP_BINARY [STAGE...]
-#   stages (default all): limits tokenizer prompt store runner scale peer
+#   stages (default all): limits tokenizer prompt store runner scale peer cache cache-llama
+#   (cache-llama needs LLAMA_SERVER, else it reports itself skipped)
 #   BENCH_REPEATS=N   repeats per stage (default 3)
 #   BENCH_QUICK=1     small sizes (a smoke run of the whole suite in a few minutes)
 #   BENCH_OUT=FILE    results file (default bench/results.json)
@@ -24,13 +25,15 @@ repeats=${BENCH_REPEATS:-3}
 quick=${BENCH_QUICK:-0}
 out=${BENCH_OUT:-$repo/bench/results.json}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(limits tokenizer prompt store runner scale peer)
+[ ${#stages[@]} -gt 0 ] || stages=(limits tokenizer prompt store runner scale peer cache cache-llama)
 cd "$repo" || exit 1
 
 if [ "$quick" = 1 ]; then
     prompt_q=10 store_n=20000 runner_lat=500 runner_rounds=2 scale_q=20 peer_len=1k
+    cache_len=8k cache_c=8
 else
     prompt_q=100 store_n=100000 runner_lat=2000 runner_rounds=5 scale_q=182 peer_len=8k
+    cache_len=8k,32k cache_c=8,64
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench.XXXXXX")
@@ -47,6 +50,8 @@ stage_cmd() { # STAGE -> the per-stage benchmark's command line
     runner) echo "bench/bench_runner.sh $bin $runner_lat $runner_rounds" ;;
     scale) echo "bench/bench_scale.sh $bin $scale_q 8k 16" ;;
     peer) echo "bench/peer_promptfoo.sh $bin $peer_len 16" ;;
+    cache) echo "bench/bench_cache.sh $bin $cache_len $cache_c" ;;
+    cache-llama) echo "bench/bench_cache_llama.sh $bin" ;;
     *) return 1 ;;
     esac
 }
@@ -76,7 +81,7 @@ for r in $(seq 1 "$repeats"); do
         cat "$work/$s.$r.txt" >>"$log"
         echo "bench: $s repeat $r/$repeats done in $(($(date +%s) - t0)) s"
         # a stage that skipped itself (no node, offline) is not repeated
-        if grep -q "^[a-z]*: skipped" "$work/$s.$r.txt"; then
+        if grep -q "^[a-z-]*: skipped" "$work/$s.$r.txt"; then
             stages=("${stages[@]/$s/}")
         fi
     done

@@ -1,9 +1,9 @@
-# serve-sim's prefix cache: --prefix-cache TOKENS keeps prompts (LRU) and reports the longest
-# common prefix with one of them as usage.prompt_tokens_details.cached_tokens (vLLM's shape;
+# serve-sim's prefix cache: --prefix-cache TOKENS keeps prompts' token prefixes (LRU, a shared
+# prefix counted once) and reports the longest cached prefix as usage.prompt_tokens_details.cached_tokens (vLLM's shape;
 # the last prompt token is always computed); --timings adds llama.cpp's timings (cache_n +
 # prompt_n = prompt_tokens, prompt_ms = --prefill-ms-per-1k x uncached tokens); --slots N gives
 # each slot its own cache and honours id_slot; cache_salt and cache_prompt:false share nothing;
-# a small cache evicts the least recently used prompt; without --prefix-cache nothing changes.
+# a small cache evicts the least recently used tokens; without --prefix-cache nothing changes.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
@@ -76,10 +76,12 @@ props = sc.get(slots, "/props").json
 check(props["total_slots"] == 2 and props["default_generation_settings"]["params"]["cache_prompt"] is True,
       "/props: %r" % props)
 
-# LRU: a 700-token cache holds one of these prompts
+# LRU over token prefixes: a 700-token cache holds one of these prompts; the next evicts the
+# least recently used tokens, the ends of older prompts first
 check(cached(ask(small, a)) == 0 and cached(ask(small, a)) == T - 1, "small cache keeps one prompt")
 ask(small, c)
-check(cached(ask(small, a)) == hc, "the unrelated prompt evicted the older one (the system message is left)")
+left = cached(ask(small, a))
+check(hc <= left < T // 4, "the unrelated prompt evicted the older one's end (%d of %d left)" % (left, T))
 
 # off: the usage has no cache details, no timings
 j = ask(off, a)
