@@ -271,7 +271,6 @@ static const struct column columns[] = {
     {"depth_bp", get_depth_bp},
     {"depth", get_depth},
     {"repeat", get_repeat},
-    {"axes", get_axes},
     /* what was sent and what came back */
     {"prompt_sha256", get_prompt_sha256},
     {"realized_length", get_realized_length},
@@ -304,6 +303,7 @@ static const struct column columns[] = {
     /* usage.prompt_tokens_details.cached_tokens; when the final attempt was sent */
     {"cached_tokens", get_cached_tokens},
     {"sent_at", get_sent_at},
+    {"axes", get_axes},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 

@@ -189,7 +189,7 @@ int cmd_report(int argc, const char **argv)
 
     if (formats & FMT_JSON) {
         strbuf_reset(&doc);
-        if (summary_json_write(&d.run, &d.stats, &doc) < 0 ||
+        if (summary_json_write(&d.run, &d.stats, d.axes, d.n_axes, &doc) < 0 ||
             write_out(dir.buf, "summary.json", &doc) < 0) {
             rc = DM_EXIT_USAGE;
             goto cleanup;

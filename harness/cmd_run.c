@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,9 @@ static const char *const run_usage[] = {
     NULL,
 };
 
+/* The most named axes one run crosses. */
+#define RUN_AXES_MAX 8
+
 /* Everything `run` can be told, flag or config file. */
 struct run_opts {
     struct strvec endpoints, headers, tags;
@@ -60,6 +64,7 @@ struct run_opts {
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
+    const char *question_at; /* named axes (axes.h): run_axes[] */
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
@@ -71,15 +76,37 @@ struct run_opts {
 };
 
 /* The settings that change what a trial measures: part of the run's identity. */
-static char *identity_settings(const struct run_opts *o, const long *lengths, size_t nl,
-                               const int *depths, size_t nd, const char *scorer,
-                               const char *extra_body, long overhead, const char *special)
+static char *identity_settings(const struct run_opts *o, const struct plan_spec *spec,
+                               const char *scorer, const char *extra_body, long overhead,
+                               const char *special)
 {
     cJSON *root = cJSON_CreateObject(), *arr;
     char *text, *ret;
-    size_t i;
+    size_t i, j;
+    const long *lengths = spec->lengths;
+    const int *depths = spec->depths_bp;
+    size_t nl = spec->lengths_nr, nd = spec->depths_nr;
 
     /* Keys in sorted order: the store keeps settings canonical and compares them as text. */
+    if (spec->axes_nr) {
+        /* named axes, only when given (runs without them keep their identity); sorted names */
+        cJSON *ax = cJSON_AddObjectToObject(root, "axes");
+        const struct plan_axis *sorted[RUN_AXES_MAX];
+        size_t n = spec->axes_nr < RUN_AXES_MAX ? spec->axes_nr : RUN_AXES_MAX;
+        for (i = 0; i < n; i++) {
+            sorted[i] = &spec->axes[i];
+            for (j = i; j > 0 && strcmp(sorted[j - 1]->name, sorted[j]->name) > 0; j--) {
+                const struct plan_axis *t = sorted[j];
+                sorted[j] = sorted[j - 1];
+                sorted[j - 1] = t;
+            }
+        }
+        for (i = 0; i < n; i++) {
+            arr = cJSON_AddArrayToObject(ax, sorted[i]->name);
+            for (j = 0; j < sorted[i]->values_nr; j++)
+                cJSON_AddItemToArray(arr, cJSON_CreateString(sorted[i]->values[j]));
+        }
+    }
     cJSON_AddBoolToObject(root, "completions", o->completions);
     arr = cJSON_AddArrayToObject(root, "depths_bp");
     for (i = 0; i < nd; i++)
@@ -498,6 +525,9 @@ struct run_ctx {
     struct haystack hay;
     struct prompt_template tpl;
     struct plan_spec spec;
+    struct plan_axis axes[RUN_AXES_MAX]; /* the named axes given (run_axes[]), in option order */
+    struct strvec axis_values[RUN_AXES_MAX];
+    size_t axes_nr;
     struct plan plan;
     int have_gs, have_hay, have_tpl, have_plan;
     /* the endpoint, the store, the run */
@@ -573,6 +603,8 @@ static int run_ctx_release(struct run_ctx *c)
         haystack_release(&c->hay);
     if (c->have_gs)
         golden_set_release(&c->gs);
+    for (size_t a = 0; a < c->axes_nr; a++)
+        strvec_clear(&c->axis_values[a]);
     free(c->scorers);
     free(c->lengths);
     free(c->depths);
@@ -588,6 +620,66 @@ static int run_ctx_release(struct run_ctx *c)
     run_opts_release(&c->o);
     config_release(&c->cfgfile);
     return c->ret;
+}
+
+/*
+ * The run options that are named axes (axes.h): the option's name is the
+ * axis name, its value a comma list of the values to cross. A new axis is a
+ * field in run_opts, an OPT_STRING above and a row here; its prompts read
+ * the value with axes_find(prompt_request.axes, NAME) (AXES-API.md).
+ */
+struct run_axis {
+    const char *name;
+    size_t opt_offset;         /* offsetof(struct run_opts, field) */
+    const char *const *values; /* the values allowed (NULL-terminated) */
+};
+static const char *const question_at_values[] = {"end", "start", "both", NULL};
+static const struct run_axis run_axes[] = {
+    {"question-at", offsetof(struct run_opts, question_at), question_at_values},
+};
+
+/* One "--NAME a,b" into c->axes; the values checked against ax->values. */
+static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *list)
+{
+    struct strvec *v = &c->axis_values[c->axes_nr];
+    size_t i, j;
+    if (c->axes_nr >= RUN_AXES_MAX)
+        return error("run: more than %d named axes", RUN_AXES_MAX);
+    strvec_init(v);
+    strvec_split(v, list, ',');
+    c->axes_nr++; /* from here on released with the context */
+    if (!v->nr)
+        return error("run: --%s: give at least one value", ax->name);
+    for (i = 0; i < v->nr; i++) {
+        for (j = 0; ax->values[j] && strcmp(ax->values[j], v->v[i]); j++)
+            ;
+        if (!ax->values[j]) {
+            struct strbuf known = STRBUF_INIT;
+            for (j = 0; ax->values[j]; j++)
+                strbuf_addf(&known, "%s%s", j ? ", " : "", ax->values[j]);
+            error("run: --%s: unknown value '%s' (one of %s)", ax->name, v->v[i], known.buf);
+            strbuf_release(&known);
+            return -1;
+        }
+        for (j = 0; j < i; j++)
+            if (!strcmp(v->v[j], v->v[i]))
+                return error("run: --%s: %s given twice", ax->name, v->v[i]);
+    }
+    c->axes[c->axes_nr - 1].name = ax->name;
+    c->axes[c->axes_nr - 1].values = (const char *const *)v->v;
+    c->axes[c->axes_nr - 1].values_nr = v->nr;
+    return 0;
+}
+
+static int parse_axes(struct run_ctx *c)
+{
+    size_t i;
+    for (i = 0; i < sizeof(run_axes) / sizeof(run_axes[0]); i++) {
+        const char *list = *(const char *const *)((const char *)&c->o + run_axes[i].opt_offset);
+        if (list && add_axis(c, &run_axes[i], list) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* The command line and --config into c->o; refuses --api-key outright. */
@@ -609,6 +701,10 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "controls", 0, &c->o.controls, "LIST",
          "closed-book,oracle: per question and repeat also ask with no documents / with the "
          "gold chunk alone",
+         0},
+        {OPT_STRING, "question-at", 0, &c->o.question_at, "LIST",
+         "axis: end,start,both -- the question after the documents, before them, or both (the "
+         "template's {question} lines before/after {documents}; e.g. --template qa-both)",
          0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
@@ -893,6 +989,8 @@ static int validate_options(struct run_ctx *c)
         error("run: %s", c->err.buf);
         return -1;
     }
+    if (parse_axes(c) < 0)
+        return -1;
     for (i = 0; i < c->nl; i++)
         if (c->lengths[i] > c->max_len)
             c->max_len = c->lengths[i];
@@ -976,6 +1074,19 @@ static int load_inputs(struct run_ctx *c)
     c->spec.shard_index = c->shard_i;
     c->spec.shard_count = c->shard_n;
     c->spec.controls = c->controls;
+    c->spec.axes = c->axes;
+    c->spec.axes_nr = c->axes_nr;
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "question-at") && v < c->axes[i].values_nr;
+             v++) {
+            const char *missing = prompt_question_at_check(&c->tpl, c->axes[i].values[v]);
+            if (missing) {
+                error("run: --question-at %s: template %s has no line with {question} %s "
+                      "{documents} in [user] (the question slots; prompts/qa-both.txt has both)",
+                      c->axes[i].values[v], c->tpl_path.buf, missing);
+                return -1;
+            }
+        }
     strbuf_reset(&c->err);
     if (plan_build(&c->plan, &c->gs, &c->spec, &c->err) < 0) {
         error("run: %s", c->err.buf);
@@ -1277,8 +1388,7 @@ static int load_tokenizer(struct run_ctx *c)
 /* The run's identity settings with what c holds now (the overhead once known). */
 static char *run_settings(const struct run_ctx *c)
 {
-    return identity_settings(&c->o, c->lengths, c->nl, c->depths, c->nd,
-                             scorer_name(c->default_scorer),
+    return identity_settings(&c->o, &c->spec, scorer_name(c->default_scorer),
                              c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
                              tokenizer_is_remote(c->tk)       ? "server"
                              : tokenizer_special_parse(c->tk) ? "parse"

@@ -24,7 +24,8 @@
 #include "banned.h"
 
 static const char *const serve_sim_usage[] = {
-    "dipmap serve-sim [--port P] [--dataset FILE] [--model NAME:edge=E,dip=D,shape=S,seed=N]...",
+    "dipmap serve-sim [--port P] [--dataset FILE] [--model "
+    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H]...",
     "                 [--faults KIND=RATE,...] [--ctx N] [--shift-ctx N] [--reasoning P]",
     "                 [--think N [--think-form field|inline|both] [--think-stop]]",
     "                 [--api-key-env VAR] [--log FILE] [--template-overhead N]",
@@ -60,7 +61,10 @@ int cmd_serve_sim(int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
         {OPT_STRING, "dataset", 'd', &dataset, "FILE", "golden set the model answers from", 0},
         {OPT_LIST, "model", 'm', &models, "SPEC",
-         "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1] (repeatable; default dipmap-sim)", 0},
+         "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0] (repeatable; default "
+         "dipmap-sim); start/hard plant accuracy drops: question only before the gold, a hard "
+         "negative present",
+         0},
         {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE",
          "counts prompt tokens (default cl100k_base)", 0},
         {OPT_STRING, "ctx", 0, &ctx_s, "N", "context size: longer prompts get a 400 (e.g. 32k)", 0},

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "axes.h"
 #include "dataset.h"
 #include "order.h"
 #include "plan.h"
@@ -493,13 +494,18 @@ struct seq_item {
 /* The distractor selection of one (question, length, seed): independent of repeat and depth. */
 struct seq {
     const struct question *q;
+    const char *user; /* the [user] variant it was selected for */
     long target;
     unsigned long seed;
     int chat;
     long overhead;
     struct seq_item *it;
     size_t nr;
-    long cut; /* index in it[] of the filler chunk cut to fill the last gap, or -1 */
+    size_t order_nr; /* items the repeat's order is drawn over (0: nr); a question-slot
+                        variant draws its base's order ... */
+    size_t *omap;    /* ... and maps base item i to its own item omap[i] (SIZE_MAX: dropped);
+                        NULL: the identity */
+    long cut;        /* index in it[] of the filler chunk cut to fill the last gap, or -1 */
     const struct chunk *avoid[CUT_TRIES]; /* chunks whose cut could not hit the count exactly */
     int navoid;
     size_t hard, filler, filler_dropped;
@@ -522,10 +528,16 @@ struct qfill {
 struct pack_memo;
 static void pack_memo_clear(struct prompt_builder *b);
 
+/* --question-at values (README "Question placement"); QA_TEMPLATE renders the template as is. */
+enum qa_slot { QA_TEMPLATE, QA_END, QA_START, QA_BOTH, QA_NONE, QA__COUNT };
+
 struct prompt_builder {
     struct tokenizer *tk;
     const struct prompt_template *tpl;
     const struct haystack *hay;
+    const char *user;              /* the [user] text of the current request (a slot variant) */
+    char *user_variant[QA__COUNT]; /* made on first use; [QA_TEMPLATE] unused (tpl->user);
+                                      [QA_NONE] (no question line) selects the distractors */
     struct count_map counts;
     struct seq seqs[SEQ_CACHE];
     struct qfill fills[FILL_CACHE];
@@ -543,6 +555,7 @@ struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct pro
     b->tk = tk;
     b->tpl = tpl;
     b->hay = hay;
+    b->user = tpl->user;
     strbuf_init(&b->scratch, 0);
     strbuf_init(&b->docs, 0);
     return b;
@@ -551,6 +564,7 @@ struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct pro
 static void seq_clear(struct seq *s)
 {
     free(s->it);
+    free(s->omap);
     memset(s, 0, sizeof(*s));
 }
 
@@ -565,6 +579,8 @@ void prompt_builder_free(struct prompt_builder *b)
         seq_clear(&b->seqs[i]);
     for (i = 0; i < FILL_CACHE; i++)
         free(b->fills[i].idx);
+    for (i = 0; i < QA__COUNT; i++)
+        free(b->user_variant[i]);
     strbuf_release(&b->scratch);
     strbuf_release(&b->docs);
     pack_memo_clear(b);
@@ -652,7 +668,7 @@ static size_t render_messages(struct prompt_builder *b, const struct question *q
     strbuf_reset(&out->user);
     strbuf_reset(&out->text);
     render(&out->system, t->system, q->question, NULL, NULL, NULL);
-    render(&out->user, t->user, q->question, &b->docs, &docs_at, NULL);
+    render(&out->user, b->user, q->question, &b->docs, &docs_at, NULL);
     if (out->system.len) {
         strbuf_add(&out->text, out->system.buf, out->system.len);
         strbuf_addstr(&out->text, "\n\n");
@@ -1097,6 +1113,11 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
 static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t *order, size_t k,
                      long content, int chat, struct built_prompt *out, long *real,
                      struct strbuf *err);
+static int make_user_variant(const char *user, enum qa_slot want, struct strbuf *out, int *n_start,
+                             int *n_end);
+
+/* Tokens a question-slot variant's whole last filler is shortened by, so its cut can grow. */
+#define CUT_SLACK 16
 
 /* Tokens left free below the target when no chunk can be cut (kv haystacks). */
 #define NOCUT_SLACK 1
@@ -1105,7 +1126,7 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
                            struct built_prompt *tmp, struct strbuf *err)
 {
     const struct question *q = r->q;
-    struct seq *s = NULL, *victim = &b->seqs[0];
+    struct seq *s = NULL, *victim = &b->seqs[0], *base = NULL;
     struct qfill *f;
     long fixed, budget, real, best_diff = -1, best_budget = 0,
                               content = r->target_len - r->overhead;
@@ -1115,17 +1136,42 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     b->tick++;
     for (i = 0; i < SEQ_CACHE; i++) {
         struct seq *c = &b->seqs[i];
-        if (c->q == q && c->target == r->target_len && c->overhead == r->overhead &&
-            c->seed == r->seed && c->chat == r->chat) {
+        if (c->q == q && c->user == b->user && c->target == r->target_len &&
+            c->overhead == r->overhead && c->seed == r->seed && c->chat == r->chat) {
             c->last_used = b->tick;
             return c;
         }
         if (c->last_used < victim->last_used)
             victim = c;
     }
+    if (b->user != b->tpl->user && b->user != b->user_variant[QA_NONE]) {
+        /*
+         * A question-slot variant takes the selection made without any
+         * question line, so every --question-at value has the same
+         * distractors in the same order; each shortens the cut item by its
+         * question's tokens.
+         */
+        const char *user = b->user;
+        if (!b->user_variant[QA_NONE]) {
+            struct strbuf sb = STRBUF_INIT;
+            int ns, ne;
+            make_user_variant(b->tpl->user, QA_NONE, &sb, &ns, &ne);
+            b->user_variant[QA_NONE] = strbuf_detach(&sb, NULL);
+        }
+        b->user = b->user_variant[QA_NONE];
+        base = get_seq(b, r, tmp, err);
+        b->user = user;
+        if (!base)
+            return NULL;
+        victim = base == &b->seqs[0] ? &b->seqs[1] : &b->seqs[0];
+        for (i = 0; i < SEQ_CACHE; i++)
+            if (&b->seqs[i] != base && b->seqs[i].last_used < victim->last_used)
+                victim = &b->seqs[i];
+    }
     s = victim;
     seq_clear(s);
     s->q = q;
+    s->user = b->user;
     s->target = r->target_len;
     s->overhead = r->overhead;
     s->seed = r->seed;
@@ -1167,6 +1213,58 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
         if (s->pre_docs < 0)
             goto fail;
         s->pre_docs += a;
+    }
+    if (base) {
+        /*
+         * The base's items in the base's order; the extra tokens of this
+         * variant's question lines (plus CUT_SLACK, for the cut item to grow
+         * back into) come off the last whole fillers, the cut item kept.
+         */
+        long deficit = fixed - base->fixed + CUT_SLACK;
+        size_t at, nr = base->nr;
+        s->it = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->it)));
+        memcpy(s->it, base->it, nr * sizeof(*s->it));
+        s->omap = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->omap)));
+        for (at = 0; at < nr; at++)
+            s->omap[at] = at;
+        s->order_nr = nr;
+        s->nr = nr;
+        s->cut = base->cut;
+        s->hard = base->hard;
+        s->filler = base->filler;
+        at = nr;
+        while (deficit > 0 && at > s->hard) {
+            struct seq_item *it = &s->it[--at];
+            long len;
+            if ((long)at == s->cut)
+                continue;
+            len = it->cost <= deficit ? 0 : cut_chunk(b, it->c, it->cost - deficit, err);
+            if (len < 0)
+                goto fail;
+            if (len == 0) { /* dropped: later items move down one */
+                size_t m;
+                deficit -= it->cost;
+                memmove(&s->it[at], &s->it[at + 1], (s->nr - at - 1) * sizeof(*s->it));
+                for (m = 0; m < nr; m++)
+                    if (s->omap[m] == at)
+                        s->omap[m] = SIZE_MAX;
+                    else if (s->omap[m] != SIZE_MAX && s->omap[m] > at)
+                        s->omap[m]--;
+                if (s->cut > (long)at)
+                    s->cut--;
+                s->nr--;
+                s->filler--;
+                continue;
+            }
+            it->len = (size_t)len;
+            it->cost = block_cost(b, it->c, it->c->text, it->len, err);
+            if (it->cost < 0)
+                goto fail;
+            deficit = 0;
+            if (s->cut < 0)
+                s->cut = (long)at;
+        }
+        return s;
     }
     /*
      * Converge on the exact count: cached block costs are not exactly additive
@@ -1327,6 +1425,114 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
     return 0;
 }
 
+/*
+ * Question slots: a line of [user] holding {question} is a slot, a start slot
+ * before {documents} and an end slot after it (a line holding both is no
+ * slot). end keeps the end slots, start the start slots, both keeps all;
+ * a dropped line that was a paragraph of its own takes its blank line along.
+ */
+static int is_slot_line(const char *l, size_t n, const char *what)
+{
+    size_t wl = strlen(what), i;
+    for (i = 0; i + wl <= n; i++)
+        if (!memcmp(l + i, what, wl))
+            return 1;
+    return 0;
+}
+
+static int make_user_variant(const char *user, enum qa_slot want, struct strbuf *out, int *n_start,
+                             int *n_end)
+{
+    const char *p = user;
+    int seen_docs = 0, drop_blank = 0, prev_blank = 1;
+    *n_start = *n_end = 0;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        int docs = is_slot_line(p, n, "{documents}");
+        int quest = is_slot_line(p, n, "{question}");
+        int blank = n == 0;
+        int keep = 1;
+        if (quest && !docs) {
+            int start = !seen_docs;
+            *n_start += start;
+            *n_end += !start;
+            keep = want == QA_BOTH || (start ? want == QA_START : want == QA_END);
+        }
+        if (docs)
+            seen_docs = 1;
+        if (!keep) {
+            drop_blank = prev_blank; /* a paragraph of its own: its following blank line goes too */
+        } else if (!(blank && drop_blank)) {
+            strbuf_add(out, p, n);
+            if (nl)
+                strbuf_addch(out, '\n');
+            drop_blank = 0;
+        } else {
+            drop_blank = 0;
+        }
+        if (keep)
+            prev_blank = blank;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    while (out->len && out->buf[out->len - 1] == '\n')
+        strbuf_setlen(out, out->len - 1);
+    return 0;
+}
+
+const char *prompt_question_at_check(const struct prompt_template *t, const char *value)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int ns, ne;
+    make_user_variant(t->user, QA_BOTH, &sb, &ns, &ne);
+    strbuf_release(&sb);
+    if (strcmp(value, "end") && !ns)
+        return "before";
+    if (strcmp(value, "start") && !ne)
+        return "after";
+    return NULL;
+}
+
+/* Point b->user at the [user] text the request's question-at axis asks for. */
+static int select_user(struct prompt_builder *b, const struct prompt_request *r, struct strbuf *err)
+{
+    static const char *const names[QA__COUNT] = {NULL, "end", "start", "both"};
+    size_t n;
+    const char *v = axes_find(r->axes, "question-at", &n);
+    int want = QA__COUNT, ns, ne;
+    struct strbuf sb = STRBUF_INIT;
+    if (!v) {
+        b->user = b->tpl->user;
+        return 0;
+    }
+    for (want = QA_END; want < QA__COUNT; want++)
+        if (strlen(names[want]) == n && !memcmp(v, names[want], n))
+            break;
+    if (want == QA__COUNT) {
+        strbuf_addf(err, "question-at '%.*s' is not end, start or both", (int)n, v);
+        return -1;
+    }
+    if (b->user_variant[want]) {
+        b->user = b->user_variant[want];
+        return 0;
+    }
+    make_user_variant(b->tpl->user, (enum qa_slot)want, &sb, &ns, &ne);
+    if ((want != QA_END && !ns) || (want != QA_START && !ne)) {
+        strbuf_addf(err,
+                    "template %s: --question-at %s needs a line with {question} %s {documents} "
+                    "in [user] (the template's question slots; prompts/qa-both.txt has both)",
+                    b->tpl->path ? b->tpl->path : "(template)", names[want],
+                    want != QA_END && !ns ? "before" : "after");
+        strbuf_release(&sb);
+        return -1;
+    }
+    b->user_variant[want] = strbuf_detach(&sb, NULL);
+    b->user = b->user_variant[want];
+    return 0;
+}
+
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err)
 {
@@ -1336,6 +1542,8 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     double d = (double)r->depth_bp / DEPTH_BP_MAX;
     int ret = -1;
 
+    if (select_user(b, r, err) < 0)
+        return -1;
     if (trial_is_control(r->target_len, r->depth_bp))
         return build_control(b, r, out, err);
     if (r->depth_bp < 0 || r->depth_bp > DEPTH_BP_MAX) {
@@ -1356,10 +1564,18 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         return -1;
 
     /* the order of this repeat (never depends on depth) */
-    order = xmalloc(st_mult(s->nr ? s->nr : 1, sizeof(*order)));
-    for (i = 0; i < s->nr; i++)
-        order[i] = i;
-    shuffle_sizes(order, s->nr, mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order"));
+    {
+        size_t n_ord = s->order_nr ? s->order_nr : s->nr, j = 0;
+        order = xmalloc(st_mult(n_ord ? n_ord : 1, sizeof(*order)));
+        for (i = 0; i < n_ord; i++)
+            order[i] = i;
+        shuffle_sizes(order, n_ord, mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order"));
+        for (i = 0; i < n_ord; i++) {
+            size_t m = s->omap ? s->omap[order[i]] : order[i];
+            if (m != SIZE_MAX)
+                order[j++] = m;
+        }
+    }
 
     /* the boundary nearest the requested depth (ties: the earlier one) */
     for (i = 0; i < s->nr; i++)
@@ -1640,6 +1856,7 @@ int prompt_build_order(struct prompt_builder *b, const struct order_request *r,
         strbuf_addf(err, "k %d or policy %d out of range", r->k, r->policy);
         return -1;
     }
+    b->user = b->tpl->user; /* the template as is (question-slot axes are depth runs') */
     top = (size_t)r->k < q->retrieved_nr ? (size_t)r->k : q->retrieved_nr;
     keep = kept_chunks(b, r, top, out, err);
     if (!keep)

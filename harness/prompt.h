@@ -82,6 +82,18 @@ struct prompt_request {
                          reads its axes' values with axes_find() */
 };
 
+/*
+ * --question-at: a line of [user] holding {question} is a question slot,
+ * before {documents} a start slot, after it an end slot; "end" keeps the end
+ * slots, "start" the start slots, "both" all (a dropped line that was a
+ * paragraph of its own takes its blank line along). The distractors are
+ * selected once without any question line, so every value has the same
+ * distractors in the same order, the last filler shortened by the value's
+ * question tokens. Returns NULL when t has the slots `value` needs, else
+ * "before" or "after" (where the missing slot would be).
+ */
+const char *prompt_question_at_check(const struct prompt_template *t, const char *value);
+
 struct plan_trial;
 
 /*

@@ -49,6 +49,13 @@ void report_section_questions(struct doc *d, const struct report_input *in);
 /* "18 correct, 2 wrong (1 distractor), 1 truncated" for one (length, depth) cell. */
 void report_cell_outcomes(const struct report_input *in, const struct cell_stats *c,
                           struct strbuf *out);
+/* report_axes.c: the named axes: values side by side, paired effects */
+struct axis_stats;
+struct axis_effect;
+void report_section_axes(struct doc *d, const struct report_input *in);
+/* "question-at start vs end: -7.2 pp [-10.1, -4.4] (312 pairs, 40 questions)" */
+void report_axis_effect_text(struct strbuf *out, const struct axis_stats *a,
+                             const struct axis_effect *e);
 /* report_flips.c: per regressed cell the flipped questions; the change by depth and length */
 struct compare_result;
 struct compare_meta;

@@ -49,6 +49,9 @@ struct report_input {
     /* golden-set hygiene (hard negatives excluded at load), shown under Provenance; or NULL */
     const char *hygiene_note;
     double generated_at; /* unix time shown in the footer; 0: not shown */
+    /* per named axis (stats_axes.h): one curve per value and the paired effects; NULL/0 none */
+    const struct axis_stats *axes;
+    size_t n_axes;
 
     /*
      * The question x depth matrix and trial details of report.html (all may be

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "plot.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -30,6 +31,33 @@ void report_doc_init(struct report_doc *d)
     strbuf_init(&d->plots_note, 0);
     strbuf_init(&d->golden_note, 0);
     strbuf_init(&d->hygiene_note, 0);
+}
+
+/*
+ * The axes the run declared (settings "axes": {"name": [values]}) give each
+ * axis its value order (the first is the reference); then the statistics.
+ */
+static void declared_axes(const char *settings, struct report_doc *d, const struct stats_options *o)
+{
+    cJSON *j = cJSON_Parse(settings ? settings : "{}");
+    const cJSON *ax = cJSON_GetObjectItemCaseSensitive(j, "axes"), *a;
+    struct plan_axis decl[16];
+    const char *vals[16][32];
+    size_t n = 0;
+    cJSON_ArrayForEach(a, ax)
+    {
+        const cJSON *v;
+        size_t k = 0;
+        if (n >= 16 || !a->string || !cJSON_IsArray(a))
+            continue;
+        cJSON_ArrayForEach(v, a) if (cJSON_IsString(v) && k < 32) vals[n][k++] = v->valuestring;
+        decl[n].name = a->string;
+        decl[n].values = vals[n];
+        decl[n].values_nr = k;
+        n++;
+    }
+    stats_axes_compute(d->trials, d->ntrials, decl, n, o, &d->axes, &d->n_axes);
+    cJSON_Delete(j);
 }
 
 int report_doc_load(struct report_doc *d, struct store *st, const char *name,
@@ -56,6 +84,7 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     if (stats_compute(d->trials, d->ntrials, o, &d->stats, err) < 0)
         return -1;
     d->have_stats = 1;
+    declared_axes(d->run.settings_json, d, o);
     return 0;
 }
 
@@ -166,6 +195,8 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.generated_at = generated_at;
     d->in.trials = d->trials;
     d->in.n_trials = d->ntrials;
+    d->in.axes = d->axes;
+    d->in.n_axes = d->n_axes;
     d->in.golden = d->have_golden ? &d->gs : NULL;
 }
 
@@ -271,6 +302,9 @@ void report_doc_release(struct report_doc *d)
 {
     if (d->have_stats)
         run_stats_release(&d->stats);
+    stats_axes_free(d->axes, d->n_axes);
+    d->axes = NULL;
+    d->n_axes = 0;
     for (size_t i = 0; d->excerpts && i < d->ntrials; i++)
         free(d->excerpts[i]);
     free(d->excerpts);

@@ -6,6 +6,7 @@
 #include "dataset.h"
 #include "report.h"
 #include "stats.h"
+#include "stats_axes.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -24,6 +25,8 @@ struct report_doc {
     size_t ntrials;
     struct run_stats stats;
     int have_stats;
+    struct axis_stats *axes; /* the run's named axes (stats_axes.h), NULL/0 without */
+    size_t n_axes;
     struct strbuf usvg, hsvg; /* U-curve and heatmap SVG, filled by the caller */
     struct strbuf plots_note, golden_note, hygiene_note;
     struct report_plot plots[2];

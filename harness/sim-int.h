@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim.h"
 #include "strbuf.h"
 
 struct chunk;
@@ -66,6 +67,7 @@ struct sim_analysis {
     double x;
     uint64_t salt;
     const struct chunk *negative; /* hard negative chosen for a wrong answer */
+    struct sim_features features; /* what the planted axis effects look at */
 };
 
 /* Builds the index of gs's questions (gs may be NULL: an empty index); release frees it. */

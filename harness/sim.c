@@ -50,6 +50,16 @@ double sim_curve_p(const struct sim_model *m, double x, long T)
     return clamp01(m->edge - sim_depth(m->dip, T) * (1.0 - pow(fabs(2 * x - 1), m->shape)));
 }
 
+double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f)
+{
+    double p = sim_curve_p(m, x, T);
+    if (f && f->question_start)
+        p -= m->start;
+    if (f && f->hard)
+        p -= m->hard;
+    return clamp01(p);
+}
+
 static uint64_t draw_hash(uint64_t seed, const char *qid, double x, long T, uint64_t salt)
 {
     long xb = (long)floor(clamp01(x) * 100.0);
@@ -83,12 +93,14 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(err, "model '%s': expected NAME or NAME:edge=E,dip=D,shape=S,seed=N", spec);
+        strbuf_addf(err,
+                    "model '%s': expected NAME or NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H",
+                    spec);
         return -1;
     }
     if (colon)
@@ -117,6 +129,11 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 strbuf_addf(err, "model '%s': shape must be a number > 0", spec);
                 goto cleanup;
             }
+        } else if (!strcmp(key, "start") || !strcmp(key, "hard")) {
+            if (parse_double_range(val, 0, 1, !strcmp(key, "start") ? &m.start : &m.hard)) {
+                strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
+                goto cleanup;
+            }
         } else if (!strcmp(key, "seed")) {
             unsigned long s;
             if (parse_ulong(val, &s)) {
@@ -125,8 +142,9 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             }
             m.seed = s;
         } else {
-            strbuf_addf(err, "model '%s': unknown key '%s' (known: edge, dip, shape, seed)", spec,
-                        key);
+            strbuf_addf(err,
+                        "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard)",
+                        spec, key);
             goto cleanup;
         }
     }

@@ -63,17 +63,35 @@ struct golden_set;
  * No recognised question -> "I don't know".
  */
 
-/* A model served by the simulator: NAME:edge=E,dip=D,shape=S,seed=N. */
+/*
+ * Planted axis effects (run's named axes, README "Axes"): accuracy drops
+ * subtracted from P(x,T) (then clamped) when the prompt shows the feature:
+ *   start=S  the question occurs only before the gold chunk (--question-at start)
+ *   hard=H   one of the question's own distractors (golden set "distractors") occurs
+ * Both default to 0 (no effect), so models without them answer as before.
+ */
+
+/* A model served by the simulator: NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H. */
 struct sim_model {
     char *name;    /* owned */
     double edge;   /* accuracy at the edges, 0..1 (default 0.92) */
     double dip;    /* full depth of the dip at long contexts, 0..1 (default 0.40) */
     double shape;  /* > 0; larger = narrower dip (default 1.6) */
     uint64_t seed; /* default 1 */
+    double start;  /* planted drop when the question comes only before the gold, 0..1 */
+    double hard;   /* planted drop when a hard negative of the question is present, 0..1 */
 };
 
+/* The prompt features the planted axis effects look at (sim_analyse fills them). */
+struct sim_features {
+    int question_start; /* gold present and no occurrence of the question after it */
+    int hard;           /* a hard negative of the question occurs */
+};
+/* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
+double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
+
 /*
- * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed; any
+ * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard; any
  * subset, defaults as above). NAME is non-empty and has no ':' or ','.
  * Returns 0, or -1 with a message appended to err (nothing printed).
  * Release with sim_model_release().

@@ -596,7 +596,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     l->slot = sim_cache_slots(s->cache) ? g->slot : -1;
 
     if (a.q) {
-        double p = a.gold ? sim_curve_p(g->model, a.x, a.T) : 0;
+        double p = a.gold ? sim_axes_p(g->model, a.x, a.T, &a.features) : 0;
         double u = sim_draw(g->model->seed, a.q->id, a.gold ? a.x : 0, a.T, a.salt);
         l->p = p;
         l->u = u;

@@ -266,6 +266,19 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
             a->x = nextafter(1.0, 0.0);
     }
 
+    if (a->gold) {
+        /* the question after the gold chunk (same segment past it, or a later segment)? */
+        const char *qt = a->q->question;
+        size_t ql = strlen(qt), i;
+        int after = 0;
+        for (i = gseg; i < p->nr && !after && ql; i++) {
+            const char *base = p->seg[i].buf + p->start[i];
+            size_t len = p->seg[i].len - p->start[i], from = i == gseg ? gpos + glen : 0;
+            after = len >= from && memmem(base + from, len - from, qt, ql) != NULL;
+        }
+        a->features.question_start = !after;
+    }
+
     /* salt: the prompt as the model sees it, gold chunk bytes left out */
     a->salt = SIM_HASH_INIT;
     for (size_t i = 0; i < p->nr; i++) {
@@ -300,6 +313,7 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
         }
         if (nf)
             a->negative = found[sim_mix64(a->salt ^ 0x6e6567ULL) % nf];
+        a->features.hard = nf > 0;
         free(found);
     }
 }

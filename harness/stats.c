@@ -545,6 +545,12 @@ static void set_interval(struct estimate *e, double *v, size_t n, double conf, i
         e->hi = hi_max;
 }
 
+void stats_bootstrap_interval(struct estimate *e, double *v, size_t n, double conf, double lo_min,
+                              double hi_max, size_t nq)
+{
+    set_interval(e, v, n, conf, 0, lo_min, hi_max, nq);
+}
+
 /* The whole range of a quantity: an interval that cannot be estimated. */
 static void whole_range(struct estimate *e, double lo, double hi)
 {

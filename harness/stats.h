@@ -165,6 +165,15 @@ struct estimate {
     double est, lo, hi;
 };
 
+/*
+ * The percentile interval of a statistic from n bootstrap replicates v
+ * (sorted in place) over nq question clusters, widened for few clusters
+ * (Hesterberg's expanded percentile interval), clamped to [lo_min, hi_max];
+ * e->est is kept. The one interval rule of the run statistics.
+ */
+void stats_bootstrap_interval(struct estimate *e, double *v, size_t n, double conf, double lo_min,
+                              double hi_max, size_t nq);
+
 struct length_stats {
     long length;
     size_t first_cell, n_cells; /* this length's cells in run_stats.cells, by depth */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_axes.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
@@ -207,7 +208,62 @@ static cJSON *cell_object(const struct cell_stats *c)
     return o;
 }
 
-int summary_json_write(const struct run_info *run, const struct run_stats *s, struct strbuf *out)
+/* "axes": per named axis its values (accuracy, interval, depth curve) and paired effects. */
+static cJSON *axes_array(const struct axis_stats *ax, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    size_t i, j, k;
+    for (i = 0; i < n; i++) {
+        const struct axis_stats *a = &ax[i];
+        cJSON *o = cJSON_CreateObject(), *vals, *effs;
+        cJSON_AddStringToObject(o, "name", a->name);
+        vals = cJSON_AddArrayToObject(o, "values");
+        for (j = 0; j < a->n_values; j++) {
+            const struct axis_value_stats *v = &a->values[j];
+            cJSON *vo = cJSON_CreateObject(), *curve, *iv;
+            cJSON_AddStringToObject(vo, "value", v->value);
+            cJSON_AddNumberToObject(vo, "valid", (double)v->n_valid);
+            cJSON_AddNumberToObject(vo, "correct", (double)v->n_correct);
+            cJSON_AddNumberToObject(vo, "questions", (double)v->n_questions);
+            if (v->n_valid)
+                cJSON_AddNumberToObject(vo, "accuracy", v->accuracy);
+            else
+                cJSON_AddNullToObject(vo, "accuracy");
+            iv = cJSON_AddArrayToObject(vo, "interval95");
+            cJSON_AddItemToArray(iv, cJSON_CreateNumber(v->ci_lo));
+            cJSON_AddItemToArray(iv, cJSON_CreateNumber(v->ci_hi));
+            curve = cJSON_AddArrayToObject(vo, "by_depth");
+            for (k = 0; k < v->n_depths; k++) {
+                cJSON *c = cJSON_CreateObject();
+                cJSON_AddNumberToObject(c, "depth", depth_frac(v->depths_bp[k]));
+                cJSON_AddNumberToObject(c, "valid", (double)v->depth_n[k]);
+                if (v->depth_n[k])
+                    cJSON_AddNumberToObject(c, "accuracy", v->depth_acc[k]);
+                else
+                    cJSON_AddNullToObject(c, "accuracy");
+                cJSON_AddItemToArray(curve, c);
+            }
+            cJSON_AddItemToArray(vals, vo);
+        }
+        effs = cJSON_AddArrayToObject(o, "effects");
+        for (j = 0; j < a->n_effects; j++) {
+            const struct axis_effect *e = &a->effects[j];
+            cJSON *eo = cJSON_CreateObject();
+            cJSON_AddStringToObject(eo, "value", e->value);
+            cJSON_AddStringToObject(eo, "versus", e->ref);
+            cJSON_AddNumberToObject(eo, "pairs", (double)e->n_pairs);
+            cJSON_AddNumberToObject(eo, "questions", (double)e->n_questions);
+            cJSON_AddItemToObject(eo, "difference", estimate_object(&e->diff));
+            cJSON_AddItemToArray(effs, eo);
+        }
+        cJSON_AddBoolToObject(o, "paired", a->paired);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+int summary_json_write(const struct run_info *run, const struct run_stats *s,
+                       const struct axis_stats *axes, size_t n_axes, struct strbuf *out)
 {
     cJSON *root = cJSON_CreateObject(), *o, *arr;
     char *text;
@@ -285,6 +341,8 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s, st
     arr = cJSON_AddArrayToObject(root, "cells");
     for (i = 0; i < s->n_cells; i++)
         cJSON_AddItemToArray(arr, cell_object(&s->cells[i]));
+
+    cJSON_AddItemToObject(root, "axes", axes_array(axes, n_axes));
 
     o = cJSON_AddObjectToObject(root, "ordering_advice");
     {

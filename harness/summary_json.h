@@ -1,6 +1,8 @@
 #ifndef SUMMARY_JSON_H
 #define SUMMARY_JSON_H
 
+#include <stddef.h>
+
 struct cJSON;
 struct strbuf;
 struct run_info;
@@ -22,12 +24,14 @@ struct run_stats;
 
 /*
  * Append the summary of `run` (metadata) and `stats` (stats_compute()) to
- * out as one pretty-printed JSON document ending in a newline. run may be
+ * out as one pretty-printed JSON document ending in a newline, with "axes":
+ * the named axes' statistics (stats_axes.h; an empty array without). run may be
  * NULL (the "run" object is then null). Returns 0, or -1 when the JSON could
  * not be built (out of memory in cJSON; nothing appended).
  */
+struct axis_stats;
 int summary_json_write(const struct run_info *run, const struct run_stats *stats,
-                       struct strbuf *out);
+                       const struct axis_stats *axes, size_t n_axes, struct strbuf *out);
 
 /*
  * The JSON object of one run, the one writer of a run record: summary.json's

@@ -578,6 +578,113 @@ static void test_completion_and_errors(void)
     fixture_release(&f);
 }
 
+/*
+ * --question-at: the question's lines before {documents} (start slots) and
+ * after (end slots) of qa-both; start keeps only the first, end only the
+ * last, both all; every prompt at its exact length; the distractor chunks
+ * and their order are the same for the three values (only the cut item's
+ * tail differs); a template without the slot asked for is an error naming it.
+ */
+/* The distractors' "(Title: ...)" in prompt order, one a line, the gold block left out. */
+static void distractor_titles(const struct built_prompt *p, struct strbuf *out)
+{
+    const char *u = p->user.buf, *t = u;
+    while ((t = strstr(t, "(Title: "))) {
+        const char *e = strchr(t, ')');
+        size_t at = (size_t)(t - u);
+        if (!e)
+            break;
+        if (at < p->gold_start || at >= p->gold_end) {
+            strbuf_add(out, t, (size_t)(e - t));
+            strbuf_addch(out, '\n');
+        }
+        t = e;
+    }
+}
+
+static void test_question_at(void)
+{
+    struct fixture f;
+    static const char *const vals[3] = {"question-at=end", "question-at=start", "question-at=both"};
+    struct built_prompt bp[3] = {BUILT_PROMPT_INIT, BUILT_PROMPT_INIT, BUILT_PROMPT_INIT};
+    struct strbuf err = STRBUF_INIT;
+    const struct question *q;
+    int v, d;
+    if (fixture_init(&f, "datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa-both",
+                     "cl100k_base") < 0) {
+        CHECK(0);
+        return;
+    }
+    q = &f.gs.q[2];
+    for (d = 0; d <= 100; d += 50) {
+        for (v = 0; v < 3; v++) {
+            struct prompt_request r = {q, 4096, d * 100, 1, 7, 100, 1, 0, vals[v]};
+            const char *docs, *first, *last;
+            CHECK_INT(prompt_build(f.b, &r, &bp[v], &err), 0);
+            CHECK_INT(bp[v].realized_len, 4096);
+            docs = strstr(bp[v].user.buf, "Document [1]");
+            first = strstr(bp[v].user.buf, q->question);
+            last = first;
+            while (last && strstr(last + 1, q->question))
+                last = strstr(last + 1, q->question);
+            CHECK(docs && first);
+            if (!docs || !first)
+                continue;
+            CHECK_INT(count_occurrences(&bp[v].user, q->question), v == 2 ? 2 : 1);
+            if (v == 0) /* end: after the documents only */
+                CHECK(first > docs);
+            else if (v == 1) /* start: before them only */
+                CHECK(last < docs);
+            else
+                CHECK(first < docs && last > docs);
+            /* the answer cue stays whatever the slot */
+            CHECK(strstr(bp[v].user.buf, "Answer:") != NULL);
+        }
+        /*
+         * The same distractors in the same order (the titles in prompt order,
+         * gold left out): only the last fillers are shortened by the
+         * question's extra tokens.
+         */
+        for (v = 1; v < 3; v++) {
+            struct strbuf t0 = STRBUF_INIT, t1 = STRBUF_INIT;
+            size_t n0, n1, same = 0, lines0 = 0, lines_same = 0;
+            distractor_titles(&bp[0], &t0);
+            distractor_titles(&bp[v], &t1);
+            n0 = t0.len;
+            n1 = t1.len;
+            while (same < n0 && same < n1 && t0.buf[same] == t1.buf[same])
+                same++;
+            for (size_t i = 0; i < n0; i++) {
+                lines0 += t0.buf[i] == '\n';
+                lines_same += t0.buf[i] == '\n' && i < same;
+            }
+            CHECK(lines0 > 20);
+            CHECK_INT(lines_same, lines0);
+            strbuf_release(&t0);
+            strbuf_release(&t1);
+        }
+    }
+    for (v = 0; v < 3; v++)
+        built_prompt_release(&bp[v]);
+    fixture_release(&f);
+    /* qa.txt has no start slot */
+    if (fixture_init(&f, "datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa",
+                     "cl100k_base") == 0) {
+        struct prompt_request r = {&f.gs.q[2], 4096, 0, 0, 7, 100, 1, 0, "question-at=start"};
+        struct prompt_request e = {&f.gs.q[2], 4096, 0, 0, 7, 100, 1, 0, "question-at=end"};
+        strbuf_reset(&err);
+        CHECK_INT(prompt_build(f.b, &r, &bp[0], &err), -1);
+        CHECK(strstr(err.buf, "--question-at start needs a line with {question} before "
+                              "{documents}") != NULL);
+        CHECK(strstr(err.buf, "qa.txt") != NULL);
+        strbuf_reset(&err);
+        CHECK_INT(prompt_build(f.b, &e, &bp[0], &err), 0);
+        built_prompt_release(&bp[0]);
+        fixture_release(&f);
+    }
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     RUN(test_template_parse);
@@ -590,6 +697,7 @@ int main(void)
     RUN(test_exact_lengths);
     RUN(test_deterministic);
     RUN(test_completion_and_errors);
+    RUN(test_question_at);
     strbuf_release(&captured);
     return TEST_EXIT();
 }

@@ -5,7 +5,9 @@
 #include <cJSON.h>
 #include <stdio.h>
 
+#include "plan.h"
 #include "stats.h"
+#include "stats_axes.h"
 #include "store.h"
 #include "summary_json.h"
 #include "strbuf.h"
@@ -605,7 +607,7 @@ static void test_summary_json(void)
     ri.tags = xstrdup("a,b");
     ri.settings_json = xstrdup("{\"repeats\":1}");
     CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
-    CHECK(summary_json_write(&ri, &rs, &out) == 0);
+    CHECK(summary_json_write(&ri, &rs, NULL, 0, &out) == 0);
     root = cJSON_Parse(out.buf);
     CHECK(root != NULL);
     if (root) {
@@ -655,9 +657,85 @@ static void test_summary_json(void)
     tset_free(&s);
 }
 
+/*
+ * Axis statistics: values in the declared order, accuracy per value and per
+ * depth, the paired effect exactly the mean difference over pairs equal in
+ * everything but the axis (other axes kept apart), its interval around it,
+ * control trials and unpaired trials left out.
+ */
+static void test_axes_stats(void)
+{
+    enum { NQ = 40 };
+    struct trial_result *t = xcalloc(NQ * 2 * 2 * 2 + 2, sizeof(*t));
+    char ids[NQ][8];
+    static const char *const ax[2][2] = {
+        {"needles=1;question-at=end", "needles=1;question-at=start"},
+        {"needles=2;question-at=end", "needles=2;question-at=start"}};
+    const char *const order[] = {"end", "start"};
+    struct plan_axis decl = {"question-at", order, 2};
+    struct axis_stats *a = NULL;
+    size_t n = 0, na = 0, q, i;
+    int d, v, k;
+    for (q = 0; q < NQ; q++) {
+        snprintf(ids[q], sizeof(ids[q]), "q%02zu", q);
+        for (k = 0; k < 2; k++)
+            for (d = 0; d < 2; d++)
+                for (v = 0; v < 2; v++) {
+                    struct trial_result *x = &t[n++];
+                    trial_result_init(x);
+                    x->question_id = ids[q];
+                    x->length = 1024;
+                    x->depth_bp = d * 10000;
+                    x->axes = (char *)ax[k][v];
+                    /* end always right; start wrong for a quarter of the questions at depth 0 */
+                    x->outcome = v == 1 && d == 0 && q % 4 == 0 ? OUTCOME_WRONG : OUTCOME_CORRECT;
+                }
+    }
+    /* a control trial and a trial without a partner are not pairs */
+    trial_result_init(&t[n]);
+    t[n].question_id = ids[0];
+    t[n].depth_bp = DEPTH_BP_CLOSED_BOOK;
+    t[n].outcome = OUTCOME_WRONG;
+    t[n++].axes = "";
+    trial_result_init(&t[n]);
+    t[n].question_id = ids[1];
+    t[n].length = 2048;
+    t[n].outcome = OUTCOME_WRONG;
+    t[n++].axes = "needles=1;question-at=start";
+    stats_axes_compute(t, n, &decl, 1, NULL, &a, &na);
+    CHECK_INT(na, 2);
+    if (na == 2) {
+        CHECK_STR(a[0].name, "needles");
+        CHECK_STR(a[1].name, "question-at");
+        CHECK_INT(a[1].n_values, 2);
+        CHECK_STR(a[1].values[0].value, "end");
+        CHECK_STR(a[1].values[1].value, "start");
+        CHECK_INT(a[1].values[0].n_valid, NQ * 4);
+        CHECK_NEAR(a[1].values[0].accuracy, 1.0, 1e-12);
+        CHECK_INT(a[1].values[1].n_valid, NQ * 4 + 1);
+        CHECK_INT(a[1].values[1].n_depths, 2);
+        CHECK_NEAR(a[1].values[1].depth_acc[1], 1.0, 1e-12);
+        CHECK_INT(a[1].n_effects, 1);
+        CHECK_INT(a[1].effects[0].n_pairs, NQ * 4);
+        CHECK_INT(a[1].effects[0].n_questions, NQ);
+        /* 10 questions x 2 needles values wrong at depth 0: -20 of 160 pairs */
+        CHECK_NEAR(a[1].effects[0].diff.est, -20.0 / 160.0, 1e-12);
+        CHECK(a[1].effects[0].diff.lo < -0.125 && a[1].effects[0].diff.hi > -0.125);
+        CHECK(a[1].effects[0].diff.hi < 0);
+        /* needles: no difference; values first-seen (not declared) */
+        CHECK_STR(a[0].values[0].value, "1");
+        CHECK_NEAR(a[0].effects[0].diff.est, 0, 1e-12);
+    }
+    stats_axes_free(a, na);
+    for (i = 0; i < n; i++)
+        t[i].axes = NULL, t[i].question_id = NULL;
+    free(t);
+}
+
 int main(void)
 {
     RUN(test_wilson);
+    RUN(test_axes_stats);
     RUN(test_wilson_effective_size);
     RUN(test_design_effect);
     RUN(test_mcnemar);

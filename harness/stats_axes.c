@@ -1,0 +1,349 @@
+/*
+ * Statistics per named axis (stats_axes.h): accuracy and depth curve per
+ * axis value, and each value's paired effect against the first value with a
+ * bootstrap interval over questions. Pure; owns only its results.
+ */
+#include "stats_axes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axes.h"
+#include "plan.h"
+#include "strbuf.h"
+#include "strvec.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+static int counted(const struct trial_result *t)
+{
+    return outcome_is_scored(t->outcome) && !trial_is_control(t->length, t->depth_bp);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted unique question ids of the counted trials (borrowed pointers). */
+static const char **question_ids(const struct trial_result *t, size_t n, size_t *nq)
+{
+    const char **ids = xcalloc(n ? n : 1, sizeof(*ids));
+    size_t k = 0, i, u = 0;
+    for (i = 0; i < n; i++)
+        if (counted(&t[i]))
+            ids[k++] = t[i].question_id ? t[i].question_id : "";
+    qsort(ids, k, sizeof(*ids), cmp_str_ptr);
+    for (i = 0; i < k; i++)
+        if (!u || strcmp(ids[u - 1], ids[i]))
+            ids[u++] = ids[i];
+    *nq = u;
+    return ids;
+}
+
+static size_t question_index(const char **ids, size_t nq, const char *qid)
+{
+    const char *key = qid ? qid : "";
+    const char **hit = bsearch(&key, ids, nq, sizeof(*ids), cmp_str_ptr);
+    return hit ? (size_t)(hit - ids) : 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Accuracy, clustered interval and depth curve of the trials labelled `value`. */
+static void value_stats(const struct trial_result *t, size_t n, const char *const *label,
+                        const char *value, const int *depths, size_t nd, const char **ids,
+                        size_t nq, const struct stats_options *o, struct axis_value_stats *v)
+{
+    long *m = xcalloc(nq ? nq : 1, sizeof(*m)), *y = xcalloc(nq ? nq : 1, sizeof(*y));
+    long *dk = xcalloc(nd ? nd : 1, sizeof(*dk));
+    size_t i, j, used = 0;
+    double deff;
+    memset(v, 0, sizeof(*v));
+    v->value = xstrdup(value);
+    v->n_depths = nd;
+    v->depths_bp = xcalloc(nd ? nd : 1, sizeof(*v->depths_bp));
+    v->depth_acc = xcalloc(nd ? nd : 1, sizeof(*v->depth_acc));
+    v->depth_n = xcalloc(nd ? nd : 1, sizeof(*v->depth_n));
+    memcpy(v->depths_bp, depths, nd * sizeof(*depths));
+    for (i = 0; i < n; i++) {
+        size_t q;
+        int ok;
+        if (!label[i] || strcmp(label[i], value) || !counted(&t[i]))
+            continue;
+        ok = t[i].outcome == OUTCOME_CORRECT;
+        q = question_index(ids, nq, t[i].question_id);
+        m[q]++;
+        y[q] += ok;
+        v->n_valid++;
+        v->n_correct += ok;
+        for (j = 0; j < nd && depths[j] != t[i].depth_bp; j++)
+            ;
+        if (j < nd) {
+            v->depth_n[j]++;
+            dk[j] += ok;
+        }
+    }
+    for (i = 0; i < nq; i++)
+        used += m[i] > 0;
+    v->n_questions = used;
+    v->accuracy = v->n_valid ? (double)v->n_correct / (double)v->n_valid : 0;
+    deff = cluster_design_effect(m, y, nq);
+    if (v->n_valid)
+        wilson_interval_p(v->accuracy, (double)v->n_valid / deff, o->z, &v->ci_lo, &v->ci_hi);
+    else
+        v->ci_lo = 0, v->ci_hi = 1;
+    for (j = 0; j < nd; j++)
+        v->depth_acc[j] = v->depth_n[j] ? (double)dk[j] / (double)v->depth_n[j] : NAN;
+    free(m);
+    free(y);
+    free(dk);
+}
+
+/* The depths of the counted trials, ascending, each once. */
+static int *depths_of(const struct trial_result *t, size_t n, size_t *nd)
+{
+    int *d = xcalloc(n ? n : 1, sizeof(*d));
+    size_t k = 0, i, u = 0;
+    for (i = 0; i < n; i++)
+        if (counted(&t[i]))
+            d[k++] = t[i].depth_bp;
+    qsort(d, k, sizeof(*d), cmp_int);
+    for (i = 0; i < k; i++)
+        if (!u || d[u - 1] != d[i])
+            d[u++] = d[i];
+    *nd = u;
+    return d;
+}
+
+/* Values ordered as declared (those given first, in their order), then first-seen. */
+static void grouping_ordered(const struct trial_result *t, size_t n, const char *const *label,
+                             const char *name, const struct plan_axis *declared,
+                             const struct stats_options *o, struct axis_stats *out)
+{
+    struct strvec values = STRVEC_INIT, seen = STRVEC_INIT;
+    struct stats_options def;
+    size_t i, nq, nd;
+    const char **ids;
+    int *depths;
+    if (!o) {
+        stats_options_init(&def);
+        o = &def;
+    }
+    memset(out, 0, sizeof(*out));
+    out->name = xstrdup(name);
+    for (i = 0; i < n; i++)
+        if (label[i] && counted(&t[i]) && strvec_find(&seen, label[i]) < 0)
+            strvec_push(&seen, label[i]);
+    for (i = 0; declared && i < declared->values_nr; i++)
+        if (strvec_find(&seen, declared->values[i]) >= 0)
+            strvec_push(&values, declared->values[i]);
+    for (i = 0; i < seen.nr; i++)
+        if (strvec_find(&values, seen.v[i]) < 0)
+            strvec_push(&values, seen.v[i]);
+    strvec_clear(&seen);
+    ids = question_ids(t, n, &nq);
+    depths = depths_of(t, n, &nd);
+    out->values = xcalloc(values.nr ? values.nr : 1, sizeof(*out->values));
+    out->n_values = values.nr;
+    for (i = 0; i < values.nr; i++)
+        value_stats(t, n, label, values.v[i], depths, nd, ids, nq, o, &out->values[i]);
+    free(ids);
+    free(depths);
+    strvec_clear(&values);
+}
+
+void stats_axes_grouping(const struct trial_result *t, size_t n, const char *const *label,
+                         const char *name, const struct stats_options *o, struct axis_stats *out)
+{
+    grouping_ordered(t, n, label, name, NULL, o, out);
+}
+
+struct pair_entry {
+    char *key;    /* everything but the axis: question, length, depth, repeat, other axes */
+    size_t value; /* index into the axis's values */
+    size_t q;     /* question index */
+    int correct;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct pair_entry *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* The paired effect of values[vi] against values[0] over the entries (sorted by key). */
+static void effect(const struct pair_entry *e, size_t ne, size_t vi, size_t nq,
+                   const struct stats_options *o, uint64_t seed, struct axis_effect *out)
+{
+    long *d = xcalloc(nq ? nq : 1, sizeof(*d)), *m = xcalloc(nq ? nq : 1, sizeof(*m));
+    size_t i, j, k, used = 0;
+    long sd = 0, sm = 0;
+    for (i = 0; i < ne; i = j) {
+        const struct pair_entry *ref = NULL, *val = NULL;
+        for (j = i; j < ne && !strcmp(e[i].key, e[j].key); j++) {
+            if (e[j].value == 0 && !ref)
+                ref = &e[j];
+            if (e[j].value == vi && !val)
+                val = &e[j];
+        }
+        if (!ref || !val)
+            continue;
+        d[ref->q] += val->correct - ref->correct;
+        m[ref->q]++;
+    }
+    for (k = 0; k < nq; k++) {
+        used += m[k] > 0;
+        sd += d[k];
+        sm += m[k];
+    }
+    out->n_pairs = sm;
+    out->n_questions = used;
+    out->diff.est = sm ? (double)sd / (double)sm : 0;
+    out->diff.lo = -1;
+    out->diff.hi = 1;
+    if (used >= 2 && o->bootstrap_iters) {
+        size_t *qs = xcalloc(used, sizeof(*qs)), u = 0, it;
+        double *rep = xcalloc(o->bootstrap_iters, sizeof(*rep));
+        size_t nrep = 0;
+        struct stats_rng rng;
+        for (k = 0; k < nq; k++)
+            if (m[k])
+                qs[u++] = k;
+        stats_rng_seed(&rng, seed);
+        for (it = 0; it < o->bootstrap_iters; it++) {
+            long bd = 0, bm = 0;
+            for (k = 0; k < used; k++) {
+                size_t q = qs[stats_rng_below(&rng, used)];
+                bd += d[q];
+                bm += m[q];
+            }
+            if (bm)
+                rep[nrep++] = (double)bd / (double)bm;
+        }
+        stats_bootstrap_interval(&out->diff, rep, nrep, o->confidence, -1, 1, used);
+        free(rep);
+        free(qs);
+    }
+    free(d);
+    free(m);
+}
+
+static uint64_t name_seed(uint64_t seed, const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ULL ^ seed;
+    const unsigned char *p;
+    for (p = (const unsigned char *)a; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (p = (const unsigned char *)b; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return h;
+}
+
+static void one_axis(const struct trial_result *t, size_t n, const char *name,
+                     const struct plan_axis *declared, const struct stats_options *o,
+                     struct axis_stats *out)
+{
+    const char **label = xcalloc(n ? n : 1, sizeof(*label));
+    struct strvec vals = STRVEC_INIT;
+    struct pair_entry *e = xcalloc(n ? n : 1, sizeof(*e));
+    struct strbuf v = STRBUF_INIT, rest = STRBUF_INIT, key = STRBUF_INIT;
+    size_t i, j, ne = 0, nq;
+    const char **ids;
+
+    for (i = 0; i < n; i++)
+        if (axes_get(t[i].axes, name, &v))
+            label[i] = strvec_push(&vals, v.buf);
+    grouping_ordered(t, n, label, name, declared, o, out);
+    out->paired = 1;
+    ids = question_ids(t, n, &nq);
+    for (i = 0; i < n; i++) {
+        if (!label[i] || !counted(&t[i]))
+            continue;
+        for (j = 0; j < out->n_values && strcmp(out->values[j].value, label[i]); j++)
+            ;
+        strbuf_reset(&rest);
+        axes_set(&rest, t[i].axes, name, NULL);
+        strbuf_reset(&key);
+        strbuf_addf(&key, "%s\x1f%ld\x1f%d\x1f%d\x1f%s", t[i].question_id ? t[i].question_id : "",
+                    t[i].length, t[i].depth_bp, t[i].repeat, rest.buf);
+        e[ne].key = strbuf_detach(&key, NULL);
+        e[ne].value = j;
+        e[ne].q = question_index(ids, nq, t[i].question_id);
+        e[ne].correct = t[i].outcome == OUTCOME_CORRECT;
+        ne++;
+    }
+    qsort(e, ne, sizeof(*e), cmp_entry);
+    if (out->n_values > 1) {
+        out->effects = xcalloc(out->n_values - 1, sizeof(*out->effects));
+        out->n_effects = out->n_values - 1;
+        for (j = 1; j < out->n_values; j++) {
+            struct axis_effect *ef = &out->effects[j - 1];
+            ef->value = out->values[j].value;
+            ef->ref = out->values[0].value;
+            effect(e, ne, j, nq, o, name_seed(o->seed, name, ef->value), ef);
+        }
+    }
+    for (i = 0; i < ne; i++)
+        free(e[i].key);
+    free(e);
+    free(ids);
+    free(label);
+    strvec_clear(&vals);
+    strbuf_release(&v);
+    strbuf_release(&rest);
+    strbuf_release(&key);
+}
+
+void stats_axes_compute(const struct trial_result *t, size_t n, const struct plan_axis *declared,
+                        size_t n_declared, const struct stats_options *o, struct axis_stats **out,
+                        size_t *nr)
+{
+    struct strvec names = STRVEC_INIT;
+    struct stats_options def;
+    size_t i, j;
+    if (!o) {
+        stats_options_init(&def);
+        o = &def;
+    }
+    axes_names_of(t, n, &names);
+    *out = NULL;
+    *nr = names.nr;
+    if (names.nr)
+        *out = xcalloc(names.nr, sizeof(**out));
+    for (i = 0; i < names.nr; i++) {
+        const struct plan_axis *dcl = NULL;
+        for (j = 0; j < n_declared; j++)
+            if (!strcmp(declared[j].name, names.v[i]))
+                dcl = &declared[j];
+        one_axis(t, n, names.v[i], dcl, o, &(*out)[i]);
+    }
+    strvec_clear(&names);
+}
+
+void stats_axes_free(struct axis_stats *a, size_t nr)
+{
+    size_t i, j;
+    for (i = 0; i < nr; i++) {
+        for (j = 0; j < a[i].n_values; j++) {
+            free(a[i].values[j].value);
+            free(a[i].values[j].depths_bp);
+            free(a[i].values[j].depth_acc);
+            free(a[i].values[j].depth_n);
+        }
+        free(a[i].values);
+        free(a[i].effects);
+        free(a[i].name);
+    }
+    free(a);
+}
