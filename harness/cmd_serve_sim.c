@@ -32,6 +32,7 @@ static const char *const serve_sim_usage[] = {
     "                 [--chat-template none|chatml] [--tokenize-api both|vllm|llamacpp|none]",
     "                 [--prefix-cache TOKENS] [--slots N] [--timings] [--latency-ms MS]",
     "                 [--prefill-ms-per-1k MS] [--decode-ms-per-token MS]",
+    "                 [--tokenize-latency-ms MS] [--reject-max-tokens] [--min-max-tokens N]",
     NULL,
 };
 
@@ -46,6 +47,8 @@ int cmd_serve_sim(int argc, const char **argv)
     const char *prefix_cache_s = NULL;
     long slots = 0;
     int timings = 0;
+    long tokenize_latency_ms = 0, min_max_tokens = 0;
+    int reject_max_tokens = 0;
     const char *think_s = NULL, *think_form = "both";
     int think_stop = 0;
     struct strvec models = STRVEC_INIT, rest = STRVEC_INIT;
@@ -76,6 +79,12 @@ int cmd_serve_sim(int argc, const char **argv)
          "none (default) or chatml: a per-message template counted in usage and /tokenize", 0},
         {OPT_STRING, "tokenize-api", 0, &tokenize_api, "API",
          "counting routes: both (default), vllm, llamacpp (/apply-template with chatml), none", 0},
+        {OPT_BOOL, "reject-max-tokens", 0, &reject_max_tokens, NULL,
+         "answer a chat request sending max_tokens with OpenAI's 400 for reasoning models "
+         "(use max_completion_tokens)",
+         0},
+        {OPT_LONG, "min-max-tokens", 0, &min_max_tokens, "N",
+         "answer a budget (max_tokens, max_completion_tokens) below N with a 400 naming it", 0},
         {OPT_DOUBLE, "reasoning", 0, &reasoning, "P",
          "probability of an empty answer with reasoning_content, finish_reason length", 0},
         {OPT_STRING, "think", 0, &think_s, "N",
@@ -109,6 +118,8 @@ int cmd_serve_sim(int argc, const char **argv)
         {OPT_LONG, "fault-seed", 0, &fault_seed, "N", "seed of the fault draws (default 0)", 0},
         {OPT_LONG, "latency-ms", 0, &latency_ms, "MS",
          "base latency of every generation request (default 0)", 0},
+        {OPT_LONG, "tokenize-latency-ms", 0, &tokenize_latency_ms, "MS",
+         "added to every /tokenize and /apply-template request", 0},
         {OPT_LONG, "slow-ms", 0, &slow_ms, "MS", "delay of the 'slow' fault (default 5000)", 0},
         {OPT_LONG, "retry-after-ms", 0, &retry_after_ms, "MS",
          "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)", 0},
@@ -137,8 +148,14 @@ int cmd_serve_sim(int argc, const char **argv)
         error("serve-sim: --port must be in 0..65535");
         goto cleanup;
     }
-    if (latency_ms < 0 || slow_ms < 0 || retry_after_ms < 0 || fault_seed < 0) {
-        error("serve-sim: --latency-ms, --slow-ms, --retry-after-ms and --fault-seed must be >= 0");
+    if (latency_ms < 0 || slow_ms < 0 || retry_after_ms < 0 || fault_seed < 0 ||
+        tokenize_latency_ms < 0) {
+        error("serve-sim: --latency-ms, --tokenize-latency-ms, --slow-ms, --retry-after-ms and "
+              "--fault-seed must be >= 0");
+        goto cleanup;
+    }
+    if (min_max_tokens < 0 || min_max_tokens > 1000000) {
+        error("serve-sim: --min-max-tokens must be in 0..1000000");
         goto cleanup;
     }
     if (template_overhead < 0 || template_overhead > 100000) {
@@ -179,6 +196,9 @@ int cmd_serve_sim(int argc, const char **argv)
     cfg.prefill_ms_per_1k = prefill_ms;
     cfg.decode_ms_per_token = decode_ms;
     cfg.timings = timings;
+    cfg.tokenize_latency_ms = tokenize_latency_ms;
+    cfg.reject_max_tokens = reject_max_tokens;
+    cfg.min_max_tokens = min_max_tokens;
     if (reasoning < 0 || reasoning > 1) {
         error("serve-sim: --reasoning must be a probability in [0,1]");
         goto cleanup;

@@ -182,7 +182,9 @@ enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, u
  *   saw), sent_tokens (before a context shift), p and u (when a question was recognised),
  *   gold (bool), outcome, fault, finish_reason (of an answer), reasoning_effort (as sent),
  *   think and think_form (reasoning mode), extra (request fields serve-sim does not use,
- *   e.g. chat_template_kwargs). outcome is what the model
+ *   e.g. chat_template_kwargs), inflight (generation and counting routes: requests of the
+ *   same kind -- generation, or /tokenize and /apply-template -- in flight when this one
+ *   arrived, itself included). outcome is what the model
  *   answered; fault says whether the answer was delivered (none/slow) or replaced.
  * Outcomes of generation requests: "correct", "negative" (a hard negative's value),
  *   "idk", "unrecognised" (no question), "empty" (reasoning only), "starved" (reasoning
@@ -219,7 +221,16 @@ struct sim_config {
     const struct golden_set *gs; /* borrowed; may be NULL (then "I don't know") */
     struct sim_faults faults;
     uint64_t fault_seed;
-    long latency_ms;     /* added to every generation request */
+    long latency_ms;          /* added to every generation request */
+    long tokenize_latency_ms; /* added to every POST /tokenize and /apply-template */
+    /*
+     * Reasoning-model / Azure budget rules: reject_max_tokens answers a chat
+     * request that sends "max_tokens" with OpenAI's 400 unsupported_parameter
+     * ("Use 'max_completion_tokens' instead."); min_max_tokens > 0 answers a
+     * budget below it with a 400 integer_below_min_value naming the field.
+     */
+    int reject_max_tokens;
+    long min_max_tokens;
     long slow_ms;        /* delay of the "slow" fault */
     long retry_after_ms; /* advertised by 429s */
     long ctx;            /* 0 = unlimited; else prompt+max_tokens > ctx -> 400 */

@@ -46,9 +46,10 @@ struct sim_server {
     pthread_mutex_t stop_lock;
     pthread_cond_t stop_cond;
     int stopping;
-    atomic_uint_fast64_t gen_counter; /* generation requests, for fault draws */
-    atomic_uint_fast64_t id_counter;  /* response ids */
-    struct sim_cache *cache;          /* prefix cache and slots */
+    atomic_uint_fast64_t gen_counter;      /* generation requests, for fault draws */
+    atomic_uint_fast64_t id_counter;       /* response ids */
+    struct sim_cache *cache;               /* prefix cache and slots */
+    atomic_int gen_inflight, tok_inflight; /* requests being answered, per kind (log) */
 };
 
 /* Per-connection request state. */
@@ -85,8 +86,9 @@ struct logrec {
     char *extra;                  /* request fields serve-sim does not use (JSON), or NULL */
     enum sim_fault fault;
     int gold;
-    long cached; /* prompt tokens taken from the prefix cache, -1 not looked up */
-    int slot;    /* the slot that served it, -1 none (no --slots) */
+    long cached;   /* prompt tokens taken from the prefix cache, -1 not looked up */
+    int slot;      /* the slot that served it, -1 none (no --slots) */
+    long inflight; /* requests of this kind in flight on arrival, -1 not counted */
 };
 
 static void logrec_init(struct logrec *l, const char *route)
@@ -100,6 +102,7 @@ static void logrec_init(struct logrec *l, const char *route)
     l->u = -1;
     l->outcome = "ok";
     l->think = -1;
+    l->inflight = -1;
     l->cached = -1;
     l->slot = -1;
 }
@@ -217,6 +220,8 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
     }
     if (l->extra)
         cJSON_AddRawToObject(o, "extra", l->extra);
+    if (l->inflight >= 0)
+        cJSON_AddNumberToObject(o, "inflight", (double)l->inflight);
     if (l->cached >= 0)
         cJSON_AddNumberToObject(o, "cached", (double)l->cached);
     if (l->slot >= 0)
@@ -827,6 +832,32 @@ static int cache_request(struct sim_server *s, const cJSON *req, struct gen_requ
     return 0;
 }
 
+/*
+ * The budget rules of OpenAI's reasoning models and some Azure deployments
+ * (sim.h: reject_max_tokens, min_max_tokens). 1 with the 400 in r, else 0.
+ */
+static int budget_refused(struct sim_server *s, int chat, const cJSON *req, long max_tokens,
+                          struct reply *r)
+{
+    const char *field = chat && cJSON_GetObjectItemCaseSensitive(req, "max_completion_tokens")
+                            ? "max_completion_tokens"
+                            : "max_tokens";
+    if (chat && s->cfg->reject_max_tokens && cJSON_GetObjectItemCaseSensitive(req, "max_tokens")) {
+        error_reply(r, 400, "invalid_request_error", "max_tokens", "unsupported_parameter",
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                    "'max_completion_tokens' instead.");
+        return 1;
+    }
+    if (s->cfg->min_max_tokens > 0 && max_tokens >= 0 && max_tokens < s->cfg->min_max_tokens) {
+        error_reply(r, 400, "invalid_request_error", field, "integer_below_min_value",
+                    "Invalid '%s': integer below minimum value. Expected a value >= %ld, but got "
+                    "%ld instead.",
+                    field, s->cfg->min_max_tokens, max_tokens);
+        return 1;
+    }
+    return 0;
+}
+
 static void handle_generation(struct sim_server *s, int chat, const struct strbuf *body,
                               struct reply *r, struct logrec *l)
 {
@@ -886,6 +917,8 @@ static void handle_generation(struct sim_server *s, int chat, const struct strbu
             add_completion_prompt(s, &g.prompt, cJSON_GetObjectItemCaseSensitive(req, "prompt"), r))
             bad = 1;
     }
+    if (!bad && budget_refused(s, chat, req, g.max_tokens, r))
+        bad = 1;
     if (bad) {
         l->outcome = "bad_request";
         goto cleanup;
@@ -1263,20 +1296,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         error_reply(&r, 413, "BadRequestError", NULL, NULL, "request body larger than %zu bytes",
                     (size_t)BODY_CAP);
         l.outcome = "too_big";
-    } else if (!strcmp(url, "/v1/chat/completions") && post) {
-        handle_generation(s, 1, &rq->body, &r, &l);
-    } else if (!strcmp(url, "/v1/completions") && post) {
-        handle_generation(s, 0, &rq->body, &r, &l);
+    } else if ((!strcmp(url, "/v1/chat/completions") || !strcmp(url, "/v1/completions")) && post) {
+        l.inflight = atomic_fetch_add(&s->gen_inflight, 1) + 1;
+        handle_generation(s, !strcmp(url, "/v1/chat/completions"), &rq->body, &r, &l);
+        atomic_fetch_sub(&s->gen_inflight, 1);
     } else if (!strcmp(url, "/v1/models") && get) {
         handle_models(s, &r);
     } else if (!strcmp(url, "/props") && get) {
         handle_props(s, &r);
     } else if (!strcmp(url, "/tokenize") && post && s->cfg->tokenize_api != SIM_API_NONE) {
+        l.inflight = atomic_fetch_add(&s->tok_inflight, 1) + 1;
+        if (delay_ms(s, s->cfg->tokenize_latency_ms))
+            r.drop = 1; /* shutting down */
         handle_tokenize(s, &rq->body, &r);
+        atomic_fetch_sub(&s->tok_inflight, 1);
     } else if (!strcmp(url, "/apply-template") && post &&
                s->cfg->chat_template == SIM_TEMPLATE_CHATML &&
                (s->cfg->tokenize_api == SIM_API_LLAMACPP || s->cfg->tokenize_api == SIM_API_BOTH)) {
+        l.inflight = atomic_fetch_add(&s->tok_inflight, 1) + 1;
+        if (delay_ms(s, s->cfg->tokenize_latency_ms))
+            r.drop = 1;
         handle_apply_template(&rq->body, &r);
+        atomic_fetch_sub(&s->tok_inflight, 1);
     } else if (!strcmp(url, "/detokenize") && post) {
         handle_detokenize(s, &rq->body, &r);
     } else {
