@@ -147,6 +147,7 @@ struct xfer {
     void *tag;
     long expected;
     long context;
+    const char *mt_field; /* the budget field the body sent */
     int endpoint;
     double start_ms;
     char sha[SHA256_HEX_LEN + 1]; /* of the body without cache hints */
@@ -168,6 +169,7 @@ struct client {
     struct curl_slist *get_hdrs; /* for GETs */
     struct client_config cfg;    /* scalars only; strvecs empty, strings NULL */
     const char *mt_field;
+    int mt_auto;     /* mt_field was chosen by the auto rule: a server may correct it */
     size_t inflight; /* in curl */
     struct client_response **ready;
     size_t ready_head, ready_nr, ready_alloc;
@@ -446,6 +448,7 @@ struct client *client_new(const struct client_config *cfg, struct strbuf *err)
         c->mt_field = "max_completion_tokens";
         break;
     default:
+        c->mt_auto = !cfg->legacy_completions;
         if (cfg->legacy_completions)
             c->mt_field = "max_tokens";
         else if (is_openai_host(c->ep[0].root) || azure_any || client_is_reasoning_model(c->model))
@@ -704,6 +707,7 @@ int client_submit(struct client *c, const struct client_request *req, struct str
         client_request_sha256(c, req, x->sha);
     else
         sha256_hex(x->body.buf, x->body.len, x->sha);
+    x->mt_field = c->mt_field;
 
     setup_common(c, x->easy);
     curl_easy_setopt(x->easy, CURLOPT_URL, c->ep[x->endpoint].gen_url);
@@ -752,6 +756,45 @@ static void redact_key(const struct client *c, char **s)
     strbuf_addstr(&out, p);
     free(*s);
     *s = strbuf_detach(&out, NULL);
+}
+
+/*
+ * The one rule for an answer budget a server refuses (the overhead probe and
+ * the trials), given the field the request sent: a 400 saying the field is
+ * not supported switches to the other field when the auto rule chose it
+ * (OpenAI's reasoning models behind a plain /v1 URL want
+ * max_completion_tokens; requests already in flight with the old field are
+ * simply sent again); one saying the value is too small raises *budget to
+ * the stated minimum (16 when none is stated), when the caller may change it
+ * (budget non-NULL: the probe, never a trial's answer budget). Returns 1 when
+ * the request should be sent again, else 0.
+ */
+static int budget_refused(struct client *c, const char *sent, long status, const char *body,
+                          size_t len, long *budget)
+{
+    long min = 0;
+    switch (client_budget_verdict(status, body, len, sent, &min)) {
+    case CLIENT_BUDGET_FIELD:
+        if (strcmp(sent, c->mt_field))
+            return 1; /* switched meanwhile */
+        if (!c->mt_auto)
+            return 0;
+        c->mt_field = strcmp(sent, "max_tokens") ? "max_tokens" : "max_completion_tokens";
+        c->mt_auto = 0; /* switched once: a second refusal is the server's last word */
+        return 1;
+    case CLIENT_BUDGET_TOO_SMALL:
+        if (!budget)
+            return 0;
+        if (min <= *budget)
+            min = *budget < 16 ? 16 : 0;
+        if (min <= *budget || min > 4096)
+            return 0;
+        *budget = min;
+        return 1;
+    case CLIENT_BUDGET_OK:
+        break;
+    }
+    return 0;
 }
 
 static void classify_transport(struct xfer *x, CURLcode rc, struct client_response *r)
@@ -804,6 +847,12 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
         ex.reasoning_close = c->reasoning_close;
         ex.now = time(NULL);
         client_classify(&ex, r);
+        if (r->cls == CLIENT_FATAL &&
+            budget_refused(c, x->mt_field, status, x->resp.buf, x->resp.len, NULL)) {
+            /* sent again with the field the server asked for (the next body has it) */
+            r->cls = CLIENT_RETRYABLE;
+            r->reason = CLIENT_R_HTTP_RETRYABLE;
+        }
     } else {
         r->http_status = status;
         r->expected_prompt_tokens = x->expected > 0 ? x->expected : -1;
@@ -1447,36 +1496,57 @@ out:
     return ret;
 }
 
+/*
+ * A probe request (max tokens 1, the trials' budget field) read for
+ * usage.prompt_tokens; a budget the server refuses is corrected once each
+ * way (budget_refused(): the other field, a larger budget).
+ */
 static int count_probe(struct client *c, const char *system, const char *user, int chat,
                        long *count, struct strbuf *err)
 {
-    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
     cJSON *root = NULL;
     const cJSON *n;
-    int ret = -1;
+    long status = 0, budget = 1;
+    int ret = -1, attempt;
     strbuf_addf(&url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
-    strbuf_addstr(&body, "{\"model\":");
-    json_escape(&body, c->model, strlen(c->model));
-    strbuf_addstr(&body, ",\"max_tokens\":1,\"temperature\":0,");
-    if (chat) {
-        add_messages_json(&body, system, user);
-    } else {
-        strbuf_addstr(&body, "\"prompt\":");
-        json_escape(&body, user, strlen(user));
-    }
-    strbuf_addch(&body, '}');
-    if (post_json(c, url.buf, &body, &root, err) == 0) {
-        n = client_obj_get(client_obj_get(root, "usage"), "prompt_tokens");
-        if (cJSON_IsNumber(n) && n->valuedouble > 0) {
-            *count = (long)n->valuedouble;
-            ret = 0;
+    for (attempt = 0; attempt < 3; attempt++) {
+        const char *field = c->mt_field;
+        strbuf_reset(&body);
+        strbuf_reset(&resp);
+        strbuf_addstr(&body, "{\"model\":");
+        json_escape(&body, c->model, strlen(c->model));
+        strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0,", field, budget);
+        if (chat) {
+            add_messages_json(&body, system, user);
         } else {
-            strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", url.buf);
+            strbuf_addstr(&body, "\"prompt\":");
+            json_escape(&body, user, strlen(user));
         }
+        strbuf_addch(&body, '}');
+        if (http_sync(c, url.buf, body.buf, body.len, &status, &resp, err))
+            goto out;
+        if (status == 200 || !budget_refused(c, field, status, resp.buf, resp.len, &budget))
+            break;
     }
+    if (status != 200) {
+        strbuf_addf(err, "%s: ", url.buf);
+        add_error_of(err, &resp, status);
+        goto out;
+    }
+    root = cJSON_ParseWithLength(resp.buf, resp.len);
+    n = client_obj_get(client_obj_get(root, "usage"), "prompt_tokens");
+    if (cJSON_IsNumber(n) && n->valuedouble > 0) {
+        *count = (long)n->valuedouble;
+        ret = 0;
+    } else {
+        strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", url.buf);
+    }
+out:
     cJSON_Delete(root);
     strbuf_release(&url);
     strbuf_release(&body);
+    strbuf_release(&resp);
     return ret;
 }
 

@@ -125,6 +125,8 @@ struct client_config {
      * or with an OpenAI reasoning model name (o1*, o3*, o4*, gpt-5*) ->
      * max_completion_tokens; otherwise max_tokens (llama.cpp and Ollama
      * ignore max_completion_tokens; vLLM, SGLang, TGI accept max_tokens).
+     * A 400 saying the auto-chosen field is unsupported switches it to the
+     * other one for the rest of the run and the request is sent again.
      */
     enum client_max_tokens_field max_tokens_field;
 

@@ -361,6 +361,59 @@ static int is_unsupported(struct err_info *e)
            has(&e->lmsg, "unrecognized request argument");
 }
 
+/* The number after the first of the markers in a lower-cased message, or 0. */
+static long number_after(const struct strbuf *lmsg, const char *const *markers)
+{
+    for (size_t i = 0; markers[i]; i++) {
+        const char *p = lmsg->len ? strstr(lmsg->buf, markers[i]) : NULL;
+        long n = 0;
+        if (!p)
+            continue;
+        p += strlen(markers[i]);
+        while (*p == ' ' || *p == '\'')
+            p++;
+        while (isdigit((unsigned char)*p) && n < 100000000)
+            n = n * 10 + (*p++ - '0');
+        if (n > 0)
+            return n;
+    }
+    return 0;
+}
+
+enum client_budget_verdict client_budget_verdict(long status, const char *body, size_t len,
+                                                 const char *field, long *min)
+{
+    static const char *const min_markers[] = {">=", "at least", "minimum value of",
+                                              "greater than or equal to", NULL};
+    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    struct err_info e;
+    enum client_budget_verdict v = CLIENT_BUDGET_OK;
+    const char *param;
+    int names;
+    *min = 0;
+    err_info_init(&e);
+    if ((status != 400 && status != 422) || !root || extract_error(root, &e))
+        goto out;
+    err_lower(&e);
+    param = client_obj_str(client_obj_get(root, "error"), "param");
+    /* the param when the server says it; else the message must name the field */
+    names = param ? !strcmp(param, field) : has(&e.lmsg, field);
+    if (!names)
+        goto out;
+    if (is_unsupported(&e)) {
+        v = CLIENT_BUDGET_FIELD;
+    } else if (has(&e.lcode, "below_min") || has(&e.lmsg, "below minimum") ||
+               has(&e.lmsg, "at least") || has(&e.lmsg, "too small") ||
+               has(&e.lmsg, "minimum value") || has(&e.lmsg, "greater than or equal")) {
+        v = CLIENT_BUDGET_TOO_SMALL;
+        *min = number_after(&e.lmsg, min_markers);
+    }
+out:
+    err_info_release(&e);
+    cJSON_Delete(root);
+    return v;
+}
+
 /* ------------------------------------------------------------- classify */
 
 void client_response_init(struct client_response *r)

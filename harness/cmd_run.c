@@ -736,7 +736,7 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "reasoning-tags", 0, &c->o.reasoning_tags, "OPEN,CLOSE",
          "inline reasoning block split off the answer (default <think>,</think>)", 0},
         {OPT_STRING, "max-tokens-field", 0, &c->o.max_tokens_field, "F",
-         "auto, max_tokens or max_completion_tokens", 0},
+         "auto (switched once when the server refuses it), max_tokens or max_completion_tokens", 0},
         {OPT_DOUBLE, "temperature", 0, &c->o.temperature, "X", "0 to 2 (default 0)", 0},
         {OPT_DOUBLE, "top-p", 0, &c->o.top_p, "X", "above 0, at most 1 (default 1)", 0},
         {OPT_LONG, "seed", 0, &c->o.seed, "N", "request seed and distractor seed (default 0)", 0},

@@ -20,6 +20,7 @@
 
 #include <cJSON.h>
 
+#include "client-int.h"
 #include "strbuf.h"
 #include "test.h"
 #include "throttle.h"
@@ -486,6 +487,43 @@ static const struct ccase ccases[] = {
     {301, "Location: https://elsewhere/v1\r\n", "", 0, 0, CLIENT_FATAL, CLIENT_R_BAD_REQUEST,
      "https://elsewhere/v1"},
 };
+
+/* What a refusal says about the budget field: the one reading of the probe and the trials. */
+static void test_budget_verdict(void)
+{
+    static const char openai[] =
+        "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens' is not supported with "
+        "this model. Use 'max_completion_tokens' instead.\",\"type\":\"invalid_request_error\","
+        "\"param\":\"max_tokens\",\"code\":\"unsupported_parameter\"}}";
+    static const char small[] =
+        "{\"error\":{\"message\":\"Invalid 'max_output_tokens': integer below minimum value. "
+        "Expected a value >= 16, but got 1 instead.\",\"type\":\"invalid_request_error\","
+        "\"param\":\"max_output_tokens\",\"code\":\"integer_below_min_value\"}}";
+    static const char small_msg[] =
+        "{\"error\":{\"message\":\"max_tokens must be at least 5\",\"code\":400}}";
+    static const char other[] =
+        "{\"error\":{\"message\":\"Unsupported parameter: 'temperature'\",\"param\":"
+        "\"temperature\",\"code\":\"unsupported_parameter\"}}";
+    long min = -1;
+    CHECK_INT(client_budget_verdict(400, openai, strlen(openai), "max_tokens", &min),
+              CLIENT_BUDGET_FIELD);
+    /* the param names the field sent: the same text says nothing about max_completion_tokens */
+    CHECK_INT(client_budget_verdict(400, openai, strlen(openai), "max_completion_tokens", &min),
+              CLIENT_BUDGET_OK);
+    CHECK_INT(client_budget_verdict(400, small, strlen(small), "max_output_tokens", &min),
+              CLIENT_BUDGET_TOO_SMALL);
+    CHECK_INT(min, 16);
+    CHECK_INT(client_budget_verdict(400, small, strlen(small), "max_tokens", &min),
+              CLIENT_BUDGET_OK);
+    CHECK_INT(client_budget_verdict(400, small_msg, strlen(small_msg), "max_tokens", &min),
+              CLIENT_BUDGET_TOO_SMALL);
+    CHECK_INT(min, 5);
+    CHECK_INT(client_budget_verdict(400, other, strlen(other), "max_tokens", &min),
+              CLIENT_BUDGET_OK);
+    CHECK_INT(client_budget_verdict(500, openai, strlen(openai), "max_tokens", &min),
+              CLIENT_BUDGET_OK);
+    CHECK_INT(client_budget_verdict(400, "<html>", 6, "max_tokens", &min), CLIENT_BUDGET_OK);
+}
 
 static void test_classify_table(void)
 {
@@ -1262,8 +1300,10 @@ static void test_http_classes(void)
         {"{\"status\":429,\"json\":{\"error\":{\"message\":\"You exceeded your current quota\","
          "\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}}",
          0, CLIENT_FATAL, CLIENT_R_QUOTA, 429},
-        {"{\"status\":400,\"json\":{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens' "
-         "is not supported with this model.\",\"code\":\"unsupported_parameter\"}}}",
+        /* (a refused budget field is switched and sent again: test_budget_verdict, cli/1661) */
+        {"{\"status\":400,\"json\":{\"error\":{\"message\":\"Unsupported value: 'temperature' "
+         "does not support 0 with this model.\",\"param\":\"temperature\",\"code\":"
+         "\"unsupported_value\"}}}",
          0, CLIENT_FATAL, CLIENT_R_UNSUPPORTED_PARAM, 400},
         {"{\"body_size\":300000}", 0, CLIENT_RETRYABLE, CLIENT_R_TOO_LARGE, 200},
         {"{\"body_size\":300000,\"chunked\":true}", 0, CLIENT_RETRYABLE, CLIENT_R_TOO_LARGE, 200},
@@ -2047,6 +2087,7 @@ int main(void)
     TRUN(test_retry_after);
     TRUN(test_error_message);
     TRUN(test_overflow_messages);
+    TRUN(test_budget_verdict);
     TRUN(test_classify_table);
     TRUN(test_classify_fields);
     TRUN(test_classify_context_shift);
