@@ -3,7 +3,7 @@
 # /tokenize taking 20 ms and answers 300 ms, several /tokenize calls are in flight at once and
 # the chat requests in flight stay near --concurrency 8 (serialised counting kept ~1.4 of 8).
 # serve-sim's --log records, per request, how many of its kind were in flight on arrival.
-. "$TESTS/cli/lib.sh"
+. "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 "$DIPMAP" gen needle --n 8 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
 start_sim sim --dataset golden.jsonl --tokenize-latency-ms 20 --latency-ms 300
