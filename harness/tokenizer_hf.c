@@ -1798,6 +1798,46 @@ static void normalize_content(struct tokenizer *tk, const char *s, struct strbuf
     pcre2_match_context_free(ws.mctx);
 }
 
+/*
+ * The id of an added token as Hugging Face tokenizers gives it (the "id" in
+ * the file is only checked there, AddedVocabulary::add_tokens assigns): a
+ * content that is a model vocab entry, or an earlier added token, keeps that
+ * id; any other takes the next id past the vocab, in file order (the vocab
+ * size = its entries, nentries; *max_added tracks the largest id handed out).
+ * Real files agree with their "id"s; a hand-made one may not.
+ */
+static uint32_t added_id(struct tokenizer *tk, const int *inv, const unsigned char *skip,
+                         size_t nbpe, size_t nentries, const char *content, uint32_t file_id,
+                         long *max_added)
+{
+    size_t n = strlen(content), o, i;
+    uint32_t id = NO_RANK;
+    unsigned char *dec = xmalloc(n + 1);
+    if (file_id < nbpe && tk->tok_len[file_id] &&
+        ((skip[file_id] || !tk->hf->byte_level)
+             ? tk->tok_len[file_id] == n &&
+                   !memcmp(tk->tok_bytes + tk->tok_off[file_id], content, n)
+             : bytelevel_decode(inv, content, n, dec, &o) == 0 && o == tk->tok_len[file_id] &&
+                   !memcmp(tk->tok_bytes + tk->tok_off[file_id], dec, o)))
+        id = file_id; /* the file's id is the vocab entry of this text (every real file) */
+    else if (!tk->hf->byte_level)
+        id = tk_vocab_find(tk, content, n);
+    else if (bytelevel_decode(inv, content, n, dec, &o) == 0 && o)
+        id = tk_vocab_find(tk, (const char *)dec, o);
+    free(dec);
+    if (id != NO_RANK && id >= nbpe)
+        id = NO_RANK;
+    for (i = 0; id == NO_RANK && i < tk->nspecials; i++)
+        if (tk->specials[i].len == n && !memcmp(tk->specials[i].text, content, n))
+            id = tk->specials[i].id;
+    if (id == NO_RANK)
+        id = *max_added >= (long)nentries || !nentries ? (uint32_t)(*max_added + 1)
+                                                       : (uint32_t)nentries;
+    if ((long)id > *max_added)
+        *max_added = id;
+    return id;
+}
+
 int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len, struct strbuf *err)
 {
     cJSON *root = NULL;
@@ -1807,7 +1847,8 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
     const char *mtype;
     int inv[0x144], rc = -1;
     unsigned char *skip = NULL;
-    size_t nbpe, i, skip_alloc = 0;
+    size_t nbpe, i, skip_alloc = 0, nentries = 0;
+    long max_added = -1;
     struct hf_model *m;
 
     /* the big values (vocab, merges) are read by the fast scanner; cJSON gets the rest */
@@ -1931,6 +1972,8 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
     if (load_merges(tk, buf, ms, inv, file, err) < 0)
         goto out;
     /* added tokens: ids, the two tries; their text is what decode gives back */
+    for (i = 0; i < nbpe; i++)
+        nentries += tk->tok_len[i] != 0;
     cJSON_ArrayForEach(it, added)
     {
         const char *content = jstr(it, "content");
@@ -1940,6 +1983,7 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
         int normalized = jbool(it, "normalized", !jbool(it, "special", 0));
         if (!*content)
             continue;
+        id = added_id(tk, inv, skip, nbpe, nentries, content, id, &max_added);
         tk_add_special(tk, content, strlen(content), id);
         if (normalized && m->nnorms && is_utf8_valid(content, strlen(content)))
             normalize_content(tk, content, &nc);

@@ -4,6 +4,7 @@
 //   node hf_reference.js ids TOKENIZER.json FILE [plain]   -> one line of ids
 //   node hf_reference.js vectors OUT.jsonl NAME=TOKENIZER.json...   -> test vectors (see below)
 //   node hf_reference.js time TOKENIZER.json FILE           -> "load_s encode_s n_ids" (CPU s)
+//   node hf_reference.js texts OUT.jsonl SPEC.json          -> ids of given texts (see below)
 // `plain` is HF's encode_special_tokens (special added tokens are text), which the binding
 // cannot express: the file is loaded with the text of its special added tokens replaced by
 // private-use strings no input contains (see load()).
@@ -96,8 +97,21 @@ async function main() {
             }
         }
         fs.closeSync(out);
+    } else if (mode === 'texts') {
+        // SPEC.json: [{"name","file","texts":[...]}] (bench/tokenizer/mechanisms.py writes it);
+        // one line per text: {"tokenizer","text","ids","plain_ids"}
+        const out = fs.openSync(process.argv[3], 'w');
+        for (const t of JSON.parse(fs.readFileSync(process.argv[4], 'utf8'))) {
+            const tk = load(t.file, false), tkp = load(t.file, true);
+            for (const text of t.texts) {
+                const rec = { tokenizer: t.name, text, ids: await ids(tk, text),
+                              plain_ids: await ids(tkp, text) };
+                fs.writeSync(out, JSON.stringify(rec) + '\n');
+            }
+        }
+        fs.closeSync(out);
     } else {
-        console.error('usage: hf_reference.js ids|vectors|time ...');
+        console.error('usage: hf_reference.js ids|vectors|time|texts ...');
         process.exit(2);
     }
 }

@@ -434,6 +434,91 @@ static void test_hf_families(void)
     strbuf_release(&err);
 }
 
+/*
+ * One small tokenizer.json per pipeline piece (tests/data/tokenizer/mech/, made by
+ * bench/tokenizer/mechanisms.py): the normalizers Lowercase, Strip, NFD, NFKD; the
+ * pre-tokenizers Digits, Punctuation, Whitespace, WhitespaceSplit, Split with a string pattern
+ * in every behavior and an inverted regex, ByteLevel with add_prefix_space, Metaspace in each
+ * prepend_scheme; BPE ignore_merges, continuing_subword_prefix, end_of_word_suffix; added
+ * tokens with lstrip, rstrip, single_word, normalized and special, numbered as HF numbers
+ * them. Every text's ids (parsed and plain) must be Hugging Face tokenizers' (mech-vectors).
+ */
+static void test_hf_mechanisms(void)
+{
+    struct strbuf all = STRBUF_INIT, line = STRBUF_INIT, err = STRBUF_INIT, cur = STRBUF_INIT;
+    struct tokenizer *tk = NULL;
+    size_t pos = 0;
+    int total = 0, bad = 0, files = 0;
+    CHECK(strbuf_read_file_gz(&all, TOKDATA "/mech-vectors.jsonl.gz") == 0);
+    while (pos < all.len) {
+        const char *nl = memchr(all.buf + pos, '\n', all.len - pos);
+        size_t ll = nl ? (size_t)(nl - (all.buf + pos)) : all.len - pos, i, mode;
+        cJSON *j;
+        const char *name, *text;
+        strbuf_reset(&line);
+        strbuf_add(&line, all.buf + pos, ll);
+        pos += ll + 1;
+        j = cJSON_ParseWithLength(line.buf, line.len);
+        name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "tokenizer"));
+        text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "text"));
+        CHECK(name && text);
+        if (!name || !text) {
+            cJSON_Delete(j);
+            continue;
+        }
+        if (strcmp(cur.buf, name)) {
+            struct strbuf p = STRBUF_INIT;
+            tokenizer_free(tk);
+            strbuf_reset(&cur);
+            strbuf_addstr(&cur, name);
+            strbuf_addf(&p, TOKDATA "/mech/%s.json.gz", name);
+            strbuf_reset(&err);
+            tk = tokenizer_load(p.buf, &err);
+            if (!tk)
+                fprintf(stderr, "  %s\n", err.buf);
+            CHECK(tk != NULL);
+            strbuf_release(&p);
+            files++;
+        }
+        for (mode = 0; tk && mode < 2; mode++) {
+            const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, mode ? "plain_ids" : "ids"),
+                        *it;
+            uint32_t *ids;
+            size_t n;
+            int ok;
+            tokenizer_encode(tk, text, strlen(text), !mode, &ids, &n);
+            ok = (size_t)cJSON_GetArraySize(want) == n;
+            i = 0;
+            cJSON_ArrayForEach(it, want)
+            {
+                if (i >= n || (double)ids[i] != it->valuedouble)
+                    ok = 0;
+                i++;
+            }
+            if (!ok) {
+                bad++;
+                fprintf(stderr, "  %s \"%.40s\" (%s): ids differ (got %zu:", name, text,
+                        mode ? "plain" : "parse", n);
+                for (i = 0; i < n && i < 16; i++)
+                    fprintf(stderr, " %u", ids[i]);
+                fprintf(stderr, ", want %d)\n", cJSON_GetArraySize(want));
+            }
+            if (!mode)
+                CHECK_INT(tokenizer_count(tk, text, strlen(text)), (long)n);
+            free(ids);
+        }
+        total++;
+        cJSON_Delete(j);
+    }
+    CHECK(files >= 25 && total >= 500);
+    CHECK_INT(bad, 0);
+    tokenizer_free(tk);
+    strbuf_release(&all);
+    strbuf_release(&line);
+    strbuf_release(&err);
+    strbuf_release(&cur);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -710,6 +795,7 @@ int main(void)
     RUN(test_vectors);
     RUN(test_specials);
     RUN(test_hf_families);
+    RUN(test_hf_mechanisms);
     RUN(test_roundtrip_invalid_utf8);
     RUN(test_long_inputs);
     RUN(test_linear_work);
