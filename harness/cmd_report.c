@@ -189,7 +189,8 @@ int cmd_report(int argc, const char **argv)
 
     if (formats & FMT_JSON) {
         strbuf_reset(&doc);
-        if (summary_json_write(&d.run, &d.stats, d.axes, d.n_axes, &doc) < 0 ||
+        if (summary_json_write_order(&d.run, &d.stats, d.axes, d.n_axes,
+                                     d.have_order ? &d.order : NULL, d.curve_run, &doc) < 0 ||
             write_out(dir.buf, "summary.json", &doc) < 0) {
             rc = DM_EXIT_USAGE;
             goto cleanup;
@@ -202,13 +203,17 @@ int cmd_report(int argc, const char **argv)
     if (no_plots) {
         report_doc_plots(&d, -2);
     } else {
-        int pr = report_run_plots(dir.buf, PLOT_BOTH, &d.run, &d.stats, &d.usvg, &d.hsvg);
+        int pr = d.have_order
+                     ? report_order_plot(dir.buf, PLOT_BOTH, &d.run, &d.order, &d.usvg)
+                     : report_run_plots(dir.buf, PLOT_BOTH, &d.run, &d.stats, &d.usvg, &d.hsvg);
         if (pr == PLOT_NO_GNUPLOT)
             warning("gnuplot not found on PATH: plots skipped (install gnuplot to draw them); "
                     "the tables are still written");
         else if (pr != PLOT_OK)
             warning("plots skipped: gnuplot failed (see the error above); the tables are still "
                     "written");
+        else if (d.have_order)
+            printf("wrote %s/order.svg, order.png\n", dir.buf);
         else
             printf("wrote %s/ucurve.svg, ucurve.png, heatmap.svg, heatmap.png\n", dir.buf);
         report_doc_plots(&d, pr);

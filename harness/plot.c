@@ -552,3 +552,39 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
     strbuf_release(&path);
     return ret;
 }
+
+void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                       size_t ns)
+{
+    size_t i, *npts = xcalloc(ns + 1, sizeof(size_t));
+    int first = 1;
+
+    preamble(sb, o);
+    strbuf_addstr(sb, "set ylabel 'accuracy (fraction correct, 95% interval)' noenhanced\n"
+                      "set xlabel 'k: retrieved chunks passed to the model' noenhanced\n"
+                      "set key outside right top box\nset yrange [0:1.05]\nset xtics (");
+    for (i = 0; i < o->n_xlabels; i++) {
+        if (i)
+            strbuf_addstr(sb, ", ");
+        escape_gnuplot(sb, o->xlabels[i] ? o->xlabels[i] : "?");
+        strbuf_addf(sb, " %zu", i);
+    }
+    strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);
+    for (i = 0; i < ns; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "o%zu", i);
+        npts[i] = data_block(sb, name, &s[i], 0);
+    }
+    for (i = 0; i < ns; i++) {
+        if (!npts[i])
+            continue;
+        next_elem(sb, &first);
+        strbuf_addf(sb, "$o%zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
+                    i, color(i));
+        escape_gnuplot(sb, s[i].label);
+    }
+    if (first)
+        strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");
+    strbuf_addch(sb, '\n');
+    free(npts);
+}

@@ -103,6 +103,14 @@ void plot_script_compare(struct strbuf *script, const struct plot_opts *o,
 void plot_script_trend(struct strbuf *script, const struct plot_opts *o,
                        const struct plot_series *s, size_t ns);
 
+/*
+ * order:   the order experiment: accuracy vs k (chunks passed), one line per policy with its
+ *          interval as error bars; x is the index of k (o->xlabels name each tick, "3",
+ *          "5", ...), so small and large k get equal room.
+ */
+void plot_script_order(struct strbuf *script, const struct plot_opts *o,
+                       const struct plot_series *s, size_t ns);
+
 enum plot_status {
     PLOT_OK = 0,
     PLOT_NO_GNUPLOT = 1, /* gnuplot not on PATH: nothing printed; caller warns once */

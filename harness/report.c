@@ -18,6 +18,7 @@
 
 #include "compare.h"
 #include "escape.h"
+#include "order_stats.h"
 #include "plot.h"
 #include "stats.h"
 #include "store.h"
@@ -358,7 +359,9 @@ static void section_summary(struct doc *d, const struct report_input *in)
     bullet(d, "question set", sb.buf);
 
     strbuf_reset(&sb);
-    if (!s->effective_defined) {
+    if (in->order) {
+        /* an order experiment has no depth curve: no effective length */
+    } else if (!s->effective_defined) {
         strbuf_addstr(&sb, "undefined: ");
         if (s->n_valid)
             strbuf_addstr(&sb, "the shortest length's edge accuracy is 0.0%, so there is no "
@@ -380,7 +383,8 @@ static void section_summary(struct doc *d, const struct report_input *in)
         report_pct(&sb, s->effective_reference);
         strbuf_addch(&sb, ')');
     }
-    bullet(d, "effective length", sb.buf);
+    if (!in->order)
+        bullet(d, "effective length", sb.buf);
 
     for (i = 0; i < s->n_lengths; i++)
         mismatches += s->lengths[i].tokenizer_mismatches;
@@ -767,6 +771,105 @@ static void section_advice(struct doc *d, const struct run_stats *s)
     report_table_end(d);
 }
 
+/* The order experiment: the recommendation, the (policy, k) table and the paired differences. */
+static void section_order(struct doc *d, const struct report_input *in)
+{
+    static const char *const head[] = {"policy",        "k",          "accuracy",
+                                       "95% interval",  "expected",   "recall@k",
+                                       "answer-present", "prompt tokens", "completion tokens",
+                                       "scored",        NULL};
+    static const char *const dhead[] = {"k",     "policy",     "against", "difference",
+                                        "95% interval", "questions", "p",       "p (Holm)",
+                                        NULL};
+    const struct order_stats *os = in->order;
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+
+    report_heading(d, 2, "Ordering experiment", "order");
+    order_recommendation(os, &sb);
+    if (sb.len) {
+        struct strbuf p = STRBUF_INIT;
+        strbuf_addstr(&p, "Recommendation: ");
+        strbuf_add(&p, sb.buf, sb.len);
+        strbuf_addf(&p, ". The cheapest (policy, k) within %.0f pp of the most accurate one; "
+                        "measured on this model, not computed.",
+                    100.0 * ORDER_MARGIN);
+        report_para(d, p.buf);
+        strbuf_release(&p);
+    }
+    strbuf_reset(&sb);
+    strbuf_addf(&sb,
+                "%zu questions. For each question and k the top k retrieved chunks, the same for "
+                "every policy: only their order differs, so the policies are paired by question. "
+                "Accuracy with question-clustered 95%% intervals; recall@k = the questions whose "
+                "gold chunk was in the prompt; answer-present = the accuracy of those. ",
+                os->n_questions);
+    if (in->curve_run)
+        strbuf_addf(&sb,
+                    "Expected = computed from the depth run %s (same model, template and "
+                    "tokenizer): its accuracy at each prompt's gold depth, at its length nearest "
+                    "the prompt's tokens, 0 when the gold was not in the prompt.",
+                    in->curve_run);
+    else
+        strbuf_addstr(&sb, "Expected: no depth run of this model, template and tokenizer in the "
+                           "store (map its depth curve with dipmap run to see the computed "
+                           "figure next to the measured one).");
+    report_para(d, sb.buf);
+    report_table_begin(d, "lrrlrrrrrr", head);
+    for (i = 0; i < os->n_policies * os->n_ks; i++) {
+        const struct order_cell *c = &os->cells[i];
+        report_row_begin(d, (int)i == os->recommended ? "best" : NULL);
+        report_cell(d, ordering_name(c->policy));
+        report_cellf(d, "%d", c->k);
+        report_cell_pct(d, c->accuracy);
+        cell_interval(d, c->lo, c->hi);
+        report_cell_pct(d, c->expected);
+        report_cell_pct(d, c->recall);
+        report_cell_pct(d, c->present_accuracy);
+        report_cellf(d, "%.0f", c->prompt_tokens);
+        report_cellf(d, "%.1f", c->completion_tokens);
+        report_cellf(d, "%ld", c->valid);
+        report_row_end(d);
+    }
+    report_table_end(d);
+    if (os->n_diffs) {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb,
+                    "Each policy against %s (rank order) at the same k: the mean per-question "
+                    "difference in accuracy (normal 95%% interval over questions) and compare's "
+                    "exact sign-flip test over questions, two-sided, Holm-adjusted over the table.",
+                    ordering_name(os->reference));
+        report_para(d, sb.buf);
+        report_table_begin(d, "rllrlrrr", dhead);
+        for (i = 0; i < os->n_diffs; i++) {
+            const struct order_diff *x = &os->diffs[i];
+            struct strbuf v = STRBUF_INIT;
+            report_row_begin(d, x->p_holm < 0.05 ? "sig" : NULL);
+            report_cellf(d, "%d", x->k);
+            report_cell(d, ordering_name(x->policy));
+            report_cell(d, ordering_name(x->reference));
+            report_pp(&v, x->diff);
+            report_cell(d, v.buf);
+            strbuf_reset(&v);
+            if (isfinite(x->lo)) {
+                strbuf_addch(&v, '[');
+                report_pp(&v, x->lo);
+                strbuf_addstr(&v, ", ");
+                report_pp(&v, x->hi);
+                strbuf_addch(&v, ']');
+            }
+            report_cell(d, v.len ? v.buf : "\xE2\x80\x93");
+            report_cellf(d, "%zu", x->questions);
+            report_cellf(d, "%.3g", x->p);
+            report_cellf(d, "%.3g", x->p_holm);
+            report_row_end(d);
+            strbuf_release(&v);
+        }
+        report_table_end(d);
+    }
+    strbuf_release(&sb);
+}
+
 static void kv_row(struct doc *d, const char *k, const char *v)
 {
     report_row_begin(d, NULL);
@@ -978,6 +1081,13 @@ static void body(struct doc *d, const struct report_input *in)
     section_summary(d, in);
     section_warnings(d, in->stats);
     section_plots(d, in);
+    if (in->order) {
+        section_order(d, in);
+        section_coverage(d, in->stats);
+        section_run(d, in);
+        footer(d, in);
+        return;
+    }
     section_dip(d, in->stats);
     section_grid(d, in->stats);
     report_section_axes(d, in);
@@ -1350,5 +1460,63 @@ int report_make_dirs(const char *path)
     if (!ret && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
         ret = error("%s is not a folder", path);
     strbuf_release(&sb);
+    return ret;
+}
+
+static void build_order(struct strbuf *script, const struct plot_opts *o, const void *data)
+{
+    const struct series_set *set = data;
+    plot_script_order(script, o, set->s, set->n);
+}
+
+int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,
+                      const struct order_stats *os, struct strbuf *svg)
+{
+    struct plot_series *series = xcalloc(os->n_policies + 1, sizeof(*series));
+    struct plot_point *pts = xcalloc(os->n_policies * os->n_ks + 1, sizeof(*pts));
+    char **labels = xcalloc(os->n_ks + 1, sizeof(*labels));
+    struct series_set set;
+    struct plot_opts o;
+    struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT;
+    size_t i, j;
+    int ret;
+
+    memset(&o, 0, sizeof(o));
+    strbuf_addf(&title, "%s \xC2\xB7 run %s", report_or_dash(run->model_requested),
+                report_or_dash(run->name));
+    strbuf_addf(&sub, "ordering policies: accuracy vs k, %zu questions", os->n_questions);
+    o.title = title.buf;
+    o.subtitle = sub.buf;
+    for (j = 0; j < os->n_ks; j++) {
+        struct strbuf l = STRBUF_INIT;
+        strbuf_addf(&l, "%d", os->ks[j]);
+        labels[j] = strbuf_detach(&l, NULL);
+    }
+    o.xlabels = (const char *const *)labels;
+    o.n_xlabels = os->n_ks;
+    for (i = 0; i < os->n_policies; i++) {
+        series[i].label = ordering_name(os->policies[i]);
+        series[i].pts = &pts[i * os->n_ks];
+        series[i].n = os->n_ks;
+        series[i].edge = series[i].middle = NAN;
+        for (j = 0; j < os->n_ks; j++) {
+            const struct order_cell *c = &os->cells[i * os->n_ks + j];
+            struct plot_point *p = &pts[i * os->n_ks + j];
+            p->x = (double)j;
+            p->y = c->accuracy;
+            p->lo = c->lo;
+            p->hi = c->hi;
+        }
+    }
+    set.s = series;
+    set.n = os->n_policies;
+    ret = plot_save(dir, "order", formats, build_order, &set, &o, svg);
+    for (j = 0; j < os->n_ks; j++)
+        free(labels[j]);
+    free(labels);
+    free(series);
+    free(pts);
+    strbuf_release(&title);
+    strbuf_release(&sub);
     return ret;
 }

@@ -68,6 +68,10 @@ struct report_input {
     const char *const *excerpts;
     const char *example_prompt;
     size_t example_trial;
+
+    /* An order experiment (order_stats.h): shown instead of the depth sections; or NULL. */
+    const struct order_stats *order;
+    const char *curve_run; /* the depth run its expectations come from, or NULL */
 };
 
 /* Append summary.md / report.html for `in` to out. Never fails. */
@@ -203,6 +207,14 @@ int report_compare_page(struct strbuf *out, const struct compare_result *r,
  * mkdir -p for an output folder. Returns 0 when path is (now) a folder, or
  * -1 after an error naming the folder.
  */
+/*
+ * The order experiment's plot (accuracy vs k, one line per policy) as
+ * order.svg/.png in dir; the SVG also into svg. A plot_status.
+ */
+struct order_stats;
+int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,
+                      const struct order_stats *os, struct strbuf *svg);
+
 int report_make_dirs(const char *path);
 
 /* Formatting helpers shared with compare reports. */

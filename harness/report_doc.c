@@ -60,6 +60,65 @@ static void declared_axes(const char *settings, struct report_doc *d, const stru
     cJSON_Delete(j);
 }
 
+/* A depth run (no "experiment" in its settings) that shares the model, template and tokenizer. */
+static int curve_candidate(const struct run_info *me, const struct run_info *r)
+{
+    cJSON *o;
+    int depth;
+    if (!strcmp(me->name, r->name) || !r->model_requested || !me->model_requested ||
+        strcmp(me->model_requested, r->model_requested) || !r->template_sha256 ||
+        !me->template_sha256 || strcmp(me->template_sha256, r->template_sha256) ||
+        !r->tokenizer_name || !me->tokenizer_name ||
+        strcmp(me->tokenizer_name, r->tokenizer_name))
+        return 0;
+    o = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
+    depth = !cJSON_GetObjectItemCaseSensitive(o, "experiment");
+    cJSON_Delete(o);
+    return depth;
+}
+
+/*
+ * The order experiment's statistics, and its expectations from the newest
+ * depth run in the store that can give them (a depth curve at some length).
+ */
+static void load_order(struct report_doc *d, struct store *st)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct run_info *runs = NULL;
+    size_t nr = 0, i;
+
+    if (order_stats_compute(d->trials, d->ntrials, &d->order, &err) < 0) {
+        strbuf_release(&err);
+        return; /* not an order experiment */
+    }
+    d->have_order = 1;
+    if (store_run_list(st, NULL, &runs, &nr) < 0)
+        nr = 0;
+    for (i = nr; i-- > 0;) {
+        struct trial_result *t = NULL;
+        size_t nt = 0, l;
+        struct run_stats rs;
+        int found = 0;
+        if (!curve_candidate(&d->run, &runs[i]) || store_trials_load(st, runs[i].name, &t, &nt))
+            continue;
+        strbuf_reset(&err);
+        if (stats_compute(t, nt, NULL, &rs, &err) == 0) {
+            for (l = 0; l < rs.n_lengths; l++)
+                found |= rs.lengths[l].n_depths >= 2;
+            if (found) {
+                order_stats_expect(&d->order, d->trials, d->ntrials, &rs);
+                d->curve_run = xstrdup(runs[i].name);
+            }
+            run_stats_release(&rs);
+        }
+        store_trials_free(t, nt);
+        if (found)
+            break;
+    }
+    run_info_list_free(runs, nr);
+    strbuf_release(&err);
+}
+
 int report_doc_load(struct report_doc *d, struct store *st, const char *name,
                     const struct stats_options *o, struct strbuf *err)
 {
@@ -84,7 +143,10 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     if (stats_compute(d->trials, d->ntrials, o, &d->stats, err) < 0)
         return -1;
     d->have_stats = 1;
-    declared_axes(d->run.settings_json, d, o);
+    /* an order experiment has its own section; other runs' axes get theirs */
+    load_order(d, st);
+    if (!d->have_order)
+        declared_axes(d->run.settings_json, d, o);
     return 0;
 }
 
@@ -97,6 +159,13 @@ void report_doc_plots(struct report_doc *d, int plot_status)
                       "Plots skipped: gnuplot was not found when this report was written.");
     else if (plot_status != PLOT_OK)
         strbuf_addstr(&d->plots_note, "Plots skipped: gnuplot failed.");
+    if (d->have_order) {
+        d->plots[0].title = "Accuracy vs k, one line per ordering policy";
+        d->plots[0].file = "order.svg";
+        d->plots[0].svg = d->usvg.len ? d->usvg.buf : NULL;
+        d->in.n_plots = plot_status == PLOT_OK ? 1 : 0;
+        return;
+    }
     d->plots[0].title = "Accuracy vs depth, one line per length (U-curve)";
     d->plots[0].file = "ucurve.svg";
     d->plots[0].svg = d->usvg.len ? d->usvg.buf : NULL;
@@ -198,6 +267,8 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.axes = d->axes;
     d->in.n_axes = d->n_axes;
     d->in.golden = d->have_golden ? &d->gs : NULL;
+    d->in.order = d->have_order ? &d->order : NULL;
+    d->in.curve_run = d->curve_run;
 }
 
 /* Bytes of prompt shown before and after the gold chunk's text. */
@@ -305,6 +376,9 @@ void report_doc_release(struct report_doc *d)
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;
     d->n_axes = 0;
+    if (d->have_order)
+        order_stats_release(&d->order);
+    free(d->curve_run);
     for (size_t i = 0; d->excerpts && i < d->ntrials; i++)
         free(d->excerpts[i]);
     free(d->excerpts);

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "dataset.h"
+#include "order_stats.h"
 #include "report.h"
 #include "stats.h"
 #include "stats_axes.h"
@@ -41,6 +42,14 @@ struct report_doc {
     char *golden_text;    /* the run's golden set as kept in the store, or NULL */
     size_t golden_len;
     struct report_input in; /* ready after report_doc_failures() */
+    /*
+     * An order experiment (trials with the axes policy and k): its statistics,
+     * with expectations from the newest depth run of the same model, template
+     * and tokenizer in the store (curve_run, NULL when there is none).
+     */
+    struct order_stats order;
+    int have_order;
+    char *curve_run;
 };
 
 void report_doc_init(struct report_doc *d);

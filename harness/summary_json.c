@@ -7,8 +7,10 @@
 #include "summary_json.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <string.h>
 
+#include "order_stats.h"
 #include "stats.h"
 #include "stats_axes.h"
 #include "store.h"
@@ -262,8 +264,108 @@ static cJSON *axes_array(const struct axis_stats *ax, size_t n)
     return arr;
 }
 
+/* A number, or null when it is not finite (no data). */
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *interval_array(double lo, double hi)
+{
+    cJSON *a;
+    if (!isfinite(lo) || !isfinite(hi))
+        return cJSON_CreateNull();
+    a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
+    return a;
+}
+
+/* The order experiment's "order" object (README "summary.json schema"). */
+static cJSON *order_object(const struct order_stats *os, const char *curve_run)
+{
+    cJSON *o = cJSON_CreateObject(), *arr;
+    struct strbuf rec = STRBUF_INIT;
+    size_t i;
+
+    arr = cJSON_AddArrayToObject(o, "policies");
+    for (i = 0; i < os->n_policies; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(ordering_name(os->policies[i])));
+    arr = cJSON_AddArrayToObject(o, "k");
+    for (i = 0; i < os->n_ks; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(os->ks[i]));
+    cJSON_AddStringToObject(o, "reference", ordering_name(os->reference));
+    cJSON_AddNumberToObject(o, "questions", (double)os->n_questions);
+    add_str(o, "curve_run", curve_run);
+    arr = cJSON_AddArrayToObject(o, "cells");
+    for (i = 0; i < os->n_policies * os->n_ks; i++) {
+        const struct order_cell *c = &os->cells[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "policy", ordering_name(c->policy));
+        cJSON_AddNumberToObject(e, "k", c->k);
+        cJSON_AddNumberToObject(e, "trials", (double)c->trials);
+        cJSON_AddNumberToObject(e, "valid", (double)c->valid);
+        cJSON_AddNumberToObject(e, "correct", (double)c->correct);
+        cJSON_AddNumberToObject(e, "questions", (double)c->questions);
+        add_num(e, "accuracy", c->accuracy);
+        cJSON_AddItemToObject(e, "interval95", interval_array(c->lo, c->hi));
+        add_num(e, "recall", c->recall);
+        add_num(e, "present_accuracy", c->present_accuracy);
+        cJSON_AddItemToObject(e, "present_interval95",
+                              interval_array(c->present_lo, c->present_hi));
+        add_num(e, "prompt_tokens", c->prompt_tokens);
+        add_num(e, "completion_tokens", c->completion_tokens);
+        add_num(e, "expected", c->expected);
+        if (c->curve_length > 0)
+            cJSON_AddNumberToObject(e, "curve_length", (double)c->curve_length);
+        else
+            cJSON_AddNullToObject(e, "curve_length");
+        cJSON_AddItemToArray(arr, e);
+    }
+    arr = cJSON_AddArrayToObject(o, "differences");
+    for (i = 0; i < os->n_diffs; i++) {
+        const struct order_diff *d = &os->diffs[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "policy", ordering_name(d->policy));
+        cJSON_AddStringToObject(e, "reference", ordering_name(d->reference));
+        cJSON_AddNumberToObject(e, "k", d->k);
+        cJSON_AddNumberToObject(e, "questions", (double)d->questions);
+        add_num(e, "difference", d->diff);
+        cJSON_AddItemToObject(e, "interval95", interval_array(d->lo, d->hi));
+        cJSON_AddNumberToObject(e, "p", d->p);
+        cJSON_AddNumberToObject(e, "p_holm", d->p_holm);
+        cJSON_AddItemToArray(arr, e);
+    }
+    if (os->best >= 0) {
+        const struct order_cell *b = &os->cells[os->best], *r = &os->cells[os->recommended];
+        cJSON *e = cJSON_AddObjectToObject(o, "recommendation");
+        order_recommendation(os, &rec);
+        cJSON_AddStringToObject(e, "policy", ordering_name(r->policy));
+        cJSON_AddNumberToObject(e, "k", r->k);
+        cJSON_AddNumberToObject(e, "margin", ORDER_MARGIN);
+        cJSON_AddStringToObject(e, "best_policy", ordering_name(b->policy));
+        cJSON_AddNumberToObject(e, "best_k", b->k);
+        cJSON_AddStringToObject(e, "text", rec.buf);
+    } else {
+        cJSON_AddNullToObject(o, "recommendation");
+    }
+    strbuf_release(&rec);
+    return o;
+}
+
 int summary_json_write(const struct run_info *run, const struct run_stats *s,
                        const struct axis_stats *axes, size_t n_axes, struct strbuf *out)
+{
+    return summary_json_write_order(run, s, axes, n_axes, NULL, NULL, out);
+}
+
+int summary_json_write_order(const struct run_info *run, const struct run_stats *s,
+                             const struct axis_stats *axes, size_t n_axes,
+                             const struct order_stats *os, const char *curve_run,
+                             struct strbuf *out)
 {
     cJSON *root = cJSON_CreateObject(), *o, *arr;
     char *text;
@@ -371,6 +473,8 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s,
                                     a->accuracy[k]);
         cJSON_AddItemToArray(arr, e);
     }
+    if (os)
+        cJSON_AddItemToObject(root, "order", order_object(os, curve_run));
 
     text = cJSON_Print(root);
     cJSON_Delete(root);
