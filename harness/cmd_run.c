@@ -26,16 +26,19 @@
 #include "dataset.h"
 #include "num.h"
 #include "opt.h"
+#include "order.h"
 #include "overhead.h"
 #include "plan.h"
 #include "power.h"
 #include "prompt.h"
 #include "reasoning.h"
+#include "retrieval.h"
 #include "reuse.h"
 #include "run_identity.h"
 #include "runbrief.h"
 #include "runner.h"
 #include "score.h"
+#include "stats.h"
 #include "secret.h"
 #include "store.h"
 #include "strbuf.h"
@@ -73,6 +76,13 @@ struct run_opts {
         allow_mismatch, no_cache_reuse;
     double price_cached_in;
     int price_in_seen, price_out_seen; /* given on the command line or in the config file */
+    /* the order experiment (--experiment order) */
+    const char *experiment, *policies, *ks, *rank_dist;
+    long budget;
+    double rank_p;
+    int group_by_doc;
+    int lengths_seen, depths_seen;
+    char *experiment_json; /* its identity settings (order_settings()), owned; NULL for depth */
 };
 
 /* The settings that change what a trial measures: part of the run's identity. */
@@ -112,6 +122,9 @@ static char *identity_settings(const struct run_opts *o, const struct plan_spec 
     for (i = 0; i < nd; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(depths[i]));
     /* added only when given, so runs made before these options keep their identity */
+    /* the order experiment's policies, k, grouping, budget and rank distribution */
+    if (o->experiment_json)
+        cJSON_AddItemToObject(root, "experiment", cJSON_Parse(o->experiment_json));
     if (extra_body)
         cJSON_AddItemToObject(root, "extra-body", cJSON_Parse(extra_body));
     arr = cJSON_AddArrayToObject(root, "lengths");
@@ -483,10 +496,15 @@ static void run_opts_init(struct run_opts *o)
     o->drain_seconds = 30;
     o->progress_interval = 10;
     o->context_check = 1;
+    o->experiment = "depth";
+    o->policies = "source,best-first,edges-first,second-last,ascending";
+    o->ks = "3,5,10,20";
+    o->rank_p = 0.5;
 }
 
 static void run_opts_release(struct run_opts *o)
 {
+    free(o->experiment_json);
     strvec_clear(&o->endpoints);
     strvec_clear(&o->headers);
     strvec_clear(&o->tags);
@@ -528,6 +546,7 @@ struct run_ctx {
     struct plan_axis axes[RUN_AXES_MAX]; /* the named axes given (run_axes[]), in option order */
     struct strvec axis_values[RUN_AXES_MAX];
     size_t axes_nr;
+    struct order_setup ord; /* --experiment order: its axes, k and rank distribution */
     struct plan plan;
     int have_gs, have_hay, have_tpl, have_plan;
     /* the endpoint, the store, the run */
@@ -605,6 +624,7 @@ static int run_ctx_release(struct run_ctx *c)
         golden_set_release(&c->gs);
     for (size_t a = 0; a < c->axes_nr; a++)
         strvec_clear(&c->axis_values[a]);
+    order_setup_release(&c->ord);
     free(c->scorers);
     free(c->lengths);
     free(c->depths);
@@ -804,6 +824,26 @@ static int parse_run_options(struct run_ctx *c)
          "stop when the run (every invocation) has spent this (exit 4, resumable); needs prices",
          0},
         {OPT_STRING, "config", 0, &c->o.config, "FILE", "JSON file of these options", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "order experiment", 0},
+        {OPT_STRING, "experiment", 0, &c->o.experiment, "depth|order",
+         "depth (default): the gold moved through --depths; order: retrieved chunks passed in "
+         "each --policies order for each --k",
+         0},
+        {OPT_STRING, "policies", 0, &c->o.policies, "LIST",
+         "source,best-first,edges-first,second-last,ascending (default all)", 0},
+        {OPT_STRING, "k", 0, &c->o.ks, "K,...", "chunks passed, the top k (default 3,5,10,20)", 0},
+        {OPT_BOOL, "group-by-doc", 0, &c->o.group_by_doc, NULL,
+         "keep the chunks of one document (\"doc\") adjacent", 0},
+        {OPT_LONG, "budget", 0, &c->o.budget, "TOKENS",
+         "each prompt fits this many tokens: the lowest-ranked chunks that do not fit are "
+         "dropped",
+         0},
+        {OPT_STRING, "rank-dist", 0, &c->o.rank_dist, "FILE",
+         "golden set questions: the gold's retrieval rank drawn from these probabilities (one "
+         "per rank)",
+         0},
+        {OPT_DOUBLE, "rank-p", 0, &c->o.rank_p, "P",
+         "... or from geometric P (default 0.5: rank 1 half the time)", 0},
         OPT_END_MARK,
     };
     static const char *const refused[] = {"api-key", "api_key", "apikey", NULL};
@@ -835,6 +875,13 @@ static int parse_run_options(struct run_ctx *c)
         config_apply_file(&c->cfgfile, c->o.config, opts, refused,
                           "API keys come only from the environment (see --api-key-env)") < 0)
         return -1;
+    c->o.lengths_seen = opt_find(opts, "lengths")->seen != 0;
+    c->o.depths_seen = opt_find(opts, "depths")->seen != 0;
+    c->ord.order_opts_seen = opt_find(opts, "policies")->seen || opt_find(opts, "k")->seen ||
+                             opt_find(opts, "group-by-doc")->seen ||
+                             opt_find(opts, "budget")->seen || opt_find(opts, "rank-dist")->seen ||
+                             opt_find(opts, "rank-p")->seen;
+    c->ord.rank_p_seen = opt_find(opts, "rank-p")->seen != 0;
     c->o.price_in_seen = opt_find(opts, "price-in")->seen != 0;
     c->o.price_out_seen = opt_find(opts, "price-out")->seen != 0;
     return 0;
@@ -904,6 +951,100 @@ static int check_settings(struct run_opts *o)
         if (!in)
             return error("run: --price-cached-in needs --price-in and --price-out");
     }
+    return 0;
+}
+
+/*
+ * --experiment order: the policies, k and grouping become the named axes
+ * policy, k and group (axes.h), so store, resume, shards, merge and compare
+ * pair them like any axis; every trial is at length --budget (0: none) and
+ * depth 0 (the chunks' order, not a depth, places the gold).
+ */
+static int validate_order(struct run_ctx *c)
+{
+    struct order_setup *x = &c->ord;
+    cJSON *j, *arr;
+    char *text;
+    size_t i;
+
+    if (strcmp(c->o.experiment, "depth") && strcmp(c->o.experiment, "order")) {
+        error("run: --experiment must be depth or order, not '%s'", c->o.experiment);
+        return -1;
+    }
+    x->on = !strcmp(c->o.experiment, "order");
+    if (!x->on) {
+        if (x->order_opts_seen) {
+            error("run: --policies, --k, --group-by-doc, --budget, --rank-dist and --rank-p "
+                  "go with --experiment order");
+            return -1;
+        }
+        return 0;
+    }
+    if (c->o.lengths_seen || c->o.depths_seen) {
+        error("run: --experiment order has no --lengths or --depths: a prompt holds the top k "
+              "chunks in the policy's order (--budget TOKENS caps its length)");
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    if (order_setup_parse(x, c->o.policies, c->o.ks, c->o.group_by_doc, c->o.budget, c->o.rank_dist,
+                          c->o.rank_p, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    for (i = 0; i < x->axes_nr; i++) {
+        if (c->axes_nr >= RUN_AXES_MAX) {
+            error("run: more than %d named axes", RUN_AXES_MAX);
+            return -1;
+        }
+        c->axes[c->axes_nr++] = x->axes[i];
+    }
+    c->lengths[0] = c->o.budget;
+    c->nl = 1;
+    c->depths[0] = 0;
+    c->nd = 1;
+    /* the identity: what the axes do not say (budget, rank distribution) */
+    j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "budget", (double)c->o.budget);
+    cJSON_AddBoolToObject(j, "group-by-doc", c->o.group_by_doc);
+    arr = cJSON_AddArrayToObject(j, "k");
+    for (i = 0; i < x->nk; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(x->k[i]));
+    cJSON_AddStringToObject(j, "name", "order");
+    arr = cJSON_AddArrayToObject(j, "policies");
+    for (i = 0; i < x->npolicies; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(ordering_name(x->policies[i])));
+    if (x->rank_probs) {
+        arr = cJSON_AddArrayToObject(j, "rank-dist");
+        for (i = 0; i < x->n_rank_probs; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber(x->rank_probs[i]));
+    } else {
+        cJSON_AddNumberToObject(j, "rank-p", x->rank_p);
+    }
+    text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!text)
+        BUG("cJSON_PrintUnformatted failed");
+    c->o.experiment_json = xstrdup(text);
+    cJSON_free(text);
+    return 0;
+}
+
+/* The retrieved lists: a retrieval set's own, synthetic ones for golden-set questions. */
+static int order_lists(struct run_ctx *c)
+{
+    struct order_setup *x = &c->ord;
+    strbuf_reset(&c->err);
+    if (order_setup_lists(x, &c->gs, c->have_hay ? &c->hay : NULL, (unsigned long)c->o.seed,
+                          &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    if (c->gs.retrieval_nr < c->gs.nr)
+        fprintf(stderr,
+                "order experiment: %zu of %zu questions get a synthetic list of %d chunks (the "
+                "gold's rank drawn from %s, then hard negatives and filler)\n",
+                c->gs.nr - c->gs.retrieval_nr, c->gs.nr, x->kmax,
+                x->rank_probs ? "--rank-dist" : "a geometric distribution");
     return 0;
 }
 
@@ -989,7 +1130,7 @@ static int validate_options(struct run_ctx *c)
         error("run: %s", c->err.buf);
         return -1;
     }
-    if (parse_axes(c) < 0)
+    if (parse_axes(c) < 0 || validate_order(c) < 0)
         return -1;
     for (i = 0; i < c->nl; i++)
         if (c->lengths[i] > c->max_len)
@@ -1036,8 +1177,10 @@ static int load_inputs(struct run_ctx *c)
         }
     }
     strbuf_reset(&c->err);
-    if (golden_set_negatives_note(&c->gs, &c->err))
+    if (!c->ord.on && golden_set_negatives_note(&c->gs, &c->err))
         fprintf(stderr, "golden set %s: %s\n", c->o.dataset, c->err.buf);
+    if (!c->ord.on && golden_set_require_gold(&c->gs) < 0)
+        return -1;
     if (c->o.haystack) {
         size_t leaks = 0, affected = 0;
         if (haystack_load(&c->hay, c->o.haystack) < 0)
@@ -1064,6 +1207,9 @@ static int load_inputs(struct run_ctx *c)
     if (prompt_template_load(&c->tpl, c->tpl_path.buf) < 0)
         return -1;
     c->have_tpl = 1;
+
+    if (c->ord.on && order_lists(c) < 0)
+        return -1;
 
     memset(&c->spec, 0, sizeof(c->spec));
     c->spec.lengths = c->lengths;

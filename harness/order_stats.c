@@ -262,7 +262,7 @@ int order_stats_compute(const struct trial_result *t, size_t n, struct order_sta
             struct order_cell *c = &out->cells[ci];
             c->policy = out->policies[i];
             c->k = out->ks[j];
-            c->expected = NAN;
+            c->expected = c->expected_lo = c->expected_hi = NAN;
             fill_cell(c, &qc[ci * nq], nq, m, y);
             c->prompt_tokens = tokn[ci] ? tok[ci] / (double)tokn[ci] : NAN;
             c->completion_tokens = compn[ci] ? comp[ci] / (double)compn[ci] : NAN;
@@ -336,13 +336,15 @@ void order_stats_expect(struct order_stats *s, const struct trial_result *t, siz
                         const struct run_stats *curve)
 {
     struct strbuf tmp = STRBUF_INIT;
-    double *sum;
+    double *sum, *slo, *shi;
     long *cnt;
     const struct length_stats **ls;
     size_t i, ncells = s->n_policies * s->n_ks;
     if (!curve || !ncells)
         return;
     sum = xcalloc(ncells, sizeof(*sum));
+    slo = xcalloc(ncells, sizeof(*slo));
+    shi = xcalloc(ncells, sizeof(*shi));
     cnt = xcalloc(ncells, sizeof(*cnt));
     ls = xcalloc(ncells, sizeof(*ls));
     for (i = 0; i < ncells; i++)
@@ -356,16 +358,25 @@ void order_stats_expect(struct order_stats *s, const struct trial_result *t, siz
         ci = cell_index(s, p, k);
         if (ci == (size_t)-1 || !ls[ci])
             continue;
-        if (t[i].gold_offset >= 0 && t[i].realized_depth >= 0)
+        if (t[i].gold_offset >= 0 && t[i].realized_depth >= 0) {
+            double lo, hi;
             sum[ci] += length_accuracy_at(curve, ls[ci], t[i].realized_depth);
+            length_interval_at(curve, ls[ci], t[i].realized_depth, &lo, &hi);
+            slo[ci] += lo;
+            shi[ci] += hi;
+        }
         cnt[ci]++;
     }
     for (i = 0; i < ncells; i++)
         if (cnt[i]) {
             s->cells[i].expected = sum[i] / (double)cnt[i];
+            s->cells[i].expected_lo = slo[i] / (double)cnt[i];
+            s->cells[i].expected_hi = shi[i] / (double)cnt[i];
             s->cells[i].curve_length = ls[i]->length;
         }
     free(sum);
+    free(slo);
+    free(shi);
     free(cnt);
     free(ls);
     strbuf_release(&tmp);

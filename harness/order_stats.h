@@ -41,7 +41,8 @@ struct order_cell {
     double prompt_tokens;     /* mean realized length of the finished trials */
     double completion_tokens; /* mean completion tokens of the scored trials */
     double expected;          /* computed from a depth curve (order_stats_expect), NAN none */
-    long curve_length;        /* the curve's length it was read at, 0 none */
+    double expected_lo, expected_hi; /* the same from the curve's interval bounds */
+    long curve_length;               /* the curve's length it was read at, 0 none */
 };
 
 /* The paired difference policy - reference at one k. */
@@ -78,7 +79,9 @@ const struct order_cell *order_stats_cell(const struct order_stats *s, enum orde
  * The expected accuracy of each cell from a depth run's statistics: each
  * scored trial counts the curve's accuracy at its realized depth when its
  * gold was in the prompt, 0 when not, at the curve's length nearest (by
- * ratio) the cell's mean prompt tokens. curve NULL: leaves NAN.
+ * ratio) the cell's mean prompt tokens; expected_lo/hi the same from the
+ * curve cells' interval bounds (a conservative band: the curve's own
+ * uncertainty). curve NULL: leaves NAN.
  */
 void order_stats_expect(struct order_stats *s, const struct trial_result *t, size_t n,
                         const struct run_stats *curve);

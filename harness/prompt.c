@@ -15,6 +15,7 @@
 
 #include "axes.h"
 #include "dataset.h"
+#include "num.h"
 #include "order.h"
 #include "plan.h"
 #include "sha256.h"
@@ -1533,6 +1534,9 @@ static int select_user(struct prompt_builder *b, const struct prompt_request *r,
     return 0;
 }
 
+static int build_order_trial(struct prompt_builder *b, const struct prompt_request *r,
+                             struct built_prompt *out, struct strbuf *err);
+
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err)
 {
@@ -1546,6 +1550,8 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         return -1;
     if (trial_is_control(r->target_len, r->depth_bp))
         return build_control(b, r, out, err);
+    if (axes_find(r->axes, "policy", &(size_t){0}))
+        return build_order_trial(b, r, out, err);
     if (r->depth_bp < 0 || r->depth_bp > DEPTH_BP_MAX) {
         strbuf_addf(err, "depth %d is outside 0..%d basis points", r->depth_bp, DEPTH_BP_MAX);
         return -1;
@@ -1641,6 +1647,7 @@ void prompt_render_fixed(struct prompt_builder *b, const struct question *q,
 /* The chunks kept for one (question, k, budget, grouping): the same for every policy. */
 struct pack_memo {
     const struct question *q;
+    const char *user; /* the [user] variant (question-at) the counts were made with */
     int k, group_by_doc;
     long budget, overhead;
     int chat;
@@ -1772,7 +1779,7 @@ static const int *kept_chunks(struct prompt_builder *b, const struct order_reque
 
     for (i = 0; i < b->packs_nr; i++) {
         struct pack_memo *c = &b->packs[i];
-        if (c->q == r->q && c->k == r->k && c->budget == r->budget &&
+        if (c->q == r->q && c->user == b->user && c->k == r->k && c->budget == r->budget &&
             c->group_by_doc == r->group_by_doc && c->overhead == r->overhead && c->chat == r->chat)
             return c->keep;
     }
@@ -1824,6 +1831,7 @@ static const int *kept_chunks(struct prompt_builder *b, const struct order_reque
         } while (over);
     }
     m->q = r->q;
+    m->user = b->user;
     m->k = r->k;
     m->budget = r->budget;
     m->group_by_doc = r->group_by_doc;
@@ -1865,5 +1873,37 @@ int prompt_build_order(struct prompt_builder *b, const struct order_request *r,
     n = arrange_kept(r, keep, top, r->policy, docs);
     rc = render_docs(b, r, docs, n, out, err);
     free(docs);
+    return rc;
+}
+
+/* An order trial (its axes policy, k and group; its length the budget) as prompt_build_order(). */
+static int build_order_trial(struct prompt_builder *b, const struct prompt_request *r,
+                             struct built_prompt *out, struct strbuf *err)
+{
+    struct order_request o;
+    struct strbuf v = STRBUF_INIT;
+    enum ordering policy;
+    long k = 0;
+    int rc = -1;
+
+    memset(&o, 0, sizeof(o));
+    if (!axes_get(r->axes, "policy", &v) || ordering_parse(v.buf, &policy) < 0) {
+        strbuf_addf(err, "unknown ordering policy \"%s\"", v.buf);
+        goto out;
+    }
+    if (!axes_get(r->axes, "k", &v) || parse_long_range(v.buf, 1, 10000, &k)) {
+        strbuf_addf(err, "the order trial's k \"%s\" is not a chunk count", v.buf);
+        goto out;
+    }
+    o.q = r->q;
+    o.policy = policy;
+    o.k = (int)k;
+    o.group_by_doc = axes_has(r->axes, "group", "doc");
+    o.budget = r->target_len;
+    o.overhead = r->overhead;
+    o.chat = r->chat;
+    rc = prompt_build_order(b, &o, out, err);
+out:
+    strbuf_release(&v);
     return rc;
 }

@@ -774,13 +774,14 @@ static void section_advice(struct doc *d, const struct run_stats *s)
 /* The order experiment: the recommendation, the (policy, k) table and the paired differences. */
 static void section_order(struct doc *d, const struct report_input *in)
 {
-    static const char *const head[] = {"policy",        "k",          "accuracy",
-                                       "95% interval",  "expected",   "recall@k",
-                                       "answer-present", "prompt tokens", "completion tokens",
+    static const char *const head[] = {"policy",        "k",
+                                       "accuracy",      "95% interval",
+                                       "expected",      "expected interval",
+                                       "recall@k",      "answer-present",
+                                       "prompt tokens", "completion tokens",
                                        "scored",        NULL};
-    static const char *const dhead[] = {"k",     "policy",     "against", "difference",
-                                        "95% interval", "questions", "p",       "p (Holm)",
-                                        NULL};
+    static const char *const dhead[] = {
+        "k", "policy", "against", "difference", "95% interval", "questions", "p", "p (Holm)", NULL};
     const struct order_stats *os = in->order;
     struct strbuf sb = STRBUF_INIT;
     size_t i;
@@ -791,8 +792,9 @@ static void section_order(struct doc *d, const struct report_input *in)
         struct strbuf p = STRBUF_INIT;
         strbuf_addstr(&p, "Recommendation: ");
         strbuf_add(&p, sb.buf, sb.len);
-        strbuf_addf(&p, ". The cheapest (policy, k) within %.0f pp of the most accurate one; "
-                        "measured on this model, not computed.",
+        strbuf_addf(&p,
+                    ". The cheapest (policy, k) within %.0f pp of the most accurate one; "
+                    "measured on this model, not computed.",
                     100.0 * ORDER_MARGIN);
         report_para(d, p.buf);
         strbuf_release(&p);
@@ -808,14 +810,15 @@ static void section_order(struct doc *d, const struct report_input *in)
         strbuf_addf(&sb,
                     "Expected = computed from the depth run %s (same model, template and "
                     "tokenizer): its accuracy at each prompt's gold depth, at its length nearest "
-                    "the prompt's tokens, 0 when the gold was not in the prompt.",
+                    "the prompt's tokens, 0 when the gold was not in the prompt; its interval "
+                    "from the curve's own cell intervals.",
                     in->curve_run);
     else
         strbuf_addstr(&sb, "Expected: no depth run of this model, template and tokenizer in the "
                            "store (map its depth curve with dipmap run to see the computed "
                            "figure next to the measured one).");
     report_para(d, sb.buf);
-    report_table_begin(d, "lrrlrrrrrr", head);
+    report_table_begin(d, "lrrlrlrrrrr", head);
     for (i = 0; i < os->n_policies * os->n_ks; i++) {
         const struct order_cell *c = &os->cells[i];
         report_row_begin(d, (int)i == os->recommended ? "best" : NULL);
@@ -824,6 +827,10 @@ static void section_order(struct doc *d, const struct report_input *in)
         report_cell_pct(d, c->accuracy);
         cell_interval(d, c->lo, c->hi);
         report_cell_pct(d, c->expected);
+        if (isfinite(c->expected_lo))
+            cell_interval(d, c->expected_lo, c->expected_hi);
+        else
+            report_cell(d, "\xE2\x80\x93");
         report_cell_pct(d, c->recall);
         report_cell_pct(d, c->present_accuracy);
         report_cellf(d, "%.0f", c->prompt_tokens);

@@ -60,16 +60,19 @@ static void declared_axes(const char *settings, struct report_doc *d, const stru
     cJSON_Delete(j);
 }
 
-/* A depth run (no "experiment" in its settings) that shares the model, template and tokenizer. */
+/*
+ * A complete depth run (no "experiment" in its settings) that shares the
+ * model, template and tokenizer.
+ */
 static int curve_candidate(const struct run_info *me, const struct run_info *r)
 {
     cJSON *o;
     int depth;
-    if (!strcmp(me->name, r->name) || !r->model_requested || !me->model_requested ||
-        strcmp(me->model_requested, r->model_requested) || !r->template_sha256 ||
-        !me->template_sha256 || strcmp(me->template_sha256, r->template_sha256) ||
-        !r->tokenizer_name || !me->tokenizer_name ||
-        strcmp(me->tokenizer_name, r->tokenizer_name))
+    if (!strcmp(me->name, r->name) || r->status != RUN_COMPLETE || !r->model_requested ||
+        !me->model_requested || strcmp(me->model_requested, r->model_requested) ||
+        !r->template_sha256 || !me->template_sha256 ||
+        strcmp(me->template_sha256, r->template_sha256) || !r->tokenizer_name ||
+        !me->tokenizer_name || strcmp(me->tokenizer_name, r->tokenizer_name))
         return 0;
     o = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
     depth = !cJSON_GetObjectItemCaseSensitive(o, "experiment");

@@ -44,7 +44,7 @@ struct report_doc {
     struct report_input in; /* ready after report_doc_failures() */
     /*
      * An order experiment (trials with the axes policy and k): its statistics,
-     * with expectations from the newest depth run of the same model, template
+     * with expectations from the newest complete depth run of the same model, template
      * and tokenizer in the store (curve_run, NULL when there is none).
      */
     struct order_stats order;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "num.h"
 #include "sha256.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -167,4 +168,119 @@ int retrieval_check_lists(const struct golden_set *gs, int k, struct strbuf *err
             return -1;
         }
     return 0;
+}
+
+int order_setup_parse(struct order_setup *x, const char *policies, const char *ks, int group_by_doc,
+                      long budget, const char *rank_dist, double rank_p, struct strbuf *err)
+{
+    struct strvec parts = STRVEC_INIT;
+    size_t i, j;
+    int rc = -1;
+
+    strvec_init(&x->policy_values);
+    strvec_init(&x->k_values);
+    if (ordering_parse_list(policies, &x->policies, &x->npolicies, err) < 0)
+        goto out;
+    strvec_split(&parts, ks, ',');
+    if (!parts.nr) {
+        strbuf_addstr(err, "--k: give at least one chunk count, e.g. 3,5,10,20");
+        goto out;
+    }
+    x->k = xcalloc(parts.nr, sizeof(*x->k));
+    for (i = 0; i < parts.nr; i++) {
+        long v;
+        if (parse_long_range(parts.v[i], 1, 10000, &v)) {
+            strbuf_addf(err, "--k: \"%s\" is not a chunk count from 1 to 10000", parts.v[i]);
+            goto out;
+        }
+        for (j = 0; j < x->nk; j++)
+            if (x->k[j] == (int)v) {
+                strbuf_addf(err, "--k: %ld is given twice", v);
+                goto out;
+            }
+        x->k[x->nk++] = (int)v;
+        if ((int)v > x->kmax)
+            x->kmax = (int)v;
+    }
+    if (budget < 0 || budget > 100000000) {
+        strbuf_addf(err, "--budget: %ld is not a token count from 1 to 100000000 (0: none)",
+                    budget);
+        goto out;
+    }
+    x->budget = budget;
+    x->group_by_doc = group_by_doc;
+    if (rank_dist && x->rank_p_seen) {
+        strbuf_addstr(err, "--rank-dist and --rank-p: give one of them");
+        goto out;
+    }
+    if (rank_dist) {
+        if (rank_dist_load(rank_dist, &x->rank_probs, &x->n_rank_probs, err) < 0)
+            goto out;
+    } else if (!(rank_p > 0 && rank_p <= 1)) {
+        strbuf_addf(err, "--rank-p must be in (0, 1], got %g", rank_p);
+        goto out;
+    }
+    x->rank_p = rank_p;
+    for (i = 0; i < x->npolicies; i++)
+        strvec_push(&x->policy_values, ordering_name(x->policies[i]));
+    for (i = 0; i < x->nk; i++) {
+        struct strbuf v = STRBUF_INIT;
+        strbuf_addf(&v, "%d", x->k[i]);
+        strvec_push(&x->k_values, v.buf);
+        strbuf_release(&v);
+    }
+    /* k outermost: the policies of one (question, k) are built one after another */
+    x->axes[x->axes_nr].name = "k";
+    x->axes[x->axes_nr].values = (const char *const *)x->k_values.v;
+    x->axes[x->axes_nr++].values_nr = x->k_values.nr;
+    x->axes[x->axes_nr].name = "policy";
+    x->axes[x->axes_nr].values = (const char *const *)x->policy_values.v;
+    x->axes[x->axes_nr++].values_nr = x->policy_values.nr;
+    if (group_by_doc) {
+        static const char *const doc[] = {"doc"};
+        x->axes[x->axes_nr].name = "group";
+        x->axes[x->axes_nr].values = doc;
+        x->axes[x->axes_nr++].values_nr = 1;
+    }
+    rc = 0;
+out:
+    strvec_clear(&parts);
+    return rc;
+}
+
+int order_setup_lists(struct order_setup *x, struct golden_set *gs, const struct haystack *hay,
+                      unsigned long seed, struct strbuf *err)
+{
+    struct retrieval_synth s;
+    double *geo = NULL;
+    int rc;
+    size_t r;
+    memset(&s, 0, sizeof(s));
+    s.list_len = (size_t)x->kmax;
+    s.seed = seed;
+    if (x->rank_probs) {
+        s.rank_probs = x->rank_probs;
+        s.n_rank_probs = x->n_rank_probs;
+    } else {
+        geo = xcalloc((size_t)x->kmax, sizeof(*geo));
+        for (r = 0; r < (size_t)x->kmax; r++)
+            geo[r] = x->rank_p * pow(1.0 - x->rank_p, (double)r);
+        s.rank_probs = geo;
+        s.n_rank_probs = (size_t)x->kmax;
+    }
+    rc = gs->retrieval_nr < gs->nr ? retrieval_synthesize(gs, hay, &s, err) : 0;
+    free(geo);
+    if (rc < 0)
+        return -1;
+    return retrieval_check_lists(gs, x->kmax, err);
+}
+
+void order_setup_release(struct order_setup *x)
+{
+    free(x->policies);
+    free(x->k);
+    free(x->rank_probs);
+    strvec_clear(&x->policy_values);
+    strvec_clear(&x->k_values);
+    memset(x, 0, sizeof(*x));
 }

@@ -3,6 +3,10 @@
 
 #include <stddef.h>
 
+#include "order.h"
+#include "plan.h"
+#include "strvec.h"
+
 struct golden_set;
 struct haystack;
 struct strbuf;
@@ -48,5 +52,47 @@ int retrieval_synthesize(struct golden_set *gs, const struct haystack *hay,
  * with "FILE:LINE: \"retrieved\" has N chunks, --k K needs K" appended to err.
  */
 int retrieval_check_lists(const struct golden_set *gs, int k, struct strbuf *err);
+
+/*
+ * `run --experiment order`: its options parsed and turned into the named
+ * axes policy (the policies' names), k and, with --group-by-doc, group=doc
+ * (axes.h), which plan_build() crosses with the questions.
+ */
+struct order_setup {
+    int on;              /* --experiment order */
+    int order_opts_seen; /* an order option was given (cmd_run refuses it without order) */
+    int rank_p_seen;
+    enum ordering *policies;
+    size_t npolicies;
+    int *k; /* as given */
+    size_t nk;
+    int kmax;
+    int group_by_doc;
+    long budget;        /* 0: none */
+    double *rank_probs; /* --rank-dist, or NULL: geometric rank_p */
+    size_t n_rank_probs;
+    double rank_p;
+    struct plan_axis axes[3];
+    size_t axes_nr;
+    struct strvec policy_values, k_values;
+};
+
+/*
+ * Parse the options (policies: ordering_parse_list(); ks: "3,5,10,20", each
+ * 1..10000 once; budget >= 0; rank_dist a file for rank_dist_load(), or the
+ * geometric rank_p in (0, 1] -- not both when rank_p_seen) and declare the
+ * axes. Returns 0, or -1 with "--OPTION: ..." appended to err. Release with
+ * order_setup_release() either way.
+ */
+int order_setup_parse(struct order_setup *x, const char *policies, const char *ks, int group_by_doc,
+                      long budget, const char *rank_dist, double rank_p, struct strbuf *err);
+/*
+ * Synthetic lists of kmax chunks for the questions without one
+ * (retrieval_synthesize(), the gold's rank from the distribution), then
+ * retrieval_check_lists() for kmax. Returns 0 or -1 (err).
+ */
+int order_setup_lists(struct order_setup *x, struct golden_set *gs, const struct haystack *hay,
+                      unsigned long seed, struct strbuf *err);
+void order_setup_release(struct order_setup *x);
 
 #endif

@@ -47,7 +47,8 @@ double sim_depth(double dip, long T)
 double sim_curve_p(const struct sim_model *m, double x, long T)
 {
     x = clamp01(x);
-    return clamp01(m->edge - sim_depth(m->dip, T) * (1.0 - pow(fabs(2 * x - 1), m->shape)));
+    double depth = m->flat ? m->dip : sim_depth(m->dip, T);
+    return clamp01(m->edge - depth * (1.0 - pow(fabs(2 * x - 1), m->shape)));
 }
 
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f)
@@ -93,14 +94,15 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(err,
-                    "model '%s': expected NAME or NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H",
-                    spec);
+        strbuf_addf(
+            err,
+            "model '%s': expected NAME or NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,flat=F",
+            spec);
         return -1;
     }
     if (colon)
@@ -134,6 +136,12 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
             }
+        } else if (!strcmp(key, "flat")) {
+            if (strcmp(val, "0") && strcmp(val, "1")) {
+                strbuf_addf(err, "model '%s': flat must be 0 or 1", spec);
+                goto cleanup;
+            }
+            m.flat = !strcmp(val, "1");
         } else if (!strcmp(key, "seed")) {
             unsigned long s;
             if (parse_ulong(val, &s)) {
@@ -143,7 +151,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             m.seed = s;
         } else {
             strbuf_addf(err,
-                        "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard)",
+                        "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
+                        "flat)",
                         spec, key);
             goto cleanup;
         }

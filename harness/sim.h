@@ -47,7 +47,8 @@ struct golden_set;
  * exact x, T and p for each request (tests/cli/900 reads them).
  *
  * Accuracy. P(x,T) = edge - depth(T) * (1 - |2x - 1|^shape), clamped to
- * [0,1], with depth(T) = dip * clamp(log2(T / 1500) / 4, 0, 1).
+ * [0,1], with depth(T) = dip * clamp(log2(T / 1500) / 4, 0, 1) (depth(T) = dip at
+ * every T with flat=1: prompts of different lengths share one curve).
  * A prompt is answered correctly iff u < P(x,T), where u in [0,1) is a
  * deterministic hash of (seed, question id, x bucket, T bucket, salt):
  * x bucket = floor(x * 100) (percent), T bucket = floor(8 * log2(T)), and
@@ -80,6 +81,7 @@ struct sim_model {
     uint64_t seed; /* default 1 */
     double start;  /* planted drop when the question comes only before the gold, 0..1 */
     double hard;   /* planted drop when a hard negative of the question is present, 0..1 */
+    int flat;      /* flat=1: the dip is full at every length, depth(T) = dip (default 0) */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */

@@ -667,7 +667,9 @@ static void point_estimate(struct estimate *e, double x)
     e->est = e->lo = e->hi = x;
 }
 
-double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth)
+/* Cell value `which` (0 accuracy, 1 interval low, 2 high) interpolated at depth. */
+static double length_value_at(const struct run_stats *s, const struct length_stats *ls,
+                              double depth, int which)
 {
     const struct cell_stats *cells = s->cells + ls->first_cell;
     size_t i;
@@ -678,7 +680,7 @@ double length_accuracy_at(const struct run_stats *s, const struct length_stats *
         if (cells[i].n_valid <= 0)
             continue;
         x = cells[i].depth_bp / (double)DEPTH_BP_MAX;
-        y = cells[i].accuracy;
+        y = which == 1 ? cells[i].ci_lo : which == 2 ? cells[i].ci_hi : cells[i].accuracy;
         if (depth <= x) {
             if (!have_prev || x == px)
                 return y;
@@ -689,6 +691,18 @@ double length_accuracy_at(const struct run_stats *s, const struct length_stats *
         have_prev = 1;
     }
     return have_prev ? py : 0.0;
+}
+
+double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth)
+{
+    return length_value_at(s, ls, depth, 0);
+}
+
+void length_interval_at(const struct run_stats *s, const struct length_stats *ls, double depth,
+                        double *lo, double *hi)
+{
+    *lo = length_value_at(s, ls, depth, 1);
+    *hi = length_value_at(s, ls, depth, 2);
 }
 
 static void length_realized(struct length_stats *ls, const struct trial_result *const *t, size_t n,

@@ -308,5 +308,8 @@ const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, 
  * advice; exposed for tests and reports.
  */
 double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth);
+/* The cells' interval bounds interpolated the same way (the order experiment's expectation). */
+void length_interval_at(const struct run_stats *s, const struct length_stats *ls, double depth,
+                        double *lo, double *hi);
 
 #endif

@@ -319,6 +319,8 @@ static cJSON *order_object(const struct order_stats *os, const char *curve_run)
         add_num(e, "prompt_tokens", c->prompt_tokens);
         add_num(e, "completion_tokens", c->completion_tokens);
         add_num(e, "expected", c->expected);
+        cJSON_AddItemToObject(e, "expected_interval95",
+                              interval_array(c->expected_lo, c->expected_hi));
         if (c->curve_length > 0)
             cJSON_AddNumberToObject(e, "curve_length", (double)c->curve_length);
         else

@@ -13,7 +13,7 @@
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
-    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0};
+    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0};
     return m;
 }
 
@@ -131,7 +131,19 @@ static void test_model_parse(void)
     sim_model_release(&m);
     CHECK_INT(sim_model_parse("x:dip=0", &m, &err), 0);
     CHECK_NEAR(m.dip, 0, 0);
+    CHECK_INT(m.flat, 0);
     sim_model_release(&m);
+    /* flat=1: the full dip at every length (below 1500 tokens the default has none) */
+    CHECK_INT(sim_model_parse("f:edge=0.92,dip=0.37,flat=1", &m, &err), 0);
+    CHECK_INT(m.flat, 1);
+    CHECK_NEAR(sim_curve_p(&m, 0.5, 400), 0.55, 1e-12);
+    CHECK_NEAR(sim_curve_p(&m, 0.0, 400), 0.92, 1e-12);
+    m.flat = 0;
+    CHECK_NEAR(sim_curve_p(&m, 0.5, 400), 0.92, 1e-12);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("f:flat=2", &m, &err), -1);
+    CHECK(strstr(err.buf, "flat must be 0 or 1") != NULL);
+    strbuf_reset(&err);
     CHECK_INT(err.len, 0);
 
     CHECK_INT(sim_model_parse("", &m, &err), -1);
