@@ -1392,8 +1392,94 @@ static void dry_run_cache(const struct run_ctx *c, struct strbuf *out)
     }
 }
 
+/*
+ * --dry-run of the order experiment: trials per k and their prompt tokens,
+ * counted exactly (each (question, k) built once, best-first: every policy
+ * holds the same chunks) with a local tokenizer; the template overhead is
+ * not known before the endpoint is asked, so it is left out.
+ */
+static void dry_run_order(struct run_ctx *c, struct strbuf *out, double *usd)
+{
+    const struct order_setup *x = &c->ord;
+    struct prompt_builder *pb = NULL;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    double total = 0, per_k;
+    long trials_k = (long)(c->gs.nr * x->npolicies) * c->o.repeats, n = 0, completion;
+    size_t ki, qi;
+
+    strbuf_addf(out,
+                "order experiment: %zu questions x %zu k x %zu policies x %ld repeats = %ld "
+                "trials",
+                c->gs.nr, x->nk, x->npolicies, c->o.repeats, trials_k * (long)x->nk);
+    if (c->plan.controls_nr)
+        strbuf_addf(out, " (+ %zu control trials)", c->plan.controls_nr);
+    if (c->shard_n > 1)
+        strbuf_addf(out, "; this shard runs %zu", c->plan.nr);
+    strbuf_addch(out, '\n');
+    if (strcmp(c->o.tokenizer, "server") && !load_tokenizer(c))
+        pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    for (ki = 0; ki < x->nk; ki++) {
+        long lo = -1, hi = 0;
+        per_k = 0;
+        for (qi = 0; pb && qi < c->gs.nr; qi++) {
+            struct order_request r;
+            memset(&r, 0, sizeof(r));
+            r.q = &c->gs.q[qi];
+            r.policy = ORDER_BEST_FIRST;
+            r.k = x->k[ki];
+            r.group_by_doc = x->group_by_doc;
+            r.budget = x->budget;
+            r.chat = !c->o.completions;
+            r.overhead = c->overhead > 0 ? c->overhead : 0;
+            strbuf_reset(&c->err);
+            if (prompt_build_order(pb, &r, &bp, &c->err) < 0) {
+                strbuf_addf(out, "  k=%d: question %s: %s\n", x->k[ki], r.q->id, c->err.buf);
+                break;
+            }
+            per_k += (double)bp.realized_len;
+            lo = lo < 0 || bp.realized_len < lo ? bp.realized_len : lo;
+            hi = bp.realized_len > hi ? bp.realized_len : hi;
+        }
+        if (pb && c->gs.nr && lo >= 0) {
+            strbuf_addf(out,
+                        "  k=%d: %ld trials, prompts of %.0f tokens on average (%ld to %ld), "
+                        "%.0f prompt tokens\n",
+                        x->k[ki], trials_k, per_k / (double)c->gs.nr, lo, hi,
+                        per_k * (double)x->npolicies * (double)c->o.repeats);
+            total += per_k * (double)x->npolicies * (double)c->o.repeats;
+            n++;
+        }
+    }
+    completion = trials_k * (long)x->nk * c->o.max_tokens;
+    if (n == (long)x->nk)
+        strbuf_addf(out,
+                    "total: %.0f prompt tokens (before the template overhead), at most %ld "
+                    "completion tokens\n",
+                    total, completion);
+    else if (!pb)
+        strbuf_addstr(out, "prompt tokens: not counted with --tokenizer server in a dry run\n");
+    if (n == (long)x->nk && c->o.price_in >= 0) {
+        *usd = (total * c->o.price_in + (double)completion * c->o.price_out) / 1e6;
+        strbuf_addf(out, "cost: at most $%.2f\n", *usd);
+    }
+    built_prompt_release(&bp);
+    prompt_builder_free(pb);
+}
+
 static int dry_run(struct run_ctx *c)
 {
+    if (c->o.dry_run && c->ord.on) {
+        double usd = -1;
+        strbuf_reset(&c->sb);
+        dry_run_order(c, &c->sb, &usd);
+        fputs(c->sb.buf, stdout);
+        if (c->o.max_cost > 0 && usd > c->o.max_cost)
+            printf("note: the estimate exceeds --max-cost $%.2f; the run would stop there "
+                   "(exit 4, resumable)\n",
+                   c->o.max_cost);
+        c->ret = DM_EXIT_OK;
+        return -1;
+    }
     if (c->o.dry_run) {
         struct plan_cost cost;
         struct plan_pace pace;
