@@ -16,6 +16,7 @@
 #include "opt.h"
 #include "plot.h"
 #include "report.h"
+#include "order_stats.h"
 #include "report_doc.h"
 #include "stats.h"
 #include "store.h"
@@ -79,7 +80,7 @@ int cmd_report(int argc, const char **argv)
 {
     const char *db = NULL, *out_dir = NULL, *formats_arg = "md,json,html", *dataset = NULL;
     const char *rank_dist = NULL;
-    double geometric_p = 0.5, *rank_probs = NULL;
+    double geometric_p = 0.5, *rank_probs = NULL, price_in = -1, price_out = -1;
     size_t n_rank_probs = 0;
     int no_plots = 0, exclude_known = 0, rc = DM_EXIT_OK, prc;
     struct option opts[] = {
@@ -98,6 +99,11 @@ int cmd_report(int argc, const char **argv)
         {OPT_DOUBLE, "rank-p", 0, &geometric_p, "P",
          "ordering advice without --rank-dist: geometric P(rank r) = p(1-p)^(r-1) (default 0.5)",
          0},
+        {OPT_DOUBLE, "price-in", 0, &price_in, "USD",
+         "order experiment: USD per 1M prompt tokens, for the cost per question (with "
+         "--price-out)",
+         0},
+        {OPT_DOUBLE, "price-out", 0, &price_out, "USD", "USD per 1M completion tokens", 0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -122,6 +128,13 @@ int cmd_report(int argc, const char **argv)
         goto cleanup;
     }
     if (parse_formats(formats_arg, &formats) < 0) {
+        rc = DM_EXIT_USAGE;
+        goto cleanup;
+    }
+    if ((opt_find(opts, "price-in")->seen != 0) != (opt_find(opts, "price-out")->seen != 0) ||
+        (opt_find(opts, "price-in")->seen && (!(price_in >= 0) || !(price_out >= 0)))) {
+        error("report: --price-in and --price-out go together, each >= 0 (USD per 1M prompt "
+              "and completion tokens)");
         rc = DM_EXIT_USAGE;
         goto cleanup;
     }
@@ -166,6 +179,8 @@ int cmd_report(int argc, const char **argv)
     }
     sopt.exclude_known = exclude_known;
     prc = report_doc_load(&d, st, rest.v[0], &sopt, &err);
+    if (prc == 0 && d.have_order && price_in >= 0)
+        order_stats_price(&d.order, price_in, price_out);
     if (prc != 0) {
         if (prc > 0)
             error("report: no run named '%s' in %s", rest.v[0], store_path(st));

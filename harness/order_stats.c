@@ -262,7 +262,7 @@ int order_stats_compute(const struct trial_result *t, size_t n, struct order_sta
             struct order_cell *c = &out->cells[ci];
             c->policy = out->policies[i];
             c->k = out->ks[j];
-            c->expected = c->expected_lo = c->expected_hi = NAN;
+            c->expected = c->expected_lo = c->expected_hi = c->cost = NAN;
             fill_cell(c, &qc[ci * nq], nq, m, y);
             c->prompt_tokens = tokn[ci] ? tok[ci] / (double)tokn[ci] : NAN;
             c->completion_tokens = compn[ci] ? comp[ci] / (double)compn[ci] : NAN;
@@ -382,6 +382,17 @@ void order_stats_expect(struct order_stats *s, const struct trial_result *t, siz
     strbuf_release(&tmp);
 }
 
+void order_stats_price(struct order_stats *s, double price_in, double price_out)
+{
+    size_t i;
+    for (i = 0; i < s->n_policies * s->n_ks; i++) {
+        struct order_cell *c = &s->cells[i];
+        double comp = isnan(c->completion_tokens) ? 0 : c->completion_tokens;
+        c->cost =
+            isnan(c->prompt_tokens) ? NAN : (c->prompt_tokens * price_in + comp * price_out) / 1e6;
+    }
+}
+
 static void pct(struct strbuf *out, double f)
 {
     strbuf_addf(out, "%.1f%%", 100.0 * f);
@@ -417,5 +428,8 @@ void order_recommendation(const struct order_stats *s, struct strbuf *out)
     if (big && big != r && big->prompt_tokens > 0)
         strbuf_addf(out, ", %.0f%% of the prompt tokens of k=%d",
                     100.0 * r->prompt_tokens / big->prompt_tokens, big->k);
-    strbuf_addf(out, " (%.0f prompt tokens per question)", r->prompt_tokens);
+    strbuf_addf(out, " (%.0f prompt tokens per question", r->prompt_tokens);
+    if (isfinite(r->cost))
+        strbuf_addf(out, ", $%.4f", r->cost);
+    strbuf_addch(out, ')');
 }

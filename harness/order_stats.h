@@ -40,6 +40,7 @@ struct order_cell {
     double present_accuracy, present_lo, present_hi; /* given the gold was in the prompt */
     double prompt_tokens;     /* mean realized length of the finished trials */
     double completion_tokens; /* mean completion tokens of the scored trials */
+    double cost;              /* USD per question at the given prices (order_stats_price), NAN */
     double expected;          /* computed from a depth curve (order_stats_expect), NAN none */
     double expected_lo, expected_hi; /* the same from the curve's interval bounds */
     long curve_length;               /* the curve's length it was read at, 0 none */
@@ -85,6 +86,9 @@ const struct order_cell *order_stats_cell(const struct order_stats *s, enum orde
  */
 void order_stats_expect(struct order_stats *s, const struct trial_result *t, size_t n,
                         const struct run_stats *curve);
+
+/* The cost per question of every cell at these prices (USD per 1M prompt / completion tokens). */
+void order_stats_price(struct order_stats *s, double price_in, double price_out);
 
 /*
  * The recommendation in plain words, appended to out: "edges-first at k=10:

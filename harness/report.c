@@ -774,12 +774,19 @@ static void section_advice(struct doc *d, const struct run_stats *s)
 /* The order experiment: the recommendation, the (policy, k) table and the paired differences. */
 static void section_order(struct doc *d, const struct report_input *in)
 {
-    static const char *const head[] = {"policy",        "k",
-                                       "accuracy",      "95% interval",
-                                       "expected",      "expected interval",
-                                       "recall@k",      "answer-present",
-                                       "prompt tokens", "completion tokens",
-                                       "scored",        NULL};
+    static const char *const head[] = {"policy",
+                                       "k",
+                                       "accuracy",
+                                       "95% interval",
+                                       "expected",
+                                       "expected interval",
+                                       "recall@k",
+                                       "answer-present",
+                                       "prompt tokens",
+                                       "completion tokens",
+                                       "cost per question",
+                                       "scored",
+                                       NULL};
     static const char *const dhead[] = {
         "k", "policy", "against", "difference", "95% interval", "questions", "p", "p (Holm)", NULL};
     const struct order_stats *os = in->order;
@@ -818,7 +825,7 @@ static void section_order(struct doc *d, const struct report_input *in)
                            "store (map its depth curve with dipmap run to see the computed "
                            "figure next to the measured one).");
     report_para(d, sb.buf);
-    report_table_begin(d, "lrrlrlrrrrr", head);
+    report_table_begin(d, "lrrlrlrrrrrr", head);
     for (i = 0; i < os->n_policies * os->n_ks; i++) {
         const struct order_cell *c = &os->cells[i];
         report_row_begin(d, (int)i == os->recommended ? "best" : NULL);
@@ -835,6 +842,10 @@ static void section_order(struct doc *d, const struct report_input *in)
         report_cell_pct(d, c->present_accuracy);
         report_cellf(d, "%.0f", c->prompt_tokens);
         report_cellf(d, "%.1f", c->completion_tokens);
+        if (isfinite(c->cost))
+            report_cellf(d, "$%.4f", c->cost);
+        else
+            report_cell(d, "\xE2\x80\x93");
         report_cellf(d, "%ld", c->valid);
         report_row_end(d);
     }

@@ -318,6 +318,7 @@ static cJSON *order_object(const struct order_stats *os, const char *curve_run)
                               interval_array(c->present_lo, c->present_hi));
         add_num(e, "prompt_tokens", c->prompt_tokens);
         add_num(e, "completion_tokens", c->completion_tokens);
+        add_num(e, "cost_per_question", c->cost);
         add_num(e, "expected", c->expected);
         cJSON_AddItemToObject(e, "expected_interval95",
                               interval_array(c->expected_lo, c->expected_hi));

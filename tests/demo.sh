@@ -2,8 +2,10 @@
 # make demo: the whole pipeline offline. Starts `dipmap serve-sim` with two
 # simulated models (a baseline and a candidate whose middle-of-context dip is
 # deeper), maps both at 8k and 32k tokens x 11 depths, compares them, writes a
-# report, stops the server (also on failure or Ctrl-C) and says where
-# everything is. Each invocation uses fresh run names (demo-<time>-base and
+# report, measures which order to pass retrieved chunks in (run --experiment
+# order on a third model with the documents' illustrative curve, with the depth
+# curve it is checked against), stops the server (also on failure or Ctrl-C)
+# and says where everything is. Each invocation uses fresh run names (demo-<time>-base and
 # demo-<time>-cand) in reports/demo.db, so `make demo` can run any number of times.
 # Bold "demo:" prefixes only on a terminal, and never with NO_COLOR set (no-color.org).
 set -euo pipefail
@@ -19,6 +21,7 @@ db=${DEMO_DB:-$out/demo.db}
 stamp=$(date -u +%Y%m%d-%H%M%S)
 base_run="demo-$stamp-base"
 cand_run="demo-$stamp-cand"
+order_run="demo-$stamp-order"
 mkdir -p "$out"
 start=$(date +%s)
 
@@ -54,10 +57,11 @@ step() {
     esac
 }
 
-say "starting the simulated model server (two models: demo-base and demo-cand)"
+say "starting the simulated model server (models demo-base, demo-cand and demo-rag)"
 "$bin" serve-sim --port 0 --dataset "$dataset" \
     --model demo-base:edge=0.95,dip=0.15,shape=1.6,seed=7 \
-    --model demo-cand:edge=0.95,dip=0.50,shape=1.6,seed=7 >"$portfile" &
+    --model demo-cand:edge=0.95,dip=0.50,shape=1.6,seed=7 \
+    --model demo-rag:edge=0.92,dip=0.37,shape=1.6,seed=7,flat=1 >"$portfile" &
 sim_pid=$!
 for _ in $(seq 1 100); do
     [ -s "$portfile" ] && break
@@ -78,6 +82,14 @@ t1=$(date +%s)
 say "mapping demo-cand ($lengths x 11 depths) as run $cand_run"
 step "mapping demo-cand" "$bin" run "${common[@]}" --model demo-cand --run "$cand_run" --tag demo
 t2=$(date +%s)
+say "choosing an ordering for demo-rag: 5 policies x k = 3, 5, 10 retrieved chunks as run $order_run"
+step "the ordering experiment" "$bin" run --endpoint "$endpoint" --model demo-rag \
+    --dataset "$dataset" --haystack "$haystack" --experiment order --k 3,5,10 --rank-p 0.3 \
+    --concurrency 16 --db "$db" --progress none --run "$order_run" --tag demo >/dev/null
+step "mapping demo-rag's depth curve" "$bin" run --endpoint "$endpoint" --model demo-rag \
+    --dataset "$dataset" --haystack "$haystack" --lengths 256,1k --depths 0:100:25 \
+    --concurrency 16 --db "$db" --progress none --run "$order_run-depth" --tag demo >/dev/null
+t3=$(date +%s)
 
 kill -TERM "$sim_pid" 2>/dev/null || true
 wait "$sim_pid" 2>/dev/null || true
@@ -99,14 +111,21 @@ esac
 say "writing reports"
 step "writing the baseline report" "$bin" report "$base_run" --db "$db" --dataset "$dataset" --out "$out/$base_run"
 step "writing the candidate report" "$bin" report "$cand_run" --db "$db" --dataset "$dataset" --out "$out/$cand_run"
+step "writing the ordering report" "$bin" report "$order_run" --db "$db" --out "$out/$order_run" >/dev/null
 
 end=$(date +%s)
 echo
-say "done in $((end - start)) s (baseline run $((t1 - t0)) s, candidate run $((t2 - t1)) s, compare and reports $((end - t2)) s)"
+say "done in $((end - start)) s (baseline run $((t1 - t0)) s, candidate run $((t2 - t1)) s, ordering $((t3 - t2)) s, compare and reports $((end - t3)) s)"
 echo "  verdict (candidate vs baseline): $verdict   [compare exit code $verdict_code]"
 echo "  baseline report:  $out/$base_run/report.html"
 echo "  candidate report: $out/$cand_run/report.html"
 echo "  U-curves:         $out/$base_run/ucurve.svg  $out/$cand_run/ucurve.svg"
 echo "  heatmaps:         $out/$base_run/heatmap.svg $out/$cand_run/heatmap.svg"
 echo "  comparison:       $out/$cand_run-vs-base/"
+echo "  ordering report:  $out/$order_run/report.html"
 echo "  store:            $db  (dipmap runs --db $db)"
+echo
+say "which order to pass demo-rag's retrieved chunks in (measured; expected = from its depth curve):"
+sed -n 's/^Recommendation: \(.*\)\. The cheapest.*/  \1/p' "$out/$order_run/summary.md" | sed 's/\\//g'
+sed -n '/^| policy | k |/,/^$/p' "$out/$order_run/summary.md" | grep '^| ' | cut -d'|' -f2-9 |
+    sed 's/ $//; s/\\//g; s/^/  /'

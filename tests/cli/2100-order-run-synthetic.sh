@@ -48,9 +48,12 @@ for (q, k), pol in by.items():
 assert moved > 20, moved
 PY
 
-expect_code 0 "$DIPMAP" report o1 --db t.db --out rep --no-plots
+expect_code 0 "$DIPMAP" report o1 --db t.db --out rep --no-plots --price-in 2 --price-out 10
 assert_contains rep/summary.md "## Ordering experiment"
 assert_contains rep/summary.md "Recommendation: "
+assert_contains rep/summary.md "prompt tokens per question, \$0.00"
+expect_code 2 "$DIPMAP" report o1 --db t.db --out rep2 --price-in 2
+assert_contains err "--price-in and --price-out go together"
 assert_contains rep/summary.md "| policy | k | accuracy | 95% interval | expected |"
 assert_contains rep/summary.md "Each policy against best-first (rank order) at the same k"
 assert_contains rep/summary.md "no depth run of this model, template and tokenizer in the store"
@@ -70,6 +73,9 @@ for p in o["policies"]:
     assert t == sorted(t), t
     assert cells[(p, 3)]["valid"] == 36 and cells[(p, 3)]["interval95"][0] <= cells[(p, 3)]["accuracy"]
     assert cells[(p, 3)]["expected"] is None
+    c = cells[(p, 10)]
+    want = (c["prompt_tokens"] * 2 + c["completion_tokens"] * 10) / 1e6
+    assert abs(c["cost_per_question"] - want) < 1e-12, c
 assert cells[("edges-first", 5)]["recall"] == cells[("source", 5)]["recall"]
 assert len(o["differences"]) == 4 * 3
 assert all(0 <= d["p"] <= d["p_holm"] <= 1 for d in o["differences"])
