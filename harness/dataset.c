@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "escape.h"
 #include "score.h"
 #include "sha256.h"
 #include "strbuf.h"
-#include "score.h"
 #include "strvec.h"
 #include "unicode.h"
 #include "usage.h"
@@ -1124,48 +1124,17 @@ void haystack_release(struct haystack *h)
 
 /* ---- writing ---- */
 
-static void json_str(struct strbuf *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    strbuf_addch(out, '"');
-    for (; *p; p++) {
-        switch (*p) {
-        case '"':
-            strbuf_addstr(out, "\\\"");
-            break;
-        case '\\':
-            strbuf_addstr(out, "\\\\");
-            break;
-        case '\n':
-            strbuf_addstr(out, "\\n");
-            break;
-        case '\r':
-            strbuf_addstr(out, "\\r");
-            break;
-        case '\t':
-            strbuf_addstr(out, "\\t");
-            break;
-        default:
-            if (*p < 0x20)
-                strbuf_addf(out, "\\u%04x", *p);
-            else
-                strbuf_addch(out, *p);
-        }
-    }
-    strbuf_addch(out, '"');
-}
-
 static void chunk_obj(struct strbuf *out, const struct chunk *c)
 {
     strbuf_addstr(out, "{\"id\": ");
-    json_str(out, c->id);
+    escape_json(out, c->id);
     strbuf_addstr(out, ", \"title\": ");
-    json_str(out, c->title ? c->title : "");
+    escape_json(out, c->title ? c->title : "");
     strbuf_addstr(out, ", \"text\": ");
-    json_str(out, c->text);
+    escape_json(out, c->text);
     if (c->value) {
         strbuf_addstr(out, ", \"value\": ");
-        json_str(out, c->value);
+        escape_json(out, c->value);
     }
     strbuf_addch(out, '}');
 }
@@ -1180,14 +1149,14 @@ void question_to_jsonl(struct strbuf *out, const struct question *q)
 {
     size_t i;
     strbuf_addstr(out, "{\"id\": ");
-    json_str(out, q->id);
+    escape_json(out, q->id);
     strbuf_addstr(out, ", \"question\": ");
-    json_str(out, q->question);
+    escape_json(out, q->question);
     strbuf_addstr(out, ", \"answers\": [");
     for (i = 0; i < q->answers.nr; i++) {
         if (i)
             strbuf_addstr(out, ", ");
-        json_str(out, q->answers.v[i]);
+        escape_json(out, q->answers.v[i]);
     }
     strbuf_addstr(out, "], \"gold\": [");
     for (i = 0; i < q->gold_nr; i++) {
@@ -1207,11 +1176,11 @@ void question_to_jsonl(struct strbuf *out, const struct question *q)
     }
     if (q->scorer) {
         strbuf_addstr(out, ", \"scorer\": ");
-        json_str(out, q->scorer);
+        escape_json(out, q->scorer);
     }
     if (q->answer_regex) {
         strbuf_addstr(out, ", \"answer_regex\": ");
-        json_str(out, q->answer_regex);
+        escape_json(out, q->answer_regex);
     }
     strbuf_addstr(out, "}\n");
 }
