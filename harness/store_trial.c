@@ -517,12 +517,15 @@ int store_prompt_put(struct store *st, const char *text, size_t len,
     return 0;
 }
 
-int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *len)
+/*
+ * One content-addressed blob (a prompt, a golden set) by its SHA-256: 1 and a copy in *out (the
+ * caller frees it), 0 when there is none, -1 on a database error (`what` names the read).
+ */
+static int blob_get(struct store *st, enum stmt_id stmt, const char *sha256, char **out,
+                    size_t *len, const char *what)
 {
-    sqlite3_stmt *s = store_stmt_get(st, S_PROMPT_GET);
+    sqlite3_stmt *s = store_stmt_get(st, stmt);
     int rc;
-    *text = NULL;
-    *len = 0;
     if (!s)
         return -1;
     store_bind_text(s, 1, sha256);
@@ -530,14 +533,21 @@ int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *
     if (rc == SQLITE_ROW) {
         const void *p = sqlite3_column_blob(s, 0);
         *len = (size_t)sqlite3_column_bytes(s, 0);
-        *text = xmemdup(p ? p : "", *len);
+        *out = xmemdup(p ? p : "", *len);
         sqlite3_reset(s);
         return 1;
     }
     sqlite3_reset(s);
     if (rc == SQLITE_DONE)
         return 0;
-    return store_db_error(st, "cannot read a prompt");
+    return store_db_error(st, what);
+}
+
+int store_prompt_get(struct store *st, const char *sha256, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    return blob_get(st, S_PROMPT_GET, sha256, text, len, "cannot read a prompt");
 }
 
 /* ---- golden sets --------------------------------------------------------- */
@@ -557,26 +567,9 @@ int store_golden_put(struct store *st, const char *sha256, const char *content, 
 
 int store_golden_get(struct store *st, const char *sha256, char **content, size_t *len)
 {
-    sqlite3_stmt *s;
-    int rc;
     *content = NULL;
     *len = 0;
     if (st->version < 3 || !sha256)
         return 0;
-    s = store_stmt_get(st, S_GOLDEN_GET);
-    if (!s)
-        return -1;
-    store_bind_text(s, 1, sha256);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        const void *p = sqlite3_column_blob(s, 0);
-        *len = (size_t)sqlite3_column_bytes(s, 0);
-        *content = xmemdup(p ? p : "", *len);
-        sqlite3_reset(s);
-        return 1;
-    }
-    sqlite3_reset(s);
-    if (rc == SQLITE_DONE)
-        return 0;
-    return store_db_error(st, "cannot read a golden set");
+    return blob_get(st, S_GOLDEN_GET, sha256, content, len, "cannot read a golden set");
 }
