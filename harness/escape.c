@@ -49,35 +49,41 @@ static void walk(struct strbuf *out, const char *s, size_t len, ascii_fn one)
     }
 }
 
-static void html_one(struct strbuf *out, unsigned char c)
+/*
+ * The five markup characters of HTML and XML as entities; `apos` spells the quote (&#39; for HTML
+ * 4 readers, &apos; in XML). Returns 1 when c was one of them.
+ */
+static int markup_entity(struct strbuf *out, unsigned c, const char *apos)
 {
     switch (c) {
     case '&':
         strbuf_addstr(out, "&amp;");
-        break;
+        return 1;
     case '<':
         strbuf_addstr(out, "&lt;");
-        break;
+        return 1;
     case '>':
         strbuf_addstr(out, "&gt;");
-        break;
+        return 1;
     case '"':
         strbuf_addstr(out, "&quot;");
-        break;
+        return 1;
     case '\'':
-        strbuf_addstr(out, "&#39;");
-        break;
-    case '\t':
-    case '\n':
-    case '\r':
-        strbuf_addch(out, c);
-        break;
+        strbuf_addstr(out, apos);
+        return 1;
     default:
-        if (c < 0x20 || c == 0x7F)
-            strbuf_addstr(out, replacement);
-        else
-            strbuf_addch(out, c);
+        return 0;
     }
+}
+
+static void html_one(struct strbuf *out, unsigned char c)
+{
+    if (markup_entity(out, c, "&#39;"))
+        return;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+        strbuf_addstr(out, replacement);
+    else
+        strbuf_addch(out, (char)c);
 }
 
 void escape_html_n(struct strbuf *out, const char *s, size_t len)
@@ -343,34 +349,13 @@ void escape_xml(struct strbuf *out, const char *s)
             i += k;
             continue;
         }
-        switch (cp) {
-        case '&':
-            strbuf_addstr(out, "&amp;");
-            break;
-        case '<':
-            strbuf_addstr(out, "&lt;");
-            break;
-        case '>':
-            strbuf_addstr(out, "&gt;");
-            break;
-        case '"':
-            strbuf_addstr(out, "&quot;");
-            break;
-        case '\'':
-            strbuf_addstr(out, "&apos;");
-            break;
-        case '\n':
-            strbuf_addstr(out, "&#10;");
-            break;
-        case '\r':
-            strbuf_addstr(out, "&#13;");
-            break;
-        case '\t':
-            strbuf_addstr(out, "&#9;");
-            break;
-        default:
+        /* tab and line ends as references: an attribute value keeps them (XML 1.0 3.3.3) */
+        if (markup_entity(out, cp, "&apos;"))
+            ;
+        else if (cp == '\n' || cp == '\r' || cp == '\t')
+            strbuf_addf(out, "&#%u;", cp);
+        else
             strbuf_add(out, p + i, k);
-        }
         i += k;
     }
 }
