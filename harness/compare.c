@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
 #include "plan.h"
 #include "stats.h"
 #include "store.h"
@@ -50,26 +49,6 @@ const char *compare_verdict_name(enum compare_verdict v)
 
 /* ---- pairing ---- */
 
-static int cmp_key(const struct trial_result *x, const struct trial_result *y)
-{
-    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
-    if (c)
-        return c;
-    if (x->length != y->length)
-        return x->length < y->length ? -1 : 1;
-    if (x->depth_bp != y->depth_bp)
-        return x->depth_bp < y->depth_bp ? -1 : 1;
-    if (x->repeat != y->repeat)
-        return x->repeat < y->repeat ? -1 : 1;
-    /* named axes: a pair is one key, so the two trials have equal axis values */
-    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
-}
-
-static int cmp_key_ptr(const void *a, const void *b)
-{
-    return cmp_key(*(const struct trial_result *const *)a, *(const struct trial_result *const *)b);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -105,9 +84,9 @@ static const struct trial_result **sorted_final(const struct trial_result *t, si
             continue;
         v[m++] = &t[i];
     }
-    qsort(v, m, sizeof(*v), cmp_key_ptr);
+    qsort(v, m, sizeof(*v), trial_key_cmp_ptr);
     for (i = 0; i < m; i++)
-        if (!k || cmp_key(v[k - 1], v[i]))
+        if (!k || trial_key_cmp(v[k - 1], v[i]))
             v[k++] = v[i];
     *nr = k;
     return v;
@@ -281,7 +260,7 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         free(known);
     }
     while (i < nbs || j < ncs) {
-        int d = i >= nbs ? 1 : j >= ncs ? -1 : cmp_key(b[i], c[j]);
+        int d = i >= nbs ? 1 : j >= ncs ? -1 : trial_key_cmp(b[i], c[j]);
         const struct trial_result *ref = d <= 0 ? b[i] : c[j];
         const char *qid = ref->question_id ? ref->question_id : "";
         ALLOC_GROW(pairs, np + 1, alloc);

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
 #include "compare.h"
 #include "escape.h"
 #include "plan.h"
 #include "report-int.h"
 #include "report.h"
 #include "strbuf.h"
+#include "unicode.h"
 #include "xalloc.h"
 
 #include "banned.h"
@@ -24,25 +24,6 @@
 #define FLIPS_MAX 25
 /* Bytes of an answer shown. */
 #define ANSWER_MAX 200
-
-static int cmp_key(const struct trial_result *x, const struct trial_result *y)
-{
-    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
-    if (c)
-        return c;
-    if (x->length != y->length)
-        return x->length < y->length ? -1 : 1;
-    if (x->depth_bp != y->depth_bp)
-        return x->depth_bp < y->depth_bp ? -1 : 1;
-    if (x->repeat != y->repeat)
-        return x->repeat < y->repeat ? -1 : 1;
-    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
-}
-
-static int cmp_ptr(const void *a, const void *b)
-{
-    return cmp_key(*(const struct trial_result *const *)a, *(const struct trial_result *const *)b);
-}
 
 /* One flipped pair of a cell. */
 struct flip {
@@ -68,12 +49,12 @@ static void find_flips(const struct compare_meta *m, long length, int depth_bp,
     for (i = 0; i < m->n_cand; i++)
         if (m->cand_trials[i].length == length && m->cand_trials[i].depth_bp == depth_bp)
             cand[nc++] = &m->cand_trials[i];
-    qsort(cand, nc, sizeof(*cand), cmp_ptr);
+    qsort(cand, nc, sizeof(*cand), trial_key_cmp_ptr);
     for (i = 0; i < m->n_base; i++) {
         const struct trial_result *b = &m->base_trials[i], **hit;
         if (b->length != length || b->depth_bp != depth_bp || !outcome_is_scored(b->outcome))
             continue;
-        hit = bsearch(&b, cand, nc, sizeof(*cand), cmp_ptr);
+        hit = bsearch(&b, cand, nc, sizeof(*cand), trial_key_cmp_ptr);
         if (!hit || !outcome_is_scored((*hit)->outcome) || (*hit)->outcome == b->outcome)
             continue;
         if (b->outcome == OUTCOME_CORRECT) {
@@ -104,9 +85,7 @@ static void answer_text(struct strbuf *out, const char *a)
         return;
     }
     if (k > ANSWER_MAX) {
-        k = ANSWER_MAX;
-        while (k > 0 && ((unsigned char)a[k] & 0xC0) == 0x80)
-            k--;
+        k = utf8_char_start(a, ANSWER_MAX);
     }
     strbuf_add(out, a, k);
     if (k < n)

@@ -19,6 +19,7 @@
 #include "sha256.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "unicode.h"
 #include "xalloc.h"
 
 #include "banned.h"
@@ -163,16 +164,7 @@ struct trial_ref {
 
 static int cmp_ref(const void *a, const void *b)
 {
-    const struct trial_result *x = ((const struct trial_ref *)a)->t;
-    const struct trial_result *y = ((const struct trial_ref *)b)->t;
-    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
-    if (c)
-        return c;
-    if (x->length != y->length)
-        return x->length < y->length ? -1 : 1;
-    if (x->depth_bp != y->depth_bp)
-        return x->depth_bp < y->depth_bp ? -1 : 1;
-    return x->repeat < y->repeat ? -1 : x->repeat > y->repeat;
+    return trial_key_cmp(((const struct trial_ref *)a)->t, ((const struct trial_ref *)b)->t);
 }
 
 /* One question's trials: refs[start..end). */
@@ -382,9 +374,7 @@ static void capped(struct strbuf *out, const char *s)
     if (!s)
         return;
     if (k > DETAIL_TEXT_MAX) {
-        k = DETAIL_TEXT_MAX;
-        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-            k--;
+        k = utf8_char_start(s, DETAIL_TEXT_MAX);
     }
     escape_html_n(out, s, k);
     if (k < n)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "xalloc.h"
 
 #include "banned.h"
@@ -34,6 +35,27 @@ int outcome_parse(const char *name, enum trial_outcome *out)
 int outcome_is_scored(enum trial_outcome o)
 {
     return o == OUTCOME_CORRECT || o == OUTCOME_WRONG;
+}
+
+int trial_key_cmp(const struct trial_result *x, const struct trial_result *y)
+{
+    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
+    if (c)
+        return c;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    if (x->depth_bp != y->depth_bp)
+        return x->depth_bp < y->depth_bp ? -1 : 1;
+    if (x->repeat != y->repeat)
+        return x->repeat < y->repeat ? -1 : 1;
+    /* named axes: a pair is one key, so the two trials have equal axis values */
+    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
+}
+
+int trial_key_cmp_ptr(const void *a, const void *b)
+{
+    return trial_key_cmp(*(const struct trial_result *const *)a,
+                         *(const struct trial_result *const *)b);
 }
 
 long trial_reasoning_spent(const struct trial_result *t)

@@ -103,6 +103,14 @@ struct trial_result {
     double sent_at; /* unix time the final attempt was sent, 0 unknown (reused, old stores) */
 };
 
+/*
+ * The order of trial keys: by question id (NULL as ""), length, depth, repeat, axes. Pairing two
+ * runs (compare, its drill-downs) and grouping a run's trials by question use it.
+ */
+int trial_key_cmp(const struct trial_result *x, const struct trial_result *y);
+/* trial_key_cmp for qsort()/bsearch() over an array of `const struct trial_result *`. */
+int trial_key_cmp_ptr(const void *a, const void *b);
+
 /* Reasoning tokens a trial spent: reasoning_tokens when known, else its completion tokens. */
 long trial_reasoning_spent(const struct trial_result *t);
 
