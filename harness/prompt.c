@@ -22,6 +22,7 @@
 #include "strbuf.h"
 #include "tokenizer.h"
 #include "trial.h"
+#include "unicode.h"
 #include "usage.h"
 #include "xalloc.h"
 
@@ -1320,13 +1321,6 @@ fail:
 /* Bytes of context either side of the cut that can merge with it into one token. */
 #define CUT_WINDOW 96
 
-static size_t back_to_char(const char *s, size_t i)
-{
-    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
-        i--;
-    return i;
-}
-
 /* Render with the cut at len and count; keep the best count at most content. */
 static int try_cut(struct prompt_builder *b, const struct seq *s, const size_t *order, size_t k,
                    size_t len, int chat, long content, struct built_prompt *out, long *real,
@@ -1362,8 +1356,8 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
         const struct strbuf *sb = chat ? &out->user : &out->text;
         size_t off = chat ? 0 : out->text.len - out->user.len;
         size_t cs = off + out->cut_start, ce = off + out->cut_end;
-        size_t ws = back_to_char(sb->buf, cs > CUT_WINDOW ? cs - CUT_WINDOW : 0);
-        size_t we = ce + CUT_WINDOW < sb->len ? back_to_char(sb->buf, ce + CUT_WINDOW) : sb->len;
+        size_t ws = utf8_char_start(sb->buf, cs > CUT_WINDOW ? cs - CUT_WINDOW : 0);
+        size_t we = ce + CUT_WINDOW < sb->len ? utf8_char_start(sb->buf, ce + CUT_WINDOW) : sb->len;
         long cw, nl;
         int j, seen = 0;
         strbuf_reset(&b->scratch);
@@ -1410,7 +1404,7 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
             } else {
                 if (cand <= 1)
                     break;
-                cand = back_to_char(t, cand - 1);
+                cand = utf8_char_start(t, cand - 1);
             }
             len = cand;
             if (try_cut(b, s, order, k, len, chat, content, out, real, &best, &best_len, err) < 0)

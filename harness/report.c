@@ -26,6 +26,7 @@
 #include "report-int.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "unicode.h"
 #include "version.h"
 #include "xalloc.h"
 
@@ -976,9 +977,7 @@ static void shown_text(struct strbuf *out, const char *s)
         strbuf_add(out, s, n);
         return;
     }
-    n = TEXT_SHOW_MAX;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--;
+    n = utf8_char_start(s, TEXT_SHOW_MAX);
     strbuf_add(out, s, n);
     strbuf_addf(out, " \xE2\x80\xA6 (%zu bytes more)", strlen(s) - n);
 }

@@ -13,6 +13,7 @@
 
 #include "plan.h"
 #include "plot.h"
+#include "unicode.h"
 #include "usage.h"
 #include "xalloc.h"
 
@@ -278,14 +279,6 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
 #define EXCERPT_BEFORE 400
 #define EXCERPT_AFTER  400
 
-/* Move back (or forward) to a UTF-8 character boundary. */
-static size_t utf8_back(const char *s, size_t i)
-{
-    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
-        i--;
-    return i;
-}
-
 /* The prompt around the first of the question's gold chunks found in it; NULL when none is. */
 static char *excerpt_of(const char *text, size_t len, const struct question *q)
 {
@@ -298,9 +291,9 @@ static char *excerpt_of(const char *text, size_t len, const struct question *q)
         if (!hit)
             continue;
         at = (size_t)(hit - text);
-        from = utf8_back(text, at > EXCERPT_BEFORE ? at - EXCERPT_BEFORE : 0);
+        from = utf8_char_start(text, at > EXCERPT_BEFORE ? at - EXCERPT_BEFORE : 0);
         to = at + q->gold[g].text_len + EXCERPT_AFTER;
-        to = to >= len ? len : utf8_back(text, to);
+        to = to >= len ? len : utf8_char_start(text, to);
         if (from > 0)
             strbuf_addf(&sb, "\xE2\x80\xA6 (%zu bytes before)\n", from);
         strbuf_add(&sb, text + from, to - from);

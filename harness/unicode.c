@@ -104,6 +104,13 @@ size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
     return k;
 }
 
+size_t utf8_char_start(const char *s, size_t i)
+{
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
 size_t utf8_encode(uint32_t cp, char b[4])
 {
     if (cp >= UTF8_INVALID_BASE) {

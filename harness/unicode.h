@@ -49,6 +49,11 @@ static inline uint32_t utf8_decode_valid(const unsigned char *p, size_t *k)
  * sequence (and for len == 0).
  */
 size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+/*
+ * i moved back to the first byte of the UTF-8 character it falls in (to cut s[0..i) without
+ * splitting a character); i itself when s[i] starts one. s must have at least i + 1 bytes.
+ */
+size_t utf8_char_start(const char *s, size_t i);
 /* Encode cp into out (1..4 bytes; cp >= UTF8_INVALID_BASE writes that raw byte). */
 size_t utf8_encode(uint32_t cp, char out[4]);
 /* Append the encoding of cp (as utf8_encode()). */
