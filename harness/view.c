@@ -277,8 +277,10 @@ static void page_run(struct store *st, const char *name, struct httpd_response *
             error_page(resp, 500, "Cannot load the run", err.len ? err.buf : name);
         goto cleanup;
     }
-    report_doc_plots(&d,
-                     report_run_plots(NULL, 1u << PLOT_SVG, &d.run, &d.stats, &d.usvg, &d.hsvg));
+    report_doc_plots(
+        &d, d.have_order
+                ? report_order_plot(NULL, 1u << PLOT_SVG, &d.run, &d.order, &d.usvg)
+                : report_run_plots(NULL, 1u << PLOT_SVG, &d.run, &d.stats, &d.usvg, &d.hsvg));
     report_doc_failures(&d, NULL, (double)time(NULL));
     report_doc_prompts(&d, st);
     report_html(&doc, &d.in);

@@ -82,3 +82,20 @@ assert all(0 <= d["p"] <= d["p_holm"] <= 1 for d in o["differences"])
 rec = o["recommendation"]
 assert rec["text"].startswith(f'{rec["policy"]} at k={rec["k"]}: '), rec
 PY
+
+# dipmap view shows the same order report (its section and the accuracy-vs-k plot)
+"$DIPMAP" view --db t.db --port 0 >view.out 2>view.err &
+view_pid=$!
+for _ in $(seq 100); do [ -s view.out ] && break; sleep 0.05; done
+url=$(head -n 1 view.out)
+python3 - "${url}run?name=o1" <<'PY' || { kill "$view_pid"; fail "view of an order run (above)"; }
+import sys, urllib.request
+page = urllib.request.urlopen(sys.argv[1], timeout=30).read().decode()
+assert "Ordering experiment" in page and "Recommendation: " in page, page[:2000]
+if "<svg" in page:   # with gnuplot: the accuracy-vs-k plot, not a U-curve
+    assert "ordering policies: accuracy vs k" in page and "U-curve" not in page, "wrong plot"
+assert "Dip per length" not in page
+PY
+kill "$view_pid"
+wait "$view_pid" 2>/dev/null
+exit 0
