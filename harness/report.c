@@ -787,6 +787,7 @@ static void section_order(struct doc *d, const struct report_input *in)
                                        "completion tokens",
                                        "cost per question",
                                        "scored",
+                                       "not scored",
                                        NULL};
     static const char *const dhead[] = {
         "k", "policy", "against", "difference", "95% interval", "questions", "p", "p (Holm)", NULL};
@@ -808,12 +809,15 @@ static void section_order(struct doc *d, const struct report_input *in)
         strbuf_release(&p);
     }
     strbuf_reset(&sb);
-    strbuf_addf(&sb,
-                "%zu questions. For each question and k the top k retrieved chunks, the same for "
-                "every policy: only their order differs, so the policies are paired by question. "
-                "Accuracy with question-clustered 95%% intervals; recall@k = the questions whose "
-                "gold chunk was in the prompt; answer-present = the accuracy of those. ",
-                os->n_questions);
+    strbuf_addf(
+        &sb,
+        "%zu questions. For each question and k the top k retrieved chunks, the same for "
+        "every policy: only their order differs, so the policies are paired by question. "
+        "Accuracy with question-clustered 95%% intervals; recall@k = the questions whose "
+        "gold chunk was in the prompt; answer-present = the accuracy of those; not scored = "
+        "trials that ended in another outcome (overflow, error...: never counted as "
+        "wrong). ",
+        os->n_questions);
     if (in->curve_run)
         strbuf_addf(&sb,
                     "Expected = computed from the depth run %s (same model, template and "
@@ -826,7 +830,7 @@ static void section_order(struct doc *d, const struct report_input *in)
                            "store (map its depth curve with dipmap run to see the computed "
                            "figure next to the measured one).");
     report_para(d, sb.buf);
-    report_table_begin(d, "lrrlrlrrrrrr", head);
+    report_table_begin(d, "lrrlrlrrrrrrr", head);
     for (i = 0; i < os->n_policies * os->n_ks; i++) {
         const struct order_cell *c = &os->cells[i];
         report_row_begin(d, (int)i == os->recommended ? "best" : NULL);
@@ -848,6 +852,7 @@ static void section_order(struct doc *d, const struct report_input *in)
         else
             report_cell(d, "\xE2\x80\x93");
         report_cellf(d, "%ld", c->valid);
+        report_cellf(d, "%ld", c->trials - c->valid);
         report_row_end(d);
     }
     report_table_end(d);
@@ -1100,7 +1105,6 @@ static void body(struct doc *d, const struct report_input *in)
     section_plots(d, in);
     if (in->order) {
         section_order(d, in);
-        section_coverage(d, in->stats);
         section_run(d, in);
         footer(d, in);
         return;
