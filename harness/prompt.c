@@ -336,6 +336,7 @@ struct doc_vals {
     long index;
     const char *title, *text, *id;
     size_t text_len;
+    const char *tail; /* after the text (a cut member's closing quote), or NULL */
 };
 
 /*
@@ -376,6 +377,8 @@ static void render(struct strbuf *out, const char *tpl, const char *question,
             if (at)
                 *at = out->len;
             strbuf_add(out, d->text, d->text_len);
+            if (d->tail)
+                strbuf_addstr(out, d->tail);
         } else if (d && IS("id")) {
             strbuf_addstr(out, d->id);
         }
@@ -606,6 +609,48 @@ void built_prompt_release(struct built_prompt *p)
 /* Representative document number for cached counts (two digits, like most). */
 #define COUNT_INDEX 10
 
+/*
+ * A chunk "KEY": "VALUE" (a JSON member with a string value: the key-value
+ * haystacks, whose pairs are too short to cut like prose) is cut anywhere
+ * after its opening quote and closed again (cut_tail()): a cut in the key
+ * ends the key and gives it an empty value, a cut in the value ends the
+ * value. *min = bytes that always stay (the opening quote), *max = the text
+ * without its closing quote (all of it: the whole pair), *value = the offset
+ * of the value's first byte. Returns 1 for such a chunk, else 0 (*min = 0,
+ * *max = the text's length).
+ */
+static int member_span(const struct chunk *c, size_t *min, size_t *max, size_t *value)
+{
+    const char *t = c->text, *sep;
+    size_t n = c->text_len;
+    *min = *value = 0;
+    *max = n;
+    if (n < 8 || t[0] != '"' || t[n - 1] != '"' || memchr(t, '\\', n))
+        return 0;
+    sep = strstr(t + 1, "\": \"");
+    if (!sep || (size_t)(sep - t) + 6 > n || memchr(t + 1, '"', (size_t)(sep - t) - 1) ||
+        memchr(sep + 4, '"', n - 1 - (size_t)(sep + 4 - t)))
+        return 0;
+    *min = 2;
+    *max = n - 1;
+    *value = (size_t)(sep - t) + 4;
+    return 1;
+}
+
+/* What follows a chunk's text cut to len bytes: a cut member's closing (member_span()), or NULL. */
+static const char *cut_tail(const struct chunk *c, size_t len)
+{
+    static const char close_key[] = "\": \"\""; /* the key's quote, ": ", an empty value */
+    size_t min, max, value;
+    if (len >= c->text_len || !member_span(c, &min, &max, &value))
+        return NULL;
+    if (len >= value)
+        return close_key + 4; /* the value's closing quote */
+    if (len + 4 > value)
+        return close_key + (len + 4 - value); /* inside the ": " between them */
+    return close_key;
+}
+
 static long count_text(struct prompt_builder *b, const char *s, size_t n, struct strbuf *err)
 {
     long c = tokenizer_count_err(b->tk, s, n, err);
@@ -618,7 +663,7 @@ static long count_text(struct prompt_builder *b, const char *s, size_t n, struct
 static long block_cost(struct prompt_builder *b, const struct chunk *c, const char *text,
                        size_t len, struct strbuf *err)
 {
-    struct doc_vals d = {COUNT_INDEX, c->title, text, c->id, len};
+    struct doc_vals d = {COUNT_INDEX, c->title, text, c->id, len, cut_tail(c, len)};
     strbuf_reset(&b->scratch);
     strbuf_addstr(&b->scratch, b->tpl->separator);
     render(&b->scratch, b->tpl->document, "", NULL, NULL, &d);
@@ -698,8 +743,8 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
     for (i = 0; i <= s->nr; i++) {
         if (i == k) {
             for (g = 0; g < q->gold_nr; g++) {
-                struct doc_vals d = {index++, q->gold[g].title, q->gold[g].text, q->gold[g].id,
-                                     q->gold[g].text_len};
+                struct doc_vals d = {index++,       q->gold[g].title,    q->gold[g].text,
+                                     q->gold[g].id, q->gold[g].text_len, NULL};
                 if (!first)
                     strbuf_addstr(&b->docs, t->separator);
                 first = 0;
@@ -714,7 +759,8 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
             const struct seq_item *it = &s->it[j];
             int is_cut = (long)j == s->cut;
             size_t len = is_cut && cut_len != SIZE_MAX ? cut_len : it->len;
-            struct doc_vals d = {index++, it->c->title, it->c->text, it->c->id, len};
+            struct doc_vals d = {index++,   it->c->title, it->c->text,
+                                 it->c->id, len,          cut_tail(it->c, len)};
             if (!first)
                 strbuf_addstr(&b->docs, t->separator);
             first = 0;
@@ -784,8 +830,8 @@ static int build_control(struct prompt_builder *b, const struct prompt_request *
     strbuf_reset(&b->docs);
     if (r->depth_bp == DEPTH_BP_ORACLE)
         for (g = 0; g < q->gold_nr; g++) {
-            struct doc_vals d = {index++, q->gold[g].title, q->gold[g].text, q->gold[g].id,
-                                 q->gold[g].text_len};
+            struct doc_vals d = {index++,       q->gold[g].title,    q->gold[g].text,
+                                 q->gold[g].id, q->gold[g].text_len, NULL};
             if (g)
                 strbuf_addstr(&b->docs, t->separator);
             render(&b->docs, t->document, "", NULL, NULL, &d);
@@ -811,7 +857,7 @@ static int build_control(struct prompt_builder *b, const struct prompt_request *
     return 0;
 }
 
-/* Chunks with fewer words are never cut (see select_items()). */
+/* Chunks with fewer words are never cut, but key-value pairs (see select_items()). */
 #define MIN_TRIM_WORDS 8
 
 static size_t word_count(const char *s, size_t n)
@@ -839,13 +885,17 @@ static size_t char_ends(const char *s, size_t n, size_t **out)
     return nr;
 }
 
-static long window_count(struct prompt_builder *b, const char *pre, size_t pre_len,
-                         const char *text, size_t len, const char *post, size_t post_len,
-                         struct strbuf *err)
+/* count(pre + text[0..len) + its cut tail (c: cut_tail(), NULL: none) + post) */
+static long window_count(struct prompt_builder *b, const struct chunk *c, const char *pre,
+                         size_t pre_len, const char *text, size_t len, const char *post,
+                         size_t post_len, struct strbuf *err)
 {
+    const char *tail = c ? cut_tail(c, len) : NULL;
     strbuf_reset(&b->scratch);
     strbuf_add(&b->scratch, pre, pre_len);
     strbuf_add(&b->scratch, text, len);
+    if (tail)
+        strbuf_addstr(&b->scratch, tail);
     strbuf_add(&b->scratch, post, post_len);
     return count_text(b, b->scratch.buf, b->scratch.len, err);
 }
@@ -859,24 +909,42 @@ static long window_count(struct prompt_builder *b, const char *pre, size_t pre_l
  * tokens but for merges at the cut, that prefix ends at a token boundary of
  * its own encoding. When that prefix counts less than goal (a merge made the
  * next character cost two tokens), a prefix up to EXACT_SCAN characters
- * shorter that counts exactly goal is taken instead. Returns its length in bytes (0 when even the
- * empty prefix is over goal), or -1 (err) when counting fails.
+ * shorter that counts exactly goal is taken instead. Only prefixes of at least min bytes are
+ * taken; c (may be NULL) is the chunk whose cut_tail() goes between prefix and post. Returns
+ * its length in bytes (0 when even the shortest prefix is over goal), or -1
+ * (err) when counting fails.
  */
-static long longest_prefix(struct prompt_builder *b, const char *pre, size_t pre_len,
-                           const char *text, size_t text_len, const char *post, size_t post_len,
-                           long goal, struct strbuf *err)
+static long longest_prefix(struct prompt_builder *b, const struct chunk *c, const char *pre,
+                           size_t pre_len, const char *text, size_t text_len, size_t min,
+                           const char *post, size_t post_len, long goal, struct strbuf *err)
 {
-    size_t *ends, nr = char_ends(text, text_len, &ends), lo = 0, hi = nr + 1;
+    size_t *ends, nr = char_ends(text, text_len, &ends), lo = 0, hi = nr + 1, first = 0;
     long ret = 0;
+    if (min) {
+        long n0;
+        while (first < nr && ends[first] < min)
+            first++;
+        if (first >= nr) {
+            free(ends);
+            return 0;
+        }
+        first++; /* chars in the shortest allowed prefix */
+        n0 = window_count(b, c, pre, pre_len, text, ends[first - 1], post, post_len, err);
+        if (n0 < 0 || n0 > goal) {
+            free(ends);
+            return n0 < 0 ? -1 : 0;
+        }
+        lo = first;
+    }
     /* invariant: prefix of lo chars fits (lo = 0 assumed), prefix of hi chars does not */
     while (lo + 1 < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        long c = window_count(b, pre, pre_len, text, ends[mid - 1], post, post_len, err);
-        if (c < 0) {
+        long n1 = window_count(b, c, pre, pre_len, text, ends[mid - 1], post, post_len, err);
+        if (n1 < 0) {
             free(ends);
             return -1;
         }
-        if (c <= goal)
+        if (n1 <= goal)
             lo = mid;
         else
             hi = mid;
@@ -887,19 +955,19 @@ static long longest_prefix(struct prompt_builder *b, const char *pre, size_t pre
          * A token that merges with what follows the cut can make the count
          * jump by two; a nearby character boundary often lands on goal.
          */
-        long at = window_count(b, pre, pre_len, text, ends[lo - 1], post, post_len, err);
+        long at = window_count(b, c, pre, pre_len, text, ends[lo - 1], post, post_len, err);
         size_t j;
         if (at < 0) {
             free(ends);
             return -1;
         }
-        for (j = 1; at != goal && j <= EXACT_SCAN && j < lo; j++) {
-            long c = window_count(b, pre, pre_len, text, ends[lo - 1 - j], post, post_len, err);
-            if (c < 0) {
+        for (j = 1; at != goal && j <= EXACT_SCAN && j < lo && lo - j >= first; j++) {
+            long n2 = window_count(b, c, pre, pre_len, text, ends[lo - 1 - j], post, post_len, err);
+            if (n2 < 0) {
                 free(ends);
                 return -1;
             }
-            if (c == goal) {
+            if (n2 == goal) {
                 ret = (long)ends[lo - 1 - j];
                 break;
             }
@@ -909,17 +977,24 @@ static long longest_prefix(struct prompt_builder *b, const char *pre, size_t pre
     return ret;
 }
 
-/* Bytes of c's text whose block fits room tokens (0: none; -1: counting failed). */
+/*
+ * Bytes of c's text whose block fits room tokens (0: none; -1: counting
+ * failed); a member chunk (member_span()) is cut inside its value, closed.
+ */
 static long cut_chunk(struct prompt_builder *b, const struct chunk *c, long room,
                       struct strbuf *err)
 {
-    struct doc_vals d = {COUNT_INDEX, c->title, "", c->id, 0};
-    size_t at = 0;
+    size_t at = 0, min, max, value;
+    int member = member_span(c, &min, &max, &value);
+    struct doc_vals d = {COUNT_INDEX, c->title, "", c->id, 0, NULL};
+    long len;
     strbuf_reset(&b->docs);
     strbuf_addstr(&b->docs, b->tpl->separator);
     render(&b->docs, b->tpl->document, "", NULL, &at, &d);
-    return longest_prefix(b, b->docs.buf, at, c->text, c->text_len, b->docs.buf + at,
-                          b->docs.len - at, room, err);
+    len = longest_prefix(b, c, b->docs.buf, at, c->text, max, min, b->docs.buf + at,
+                         b->docs.len - at, room, err);
+    /* a member whose whole value fits is the whole chunk */
+    return member && len == (long)max ? (long)c->text_len : len;
 }
 
 static int selected(const struct seq *s, const struct chunk *c)
@@ -930,6 +1005,9 @@ static int selected(const struct seq *s, const struct chunk *c)
             return 1;
     return 0;
 }
+
+/* Tokens hard negatives leave for a cut key-value pair (of a kv haystack). */
+#define MEMBER_RESERVE 12
 
 /* Candidates looked at, and swaps made, when whole chunks must fill the gap. */
 #define PACK_CANDIDATES 64
@@ -992,16 +1070,23 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     const struct question *q = s->q;
     size_t i, alloc = 0, skipped = 0;
     long sum = 0;
+    long reserve = 0;
     int want_cut = 0; /* a chunk filled the budget whole: cut the next one */
 
     s->nr = s->hard = s->filler = 0;
     s->cut = -1;
+    if (f->nr) {
+        /* hard negatives leave a key-value filler pair room for a cut that can move */
+        size_t mn, mx, mv;
+        if (member_span(&b->hay->c[f->idx[0]], &mn, &mx, &mv))
+            reserve = MEMBER_RESERVE;
+    }
     for (i = 0; i < q->distractors_nr; i++) {
         const struct chunk *c = &q->distractors[i];
         long cost = chunk_cost(b, c, err);
         if (cost < 0)
             return -1;
-        if (sum + cost > budget)
+        if (sum + cost > budget - reserve)
             continue;
         ALLOC_GROW(s->it, s->nr + 1, alloc);
         s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 1};
@@ -1011,7 +1096,8 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     for (i = 0; i < f->nr && (sum < budget || want_cut); i++) {
         const struct chunk *c = &b->hay->c[f->idx[i]];
         long cost, len, t;
-        int k, avoided = 0;
+        size_t mmin, mmax, mval;
+        int k, avoided = 0, member;
         for (k = 0; k < s->navoid; k++)
             avoided |= s->avoid[k] == c;
         if (avoided)
@@ -1031,10 +1117,12 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
             continue;
         }
         /*
-         * A chunk of a few words (a key-value pair, a one-line fact) is not
-         * cut in half: a later chunk that fits whole is looked for instead.
+         * A chunk of a few words (a one-line fact) is not cut in half: a later
+         * chunk that fits whole is looked for instead. A key-value pair is cut
+         * inside its value (member_span()).
          */
-        if (word_count(c->text, c->text_len) < MIN_TRIM_WORDS) {
+        member = member_span(c, &mmin, &mmax, &mval);
+        if (!member && word_count(c->text, c->text_len) < MIN_TRIM_WORDS) {
             if (sum + cost == budget) {
                 s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 0};
                 s->filler++;
@@ -1045,9 +1133,16 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
                 break;
             continue;
         }
-        len = cut_chunk(b, c, budget - sum, err);
-        if (len == 0 && s->nr > s->hard &&
-            word_count(s->it[s->nr - 1].c->text, s->it[s->nr - 1].c->text_len) >= MIN_TRIM_WORDS) {
+        len = member && budget - sum < MEMBER_RESERVE ? 0 : cut_chunk(b, c, budget - sum, err);
+        if (len == 0 && member && s->nr > s->hard) {
+            /* too little room for a cut that can move: give the last whole pair back */
+            sum -= s->it[s->nr - 1].cost;
+            s->nr--;
+            s->filler--;
+            len = cut_chunk(b, c, budget - sum, err);
+        } else if (len == 0 && s->nr > s->hard &&
+                   word_count(s->it[s->nr - 1].c->text, s->it[s->nr - 1].c->text_len) >=
+                       MIN_TRIM_WORDS) {
             /*
              * The rest is smaller than a block's header: shorten the previous
              * chunk (once, for every depth) to make room for this one's
@@ -1121,8 +1216,18 @@ static int make_user_variant(const char *user, enum qa_slot want, struct strbuf 
 /* Tokens a question-slot variant's whole last filler is shortened by, so its cut can grow. */
 #define CUT_SLACK 16
 
-/* Tokens left free below the target when no chunk can be cut (kv haystacks). */
+/* Tokens left free below the target when no chunk can be cut (one-line facts). */
 #define NOCUT_SLACK 1
+
+/*
+ * A cut member (a key-value pair) can move by a few tokens only, its value's:
+ * its selection must land within two tokens of the count.
+ */
+static int cut_is_member(const struct seq *s)
+{
+    size_t min, max, value;
+    return s->cut >= 0 && member_span(s->it[s->cut].c, &min, &max, &value);
+}
 
 static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
                            struct built_prompt *tmp, struct strbuf *err)
@@ -1293,7 +1398,7 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
             best_diff = labs(diff);
             best_budget = budget;
         }
-        if (diff >= 0 && diff <= content / 1000 + 1) {
+        if (diff >= 0 && diff <= (cut_is_member(s) ? 2 : content / 1000 + 1)) {
             long exact = real;
             /*
              * Some cut points cannot give the exact count (", " + "\n\n" is
@@ -1348,10 +1453,12 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
                      struct strbuf *err)
 {
     const struct seq_item *it = s->cut >= 0 ? &s->it[s->cut] : NULL;
-    size_t len = it ? it->len : 0, best_len = len, tried[4];
+    size_t len = it ? it->len : 0, best_len = len, tried[4], cut_min = 0, cut_max = 0, cut_value;
     long best = *real <= content ? *real : -1;
     int iter, ntried = 0;
 
+    if (it)
+        member_span(it->c, &cut_min, &cut_max, &cut_value); /* a member: any point after '"' */
     for (iter = 0; it && *real != content && iter < 4; iter++) {
         const struct strbuf *sb = chat ? &out->user : &out->text;
         size_t off = chat ? 0 : out->text.len - out->user.len;
@@ -1369,8 +1476,10 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
             /* the window's pieces outlive renders: copy them */
             struct strbuf pre = STRBUF_INIT, post = STRBUF_INIT;
             strbuf_add(&pre, sb->buf + ws, cs - ws);
-            strbuf_add(&post, sb->buf + ce, we - ce);
-            nl = longest_prefix(b, pre.buf, pre.len, it->c->text, it->c->text_len, post.buf,
+            /* the post without the current cut's tail (window_count() adds each one's) */
+            size_t tl = cut_tail(it->c, len) ? strlen(cut_tail(it->c, len)) : 0;
+            strbuf_add(&post, sb->buf + ce + tl, we - ce - tl);
+            nl = longest_prefix(b, it->c, pre.buf, pre.len, it->c->text, cut_max, cut_min, post.buf,
                                 post.len, cw + content - *real, err);
             strbuf_release(&pre);
             strbuf_release(&post);
@@ -1392,7 +1501,7 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
          * it): try the character boundaries next to the cut, whole counts.
          */
         const char *t = it->c->text;
-        size_t tl = it->c->text_len, cand = len;
+        size_t tl = cut_max, cand = len;
         int step, dir = *real < content ? 1 : -1;
         for (step = 0; step < EXACT_SCAN && *real != content; step++) {
             if (dir > 0) {
@@ -1402,7 +1511,7 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
                 while (cand < tl && ((unsigned char)t[cand] & 0xC0) == 0x80)
                     cand++;
             } else {
-                if (cand <= 1)
+                if (cand <= 1 || cand <= cut_min)
                     break;
                 cand = utf8_char_start(t, cand - 1);
             }
@@ -1676,7 +1785,7 @@ static int render_docs(struct prompt_builder *b, const struct order_request *r, 
     strbuf_reset(&b->docs);
     for (i = 0; i < n; i++) {
         const struct retrieved_chunk *rc = &q->retrieved[docs[i]];
-        struct doc_vals d = {(long)i + 1, rc->c.title, rc->c.text, rc->c.id, rc->c.text_len};
+        struct doc_vals d = {(long)i + 1, rc->c.title, rc->c.text, rc->c.id, rc->c.text_len, NULL};
         long cost = chunk_cost(b, &rc->c, err);
         if (cost < 0)
             return -1;

@@ -151,22 +151,20 @@ void built_prompt_release(struct built_prompt *p);
  * chunk(s) go to the chunk boundary whose share of distractor tokens before
  * it is nearest depth_bp (ties to the earlier boundary).
  * Hard negatives that do not fit are skipped; a filler chunk of fewer than 8
- * words (a key-value pair, a one-line fact) is never cut, a later one that
- * fits whole is taken instead. The selection is tuned against exact counts of
- * the whole request (gold first) to within 0.1% + 1 token. Moving the gold
- * changes the count by a few tokens (boundary merges, document numbers), so
- * each build then moves the end of the cut item, at a token boundary, until
- * the exact count of the whole request is target_len - overhead: every
- * prompt is at most the target, and exactly the target unless no chunk could
- * be cut (haystacks of short chunks only, e.g. key-value pairs) or the cut
- * cannot reach it. Only the cut item's last few tokens differ between the
- * depths of one (question, length, repeat); the chunks and their order do not.
- * A control trial (trial_is_control(target_len, depth_bp)) renders the
- * template with no documents (closed-book) or the gold chunk(s) alone
- * (oracle), at whatever length that is.
- * Returns 0, or -1 with a message appended to err (target below the fixed
- * template + question + gold size, not enough filler to reach the target,
- * tokenizer failure). Prints nothing.
+ * words (a one-line fact) is never cut, a later one that fits whole is taken
+ * instead; a key-value pair ("KEY": "VALUE", a JSON member) is cut anywhere
+ * after its opening quote and closed again (a cut key gets an empty value),
+ * and hard negatives then leave a few tokens of room for it. The selection is tuned against exact
+ * counts of the whole request (gold first) to within 0.1% + 1 token. Moving the gold changes the
+ * count by a few tokens (boundary merges, document numbers), so each build then moves the end of
+ * the cut item, at a token boundary, until the exact count of the whole request is target_len -
+ * overhead: every prompt is at most the target, and exactly the target unless no chunk could be cut
+ * (haystacks of one-line facts only) or the cut cannot reach it. Only the cut item's last few
+ * tokens differ between the depths of one (question, length, repeat); the chunks and their order do
+ * not. A control trial (trial_is_control(target_len, depth_bp)) renders the template with no
+ * documents (closed-book) or the gold chunk(s) alone (oracle), at whatever length that is. Returns
+ * 0, or -1 with a message appended to err (target below the fixed template + question + gold size,
+ * not enough filler to reach the target, tokenizer failure). Prints nothing.
  */
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err);

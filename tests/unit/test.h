@@ -57,8 +57,11 @@ static const char *test_skip_;
         }                                                                                          \
     } while (0)
 
+/* TEST_ONLY=SUBSTRING runs only the tests whose name contains it (while developing). */
 #define RUN(fn)                                                                                    \
     do {                                                                                           \
+        if (getenv("TEST_ONLY") && !strstr(#fn, getenv("TEST_ONLY")))                              \
+            break;                                                                                 \
         test_failed_ = 0;                                                                          \
         test_skip_ = NULL;                                                                         \
         fn();                                                                                      \

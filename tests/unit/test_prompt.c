@@ -326,9 +326,9 @@ out:
 }
 
 /*
- * exact: the haystack has chunks that can be cut, so every prompt must be at
- * most its target, exactly the target in >= 95%, within 0.1% in all; without
- * (key-value pairs are never cut) at most the target and within 1%.
+ * exact: every prompt must be at most its target, exactly the target in >=
+ * 95%, within 0.1% in all (key-value pairs are cut inside their value); not
+ * exact: at most the target and within 1%.
  */
 static void run_properties(const char *set, const char *hay, const char *tpl, const char *tok,
                            const long *lengths, size_t nl, size_t questions, size_t q64, int exact)
@@ -398,7 +398,7 @@ static void test_invariants_kv(void)
 {
     static const long l[] = {8192, 32768};
     run_properties("datasets/kv.jsonl", "datasets/kv-haystack.jsonl.gz", "kv", "cl100k_base", l, 2,
-                   3, 0, 0);
+                   3, 0, 1);
 }
 
 /*
@@ -408,13 +408,13 @@ static void test_invariants_kv(void)
  * at lengths below 1000). The misses: a cut point where one more character
  * adds two tokens (" (" + "\n" is one token, " (2" + "\n" three).
  */
-static void exact_for(const char *tok, const char *set, const char *tpl)
+static void exact_for(const char *tok, const char *set, const char *hay, const char *tpl)
 {
     static const long lens[] = {512, 1000, 4096, 12345};
     static const long overheads[] = {0, 7, 35};
     struct fixture f;
     size_t li, oi, qi;
-    if (fixture_init(&f, set, "datasets/nq-haystack.jsonl.gz", tpl, tok) < 0) {
+    if (fixture_init(&f, set, hay, tpl, tok) < 0) {
         test_failed_ = 1;
         return;
     }
@@ -465,21 +465,45 @@ static void exact_for(const char *tok, const char *set, const char *tpl)
     fixture_release(&f);
 }
 
+#define NQ_HAY "datasets/nq-haystack.jsonl.gz"
+#define KV_HAY "datasets/kv-haystack.jsonl.gz"
+
 static void test_exact_lengths(void)
 {
     struct strbuf p = STRBUF_INIT;
-    exact_for("cl100k_base", "datasets/nq-open.jsonl.gz", "qa");
-    exact_for("o200k_base", "datasets/nq-open.jsonl.gz", "qa-both");
+    exact_for("cl100k_base", "datasets/nq-open.jsonl.gz", NQ_HAY, "qa");
+    exact_for("o200k_base", "datasets/nq-open.jsonl.gz", NQ_HAY, "qa-both");
     strbuf_addstr(&p, "tests/data/tokenizer/gpt2/tokenizer.json.gz");
-    exact_for(p.buf, "datasets/needle.jsonl", "needle");
+    exact_for(p.buf, "datasets/needle.jsonl", NQ_HAY, "needle");
     strbuf_reset(&p);
     strbuf_addstr(&p, "tests/data/tokenizer/qwen3/tokenizer.json.gz");
-    exact_for(p.buf, "datasets/nq-open.jsonl.gz", "qa");
+    exact_for(p.buf, "datasets/nq-open.jsonl.gz", NQ_HAY, "qa");
     /* SentencePiece-style BPE (Metaspace, byte fallback) and Sequence splits */
-    exact_for("tests/data/tokenizer/llama2/tokenizer.json.gz", "datasets/nq-open.jsonl.gz", "qa");
-    exact_for("tests/data/tokenizer/deepseek_v3/tokenizer.json.gz", "datasets/needle.jsonl",
+    exact_for("tests/data/tokenizer/llama2/tokenizer.json.gz", "datasets/nq-open.jsonl.gz", NQ_HAY,
+              "qa");
+    exact_for("tests/data/tokenizer/deepseek_v3/tokenizer.json.gz", "datasets/needle.jsonl", NQ_HAY,
               "needle");
     strbuf_release(&p);
+}
+
+/*
+ * The key-value haystacks (pairs too short to cut like prose) are exact too, for every
+ * tokenizer kind: the cut pair keeps its key and a prefix of its value, closed again.
+ */
+static void test_exact_lengths_kv(void)
+{
+    static const char *const toks[] = {
+        "cl100k_base",
+        "o200k_base",
+        "tests/data/tokenizer/gpt2/tokenizer.json.gz",
+        "tests/data/tokenizer/qwen3/tokenizer.json.gz",
+        "tests/data/tokenizer/llama2/tokenizer.json.gz",
+        "tests/data/tokenizer/deepseek_v3/tokenizer.json.gz",
+        "tests/data/tokenizer/claude/tokenizer.json.gz",
+    };
+    size_t i;
+    for (i = 0; i < sizeof(toks) / sizeof(toks[0]); i++)
+        exact_for(toks[i], "datasets/kv.jsonl", KV_HAY, "kv");
 }
 
 /* (4) same seed: byte-identical prompts from a fresh builder, and a pinned hash. */
@@ -695,6 +719,7 @@ int main(void)
     RUN(test_invariants_needle_qwen3);
     RUN(test_invariants_kv);
     RUN(test_exact_lengths);
+    RUN(test_exact_lengths_kv);
     RUN(test_deterministic);
     RUN(test_completion_and_errors);
     RUN(test_question_at);
