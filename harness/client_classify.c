@@ -481,16 +481,6 @@ void client_set_error(struct client_response *r, const char *fmt, ...)
     r->error = strbuf_detach(&sb, NULL);
 }
 
-static int blank(const char *s)
-{
-    if (!s)
-        return 1;
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
 /* The choice with "index": 0 (or the first one). */
 static const cJSON *first_choice(const cJSON *choices)
 {
@@ -626,7 +616,7 @@ static void classify_success(const struct client_exchange *ex, struct client_res
     if (r->finish_reason && !strcmp(r->finish_reason, "content_filter")) {
         r->cls = CLIENT_FILTERED;
         client_set_error(r, "finish_reason content_filter");
-    } else if (blank(r->content) && !blank(r->refusal)) {
+    } else if (reasoning_blank(r->content) && !reasoning_blank(r->refusal)) {
         r->cls = CLIENT_FILTERED;
         client_set_error(r, "refusal: %.300s", r->refusal);
     } else if (r->finish_reason && !strcmp(r->finish_reason, "error")) {
@@ -652,16 +642,16 @@ static void classify_success(const struct client_exchange *ex, struct client_res
                          "the server's context of %ld tokens cannot hold the %ld prompt and %ld "
                          "answer tokens: it dropped part of the prompt (context shift)",
                          ex->context_tokens, r->prompt_tokens, r->completion_tokens);
-    } else if (blank(r->content)) {
+    } else if (reasoning_blank(r->content)) {
         /*
          * No answer. When the budget went to reasoning (reasoning text, reasoning
          * tokens, or tokens spent with nothing to show and finish_reason length),
          * the trial was starved, whatever finish_reason says: servers report
          * "stop" after forcing the end of thinking.
          */
-        int length = r->finish_reason && !strcmp(r->finish_reason, "length");
-        if (!blank(r->reasoning) || r->reasoning_tokens > 0 ||
-            (length && r->completion_tokens > 0)) {
+        if (reasoning_starved(r->reasoning, r->reasoning_tokens, r->completion_tokens,
+                              r->finish_reason)) {
+            int length = r->finish_reason && !strcmp(r->finish_reason, "length");
             r->cls = CLIENT_STARVED;
             r->reason = length ? CLIENT_R_LENGTH : CLIENT_R_NONE;
             client_set_error(r,

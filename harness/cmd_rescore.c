@@ -5,7 +5,6 @@
  * recording the scorer version. The golden set comes from the store.
  */
 #include <cJSON.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +33,6 @@ struct rescore_counts {
         correct_after, valid_before, valid_after;
 };
 
-static int blank(const char *s)
-{
-    if (!s)
-        return 1;
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
 /*
  * An answer cut at the answer budget that an older dipmap stored as
  * "truncated" (finish_reason length, the prompt not shortened): an answer.
@@ -53,7 +42,7 @@ static int is_old_cut_answer(const struct trial_result *t)
     int prompt_short = t->usage_prompt_tokens >= 0 && t->realized_length > 0 &&
                        (double)t->usage_prompt_tokens < 0.98 * (double)t->realized_length;
     return t->outcome == OUTCOME_TRUNCATED && t->finish_reason &&
-           !strcmp(t->finish_reason, "length") && !blank(t->answer) && !prompt_short;
+           !strcmp(t->finish_reason, "length") && !reasoning_blank(t->answer) && !prompt_short;
 }
 
 /* Settings JSON with "scorer" (and "reasoning-tags" when given) replaced; malloc'd. */
@@ -108,7 +97,7 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
         n->correct_before += before == OUTCOME_CORRECT;
     }
     if (!outcome_is_scored(before) && !old_cut &&
-        !(before == OUTCOME_EMPTY && !blank(t->reasoning)))
+        !(before == OUTCOME_EMPTY && !reasoning_blank(t->reasoning)))
         return 0;
     q = golden_set_find(gs, t->question_id);
     if (!q) {
@@ -128,8 +117,11 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
         t->reasoning_chars = (long)rs.len;
         t->reasoning = strbuf_detach(&rs, NULL);
     }
-    if (blank(t->answer)) {
-        t->outcome = !blank(t->reasoning) ? OUTCOME_STARVED : OUTCOME_EMPTY;
+    if (reasoning_blank(t->answer)) {
+        t->outcome = reasoning_starved(t->reasoning, t->reasoning_tokens, t->completion_tokens,
+                                       t->finish_reason)
+                         ? OUTCOME_STARVED
+                         : OUTCOME_EMPTY;
         t->score = 0;
         t->cut = 0;
         n->starved += t->outcome == OUTCOME_STARVED;

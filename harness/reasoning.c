@@ -21,6 +21,18 @@ static const char *skip_space(const char *s)
     return s;
 }
 
+int reasoning_blank(const char *s)
+{
+    return !s || !*skip_space(s);
+}
+
+int reasoning_starved(const char *reasoning, long reasoning_tokens, long completion_tokens,
+                      const char *finish_reason)
+{
+    int length = finish_reason && !strcmp(finish_reason, "length");
+    return !reasoning_blank(reasoning) || reasoning_tokens > 0 || (length && completion_tokens > 0);
+}
+
 static void add_block(struct strbuf *reasoning, const char *s, size_t n, int *found)
 {
     if (reasoning) {

@@ -31,6 +31,19 @@ struct strbuf;
 int reasoning_split(const char *content, const char *open, const char *close, struct strbuf *answer,
                     struct strbuf *reasoning);
 
+/* 1 when s is NULL or only white space: no answer (no reasoning) at all. */
+int reasoning_blank(const char *s);
+
+/*
+ * A reply with no answer (blank content): 1 when it was starved, the answer budget spent on
+ * reasoning (reasoning text, reasoning tokens, or tokens spent with nothing to show at
+ * finish_reason "length"), whatever finish_reason says (servers report "stop" after forcing the
+ * end of thinking); 0 when it was simply empty. Counts < 0 are unknown. One rule for the client's
+ * classification and for rescore.
+ */
+int reasoning_starved(const char *reasoning, long reasoning_tokens, long completion_tokens,
+                      const char *finish_reason);
+
 /*
  * Parse a --reasoning-tags value "OPEN,CLOSE" (both non-empty, no spaces
  * needed, e.g. "<think>,</think>" or "[THINK],[/THINK]"). On success *open and
