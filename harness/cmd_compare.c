@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "opt.h"
 #include "report.h"
+#include "report_doc.h"
 #include "run_identity.h"
 #include "store.h"
 #include "strbuf.h"
@@ -190,226 +191,246 @@ static void warn_unfinished(const char *role, const struct run_info *ri)
                 run_status_name(ri->status), ri->trials_done, ri->trials_planned);
 }
 
-int cmd_compare(int argc, const char **argv)
-{
-    const char *db = NULL, *base_db = NULL, *junit = NULL, *json = NULL, *out_dir = NULL;
-    const char *tag = NULL, *against = NULL;
-    int allow_diff = 0, allow_scoring = 0, latest = 0, rc = DM_EXIT_USAGE;
+/* One `compare` invocation: its options, stores and runs, and the comparison. */
+struct compare_cmd {
+    const char *db, *base_db, *junit, *json, *out_dir, *tag, *against;
+    int allow_diff, allow_scoring, latest;
     struct compare_options co;
-    struct strvec rest = STRVEC_INIT;
-    struct store *st = NULL, *bst = NULL;
+    struct strvec rest; /* BASELINE CANDIDATE */
+    const char *db_path, *base_path;
+    struct store *st, *bst; /* bst: --baseline-db, NULL when the baseline is in st */
     struct run_info bi, ci;
-    struct trial_result *bt = NULL, *ct = NULL;
-    size_t nb = 0, nc = 0;
-    struct compare_result res;
-    struct compare_meta meta = {0};
-    struct strbuf why = STRBUF_INIT, sb = STRBUF_INIT;
-    const char *db_path, *base_path, *env;
-    int have_res = 0;
+    struct compare_doc doc;
+};
 
-    compare_options_init(&co);
-    {
-        struct option opts[] = {
-            {OPT_STRING, "db", 0, &db, "FILE",
-             "store holding the runs (default $DIPMAP_DB or dipmap.db)", 0},
-            {OPT_STRING, "baseline-db", 0, &base_db, "FILE",
-             "store holding the baseline run, when not the same as --db", 0},
-            {OPT_STRING, "tag", 0, &tag, "TAG", "with --latest: the runs carrying TAG", 0},
-            {OPT_BOOL, "latest", 0, &latest, NULL,
-             "compare the newest run tagged TAG instead of naming two runs (nightly alerting)", 0},
-            {OPT_STRING, "against", 0, &against, "previous|RUN",
-             "with --latest: the baseline, the previous complete run with the tag (default) or "
-             "a pinned RUN",
-             0},
-            {OPT_GROUP, NULL, 0, NULL, NULL, "verdict", 0},
-            {OPT_DOUBLE, "alpha", 0, &co.alpha, "A",
-             "significance level after Holm adjustment (default 0.05)", 0},
-            {OPT_DOUBLE, "tolerance", 0, &co.tolerance, "T",
-             "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)", 0},
-            {OPT_LONG, "min-pairs", 0, &co.min_pairs, "N",
-             "valid pairs a cell or length needs to be tested (default 10)", 0},
-            {OPT_DOUBLE, "min-coverage", 0, &co.min_coverage, "F",
-             "fraction of trial keys that must be valid in both runs (default 0.8)", 0},
-            {OPT_BOOL, "exclude-known", 0, &co.exclude_known, NULL,
-             "leave out questions answered correctly closed-book in either run", 0},
-            {OPT_BOOL, "allow-different-inputs", 0, &allow_diff, NULL,
-             "compare even when golden set, haystack, template or tokenizer differ", 0},
-            {OPT_BOOL, "allow-different-scoring", 0, &allow_scoring, NULL,
-             "compare even when the runs were scored differently (scorer or its version)", 0},
-            {OPT_GROUP, NULL, 0, NULL, NULL, "output", 0},
-            {OPT_STRING, "junit", 0, &junit, "FILE", "write JUnit XML", 0},
-            {OPT_STRING, "json", 0, &json, "FILE", "write the verdict and every test as JSON", 0},
-            {OPT_STRING, "out", 0, &out_dir, "DIR",
-             "write compare.md, compare.json, junit.xml, compare.html and the overlay plot "
-             "(compare.svg/png) into DIR",
-             0},
-            OPT_END_MARK,
-        };
-        int pr = parse_options(argc, argv, opts, compare_usage, &rest);
-        if (pr)
-            return pr > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    }
-    run_info_init(&bi);
-    run_info_init(&ci);
-    if (latest || tag || against) {
-        if (!latest || !tag) {
-            error("compare: --tag, --latest and --against go together: --tag TAG --latest "
-                  "[--against previous|RUN]");
-            goto cleanup;
-        }
-        if (rest.nr) {
-            error("compare --latest picks the runs itself; drop '%s'", rest.v[0]);
-            goto cleanup;
-        }
-    } else if (rest.nr != 2) {
+/* Returns -1 to go on, else the exit code (help printed, or a usage error). */
+static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
+{
+    struct compare_options *co = &c->co;
+    struct option opts[] = {
+        {OPT_STRING, "db", 0, &c->db, "FILE",
+         "store holding the runs (default $DIPMAP_DB or dipmap.db)", 0},
+        {OPT_STRING, "baseline-db", 0, &c->base_db, "FILE",
+         "store holding the baseline run, when not the same as --db", 0},
+        {OPT_STRING, "tag", 0, &c->tag, "TAG", "with --latest: the runs carrying TAG", 0},
+        {OPT_BOOL, "latest", 0, &c->latest, NULL,
+         "compare the newest run tagged TAG instead of naming two runs (nightly alerting)", 0},
+        {OPT_STRING, "against", 0, &c->against, "previous|RUN",
+         "with --latest: the baseline, the previous complete run with the tag (default) or "
+         "a pinned RUN",
+         0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "verdict", 0},
+        {OPT_DOUBLE, "alpha", 0, &co->alpha, "A",
+         "significance level after Holm adjustment (default 0.05)", 0},
+        {OPT_DOUBLE, "tolerance", 0, &co->tolerance, "T",
+         "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)", 0},
+        {OPT_LONG, "min-pairs", 0, &co->min_pairs, "N",
+         "valid pairs a cell or length needs to be tested (default 10)", 0},
+        {OPT_DOUBLE, "min-coverage", 0, &co->min_coverage, "F",
+         "fraction of trial keys that must be valid in both runs (default 0.8)", 0},
+        {OPT_BOOL, "exclude-known", 0, &co->exclude_known, NULL,
+         "leave out questions answered correctly closed-book in either run", 0},
+        {OPT_BOOL, "allow-different-inputs", 0, &c->allow_diff, NULL,
+         "compare even when golden set, haystack, template or tokenizer differ", 0},
+        {OPT_BOOL, "allow-different-scoring", 0, &c->allow_scoring, NULL,
+         "compare even when the runs were scored differently (scorer or its version)", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "output", 0},
+        {OPT_STRING, "junit", 0, &c->junit, "FILE", "write JUnit XML", 0},
+        {OPT_STRING, "json", 0, &c->json, "FILE", "write the verdict and every test as JSON", 0},
+        {OPT_STRING, "out", 0, &c->out_dir, "DIR",
+         "write compare.md, compare.json, junit.xml, compare.html and the overlay plot "
+         "(compare.svg/png) into DIR",
+         0},
+        OPT_END_MARK,
+    };
+    int pr = parse_options(argc, argv, opts, compare_usage, &c->rest);
+    if (pr)
+        return pr > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    return -1;
+}
+
+/* The run names or --latest, and the verdict options in range; 0 or -1 (printed). */
+static int compare_check_options(const struct compare_cmd *c)
+{
+    const struct compare_options *co = &c->co;
+    if (c->latest || c->tag || c->against) {
+        if (!c->latest || !c->tag)
+            return error("compare: --tag, --latest and --against go together: --tag TAG "
+                         "--latest [--against previous|RUN]");
+        if (c->rest.nr)
+            return error("compare --latest picks the runs itself; drop '%s'", c->rest.v[0]);
+    } else if (c->rest.nr != 2) {
         error("compare needs two run names: BASELINE CANDIDATE (or --tag TAG --latest)");
         usage_with_options(stderr, compare_usage, NULL);
-        goto cleanup;
+        return -1;
     }
-    if (!(co.alpha > 0.0 && co.alpha < 1.0)) {
-        error("--alpha must be between 0 and 1, not %g", co.alpha);
-        goto cleanup;
-    }
-    if (!(co.tolerance >= 0.0 && co.tolerance <= 1.0)) {
-        error("--tolerance must be between 0 and 1 (an absolute accuracy drop), not %g",
-              co.tolerance);
-        goto cleanup;
-    }
-    if (co.min_pairs < 1) {
-        error("--min-pairs must be at least 1, not %ld", co.min_pairs);
-        goto cleanup;
-    }
-    if (!(co.min_coverage >= 0.0 && co.min_coverage <= 1.0)) {
-        error("--min-coverage must be between 0 and 1, not %g", co.min_coverage);
-        goto cleanup;
-    }
+    if (!(co->alpha > 0.0 && co->alpha < 1.0))
+        return error("--alpha must be between 0 and 1, not %g", co->alpha);
+    if (!(co->tolerance >= 0.0 && co->tolerance <= 1.0))
+        return error("--tolerance must be between 0 and 1 (an absolute accuracy drop), not %g",
+                     co->tolerance);
+    if (co->min_pairs < 1)
+        return error("--min-pairs must be at least 1, not %ld", co->min_pairs);
+    if (!(co->min_coverage >= 0.0 && co->min_coverage <= 1.0))
+        return error("--min-coverage must be between 0 and 1, not %g", co->min_coverage);
+    return 0;
+}
 
-    db_path = store_default_path(db);
-    base_path = base_db ? base_db : db_path;
-    if (!latest && !strcmp(rest.v[0], rest.v[1]) && same_file(base_path, db_path)) {
+/* Open the store(s), pick the runs of --latest, read both runs. Returns DM_EXIT_OK or a code. */
+static int compare_open(struct compare_cmd *c)
+{
+    int rc;
+    c->db_path = store_default_path(c->db);
+    c->base_path = c->base_db ? c->base_db : c->db_path;
+    if (!c->latest && !strcmp(c->rest.v[0], c->rest.v[1]) && same_file(c->base_path, c->db_path)) {
         error("compare: baseline and candidate are the same run ('%s' in %s); "
               "compare two different runs",
-              rest.v[0], db_path);
-        goto cleanup;
+              c->rest.v[0], c->db_path);
+        return DM_EXIT_USAGE;
     }
-    st = store_open(db_path, STORE_READONLY);
-    if (!st)
-        goto cleanup;
-    if (base_db) {
-        bst = store_open(base_path, STORE_READONLY);
-        if (!bst)
-            goto cleanup;
+    c->st = store_open(c->db_path, STORE_READONLY);
+    if (!c->st)
+        return DM_EXIT_USAGE;
+    if (c->base_db) {
+        c->bst = store_open(c->base_path, STORE_READONLY);
+        if (!c->bst)
+            return DM_EXIT_USAGE;
     }
-    if (latest) {
+    if (c->latest) {
         /* a pinned --against RUN may live in --baseline-db; "previous" is always in --db */
-        rc = pick_latest(st, tag, against, &rest);
+        rc = pick_latest(c->st, c->tag, c->against, &c->rest);
         if (rc != DM_EXIT_OK)
-            goto cleanup;
-        rc = DM_EXIT_USAGE;
-        if (!(against && strcmp(against, "previous")) && bst) {
-            store_close(bst);
-            bst = NULL;
-            base_path = db_path;
+            return rc;
+        if (!(c->against && strcmp(c->against, "previous")) && c->bst) {
+            store_close(c->bst);
+            c->bst = NULL;
+            c->base_path = c->db_path;
         }
     }
-    if (load_run(bst ? bst : st, base_path, rest.v[0], &bi) ||
-        load_run(st, db_path, rest.v[1], &ci))
-        goto cleanup;
+    if (load_run(c->bst ? c->bst : c->st, c->base_path, c->rest.v[0], &c->bi) ||
+        load_run(c->st, c->db_path, c->rest.v[1], &c->ci))
+        return DM_EXIT_USAGE;
+    return DM_EXIT_OK;
+}
 
-    if (!run_identity_same_inputs(&bi, &ci, NULL, &why)) {
+/*
+ * Runs with different inputs or scored differently are refused (exit 4) unless the option
+ * allows them, then warned about. Returns DM_EXIT_OK or the exit code.
+ */
+static int compare_check_runs(const struct compare_cmd *c)
+{
+    struct strbuf why = STRBUF_INIT;
+    int rc = DM_EXIT_OK;
+
+    if (!run_identity_same_inputs(&c->bi, &c->ci, NULL, &why)) {
         strbuf_rtrim(&why);
-        if (!allow_diff) {
+        if (!c->allow_diff) {
             error("runs '%s' and '%s' are not comparable:\n%s\n"
                   "(pass --allow-different-inputs to compare them anyway)",
-                  bi.name, ci.name, why.buf);
+                  c->bi.name, c->ci.name, why.buf);
             rc = DM_EXIT_INCONCLUSIVE;
-            goto cleanup;
+            goto out;
         }
         for (size_t i = 0; i < why.len; i++)
             if (why.buf[i] == '\n')
                 why.buf[i] = ';';
         warning("comparing runs with different inputs: %s", why.buf);
-        strbuf_addf(&sb, "inputs differ (--allow-different-inputs): %s", why.buf);
-        meta.inputs_note = sb.buf;
     }
     strbuf_reset(&why);
-    if (!run_identity_same_scoring(&bi, &ci, &why)) {
+    if (!run_identity_same_scoring(&c->bi, &c->ci, &why)) {
         strbuf_rtrim(&why);
-        if (!allow_scoring) {
+        if (!c->allow_scoring) {
             error("runs '%s' and '%s' are not comparable: %s\n"
                   "(rescore one with 'dipmap rescore RUN --scorer NAME', or pass "
                   "--allow-different-scoring)",
-                  bi.name, ci.name, why.buf);
+                  c->bi.name, c->ci.name, why.buf);
             rc = DM_EXIT_INCONCLUSIVE;
-            goto cleanup;
+            goto out;
         }
         warning("comparing runs scored differently: %s", why.buf);
     }
-    warn_unfinished("baseline", &bi);
-    warn_unfinished("candidate", &ci);
+    warn_unfinished("baseline", &c->bi);
+    warn_unfinished("candidate", &c->ci);
+out:
+    strbuf_release(&why);
+    return rc;
+}
 
-    if (store_trials_load(bst ? bst : st, bi.name, &bt, &nb) < 0 ||
-        store_trials_load(st, ci.name, &ct, &nc) < 0)
-        goto cleanup;
+/* The verdict on stdout (and the GitHub step summary, annotations), then the files asked for. */
+static int compare_write(const struct compare_cmd *c)
+{
+    const struct compare_result *res = &c->doc.res;
+    const struct compare_meta *meta = &c->doc.meta;
+    const char *env;
+    struct strbuf x = STRBUF_INIT;
+    int rc = res->verdict == VERDICT_PASS   ? DM_EXIT_OK
+             : res->verdict == VERDICT_FAIL ? DM_EXIT_REGRESSION
+                                            : DM_EXIT_INCONCLUSIVE;
 
-    meta.baseline = &bi;
-    meta.candidate = &ci;
-    meta.base_trials = bt;
-    meta.n_base = nb;
-    meta.cand_trials = ct;
-    meta.n_cand = nc;
-    compare_runs(bt, nb, ct, nc, &co, &res);
-    have_res = 1;
-
-    {
-        struct strbuf md = STRBUF_INIT;
-        report_compare_markdown(&md, &res, &meta, 0);
-        fwrite(md.buf, 1, md.len, stdout);
-        strbuf_release(&md);
-    }
+    report_compare_markdown(&x, res, meta, 0);
+    fwrite(x.buf, 1, x.len, stdout);
     env = getenv("GITHUB_ACTIONS");
     if (env && !strcmp(env, "true")) {
-        struct strbuf ann = STRBUF_INIT;
-        report_compare_annotations(&ann, &res, MAX_ANNOTATIONS);
-        fwrite(ann.buf, 1, ann.len, stdout);
-        strbuf_release(&ann);
+        strbuf_reset(&x);
+        report_compare_annotations(&x, res, MAX_ANNOTATIONS);
+        fwrite(x.buf, 1, x.len, stdout);
     }
     fflush(stdout);
     env = getenv("GITHUB_STEP_SUMMARY");
     if (env && *env)
-        append_step_summary(env, &res, &meta);
-
-    rc = res.verdict == VERDICT_PASS   ? DM_EXIT_OK
-         : res.verdict == VERDICT_FAIL ? DM_EXIT_REGRESSION
-                                       : DM_EXIT_INCONCLUSIVE;
-    if (junit) {
-        struct strbuf x = STRBUF_INIT;
-        report_compare_junit(&x, &res, &meta);
-        if (write_file(junit, &x))
+        append_step_summary(env, res, meta);
+    if (c->junit) {
+        strbuf_reset(&x);
+        report_compare_junit(&x, res, meta);
+        if (write_file(c->junit, &x))
             rc = DM_EXIT_USAGE;
-        strbuf_release(&x);
     }
-    if (json) {
-        struct strbuf x = STRBUF_INIT;
-        report_compare_json(&x, &res, &meta);
-        if (write_file(json, &x))
+    if (c->json) {
+        strbuf_reset(&x);
+        report_compare_json(&x, res, meta);
+        if (write_file(c->json, &x))
             rc = DM_EXIT_USAGE;
-        strbuf_release(&x);
     }
-    if (out_dir && write_out_dir(out_dir, &res, &meta, bt, nb, ct, nc))
+    if (c->out_dir && write_out_dir(c->out_dir, res, meta, c->doc.base_trials, c->doc.n_base,
+                                    c->doc.cand_trials, c->doc.n_cand))
         rc = DM_EXIT_USAGE;
+    strbuf_release(&x);
+    return rc;
+}
 
+int cmd_compare(int argc, const char **argv)
+{
+    struct compare_cmd c;
+    int rc;
+
+    memset(&c, 0, sizeof(c));
+    compare_options_init(&c.co);
+    strvec_init(&c.rest);
+    run_info_init(&c.bi);
+    run_info_init(&c.ci);
+    compare_doc_init(&c.doc);
+    rc = compare_parse(&c, argc, argv);
+    if (rc >= 0)
+        goto cleanup;
+    rc = DM_EXIT_USAGE;
+    if (compare_check_options(&c))
+        goto cleanup;
+    rc = compare_open(&c);
+    if (rc == DM_EXIT_OK)
+        rc = compare_check_runs(&c);
+    if (rc != DM_EXIT_OK)
+        goto cleanup;
+    rc = DM_EXIT_USAGE;
+    if (compare_doc_load(&c.doc, c.bst ? c.bst : c.st, c.st, &c.bi, &c.ci, &c.co,
+                         c.allow_diff || c.allow_scoring) < 0)
+        goto cleanup;
+    rc = compare_write(&c);
 cleanup:
-    if (have_res)
-        compare_result_release(&res);
-    store_trials_free(bt, nb);
-    store_trials_free(ct, nc);
-    run_info_release(&bi);
-    run_info_release(&ci);
-    store_close(st);
-    store_close(bst);
-    strvec_clear(&rest);
-    strbuf_release(&why);
-    strbuf_release(&sb);
+    compare_doc_release(&c.doc);
+    run_info_release(&c.bi);
+    run_info_release(&c.ci);
+    store_close(c.st);
+    store_close(c.bst);
+    strvec_clear(&c.rest);
     return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "plan.h"
 #include "plot.h"
+#include "run_identity.h"
 #include "unicode.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -392,4 +393,69 @@ void report_doc_release(struct report_doc *d)
     strbuf_release(&d->golden_note);
     strbuf_release(&d->hygiene_note);
     memset(d, 0, sizeof(*d));
+}
+
+/* ---- two runs compared ---- */
+
+void compare_doc_init(struct compare_doc *d)
+{
+    memset(d, 0, sizeof(*d));
+    strbuf_init(&d->note, 0);
+}
+
+/* "inputs differ: ...; scored differently: ..." for the report, "" when the runs agree. */
+static void identity_note(struct strbuf *out, const struct run_info *bi, const struct run_info *ci,
+                          int forced)
+{
+    struct strbuf why = STRBUF_INIT;
+    size_t i;
+
+    if (!run_identity_same_inputs(bi, ci, NULL, &why)) {
+        strbuf_rtrim(&why);
+        for (i = 0; i < why.len; i++)
+            if (why.buf[i] == '\n')
+                why.buf[i] = ';';
+        strbuf_addf(out, "inputs differ%s: %s", forced ? " (--allow-different-inputs)" : "",
+                    why.buf);
+    }
+    strbuf_reset(&why);
+    if (!run_identity_same_scoring(bi, ci, &why)) {
+        strbuf_rtrim(&why);
+        if (out->len)
+            strbuf_addstr(out, "; ");
+        strbuf_add(out, why.buf, why.len);
+        if (forced)
+            strbuf_addstr(out, " (--allow-different-scoring)");
+    }
+    strbuf_release(&why);
+}
+
+int compare_doc_load(struct compare_doc *d, struct store *base_st, struct store *cand_st,
+                     const struct run_info *bi, const struct run_info *ci,
+                     const struct compare_options *o, int forced)
+{
+    if (store_trials_load(base_st, bi->name, &d->base_trials, &d->n_base) < 0 ||
+        store_trials_load(cand_st, ci->name, &d->cand_trials, &d->n_cand) < 0)
+        return -1;
+    identity_note(&d->note, bi, ci, forced);
+    d->meta.baseline = bi;
+    d->meta.candidate = ci;
+    d->meta.inputs_note = d->note.len ? d->note.buf : NULL;
+    d->meta.base_trials = d->base_trials;
+    d->meta.n_base = d->n_base;
+    d->meta.cand_trials = d->cand_trials;
+    d->meta.n_cand = d->n_cand;
+    compare_runs(d->base_trials, d->n_base, d->cand_trials, d->n_cand, o, &d->res);
+    d->have_res = 1;
+    return 0;
+}
+
+void compare_doc_release(struct compare_doc *d)
+{
+    if (d->have_res)
+        compare_result_release(&d->res);
+    store_trials_free(d->base_trials, d->n_base);
+    store_trials_free(d->cand_trials, d->n_cand);
+    strbuf_release(&d->note);
+    compare_doc_init(d);
 }

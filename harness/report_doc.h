@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "compare.h"
 #include "dataset.h"
 #include "order_stats.h"
 #include "report.h"
@@ -82,5 +83,36 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
  */
 void report_doc_prompts(struct report_doc *d, struct store *st);
 void report_doc_release(struct report_doc *d);
+
+/*
+ * Two runs compared, gathered from the store: both runs' trials (the
+ * baseline's from base_st, which may be the candidate's store), the result
+ * of compare_runs() and the compare_meta the writers take, with a note when
+ * the runs' inputs differ or they were scored differently (run_identity.h).
+ * One place for `compare` and `view`, so both pair and describe the runs
+ * alike. Life cycle: compare_doc_init(), compare_doc_load(), use d->res and
+ * d->meta; compare_doc_release().
+ */
+struct compare_doc {
+    struct trial_result *base_trials, *cand_trials;
+    size_t n_base, n_cand;
+    struct compare_result res;
+    int have_res;
+    struct compare_meta meta;
+    struct strbuf note; /* meta.inputs_note when set */
+};
+
+void compare_doc_init(struct compare_doc *d);
+/*
+ * Compare run bi (in base_st) with run ci (in cand_st) under o (NULL:
+ * defaults); bi and ci are borrowed and must outlive d. forced: the caller
+ * was told to compare runs that differ, and the note names the options that
+ * said so (--allow-different-inputs, --allow-different-scoring). Returns 0,
+ * or -1 after a store error (printed).
+ */
+int compare_doc_load(struct compare_doc *d, struct store *base_st, struct store *cand_st,
+                     const struct run_info *bi, const struct run_info *ci,
+                     const struct compare_options *o, int forced);
+void compare_doc_release(struct compare_doc *d);
 
 #endif

@@ -20,7 +20,6 @@
 #include "plot.h"
 #include "report.h"
 #include "report_doc.h"
-#include "run_identity.h"
 #include "runbrief.h"
 #include "store.h"
 #include "strbuf.h"
@@ -297,16 +296,13 @@ static void page_compare(struct store *st, const char *base, const char *cand,
                          struct httpd_response *resp)
 {
     struct run_info bi, ci;
-    struct trial_result *bt = NULL, *ct = NULL;
-    size_t nb = 0, nc = 0;
-    struct compare_result res;
-    struct compare_meta meta;
-    struct strbuf why = STRBUF_INIT, doc = STRBUF_INIT, note = STRBUF_INIT;
-    int rb, rcand, have_res = 0;
+    struct compare_doc cd;
+    struct strbuf doc = STRBUF_INIT;
+    int rb, rcand;
 
     run_info_init(&bi);
     run_info_init(&ci);
-    memset(&meta, 0, sizeof(meta));
+    compare_doc_init(&cd);
     rb = store_run_get(st, base, &bi);
     rcand = store_run_get(st, cand, &ci);
     if (rb || rcand) {
@@ -318,40 +314,21 @@ static void page_compare(struct store *st, const char *base, const char *cand,
                    "A run compared with itself proves nothing: choose another baseline.");
         goto cleanup;
     }
-    if (!run_identity_same_inputs(&bi, &ci, NULL, &why)) {
-        strbuf_rtrim(&why);
-        strbuf_addstr(&note, "inputs differ: ");
-        strbuf_add(&note, why.buf, why.len);
-        meta.inputs_note = note.buf;
-    }
-    if (store_trials_load(st, bi.name, &bt, &nb) < 0 ||
-        store_trials_load(st, ci.name, &ct, &nc) < 0) {
+    if (compare_doc_load(&cd, st, st, &bi, &ci, NULL, 0) < 0) {
         error_page(resp, 500, "Cannot load the trials", base);
         goto cleanup;
     }
-    meta.baseline = &bi;
-    meta.candidate = &ci;
-    meta.base_trials = bt;
-    meta.n_base = nb;
-    meta.cand_trials = ct;
-    meta.n_cand = nc;
-    compare_runs(bt, nb, ct, nc, NULL, &res);
-    have_res = 1;
-    if (report_compare_page(&doc, &res, &meta, bt, nb, ct, nc) < 0) {
+    if (report_compare_page(&doc, &cd.res, &cd.meta, cd.base_trials, cd.n_base, cd.cand_trials,
+                            cd.n_cand) < 0) {
         error_page(resp, 500, "Cannot compare the runs", cand);
         goto cleanup;
     }
     add_document(&resp->body, &doc);
 cleanup:
-    if (have_res)
-        compare_result_release(&res);
-    store_trials_free(bt, nb);
-    store_trials_free(ct, nc);
+    compare_doc_release(&cd);
     run_info_release(&bi);
     run_info_release(&ci);
-    strbuf_release(&why);
     strbuf_release(&doc);
-    strbuf_release(&note);
 }
 
 /* ---- /trend?tag=T ---- */

@@ -26,6 +26,17 @@ start_sim() {
     SIM_URL="http://127.0.0.1:$(head -n1 "$name.out")"
 }
 
+# start_view DB: `dipmap view --db DB --port 0` (127.0.0.1), stopped when the test exits like the
+# sims; sets VIEW_URL (ending in /); logs to view.out, view.err.
+start_view() {
+    local i
+    "$DIPMAP" view --db "$1" --port 0 >view.out 2>view.err &
+    SIM_PIDS+=("$!")
+    for i in $(seq 200); do [ -s view.out ] && break; sleep 0.05; done
+    VIEW_URL=$(head -n 1 view.out)
+    case "$VIEW_URL" in http://127.0.0.1:[0-9]*/) ;; *) fail "view printed '$VIEW_URL' (stderr: $(cat view.err))" ;; esac
+}
+
 # make_kv [N]: a seeded kv golden set (golden.jsonl) and haystack (hay.jsonl)
 make_kv() {
     "$DIPMAP" gen kv --n "${1:-4}" --seed 1 --out golden.jsonl --haystack-out hay.jsonl \
