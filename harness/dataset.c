@@ -1158,6 +1158,28 @@ void question_to_jsonl(struct strbuf *out, const struct question *q)
             strbuf_addstr(out, ", ");
         escape_json(out, q->answers.v[i]);
     }
+    if (q->retrieved_nr) {
+        /* a retrieval item: its ranked list, the gold flagged (as found or as given) */
+        strbuf_addstr(out, "], \"retrieved\": [");
+        for (i = 0; i < q->retrieved_nr; i++) {
+            const struct retrieved_chunk *rc = &q->retrieved[i];
+            if (i)
+                strbuf_addstr(out, ", ");
+            chunk_obj(out, &rc->c);
+            strbuf_setlen(out, out->len - 1); /* reopen the object */
+            if (!isnan(rc->score))
+                strbuf_addf(out, ", \"score\": %.17g", rc->score);
+            if (rc->doc) {
+                strbuf_addstr(out, ", \"doc\": ");
+                escape_json(out, rc->doc);
+            }
+            if (rc->gold)
+                strbuf_addstr(out, ", \"gold\": true");
+            strbuf_addch(out, '}');
+        }
+        strbuf_addch(out, ']');
+        goto overrides;
+    }
     strbuf_addstr(out, "], \"gold\": [");
     for (i = 0; i < q->gold_nr; i++) {
         if (i)
@@ -1174,6 +1196,7 @@ void question_to_jsonl(struct strbuf *out, const struct question *q)
         }
         strbuf_addch(out, ']');
     }
+overrides:
     if (q->scorer) {
         strbuf_addstr(out, ", \"scorer\": ");
         escape_json(out, q->scorer);

@@ -188,7 +188,8 @@ int utf8_valid(const char *s, size_t len);
 /*
  * Writing sets (import/gen): append one golden-set JSONL line for q (with
  * "\n") / one haystack chunk line. Strings are JSON-escaped; chunk "value" and
- * question "scorer"/"answer_regex" are written only when set.
+ * question "scorer"/"answer_regex" are written only when set. A retrieval item
+ * is written with its "retrieved" list, its gold chunks flagged "gold": true.
  */
 void question_to_jsonl(struct strbuf *out, const struct question *q);
 void chunk_to_jsonl(struct strbuf *out, const struct chunk *c);

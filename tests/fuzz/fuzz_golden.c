@@ -36,7 +36,14 @@ static void check_set(const struct golden_set *gs)
     for (i = 0; i < gs->nr; i++) {
         const struct question *q = &gs->q[i];
         if (!q->id || !q->id[0] || !q->question || !q->question[0] || !q->answers.nr ||
-            !q->gold_nr || q->line < 1)
+            (!q->gold_nr && !q->retrieved_nr) || q->line < 1)
+            abort(); /* only a retrieval item may have no gold (its retriever missed it) */
+        for (k = 0; k < q->retrieved_nr; k++)
+            if (!chunk_ok(&q->retrieved[k].c) || q->retrieved[k].source < 0 ||
+                (size_t)q->retrieved[k].source >= q->retrieved_nr ||
+                (k && q->retrieved[k].score > q->retrieved[k - 1].score))
+                abort();
+        if (q->gold_rank > q->retrieved_nr || (q->retrieved_nr && !q->gold_rank != !q->gold_nr))
             abort();
         for (k = 0; k < q->answers.nr; k++)
             if (!q->answers.v[k][0])
@@ -79,6 +86,14 @@ static void round_trip(const struct golden_set *gs)
             abort();
         for (k = 0; k < a->answers.nr; k++)
             if (strcmp(a->answers.v[k], b->answers.v[k]))
+                abort();
+        if (a->retrieved_nr != b->retrieved_nr || a->gold_rank != b->gold_rank)
+            abort();
+        for (k = 0; k < a->retrieved_nr; k++)
+            if (!chunk_eq(&a->retrieved[k].c, &b->retrieved[k].c) ||
+                a->retrieved[k].gold != b->retrieved[k].gold ||
+                a->retrieved[k].source != b->retrieved[k].source ||
+                !opt_eq(a->retrieved[k].doc, b->retrieved[k].doc))
                 abort();
         for (k = 0; k < a->gold_nr; k++)
             if (!chunk_eq(&a->gold[k], &b->gold[k]))
