@@ -226,6 +226,31 @@ static void test_trend_labels_rings(void)
     strbuf_release(&sb);
 }
 
+/* the order experiment: one tick per k (labels escaped), one line per policy with error bars */
+static void test_order_script(void)
+{
+    struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_point p[] = {{0, 0.6, 0.55, 0.65, 0}, {1, 0.7, 0.66, 0.74, 0}};
+    struct plot_point q[] = {{0, 0.66, 0.6, 0.7, 0}, {1, NAN, NAN, NAN, 0}};
+    struct plot_series s[] = {{"best-first", p, 2, NAN, NAN}, {"edges'first", q, 2, NAN, NAN}};
+    const char *ks[] = {"5", "10"};
+    struct plot_opts o = {"order", NULL, PLOT_SVG, 0, 0, 0, ks, 2, 0, {NULL, NULL}, {0, 0}};
+
+    plot_script_order(&sb, &o, s, 2);
+    CHECK(strstr(sb.buf, "set xtics ('5' 0, '10' 1)\n"));
+    CHECK(strstr(sb.buf, "set xrange [-0.5:1.5]"));
+    CHECK(strstr(sb.buf, "$o0 << EOD\n0 0.6 0.55 0.65\n1 0.7 0.66 0.74\n"));
+    CHECK(strstr(sb.buf, "$o1 using 1:2:3:4 with yerrorlines"));
+    CHECK(strstr(sb.buf, "title 'edges''first'"));
+    CHECK(strstr(sb.buf, "k: retrieved chunks passed to the model"));
+    if (plot_available()) {
+        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK(strstr(img.buf, "<text>best-first</text>"));
+    }
+    strbuf_release(&sb);
+    strbuf_release(&img);
+}
+
 /* ---- real renders ---- */
 
 static int have_gnuplot(const char *what)
@@ -402,6 +427,7 @@ int main(void)
     RUN(test_heatmap_script);
     RUN(test_trend_script);
     RUN(test_trend_labels_rings);
+    RUN(test_order_script);
     RUN(test_render_svg_png);
     RUN(test_render_all_kinds);
     RUN(test_render_injection);
