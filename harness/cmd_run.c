@@ -67,7 +67,7 @@ struct run_opts {
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
-    const char *question_at; /* named axes (axes.h): run_axes[] */
+    const char *question_at, *distractors, *haystack_order; /* named axes: run_axes[] */
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
@@ -654,8 +654,12 @@ struct run_axis {
     const char *const *values; /* the values allowed (NULL-terminated) */
 };
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
+static const char *const distractors_values[] = {"hard", "random", "none", NULL};
+static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
 static const struct run_axis run_axes[] = {
     {"question-at", offsetof(struct run_opts, question_at), question_at_values},
+    {"distractors", offsetof(struct run_opts, distractors), distractors_values},
+    {"haystack-order", offsetof(struct run_opts, haystack_order), haystack_order_values},
 };
 
 /* One "--NAME a,b" into c->axes; the values checked against ax->values. */
@@ -725,6 +729,15 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "question-at", 0, &c->o.question_at, "LIST",
          "axis: end,start,both -- the question after the documents, before them, or both (the "
          "template's {question} lines before/after {documents}; e.g. --template qa-both)",
+         0},
+        {OPT_STRING, "distractors", 0, &c->o.distractors, "LIST",
+         "axis: hard,random,none -- the question's hard negatives (golden set \"distractors\", "
+         "else haystack chunks by BM25 similarity to the question), random haystack chunks, or "
+         "neutral repeated filler",
+         0},
+        {OPT_STRING, "haystack-order", 0, &c->o.haystack_order, "LIST",
+         "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
+         "or the same chunks shuffled",
          0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "special", 0, &c->o.special, "parse|plain",

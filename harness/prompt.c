@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "axes.h"
+#include "bm25.h"
 #include "dataset.h"
 #include "num.h"
 #include "order.h"
@@ -500,6 +501,7 @@ struct seq_item {
 struct seq {
     const struct question *q;
     const char *user; /* the [user] variant it was selected for */
+    unsigned mode;    /* FILL_* it was selected with */
     long target;
     unsigned long seed;
     int chat;
@@ -523,9 +525,37 @@ struct seq {
 struct qfill {
     const struct question *q;
     unsigned long seed;
-    size_t *idx;
+    unsigned mode; /* FILL_* of the request (distractors, haystack-order axes) */
+    size_t *idx;   /* into hay->c, or into the builder's neutral chunks (FILL_NONE) */
     size_t nr, dropped;
 };
+
+/*
+ * How a request's distractors are chosen (the distractors and haystack-order
+ * axes; README "Distractor difficulty", "Haystack order"). FILL_DEFAULT: the
+ * question's hard negatives, then a seeded permutation of the eligible
+ * haystack (no axis: as before axes). FILL_HARD: hard negatives, then the
+ * eligible haystack by BM25 similarity to the question. FILL_RANDOM: the
+ * seeded permutation only (no hard negatives). FILL_NONE: neutral repeated
+ * filler, no haystack chunk. FILL_RUN (with DEFAULT or RANDOM): the filler
+ * is a run of consecutive eligible chunks in file order from a seeded start;
+ * FILL_COHERENT keeps the prompt in that order (no repeat shuffle).
+ */
+enum {
+    FILL_DEFAULT = 0,
+    FILL_HARD = 1,
+    FILL_RANDOM = 2,
+    FILL_NONE = 3,
+    FILL_KIND = 3, /* mask of the kinds above */
+    FILL_RUN = 4,
+    FILL_COHERENT = 8
+};
+
+/* Neutral filler (FILL_NONE): one sentence group, repeated, as one document. */
+#define NEUTRAL_TEXT                                                                               \
+    "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. "
+#define NEUTRAL_REPEAT 8
+#define NEUTRAL_MAX    8192
 
 #define SEQ_CACHE  8
 #define FILL_CACHE 64
@@ -547,6 +577,9 @@ struct prompt_builder {
     struct seq seqs[SEQ_CACHE];
     struct qfill fills[FILL_CACHE];
     size_t fill_next;
+    struct bm25_index *bm25; /* made on the first FILL_HARD request */
+    struct chunk *neutral;   /* NEUTRAL_MAX chunks sharing one text, made on first use */
+    char *neutral_text;
     uint64_t tick;
     struct strbuf scratch, docs;
     struct pack_memo *packs; /* the order experiment's kept sets (prompt_build_order) */
@@ -586,6 +619,9 @@ void prompt_builder_free(struct prompt_builder *b)
         free(b->fills[i].idx);
     for (i = 0; i < QA__COUNT; i++)
         free(b->user_variant[i]);
+    bm25_index_free(b->bm25);
+    free(b->neutral);
+    free(b->neutral_text);
     strbuf_release(&b->scratch);
     strbuf_release(&b->docs);
     pack_memo_clear(b);
@@ -681,13 +717,43 @@ static long chunk_cost(struct prompt_builder *b, const struct chunk *c, struct s
     return n;
 }
 
+static void make_neutral(struct prompt_builder *b)
+{
+    struct strbuf t = STRBUF_INIT;
+    size_t i;
+    int k;
+    for (k = 0; k < NEUTRAL_REPEAT; k++)
+        strbuf_addstr(&t, NEUTRAL_TEXT);
+    strbuf_rtrim(&t);
+    b->neutral_text = strbuf_detach(&t, NULL);
+    b->neutral = xcalloc(NEUTRAL_MAX, sizeof(*b->neutral));
+    for (i = 0; i < NEUTRAL_MAX; i++) {
+        b->neutral[i].id = (char *)"neutral";
+        b->neutral[i].title = (char *)"Filler";
+        b->neutral[i].text = b->neutral_text;
+        b->neutral[i].text_len = strlen(b->neutral_text);
+    }
+}
+
+/* The i-th filler chunk of f. */
+static const struct chunk *fill_at(const struct prompt_builder *b, const struct qfill *f, size_t i)
+{
+    return (f->mode & FILL_KIND) == FILL_NONE ? &b->neutral[f->idx[i]] : &b->hay->c[f->idx[i]];
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static struct qfill *get_fill(struct prompt_builder *b, const struct question *q,
-                              unsigned long seed)
+                              unsigned long seed, unsigned mode)
 {
     struct qfill *f;
     size_t i;
     for (i = 0; i < FILL_CACHE; i++)
-        if (b->fills[i].q == q && b->fills[i].seed == seed)
+        if (b->fills[i].q == q && b->fills[i].seed == seed && b->fills[i].mode == mode)
             return &b->fills[i];
     f = &b->fills[b->fill_next];
     b->fill_next = (b->fill_next + 1) % FILL_CACHE;
@@ -695,11 +761,69 @@ static struct qfill *get_fill(struct prompt_builder *b, const struct question *q
     memset(f, 0, sizeof(*f));
     f->q = q;
     f->seed = seed;
-    if (b->hay) {
+    f->mode = mode;
+    if ((mode & FILL_KIND) == FILL_NONE) {
+        if (!b->neutral)
+            make_neutral(b);
+        f->idx = xcalloc(NEUTRAL_MAX, sizeof(*f->idx));
+        for (i = 0; i < NEUTRAL_MAX; i++)
+            f->idx[i] = i;
+        f->nr = NEUTRAL_MAX;
+    } else if (b->hay) {
         haystack_filter(b->hay, q, &f->idx, &f->nr, &f->dropped);
-        shuffle_sizes(f->idx, f->nr, mix_key(seed, q->id, 0, 0, "filler"));
+        if ((mode & FILL_KIND) == FILL_HARD) {
+            if (!b->bm25)
+                b->bm25 = bm25_index_new(b->hay);
+            bm25_rank(b->bm25, q->question, f->idx, f->nr, NULL);
+        } else if (mode & FILL_RUN) {
+            /* consecutive eligible chunks in file order from a seeded start (wrapping) */
+            size_t *run = xmalloc(st_mult(f->nr ? f->nr : 1, sizeof(*run)));
+            uint64_t st = mix_key(seed, q->id, 0, 0, "run");
+            size_t start = f->nr ? (size_t)(splitmix64(&st) % f->nr) : 0;
+            qsort(f->idx, f->nr, sizeof(*f->idx), cmp_size);
+            for (i = 0; i < f->nr; i++)
+                run[i] = f->idx[(start + i) % f->nr];
+            free(f->idx);
+            f->idx = run;
+        } else {
+            shuffle_sizes(f->idx, f->nr, mix_key(seed, q->id, 0, 0, "filler"));
+        }
     }
     return f;
+}
+
+/* The FILL_* mode of a request from its distractors and haystack-order axes. */
+static int request_fill_mode(const struct prompt_request *r, unsigned *mode, struct strbuf *err)
+{
+    size_t n;
+    const char *v = axes_find(r->axes, "distractors", &n);
+    *mode = FILL_DEFAULT;
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(v, lit, n))
+    if (v) {
+        if (IS("hard"))
+            *mode = FILL_HARD;
+        else if (IS("random"))
+            *mode = FILL_RANDOM;
+        else if (IS("none"))
+            *mode = FILL_NONE;
+        else {
+            strbuf_addf(err, "distractors '%.*s' is not hard, random or none", (int)n, v);
+            return -1;
+        }
+    }
+    v = axes_find(r->axes, "haystack-order", &n);
+    if (v) {
+        if (IS("coherent"))
+            *mode |= FILL_COHERENT;
+        else if (!IS("shuffled")) {
+            strbuf_addf(err, "haystack-order '%.*s' is not coherent or shuffled", (int)n, v);
+            return -1;
+        }
+        if ((*mode & FILL_KIND) == FILL_DEFAULT || (*mode & FILL_KIND) == FILL_RANDOM)
+            *mode |= FILL_RUN;
+    }
+#undef IS
+    return 0;
 }
 
 /*
@@ -1028,7 +1152,7 @@ static long pack_whole(struct prompt_builder *b, struct seq *s, const struct qfi
         long best = 0;
         size_t bi = 0, bj = 0, j, n = 0, i;
         for (j = 0; j < f->nr && n < PACK_CANDIDATES + from; j++) {
-            const struct chunk *c = &b->hay->c[f->idx[j]];
+            const struct chunk *c = fill_at(b, f, j);
             long cc;
             n++;
             if (selected(s, c))
@@ -1048,7 +1172,7 @@ static long pack_whole(struct prompt_builder *b, struct seq *s, const struct qfi
         if (!best)
             break;
         {
-            const struct chunk *c = &b->hay->c[f->idx[bj]];
+            const struct chunk *c = fill_at(b, f, bj);
             s->it[bi] = (struct seq_item){c, c->text_len, s->it[bi].cost + best, 0};
         }
         gap -= best;
@@ -1078,10 +1202,12 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     if (f->nr) {
         /* hard negatives leave a key-value filler pair room for a cut that can move */
         size_t mn, mx, mv;
-        if (member_span(&b->hay->c[f->idx[0]], &mn, &mx, &mv))
+        if (member_span(fill_at(b, f, 0), &mn, &mx, &mv))
             reserve = MEMBER_RESERVE;
     }
-    for (i = 0; i < q->distractors_nr; i++) {
+    for (i = 0; i < q->distractors_nr && (f->mode & FILL_KIND) != FILL_RANDOM &&
+                (f->mode & FILL_KIND) != FILL_NONE;
+         i++) {
         const struct chunk *c = &q->distractors[i];
         long cost = chunk_cost(b, c, err);
         if (cost < 0)
@@ -1094,7 +1220,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
         sum += cost;
     }
     for (i = 0; i < f->nr && (sum < budget || want_cut); i++) {
-        const struct chunk *c = &b->hay->c[f->idx[i]];
+        const struct chunk *c = fill_at(b, f, i);
         long cost, len, t;
         size_t mmin, mmax, mval;
         int k, avoided = 0, member;
@@ -1234,16 +1360,19 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
 {
     const struct question *q = r->q;
     struct seq *s = NULL, *victim = &b->seqs[0], *base = NULL;
+    unsigned mode;
     struct qfill *f;
     long fixed, budget, real, best_diff = -1, best_budget = 0,
                               content = r->target_len - r->overhead;
     size_t i;
     int iter;
 
+    if (request_fill_mode(r, &mode, err) < 0)
+        return NULL;
     b->tick++;
     for (i = 0; i < SEQ_CACHE; i++) {
         struct seq *c = &b->seqs[i];
-        if (c->q == q && c->user == b->user && c->target == r->target_len &&
+        if (c->q == q && c->user == b->user && c->mode == mode && c->target == r->target_len &&
             c->overhead == r->overhead && c->seed == r->seed && c->chat == r->chat) {
             c->last_used = b->tick;
             return c;
@@ -1279,6 +1408,7 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     seq_clear(s);
     s->q = q;
     s->user = b->user;
+    s->mode = mode;
     s->target = r->target_len;
     s->overhead = r->overhead;
     s->seed = r->seed;
@@ -1286,7 +1416,7 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     s->cut = -1;
     s->last_used = b->tick;
 
-    f = get_fill(b, q, r->seed);
+    f = get_fill(b, q, r->seed, mode);
     s->filler_dropped = f->dropped;
 
     /* the fixed part: template, question and gold, no distractors */
@@ -1678,7 +1808,10 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         order = xmalloc(st_mult(n_ord ? n_ord : 1, sizeof(*order)));
         for (i = 0; i < n_ord; i++)
             order[i] = i;
-        shuffle_sizes(order, n_ord, mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order"));
+        /* a coherent haystack keeps its source order; else the repeat's seeded order */
+        if (!(s->mode & FILL_COHERENT))
+            shuffle_sizes(order, n_ord,
+                          mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order"));
         for (i = 0; i < n_ord; i++) {
             size_t m = s->omap ? s->omap[order[i]] : order[i];
             if (m != SIZE_MAX)

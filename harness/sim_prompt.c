@@ -300,11 +300,12 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
         size_t nf = 0, af = 0;
         for (size_t d = 0; d < a->q->distractors_nr; d++) {
             const struct chunk *c = &a->q->distractors[d];
-            if (!c->value || !*c->value)
-                continue;
             for (size_t i = 0; i < p->nr; i++) {
                 if (memmem(p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i], c->text,
                            c->text_len)) {
+                    a->features.hard = 1;
+                    if (!c->value || !*c->value)
+                        break;
                     ALLOC_GROW(found, nf + 1, af);
                     found[nf++] = c;
                     break;
@@ -313,7 +314,6 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
         }
         if (nf)
             a->negative = found[sim_mix64(a->salt ^ 0x6e6567ULL) % nf];
-        a->features.hard = nf > 0;
         free(found);
     }
 }
