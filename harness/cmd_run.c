@@ -716,7 +716,10 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "model", 'm', &c->o.model, "NAME", "model name sent to the endpoint", 0},
         {OPT_STRING, "dataset", 'd', &c->o.dataset, "FILE", "golden set (JSONL)", 0},
         {OPT_STRING, "haystack", 0, &c->o.haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
-        {OPT_STRING, "lengths", 'l', &c->o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
+        {OPT_STRING, "lengths", 'l', &c->o.lengths, "LIST",
+         "prompt lengths in tokens, or percentages of the server's context (25%,50%,90%; "
+         "stored as tokens) (default 8k,32k)",
+         0},
         {OPT_STRING, "depths", 0, &c->o.depths, "SPEC",
          "gold depths in %: start:stop:step (the steps must reach stop) or a list "
          "(default 0:100:10)",
@@ -1137,7 +1140,8 @@ static int validate_options(struct run_ctx *c)
         error("run: --reasoning-tags: %s", c->err.buf);
         return -1;
     }
-    if (plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0 ||
+    if ((!plan_lengths_relative(c->o.lengths) &&
+         plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0) ||
         plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0 ||
         (c->o.controls && plan_parse_controls(c->o.controls, &c->controls, &c->err) < 0)) {
         error("run: %s", c->err.buf);
@@ -1158,6 +1162,57 @@ static int validate_options(struct run_ctx *c)
               "joins the shards into one run");
         return -1;
     }
+    return 0;
+}
+
+static int open_client(struct run_ctx *c);
+
+/*
+ * --lengths given as fractions of the served context (25%,50%): ask the
+ * endpoint for its context (the same preflight as before the first trial)
+ * and turn them into tokens, which is what the plan, the store and the run's
+ * identity hold. Nothing to do for lengths in tokens.
+ */
+static int resolve_lengths(struct run_ctx *c)
+{
+    struct client_preflight_info info;
+    enum client_reason reason = CLIENT_R_NONE;
+    size_t i;
+    int rc;
+    if (!plan_lengths_relative(c->o.lengths))
+        return 0;
+    if (!c->o.endpoints.nr) {
+        error("run: --lengths %s is relative to the server's context: give --endpoint (also "
+              "with --dry-run)",
+              c->o.lengths);
+        return -1;
+    }
+    if (open_client(c) < 0)
+        return -1;
+    memset(&info, 0, sizeof(info));
+    strbuf_reset(&c->err);
+    if (client_preflight(c->client, &info, &reason, &c->err) != CLIENT_OK) {
+        error("run: --lengths %s: cannot ask the server for its context: %s", c->o.lengths,
+              c->err.buf);
+        client_preflight_info_release(&info);
+        c->ret = reason == CLIENT_R_AUTH || reason == CLIENT_R_MODEL_NOT_FOUND ? DM_EXIT_USAGE
+                                                                               : DM_EXIT_INFRA;
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    rc = plan_parse_lengths_ctx(c->o.lengths, info.context, &c->lengths, &c->nl, &c->err);
+    client_preflight_info_release(&info);
+    if (rc < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    fprintf(stderr, "lengths %s of the server's context (%ld tokens):", c->o.lengths, info.context);
+    for (i = 0; i < c->nl; i++) {
+        fprintf(stderr, "%s %ld", i ? "," : "", c->lengths[i]);
+        if (c->lengths[i] > c->max_len)
+            c->max_len = c->lengths[i];
+    }
+    fprintf(stderr, " tokens\n");
     return 0;
 }
 
@@ -1538,6 +1593,8 @@ static int open_client(struct run_ctx *c)
 {
     size_t i;
 
+    if (c->client) /* opened early by resolve_lengths() */
+        return 0;
     c->api_key = getenv(c->o.api_key_env);
     if (c->api_key && !*c->api_key)
         c->api_key = NULL;
@@ -2243,10 +2300,10 @@ int cmd_run(int argc, const char **argv)
     struct run_ctx c;
 
     run_ctx_init(&c, argc, argv);
-    if (parse_run_options(&c) || validate_options(&c) || load_inputs(&c) || dry_run(&c) ||
-        open_client(&c) || open_store(&c) || load_tokenizer(&c) || describe_run(&c) ||
-        check_resume(&c) || preflight(&c) || measure_template_overhead(&c) || check_lengths(&c) ||
-        load_reuse(&c) || record_run(&c) || execute(&c))
+    if (parse_run_options(&c) || validate_options(&c) || resolve_lengths(&c) || load_inputs(&c) ||
+        dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
+        describe_run(&c) || check_resume(&c) || preflight(&c) || measure_template_overhead(&c) ||
+        check_lengths(&c) || load_reuse(&c) || record_run(&c) || execute(&c))
         return run_ctx_release(&c);
     finish_run(&c);
     return run_ctx_release(&c);

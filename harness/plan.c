@@ -22,7 +22,12 @@
 
 #define MAX_LENGTH (16L * 1024 * 1024)
 
-int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err)
+int plan_lengths_relative(const char *s)
+{
+    return s && strchr(s, '%') != NULL;
+}
+
+int plan_parse_lengths_ctx(const char *s, long context, long **out, size_t *nr, struct strbuf *err)
 {
     struct strvec parts = STRVEC_INIT;
     size_t i, j;
@@ -32,8 +37,35 @@ int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err
     *out = xmalloc(st_mult(parts.nr ? parts.nr : 1, sizeof(**out)));
     for (i = 0; i < parts.nr; i++) {
         long v;
-        if (parse_token_count(parts.v[i], MAX_LENGTH, &v) < 0) {
-            strbuf_addf(err, "--lengths: '%s' is not a token count (e.g. 8k, 32k, 4096)",
+        size_t pl = strlen(parts.v[i]);
+        if (pl && parts.v[i][pl - 1] == '%') {
+            /* a fraction of the served context, stored as tokens */
+            double pct;
+            parts.v[i][pl - 1] = '\0';
+            if (parse_double_range(parts.v[i], 0, 100, &pct) < 0 || !(pct > 0)) {
+                strbuf_addf(err,
+                            "--lengths: '%s%%' is not a percentage of the context (above 0, "
+                            "at most 100)",
+                            parts.v[i]);
+                goto fail;
+            }
+            if (context <= 0) {
+                strbuf_addf(err,
+                            "--lengths: %s%% needs the server's context size, and the server "
+                            "reports none (vLLM max_model_len, llama.cpp n_ctx): give tokens",
+                            parts.v[i]);
+                goto fail;
+            }
+            v = (long)floor(pct / 100.0 * (double)context);
+            if (v < 1) {
+                strbuf_addf(err, "--lengths: %s%% of a %ld-token context is no token", parts.v[i],
+                            context);
+                goto fail;
+            }
+        } else if (parse_token_count(parts.v[i], MAX_LENGTH, &v) < 0) {
+            strbuf_addf(err,
+                        "--lengths: '%s' is not a token count (e.g. 8k, 32k, 4096) or a "
+                        "percentage of the server's context (e.g. 50%%)",
                         parts.v[i]);
             goto fail;
         }
@@ -52,6 +84,11 @@ fail:
     *out = NULL;
     *nr = 0;
     return -1;
+}
+
+int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err)
+{
+    return plan_parse_lengths_ctx(s, -1, out, nr, err);
 }
 
 /* Percent text to basis points; -1 when not a number in 0..100. */

@@ -18,6 +18,14 @@ struct golden_set;
  * Returns 0, or -1 with a message appended to err ("--lengths: ...").
  */
 int plan_parse_lengths(const char *s, long **out, size_t *nr, struct strbuf *err);
+/*
+ * The same, where an entry may also be a percentage of the server's context
+ * ("25%,50%,90%": floor(fraction x context) tokens; above 0, at most 100);
+ * context <= 0 (unknown) makes a percentage an error naming --lengths.
+ * plan_lengths_relative(s): 1 when s has a percentage (the context is needed).
+ */
+int plan_parse_lengths_ctx(const char *s, long context, long **out, size_t *nr, struct strbuf *err);
+int plan_lengths_relative(const char *s);
 
 /*
  * Depths in percent: "start:stop:step" (e.g. "0:100:10" = 0,10,...,100; stop

@@ -87,12 +87,15 @@ void report_section_axes(struct doc *d, const struct report_input *in)
     report_para(d, "Accuracy per value of each axis, over every length, with its depth curve "
                    "(one U-curve per value); each effect pairs trials equal in everything but "
                    "that axis (question, length, depth, repeat, other axes) and bootstraps over "
-                   "questions.");
+                   "questions. The overlap terciles group questions, so they have no paired "
+                   "effect.");
     for (i = 0; i < in->n_axes; i++) {
         const struct axis_stats *a = &in->axes[i];
         strbuf_reset(&sb);
         strbuf_addf(&sb, "Axis: %s", a->name);
         report_heading(d, 3, sb.buf, NULL);
+        if (a->note)
+            report_para(d, a->note);
         axis_table(d, a);
         for (k = 0; k < a->n_effects; k++) {
             strbuf_reset(&sb);

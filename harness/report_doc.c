@@ -7,6 +7,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "plan.h"
 #include "plot.h"
 #include "run_identity.h"
+#include "tokenizer.h"
 #include "unicode.h"
 #include "usage.h"
 #include "xalloc.h"
@@ -124,6 +126,145 @@ static void load_order(struct report_doc *d, struct store *st)
     strbuf_release(&err);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct token ids of text, sorted, into *ids (malloc'd); returns the count (0 on failure). */
+static size_t distinct_ids(struct tokenizer *tk, const char *text, size_t len, uint32_t **ids)
+{
+    size_t n = 0, i, u = 0;
+    *ids = NULL;
+    if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0)
+        return 0;
+    qsort(*ids, n, sizeof(**ids), cmp_u32);
+    for (i = 0; i < n; i++)
+        if (!u || (*ids)[u - 1] != (*ids)[i])
+            (*ids)[u++] = (*ids)[i];
+    return u;
+}
+
+struct q_overlap {
+    const char *id;
+    double overlap;
+};
+
+struct q_tercile {
+    const char *id, *label;
+};
+
+static int cmp_tercile(const void *a, const void *b)
+{
+    return strcmp(((const struct q_tercile *)a)->id, ((const struct q_tercile *)b)->id);
+}
+
+static int cmp_overlap(const void *a, const void *b)
+{
+    const struct q_overlap *x = a, *y = b;
+    if (x->overlap != y->overlap)
+        return x->overlap < y->overlap ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/*
+ * Lexical overlap, an analysis without new prompts: per question the share
+ * of its distinct tokens (the run's tokenizer) that occur in its gold
+ * chunk(s), the questions split into terciles (low, mid, high; equal counts,
+ * ties by id), and each tercile's accuracy and depth curve, appended to
+ * d->axes as the grouping "overlap". Needs the golden set kept in the store.
+ */
+static void overlap_axis(struct report_doc *d, const struct stats_options *o)
+{
+    struct golden_set gs;
+    struct tokenizer *tk;
+    struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
+    const char *tname = d->run.tokenizer_name, **label;
+    struct q_overlap *qo;
+    size_t i, nq = 0, k;
+    int fallback = 0;
+    if (!d->golden_text || golden_set_load_mem(&gs, "golden set", d->golden_text, d->golden_len))
+        return;
+    tk = tname && strcmp(tname, "server") ? tokenizer_load(tname, &err) : NULL;
+    if (!tk) {
+        strbuf_reset(&err);
+        tk = tokenizer_load("cl100k_base", &err);
+        fallback = 1;
+    }
+    if (!tk) {
+        golden_set_release(&gs);
+        strbuf_release(&err);
+        return;
+    }
+    qo = xcalloc(gs.nr ? gs.nr : 1, sizeof(*qo));
+    for (i = 0; i < gs.nr; i++) {
+        const struct question *q = &gs.q[i];
+        struct strbuf goldtext = STRBUF_INIT;
+        uint32_t *qi, *gi;
+        size_t nqi, ngi, a = 0, b = 0, common = 0;
+        for (k = 0; k < q->gold_nr; k++) {
+            strbuf_add(&goldtext, q->gold[k].text, q->gold[k].text_len);
+            strbuf_addch(&goldtext, '\n');
+        }
+        nqi = distinct_ids(tk, q->question, strlen(q->question), &qi);
+        ngi = distinct_ids(tk, goldtext.buf, goldtext.len, &gi);
+        while (a < nqi && b < ngi) {
+            if (qi[a] == gi[b])
+                common++, a++, b++;
+            else if (qi[a] < gi[b])
+                a++;
+            else
+                b++;
+        }
+        qo[nq].id = q->id;
+        qo[nq++].overlap = nqi ? (double)common / (double)nqi : 0;
+        free(qi);
+        free(gi);
+        strbuf_release(&goldtext);
+    }
+    qsort(qo, nq, sizeof(*qo), cmp_overlap);
+    label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
+    {
+        /* the tercile of each question, looked up by id */
+        struct q_tercile *by_id = xcalloc(nq ? nq : 1, sizeof(*by_id));
+        for (k = 0; k < nq; k++) {
+            by_id[k].id = qo[k].id;
+            by_id[k].label = k * 3 < nq ? "low" : k * 3 < 2 * nq ? "mid" : "high";
+        }
+        qsort(by_id, nq, sizeof(*by_id), cmp_tercile);
+        for (i = 0; i < d->ntrials; i++) {
+            struct q_tercile key = {d->trials[i].question_id, NULL}, *hit;
+            if (!key.id)
+                continue;
+            hit = bsearch(&key, by_id, nq, sizeof(*by_id), cmp_tercile);
+            if (hit)
+                label[i] = hit->label;
+        }
+        free(by_id);
+    }
+    d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
+    {
+        static const char *const terciles[] = {"low", "mid", "high"};
+        stats_axes_grouping(d->trials, d->ntrials, label, "overlap", terciles, 3, o,
+                            &d->axes[d->n_axes]);
+    }
+    strbuf_addf(&note,
+                "Questions in terciles of lexical overlap with their gold chunk: the share of the "
+                "question's distinct tokens (%s%s) found in the gold text; low %.0f%%-%.0f%%, "
+                "mid to %.0f%%, high to %.0f%%.",
+                fallback ? "cl100k_base; the run's tokenizer is not local" : "the run's tokenizer",
+                "", nq ? qo[0].overlap * 100 : 0, nq ? qo[(nq - 1) / 3].overlap * 100 : 0,
+                nq ? qo[(2 * nq - 1) / 3].overlap * 100 : 0, nq ? qo[nq - 1].overlap * 100 : 0);
+    d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
+    d->n_axes++;
+    free(label);
+    free(qo);
+    tokenizer_free(tk);
+    golden_set_release(&gs);
+    strbuf_release(&err);
+}
+
 int report_doc_load(struct report_doc *d, struct store *st, const char *name,
                     const struct stats_options *o, struct strbuf *err)
 {
@@ -150,8 +291,10 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     d->have_stats = 1;
     /* an order experiment has its own section; other runs' axes get theirs */
     load_order(d, st);
-    if (!d->have_order)
+    if (!d->have_order) {
         declared_axes(d->run.settings_json, d, o);
+        overlap_axis(d, o);
+    }
     return 0;
 }
 

@@ -160,9 +160,11 @@ static void grouping_ordered(const struct trial_result *t, size_t n, const char 
 }
 
 void stats_axes_grouping(const struct trial_result *t, size_t n, const char *const *label,
-                         const char *name, const struct stats_options *o, struct axis_stats *out)
+                         const char *name, const char *const *order, size_t n_order,
+                         const struct stats_options *o, struct axis_stats *out)
 {
-    grouping_ordered(t, n, label, name, NULL, o, out);
+    struct plan_axis decl = {name, order, n_order};
+    grouping_ordered(t, n, label, name, order ? &decl : NULL, o, out);
 }
 
 struct pair_entry {
@@ -344,6 +346,7 @@ void stats_axes_free(struct axis_stats *a, size_t nr)
         free(a[i].values);
         free(a[i].effects);
         free(a[i].name);
+        free(a[i].note);
     }
     free(a);
 }

@@ -41,6 +41,7 @@ struct axis_stats {
     struct axis_effect *effects; /* one per values[1..]; empty when not paired (paired == 0) */
     size_t n_effects;
     int paired; /* effects computed (an axis of the trial key; 0 for a grouping such as overlap) */
+    char *note; /* how the grouping was made (shown under it), or NULL; freed with the stats */
 };
 
 struct plan_axis;
@@ -59,11 +60,13 @@ void stats_axes_compute(const struct trial_result *t, size_t n, const struct pla
                         size_t *nr);
 /*
  * The statistics of one grouping given per trial (label[i] for t[i], NULL:
- * not counted), named name, values in first-seen order, no effects: used
- * for groupings that are not part of the key (lexical-overlap terciles).
+ * not counted), named name, values in order[0..n_order) first (order may be
+ * NULL) then first-seen, no effects: used for groupings that are not part
+ * of the key (lexical-overlap terciles).
  */
 void stats_axes_grouping(const struct trial_result *t, size_t n, const char *const *label,
-                         const char *name, const struct stats_options *o, struct axis_stats *out);
+                         const char *name, const char *const *order, size_t n_order,
+                         const struct stats_options *o, struct axis_stats *out);
 void stats_axes_free(struct axis_stats *a, size_t nr);
 
 #endif

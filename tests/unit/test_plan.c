@@ -34,6 +34,33 @@ static void test_lengths(void)
     strbuf_release(&err);
 }
 
+/* --lengths as fractions of the served context: floor(fraction x context) tokens */
+static void test_lengths_relative(void)
+{
+    long *l = NULL;
+    size_t n = 0;
+    struct strbuf err = STRBUF_INIT;
+    CHECK(plan_lengths_relative("25%,8k"));
+    CHECK(!plan_lengths_relative("8k,32k"));
+    CHECK_INT(plan_parse_lengths_ctx("25%,50%,90%,1k", 8192, &l, &n, &err), 0);
+    CHECK(n == 4 && l[0] == 2048 && l[1] == 4096 && l[2] == 7372 && l[3] == 1024);
+    free(l);
+    CHECK_INT(plan_parse_lengths_ctx("12.5%", 10000, &l, &n, &err), 0);
+    CHECK(n == 1 && l[0] == 1250);
+    free(l);
+    CHECK_INT(plan_parse_lengths_ctx("50%", -1, &l, &n, &err), -1);
+    CHECK(strstr(err.buf, "--lengths: 50% needs the server's context size") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_lengths_ctx("0%", 8192, &l, &n, &err), -1);
+    CHECK(strstr(err.buf, "'0%' is not a percentage of the context") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_lengths_ctx("150%", 8192, &l, &n, &err), -1);
+    strbuf_reset(&err);
+    CHECK_INT(plan_parse_lengths_ctx("50%,4k", 8192, &l, &n, &err), -1);
+    CHECK(strstr(err.buf, "4096 given twice") != NULL);
+    strbuf_release(&err);
+}
+
 static void test_depths(void)
 {
     int *d = NULL;
@@ -392,6 +419,7 @@ static void test_axes(void)
 int main(void)
 {
     RUN(test_lengths);
+    RUN(test_lengths_relative);
     RUN(test_depths);
     RUN(test_shard_parse);
     RUN(test_matrix_and_shards);
