@@ -13,6 +13,7 @@
 #include "dataset.h"
 #include "opt.h"
 #include "reasoning.h"
+#include "prompt.h"
 #include "score.h"
 #include "store.h"
 #include "strbuf.h"
@@ -126,8 +127,13 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
         t->cut = 0;
         n->starved += t->outcome == OUTCOME_STARVED;
     } else {
-        if (score_answer(scorers[qi], t->answer, (const char *const *)q->answers.v, q->answers.nr,
-                         q->answer_regex, &s, &err) < 0) {
+        const char **needles = NULL;
+        size_t nn = prompt_needle_answers(q, t->axes, &needles);
+        int rc = nn ? score_answer(SCORER_ALL, t->answer, needles, nn, NULL, &s, &err)
+                    : score_answer(scorers[qi], t->answer, (const char *const *)q->answers.v,
+                                   q->answers.nr, q->answer_regex, &s, &err);
+        free(needles);
+        if (rc < 0) {
             error("rescore: question '%s': %s", q->id, err.buf);
             strbuf_release(&err);
             strbuf_release(&ans);

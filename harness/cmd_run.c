@@ -67,7 +67,8 @@ struct run_opts {
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
-    const char *question_at, *distractors, *haystack_order; /* named axes: run_axes[] */
+    const char *question_at, *distractors, *haystack_order, *needles,
+        *spacing; /* named axes: run_axes[] */
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
@@ -651,15 +652,34 @@ static int run_ctx_release(struct run_ctx *c)
 struct run_axis {
     const char *name;
     size_t opt_offset;         /* offsetof(struct run_opts, field) */
-    const char *const *values; /* the values allowed (NULL-terminated) */
+    const char *const *values; /* the values allowed (NULL-terminated), or NULL: check() */
+    const char *what;          /* with check(): what a value is, for the message */
+    int (*check)(const char *value);
 };
+
+/* --needles: a count 1..64 */
+static int check_needles(const char *v)
+{
+    unsigned long n;
+    return parse_ulong(v, &n) == 0 && n >= 1 && n <= 64 ? 0 : -1;
+}
+
+/* --spacing: a percentage of the document block, 0..100 */
+static int check_spacing(const char *v)
+{
+    double d;
+    return parse_double_range(v, 0, 100, &d);
+}
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
 static const struct run_axis run_axes[] = {
-    {"question-at", offsetof(struct run_opts, question_at), question_at_values},
-    {"distractors", offsetof(struct run_opts, distractors), distractors_values},
-    {"haystack-order", offsetof(struct run_opts, haystack_order), haystack_order_values},
+    {"question-at", offsetof(struct run_opts, question_at), question_at_values, NULL, NULL},
+    {"distractors", offsetof(struct run_opts, distractors), distractors_values, NULL, NULL},
+    {"haystack-order", offsetof(struct run_opts, haystack_order), haystack_order_values, NULL,
+     NULL},
+    {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
+    {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
 };
 
 /* One "--NAME a,b" into c->axes; the values checked against ax->values. */
@@ -675,6 +695,11 @@ static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *li
     if (!v->nr)
         return error("run: --%s: give at least one value", ax->name);
     for (i = 0; i < v->nr; i++) {
+        if (ax->check) {
+            if (ax->check(v->v[i]) < 0)
+                return error("run: --%s: '%s' is not %s", ax->name, v->v[i], ax->what);
+            goto unique;
+        }
         for (j = 0; ax->values[j] && strcmp(ax->values[j], v->v[i]); j++)
             ;
         if (!ax->values[j]) {
@@ -685,6 +710,7 @@ static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *li
             strbuf_release(&known);
             return -1;
         }
+    unique:
         for (j = 0; j < i; j++)
             if (!strcmp(v->v[j], v->v[i]))
                 return error("run: --%s: %s given twice", ax->name, v->v[i]);
@@ -742,6 +768,12 @@ static int parse_run_options(struct run_ctx *c)
          "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
          "or the same chunks shuffled",
          0},
+        {OPT_STRING, "needles", 0, &c->o.needles, "LIST",
+         "axis: e.g. 1,2,4 -- that many gold chunks, placed apart, all needed for the answer "
+         "(each gold chunk's \"value\", scored all-of); depth = the first needle's",
+         0},
+        {OPT_STRING, "spacing", 0, &c->o.spacing, "LIST",
+         "axis: e.g. 0,25,50 -- % of the distractor tokens between consecutive needles", 0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
          "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "
@@ -1290,6 +1322,19 @@ static int load_inputs(struct run_ctx *c)
     c->spec.controls = c->controls;
     c->spec.axes = c->axes;
     c->spec.axes_nr = c->axes_nr;
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "needles") && v < c->axes[i].values_nr; v++)
+            for (size_t q = 0; q < c->gs.nr; q++) {
+                unsigned long k = 0;
+                (void)parse_ulong(c->axes[i].values[v], &k);
+                if (c->gs.q[q].gold_nr < k) {
+                    error("%s:%ld: question %s has %zu gold chunk%s; --needles %lu needs as "
+                          "many (each with a \"value\")",
+                          c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr,
+                          c->gs.q[q].gold_nr == 1 ? "" : "s", k);
+                    return -1;
+                }
+            }
     for (i = 0; i < c->axes_nr; i++)
         for (size_t v = 0; !strcmp(c->axes[i].name, "question-at") && v < c->axes[i].values_nr;
              v++) {

@@ -8,6 +8,8 @@
 #include "prompt.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "dataset.h"
 #include "num.h"
 #include "order.h"
+#include "num.h"
 #include "plan.h"
 #include "sha256.h"
 #include "strbuf.h"
@@ -502,6 +505,7 @@ struct seq {
     const struct question *q;
     const char *user; /* the [user] variant it was selected for */
     unsigned mode;    /* FILL_* it was selected with */
+    size_t needles;   /* gold chunks it was selected with (0: all) */
     long target;
     unsigned long seed;
     int chat;
@@ -563,6 +567,8 @@ enum {
 struct pack_memo;
 static void pack_memo_clear(struct prompt_builder *b);
 
+#define PROMPT_MAX_NEEDLES 64
+
 /* --question-at values (README "Question placement"); QA_TEMPLATE renders the template as is. */
 enum qa_slot { QA_TEMPLATE, QA_END, QA_START, QA_BOTH, QA_NONE, QA__COUNT };
 
@@ -578,7 +584,13 @@ struct prompt_builder {
     struct qfill fills[FILL_CACHE];
     size_t fill_next;
     struct bm25_index *bm25; /* made on the first FILL_HARD request */
-    struct chunk *neutral;   /* NEUTRAL_MAX chunks sharing one text, made on first use */
+    /*
+     * The needles axis (0: every gold chunk as one block at k, as before
+     * axes): gold chunks 0..needles-1, needle j at boundary pos[j].
+     */
+    size_t needles;
+    size_t pos[PROMPT_MAX_NEEDLES];
+    struct chunk *neutral; /* NEUTRAL_MAX chunks sharing one text, made on first use */
     char *neutral_text;
     uint64_t tick;
     struct strbuf scratch, docs;
@@ -865,18 +877,22 @@ static void render_request(struct prompt_builder *b, const struct seq *s, const 
 
     strbuf_reset(&b->docs);
     for (i = 0; i <= s->nr; i++) {
-        if (i == k) {
-            for (g = 0; g < q->gold_nr; g++) {
-                struct doc_vals d = {index++,       q->gold[g].title,    q->gold[g].text,
-                                     q->gold[g].id, q->gold[g].text_len, NULL};
-                if (!first)
-                    strbuf_addstr(&b->docs, t->separator);
-                first = 0;
-                if (g == 0)
-                    gold_s = b->docs.len;
-                render(&b->docs, t->document, "", NULL, NULL, &d);
-            }
-            gold_e = b->docs.len;
+        size_t ng = b->needles ? b->needles : q->gold_nr;
+        for (g = 0; g < ng; g++) {
+            struct doc_vals d = {index,         q->gold[g].title,    q->gold[g].text,
+                                 q->gold[g].id, q->gold[g].text_len, NULL};
+            if ((b->needles ? b->pos[g] : k) != i)
+                continue;
+            index++;
+            if (!first)
+                strbuf_addstr(&b->docs, t->separator);
+            first = 0;
+            if (g == 0)
+                gold_s = b->docs.len;
+            render(&b->docs, t->document, "", NULL, NULL, &d);
+            /* the gold block: all chunks (no axis), or the first needle */
+            if (!b->needles || g == 0)
+                gold_e = b->docs.len;
         }
         if (i < s->nr) {
             size_t j = order ? order[i] : i, at = 0;
@@ -1372,8 +1388,9 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     b->tick++;
     for (i = 0; i < SEQ_CACHE; i++) {
         struct seq *c = &b->seqs[i];
-        if (c->q == q && c->user == b->user && c->mode == mode && c->target == r->target_len &&
-            c->overhead == r->overhead && c->seed == r->seed && c->chat == r->chat) {
+        if (c->q == q && c->user == b->user && c->mode == mode && c->needles == b->needles &&
+            c->target == r->target_len && c->overhead == r->overhead && c->seed == r->seed &&
+            c->chat == r->chat) {
             c->last_used = b->tick;
             return c;
         }
@@ -1409,6 +1426,7 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
     s->q = q;
     s->user = b->user;
     s->mode = mode;
+    s->needles = b->needles;
     s->target = r->target_len;
     s->overhead = r->overhead;
     s->seed = r->seed;
@@ -1770,16 +1788,112 @@ static int select_user(struct prompt_builder *b, const struct prompt_request *r,
 static int build_order_trial(struct prompt_builder *b, const struct prompt_request *r,
                              struct built_prompt *out, struct strbuf *err);
 
+size_t prompt_needle_answers(const struct question *q, const char *axes, const char ***out)
+{
+    size_t n, ns, i, k;
+    const char *v = axes_find(axes, "needles", &n), *sp = axes_find(axes, "spacing", &ns);
+    char buf[32];
+    unsigned long want;
+    *out = NULL;
+    if (!v && !sp)
+        return 0;
+    k = q->gold_nr;
+    if (v) {
+        snprintf(buf, sizeof(buf), "%.*s", (int)(n < 31 ? n : 31), v);
+        if (parse_ulong(buf, &want) < 0 || want < 1 || want > q->gold_nr)
+            return 0;
+        k = (size_t)want;
+    }
+    for (i = 0; i < k; i++)
+        if (!q->gold[i].value || !*q->gold[i].value)
+            return 0;
+    *out = xcalloc(k, sizeof(**out));
+    for (i = 0; i < k; i++)
+        (*out)[i] = q->gold[i].value;
+    return k;
+}
+
+/*
+ * The needles and spacing axes into b->needles (0 without them) and
+ * *spacing (a fraction of the distractor tokens), every needle at boundary
+ * 0 until prompt_build() places them.
+ */
+static int select_needles(struct prompt_builder *b, const struct prompt_request *r, double *spacing,
+                          struct strbuf *err)
+{
+    size_t n, nl = 0;
+    const char *v = axes_find(r->axes, "needles", &n), *sp = axes_find(r->axes, "spacing", &nl);
+    char buf[32];
+    *spacing = 0;
+    b->needles = 0;
+    if (sp) {
+        double pct;
+        snprintf(buf, sizeof(buf), "%.*s", (int)(nl < 31 ? nl : 31), sp);
+        if (parse_double_range(buf, 0, 100, &pct) < 0) {
+            strbuf_addf(err, "spacing '%s' is not a percentage 0..100", buf);
+            return -1;
+        }
+        *spacing = pct / 100.0;
+        b->needles = r->q->gold_nr;
+    }
+    if (v) {
+        unsigned long k;
+        snprintf(buf, sizeof(buf), "%.*s", (int)(n < 31 ? n : 31), v);
+        if (parse_ulong(buf, &k) < 0 || k < 1 || k > PROMPT_MAX_NEEDLES) {
+            strbuf_addf(err, "needles '%s' is not a count 1..%d", buf, PROMPT_MAX_NEEDLES);
+            return -1;
+        }
+        if (k > r->q->gold_nr && !trial_is_control(r->target_len, r->depth_bp)) {
+            strbuf_addf(err, "question %s has %zu gold chunk%s; --needles %lu needs as many",
+                        r->q->id, r->q->gold_nr, r->q->gold_nr == 1 ? "" : "s", k);
+            return -1;
+        }
+        b->needles = (size_t)k;
+    }
+    if (b->needles > PROMPT_MAX_NEEDLES)
+        b->needles = PROMPT_MAX_NEEDLES;
+    memset(b->pos, 0, sizeof(b->pos));
+    return 0;
+}
+
+/*
+ * Needle j >= 1 at the boundary nearest d + j x spacing of the distractor
+ * tokens (clamped to the end), never before needle j - 1; needle 0 at k.
+ */
+static void place_needles(struct prompt_builder *b, const struct seq *s, const size_t *order,
+                          size_t k, double d, double spacing, long total)
+{
+    size_t j, i;
+    b->pos[0] = k;
+    for (j = 1; j < b->needles; j++) {
+        double want = d + (double)j * spacing, best = 2.0;
+        long cum = 0;
+        size_t at = b->pos[j - 1];
+        if (want > 1)
+            want = 1;
+        for (i = 0; i <= s->nr; i++) {
+            double dist = total > 0 ? fabs((double)cum / (double)total - want) : 0;
+            if (i >= b->pos[j - 1] && dist < best - 1e-12) {
+                best = dist;
+                at = i;
+            }
+            if (i < s->nr)
+                cum += s->it[order[i]].cost;
+        }
+        b->pos[j] = at;
+    }
+}
+
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err)
 {
     struct seq *s;
     size_t *order = NULL, i, k = 0;
     long total = 0, before = 0, best_num = 0, real;
-    double d = (double)r->depth_bp / DEPTH_BP_MAX;
+    double d = (double)r->depth_bp / DEPTH_BP_MAX, spacing = 0;
     int ret = -1;
 
-    if (select_user(b, r, err) < 0)
+    if (select_user(b, r, err) < 0 || select_needles(b, r, &spacing, err) < 0)
         return -1;
     if (trial_is_control(r->target_len, r->depth_bp))
         return build_control(b, r, out, err);
@@ -1839,6 +1953,8 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         }
         before = best_num;
     }
+    if (b->needles)
+        place_needles(b, s, order, k, d, spacing, total);
     render_request(b, s, order, k, SIZE_MAX, out);
     real = count_request(b, out, r->chat, err);
     if (real < 0)
@@ -1856,7 +1972,7 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         out->gold_offset +=
             (long)((double)before * (double)(real - s->fixed) / (double)total + 0.5);
     out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
-    out->docs_nr = s->nr + r->q->gold_nr;
+    out->docs_nr = s->nr + (b->needles ? b->needles : r->q->gold_nr);
     out->gold_index = k;
     out->hard_negatives = s->hard;
     out->filler = s->filler;

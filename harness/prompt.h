@@ -94,6 +94,19 @@ struct prompt_request {
  */
 const char *prompt_question_at_check(const struct prompt_template *t, const char *value);
 
+/*
+ * The needles axis (--needles N, --spacing S): gold chunks 0..N-1 placed
+ * separately, needle 0 at the depth, needle j at the depth + j x spacing of
+ * the distractor tokens (clamped at the end, never before needle j - 1);
+ * --spacing alone spaces every gold chunk. A question with fewer gold chunks
+ * than N is an error. Scored all-of: prompt_needle_answers() gives the
+ * answers a trial needs -- the "value" of each needle in the prompt -- into
+ * *out (malloc'd array of borrowed strings; the caller frees the array) and
+ * returns their count, or 0 when the trial has no needles axis or a needle
+ * has no value (the question's own answers and scorer then apply).
+ */
+size_t prompt_needle_answers(const struct question *q, const char *axes, const char ***out);
+
 struct plan_trial;
 
 /*

@@ -418,6 +418,27 @@ static void group_trial_final(struct runner *r, size_t trial)
     g->slot = -1;
 }
 
+/*
+ * Score an answer of trial pt: the question's scorer and answers, or with a
+ * needles axis every needle's value (all-of, prompt_needle_answers()).
+ */
+static int score_trial(const struct runner_config *cfg, const struct plan_trial *pt,
+                       const struct question *q, const char *answer, double *score,
+                       struct strbuf *err)
+{
+    const char **needles = NULL;
+    size_t n = prompt_needle_answers(q, pt->axes, &needles);
+    int rc;
+    if (n)
+        rc = score_answer(SCORER_ALL, answer ? answer : "", needles, n, NULL, score, err);
+    else
+        rc = score_answer(cfg->scorers[pt->question], answer ? answer : "",
+                          (const char *const *)q->answers.v, q->answers.nr, q->answer_regex, score,
+                          err);
+    free(needles);
+    return rc;
+}
+
 static void finish(struct runner *r, struct slot *s, const struct client_response *resp,
                    enum trial_outcome outcome, double score, const char *error_msg)
 {
@@ -1034,9 +1055,7 @@ static void finish_reused(struct runner *r, struct slot *s, const struct trial_r
     memcpy(resp.request_sha256, hex, sizeof(resp.request_sha256));
     strbuf_reset(&r->err);
     if (outcome_is_scored(outcome)) {
-        if (score_answer(cfg->scorers[pt->question], old->answer ? old->answer : "",
-                         (const char *const *)q->answers.v, q->answers.nr, q->answer_regex, &score,
-                         &r->err) < 0) {
+        if (score_trial(cfg, pt, q, old->answer, &score, &r->err) < 0) {
             outcome = OUTCOME_ERROR;
             msg = r->err.buf;
         } else {
@@ -1447,9 +1466,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     case CLIENT_OK: {
         double score = 0;
         strbuf_reset(&r->err);
-        if (score_answer(cfg->scorers[pt->question], resp->content ? resp->content : "",
-                         (const char *const *)q->answers.v, q->answers.nr, q->answer_regex, &score,
-                         &r->err) < 0) {
+        if (score_trial(cfg, pt, q, resp->content, &score, &r->err) < 0) {
             struct strbuf msg = STRBUF_INIT;
             strbuf_addf(&msg, "cannot score: %s", r->err.buf);
             finish(r, s, resp, OUTCOME_ERROR, 0, msg.buf);

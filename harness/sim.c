@@ -58,6 +58,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
         p -= m->start;
     if (f && f->hard)
         p -= m->hard;
+    if (f && f->gold_present > 1)
+        p -= m->needles * (double)(f->gold_present - 1);
     return clamp01(p);
 }
 
@@ -94,15 +96,15 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(
-            err,
-            "model '%s': expected NAME or NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,flat=F",
-            spec);
+        strbuf_addf(err,
+                    "model '%s': expected NAME or "
+                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,flat=F",
+                    spec);
         return -1;
     }
     if (colon)
@@ -131,8 +133,11 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 strbuf_addf(err, "model '%s': shape must be a number > 0", spec);
                 goto cleanup;
             }
-        } else if (!strcmp(key, "start") || !strcmp(key, "hard")) {
-            if (parse_double_range(val, 0, 1, !strcmp(key, "start") ? &m.start : &m.hard)) {
+        } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles")) {
+            if (parse_double_range(val, 0, 1,
+                                   !strcmp(key, "start")  ? &m.start
+                                   : !strcmp(key, "hard") ? &m.hard
+                                                          : &m.needles)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
             }
@@ -152,7 +157,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "flat)",
+                        "needles, flat)",
                         spec, key);
             goto cleanup;
         }

@@ -69,31 +69,36 @@ struct golden_set;
  * subtracted from P(x,T) (then clamped) when the prompt shows the feature:
  *   start=S  the question occurs only before the gold chunk (--question-at start)
  *   hard=H   one of the question's own distractors (golden set "distractors") occurs
- * Both default to 0 (no effect), so models without them answer as before.
+ *   needles=N  N per gold chunk beyond the first in the prompt (run --needles)
+ * All default to 0 (no effect), so models without them answer as before.
+ * With several gold chunks in the prompt a correct answer lists the "value"
+ * of each (dataset order, ", " between) when they all have one (all-of).
  */
 
-/* A model served by the simulator: NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H. */
+/* A model served by the simulator: NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N. */
 struct sim_model {
-    char *name;    /* owned */
-    double edge;   /* accuracy at the edges, 0..1 (default 0.92) */
-    double dip;    /* full depth of the dip at long contexts, 0..1 (default 0.40) */
-    double shape;  /* > 0; larger = narrower dip (default 1.6) */
-    uint64_t seed; /* default 1 */
-    double start;  /* planted drop when the question comes only before the gold, 0..1 */
-    double hard;   /* planted drop when a hard negative of the question is present, 0..1 */
-    int flat;      /* flat=1: the dip is full at every length, depth(T) = dip (default 0) */
+    char *name;     /* owned */
+    double edge;    /* accuracy at the edges, 0..1 (default 0.92) */
+    double dip;     /* full depth of the dip at long contexts, 0..1 (default 0.40) */
+    double shape;   /* > 0; larger = narrower dip (default 1.6) */
+    uint64_t seed;  /* default 1 */
+    double start;   /* planted drop when the question comes only before the gold, 0..1 */
+    double hard;    /* planted drop when a hard negative of the question is present, 0..1 */
+    double needles; /* planted drop per gold chunk beyond the first present, 0..1 */
+    int flat;       /* flat=1: the dip is full at every length, depth(T) = dip (default 0) */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
 struct sim_features {
-    int question_start; /* gold present and no occurrence of the question after it */
-    int hard;           /* a hard negative of the question occurs */
+    int question_start;  /* gold present and no occurrence of the question after it */
+    int hard;            /* a hard negative of the question occurs */
+    size_t gold_present; /* the question's gold chunks that occur */
 };
 /* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
 
 /*
- * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard; any
+ * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles; any
  * subset, defaults as above). NAME is non-empty and has no ':' or ','.
  * Returns 0, or -1 with a message appended to err (nothing printed).
  * Release with sim_model_release().

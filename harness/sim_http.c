@@ -552,6 +552,38 @@ static double decode_ms(const struct sim_config *cfg, const struct gen_request *
     return cfg->decode_ms_per_token * (double)g->ctok;
 }
 
+/*
+ * Several gold chunks in the prompt, each with a "value": the all-of answer
+ * lists them (dataset order). Returns 1 when it wrote one.
+ */
+static int sim_needle_answer(const struct question *q, const struct sim_prompt *p,
+                             struct strbuf *answer)
+{
+    size_t g, i, n = 0;
+    for (g = 0; g < q->gold_nr; g++) {
+        int found = 0;
+        for (i = 0; i < p->nr && !found; i++)
+            found = memmem(p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i],
+                           q->gold[g].text, q->gold[g].text_len) != NULL;
+        if (!found)
+            continue;
+        if (!q->gold[g].value || !*q->gold[g].value)
+            return 0;
+        n++;
+    }
+    if (n < 2)
+        return 0;
+    for (g = 0, n = 0; g < q->gold_nr; g++) {
+        int found = 0;
+        for (i = 0; i < p->nr && !found; i++)
+            found = memmem(p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i],
+                           q->gold[g].text, q->gold[g].text_len) != NULL;
+        if (found)
+            strbuf_addf(answer, "%s%s", n++ ? ", " : "", q->gold[g].value);
+    }
+    return 1;
+}
+
 static void generate(struct sim_server *s, struct gen_request *g, struct reply *r, struct logrec *l)
 {
     const struct sim_config *cfg = s->cfg;
@@ -606,7 +638,8 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         l->p = p;
         l->u = u;
         if (u < p) {
-            strbuf_addstr(&answer, a.q->answers.v[0]);
+            if (!sim_needle_answer(a.q, &g->prompt, &answer))
+                strbuf_addstr(&answer, a.q->answers.v[0]);
             l->outcome = "correct";
         } else if (a.negative) {
             strbuf_addstr(&answer, a.negative->value);

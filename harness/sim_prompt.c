@@ -266,6 +266,14 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
             a->x = nextafter(1.0, 0.0);
     }
 
+    if (a->q)
+        for (size_t g = 0; g < a->q->gold_nr; g++)
+            for (size_t i = 0; i < p->nr; i++)
+                if (memmem(p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i],
+                           a->q->gold[g].text, a->q->gold[g].text_len)) {
+                    a->features.gold_present++;
+                    break;
+                }
     if (a->gold) {
         /* the question after the gold chunk (same segment past it, or a later segment)? */
         const char *qt = a->q->question;
