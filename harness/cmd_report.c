@@ -30,7 +30,7 @@
 static const char *const report_usage[] = {
     "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots] "
     "[--dataset FILE]",
-    "                  [--rank-dist FILE | --rank-p P]",
+    "                  [--rank-dist FILE | --rank-p P] [--axis-pair A,B]",
     NULL,
 };
 
@@ -79,7 +79,8 @@ static int write_out(const char *dir, const char *name, const struct strbuf *dat
 int cmd_report(int argc, const char **argv)
 {
     const char *db = NULL, *out_dir = NULL, *formats_arg = "md,json,html", *dataset = NULL;
-    const char *rank_dist = NULL;
+    const char *rank_dist = NULL, *axis_pair = NULL;
+    struct strvec pair = STRVEC_INIT;
     double geometric_p = 0.5, *rank_probs = NULL, price_in = -1, price_out = -1;
     size_t n_rank_probs = 0;
     int no_plots = 0, exclude_known = 0, rc = DM_EXIT_OK, prc;
@@ -104,6 +105,8 @@ int cmd_report(int argc, const char **argv)
          "--price-out)",
          0},
         {OPT_DOUBLE, "price-out", 0, &price_out, "USD", "USD per 1M completion tokens", 0},
+        {OPT_STRING, "axis-pair", 0, &axis_pair, "A,B",
+         "two named axes of the run: their heatmap (accuracy per A value x B value)", 0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -124,6 +127,13 @@ int cmd_report(int argc, const char **argv)
                       : "report: which run? (dipmap runs "
                         "lists them)");
         usage_with_options(stderr, report_usage, opts);
+        rc = DM_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (axis_pair && (strvec_split(&pair, axis_pair, ',') != 2 || !*pair.v[0] || !*pair.v[1] ||
+                      !strcmp(pair.v[0], pair.v[1]))) {
+        error("report: --axis-pair needs two different axis names, e.g. "
+              "question-at,distractors");
         rc = DM_EXIT_USAGE;
         goto cleanup;
     }
@@ -190,6 +200,23 @@ int cmd_report(int argc, const char **argv)
         goto cleanup;
     }
 
+    for (size_t i = 0; i < pair.nr; i++) {
+        size_t k;
+        for (k = 0; k < d.n_axes && (!d.axes[k].paired || strcmp(d.axes[k].name, pair.v[i])); k++)
+            ;
+        if (k == d.n_axes) {
+            struct strbuf names = STRBUF_INIT;
+            for (k = 0; k < d.n_axes; k++)
+                if (d.axes[k].paired)
+                    strbuf_addf(&names, "%s%s", names.len ? ", " : "", d.axes[k].name);
+            error("report: --axis-pair: run '%s' has no axis '%s' (its axes: %s)", d.run.name,
+                  pair.v[i], names.len ? names.buf : "none");
+            strbuf_release(&names);
+            rc = DM_EXIT_USAGE;
+            goto cleanup;
+        }
+    }
+
     if (out_dir) {
         strbuf_addstr(&dir, out_dir);
     } else {
@@ -236,6 +263,10 @@ int cmd_report(int argc, const char **argv)
     /* failed trials at the worst depths, with their questions when the golden set is here */
     report_doc_failures(&d, dataset, (double)time(NULL));
     report_doc_prompts(&d, st);
+    if (pair.nr == 2) {
+        d.in.axis_pair[0] = pair.v[0];
+        d.in.axis_pair[1] = pair.v[1];
+    }
 
     if (formats & FMT_MD) {
         strbuf_reset(&doc);
@@ -260,6 +291,7 @@ cleanup:
     if (st && store_close(st) < 0 && rc == DM_EXIT_OK)
         rc = DM_EXIT_INFRA;
     strvec_clear(&rest);
+    strvec_clear(&pair);
     strbuf_release(&dir);
     strbuf_release(&doc);
     strbuf_release(&err);

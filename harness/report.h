@@ -52,6 +52,7 @@ struct report_input {
     /* per named axis (stats_axes.h): one curve per value and the paired effects; NULL/0 none */
     const struct axis_stats *axes;
     size_t n_axes;
+    const char *axis_pair[2]; /* report --axis-pair A,B: their heatmap (NULL: none) */
 
     /*
      * The question x depth matrix and trial details of report.html (all may be

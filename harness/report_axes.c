@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "plan.h"
 #include "report-int.h"
 #include "report.h"
 #include "stats_axes.h"
 #include "strbuf.h"
+#include "trial.h"
 #include "xalloc.h"
 
 #include "banned.h"
@@ -77,6 +79,91 @@ static void axis_table(struct doc *d, const struct axis_stats *a)
     free(align);
 }
 
+static const struct axis_stats *find_axis(const struct report_input *in, const char *name)
+{
+    size_t i;
+    for (i = 0; i < in->n_axes; i++)
+        if (!strcmp(in->axes[i].name, name))
+            return &in->axes[i];
+    return NULL;
+}
+
+/*
+ * The heatmap of an axis pair (report --axis-pair A,B): accuracy of the
+ * trials with A = row value and B = column value, over every length and
+ * depth; "n/a" where no trial has both.
+ */
+static void axis_pair_table(struct doc *d, const struct report_input *in)
+{
+    const struct axis_stats *a = find_axis(in, in->axis_pair[0]);
+    const struct axis_stats *b = find_axis(in, in->axis_pair[1]);
+    struct strbuf sb = STRBUF_INIT, va = STRBUF_INIT, vb = STRBUF_INIT;
+    const char **head;
+    char *align;
+    long *n, *k;
+    size_t i, j, t;
+    strbuf_addf(&sb, "Axes %s x %s", in->axis_pair[0], in->axis_pair[1]);
+    report_heading(d, 3, sb.buf, NULL);
+    if (!a || !b || !a->paired || !b->paired || a == b) {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "--axis-pair %s,%s: the run has no such pair of axes.", in->axis_pair[0],
+                    in->axis_pair[1]);
+        report_para(d, sb.buf);
+        strbuf_release(&sb);
+        return;
+    }
+    n = xcalloc(a->n_values * b->n_values + 1, sizeof(*n));
+    k = xcalloc(a->n_values * b->n_values + 1, sizeof(*k));
+    for (t = 0; t < in->n_trials; t++) {
+        const struct trial_result *x = &in->trials[t];
+        if (!outcome_is_scored(x->outcome) || trial_is_control(x->length, x->depth_bp) ||
+            !axes_get(x->axes, a->name, &va) || !axes_get(x->axes, b->name, &vb))
+            continue;
+        for (i = 0; i < a->n_values && strcmp(a->values[i].value, va.buf); i++)
+            ;
+        for (j = 0; j < b->n_values && strcmp(b->values[j].value, vb.buf); j++)
+            ;
+        if (i < a->n_values && j < b->n_values) {
+            n[i * b->n_values + j]++;
+            k[i * b->n_values + j] += x->outcome == OUTCOME_CORRECT;
+        }
+    }
+    head = xcalloc(b->n_values + 2, sizeof(*head));
+    align = xcalloc(b->n_values + 2, 1);
+    head[0] = a->name;
+    align[0] = 'l';
+    for (j = 0; j < b->n_values; j++) {
+        head[j + 1] = b->values[j].value;
+        align[j + 1] = 'r';
+    }
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "Accuracy by %s (rows) and %s (columns), over every length and depth.",
+                a->name, b->name);
+    report_para(d, sb.buf);
+    report_table_begin(d, align, head);
+    for (i = 0; i < a->n_values; i++) {
+        report_row_begin(d, NULL);
+        report_cell(d, a->values[i].value);
+        for (j = 0; j < b->n_values; j++) {
+            long nn = n[i * b->n_values + j];
+            if (nn)
+                report_cellf(d, "%.1f%% (%ld)", 100.0 * (double)k[i * b->n_values + j] / (double)nn,
+                             nn);
+            else
+                report_cell(d, "n/a");
+        }
+        report_row_end(d);
+    }
+    report_table_end(d);
+    free(head);
+    free(align);
+    free(n);
+    free(k);
+    strbuf_release(&sb);
+    strbuf_release(&va);
+    strbuf_release(&vb);
+}
+
 void report_section_axes(struct doc *d, const struct report_input *in)
 {
     size_t i, k;
@@ -103,5 +190,7 @@ void report_section_axes(struct doc *d, const struct report_input *in)
             report_para(d, sb.buf);
         }
     }
+    if (in->axis_pair[0] && in->axis_pair[1])
+        axis_pair_table(d, in);
     strbuf_release(&sb);
 }
