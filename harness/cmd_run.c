@@ -387,26 +387,34 @@ static void print_cache_summary(const struct runner_result *res)
     printf("\n");
     for (i = 0; i < res->depth_nr; i++) {
         double m;
-        if (!res->depth_sent[i])
+        if (!res->depth_sent[i] || trial_is_control(TRIAL_CONTROL_LENGTH, res->depth_bp[i]))
             continue;
         m = res->depth_send_s[i] / (double)res->depth_sent[i];
         if (!any || m < first)
             first = m;
         if (!any || m > last)
             last = m;
-        any = 1;
+        any++;
     }
-    if (!any || res->depth_nr < 2)
+    if (any < 2)
         return;
+    /* the curve's depths, then the control trials by name (closed-book, oracle) */
     printf("send time by depth (mean s after the start):");
-    for (i = 0; i < res->depth_nr; i++) {
-        struct strbuf d = STRBUF_INIT;
-        if (!res->depth_sent[i] || trial_is_control(1, res->depth_bp[i]))
-            continue;
-        plan_format_depth(&d, res->depth_bp[i]);
-        printf(" %s %.1f", d.buf, res->depth_send_s[i] / (double)res->depth_sent[i]);
-        strbuf_release(&d);
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (i = 0; i < res->depth_nr; i++) {
+            struct strbuf d = STRBUF_INIT;
+            const char *ctl = trial_is_control(TRIAL_CONTROL_LENGTH, res->depth_bp[i])
+                                  ? trial_control_name(res->depth_bp[i])
+                                  : NULL;
+            if (!res->depth_sent[i] || !ctl != !pass)
+                continue;
+            if (ctl)
+                strbuf_addstr(&d, ctl);
+            else
+                plan_format_depth(&d, res->depth_bp[i]);
+            printf(" %s %.1f", d.buf, res->depth_send_s[i] / (double)res->depth_sent[i]);
+            strbuf_release(&d);
+        }
     printf("; spread %.1f s of %.1f s\n", last - first, res->wall_seconds);
 }
 
