@@ -82,7 +82,17 @@ int cmd_view(int argc, const char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    h = httpd_start(listen ? listen : "127.0.0.1", (int)port, view_handle, &ctx, &err);
+    {
+        /* GET/HEAD on one thread: the pages are read-only and the handler needs no locking */
+        struct httpd_options o = {
+            .host = listen ? listen : "127.0.0.1",
+            .port = (int)port,
+            .max_connections = 64,
+            .timeout_s = 60,
+            .conn_memory = (size_t)64 * 1024,
+        };
+        h = httpd_start(&o, view_handle, &ctx, &err);
+    }
     if (!h) {
         error("view: %s", err.buf);
         rc = DM_EXIT_INFRA;

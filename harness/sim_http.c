@@ -1,6 +1,6 @@
 /*
- * The HTTP face of `dipmap serve-sim`: an OpenAI-compatible server on
- * libmicrohttpd (the only file that includes <microhttpd.h>). Owns request
+ * The HTTP face of `dipmap serve-sim`: an OpenAI-compatible server on httpd.c
+ * (a thread per connection). Owns request
  * parsing, the generation reply, fault replies, /tokenize, and the request
  * log. The curve is sim.c, reading the prompt is sim_prompt.c.
  */
@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,9 +16,9 @@
 #include <string.h>
 
 #include <cJSON.h>
-#include <microhttpd.h>
 
 #include "dataset.h"
+#include "httpd.h"
 #include "num.h"
 #include "sim-int.h"
 #include "strbuf.h"
@@ -38,7 +37,7 @@
 
 struct sim_server {
     const struct sim_config *cfg;
-    struct MHD_Daemon *daemon;
+    struct httpd *http;
     int port;
     struct qindex qix;
     FILE *log;
@@ -50,12 +49,6 @@ struct sim_server {
     atomic_uint_fast64_t id_counter;       /* response ids */
     struct sim_cache *cache;               /* prefix cache and slots */
     atomic_int gen_inflight, tok_inflight; /* requests being answered, per kind (log) */
-};
-
-/* Per-connection request state. */
-struct req {
-    struct strbuf body;
-    int too_big;
 };
 
 /* What a handler decided to send. */
@@ -891,11 +884,11 @@ static int budget_refused(struct sim_server *s, int chat, const cJSON *req, long
     return 0;
 }
 
-static void handle_generation(struct sim_server *s, int chat, const struct strbuf *body,
+static void handle_generation(struct sim_server *s, int chat, const char *body, size_t len,
                               struct reply *r, struct logrec *l)
 {
     struct gen_request g;
-    cJSON *req = cJSON_ParseWithLength(body->buf, body->len);
+    cJSON *req = cJSON_ParseWithLength(body, len);
     const cJSON *model, *stream, *n;
     enum sim_fault fault;
     int bad = 0;
@@ -1027,9 +1020,9 @@ static void handle_props(struct sim_server *s, struct reply *r)
     json_reply(r, 200, root);
 }
 
-static void handle_tokenize(struct sim_server *s, const struct strbuf *body, struct reply *r)
+static void handle_tokenize(struct sim_server *s, const char *body, size_t len, struct reply *r)
 {
-    cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root = NULL, *arr;
+    cJSON *req = cJSON_ParseWithLength(body, len), *root = NULL, *arr;
     const cJSON *prompt, *messages, *content, *model;
     uint32_t *ids = NULL;
     size_t n = 0;
@@ -1158,9 +1151,9 @@ cleanup:
 }
 
 /* llama.cpp POST /apply-template {"messages"} -> {"prompt"}: the chatml rendering. */
-static void handle_apply_template(const struct strbuf *body, struct reply *r)
+static void handle_apply_template(const char *body, size_t len, struct reply *r)
 {
-    cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root;
+    cJSON *req = cJSON_ParseWithLength(body, len), *root;
     struct sim_prompt p;
     struct reply tmp = {0};
     struct strbuf out = STRBUF_INIT;
@@ -1180,9 +1173,9 @@ static void handle_apply_template(const struct strbuf *body, struct reply *r)
     cJSON_Delete(req);
 }
 
-static void handle_detokenize(struct sim_server *s, const struct strbuf *body, struct reply *r)
+static void handle_detokenize(struct sim_server *s, const char *body, size_t len, struct reply *r)
 {
-    cJSON *req = cJSON_ParseWithLength(body->buf, body->len), *root;
+    cJSON *req = cJSON_ParseWithLength(body, len), *root;
     const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(req, "tokens");
     struct strbuf out = STRBUF_INIT;
     if (!cJSON_IsArray(tokens)) {
@@ -1200,14 +1193,14 @@ cleanup:
     cJSON_Delete(req);
 }
 
-/* ---- MHD glue ------------------------------------------------------------- */
+/* ---- the HTTP side (httpd.c) ------------------------------------------------ */
 
-static int authorised(struct sim_server *s, struct MHD_Connection *c)
+static int authorised(struct sim_server *s, const struct httpd_request *rq)
 {
     const char *key = s->cfg->api_key, *h;
     if (!key || !*key)
         return 1;
-    h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    h = httpd_header(rq, "Authorization");
     if (h && !strncasecmp(h, "Bearer ", 7)) {
         h += 7;
         while (*h == ' ')
@@ -1215,105 +1208,35 @@ static int authorised(struct sim_server *s, struct MHD_Connection *c)
         if (!strcmp(h, key))
             return 1;
     }
-    h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "api-key"); /* Azure style */
+    h = httpd_header(rq, "api-key"); /* Azure style */
     return h && !strcmp(h, key);
 }
 
-struct trunc_state {
-    char *body;
-    size_t send; /* bytes actually sent */
-};
-
-static ssize_t trunc_reader(void *cls, uint64_t pos, char *buf, size_t max)
+/* The reply as httpd sends it: Retry-After headers, a dropped or truncated transfer. */
+static void to_response(const struct reply *r, struct httpd_response *resp)
 {
-    struct trunc_state *t = cls;
-    size_t n;
-    if (pos >= t->send)
-        return MHD_CONTENT_READER_END_WITH_ERROR;
-    n = t->send - (size_t)pos;
-    if (n > max)
-        n = max;
-    memcpy(buf, t->body + pos, n);
-    return (ssize_t)n;
-}
-
-static void trunc_free(void *cls)
-{
-    struct trunc_state *t = cls;
-    free(t->body);
-    free(t);
-}
-
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r)
-{
-    struct MHD_Response *resp;
-    enum MHD_Result ret;
-    if (r->truncate && r->len > 1) {
-        struct trunc_state *t = xmalloc(sizeof(*t));
-        t->body = r->body;
-        t->send = r->len / 2;
-        resp = MHD_create_response_from_callback(r->len, 4096, trunc_reader, t, trunc_free);
-    } else {
-        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
-    }
-    r->body = NULL;
-    if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+    resp->status = r->status;
+    resp->content_type = r->content_type;
+    strbuf_add(&resp->body, r->body, r->len);
     if (r->retry_after_ms > 0) {
         char v[32];
         snprintf(v, sizeof(v), "%ld", (r->retry_after_ms + 999) / 1000);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, v);
+        httpd_add_header(resp, "Retry-After", v);
         snprintf(v, sizeof(v), "%ld", r->retry_after_ms);
-        MHD_add_response_header(resp, "retry-after-ms", v);
+        httpd_add_header(resp, "retry-after-ms", v);
     }
-    if (r->truncate)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    ret = MHD_queue_response(c, (unsigned)r->status, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    resp->drop = r->drop;
+    resp->truncate = r->truncate;
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                      enum MHD_RequestTerminationCode toe)
+static void on_request(const struct httpd_request *rq, struct httpd_response *resp, void *data)
 {
-    struct req *rq = *con_cls;
-    (void)cls;
-    (void)c;
-    (void)toe;
-    if (rq) {
-        strbuf_release(&rq->body);
-        free(rq);
-        *con_cls = NULL;
-    }
-}
-
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **con_cls)
-{
-    struct sim_server *s = cls;
-    struct req *rq = *con_cls;
+    struct sim_server *s = data;
+    const char *url = rq->path, *method = rq->method;
     struct reply r;
     struct logrec l;
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     int post = !strcmp(method, "POST");
-    enum MHD_Result ret;
-    (void)version;
-
-    if (!rq) {
-        rq = xcalloc(1, sizeof(*rq));
-        strbuf_init(&rq->body, 0);
-        strbuf_set_cap(&rq->body, BODY_CAP);
-        *con_cls = rq;
-        return MHD_YES;
-    }
-    if (*upload_data_size) {
-        if (!rq->too_big && strbuf_add(&rq->body, upload_data, *upload_data_size))
-            rq->too_big = 1;
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
 
     memset(&r, 0, sizeof(r));
     logrec_init(&l, url);
@@ -1321,17 +1244,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "status", "ok");
         json_reply(&r, 200, o);
-    } else if (!authorised(s, c)) {
+    } else if (!authorised(s, rq)) {
         error_reply(&r, 401, "invalid_request_error", NULL, "invalid_api_key",
                     "Incorrect API key provided. You can pass it as 'Authorization: Bearer KEY'.");
         l.outcome = "unauthorised";
-    } else if (rq->too_big) {
+    } else if (rq->body_too_big) {
         error_reply(&r, 413, "BadRequestError", NULL, NULL, "request body larger than %zu bytes",
                     (size_t)BODY_CAP);
         l.outcome = "too_big";
     } else if ((!strcmp(url, "/v1/chat/completions") || !strcmp(url, "/v1/completions")) && post) {
         l.inflight = atomic_fetch_add(&s->gen_inflight, 1) + 1;
-        handle_generation(s, !strcmp(url, "/v1/chat/completions"), &rq->body, &r, &l);
+        handle_generation(s, !strcmp(url, "/v1/chat/completions"), rq->body, rq->body_len, &r, &l);
         atomic_fetch_sub(&s->gen_inflight, 1);
     } else if (!strcmp(url, "/v1/models") && get) {
         handle_models(s, &r);
@@ -1341,7 +1264,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         l.inflight = atomic_fetch_add(&s->tok_inflight, 1) + 1;
         if (delay_ms(s, s->cfg->tokenize_latency_ms))
             r.drop = 1; /* shutting down */
-        handle_tokenize(s, &rq->body, &r);
+        handle_tokenize(s, rq->body, rq->body_len, &r);
         atomic_fetch_sub(&s->tok_inflight, 1);
     } else if (!strcmp(url, "/apply-template") && post &&
                s->cfg->chat_template == SIM_TEMPLATE_CHATML &&
@@ -1349,10 +1272,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         l.inflight = atomic_fetch_add(&s->tok_inflight, 1) + 1;
         if (delay_ms(s, s->cfg->tokenize_latency_ms))
             r.drop = 1;
-        handle_apply_template(&rq->body, &r);
+        handle_apply_template(rq->body, rq->body_len, &r);
         atomic_fetch_sub(&s->tok_inflight, 1);
     } else if (!strcmp(url, "/detokenize") && post) {
-        handle_detokenize(s, &rq->body, &r);
+        handle_detokenize(s, rq->body, rq->body_len, &r);
     } else {
         int known = !strcmp(url, "/health") || !strcmp(url, "/v1/chat/completions") ||
                     !strcmp(url, "/v1/completions") || !strcmp(url, "/v1/models") ||
@@ -1371,55 +1294,29 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
     write_log(s, &l, r.drop ? 0 : r.status);
     free(l.extra);
-    if (r.drop) {
-        free(r.body);
-        return MHD_NO;
-    }
-    ret = send_reply(c, &r);
+    to_response(&r, resp);
     free(r.body);
-    return ret;
-}
-
-static int resolve(const char *host, int port, struct sockaddr_storage *ss, socklen_t *sl,
-                   struct strbuf *err)
-{
-    struct addrinfo hints, *res = NULL;
-    char portstr[16];
-    int rc;
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    snprintf(portstr, sizeof(portstr), "%d", port);
-    rc = getaddrinfo(host, portstr, &hints, &res);
-    if (rc || !res) {
-        strbuf_addf(err, "cannot resolve host '%s': %s", host, gai_strerror(rc));
-        return -1;
-    }
-    memcpy(ss, res->ai_addr, res->ai_addrlen);
-    *sl = res->ai_addrlen;
-    freeaddrinfo(res);
-    return 0;
 }
 
 struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
 {
     struct sim_server *s;
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    const union MHD_DaemonInfo *info;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_AUTO | MHD_USE_ITC;
+    /* a thread per connection: requests are answered concurrently, as a real server does */
+    struct httpd_options o = {
+        .host = cfg->host ? cfg->host : "127.0.0.1",
+        .port = cfg->port,
+        .bodies = 1,
+        .body_max = BODY_CAP,
+        .max_connections = 1024,
+        .timeout_s = 600,
+        .conn_memory = (size_t)256 * 1024,
+        .backlog = 256,
+    };
 
     if (!cfg->nr_models || !cfg->tokenizer) {
         strbuf_addstr(err, "serve-sim needs at least one model and a tokenizer");
         return NULL;
     }
-    if (resolve(cfg->host ? cfg->host : "127.0.0.1", cfg->port, &ss, &sl, err))
-        return NULL;
-    if (ss.ss_family == AF_INET6)
-        flags |= MHD_USE_IPv6;
-
     s = xcalloc(1, sizeof(*s));
     s->cfg = cfg;
     pthread_mutex_init(&s->log_lock, NULL);
@@ -1436,20 +1333,10 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
             goto fail;
         }
     }
-    s->daemon = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-        (const struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)256, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)(256 * 1024), MHD_OPTION_END);
-    (void)sl;
-    if (!s->daemon) {
-        strbuf_addf(err, "cannot listen on %s:%d (port in use or address not available)",
-                    cfg->host ? cfg->host : "127.0.0.1", cfg->port);
+    s->http = httpd_start(&o, on_request, s, err);
+    if (!s->http)
         goto fail;
-    }
-    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : cfg->port;
+    s->port = httpd_port(s->http);
     return s;
 fail:
     if (s->log)
@@ -1477,7 +1364,7 @@ void sim_stop(struct sim_server *s)
     pthread_cond_broadcast(&s->stop_cond);
     pthread_mutex_unlock(&s->stop_lock);
     sim_cache_shutdown(s->cache);
-    MHD_stop_daemon(s->daemon);
+    httpd_stop(s->http);
     sim_cache_free(s->cache);
     if (s->log)
         fclose(s->log);

@@ -1,0 +1,14 @@
+# Each third-party library is included by one module (CONVENTIONS.md): <microhttpd.h> only by
+# httpd.c (serve-sim's server had its own libmicrohttpd glue beside it), <curl/curl.h> only by
+# client.c, <sqlite3.h> only by the store's private header.
+. "$TESTS/cli/lib/lib.sh"
+cd "$REPO/harness" || fail "no harness/"
+only() {
+    local header=$1 want=$2 got
+    got=$(grep -l "^#include <$header>" ./*.c ./*.h | sed 's|^\./||' | sort | tr '\n' ' ')
+    [ "$got" = "$want " ] || fail "<$header> is included by: $got(want: $want)"
+}
+only microhttpd.h httpd.c
+only curl/curl.h client.c
+only sqlite3.h store-int.h
+echo ok
