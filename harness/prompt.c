@@ -497,6 +497,9 @@ struct seq_item {
     int hard;   /* a hard negative */
 };
 
+/* Repeats per selection whose cut length is remembered (struct seq.rcut). */
+#define REPEAT_CUTS 4
+
 /* Chunks tried as the cut item when one cannot reach the exact count. */
 #define CUT_TRIES 3
 
@@ -523,6 +526,16 @@ struct seq {
     long pre_docs; /* tokens of the request before the documents block */
     long fixed;    /* tokens of the request without distractors */
     uint64_t last_used;
+    /*
+     * The cut of each recent repeat's order with the gold first: every depth
+     * of the repeat starts its fit there (a function of the repeat alone, so
+     * a prompt never depends on which depths were built before it).
+     */
+    struct {
+        int repeat, valid;
+        size_t needles, len;
+    } rcut[REPEAT_CUTS];
+    int rcut_next;
 };
 
 /* Eligible filler of one question (seeded permutation). */
@@ -1601,7 +1614,8 @@ static int fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
                      struct strbuf *err)
 {
     const struct seq_item *it = s->cut >= 0 ? &s->it[s->cut] : NULL;
-    size_t len = it ? it->len : 0, best_len = len, tried[4], cut_min = 0, cut_max = 0, cut_value;
+    size_t len = it ? out->cut_end - out->cut_start : 0, best_len = len, tried[4], cut_min = 0,
+           cut_max = 0, cut_value;
     long best = *real <= content ? *real : -1;
     int iter, ntried = 0;
 
@@ -1884,11 +1898,49 @@ static void place_needles(struct prompt_builder *b, const struct seq *s, const s
     }
 }
 
+/*
+ * The cut length every depth of repeat r starts from (*len; SIZE_MAX: the
+ * selection's): the exact fit of the repeat's order with the gold first,
+ * made once per (selection, repeat). Most depths then count exactly at the
+ * first count (moving the gold rarely changes the count), where starting
+ * from the selection's cut took a second full count to fix the order's
+ * merges. out is scratch. Returns 0, or -1 (err).
+ */
+static int repeat_cut(struct prompt_builder *b, struct seq *s, const size_t *order,
+                      const struct prompt_request *r, struct built_prompt *out, size_t *len,
+                      struct strbuf *err)
+{
+    long real;
+    int i;
+    *len = SIZE_MAX;
+    if (s->cut < 0)
+        return 0;
+    for (i = 0; i < REPEAT_CUTS; i++)
+        if (s->rcut[i].valid && s->rcut[i].repeat == r->repeat &&
+            s->rcut[i].needles == b->needles) {
+            *len = s->rcut[i].len;
+            return 0;
+        }
+    render_request(b, s, order, 0, SIZE_MAX, out);
+    real = count_request(b, out, r->chat, err);
+    if (real < 0 ||
+        fit_exact(b, s, order, 0, r->target_len - r->overhead, r->chat, out, &real, err) < 0)
+        return -1;
+    *len = out->cut_end - out->cut_start;
+    i = s->rcut_next;
+    s->rcut_next = (s->rcut_next + 1) % REPEAT_CUTS;
+    s->rcut[i].repeat = r->repeat;
+    s->rcut[i].needles = b->needles;
+    s->rcut[i].len = *len;
+    s->rcut[i].valid = 1;
+    return 0;
+}
+
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err)
 {
     struct seq *s;
-    size_t *order = NULL, i, k = 0;
+    size_t *order = NULL, i, k = 0, start = SIZE_MAX;
     long total = 0, before = 0, best_num = 0, real;
     double d = (double)r->depth_bp / DEPTH_BP_MAX, spacing = 0;
     int ret = -1;
@@ -1953,9 +2005,11 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         }
         before = best_num;
     }
+    if (repeat_cut(b, s, order, r, out, &start, err) < 0)
+        goto cleanup;
     if (b->needles)
         place_needles(b, s, order, k, d, spacing, total);
-    render_request(b, s, order, k, SIZE_MAX, out);
+    render_request(b, s, order, k, start, out);
     real = count_request(b, out, r->chat, err);
     if (real < 0)
         goto cleanup;

@@ -506,6 +506,53 @@ static void test_exact_lengths_kv(void)
         exact_for(toks[i], "datasets/kv.jsonl", KV_HAY, "kv");
 }
 
+/*
+ * A prompt is a function of its trial alone, never of the builds before it: every depth
+ * starts its fit from its repeat's cut (repeat_cut()), so the depths of two repeats built in
+ * opposite orders by two builders (the runner's prebuild workers, a resume, a shard) give the
+ * same bytes; and they stay exact.
+ */
+static void test_build_order_independent(void)
+{
+    static const long lens[] = {4000, 16384};
+    static const char *const toks[] = {"cl100k_base",
+                                       "tests/data/tokenizer/llama2/tokenizer.json.gz"};
+    struct built_prompt a = BUILT_PROMPT_INIT, b = BUILT_PROMPT_INIT;
+    struct strbuf err = STRBUF_INIT;
+    char sha[2][11][SHA256_HEX_LEN + 1];
+    size_t t, qi, li;
+    int r, d, i;
+    for (t = 0; t < 2; t++) {
+        struct fixture f1, f2;
+        if (fixture_init(&f1, "datasets/nq-open.jsonl.gz", NQ_HAY, "qa", toks[t]) < 0 ||
+            fixture_init(&f2, "datasets/nq-open.jsonl.gz", NQ_HAY, "qa", toks[t]) < 0) {
+            test_failed_ = 1;
+            return;
+        }
+        for (qi = 0; qi < 4; qi++)
+            for (li = 0; li < 2; li++) {
+                const struct question *q1 = &f1.gs.q[qi * 97 + 3], *q2 = &f2.gs.q[qi * 97 + 3];
+                for (r = 0; r < 2; r++)
+                    for (d = 0; d <= 10; d++) {
+                        struct prompt_request x = {q1, lens[li], d * 1000, r, 5, 100, 1, 0, NULL};
+                        CHECK_INT(prompt_build(f1.b, &x, &a, &err), 0);
+                        memcpy(sha[r][d], a.sha256, sizeof(a.sha256));
+                    }
+                for (i = 0; i < 22; i++) { /* depths descending, repeats interleaved */
+                    int rr = i % 2, dd = 10 - i / 2;
+                    struct prompt_request y = {q2, lens[li], dd * 1000, rr, 5, 100, 1, 0, NULL};
+                    CHECK_INT(prompt_build(f2.b, &y, &b, &err), 0);
+                    CHECK_STR(b.sha256, sha[rr][dd]);
+                }
+            }
+        fixture_release(&f1);
+        fixture_release(&f2);
+    }
+    built_prompt_release(&a);
+    built_prompt_release(&b);
+    strbuf_release(&err);
+}
+
 /* (4) same seed: byte-identical prompts from a fresh builder, and a pinned hash. */
 static void test_deterministic(void)
 {
@@ -720,6 +767,7 @@ int main(void)
     RUN(test_invariants_kv);
     RUN(test_exact_lengths);
     RUN(test_exact_lengths_kv);
+    RUN(test_build_order_independent);
     RUN(test_deterministic);
     RUN(test_completion_and_errors);
     RUN(test_question_at);
