@@ -170,7 +170,8 @@ void built_prompt_release(struct built_prompt *p);
  * and hard negatives then leave a few tokens of room for it. The selection is tuned against exact
  * counts of the whole request (gold first) to within 0.1% + 1 token. Moving the gold changes the
  * count by a few tokens (boundary merges, document numbers), so each build then moves the end of
- * the cut item, at a token boundary, until the exact count of the whole request is target_len -
+ * the cut item (from where it is exact for the repeat's order with the gold first), at a token
+ * boundary, until the exact count of the whole request is target_len -
  * overhead: every prompt is at most the target, and exactly the target unless no chunk could be cut
  * (haystacks of one-line facts only) or the cut cannot reach it. Only the cut item's last few
  * tokens differ between the depths of one (question, length, repeat); the chunks and their order do
