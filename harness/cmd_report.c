@@ -258,6 +258,17 @@ int cmd_report(int argc, const char **argv)
             printf("wrote %s/order.svg, order.png\n", dir.buf);
         else
             printf("wrote %s/ucurve.svg, ucurve.png, heatmap.svg, heatmap.png\n", dir.buf);
+        if (pr == PLOT_OK && !d.have_order && d.n_axes) {
+            /* one U-curve per value of each axis */
+            struct strbuf names = STRBUF_INIT;
+            pr = report_axis_plots(dir.buf, PLOT_BOTH, &d.run, d.axes, d.n_axes, &names);
+            if (pr != PLOT_OK)
+                warning("axis plots skipped: gnuplot failed (see the error above)");
+            else
+                printf("wrote %s/%s (and .png)\n", dir.buf, names.buf);
+            strbuf_release(&names);
+            pr = PLOT_OK;
+        }
         report_doc_plots(&d, pr);
     }
     /* failed trials at the worst depths, with their questions when the golden set is here */

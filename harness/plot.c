@@ -217,8 +217,8 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
     if (any_band) {
         /* the band explained once; keyentry draws nothing in the plot itself */
         next_elem(sb, &first);
-        strbuf_addstr(
-            sb, "keyentry with filledcurves lc rgb '#999999' title '95% interval (by question)'");
+        strbuf_addstr(sb, "keyentry with filledcurves lc rgb '#999999' title ");
+        escape_gnuplot(sb, o->band_label ? o->band_label : "95% interval (by question)");
     }
     if (first)
         strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");

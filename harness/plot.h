@@ -71,6 +71,8 @@ struct plot_opts {
     int n_controls;
     const char *control_label[2];
     double control_acc[2];
+    /* U-curves: the legend of the interval bands (NULL: "95% interval (by question)") */
+    const char *band_label;
 };
 
 /* File extension for a format: "svg" or "png". */

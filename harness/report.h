@@ -121,6 +121,14 @@ void report_grid_release(struct plot_grid *g);
  * The SVG texts are appended to ucurve_svg / heatmap_svg when non-NULL.
  * Returns PLOT_OK, PLOT_NO_GNUPLOT (nothing printed) or PLOT_FAILED (printed).
  */
+/*
+ * One plot per named axis, axis-NAME.svg/png in dir: accuracy vs depth, one
+ * curve per value (over every length, Wilson bands per depth). Appends the
+ * file names written to `written` (may be NULL). Returns a plot_status.
+ */
+struct axis_stats;
+int report_axis_plots(const char *dir, unsigned formats, const struct run_info *run,
+                      const struct axis_stats *axes, size_t n_axes, struct strbuf *written);
 int report_run_plots(const char *dir, unsigned formats, const struct run_info *run,
                      const struct run_stats *s, struct strbuf *ucurve_svg,
                      struct strbuf *heatmap_svg);

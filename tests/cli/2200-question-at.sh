@@ -62,6 +62,13 @@ grep -q ',question-at=start.$' e.csv || fail "export lacks the axis values"
 expect_code 0 "$DIPMAP" report qa --db t.db --out rep --format md,json
 assert_contains rep/summary.md "### Axis: question-at"
 assert_contains rep/summary.md "question-at start vs end: "
+# one U-curve per axis value, drawn when gnuplot is here
+if command -v gnuplot >/dev/null; then
+    for v in end start both; do
+        grep -q "question-at=$v" rep/axis-question-at.svg || fail "axis plot lacks the $v curve"
+    done
+    [ -s rep/axis-question-at.png ] || fail "no axis-question-at.png"
+fi
 python3 - <<'PY' || fail "the planted effect is not recovered"
 import json
 ax = [a for a in json.load(open("rep/summary.json"))["axes"] if a["paired"]]

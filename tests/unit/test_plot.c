@@ -58,8 +58,8 @@ static void test_ucurve_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0, 0, 0, NULL, 0,
-                          0,       {NULL, NULL},    {0, 0}};
+    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0,   0, 0, NULL, 0,
+                          0,       {NULL, NULL},    {0, 0},   NULL};
 
     series(s);
     plot_script_ucurve(&sb, &o, s, 2);
@@ -97,7 +97,7 @@ static void test_ucurve_script(void)
 static void test_empty_scripts(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
 
     plot_script_ucurve(&sb, &o, NULL, 0);
@@ -118,7 +118,7 @@ static void test_empty_scripts(void)
 static void test_render_empty(void)
 {
     struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
     struct plot_grid g = {0, 0, NULL, NULL, NULL};
     double depths[] = {0, 100};
     long lengths[] = {1000};
@@ -152,7 +152,8 @@ static void test_compare_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series b[2], c[2];
-    struct plot_opts o = {"compare", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"compare", NULL, PLOT_SVG,     0,      0,   0, NULL,
+                          0,         0,    {NULL, NULL}, {0, 0}, NULL};
 
     series(b);
     series(c);
@@ -177,7 +178,8 @@ static void test_heatmap_script(void)
     long lengths[] = {8192, 1000};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
     struct plot_grid g = {3, 2, depths, lengths, acc};
-    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640, 480, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640,          480,    0,
+                          NULL,   0,    0,        {NULL, NULL}, {0, 0}, NULL};
 
     plot_script_heatmap(&sb, &o, &g);
     CHECK(strstr(sb.buf, "set terminal pngcairo size 640,480"));
@@ -193,7 +195,7 @@ static void test_trend_script(void)
     struct strbuf sb = STRBUF_INIT;
     struct plot_point p[] = {{1764000000, 0.3, -0.25, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series s = {"dip 8k", p, 2, NAN, NAN};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
 
     plot_script_trend(&sb, &o, &s, 1);
     CHECK(strstr(sb.buf, "set xdata time"));
@@ -210,7 +212,8 @@ static void test_trend_labels_rings(void)
     struct plot_point p[] = {{0, 0.1, 0.0, 0.2, 0}, {1, 0.5, 0.4, 0.6, 1}, {2, 0.5, 0.4, 0.6, 0}};
     struct plot_series s[] = {{"dip 8k", p, 3, NAN, NAN}, {"dip 32k", p, 3, NAN, NAN}};
     const char *names[] = {"n1", "it's", "n1"};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, names, 3, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG,     0,      0,   0, names,
+                          3,       0,    {NULL, NULL}, {0, 0}, NULL};
 
     plot_script_trend(&sb, &o, s, 2);
     CHECK(!strstr(sb.buf, "set xdata time"));
@@ -234,7 +237,7 @@ static void test_order_script(void)
     struct plot_point q[] = {{0, 0.66, 0.6, 0.7, 0}, {1, NAN, NAN, NAN, 0}};
     struct plot_series s[] = {{"best-first", p, 2, NAN, NAN}, {"edges'first", q, 2, NAN, NAN}};
     const char *ks[] = {"5", "10"};
-    struct plot_opts o = {"order", NULL, PLOT_SVG, 0, 0, 0, ks, 2, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"order", NULL, PLOT_SVG, 0, 0, 0, ks, 2, 0, {NULL, NULL}, {0, 0}, NULL};
 
     plot_script_order(&sb, &o, s, 2);
     CHECK(strstr(sb.buf, "set xtics ('5' 0, '10' 1)\n"));
@@ -276,8 +279,18 @@ static void test_render_svg_png(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {
-        "model-a \xC2\xB7 run <1> & co", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"model-a \xC2\xB7 run <1> & co",
+                          NULL,
+                          PLOT_SVG,
+                          0,
+                          0,
+                          0,
+                          NULL,
+                          0,
+                          0,
+                          {NULL, NULL},
+                          {0, 0},
+                          NULL};
 
     if (!have_gnuplot("svg/png render"))
         return;
@@ -321,7 +334,7 @@ static void test_render_all_kinds(void)
     struct plot_grid g = {3, 2, depths, lengths, acc};
     struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
-    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
 
     if (!have_gnuplot("heatmap/compare/trend renders"))
         return;
@@ -352,7 +365,8 @@ static void test_render_injection(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG,     0,      0,   0, NULL,
+                          0,       0,       {NULL, NULL}, {0, 0}, NULL};
     char dir[] = "/tmp/dipmap-test-plot.XXXXXX";
     char *old = getcwd(NULL, 0);
     struct stat st;
@@ -382,7 +396,7 @@ cleanup:
 static void test_render_missing_gnuplot(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}};
+    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
 
     setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
     plot_script_ucurve(&script, &o, NULL, 0);
