@@ -5,10 +5,11 @@
 #   bench/bench_cache.sh [DIPMAP] [LENGTHS] [CONCURRENCIES]
 #
 # Against `dipmap serve-sim` with a prefix cache and prefill-proportional latency
-# (--latency-ms 20, --prefill-ms-per-1k 50 per uncached token, --decode-ms-per-token 1), per
-# length L (default 8k, 32k) and concurrency C (default 8, 64): Q = max(C, 8) questions x 11
+# (--latency-ms 20, --prefill-ms-per-1k 100 per uncached token, --decode-ms-per-token 1), per
+# length L (default 8k, 32k) and concurrency C (default 8, 64): Q = max(2 C, 16) questions x 11
 # depths (0:100:10), once with --schedule cache and once with --schedule shuffle, each on a
-# fresh server (its cache empty) whose cache holds 2 x C prompts (--prefix-cache 2*C*L: a KV
+# fresh server (its cache empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F =
+# BENCH_CACHE_FACTOR, default 2: a KV
 # pool that holds the running batch twice). Reported: prompt tokens the server computed
 # (usage.prompt_tokens - cached_tokens, from the store) and the wall time of the whole
 # `dipmap run` process, for both schedules and their ratio (cache / shuffle) from the same
@@ -18,6 +19,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$repo/dipmap}
 lengths=${2:-8k,32k}
 concs=${3:-8,64}
+cache_factor=${BENCH_CACHE_FACTOR:-2} # the cache holds this many prompts per request in flight
 work=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-cache.XXXXXX")
 sim_pid=
 stop_sim() {
@@ -37,7 +39,7 @@ tokens() { # 8k -> 8192
 start_sim() { # ARGS...
     stop_sim
     rm -f sim.out
-    "$bin" serve-sim --port 0 --dataset golden.jsonl --latency-ms 20 --prefill-ms-per-1k 50 \
+    "$bin" serve-sim --port 0 --dataset golden.jsonl --latency-ms 20 --prefill-ms-per-1k 100 \
         --decode-ms-per-token 1 "$@" >sim.out 2>sim.err &
     sim_pid=$!
     for _ in $(seq 200); do [ -s sim.out ] && break; sleep 0.05; done
@@ -49,7 +51,7 @@ run_one() {
     local len=$1 c=$2 q=$3 sched=$4 t0 t1
     rm -f b.db b.db-wal b.db-shm
     head -n "$q" g_all.jsonl >golden.jsonl
-    start_sim --prefix-cache $((2 * c * $(tokens "$len")))
+    start_sim --prefix-cache $((cache_factor * c * $(tokens "$len")))
     t0=$(date +%s.%N)
     "$bin" run --endpoint "$url" --model dipmap-sim --dataset golden.jsonl --haystack hay.jsonl \
         --template "$repo/prompts/kv.txt" --scorer kv --progress none --db b.db --run bench \
@@ -68,19 +70,20 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 echo
 echo "### Prefix-cache schedule (serve-sim)"
 echo
-echo "| length | c | trials | computed cache | computed shuffle | computed ratio | wall cache s | wall shuffle s | wall ratio |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| length | c | trials | prompt tokens | computed cache | computed shuffle | cache of sent | shuffle of sent | computed ratio | wall cache s | wall shuffle s | wall ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for len in ${lengths//,/ }; do
     for c in ${concs//,/ }; do
-        q=$((c > 8 ? c : 8))
+        q=$((2 * c > 16 ? 2 * c : 16))
         read -r wc cc sc < <(run_one "$len" "$c" "$q" cache)
         read -r ws cs ss < <(run_one "$len" "$c" "$q" shuffle)
-        python3 - "$len" "$c" "$((q * 11))" "$wc" "$cc" "$ws" "$cs" <<'EOF'
+        python3 - "$len" "$c" "$((q * 11))" "$sc" "$wc" "$cc" "$ws" "$cs" <<'EOF'
 import sys
-l, c, n, wc, cc, ws, cs = sys.argv[1:]
-wc, cc, ws, cs = float(wc), float(cc), float(ws), float(cs)
-print("| %s | %s | %s | %d | %d | %.2f | %.1f | %.1f | %.2f |"
-      % (l, c, n, cc, cs, cc / cs if cs else 0, wc, ws, wc / ws if ws else 0))
+l, c, n, sent, wc, cc, ws, cs = sys.argv[1:]
+sent, wc, cc, ws, cs = float(sent), float(wc), float(cc), float(ws), float(cs)
+print("| %s | %s | %s | %d | %d | %d | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f |"
+      % (l, c, n, sent, cc, cs, cc / sent, cs / sent, cc / cs if cs else 0, wc, ws,
+         wc / ws if ws else 0))
 EOF
     done
 done

@@ -205,10 +205,11 @@ struct runner {
     size_t *grp; /* per plan index: its group */
     struct sgroup *groups;
     size_t ngroups;
-    int *slot_groups;    /* id_slots entries: open groups pinned to each slot */
-    uint64_t nonce_next; /* --no-cache-reuse salts and nonces */
-    struct strbuf nonce; /* the nonce-led first message of the request being sent */
-    double start_wall;   /* wall clock at the start (send times per depth) */
+    int *slot_groups;          /* id_slots entries: open groups pinned to each slot */
+    int open_groups, open_max; /* CACHE: groups whose leader went and that are not done */
+    uint64_t nonce_next;       /* --no-cache-reuse salts and nonces */
+    struct strbuf nonce;       /* the nonce-led first message of the request being sent */
+    double start_wall;         /* wall clock at the start (send times per depth) */
 };
 
 /*
@@ -221,6 +222,7 @@ struct sgroup {
     int endpoint;   /* where the leader was answered, -1 any */
     int slot;       /* llama.cpp slot (id_slots), -1 none */
     long remaining; /* trials not final yet */
+    int opened;     /* its leader was taken to be sent (counted in open_groups) */
     char key[24];   /* prompt_cache_key (cache_keys) */
 };
 
@@ -411,7 +413,13 @@ static void group_trial_final(struct runner *r, size_t trial)
     if (!r->groups)
         return;
     g = &r->groups[r->grp[trial]];
-    if (--g->remaining > 0 || g->slot < 0)
+    if (--g->remaining > 0)
+        return;
+    if (g->opened) {
+        g->opened = 0;
+        r->open_groups--;
+    }
+    if (g->slot < 0)
         return;
     if (r->slot_groups[g->slot] > 0)
         r->slot_groups[g->slot]--;
@@ -525,6 +533,30 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
  * At most `cap` prompts are built and not yet sent: memory stays bounded by
  * the window, never the matrix. With no threads the event loop builds inline.
  */
+/* The most trials one group of the plan has. */
+static size_t runner_group_max(const struct plan *plan)
+{
+    size_t gmax = 1, g = 0;
+    while (g < plan->nr) {
+        size_t e = plan_group_end(plan, g);
+        if (e - g > gmax)
+            gmax = e - g;
+        g = e;
+    }
+    return gmax;
+}
+
+/*
+ * The CACHE schedule's limit on open groups (leader sent, not all trials final): a released
+ * group fills the window with its followers, so about 4 C / group size groups keep C
+ * requests in flight; more would only make the server's cache hold more groups at once
+ * (and evict the prefixes the followers need).
+ */
+static int runner_open_groups(int concurrency, size_t gmax)
+{
+    return (int)((4 * (size_t)concurrency + gmax - 1) / gmax) + 2;
+}
+
 struct prebuilt {
     struct prebuilt *next;
     size_t trial;
@@ -717,12 +749,11 @@ static struct prebuild *pb_start(const struct runner_config *cfg, const size_t *
         pb->cap = 64;
     if (cfg->schedule == RUNNER_SCHEDULE_CACHE) {
         /*
-         * The followers of the groups whose leaders are in flight wait built: room for
-         * them and for enough leaders to keep the window full (bounded by the window).
+         * The followers of the open groups wait built: room for every open group whole
+         * (runner_open_groups()) and a few leaders ahead.
          */
-        pb->cap = 4 * (size_t)cfg->concurrency + 16;
-        if (pb->cap > 512)
-            pb->cap = 512;
+        size_t gmax = runner_group_max(cfg->plan);
+        pb->cap = (size_t)runner_open_groups(cfg->concurrency, gmax) * (gmax + 1) + 16;
     }
     if (n <= 0)
         return pb;
@@ -874,7 +905,7 @@ static int group_ready(void *ctx, size_t trial)
 {
     const struct runner *r = ctx;
     const struct sgroup *g = &r->groups[r->grp[trial]];
-    return g->released || g->leader == trial;
+    return g->released || (g->leader == trial && (g->opened || r->open_groups < r->open_max));
 }
 
 /*
@@ -943,6 +974,7 @@ static void schedule_init(struct runner *r)
         }
         if (cfg->id_slots > 0)
             r->slot_groups = xcalloc((size_t)cfg->id_slots, sizeof(*r->slot_groups));
+        r->open_max = runner_open_groups(cfg->concurrency, runner_group_max(plan));
     }
     /* the plan's depths, in order of first appearance */
     r->res->depth_bp = xmalloc(st_mult(n ? n : 1, sizeof(*r->res->depth_bp)));
@@ -1257,6 +1289,11 @@ static double schedule(struct runner *r, double now)
         }
         pt = &cfg->plan->t[e->trial];
         est = (double)e->bp.realized_len + (double)cfg->max_tokens;
+        if (r->groups && !r->groups[r->grp[e->trial]].opened &&
+            r->groups[r->grp[e->trial]].leader == e->trial) {
+            r->groups[r->grp[e->trial]].opened = 1;
+            r->open_groups++;
+        }
         if (cfg->max_cost > 0 && prices_known(cfg)) {
             double spent = spent_cost(r);
             double pending = committed_cost(r);
