@@ -65,7 +65,9 @@ int runner_progress_parse(const char *s, enum runner_progress *out);
  *            it is answered, deepest first, to the endpoint that answered it (and the same
  *            llama.cpp slot with id_slots, the same prompt_cache_key with cache_keys), so a
  *            prefix cache holds the shared distractors once. Groups interleave: the window
- *            is filled from every open group.
+ *            is filled from every open group, at most 4 C / group size + 2 of them at once
+ *            (enough to keep C requests in flight; more would make the server's cache hold
+ *            more groups than it needs and evict the prefixes the followers reuse).
  */
 enum runner_schedule { RUNNER_SCHEDULE_PLAN = 0, RUNNER_SCHEDULE_SHUFFLE, RUNNER_SCHEDULE_CACHE };
 /* Parse "plan" | "shuffle" | "cache"; 0 or -1. */
