@@ -4,13 +4,13 @@
  * check them against expected scores when the file has them (published
  * scoring vectors). Owns only the command-line surface and the line format.
  */
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "dataset.h"
+#include "json.h"
 #include "opt.h"
 #include "reasoning.h"
 #include "score.h"
@@ -40,60 +40,68 @@ struct score_line {
     double expected; /* -1: not given */
 };
 
-static const char *str_field(const cJSON *o, const char *name)
-{
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsString(f) ? f->valuestring : NULL;
-}
-
 /* Fields of one line; returns 0 or -1 after an error naming file:line and the field. */
-static int parse_line(const char *path, long lineno, const cJSON *o, struct score_line *l)
+static int parse_line(const char *path, long lineno, const struct json *o, struct score_line *l)
 {
-    const cJSON *f;
     static const char *const answer_fields[] = {"answer", "model_answer"};
     static const char *const expected_fields[] = {"expected", "score", "accuracy"};
+    struct strbuf where = STRBUF_INIT, err = STRBUF_INIT;
+    const struct json *f, *e;
     size_t i;
+    int rc = -1;
 
+    strbuf_addf(&where, "%s:%ld", path, lineno);
     l->answer = NULL;
-    for (i = 0; i < 2 && !l->answer; i++) {
-        f = cJSON_GetObjectItemCaseSensitive(o, answer_fields[i]);
-        if (f && !cJSON_IsString(f))
-            return error("%s:%ld: \"%s\" must be a string", path, lineno, answer_fields[i]);
-        l->answer = f ? f->valuestring : NULL;
+    for (i = 0; i < 2 && !l->answer; i++)
+        if (json_want_str(o, answer_fields[i], where.buf, &l->answer, &err) < 0)
+            goto out;
+    if (!l->answer) {
+        strbuf_addf(&err, "%s: needs \"answer\" (or \"model_answer\"), a string", where.buf);
+        goto out;
     }
-    if (!l->answer)
-        return error("%s:%ld: needs \"answer\" (or \"model_answer\"), a string", path, lineno);
-    f = cJSON_GetObjectItemCaseSensitive(o, "answers");
+    f = json_get(o, "answers");
     if (f) {
-        const cJSON *e;
-        if (!cJSON_IsArray(f))
-            return error("%s:%ld: \"answers\" must be an array of strings", path, lineno);
-        cJSON_ArrayForEach(e, f)
-        {
-            if (!cJSON_IsString(e))
-                return error("%s:%ld: \"answers\" must be an array of strings", path, lineno);
-            strvec_push(&l->golds, e->valuestring);
+        if (json_kind(f) != JSON_ARRAY)
+            goto bad_answers;
+        for (e = json_first(f); e; e = json_next(e)) {
+            if (!json_str(e))
+                goto bad_answers;
+            strvec_push(&l->golds, json_str(e));
         }
-    } else if (str_field(o, "value")) {
-        strvec_push(&l->golds, str_field(o, "value"));
+    } else if (json_get_str(o, "value")) {
+        strvec_push(&l->golds, json_get_str(o, "value"));
     } else {
-        return error("%s:%ld: needs \"answers\" (array of strings) or \"value\" (string)", path,
-                     lineno);
+        strbuf_addf(&err, "%s: needs \"answers\" (array of strings) or \"value\" (string)",
+                    where.buf);
+        goto out;
     }
-    l->id = str_field(o, "id");
-    l->regex = str_field(o, "answer_regex");
-    l->scorer = str_field(o, "scorer");
+    l->id = json_get_str(o, "id");
+    l->regex = json_get_str(o, "answer_regex");
+    l->scorer = json_get_str(o, "scorer");
     l->expected = -1;
     for (i = 0; i < 3; i++) {
-        f = cJSON_GetObjectItemCaseSensitive(o, expected_fields[i]);
-        if (!f)
+        double v = -1;
+        int got = json_want_num(o, expected_fields[i], where.buf, &v, &err);
+        if (got == 1)
             continue;
-        if (!cJSON_IsNumber(f) || (f->valuedouble != 0 && f->valuedouble != 1))
-            return error("%s:%ld: \"%s\" must be 0 or 1", path, lineno, expected_fields[i]);
-        l->expected = f->valuedouble;
+        if (got < 0 || (v != 0 && v != 1)) {
+            strbuf_reset(&err);
+            strbuf_addf(&err, "%s: \"%s\" must be 0 or 1", where.buf, expected_fields[i]);
+            goto out;
+        }
+        l->expected = v;
         break;
     }
-    return 0;
+    rc = 0;
+    goto out;
+bad_answers:
+    strbuf_addf(&err, "%s: \"answers\" must be an array of strings", where.buf);
+out:
+    if (rc)
+        error("%s", err.buf);
+    strbuf_release(&where);
+    strbuf_release(&err);
+    return rc;
 }
 
 int cmd_score(int argc, const char **argv)
@@ -141,15 +149,15 @@ int cmd_score(int argc, const char **argv)
     while ((lrc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
         struct score_line l = {0};
         enum scorer_kind k;
-        cJSON *o;
+        struct json *o;
         double s = 0;
         int bad;
 
         if (strspn(line, " \t\r") == len)
             continue;
-        o = cJSON_ParseWithLength(line, len);
-        if (!cJSON_IsObject(o)) {
-            cJSON_Delete(o);
+        o = json_parse(line, len, NULL);
+        if (json_kind(o) != JSON_OBJECT) {
+            json_free(o);
             error("%s:%ld: must be a JSON object", rest.v[0], lineno);
             goto out;
         }
@@ -181,7 +189,7 @@ int cmd_score(int argc, const char **argv)
             }
         }
         strvec_clear(&l.golds);
-        cJSON_Delete(o);
+        json_free(o);
         if (bad)
             goto out;
     }

@@ -3,7 +3,6 @@
  * (question, length, depth, repeat, seed) with its realized length, depth,
  * gold position and hash -- for debugging a strange result.
  */
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "builtin.h"
 #include "client.h"
 #include "dataset.h"
+#include "json.h"
 #include "num.h"
 #include "opt.h"
 #include "prompt.h"
@@ -146,28 +146,26 @@ int cmd_show_prompt(int argc, const char **argv)
         goto cleanup;
     }
     if (json) {
-        cJSON *o = cJSON_CreateObject();
-        char *s;
+        struct json *o = json_new_object();
+        struct strbuf line = STRBUF_INIT;
         if (completion) {
-            cJSON_AddStringToObject(o, "prompt", bp.text.buf);
+            json_add_str(o, "prompt", bp.text.buf);
         } else {
-            cJSON *msgs = cJSON_AddArrayToObject(o, "messages"), *m;
+            struct json *msgs = json_add_array(o, "messages"), *m;
             if (bp.system.len) {
-                m = cJSON_CreateObject();
-                cJSON_AddStringToObject(m, "role", "system");
-                cJSON_AddStringToObject(m, "content", bp.system.buf);
-                cJSON_AddItemToArray(msgs, m);
+                m = json_add_object(msgs, NULL);
+                json_add_str(m, "role", "system");
+                json_add_str(m, "content", bp.system.buf);
             }
-            m = cJSON_CreateObject();
-            cJSON_AddStringToObject(m, "role", "user");
-            cJSON_AddStringToObject(m, "content", bp.user.buf);
-            cJSON_AddItemToArray(msgs, m);
+            m = json_add_object(msgs, NULL);
+            json_add_str(m, "role", "user");
+            json_add_str(m, "content", bp.user.buf);
         }
-        cJSON_AddNumberToObject(o, "max_tokens", (double)max_tokens);
-        s = cJSON_PrintUnformatted(o);
-        printf("%s\n", s);
-        free(s);
-        cJSON_Delete(o);
+        json_add_num(o, "max_tokens", (double)max_tokens);
+        json_print(&line, o, 0);
+        printf("%s\n", line.buf);
+        strbuf_release(&line);
+        json_free(o);
     } else {
         printf("# question %s, length %ld (realized %ld, %+.2f%%), depth %.2f%% (realized "
                "%.2f%%), repeat %ld, seed %ld\n",

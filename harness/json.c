@@ -1,0 +1,272 @@
+/*
+ * JSON over cJSON (see json.h): the only module besides the few with a
+ * reason written at their include that sees cJSON. Owns the mapping of
+ * struct json to cJSON, the trees' life cycle and printed text's ownership
+ * (cJSON_free stays here), and the wording of typed-getter errors.
+ */
+#include "json.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+#include "usage.h"
+#include "xalloc.h"
+
+#include "banned.h"
+
+/* cJSON returns NULL when an allocation fails: as xalloc.h, dipmap then stops. */
+static void die_oom(void)
+{
+    fputs("fatal: out of memory (JSON)\n", stderr);
+    abort();
+}
+
+/* struct json is never defined: a pointer to one is a cJSON node. */
+static const cJSON *C(const struct json *v)
+{
+    return (const cJSON *)(const void *)v;
+}
+
+static cJSON *W(struct json *v)
+{
+    return (cJSON *)(void *)v;
+}
+
+static struct json *J(cJSON *c)
+{
+    return (struct json *)(void *)c;
+}
+
+struct json *json_parse(const char *text, size_t len, struct strbuf *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root && err)
+        strbuf_addf(err, "invalid JSON at byte %zu",
+                    end && end >= text ? (size_t)(end - text) + 1 : (size_t)1);
+    return J(root);
+}
+
+void json_free(struct json *root)
+{
+    cJSON_Delete(W(root));
+}
+
+enum json_kind json_kind(const struct json *v)
+{
+    const cJSON *c = C(v);
+    if (!c)
+        return JSON_ABSENT;
+    if (cJSON_IsNull(c))
+        return JSON_NULL;
+    if (cJSON_IsBool(c))
+        return JSON_BOOL;
+    if (cJSON_IsNumber(c))
+        return JSON_NUMBER;
+    if (cJSON_IsString(c))
+        return JSON_STRING;
+    if (cJSON_IsArray(c))
+        return JSON_ARRAY;
+    if (cJSON_IsObject(c))
+        return JSON_OBJECT;
+    return JSON_ABSENT; /* cJSON_Raw/Invalid: never produced by the parser */
+}
+
+const char *json_kind_name(enum json_kind k)
+{
+    static const char *const names[] = {"absent",   "null",     "a boolean", "a number",
+                                        "a string", "an array", "an object"};
+    return (unsigned)k <= JSON_OBJECT ? names[k] : "absent";
+}
+
+const struct json *json_get(const struct json *obj, const char *key)
+{
+    if (!cJSON_IsObject(C(obj)))
+        return NULL;
+    return (const struct json *)(const void *)cJSON_GetObjectItemCaseSensitive(C(obj), key);
+}
+
+const char *json_str(const struct json *v)
+{
+    return cJSON_IsString(C(v)) ? C(v)->valuestring : NULL;
+}
+
+const char *json_get_str(const struct json *obj, const char *key)
+{
+    return json_str(json_get(obj, key));
+}
+
+int json_is_true(const struct json *v)
+{
+    return cJSON_IsTrue(C(v)) ? 1 : 0;
+}
+
+double json_num(const struct json *v, double dflt)
+{
+    return cJSON_IsNumber(C(v)) ? C(v)->valuedouble : dflt;
+}
+
+size_t json_size(const struct json *v)
+{
+    if (!cJSON_IsArray(C(v)) && !cJSON_IsObject(C(v)))
+        return 0;
+    return (size_t)cJSON_GetArraySize(C(v));
+}
+
+const struct json *json_at(const struct json *v, size_t i)
+{
+    const struct json *e;
+    for (e = json_first(v); e && i; e = json_next(e))
+        i--;
+    return e;
+}
+
+const struct json *json_first(const struct json *v)
+{
+    if (!cJSON_IsArray(C(v)) && !cJSON_IsObject(C(v)))
+        return NULL;
+    return (const struct json *)(const void *)C(v)->child;
+}
+
+const struct json *json_next(const struct json *v)
+{
+    return v ? (const struct json *)(const void *)C(v)->next : NULL;
+}
+
+const char *json_key(const struct json *member)
+{
+    return member ? C(member)->string : NULL;
+}
+
+/* 1 absent, 0 the kind wanted, -1 with the error appended */
+static int want(const struct json *obj, const char *key, const char *where, enum json_kind kind,
+                const struct json **v, struct strbuf *err)
+{
+    *v = json_get(obj, key);
+    if (!*v)
+        return 1;
+    if (json_kind(*v) == kind)
+        return 0;
+    strbuf_addf(err, "%s: \"%s\" must be %s, not %s", where, key, json_kind_name(kind),
+                json_kind_name(json_kind(*v)));
+    return -1;
+}
+
+int json_want_str(const struct json *obj, const char *key, const char *where, const char **out,
+                  struct strbuf *err)
+{
+    const struct json *v;
+    int rc = want(obj, key, where, JSON_STRING, &v, err);
+    if (!rc)
+        *out = json_str(v);
+    return rc;
+}
+
+int json_want_num(const struct json *obj, const char *key, const char *where, double *out,
+                  struct strbuf *err)
+{
+    const struct json *v;
+    int rc = want(obj, key, where, JSON_NUMBER, &v, err);
+    if (!rc)
+        *out = json_num(v, 0);
+    return rc;
+}
+
+int json_want_bool(const struct json *obj, const char *key, const char *where, int *out,
+                   struct strbuf *err)
+{
+    const struct json *v;
+    int rc = want(obj, key, where, JSON_BOOL, &v, err);
+    if (!rc)
+        *out = json_is_true(v);
+    return rc;
+}
+
+/* ---- writing ---- */
+
+struct json *json_new_object(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        die_oom();
+    return J(o);
+}
+
+struct json *json_new_array(void)
+{
+    cJSON *a = cJSON_CreateArray();
+    if (!a)
+        die_oom();
+    return J(a);
+}
+
+void json_add(struct json *obj, const char *key, struct json *child)
+{
+    cJSON_bool ok;
+    if (!child)
+        die_oom();
+    if (key)
+        ok = cJSON_AddItemToObject(W(obj), key, W(child));
+    else
+        ok = cJSON_AddItemToArray(W(obj), W(child));
+    if (!ok)
+        BUG("json_add to a value that is no %s", key ? "object" : "array");
+}
+
+void json_add_str(struct json *obj, const char *key, const char *s)
+{
+    json_add(obj, key, J(s ? cJSON_CreateString(s) : cJSON_CreateNull()));
+}
+
+void json_add_num(struct json *obj, const char *key, double v)
+{
+    json_add(obj, key, J(cJSON_CreateNumber(v)));
+}
+
+void json_add_bool(struct json *obj, const char *key, int v)
+{
+    json_add(obj, key, J(cJSON_CreateBool(v ? 1 : 0)));
+}
+
+void json_add_null(struct json *obj, const char *key)
+{
+    json_add(obj, key, J(cJSON_CreateNull()));
+}
+
+struct json *json_add_object(struct json *obj, const char *key)
+{
+    struct json *o = json_new_object();
+    json_add(obj, key, o);
+    return o;
+}
+
+struct json *json_add_array(struct json *obj, const char *key)
+{
+    struct json *a = json_new_array();
+    json_add(obj, key, a);
+    return a;
+}
+
+void json_remove(struct json *obj, const char *key)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(W(obj), key);
+}
+
+void json_print(struct strbuf *out, const struct json *v, int pretty)
+{
+    char *s = pretty ? cJSON_Print(C(v)) : cJSON_PrintUnformatted(C(v));
+    if (!s)
+        die_oom();
+    strbuf_addstr(out, s);
+    cJSON_free(s);
+}
+
+char *json_print_str(const struct json *v, int pretty)
+{
+    struct strbuf sb = STRBUF_INIT;
+    json_print(&sb, v, pretty);
+    return strbuf_detach(&sb, NULL);
+}
