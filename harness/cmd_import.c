@@ -3,13 +3,13 @@
  * (NQ-open oracle/k-document QA files, key-value retrieval files) into a
  * dipmap golden set plus a haystack of the other records' passages or pairs.
  */
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "dataset.h"
+#include "json.h"
 #include "opt.h"
 #include "score.h"
 #include "strbuf.h"
@@ -33,12 +33,6 @@ struct importer {
     char prefix[16];
 };
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(j) && j->valuestring ? j->valuestring : NULL;
-}
-
 static int write_line(struct dataset_writer *w, struct strbuf *sb)
 {
     int rc = dataset_writer_write(w, sb->buf, sb->len);
@@ -47,11 +41,11 @@ static int write_line(struct dataset_writer *w, struct strbuf *sb)
 }
 
 /* One NQ record: question, answers, ctxs (gold marked by isgold, else the first). */
-static int import_qa(struct importer *im, const cJSON *j, long lineno)
+static int import_qa(struct importer *im, const struct json *j, long lineno)
 {
-    const cJSON *ctxs = cJSON_GetObjectItemCaseSensitive(j, "ctxs");
-    const cJSON *answers = cJSON_GetObjectItemCaseSensitive(j, "answers"), *e, *gold = NULL;
-    const char *question = jstr(j, "question");
+    const struct json *ctxs = json_get(j, "ctxs");
+    const struct json *answers = json_get(j, "answers"), *e, *gold = NULL;
+    const char *question = json_get_str(j, "question");
     struct question q;
     struct chunk g;
     struct strbuf id = STRBUF_INIT, gid = STRBUF_INIT;
@@ -59,32 +53,30 @@ static int import_qa(struct importer *im, const cJSON *j, long lineno)
     size_t n = 0, nneg = 0, alloc = 0;
     int rc = 0;
 
-    if (!question || !cJSON_IsArray(answers) || !cJSON_IsArray(ctxs))
+    if (!question || json_kind(answers) != JSON_ARRAY || json_kind(ctxs) != JSON_ARRAY)
         return error("%s:%ld: not a LitM QA record (needs \"question\", \"answers\", \"ctxs\")",
                      im->path, lineno);
-    cJSON_ArrayForEach(e, ctxs)
-    {
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "isgold"))) {
+    for (e = json_first(ctxs); e; e = json_next(e)) {
+        if (json_is_true(json_get(e, "isgold"))) {
             gold = e;
             break;
         }
     }
     if (!gold)
-        gold = cJSON_GetArrayItem(ctxs, 0);
-    if (!gold || !jstr(gold, "text") || !jstr(gold, "text")[0])
+        gold = json_at(ctxs, 0);
+    if (!gold || !json_get_str(gold, "text") || !json_get_str(gold, "text")[0])
         return error("%s:%ld: \"ctxs\" has no gold passage with a \"text\"", im->path, lineno);
 
     memset(&q, 0, sizeof(q));
     strvec_init(&q.answers);
-    cJSON_ArrayForEach(e, answers)
-    {
-        if (!cJSON_IsString(e) || !e->valuestring || !e->valuestring[0])
+    for (e = json_first(answers); e; e = json_next(e)) {
+        if (!json_str(e) || !json_str(e)[0])
             continue;
         /* "*" would match any answer (the loader refuses it): dropped and counted */
-        if (score_gold_is_empty(e->valuestring))
+        if (score_gold_is_empty(json_str(e)))
             im->empty_answers++;
         else
-            strvec_push(&q.answers, e->valuestring);
+            strvec_push(&q.answers, json_str(e));
     }
     if (!q.answers.nr) {
         im->skipped++;
@@ -95,28 +87,27 @@ static int import_qa(struct importer *im, const cJSON *j, long lineno)
     strbuf_addf(&gid, "%s-%04ld-p", im->prefix, lineno);
     memset(&g, 0, sizeof(g));
     g.id = gid.buf;
-    g.title = (char *)(jstr(gold, "title") ? jstr(gold, "title") : "");
-    g.text = (char *)jstr(gold, "text");
+    g.title = (char *)(json_get_str(gold, "title") ? json_get_str(gold, "title") : "");
+    g.text = (char *)json_get_str(gold, "text");
     g.text_len = strlen(g.text);
     /*
      * The retrieved passages of the k-document files (not gold, no answer) are
      * the question's own hard negatives, in retrieval order; the oracle file has none.
      */
-    cJSON_ArrayForEach(e, ctxs)
-    {
+    for (e = json_first(ctxs); e; e = json_next(e)) {
         struct strbuf did = STRBUF_INIT;
-        if (e == gold || !jstr(e, "text") || !jstr(e, "text")[0] ||
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "hasanswer")))
+        if (e == gold || !json_get_str(e, "text") || !json_get_str(e, "text")[0] ||
+            json_is_true(json_get(e, "hasanswer")))
             continue;
         ALLOC_GROW(neg, nneg + 1, alloc);
         memset(&neg[nneg], 0, sizeof(*neg));
-        if (jstr(e, "id"))
-            strbuf_addf(&did, "wiki-%s", jstr(e, "id"));
+        if (json_get_str(e, "id"))
+            strbuf_addf(&did, "wiki-%s", json_get_str(e, "id"));
         else
             strbuf_addf(&did, "%s-%04ld-c%zu", im->prefix, lineno, nneg);
         neg[nneg].id = strbuf_detach(&did, NULL);
-        neg[nneg].title = (char *)(jstr(e, "title") ? jstr(e, "title") : "");
-        neg[nneg].text = (char *)jstr(e, "text");
+        neg[nneg].title = (char *)(json_get_str(e, "title") ? json_get_str(e, "title") : "");
+        neg[nneg].text = (char *)json_get_str(e, "text");
         neg[nneg].text_len = strlen(neg[nneg].text);
         nneg++;
     }
@@ -160,17 +151,17 @@ static void kv_text(struct strbuf *sb, const char *k, const char *v)
 }
 
 /* One KV record: ordered_kv_records, key, value. */
-static int import_kv(struct importer *im, const cJSON *j, long lineno)
+static int import_kv(struct importer *im, const struct json *j, long lineno)
 {
-    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(j, "ordered_kv_records"), *e;
-    const char *key = jstr(j, "key"), *value = jstr(j, "value");
+    const struct json *recs = json_get(j, "ordered_kv_records"), *e;
+    const char *key = json_get_str(j, "key"), *value = json_get_str(j, "value");
     struct question q;
     struct chunk g, *neg = NULL;
     struct strbuf id = STRBUF_INIT, gtext = STRBUF_INIT, qtext = STRBUF_INIT;
     size_t i = 0, nneg = 0, alloc = 0;
     int rc = 0;
 
-    if (!key || !value || !cJSON_IsArray(recs))
+    if (!key || !value || json_kind(recs) != JSON_ARRAY)
         return error("%s:%ld: not a LitM KV record (needs \"ordered_kv_records\", \"key\", "
                      "\"value\")",
                      im->path, lineno);
@@ -185,17 +176,16 @@ static int import_kv(struct importer *im, const cJSON *j, long lineno)
     g.title = "";
     g.text = gtext.buf;
     g.text_len = gtext.len;
-    cJSON_ArrayForEach(e, recs)
-    {
-        const cJSON *k = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1);
+    for (e = json_first(recs); e; e = json_next(e)) {
+        const struct json *k = json_at(e, 0), *v = json_at(e, 1);
         struct strbuf t = STRBUF_INIT;
         i++;
-        if (!cJSON_IsString(k) || !cJSON_IsString(v)) {
+        if (!json_str(k) || !json_str(v)) {
             rc = error("%s:%ld: \"ordered_kv_records\"[%zu] must be a [key, value] pair of strings",
                        im->path, lineno, i - 1);
             break;
         }
-        if (!strcmp(k->valuestring, key))
+        if (!strcmp(json_str(k), key))
             continue;
         if (im->kv_negatives >= 0 && (long)nneg >= im->kv_negatives) {
             /* the rest feed the haystack */
@@ -204,12 +194,12 @@ static int import_kv(struct importer *im, const cJSON *j, long lineno)
                 struct strbuf hid = STRBUF_INIT;
                 memset(&h, 0, sizeof(h));
                 strbuf_addf(&hid, "%s-%04ld-%zu", im->prefix, lineno, i - 1);
-                kv_text(&t, k->valuestring, v->valuestring);
+                kv_text(&t, json_str(k), json_str(v));
                 h.id = hid.buf;
                 h.title = "";
                 h.text = t.buf;
                 h.text_len = t.len;
-                h.value = v->valuestring;
+                h.value = (char *)json_str(v); /* borrowed: written, never freed */
                 chunk_to_jsonl(&im->line, &h);
                 rc = write_line(im->hay, &im->line);
                 im->chunks++;
@@ -222,7 +212,7 @@ static int import_kv(struct importer *im, const cJSON *j, long lineno)
         }
         ALLOC_GROW(neg, nneg + 1, alloc);
         memset(&neg[nneg], 0, sizeof(*neg));
-        kv_text(&t, k->valuestring, v->valuestring);
+        kv_text(&t, json_str(k), json_str(v));
         {
             struct strbuf nid = STRBUF_INIT;
             strbuf_addf(&nid, "%s-%04ld-%zu", im->prefix, lineno, i - 1);
@@ -231,7 +221,7 @@ static int import_kv(struct importer *im, const cJSON *j, long lineno)
         neg[nneg].title = "";
         neg[nneg].text_len = t.len;
         neg[nneg].text = strbuf_detach(&t, NULL);
-        neg[nneg].value = v->valuestring;
+        neg[nneg].value = (char *)json_str(v); /* borrowed: written, never freed */
         nneg++;
     }
     if (!rc && (im->limit <= 0 || im->questions < im->limit)) {
@@ -268,28 +258,27 @@ static int run_import(struct importer *im)
     if (!r)
         return -1;
     while ((rc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
-        cJSON *j;
+        struct json *j;
         if (!len)
             continue;
         if (!utf8_valid(line, len)) {
             rc = error("%s:%ld: invalid UTF-8", im->path, lineno);
             break;
         }
-        j = cJSON_ParseWithLength(line, len);
-        if (!cJSON_IsObject(j)) {
-            cJSON_Delete(j);
+        j = json_parse(line, len, NULL);
+        if (json_kind(j) != JSON_OBJECT) {
+            json_free(j);
             rc = error("%s:%ld: not a JSON object", im->path, lineno);
             break;
         }
         if (!kind) {
-            kind = cJSON_GetObjectItemCaseSensitive(j, "ordered_kv_records") ? 2 : 1;
+            kind = json_get(j, "ordered_kv_records") ? 2 : 1;
             if (kind == 2)
-                snprintf(
-                    im->prefix, sizeof(im->prefix), "kv%d",
-                    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "ordered_kv_records")));
+                snprintf(im->prefix, sizeof(im->prefix), "kv%d",
+                         (int)json_size(json_get(j, "ordered_kv_records")));
         }
         rc = kind == 1 ? import_qa(im, j, lineno) : import_kv(im, j, lineno);
-        cJSON_Delete(j);
+        json_free(j);
         if (rc)
             break;
     }

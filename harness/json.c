@@ -250,6 +250,36 @@ struct json *json_add_array(struct json *obj, const char *key)
     return a;
 }
 
+void json_sort_keys(struct json *v)
+{
+    cJSON *node = W(v), *c, **items = NULL;
+    size_t n = 0, alloc = 0, i, j;
+    if (!node)
+        return;
+    for (c = node->child; c; c = c->next)
+        json_sort_keys(J(c));
+    if (!cJSON_IsObject(node))
+        return;
+    for (c = node->child; c; c = c->next) {
+        ALLOC_GROW(items, n + 1, alloc);
+        items[n++] = c;
+    }
+    /* insertion sort by key: settings objects are small */
+    for (i = 1; i < n; i++) {
+        cJSON *x = items[i];
+        for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
+                                    x->string ? x->string : "") > 0;
+             j--)
+            items[j] = items[j - 1];
+        items[j] = x;
+    }
+    for (i = 0; i < n; i++)
+        cJSON_DetachItemViaPointer(node, items[i]);
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(node, items[i]);
+    free(items);
+}
+
 void json_remove(struct json *obj, const char *key)
 {
     cJSON_DeleteItemFromObjectCaseSensitive(W(obj), key);

@@ -94,6 +94,8 @@ void json_add_null(struct json *obj, const char *key);
 void json_add(struct json *obj, const char *key, struct json *child);
 struct json *json_add_object(struct json *obj, const char *key);
 struct json *json_add_array(struct json *obj, const char *key);
+/* Sort the members of every object in v by key (byte order), at every level. */
+void json_sort_keys(struct json *v);
 /* Remove member key of obj (when there). */
 void json_remove(struct json *obj, const char *key);
 

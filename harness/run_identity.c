@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
+#include "json.h"
 #include "store.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -78,46 +77,15 @@ int run_identity_same_inputs(const struct run_info *a, const struct run_info *b,
     return same;
 }
 
-static void sort_json_keys(cJSON *node)
-{
-    cJSON *c, **items = NULL;
-    size_t n = 0, alloc = 0, i, j;
-    for (c = node->child; c; c = c->next)
-        sort_json_keys(c);
-    if (!cJSON_IsObject(node))
-        return;
-    for (c = node->child; c; c = c->next) {
-        ALLOC_GROW(items, n + 1, alloc);
-        items[n++] = c;
-    }
-    /* insertion sort by key: settings objects are small */
-    for (i = 1; i < n; i++) {
-        cJSON *x = items[i];
-        for (j = i; j > 0 && strcmp(items[j - 1]->string ? items[j - 1]->string : "",
-                                    x->string ? x->string : "") > 0;
-             j--)
-            items[j] = items[j - 1];
-        items[j] = x;
-    }
-    for (i = 0; i < n; i++)
-        cJSON_DetachItemViaPointer(node, items[i]);
-    for (i = 0; i < n; i++)
-        cJSON_AddItemToArray(node, items[i]);
-    free(items);
-}
-
 char *run_identity_canonical_json(const char *json)
 {
-    cJSON *root = json ? cJSON_Parse(json) : NULL;
-    char *p, *ret = NULL;
+    struct json *root = json ? json_parse(json, strlen(json), NULL) : NULL;
+    char *ret;
     if (!root)
         return NULL;
-    sort_json_keys(root);
-    p = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (p)
-        ret = xstrdup(p);
-    cJSON_free(p);
+    json_sort_keys(root);
+    ret = json_print_str(root, 0);
+    json_free(root);
     return ret;
 }
 
@@ -165,16 +133,16 @@ int run_identity_same_run(const struct run_info *a, const struct run_info *b, co
 
 void run_identity_scoring(const struct run_info *r, struct strbuf *out)
 {
-    cJSON *o = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
-    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scorer");
-    const cJSON *tags = cJSON_GetObjectItemCaseSensitive(o, "reasoning-tags");
+    struct json *o =
+        r->settings_json ? json_parse(r->settings_json, strlen(r->settings_json), NULL) : NULL;
+    const char *sc = json_get_str(o, "scorer"), *tags = json_get_str(o, "reasoning-tags");
     if (r->scorer_version)
         strbuf_addstr(out, r->scorer_version);
     else
-        strbuf_addf(out, "%s/1", cJSON_IsString(sc) ? sc->valuestring : "contains");
-    if (cJSON_IsString(tags))
-        strbuf_addf(out, " tags %s", tags->valuestring);
-    cJSON_Delete(o);
+        strbuf_addf(out, "%s/1", sc ? sc : "contains");
+    if (tags)
+        strbuf_addf(out, " tags %s", tags);
+    json_free(o);
 }
 
 int run_identity_same_scoring(const struct run_info *a, const struct run_info *b,

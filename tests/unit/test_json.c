@@ -1,6 +1,7 @@
 /* Unit tests for json.c: parsing and its errors, typed getters' file:line messages, walking, the
  * writer. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 #include "strbuf.h"
@@ -119,11 +120,24 @@ static void test_writer(void)
     strbuf_release(&out);
 }
 
+static void test_sort_keys(void)
+{
+    const char *t = "{\"b\":{\"y\":1,\"x\":2},\"a\":[{\"d\":1,\"c\":2}]}";
+    struct json *o = json_parse(t, strlen(t), NULL);
+    char *s;
+    json_sort_keys(o);
+    s = json_print_str(o, 0);
+    CHECK_STR(s, "{\"a\":[{\"c\":2,\"d\":1}],\"b\":{\"x\":2,\"y\":1}}");
+    free(s);
+    json_free(o);
+}
+
 int main(void)
 {
     RUN(test_parse_and_errors);
     RUN(test_typed_getters);
     RUN(test_walk_members);
     RUN(test_writer);
+    RUN(test_sort_keys);
     return TEST_EXIT();
 }
