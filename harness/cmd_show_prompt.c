@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "builtin.h"
 #include "client.h"
 #include "dataset.h"
@@ -25,7 +26,8 @@
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
     "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] [--tokenizer NAME|FILE] "
-    "[--template-overhead N] [--special parse|plain] [--max-tokens N] [--completions] [--json]",
+    "[--template-overhead N] [--special parse|plain] [--max-tokens N] [--completions] [--json] "
+    "[--axes NAME=VALUE;...]",
     NULL,
 };
 
@@ -41,7 +43,8 @@ int cmd_show_prompt(int argc, const char **argv)
     struct haystack hay;
     struct prompt_template tpl;
     struct tokenizer *tk = NULL;
-    const char *special = NULL;
+    const char *special = NULL, *axes_spec = NULL;
+    struct strbuf axes = STRBUF_INIT;
     struct prompt_builder *b = NULL;
     struct built_prompt bp = BUILT_PROMPT_INIT;
     struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
@@ -69,6 +72,10 @@ int cmd_show_prompt(int argc, const char **argv)
         {OPT_BOOL, "completions", 0, &completion, NULL,
          "the /v1/completions rendering (one string), as run --completions", 0},
         {OPT_BOOL, "json", 0, &json, NULL, "print the request as JSON (messages or prompt)", 0},
+        {OPT_STRING, "axes", 0, &axes_spec, "NAME=VALUE;...",
+         "the trial's named axes, as run crosses them: e.g. 'question-at=start;needles=2;"
+         "spacing=25'",
+         0},
         OPT_END_MARK,
     };
 
@@ -137,6 +144,11 @@ int cmd_show_prompt(int argc, const char **argv)
     req.max_answer_tokens = max_tokens;
     req.chat = !completion;
     req.overhead = overhead;
+    if (axes_spec && axes_canonical(axes_spec, &axes, &err) < 0) {
+        error("show-prompt: --axes: %s", err.buf);
+        goto cleanup;
+    }
+    req.axes = axes.buf;
     if (overhead < 0 || overhead >= length) {
         error("show-prompt: --template-overhead must be in 0..%ld (below the length)", length - 1);
         goto cleanup;
@@ -201,6 +213,7 @@ cleanup:
     if (have_gs)
         golden_set_release(&gs);
     strbuf_release(&err);
+    strbuf_release(&axes);
     strbuf_release(&path);
     strvec_clear(&rest);
     return ret;
