@@ -4,13 +4,13 @@
  * answer/reasoning split, a changed answer_regex), in place or into a new run,
  * recording the scorer version. The golden set comes from the store.
  */
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "dataset.h"
+#include "json.h"
 #include "opt.h"
 #include "reasoning.h"
 #include "prompt.h"
@@ -49,32 +49,30 @@ static int is_old_cut_answer(const struct trial_result *t)
 /* Settings JSON with "scorer" (and "reasoning-tags" when given) replaced; malloc'd. */
 static char *new_settings(const char *settings, const char *scorer, const char *tags)
 {
-    cJSON *o = settings ? cJSON_Parse(settings) : NULL;
-    char *txt, *ret;
-    if (!cJSON_IsObject(o)) {
-        cJSON_Delete(o);
-        o = cJSON_CreateObject();
+    struct json *o = settings ? json_parse(settings, strlen(settings), NULL) : NULL;
+    char *ret;
+    if (json_kind(o) != JSON_OBJECT) {
+        json_free(o);
+        o = json_new_object();
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(o, "scorer");
-    cJSON_AddStringToObject(o, "scorer", scorer);
+    json_remove(o, "scorer");
+    json_add_str(o, "scorer", scorer);
     if (tags) {
-        cJSON_DeleteItemFromObjectCaseSensitive(o, "reasoning-tags");
-        cJSON_AddStringToObject(o, "reasoning-tags", tags);
+        json_remove(o, "reasoning-tags");
+        json_add_str(o, "reasoning-tags", tags);
     }
-    txt = cJSON_PrintUnformatted(o);
-    ret = xstrdup(txt);
-    cJSON_free(txt);
-    cJSON_Delete(o);
+    ret = json_print_str(o, 0);
+    json_free(o);
     return ret;
 }
 
 /* The run's own --reasoning-tags setting, or NULL (caller frees). */
 static char *settings_tags(const char *settings)
 {
-    cJSON *o = settings ? cJSON_Parse(settings) : NULL;
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "reasoning-tags");
-    char *ret = cJSON_IsString(t) ? xstrdup(t->valuestring) : NULL;
-    cJSON_Delete(o);
+    struct json *o = settings ? json_parse(settings, strlen(settings), NULL) : NULL;
+    const char *t = json_get_str(o, "reasoning-tags");
+    char *ret = t ? xstrdup(t) : NULL;
+    json_free(o);
     return ret;
 }
 

@@ -5,12 +5,12 @@
  */
 #include "config.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "num.h"
 #include "opt.h"
 #include "strbuf.h"
@@ -58,14 +58,14 @@ static int in_list(const char *const *list, const char *name)
 }
 
 /* A scalar JSON value as option text: strings as is, integral numbers without ".0". */
-static int scalar_text(const cJSON *v, struct strbuf *out)
+static int scalar_text(const struct json *v, struct strbuf *out)
 {
-    if (cJSON_IsString(v)) {
-        strbuf_addstr(out, v->valuestring);
+    if (json_str(v)) {
+        strbuf_addstr(out, json_str(v));
         return 0;
     }
-    if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
+    if (json_kind(v) == JSON_NUMBER) {
+        double d = json_num(v, 0);
         if (d == floor(d) && fabs(d) < 9e15)
             strbuf_addf(out, "%.0f", d);
         else
@@ -80,7 +80,7 @@ static int bad_type(const char *path, const char *key, const char *want)
     return error("%s: \"%s\" must be %s", path, key, want);
 }
 
-static int apply_one(struct config *c, const char *path, struct option *o, const cJSON *v)
+static int apply_one(struct config *c, const char *path, struct option *o, const struct json *v)
 {
     struct strbuf sb = STRBUF_INIT;
     const char *key = o->long_name;
@@ -88,9 +88,9 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
 
     switch (o->type) {
     case OPT_BOOL:
-        if (!cJSON_IsBool(v))
+        if (json_kind(v) != JSON_BOOL)
             return bad_type(path, key, "true or false");
-        *(int *)o->value = cJSON_IsTrue(v) ? 1 : 0;
+        *(int *)o->value = json_is_true(v);
         break;
     case OPT_LONG: {
         long n;
@@ -109,11 +109,10 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
         break;
     }
     case OPT_STRING:
-        if (cJSON_IsArray(v)) {
-            const cJSON *e;
+        if (json_kind(v) == JSON_ARRAY) {
+            const struct json *e;
             int first = 1;
-            cJSON_ArrayForEach(e, v)
-            {
+            for (e = json_first(v); e; e = json_next(e)) {
                 if (!first)
                     strbuf_addch(&sb, ',');
                 first = 0;
@@ -130,10 +129,9 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
         break;
     case OPT_LIST: {
         struct strvec *sv = o->value;
-        if (cJSON_IsArray(v)) {
-            const cJSON *e;
-            cJSON_ArrayForEach(e, v)
-            {
+        if (json_kind(v) == JSON_ARRAY) {
+            const struct json *e;
+            for (e = json_first(v); e; e = json_next(e)) {
                 strbuf_reset(&sb);
                 if (scalar_text(e, &sb) < 0) {
                     ret = bad_type(path, key, "a string or an array of strings");
@@ -161,8 +159,9 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
                       const char *const *refused, const char *refused_hint)
 {
     struct strbuf sb = STRBUF_INIT;
-    cJSON *root = NULL;
-    const cJSON *item;
+    struct json *root = NULL;
+    const struct json *item;
+    size_t bad_at = 0;
     int ret = -1;
 
     strbuf_set_cap(&sb, CONFIG_MAX_BYTES);
@@ -171,25 +170,22 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
               errno == EFBIG ? "file too large" : strerror(errno));
         goto cleanup;
     }
-    root = cJSON_ParseWithLength(sb.buf, sb.len);
+    root = json_parse_at(sb.buf, sb.len, &bad_at);
     if (!root) {
-        const char *at = cJSON_GetErrorPtr();
         long line = 1;
-        const char *p;
-        if (at && at >= sb.buf && at <= sb.buf + sb.len)
-            for (p = sb.buf; p < at; p++)
-                line += *p == '\n';
+        size_t i;
+        for (i = 0; i < bad_at; i++)
+            line += sb.buf[i] == '\n';
         error("%s:%ld: not valid JSON", path, line);
         goto cleanup;
     }
-    if (!cJSON_IsObject(root)) {
+    if (json_kind(root) != JSON_OBJECT) {
         error("%s: a config file must be a JSON object of option names and values", path);
         goto cleanup;
     }
-    cJSON_ArrayForEach(item, root)
-    {
+    for (item = json_first(root); item; item = json_next(item)) {
         struct option *o;
-        const char *key = item->string;
+        const char *key = json_key(item);
         if (!strcmp(key, "config")) {
             error("%s: \"config\" cannot be set in a config file (a config file cannot name "
                   "another; give one --config FILE)",
@@ -212,22 +208,22 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
         }
         if (o->seen == 1)
             continue; /* the command line wins */
-        if (cJSON_IsNull(item))
+        if (json_kind(item) == JSON_NULL)
             continue;
         if (apply_one(c, path, o, item) < 0)
             goto cleanup;
     }
     ret = 0;
 cleanup:
-    cJSON_Delete(root);
+    json_free(root);
     strbuf_release(&sb);
     return ret;
 }
 
 char *config_settings_json(const struct option *opts, const char *const *exclude)
 {
-    cJSON *root = cJSON_CreateObject();
-    char *text, *ret;
+    struct json *root = json_new_object();
+    char *ret;
     const struct option *o;
 
     for (o = opts; o->type != OPT_END; o++) {
@@ -237,38 +233,34 @@ char *config_settings_json(const struct option *opts, const char *const *exclude
         case OPT_STRING: {
             const char *s = *(const char *const *)o->value;
             if (s)
-                cJSON_AddStringToObject(root, o->long_name, s);
+                json_add_str(root, o->long_name, s);
             break;
         }
         case OPT_LONG:
-            cJSON_AddNumberToObject(root, o->long_name, (double)*(const long *)o->value);
+            json_add_num(root, o->long_name, (double)*(const long *)o->value);
             break;
         case OPT_DOUBLE:
-            cJSON_AddNumberToObject(root, o->long_name, *(const double *)o->value);
+            json_add_num(root, o->long_name, *(const double *)o->value);
             break;
         case OPT_BOOL:
-            cJSON_AddBoolToObject(root, o->long_name, *(const int *)o->value);
+            json_add_bool(root, o->long_name, *(const int *)o->value);
             break;
         case OPT_LIST: {
             const struct strvec *sv = o->value;
-            cJSON *arr;
+            struct json *arr;
             size_t i;
             if (!sv->nr)
                 break;
-            arr = cJSON_AddArrayToObject(root, o->long_name);
+            arr = json_add_array(root, o->long_name);
             for (i = 0; i < sv->nr; i++)
-                cJSON_AddItemToArray(arr, cJSON_CreateString(sv->v[i]));
+                json_add_str(arr, NULL, sv->v[i]);
             break;
         }
         default:
             break;
         }
     }
-    text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!text)
-        BUG("cJSON_PrintUnformatted failed");
-    ret = xstrdup(text);
-    cJSON_free(text);
+    ret = json_print_str(root, 0);
+    json_free(root);
     return ret;
 }

@@ -40,14 +40,22 @@ static struct json *J(cJSON *c)
     return (struct json *)(void *)c;
 }
 
-struct json *json_parse(const char *text, size_t len, struct strbuf *err)
+struct json *json_parse_at(const char *text, size_t len, size_t *bad_at)
 {
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root && err)
-        strbuf_addf(err, "invalid JSON at byte %zu",
-                    end && end >= text ? (size_t)(end - text) + 1 : (size_t)1);
+    if (!root && bad_at)
+        *bad_at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
     return J(root);
+}
+
+struct json *json_parse(const char *text, size_t len, struct strbuf *err)
+{
+    size_t at = 0;
+    struct json *root = json_parse_at(text, len, &at);
+    if (!root && err)
+        strbuf_addf(err, "invalid JSON at byte %zu", at + 1);
+    return root;
 }
 
 void json_free(struct json *root)

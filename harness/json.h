@@ -24,6 +24,8 @@ struct json;
  * when err is non-NULL).
  */
 struct json *json_parse(const char *text, size_t len, struct strbuf *err);
+/* The same; on failure *bad_at (when non-NULL) is the offset of the byte where it broke. */
+struct json *json_parse_at(const char *text, size_t len, size_t *bad_at);
 /* Free a tree (NULL is a no-op). */
 void json_free(struct json *root);
 
