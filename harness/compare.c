@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "plan.h"
 #include "stats.h"
 #include "store.h"
@@ -95,6 +96,7 @@ static const struct trial_result **sorted_final(const struct trial_result *t, si
 struct pair {
     long length;
     int depth_bp;
+    const char *axes; /* borrowed from a trial, "" without axes */
     int repeat;
     size_t q; /* question index (the cluster) */
     int base; /* outcome, -1 when missing */
@@ -108,7 +110,7 @@ static int cmp_pair_cell(const void *a, const void *b)
         return x->length < y->length ? -1 : 1;
     if (x->depth_bp != y->depth_bp)
         return x->depth_bp < y->depth_bp ? -1 : 1;
-    return 0;
+    return strcmp(x->axes, y->axes);
 }
 
 static void tally(struct compare_test *t, const struct pair *p)
@@ -189,10 +191,23 @@ void compare_test_name(struct strbuf *out, const struct compare_test *t)
         strbuf_addstr(out, "overall");
         return;
     }
+    if (t->scope == COMPARE_AXIS) {
+        axes_format(out, t->axes, "");
+        strbuf_addstr(out, " (pooled)");
+        return;
+    }
+    if (t->scope == COMPARE_CELL && t->axes_only) {
+        axes_format(out, t->axes, "");
+        return;
+    }
     plan_format_length(out, t->length);
     if (t->scope == COMPARE_CELL) {
         strbuf_addstr(out, " @ ");
         plan_format_depth(out, t->depth_bp);
+        if (t->axes) {
+            strbuf_addstr(out, ", ");
+            axes_format(out, t->axes, "");
+        }
     } else {
         strbuf_addstr(out, " (all depths)");
     }
@@ -209,8 +224,9 @@ static void no_data_reason(struct compare_result *r, enum compare_scope scope)
         return;
     strbuf_addf(&sb, "%lu %s without enough data (need %ld valid pairs and %.0f%% coverage): ",
                 (unsigned long)count,
-                scope == COMPARE_CELL ? (count == 1 ? "cell" : "cells")
-                                      : (count == 1 ? "length" : "lengths"),
+                scope == COMPARE_CELL     ? (count == 1 ? "cell" : "cells")
+                : scope == COMPARE_LENGTH ? (count == 1 ? "length" : "lengths")
+                                          : (count == 1 ? "axis value" : "axis values"),
                 r->opt.min_pairs, r->opt.min_coverage * 100.0);
     for (i = 0; i < r->n_tests && shown < 5; i++) {
         const struct compare_test *t = &r->tests[i];
@@ -224,6 +240,89 @@ static void no_data_reason(struct compare_result *r, enum compare_scope scope)
     if (count > shown)
         strbuf_addf(&sb, ", and %lu more", (unsigned long)(count - shown));
     add_reason(r, &sb);
+}
+
+/*
+ * The axis values of pairs[0..n-1] ("name=value", first seen order per
+ * name, names sorted) of the axes with more than one value.
+ */
+static void axis_items(const struct pair *pairs, size_t n, struct strvec *names,
+                       struct strvec *items)
+{
+    struct strbuf v = STRBUF_INIT, item = STRBUF_INIT;
+    size_t i, k, u;
+    for (i = 0; i < n; i++) {
+        const char *a = pairs[i].axes;
+        if (i && !strcmp(a, pairs[i - 1].axes))
+            continue;
+        while (*a) {
+            const char *eq = strchr(a, '='), *end = strchr(a, ';');
+            if (!eq)
+                break;
+            strbuf_reset(&item);
+            strbuf_add(&item, a, end ? (size_t)(end - a) : strlen(a));
+            for (k = 0; k < items->nr && strcmp(items->v[k], item.buf); k++)
+                ;
+            if (k == items->nr)
+                strvec_push(items, item.buf);
+            a = end ? end + 1 : a + strlen(a);
+        }
+    }
+    /* names with more than one value */
+    for (k = 0; k < items->nr; k++) {
+        const char *eq = strchr(items->v[k], '=');
+        size_t len = (size_t)(eq - items->v[k]), count = 0;
+        for (u = 0; u < items->nr; u++)
+            count += !strncmp(items->v[u], items->v[k], len + 1);
+        strbuf_reset(&v);
+        strbuf_add(&v, items->v[k], len);
+        for (u = 0; u < names->nr && strcmp(names->v[u], v.buf); u++)
+            ;
+        if (count > 1 && u == names->nr)
+            strvec_push(names, v.buf);
+    }
+    qsort(names->v, names->nr, sizeof(*names->v), cmp_str);
+    strbuf_release(&v);
+    strbuf_release(&item);
+}
+
+/* One COMPARE_AXIS test per value of each axis with more than one value (compare.h). */
+static void axis_tests(struct compare_result *out, const struct pair *pairs, size_t np,
+                       long *scratch, size_t nq, size_t *alloc)
+{
+    struct strvec names = STRVEC_INIT, items = STRVEC_INIT;
+    struct strbuf val = STRBUF_INIT;
+    struct pair *sub = xcalloc(np + 1, sizeof(*sub));
+    size_t a, k, i, ns;
+
+    axis_items(pairs, np, &names, &items);
+    /* cells of axes alone with a single axis: its pooled lines would be the cells */
+    for (a = 0; a < names.nr && !(out->axes_only && names.nr < 2); a++) {
+        size_t len = strlen(names.v[a]);
+        for (k = 0; k < items.nr; k++) {
+            struct compare_test *t;
+            if (strncmp(items.v[k], names.v[a], len) || items.v[k][len] != '=')
+                continue;
+            strbuf_reset(&val);
+            strbuf_addstr(&val, items.v[k] + len + 1);
+            for (i = ns = 0; i < np; i++)
+                if (axes_has(pairs[i].axes, names.v[a], val.buf))
+                    sub[ns++] = pairs[i];
+            ALLOC_GROW(out->tests, out->n_tests + 1, *alloc);
+            t = &out->tests[out->n_tests++];
+            memset(t, 0, sizeof(*t));
+            t->scope = COMPARE_AXIS;
+            t->depth_bp = -1;
+            t->axes = xstrdup(items.v[k]);
+            for (i = 0; i < ns; i++)
+                tally(t, &sub[i]);
+            finish_test(t, &out->opt, sub, ns, scratch, nq);
+        }
+    }
+    free(sub);
+    strvec_clear(&names);
+    strvec_clear(&items);
+    strbuf_release(&val);
 }
 
 void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
@@ -271,6 +370,9 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         pairs[np].q = nq - 1;
         pairs[np].length = ref->length;
         pairs[np].depth_bp = ref->depth_bp;
+        pairs[np].axes = axes_or_empty(ref->axes);
+        if (*pairs[np].axes)
+            out->has_axes = 1;
         pairs[np].repeat = ref->repeat;
         pairs[np].base = d <= 0 ? (int)b[i++]->outcome : -1;
         pairs[np].cand = d >= 0 ? (int)c[j++]->outcome : -1;
@@ -281,6 +383,8 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         np++;
     }
     qsort(pairs, np, sizeof(*pairs), cmp_pair_cell);
+    out->axes_only = out->has_axes && np && pairs[0].length == pairs[np - 1].length &&
+                     pairs[0].depth_bp == pairs[np - 1].depth_bp;
     scratch = xcalloc(nq ? nq : 1, sizeof(*scratch));
 
     /* cells, then lengths, then overall */
@@ -298,13 +402,15 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         t->scope = COMPARE_CELL;
         t->length = pairs[i].length;
         t->depth_bp = pairs[i].depth_bp;
+        t->axes = *pairs[i].axes ? xstrdup(pairs[i].axes) : NULL;
+        t->axes_only = out->axes_only;
         for (k = i; k < j; k++) {
             tally(t, &pairs[k]);
             tally(&overall, &pairs[k]);
         }
         finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
     }
-    {
+    if (!out->axes_only) {
         for (i = 0; i < np; i = j) {
             struct compare_test *t;
             for (j = i; j < np && pairs[j].length == pairs[i].length; j++)
@@ -320,6 +426,8 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
             finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
         }
     }
+    if (out->has_axes)
+        axis_tests(out, pairs, np, scratch, nq, &alloc);
     finish_test(&overall, &out->opt, pairs, np, scratch, nq);
     out->n_questions = overall.n_questions;
     out->n_repeats = overall.n_repeats;
@@ -386,6 +494,7 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
             add_reason(out, &sb);
         }
         no_data_reason(out, COMPARE_LENGTH);
+        no_data_reason(out, COMPARE_AXIS);
         no_data_reason(out, COMPARE_CELL);
         strbuf_release(&sb);
         out->verdict = out->n_reasons ? VERDICT_INCONCLUSIVE : VERDICT_PASS;
@@ -403,6 +512,8 @@ void compare_result_release(struct compare_result *r)
     for (i = 0; i < r->n_reasons; i++)
         free(r->reasons[i]);
     free(r->reasons);
+    for (i = 0; i < r->n_tests; i++)
+        free(r->tests[i].axes);
     free(r->tests);
     memset(r, 0, sizeof(*r));
 }

@@ -10,7 +10,7 @@ struct run_info;
 
 /*
  * Paired regression verdicts between two runs of the same trial matrix
- * (dipmap compare). Trials are paired by (question, length, depth, repeat);
+ * (dipmap compare). Trials are paired by (question, length, depth, repeat, axes);
  * only pairs where both trials are valid (correct/wrong) count. The question
  * is the unit: for every (length, depth) cell, every length and overall, the
  * per-question difference (baseline correct minus candidate correct over the
@@ -33,7 +33,16 @@ struct compare_options {
 };
 void compare_options_init(struct compare_options *o);
 
-enum compare_scope { COMPARE_CELL, COMPARE_LENGTH, COMPARE_OVERALL };
+/*
+ * With named axes (axes.h) a cell is (length, depth, axes): each axis
+ * combination is tested on its own. When length and depth are the same for
+ * every pair (the order experiment) a cell is its axes alone and there are
+ * no length tests. COMPARE_AXIS pools one axis value (name=value) over
+ * everything else (every length, depth and other axis value); it is made
+ * for each axis with more than one value, except when the cells are axes
+ * alone and the run has a single such axis (the line would repeat a cell).
+ */
+enum compare_scope { COMPARE_CELL, COMPARE_LENGTH, COMPARE_OVERALL, COMPARE_AXIS };
 
 enum compare_status {
     CMP_OK,          /* tested, no significant change beyond tolerance */
@@ -59,6 +68,9 @@ struct compare_test {
     double p_drop, p_gain;         /* exact one-sided sign-flip test over questions */
     double p_drop_adj, p_gain_adj; /* Holm-adjusted; 1 when not tested */
     enum compare_status status;
+    char *axes;    /* owned: a cell's axes, canonical ("k=10;policy=source"), or an axis
+                      test's "name=value"; NULL without axes */
+    int axes_only; /* a cell named by its axes alone (length and depth constant) */
 };
 
 enum compare_verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_INCONCLUSIVE };
@@ -67,7 +79,8 @@ const char *compare_verdict_name(enum compare_verdict v);
 
 struct compare_result {
     struct compare_options opt;
-    /* cells by (length, depth), then one per length, then the overall test last */
+    /* cells by (length, depth, axes), then one per length, then one per axis value
+       (COMPARE_AXIS), then the overall test last */
     struct compare_test *tests;
     size_t n_tests;
     size_t n_family; /* tests in the Holm family (not NO_DATA, not overall) */
@@ -78,6 +91,8 @@ struct compare_result {
     size_t n_questions;       /* questions with a valid pair */
     int n_repeats;
     size_t n_known; /* questions answered correctly closed-book in either run */
+    int has_axes;   /* some pair has named axes */
+    int axes_only;  /* cells are (axes) alone: length and depth constant */
     /* human sentences saying why the verdict is inconclusive (owned) */
     char **reasons;
     size_t n_reasons;
@@ -103,7 +118,11 @@ void compare_result_release(struct compare_result *r);
 struct strvec;
 void compare_warnings(const struct compare_result *r, struct strvec *out);
 
-/* "overall", "32k (all depths)" or "32k @ 12.5%": the name of a test in reasons and reports. */
+/*
+ * "overall", "32k (all depths)", "32k @ 12.5%", "32k @ 12.5%, question-at=start",
+ * "k=10, policy=source" (a cell of axes alone) or "policy=source (pooled)": the
+ * name of a test in reasons and reports.
+ */
 void compare_test_name(struct strbuf *out, const struct compare_test *t);
 
 #endif

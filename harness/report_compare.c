@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "compare.h"
 #include "escape.h"
 #include "plot.h"
@@ -33,21 +34,28 @@ static const char *run_label(const struct run_info *r)
     return r && r->name ? r->name : "?";
 }
 
-static void compare_test_row(struct doc *d, const struct compare_test *t)
+/* axes: the result has named axes (a column "axes" after depth) */
+static void compare_test_row(struct doc *d, const struct compare_test *t, int axes)
 {
     struct strbuf sb = STRBUF_INIT;
+    int any = t->scope == COMPARE_OVERALL || t->scope == COMPARE_AXIS;
 
     report_row_begin(d, t->status == CMP_REGRESSION    ? "regression"
                         : t->status == CMP_IMPROVEMENT ? "improvement"
                                                        : NULL);
-    if (t->scope == COMPARE_OVERALL)
+    if (any || t->axes_only)
         report_cell(d, "all");
     else
         report_cell_length(d, t->length);
-    if (t->scope == COMPARE_CELL)
+    if (t->scope == COMPARE_CELL && !t->axes_only)
         report_cell_depth(d, t->depth_bp);
     else
         report_cell(d, "all");
+    if (axes) {
+        axes_format(&sb, t->axes, "all");
+        report_cell(d, sb.buf);
+        strbuf_reset(&sb);
+    }
     report_cellf(d, "%ld", t->n_pairs);
     report_cell_pct(d, t->n_pairs ? t->acc_base : NAN);
     report_cell_pct(d, t->n_pairs ? t->acc_cand : NAN);
@@ -125,6 +133,13 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
         "length", "depth",     "pairs",     "baseline",          "candidate",
         "change", "drops (b)", "gains (c)", "adjusted p (drop)", "status",
     };
+    static const char *const head_axes[] = {
+        "length",    "depth",  "axes",      "pairs",     "baseline",
+        "candidate", "change", "drops (b)", "gains (c)", "adjusted p (drop)",
+        "status",
+    };
+    const char *const *h = r->has_axes ? head_axes : head;
+    const char *align = r->has_axes ? "lllrrrrrrrl" : "llrrrrrrrl";
     struct doc d = {out, 1, NULL, 0};
     struct strbuf sb = STRBUF_INIT;
     const char *cls = r->verdict == VERDICT_PASS   ? "pass"
@@ -184,11 +199,11 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
     }
     report_compare_heatmap_html(&d, r);
 
-    report_heading(&d, 2, "Per length", "lengths");
-    report_table_begin(&d, "llrrrrrrrl", head);
+    report_heading(&d, 2, r->has_axes ? "Per length and axis value" : "Per length", "lengths");
+    report_table_begin(&d, align, h);
     for (i = 0; i < r->n_tests; i++)
         if (r->tests[i].scope != COMPARE_CELL)
-            compare_test_row(&d, &r->tests[i]);
+            compare_test_row(&d, &r->tests[i], r->has_axes);
     report_table_end(&d);
     report_heading(&d, 2, "Per cell", "cells");
     report_para(
@@ -196,10 +211,18 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
             "correct minus candidate correct, is one unit; with one repeat per question this is "
             "the exact McNemar test), Holm-adjusted over all cells and lengths; a regression "
             "needs adjusted p < alpha and a drop of at least the tolerance.");
-    report_table_begin(&d, "llrrrrrrrl", head);
+    if (r->has_axes)
+        report_para(&d, r->axes_only
+                            ? "A cell is one combination of the named axes (length and depth are "
+                              "the same for every trial); a pooled line is one axis value over "
+                              "the others."
+                            : "A cell is (length, depth, axes): each combination of the named "
+                              "axes is tested on its own; a pooled line is one axis value over "
+                              "every length, depth and other axis value.");
+    report_table_begin(&d, align, h);
     for (i = 0; i < r->n_tests; i++)
         if (r->tests[i].scope == COMPARE_CELL)
-            compare_test_row(&d, &r->tests[i]);
+            compare_test_row(&d, &r->tests[i], r->has_axes);
     report_table_end(&d);
     report_compare_flips_html(&d, r, m);
     if (r->baseline_only_keys || r->candidate_only_keys) {
@@ -503,6 +526,12 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
                 "(exact one-sided sign-flip test over questions, %lu test%s).\n\n",
                 r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_family,
                 r->n_family == 1 ? "" : "s");
+    if (r->has_axes)
+        strbuf_addstr(out, r->axes_only
+                               ? "A cell is one combination of the named axes (length and depth "
+                                 "are the same for every trial).\n\n"
+                               : "A cell is (length, depth, axes): each combination of the named "
+                                 "axes is tested on its own.\n\n");
     if (m && m->inputs_note) {
         strbuf_addstr(out, "> **Warning:** ");
         escape_md(out, m->inputs_note);
@@ -545,8 +574,9 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
         if (!count)
             continue;
         strbuf_addf(out, "### %s\n\n%s", pass ? "Improvements" : "Regressions", md_head);
-        for (int sc = COMPARE_LENGTH; sc >= COMPARE_CELL; sc--) {
-            v = tests_by_drop(r, (enum compare_scope)sc, &n);
+        static const enum compare_scope order[] = {COMPARE_LENGTH, COMPARE_AXIS, COMPARE_CELL};
+        for (size_t o = 0; o < sizeof(order) / sizeof(*order); o++) {
+            v = tests_by_drop(r, order[o], &n);
             for (i = 0; i < n; i++) {
                 size_t idx = pass ? n - 1 - i : i;
                 if (v[idx]->status != want)
@@ -582,6 +612,22 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
         if (overall) {
             strbuf_reset(&piece);
             md_row(&piece, overall);
+            if (md_add(out, &piece, limit))
+                omitted++;
+        }
+        strbuf_addch(out, '\n');
+    }
+    free((void *)v);
+
+    /* per axis value */
+    v = tests_by_drop(r, COMPARE_AXIS, &n);
+    if (n) {
+        strbuf_addf(out, "### Per axis value (pooled)\n\n%s", md_head);
+        for (i = 0; i < r->n_tests; i++) {
+            if (r->tests[i].scope != COMPARE_AXIS)
+                continue;
+            strbuf_reset(&piece);
+            md_row(&piece, &r->tests[i]);
             if (md_add(out, &piece, limit))
                 omitted++;
         }
@@ -678,12 +724,22 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
         if (t->scope == COMPARE_OVERALL) {
             strbuf_addstr(&cls, "dipmap.compare");
             strbuf_addstr(&name, "overall");
+        } else if (t->scope == COMPARE_AXIS) {
+            strbuf_addstr(&cls, "dipmap.compare.axis");
+            compare_test_name(&name, t);
+        } else if (t->axes_only) {
+            strbuf_addstr(&cls, "dipmap.compare.axes");
+            compare_test_name(&name, t);
         } else {
             strbuf_addstr(&cls, "dipmap.compare.length.");
             plan_format_length(&cls, t->length);
             if (t->scope == COMPARE_CELL) {
                 strbuf_addstr(&name, "depth ");
                 plan_format_depth(&name, t->depth_bp);
+                if (t->axes) {
+                    strbuf_addstr(&name, ", ");
+                    axes_format(&name, t->axes, "");
+                }
             } else {
                 strbuf_addstr(&name, "all depths");
             }
@@ -797,8 +853,9 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
         cJSON_AddStringToObject(x, "scope",
                                 t->scope == COMPARE_CELL     ? "cell"
                                 : t->scope == COMPARE_LENGTH ? "length"
+                                : t->scope == COMPARE_AXIS   ? "axis"
                                                              : "overall");
-        if (t->scope == COMPARE_OVERALL)
+        if (t->scope == COMPARE_OVERALL || t->scope == COMPARE_AXIS)
             cJSON_AddNullToObject(x, "length");
         else
             cJSON_AddNumberToObject(x, "length", (double)t->length);
@@ -806,6 +863,27 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
             cJSON_AddNumberToObject(x, "depth", t->depth_bp / (double)DEPTH_BP_MAX);
         else
             cJSON_AddNullToObject(x, "depth");
+        if (r->has_axes) {
+            /* {"k": "10", "policy": "source"}; null for a length or the overall test */
+            cJSON *ax = t->axes ? cJSON_AddObjectToObject(x, "axes") : NULL;
+            const char *a = t->axes;
+            if (!t->axes)
+                cJSON_AddNullToObject(x, "axes");
+            while (a && *a) {
+                const char *eq = strchr(a, '='), *end = strchr(a, ';');
+                struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
+                if (!eq)
+                    break;
+                if (!end)
+                    end = a + strlen(a);
+                strbuf_add(&k, a, (size_t)(eq - a));
+                strbuf_add(&val, eq + 1, (size_t)(end - eq - 1));
+                cJSON_AddStringToObject(ax, k.buf, val.buf);
+                strbuf_release(&k);
+                strbuf_release(&val);
+                a = *end ? end + 1 : end;
+            }
+        }
         cJSON_AddNumberToObject(x, "keys", (double)t->n_keys);
         cJSON_AddNumberToObject(x, "pairs", (double)t->n_pairs);
         cJSON_AddNumberToObject(x, "questions", (double)t->n_questions);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "compare.h"
 #include "escape.h"
 #include "plan.h"
@@ -35,8 +36,15 @@ struct cell_flips {
     size_t nlost, ngained;
 };
 
-/* The pairs of cell (length, depth) that changed between the runs (both trials scored). */
-static void find_flips(const struct compare_meta *m, long length, int depth_bp,
+/* One trial in the cell of test t: its length, depth and axes. */
+static int in_cell(const struct trial_result *x, const struct compare_test *t)
+{
+    return x->length == t->length && x->depth_bp == t->depth_bp &&
+           !strcmp(axes_or_empty(x->axes), axes_or_empty(t->axes));
+}
+
+/* The pairs of cell t (length, depth, axes) that changed between the runs (both trials scored). */
+static void find_flips(const struct compare_meta *m, const struct compare_test *t,
                        struct cell_flips *out)
 {
     const struct trial_result **cand;
@@ -47,12 +55,12 @@ static void find_flips(const struct compare_meta *m, long length, int depth_bp,
         return;
     cand = xcalloc(m->n_cand + 1, sizeof(*cand));
     for (i = 0; i < m->n_cand; i++)
-        if (m->cand_trials[i].length == length && m->cand_trials[i].depth_bp == depth_bp)
+        if (in_cell(&m->cand_trials[i], t))
             cand[nc++] = &m->cand_trials[i];
     qsort(cand, nc, sizeof(*cand), trial_key_cmp_ptr);
     for (i = 0; i < m->n_base; i++) {
         const struct trial_result *b = &m->base_trials[i], **hit;
-        if (b->length != length || b->depth_bp != depth_bp || !outcome_is_scored(b->outcome))
+        if (!in_cell(b, t) || !outcome_is_scored(b->outcome))
             continue;
         hit = bsearch(&b, cand, nc, sizeof(*cand), trial_key_cmp_ptr);
         if (!hit || !outcome_is_scored((*hit)->outcome) || (*hit)->outcome == b->outcome)
@@ -94,9 +102,16 @@ static void answer_text(struct strbuf *out, const char *a)
 
 static void cell_title(struct strbuf *out, const struct compare_test *t)
 {
-    plan_format_length(out, t->length);
-    strbuf_addstr(out, " tokens, depth ");
-    plan_format_depth(out, t->depth_bp);
+    if (!t->axes_only) {
+        plan_format_length(out, t->length);
+        strbuf_addstr(out, " tokens, depth ");
+        plan_format_depth(out, t->depth_bp);
+    }
+    if (t->axes) {
+        if (!t->axes_only)
+            strbuf_addstr(out, ", ");
+        axes_format(out, t->axes, "");
+    }
     strbuf_addstr(out, ": ");
     report_pct(out, t->acc_base);
     strbuf_addstr(out, " \xE2\x86\x92 ");
@@ -108,10 +123,14 @@ static void cell_title(struct strbuf *out, const struct compare_test *t)
 
 /* ---- HTML ---- */
 
-static void flips_table(struct doc *d, const char *caption, const struct flip *v, size_t n)
+/* axes: the cell has named axes (a column naming each row's) */
+static void flips_table(struct doc *d, const char *caption, const struct flip *v, size_t n,
+                        int axes)
 {
     static const char *const head[] = {"question", "repeat", "baseline answer", "candidate answer",
                                        NULL};
+    static const char *const head_axes[] = {"question",         "axes", "repeat", "baseline answer",
+                                            "candidate answer", NULL};
     struct strbuf sb = STRBUF_INIT;
     size_t i;
 
@@ -121,10 +140,15 @@ static void flips_table(struct doc *d, const char *caption, const struct flip *v
         strbuf_release(&sb);
         return;
     }
-    report_table_begin(d, "lrll", head);
+    report_table_begin(d, axes ? "llrll" : "lrll", axes ? head_axes : head);
     for (i = 0; i < n && i < FLIPS_MAX; i++) {
         report_row_begin(d, NULL);
         report_cell(d, report_or_dash(v[i].b->question_id));
+        if (axes) {
+            strbuf_reset(&sb);
+            axes_format(&sb, v[i].b->axes, "\xE2\x80\x93");
+            report_cell(d, sb.buf);
+        }
         report_cellf(d, "%d", v[i].b->repeat);
         strbuf_reset(&sb);
         answer_text(&sb, v[i].b->answer);
@@ -161,11 +185,13 @@ void report_compare_flips_html(struct doc *d, const struct compare_result *r,
         if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
             continue;
         any = 1;
-        find_flips(m, t->length, t->depth_bp, &f);
+        find_flips(m, t, &f);
         cell_title(&sb, t);
         report_heading(d, 3, sb.buf, NULL);
-        flips_table(d, "Correct in the baseline, wrong in the candidate", f.lost, f.nlost);
-        flips_table(d, "Wrong in the baseline, correct in the candidate", f.gained, f.ngained);
+        flips_table(d, "Correct in the baseline, wrong in the candidate", f.lost, f.nlost,
+                    t->axes != NULL);
+        flips_table(d, "Wrong in the baseline, correct in the candidate", f.gained, f.ngained,
+                    t->axes != NULL);
         cell_flips_release(&f);
         strbuf_release(&sb);
     }
@@ -286,6 +312,13 @@ void report_compare_heatmap_html(struct doc *d, const struct compare_result *r)
     struct strbuf *out = d->out, sb = STRBUF_INIT;
     size_t l, dd;
 
+    if (r->has_axes) {
+        /* several cells share a (length, depth): the per-cell table names them */
+        report_heading(d, 2, "Change by depth and length", "change");
+        report_para(d, "Not drawn: with named axes a cell is (length, depth, axes); see the "
+                       "per-cell table.");
+        return;
+    }
     grid_build(r, &g);
     report_heading(d, 2, "Change by depth and length", "change");
     report_para(d, change_legend);
@@ -334,6 +367,8 @@ void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *
     struct strbuf sb = STRBUF_INIT;
     size_t l, dd;
 
+    if (r->has_axes) /* several cells share a (length, depth): the cell tables name them */
+        return;
     grid_build(r, &g);
     if (!g.nl) {
         grid_release(&g);
@@ -371,18 +406,29 @@ void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *
     strbuf_release(&sb);
 }
 
-static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n)
+static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n,
+                     int axes)
 {
     struct strbuf sb = STRBUF_INIT;
     size_t i;
     strbuf_addf(out, "%s: %zu\n\n", caption, n);
     if (!n)
         return;
-    strbuf_addstr(out, "| question | repeat | baseline answer | candidate answer |\n"
-                       "|---|---:|---|---|\n");
+    if (axes)
+        strbuf_addstr(out, "| question | axes | repeat | baseline answer | candidate answer |\n"
+                           "|---|---|---:|---|---|\n");
+    else
+        strbuf_addstr(out, "| question | repeat | baseline answer | candidate answer |\n"
+                           "|---|---:|---|---|\n");
     for (i = 0; i < n && i < FLIPS_MAX; i++) {
         strbuf_addstr(out, "| ");
         escape_md(out, report_or_dash(v[i].b->question_id));
+        if (axes) {
+            strbuf_reset(&sb);
+            axes_format(&sb, v[i].b->axes, "\xE2\x80\x93");
+            strbuf_addstr(out, " | ");
+            escape_md(out, sb.buf);
+        }
         strbuf_addf(out, " | %d | ", v[i].b->repeat);
         strbuf_reset(&sb);
         answer_text(&sb, v[i].b->answer);
@@ -412,13 +458,13 @@ void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
         struct strbuf sb = STRBUF_INIT;
         if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
             continue;
-        find_flips(m, t->length, t->depth_bp, &f);
+        find_flips(m, t, &f);
         cell_title(&sb, t);
         strbuf_addstr(out, "#### ");
         escape_md(out, sb.buf);
         strbuf_addstr(out, "\n\n");
-        md_flips(out, "Correct -> wrong", f.lost, f.nlost);
-        md_flips(out, "Wrong -> correct", f.gained, f.ngained);
+        md_flips(out, "Correct -> wrong", f.lost, f.nlost, t->axes != NULL);
+        md_flips(out, "Wrong -> correct", f.gained, f.ngained, t->axes != NULL);
         cell_flips_release(&f);
         strbuf_release(&sb);
     }
