@@ -728,6 +728,53 @@ static void section_tokenizer(struct doc *d, const struct run_stats *s)
     report_table_end(d);
 }
 
+/* What the server's prefix cache reused (only when some trial reports it). */
+static void section_cache(struct doc *d, const struct run_stats *s)
+{
+    static const char *const head[] = {"", "tokens", "share of sent"};
+    const struct cache_stats *c = &s->cache;
+    struct strbuf sb = STRBUF_INIT;
+    double sent = c->sent > 0 ? (double)c->sent : 1.0;
+
+    if (!c->trials)
+        return;
+    report_heading(d, 2, "Prompt cache", "cache");
+    strbuf_addf(&sb,
+                "What the server says it took from its prefix cache, over the %ld trial%s that "
+                "report it (usage.prompt_tokens_details.cached_tokens%s). The run's schedule "
+                "(run --schedule) decides how much of each group's shared prefix is still cached.",
+                c->trials, c->trials == 1 ? "" : "s",
+                c->from_timings ? ", else llama.cpp timings.cache_n" : "");
+    report_para(d, sb.buf);
+    report_table_begin(d, "lrr", head);
+    report_row_begin(d, NULL);
+    report_cell(d, "prompt tokens sent");
+    report_cellf(d, "%ld", c->sent);
+    report_cell_pct(d, 1.0);
+    report_row_end(d);
+    report_row_begin(d, NULL);
+    report_cell(d, "from the server's cache");
+    report_cellf(d, "%ld", c->cached);
+    report_cell_pct(d, (double)c->cached / sent);
+    report_row_end(d);
+    report_row_begin(d, NULL);
+    report_cell(d, "computed");
+    report_cellf(d, "%ld", c->sent - c->cached);
+    report_cell_pct(d, (double)(c->sent - c->cached) / sent);
+    report_row_end(d);
+    report_table_end(d);
+    if (c->est_sent > 0) {
+        strbuf_reset(&sb);
+        strbuf_addf(&sb,
+                    "Estimate, not a measurement: sending each group's deepest prompt first "
+                    "(--schedule cache) to a server that keeps whole prefixes could reuse about "
+                    "%.0f of %.0f target prompt tokens (%.1f%%) against none in a naive order.",
+                    c->est_cached, c->est_sent, 100.0 * c->est_cached / c->est_sent);
+        report_para(d, sb.buf);
+    }
+    strbuf_release(&sb);
+}
+
 static void section_advice(struct doc *d, const struct run_stats *s)
 {
     const char *head[3 + ORDER__COUNT + 1];
@@ -1117,6 +1164,7 @@ static void body(struct doc *d, const struct report_input *in)
     report_section_questions(d, in);
     section_coverage(d, in->stats);
     section_tokenizer(d, in->stats);
+    section_cache(d, in->stats);
     section_advice(d, in->stats);
     if (d->html)
         section_failures(d, in);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "num.h"
+#include "plan.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "xalloc.h"
@@ -1188,6 +1189,66 @@ static int cmp_trial_qid(const void *a, const void *b)
     return strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
 }
 
+/* Group order for plan_cache_estimate(): question, length, repeat, axes, then depth. */
+static int cmp_trial_group(const void *a, const void *b)
+{
+    const struct trial_result *x = *(const struct trial_result *const *)a,
+                              *y = *(const struct trial_result *const *)b;
+    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
+    if (c)
+        return c;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    if (x->repeat != y->repeat)
+        return x->repeat < y->repeat ? -1 : 1;
+    c = strcmp(x->axes ? x->axes : "", y->axes ? y->axes : "");
+    if (c)
+        return c;
+    return (x->depth_bp > y->depth_bp) - (x->depth_bp < y->depth_bp);
+}
+
+/* struct cache_stats from every finished trial (see stats.h). */
+static void cache_stats(const struct trial_result *trials, size_t n, struct cache_stats *cs)
+{
+    const struct trial_result **v = xcalloc(n + 1, sizeof(*v));
+    struct plan p = {0};
+    size_t i, nv = 0;
+    memset(cs, 0, sizeof(*cs));
+    for (i = 0; i < n; i++) {
+        const struct trial_result *t = &trials[i];
+        int timings = t->cache_n >= 0 && t->prompt_n >= 0;
+        if (t->outcome == OUTCOME_PENDING)
+            continue;
+        v[nv++] = t;
+        if (t->cached_tokens < 0 && !timings)
+            continue;
+        cs->trials++;
+        cs->from_timings += t->cached_tokens < 0;
+        cs->cached += t->cached_tokens >= 0 ? t->cached_tokens : t->cache_n;
+        cs->sent += t->usage_prompt_tokens >= 0 ? t->usage_prompt_tokens
+                    : timings                   ? t->cache_n + t->prompt_n
+                                                : t->realized_length;
+    }
+    if (cs->trials) {
+        qsort(v, nv, sizeof(*v), cmp_trial_group);
+        p.t = xcalloc(nv + 1, sizeof(*p.t));
+        for (i = 0; i < nv; i++) {
+            p.t[i].question = i && !strcmp(v[i]->question_id ? v[i]->question_id : "",
+                                           v[i - 1]->question_id ? v[i - 1]->question_id : "")
+                                  ? p.t[i - 1].question
+                                  : i;
+            p.t[i].length = v[i]->length;
+            p.t[i].depth_bp = v[i]->depth_bp;
+            p.t[i].repeat = v[i]->repeat;
+            p.t[i].axes = v[i]->axes ? v[i]->axes : "";
+        }
+        p.nr = nv;
+        plan_cache_estimate(&p, &cs->est_sent, &cs->est_cached);
+        free(p.t);
+    }
+    free(v);
+}
+
 int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
                   struct run_stats *out, struct strbuf *err)
 {
@@ -1244,6 +1305,7 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
         out->n_known = nknown;
         if (out->oracle.present && out->oracle.n_valid)
             effective_length(out, out->oracle.accuracy, opt->effective_fraction, 1);
+        cache_stats(trials, n, &out->cache);
     }
     free(cb);
     free(orc);

@@ -228,6 +228,22 @@ struct ordering_advice {
     double accuracy[ORDER__COUNT]; /* expected accuracy given it was retrieved */
 };
 
+/*
+ * What the server's prefix cache did, from the trials that report it (usage
+ * prompt_tokens_details.cached_tokens, else llama.cpp timings cache_n):
+ * trials 0 when none does. sent is their prompt tokens (usage.prompt_tokens,
+ * else cache_n + prompt_n, else the realized length), cached those the server
+ * says it reused; computed = sent - cached. est_sent / est_cached:
+ * plan_cache_estimate() over every finished trial of the run, what the cache
+ * schedule could reuse on a server caching whole prefixes (an estimate; a
+ * naive order is assumed to reuse nothing).
+ */
+struct cache_stats {
+    long trials, sent, cached;
+    long from_timings; /* of trials, those counted from llama.cpp timings */
+    double est_sent, est_cached;
+};
+
 struct run_stats {
     struct cell_stats *cells; /* sorted by (length, depth_bp) */
     size_t n_cells;
@@ -273,6 +289,8 @@ struct run_stats {
     double confidence;   /* bootstrap interval level used */
     double geometric_p;  /* rank distribution used by the advice: geometric p, or 0 when */
     size_t n_rank_probs; /* a rank-probability list of this many ranks was given */
+
+    struct cache_stats cache; /* over every trial, controls included */
 };
 
 /*

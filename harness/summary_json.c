@@ -359,6 +359,23 @@ static cJSON *order_object(const struct order_stats *os, const char *curve_run)
     return o;
 }
 
+/* "prompt_cache": what the server's prefix cache reused (README "summary.json schema"). */
+static cJSON *cache_object(const struct cache_stats *c)
+{
+    cJSON *o = cJSON_CreateObject(), *e;
+    cJSON_AddNumberToObject(o, "trials", (double)c->trials);
+    cJSON_AddNumberToObject(o, "from_timings", (double)c->from_timings);
+    cJSON_AddNumberToObject(o, "sent", (double)c->sent);
+    cJSON_AddNumberToObject(o, "cached", (double)c->cached);
+    cJSON_AddNumberToObject(o, "computed", (double)(c->sent - c->cached));
+    add_num(o, "hit_rate", c->sent > 0 ? (double)c->cached / (double)c->sent : NAN);
+    e = cJSON_AddObjectToObject(o, "estimate");
+    cJSON_AddNumberToObject(e, "sent", c->est_sent);
+    cJSON_AddNumberToObject(e, "cached", c->est_cached);
+    add_num(e, "hit_rate", c->est_sent > 0 ? c->est_cached / c->est_sent : NAN);
+    return o;
+}
+
 int summary_json_write(const struct run_info *run, const struct run_stats *s,
                        const struct axis_stats *axes, size_t n_axes, struct strbuf *out)
 {
@@ -478,6 +495,8 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
     }
     if (os)
         cJSON_AddItemToObject(root, "order", order_object(os, curve_run));
+    if (s->cache.trials)
+        cJSON_AddItemToObject(root, "prompt_cache", cache_object(&s->cache));
 
     text = cJSON_Print(root);
     cJSON_Delete(root);
