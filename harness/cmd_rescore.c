@@ -190,6 +190,34 @@ static int load_golden(struct store *st, const struct run_info *run, const char 
     return rc;
 }
 
+/* What rescore did, on stdout. */
+static void print_summary(const char *from, const char *version, const char *target,
+                          const struct rescore_counts *n)
+{
+    printf("rescored run %s with %s into %s: %ld answers scored, %ld trials changed outcome "
+           "(%ld now correct, %ld now wrong)\n",
+           from, version, target, n->scored, n->changed, n->to_correct, n->to_wrong);
+    if (n->cut_now_scored)
+        printf("%ld answers cut at the answer budget (stored as truncated by an older dipmap) are "
+               "now scored, flagged cut\n",
+               n->cut_now_scored);
+    if (n->starved)
+        printf("%ld trials without an answer after the reasoning are now starved\n", n->starved);
+    printf("accuracy: ");
+    if (n->valid_before)
+        printf("%.1f%% (%ld of %ld)", 100.0 * n->correct_before / n->valid_before,
+               n->correct_before, n->valid_before);
+    else
+        printf("none");
+    printf(" -> ");
+    if (n->valid_after)
+        printf("%.1f%% (%ld of %ld)\n", 100.0 * n->correct_after / n->valid_after, n->correct_after,
+               n->valid_after);
+    else
+        printf("none\n");
+    printf("nothing was sent; scorer version recorded: %s\n", version);
+}
+
 int cmd_rescore(int argc, const char **argv)
 {
     const char *db = NULL, *scorer_arg = NULL, *as = NULL, *dataset = NULL, *tags = NULL;
@@ -325,28 +353,7 @@ int cmd_rescore(int argc, const char **argv)
         rc = DM_EXIT_INFRA;
         goto cleanup;
     }
-    printf("rescored run %s with %s into %s: %ld answers scored, %ld trials changed outcome "
-           "(%ld now correct, %ld now wrong)\n",
-           rest.v[0], ver.buf, target, n.scored, n.changed, n.to_correct, n.to_wrong);
-    if (n.cut_now_scored)
-        printf("%ld answers cut at the answer budget (stored as truncated by an older dipmap) are "
-               "now scored, flagged cut\n",
-               n.cut_now_scored);
-    if (n.starved)
-        printf("%ld trials without an answer after the reasoning are now starved\n", n.starved);
-    printf("accuracy: ");
-    if (n.valid_before)
-        printf("%.1f%% (%ld of %ld)", 100.0 * n.correct_before / n.valid_before, n.correct_before,
-               n.valid_before);
-    else
-        printf("none");
-    printf(" -> ");
-    if (n.valid_after)
-        printf("%.1f%% (%ld of %ld)\n", 100.0 * n.correct_after / n.valid_after, n.correct_after,
-               n.valid_after);
-    else
-        printf("none\n");
-    printf("nothing was sent; scorer version recorded: %s\n", ver.buf);
+    print_summary(rest.v[0], ver.buf, target, &n);
     rc = DM_EXIT_OK;
 cleanup:
     if (locked)
