@@ -515,6 +515,72 @@ static void test_json(void)
     tset_free(&b);
 }
 
+/*
+ * Order-run-like trials (length and depth 0) with axes "k=K;policy=P": the
+ * candidate loses every question under policy=source at k=10 only. Each (k,
+ * policy) is its own cell named by the axes alone; the pooled lines exist per
+ * axis value; no length test; FAIL names the one cell.
+ */
+static void test_axes_cells(void)
+{
+    static const char *const combos[] = {"k=10;policy=best-first", "k=10;policy=source",
+                                         "k=5;policy=best-first", "k=5;policy=source"};
+    struct tset b = {0}, c = {0};
+    struct compare_result r;
+    struct strbuf name = STRBUF_INIT;
+    size_t i, k, cells = 0, lengths = 0, pooled = 0;
+    char id[16];
+    int q;
+    for (q = 0; q < 30; q++) {
+        snprintf(id, sizeof(id), "q%03d", q);
+        for (k = 0; k < 4; k++) {
+            add(&b, id, 0, 0, 0, OUTCOME_CORRECT);
+            b.t[b.n - 1].axes = xstrdup(combos[k]);
+            add(&c, id, 0, 0, 0, k == 1 ? OUTCOME_WRONG : OUTCOME_CORRECT);
+            c.t[c.n - 1].axes = xstrdup(combos[k]);
+        }
+    }
+    compare_runs(b.t, b.n, c.t, c.n, NULL, &r);
+    CHECK(r.has_axes && r.axes_only);
+    CHECK(r.verdict == VERDICT_FAIL);
+    for (i = 0; i < r.n_tests; i++) {
+        const struct compare_test *t = &r.tests[i];
+        strbuf_reset(&name);
+        compare_test_name(&name, t);
+        if (t->scope == COMPARE_CELL) {
+            cells++;
+            CHECK(t->n_pairs == 30);
+            CHECK((t->status == CMP_REGRESSION) == !strcmp(t->axes, "k=10;policy=source"));
+            if (!strcmp(t->axes, "k=10;policy=source"))
+                CHECK_STR(name.buf, "k=10, policy=source");
+        } else if (t->scope == COMPARE_LENGTH) {
+            lengths++;
+        } else if (t->scope == COMPARE_AXIS) {
+            pooled++;
+            CHECK(t->n_pairs == 60);
+            if (!strcmp(t->axes, "policy=source"))
+                CHECK_STR(name.buf, "policy=source (pooled)");
+        }
+    }
+    CHECK(cells == 4 && lengths == 0 && pooled == 4);
+    CHECK(r.n_family == 8);
+    compare_result_release(&r);
+    /* without axes the same outcomes pool into one cell (and one length) */
+    for (i = 0; i < b.n; i++) {
+        free(b.t[i].axes);
+        free(c.t[i].axes);
+        b.t[i].axes = c.t[i].axes = NULL;
+        b.t[i].repeat = c.t[i].repeat = (int)(i % 4);
+    }
+    compare_runs(b.t, b.n, c.t, c.n, NULL, &r);
+    CHECK(!r.has_axes && r.n_tests == 3);
+    CHECK(r.tests[0].scope == COMPARE_CELL && r.tests[0].axes == NULL && r.tests[0].n_pairs == 120);
+    compare_result_release(&r);
+    strbuf_release(&name);
+    tset_free(&b);
+    tset_free(&c);
+}
+
 int main(void)
 {
     RUN(test_identical_pass);
@@ -532,5 +598,6 @@ int main(void)
     RUN(test_junit_injection);
     RUN(test_markdown_limit_and_annotation_cap);
     RUN(test_json);
+    RUN(test_axes_cells);
     return TEST_EXIT();
 }
