@@ -33,6 +33,7 @@ static const char *const serve_sim_usage[] = {
     "                 [--prefix-cache TOKENS] [--slots N] [--timings] [--latency-ms MS]",
     "                 [--prefill-ms-per-1k MS] [--decode-ms-per-token MS]",
     "                 [--tokenize-latency-ms MS] [--reject-max-tokens] [--min-max-tokens N]",
+    "                 [--owned-by NAME]",
     NULL,
 };
 
@@ -47,6 +48,7 @@ int cmd_serve_sim(int argc, const char **argv)
     const char *prefix_cache_s = NULL;
     long slots = 0;
     int timings = 0;
+    const char *owned_by = NULL;
     long tokenize_latency_ms = 0, min_max_tokens = 0;
     int reject_max_tokens = 0;
     const char *think_s = NULL, *think_form = "both";
@@ -107,6 +109,10 @@ int cmd_serve_sim(int argc, const char **argv)
          0},
         {OPT_BOOL, "timings", 0, &timings, NULL,
          "add llama.cpp's timings (cache_n, prompt_n, prompt_ms, ...) to every answer", 0},
+        {OPT_STRING, "owned-by", 0, &owned_by, "NAME",
+         "/v1/models owned_by (default dipmap-sim); another name but llamacpp also drops "
+         "llama.cpp's /props, e.g. vllm to be detected as vLLM",
+         0},
         {OPT_DOUBLE, "prefill-ms-per-1k", 0, &prefill_ms, "MS",
          "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
         {OPT_DOUBLE, "decode-ms-per-token", 0, &decode_ms, "MS",
@@ -197,6 +203,7 @@ int cmd_serve_sim(int argc, const char **argv)
     cfg.prefill_ms_per_1k = prefill_ms;
     cfg.decode_ms_per_token = decode_ms;
     cfg.timings = timings;
+    cfg.owned_by = owned_by;
     cfg.tokenize_latency_ms = tokenize_latency_ms;
     cfg.reject_max_tokens = reject_max_tokens;
     cfg.min_max_tokens = min_max_tokens;

@@ -263,6 +263,11 @@ struct sim_config {
     double prefill_ms_per_1k;
     double decode_ms_per_token;
     int timings;
+    /*
+     * /v1/models' owned_by (NULL: "dipmap-sim"); any other name but "llamacpp" also drops
+     * llama.cpp's /props, so a client detects the server by owned_by alone (e.g. "vllm").
+     */
+    const char *owned_by;
     const char *api_key;  /* borrowed; NULL = no auth */
     const char *log_path; /* NULL = no request log */
 };

@@ -265,10 +265,11 @@ static void cache_ids(struct sim_server *s, struct gen_request *g)
 {
     size_t alloc = 0;
     if (g->cache_salt) {
-        ALLOC_GROW(g->ids, g->nids + 1, alloc);
-        g->ids[g->nids++] =
-            CACHE_MARK |
-            (uint32_t)(sim_hash_bytes(SIM_HASH_INIT, g->cache_salt, strlen(g->cache_salt)) & 0x7f);
+        /* 63 bits of the salt's hash, 7 per marker: two salts share a prefix 1 in 2^63 */
+        uint64_t h = sim_hash_bytes(SIM_HASH_INIT, g->cache_salt, strlen(g->cache_salt));
+        ALLOC_GROW(g->ids, g->nids + 9, alloc);
+        for (int k = 0; k < 9; k++, h >>= 7)
+            g->ids[g->nids++] = CACHE_MARK | (uint32_t)(h & 0x7f);
     }
     for (size_t i = 0; i < g->prompt.nr; i++) {
         const char *role = g->prompt.role ? g->prompt.role[i] : "prompt";
@@ -292,7 +293,7 @@ static void cache_ids(struct sim_server *s, struct gen_request *g)
 /* Take a slot and look the prompt up in its cache; 0, or -1 when the server is stopping. */
 static int cache_lookup(struct sim_server *s, struct gen_request *g)
 {
-    long m = 0;
+    long m = 0, marks = 0;
     size_t i;
     cache_ids(s, g);
     g->slot = sim_cache_acquire(s->cache, g->ids, g->nids, g->id_slot, &m);
@@ -301,8 +302,8 @@ static int cache_lookup(struct sim_server *s, struct gen_request *g)
     if (!g->cache_prompt)
         m = 0;
     for (i = 0; i < (size_t)m; i++)
-        if (IS_MARK(g->ids[i]))
-            m--; /* markers are not tokens */
+        marks += IS_MARK(g->ids[i]) != 0; /* markers are not tokens */
+    m -= marks;
     if (m > g->T - 1)
         m = g->T > 0 ? g->T - 1 : 0;
     g->cached = m < 0 ? 0 : m;
@@ -989,7 +990,7 @@ static void handle_models(struct sim_server *s, struct reply *r)
         cJSON_AddStringToObject(m, "id", s->cfg->models[i].name);
         cJSON_AddStringToObject(m, "object", "model");
         cJSON_AddNumberToObject(m, "created", (double)time(NULL));
-        cJSON_AddStringToObject(m, "owned_by", "dipmap-sim");
+        cJSON_AddStringToObject(m, "owned_by", s->cfg->owned_by ? s->cfg->owned_by : "dipmap-sim");
         cJSON_AddStringToObject(m, "root", s->cfg->models[i].name);
         cJSON_AddNullToObject(m, "parent");
         if (s->cfg->ctx > 0)
@@ -997,6 +998,13 @@ static void handle_models(struct sim_server *s, struct reply *r)
         cJSON_AddItemToArray(data, m);
     }
     json_reply(r, 200, root);
+}
+
+/* llama.cpp's /props: served unless --owned-by names another server */
+static int sim_has_props(const struct sim_config *cfg)
+{
+    return !cfg->owned_by || !strcmp(cfg->owned_by, "dipmap-sim") ||
+           !strcmp(cfg->owned_by, "llamacpp");
 }
 
 static void handle_props(struct sim_server *s, struct reply *r)
@@ -1258,7 +1266,7 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
         atomic_fetch_sub(&s->gen_inflight, 1);
     } else if (!strcmp(url, "/v1/models") && get) {
         handle_models(s, &r);
-    } else if (!strcmp(url, "/props") && get) {
+    } else if (!strcmp(url, "/props") && get && sim_has_props(s->cfg)) {
         handle_props(s, &r);
     } else if (!strcmp(url, "/tokenize") && post && s->cfg->tokenize_api != SIM_API_NONE) {
         l.inflight = atomic_fetch_add(&s->tok_inflight, 1) + 1;
@@ -1279,7 +1287,7 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
     } else {
         int known = !strcmp(url, "/health") || !strcmp(url, "/v1/chat/completions") ||
                     !strcmp(url, "/v1/completions") || !strcmp(url, "/v1/models") ||
-                    !strcmp(url, "/props") ||
+                    (!strcmp(url, "/props") && sim_has_props(s->cfg)) ||
                     (!strcmp(url, "/tokenize") && s->cfg->tokenize_api != SIM_API_NONE) ||
                     !strcmp(url, "/detokenize");
         if (known)
