@@ -66,10 +66,11 @@ int cmd_serve_sim(int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
         {OPT_STRING, "dataset", 'd', &dataset, "FILE", "golden set the model answers from", 0},
         {OPT_LIST, "model", 'm', &models, "SPEC",
-         "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,flat=0] "
-         "(repeatable; default dipmap-sim); start/hard/needles plant accuracy drops: question "
-         "only before the gold, a hard negative present, per gold chunk beyond the first; "
-         "flat=1: the same dip at every prompt length",
+         "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
+         "flat=0] (repeatable; default dipmap-sim); start/hard/needles/spacing plant accuracy "
+         "drops: question only before the gold, a hard negative present, per gold chunk beyond "
+         "the first, times the needles' spacing; window: the dip deeper at half the --ctx "
+         "window; flat=1: the same dip at every prompt length",
          0},
         {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE",
          "counts prompt tokens (default cl100k_base)", 0},

@@ -44,22 +44,30 @@ double sim_depth(double dip, long T)
     return dip * clamp01(log2((double)T / 1500.0) / 4.0);
 }
 
+static double curve(const struct sim_model *m, double x, double depth)
+{
+    return m->edge - depth * (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape));
+}
+
 double sim_curve_p(const struct sim_model *m, double x, long T)
 {
-    x = clamp01(x);
-    double depth = m->flat ? m->dip : sim_depth(m->dip, T);
-    return clamp01(m->edge - depth * (1.0 - pow(fabs(2 * x - 1), m->shape)));
+    return clamp01(curve(m, x, m->flat ? m->dip : sim_depth(m->dip, T)));
 }
 
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f)
 {
-    double p = sim_curve_p(m, x, T);
+    double depth = m->flat ? m->dip : sim_depth(m->dip, T), p;
+    if (f && f->ctx > 0 && T > 0)
+        depth += m->window * clamp01(1.0 - fabs(2.0 * (double)T / (double)f->ctx - 1.0));
+    p = clamp01(curve(m, x, depth));
     if (f && f->question_start)
         p -= m->start;
     if (f && f->hard)
         p -= m->hard;
     if (f && f->gold_present > 1)
         p -= m->needles * (double)(f->gold_present - 1);
+    if (f)
+        p -= m->spacing * f->spacing;
     return clamp01(p);
 }
 
@@ -96,14 +104,15 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
         strbuf_addf(err,
                     "model '%s': expected NAME or "
-                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,flat=F",
+                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
+                    "window=E,flat=F",
                     spec);
         return -1;
     }
@@ -133,11 +142,14 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 strbuf_addf(err, "model '%s': shape must be a number > 0", spec);
                 goto cleanup;
             }
-        } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles")) {
+        } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
+                   !strcmp(key, "spacing") || !strcmp(key, "window")) {
             if (parse_double_range(val, 0, 1,
-                                   !strcmp(key, "start")  ? &m.start
-                                   : !strcmp(key, "hard") ? &m.hard
-                                                          : &m.needles)) {
+                                   !strcmp(key, "start")     ? &m.start
+                                   : !strcmp(key, "hard")    ? &m.hard
+                                   : !strcmp(key, "needles") ? &m.needles
+                                   : !strcmp(key, "spacing") ? &m.spacing
+                                                             : &m.window)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
             }
@@ -157,7 +169,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, flat)",
+                        "needles, spacing, window, flat)",
                         spec, key);
             goto cleanup;
         }

@@ -70,12 +70,21 @@ struct golden_set;
  *   start=S  the question occurs only before the gold chunk (--question-at start)
  *   hard=H   one of the question's own distractors (golden set "distractors") occurs
  *   needles=N  N per gold chunk beyond the first in the prompt (run --needles)
+ *   spacing=E  E times the spacing of the needles: with several gold chunks present, the
+ *            tokens from the end of the earliest to the start of the latest, over T
+ *            (run --spacing)
+ *   window=E the dip deepened by E * (1 - |2 fill - 1|), fill = T / --ctx: deepest when
+ *            the prompt fills half the served window (run --lengths 25%,50%,90%); no
+ *            effect without --ctx
  * All default to 0 (no effect), so models without them answer as before.
  * With several gold chunks in the prompt a correct answer lists the "value"
  * of each (dataset order, ", " between) when they all have one (all-of).
  */
 
-/* A model served by the simulator: NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N. */
+/*
+ * A model served by the simulator:
+ * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,flat=F.
+ */
 struct sim_model {
     char *name;     /* owned */
     double edge;    /* accuracy at the edges, 0..1 (default 0.92) */
@@ -86,6 +95,8 @@ struct sim_model {
     double hard;    /* planted drop when a hard negative of the question is present, 0..1 */
     double needles; /* planted drop per gold chunk beyond the first present, 0..1 */
     int flat;       /* flat=1: the dip is full at every length, depth(T) = dip (default 0) */
+    double spacing; /* planted drop per unit of needle spacing (fraction of T), 0..1 */
+    double window;  /* planted dip deepening at half the served window, 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -93,15 +104,17 @@ struct sim_features {
     int question_start;  /* gold present and no occurrence of the question after it */
     int hard;            /* a hard negative of the question occurs */
     size_t gold_present; /* the question's gold chunks that occur */
+    double spacing;      /* gold_present > 1: tokens from the end of the earliest gold chunk to
+                            the start of the latest, over T (0..1); else 0 */
+    long ctx;            /* the served window (serve-sim --ctx), 0 = none */
 };
 /* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
 
 /*
- * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles; any
- * subset, defaults as above). NAME is non-empty and has no ':' or ','.
- * Returns 0, or -1 with a message appended to err (nothing printed).
- * Release with sim_model_release().
+ * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
+ * window, flat; any subset, defaults as above). NAME is non-empty and has no ':' or ','. Returns 0,
+ * or -1 with a message appended to err (nothing printed). Release with sim_model_release().
  */
 int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err);
 void sim_model_release(struct sim_model *m);

@@ -209,6 +209,49 @@ static void shift_prompt(struct tokenizer *tok, struct sim_prompt *p, long keep)
     }
 }
 
+/* Tokens of p before byte pos of segment seg (the model's view). */
+static long token_offset(struct tokenizer *tok, const struct sim_prompt *p, size_t seg, size_t pos)
+{
+    long off = 0;
+    for (size_t i = 0; i < seg; i++)
+        off += p->count[i];
+    return off + sim_count_tokens(tok, p->seg[seg].buf + p->start[seg], pos);
+}
+
+/*
+ * features.gold_present: the question's gold chunks that occur; with several, features.spacing:
+ * the tokens from the end of the earliest (first occurrence) to the start of the latest, over T.
+ */
+static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, struct sim_analysis *a)
+{
+    long first = -1, first_end = 0, last = -1;
+    for (size_t g = 0; g < a->q->gold_nr; g++) {
+        const struct chunk *c = &a->q->gold[g];
+        for (size_t i = 0; i < p->nr; i++) {
+            const char *base = p->seg[i].buf + p->start[i];
+            const char *hit = memmem(base, p->seg[i].len - p->start[i], c->text, c->text_len);
+            long off;
+            if (!hit)
+                continue;
+            a->features.gold_present++;
+            if (a->q->gold_nr < 2)
+                break;
+            off = token_offset(tok, p, i, (size_t)(hit - base));
+            if (first < 0 || off < first) {
+                first = off;
+                first_end = off + sim_count_tokens(tok, c->text, c->text_len);
+            }
+            if (off > last)
+                last = off;
+            break;
+        }
+    }
+    if (a->features.gold_present > 1 && a->T > 0 && last > first_end) {
+        double s = (double)(last - first_end) / (double)a->T;
+        a->features.spacing = s > 1 ? 1 : s;
+    }
+}
+
 void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
                  struct sim_analysis *a)
 {
@@ -257,23 +300,15 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
         }
     }
     if (a->gold) {
-        long off = 0;
-        for (size_t i = 0; i < gseg; i++)
-            off += p->count[i];
-        off += sim_count_tokens(tok, p->seg[gseg].buf + p->start[gseg], gpos);
+        long off = token_offset(tok, p, gseg, gpos);
         a->x = a->T > 0 ? (double)off / (double)a->T : 0;
         if (a->x >= 1)
             a->x = nextafter(1.0, 0.0);
     }
 
     if (a->q)
-        for (size_t g = 0; g < a->q->gold_nr; g++)
-            for (size_t i = 0; i < p->nr; i++)
-                if (memmem(p->seg[i].buf + p->start[i], p->seg[i].len - p->start[i],
-                           a->q->gold[g].text, a->q->gold[g].text_len)) {
-                    a->features.gold_present++;
-                    break;
-                }
+        needles_found(tok, p, a);
+    a->features.ctx = cfg->ctx;
     if (a->gold) {
         /* the question after the gold chunk (same segment past it, or a later segment)? */
         const char *qt = a->q->question;

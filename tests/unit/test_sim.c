@@ -13,7 +13,7 @@
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
-    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0};
+    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0};
     return m;
 }
 
@@ -208,6 +208,31 @@ static void test_fault_rates(void)
     strbuf_release(&err);
 }
 
+/* spacing=E and window=E: the planted drops of sim_axes_p from the prompt's features. */
+static void test_axes_spacing_window(void)
+{
+    struct sim_model m;
+    struct strbuf err = STRBUF_INIT;
+    struct sim_features f;
+    CHECK_INT(sim_model_parse("a:edge=0.9,dip=0.2,flat=1,spacing=0.6,window=0.4", &m, &err), 0);
+    CHECK_NEAR(m.spacing, 0.6, 0);
+    CHECK_NEAR(m.window, 0.4, 0);
+    memset(&f, 0, sizeof(f));
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.7, 1e-12); /* no --ctx: no window effect */
+    f.spacing = 0.25;
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.7 - 0.15, 1e-12);
+    f.spacing = 0;
+    f.ctx = 8192; /* fill 0.5: the whole E on the dip; 0.25: half; edges unchanged */
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.9 - 0.6, 1e-12);
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 2048, &f), 0.9 - 0.4, 1e-12);
+    CHECK_NEAR(sim_axes_p(&m, 0.0, 4096, &f), 0.9, 1e-12);
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 8192, &f), 0.9 - 0.2, 1e-12);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("a:window=2", &m, &err), -1);
+    CHECK(strstr(err.buf, "window must be a number in [0,1]") != NULL);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     RUN(test_curve_formula);
@@ -215,6 +240,7 @@ int main(void)
     RUN(test_draw_deterministic);
     RUN(test_shared_seed_pairs);
     RUN(test_model_parse);
+    RUN(test_axes_spacing_window);
     RUN(test_faults_parse);
     RUN(test_fault_rates);
     return TEST_EXIT();
