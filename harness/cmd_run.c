@@ -2225,6 +2225,12 @@ static int execute(struct run_ctx *c)
     rc.progress_interval = c->o.progress_interval;
     rc.jitter_seed = (uint64_t)c->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)getpid();
     schedule_settings(c, &rc);
+    /* the schedule joins the run's record when this invocation has trials to send */
+    if (store_done_set_count(c->done) < c->plan.nr &&
+        store_run_add_schedule(c->st, c->run_name, runner_schedule_name(rc.schedule))) {
+        c->ret = DM_EXIT_INFRA;
+        return -1;
+    }
     if (runner_run(&rc, &c->res) < 0) {
         c->ret = DM_EXIT_INFRA;
         return -1;

@@ -729,10 +729,11 @@ static void section_tokenizer(struct doc *d, const struct run_stats *s)
 }
 
 /* What the server's prefix cache reused (only when some trial reports it). */
-static void section_cache(struct doc *d, const struct run_stats *s)
+static void section_cache(struct doc *d, const struct report_input *in)
 {
     static const char *const head[] = {"", "tokens", "share of sent"};
-    const struct cache_stats *c = &s->cache;
+    const struct cache_stats *c = &in->stats->cache;
+    const char *sched = in->run->schedules;
     struct strbuf sb = STRBUF_INIT;
     double sent = c->sent > 0 ? (double)c->sent : 1.0;
 
@@ -745,6 +746,17 @@ static void section_cache(struct doc *d, const struct run_stats *s)
                 "(run --schedule) decides how much of each group's shared prefix is still cached.",
                 c->trials, c->trials == 1 ? "" : "s",
                 c->from_timings ? ", else llama.cpp timings.cache_n" : "");
+    report_para(d, sb.buf);
+    strbuf_reset(&sb);
+    if (!sched || !*sched)
+        strbuf_addstr(&sb, "Schedule: not recorded (a run made before dipmap stored it).");
+    else if (strchr(sched, ','))
+        strbuf_addf(&sb,
+                    "Schedules: %s (the run's invocations used different --schedule values; "
+                    "the figures mix them).",
+                    sched);
+    else
+        strbuf_addf(&sb, "Schedule: %s.", sched);
     report_para(d, sb.buf);
     report_table_begin(d, "lrr", head);
     report_row_begin(d, NULL);
@@ -1164,7 +1176,7 @@ static void body(struct doc *d, const struct report_input *in)
     report_section_questions(d, in);
     section_coverage(d, in->stats);
     section_tokenizer(d, in->stats);
-    section_cache(d, in->stats);
+    section_cache(d, in);
     section_advice(d, in->stats);
     if (d->html)
         section_failures(d, in);

@@ -179,6 +179,11 @@ static const char *const migrations[] = {
     "DROP TABLE trials;"
     "ALTER TABLE trials_v6 RENAME TO trials;"
     "CREATE INDEX trials_request ON trials(request_sha256);",
+    /*
+     * 6 -> 7: the send schedules a run used (run --schedule), comma-separated in the order
+     * its invocations first used them ("plan,cache" after a resume changed it)
+     */
+    "ALTER TABLE runs ADD COLUMN schedules TEXT;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -283,6 +288,8 @@ const char *const store_stmt_sql[S__COUNT] = {
                     " FROM trials WHERE run_id = ?1 AND outcome <> 'pending'",
     [S_RUN_SCORER_GET] = "SELECT scorer_version FROM runs WHERE name = ?1",
     [S_RUN_SCORER_SET] = "UPDATE runs SET scorer_version = ?2 WHERE name = ?1",
+    [S_RUN_SCHEDULES_GET] = "SELECT schedules FROM runs WHERE name = ?1",
+    [S_RUN_SCHEDULES_SET] = "UPDATE runs SET schedules = ?2 WHERE name = ?1",
     [S_RUN_SETTINGS_SET] = "UPDATE runs SET settings_json = ?2 WHERE name = ?1",
     [S_GOLDEN_PUT] = "INSERT OR IGNORE INTO golden_sets (sha256, content) VALUES (?1, ?2)",
     [S_GOLDEN_GET] = "SELECT content FROM golden_sets WHERE sha256 = ?1",

@@ -35,7 +35,7 @@
 #define DIPMAP_DB_ENV "DIPMAP_DB"
 
 /* Schema version this build creates and understands (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 /*
  * Oldest schema a read-only handle reads as it is (no migration): columns
  * added since read as their defaults (cut 0, reasoning tokens unknown, no
@@ -149,6 +149,12 @@ struct run_info {
      * only; not part of identity (compare checks it).
      */
     char *scorer_version;
+    /*
+     * The send schedules the run's invocations used (run --schedule), comma-separated in
+     * first-use order, e.g. "cache" or "plan,cache"; NULL when none was recorded (dry runs,
+     * stores before schema 7). Filled by store_run_get()/store_run_list(); not identity.
+     */
+    char *schedules;
     double created_at; /* set to now by store_run_create() when 0 */
     double started_at;
     double finished_at;
@@ -213,6 +219,11 @@ int store_run_set_served(struct store *st, const char *name, const char *model_s
                          const char *system_fingerprint);
 /* Record the scorer that scored a run ("contains/2"). Returns 0 or -1. */
 int store_run_set_scorer(struct store *st, const char *name, const char *scorer_version);
+/*
+ * Record that the run is being sent with `schedule` ("cache", "shuffle", "plan"): appended to
+ * run_info.schedules unless already there. Returns 0 or -1 (error printed).
+ */
+int store_run_add_schedule(struct store *st, const char *name, const char *schedule);
 /* Replace a run's settings (rescore in place changes "scorer"); canonicalised. 0 or -1. */
 int store_run_set_settings(struct store *st, const char *name, const char *settings_json);
 /* Change the planned trial count (e.g. when a resume extends the matrix). Returns 0 or -1. */

@@ -78,6 +78,29 @@ static void merge_account(struct merge_run *m, const struct run_info *r)
     if (r->finished_at > m->finished_at)
         m->finished_at = r->finished_at;
     strvec_clear(&toks);
+    if (r != &m->info && r->schedules && *r->schedules) {
+        /* the schedules any part was sent with, each once (store_run_add_schedule dedups) */
+        struct strbuf sb = STRBUF_INIT;
+        if (m->info.schedules && *m->info.schedules)
+            strbuf_addf(&sb, "%s,", m->info.schedules);
+        strbuf_addstr(&sb, r->schedules);
+        free(m->info.schedules);
+        m->info.schedules = strbuf_detach(&sb, NULL);
+    }
+}
+
+/* Record on the merged run every schedule its parts were sent with. */
+static int merge_schedules(struct store *out, const struct merge_run *m)
+{
+    struct strvec v = STRVEC_INIT;
+    int rc = 0;
+    if (m->info.schedules && *m->info.schedules)
+        strvec_split(&v, m->info.schedules, ',');
+    for (size_t i = 0; i < v.nr && !rc; i++)
+        if (*v.v[i])
+            rc = store_run_add_schedule(out, m->info.name, v.v[i]);
+    strvec_clear(&v);
+    return rc;
 }
 
 /* The merged shard label: NULL when the parts cover a whole run. */
@@ -272,6 +295,8 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
             goto rollback;
         }
         free(shard);
+        if (merge_schedules(out, m))
+            goto rollback;
         for (i = 0; i < nin; i++) {
             struct merge_copy c = {out, m->info.name};
             int r = store_trials_each(ins[i], m->info.name, merge_trial, &c);

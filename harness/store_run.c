@@ -48,6 +48,7 @@ void run_info_release(struct run_info *r)
     free(r->tags);
     free(r->shard);
     free(r->scorer_version);
+    free(r->schedules);
     free(r->lock_host);
     run_info_init(r);
 }
@@ -273,14 +274,11 @@ int store_run_set_settings(struct store *st, const char *name, const char *setti
     return rc;
 }
 
-/* scorer_version of a run (schema 3); NULL for older stores and runs made before it. */
-static char *run_scorer_version(struct store *st, const char *name)
+/* One text column of a run by name (stmt: SELECT col FROM runs WHERE name = ?1); NULL if none. */
+static char *run_text_column(struct store *st, enum stmt_id which, const char *name)
 {
-    sqlite3_stmt *s;
+    sqlite3_stmt *s = store_stmt_get(st, which);
     char *v = NULL;
-    if (st->version < 3)
-        return NULL;
-    s = store_stmt_get(st, S_RUN_SCORER_GET);
     if (!s)
         return NULL;
     store_bind_text(s, 1, name);
@@ -288,6 +286,48 @@ static char *run_scorer_version(struct store *st, const char *name)
         v = store_col_text(s, 0);
     sqlite3_reset(s);
     return v;
+}
+
+int store_run_add_schedule(struct store *st, const char *name, const char *schedule)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct strvec have = STRVEC_INIT;
+    sqlite3_stmt *s;
+    char *cur;
+    int rc = 0, found = 0;
+
+    if (store_need_writable(st))
+        return -1;
+    cur = run_text_column(st, S_RUN_SCHEDULES_GET, name);
+    if (cur && *cur) {
+        strvec_split(&have, cur, ',');
+        for (size_t i = 0; i < have.nr; i++)
+            found |= !strcmp(have.v[i], schedule);
+        strbuf_addstr(&sb, cur);
+    }
+    if (!found) {
+        if (sb.len)
+            strbuf_addch(&sb, ',');
+        strbuf_addstr(&sb, schedule);
+        s = store_stmt_get(st, S_RUN_SCHEDULES_SET);
+        if (!s)
+            rc = -1;
+        else {
+            store_bind_text(s, 1, name);
+            store_bind_text(s, 2, sb.buf);
+            rc = update_run_done(st, s, name);
+        }
+    }
+    strvec_clear(&have);
+    strbuf_release(&sb);
+    free(cur);
+    return rc;
+}
+
+/* scorer_version of a run (schema 3); NULL for older stores and runs made before it. */
+static char *run_scorer_version(struct store *st, const char *name)
+{
+    return st->version < 3 ? NULL : run_text_column(st, S_RUN_SCORER_GET, name);
 }
 
 int store_run_create(struct store *st, const struct run_info *r)
@@ -367,8 +407,11 @@ int store_run_list(struct store *st, const struct run_filter *f, struct run_info
         *nr = 0;
         return store_db_error(st, "cannot list runs");
     }
-    for (size_t i = 0; i < *nr; i++)
+    for (size_t i = 0; i < *nr; i++) {
         (*out)[i].scorer_version = run_scorer_version(st, (*out)[i].name);
+        if (st->version >= 7)
+            (*out)[i].schedules = run_text_column(st, S_RUN_SCHEDULES_GET, (*out)[i].name);
+    }
     return 0;
 }
 

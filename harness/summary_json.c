@@ -35,11 +35,23 @@ static void add_time(cJSON *o, const char *key, double t)
         cJSON_AddNullToObject(o, key);
 }
 
+/* key: the non-empty items of a comma-separated list, as an array ([] when csv is NULL). */
+static void add_list(cJSON *o, const char *key, const char *csv)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    struct strvec tv = STRVEC_INIT;
+    if (csv && *csv) {
+        strvec_split(&tv, csv, ',');
+        for (size_t i = 0; i < tv.nr; i++)
+            if (*tv.v[i])
+                cJSON_AddItemToArray(arr, cJSON_CreateString(tv.v[i]));
+    }
+    strvec_clear(&tv);
+}
+
 cJSON *summary_json_run(const struct run_info *r)
 {
-    cJSON *o = cJSON_CreateObject(), *in, *tags, *settings;
-    struct strvec tv = STRVEC_INIT;
-    size_t i;
+    cJSON *o = cJSON_CreateObject(), *in, *settings;
 
     add_str(o, "name", r->name);
     add_str(o, "model_requested", r->model_requested);
@@ -53,14 +65,8 @@ cJSON *summary_json_run(const struct run_info *r)
     cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
     cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
     add_str(o, "shard", r->shard);
-    tags = cJSON_AddArrayToObject(o, "tags");
-    if (r->tags && *r->tags) {
-        strvec_split(&tv, r->tags, ',');
-        for (i = 0; i < tv.nr; i++)
-            if (*tv.v[i])
-                cJSON_AddItemToArray(tags, cJSON_CreateString(tv.v[i]));
-    }
-    strvec_clear(&tv);
+    add_list(o, "tags", r->tags);
+    add_list(o, "schedules", r->schedules);
     in = cJSON_AddObjectToObject(o, "inputs");
     add_str(in, "golden_sha256", r->golden_sha256);
     add_str(in, "haystack_sha256", r->haystack_sha256);

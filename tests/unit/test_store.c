@@ -351,6 +351,41 @@ static void test_migration_v4_to_v5(void)
  * from runs kept, and the same (question, length, depth, repeat) may then
  * hold one trial per axis value.
  */
+/* Schema 7: a run's schedules, read as NULL from a v6 store, appended once each, in order. */
+static void test_run_schedules(void)
+{
+    const char *p = tpath("v6.db");
+    struct store *st;
+    struct run_info r;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 6), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: schedules check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 2);",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+    CHECK_INT(store_run_get(st, "old", &r), 0);
+    CHECK(r.schedules == NULL);
+    run_info_release(&r);
+    CHECK_INT(store_run_add_schedule(st, "old", "plan"), 0);
+    CHECK_INT(store_run_add_schedule(st, "old", "cache"), 0);
+    CHECK_INT(store_run_add_schedule(st, "old", "plan"), 0);
+    CHECK_INT(store_run_get(st, "old", &r), 0);
+    CHECK_STR(r.schedules, "plan,cache");
+    run_info_release(&r);
+    CHECK(store_run_add_schedule(st, "missing", "plan") != 0);
+    store_close(st);
+}
+
 static void test_migration_v5_to_v6(void)
 {
     const char *p = tpath("v5.db");
@@ -1735,6 +1770,7 @@ int main(int argc, char **argv)
     RUN(test_migration_v3_to_v4);
     RUN(test_migration_v4_to_v5);
     RUN(test_migration_v5_to_v6);
+    RUN(test_run_schedules);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
