@@ -24,7 +24,7 @@
 #include "banned.h"
 
 static const char *const serve_sim_usage[] = {
-    "dipmap serve-sim [--port P] [--dataset FILE] [--model "
+    "dipmap serve-sim [--port P] [--dataset FILE] [--haystack FILE] [--model "
     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H]...",
     "                 [--faults KIND=RATE,...] [--ctx N] [--shift-ctx N] [--reasoning P]",
     "                 [--think N [--think-form field|inline|both] [--think-stop]]",
@@ -39,6 +39,7 @@ static const char *const serve_sim_usage[] = {
 
 int cmd_serve_sim(int argc, const char **argv)
 {
+    const char *haystack = NULL;
     const char *host = "127.0.0.1", *dataset = NULL, *tok_spec = "cl100k_base", *faults = NULL;
     const char *ctx_s = NULL, *shift_s = NULL, *api_key = NULL, *api_key_env = NULL;
     const char *log_path = NULL, *chat_template = "none", *tokenize_api = "both";
@@ -65,12 +66,15 @@ int cmd_serve_sim(int argc, const char **argv)
         {OPT_STRING, "log", 0, &log_path, "FILE", "append one JSON line per request to FILE", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
         {OPT_STRING, "dataset", 'd', &dataset, "FILE", "golden set the model answers from", 0},
+        {OPT_STRING, "haystack", 0, &haystack, "FILE",
+         "the haystack's source order, for shuffled=E (chunks out of file order)", 0},
         {OPT_LIST, "model", 'm', &models, "SPEC",
          "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
-         "flat=0] (repeatable; default dipmap-sim); start/hard/needles/spacing plant accuracy "
-         "drops: question only before the gold, a hard negative present, per gold chunk beyond "
-         "the first, times the needles' spacing; window: the dip deeper at half the --ctx "
-         "window; flat=1: the same dip at every prompt length",
+         "shuffled=0,flat=0] (repeatable; default dipmap-sim); start/hard/needles/spacing/"
+         "shuffled plant accuracy drops: question only before the gold, a hard negative "
+         "present, per gold chunk beyond the first, times the needles' spacing, haystack out of "
+         "--haystack order; window: the dip deeper at half the --ctx window; flat=1: the same "
+         "dip at every prompt length",
          0},
         {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE",
          "counts prompt tokens (default cl100k_base)", 0},
@@ -137,7 +141,8 @@ int cmd_serve_sim(int argc, const char **argv)
     struct sim_model *mv = NULL;
     size_t mnr = 0;
     struct golden_set gs;
-    int have_gs = 0;
+    int have_gs = 0, have_hay = 0;
+    struct haystack hay;
     struct tokenizer *tk = NULL;
     struct sim_server *srv = NULL;
     struct strbuf err = STRBUF_INIT;
@@ -282,6 +287,19 @@ int cmd_serve_sim(int argc, const char **argv)
         }
         have_gs = 1;
     }
+    for (size_t i = 0; i < mnr && !haystack; i++)
+        if (mv[i].shuffled > 0) {
+            error("serve-sim: model '%s': shuffled=E needs --haystack FILE (the source order)",
+                  mv[i].name);
+            goto cleanup;
+        }
+    if (haystack) {
+        if (haystack_load(&hay, haystack)) {
+            haystack_release(&hay);
+            goto cleanup;
+        }
+        have_hay = 1;
+    }
 
     cfg.host = host;
     cfg.port = (int)port;
@@ -289,6 +307,7 @@ int cmd_serve_sim(int argc, const char **argv)
     cfg.nr_models = mnr;
     cfg.tokenizer = tk;
     cfg.gs = have_gs ? &gs : NULL;
+    cfg.hay = have_hay ? &hay : NULL;
     cfg.fault_seed = (uint64_t)fault_seed;
     cfg.latency_ms = latency_ms;
     cfg.slow_ms = slow_ms;
@@ -329,6 +348,8 @@ cleanup:
     sim_stop(srv);
     if (have_gs)
         golden_set_release(&gs);
+    if (have_hay)
+        haystack_release(&hay);
     if (tk)
         tokenizer_free(tk);
     for (size_t i = 0; i < mnr; i++)

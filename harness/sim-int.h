@@ -48,6 +48,10 @@ struct qindex {
     size_t *shorts;
     size_t shorts_nr;
     unsigned char filter[65536 / 8];
+    /* the haystack's chunks (sim_hindex_build) by their first 8 bytes; chunks under 8 skipped */
+    const struct haystack *hay;
+    uint64_t *hkeys;
+    size_t *hhead, hmask, *hnext;
 };
 
 struct sim_prompt {
@@ -72,6 +76,8 @@ struct sim_analysis {
 
 /* Builds the index of gs's questions (gs may be NULL: an empty index); release frees it. */
 void sim_qindex_build(struct qindex *ix, const struct golden_set *gs);
+/* Adds the index of h's chunks (h may be NULL: none) to ix, freed by sim_qindex_release. */
+void sim_hindex_build(struct qindex *ix, const struct haystack *h);
 void sim_qindex_release(struct qindex *ix);
 
 /* Appends an empty segment (a message) to p and returns it; release frees all segments. */

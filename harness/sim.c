@@ -68,6 +68,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
         p -= m->needles * (double)(f->gold_present - 1);
     if (f)
         p -= m->spacing * f->spacing;
+    if (f && f->shuffled)
+        p -= m->shuffled;
     return clamp01(p);
 }
 
@@ -104,7 +106,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -112,7 +114,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         strbuf_addf(err,
                     "model '%s': expected NAME or "
                     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,flat=F",
+                    "window=E,shuffled=E,flat=F",
                     spec);
         return -1;
     }
@@ -143,13 +145,14 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 goto cleanup;
             }
         } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
-                   !strcmp(key, "spacing") || !strcmp(key, "window")) {
+                   !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")     ? &m.start
                                    : !strcmp(key, "hard")    ? &m.hard
                                    : !strcmp(key, "needles") ? &m.needles
                                    : !strcmp(key, "spacing") ? &m.spacing
-                                                             : &m.window)) {
+                                   : !strcmp(key, "window")  ? &m.window
+                                                             : &m.shuffled)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
             }
@@ -169,7 +172,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, spacing, window, flat)",
+                        "needles, spacing, window, shuffled, flat)",
                         spec, key);
             goto cleanup;
         }

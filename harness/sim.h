@@ -73,6 +73,10 @@ struct golden_set;
  *   spacing=E  E times the spacing of the needles: with several gold chunks present, the
  *            tokens from the end of the earliest to the start of the latest, over T
  *            (run --spacing)
+ *   shuffled=E the haystack chunks in the prompt are out of their source order: at least 3
+ *            chunks of serve-sim --haystack occur and fewer than 3/4 of the consecutive pairs
+ *            (prompt order) ascend in file order (run --haystack-order shuffled; a run's
+ *            usual seeded distractor order counts as shuffled too); needs --haystack
  *   window=E the dip deepened by E * (1 - |2 fill - 1|), fill = T / --ctx: deepest when
  *            the prompt fills half the served window (run --lengths 25%,50%,90%); no
  *            effect without --ctx
@@ -83,20 +87,22 @@ struct golden_set;
 
 /*
  * A model served by the simulator:
- * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,flat=F.
+ * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
+ * flat=F.
  */
 struct sim_model {
-    char *name;     /* owned */
-    double edge;    /* accuracy at the edges, 0..1 (default 0.92) */
-    double dip;     /* full depth of the dip at long contexts, 0..1 (default 0.40) */
-    double shape;   /* > 0; larger = narrower dip (default 1.6) */
-    uint64_t seed;  /* default 1 */
-    double start;   /* planted drop when the question comes only before the gold, 0..1 */
-    double hard;    /* planted drop when a hard negative of the question is present, 0..1 */
-    double needles; /* planted drop per gold chunk beyond the first present, 0..1 */
-    int flat;       /* flat=1: the dip is full at every length, depth(T) = dip (default 0) */
-    double spacing; /* planted drop per unit of needle spacing (fraction of T), 0..1 */
-    double window;  /* planted dip deepening at half the served window, 0..1 */
+    char *name;      /* owned */
+    double edge;     /* accuracy at the edges, 0..1 (default 0.92) */
+    double dip;      /* full depth of the dip at long contexts, 0..1 (default 0.40) */
+    double shape;    /* > 0; larger = narrower dip (default 1.6) */
+    uint64_t seed;   /* default 1 */
+    double start;    /* planted drop when the question comes only before the gold, 0..1 */
+    double hard;     /* planted drop when a hard negative of the question is present, 0..1 */
+    double needles;  /* planted drop per gold chunk beyond the first present, 0..1 */
+    int flat;        /* flat=1: the dip is full at every length, depth(T) = dip (default 0) */
+    double spacing;  /* planted drop per unit of needle spacing (fraction of T), 0..1 */
+    double window;   /* planted dip deepening at half the served window, 0..1 */
+    double shuffled; /* planted drop when the haystack is out of source order, 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -107,14 +113,16 @@ struct sim_features {
     double spacing;      /* gold_present > 1: tokens from the end of the earliest gold chunk to
                             the start of the latest, over T (0..1); else 0 */
     long ctx;            /* the served window (serve-sim --ctx), 0 = none */
+    int shuffled;        /* haystack chunks out of source order (needs sim_config.hay) */
 };
 /* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
 
 /*
  * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
- * window, flat; any subset, defaults as above). NAME is non-empty and has no ':' or ','. Returns 0,
- * or -1 with a message appended to err (nothing printed). Release with sim_model_release().
+ * window, shuffled, flat; any subset, defaults as above). NAME is non-empty and has no ':' or ','.
+ * Returns 0, or -1 with a message appended to err (nothing printed). Release with
+ * sim_model_release().
  */
 int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err);
 void sim_model_release(struct sim_model *m);
@@ -239,6 +247,7 @@ struct sim_config {
     size_t nr_models;
     struct tokenizer *tokenizer; /* borrowed; required */
     const struct golden_set *gs; /* borrowed; may be NULL (then "I don't know") */
+    const struct haystack *hay;  /* borrowed; may be NULL: source order for shuffled=E */
     struct sim_faults faults;
     uint64_t fault_seed;
     long latency_ms;          /* added to every generation request */

@@ -1333,6 +1333,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     atomic_init(&s->gen_counter, 0);
     atomic_init(&s->id_counter, 0);
     sim_qindex_build(&s->qix, cfg->gs);
+    sim_hindex_build(&s->qix, cfg->hay);
     s->cache = sim_cache_new(cfg->prefix_cache, cfg->slots);
     if (cfg->log_path) {
         s->log = fopen(cfg->log_path, "a");

@@ -66,8 +66,74 @@ void sim_qindex_build(struct qindex *ix, const struct golden_set *gs)
     }
 }
 
+void sim_hindex_build(struct qindex *ix, const struct haystack *h)
+{
+    size_t cap = 16;
+    ix->hay = h;
+    if (!h)
+        return;
+    while (cap < h->nr * 2)
+        cap *= 2;
+    ix->hkeys = xcalloc(cap, sizeof(*ix->hkeys));
+    ix->hhead = xmalloc(st_mult(cap, sizeof(*ix->hhead)));
+    for (size_t i = 0; i < cap; i++)
+        ix->hhead[i] = SIZE_MAX;
+    ix->hmask = cap - 1;
+    ix->hnext = xmalloc(st_mult(h->nr + 1, sizeof(*ix->hnext)));
+    for (size_t c = h->nr; c-- > 0;) {
+        uint64_t key;
+        size_t slot;
+        ix->hnext[c] = SIZE_MAX;
+        if (h->c[c].text_len < 8)
+            continue;
+        key = load8(h->c[c].text);
+        slot = sim_mix64(key) & ix->hmask;
+        while (ix->hhead[slot] != SIZE_MAX && ix->hkeys[slot] != key)
+            slot = (slot + 1) & ix->hmask;
+        ix->hkeys[slot] = key;
+        ix->hnext[c] = ix->hhead[slot];
+        ix->hhead[slot] = c;
+    }
+}
+
+/*
+ * features.shuffled: at least 3 haystack chunks occur in the model's view and fewer than 3/4 of
+ * the consecutive pairs (prompt order) ascend in the haystack's file order.
+ */
+static void haystack_order(const struct qindex *ix, const struct sim_prompt *p,
+                           struct sim_analysis *a)
+{
+    size_t found = 0, ascending = 0, prev = SIZE_MAX;
+    if (!ix->hay)
+        return;
+    for (size_t s = 0; s < p->nr; s++) {
+        const char *base = p->seg[s].buf + p->start[s];
+        size_t len = p->seg[s].len - p->start[s];
+        for (size_t i = 0; i + 8 <= len; i++) {
+            uint64_t key = load8(base + i);
+            size_t slot = sim_mix64(key) & ix->hmask, hit = SIZE_MAX;
+            while (ix->hhead[slot] != SIZE_MAX && ix->hkeys[slot] != key)
+                slot = (slot + 1) & ix->hmask;
+            for (size_t c = ix->hhead[slot]; c != SIZE_MAX && hit == SIZE_MAX; c = ix->hnext[c])
+                if (ix->hay->c[c].text_len <= len - i &&
+                    !memcmp(base + i, ix->hay->c[c].text, ix->hay->c[c].text_len))
+                    hit = c;
+            if (hit == SIZE_MAX)
+                continue;
+            if (found++ && hit > prev)
+                ascending++;
+            prev = hit;
+            i += ix->hay->c[hit].text_len - 1;
+        }
+    }
+    a->features.shuffled = found >= 3 && 4 * ascending < 3 * (found - 1);
+}
+
 void sim_qindex_release(struct qindex *ix)
 {
+    free(ix->hkeys);
+    free(ix->hhead);
+    free(ix->hnext);
     free(ix->keys);
     free(ix->head);
     free(ix->next);
@@ -309,6 +375,7 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
     if (a->q)
         needles_found(tok, p, a);
     a->features.ctx = cfg->ctx;
+    haystack_order(qix, p, a);
     if (a->gold) {
         /* the question after the gold chunk (same segment past it, or a later segment)? */
         const char *qt = a->q->question;

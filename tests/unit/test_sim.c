@@ -13,7 +13,7 @@
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
-    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0, 0};
     return m;
 }
 
@@ -208,7 +208,8 @@ static void test_fault_rates(void)
     strbuf_release(&err);
 }
 
-/* spacing=E and window=E: the planted drops of sim_axes_p from the prompt's features. */
+/* spacing=E, window=E and shuffled=E: the planted drops of sim_axes_p from the prompt's features.
+ */
 static void test_axes_spacing_window(void)
 {
     struct sim_model m;
@@ -227,6 +228,12 @@ static void test_axes_spacing_window(void)
     CHECK_NEAR(sim_axes_p(&m, 0.5, 2048, &f), 0.9 - 0.4, 1e-12);
     CHECK_NEAR(sim_axes_p(&m, 0.0, 4096, &f), 0.9, 1e-12);
     CHECK_NEAR(sim_axes_p(&m, 0.5, 8192, &f), 0.9 - 0.2, 1e-12);
+    f.shuffled = 1; /* haystack out of source order: E off */
+    m.shuffled = 0.25;
+    CHECK_NEAR(sim_axes_p(&m, 0.0, 4096, &f), 0.9 - 0.25, 1e-12);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("a:shuffled=0.3", &m, &err), 0);
+    CHECK_NEAR(m.shuffled, 0.3, 0);
     sim_model_release(&m);
     CHECK_INT(sim_model_parse("a:window=2", &m, &err), -1);
     CHECK(strstr(err.buf, "window must be a number in [0,1]") != NULL);
