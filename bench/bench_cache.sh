@@ -6,7 +6,8 @@
 #
 # Against `dipmap serve-sim` with a prefix cache and prefill-proportional latency
 # (--latency-ms 20, --prefill-ms-per-1k 100 per uncached token, --decode-ms-per-token 1), per
-# length L (default 8k, 32k) and concurrency C (default 8, 64): Q = max(2 C, 16) questions x 11
+# length L (default 8k, 32k) and concurrency C (default 8, 64): Q = max(2 C, 16) questions (or
+# BENCH_CACHE_QUESTIONS, at most 200) x 11
 # depths (0:100:10), once with --schedule cache and once with --schedule shuffle, each on a
 # fresh server (its cache empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F =
 # BENCH_CACHE_FACTOR, default 2: a KV
@@ -74,7 +75,7 @@ echo "| length | c | trials | prompt tokens | computed cache | computed shuffle 
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for len in ${lengths//,/ }; do
     for c in ${concs//,/ }; do
-        q=$((2 * c > 16 ? 2 * c : 16))
+        q=${BENCH_CACHE_QUESTIONS:-$((2 * c > 16 ? 2 * c : 16))}
         read -r wc cc sc < <(run_one "$len" "$c" "$q" cache)
         read -r ws cs ss < <(run_one "$len" "$c" "$q" shuffle)
         python3 - "$len" "$c" "$((q * 11))" "$sc" "$wc" "$cc" "$ws" "$cs" <<'EOF'
