@@ -102,9 +102,21 @@ static cJSON *estimate_object(const struct estimate *e)
     return o;
 }
 
+/* [lo, hi], or null when either bound is not finite (no data). */
+static cJSON *interval_array(double lo, double hi)
+{
+    cJSON *a;
+    if (!isfinite(lo) || !isfinite(hi))
+        return cJSON_CreateNull();
+    a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
+    return a;
+}
+
 static cJSON *control_object(const struct control_stats *c)
 {
-    cJSON *o, *w;
+    cJSON *o;
     if (!c->present)
         return cJSON_CreateNull();
     o = cJSON_CreateObject();
@@ -113,9 +125,7 @@ static cJSON *control_object(const struct control_stats *c)
     cJSON_AddNumberToObject(o, "questions", (double)c->n_questions);
     if (c->n_valid) {
         cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
-        w = cJSON_AddArrayToObject(o, "interval95");
-        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_lo));
-        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_hi));
+        cJSON_AddItemToObject(o, "interval95", interval_array(c->ci_lo, c->ci_hi));
     } else {
         cJSON_AddNullToObject(o, "accuracy");
         cJSON_AddNullToObject(o, "interval95");
@@ -187,7 +197,7 @@ static cJSON *length_object(const struct length_stats *l)
 
 static cJSON *cell_object(const struct cell_stats *c)
 {
-    cJSON *o = cJSON_CreateObject(), *w;
+    cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "length", (double)c->length);
     cJSON_AddNumberToObject(o, "depth", depth_frac(c->depth_bp));
     cJSON_AddNumberToObject(o, "depth_bp", c->depth_bp);
@@ -197,9 +207,7 @@ static cJSON *cell_object(const struct cell_stats *c)
     cJSON_AddNumberToObject(o, "questions", (double)c->n_questions);
     if (c->n_valid) {
         cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
-        w = cJSON_AddArrayToObject(o, "interval95");
-        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_lo));
-        cJSON_AddItemToArray(w, cJSON_CreateNumber(c->ci_hi));
+        cJSON_AddItemToObject(o, "interval95", interval_array(c->ci_lo, c->ci_hi));
         cJSON_AddNumberToObject(o, "design_effect", c->design_effect);
     } else {
         cJSON_AddNullToObject(o, "accuracy");
@@ -228,7 +236,7 @@ static cJSON *axes_array(const struct axis_stats *ax, size_t n)
         vals = cJSON_AddArrayToObject(o, "values");
         for (j = 0; j < a->n_values; j++) {
             const struct axis_value_stats *v = &a->values[j];
-            cJSON *vo = cJSON_CreateObject(), *curve, *iv;
+            cJSON *vo = cJSON_CreateObject(), *curve;
             cJSON_AddStringToObject(vo, "value", v->value);
             cJSON_AddNumberToObject(vo, "valid", (double)v->n_valid);
             cJSON_AddNumberToObject(vo, "correct", (double)v->n_correct);
@@ -237,9 +245,7 @@ static cJSON *axes_array(const struct axis_stats *ax, size_t n)
                 cJSON_AddNumberToObject(vo, "accuracy", v->accuracy);
             else
                 cJSON_AddNullToObject(vo, "accuracy");
-            iv = cJSON_AddArrayToObject(vo, "interval95");
-            cJSON_AddItemToArray(iv, cJSON_CreateNumber(v->ci_lo));
-            cJSON_AddItemToArray(iv, cJSON_CreateNumber(v->ci_hi));
+            cJSON_AddItemToObject(vo, "interval95", interval_array(v->ci_lo, v->ci_hi));
             curve = cJSON_AddArrayToObject(vo, "by_depth");
             for (k = 0; k < v->n_depths; k++) {
                 cJSON *c = cJSON_CreateObject();
@@ -277,17 +283,6 @@ static void add_num(cJSON *o, const char *key, double v)
         cJSON_AddNumberToObject(o, key, v);
     else
         cJSON_AddNullToObject(o, key);
-}
-
-static cJSON *interval_array(double lo, double hi)
-{
-    cJSON *a;
-    if (!isfinite(lo) || !isfinite(hi))
-        return cJSON_CreateNull();
-    a = cJSON_CreateArray();
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
-    return a;
 }
 
 /* The order experiment's "order" object (README "summary.json schema"). */
