@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "dataset.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <zlib.h>
 
 #include "escape.h"
+#include "json.h"
 #include "score.h"
 #include "sha256.h"
 #include "strbuf.h"
@@ -329,22 +329,23 @@ static int ferr(const struct ctx *c, const char *fmt, ...)
     return -1;
 }
 
-static int is_nonempty_string(const cJSON *j)
+static int is_nonempty_string(const struct json *j)
 {
-    return cJSON_IsString(j) && j->valuestring && j->valuestring[0];
+    const char *s = json_str(j);
+    return s && s[0];
 }
 
 /* Optional string field: 0 with *out = copy or NULL; -1 on a wrong type. */
-static int opt_string(const struct ctx *c, const cJSON *obj, const char *key, const char *where,
-                      char **out)
+static int opt_string(const struct ctx *c, const struct json *obj, const char *key,
+                      const char *where, char **out)
 {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const struct json *j = json_get(obj, key);
     *out = NULL;
-    if (!j || cJSON_IsNull(j))
+    if (json_kind(j) == JSON_ABSENT || json_kind(j) == JSON_NULL)
         return 0;
-    if (!cJSON_IsString(j) || !j->valuestring)
+    if (!json_str(j))
         return ferr(c, "%s\"%s\" must be a string", where, key);
-    *out = xstrdup(j->valuestring);
+    *out = xstrdup(json_str(j));
     return 0;
 }
 
@@ -359,14 +360,14 @@ static void chunk_release(struct chunk *ch)
 }
 
 /* Parse one chunk object; where = e.g. "\"gold\"[0]." for messages. */
-static int parse_chunk(const struct ctx *c, const cJSON *j, const char *where, const char *def_id,
-                       struct chunk *out)
+static int parse_chunk(const struct ctx *c, const struct json *j, const char *where,
+                       const char *def_id, struct chunk *out)
 {
-    const cJSON *text;
+    const struct json *text;
     memset(out, 0, sizeof(*out));
-    if (!cJSON_IsObject(j))
+    if (json_kind(j) != JSON_OBJECT)
         return ferr(c, "%s must be an object with a \"text\"", where);
-    text = cJSON_GetObjectItemCaseSensitive(j, "text");
+    text = json_get(j, "text");
     if (!is_nonempty_string(text))
         return ferr(c, "%s\"text\" must be a non-empty string", where);
     if (opt_string(c, j, "id", where, &out->id) < 0 ||
@@ -381,21 +382,20 @@ static int parse_chunk(const struct ctx *c, const cJSON *j, const char *where, c
     }
     if (!out->title)
         out->title = xstrdup("");
-    out->text = xstrdup(text->valuestring);
+    out->text = xstrdup(json_str(text));
     out->text_len = strlen(out->text);
     return 0;
 }
 
-static int parse_chunk_array(const struct ctx *c, const cJSON *arr, const char *key,
+static int parse_chunk_array(const struct ctx *c, const struct json *arr, const char *key,
                              const char *qid, const char *kind, struct chunk **out, size_t *nr)
 {
-    size_t i = 0, n = (size_t)cJSON_GetArraySize(arr);
-    const cJSON *e;
+    size_t i = 0, n = json_size(arr);
+    const struct json *e;
     struct strbuf where = STRBUF_INIT, def = STRBUF_INIT;
     *out = xcalloc(n ? n : 1, sizeof(**out));
     *nr = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
+    for (e = json_first(arr); e; e = json_next(e)) {
         strbuf_reset(&where);
         strbuf_reset(&def);
         strbuf_addf(&where, "\"%s\"[%zu].", key, i);
@@ -436,10 +436,10 @@ static void question_release(struct question *q)
 }
 
 /* Common per-line checks: UTF-8 and JSON object. Returns the parsed object or NULL. */
-static cJSON *parse_line(const struct ctx *c, const char *line, size_t len)
+static struct json *parse_line(const struct ctx *c, const char *line, size_t len)
 {
     size_t bad = utf8_first_invalid(line, len);
-    cJSON *j;
+    struct json *j;
     if (bad < len) {
         ferr(c, "invalid UTF-8 at byte %zu", bad + 1);
         return NULL;
@@ -448,15 +448,13 @@ static cJSON *parse_line(const struct ctx *c, const char *line, size_t len)
         ferr(c, "NUL byte in line");
         return NULL;
     }
-    j = cJSON_ParseWithLength(line, len);
+    j = json_parse_at(line, len, &bad);
     if (!j) {
-        const char *e = cJSON_GetErrorPtr();
-        long col = e && e >= line && e <= line + len ? (long)(e - line) + 1 : 0;
-        ferr(c, "invalid JSON (near byte %ld)", col);
+        ferr(c, "invalid JSON (near byte %zu)", bad + 1);
         return NULL;
     }
-    if (!cJSON_IsObject(j)) {
-        cJSON_Delete(j);
+    if (json_kind(j) != JSON_OBJECT) {
+        json_free(j);
         ferr(c, "must be a JSON object");
         return NULL;
     }
@@ -588,27 +586,27 @@ static void chunk_copy(struct chunk *dst, const struct chunk *src)
 }
 
 /* "score", "doc" and "gold" of retrieved[i] (its chunk fields are parsed already). */
-static int parse_retrieved_extra(const struct ctx *c, const cJSON *e, size_t i,
+static int parse_retrieved_extra(const struct ctx *c, const struct json *e, size_t i,
                                  struct retrieved_chunk *rc, int *flagged)
 {
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "score");
+    const struct json *f = json_get(e, "score");
     struct strbuf where = STRBUF_INIT;
     int rcode = 0;
     strbuf_addf(&where, "\"retrieved\"[%zu].", i);
     rc->score = NAN;
-    if (f && !cJSON_IsNull(f)) {
-        if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble))
+    if (json_kind(f) != JSON_ABSENT && json_kind(f) != JSON_NULL) {
+        if (json_kind(f) != JSON_NUMBER || !isfinite(json_num(f, 0)))
             rcode = ferr(c, "%s\"score\" must be a number", where.buf);
         else
-            rc->score = f->valuedouble;
+            rc->score = json_num(f, 0);
     }
     if (!rcode)
         rcode = opt_string(c, e, "doc", where.buf, &rc->doc);
-    f = cJSON_GetObjectItemCaseSensitive(e, "gold");
-    if (!rcode && f && !cJSON_IsNull(f)) {
-        if (!cJSON_IsBool(f))
+    f = json_get(e, "gold");
+    if (!rcode && json_kind(f) != JSON_ABSENT && json_kind(f) != JSON_NULL) {
+        if (json_kind(f) != JSON_BOOL)
             rcode = ferr(c, "%s\"gold\" must be true or false", where.buf);
-        else if (cJSON_IsTrue(f)) {
+        else if (json_is_true(f)) {
             rc->gold = 1;
             *flagged = 1;
         }
@@ -650,16 +648,16 @@ static int assign_source_order(const struct ctx *c, struct question *q)
  * A retrieval item's "retrieved": the ranked chunks, then the gold among
  * them (flagged, else stating an answer), gold and distractors as copies.
  */
-static int parse_retrieved(const struct ctx *c, const cJSON *arr, struct question *q)
+static int parse_retrieved(const struct ctx *c, const struct json *arr, struct question *q)
 {
     struct chunk *chunks = NULL;
     size_t n = 0, i, g = 0, d = 0;
-    const cJSON *e;
+    const struct json *e;
     int flagged = 0;
     struct norm_answers na;
     struct strbuf sb = STRBUF_INIT;
 
-    if (!cJSON_IsArray(arr) || !cJSON_GetArraySize(arr))
+    if (json_kind(arr) != JSON_ARRAY || !json_size(arr))
         return ferr(c, "\"retrieved\" must be a non-empty array of chunks, best first");
     if (parse_chunk_array(c, arr, "retrieved", q->id, "r", &chunks, &n) < 0) {
         for (i = 0; i < n; i++)
@@ -673,8 +671,7 @@ static int parse_retrieved(const struct ctx *c, const cJSON *arr, struct questio
     q->retrieved_nr = n;
     free(chunks);
     i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
+    for (e = json_first(arr); e; e = json_next(e)) {
         struct retrieved_chunk *rc = &q->retrieved[i];
         if (parse_retrieved_extra(c, e, i, rc, &flagged) < 0)
             return -1;
@@ -715,57 +712,55 @@ static int parse_retrieved(const struct ctx *c, const cJSON *arr, struct questio
     return 0;
 }
 
-static int parse_question(const struct ctx *c, const cJSON *j, struct question *q)
+static int parse_question(const struct ctx *c, const struct json *j, struct question *q)
 {
-    const cJSON *f, *e, *retrieved;
+    const struct json *f, *e, *retrieved;
 
     memset(q, 0, sizeof(*q));
     strvec_init(&q->answers);
     strvec_init(&q->dropped_negatives);
     q->line = c->line;
 
-    retrieved = cJSON_GetObjectItemCaseSensitive(j, "retrieved");
-    if (cJSON_IsNull(retrieved))
+    retrieved = json_get(j, "retrieved");
+    if (json_kind(retrieved) == JSON_NULL)
         retrieved = NULL;
-    f = cJSON_GetObjectItemCaseSensitive(j, "id");
-    if (retrieved && (!f || cJSON_IsNull(f))) {
+    f = json_get(j, "id");
+    if (retrieved && (json_kind(f) == JSON_ABSENT || json_kind(f) == JSON_NULL)) {
         struct strbuf id = STRBUF_INIT;
         strbuf_addf(&id, "line-%ld", c->line);
         q->id = strbuf_detach(&id, NULL);
     } else {
         if (!is_nonempty_string(f))
             return ferr(c, "\"id\" must be a non-empty string");
-        q->id = xstrdup(f->valuestring);
+        q->id = xstrdup(json_str(f));
     }
-    f = cJSON_GetObjectItemCaseSensitive(j, "question");
+    f = json_get(j, "question");
     if (!is_nonempty_string(f))
         return ferr(c, "\"question\" must be a non-empty string");
-    q->question = xstrdup(f->valuestring);
-    f = cJSON_GetObjectItemCaseSensitive(j, "answers");
-    if (!cJSON_IsArray(f) || !cJSON_GetArraySize(f))
+    q->question = xstrdup(json_str(f));
+    f = json_get(j, "answers");
+    if (json_kind(f) != JSON_ARRAY || !json_size(f))
         return ferr(c, "\"answers\" must be a non-empty array of strings");
-    cJSON_ArrayForEach(e, f)
-    {
+    for (e = json_first(f); e; e = json_next(e)) {
         if (!is_nonempty_string(e))
             return ferr(c, "\"answers\" must be a non-empty array of strings");
-        strvec_push(&q->answers, e->valuestring);
+        strvec_push(&q->answers, json_str(e));
     }
     if (retrieved) {
-        if (cJSON_GetObjectItemCaseSensitive(j, "gold") ||
-            cJSON_GetObjectItemCaseSensitive(j, "distractors"))
+        if (json_get(j, "gold") || json_get(j, "distractors"))
             return ferr(c, "a retrieval item (\"retrieved\") has no \"gold\" or \"distractors\": "
                            "flag its gold chunks in \"retrieved\" with \"gold\": true");
         if (parse_retrieved(c, retrieved, q) < 0)
             return -1;
     }
-    f = cJSON_GetObjectItemCaseSensitive(j, "gold");
-    if (!retrieved && (!cJSON_IsArray(f) || !cJSON_GetArraySize(f)))
+    f = json_get(j, "gold");
+    if (!retrieved && (json_kind(f) != JSON_ARRAY || !json_size(f)))
         return ferr(c, "\"gold\" must be a non-empty array of chunks");
     if (!retrieved && parse_chunk_array(c, f, "gold", q->id, "gold", &q->gold, &q->gold_nr) < 0)
         return -1;
-    f = cJSON_GetObjectItemCaseSensitive(j, "distractors");
-    if (!retrieved && f && !cJSON_IsNull(f)) {
-        if (!cJSON_IsArray(f))
+    f = json_get(j, "distractors");
+    if (!retrieved && json_kind(f) != JSON_ABSENT && json_kind(f) != JSON_NULL) {
+        if (json_kind(f) != JSON_ARRAY)
             return ferr(c, "\"distractors\" must be an array of chunks");
         if (parse_chunk_array(c, f, "distractors", q->id, "neg", &q->distractors,
                               &q->distractors_nr) < 0)
@@ -843,7 +838,7 @@ static int golden_set_read(struct golden_set *gs, struct line_reader *r, const c
     while ((rc = reader_next(r, &line, &len)) > 0) {
         struct ctx c = {path, r->lineno};
         struct question *q;
-        cJSON *j;
+        struct json *j;
         size_t prev;
         if (is_blank(line, len))
             continue;
@@ -854,10 +849,10 @@ static int golden_set_read(struct golden_set *gs, struct line_reader *r, const c
         q = &gs->q[gs->nr];
         if (parse_question(&c, j, q) < 0) {
             question_release(q);
-            cJSON_Delete(j);
+            json_free(j);
             goto cleanup;
         }
-        cJSON_Delete(j);
+        json_free(j);
         gs->nr++;
         gs->retrieval_nr += q->retrieved_nr > 0;
         prev = strset_put(&ids, q->id, gs->nr - 1);
@@ -1075,7 +1070,7 @@ int haystack_load(struct haystack *h, const char *path)
                 strbuf_addch(&para, ' ');
             strbuf_add(&para, line, len);
         } else {
-            cJSON *j;
+            struct json *j;
             struct chunk ch;
             if (is_blank(line, len))
                 continue;
@@ -1085,10 +1080,10 @@ int haystack_load(struct haystack *h, const char *path)
             strbuf_reset(&def);
             strbuf_addf(&def, "%s:%ld", base_name(path), r.lineno);
             if (parse_chunk(&c, j, "", def.buf, &ch) < 0) {
-                cJSON_Delete(j);
+                json_free(j);
                 goto cleanup;
             }
-            cJSON_Delete(j);
+            json_free(j);
             hay_add(&hb, &ch);
         }
     }
