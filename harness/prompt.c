@@ -1764,7 +1764,7 @@ const char *prompt_question_at_check(const struct prompt_template *t, const char
 /* Point b->user at the [user] text the request's question-at axis asks for. */
 static int select_user(struct prompt_builder *b, const struct prompt_request *r, struct strbuf *err)
 {
-    static const char *const names[QA__COUNT] = {NULL, "end", "start", "both"};
+    static const char *const names[QA_BOTH + 1] = {NULL, "end", "start", "both"};
     size_t n;
     const char *v = axes_find(r->axes, "question-at", &n);
     int want = QA__COUNT, ns, ne;
@@ -1773,10 +1773,11 @@ static int select_user(struct prompt_builder *b, const struct prompt_request *r,
         b->user = b->tpl->user;
         return 0;
     }
-    for (want = QA_END; want < QA__COUNT; want++)
+    /* QA_NONE is the builder's own variant, not a value a request may name */
+    for (want = QA_END; want <= QA_BOTH; want++)
         if (strlen(names[want]) == n && !memcmp(v, names[want], n))
             break;
-    if (want == QA__COUNT) {
+    if (want > QA_BOTH) {
         strbuf_addf(err, "question-at '%.*s' is not end, start or both", (int)n, v);
         return -1;
     }
