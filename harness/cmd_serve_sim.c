@@ -37,38 +37,77 @@ static const char *const serve_sim_usage[] = {
     NULL,
 };
 
-int cmd_serve_sim(int argc, const char **argv)
+/* The options as given (defaults set in serve_sim_init) and what serve-sim builds from them. */
+struct serve_sim {
+    const char *host, *dataset, *haystack, *tokenizer, *faults, *ctx, *shift_ctx;
+    const char *api_key, *api_key_env, *log, *chat_template, *tokenize_api, *prefix_cache;
+    const char *owned_by, *think, *think_form;
+    long port, fault_seed, latency_ms, slow_ms, retry_after_ms, template_overhead, slots;
+    long tokenize_latency_ms, min_max_tokens;
+    double reasoning, prefill_ms, decode_ms;
+    int timings, reject_max_tokens, think_stop;
+    struct strvec models, rest;
+    /* built from them */
+    struct sim_config cfg;
+    struct sim_model *mv;
+    size_t mnr;
+    struct golden_set gs;
+    struct haystack hay;
+    int have_gs, have_hay;
+    struct tokenizer *tk;
+    struct strbuf err;
+};
+
+static void serve_sim_init(struct serve_sim *s)
 {
-    const char *haystack = NULL;
-    const char *host = "127.0.0.1", *dataset = NULL, *tok_spec = "cl100k_base", *faults = NULL;
-    const char *ctx_s = NULL, *shift_s = NULL, *api_key = NULL, *api_key_env = NULL;
-    const char *log_path = NULL, *chat_template = "none", *tokenize_api = "both";
-    long template_overhead = 0;
-    long port = 8000, fault_seed = 0, latency_ms = 0, slow_ms = 5000, retry_after_ms = 1000;
-    double reasoning = 0, prefill_ms = 0, decode_ms = 0;
-    const char *prefix_cache_s = NULL;
-    long slots = 0;
-    int timings = 0;
-    const char *owned_by = NULL;
-    long tokenize_latency_ms = 0, min_max_tokens = 0;
-    int reject_max_tokens = 0;
-    const char *think_s = NULL, *think_form = "both";
-    int think_stop = 0;
-    struct strvec models = STRVEC_INIT, rest = STRVEC_INIT;
+    memset(s, 0, sizeof(*s));
+    s->host = "127.0.0.1";
+    s->tokenizer = "cl100k_base";
+    s->chat_template = "none";
+    s->tokenize_api = "both";
+    s->think_form = "both";
+    s->port = 8000;
+    s->slow_ms = 5000;
+    s->retry_after_ms = 1000;
+    strvec_init(&s->models);
+    strvec_init(&s->rest);
+    sim_config_init(&s->cfg);
+    strbuf_init(&s->err, 0);
+}
+
+static void serve_sim_release(struct serve_sim *s)
+{
+    if (s->have_gs)
+        golden_set_release(&s->gs);
+    if (s->have_hay)
+        haystack_release(&s->hay);
+    if (s->tk)
+        tokenizer_free(s->tk);
+    for (size_t i = 0; i < s->mnr; i++)
+        sim_model_release(&s->mv[i]);
+    free(s->mv);
+    strvec_clear(&s->models);
+    strvec_clear(&s->rest);
+    strbuf_release(&s->err);
+}
+
+/* The option table (dipmap help serve-sim prints it). 0, 1 after help, -1 after an error. */
+static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
+{
     struct option opts[] = {
         {OPT_GROUP, NULL, 0, NULL, NULL, "server", 0},
-        {OPT_STRING, "host", 0, &host, "ADDR", "address to bind (default 127.0.0.1)", 0},
-        {OPT_LONG, "port", 'p', &port, "P",
+        {OPT_STRING, "host", 0, &s->host, "ADDR", "address to bind (default 127.0.0.1)", 0},
+        {OPT_LONG, "port", 'p', &s->port, "P",
          "TCP port (default 8000; 0 = any free port); printed as the first stdout line", 0},
-        {OPT_STRING, "api-key", 0, &api_key, "KEY", "require 'Authorization: Bearer KEY'", 0},
-        {OPT_STRING, "api-key-env", 0, &api_key_env, "VAR",
+        {OPT_STRING, "api-key", 0, &s->api_key, "KEY", "require 'Authorization: Bearer KEY'", 0},
+        {OPT_STRING, "api-key-env", 0, &s->api_key_env, "VAR",
          "take the required API key from environment variable VAR", 0},
-        {OPT_STRING, "log", 0, &log_path, "FILE", "append one JSON line per request to FILE", 0},
+        {OPT_STRING, "log", 0, &s->log, "FILE", "append one JSON line per request to FILE", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
-        {OPT_STRING, "dataset", 'd', &dataset, "FILE", "golden set the model answers from", 0},
-        {OPT_STRING, "haystack", 0, &haystack, "FILE",
+        {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set the model answers from", 0},
+        {OPT_STRING, "haystack", 0, &s->haystack, "FILE",
          "the haystack's source order, for shuffled=E (chunks out of file order)", 0},
-        {OPT_LIST, "model", 'm', &models, "SPEC",
+        {OPT_LIST, "model", 'm', &s->models, "SPEC",
          "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
          "shuffled=0,flat=0] (repeatable; default dipmap-sim); start/hard/needles/spacing/"
          "shuffled plant accuracy drops: question only before the gold, a hard negative "
@@ -76,246 +115,251 @@ int cmd_serve_sim(int argc, const char **argv)
          "--haystack order; window: the dip deeper at half the --ctx window; flat=1: the same "
          "dip at every prompt length",
          0},
-        {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE",
+        {OPT_STRING, "tokenizer", 't', &s->tokenizer, "NAME|FILE",
          "counts prompt tokens (default cl100k_base)", 0},
-        {OPT_STRING, "ctx", 0, &ctx_s, "N", "context size: longer prompts get a 400 (e.g. 32k)", 0},
-        {OPT_STRING, "shift-ctx", 0, &shift_s, "N",
+        {OPT_STRING, "ctx", 0, &s->ctx, "N", "context size: longer prompts get a 400 (e.g. 32k)",
+         0},
+        {OPT_STRING, "shift-ctx", 0, &s->shift_ctx, "N",
          "silently keep only the last N prompt tokens (llama.cpp context shift)", 0},
-        {OPT_LONG, "template-overhead", 0, &template_overhead, "N",
+        {OPT_LONG, "template-overhead", 0, &s->template_overhead, "N",
          "tokens added to every request's count, like a BOS (default 0)", 0},
-        {OPT_STRING, "chat-template", 0, &chat_template, "MODE",
+        {OPT_STRING, "chat-template", 0, &s->chat_template, "MODE",
          "none (default) or chatml: a per-message template counted in usage and /tokenize", 0},
-        {OPT_STRING, "tokenize-api", 0, &tokenize_api, "API",
+        {OPT_STRING, "tokenize-api", 0, &s->tokenize_api, "API",
          "counting routes: both (default), vllm, llamacpp (/apply-template with chatml), none", 0},
-        {OPT_BOOL, "reject-max-tokens", 0, &reject_max_tokens, NULL,
+        {OPT_BOOL, "reject-max-tokens", 0, &s->reject_max_tokens, NULL,
          "answer a chat request sending max_tokens with OpenAI's 400 for reasoning models "
          "(use max_completion_tokens)",
          0},
-        {OPT_LONG, "min-max-tokens", 0, &min_max_tokens, "N",
+        {OPT_LONG, "min-max-tokens", 0, &s->min_max_tokens, "N",
          "answer a budget (max_tokens, max_completion_tokens) below N with a 400 naming it", 0},
-        {OPT_DOUBLE, "reasoning", 0, &reasoning, "P",
+        {OPT_DOUBLE, "reasoning", 0, &s->reasoning, "P",
          "probability of an empty answer with reasoning_content, finish_reason length", 0},
-        {OPT_STRING, "think", 0, &think_s, "N",
+        {OPT_STRING, "think", 0, &s->think, "N",
          "reasoning mode: N tokens of thinking before every answer, from the same budget "
          "(reasoning_effort low/medium scale it by 1/4, 1/2; enable_thinking false turns it off)",
          0},
-        {OPT_STRING, "think-form", 0, &think_form, "FORM",
+        {OPT_STRING, "think-form", 0, &s->think_form, "FORM",
          "field (reasoning_content), inline (<think> in the content) or both (default)", 0},
-        {OPT_BOOL, "think-stop", 0, &think_stop, NULL,
+        {OPT_BOOL, "think-stop", 0, &s->think_stop, NULL,
          "thinking that reaches the budget ends with finish_reason stop, not length", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "prefix cache and latency", 0},
-        {OPT_STRING, "prefix-cache", 0, &prefix_cache_s, "TOKENS",
+        {OPT_STRING, "prefix-cache", 0, &s->prefix_cache, "TOKENS",
          "keep prompts' tokens (LRU, per slot) and reuse their longest common prefix; reported "
          "as usage.prompt_tokens_details.cached_tokens (default 0: off)",
          0},
-        {OPT_LONG, "slots", 0, &slots, "N",
+        {OPT_LONG, "slots", 0, &s->slots, "N",
          "llama.cpp-style slots: N requests at once, a cache each, id_slot honoured (default 0: "
          "unlimited, one shared cache as vLLM)",
          0},
-        {OPT_BOOL, "timings", 0, &timings, NULL,
+        {OPT_BOOL, "timings", 0, &s->timings, NULL,
          "add llama.cpp's timings (cache_n, prompt_n, prompt_ms, ...) to every answer", 0},
-        {OPT_STRING, "owned-by", 0, &owned_by, "NAME",
+        {OPT_STRING, "owned-by", 0, &s->owned_by, "NAME",
          "/v1/models owned_by (default dipmap-sim); another name but llamacpp also drops "
          "llama.cpp's /props, e.g. vllm to be detected as vLLM",
          0},
-        {OPT_DOUBLE, "prefill-ms-per-1k", 0, &prefill_ms, "MS",
+        {OPT_DOUBLE, "prefill-ms-per-1k", 0, &s->prefill_ms, "MS",
          "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
-        {OPT_DOUBLE, "decode-ms-per-token", 0, &decode_ms, "MS",
+        {OPT_DOUBLE, "decode-ms-per-token", 0, &s->decode_ms, "MS",
          "latency per completion token (default 0)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
-        {OPT_STRING, "faults", 'f', &faults, "SPEC",
+        {OPT_STRING, "faults", 'f', &s->faults, "SPEC",
          "e.g. 429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,slow=0.01,"
          "error200=0.01",
          0},
-        {OPT_LONG, "fault-seed", 0, &fault_seed, "N", "seed of the fault draws (default 0)", 0},
-        {OPT_LONG, "latency-ms", 0, &latency_ms, "MS",
+        {OPT_LONG, "fault-seed", 0, &s->fault_seed, "N", "seed of the fault draws (default 0)", 0},
+        {OPT_LONG, "latency-ms", 0, &s->latency_ms, "MS",
          "base latency of every generation request (default 0)", 0},
-        {OPT_LONG, "tokenize-latency-ms", 0, &tokenize_latency_ms, "MS",
+        {OPT_LONG, "tokenize-latency-ms", 0, &s->tokenize_latency_ms, "MS",
          "added to every /tokenize and /apply-template request", 0},
-        {OPT_LONG, "slow-ms", 0, &slow_ms, "MS", "delay of the 'slow' fault (default 5000)", 0},
-        {OPT_LONG, "retry-after-ms", 0, &retry_after_ms, "MS",
+        {OPT_LONG, "slow-ms", 0, &s->slow_ms, "MS", "delay of the 'slow' fault (default 5000)", 0},
+        {OPT_LONG, "retry-after-ms", 0, &s->retry_after_ms, "MS",
          "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)", 0},
         OPT_END_MARK,
     };
-    struct sim_config cfg;
-    struct sim_model *mv = NULL;
-    size_t mnr = 0;
-    struct golden_set gs;
-    int have_gs = 0, have_hay = 0;
-    struct haystack hay;
-    struct tokenizer *tk = NULL;
-    struct sim_server *srv = NULL;
-    struct strbuf err = STRBUF_INIT;
-    sigset_t set;
-    int rc, sig, ret = DM_EXIT_USAGE;
-
-    rc = parse_options(argc, argv, opts, serve_sim_usage, &rest);
+    int rc = parse_options(argc, argv, opts, serve_sim_usage, &s->rest);
     if (rc)
-        return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    sim_config_init(&cfg);
-    if (rest.nr) {
-        error("serve-sim: unexpected argument '%s'", rest.v[0]);
-        goto cleanup;
-    }
-    if (port < 0 || port > 65535) {
-        error("serve-sim: --port must be in 0..65535");
-        goto cleanup;
-    }
-    if (latency_ms < 0 || slow_ms < 0 || retry_after_ms < 0 || fault_seed < 0 ||
-        tokenize_latency_ms < 0) {
-        error("serve-sim: --latency-ms, --tokenize-latency-ms, --slow-ms, --retry-after-ms and "
-              "--fault-seed must be >= 0");
-        goto cleanup;
-    }
-    if (min_max_tokens < 0 || min_max_tokens > 1000000) {
-        error("serve-sim: --min-max-tokens must be in 0..1000000");
-        goto cleanup;
-    }
-    if (template_overhead < 0 || template_overhead > 100000) {
-        error("serve-sim: --template-overhead must be in 0..100000");
-        goto cleanup;
-    }
-    if (!strcmp(chat_template, "chatml")) {
-        cfg.chat_template = SIM_TEMPLATE_CHATML;
-    } else if (strcmp(chat_template, "none")) {
-        error("serve-sim: --chat-template must be none or chatml");
-        goto cleanup;
-    }
-    if (!strcmp(tokenize_api, "vllm"))
-        cfg.tokenize_api = SIM_API_VLLM;
-    else if (!strcmp(tokenize_api, "llamacpp"))
-        cfg.tokenize_api = SIM_API_LLAMACPP;
-    else if (!strcmp(tokenize_api, "none"))
-        cfg.tokenize_api = SIM_API_NONE;
-    else if (strcmp(tokenize_api, "both")) {
-        error("serve-sim: --tokenize-api must be both, vllm, llamacpp or none");
-        goto cleanup;
-    }
-    cfg.template_overhead = template_overhead;
-    if (prefix_cache_s && parse_token_count(prefix_cache_s, 1L << 30, &cfg.prefix_cache)) {
-        error("serve-sim: --prefix-cache '%s': %s", prefix_cache_s,
-              parse_num_strerror(prefix_cache_s));
-        goto cleanup;
-    }
-    if (slots < 0 || slots > 1024) {
-        error("serve-sim: --slots must be in 0..1024");
-        goto cleanup;
-    }
-    cfg.slots = (int)slots;
-    if (!(prefill_ms >= 0 && prefill_ms <= 1e6) || !(decode_ms >= 0 && decode_ms <= 1e6)) {
-        error("serve-sim: --prefill-ms-per-1k and --decode-ms-per-token must be in 0..1000000");
-        goto cleanup;
-    }
-    cfg.prefill_ms_per_1k = prefill_ms;
-    cfg.decode_ms_per_token = decode_ms;
-    cfg.timings = timings;
-    cfg.owned_by = owned_by;
-    cfg.tokenize_latency_ms = tokenize_latency_ms;
-    cfg.reject_max_tokens = reject_max_tokens;
-    cfg.min_max_tokens = min_max_tokens;
-    if (reasoning < 0 || reasoning > 1) {
-        error("serve-sim: --reasoning must be a probability in [0,1]");
-        goto cleanup;
-    }
-    if (think_s && parse_token_count(think_s, 1L << 24, &cfg.think_tokens)) {
-        error("serve-sim: --think '%s': %s", think_s, parse_num_strerror(think_s));
-        goto cleanup;
-    }
-    if (!strcmp(think_form, "both"))
-        cfg.think_form = SIM_THINK_BOTH;
-    else if (!strcmp(think_form, "field"))
-        cfg.think_form = SIM_THINK_FIELD;
-    else if (!strcmp(think_form, "inline"))
-        cfg.think_form = SIM_THINK_INLINE;
-    else {
-        error("serve-sim: --think-form must be field, inline or both, got '%s'", think_form);
-        goto cleanup;
-    }
-    cfg.think_stop = think_stop;
-    if (ctx_s && parse_token_count(ctx_s, 1L << 30, &cfg.ctx)) {
-        error("serve-sim: --ctx '%s': %s", ctx_s, parse_num_strerror(ctx_s));
-        goto cleanup;
-    }
-    if (shift_s && parse_token_count(shift_s, 1L << 30, &cfg.shift_ctx)) {
-        error("serve-sim: --shift-ctx '%s': %s", shift_s, parse_num_strerror(shift_s));
-        goto cleanup;
-    }
-    if (faults && sim_faults_parse(faults, &cfg.faults, &err)) {
-        error("serve-sim: %s", err.buf);
-        goto cleanup;
-    }
-    if (api_key_env) {
-        const char *v = getenv(api_key_env);
-        if (!v || !*v) {
-            error("serve-sim: environment variable %s (from --api-key-env) is not set",
-                  api_key_env);
-            goto cleanup;
-        }
-        if (api_key && strcmp(api_key, v)) {
-            error("serve-sim: --api-key and --api-key-env disagree; give one");
-            goto cleanup;
-        }
-        api_key = v;
-    }
-    if (!models.nr)
-        strvec_push(&models, "dipmap-sim");
-    mv = xcalloc(models.nr, sizeof(*mv));
-    for (size_t i = 0; i < models.nr; i++) {
-        for (size_t j = 0; j < mnr; j++) {
-            const char *c = strchr(models.v[i], ':');
-            size_t n = c ? (size_t)(c - models.v[i]) : strlen(models.v[i]);
-            if (strlen(mv[j].name) == n && !strncmp(mv[j].name, models.v[i], n)) {
-                error("serve-sim: model '%s' given twice", mv[j].name);
-                goto cleanup;
-            }
-        }
-        if (sim_model_parse(models.v[i], &mv[mnr], &err)) {
-            error("serve-sim: %s", err.buf);
-            goto cleanup;
-        }
-        mnr++;
-    }
-    tk = tokenizer_load(tok_spec, &err);
-    if (!tk) {
-        error("serve-sim: %s", err.buf);
-        goto cleanup;
-    }
-    if (dataset) {
-        if (golden_set_load(&gs, dataset)) {
-            golden_set_release(&gs); /* left empty but releasable */
-            goto cleanup;
-        }
-        have_gs = 1;
-    }
-    for (size_t i = 0; i < mnr && !haystack; i++)
-        if (mv[i].shuffled > 0) {
-            error("serve-sim: model '%s': shuffled=E needs --haystack FILE (the source order)",
-                  mv[i].name);
-            goto cleanup;
-        }
-    if (haystack) {
-        if (haystack_load(&hay, haystack)) {
-            haystack_release(&hay);
-            goto cleanup;
-        }
-        have_hay = 1;
-    }
+        return rc;
+    if (s->rest.nr)
+        return error("serve-sim: unexpected argument '%s'", s->rest.v[0]);
+    return 0;
+}
 
-    cfg.host = host;
-    cfg.port = (int)port;
-    cfg.models = mv;
-    cfg.nr_models = mnr;
-    cfg.tokenizer = tk;
-    cfg.gs = have_gs ? &gs : NULL;
-    cfg.hay = have_hay ? &hay : NULL;
-    cfg.fault_seed = (uint64_t)fault_seed;
-    cfg.latency_ms = latency_ms;
-    cfg.slow_ms = slow_ms;
-    cfg.retry_after_ms = retry_after_ms;
-    cfg.reasoning = reasoning;
-    cfg.api_key = api_key;
-    cfg.log_path = log_path;
+/* --port, the delays, --min-max-tokens and --template-overhead. */
+static int check_server_numbers(struct serve_sim *s)
+{
+    if (s->port < 0 || s->port > 65535)
+        return error("serve-sim: --port must be in 0..65535");
+    if (s->latency_ms < 0 || s->slow_ms < 0 || s->retry_after_ms < 0 || s->fault_seed < 0 ||
+        s->tokenize_latency_ms < 0)
+        return error("serve-sim: --latency-ms, --tokenize-latency-ms, --slow-ms, --retry-after-ms "
+                     "and --fault-seed must be >= 0");
+    if (s->min_max_tokens < 0 || s->min_max_tokens > 1000000)
+        return error("serve-sim: --min-max-tokens must be in 0..1000000");
+    if (s->template_overhead < 0 || s->template_overhead > 100000)
+        return error("serve-sim: --template-overhead must be in 0..100000");
+    s->cfg.port = (int)s->port;
+    s->cfg.fault_seed = (uint64_t)s->fault_seed;
+    s->cfg.latency_ms = s->latency_ms;
+    s->cfg.slow_ms = s->slow_ms;
+    s->cfg.retry_after_ms = s->retry_after_ms;
+    s->cfg.tokenize_latency_ms = s->tokenize_latency_ms;
+    s->cfg.min_max_tokens = s->min_max_tokens;
+    s->cfg.template_overhead = s->template_overhead;
+    return 0;
+}
 
+/* --chat-template and --tokenize-api: how prompts are counted. */
+static int check_counting(struct serve_sim *s)
+{
+    if (!strcmp(s->chat_template, "chatml"))
+        s->cfg.chat_template = SIM_TEMPLATE_CHATML;
+    else if (strcmp(s->chat_template, "none"))
+        return error("serve-sim: --chat-template must be none or chatml");
+    if (!strcmp(s->tokenize_api, "vllm"))
+        s->cfg.tokenize_api = SIM_API_VLLM;
+    else if (!strcmp(s->tokenize_api, "llamacpp"))
+        s->cfg.tokenize_api = SIM_API_LLAMACPP;
+    else if (!strcmp(s->tokenize_api, "none"))
+        s->cfg.tokenize_api = SIM_API_NONE;
+    else if (strcmp(s->tokenize_api, "both"))
+        return error("serve-sim: --tokenize-api must be both, vllm, llamacpp or none");
+    return 0;
+}
+
+/* --prefix-cache, --slots, the prefill/decode latency model, --timings, --owned-by. */
+static int check_cache(struct serve_sim *s)
+{
+    if (s->prefix_cache && parse_token_count(s->prefix_cache, 1L << 30, &s->cfg.prefix_cache))
+        return error("serve-sim: --prefix-cache '%s': %s", s->prefix_cache,
+                     parse_num_strerror(s->prefix_cache));
+    if (s->slots < 0 || s->slots > 1024)
+        return error("serve-sim: --slots must be in 0..1024");
+    if (!(s->prefill_ms >= 0 && s->prefill_ms <= 1e6) ||
+        !(s->decode_ms >= 0 && s->decode_ms <= 1e6))
+        return error(
+            "serve-sim: --prefill-ms-per-1k and --decode-ms-per-token must be in 0..1000000");
+    s->cfg.slots = (int)s->slots;
+    s->cfg.prefill_ms_per_1k = s->prefill_ms;
+    s->cfg.decode_ms_per_token = s->decode_ms;
+    s->cfg.timings = s->timings;
+    s->cfg.owned_by = s->owned_by;
+    s->cfg.reject_max_tokens = s->reject_max_tokens;
+    return 0;
+}
+
+/* --reasoning, --think, --think-form, --think-stop. */
+static int check_reasoning(struct serve_sim *s)
+{
+    if (s->reasoning < 0 || s->reasoning > 1)
+        return error("serve-sim: --reasoning must be a probability in [0,1]");
+    if (s->think && parse_token_count(s->think, 1L << 24, &s->cfg.think_tokens))
+        return error("serve-sim: --think '%s': %s", s->think, parse_num_strerror(s->think));
+    if (!strcmp(s->think_form, "both"))
+        s->cfg.think_form = SIM_THINK_BOTH;
+    else if (!strcmp(s->think_form, "field"))
+        s->cfg.think_form = SIM_THINK_FIELD;
+    else if (!strcmp(s->think_form, "inline"))
+        s->cfg.think_form = SIM_THINK_INLINE;
+    else
+        return error("serve-sim: --think-form must be field, inline or both, got '%s'",
+                     s->think_form);
+    s->cfg.reasoning = s->reasoning;
+    s->cfg.think_stop = s->think_stop;
+    return 0;
+}
+
+/* --ctx, --shift-ctx and --faults. */
+static int check_context_faults(struct serve_sim *s)
+{
+    if (s->ctx && parse_token_count(s->ctx, 1L << 30, &s->cfg.ctx))
+        return error("serve-sim: --ctx '%s': %s", s->ctx, parse_num_strerror(s->ctx));
+    if (s->shift_ctx && parse_token_count(s->shift_ctx, 1L << 30, &s->cfg.shift_ctx))
+        return error("serve-sim: --shift-ctx '%s': %s", s->shift_ctx,
+                     parse_num_strerror(s->shift_ctx));
+    if (s->faults && sim_faults_parse(s->faults, &s->cfg.faults, &s->err))
+        return error("serve-sim: %s", s->err.buf);
+    return 0;
+}
+
+/* The required key: --api-key, or the variable --api-key-env names (they must agree). */
+static int check_api_key(struct serve_sim *s)
+{
+    const char *v;
+    if (s->api_key_env) {
+        v = getenv(s->api_key_env);
+        if (!v || !*v)
+            return error("serve-sim: environment variable %s (from --api-key-env) is not set",
+                         s->api_key_env);
+        if (s->api_key && strcmp(s->api_key, v))
+            return error("serve-sim: --api-key and --api-key-env disagree; give one");
+        s->api_key = v;
+    }
+    s->cfg.api_key = s->api_key;
+    return 0;
+}
+
+/* Every --model SPEC (default dipmap-sim), each name once. */
+static int parse_models(struct serve_sim *s)
+{
+    if (!s->models.nr)
+        strvec_push(&s->models, "dipmap-sim");
+    s->mv = xcalloc(s->models.nr, sizeof(*s->mv));
+    for (size_t i = 0; i < s->models.nr; i++) {
+        const char *spec = s->models.v[i], *c = strchr(spec, ':');
+        size_t n = c ? (size_t)(c - spec) : strlen(spec);
+        for (size_t j = 0; j < s->mnr; j++)
+            if (strlen(s->mv[j].name) == n && !strncmp(s->mv[j].name, spec, n))
+                return error("serve-sim: model '%s' given twice", s->mv[j].name);
+        if (sim_model_parse(spec, &s->mv[s->mnr], &s->err))
+            return error("serve-sim: %s", s->err.buf);
+        s->mnr++;
+    }
+    s->cfg.models = s->mv;
+    s->cfg.nr_models = s->mnr;
+    return 0;
+}
+
+/* The tokenizer, the golden set and the haystack (shuffled=E needs the haystack). */
+static int load_inputs(struct serve_sim *s)
+{
+    s->tk = tokenizer_load(s->tokenizer, &s->err);
+    if (!s->tk)
+        return error("serve-sim: %s", s->err.buf);
+    if (s->dataset) {
+        if (golden_set_load(&s->gs, s->dataset)) {
+            golden_set_release(&s->gs); /* left empty but releasable */
+            return -1;
+        }
+        s->have_gs = 1;
+    }
+    for (size_t i = 0; i < s->mnr && !s->haystack; i++)
+        if (s->mv[i].shuffled > 0)
+            return error(
+                "serve-sim: model '%s': shuffled=E needs --haystack FILE (the source order)",
+                s->mv[i].name);
+    if (s->haystack) {
+        if (haystack_load(&s->hay, s->haystack)) {
+            haystack_release(&s->hay);
+            return -1;
+        }
+        s->have_hay = 1;
+    }
+    s->cfg.tokenizer = s->tk;
+    s->cfg.gs = s->have_gs ? &s->gs : NULL;
+    s->cfg.hay = s->have_hay ? &s->hay : NULL;
+    return 0;
+}
+
+/* Start the server, print its port, serve until SIGINT/SIGTERM; the exit code. */
+static int serve(struct serve_sim *s)
+{
+    struct sim_server *srv;
+    sigset_t set;
+    int sig;
+
+    s->cfg.host = s->host;
+    s->cfg.log_path = s->log;
     /* Block the stop signals before any server thread exists, so only sigwait() sees them. */
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -323,40 +367,42 @@ int cmd_serve_sim(int argc, const char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    srv = sim_start(&cfg, &err);
+    srv = sim_start(&s->cfg, &s->err);
     if (!srv) {
-        error("serve-sim: %s", err.buf);
-        ret = DM_EXIT_INFRA;
-        goto cleanup;
+        error("serve-sim: %s", s->err.buf);
+        return DM_EXIT_INFRA;
     }
     printf("%d\n", sim_port(srv));
     fflush(stdout);
-    fprintf(stderr, "serve-sim: listening on http://%s:%d (", host, sim_port(srv));
-    for (size_t i = 0; i < mnr; i++)
-        fprintf(stderr, "%s%s edge=%g dip=%g shape=%g seed=%llu", i ? "; " : "", mv[i].name,
-                mv[i].edge, mv[i].dip, mv[i].shape, (unsigned long long)mv[i].seed);
-    fprintf(stderr, ")%s%s\n", have_gs ? ", dataset " : ", no dataset", have_gs ? dataset : "");
+    fprintf(stderr, "serve-sim: listening on http://%s:%d (", s->host, sim_port(srv));
+    for (size_t i = 0; i < s->mnr; i++)
+        fprintf(stderr, "%s%s edge=%g dip=%g shape=%g seed=%llu", i ? "; " : "", s->mv[i].name,
+                s->mv[i].edge, s->mv[i].dip, s->mv[i].shape, (unsigned long long)s->mv[i].seed);
+    fprintf(stderr, ")%s%s\n", s->have_gs ? ", dataset " : ", no dataset",
+            s->have_gs ? s->dataset : "");
 
     if (sigwait(&set, &sig))
         sig = SIGTERM;
     sim_stop(srv);
-    srv = NULL;
     fprintf(stderr, "serve-sim: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    ret = DM_EXIT_OK;
+    return DM_EXIT_OK;
+}
 
-cleanup:
-    sim_stop(srv);
-    if (have_gs)
-        golden_set_release(&gs);
-    if (have_hay)
-        haystack_release(&hay);
-    if (tk)
-        tokenizer_free(tk);
-    for (size_t i = 0; i < mnr; i++)
-        sim_model_release(&mv[i]);
-    free(mv);
-    strvec_clear(&models);
-    strvec_clear(&rest);
-    strbuf_release(&err);
-    return ret;
+int cmd_serve_sim(int argc, const char **argv)
+{
+    struct serve_sim s;
+    int rc;
+
+    serve_sim_init(&s);
+    rc = serve_sim_parse(&s, argc, argv);
+    if (rc > 0)
+        rc = DM_EXIT_OK;
+    else if (rc < 0 || check_server_numbers(&s) || check_counting(&s) || check_cache(&s) ||
+             check_reasoning(&s) || check_context_faults(&s) || check_api_key(&s) ||
+             parse_models(&s) || load_inputs(&s))
+        rc = DM_EXIT_USAGE;
+    else
+        rc = serve(&s);
+    serve_sim_release(&s);
+    return rc;
 }
