@@ -70,20 +70,15 @@ const struct order_cell *order_stats_cell(const struct order_stats *s, enum orde
 /* Accuracy and question-clustered interval from per-question (m, y) counts. */
 static void clustered(const long *m, const long *y, size_t nq, double *acc, double *lo, double *hi)
 {
-    long tm = 0, ty = 0;
+    long tm = 0;
     size_t i;
-    double deff;
-    for (i = 0; i < nq; i++) {
+    for (i = 0; i < nq; i++)
         tm += m[i];
-        ty += y[i];
-    }
     if (!tm) {
         *acc = *lo = *hi = NAN;
         return;
     }
-    *acc = (double)ty / (double)tm;
-    deff = cluster_design_effect(m, y, nq);
-    wilson_interval_p(*acc, (double)tm / (deff > 0 ? deff : 1.0), STATS_Z95, lo, hi);
+    *acc = cluster_interval(m, y, nq, STATS_Z95, NULL, lo, hi);
 }
 
 static void fill_cell(struct order_cell *c, const struct qcount *q, size_t nq, long *m, long *y)

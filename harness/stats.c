@@ -83,6 +83,30 @@ double cluster_design_effect(const long *m, const long *y, size_t n)
     return v_cl / v_bin > 1.0 ? v_cl / v_bin : 1.0;
 }
 
+double cluster_interval(const long *m, const long *y, size_t n, double z, double *deff, double *lo,
+                        double *hi)
+{
+    long tm = 0, ty = 0;
+    double p, de;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (m[i] > 0) {
+            tm += m[i];
+            ty += y[i];
+        }
+    de = cluster_design_effect(m, y, n);
+    if (deff)
+        *deff = de;
+    if (!tm) {
+        *lo = 0.0;
+        *hi = 1.0;
+        return 0.0;
+    }
+    p = (double)ty / (double)tm;
+    wilson_interval_p(p, (double)tm / de, z, lo, hi);
+    return p;
+}
+
 static double log_choose(long n, long k)
 {
     return lgamma((double)n + 1.0) - lgamma((double)k + 1.0) - lgamma((double)(n - k) + 1.0);
@@ -798,9 +822,7 @@ static void cell_intervals(struct cell_stats *cells, size_t ncells, const long *
         }
         if (c->n_valid <= 0)
             continue;
-        c->design_effect = cluster_design_effect(m, y, nq);
-        wilson_interval_p(c->accuracy, (double)c->n_valid / c->design_effect, z, &c->ci_lo,
-                          &c->ci_hi);
+        cluster_interval(m, y, nq, z, &c->design_effect, &c->ci_lo, &c->ci_hi);
     }
     free(m);
     free(y);
@@ -1172,12 +1194,7 @@ static void control_summary(struct control_stats *c, const struct trial_result *
     }
     c->n_questions = nq;
     c->accuracy = c->n_valid ? (double)c->n_correct / (double)c->n_valid : 0.0;
-    c->design_effect = cluster_design_effect(m, y, nq);
-    if (c->n_valid)
-        wilson_interval_p(c->accuracy, (double)c->n_valid / c->design_effect, z, &c->ci_lo,
-                          &c->ci_hi);
-    else
-        c->ci_lo = 0.0, c->ci_hi = 1.0;
+    cluster_interval(m, y, nq, z, &c->design_effect, &c->ci_lo, &c->ci_hi);
     free(m);
     free(y);
 }

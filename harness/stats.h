@@ -42,6 +42,16 @@ void wilson_interval_p(double p, double n, double z, double *lo, double *hi);
  * are taken as perfectly correlated: sum(m) / clusters.
  */
 double cluster_design_effect(const long *m, const long *y, size_t n);
+/*
+ * The question-clustered interval of a proportion, the one rule of every
+ * accuracy interval (cells, controls, axis values and their depth curves,
+ * order cells): over clusters m[i] trials / y[i] successes, Wilson at the
+ * effective size sum(m) / cluster_design_effect() (plain Wilson with one
+ * trial per cluster). No trials: [0, 1]. deff may be NULL. Returns the
+ * accuracy sum(y) / sum(m) (0 without trials).
+ */
+double cluster_interval(const long *m, const long *y, size_t n, double z, double *deff, double *lo,
+                        double *hi);
 
 /*
  * Exact McNemar test on discordant pairs: b = pairs correct in the baseline
