@@ -56,70 +56,134 @@ static int cmp_int(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Accuracy, clustered interval and depth curve of the trials labelled `value`. */
-static void value_stats(const struct trial_result *t, size_t n, const char *const *label,
-                        const char *value, const int *depths, size_t nd, const char **ids,
-                        size_t nq, const struct stats_options *o, struct axis_value_stats *v)
+static int cmp_long(const void *a, const void *b)
 {
-    long *m = xcalloc(nq ? nq : 1, sizeof(*m)), *y = xcalloc(nq ? nq : 1, sizeof(*y));
-    long *dk = xcalloc(nd ? nd : 1, sizeof(*dk));
-    size_t i, j, used = 0;
-    double deff;
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted axis of counted trials: depths and lengths, each once. */
+struct grid_axes {
+    int *depths;
+    size_t nd;
+    long *lengths;
+    size_t nl;
+};
+
+static size_t find_depth(const struct grid_axes *g, int depth)
+{
+    const int *hit = bsearch(&depth, g->depths, g->nd, sizeof(*g->depths), cmp_int);
+    return hit ? (size_t)(hit - g->depths) : g->nd;
+}
+
+static size_t find_length(const struct grid_axes *g, long length)
+{
+    const long *hit = bsearch(&length, g->lengths, g->nl, sizeof(*g->lengths), cmp_long);
+    return hit ? (size_t)(hit - g->lengths) : g->nl;
+}
+
+/*
+ * Accuracy, clustered interval and depth curves (pooled over lengths, and
+ * per length) of the trials labelled `value`. Every interval is
+ * cluster_interval() over the questions, the rule of the run's own cells.
+ */
+static void value_stats(const struct trial_result *t, size_t n, const char *const *label,
+                        const char *value, const struct grid_axes *g, const char **ids, size_t nq,
+                        const struct stats_options *o, struct axis_value_stats *v)
+{
+    size_t nd = g->nd, nl = g->nl, ncol = nd * (nl + 1) + 1, i, j, c;
+    /* per question: column 0 all trials, 1 + d pooled depth d, 1 + nd + l * nd + d cell (l, d) */
+    long *m = xcalloc((nq ? nq : 1) * ncol, sizeof(*m)),
+         *y = xcalloc((nq ? nq : 1) * ncol, sizeof(*y));
+    long *cm = xcalloc(nq ? nq : 1, sizeof(*cm)), *cy = xcalloc(nq ? nq : 1, sizeof(*cy));
     memset(v, 0, sizeof(*v));
     v->value = xstrdup(value);
     v->n_depths = nd;
     v->depths_bp = xcalloc(nd ? nd : 1, sizeof(*v->depths_bp));
     v->depth_acc = xcalloc(nd ? nd : 1, sizeof(*v->depth_acc));
     v->depth_n = xcalloc(nd ? nd : 1, sizeof(*v->depth_n));
-    memcpy(v->depths_bp, depths, nd * sizeof(*depths));
+    v->depth_lo = xcalloc(nd ? nd : 1, sizeof(*v->depth_lo));
+    v->depth_hi = xcalloc(nd ? nd : 1, sizeof(*v->depth_hi));
+    v->n_lengths = nl;
+    v->lengths = xcalloc(nl ? nl : 1, sizeof(*v->lengths));
+    v->cells = xcalloc(nl * nd + 1, sizeof(*v->cells));
+    memcpy(v->depths_bp, g->depths, nd * sizeof(*g->depths));
+    memcpy(v->lengths, g->lengths, nl * sizeof(*g->lengths));
     for (i = 0; i < n; i++) {
-        size_t q;
+        size_t q, d, l;
         int ok;
         if (!label[i] || strcmp(label[i], value) || !counted(&t[i]))
             continue;
         ok = t[i].outcome == OUTCOME_CORRECT;
-        q = question_index(ids, nq, t[i].question_id);
+        q = question_index(ids, nq, t[i].question_id) * ncol;
+        d = find_depth(g, t[i].depth_bp);
+        l = find_length(g, t[i].length);
         m[q]++;
         y[q] += ok;
-        v->n_valid++;
-        v->n_correct += ok;
-        for (j = 0; j < nd && depths[j] != t[i].depth_bp; j++)
-            ;
-        if (j < nd) {
-            v->depth_n[j]++;
-            dk[j] += ok;
+        m[q + 1 + d]++;
+        y[q + 1 + d] += ok;
+        m[q + 1 + nd + l * nd + d]++;
+        y[q + 1 + nd + l * nd + d] += ok;
+    }
+    for (c = 0; c < ncol; c++) {
+        long tm = 0;
+        double acc, lo, hi;
+        for (i = 0; i < nq; i++) {
+            cm[i] = m[i * ncol + c];
+            cy[i] = y[i * ncol + c];
+            tm += cm[i];
+        }
+        acc = cluster_interval(cm, cy, nq, o->z, NULL, &lo, &hi);
+        if (c == 0) {
+            for (i = 0; i < nq; i++) {
+                v->n_questions += cm[i] > 0;
+                v->n_correct += cy[i];
+            }
+            v->n_valid = tm;
+            v->accuracy = acc;
+            v->ci_lo = lo;
+            v->ci_hi = hi;
+        } else if (c <= nd) {
+            j = c - 1;
+            v->depth_n[j] = tm;
+            v->depth_acc[j] = tm ? acc : NAN;
+            v->depth_lo[j] = lo;
+            v->depth_hi[j] = hi;
+        } else {
+            struct axis_cell *cell = &v->cells[c - 1 - nd];
+            cell->n_valid = tm;
+            cell->accuracy = tm ? acc : NAN;
+            cell->ci_lo = lo;
+            cell->ci_hi = hi;
         }
     }
-    for (i = 0; i < nq; i++)
-        used += m[i] > 0;
-    v->n_questions = used;
-    v->accuracy = v->n_valid ? (double)v->n_correct / (double)v->n_valid : 0;
-    deff = cluster_design_effect(m, y, nq);
-    if (v->n_valid)
-        wilson_interval_p(v->accuracy, (double)v->n_valid / deff, o->z, &v->ci_lo, &v->ci_hi);
-    else
-        v->ci_lo = 0, v->ci_hi = 1;
-    for (j = 0; j < nd; j++)
-        v->depth_acc[j] = v->depth_n[j] ? (double)dk[j] / (double)v->depth_n[j] : NAN;
     free(m);
     free(y);
-    free(dk);
+    free(cm);
+    free(cy);
 }
 
-/* The depths of the counted trials, ascending, each once. */
-static int *depths_of(const struct trial_result *t, size_t n, size_t *nd)
+/* The depths and lengths of the counted trials, ascending, each once. */
+static void grid_of(const struct trial_result *t, size_t n, struct grid_axes *g)
 {
-    int *d = xcalloc(n ? n : 1, sizeof(*d));
-    size_t k = 0, i, u = 0;
+    size_t k = 0, i, ud = 0, ul = 0;
+    g->depths = xcalloc(n ? n : 1, sizeof(*g->depths));
+    g->lengths = xcalloc(n ? n : 1, sizeof(*g->lengths));
     for (i = 0; i < n; i++)
-        if (counted(&t[i]))
-            d[k++] = t[i].depth_bp;
-    qsort(d, k, sizeof(*d), cmp_int);
-    for (i = 0; i < k; i++)
-        if (!u || d[u - 1] != d[i])
-            d[u++] = d[i];
-    *nd = u;
-    return d;
+        if (counted(&t[i])) {
+            g->depths[k] = t[i].depth_bp;
+            g->lengths[k++] = t[i].length;
+        }
+    qsort(g->depths, k, sizeof(*g->depths), cmp_int);
+    qsort(g->lengths, k, sizeof(*g->lengths), cmp_long);
+    for (i = 0; i < k; i++) {
+        if (!ud || g->depths[ud - 1] != g->depths[i])
+            g->depths[ud++] = g->depths[i];
+        if (!ul || g->lengths[ul - 1] != g->lengths[i])
+            g->lengths[ul++] = g->lengths[i];
+    }
+    g->nd = ud;
+    g->nl = ul;
 }
 
 /* Values ordered as declared (those given first, in their order), then first-seen. */
@@ -129,9 +193,9 @@ static void grouping_ordered(const struct trial_result *t, size_t n, const char 
 {
     struct strvec values = STRVEC_INIT, seen = STRVEC_INIT;
     struct stats_options def;
-    size_t i, nq, nd;
+    size_t i, nq;
     const char **ids;
-    int *depths;
+    struct grid_axes g;
     if (!o) {
         stats_options_init(&def);
         o = &def;
@@ -149,13 +213,14 @@ static void grouping_ordered(const struct trial_result *t, size_t n, const char 
             strvec_push(&values, seen.v[i]);
     strvec_clear(&seen);
     ids = question_ids(t, n, &nq);
-    depths = depths_of(t, n, &nd);
+    grid_of(t, n, &g);
     out->values = xcalloc(values.nr ? values.nr : 1, sizeof(*out->values));
     out->n_values = values.nr;
     for (i = 0; i < values.nr; i++)
-        value_stats(t, n, label, values.v[i], depths, nd, ids, nq, o, &out->values[i]);
+        value_stats(t, n, label, values.v[i], &g, ids, nq, o, &out->values[i]);
     free(ids);
-    free(depths);
+    free(g.depths);
+    free(g.lengths);
     strvec_clear(&values);
 }
 
@@ -342,6 +407,10 @@ void stats_axes_free(struct axis_stats *a, size_t nr)
             free(a[i].values[j].depths_bp);
             free(a[i].values[j].depth_acc);
             free(a[i].values[j].depth_n);
+            free(a[i].values[j].depth_lo);
+            free(a[i].values[j].depth_hi);
+            free(a[i].values[j].lengths);
+            free(a[i].values[j].cells);
         }
         free(a[i].values);
         free(a[i].effects);

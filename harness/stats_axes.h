@@ -16,6 +16,13 @@
  * Pure functions; control trials are left out.
  */
 
+/* One (length, depth) point of an axis value's curve. */
+struct axis_cell {
+    long n_valid;
+    double accuracy;     /* NAN when n_valid is 0 */
+    double ci_lo, ci_hi; /* question-clustered (cluster_interval) */
+};
+
 struct axis_value_stats {
     char *value;
     long n_valid, n_correct;
@@ -25,6 +32,16 @@ struct axis_value_stats {
     int *depths_bp;    /* ascending */
     double *depth_acc; /* accuracy at depths_bp[i] over every length; NAN when no data */
     long *depth_n;     /* valid trials at depths_bp[i] */
+    /* question-clustered interval at depths_bp[i] (cluster_interval; [0, 1] without data) */
+    double *depth_lo, *depth_hi;
+    /*
+     * The depth curve per length (the small multiples' lines): n_lengths
+     * ascending lengths (every value of the axis has the same lengths and
+     * depths), cells[l * n_depths + i] at lengths[l], depths_bp[i].
+     */
+    size_t n_lengths;
+    long *lengths;
+    struct axis_cell *cells;
 };
 
 struct axis_effect {

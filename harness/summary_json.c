@@ -224,11 +224,28 @@ static cJSON *cell_object(const struct cell_stats *c)
     return o;
 }
 
+/* One point of an axis value's depth curve: {depth, valid, accuracy, interval95} (nulls: no data).
+ */
+static cJSON *depth_point(int depth_bp, long n, double acc, double lo, double hi)
+{
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "depth", depth_frac(depth_bp));
+    cJSON_AddNumberToObject(c, "valid", (double)n);
+    if (n) {
+        cJSON_AddNumberToObject(c, "accuracy", acc);
+        cJSON_AddItemToObject(c, "interval95", interval_array(lo, hi));
+    } else {
+        cJSON_AddNullToObject(c, "accuracy");
+        cJSON_AddNullToObject(c, "interval95");
+    }
+    return c;
+}
+
 /* "axes": per named axis its values (accuracy, interval, depth curve) and paired effects. */
 static cJSON *axes_array(const struct axis_stats *ax, size_t n)
 {
     cJSON *arr = cJSON_CreateArray();
-    size_t i, j, k;
+    size_t i, j, k, l;
     for (i = 0; i < n; i++) {
         const struct axis_stats *a = &ax[i];
         cJSON *o = cJSON_CreateObject(), *vals, *effs;
@@ -247,15 +264,21 @@ static cJSON *axes_array(const struct axis_stats *ax, size_t n)
                 cJSON_AddNullToObject(vo, "accuracy");
             cJSON_AddItemToObject(vo, "interval95", interval_array(v->ci_lo, v->ci_hi));
             curve = cJSON_AddArrayToObject(vo, "by_depth");
-            for (k = 0; k < v->n_depths; k++) {
-                cJSON *c = cJSON_CreateObject();
-                cJSON_AddNumberToObject(c, "depth", depth_frac(v->depths_bp[k]));
-                cJSON_AddNumberToObject(c, "valid", (double)v->depth_n[k]);
-                if (v->depth_n[k])
-                    cJSON_AddNumberToObject(c, "accuracy", v->depth_acc[k]);
-                else
-                    cJSON_AddNullToObject(c, "accuracy");
-                cJSON_AddItemToArray(curve, c);
+            for (k = 0; k < v->n_depths; k++)
+                cJSON_AddItemToArray(curve,
+                                     depth_point(v->depths_bp[k], v->depth_n[k], v->depth_acc[k],
+                                                 v->depth_lo[k], v->depth_hi[k]));
+            curve = cJSON_AddArrayToObject(vo, "by_length");
+            for (l = 0; l < v->n_lengths; l++) {
+                cJSON *lo = cJSON_CreateObject(), *cells;
+                cJSON_AddNumberToObject(lo, "length", (double)v->lengths[l]);
+                cells = cJSON_AddArrayToObject(lo, "by_depth");
+                for (k = 0; k < v->n_depths; k++) {
+                    const struct axis_cell *ac = &v->cells[l * v->n_depths + k];
+                    cJSON_AddItemToArray(cells, depth_point(v->depths_bp[k], ac->n_valid,
+                                                            ac->accuracy, ac->ci_lo, ac->ci_hi));
+                }
+                cJSON_AddItemToArray(curve, lo);
             }
             cJSON_AddItemToArray(vals, vo);
         }
