@@ -50,11 +50,9 @@ static void add_num(struct strbuf *sb, double v)
     strbuf_addf(sb, "%.10g", v);
 }
 
-static void preamble(struct strbuf *sb, const struct plot_opts *o)
+/* The terminal (format, size in pixels, font), writing to stdout. */
+static void terminal(struct strbuf *sb, const struct plot_opts *o, int w, int h)
 {
-    int w = o->width > 0 ? o->width : DEFAULT_WIDTH;
-    int h = o->height > 0 ? o->height : DEFAULT_HEIGHT;
-
     strbuf_addstr(sb, "# dipmap plot script (generated)\nreset\nset encoding utf8\n");
     if (o->format == PLOT_PNG)
         strbuf_addf(sb, "set terminal pngcairo size %d,%d noenhanced font 'Sans,10'\n", w, h);
@@ -64,14 +62,39 @@ static void preamble(struct strbuf *sb, const struct plot_opts *o)
                     "rgb 'white'\n",
                     w, h);
     strbuf_addstr(sb, "set output\n"); /* stdout */
-    strbuf_addstr(sb, "set title ");
+}
+
+/* The title and subtitle as one gnuplot string expression. */
+static void title_expr(struct strbuf *sb, const struct plot_opts *o)
+{
     escape_gnuplot(sb, o->title ? o->title : "");
     if (o->subtitle && *o->subtitle) {
         strbuf_addstr(sb, " . \"\\n\" . ");
         escape_gnuplot(sb, o->subtitle);
     }
+}
+
+static void preamble(struct strbuf *sb, const struct plot_opts *o)
+{
+    terminal(sb, o, o->width > 0 ? o->width : DEFAULT_WIDTH,
+             o->height > 0 ? o->height : DEFAULT_HEIGHT);
+    strbuf_addstr(sb, "set title ");
+    title_expr(sb, o);
     strbuf_addstr(sb, " noenhanced\n");
     strbuf_addstr(sb, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n");
+}
+
+/* A tick label: tick labels are format strings to gnuplot, so a '%' is doubled. */
+static void tic_label(struct strbuf *sb, const char *s)
+{
+    struct strbuf t = STRBUF_INIT;
+    for (; s && *s; s++) {
+        if (*s == '%')
+            strbuf_addch(&t, '%');
+        strbuf_addch(&t, *s);
+    }
+    escape_gnuplot(sb, t.buf);
+    strbuf_release(&t);
 }
 
 /* Points with data, as "x y lo hi" lines; returns how many were written. */
@@ -145,8 +168,13 @@ static void depth_axes(struct strbuf *sb)
                       "set xtics 0,10,100\nset ytics 0,0.1,1\nset format y '%.1f'\n");
 }
 
-void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
-                        size_t ns)
+/*
+ * The data blocks and the plot command of a U-curve: bands, levels, lines,
+ * controls and (with key) the key entries explaining them. Block names start
+ * with `prefix`, so the panels of one multiplot never share one.
+ */
+static void ucurve_plot(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                        size_t ns, const char *prefix, int key)
 {
     size_t i;
     int first = 1, any_edge = 0, any_middle = 0;
@@ -155,66 +183,68 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
     int *has_middle = xcalloc(ns + 1, sizeof(int));
     size_t *npts = xcalloc(ns + 1, sizeof(size_t));
 
-    preamble(sb, o);
-    depth_axes(sb);
-    strbuf_addstr(sb, "set key outside right top box samplen 3\n"
-                      "set style fill transparent solid 0.15 noborder\n");
     for (i = 0; i < ns; i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "s%zu", i);
+        char name[64];
+        snprintf(name, sizeof(name), "%ss%zu", prefix, i);
         npts[i] = data_block(sb, name, &s[i], 0);
-        snprintf(name, sizeof(name), "e%zu", i);
+        snprintf(name, sizeof(name), "%se%zu", prefix, i);
         has_edge[i] = level_block(sb, name, &s[i], s[i].edge);
-        snprintf(name, sizeof(name), "m%zu", i);
+        snprintf(name, sizeof(name), "%sm%zu", prefix, i);
         has_middle[i] = level_block(sb, name, &s[i], s[i].middle);
         any_edge |= has_edge[i];
         any_middle |= has_middle[i];
     }
     for (i = 0; i < (size_t)o->n_controls && i < 2; i++)
-        strbuf_addf(sb, "$c%zu << EOD\n0 %.6f\n100 %.6f\nEOD\n", i, o->control_acc[i],
+        strbuf_addf(sb, "$%sc%zu << EOD\n0 %.6f\n100 %.6f\nEOD\n", prefix, i, o->control_acc[i],
                     o->control_acc[i]);
     /* bands first, so every line is drawn over every band */
     for (i = 0; i < ns; i++)
         if (npts[i]) {
             next_elem(sb, &first);
-            strbuf_addf(sb, "$s%zu using 1:3:4 with filledcurves lc rgb '%s' notitle", i, color(i));
+            strbuf_addf(sb, "$%ss%zu using 1:3:4 with filledcurves lc rgb '%s' notitle", prefix, i,
+                        color(i));
             any_band = 1;
         }
     for (i = 0; i < ns; i++) {
         if (has_edge[i]) {
             next_elem(sb, &first);
-            strbuf_addf(sb, "$e%zu using 1:2 with lines dt 2 lw 1.2 lc rgb '%s' notitle", i,
-                        color(i));
+            strbuf_addf(sb, "$%se%zu using 1:2 with lines dt 2 lw 1.2 lc rgb '%s' notitle", prefix,
+                        i, color(i));
         }
         if (has_middle[i]) {
             next_elem(sb, &first);
-            strbuf_addf(sb, "$m%zu using 1:2 with lines dt 3 lw 1.5 lc rgb '%s' notitle", i,
-                        color(i));
+            strbuf_addf(sb, "$%sm%zu using 1:2 with lines dt 3 lw 1.5 lc rgb '%s' notitle", prefix,
+                        i, color(i));
         }
     }
     for (i = 0; i < ns; i++)
         if (npts[i]) {
             next_elem(sb, &first);
-            strbuf_addf(sb, "$s%zu using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
-                        i, color(i));
-            escape_gnuplot(sb, s[i].label);
+            strbuf_addf(sb, "$%ss%zu using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '%s' ",
+                        prefix, i, color(i));
+            if (key) {
+                strbuf_addstr(sb, "title ");
+                escape_gnuplot(sb, s[i].label);
+            } else {
+                strbuf_addstr(sb, "notitle");
+            }
         }
     for (i = 0; i < (size_t)o->n_controls && i < 2; i++) {
         next_elem(sb, &first);
-        strbuf_addf(sb, "$c%zu using 1:2 with lines dt %d lw 1.5 lc rgb '#000000' title ", i,
-                    i ? 4 : 5);
+        strbuf_addf(sb, "$%sc%zu using 1:2 with lines dt %d lw 1.5 lc rgb '#000000' title ", prefix,
+                    i, i ? 4 : 5);
         escape_gnuplot(sb, o->control_label[i] ? o->control_label[i] : "control");
     }
-    if (any_edge) {
+    if (any_edge && key) {
         next_elem(sb, &first);
         strbuf_addstr(sb, "keyentry with lines dt 2 lc rgb '#666666' title 'edge level (dashed)'");
     }
-    if (any_middle) {
+    if (any_middle && key) {
         next_elem(sb, &first);
         strbuf_addstr(sb,
                       "keyentry with lines dt 3 lc rgb '#666666' title 'middle 25-75% (dotted)'");
     }
-    if (any_band) {
+    if (any_band && key) {
         /* the band explained once; keyentry draws nothing in the plot itself */
         next_elem(sb, &first);
         strbuf_addstr(sb, "keyentry with filledcurves lc rgb '#999999' title ");
@@ -228,41 +258,108 @@ void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const stru
     free(npts);
 }
 
+void plot_script_ucurve(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                        size_t ns)
+{
+    preamble(sb, o);
+    depth_axes(sb);
+    strbuf_addstr(sb, "set key outside right top box samplen 3\n"
+                      "set style fill transparent solid 0.15 noborder\n");
+    ucurve_plot(sb, o, s, ns, "", 1);
+}
+
+void plot_script_multiples(struct strbuf *sb, const struct plot_opts *o, const struct plot_panel *p,
+                           size_t np)
+{
+    size_t cols = np <= 3 ? (np ? np : 1) : np == 4 ? 2 : 3, rows = np ? (np + cols - 1) / cols : 1;
+    size_t i;
+
+    terminal(sb, o, o->width > 0 ? o->width : (int)(80 + 340 * cols),
+             o->height > 0 ? o->height : (int)(110 + 300 * rows));
+    strbuf_addstr(sb, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n"
+                      "set style fill transparent solid 0.15 noborder\n"
+                      "set xrange [-3:103]\nset yrange [0:1.05]\nset xtics 0,25,100\n"
+                      "set ytics ('0%%' 0, '25%%' 0.25, '50%%' 0.5, '75%%' 0.75, '100%%' 1)\n");
+    strbuf_addf(sb, "set multiplot layout %zu,%zu rowsfirst title ", rows, cols);
+    title_expr(sb, o);
+    strbuf_addstr(sb, " noenhanced\n");
+    for (i = 0; i < np; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof(prefix), "p%zu", i);
+        strbuf_addstr(sb, "set title ");
+        escape_gnuplot(sb, p[i].title ? p[i].title : "");
+        strbuf_addstr(sb, " noenhanced\n");
+        /* shared axes: the x title under the bottom row, the y title left of the first column */
+        if (i + cols >= np)
+            strbuf_addstr(sb, "set xlabel 'depth of the answer (% of the document block)' "
+                              "noenhanced\n");
+        else
+            strbuf_addstr(sb, "unset xlabel\n");
+        if (i % cols == 0)
+            strbuf_addstr(sb, "set ylabel 'accuracy' noenhanced\n");
+        else
+            strbuf_addstr(sb, "unset ylabel\n");
+        if (i == 0)
+            strbuf_addstr(sb, "set key bottom left Left reverse box opaque samplen 2 font ',9'\n");
+        else
+            strbuf_addstr(sb, "unset key\n");
+        strbuf_addstr(sb, "unset label 1\n");
+        ucurve_plot(sb, o, p[i].s, p[i].ns, prefix, i == 0);
+    }
+    if (!np)
+        strbuf_addstr(sb,
+                      "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle\n");
+    strbuf_addstr(sb, "unset multiplot\n");
+}
+
 void plot_script_heatmap(struct strbuf *sb, const struct plot_opts *o, const struct plot_grid *g)
 {
     size_t d, l;
     int any = 0;
 
     preamble(sb, o);
-    strbuf_addstr(sb, "set xlabel 'depth of the answer (% of the document block)' noenhanced\n"
-                      "set ylabel 'prompt length (tokens)' noenhanced\n"
+    strbuf_addstr(sb, "set xlabel ");
+    escape_gnuplot(sb, g->xtitle ? g->xtitle : "depth of the answer (% of the document block)");
+    strbuf_addstr(sb, " noenhanced\nset ylabel ");
+    escape_gnuplot(sb, g->ytitle ? g->ytitle : "prompt length (tokens)");
+    strbuf_addstr(sb, " noenhanced\n"
                       "set cblabel 'accuracy (fraction correct)' noenhanced\n"
                       "set cbrange [0:1]\nset cbtics 0,0.2,1\n"
                       "set palette defined (0 '#b2182b', 0.5 '#fee08b', 1 '#1a9850')\n"
                       "unset key\nunset grid\nset tics out nomirror\n"
                       "set style fill solid 1.0 border rgb 'white'\n");
-    strbuf_addf(sb, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n", (double)g->ndepths - 0.5,
-                (double)g->nlengths - 0.5);
+    /* labelled rows read top-down like the table; lengths grow upwards */
+    if (g->yticks)
+        strbuf_addf(sb, "set xrange [-0.5:%g]\nset yrange [%g:-0.5]\n", (double)g->ndepths - 0.5,
+                    (double)g->nlengths - 0.5);
+    else
+        strbuf_addf(sb, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n", (double)g->ndepths - 0.5,
+                    (double)g->nlengths - 0.5);
     strbuf_addstr(sb, "set xtics (");
     for (d = 0; d < g->ndepths; d++) {
         char lab[64];
-        snprintf(lab, sizeof(lab), "%g", g->depths[d]);
+        if (g->xticks)
+            snprintf(lab, sizeof(lab), "%s", g->xticks[d] ? g->xticks[d] : "?");
+        else
+            snprintf(lab, sizeof(lab), "%g", g->depths[d]);
         if (d)
             strbuf_addstr(sb, ", ");
-        escape_gnuplot(sb, lab);
+        tic_label(sb, lab);
         strbuf_addf(sb, " %zu", d);
     }
     strbuf_addstr(sb, ")\nset ytics (");
     for (l = 0; l < g->nlengths; l++) {
         char lab[64];
-        long len = g->lengths[l];
-        if (len >= 1024 && len % 1024 == 0)
+        long len = g->lengths ? g->lengths[l] : 0;
+        if (g->yticks)
+            snprintf(lab, sizeof(lab), "%s", g->yticks[l] ? g->yticks[l] : "?");
+        else if (len >= 1024 && len % 1024 == 0)
             snprintf(lab, sizeof(lab), "%ldk", len / 1024);
         else
             snprintf(lab, sizeof(lab), "%ld", len);
         if (l)
             strbuf_addstr(sb, ", ");
-        escape_gnuplot(sb, lab);
+        tic_label(sb, lab);
         strbuf_addf(sb, " %zu", l);
     }
     strbuf_addstr(sb, ")\n$grid << EOD\n");
@@ -273,11 +370,17 @@ void plot_script_heatmap(struct strbuf *sb, const struct plot_opts *o, const str
                 continue;
             strbuf_addf(sb, "%zu %zu ", d, l);
             add_num(sb, a);
+            if (g->n)
+                strbuf_addf(sb, " %ld", g->n[l * g->ndepths + d]);
             strbuf_addch(sb, '\n');
             any = 1;
         }
     strbuf_addstr(sb, "EOD\n");
-    if (any)
+    if (any && g->n)
+        strbuf_addstr(sb, "plot $grid using 1:2:(0.5):(0.5):3 with boxxyerror fc palette "
+                          "notitle, \\\n     $grid using 1:2:(sprintf(\"%.2f\\nn=%d\", $3, $4)) "
+                          "with labels font ',10' notitle\n");
+    else if (any)
         strbuf_addstr(sb, "plot $grid using 1:2:(0.5):(0.5):3 with boxxyerror fc palette "
                           "notitle, \\\n     $grid using 1:2:(sprintf('%.2f', $3)) with labels "
                           "font ',10' notitle\n");
@@ -388,7 +491,7 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
         for (i = 0; i < o->n_xlabels; i++) {
             if (i)
                 strbuf_addstr(sb, ", ");
-            escape_gnuplot(sb, o->xlabels[i] ? o->xlabels[i] : "?");
+            tic_label(sb, o->xlabels[i] ? o->xlabels[i] : "?");
             strbuf_addf(sb, " %zu", i);
         }
         strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);
@@ -566,7 +669,7 @@ void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struc
     for (i = 0; i < o->n_xlabels; i++) {
         if (i)
             strbuf_addstr(sb, ", ");
-        escape_gnuplot(sb, o->xlabels[i] ? o->xlabels[i] : "?");
+        tic_label(sb, o->xlabels[i] ? o->xlabels[i] : "?");
         strbuf_addf(sb, " %zu", i);
     }
     strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);

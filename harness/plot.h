@@ -36,12 +36,27 @@ struct plot_series {
     double middle; /* U-curves: middle accuracy, drawn as a dotted level (NAN: none) */
 };
 
-/* A depth x length grid of accuracies, acc[l * ndepths + d] (NAN: no data). */
+/*
+ * A depth x length grid of accuracies, acc[l * ndepths + d] (NAN: no data).
+ * The same grid of any two factors (report --axis-pair: columns = values of
+ * B, rows = values of A) with xticks/yticks naming the columns/rows and
+ * xtitle/ytitle the axes; n (optional) prints each cell's trial count.
+ */
 struct plot_grid {
     size_t ndepths, nlengths;
-    const double *depths; /* percent, ndepths entries, ascending */
-    const long *lengths;  /* tokens, nlengths entries, ascending */
+    const double *depths; /* percent, ndepths entries, ascending (unused with xticks) */
+    const long *lengths;  /* tokens, nlengths entries, ascending (unused with yticks) */
     const double *acc;
+    const char *const *xticks, *const *yticks; /* column / row labels, or NULL */
+    const char *xtitle, *ytitle;               /* axis titles, or NULL: depth / length */
+    const long *n;                             /* trials per cell, or NULL: not shown */
+};
+
+/* One panel of a small-multiples figure: its title and its U-curve lines (borrowed). */
+struct plot_panel {
+    const char *title; /* e.g. "question-at=start (n=300)" */
+    const struct plot_series *s;
+    size_t ns;
 };
 
 enum plot_format { PLOT_SVG = 0, PLOT_PNG = 1 };
@@ -104,6 +119,17 @@ void plot_script_compare(struct strbuf *script, const struct plot_opts *o,
                          const struct plot_series *cand, size_t ncand);
 void plot_script_trend(struct strbuf *script, const struct plot_opts *o,
                        const struct plot_series *s, size_t ns);
+
+/*
+ * multiples: small multiples of U-curves (gnuplot multiplot), one panel per
+ *          plot_panel in rows of up to 3, every panel on the same axes (depth
+ *          0-100 %, accuracy 0-100 %), each titled with its panel title, the
+ *          key (the series' labels, e.g. one line per length, and o->band_label)
+ *          in the first panel only, so series i has the same colour in every
+ *          panel.
+ */
+void plot_script_multiples(struct strbuf *script, const struct plot_opts *o,
+                           const struct plot_panel *p, size_t np);
 
 /*
  * order:   the order experiment: accuracy vs k (chunks passed), one line per policy with its

@@ -98,7 +98,7 @@ static void test_empty_scripts(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
-    struct plot_grid g = {0, 0, NULL, NULL, NULL};
+    struct plot_grid g = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 
     plot_script_ucurve(&sb, &o, NULL, 0);
     CHECK(strstr(sb.buf, "plot NaN notitle"));
@@ -119,11 +119,11 @@ static void test_render_empty(void)
 {
     struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
-    struct plot_grid g = {0, 0, NULL, NULL, NULL};
+    struct plot_grid g = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     double depths[] = {0, 100};
     long lengths[] = {1000};
     double acc[] = {NAN, NAN};
-    struct plot_grid g2 = {2, 1, depths, lengths, acc};
+    struct plot_grid g2 = {2, 1, depths, lengths, acc, NULL, NULL, NULL, NULL, NULL};
     int i;
 
     if (!have_gnuplot("empty renders"))
@@ -177,7 +177,7 @@ static void test_heatmap_script(void)
     double depths[] = {0, 50, 100};
     long lengths[] = {8192, 1000};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
-    struct plot_grid g = {3, 2, depths, lengths, acc};
+    struct plot_grid g = {3, 2, depths, lengths, acc, NULL, NULL, NULL, NULL, NULL};
     struct plot_opts o = {"heat", NULL, PLOT_PNG, 640,          480,    0,
                           NULL,   0,    0,        {NULL, NULL}, {0, 0}, NULL};
 
@@ -331,7 +331,7 @@ static void test_render_all_kinds(void)
     double depths[] = {0, 50, 100};
     long lengths[] = {8192, 32768};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
-    struct plot_grid g = {3, 2, depths, lengths, acc};
+    struct plot_grid g = {3, 2, depths, lengths, acc, NULL, NULL, NULL, NULL, NULL};
     struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
     struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
@@ -433,12 +433,75 @@ static void test_svg_element(void)
     strbuf_release(&sb);
 }
 
+/* Small multiples: one titled panel per plot_panel, blocks per panel, one key (the first panel). */
+static void test_multiples_script(void)
+{
+    struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
+    struct plot_point a[] = {{0, 0.9, 0.8, 0.95, 0}, {100, 0.7, 0.6, 0.8, 0}};
+    struct plot_point b[] = {{0, 0.4, 0.3, 0.5, 0}, {100, 0.2, 0.1, 0.3, 0}};
+    struct plot_series sa = {"1k tokens", a, 2, NAN, NAN}, sb2 = {"1k tokens", b, 2, NAN, NAN};
+    struct plot_panel p[4] = {{"k=end (n=20)", &sa, 1},
+                              {"k=start (n=20)", &sb2, 1},
+                              {"k=both (n=20)", &sa, 1},
+                              {"k=25% (n=20)", &sb2, 1}};
+    struct plot_opts o = {"multi", "sub", PLOT_SVG,     0,      0,     0, NULL,
+                          0,       0,     {NULL, NULL}, {0, 0}, "band"};
+
+    plot_script_multiples(&sb, &o, p, 4);
+    CHECK(strstr(sb.buf, "set multiplot layout 2,2 rowsfirst title 'multi' . \"\\n\" . 'sub'"));
+    CHECK_INT(count(sb.buf, "\nset title "), 4);
+    CHECK(strstr(sb.buf, "$p0s0 << EOD\n0 0.9 0.8 0.95\n100 0.7 0.6 0.8\nEOD\n"));
+    CHECK(strstr(sb.buf, "$p1s0 << EOD\n0 0.4 0.3 0.5\n100 0.2 0.1 0.3\nEOD\n"));
+    /* one key: the line titles and the band explained in the first panel only */
+    CHECK_INT(count(sb.buf, "title '1k tokens'"), 1);
+    CHECK_INT(count(sb.buf, "title 'band'"), 1);
+    CHECK_INT(count(sb.buf, "unset key"), 3);
+    CHECK(strstr(sb.buf, "unset multiplot\n"));
+    if (have_gnuplot("multiples render")) {
+        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK_INT(count(img.buf, "<text>k=end (n=20)</text>"), 1);
+        CHECK_INT(count(img.buf, "<text>k=start (n=20)</text>"), 1);
+        CHECK_INT(count(img.buf, "<text>k=25% (n=20)</text>"), 1);
+        CHECK_INT(count(img.buf, "<text>100%</text>"), 4); /* every panel on the 0-100 % axis */
+    }
+    strbuf_release(&sb);
+    strbuf_release(&img);
+}
+
+/* A labelled grid (report --axis-pair): value ticks ('%' doubled), rows top-down, counts. */
+static void test_heatmap_labels(void)
+{
+    struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
+    const char *cols[] = {"coherent", "shuffled"}, *rows[] = {"25%", "hard"};
+    double acc[] = {0.5, NAN, 0.25, 1};
+    long n[] = {4, 0, 8, 2};
+    struct plot_grid g = {2, 2, NULL, NULL, acc, cols, rows, "haystack-order", "distractors", n};
+    struct plot_opts o = {"pair", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+
+    plot_script_heatmap(&sb, &o, &g);
+    CHECK(strstr(sb.buf, "set xtics ('coherent' 0, 'shuffled' 1)"));
+    CHECK(strstr(sb.buf, "set ytics ('25%%' 0, 'hard' 1)"));
+    CHECK(strstr(sb.buf, "set yrange [1.5:-0.5]"));
+    CHECK(strstr(sb.buf, "set xlabel 'haystack-order'"));
+    CHECK(strstr(sb.buf, "$grid << EOD\n0 0 0.5 4\n0 1 0.25 8\n1 1 1 2\nEOD\n"));
+    if (have_gnuplot("labelled heatmap render")) {
+        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK(strstr(img.buf, "<text>25%</text>"));
+        CHECK(strstr(img.buf, "<text>n=8</text>"));
+        CHECK(strstr(img.buf, "<text>0.25</text>"));
+    }
+    strbuf_release(&sb);
+    strbuf_release(&img);
+}
+
 int main(void)
 {
     RUN(test_ucurve_script);
     RUN(test_empty_scripts);
     RUN(test_compare_script);
     RUN(test_heatmap_script);
+    RUN(test_multiples_script);
+    RUN(test_heatmap_labels);
     RUN(test_trend_script);
     RUN(test_trend_labels_rings);
     RUN(test_order_script);
