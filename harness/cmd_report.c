@@ -106,7 +106,9 @@ int cmd_report(int argc, const char **argv)
          0},
         {OPT_DOUBLE, "price-out", 0, &price_out, "USD", "USD per 1M completion tokens", 0},
         {OPT_STRING, "axis-pair", 0, &axis_pair, "A,B",
-         "two named axes of the run: their heatmap (accuracy per A value x B value)", 0},
+         "two named axes of the run: their heatmap axis-pair-A-B.svg and table (accuracy per A "
+         "value x B value)",
+         0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -259,9 +261,10 @@ int cmd_report(int argc, const char **argv)
         else
             printf("wrote %s/ucurve.svg, ucurve.png, heatmap.svg, heatmap.png\n", dir.buf);
         if (pr == PLOT_OK && !d.have_order && d.n_axes) {
-            /* one U-curve per value of each axis */
+            /* small multiples per axis (one panel per value), the --axis-pair heatmap */
             struct strbuf names = STRBUF_INIT;
-            pr = report_axis_plots(dir.buf, PLOT_BOTH, &d.run, d.axes, d.n_axes, &names);
+            const char *pp[2] = {pair.nr == 2 ? pair.v[0] : NULL, pair.nr == 2 ? pair.v[1] : NULL};
+            pr = report_doc_axis_plots(&d, dir.buf, PLOT_BOTH, pp, &names);
             if (pr != PLOT_OK)
                 warning("axis plots skipped: gnuplot failed (see the error above)");
             else

@@ -49,6 +49,10 @@ void report_section_questions(struct doc *d, const struct report_input *in);
 /* "18 correct, 2 wrong (1 distractor), 1 truncated" for one (length, depth) cell. */
 void report_cell_outcomes(const struct report_input *in, const struct cell_stats *c,
                           struct strbuf *out);
+/* One rendered plot: inline SVG (HTML) or an image link to its file (Markdown); nothing if absent.
+ */
+struct report_plot;
+void report_figure(struct doc *d, const struct report_plot *p);
 /* report_axes.c: the named axes: values side by side, paired effects */
 struct axis_stats;
 struct axis_effect;

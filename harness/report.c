@@ -426,30 +426,33 @@ static void section_plots(struct doc *d, const struct report_input *in)
     report_heading(d, 2, "Plots", "plots");
     if (in->plots_note)
         report_para(d, in->plots_note);
-    for (i = 0; i < in->n_plots; i++) {
-        const struct report_plot *p = &in->plots[i];
-        if (d->html) {
-            if (!p->svg)
-                continue;
-            strbuf_addstr(d->out, "<figure>");
-            if (plot_svg_element(d->out, p->svg) < 0)
-                strbuf_addstr(d->out, "<p>(plot unavailable)</p>");
-            strbuf_addstr(d->out, "<figcaption>");
-            escape_html(d->out, p->title);
-            strbuf_addstr(d->out, "</figcaption></figure>\n");
-        } else {
-            struct strbuf sb = STRBUF_INIT;
-            if (!p->file)
-                continue;
-            /* the file name is ours (ucurve.svg ...); the alt text is escaped */
-            strbuf_addstr(d->out, "![");
-            escape_md(d->out, p->title);
-            strbuf_addstr(d->out, "](");
-            escape_filename(&sb, p->file);
-            strbuf_addstr(d->out, sb.buf);
-            strbuf_addstr(d->out, ")\n\n");
-            strbuf_release(&sb);
-        }
+    for (i = 0; i < in->n_plots; i++)
+        report_figure(d, &in->plots[i]);
+}
+
+void report_figure(struct doc *d, const struct report_plot *p)
+{
+    if (d->html) {
+        if (!p->svg)
+            return;
+        strbuf_addstr(d->out, "<figure>");
+        if (plot_svg_element(d->out, p->svg) < 0)
+            strbuf_addstr(d->out, "<p>(plot unavailable)</p>");
+        strbuf_addstr(d->out, "<figcaption>");
+        escape_html(d->out, p->title);
+        strbuf_addstr(d->out, "</figcaption></figure>\n");
+    } else {
+        struct strbuf sb = STRBUF_INIT;
+        if (!p->file)
+            return;
+        /* the file name is ours (ucurve.svg ...); the alt text is escaped */
+        strbuf_addstr(d->out, "![");
+        escape_md(d->out, p->title);
+        strbuf_addstr(d->out, "](");
+        escape_filename(&sb, p->file);
+        strbuf_addstr(d->out, sb.buf);
+        strbuf_addstr(d->out, ")\n\n");
+        strbuf_release(&sb);
     }
 }
 
@@ -1439,6 +1442,7 @@ void report_grid(const struct run_stats *s, struct plot_grid *g)
             acc[i * nd + j] = c && c->n_valid ? c->accuracy : NAN;
         }
     }
+    memset(g, 0, sizeof(*g));
     g->ndepths = nd;
     g->nlengths = s->n_lengths;
     g->depths = depths;
@@ -1549,65 +1553,6 @@ static void build_order(struct strbuf *script, const struct plot_opts *o, const 
 {
     const struct series_set *set = data;
     plot_script_order(script, o, set->s, set->n);
-}
-
-int report_axis_plots(const char *dir, unsigned formats, const struct run_info *run,
-                      const struct axis_stats *axes, size_t n_axes, struct strbuf *written)
-{
-    size_t a, v, k;
-    int ret = PLOT_OK;
-    for (a = 0; a < n_axes && ret == PLOT_OK; a++) {
-        const struct axis_stats *ax = &axes[a];
-        struct plot_series *series = xcalloc(ax->n_values + 1, sizeof(*series));
-        struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT, name = STRBUF_INIT;
-        struct series_set set;
-        struct plot_opts o;
-        for (v = 0; v < ax->n_values; v++) {
-            const struct axis_value_stats *vs = &ax->values[v];
-            struct plot_point *p = xcalloc(vs->n_depths + 1, sizeof(*p));
-            size_t np = 0;
-            for (k = 0; k < vs->n_depths; k++) {
-                double lo = NAN, hi = NAN;
-                if (!vs->depth_n[k])
-                    continue;
-                wilson_interval((long)lround(vs->depth_acc[k] * (double)vs->depth_n[k]),
-                                vs->depth_n[k], STATS_Z95, &lo, &hi);
-                p[np].x = vs->depths_bp[k] / 100.0;
-                p[np].y = vs->depth_acc[k];
-                p[np].lo = lo;
-                p[np].hi = hi;
-                np++;
-            }
-            {
-                struct strbuf lb = STRBUF_INIT;
-                strbuf_addf(&lb, "%s=%s", ax->name, vs->value);
-                series[v].label = strbuf_detach(&lb, NULL); /* freed by report_series_free */
-            }
-            series[v].pts = p;
-            series[v].n = np;
-            series[v].edge = NAN;
-            series[v].middle = NAN;
-        }
-        memset(&o, 0, sizeof(o));
-        strbuf_addf(&title, "%s \xC2\xB7 run %s \xC2\xB7 axis %s",
-                    report_or_dash(run->model_requested), report_or_dash(run->name), ax->name);
-        strbuf_addf(&sub, "accuracy vs depth, one curve per %s value, over every length", ax->name);
-        o.title = title.buf;
-        o.subtitle = sub.buf;
-        o.band_label = "95% interval (Wilson, trials per depth)";
-        set.s = series;
-        set.n = ax->n_values;
-        strbuf_addstr(&name, "axis-");
-        escape_folder_name(&name, ax->name);
-        ret = plot_save(dir, name.buf, formats, build_ucurve, &set, &o, NULL);
-        if (ret == PLOT_OK && written)
-            strbuf_addf(written, "%s%s.svg", written->len ? ", " : "", name.buf);
-        report_series_free(series, ax->n_values);
-        strbuf_release(&title);
-        strbuf_release(&sub);
-        strbuf_release(&name);
-    }
-    return ret;
 }
 
 int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,

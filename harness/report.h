@@ -53,6 +53,9 @@ struct report_input {
     const struct axis_stats *axes;
     size_t n_axes;
     const char *axis_pair[2]; /* report --axis-pair A,B: their heatmap (NULL: none) */
+    /* the axes' small multiples, n_axes entries (file/svg NULL: not drawn), or NULL */
+    const struct report_plot *axis_plots;
+    const struct report_plot *axis_pair_plot; /* the --axis-pair heatmap, or NULL */
 
     /*
      * The question x depth matrix and trial details of report.html (all may be
@@ -122,13 +125,29 @@ void report_grid_release(struct plot_grid *g);
  * Returns PLOT_OK, PLOT_NO_GNUPLOT (nothing printed) or PLOT_FAILED (printed).
  */
 /*
- * One plot per named axis, axis-NAME.svg/png in dir: accuracy vs depth, one
- * curve per value (over every length, Wilson bands per depth). Appends the
- * file names written to `written` (may be NULL). Returns a plot_status.
+ * The small multiples of each named axis (and grouping), axis-NAME.svg/png
+ * in dir (dir NULL: nothing written): one panel per value, titled with the
+ * value and its scored trials, one line per length (the U-curve's colours),
+ * question-clustered bands (stats_axes.h: the rule of the run's own cells),
+ * every panel on the same axes. svgs (NULL, or n_axes strbufs) get the SVG
+ * texts; the file names written are appended to `written` (may be NULL).
+ * Returns a plot_status.
  */
 struct axis_stats;
 int report_axis_plots(const char *dir, unsigned formats, const struct run_info *run,
-                      const struct axis_stats *axes, size_t n_axes, struct strbuf *written);
+                      const struct axis_stats *axes, size_t n_axes, struct strbuf *svgs,
+                      struct strbuf *written);
+/*
+ * report --axis-pair A,B: the heatmap axis-pair-A-B.svg/png (plot.h's
+ * heatmap with the values as rows and columns): accuracy of the scored,
+ * non-control trials per (A value, B value) over every length and depth,
+ * with each cell's trial count. The SVG is appended to svg and the file's
+ * name (without extension) to file. Returns a plot_status.
+ */
+int report_axis_pair_plot(const char *dir, unsigned formats, const struct run_info *run,
+                          const struct trial_result *trials, size_t n_trials,
+                          const struct axis_stats *axes, size_t n_axes, const char *const pair[2],
+                          struct strbuf *svg, struct strbuf *file);
 int report_run_plots(const char *dir, unsigned formats, const struct run_info *run,
                      const struct run_stats *s, struct strbuf *ucurve_svg,
                      struct strbuf *heatmap_svg);

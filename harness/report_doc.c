@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "plan.h"
 #include "plot.h"
 #include "run_identity.h"
@@ -35,6 +36,57 @@ void report_doc_init(struct report_doc *d)
     strbuf_init(&d->plots_note, 0);
     strbuf_init(&d->golden_note, 0);
     strbuf_init(&d->hygiene_note, 0);
+    strbuf_init(&d->axis_files, 0);
+    strbuf_init(&d->pair_svg, 0);
+    strbuf_init(&d->pair_file, 0);
+}
+
+int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned formats,
+                          const char *const *pair, struct strbuf *written)
+{
+    struct strbuf names = STRBUF_INIT;
+    size_t i, off = 0;
+    int ret = PLOT_OK;
+    if (d->n_axes && !d->axis_svg) {
+        d->axis_svg = xcalloc(d->n_axes, sizeof(*d->axis_svg));
+        for (i = 0; i < d->n_axes; i++)
+            strbuf_init(&d->axis_svg[i], 0);
+        ret = report_axis_plots(dir, formats, &d->run, d->axes, d->n_axes, d->axis_svg, &names);
+        if (ret == PLOT_OK) {
+            d->axis_plots = xcalloc(d->n_axes, sizeof(*d->axis_plots));
+            for (i = 0; i < d->n_axes; i++) {
+                strbuf_addstr(&d->axis_files, "axis-");
+                escape_folder_name(&d->axis_files, d->axes[i].name);
+                strbuf_addstr(&d->axis_files, ".svg");
+                strbuf_addch(&d->axis_files, '\0');
+            }
+            for (i = 0; i < d->n_axes; i++) {
+                d->axis_plots[i].title = d->axes[i].paired
+                                             ? "Accuracy vs depth, one panel per axis value"
+                                             : "Accuracy vs depth, one panel per group";
+                d->axis_plots[i].file = dir ? d->axis_files.buf + off : NULL;
+                d->axis_plots[i].svg = d->axis_svg[i].len ? d->axis_svg[i].buf : NULL;
+                off += strlen(d->axis_files.buf + off) + 1;
+            }
+            if (written)
+                strbuf_add(written, names.buf, names.len);
+        }
+    }
+    if (ret == PLOT_OK && pair && pair[0] && pair[1]) {
+        ret = report_axis_pair_plot(dir, formats, &d->run, d->trials, d->ntrials, d->axes,
+                                    d->n_axes, pair, &d->pair_svg, &d->pair_file);
+        if (ret == PLOT_OK && d->pair_file.len) {
+            strbuf_addstr(&d->pair_file, ".svg");
+            d->pair_plot.title = "Accuracy per pair of axis values (heatmap)";
+            d->pair_plot.file = dir ? d->pair_file.buf : NULL;
+            d->pair_plot.svg = d->pair_svg.len ? d->pair_svg.buf : NULL;
+            d->have_pair_plot = 1;
+            if (written)
+                strbuf_addf(written, "%s%s", written->len ? ", " : "", d->pair_file.buf);
+        }
+    }
+    strbuf_release(&names);
+    return ret;
 }
 
 /*
@@ -414,6 +466,8 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.n_trials = d->ntrials;
     d->in.axes = d->axes;
     d->in.n_axes = d->n_axes;
+    d->in.axis_plots = d->axis_plots;
+    d->in.axis_pair_plot = d->have_pair_plot ? &d->pair_plot : NULL;
     d->in.golden = d->have_golden ? &d->gs : NULL;
     d->in.order = d->have_order ? &d->order : NULL;
     d->in.curve_run = d->curve_run;
@@ -513,6 +567,13 @@ void report_doc_release(struct report_doc *d)
 {
     if (d->have_stats)
         run_stats_release(&d->stats);
+    for (size_t i = 0; d->axis_svg && i < d->n_axes; i++)
+        strbuf_release(&d->axis_svg[i]);
+    free(d->axis_svg);
+    free(d->axis_plots);
+    strbuf_release(&d->axis_files);
+    strbuf_release(&d->pair_svg);
+    strbuf_release(&d->pair_file);
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;
     d->n_axes = 0;

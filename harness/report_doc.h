@@ -30,6 +30,13 @@ struct report_doc {
     struct axis_stats *axes; /* the run's named axes (stats_axes.h), NULL/0 without */
     size_t n_axes;
     struct strbuf usvg, hsvg; /* U-curve and heatmap SVG, filled by the caller */
+    /* report_doc_axis_plots(): per axis its small multiples; the --axis-pair heatmap */
+    struct strbuf *axis_svg;        /* n_axes */
+    struct report_plot *axis_plots; /* n_axes; NULL: not drawn */
+    struct strbuf axis_files;       /* the file names, NUL-separated, kept for axis_plots */
+    struct strbuf pair_svg, pair_file;
+    struct report_plot pair_plot;
+    int have_pair_plot;
     struct strbuf plots_note, golden_note, hygiene_note;
     struct report_plot plots[2];
     const struct trial_result **picked;
@@ -67,6 +74,15 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
  * otherwise a note says why there are no plots.
  */
 void report_doc_plots(struct report_doc *d, int plot_status);
+/*
+ * Render the small multiples of every axis (report_axis_plots) and, with
+ * pair (NULL or two axis names), the axis-pair heatmap into dir (NULL: SVG
+ * in memory only, dipmap view), for the Axes section. The names written are
+ * appended to written (may be NULL). Returns a plot_status; nothing is
+ * shown for plots that failed.
+ */
+int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned formats,
+                          const char *const *pair, struct strbuf *written);
 /*
  * Pick the failed trials worth reading and attach their questions from
  * `dataset` (NULL: the golden set recorded in the run's settings), with a

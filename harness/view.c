@@ -280,6 +280,7 @@ static void page_run(struct store *st, const char *name, struct httpd_response *
         &d, d.have_order
                 ? report_order_plot(NULL, 1u << PLOT_SVG, &d.run, &d.order, &d.usvg)
                 : report_run_plots(NULL, 1u << PLOT_SVG, &d.run, &d.stats, &d.usvg, &d.hsvg));
+    report_doc_axis_plots(&d, NULL, 1u << PLOT_SVG, NULL, NULL); /* a failure only drops them */
     report_doc_failures(&d, NULL, (double)time(NULL));
     report_doc_prompts(&d, st);
     report_html(&doc, &d.in);
