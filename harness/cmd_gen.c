@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "dataset.h"
 #include "opt.h"
+#include "rng.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "usage.h"
@@ -26,17 +27,9 @@ static const char *const gen_usage[] = {
     NULL,
 };
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static size_t rng_below(uint64_t *s, size_t n)
 {
-    return (size_t)(rng_next(s) % n);
+    return (size_t)(rng_splitmix64(s) % n);
 }
 
 /* ---- needles ---- */
@@ -209,7 +202,7 @@ static void uuid4(struct strbuf *sb, uint64_t *rng)
 {
     unsigned char b[16];
     int i;
-    uint64_t a = rng_next(rng), c = rng_next(rng);
+    uint64_t a = rng_splitmix64(rng), c = rng_splitmix64(rng);
     for (i = 0; i < 8; i++) {
         b[i] = (unsigned char)(a >> (8 * i));
         b[8 + i] = (unsigned char)(c >> (8 * i));

@@ -22,6 +22,7 @@
 #include "order.h"
 #include "num.h"
 #include "plan.h"
+#include "rng.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "tokenizer.h"
@@ -392,14 +393,6 @@ static void render(struct strbuf *out, const char *tpl, const char *question,
 
 /* ---- seeded randomness (identical on every platform) ---- */
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static uint64_t fnv64(uint64_t h, const void *data, size_t n)
 {
     const unsigned char *p = data;
@@ -424,14 +417,14 @@ static uint64_t mix_key(unsigned long seed, const char *qid, long len, long repe
         h = fnv64(h, b, 8);
     }
     s = h;
-    return splitmix64(&s);
+    return rng_splitmix64(&s);
 }
 
 static void shuffle_sizes(size_t *a, size_t n, uint64_t state)
 {
     size_t i;
     for (i = n; i > 1; i--) {
-        size_t j = (size_t)(splitmix64(&state) % i);
+        size_t j = (size_t)(rng_splitmix64(&state) % i);
         size_t tmp = a[i - 1];
         a[i - 1] = a[j];
         a[j] = tmp;
@@ -804,7 +797,7 @@ static struct qfill *get_fill(struct prompt_builder *b, const struct question *q
             /* consecutive eligible chunks in file order from a seeded start (wrapping) */
             size_t *run = xmalloc(st_mult(f->nr ? f->nr : 1, sizeof(*run)));
             uint64_t st = mix_key(seed, q->id, 0, 0, "run");
-            size_t start = f->nr ? (size_t)(splitmix64(&st) % f->nr) : 0;
+            size_t start = f->nr ? (size_t)(rng_splitmix64(&st) % f->nr) : 0;
             qsort(f->idx, f->nr, sizeof(*f->idx), cmp_size);
             for (i = 0; i < f->nr; i++)
                 run[i] = f->idx[(start + i) % f->nr];

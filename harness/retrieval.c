@@ -12,6 +12,7 @@
 
 #include "dataset.h"
 #include "num.h"
+#include "rng.h"
 #include "sha256.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -44,7 +45,7 @@ size_t retrieval_draw_rank(const char *question_id, const struct retrieval_synth
     double u, cum = 0.0;
     size_t i;
     rng_for(&r, s->seed, question_id, "gold-rank");
-    u = (double)(stats_rng_next(&r) >> 11) / 9007199254740992.0; /* [0, 1) */
+    u = rng_unit(stats_rng_next(&r));
     for (i = 0; i < s->n_rank_probs && i < s->list_len; i++) {
         cum += s->rank_probs[i];
         if (u < cum)

@@ -22,6 +22,7 @@
 #include "plan.h"
 #include "prompt.h"
 #include "reuse.h"
+#include "rng.h"
 #include "store.h"
 #include "throttle.h"
 #include "tokenizer.h"
@@ -892,14 +893,6 @@ static void pb_halt(struct prebuild *pb)
 
 /* ---- the schedule -------------------------------------------------------- */
 
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* The CACHE schedule's release rule (pb_ready_fn): a group's leader, or a released group. */
 static int group_ready(void *ctx, size_t trial)
 {
@@ -931,7 +924,7 @@ static void schedule_init(struct runner *r)
     if (cfg->schedule == RUNNER_SCHEDULE_SHUFFLE) {
         uint64_t x = (uint64_t)cfg->seed ^ 0x5c4ed01e5ULL;
         for (i = n; i > 1; i--) {
-            size_t k = (size_t)(splitmix(&x) % i), t = r->ord[i - 1];
+            size_t k = (size_t)(rng_splitmix64(&x) % i), t = r->ord[i - 1];
             r->ord[i - 1] = r->ord[k];
             r->ord[k] = t;
         }
@@ -1027,7 +1020,7 @@ static void request_hints(struct runner *r, const struct slot *s, struct client_
             h->prompt_cache_key = g->key;
     }
     if (cfg->no_reuse == RUNNER_REUSE_SALT) {
-        snprintf(salt, 32, "dipmap-%016llx", (unsigned long long)splitmix(&r->nonce_next));
+        snprintf(salt, 32, "dipmap-%016llx", (unsigned long long)rng_splitmix64(&r->nonce_next));
         h->cache_salt = salt;
     } else if (cfg->no_reuse == RUNNER_REUSE_CACHE_PROMPT) {
         h->no_cache_prompt = 1;
@@ -1151,7 +1144,8 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
         const char *first = req.system && *req.system ? req.system : req.user;
         size_t first_len = req.system && *req.system ? strlen(req.system) : req.user_len;
         strbuf_reset(&r->nonce);
-        strbuf_addf(&r->nonce, "[request %016llx]\n", (unsigned long long)splitmix(&r->nonce_next));
+        strbuf_addf(&r->nonce, "[request %016llx]\n",
+                    (unsigned long long)rng_splitmix64(&r->nonce_next));
         if (cfg->tokenizer) {
             long n = tokenizer_count(cfg->tokenizer, r->nonce.buf, r->nonce.len);
             req.expected_prompt_tokens += n > 0 ? n : 0;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rng.h"
 #include "sim.h"
 #include "strbuf.h"
 
@@ -18,19 +19,16 @@ struct question;
 struct sim_config;
 struct tokenizer;
 
-/* splitmix64's finaliser: the one mixer behind every simulated draw. */
+/* splitmix64 of a value (one step from state z): the one mixer behind every simulated draw. */
 static inline uint64_t sim_mix64(uint64_t z)
 {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return rng_splitmix64(&z);
 }
 
 /* A hash to a double in [0, 1). */
 static inline double sim_to_unit(uint64_t h)
 {
-    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+    return rng_unit(h);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "num.h"
 #include "plan.h"
+#include "rng.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "xalloc.h"
@@ -299,19 +300,12 @@ void holm_adjust(const double *p, size_t n, double *adj)
     free(v);
 }
 
-static unsigned long long splitmix64(unsigned long long *x)
-{
-    unsigned long long z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 void stats_rng_seed(struct stats_rng *r, unsigned long long seed)
 {
+    uint64_t x = seed;
     int i;
     for (i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&seed);
+        r->s[i] = rng_splitmix64(&x);
 }
 
 static unsigned long long rotl(unsigned long long x, int k)

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "client.h"
+#include "rng.h"
 
 #include "banned.h"
 
@@ -41,7 +42,7 @@ long throttle_backoff_delay(struct throttle_backoff *b, int attempts, long hint_
     d = (double)b->base_ms * ldexp(1.0, attempts > 60 ? 60 : attempts - 1);
     if (d > (double)b->max_ms)
         d = (double)b->max_ms;
-    u = (double)(rng_next(&b->rng) >> 11) / 9007199254740992.0; /* [0,1) */
+    u = rng_unit(rng_next(&b->rng));
     return (long)(d / 2 + u * (d / 2));
 }
 
