@@ -165,6 +165,66 @@ static inline void out_add(struct enc_out *o, const uint32_t *ids, size_t n)
     o->nr += n;
 }
 
+/*
+ * The BPE merge heap of both models (rank BPE in tokenizer.c, merge-rank BPE in
+ * tokenizer_hf.c): a binary min-heap in ws->heap ordered by rank, then start,
+ * so equal ranks merge leftmost first. Inline: it is the merge loop's hot path.
+ */
+static inline int tk_heap_less(const struct heap_entry *a, const struct heap_entry *b)
+{
+    return a->rank < b->rank || (a->rank == b->rank && a->start < b->start);
+}
+
+static inline void tk_heap_push(struct workspace *ws, struct heap_entry e)
+{
+    size_t i;
+    ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
+    i = ws->heap_nr++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!tk_heap_less(&e, &ws->heap[parent]))
+            break;
+        ws->heap[i] = ws->heap[parent];
+        i = parent;
+    }
+    ws->heap[i] = e;
+}
+
+/* Put e at hole i and sift it down (heap of n entries). */
+static inline void tk_heap_sift_down(struct heap_entry *heap, size_t n, size_t i,
+                                     struct heap_entry e)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && tk_heap_less(&heap[c + 1], &heap[c]))
+            c++;
+        if (!tk_heap_less(&heap[c], &e))
+            break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    heap[i] = e;
+}
+
+/* Entries appended to ws->heap in any order made a heap in O(n). */
+static inline void tk_heap_heapify(struct workspace *ws)
+{
+    size_t i;
+    for (i = ws->heap_nr / 2; i-- > 0;)
+        tk_heap_sift_down(ws->heap, ws->heap_nr, i, ws->heap[i]);
+}
+
+/* The least entry, removed (ws->heap_nr > 0). */
+static inline struct heap_entry tk_heap_pop(struct workspace *ws)
+{
+    struct heap_entry top = ws->heap[0], last = ws->heap[--ws->heap_nr];
+    if (ws->heap_nr)
+        tk_heap_sift_down(ws->heap, ws->heap_nr, 0, last);
+    return top;
+}
+
 /* tokenizer.c */
 uint32_t tk_vocab_find(const struct tokenizer *tk, const char *p, size_t n);
 /* The same in steps, so that a loader can prefetch a batch of lookups: */

@@ -391,51 +391,6 @@ static void bpe_small(const struct tokenizer *tk, struct workspace *ws, const ch
     }
 }
 
-static inline int heap_less(const struct heap_entry *a, const struct heap_entry *b)
-{
-    return a->rank < b->rank || (a->rank == b->rank && a->start < b->start);
-}
-
-static void heap_push(struct workspace *ws, struct heap_entry e)
-{
-    size_t i;
-    ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
-    i = ws->heap_nr++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!heap_less(&e, &ws->heap[parent]))
-            break;
-        ws->heap[i] = ws->heap[parent];
-        i = parent;
-    }
-    ws->heap[i] = e;
-}
-
-/* Put e at hole i and sift it down (heap of n entries). */
-static void heap_sift_down(struct heap_entry *heap, size_t n, size_t i, struct heap_entry e)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && heap_less(&heap[c + 1], &heap[c]))
-            c++;
-        if (!heap_less(&heap[c], &e))
-            break;
-        heap[i] = heap[c];
-        i = c;
-    }
-    heap[i] = e;
-}
-
-static struct heap_entry heap_pop(struct workspace *ws)
-{
-    struct heap_entry top = ws->heap[0], last = ws->heap[--ws->heap_nr];
-    if (ws->heap_nr)
-        heap_sift_down(ws->heap, ws->heap_nr, 0, last);
-    return top;
-}
-
 static void heap_add_pair(const struct tokenizer *tk, struct workspace *ws, const char *p,
                           uint32_t a, uint32_t b)
 {
@@ -453,7 +408,7 @@ static void heap_add_pair(const struct tokenizer *tk, struct workspace *ws, cons
     h.start = a;
     h.mid = b;
     h.end = e;
-    heap_push(ws, h);
+    tk_heap_push(ws, h);
 }
 
 /* O(n log n) merge for long pieces: heap of (rank, start) over a linked list. */
@@ -485,11 +440,10 @@ static void bpe_large(const struct tokenizer *tk, struct workspace *ws, const ch
             ws->heap[ws->heap_nr++] = h;
         }
     }
-    for (i = (uint32_t)(ws->heap_nr / 2); i-- > 0;)
-        heap_sift_down(ws->heap, ws->heap_nr, i, ws->heap[i]);
+    tk_heap_heapify(ws);
     ws->ops += n;
     while (ws->heap_nr) {
-        struct heap_entry h = heap_pop(ws);
+        struct heap_entry h = tk_heap_pop(ws);
         ws->ops++;
         uint32_t nx;
         if (end[h.start] != h.mid || end[h.mid] != h.end)

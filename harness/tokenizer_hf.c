@@ -771,45 +771,15 @@ static void sym_reserve(struct workspace *ws, size_t n)
     }
 }
 
-static inline int hless(const struct heap_entry *a, const struct heap_entry *b)
-{
-    return a->rank < b->rank || (a->rank == b->rank && a->start < b->start);
-}
-
+/* A merge of symbols pos and its right neighbour into nid, at its rank (start = pos, mid = nid). */
 static void hpush(struct workspace *ws, uint32_t rank, uint32_t pos, uint32_t nid)
 {
-    size_t i;
     struct heap_entry e;
     e.rank = rank;
     e.start = pos;
     e.mid = nid;
     e.end = 0;
-    ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
-    i = ws->heap_nr++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!hless(&e, &ws->heap[parent]))
-            break;
-        ws->heap[i] = ws->heap[parent];
-        i = parent;
-    }
-    ws->heap[i] = e;
-}
-
-static void hsift(struct heap_entry *h, size_t n, size_t i, struct heap_entry e)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && hless(&h[c + 1], &h[c]))
-            c++;
-        if (!hless(&h[c], &e))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
+    tk_heap_push(ws, e);
 }
 
 #define DEAD UINT32_MAX
@@ -906,16 +876,13 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
             }
         }
     }
-    for (i = ws->heap_nr / 2; i-- > 0;)
-        hsift(ws->heap, ws->heap_nr, i, ws->heap[i]);
+    tk_heap_heapify(ws);
     ws->ops += ns;
     while (ws->heap_nr) {
-        struct heap_entry top = ws->heap[0], last = ws->heap[--ws->heap_nr];
+        struct heap_entry top = tk_heap_pop(ws);
         ws->ops++;
         uint32_t pos = top.start, right;
         const struct merge_slot *ms;
-        if (ws->heap_nr)
-            hsift(ws->heap, ws->heap_nr, 0, last);
         if (c[pos] == DEAD || nx[pos] == DEAD)
             continue;
         right = nx[pos];
