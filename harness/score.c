@@ -21,9 +21,6 @@
 
 #include "banned.h"
 
-/* Invalid UTF-8 bytes are carried as INVALID_BASE + byte and written back unchanged. */
-#define INVALID_BASE UTF8_INVALID_BASE
-
 static const char *const scorer_names_tab[SCORER__COUNT] = {"litm",  "kv",    "contains",
                                                             "exact", "regex", "all"};
 
@@ -60,71 +57,6 @@ const char *scorer_names(void)
 #define is_word  unicode_is_word
 #define is_space unicode_is_space
 
-struct cpbuf {
-    uint32_t *v;
-    size_t n, alloc;
-};
-
-static void cp_push(struct cpbuf *b, uint32_t c)
-{
-    ALLOC_GROW(b->v, b->n + 1, b->alloc);
-    b->v[b->n++] = c;
-}
-
-static void cp_release(struct cpbuf *b)
-{
-    free(b->v);
-    b->v = NULL;
-    b->n = b->alloc = 0;
-}
-
-/* Decode UTF-8; an invalid or overlong sequence yields its first byte as INVALID_BASE + byte. */
-static void u8_decode_cps(const char *s, size_t len, struct cpbuf *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        uint32_t cp;
-        size_t k = utf8_decode(p + i, len - i, &cp);
-        cp_push(out, k ? cp : INVALID_BASE + p[i]);
-        i += k ? k : 1;
-    }
-}
-
-static void utf8_encode_cps(const uint32_t *v, size_t n, struct strbuf *out)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        utf8_put(out, v[i]); /* INVALID_BASE + byte is written back as that byte */
-}
-
-static void lower_cps(const uint32_t *v, size_t n, struct cpbuf *out)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        uint32_t c = v[i];
-        uint32_t l[2];
-        size_t m, j;
-        if (c == 0x3A3) {
-            cp_push(out, unicode_final_sigma(v, n, i) ? 0x3C2 : 0x3C3);
-            continue;
-        }
-        m = unicode_char_lower(c, l);
-        for (j = 0; j < m; j++)
-            cp_push(out, l[j]);
-    }
-}
-
-void score_lower(const char *s, size_t len, struct strbuf *out)
-{
-    struct cpbuf in = {0}, low = {0};
-    u8_decode_cps(s, len, &in);
-    lower_cps(in.v, in.n, &low);
-    utf8_encode_cps(low.v, low.n, out);
-    cp_release(&in);
-    cp_release(&low);
-}
-
 static int is_ascii_punct(uint32_t c)
 {
     return c < 0x80 && c > 0x20 && c < 0x7F && !(c >= '0' && c <= '9') && !(c >= 'A' && c <= 'Z') &&
@@ -156,22 +88,23 @@ static size_t article_at(const uint32_t *v, size_t n, size_t i)
 
 void score_normalize(const char *s, size_t len, struct strbuf *out)
 {
-    struct cpbuf in = {0}, low = {0}, np = {0}, na = {0};
+    struct unicode_cps in = UNICODE_CPS_INIT, low = UNICODE_CPS_INIT, np = UNICODE_CPS_INIT,
+                       na = UNICODE_CPS_INIT;
     size_t i;
     int pending_space = 0, any = 0;
 
-    u8_decode_cps(s, len, &in);
-    lower_cps(in.v, in.n, &low);
+    unicode_cps_decode(&in, s, len);
+    unicode_cps_lower(in.v, in.n, &low);
     for (i = 0; i < low.n; i++)
         if (!is_ascii_punct(low.v[i]))
-            cp_push(&np, low.v[i]);
+            unicode_cps_push(&np, low.v[i]);
     for (i = 0; i < np.n;) {
         size_t l = article_at(np.v, np.n, i);
         if (l) {
-            cp_push(&na, ' ');
+            unicode_cps_push(&na, ' ');
             i += l;
         } else {
-            cp_push(&na, np.v[i++]);
+            unicode_cps_push(&na, np.v[i++]);
         }
     }
     /* collapse whitespace: reuse `in` as the output buffer */
@@ -182,16 +115,16 @@ void score_normalize(const char *s, size_t len, struct strbuf *out)
             continue;
         }
         if (pending_space)
-            cp_push(&in, ' ');
+            unicode_cps_push(&in, ' ');
         pending_space = 0;
         any = 1;
-        cp_push(&in, na.v[i]);
+        unicode_cps_push(&in, na.v[i]);
     }
-    utf8_encode_cps(in.v, in.n, out);
-    cp_release(&in);
-    cp_release(&low);
-    cp_release(&np);
-    cp_release(&na);
+    unicode_cps_encode(in.v, in.n, out);
+    unicode_cps_release(&in);
+    unicode_cps_release(&low);
+    unicode_cps_release(&np);
+    unicode_cps_release(&na);
 }
 
 static int contains(const struct strbuf *hay, const struct strbuf *needle)
@@ -242,8 +175,8 @@ int score_kv(const char *text, const char *value)
         text = "";
     if (!value)
         value = "";
-    score_lower(text, strlen(text), &a);
-    score_lower(value, strlen(value), &v);
+    unicode_lower(text, strlen(text), &a);
+    unicode_lower(value, strlen(value), &v);
     r = contains(&a, &v);
     strbuf_release(&a);
     strbuf_release(&v);
@@ -282,7 +215,7 @@ static void normalize_keep_articles(const char *s, struct strbuf *out)
     struct strbuf low = STRBUF_INIT;
     size_t i;
     int space = 0;
-    score_lower(s, strlen(s), &low);
+    unicode_lower(s, strlen(s), &low);
     for (i = 0; i < low.len; i++) {
         unsigned char c = (unsigned char)low.buf[i];
         if (c < 0x80 && ispunct(c))
@@ -317,9 +250,9 @@ static int exact_match(const struct strbuf *pred_norm, const char *answer, const
     if (g.len) {
         normalize_keep_articles(answer, &p);
     } else {
-        score_lower(gold, strlen(gold), &g);
+        unicode_lower(gold, strlen(gold), &g);
         strbuf_trim(&g);
-        score_lower(answer, strlen(answer), &p);
+        unicode_lower(answer, strlen(answer), &p);
         strbuf_trim(&p);
     }
     r = g.len && g.len == p.len && !memcmp(g.buf, p.buf, g.len);

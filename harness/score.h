@@ -106,10 +106,4 @@ int score_litm(const char *text, const char *const *answers, size_t n);
 /* LitM KV: value lower-cased is a substring of the lower-cased raw text. */
 int score_kv(const char *text, const char *value);
 
-/*
- * Python str.lower() on UTF-8 text (full mapping, including U+0130 -> "i"
- * U+0307 and the final-sigma rule). Appends to out.
- */
-void score_lower(const char *s, size_t len, struct strbuf *out);
-
 #endif

@@ -253,18 +253,44 @@ static inline int bmp_plain(enum unicode_form f, uint32_t cp)
 
 /* ------------------------------------------------------------ normalization */
 
-struct cpvec {
-    uint32_t *v;
-    size_t n, alloc;
-};
-
-static void cp_push(struct cpvec *b, uint32_t c)
+static inline void cp_push(struct unicode_cps *b, uint32_t c)
 {
     ALLOC_GROW(b->v, b->n + 1, b->alloc);
     b->v[b->n++] = c;
 }
 
-static void decompose(struct cpvec *out, uint32_t cp, int compat)
+void unicode_cps_push(struct unicode_cps *c, uint32_t cp)
+{
+    cp_push(c, cp);
+}
+
+void unicode_cps_release(struct unicode_cps *c)
+{
+    free(c->v);
+    c->v = NULL;
+    c->n = c->alloc = 0;
+}
+
+void unicode_cps_decode(struct unicode_cps *c, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_decode(p + i, n - i, &cp);
+        cp_push(c, k ? cp : UTF8_INVALID_BASE + p[i]);
+        i += k ? k : 1;
+    }
+}
+
+void unicode_cps_encode(const uint32_t *v, size_t n, struct strbuf *out)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        utf8_put(out, v[i]); /* UTF8_INVALID_BASE + byte is written back as that byte */
+}
+
+static void decompose(struct unicode_cps *out, uint32_t cp, int compat)
 {
     const struct uc_decomp_entry *e = NULL;
     size_t j;
@@ -320,7 +346,7 @@ static uint32_t compose_pair(uint32_t a, uint32_t b)
 
 /* Normalize valid UTF-8 p[0..n) completely (no quick check) and append it to out. */
 static void normalize_span(enum unicode_form f, const unsigned char *p, size_t n,
-                           struct strbuf *out, struct cpvec *cps)
+                           struct strbuf *out, struct unicode_cps *cps)
 {
     size_t i = 0, j, w, starter;
     int last_ccc;
@@ -417,7 +443,7 @@ void unicode_normalize(enum unicode_form f, const char *s, size_t n, struct strb
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, safe = 0, copied = 0;
     int last = 0;
-    struct cpvec cps = {NULL, 0, 0};
+    struct unicode_cps cps = {NULL, 0, 0};
     pthread_once(&bmp_once, bmp_init);
     while (i < n) {
         size_t k, e;
@@ -540,27 +566,28 @@ after:
     return 1;
 }
 
-void unicode_lower(const char *s, size_t n, struct strbuf *out)
+void unicode_cps_lower(const uint32_t *v, size_t n, struct unicode_cps *out)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    struct cpvec in = {NULL, 0, 0};
-    size_t i = 0;
-    while (i < n) {
-        uint32_t cp;
-        size_t k = utf8_decode(p + i, n - i, &cp);
-        cp_push(&in, k ? cp : UTF8_INVALID_BASE + p[i]);
-        i += k ? k : 1;
-    }
-    for (i = 0; i < in.n; i++) {
-        uint32_t c = in.v[i], l[2];
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint32_t c = v[i], l[2];
         size_t m, j;
         if (c == 0x3A3) {
-            utf8_put(out, unicode_final_sigma(in.v, in.n, i) ? 0x3C2 : 0x3C3);
+            cp_push(out, unicode_final_sigma(v, n, i) ? 0x3C2 : 0x3C3);
             continue;
         }
         m = unicode_char_lower(c, l);
         for (j = 0; j < m; j++)
-            utf8_put(out, l[j]);
+            cp_push(out, l[j]);
     }
-    free(in.v);
+}
+
+void unicode_lower(const char *s, size_t n, struct strbuf *out)
+{
+    struct unicode_cps in = UNICODE_CPS_INIT, low = UNICODE_CPS_INIT;
+    unicode_cps_decode(&in, s, n);
+    unicode_cps_lower(in.v, in.n, &low);
+    unicode_cps_encode(low.v, low.n, out);
+    unicode_cps_release(&in);
+    unicode_cps_release(&low);
 }

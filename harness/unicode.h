@@ -70,6 +70,24 @@ void unicode_normalize(enum unicode_form form, const char *s, size_t n, struct s
 /* 1 when s[0..n) (valid UTF-8) is certainly in the form already (quick check). */
 int unicode_is_normalized_quick(enum unicode_form form, const char *s, size_t n);
 
+/* A growable array of code points v[0..n) (UNICODE_CPS_INIT; unicode_cps_release frees v). */
+struct unicode_cps {
+    uint32_t *v;
+    size_t n, alloc;
+};
+#define UNICODE_CPS_INIT                                                                           \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
+void unicode_cps_push(struct unicode_cps *c, uint32_t cp);
+void unicode_cps_release(struct unicode_cps *c);
+/* s[0..n) decoded leniently and appended to c: an invalid byte as UTF8_INVALID_BASE + byte. */
+void unicode_cps_decode(struct unicode_cps *c, const char *s, size_t n);
+/* v[0..n) encoded and appended to out (UTF8_INVALID_BASE + byte as that byte). */
+void unicode_cps_encode(const uint32_t *v, size_t n, struct strbuf *out);
+/* Python's str.lower() of v[0..n) appended to out: full mappings and the Final_Sigma rule. */
+void unicode_cps_lower(const uint32_t *v, size_t n, struct unicode_cps *out);
+
 /* Simple (one code point) lower-case mapping; code points >= UTF8_INVALID_BASE are kept. */
 uint32_t unicode_lower_simple(uint32_t c);
 /*

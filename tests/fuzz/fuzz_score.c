@@ -15,6 +15,7 @@
 #include "dataset.h"
 #include "score.h"
 #include "strbuf.h"
+#include "unicode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -75,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     strbuf_reset(&b);
-    score_lower(fields[0], strlen(fields[0]), &b);
+    unicode_lower(fields[0], strlen(fields[0]), &b);
     (void)score_litm_raw(fields[0], answers, n);
     if (regex)
         (void)score_regex_check(regex, &err);

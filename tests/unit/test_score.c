@@ -8,6 +8,7 @@
 #include "reasoning.h"
 #include "score.h"
 #include "strbuf.h"
+#include "unicode.h"
 #include "xalloc.h"
 
 #include "test.h"
@@ -162,10 +163,10 @@ static void test_normalize(void)
 static void test_lower(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    score_lower("\xc4\xb0stanbul", 9, &sb); /* U+0130 -> i + U+0307 */
+    unicode_lower("\xc4\xb0stanbul", 9, &sb); /* U+0130 -> i + U+0307 */
     CHECK_STR(sb.buf, "i\xcc\x87stanbul");
     strbuf_reset(&sb);
-    score_lower("\xe1\xba\x9e", 3, &sb); /* U+1E9E capital sharp s -> U+00DF */
+    unicode_lower("\xe1\xba\x9e", 3, &sb); /* U+1E9E capital sharp s -> U+00DF */
     CHECK_STR(sb.buf, "\xc3\x9f");
     strbuf_release(&sb);
 }
