@@ -17,11 +17,15 @@ static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
 /*
  * Walk s as UTF-8, calling `one` for each ASCII byte; multi-byte characters
- * are copied as they are, invalid bytes become U+FFFD.
+ * are copied as they are, invalid bytes become U+FFFD. WALK_DISPLAY (pages,
+ * plots, Markdown) also hands C1 controls and the line/paragraph separators to
+ * `one` as spaces: invisible trouble on a page. WALK_EXACT (data formats:
+ * export) keeps the text itself.
  */
 typedef void (*ascii_fn)(struct strbuf *out, unsigned char c);
+enum walk_mode { WALK_DISPLAY, WALK_EXACT };
 
-static void walk(struct strbuf *out, const char *s, size_t len, ascii_fn one)
+static void walk(struct strbuf *out, const char *s, size_t len, ascii_fn one, enum walk_mode mode)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
@@ -40,8 +44,7 @@ static void walk(struct strbuf *out, const char *s, size_t len, ascii_fn one)
             i++;
             continue;
         }
-        /* C1 controls and line/paragraph separators are invisible trouble */
-        if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)
+        if (mode == WALK_DISPLAY && ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029))
             one(out, ' ');
         else
             strbuf_add(out, p + i, n);
@@ -89,13 +92,13 @@ static void html_one(struct strbuf *out, unsigned char c)
 void escape_html_n(struct strbuf *out, const char *s, size_t len)
 {
     if (s)
-        walk(out, s, len, html_one);
+        walk(out, s, len, html_one, WALK_DISPLAY);
 }
 
 void escape_html(struct strbuf *out, const char *s)
 {
     if (s)
-        walk(out, s, strlen(s), html_one);
+        walk(out, s, strlen(s), html_one, WALK_DISPLAY);
 }
 
 static void md_one(struct strbuf *out, unsigned char c)
@@ -130,7 +133,7 @@ static void md_one(struct strbuf *out, unsigned char c)
 void escape_md(struct strbuf *out, const char *s)
 {
     if (s)
-        walk(out, s, strlen(s), md_one);
+        walk(out, s, strlen(s), md_one, WALK_DISPLAY);
 }
 
 static void gnuplot_one(struct strbuf *out, unsigned char c)
@@ -146,7 +149,7 @@ void escape_gnuplot(struct strbuf *out, const char *s)
     struct strbuf tmp = STRBUF_INIT;
     size_t i;
     if (s)
-        walk(&tmp, s, strlen(s), gnuplot_one);
+        walk(&tmp, s, strlen(s), gnuplot_one, WALK_DISPLAY);
     strbuf_addch(out, '\'');
     /*
      * gnuplot's SVG terminal escapes '<' and '&' but not '>', so "]]>" in a label would make
@@ -235,34 +238,6 @@ size_t escape_display_width(const char *s)
     return w;
 }
 
-/*
- * Data formats (export): the text itself, not a display form, so unlike walk()
- * nothing is mapped to spaces; only invalid UTF-8 becomes U+FFFD. `one` sees
- * every ASCII byte, multi-byte characters are copied.
- */
-static void walk_exact(struct strbuf *out, const char *s, size_t len, ascii_fn one)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-
-    while (i < len) {
-        uint32_t cp;
-        size_t n;
-        if (p[i] < 0x80) {
-            one(out, p[i++]);
-            continue;
-        }
-        n = utf8_decode(p + i, len - i, &cp);
-        if (!n) {
-            strbuf_addstr(out, replacement);
-            i++;
-            continue;
-        }
-        strbuf_add(out, p + i, n);
-        i += n;
-    }
-}
-
 static void json_one(struct strbuf *out, unsigned char c)
 {
     switch (c) {
@@ -293,7 +268,7 @@ void escape_json(struct strbuf *out, const char *s)
 {
     strbuf_addch(out, '"');
     if (s)
-        walk_exact(out, s, strlen(s), json_one);
+        walk(out, s, strlen(s), json_one, WALK_EXACT);
     strbuf_addch(out, '"');
 }
 
@@ -312,7 +287,7 @@ void escape_csv(struct strbuf *out, const char *s)
     if (quote)
         strbuf_addch(out, '"');
     if (s)
-        walk_exact(out, s, n, csv_one); /* unquoted text has no '"' to double */
+        walk(out, s, n, csv_one, WALK_EXACT); /* unquoted text has no '"' to double */
     if (quote)
         strbuf_addch(out, '"');
 }
