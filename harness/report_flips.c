@@ -121,11 +121,11 @@ static void cell_title(struct strbuf *out, const struct compare_test *t)
     strbuf_addstr(out, ")");
 }
 
-/* ---- HTML ---- */
-
-/* axes: the cell has named axes (a column naming each row's) */
-static void flips_table(struct doc *d, const char *caption, const struct flip *v, size_t n,
-                        int axes)
+/*
+ * The table of flipped pairs (the first FLIPS_MAX), in either format; axes:
+ * the cell has named axes (a column naming each row's).
+ */
+static void flips_rows(struct doc *d, const struct flip *v, size_t n, int axes)
 {
     static const char *const head[] = {"question", "repeat", "baseline answer", "candidate answer",
                                        NULL};
@@ -134,12 +134,6 @@ static void flips_table(struct doc *d, const char *caption, const struct flip *v
     struct strbuf sb = STRBUF_INIT;
     size_t i;
 
-    strbuf_addf(&sb, "%s: %zu", caption, n);
-    report_para(d, sb.buf);
-    if (!n) {
-        strbuf_release(&sb);
-        return;
-    }
     report_table_begin(d, axes ? "llrll" : "lrll", axes ? head_axes : head);
     for (i = 0; i < n && i < FLIPS_MAX; i++) {
         report_row_begin(d, NULL);
@@ -159,6 +153,20 @@ static void flips_table(struct doc *d, const char *caption, const struct flip *v
         report_row_end(d);
     }
     report_table_end(d);
+    strbuf_release(&sb);
+}
+
+/* ---- HTML ---- */
+
+static void flips_table(struct doc *d, const char *caption, const struct flip *v, size_t n,
+                        int axes)
+{
+    struct strbuf sb = STRBUF_INIT;
+
+    strbuf_addf(&sb, "%s: %zu", caption, n);
+    report_para(d, sb.buf);
+    if (n)
+        flips_rows(d, v, n, axes);
     if (n > FLIPS_MAX) {
         strbuf_reset(&sb);
         strbuf_addf(&sb, "... and %zu more.", n - FLIPS_MAX);
@@ -409,40 +417,13 @@ void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *
 static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n,
                      int axes)
 {
-    struct strbuf sb = STRBUF_INIT;
-    size_t i;
+    struct doc md = {out, 0, NULL, 0};
     strbuf_addf(out, "%s: %zu\n\n", caption, n);
     if (!n)
         return;
-    if (axes)
-        strbuf_addstr(out, "| question | axes | repeat | baseline answer | candidate answer |\n"
-                           "|---|---|---:|---|---|\n");
-    else
-        strbuf_addstr(out, "| question | repeat | baseline answer | candidate answer |\n"
-                           "|---|---:|---|---|\n");
-    for (i = 0; i < n && i < FLIPS_MAX; i++) {
-        strbuf_addstr(out, "| ");
-        escape_md(out, report_or_dash(v[i].b->question_id));
-        if (axes) {
-            strbuf_reset(&sb);
-            axes_format(&sb, v[i].b->axes, "\xE2\x80\x93");
-            strbuf_addstr(out, " | ");
-            escape_md(out, sb.buf);
-        }
-        strbuf_addf(out, " | %d | ", v[i].b->repeat);
-        strbuf_reset(&sb);
-        answer_text(&sb, v[i].b->answer);
-        escape_md(out, sb.buf);
-        strbuf_addstr(out, " | ");
-        strbuf_reset(&sb);
-        answer_text(&sb, v[i].c->answer);
-        escape_md(out, sb.buf);
-        strbuf_addstr(out, " |\n");
-    }
+    flips_rows(&md, v, n, axes);
     if (n > FLIPS_MAX)
-        strbuf_addf(out, "\n... and %zu more.\n", n - FLIPS_MAX);
-    strbuf_addch(out, '\n');
-    strbuf_release(&sb);
+        strbuf_addf(out, "... and %zu more.\n\n", n - FLIPS_MAX);
 }
 
 void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
