@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cJSON.h>
 #include <pcre2.h>
 
 #include "sha256.h"

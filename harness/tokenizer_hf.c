@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
+#include "json.h"
 #include "strbuf.h"
 #include "tokenizer-int.h"
 #include "tokenizer.h"
@@ -918,8 +917,8 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
 
 /*
  * model.vocab and model.merges are most of a tokenizer.json (33 MB for Gemma 3):
- * they are read by this scanner straight from the text, and cJSON parses only
- * the rest (the file with those two values replaced by {} and []).
+ * they are read by this scanner straight from the text, and the JSON module
+ * parses only the rest (the file with those two values replaced by {} and []).
  */
 static const char *jws(const char *p, const char *e)
 {
@@ -1129,19 +1128,17 @@ bad:
     return -1;
 }
 
-static const char *jstr(const cJSON *o, const char *k)
+static const char *jstr(const struct json *o, const char *k)
 {
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+    return json_get_str(o, k);
 }
 
-static int jbool(const cJSON *o, const char *k, int dflt)
+/* o[k] as a flag: true 1, false 0, dflt when absent or not a boolean (tokenizers' serde defaults)
+ */
+static int jbool(const struct json *o, const char *k, int dflt)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (cJSON_IsTrue(v))
-        return 1;
-    if (cJSON_IsFalse(v))
-        return 0;
-    return dflt;
+    const struct json *v = json_get(o, k);
+    return json_kind(v) == JSON_BOOL ? json_is_true(v) : dflt;
 }
 
 /* GPT-2 bytes_to_unicode, inverted: code point -> byte, -1 when not a byte char. */
@@ -1189,8 +1186,8 @@ static int behavior_of(const char *b, int *out)
 }
 
 /* A {"String": s} or {"Regex": r} pattern: literal (*lit) or compiled regex (*re). */
-static int load_pattern(const cJSON *pat, char **lit, size_t *lit_len, pcre2_code **re, int *jit,
-                        const char *what, const char *file, struct strbuf *err)
+static int load_pattern(const struct json *pat, char **lit, size_t *lit_len, pcre2_code **re,
+                        int *jit, const char *what, const char *file, struct strbuf *err)
 {
     const char *s = jstr(pat, "String"), *r = jstr(pat, "Regex");
     if (s) {
@@ -1206,19 +1203,18 @@ static int load_pattern(const cJSON *pat, char **lit, size_t *lit_len, pcre2_cod
     return -1;
 }
 
-static int load_normalizer(struct hf_model *m, const cJSON *nm, const char *file,
+static int load_normalizer(struct hf_model *m, const struct json *nm, const char *file,
                            struct strbuf *err)
 {
     const char *type;
     struct hf_norm n;
-    if (!nm || cJSON_IsNull(nm))
+    if (json_kind(nm) == JSON_ABSENT || json_kind(nm) == JSON_NULL)
         return 0;
     type = jstr(nm, "type");
     memset(&n, 0, sizeof(n));
     if (type && !strcmp(type, "Sequence")) {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(nm, "normalizers"))
-        {
+        const struct json *it;
+        for (it = json_first(json_get(nm, "normalizers")); it; it = json_next(it)) {
             if (load_normalizer(m, it, file, err) < 0)
                 return -1;
         }
@@ -1245,8 +1241,8 @@ static int load_normalizer(struct hf_model *m, const cJSON *nm, const char *file
     } else if (type && !strcmp(type, "Replace")) {
         const char *content = jstr(nm, "content");
         n.kind = NORM_REPLACE;
-        if (load_pattern(cJSON_GetObjectItemCaseSensitive(nm, "pattern"), &n.str, &n.len, &n.re,
-                         &n.jit, "normalizer Replace", file, err) < 0)
+        if (load_pattern(json_get(nm, "pattern"), &n.str, &n.len, &n.re, &n.jit,
+                         "normalizer Replace", file, err) < 0)
             return -1;
         n.content = xstrdup(content ? content : "");
         n.clen = strlen(n.content);
@@ -1286,18 +1282,18 @@ static int split_regex(struct hf_model *m, const char *re, int behavior, int inv
     return add_pretok(m, &p, file, err);
 }
 
-static int load_pretok(struct hf_model *m, const cJSON *pt, const char *file, struct strbuf *err)
+static int load_pretok(struct hf_model *m, const struct json *pt, const char *file,
+                       struct strbuf *err)
 {
     const char *type;
     struct hf_pretok p;
-    if (!pt || cJSON_IsNull(pt))
+    if (json_kind(pt) == JSON_ABSENT || json_kind(pt) == JSON_NULL)
         return 0;
     type = jstr(pt, "type");
     memset(&p, 0, sizeof(p));
     if (type && !strcmp(type, "Sequence")) {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pt, "pretokenizers"))
-        {
+        const struct json *it;
+        for (it = json_first(json_get(pt, "pretokenizers")); it; it = json_next(it)) {
             if (load_pretok(m, it, file, err) < 0)
                 return -1;
         }
@@ -1327,8 +1323,8 @@ static int load_pretok(struct hf_model *m, const cJSON *pt, const char *file, st
             return -1;
         }
         p.invert = jbool(pt, "invert", 0);
-        if (load_pattern(cJSON_GetObjectItemCaseSensitive(pt, "pattern"), &p.lit, &p.lit_len, &p.re,
-                         &p.jit, "pre-tokenizer Split", file, err) < 0)
+        if (load_pattern(json_get(pt, "pattern"), &p.lit, &p.lit_len, &p.re, &p.jit,
+                         "pre-tokenizer Split", file, err) < 0)
             return -1;
         if (p.lit && !p.lit_len) { /* HF: an empty string matches nothing */
             free(p.lit);
@@ -1383,20 +1379,22 @@ static int load_pretok(struct hf_model *m, const cJSON *pt, const char *file, st
     return -1;
 }
 
-static void find_decoder(struct hf_model *m, const cJSON *d)
+static void find_decoder(struct hf_model *m, const struct json *d)
 {
     const char *type = jstr(d, "type");
-    const cJSON *it;
+    const struct json *it;
     if (!type)
         return;
     if (!strcmp(type, "Sequence")) {
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(d, "decoders")) find_decoder(m, it);
+        for (it = json_first(json_get(d, "decoders")); it; it = json_next(it))
+            find_decoder(m, it);
         return;
     }
     if (!strcmp(type, "Strip")) {
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(d, "start");
+        const struct json *st = json_get(d, "start");
         const char *content = jstr(d, "content");
-        if (cJSON_IsNumber(st) && st->valuedouble >= 1 && content && !strcmp(content, " "))
+        if (json_kind(st) == JSON_NUMBER && json_num(st, 0) >= 1 && content &&
+            !strcmp(content, " "))
             m->strip_lead = 1;
     }
     if (!strcmp(type, "Metaspace")) {
@@ -1406,38 +1404,35 @@ static void find_decoder(struct hf_model *m, const cJSON *d)
     }
 }
 
-static void find_bos(struct tokenizer *tk, const cJSON *pp)
+static void find_bos(struct tokenizer *tk, const struct json *pp)
 {
     const char *type;
-    const cJSON *it;
-    if (!cJSON_IsObject(pp) || tk->nbos)
+    const struct json *it;
+    if (json_kind(pp) != JSON_OBJECT || tk->nbos)
         return;
     type = jstr(pp, "type");
     if (!type)
         return;
     if (!strcmp(type, "Sequence")) {
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pp, "processors")) find_bos(tk, it);
+        for (it = json_first(json_get(pp, "processors")); it; it = json_next(it))
+            find_bos(tk, it);
         return;
     }
     if (!strcmp(type, "TemplateProcessing")) {
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(pp, "special_tokens");
-        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pp, "single"))
-        {
-            const cJSON *spt = cJSON_GetObjectItemCaseSensitive(it, "SpecialToken");
+        const struct json *st = json_get(pp, "special_tokens");
+        for (it = json_first(json_get(pp, "single")); it; it = json_next(it)) {
+            const struct json *spt = json_get(it, "SpecialToken");
             const char *name;
-            const cJSON *ids, *idv;
+            const struct json *ids, *idv;
             if (!spt)
                 break; /* the Sequence: BOS tokens are the ones before it */
             name = jstr(spt, "id");
-            ids = name ? cJSON_GetObjectItemCaseSensitive(
-                             cJSON_GetObjectItemCaseSensitive(st, name), "ids")
-                       : NULL;
+            ids = name ? json_get(json_get(st, name), "ids") : NULL;
             if (ids) {
-                cJSON_ArrayForEach(idv, ids)
-                {
-                    if (cJSON_IsNumber(idv) && idv->valuedouble >= 0) {
+                for (idv = json_first(ids); idv; idv = json_next(idv)) {
+                    if (json_kind(idv) == JSON_NUMBER && json_num(idv, 0) >= 0) {
                         tk->bos = xreallocarray(tk->bos, tk->nbos + 1, sizeof(*tk->bos));
-                        tk->bos[tk->nbos++] = (uint32_t)idv->valuedouble;
+                        tk->bos[tk->nbos++] = (uint32_t)json_num(idv, 0);
                     }
                 }
             } else if (name) {
@@ -1805,146 +1800,148 @@ static uint32_t added_id(struct tokenizer *tk, const int *inv, const unsigned ch
     return id;
 }
 
-int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len, struct strbuf *err)
+/*
+ * The tokenizer.json without model.vocab and model.merges (replaced by {} and
+ * []: the fast scanner reads those two), parsed; NULL with the error in err.
+ */
+static struct json *parse_rest(const char *buf, size_t len, struct jspan *vs, struct jspan *ms,
+                               const char *file, struct strbuf *err)
 {
-    cJSON *root = NULL;
-    const cJSON *model, *vocab, *it, *added;
-    struct jspan vs, ms;
     struct strbuf rest = STRBUF_INIT;
-    const char *mtype;
-    int inv[0x144], rc = -1;
-    unsigned char *skip = NULL;
-    size_t nbpe, i, skip_alloc = 0, nentries = 0;
-    long max_added = -1;
-    struct hf_model *m;
-
-    /* the big values (vocab, merges) are read by the fast scanner; cJSON gets the rest */
-    if (find_model_spans(buf, len, &vs, &ms) == 0) {
-        const struct jspan *first = vs.e && (!ms.e || vs.b < ms.b) ? &vs : &ms;
-        const struct jspan *second = first == &vs ? &ms : &vs;
+    struct json *root = NULL;
+    if (find_model_spans(buf, len, vs, ms) == 0) {
+        const struct jspan *first = vs->e && (!ms->e || vs->b < ms->b) ? vs : ms;
+        const struct jspan *second = first == vs ? ms : vs;
         size_t at = 0;
         if (first->e) {
             strbuf_add(&rest, buf, first->b);
-            strbuf_addstr(&rest, first == &vs ? "{}" : "[]");
+            strbuf_addstr(&rest, first == vs ? "{}" : "[]");
             at = first->e;
         }
         if (second->e) {
             strbuf_add(&rest, buf + at, second->b - at);
-            strbuf_addstr(&rest, second == &vs ? "{}" : "[]");
+            strbuf_addstr(&rest, second == vs ? "{}" : "[]");
             at = second->e;
         }
         strbuf_add(&rest, buf + at, len - at);
-        root = cJSON_ParseWithLength(rest.buf, rest.len);
+        root = json_parse(rest.buf, rest.len, NULL);
     }
     strbuf_release(&rest);
-    if (!root) {
+    if (!root)
         strbuf_addf(err, "%s: not valid JSON", file);
-        return -1;
-    }
-    m = tk->hf = xcalloc(1, sizeof(*tk->hf));
-    m->unk_id = -1;
-    model = cJSON_GetObjectItemCaseSensitive(root, "model");
-    mtype = jstr(model, "type");
-    vocab = cJSON_GetObjectItemCaseSensitive(model, "vocab");
+    return root;
+}
+
+/* "model" is a BPE model the native tokenizer can count with (type, vocab, no dropout). */
+static int check_model(const struct json *model, const char *file, struct strbuf *err)
+{
+    const char *mtype = jstr(model, "type");
+    const struct json *vocab = json_get(model, "vocab"), *dr = json_get(model, "dropout");
     if (mtype &&
         (!strcmp(mtype, "WordPiece") || !strcmp(mtype, "Unigram") || !strcmp(mtype, "WordLevel"))) {
         strbuf_addf(err,
                     "%s: %s models are not supported by the native tokenizer (BPE only); count "
                     "with the server instead: --tokenizer server",
                     file, mtype);
-        goto out;
+        return -1;
     }
     if (!mtype || strcmp(mtype, "BPE")) {
         strbuf_addf(err, "%s: not a BPE tokenizer.json (model.type is \"%s\")", file,
                     mtype ? mtype : "missing");
-        goto out;
+        return -1;
     }
-    if (!cJSON_IsObject(vocab)) {
+    if (json_kind(vocab) != JSON_OBJECT) {
         /* the type is right; say what is wrong (it used to read "model.type is \"BPE\"") */
         strbuf_addf(err,
                     "%s: \"model.vocab\" is %s; a BPE tokenizer.json needs a vocab object "
                     "of token -> id",
                     file, vocab ? "not an object" : "missing");
-        goto out;
+        return -1;
     }
-    {
-        const cJSON *dr = cJSON_GetObjectItemCaseSensitive(model, "dropout");
-        if (cJSON_IsNumber(dr) && dr->valuedouble > 0) {
-            strbuf_addf(err, "%s: BPE dropout %g makes token counts random; not supported", file,
-                        dr->valuedouble);
-            goto out;
-        }
+    if (json_kind(dr) == JSON_NUMBER && json_num(dr, 0) > 0) {
+        strbuf_addf(err, "%s: BPE dropout %g makes token counts random; not supported", file,
+                    json_num(dr, 0));
+        return -1;
     }
-    if (load_normalizer(m, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), file, err) < 0 ||
-        load_pretok(m, cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), file, err) < 0)
-        goto out;
+    return 0;
+}
+
+/* The normalizer, pre-tokenizer, model flags and decoder: everything but the tables. */
+static int load_pipeline(struct hf_model *m, const struct json *root, const char *file,
+                         struct strbuf *err)
+{
+    const struct json *model = json_get(root, "model");
+    const char *p = jstr(model, "continuing_subword_prefix"),
+               *s = jstr(model, "end_of_word_suffix");
+    if (load_normalizer(m, json_get(root, "normalizer"), file, err) < 0 ||
+        load_pretok(m, json_get(root, "pre_tokenizer"), file, err) < 0)
+        return -1;
     m->byte_level = m->byte_level ? 1 : 0;
     m->byte_fallback = jbool(model, "byte_fallback", 0);
     m->ignore_merges = jbool(model, "ignore_merges", 0);
     m->fuse_unk = jbool(model, "fuse_unk", 0);
-    {
-        const char *p = jstr(model, "continuing_subword_prefix"),
-                   *s = jstr(model, "end_of_word_suffix");
-        m->prefix = xstrdup(p ? p : "");
-        m->prefix_len = strlen(m->prefix);
-        m->suffix = xstrdup(s ? s : "");
-        m->suffix_len = strlen(m->suffix);
-        if (m->byte_level && (m->prefix_len || m->suffix_len)) {
-            strbuf_addf(err,
-                        "%s: continuing_subword_prefix / end_of_word_suffix with ByteLevel "
-                        "is not supported",
-                        file);
-            goto out;
-        }
+    m->prefix = xstrdup(p ? p : "");
+    m->prefix_len = strlen(m->prefix);
+    m->suffix = xstrdup(s ? s : "");
+    m->suffix_len = strlen(m->suffix);
+    if (m->byte_level && (m->prefix_len || m->suffix_len)) {
+        strbuf_addf(err,
+                    "%s: continuing_subword_prefix / end_of_word_suffix with ByteLevel "
+                    "is not supported",
+                    file);
+        return -1;
     }
-    find_decoder(m, cJSON_GetObjectItemCaseSensitive(root, "decoder"));
+    find_decoder(m, json_get(root, "decoder"));
+    return 0;
+}
 
-    byte_level_inverse(inv);
-    tk->tok_bytes_alloc = len / 4 + 64;
-    tk->tok_bytes = xmalloc(tk->tok_bytes_alloc);
-    if (load_vocab(tk, buf, vs, inv, &skip, &skip_alloc, file, err) < 0)
-        goto out;
-    nbpe = tk->nvocab;
-    {
-        size_t old = skip_alloc;
-        ALLOC_GROW(skip, nbpe + 1, skip_alloc);
-        memset(skip + old, 0, skip_alloc - old);
-    }
-    added = cJSON_GetObjectItemCaseSensitive(root, "added_tokens");
-    cJSON_ArrayForEach(it, added)
-    {
-        const char *content = jstr(it, "content");
-        const cJSON *idv = cJSON_GetObjectItemCaseSensitive(it, "id");
-        if (!content || !cJSON_IsNumber(idv) || idv->valuedouble < 0 ||
-            idv->valuedouble > 0x7FFFFFF) {
+/* Every added_tokens entry has a "content" and an id in range (checked before any is added). */
+static int check_added(const struct json *added, const char *file, struct strbuf *err)
+{
+    const struct json *it;
+    for (it = json_first(added); it; it = json_next(it)) {
+        const struct json *idv = json_get(it, "id");
+        if (!jstr(it, "content") || json_kind(idv) != JSON_NUMBER || json_num(idv, 0) < 0 ||
+            json_num(idv, 0) > 0x7FFFFFF) {
             strbuf_addf(err, "%s: bad added_tokens entry", file);
-            goto out;
+            return -1;
         }
     }
-    if (tk_vocab_build_hash(tk, nbpe, skip, m->byte_level, err, file) < 0)
-        goto out;
-    if (!m->byte_level) {
-        const char *unk = jstr(model, "unk_token");
-        for (i = 0; i < 256; i++) {
-            char name[8];
-            snprintf(name, sizeof(name), "<0x%02X>", (unsigned)i);
-            m->fallback[i] = tk_vocab_find(tk, name, strlen(name));
-        }
-        if (unk) {
-            uint32_t u = tk_vocab_find(tk, unk, strlen(unk));
-            m->unk_id = u == NO_RANK ? -1 : (long)u;
-        }
-        build_char_tables(tk);
+    return 0;
+}
+
+/* Not byte-level: the <0xNN> byte-fallback ids, the unk id and the per-character tables. */
+static void load_char_model(struct tokenizer *tk, const struct json *model)
+{
+    struct hf_model *m = tk->hf;
+    const char *unk = jstr(model, "unk_token");
+    size_t i;
+    for (i = 0; i < 256; i++) {
+        char name[8];
+        snprintf(name, sizeof(name), "<0x%02X>", (unsigned)i);
+        m->fallback[i] = tk_vocab_find(tk, name, strlen(name));
     }
-    if (load_merges(tk, buf, ms, inv, file, err) < 0)
-        goto out;
-    /* added tokens: ids, the two tries; their text is what decode gives back */
+    if (unk) {
+        uint32_t u = tk_vocab_find(tk, unk, strlen(unk));
+        m->unk_id = u == NO_RANK ? -1 : (long)u;
+    }
+    build_char_tables(tk);
+}
+
+/* Added tokens (checked by check_added): ids, the two tries; their text is what decode gives back.
+ */
+static void load_added(struct tokenizer *tk, const struct json *added, const int *inv,
+                       const unsigned char *skip, size_t nbpe)
+{
+    struct hf_model *m = tk->hf;
+    const struct json *it;
+    size_t i, nentries = 0;
+    long max_added = -1;
     for (i = 0; i < nbpe; i++)
         nentries += tk->tok_len[i] != 0;
-    cJSON_ArrayForEach(it, added)
-    {
+    for (it = json_first(added); it; it = json_next(it)) {
         const char *content = jstr(it, "content");
-        uint32_t id = (uint32_t)cJSON_GetObjectItemCaseSensitive(it, "id")->valuedouble;
+        uint32_t id = (uint32_t)json_num(json_get(it, "id"), 0);
         struct hf_added a;
         struct strbuf nc = STRBUF_INIT;
         int normalized = jbool(it, "normalized", !jbool(it, "special", 0));
@@ -1969,13 +1966,54 @@ int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
         m->nadded++;
         strbuf_release(&nc);
     }
+}
+
+int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len, struct strbuf *err)
+{
+    struct json *root;
+    const struct json *model, *added;
+    struct jspan vs, ms;
+    int inv[0x144], rc = -1;
+    unsigned char *skip = NULL;
+    size_t nbpe, skip_alloc = 0;
+    struct hf_model *m;
+
+    root = parse_rest(buf, len, &vs, &ms, file, err);
+    if (!root)
+        return -1;
+    m = tk->hf = xcalloc(1, sizeof(*tk->hf));
+    m->unk_id = -1;
+    model = json_get(root, "model");
+    added = json_get(root, "added_tokens");
+    if (check_model(model, file, err) < 0 || load_pipeline(m, root, file, err) < 0)
+        goto out;
+
+    byte_level_inverse(inv);
+    tk->tok_bytes_alloc = len / 4 + 64;
+    tk->tok_bytes = xmalloc(tk->tok_bytes_alloc);
+    if (load_vocab(tk, buf, vs, inv, &skip, &skip_alloc, file, err) < 0)
+        goto out;
+    nbpe = tk->nvocab;
+    {
+        size_t old = skip_alloc;
+        ALLOC_GROW(skip, nbpe + 1, skip_alloc);
+        memset(skip + old, 0, skip_alloc - old);
+    }
+    if (check_added(added, file, err) < 0 ||
+        tk_vocab_build_hash(tk, nbpe, skip, m->byte_level, err, file) < 0)
+        goto out;
+    if (!m->byte_level)
+        load_char_model(tk, model);
+    if (load_merges(tk, buf, ms, inv, file, err) < 0)
+        goto out;
+    load_added(tk, added, inv, skip, nbpe);
     if (!m->byte_level)
         build_decode(tk);
-    find_bos(tk, cJSON_GetObjectItemCaseSensitive(root, "post_processor"));
+    find_bos(tk, json_get(root, "post_processor"));
     rc = 0;
 out:
     free(skip);
-    cJSON_Delete(root);
+    json_free(root);
     return rc;
 }
 
