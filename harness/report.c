@@ -1168,6 +1168,7 @@ static void body(struct doc *d, const struct report_input *in)
     section_plots(d, in);
     if (in->order) {
         section_order(d, in);
+        report_section_axes(d, in);
         section_run(d, in);
         footer(d, in);
         return;

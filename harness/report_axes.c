@@ -44,10 +44,11 @@ void report_axis_effect_text(struct strbuf *out, const struct axis_stats *a,
     strbuf_addf(out, "] (%ld pairs, %zu questions)", e->n_pairs, e->n_questions);
 }
 
-static void axis_table(struct doc *d, const struct axis_stats *a)
+/* The values side by side; with_depths: a column per depth (not for an order run's one depth). */
+static void axis_table(struct doc *d, const struct axis_stats *a, int with_depths)
 {
     const struct axis_value_stats *v0 = a->n_values ? &a->values[0] : NULL;
-    size_t nd = v0 ? v0->n_depths : 0, i, j, ncol = 4 + nd;
+    size_t nd = v0 && with_depths ? v0->n_depths : 0, i, j, ncol = 4 + nd;
     const char **head = xcalloc(ncol + 1, sizeof(*head));
     char *align = xcalloc(ncol + 1, 1);
     struct strbuf *names = xcalloc(nd ? nd : 1, sizeof(*names));
@@ -363,11 +364,16 @@ void report_section_axes(struct doc *d, const struct report_input *in)
     if (!in->n_axes)
         return;
     report_heading(d, 2, "Axes", "axes");
-    report_para(d, "Accuracy per value of each axis, over every length, with its depth curve "
-                   "(one U-curve per value); each effect pairs trials equal in everything but "
-                   "that axis (question, length, depth, repeat, other axes) and bootstraps over "
-                   "questions. The overlap terciles group questions, so they have no paired "
-                   "effect.");
+    if (in->order)
+        report_para(d, "Accuracy per group of questions over every policy and k (the policies "
+                       "and k are compared, paired, in the section above). The overlap terciles "
+                       "group questions, so they have no paired effect.");
+    else
+        report_para(d, "Accuracy per value of each axis, over every length, with its depth curve "
+                       "(one U-curve per value); each effect pairs trials equal in everything but "
+                       "that axis (question, length, depth, repeat, other axes) and bootstraps "
+                       "over questions. The overlap terciles group questions, so they have no "
+                       "paired effect.");
     for (i = 0; i < in->n_axes; i++) {
         const struct axis_stats *a = &in->axes[i];
         strbuf_reset(&sb);
@@ -377,7 +383,7 @@ void report_section_axes(struct doc *d, const struct report_input *in)
             report_para(d, a->note);
         if (in->axis_plots)
             report_figure(d, &in->axis_plots[i]);
-        axis_table(d, a);
+        axis_table(d, a, !in->order);
         for (k = 0; k < a->n_effects; k++) {
             strbuf_reset(&sb);
             report_axis_effect_text(&sb, a, &a->effects[k]);

@@ -341,12 +341,14 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     if (stats_compute(d->trials, d->ntrials, o, &d->stats, err) < 0)
         return -1;
     d->have_stats = 1;
-    /* an order experiment has its own section; other runs' axes get theirs */
+    /*
+     * an order experiment's axes (policy, k) have its own section; other runs' axes get the
+     * Axes section; every run gets the overlap terciles there
+     */
     load_order(d, st);
-    if (!d->have_order) {
+    if (!d->have_order)
         declared_axes(d->run.settings_json, d, o);
-        overlap_axis(d, o);
-    }
+    overlap_axis(d, o);
     return 0;
 }
 

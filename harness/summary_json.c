@@ -242,7 +242,7 @@ static cJSON *depth_point(int depth_bp, long n, double acc, double lo, double hi
 }
 
 /* "axes": per named axis its values (accuracy, interval, depth curve) and paired effects. */
-static cJSON *axes_array(const struct axis_stats *ax, size_t n)
+static cJSON *axes_array(const struct axis_stats *ax, size_t n, int curves)
 {
     cJSON *arr = cJSON_CreateArray();
     size_t i, j, k, l;
@@ -263,6 +263,9 @@ static cJSON *axes_array(const struct axis_stats *ax, size_t n)
             else
                 cJSON_AddNullToObject(vo, "accuracy");
             cJSON_AddItemToObject(vo, "interval95", interval_array(v->ci_lo, v->ci_hi));
+            cJSON_AddItemToArray(vals, vo);
+            if (!curves) /* an order run: its trials have no depth or length */
+                continue;
             curve = cJSON_AddArrayToObject(vo, "by_depth");
             for (k = 0; k < v->n_depths; k++)
                 cJSON_AddItemToArray(curve,
@@ -280,7 +283,6 @@ static cJSON *axes_array(const struct axis_stats *ax, size_t n)
                 }
                 cJSON_AddItemToArray(curve, lo);
             }
-            cJSON_AddItemToArray(vals, vo);
         }
         effs = cJSON_AddArrayToObject(o, "effects");
         for (j = 0; j < a->n_effects; j++) {
@@ -488,7 +490,7 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
     for (i = 0; i < s->n_cells; i++)
         cJSON_AddItemToArray(arr, cell_object(&s->cells[i]));
 
-    cJSON_AddItemToObject(root, "axes", axes_array(axes, n_axes));
+    cJSON_AddItemToObject(root, "axes", axes_array(axes, n_axes, !os));
 
     o = cJSON_AddObjectToObject(root, "ordering_advice");
     {
