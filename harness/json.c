@@ -7,6 +7,7 @@
 #include "json.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,11 @@ struct json *json_parse(const char *text, size_t len, struct strbuf *err)
     if (!root && err)
         strbuf_addf(err, "invalid JSON at byte %zu", at + 1);
     return root;
+}
+
+struct json *json_parse_str(const char *s)
+{
+    return s ? json_parse_at(s, strlen(s), NULL) : NULL;
 }
 
 void json_free(struct json *root)
@@ -115,6 +121,11 @@ int json_is_true(const struct json *v)
 double json_num(const struct json *v, double dflt)
 {
     return cJSON_IsNumber(C(v)) ? C(v)->valuedouble : dflt;
+}
+
+int json_equal(const struct json *a, const struct json *b)
+{
+    return cJSON_Compare(C(a), C(b), 1) ? 1 : 0;
 }
 
 size_t json_size(const struct json *v)
@@ -231,7 +242,19 @@ void json_add_str(struct json *obj, const char *key, const char *s)
 
 void json_add_num(struct json *obj, const char *key, double v)
 {
-    json_add(obj, key, J(cJSON_CreateNumber(v)));
+    json_add(obj, key, J(isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull()));
+}
+
+void json_add_interval(struct json *obj, const char *key, double lo, double hi)
+{
+    struct json *a;
+    if (!isfinite(lo) || !isfinite(hi)) {
+        json_add_null(obj, key);
+        return;
+    }
+    a = json_add_array(obj, key);
+    json_add_num(a, NULL, lo);
+    json_add_num(a, NULL, hi);
 }
 
 void json_add_bool(struct json *obj, const char *key, int v)

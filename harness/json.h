@@ -26,6 +26,8 @@ struct json;
 struct json *json_parse(const char *text, size_t len, struct strbuf *err);
 /* The same; on failure *bad_at (when non-NULL) is the offset of the byte where it broke. */
 struct json *json_parse_at(const char *text, size_t len, size_t *bad_at);
+/* A NUL-terminated text (a stored settings column): NULL when s is NULL or not JSON. */
+struct json *json_parse_str(const char *s);
 /* Free a tree (NULL is a no-op). */
 void json_free(struct json *root);
 
@@ -53,6 +55,9 @@ const char *json_get_str(const struct json *obj, const char *key);
 int json_is_true(const struct json *v);
 /* A number's value; dflt when v is not a number. */
 double json_num(const struct json *v, double dflt);
+
+/* 1 when a and b are the same JSON (keys case-sensitive, member order aside), else 0. */
+int json_equal(const struct json *a, const struct json *b);
 
 /* Elements of an array, members of an object: 0 for anything else. */
 size_t json_size(const struct json *v);
@@ -90,7 +95,10 @@ struct json *json_new_array(void);
  * (borrowed). json_add() takes ownership of child (a root).
  */
 void json_add_str(struct json *obj, const char *key, const char *s); /* s NULL: null */
+/* JSON has no NaN or infinity: a v that is not finite (no data) is written null. */
 void json_add_num(struct json *obj, const char *key, double v);
+/* An interval [lo, hi], or null when either bound is not finite (no data). */
+void json_add_interval(struct json *obj, const char *key, double lo, double hi);
 void json_add_bool(struct json *obj, const char *key, int v);
 void json_add_null(struct json *obj, const char *key);
 void json_add(struct json *obj, const char *key, struct json *child);

@@ -1,5 +1,6 @@
 /* Unit tests for json.c: parsing and its errors, typed getters' file:line messages, walking, the
  * writer. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,36 @@ static void test_sort_keys(void)
     json_free(o);
 }
 
+/* numbers without data are null, intervals [lo, hi] or null; stored text parses or gives NULL */
+static void test_numbers_intervals_equal(void)
+{
+    struct json *o = json_new_object(), *a, *b;
+    char *s;
+    json_add_num(o, "nan", NAN);
+    json_add_num(o, "inf", -INFINITY);
+    json_add_interval(o, "ci", 0.25, 0.5);
+    json_add_interval(o, "none", 0.25, NAN);
+    CHECK_INT(json_kind(json_get(o, "nan")), JSON_NULL);
+    CHECK_INT(json_kind(json_get(o, "inf")), JSON_NULL);
+    s = json_print_str(o, 0);
+    CHECK_STR(s, "{\"nan\":null,\"inf\":null,\"ci\":[0.25,0.5],\"none\":null}");
+    free(s);
+    json_free(o);
+
+    CHECK(json_parse_str(NULL) == NULL);
+    CHECK(json_parse_str("{\"a\":") == NULL);
+    a = json_parse_str("{\"a\":[1,2],\"b\":{\"c\":\"x\"}}");
+    b = json_parse_str("{\"b\":{\"c\":\"x\"},\"a\":[1,2]}");
+    CHECK(a && b);
+    CHECK_INT(json_equal(a, b), 1); /* member order aside */
+    CHECK_INT(json_equal(json_get(a, "a"), json_get(b, "b")), 0);
+    json_free(b);
+    b = json_parse_str("{\"a\":[2,1],\"b\":{\"c\":\"x\"}}");
+    CHECK_INT(json_equal(a, b), 0); /* element order counts */
+    json_free(a);
+    json_free(b);
+}
+
 int main(void)
 {
     RUN(test_parse_and_errors);
@@ -139,5 +170,6 @@ int main(void)
     RUN(test_walk_members);
     RUN(test_writer);
     RUN(test_sort_keys);
+    RUN(test_numbers_intervals_equal);
     return TEST_EXIT();
 }
