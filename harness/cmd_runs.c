@@ -4,7 +4,6 @@
  * as a table or as JSON.
  * Owns only the command-line surface; the store does the reading.
  */
-#include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "builtin.h"
 #include "escape.h"
+#include "json.h"
 #include "opt.h"
 #include "plan.h"
 #include "report.h"
@@ -181,73 +181,58 @@ static void print_table(const struct run_info *v, const struct runbrief *briefs,
     strbuf_release(&incomplete);
 }
 
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, v);
-}
-
 /* "trials_valid", "accuracy", "dip" {"max", "length", "lengths": [{"length", "dip"}]} */
-static void add_brief(cJSON *o, const struct runbrief *b)
+static void add_brief(struct json *o, const struct runbrief *b)
 {
-    cJSON *dip = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    struct json *dip, *arr;
     size_t k;
-    cJSON_AddNumberToObject(o, "trials_valid", (double)b->valid);
-    add_num_or_null(o, "accuracy", b->accuracy);
-    add_num_or_null(dip, "max", b->dip_max);
+    json_add_num(o, "trials_valid", (double)b->valid);
+    json_add_num(o, "accuracy", b->accuracy);
+    dip = json_add_object(o, "dip");
+    json_add_num(dip, "max", b->dip_max);
     if (isnan(b->dip_max))
-        cJSON_AddNullToObject(dip, "length");
+        json_add_null(dip, "length");
     else
-        cJSON_AddNumberToObject(dip, "length", (double)b->dip_max_length);
+        json_add_num(dip, "length", (double)b->dip_max_length);
+    arr = json_add_array(dip, "lengths");
     for (k = 0; k < b->n_dips; k++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddNumberToObject(e, "length", (double)b->dips[k].length);
-        add_num_or_null(e, "dip", b->dips[k].dip);
-        cJSON_AddItemToArray(arr, e);
+        struct json *e = json_add_object(arr, NULL);
+        json_add_num(e, "length", (double)b->dips[k].length);
+        json_add_num(e, "dip", b->dips[k].dip);
     }
-    cJSON_AddItemToObject(dip, "lengths", arr);
-    cJSON_AddItemToObject(o, "dip", dip);
 }
 
 static int print_json(const struct run_info *v, const struct runbrief *briefs, size_t n)
 {
-    cJSON *arr = cJSON_CreateArray();
-    char *text;
+    struct json *arr = json_new_array();
+    struct strbuf text = STRBUF_INIT;
     size_t i;
     for (i = 0; i < n; i++) {
         const struct run_info *r = &v[i];
-        cJSON *o = summary_json_run(r);
+        struct json *o = summary_json_run(r);
         struct strbuf m = STRBUF_INIT;
-        if (run_info_missing_shards(r, &m))
-            cJSON_AddStringToObject(o, "missing_shards", m.buf);
-        else
-            cJSON_AddNullToObject(o, "missing_shards");
+        json_add(arr, NULL, o);
+        json_add_str(o, "missing_shards", run_info_missing_shards(r, &m) ? m.buf : NULL);
         strbuf_release(&m);
-        cJSON_AddBoolToObject(o, "live", run_info_is_live(r));
+        json_add_bool(o, "live", run_info_is_live(r));
         if (r->lock_host) {
-            cJSON *lock = cJSON_CreateObject();
-            cJSON_AddNumberToObject(lock, "pid", (double)r->lock_pid);
-            cJSON_AddStringToObject(lock, "host", r->lock_host);
+            struct json *lock = json_add_object(o, "lock");
+            json_add_num(lock, "pid", (double)r->lock_pid);
+            json_add_str(lock, "host", r->lock_host);
             if (r->lock_heartbeat > 0)
-                cJSON_AddNumberToObject(lock, "heartbeat_at", r->lock_heartbeat);
+                json_add_num(lock, "heartbeat_at", r->lock_heartbeat);
             else
-                cJSON_AddNullToObject(lock, "heartbeat_at");
-            cJSON_AddItemToObject(o, "lock", lock);
+                json_add_null(lock, "heartbeat_at");
         } else {
-            cJSON_AddNullToObject(o, "lock");
+            json_add_null(o, "lock");
         }
-        cJSON_AddNumberToObject(o, "trials_stored", (double)r->trials_stored);
+        json_add_num(o, "trials_stored", (double)r->trials_stored);
         add_brief(o, &briefs[i]);
-        cJSON_AddItemToArray(arr, o);
     }
-    text = cJSON_Print(arr);
-    cJSON_Delete(arr);
-    if (!text)
-        return error("runs: cannot format JSON");
-    printf("%s\n", text);
-    cJSON_free(text);
+    json_print(&text, arr, 1);
+    json_free(arr);
+    printf("%s\n", text.buf);
+    strbuf_release(&text);
     return 0;
 }
 

@@ -2,14 +2,14 @@
  * summary.json writer: run metadata, per-cell stats, per-length dip with
  * intervals, coverage, effective length and ordering advice, in the stable
  * schema documented in README.md ("summary.json schema"). Pure: builds the
- * document with cJSON and appends it to a strbuf.
+ * document with the JSON module and appends it to a strbuf.
  */
 #include "summary_json.h"
 
-#include <cJSON.h>
 #include <math.h>
 #include <string.h>
 
+#include "json.h"
 #include "order_stats.h"
 #include "stats.h"
 #include "stats_axes.h"
@@ -19,118 +19,100 @@
 
 #include "banned.h"
 
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
-static void add_time(cJSON *o, const char *key, double t)
+/* Unix seconds, or null when the moment has not come (0). */
+static void add_time(struct json *o, const char *key, double t)
 {
     if (t > 0)
-        cJSON_AddNumberToObject(o, key, t);
+        json_add_num(o, key, t);
     else
-        cJSON_AddNullToObject(o, key);
+        json_add_null(o, key);
 }
 
 /* key: the non-empty items of a comma-separated list, as an array ([] when csv is NULL). */
-static void add_list(cJSON *o, const char *key, const char *csv)
+static void add_list(struct json *o, const char *key, const char *csv)
 {
-    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    struct json *arr = json_add_array(o, key);
     struct strvec tv = STRVEC_INIT;
     if (csv && *csv) {
         strvec_split(&tv, csv, ',');
         for (size_t i = 0; i < tv.nr; i++)
             if (*tv.v[i])
-                cJSON_AddItemToArray(arr, cJSON_CreateString(tv.v[i]));
+                json_add_str(arr, NULL, tv.v[i]);
     }
     strvec_clear(&tv);
 }
 
-cJSON *summary_json_run(const struct run_info *r)
+struct json *summary_json_run(const struct run_info *r)
 {
-    cJSON *o = cJSON_CreateObject(), *in, *settings;
+    struct json *o = json_new_object(), *in, *settings;
 
-    add_str(o, "name", r->name);
-    add_str(o, "model_requested", r->model_requested);
-    add_str(o, "model_served", r->model_served);
-    add_str(o, "endpoints", r->endpoints);
-    add_str(o, "system_fingerprint", r->system_fingerprint);
-    cJSON_AddStringToObject(o, "status", run_status_name(r->status));
+    json_add_str(o, "name", r->name);
+    json_add_str(o, "model_requested", r->model_requested);
+    json_add_str(o, "model_served", r->model_served);
+    json_add_str(o, "endpoints", r->endpoints);
+    json_add_str(o, "system_fingerprint", r->system_fingerprint);
+    json_add_str(o, "status", run_status_name(r->status));
     add_time(o, "created_at", r->created_at);
     add_time(o, "started_at", r->started_at);
     add_time(o, "finished_at", r->finished_at);
-    cJSON_AddNumberToObject(o, "trials_planned", (double)r->trials_planned);
-    cJSON_AddNumberToObject(o, "trials_done", (double)r->trials_done);
-    add_str(o, "shard", r->shard);
+    json_add_num(o, "trials_planned", (double)r->trials_planned);
+    json_add_num(o, "trials_done", (double)r->trials_done);
+    json_add_str(o, "shard", r->shard);
     add_list(o, "tags", r->tags);
     add_list(o, "schedules", r->schedules);
-    in = cJSON_AddObjectToObject(o, "inputs");
-    add_str(in, "golden_sha256", r->golden_sha256);
-    add_str(in, "haystack_sha256", r->haystack_sha256);
-    add_str(in, "template_sha256", r->template_sha256);
-    add_str(in, "tokenizer_name", r->tokenizer_name);
-    add_str(in, "tokenizer_sha256", r->tokenizer_sha256);
-    settings = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
+    in = json_add_object(o, "inputs");
+    json_add_str(in, "golden_sha256", r->golden_sha256);
+    json_add_str(in, "haystack_sha256", r->haystack_sha256);
+    json_add_str(in, "template_sha256", r->template_sha256);
+    json_add_str(in, "tokenizer_name", r->tokenizer_name);
+    json_add_str(in, "tokenizer_sha256", r->tokenizer_sha256);
+    settings = json_parse_str(r->settings_json);
     if (settings)
-        cJSON_AddItemToObject(o, "settings", settings);
+        json_add(o, "settings", settings);
     else
-        add_str(o, "settings", r->settings_json); /* unparsable: kept verbatim as text */
-    add_str(o, "dipmap_version", r->dipmap_version);
-    add_str(o, "dipmap_commit", r->dipmap_commit);
+        json_add_str(o, "settings", r->settings_json); /* unparsable: kept verbatim as text */
+    json_add_str(o, "dipmap_version", r->dipmap_version);
+    json_add_str(o, "dipmap_commit", r->dipmap_commit);
     return o;
 }
 
-static cJSON *outcomes_object(const long *counts)
+static void add_outcomes(struct json *parent, const long *counts)
 {
-    cJSON *o = cJSON_CreateObject();
+    struct json *o = json_add_object(parent, "outcomes");
     int i;
     for (i = OUTCOME_CORRECT; i < OUTCOME__COUNT; i++)
-        cJSON_AddNumberToObject(o, outcome_name((enum trial_outcome)i), (double)counts[i]);
-    cJSON_AddNumberToObject(o, "pending", (double)counts[OUTCOME_PENDING]);
+        json_add_num(o, outcome_name((enum trial_outcome)i), (double)counts[i]);
+    json_add_num(o, "pending", (double)counts[OUTCOME_PENDING]);
+}
+
+/* key: {"value", "lo", "hi"}; returns the object (borrowed) */
+static struct json *add_estimate(struct json *parent, const char *key, const struct estimate *e)
+{
+    struct json *o = json_add_object(parent, key);
+    json_add_num(o, "value", e->est);
+    json_add_num(o, "lo", e->lo);
+    json_add_num(o, "hi", e->hi);
     return o;
 }
 
-static cJSON *estimate_object(const struct estimate *e)
+static void add_control(struct json *parent, const char *key, const struct control_stats *c)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "value", e->est);
-    cJSON_AddNumberToObject(o, "lo", e->lo);
-    cJSON_AddNumberToObject(o, "hi", e->hi);
-    return o;
-}
-
-/* [lo, hi], or null when either bound is not finite (no data). */
-static cJSON *interval_array(double lo, double hi)
-{
-    cJSON *a;
-    if (!isfinite(lo) || !isfinite(hi))
-        return cJSON_CreateNull();
-    a = cJSON_CreateArray();
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
-    return a;
-}
-
-static cJSON *control_object(const struct control_stats *c)
-{
-    cJSON *o;
-    if (!c->present)
-        return cJSON_CreateNull();
-    o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "valid", (double)c->n_valid);
-    cJSON_AddNumberToObject(o, "correct", (double)c->n_correct);
-    cJSON_AddNumberToObject(o, "questions", (double)c->n_questions);
-    if (c->n_valid) {
-        cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
-        cJSON_AddItemToObject(o, "interval95", interval_array(c->ci_lo, c->ci_hi));
-    } else {
-        cJSON_AddNullToObject(o, "accuracy");
-        cJSON_AddNullToObject(o, "interval95");
+    struct json *o;
+    if (!c->present) {
+        json_add_null(parent, key);
+        return;
     }
-    return o;
+    o = json_add_object(parent, key);
+    json_add_num(o, "valid", (double)c->n_valid);
+    json_add_num(o, "correct", (double)c->n_correct);
+    json_add_num(o, "questions", (double)c->n_questions);
+    if (c->n_valid) {
+        json_add_num(o, "accuracy", c->accuracy);
+        json_add_interval(o, "interval95", c->ci_lo, c->ci_hi);
+    } else {
+        json_add_null(o, "accuracy");
+        json_add_null(o, "interval95");
+    }
 }
 
 static double depth_frac(int bp)
@@ -138,268 +120,254 @@ static double depth_frac(int bp)
     return bp / (double)DEPTH_BP_MAX;
 }
 
-static cJSON *length_object(const struct length_stats *l)
+static void add_length(struct json *arr, const struct length_stats *l)
 {
-    cJSON *o = cJSON_CreateObject(), *x;
-    cJSON_AddNumberToObject(o, "length", (double)l->length);
-    cJSON_AddNumberToObject(o, "trials", (double)l->n_trials);
-    cJSON_AddNumberToObject(o, "valid", (double)l->n_valid);
-    cJSON_AddNumberToObject(o, "correct", (double)l->n_correct);
+    struct json *o = json_add_object(arr, NULL), *x;
+    json_add_num(o, "length", (double)l->length);
+    json_add_num(o, "trials", (double)l->n_trials);
+    json_add_num(o, "valid", (double)l->n_valid);
+    json_add_num(o, "correct", (double)l->n_correct);
     if (l->n_valid)
-        cJSON_AddNumberToObject(o, "accuracy", l->accuracy);
+        json_add_num(o, "accuracy", l->accuracy);
     else
-        cJSON_AddNullToObject(o, "accuracy");
-    cJSON_AddNumberToObject(o, "coverage",
-                            l->n_trials ? (double)l->n_valid / (double)l->n_trials : 0.0);
-    cJSON_AddNumberToObject(o, "questions", (double)l->n_questions);
-    cJSON_AddItemToObject(o, "outcomes", outcomes_object(l->outcomes));
-    cJSON_AddNumberToObject(o, "depths_with_data", l->n_depths);
+        json_add_null(o, "accuracy");
+    json_add_num(o, "coverage", l->n_trials ? (double)l->n_valid / (double)l->n_trials : 0.0);
+    json_add_num(o, "questions", (double)l->n_questions);
+    add_outcomes(o, l->outcomes);
+    json_add_num(o, "depths_with_data", l->n_depths);
     if (l->n_depths) {
-        x = cJSON_AddObjectToObject(o, "edge");
-        cJSON_AddNumberToObject(x, "shallow_depth", depth_frac(l->edge_lo_depth_bp));
-        cJSON_AddNumberToObject(x, "shallow_accuracy", l->edge_lo_accuracy);
-        cJSON_AddNumberToObject(x, "deep_depth", depth_frac(l->edge_hi_depth_bp));
-        cJSON_AddNumberToObject(x, "deep_accuracy", l->edge_hi_accuracy);
-        cJSON_AddItemToObject(x, "mean", estimate_object(&l->edge));
-        cJSON_AddNumberToObject(o, "auc", l->auc);
+        x = json_add_object(o, "edge");
+        json_add_num(x, "shallow_depth", depth_frac(l->edge_lo_depth_bp));
+        json_add_num(x, "shallow_accuracy", l->edge_lo_accuracy);
+        json_add_num(x, "deep_depth", depth_frac(l->edge_hi_depth_bp));
+        json_add_num(x, "deep_accuracy", l->edge_hi_accuracy);
+        add_estimate(x, "mean", &l->edge);
+        json_add_num(o, "auc", l->auc);
     } else {
-        cJSON_AddNullToObject(o, "edge");
-        cJSON_AddNullToObject(o, "auc");
+        json_add_null(o, "edge");
+        json_add_null(o, "auc");
     }
     if (l->has_middle) {
-        cJSON_AddItemToObject(o, "middle", estimate_object(&l->middle));
-        cJSON_AddItemToObject(o, "dip", estimate_object(&l->dip));
+        add_estimate(o, "middle", &l->middle);
+        add_estimate(o, "dip", &l->dip);
     } else {
-        cJSON_AddNullToObject(o, "middle");
-        cJSON_AddNullToObject(o, "dip");
+        json_add_null(o, "middle");
+        json_add_null(o, "dip");
     }
     if (l->has_worst) {
-        x = estimate_object(&l->middle_worst);
-        cJSON_AddNumberToObject(x, "depth", depth_frac(l->middle_worst_depth_bp));
-        cJSON_AddItemToObject(o, "middle_worst", x);
-        cJSON_AddItemToObject(o, "dip_worst", estimate_object(&l->dip_worst));
+        x = add_estimate(o, "middle_worst", &l->middle_worst);
+        json_add_num(x, "depth", depth_frac(l->middle_worst_depth_bp));
+        add_estimate(o, "dip_worst", &l->dip_worst);
     } else {
-        cJSON_AddNullToObject(o, "middle_worst");
-        cJSON_AddNullToObject(o, "dip_worst");
+        json_add_null(o, "middle_worst");
+        json_add_null(o, "dip_worst");
     }
-    x = cJSON_AddObjectToObject(o, "realized_length");
-    cJSON_AddNumberToObject(x, "trials", (double)l->n_realized);
-    cJSON_AddNumberToObject(x, "min", (double)l->realized_min);
-    cJSON_AddNumberToObject(x, "max", (double)l->realized_max);
-    cJSON_AddNumberToObject(x, "mean", l->realized_mean);
-    x = cJSON_AddObjectToObject(o, "server_usage");
-    cJSON_AddNumberToObject(x, "trials", (double)l->n_usage);
-    cJSON_AddNumberToObject(x, "ratio_mean", l->usage_ratio_mean);
-    cJSON_AddNumberToObject(x, "ratio_max_deviation", l->usage_ratio_max_dev);
-    cJSON_AddNumberToObject(x, "tokenizer_mismatches", (double)l->tokenizer_mismatches);
-    return o;
+    x = json_add_object(o, "realized_length");
+    json_add_num(x, "trials", (double)l->n_realized);
+    json_add_num(x, "min", (double)l->realized_min);
+    json_add_num(x, "max", (double)l->realized_max);
+    json_add_num(x, "mean", l->realized_mean);
+    x = json_add_object(o, "server_usage");
+    json_add_num(x, "trials", (double)l->n_usage);
+    json_add_num(x, "ratio_mean", l->usage_ratio_mean);
+    json_add_num(x, "ratio_max_deviation", l->usage_ratio_max_dev);
+    json_add_num(x, "tokenizer_mismatches", (double)l->tokenizer_mismatches);
 }
 
-static cJSON *cell_object(const struct cell_stats *c)
+static void add_cell(struct json *arr, const struct cell_stats *c)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "length", (double)c->length);
-    cJSON_AddNumberToObject(o, "depth", depth_frac(c->depth_bp));
-    cJSON_AddNumberToObject(o, "depth_bp", c->depth_bp);
-    cJSON_AddNumberToObject(o, "trials", (double)c->n_trials);
-    cJSON_AddNumberToObject(o, "valid", (double)c->n_valid);
-    cJSON_AddNumberToObject(o, "correct", (double)c->n_correct);
-    cJSON_AddNumberToObject(o, "questions", (double)c->n_questions);
+    struct json *o = json_add_object(arr, NULL);
+    json_add_num(o, "length", (double)c->length);
+    json_add_num(o, "depth", depth_frac(c->depth_bp));
+    json_add_num(o, "depth_bp", c->depth_bp);
+    json_add_num(o, "trials", (double)c->n_trials);
+    json_add_num(o, "valid", (double)c->n_valid);
+    json_add_num(o, "correct", (double)c->n_correct);
+    json_add_num(o, "questions", (double)c->n_questions);
     if (c->n_valid) {
-        cJSON_AddNumberToObject(o, "accuracy", c->accuracy);
-        cJSON_AddItemToObject(o, "interval95", interval_array(c->ci_lo, c->ci_hi));
-        cJSON_AddNumberToObject(o, "design_effect", c->design_effect);
+        json_add_num(o, "accuracy", c->accuracy);
+        json_add_interval(o, "interval95", c->ci_lo, c->ci_hi);
+        json_add_num(o, "design_effect", c->design_effect);
     } else {
-        cJSON_AddNullToObject(o, "accuracy");
-        cJSON_AddNullToObject(o, "interval95");
-        cJSON_AddNullToObject(o, "design_effect");
+        json_add_null(o, "accuracy");
+        json_add_null(o, "interval95");
+        json_add_null(o, "design_effect");
     }
-    cJSON_AddNumberToObject(o, "coverage", c->coverage);
-    cJSON_AddItemToObject(o, "outcomes", outcomes_object(c->outcomes));
-    cJSON_AddNumberToObject(o, "cut", (double)c->n_cut);
+    json_add_num(o, "coverage", c->coverage);
+    add_outcomes(o, c->outcomes);
+    json_add_num(o, "cut", (double)c->n_cut);
     if (c->mean_realized_depth >= 0)
-        cJSON_AddNumberToObject(o, "realized_depth_mean", c->mean_realized_depth);
+        json_add_num(o, "realized_depth_mean", c->mean_realized_depth);
     else
-        cJSON_AddNullToObject(o, "realized_depth_mean");
-    return o;
+        json_add_null(o, "realized_depth_mean");
 }
 
 /* One point of an axis value's depth curve: {depth, valid, accuracy, interval95} (nulls: no data).
  */
-static cJSON *depth_point(int depth_bp, long n, double acc, double lo, double hi)
+static void add_depth_point(struct json *arr, int depth_bp, long n, double acc, double lo,
+                            double hi)
 {
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddNumberToObject(c, "depth", depth_frac(depth_bp));
-    cJSON_AddNumberToObject(c, "valid", (double)n);
+    struct json *c = json_add_object(arr, NULL);
+    json_add_num(c, "depth", depth_frac(depth_bp));
+    json_add_num(c, "valid", (double)n);
     if (n) {
-        cJSON_AddNumberToObject(c, "accuracy", acc);
-        cJSON_AddItemToObject(c, "interval95", interval_array(lo, hi));
+        json_add_num(c, "accuracy", acc);
+        json_add_interval(c, "interval95", lo, hi);
     } else {
-        cJSON_AddNullToObject(c, "accuracy");
-        cJSON_AddNullToObject(c, "interval95");
+        json_add_null(c, "accuracy");
+        json_add_null(c, "interval95");
     }
-    return c;
 }
 
-/* "axes": per named axis its values (accuracy, interval, depth curve) and paired effects. */
-static cJSON *axes_array(const struct axis_stats *ax, size_t n, int curves)
+/*
+ * One value of a named axis: accuracy, interval and, with curves, its depth
+ * curve and the curve per length (an order run's trials have no depth or length).
+ */
+static void add_axis_value(struct json *arr, const struct axis_value_stats *v, int curves)
 {
-    cJSON *arr = cJSON_CreateArray();
-    size_t i, j, k, l;
+    struct json *vo = json_add_object(arr, NULL), *curve;
+    size_t k, l;
+    json_add_str(vo, "value", v->value);
+    json_add_num(vo, "valid", (double)v->n_valid);
+    json_add_num(vo, "correct", (double)v->n_correct);
+    json_add_num(vo, "questions", (double)v->n_questions);
+    if (v->n_valid)
+        json_add_num(vo, "accuracy", v->accuracy);
+    else
+        json_add_null(vo, "accuracy");
+    json_add_interval(vo, "interval95", v->ci_lo, v->ci_hi);
+    if (!curves)
+        return;
+    curve = json_add_array(vo, "by_depth");
+    for (k = 0; k < v->n_depths; k++)
+        add_depth_point(curve, v->depths_bp[k], v->depth_n[k], v->depth_acc[k], v->depth_lo[k],
+                        v->depth_hi[k]);
+    curve = json_add_array(vo, "by_length");
+    for (l = 0; l < v->n_lengths; l++) {
+        struct json *lo = json_add_object(curve, NULL), *cells;
+        json_add_num(lo, "length", (double)v->lengths[l]);
+        cells = json_add_array(lo, "by_depth");
+        for (k = 0; k < v->n_depths; k++) {
+            const struct axis_cell *ac = &v->cells[l * v->n_depths + k];
+            add_depth_point(cells, v->depths_bp[k], ac->n_valid, ac->accuracy, ac->ci_lo,
+                            ac->ci_hi);
+        }
+    }
+}
+
+/* "axes": per named axis its values and paired effects. */
+static void add_axes(struct json *root, const struct axis_stats *ax, size_t n, int curves)
+{
+    struct json *arr = json_add_array(root, "axes");
+    size_t i, j;
     for (i = 0; i < n; i++) {
         const struct axis_stats *a = &ax[i];
-        cJSON *o = cJSON_CreateObject(), *vals, *effs;
-        cJSON_AddStringToObject(o, "name", a->name);
-        vals = cJSON_AddArrayToObject(o, "values");
-        for (j = 0; j < a->n_values; j++) {
-            const struct axis_value_stats *v = &a->values[j];
-            cJSON *vo = cJSON_CreateObject(), *curve;
-            cJSON_AddStringToObject(vo, "value", v->value);
-            cJSON_AddNumberToObject(vo, "valid", (double)v->n_valid);
-            cJSON_AddNumberToObject(vo, "correct", (double)v->n_correct);
-            cJSON_AddNumberToObject(vo, "questions", (double)v->n_questions);
-            if (v->n_valid)
-                cJSON_AddNumberToObject(vo, "accuracy", v->accuracy);
-            else
-                cJSON_AddNullToObject(vo, "accuracy");
-            cJSON_AddItemToObject(vo, "interval95", interval_array(v->ci_lo, v->ci_hi));
-            cJSON_AddItemToArray(vals, vo);
-            if (!curves) /* an order run: its trials have no depth or length */
-                continue;
-            curve = cJSON_AddArrayToObject(vo, "by_depth");
-            for (k = 0; k < v->n_depths; k++)
-                cJSON_AddItemToArray(curve,
-                                     depth_point(v->depths_bp[k], v->depth_n[k], v->depth_acc[k],
-                                                 v->depth_lo[k], v->depth_hi[k]));
-            curve = cJSON_AddArrayToObject(vo, "by_length");
-            for (l = 0; l < v->n_lengths; l++) {
-                cJSON *lo = cJSON_CreateObject(), *cells;
-                cJSON_AddNumberToObject(lo, "length", (double)v->lengths[l]);
-                cells = cJSON_AddArrayToObject(lo, "by_depth");
-                for (k = 0; k < v->n_depths; k++) {
-                    const struct axis_cell *ac = &v->cells[l * v->n_depths + k];
-                    cJSON_AddItemToArray(cells, depth_point(v->depths_bp[k], ac->n_valid,
-                                                            ac->accuracy, ac->ci_lo, ac->ci_hi));
-                }
-                cJSON_AddItemToArray(curve, lo);
-            }
-        }
-        effs = cJSON_AddArrayToObject(o, "effects");
+        struct json *o = json_add_object(arr, NULL), *vals, *effs;
+        json_add_str(o, "name", a->name);
+        vals = json_add_array(o, "values");
+        for (j = 0; j < a->n_values; j++)
+            add_axis_value(vals, &a->values[j], curves);
+        effs = json_add_array(o, "effects");
         for (j = 0; j < a->n_effects; j++) {
             const struct axis_effect *e = &a->effects[j];
-            cJSON *eo = cJSON_CreateObject();
-            cJSON_AddStringToObject(eo, "value", e->value);
-            cJSON_AddStringToObject(eo, "versus", e->ref);
-            cJSON_AddNumberToObject(eo, "pairs", (double)e->n_pairs);
-            cJSON_AddNumberToObject(eo, "questions", (double)e->n_questions);
-            cJSON_AddItemToObject(eo, "difference", estimate_object(&e->diff));
-            cJSON_AddItemToArray(effs, eo);
+            struct json *eo = json_add_object(effs, NULL);
+            json_add_str(eo, "value", e->value);
+            json_add_str(eo, "versus", e->ref);
+            json_add_num(eo, "pairs", (double)e->n_pairs);
+            json_add_num(eo, "questions", (double)e->n_questions);
+            add_estimate(eo, "difference", &e->diff);
         }
-        cJSON_AddBoolToObject(o, "paired", a->paired);
-        cJSON_AddItemToArray(arr, o);
+        json_add_bool(o, "paired", a->paired);
     }
-    return arr;
 }
 
-/* A number, or null when it is not finite (no data). */
-static void add_num(cJSON *o, const char *key, double v)
+static void add_order_cell(struct json *arr, const struct order_cell *c)
 {
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
+    struct json *e = json_add_object(arr, NULL);
+    json_add_str(e, "policy", ordering_name(c->policy));
+    json_add_num(e, "k", c->k);
+    json_add_num(e, "trials", (double)c->trials);
+    json_add_num(e, "valid", (double)c->valid);
+    json_add_num(e, "correct", (double)c->correct);
+    json_add_num(e, "questions", (double)c->questions);
+    json_add_num(e, "accuracy", c->accuracy);
+    json_add_interval(e, "interval95", c->lo, c->hi);
+    json_add_num(e, "recall", c->recall);
+    json_add_num(e, "present_accuracy", c->present_accuracy);
+    json_add_interval(e, "present_interval95", c->present_lo, c->present_hi);
+    json_add_num(e, "prompt_tokens", c->prompt_tokens);
+    json_add_num(e, "completion_tokens", c->completion_tokens);
+    json_add_num(e, "cost_per_question", c->cost);
+    json_add_num(e, "expected", c->expected);
+    json_add_interval(e, "expected_interval95", c->expected_lo, c->expected_hi);
+    if (c->curve_length > 0)
+        json_add_num(e, "curve_length", (double)c->curve_length);
     else
-        cJSON_AddNullToObject(o, key);
+        json_add_null(e, "curve_length");
 }
 
 /* The order experiment's "order" object (README "summary.json schema"). */
-static cJSON *order_object(const struct order_stats *os, const char *curve_run)
+static void add_order(struct json *root, const struct order_stats *os, const char *curve_run)
 {
-    cJSON *o = cJSON_CreateObject(), *arr;
+    struct json *o = json_add_object(root, "order"), *arr;
     struct strbuf rec = STRBUF_INIT;
     size_t i;
 
-    arr = cJSON_AddArrayToObject(o, "policies");
+    arr = json_add_array(o, "policies");
     for (i = 0; i < os->n_policies; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(ordering_name(os->policies[i])));
-    arr = cJSON_AddArrayToObject(o, "k");
+        json_add_str(arr, NULL, ordering_name(os->policies[i]));
+    arr = json_add_array(o, "k");
     for (i = 0; i < os->n_ks; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(os->ks[i]));
-    cJSON_AddStringToObject(o, "reference", ordering_name(os->reference));
-    cJSON_AddNumberToObject(o, "questions", (double)os->n_questions);
-    add_str(o, "curve_run", curve_run);
-    arr = cJSON_AddArrayToObject(o, "cells");
-    for (i = 0; i < os->n_policies * os->n_ks; i++) {
-        const struct order_cell *c = &os->cells[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", ordering_name(c->policy));
-        cJSON_AddNumberToObject(e, "k", c->k);
-        cJSON_AddNumberToObject(e, "trials", (double)c->trials);
-        cJSON_AddNumberToObject(e, "valid", (double)c->valid);
-        cJSON_AddNumberToObject(e, "correct", (double)c->correct);
-        cJSON_AddNumberToObject(e, "questions", (double)c->questions);
-        add_num(e, "accuracy", c->accuracy);
-        cJSON_AddItemToObject(e, "interval95", interval_array(c->lo, c->hi));
-        add_num(e, "recall", c->recall);
-        add_num(e, "present_accuracy", c->present_accuracy);
-        cJSON_AddItemToObject(e, "present_interval95",
-                              interval_array(c->present_lo, c->present_hi));
-        add_num(e, "prompt_tokens", c->prompt_tokens);
-        add_num(e, "completion_tokens", c->completion_tokens);
-        add_num(e, "cost_per_question", c->cost);
-        add_num(e, "expected", c->expected);
-        cJSON_AddItemToObject(e, "expected_interval95",
-                              interval_array(c->expected_lo, c->expected_hi));
-        if (c->curve_length > 0)
-            cJSON_AddNumberToObject(e, "curve_length", (double)c->curve_length);
-        else
-            cJSON_AddNullToObject(e, "curve_length");
-        cJSON_AddItemToArray(arr, e);
-    }
-    arr = cJSON_AddArrayToObject(o, "differences");
+        json_add_num(arr, NULL, os->ks[i]);
+    json_add_str(o, "reference", ordering_name(os->reference));
+    json_add_num(o, "questions", (double)os->n_questions);
+    json_add_str(o, "curve_run", curve_run);
+    arr = json_add_array(o, "cells");
+    for (i = 0; i < os->n_policies * os->n_ks; i++)
+        add_order_cell(arr, &os->cells[i]);
+    arr = json_add_array(o, "differences");
     for (i = 0; i < os->n_diffs; i++) {
         const struct order_diff *d = &os->diffs[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "policy", ordering_name(d->policy));
-        cJSON_AddStringToObject(e, "reference", ordering_name(d->reference));
-        cJSON_AddNumberToObject(e, "k", d->k);
-        cJSON_AddNumberToObject(e, "questions", (double)d->questions);
-        add_num(e, "difference", d->diff);
-        cJSON_AddItemToObject(e, "interval95", interval_array(d->lo, d->hi));
-        cJSON_AddNumberToObject(e, "p", d->p);
-        cJSON_AddNumberToObject(e, "p_holm", d->p_holm);
-        cJSON_AddItemToArray(arr, e);
+        struct json *e = json_add_object(arr, NULL);
+        json_add_str(e, "policy", ordering_name(d->policy));
+        json_add_str(e, "reference", ordering_name(d->reference));
+        json_add_num(e, "k", d->k);
+        json_add_num(e, "questions", (double)d->questions);
+        json_add_num(e, "difference", d->diff);
+        json_add_interval(e, "interval95", d->lo, d->hi);
+        json_add_num(e, "p", d->p);
+        json_add_num(e, "p_holm", d->p_holm);
     }
     if (os->best >= 0) {
         const struct order_cell *b = &os->cells[os->best], *r = &os->cells[os->recommended];
-        cJSON *e = cJSON_AddObjectToObject(o, "recommendation");
+        struct json *e = json_add_object(o, "recommendation");
         order_recommendation(os, &rec);
-        cJSON_AddStringToObject(e, "policy", ordering_name(r->policy));
-        cJSON_AddNumberToObject(e, "k", r->k);
-        cJSON_AddNumberToObject(e, "margin", ORDER_MARGIN);
-        cJSON_AddStringToObject(e, "best_policy", ordering_name(b->policy));
-        cJSON_AddNumberToObject(e, "best_k", b->k);
-        cJSON_AddStringToObject(e, "text", rec.buf);
+        json_add_str(e, "policy", ordering_name(r->policy));
+        json_add_num(e, "k", r->k);
+        json_add_num(e, "margin", ORDER_MARGIN);
+        json_add_str(e, "best_policy", ordering_name(b->policy));
+        json_add_num(e, "best_k", b->k);
+        json_add_str(e, "text", rec.buf);
     } else {
-        cJSON_AddNullToObject(o, "recommendation");
+        json_add_null(o, "recommendation");
     }
     strbuf_release(&rec);
-    return o;
 }
 
 /* "prompt_cache": what the server's prefix cache reused (README "summary.json schema"). */
-static cJSON *cache_object(const struct cache_stats *c)
+static void add_cache(struct json *root, const struct cache_stats *c)
 {
-    cJSON *o = cJSON_CreateObject(), *e;
-    cJSON_AddNumberToObject(o, "trials", (double)c->trials);
-    cJSON_AddNumberToObject(o, "from_timings", (double)c->from_timings);
-    cJSON_AddNumberToObject(o, "sent", (double)c->sent);
-    cJSON_AddNumberToObject(o, "cached", (double)c->cached);
-    cJSON_AddNumberToObject(o, "computed", (double)(c->sent - c->cached));
-    add_num(o, "hit_rate", c->sent > 0 ? (double)c->cached / (double)c->sent : NAN);
-    e = cJSON_AddObjectToObject(o, "estimate");
-    cJSON_AddNumberToObject(e, "sent", c->est_sent);
-    cJSON_AddNumberToObject(e, "cached", c->est_cached);
-    add_num(e, "hit_rate", c->est_sent > 0 ? c->est_cached / c->est_sent : NAN);
-    return o;
+    struct json *o = json_add_object(root, "prompt_cache"), *e;
+    json_add_num(o, "trials", (double)c->trials);
+    json_add_num(o, "from_timings", (double)c->from_timings);
+    json_add_num(o, "sent", (double)c->sent);
+    json_add_num(o, "cached", (double)c->cached);
+    json_add_num(o, "computed", (double)(c->sent - c->cached));
+    json_add_num(o, "hit_rate", c->sent > 0 ? (double)c->cached / (double)c->sent : NAN);
+    e = json_add_object(o, "estimate");
+    json_add_num(e, "sent", c->est_sent);
+    json_add_num(e, "cached", c->est_cached);
+    json_add_num(e, "hit_rate", c->est_sent > 0 ? c->est_cached / c->est_sent : NAN);
 }
 
 int summary_json_write(const struct run_info *run, const struct run_stats *s,
@@ -408,128 +376,129 @@ int summary_json_write(const struct run_info *run, const struct run_stats *s,
     return summary_json_write_order(run, s, axes, n_axes, NULL, NULL, out);
 }
 
+static void add_totals(struct json *root, const struct run_stats *s)
+{
+    struct json *o = json_add_object(root, "totals"), *arr;
+    struct strvec w = STRVEC_INIT;
+    size_t i;
+
+    json_add_num(o, "trials", (double)s->n_trials);
+    json_add_num(o, "valid", (double)s->n_valid);
+    json_add_num(o, "correct", (double)s->n_correct);
+    if (s->n_valid)
+        json_add_num(o, "accuracy", (double)s->n_correct / (double)s->n_valid);
+    else
+        json_add_null(o, "accuracy");
+    json_add_num(o, "coverage", s->n_trials ? (double)s->n_valid / (double)s->n_trials : 0.0);
+    json_add_num(o, "questions", (double)s->n_questions);
+    json_add_num(o, "repeats", s->n_repeats);
+    add_outcomes(o, s->outcomes);
+    json_add_num(o, "cut", (double)s->n_cut);
+    json_add_num(o, "starved_reasoning_tokens", (double)s->starved_reasoning_tokens);
+
+    arr = json_add_array(root, "warnings");
+    stats_warnings(s, &w);
+    for (i = 0; i < w.nr; i++)
+        json_add_str(arr, NULL, w.v[i]);
+    strvec_clear(&w);
+}
+
+/* "controls", "question_set", "bootstrap" and "effective_length" */
+static void add_method(struct json *root, const struct run_stats *s)
+{
+    struct json *o = json_add_object(root, "controls");
+    add_control(o, "closed_book", &s->closed_book);
+    add_control(o, "oracle", &s->oracle);
+    o = json_add_object(root, "question_set");
+    json_add_str(o, "kind", s->exclude_known ? "excluding_known" : "all");
+    json_add_num(o, "questions", (double)s->n_questions);
+    if (s->closed_book.present)
+        json_add_num(o, "known", (double)s->n_known);
+    else
+        json_add_null(o, "known");
+
+    o = json_add_object(root, "bootstrap");
+    json_add_num(o, "iterations", s->bootstrap_iters);
+    json_add_num(o, "seed", (double)s->seed);
+    json_add_num(o, "confidence", s->confidence);
+
+    o = json_add_object(root, "effective_length");
+    json_add_str(o, "reference", s->effective_from_oracle ? "oracle" : "shortest_length_edge");
+    if (s->effective_defined) {
+        json_add_num(o, "reference_accuracy", s->effective_reference);
+        json_add_num(o, "threshold", s->effective_threshold);
+    } else {
+        json_add_null(o, "reference_accuracy");
+        json_add_null(o, "threshold");
+    }
+    if (s->effective_length > 0)
+        json_add_num(o, "length", (double)s->effective_length);
+    else
+        json_add_null(o, "length");
+}
+
+static void add_ordering_advice(struct json *root, const struct run_stats *s)
+{
+    struct json *o = json_add_object(root, "ordering_advice"), *arr;
+    struct json *rd = json_add_object(o, "rank_distribution");
+    size_t i;
+    int k;
+
+    if (s->n_rank_probs) {
+        json_add_str(rd, "kind", "file");
+        json_add_num(rd, "ranks", (double)s->n_rank_probs);
+    } else {
+        json_add_str(rd, "kind", "geometric");
+        json_add_num(rd, "p", s->geometric_p);
+    }
+    arr = json_add_array(o, "entries");
+    for (i = 0; i < s->n_advice; i++) {
+        const struct ordering_advice *a = &s->advice[i];
+        struct json *e = json_add_object(arr, NULL), *acc;
+        json_add_num(e, "length", (double)a->length);
+        json_add_num(e, "k", a->k);
+        json_add_num(e, "retrieved", a->retrieved);
+        acc = json_add_object(e, "accuracy");
+        /* schema 2 named the second-last policy by its long name; "ascending" was added */
+        for (k = 0; k < ORDER__COUNT; k++)
+            json_add_num(acc,
+                         k == ORDER_BEST_2ND_LAST ? "best-first-second-last"
+                                                  : ordering_name((enum ordering)k),
+                         a->accuracy[k]);
+    }
+}
+
 int summary_json_write_order(const struct run_info *run, const struct run_stats *s,
                              const struct axis_stats *axes, size_t n_axes,
                              const struct order_stats *os, const char *curve_run,
                              struct strbuf *out)
 {
-    cJSON *root = cJSON_CreateObject(), *o, *arr;
-    char *text;
+    struct json *root = json_new_object(), *arr;
     size_t i;
-    int k;
 
-    if (!root)
-        return -1;
-    cJSON_AddStringToObject(root, "schema", SUMMARY_JSON_SCHEMA);
-    cJSON_AddNumberToObject(root, "schema_version", SUMMARY_JSON_VERSION);
+    json_add_str(root, "schema", SUMMARY_JSON_SCHEMA);
+    json_add_num(root, "schema_version", SUMMARY_JSON_VERSION);
     if (run)
-        cJSON_AddItemToObject(root, "run", summary_json_run(run));
+        json_add(root, "run", summary_json_run(run));
     else
-        cJSON_AddNullToObject(root, "run");
-
-    o = cJSON_AddObjectToObject(root, "totals");
-    cJSON_AddNumberToObject(o, "trials", (double)s->n_trials);
-    cJSON_AddNumberToObject(o, "valid", (double)s->n_valid);
-    cJSON_AddNumberToObject(o, "correct", (double)s->n_correct);
-    if (s->n_valid)
-        cJSON_AddNumberToObject(o, "accuracy", (double)s->n_correct / (double)s->n_valid);
-    else
-        cJSON_AddNullToObject(o, "accuracy");
-    cJSON_AddNumberToObject(o, "coverage",
-                            s->n_trials ? (double)s->n_valid / (double)s->n_trials : 0.0);
-    cJSON_AddNumberToObject(o, "questions", (double)s->n_questions);
-    cJSON_AddNumberToObject(o, "repeats", s->n_repeats);
-    cJSON_AddItemToObject(o, "outcomes", outcomes_object(s->outcomes));
-    cJSON_AddNumberToObject(o, "cut", (double)s->n_cut);
-    cJSON_AddNumberToObject(o, "starved_reasoning_tokens", (double)s->starved_reasoning_tokens);
-
-    arr = cJSON_AddArrayToObject(root, "warnings");
-    {
-        struct strvec w = STRVEC_INIT;
-        stats_warnings(s, &w);
-        for (i = 0; i < w.nr; i++)
-            cJSON_AddItemToArray(arr, cJSON_CreateString(w.v[i]));
-        strvec_clear(&w);
-    }
-
-    o = cJSON_AddObjectToObject(root, "controls");
-    cJSON_AddItemToObject(o, "closed_book", control_object(&s->closed_book));
-    cJSON_AddItemToObject(o, "oracle", control_object(&s->oracle));
-    o = cJSON_AddObjectToObject(root, "question_set");
-    cJSON_AddStringToObject(o, "kind", s->exclude_known ? "excluding_known" : "all");
-    cJSON_AddNumberToObject(o, "questions", (double)s->n_questions);
-    if (s->closed_book.present)
-        cJSON_AddNumberToObject(o, "known", (double)s->n_known);
-    else
-        cJSON_AddNullToObject(o, "known");
-
-    o = cJSON_AddObjectToObject(root, "bootstrap");
-    cJSON_AddNumberToObject(o, "iterations", s->bootstrap_iters);
-    cJSON_AddNumberToObject(o, "seed", (double)s->seed);
-    cJSON_AddNumberToObject(o, "confidence", s->confidence);
-
-    o = cJSON_AddObjectToObject(root, "effective_length");
-    cJSON_AddStringToObject(o, "reference",
-                            s->effective_from_oracle ? "oracle" : "shortest_length_edge");
-    if (s->effective_defined) {
-        cJSON_AddNumberToObject(o, "reference_accuracy", s->effective_reference);
-        cJSON_AddNumberToObject(o, "threshold", s->effective_threshold);
-    } else {
-        cJSON_AddNullToObject(o, "reference_accuracy");
-        cJSON_AddNullToObject(o, "threshold");
-    }
-    if (s->effective_length > 0)
-        cJSON_AddNumberToObject(o, "length", (double)s->effective_length);
-    else
-        cJSON_AddNullToObject(o, "length");
-
-    arr = cJSON_AddArrayToObject(root, "lengths");
+        json_add_null(root, "run");
+    add_totals(root, s);
+    add_method(root, s);
+    arr = json_add_array(root, "lengths");
     for (i = 0; i < s->n_lengths; i++)
-        cJSON_AddItemToArray(arr, length_object(&s->lengths[i]));
-    arr = cJSON_AddArrayToObject(root, "cells");
+        add_length(arr, &s->lengths[i]);
+    arr = json_add_array(root, "cells");
     for (i = 0; i < s->n_cells; i++)
-        cJSON_AddItemToArray(arr, cell_object(&s->cells[i]));
-
-    cJSON_AddItemToObject(root, "axes", axes_array(axes, n_axes, !os));
-
-    o = cJSON_AddObjectToObject(root, "ordering_advice");
-    {
-        cJSON *rd = cJSON_AddObjectToObject(o, "rank_distribution");
-        if (s->n_rank_probs) {
-            cJSON_AddStringToObject(rd, "kind", "file");
-            cJSON_AddNumberToObject(rd, "ranks", (double)s->n_rank_probs);
-        } else {
-            cJSON_AddStringToObject(rd, "kind", "geometric");
-            cJSON_AddNumberToObject(rd, "p", s->geometric_p);
-        }
-    }
-    arr = cJSON_AddArrayToObject(o, "entries");
-    for (i = 0; i < s->n_advice; i++) {
-        const struct ordering_advice *a = &s->advice[i];
-        cJSON *e = cJSON_CreateObject(), *acc;
-        cJSON_AddNumberToObject(e, "length", (double)a->length);
-        cJSON_AddNumberToObject(e, "k", a->k);
-        cJSON_AddNumberToObject(e, "retrieved", a->retrieved);
-        acc = cJSON_AddObjectToObject(e, "accuracy");
-        /* schema 2 named the second-last policy by its long name; "ascending" was added */
-        for (k = 0; k < ORDER__COUNT; k++)
-            cJSON_AddNumberToObject(acc,
-                                    k == ORDER_BEST_2ND_LAST ? "best-first-second-last"
-                                                             : ordering_name((enum ordering)k),
-                                    a->accuracy[k]);
-        cJSON_AddItemToArray(arr, e);
-    }
+        add_cell(arr, &s->cells[i]);
+    add_axes(root, axes, n_axes, !os);
+    add_ordering_advice(root, s);
     if (os)
-        cJSON_AddItemToObject(root, "order", order_object(os, curve_run));
+        add_order(root, os, curve_run);
     if (s->cache.trials)
-        cJSON_AddItemToObject(root, "prompt_cache", cache_object(&s->cache));
+        add_cache(root, &s->cache);
 
-    text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        return -1;
-    strbuf_addstr(out, text);
+    json_print(out, root, 1);
     strbuf_addch(out, '\n');
-    cJSON_free(text);
+    json_free(root);
     return 0;
 }

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-struct cJSON;
+struct json;
 struct strbuf;
 struct run_info;
 struct run_stats;
@@ -26,8 +26,8 @@ struct run_stats;
  * Append the summary of `run` (metadata) and `stats` (stats_compute()) to
  * out as one pretty-printed JSON document ending in a newline, with "axes":
  * the named axes' statistics (stats_axes.h; an empty array without). run may be
- * NULL (the "run" object is then null). Returns 0, or -1 when the JSON could
- * not be built (out of memory in cJSON; nothing appended).
+ * NULL (the "run" object is then null). Returns 0 (out of memory stops
+ * dipmap, as xalloc.h).
  */
 struct axis_stats;
 int summary_json_write(const struct run_info *run, const struct run_stats *stats,
@@ -50,8 +50,8 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
  * trials_planned, trials_done, shard, tags (array), inputs {golden_sha256,
  * haystack_sha256, template_sha256, tokenizer_name, tokenizer_sha256},
  * settings (object; the stored text when it does not parse), dipmap_version,
- * dipmap_commit. The caller owns the result (cJSON_Delete).
+ * dipmap_commit. The caller owns the result (json_free(), or json_add() it to a tree).
  */
-struct cJSON *summary_json_run(const struct run_info *r);
+struct json *summary_json_run(const struct run_info *r);
 
 #endif
