@@ -8,7 +8,6 @@
  */
 #include "report.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 
 #include "compare.h"
 #include "escape.h"
+#include "json.h"
 #include "order_stats.h"
 #include "plot.h"
 #include "stats.h"
@@ -972,7 +972,8 @@ static void section_run(struct doc *d, const struct report_input *in)
     static const char *const set_head[] = {"setting", "value"};
     const struct run_info *r = in->run;
     struct strbuf sb = STRBUF_INIT;
-    cJSON *settings = NULL, *it;
+    struct json *settings = NULL;
+    const struct json *it;
 
     report_heading(d, 2, "Run", "run");
     report_table_begin(d, "ll", head);
@@ -1015,22 +1016,20 @@ static void section_run(struct doc *d, const struct report_input *in)
     if (in->hygiene_note)
         report_para(d, in->hygiene_note);
 
-    if (r->settings_json)
-        settings = cJSON_Parse(r->settings_json);
+    settings = json_parse_str(r->settings_json);
     report_heading(d, 3, "Settings", "settings");
     report_table_begin(d, "ll", set_head);
-    if (cJSON_IsObject(settings)) {
-        cJSON_ArrayForEach(it, settings)
-        {
-            char *v = cJSON_IsString(it) ? NULL : cJSON_PrintUnformatted(it);
-            kv_row(d, it->string, cJSON_IsString(it) ? it->valuestring : v);
+    if (json_kind(settings) == JSON_OBJECT) {
+        for (it = json_first(settings); it; it = json_next(it)) {
+            char *v = json_str(it) ? NULL : json_print_str(it, 0);
+            kv_row(d, json_key(it), json_str(it) ? json_str(it) : v);
             free(v);
         }
     } else {
         kv_row(d, "settings", r->settings_json);
     }
     report_table_end(d);
-    cJSON_Delete(settings);
+    json_free(settings);
     strbuf_release(&sb);
 }
 
