@@ -5,7 +5,6 @@
  */
 #include "report_doc.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "json.h"
 #include "plan.h"
 #include "plot.h"
 #include "run_identity.h"
@@ -95,25 +95,26 @@ int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned format
  */
 static void declared_axes(const char *settings, struct report_doc *d, const struct stats_options *o)
 {
-    cJSON *j = cJSON_Parse(settings ? settings : "{}");
-    const cJSON *ax = cJSON_GetObjectItemCaseSensitive(j, "axes"), *a;
+    struct json *j = json_parse_str(settings);
+    const struct json *a;
     struct plan_axis decl[16];
     const char *vals[16][32];
     size_t n = 0;
-    cJSON_ArrayForEach(a, ax)
-    {
-        const cJSON *v;
+    for (a = json_first(json_get(j, "axes")); a; a = json_next(a)) {
+        const struct json *v;
         size_t k = 0;
-        if (n >= 16 || !a->string || !cJSON_IsArray(a))
+        if (n >= 16 || !json_key(a) || json_kind(a) != JSON_ARRAY)
             continue;
-        cJSON_ArrayForEach(v, a) if (cJSON_IsString(v) && k < 32) vals[n][k++] = v->valuestring;
-        decl[n].name = a->string;
+        for (v = json_first(a); v; v = json_next(v))
+            if (json_str(v) && k < 32)
+                vals[n][k++] = json_str(v);
+        decl[n].name = json_key(a);
         decl[n].values = vals[n];
         decl[n].values_nr = k;
         n++;
     }
     stats_axes_compute(d->trials, d->ntrials, decl, n, o, &d->axes, &d->n_axes);
-    cJSON_Delete(j);
+    json_free(j);
 }
 
 /*
@@ -122,7 +123,7 @@ static void declared_axes(const char *settings, struct report_doc *d, const stru
  */
 static int curve_candidate(const struct run_info *me, const struct run_info *r)
 {
-    cJSON *o;
+    struct json *o;
     int depth;
     if (!strcmp(me->name, r->name) || r->status != RUN_COMPLETE || !r->model_requested ||
         !me->model_requested || strcmp(me->model_requested, r->model_requested) ||
@@ -130,9 +131,9 @@ static int curve_candidate(const struct run_info *me, const struct run_info *r)
         strcmp(me->template_sha256, r->template_sha256) || !r->tokenizer_name ||
         !me->tokenizer_name || strcmp(me->tokenizer_name, r->tokenizer_name))
         return 0;
-    o = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
-    depth = !cJSON_GetObjectItemCaseSensitive(o, "experiment");
-    cJSON_Delete(o);
+    o = json_parse_str(r->settings_json);
+    depth = !json_get(o, "experiment");
+    json_free(o);
     return depth;
 }
 
@@ -380,10 +381,10 @@ void report_doc_plots(struct report_doc *d, int plot_status)
 /* The golden-set path recorded in the run's settings ("dataset"), or NULL (caller frees). */
 static char *golden_path_of(const struct run_info *run)
 {
-    cJSON *o = run->settings_json ? cJSON_Parse(run->settings_json) : NULL;
-    cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "dataset");
-    char *ret = cJSON_IsString(g) && *g->valuestring ? xstrdup(g->valuestring) : NULL;
-    cJSON_Delete(o);
+    struct json *o = json_parse_str(run->settings_json);
+    const char *g = json_get_str(o, "dataset");
+    char *ret = g && *g ? xstrdup(g) : NULL;
+    json_free(o);
     return ret;
 }
 
