@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cJSON.h>
-
+#include "json.h"
 #include "run_identity.h"
 #include "secret.h"
 #include "store-int.h"
@@ -62,26 +61,22 @@ void run_info_list_free(struct run_info *v, size_t nr)
 }
 
 /* Walk a JSON value: refuse secret-looking keys and values. */
-static int check_json(cJSON *node, const char *path, struct strbuf *why)
+static int check_json(const struct json *node, const char *path, struct strbuf *why)
 {
-    cJSON *c;
-    if (cJSON_IsString(node) && node->valuestring && secret_value(node->valuestring)) {
+    const struct json *c;
+    if (json_str(node) && secret_value(json_str(node))) {
         strbuf_addf(why, "the value of \"%s\" looks like a credential", path);
         return -1;
     }
-    if (cJSON_IsObject(node)) {
-        for (c = node->child; c; c = c->next) {
-            if (c->string && secret_name(c->string, strlen(c->string))) {
-                strbuf_addf(why, "setting \"%s\" looks like a credential", c->string);
-                return -1;
-            }
-            if (check_json(c, c->string ? c->string : path, why))
-                return -1;
+    /* an object's members have keys, an array's elements none (they keep the path) */
+    for (c = json_first(node); c; c = json_next(c)) {
+        const char *key = json_key(c);
+        if (key && secret_name(key, strlen(key))) {
+            strbuf_addf(why, "setting \"%s\" looks like a credential", key);
+            return -1;
         }
-    } else if (cJSON_IsArray(node)) {
-        for (c = node->child; c; c = c->next)
-            if (check_json(c, path, why))
-                return -1;
+        if (check_json(c, key ? key : path, why))
+            return -1;
     }
     return 0;
 }
@@ -89,14 +84,14 @@ static int check_json(cJSON *node, const char *path, struct strbuf *why)
 /* Canonical settings JSON (malloc'd) in *out, or -1 after error(). */
 static int canonical_settings(const char *run, const char *json, char **out)
 {
-    cJSON *root;
+    struct json *root;
     struct strbuf why = STRBUF_INIT;
     *out = NULL;
     if (!json)
         return 0;
-    root = cJSON_Parse(json);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
+    root = json_parse_str(json);
+    if (json_kind(root) != JSON_OBJECT) {
+        json_free(root);
         return error("run '%s': settings must be a JSON object", run);
     }
     if (check_json(root, "settings", &why)) {
@@ -104,11 +99,11 @@ static int canonical_settings(const char *run, const char *json, char **out)
               "headers are never stored)",
               run, why.buf);
         strbuf_release(&why);
-        cJSON_Delete(root);
+        json_free(root);
         return -1;
     }
     strbuf_release(&why);
-    cJSON_Delete(root);
+    json_free(root);
     *out = run_identity_canonical_json(json);
     if (!*out)
         return error("run '%s': cannot serialise the settings", run);
