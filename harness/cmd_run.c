@@ -5,7 +5,6 @@
  * maps how the run ended to the run's status and the exit code.
  */
 #define _GNU_SOURCE
-#include <cJSON.h>
 #include <errno.h>
 #include <pthread.h>
 #include <limits.h>
@@ -24,6 +23,7 @@
 #include "client.h"
 #include "config.h"
 #include "dataset.h"
+#include "json.h"
 #include "num.h"
 #include "opt.h"
 #include "order.h"
@@ -91,8 +91,8 @@ static char *identity_settings(const struct run_opts *o, const struct plan_spec 
                                const char *scorer, const char *extra_body, long overhead,
                                const char *special)
 {
-    cJSON *root = cJSON_CreateObject(), *arr;
-    char *text, *ret;
+    struct json *root = json_new_object(), *arr, *given;
+    char *ret;
     size_t i, j;
     const long *lengths = spec->lengths;
     const int *depths = spec->depths_bp;
@@ -101,7 +101,7 @@ static char *identity_settings(const struct run_opts *o, const struct plan_spec 
     /* Keys in sorted order: the store keeps settings canonical and compares them as text. */
     if (spec->axes_nr) {
         /* named axes, only when given (runs without them keep their identity); sorted names */
-        cJSON *ax = cJSON_AddObjectToObject(root, "axes");
+        struct json *ax = json_add_object(root, "axes");
         const struct plan_axis *sorted[RUN_AXES_MAX];
         size_t n = spec->axes_nr < RUN_AXES_MAX ? spec->axes_nr : RUN_AXES_MAX;
         for (i = 0; i < n; i++) {
@@ -113,85 +113,81 @@ static char *identity_settings(const struct run_opts *o, const struct plan_spec 
             }
         }
         for (i = 0; i < n; i++) {
-            arr = cJSON_AddArrayToObject(ax, sorted[i]->name);
+            arr = json_add_array(ax, sorted[i]->name);
             for (j = 0; j < sorted[i]->values_nr; j++)
-                cJSON_AddItemToArray(arr, cJSON_CreateString(sorted[i]->values[j]));
+                json_add_str(arr, NULL, sorted[i]->values[j]);
         }
     }
-    cJSON_AddBoolToObject(root, "completions", o->completions);
-    arr = cJSON_AddArrayToObject(root, "depths_bp");
+    json_add_bool(root, "completions", o->completions);
+    arr = json_add_array(root, "depths_bp");
     for (i = 0; i < nd; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(depths[i]));
+        json_add_num(arr, NULL, depths[i]);
     /* added only when given, so runs made before these options keep their identity */
     /* the order experiment's policies, k, grouping, budget and rank distribution */
-    if (o->experiment_json)
-        cJSON_AddItemToObject(root, "experiment", cJSON_Parse(o->experiment_json));
-    if (extra_body)
-        cJSON_AddItemToObject(root, "extra-body", cJSON_Parse(extra_body));
-    arr = cJSON_AddArrayToObject(root, "lengths");
+    /* both are JSON we checked (order_settings(), client_extra_body_check()) */
+    if ((given = json_parse_str(o->experiment_json)))
+        json_add(root, "experiment", given);
+    if ((given = json_parse_str(extra_body)))
+        json_add(root, "extra-body", given);
+    arr = json_add_array(root, "lengths");
     for (i = 0; i < nl; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lengths[i]));
-    cJSON_AddNumberToObject(root, "max-tokens", (double)o->max_tokens);
-    cJSON_AddStringToObject(root, "max-tokens-field", o->max_tokens_field);
+        json_add_num(arr, NULL, (double)lengths[i]);
+    json_add_num(root, "max-tokens", (double)o->max_tokens);
+    json_add_str(root, "max-tokens-field", o->max_tokens_field);
     if (o->reasoning_effort)
-        cJSON_AddStringToObject(root, "reasoning-effort", o->reasoning_effort);
+        json_add_str(root, "reasoning-effort", o->reasoning_effort);
     if (o->reasoning_tags)
-        cJSON_AddStringToObject(root, "reasoning-tags", o->reasoning_tags);
+        json_add_str(root, "reasoning-tags", o->reasoning_tags);
     if (o->controls)
-        cJSON_AddStringToObject(root, "controls", o->controls);
-    cJSON_AddNumberToObject(root, "repeats", (double)o->repeats);
-    cJSON_AddStringToObject(root, "scorer", scorer);
-    cJSON_AddNumberToObject(root, "seed", (double)o->seed);
+        json_add_str(root, "controls", o->controls);
+    json_add_num(root, "repeats", (double)o->repeats);
+    json_add_str(root, "scorer", scorer);
+    json_add_num(root, "seed", (double)o->seed);
     /* how special-token text in prompts was counted: parse, plain, or server */
-    cJSON_AddStringToObject(root, "special", special);
-    cJSON_AddNumberToObject(root, "temperature", o->temperature);
+    json_add_str(root, "special", special);
+    json_add_num(root, "temperature", o->temperature);
     /* what prompts are built against (content + overhead = length); absent when 0 */
     if (overhead > 0)
-        cJSON_AddNumberToObject(root, "template-overhead", (double)overhead);
-    cJSON_AddNumberToObject(root, "top-p", o->top_p);
-    text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!text)
-        BUG("cJSON_PrintUnformatted failed");
-    ret = xstrdup(text);
-    cJSON_free(text);
+        json_add_num(root, "template-overhead", (double)overhead);
+    json_add_num(root, "top-p", o->top_p);
+    ret = json_print_str(root, 0);
+    json_free(root);
     return ret;
 }
 
 /* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
 static long settings_overhead(const char *json)
 {
-    cJSON *j = cJSON_Parse(json ? json : "{}");
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "template-overhead");
-    long n = cJSON_IsNumber(v) && v->valuedouble > 0 ? (long)v->valuedouble : 0;
-    cJSON_Delete(j);
+    struct json *j = json_parse_str(json);
+    double v = json_num(json_get(j, "template-overhead"), 0);
+    long n = v > 0 ? (long)v : 0;
+    json_free(j);
     return n;
 }
 
 /* Name the first setting that differs between two identity JSON objects. */
 static void describe_settings_diff(const char *a, const char *b, struct strbuf *out)
 {
-    cJSON *ja = cJSON_Parse(a ? a : "{}"), *jb = cJSON_Parse(b ? b : "{}");
-    const cJSON *it;
+    struct json *ja = json_parse_str(a ? a : "{}"), *jb = json_parse_str(b ? b : "{}");
+    const struct json *it;
     if (ja && jb) {
-        cJSON_ArrayForEach(it, ja)
-        {
-            const cJSON *other = cJSON_GetObjectItemCaseSensitive(jb, it->string);
-            if (!other || !cJSON_Compare(it, other, 1)) {
-                char *va = cJSON_PrintUnformatted(it);
-                char *vb = other ? cJSON_PrintUnformatted(other) : NULL;
-                strbuf_addf(out, "setting \"%s\" was %s, now %s", it->string, va ? va : "?",
+        for (it = json_first(ja); it; it = json_next(it)) {
+            const struct json *other = json_get(jb, json_key(it));
+            if (!other || !json_equal(it, other)) {
+                char *va = json_print_str(it, 0);
+                char *vb = other ? json_print_str(other, 0) : NULL;
+                strbuf_addf(out, "setting \"%s\" was %s, now %s", json_key(it), va,
                             vb ? vb : "unset");
-                cJSON_free(va);
-                cJSON_free(vb);
+                free(va);
+                free(vb);
                 break;
             }
         }
     }
     if (!out->len)
         strbuf_addstr(out, "settings differ");
-    cJSON_Delete(ja);
-    cJSON_Delete(jb);
+    json_free(ja);
+    json_free(jb);
 }
 
 /* --shard auto: Kubernetes indexed Job, Slurm array, GitLab parallel (0-based index out). */
@@ -1019,8 +1015,7 @@ static int check_settings(struct run_opts *o)
 static int validate_order(struct run_ctx *c)
 {
     struct order_setup *x = &c->ord;
-    cJSON *j, *arr;
-    char *text;
+    struct json *j, *arr;
     size_t i;
 
     if (strcmp(c->o.experiment, "depth") && strcmp(c->o.experiment, "order")) {
@@ -1059,29 +1054,25 @@ static int validate_order(struct run_ctx *c)
     c->depths[0] = 0;
     c->nd = 1;
     /* the identity: what the axes do not say (budget, rank distribution) */
-    j = cJSON_CreateObject();
-    cJSON_AddNumberToObject(j, "budget", (double)c->o.budget);
-    cJSON_AddBoolToObject(j, "group-by-doc", c->o.group_by_doc);
-    arr = cJSON_AddArrayToObject(j, "k");
+    j = json_new_object();
+    json_add_num(j, "budget", (double)c->o.budget);
+    json_add_bool(j, "group-by-doc", c->o.group_by_doc);
+    arr = json_add_array(j, "k");
     for (i = 0; i < x->nk; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(x->k[i]));
-    cJSON_AddStringToObject(j, "name", "order");
-    arr = cJSON_AddArrayToObject(j, "policies");
+        json_add_num(arr, NULL, x->k[i]);
+    json_add_str(j, "name", "order");
+    arr = json_add_array(j, "policies");
     for (i = 0; i < x->npolicies; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(ordering_name(x->policies[i])));
+        json_add_str(arr, NULL, ordering_name(x->policies[i]));
     if (x->rank_probs) {
-        arr = cJSON_AddArrayToObject(j, "rank-dist");
+        arr = json_add_array(j, "rank-dist");
         for (i = 0; i < x->n_rank_probs; i++)
-            cJSON_AddItemToArray(arr, cJSON_CreateNumber(x->rank_probs[i]));
+            json_add_num(arr, NULL, x->rank_probs[i]);
     } else {
-        cJSON_AddNumberToObject(j, "rank-p", x->rank_p);
+        json_add_num(j, "rank-p", x->rank_p);
     }
-    text = cJSON_PrintUnformatted(j);
-    cJSON_Delete(j);
-    if (!text)
-        BUG("cJSON_PrintUnformatted failed");
-    c->o.experiment_json = xstrdup(text);
-    cJSON_free(text);
+    c->o.experiment_json = json_print_str(j, 0);
+    json_free(j);
     return 0;
 }
 
