@@ -6,7 +6,6 @@
  */
 #include "report.h"
 
-#include <cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "axes.h"
 #include "compare.h"
 #include "escape.h"
+#include "json.h"
 #include "plot.h"
 #include "stats.h"
 #include "store.h"
@@ -796,119 +796,120 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
 
 /* ---- JSON ---- */
 
-static cJSON *run_json(const struct run_info *ri)
+/* key: {"name", "model"}, or null without the run */
+static void add_run(struct json *root, const char *key, const struct run_info *ri)
 {
-    cJSON *o;
-    if (!ri)
-        return cJSON_CreateNull();
-    o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "name", ri->name ? cJSON_CreateString(ri->name) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "model",
-                          run_model(ri) ? cJSON_CreateString(run_model(ri)) : cJSON_CreateNull());
-    return o;
+    struct json *o;
+    if (!ri) {
+        json_add_null(root, key);
+        return;
+    }
+    o = json_add_object(root, key);
+    json_add_str(o, "name", ri->name);
+    json_add_str(o, "model", run_model(ri));
+}
+
+/* "axes": {"k": "10", "policy": "source"} from the test's axes; null for a length or overall */
+static void add_test_axes(struct json *x, const char *axes)
+{
+    struct json *ax;
+    const char *a = axes;
+    if (!axes) {
+        json_add_null(x, "axes");
+        return;
+    }
+    ax = json_add_object(x, "axes");
+    while (*a) {
+        const char *eq = strchr(a, '='), *end = strchr(a, ';');
+        struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
+        if (!eq)
+            break;
+        if (!end)
+            end = a + strlen(a);
+        strbuf_add(&k, a, (size_t)(eq - a));
+        strbuf_add(&val, eq + 1, (size_t)(end - eq - 1));
+        json_add_str(ax, k.buf, val.buf);
+        strbuf_release(&k);
+        strbuf_release(&val);
+        a = *end ? end + 1 : end;
+    }
+}
+
+static void add_test(struct json *arr, const struct compare_test *t, int has_axes)
+{
+    struct json *x = json_add_object(arr, NULL);
+    json_add_str(x, "scope",
+                 t->scope == COMPARE_CELL     ? "cell"
+                 : t->scope == COMPARE_LENGTH ? "length"
+                 : t->scope == COMPARE_AXIS   ? "axis"
+                                              : "overall");
+    if (t->scope == COMPARE_OVERALL || t->scope == COMPARE_AXIS)
+        json_add_null(x, "length");
+    else
+        json_add_num(x, "length", (double)t->length);
+    if (t->scope == COMPARE_CELL)
+        json_add_num(x, "depth", t->depth_bp / (double)DEPTH_BP_MAX);
+    else
+        json_add_null(x, "depth");
+    if (has_axes)
+        add_test_axes(x, t->axes);
+    json_add_num(x, "keys", (double)t->n_keys);
+    json_add_num(x, "pairs", (double)t->n_pairs);
+    json_add_num(x, "questions", (double)t->n_questions);
+    json_add_num(x, "coverage", t->coverage);
+    json_add_num(x, "both_correct", (double)t->both_correct);
+    json_add_num(x, "lost", (double)t->base_only);
+    json_add_num(x, "gained", (double)t->cand_only);
+    json_add_num(x, "both_wrong", (double)t->both_wrong);
+    json_add_num(x, "accuracy_baseline", t->acc_base);
+    json_add_num(x, "accuracy_candidate", t->acc_cand);
+    json_add_num(x, "drop", t->drop);
+    json_add_num(x, "p_drop", t->p_drop);
+    json_add_num(x, "p_gain", t->p_gain);
+    json_add_num(x, "p_drop_holm", t->p_drop_adj);
+    json_add_num(x, "p_gain_holm", t->p_gain_adj);
+    json_add_str(x, "status", compare_status_name(t->status));
 }
 
 void report_compare_json(struct strbuf *out, const struct compare_result *r,
                          const struct compare_meta *m)
 {
-    cJSON *root = cJSON_CreateObject(), *o, *arr;
-    char *text;
+    struct json *root = json_new_object(), *o, *arr;
+    struct strvec w = STRVEC_INIT;
     size_t i;
-    cJSON_AddStringToObject(root, "schema", "dipmap.compare/1");
-    cJSON_AddStringToObject(root, "verdict", compare_verdict_name(r->verdict));
-    cJSON_AddItemToObject(root, "baseline", run_json(m ? m->baseline : NULL));
-    cJSON_AddItemToObject(root, "candidate", run_json(m ? m->candidate : NULL));
-    o = cJSON_AddObjectToObject(root, "options");
-    cJSON_AddNumberToObject(o, "alpha", r->opt.alpha);
-    cJSON_AddNumberToObject(o, "tolerance", r->opt.tolerance);
-    cJSON_AddNumberToObject(o, "min_pairs", (double)r->opt.min_pairs);
-    cJSON_AddNumberToObject(o, "min_coverage", r->opt.min_coverage);
-    cJSON_AddItemToObject(root, "inputs_note",
-                          m && m->inputs_note ? cJSON_CreateString(m->inputs_note)
-                                              : cJSON_CreateNull());
-    cJSON_AddNumberToObject(root, "regressions", (double)r->n_regressions);
-    cJSON_AddNumberToObject(root, "improvements", (double)r->n_improvements);
-    cJSON_AddNumberToObject(root, "not_enough_data", (double)r->n_no_data);
-    cJSON_AddNumberToObject(root, "holm_family_size", (double)r->n_family);
-    cJSON_AddNumberToObject(root, "baseline_only_keys", (double)r->baseline_only_keys);
-    cJSON_AddNumberToObject(root, "candidate_only_keys", (double)r->candidate_only_keys);
-    cJSON_AddNumberToObject(root, "questions", (double)r->n_questions);
-    cJSON_AddBoolToObject(root, "exclude_known", r->opt.exclude_known);
-    cJSON_AddNumberToObject(root, "known_questions", (double)r->n_known);
-    arr = cJSON_AddArrayToObject(root, "reasons");
+    json_add_str(root, "schema", "dipmap.compare/1");
+    json_add_str(root, "verdict", compare_verdict_name(r->verdict));
+    add_run(root, "baseline", m ? m->baseline : NULL);
+    add_run(root, "candidate", m ? m->candidate : NULL);
+    o = json_add_object(root, "options");
+    json_add_num(o, "alpha", r->opt.alpha);
+    json_add_num(o, "tolerance", r->opt.tolerance);
+    json_add_num(o, "min_pairs", (double)r->opt.min_pairs);
+    json_add_num(o, "min_coverage", r->opt.min_coverage);
+    json_add_str(root, "inputs_note", m ? m->inputs_note : NULL);
+    json_add_num(root, "regressions", (double)r->n_regressions);
+    json_add_num(root, "improvements", (double)r->n_improvements);
+    json_add_num(root, "not_enough_data", (double)r->n_no_data);
+    json_add_num(root, "holm_family_size", (double)r->n_family);
+    json_add_num(root, "baseline_only_keys", (double)r->baseline_only_keys);
+    json_add_num(root, "candidate_only_keys", (double)r->candidate_only_keys);
+    json_add_num(root, "questions", (double)r->n_questions);
+    json_add_bool(root, "exclude_known", r->opt.exclude_known);
+    json_add_num(root, "known_questions", (double)r->n_known);
+    arr = json_add_array(root, "reasons");
     for (i = 0; i < r->n_reasons; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(r->reasons[i]));
-    arr = cJSON_AddArrayToObject(root, "warnings");
-    {
-        struct strvec w = STRVEC_INIT;
-        compare_warnings(r, &w);
-        for (i = 0; i < w.nr; i++)
-            cJSON_AddItemToArray(arr, cJSON_CreateString(w.v[i]));
-        strvec_clear(&w);
-    }
-    arr = cJSON_AddArrayToObject(root, "tests");
-    for (i = 0; i < r->n_tests; i++) {
-        const struct compare_test *t = &r->tests[i];
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "scope",
-                                t->scope == COMPARE_CELL     ? "cell"
-                                : t->scope == COMPARE_LENGTH ? "length"
-                                : t->scope == COMPARE_AXIS   ? "axis"
-                                                             : "overall");
-        if (t->scope == COMPARE_OVERALL || t->scope == COMPARE_AXIS)
-            cJSON_AddNullToObject(x, "length");
-        else
-            cJSON_AddNumberToObject(x, "length", (double)t->length);
-        if (t->scope == COMPARE_CELL)
-            cJSON_AddNumberToObject(x, "depth", t->depth_bp / (double)DEPTH_BP_MAX);
-        else
-            cJSON_AddNullToObject(x, "depth");
-        if (r->has_axes) {
-            /* {"k": "10", "policy": "source"}; null for a length or the overall test */
-            cJSON *ax = t->axes ? cJSON_AddObjectToObject(x, "axes") : NULL;
-            const char *a = t->axes;
-            if (!t->axes)
-                cJSON_AddNullToObject(x, "axes");
-            while (a && *a) {
-                const char *eq = strchr(a, '='), *end = strchr(a, ';');
-                struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
-                if (!eq)
-                    break;
-                if (!end)
-                    end = a + strlen(a);
-                strbuf_add(&k, a, (size_t)(eq - a));
-                strbuf_add(&val, eq + 1, (size_t)(end - eq - 1));
-                cJSON_AddStringToObject(ax, k.buf, val.buf);
-                strbuf_release(&k);
-                strbuf_release(&val);
-                a = *end ? end + 1 : end;
-            }
-        }
-        cJSON_AddNumberToObject(x, "keys", (double)t->n_keys);
-        cJSON_AddNumberToObject(x, "pairs", (double)t->n_pairs);
-        cJSON_AddNumberToObject(x, "questions", (double)t->n_questions);
-        cJSON_AddNumberToObject(x, "coverage", t->coverage);
-        cJSON_AddNumberToObject(x, "both_correct", (double)t->both_correct);
-        cJSON_AddNumberToObject(x, "lost", (double)t->base_only);
-        cJSON_AddNumberToObject(x, "gained", (double)t->cand_only);
-        cJSON_AddNumberToObject(x, "both_wrong", (double)t->both_wrong);
-        cJSON_AddNumberToObject(x, "accuracy_baseline", t->acc_base);
-        cJSON_AddNumberToObject(x, "accuracy_candidate", t->acc_cand);
-        cJSON_AddNumberToObject(x, "drop", t->drop);
-        cJSON_AddNumberToObject(x, "p_drop", t->p_drop);
-        cJSON_AddNumberToObject(x, "p_gain", t->p_gain);
-        cJSON_AddNumberToObject(x, "p_drop_holm", t->p_drop_adj);
-        cJSON_AddNumberToObject(x, "p_gain_holm", t->p_gain_adj);
-        cJSON_AddStringToObject(x, "status", compare_status_name(t->status));
-        cJSON_AddItemToArray(arr, x);
-    }
-    text = cJSON_Print(root);
-    if (text) {
-        strbuf_addstr(out, text);
-        strbuf_addch(out, '\n');
-        cJSON_free(text);
-    }
-    cJSON_Delete(root);
+        json_add_str(arr, NULL, r->reasons[i]);
+    arr = json_add_array(root, "warnings");
+    compare_warnings(r, &w);
+    for (i = 0; i < w.nr; i++)
+        json_add_str(arr, NULL, w.v[i]);
+    strvec_clear(&w);
+    arr = json_add_array(root, "tests");
+    for (i = 0; i < r->n_tests; i++)
+        add_test(arr, &r->tests[i], r->has_axes);
+    json_print(out, root, 1);
+    strbuf_addch(out, '\n');
+    json_free(root);
 }
 
 /* ---- GitHub annotations ---- */
