@@ -474,45 +474,60 @@ static const char md_head[] = "| test | pairs | baseline | candidate | change | 
                               "p (Holm) | status |\n"
                               "|---|---:|---:|---:|---:|---:|---:|---|\n";
 
-/* Append text unless it would pass the limit; returns 0 when appended. */
-static int md_add(struct strbuf *out, const struct strbuf *piece, size_t limit)
+/*
+ * The summary being written: a table row or section that would pass the size
+ * limit (0: none) is counted in omitted instead, and named in the closing note.
+ */
+struct md {
+    struct strbuf *out;
+    struct strbuf piece;
+    size_t limit;
+    size_t omitted;
+};
+
+/* Append md->piece unless it would pass the limit. */
+static void md_put(struct md *md)
 {
-    if (limit && out->len + piece->len > limit)
-        return -1;
-    strbuf_add(out, piece->buf, piece->len);
-    return 0;
+    if (md->limit && md->out->len + md->piece.len > md->limit) {
+        md->omitted++;
+        return;
+    }
+    strbuf_add(md->out, md->piece.buf, md->piece.len);
 }
 
-void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
-                             const struct compare_meta *m, size_t max_bytes)
+static void md_put_row(struct md *md, const struct compare_test *t)
 {
-    struct strbuf piece = STRBUF_INIT;
-    const struct compare_test *const *v;
-    const struct compare_test *overall = r->n_tests ? &r->tests[r->n_tests - 1] : NULL;
-    size_t n, i, shown, omitted = 0, start = out->len;
-    /* room kept for the closing note */
-    size_t limit = max_bytes ? start + (max_bytes > 512 ? max_bytes - 512 : max_bytes / 2) : 0;
+    strbuf_reset(&md->piece);
+    md_row(&md->piece, t);
+    md_put(md);
+}
+
+/* "**run** (model)" */
+static void md_run(struct strbuf *out, const struct run_info *ri)
+{
+    strbuf_addstr(out, "**");
+    escape_md(out, run_name(ri));
+    strbuf_addstr(out, "**");
+    if (run_model(ri)) {
+        strbuf_addstr(out, " (");
+        escape_md(out, run_model(ri));
+        strbuf_addstr(out, ")");
+    }
+}
+
+/* The verdict, the two runs, the counts and what a regression (and a cell) is. */
+static void md_summary(struct strbuf *out, const struct compare_result *r,
+                       const struct compare_meta *m, const struct compare_test *overall)
+{
     const char *mark = r->verdict == VERDICT_PASS   ? "\xe2\x9c\x85"
                        : r->verdict == VERDICT_FAIL ? "\xe2\x9d\x8c"
                                                     : "\xe2\x9a\xa0\xef\xb8\x8f";
 
     strbuf_addf(out, "## dipmap compare: %s %s\n\n", compare_verdict_name(r->verdict), mark);
-    strbuf_addstr(out, "Baseline **");
-    escape_md(out, run_name(m ? m->baseline : NULL));
-    strbuf_addstr(out, "**");
-    if (m && run_model(m->baseline)) {
-        strbuf_addstr(out, " (");
-        escape_md(out, run_model(m->baseline));
-        strbuf_addstr(out, ")");
-    }
-    strbuf_addstr(out, " vs candidate **");
-    escape_md(out, run_name(m ? m->candidate : NULL));
-    strbuf_addstr(out, "**");
-    if (m && run_model(m->candidate)) {
-        strbuf_addstr(out, " (");
-        escape_md(out, run_model(m->candidate));
-        strbuf_addstr(out, ")");
-    }
+    strbuf_addstr(out, "Baseline ");
+    md_run(out, m ? m->baseline : NULL);
+    strbuf_addstr(out, " vs candidate ");
+    md_run(out, m ? m->candidate : NULL);
     strbuf_addstr(out, ".\n\n");
     if (overall)
         strbuf_addf(out,
@@ -532,11 +547,24 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
                                  "are the same for every trial).\n\n"
                                : "A cell is (length, depth, axes): each combination of the named "
                                  "axes is tested on its own.\n\n");
-    if (m && m->inputs_note) {
-        strbuf_addstr(out, "> **Warning:** ");
-        escape_md(out, m->inputs_note);
-        strbuf_addstr(out, "\n\n");
-    }
+}
+
+static void md_warning(struct strbuf *out, const char *text)
+{
+    strbuf_addstr(out, "> **Warning:** ");
+    escape_md(out, text);
+    strbuf_addstr(out, "\n\n");
+}
+
+/* What the reader must know before the tables: input notes, question set, warnings, reasons. */
+static void md_notes(struct strbuf *out, const struct compare_result *r,
+                     const struct compare_meta *m)
+{
+    struct strvec w = STRVEC_INIT;
+    size_t i;
+
+    if (m && m->inputs_note)
+        md_warning(out, m->inputs_note);
     if (r->opt.exclude_known)
         strbuf_addf(out,
                     "Question set: %lu questions; the %lu answered correctly closed-book in "
@@ -547,16 +575,10 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
                     "Question set: all %lu questions (%lu answered correctly closed-book; "
                     "--exclude-known leaves them out).\n\n",
                     (unsigned long)r->n_questions, (unsigned long)r->n_known);
-    {
-        struct strvec w = STRVEC_INIT;
-        compare_warnings(r, &w);
-        for (i = 0; i < w.nr; i++) {
-            strbuf_addstr(out, "> **Warning:** ");
-            escape_md(out, w.v[i]);
-            strbuf_addstr(out, "\n\n");
-        }
-        strvec_clear(&w);
-    }
+    compare_warnings(r, &w);
+    for (i = 0; i < w.nr; i++)
+        md_warning(out, w.v[i]);
+    strvec_clear(&w);
     if (r->n_reasons) {
         strbuf_addstr(out, "### Inconclusive because\n\n");
         for (i = 0; i < r->n_reasons; i++) {
@@ -566,100 +588,98 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
         }
         strbuf_addch(out, '\n');
     }
+}
 
-    /* regressions and improvements: cells and lengths, worst first */
-    for (int pass = 0; pass < 2; pass++) {
+/* Regressions, then improvements: lengths, axis values, cells, each worst (best) first. */
+static void md_changes(struct md *md, const struct compare_result *r)
+{
+    static const enum compare_scope order[] = {COMPARE_LENGTH, COMPARE_AXIS, COMPARE_CELL};
+    const struct compare_test *const *v;
+    size_t o, i, n;
+    int pass;
+
+    for (pass = 0; pass < 2; pass++) {
         enum compare_status want = pass ? CMP_IMPROVEMENT : CMP_REGRESSION;
         long count = pass ? r->n_improvements : r->n_regressions;
         if (!count)
             continue;
-        strbuf_addf(out, "### %s\n\n%s", pass ? "Improvements" : "Regressions", md_head);
-        static const enum compare_scope order[] = {COMPARE_LENGTH, COMPARE_AXIS, COMPARE_CELL};
-        for (size_t o = 0; o < sizeof(order) / sizeof(*order); o++) {
+        strbuf_addf(md->out, "### %s\n\n%s", pass ? "Improvements" : "Regressions", md_head);
+        for (o = 0; o < sizeof(order) / sizeof(*order); o++) {
             v = tests_by_drop(r, order[o], &n);
             for (i = 0; i < n; i++) {
                 size_t idx = pass ? n - 1 - i : i;
-                if (v[idx]->status != want)
-                    continue;
-                strbuf_reset(&piece);
-                md_row(&piece, v[idx]);
-                if (md_add(out, &piece, limit))
-                    omitted++;
+                if (v[idx]->status == want)
+                    md_put_row(md, v[idx]);
             }
             free((void *)v);
         }
-        strbuf_addch(out, '\n');
+        strbuf_addch(md->out, '\n');
     }
+}
 
-    /* the change by depth and length */
-    strbuf_reset(&piece);
-    report_compare_heatmap_md(&piece, r);
-    if (piece.len && md_add(out, &piece, limit))
-        omitted++;
+/* Every test of one scope in the result's order, under a heading; then the overall row if given. */
+static void md_scope_table(struct md *md, const struct compare_result *r, enum compare_scope scope,
+                           const char *heading, const struct compare_test *overall)
+{
+    size_t i, n = 0;
+    for (i = 0; i < r->n_tests; i++)
+        n += r->tests[i].scope == scope;
+    if (!n)
+        return;
+    strbuf_addf(md->out, "### %s\n\n%s", heading, md_head);
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].scope == scope)
+            md_put_row(md, &r->tests[i]);
+    if (overall)
+        md_put_row(md, overall);
+    strbuf_addch(md->out, '\n');
+}
 
-    /* per length */
-    v = tests_by_drop(r, COMPARE_LENGTH, &n);
+static void md_worst_cells(struct md *md, const struct compare_result *r)
+{
+    size_t i, n;
+    const struct compare_test *const *v = tests_by_drop(r, COMPARE_CELL, &n);
     if (n) {
-        strbuf_addf(out, "### Per length\n\n%s", md_head);
-        for (i = 0; i < r->n_tests; i++) {
-            if (r->tests[i].scope != COMPARE_LENGTH)
-                continue;
-            strbuf_reset(&piece);
-            md_row(&piece, &r->tests[i]);
-            if (md_add(out, &piece, limit))
-                omitted++;
-        }
-        if (overall) {
-            strbuf_reset(&piece);
-            md_row(&piece, overall);
-            if (md_add(out, &piece, limit))
-                omitted++;
-        }
-        strbuf_addch(out, '\n');
-    }
-    free((void *)v);
-
-    /* per axis value */
-    v = tests_by_drop(r, COMPARE_AXIS, &n);
-    if (n) {
-        strbuf_addf(out, "### Per axis value (pooled)\n\n%s", md_head);
-        for (i = 0; i < r->n_tests; i++) {
-            if (r->tests[i].scope != COMPARE_AXIS)
-                continue;
-            strbuf_reset(&piece);
-            md_row(&piece, &r->tests[i]);
-            if (md_add(out, &piece, limit))
-                omitted++;
-        }
-        strbuf_addch(out, '\n');
-    }
-    free((void *)v);
-
-    /* worst cells */
-    v = tests_by_drop(r, COMPARE_CELL, &n);
-    if (n) {
-        strbuf_addf(out, "### Cells, largest drop first (top %d of %lu)\n\n%s",
+        strbuf_addf(md->out, "### Cells, largest drop first (top %d of %lu)\n\n%s",
                     n < MD_TOP_CELLS ? (int)n : MD_TOP_CELLS, (unsigned long)n, md_head);
-        for (i = 0, shown = 0; i < n && shown < MD_TOP_CELLS; i++, shown++) {
-            strbuf_reset(&piece);
-            md_row(&piece, v[i]);
-            if (md_add(out, &piece, limit))
-                omitted++;
-        }
-        strbuf_addch(out, '\n');
+        for (i = 0; i < n && i < MD_TOP_CELLS; i++)
+            md_put_row(md, v[i]);
+        strbuf_addch(md->out, '\n');
     }
     free((void *)v);
+}
+
+void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
+                             const struct compare_meta *m, size_t max_bytes)
+{
+    const struct compare_test *overall = r->n_tests ? &r->tests[r->n_tests - 1] : NULL;
+    /* room kept for the closing note */
+    struct md md = {out, STRBUF_INIT,
+                    max_bytes ? out->len + (max_bytes > 512 ? max_bytes - 512 : max_bytes / 2) : 0,
+                    0};
+
+    md_summary(out, r, m, overall);
+    md_notes(out, r, m);
+    md_changes(&md, r);
+    /* the change by depth and length */
+    strbuf_reset(&md.piece);
+    report_compare_heatmap_md(&md.piece, r);
+    if (md.piece.len)
+        md_put(&md);
+    md_scope_table(&md, r, COMPARE_LENGTH, "Per length", overall);
+    md_scope_table(&md, r, COMPARE_AXIS, "Per axis value (pooled)", NULL);
+    md_worst_cells(&md, r);
     /* the flipped questions of the regressed cells, last: the longest part */
-    strbuf_reset(&piece);
-    report_compare_flips_md(&piece, r, m);
-    if (piece.len && md_add(out, &piece, limit))
-        omitted++;
-    if (omitted)
+    strbuf_reset(&md.piece);
+    report_compare_flips_md(&md.piece, r, m);
+    if (md.piece.len)
+        md_put(&md);
+    if (md.omitted)
         strbuf_addf(out,
                     "_%lu table rows omitted to keep this summary under %lu bytes; "
                     "see the JSON or JUnit output for every test._\n",
-                    (unsigned long)omitted, (unsigned long)max_bytes);
-    strbuf_release(&piece);
+                    (unsigned long)md.omitted, (unsigned long)max_bytes);
+    strbuf_release(&md.piece);
 }
 
 /* ---- XML ---- */
