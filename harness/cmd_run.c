@@ -83,7 +83,7 @@ struct run_opts {
     double rank_p;
     int group_by_doc;
     int lengths_seen, depths_seen;
-    char *experiment_json; /* its identity settings (order_settings()), owned; NULL for depth */
+    char *experiment_json; /* its identity settings (validate_order()), owned; NULL for depth */
 };
 
 /* The settings that change what a trial measures: part of the run's identity. */
@@ -124,7 +124,7 @@ static char *identity_settings(const struct run_opts *o, const struct plan_spec 
         json_add_num(arr, NULL, depths[i]);
     /* added only when given, so runs made before these options keep their identity */
     /* the order experiment's policies, k, grouping, budget and rank distribution */
-    /* both are JSON we checked (order_settings(), client_extra_body_check()) */
+    /* both are JSON we checked (validate_order(), client_extra_body_check()) */
     if ((given = json_parse_str(o->experiment_json)))
         json_add(root, "experiment", given);
     if ((given = json_parse_str(extra_body)))
