@@ -12,6 +12,7 @@
 
 #include "num.h"
 #include "sim-int.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "xalloc.h"
@@ -89,9 +90,50 @@ double sim_draw(uint64_t seed, const char *question_id, double x, long T, uint64
     return sim_to_unit(draw_hash(seed, question_id, x, T, salt));
 }
 
+/* A standard normal from a hash (its uniform kept off 0 and 1, where the quantile is infinite). */
+static double hash_normal(uint64_t h)
+{
+    double q = sim_to_unit(h);
+    q = q < 1e-12 ? 1e-12 : q > 1 - 1e-12 ? 1 - 1e-12 : q;
+    return stats_norm_upper_inv(1.0 - q);
+}
+
+/*
+ * The question's shared normal at position x and length T: one normal per
+ * (seed, question, round(log2 T), grid point of x every CORR_STEP), linearly
+ * interpolated between the two grid points around x and rescaled to unit
+ * variance, so it moves continuously with x: two prompts whose gold sits a
+ * few tokens apart (another --question-at, other distractors) share it,
+ * depths a grid step or more apart do not.
+ */
+#define CORR_STEP 0.1
+static double shared_normal(uint64_t seed, const char *qid, double x, long T)
+{
+    double g = clamp01(x) / CORR_STEP, t = g - floor(g), z[2];
+    long i = (long)floor(g), lb = T > 0 ? lround(log2((double)T)) : -1;
+    uint64_t h = sim_mix64(seed ^ 0xc0441e1a7edULL);
+    h = sim_mix64(h ^ sim_hash_bytes(SIM_HASH_INIT, qid ? qid : "", qid ? strlen(qid) : 0));
+    h = sim_mix64(h ^ (uint64_t)lb);
+    for (int k = 0; k < 2; k++)
+        z[k] = hash_normal(sim_mix64(h ^ (uint64_t)(i + k)));
+    return ((1.0 - t) * z[0] + t * z[1]) / sqrt((1.0 - t) * (1.0 - t) + t * t);
+}
+
+double sim_model_draw(const struct sim_model *m, const char *question_id, double x, long T,
+                      uint64_t salt)
+{
+    double u = sim_draw(m->seed, question_id, x, T, salt), c = m->corr, z;
+    if (!(c > 0))
+        return u; /* independent draws, bit for bit as before */
+    z = sqrt(c) * shared_normal(m->seed, question_id, x, T) +
+        sqrt(1.0 - c) * hash_normal(draw_hash(m->seed, question_id, x, T, salt));
+    u = 1.0 - stats_norm_upper(z);
+    return u < 1.0 ? u : nextafter(1.0, 0.0);
+}
+
 int sim_decide(const struct sim_model *m, const char *question_id, double x, long T, uint64_t salt)
 {
-    return sim_draw(m->seed, question_id, x, T, salt) < sim_curve_p(m, x, T);
+    return sim_model_draw(m, question_id, x, T, salt) < sim_curve_p(m, x, T);
 }
 
 /* ---- model specs ---------------------------------------------------------- */
@@ -106,7 +148,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -114,7 +156,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         strbuf_addf(err,
                     "model '%s': expected NAME or "
                     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,flat=F",
+                    "window=E,shuffled=E,flat=F,corr=C",
                     spec);
         return -1;
     }
@@ -145,14 +187,16 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 goto cleanup;
             }
         } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
-                   !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled")) {
+                   !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
+                   !strcmp(key, "corr")) {
             if (parse_double_range(val, 0, 1,
-                                   !strcmp(key, "start")     ? &m.start
-                                   : !strcmp(key, "hard")    ? &m.hard
-                                   : !strcmp(key, "needles") ? &m.needles
-                                   : !strcmp(key, "spacing") ? &m.spacing
-                                   : !strcmp(key, "window")  ? &m.window
-                                                             : &m.shuffled)) {
+                                   !strcmp(key, "start")      ? &m.start
+                                   : !strcmp(key, "hard")     ? &m.hard
+                                   : !strcmp(key, "needles")  ? &m.needles
+                                   : !strcmp(key, "spacing")  ? &m.spacing
+                                   : !strcmp(key, "window")   ? &m.window
+                                   : !strcmp(key, "shuffled") ? &m.shuffled
+                                                              : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
             }
@@ -172,7 +216,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, spacing, window, shuffled, flat)",
+                        "needles, spacing, window, shuffled, flat, corr)",
                         spec, key);
             goto cleanup;
         }

@@ -88,7 +88,7 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * flat=F.
+ * flat=F,corr=C.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -103,6 +103,7 @@ struct sim_model {
     double spacing;  /* planted drop per unit of needle spacing (fraction of T), 0..1 */
     double window;   /* planted dip deepening at half the served window, 0..1 */
     double shuffled; /* planted drop when the haystack is out of source order, 0..1 */
+    double corr;     /* correlation of one question's draws across its prompts, 0..1 (default 0) */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -120,8 +121,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
 
 /*
  * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
- * window, shuffled, flat; any subset, defaults as above). NAME is non-empty and has no ':' or ','.
- * Returns 0, or -1 with a message appended to err (nothing printed). Release with
+ * window, shuffled, flat, corr; any subset, defaults as above). NAME is non-empty and has no ':' or
+ * ','. Returns 0, or -1 with a message appended to err (nothing printed). Release with
  * sim_model_release().
  */
 int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err);
@@ -133,6 +134,22 @@ double sim_depth(double dip, long T);
 double sim_curve_p(const struct sim_model *m, double x, long T);
 /* The uniform draw u in [0,1) described above (pure, deterministic). */
 double sim_draw(uint64_t seed, const char *question_id, double x, long T, uint64_t salt);
+/*
+ * The model's draw for a prompt: sim_draw() with corr = 0. With corr = c > 0
+ * a Gaussian copula mixes a normal the question shares across its prompts
+ * at about the same gold position and length (one per (seed, question,
+ * round(log2 T)) and grid point of x every 0.1, interpolated continuously in
+ * x) with the prompt's own one (sim_draw's hash):
+ *     u = Phi(sqrt(c) z_question(x, T) + sqrt(1 - c) z_prompt)
+ * still uniform on [0,1), so P(correct) = P(x,T) less the planted effects is
+ * unchanged, but prompts of one question that differ only in an axis value
+ * (or a repeat) share most of their randomness, as a real model's outcomes
+ * do: the common random numbers a paired design benefits from, while depths
+ * a grid step apart stay nearly independent. corr = 1: the prompts of a
+ * question at one position and length draw the same u.
+ */
+double sim_model_draw(const struct sim_model *m, const char *question_id, double x, long T,
+                      uint64_t salt);
 /* 1 when the planted model answers correctly: sim_draw(...) < sim_curve_p(...). */
 int sim_decide(const struct sim_model *m, const char *question_id, double x, long T, uint64_t salt);
 /* The salt hash over a byte string (FNV-1a 64; the server hashes the prompt minus the gold). */

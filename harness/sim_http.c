@@ -628,7 +628,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
 
     if (a.q) {
         double p = a.gold ? sim_axes_p(g->model, a.x, a.T, &a.features) : 0;
-        double u = sim_draw(g->model->seed, a.q->id, a.gold ? a.x : 0, a.T, a.salt);
+        double u = sim_model_draw(g->model, a.q->id, a.gold ? a.x : 0, a.T, a.salt);
         l->p = p;
         l->u = u;
         if (u < p) {

@@ -13,7 +13,7 @@
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
-    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0, 0, 0};
     return m;
 }
 
@@ -240,11 +240,56 @@ static void test_axes_spacing_window(void)
     strbuf_release(&err);
 }
 
+/*
+ * corr=C (common random numbers): corr 0 is sim_draw bit for bit; any corr keeps the draw
+ * uniform (planted accuracies unchanged); corr 1 gives the prompts of a question at one
+ * position and length one draw, and nearly one a few tokens away; in between, two prompts of
+ * a question (other salts: another axis value) agree more often; far depths stay independent.
+ */
+static void test_model_draw_corr(void)
+{
+    struct sim_model m = model(0.92, 0.40, 1.6, 3);
+    int below[3] = {0, 0, 0}, agree[3] = {0, 0, 0}, same1 = 0, same0 = 0, near1 = 0, far1 = 0;
+    const double corr[3] = {0, 0.8, 1};
+    const int n = 20000;
+    for (int q = 0; q < n; q++) {
+        char qid[16];
+        snprintf(qid, sizeof(qid), "q%d", q);
+        for (int k = 0; k < 3; k++) {
+            double a, b;
+            m.corr = corr[k];
+            a = sim_model_draw(&m, qid, 0.42, 8192, 1);
+            b = sim_model_draw(&m, qid, 0.42, 8192, 2);
+            CHECK(a >= 0 && a < 1);
+            below[k] += a < 0.3;
+            agree[k] += (a < 0.6) == (b < 0.6);
+            if (k == 0)
+                same0 += a == sim_draw(3, qid, 0.42, 8192, 1);
+            if (k == 2) {
+                same1 += a == b && a == sim_model_draw(&m, qid, 0.42, 8300, 77);
+                near1 += fabs(a - sim_model_draw(&m, qid, 0.427, 8192, 5)) < 0.05;
+                far1 += (a < 0.6) == (sim_model_draw(&m, qid, 0.72, 8192, 5) < 0.6);
+            }
+        }
+    }
+    CHECK_INT(same0, n);
+    CHECK_INT(same1, n);
+    CHECK(near1 > 0.8 * n); /* 0.7 % of x apart: ~57 tokens at 8k */
+    CHECK(fabs((double)far1 / n - 0.52) < 0.02);
+    for (int k = 0; k < 3; k++) /* P(u < 0.3) = 0.3: sd 0.0032 at n = 20000 */
+        CHECK(fabs((double)below[k] / n - 0.3) < 0.015);
+    /* independent: 0.6^2 + 0.4^2 = 0.52 agree; corr 0.8 far more; corr 1 always */
+    CHECK(fabs((double)agree[0] / n - 0.52) < 0.02);
+    CHECK((double)agree[1] / n > 0.75);
+    CHECK_INT(agree[2], n);
+}
+
 int main(void)
 {
     RUN(test_curve_formula);
     RUN(test_curve_reproduced);
     RUN(test_draw_deterministic);
+    RUN(test_model_draw_corr);
     RUN(test_shared_seed_pairs);
     RUN(test_model_parse);
     RUN(test_axes_spacing_window);
