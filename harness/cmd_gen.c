@@ -114,6 +114,19 @@ static const char *draw_unique(struct strvec *used, struct strbuf *sb, uint64_t 
     return NULL;
 }
 
+/* q with its one gold chunk and nneg negatives, written to w as one JSONL line (line: scratch). */
+static int write_question(struct dataset_writer *w, struct strbuf *line, struct question *q,
+                          struct chunk *gold, struct chunk *neg, size_t nneg)
+{
+    q->gold = gold;
+    q->gold_nr = 1;
+    q->distractors = neg;
+    q->distractors_nr = nneg;
+    strbuf_reset(line);
+    question_to_jsonl(line, q);
+    return dataset_writer_write(w, line->buf, line->len);
+}
+
 /* Distinct invented entities gen needle can draw: each needle takes negatives + 1 of them. */
 static size_t needle_entities(void)
 {
@@ -170,15 +183,8 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
         }
         q.id = id.buf;
         q.question = qtext.buf;
-        q.gold = &g;
-        q.gold_nr = 1;
-        q.distractors = neg;
-        q.distractors_nr = (size_t)k;
-        if (!rc) {
-            strbuf_reset(&line);
-            question_to_jsonl(&line, &q);
-            rc = dataset_writer_write(w, line.buf, line.len);
-        }
+        if (!rc)
+            rc = write_question(w, &line, &q, &g, neg, (size_t)k);
         for (k = 0; k < negatives; k++) {
             free(neg[k].id);
             free(neg[k].text);
@@ -263,13 +269,7 @@ static int gen_kv(struct dataset_writer *w, struct dataset_writer *hay, long n, 
         }
         q.id = id.buf;
         q.question = qtext.buf;
-        q.gold = &g;
-        q.gold_nr = 1;
-        q.distractors = neg;
-        q.distractors_nr = (size_t)negatives;
-        strbuf_reset(&line);
-        question_to_jsonl(&line, &q);
-        rc = dataset_writer_write(w, line.buf, line.len);
+        rc = write_question(w, &line, &q, &g, neg, (size_t)negatives);
         for (k = 0; k < negatives; k++)
             free(neg[k].text);
         free(neg);
