@@ -104,13 +104,16 @@ const char *runner_end_name(enum runner_end e)
 
 void runner_config_init(struct runner_config *c)
 {
+    struct throttle_backoff b;
+
+    throttle_backoff_init(&b, 0); /* the backoff's defaults are throttle's */
     memset(c, 0, sizeof(*c));
     c->chat = 1;
     c->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
     c->concurrency = 8;
     c->max_attempts = 6;
-    c->backoff_base_ms = 1000;
-    c->backoff_max_ms = 60000;
+    c->backoff_base_ms = b.base_ms;
+    c->backoff_max_ms = b.max_ms;
     c->max_error_rate = 0.05;
     c->price_in = -1;
     c->price_out = -1;
