@@ -472,6 +472,9 @@ static void print_summary(const char *run, const char *db, const struct runner_r
 
 static void run_opts_init(struct run_opts *o)
 {
+    struct runner_config d;
+
+    runner_config_init(&d); /* the runner's defaults are the options' */
     memset(o, 0, sizeof(*o));
     strvec_init(&o->endpoints);
     strvec_init(&o->headers);
@@ -486,20 +489,20 @@ static void run_opts_init(struct run_opts *o)
     o->progress = "auto";
     o->template_overhead = "auto";
     o->repeats = 1;
-    o->concurrency = 8;
-    o->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
-    o->max_attempts = 6;
-    o->retry_base_ms = 1000;
+    o->concurrency = d.concurrency;
+    o->max_tokens = d.max_tokens;
+    o->max_attempts = d.max_attempts;
+    o->retry_base_ms = d.backoff_base_ms;
     o->temperature = 0;
     o->top_p = 1;
     o->timeout = 600;
     o->connect_timeout = 10;
-    o->price_in = -1;
-    o->price_out = -1;
-    o->price_cached_in = -1;
-    o->max_error_rate = 0.05;
-    o->drain_seconds = 30;
-    o->progress_interval = 10;
+    o->price_in = d.price_in;
+    o->price_out = d.price_out;
+    o->price_cached_in = d.price_cached_in;
+    o->max_error_rate = d.max_error_rate;
+    o->drain_seconds = d.drain_seconds;
+    o->progress_interval = d.progress_interval;
     o->context_check = 1;
     o->experiment = "depth";
     o->policies = "source,best-first,edges-first,second-last,ascending";
