@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "plan.h"
 #include "proc.h"
 #include "strbuf.h"
 #include "usage.h"
@@ -314,6 +315,7 @@ void plot_script_multiples(struct strbuf *sb, const struct plot_opts *o, const s
 
 void plot_script_heatmap(struct strbuf *sb, const struct plot_opts *o, const struct plot_grid *g)
 {
+    struct strbuf lab = STRBUF_INIT;
     size_t d, l;
     int any = 0;
 
@@ -337,31 +339,29 @@ void plot_script_heatmap(struct strbuf *sb, const struct plot_opts *o, const str
                     (double)g->nlengths - 0.5);
     strbuf_addstr(sb, "set xtics (");
     for (d = 0; d < g->ndepths; d++) {
-        char lab[64];
+        strbuf_reset(&lab);
         if (g->xticks)
-            snprintf(lab, sizeof(lab), "%s", g->xticks[d] ? g->xticks[d] : "?");
+            strbuf_addstr(&lab, g->xticks[d] ? g->xticks[d] : "?");
         else
-            snprintf(lab, sizeof(lab), "%g", g->depths[d]);
+            strbuf_addf(&lab, "%g", g->depths[d]);
         if (d)
             strbuf_addstr(sb, ", ");
-        tic_label(sb, lab);
+        tic_label(sb, lab.buf);
         strbuf_addf(sb, " %zu", d);
     }
     strbuf_addstr(sb, ")\nset ytics (");
     for (l = 0; l < g->nlengths; l++) {
-        char lab[64];
-        long len = g->lengths ? g->lengths[l] : 0;
+        strbuf_reset(&lab);
         if (g->yticks)
-            snprintf(lab, sizeof(lab), "%s", g->yticks[l] ? g->yticks[l] : "?");
-        else if (len >= 1024 && len % 1024 == 0)
-            snprintf(lab, sizeof(lab), "%ldk", len / 1024);
+            strbuf_addstr(&lab, g->yticks[l] ? g->yticks[l] : "?");
         else
-            snprintf(lab, sizeof(lab), "%ld", len);
+            plan_format_length(&lab, g->lengths ? g->lengths[l] : 0);
         if (l)
             strbuf_addstr(sb, ", ");
-        tic_label(sb, lab);
+        tic_label(sb, lab.buf);
         strbuf_addf(sb, " %zu", l);
     }
+    strbuf_release(&lab);
     strbuf_addstr(sb, ")\n$grid << EOD\n");
     for (l = 0; l < g->nlengths; l++)
         for (d = 0; d < g->ndepths; d++) {
