@@ -98,6 +98,19 @@ static void tic_label(struct strbuf *sb, const char *s)
     strbuf_release(&t);
 }
 
+/* o's x labels as the tics at 0, 1, ...: "'a' 0, 'b' 1)" and the x range around them. */
+static void xlabel_tics(struct strbuf *sb, const struct plot_opts *o)
+{
+    size_t i;
+    for (i = 0; i < o->n_xlabels; i++) {
+        if (i)
+            strbuf_addstr(sb, ", ");
+        tic_label(sb, o->xlabels[i] ? o->xlabels[i] : "?");
+        strbuf_addf(sb, " %zu", i);
+    }
+    strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);
+}
+
 /* Points with data, as "x y lo hi" lines; returns how many were written. */
 static size_t data_block(struct strbuf *sb, const char *name, const struct plot_series *s,
                          int flagged_only)
@@ -488,13 +501,7 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     if (o->n_xlabels) {
         /* one tick per run, labelled with its (unique) name */
         strbuf_addstr(sb, "set xlabel 'run (oldest first)' noenhanced\nset xtics rotate by -30 (");
-        for (i = 0; i < o->n_xlabels; i++) {
-            if (i)
-                strbuf_addstr(sb, ", ");
-            tic_label(sb, o->xlabels[i] ? o->xlabels[i] : "?");
-            strbuf_addf(sb, " %zu", i);
-        }
-        strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);
+        xlabel_tics(sb, o);
     } else {
         strbuf_addstr(sb, "set xlabel 'run started (UTC)' noenhanced\n"
                           "set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
@@ -666,13 +673,7 @@ void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struc
     strbuf_addstr(sb, "set ylabel 'accuracy (fraction correct, 95% interval)' noenhanced\n"
                       "set xlabel 'k: retrieved chunks passed to the model' noenhanced\n"
                       "set key outside right top box\nset yrange [0:1.05]\nset xtics (");
-    for (i = 0; i < o->n_xlabels; i++) {
-        if (i)
-            strbuf_addstr(sb, ", ");
-        tic_label(sb, o->xlabels[i] ? o->xlabels[i] : "?");
-        strbuf_addf(sb, " %zu", i);
-    }
-    strbuf_addf(sb, ")\nset xrange [-0.5:%g]\n", (double)o->n_xlabels - 0.5);
+    xlabel_tics(sb, o);
     for (i = 0; i < ns; i++) {
         char name[32];
         snprintf(name, sizeof(name), "o%zu", i);
