@@ -65,17 +65,7 @@ int proc_run(const char *const argv[], const char *in, size_t inlen, struct strb
     void (*old_pipe)(int);
 
     if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC) ||
-        pipe2(pexec, O_CLOEXEC)) {
-        saved = errno;
-        close_pair(pin);
-        close_pair(pout);
-        close_pair(perr);
-        close_pair(pexec);
-        errno = saved;
-        return -1;
-    }
-    pid = fork();
-    if (pid < 0) {
+        pipe2(pexec, O_CLOEXEC) || (pid = fork()) < 0) {
         saved = errno;
         close_pair(pin);
         close_pair(pout);
