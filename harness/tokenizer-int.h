@@ -208,6 +208,13 @@ static inline void tk_heap_sift_down(struct heap_entry *heap, size_t n, size_t i
     heap[i] = e;
 }
 
+/* e appended in any order, before tk_heap_heapify(). */
+static inline void tk_heap_append(struct workspace *ws, struct heap_entry e)
+{
+    ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
+    ws->heap[ws->heap_nr++] = e;
+}
+
 /* Entries appended to ws->heap in any order made a heap in O(n). */
 static inline void tk_heap_heapify(struct workspace *ws)
 {

@@ -435,8 +435,7 @@ static void bpe_large(const struct tokenizer *tk, struct workspace *ws, const ch
             h.start = i;
             h.mid = i + 1;
             h.end = i + 2;
-            ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
-            ws->heap[ws->heap_nr++] = h;
+            tk_heap_append(ws, h);
         }
     }
     tk_heap_heapify(ws);

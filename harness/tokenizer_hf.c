@@ -870,8 +870,7 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
                 e.start = (uint32_t)i;
                 e.mid = ms->nid;
                 e.end = 0;
-                ALLOC_GROW(ws->heap, ws->heap_nr + 1, ws->heap_alloc);
-                ws->heap[ws->heap_nr++] = e;
+                tk_heap_append(ws, e);
             }
         }
     }
