@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "compare.h"
 #include "opt.h"
+#include "plot.h"
 #include "report.h"
 #include "report_doc.h"
 #include "run_identity.h"
@@ -34,18 +35,6 @@ static const char *const compare_usage[] = {
     "dipmap compare --tag TAG --latest [--against previous|RUN] [--db FILE] [options]",
     NULL,
 };
-
-static int write_file(const char *path, const struct strbuf *sb)
-{
-    FILE *fp = fopen(path, "w");
-    int bad;
-    if (!fp)
-        return error("cannot write %s: %s", path, strerror(errno));
-    bad = fwrite(sb->buf, 1, sb->len, fp) != sb->len;
-    if (fclose(fp) || bad)
-        return error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-    return 0;
-}
 
 static int append_step_summary(const char *path, const struct compare_result *r,
                                const struct compare_meta *m)
@@ -96,19 +85,19 @@ static int write_out_dir(const char *dir, const struct compare_result *r,
     }
     strbuf_addf(&path, "%s/compare.md", dir);
     report_compare_markdown(&sb, r, m, 0);
-    if (write_file(path.buf, &sb))
+    if (plot_write_file(path.buf, &sb))
         ret = -1;
     strbuf_reset(&path);
     strbuf_reset(&sb);
     strbuf_addf(&path, "%s/compare.json", dir);
     report_compare_json(&sb, r, m);
-    if (write_file(path.buf, &sb))
+    if (plot_write_file(path.buf, &sb))
         ret = -1;
     strbuf_reset(&path);
     strbuf_reset(&sb);
     strbuf_addf(&path, "%s/junit.xml", dir);
     report_compare_junit(&sb, r, m);
-    if (write_file(path.buf, &sb))
+    if (plot_write_file(path.buf, &sb))
         ret = -1;
     /* compare.html and the baseline/candidate overlay plot (report.c) */
     if (!ret && report_compare_files(dir, r, m, base, nb, cand, nc) < 0)
@@ -382,13 +371,13 @@ static int compare_write(const struct compare_cmd *c)
     if (c->junit) {
         strbuf_reset(&x);
         report_compare_junit(&x, res, meta);
-        if (write_file(c->junit, &x))
+        if (plot_write_file(c->junit, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->json) {
         strbuf_reset(&x);
         report_compare_json(&x, res, meta);
-        if (write_file(c->json, &x))
+        if (plot_write_file(c->json, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->out_dir && write_out_dir(c->out_dir, res, meta, c->doc.base_trials, c->doc.n_base,
