@@ -165,6 +165,7 @@ struct client {
     char *key;
     char *reasoning_effort, *extra_members; /* extra_members: the extra body without braces */
     char *reasoning_open, *reasoning_close;
+    unsigned extra_hints;        /* HINT_* bits: cache hints the extra body sets (its value wins) */
     struct curl_slist *hdrs;     /* shared request headers (with auth) */
     struct curl_slist *get_hdrs; /* for GETs */
     struct client_config cfg;    /* scalars only; strvecs empty, strings NULL */
@@ -354,6 +355,21 @@ static struct curl_slist *build_headers(const struct client_config *cfg, const c
     return l;
 }
 
+/* The cache hints (add_hints()) an extra body of client_extra_body_check() sets. */
+enum { HINT_ID_SLOT = 1, HINT_CACHE_PROMPT = 2, HINT_CACHE_SALT = 4, HINT_CACHE_KEY = 8 };
+
+static unsigned extra_hint_bits(const char *canon)
+{
+    cJSON *o = cJSON_Parse(canon);
+    unsigned bits = 0;
+    bits |= cJSON_GetObjectItemCaseSensitive(o, "id_slot") ? HINT_ID_SLOT : 0;
+    bits |= cJSON_GetObjectItemCaseSensitive(o, "cache_prompt") ? HINT_CACHE_PROMPT : 0;
+    bits |= cJSON_GetObjectItemCaseSensitive(o, "cache_salt") ? HINT_CACHE_SALT : 0;
+    bits |= cJSON_GetObjectItemCaseSensitive(o, "prompt_cache_key") ? HINT_CACHE_KEY : 0;
+    cJSON_Delete(o);
+    return bits;
+}
+
 struct client *client_new(const struct client_config *cfg, struct strbuf *err)
 {
     struct client *c;
@@ -398,6 +414,7 @@ struct client *client_new(const struct client_config *cfg, struct strbuf *err)
             client_free(c);
             return NULL;
         }
+        c->extra_hints = extra_hint_bits(canon.buf);
         /* "{...}" -> "..." (members appended to every body) */
         if (canon.len > 2)
             c->extra_members = xmemdup(canon.buf + 1, canon.len - 2);
@@ -544,20 +561,23 @@ const char *client_server_kind_name(enum client_server_kind k)
     return "unknown";
 }
 
-/* The cache hints as body members (after the request's own; see client_cache_hints). */
-static void add_hints(const struct client_cache_hints *h, struct strbuf *b)
+/*
+ * The cache hints as body members (after the request's own; see client_cache_hints); a
+ * hint the extra body sets is left out (the user's value wins, the key appears once).
+ */
+static void add_hints(const struct client_cache_hints *h, unsigned skip, struct strbuf *b)
 {
     if (!h)
         return;
-    if (h->id_slot >= 0)
+    if (h->id_slot >= 0 && !(skip & HINT_ID_SLOT))
         strbuf_addf(b, ",\"id_slot\":%d", h->id_slot);
-    if (h->no_cache_prompt)
+    if (h->no_cache_prompt && !(skip & HINT_CACHE_PROMPT))
         strbuf_addstr(b, ",\"cache_prompt\":false");
-    if (h->cache_salt) {
+    if (h->cache_salt && !(skip & HINT_CACHE_SALT)) {
         strbuf_addstr(b, ",\"cache_salt\":");
         json_escape(b, h->cache_salt, strlen(h->cache_salt));
     }
-    if (h->prompt_cache_key) {
+    if (h->prompt_cache_key && !(skip & HINT_CACHE_KEY)) {
         strbuf_addstr(b, ",\"prompt_cache_key\":");
         json_escape(b, h->prompt_cache_key, strlen(h->prompt_cache_key));
     }
@@ -599,7 +619,7 @@ static void build_body(struct client *c, const struct client_request *req, int h
         strbuf_addstr(b, c->extra_members);
     }
     if (hints)
-        add_hints(req->hints, b);
+        add_hints(req->hints, c->extra_hints, b);
     strbuf_addch(b, '}');
 }
 
