@@ -1019,7 +1019,9 @@ static void handle_props(struct sim_server *s, struct reply *r)
     /* llama.cpp's request default, listed in params by some builds (absent: true) */
     cJSON_AddBoolToObject(cJSON_AddObjectToObject(dgs, "params"), "cache_prompt",
                           s->cfg->prefix_cache > 0);
-    cJSON_AddNumberToObject(root, "total_slots", s->cfg->slots > 0 ? s->cfg->slots : 64);
+    /* without --slots there is no slot limit (a thread per connection): no total_slots */
+    if (s->cfg->slots > 0)
+        cJSON_AddNumberToObject(root, "total_slots", s->cfg->slots);
     cJSON_AddStringToObject(root, "model_path", s->cfg->models[0].name);
     cJSON_AddStringToObject(root, "chat_template", "");
     strbuf_addf(&b, "dipmap-sim %s", dipmap_version);
