@@ -31,7 +31,8 @@ static const char *const serve_sim_usage[] = {
     "                 [--api-key-env VAR] [--log FILE] [--template-overhead N]",
     "                 [--chat-template none|chatml] [--tokenize-api both|vllm|llamacpp|none]",
     "                 [--prefix-cache TOKENS] [--slots N] [--timings] [--latency-ms MS]",
-    "                 [--prefill-ms-per-1k MS] [--decode-ms-per-token MS]",
+    "                 [--prefill-ms-per-1k MS] [--prefill-throughput TOKENS_PER_S]",
+    "                 [--decode-ms-per-token MS]",
     "                 [--tokenize-latency-ms MS] [--reject-max-tokens] [--min-max-tokens N]",
     "                 [--owned-by NAME]",
     NULL,
@@ -44,7 +45,7 @@ struct serve_sim {
     const char *owned_by, *think, *think_form;
     long port, fault_seed, latency_ms, slow_ms, retry_after_ms, template_overhead, slots;
     long tokenize_latency_ms, min_max_tokens;
-    double reasoning, prefill_ms, decode_ms;
+    double reasoning, prefill_ms, decode_ms, prefill_tps;
     int timings, reject_max_tokens, think_stop;
     struct strvec models, rest;
     /* built from them */
@@ -161,6 +162,10 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          0},
         {OPT_DOUBLE, "prefill-ms-per-1k", 0, &s->prefill_ms, "MS",
          "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
+        {OPT_DOUBLE, "prefill-throughput", 0, &s->prefill_tps, "TOKENS_PER_S",
+         "one prefill engine shared by all requests instead: in arrival order, each request's "
+         "uncached tokens at this rate (default 0: off)",
+         0},
         {OPT_DOUBLE, "decode-ms-per-token", 0, &s->decode_ms, "MS",
          "latency per completion token (default 0)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
@@ -240,8 +245,13 @@ static int check_cache(struct serve_sim *s)
         !(s->decode_ms >= 0 && s->decode_ms <= 1e6))
         return error(
             "serve-sim: --prefill-ms-per-1k and --decode-ms-per-token must be in 0..1000000");
+    if (!(s->prefill_tps >= 0 && s->prefill_tps <= 1e9) ||
+        (s->prefill_tps > 0 && s->prefill_ms > 0))
+        return error("serve-sim: --prefill-throughput must be in 0..1000000000 tokens/s, and not "
+                     "with --prefill-ms-per-1k");
     s->cfg.slots = (int)s->slots;
     s->cfg.prefill_ms_per_1k = s->prefill_ms;
+    s->cfg.prefill_throughput = s->prefill_tps;
     s->cfg.decode_ms_per_token = s->decode_ms;
     s->cfg.timings = s->timings;
     s->cfg.owned_by = s->owned_by;

@@ -49,6 +49,10 @@ struct sim_server {
     atomic_uint_fast64_t id_counter;       /* response ids */
     struct sim_cache *cache;               /* prefix cache and slots */
     atomic_int gen_inflight, tok_inflight; /* requests being answered, per kind (log) */
+    /* --prefill-throughput: the shared prefill engine, FIFO by ticket (under stop_lock) */
+    pthread_cond_t engine_cond;
+    uint64_t engine_next, engine_serving;
+    struct timespec t0; /* the server's start (engine times in the log) */
 };
 
 /* What a handler decided to send. */
@@ -82,6 +86,8 @@ struct logrec {
     long cached;   /* prompt tokens taken from the prefix cache, -1 not looked up */
     int slot;      /* the slot that served it, -1 none (no --slots) */
     long inflight; /* requests of this kind in flight on arrival, -1 not counted */
+    /* --prefill-throughput: ms waited for the engine, its start and end (ms since start) */
+    double queue_ms, engine_start_ms, engine_end_ms; /* < 0: no engine */
 };
 
 static void logrec_init(struct logrec *l, const char *route)
@@ -98,6 +104,7 @@ static void logrec_init(struct logrec *l, const char *route)
     l->inflight = -1;
     l->cached = -1;
     l->slot = -1;
+    l->queue_ms = l->engine_start_ms = l->engine_end_ms = -1;
 }
 
 static void json_reply(struct reply *r, int status, cJSON *obj)
@@ -219,6 +226,11 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
         cJSON_AddNumberToObject(o, "cached", (double)l->cached);
     if (l->slot >= 0)
         cJSON_AddNumberToObject(o, "slot", l->slot);
+    if (l->engine_start_ms >= 0) {
+        cJSON_AddNumberToObject(o, "queue_ms", l->queue_ms);
+        cJSON_AddNumberToObject(o, "engine_start_ms", l->engine_start_ms);
+        cJSON_AddNumberToObject(o, "engine_end_ms", l->engine_end_ms);
+    }
     cJSON_AddStringToObject(o, "fault", sim_fault_name(l->fault));
     line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -249,7 +261,8 @@ struct gen_request {
     int slot; /* taken, -1 none */
     long T;   /* prompt tokens */
     long cached;
-    long ctok; /* completion tokens */
+    long ctok;  /* completion tokens */
+    int engine; /* holds the prefill engine (--prefill-throughput) */
 };
 
 /* Ids above any vocabulary: a message boundary (by role) or a cache salt in the cached ids. */
@@ -288,6 +301,50 @@ static void cache_ids(struct sim_server *s, struct gen_request *g)
         }
         free(t);
     }
+}
+
+static double since_start_ms(const struct sim_server *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - s->t0.tv_sec) * 1000.0 +
+           (double)(now.tv_nsec - s->t0.tv_nsec) / 1e6;
+}
+
+/*
+ * --prefill-throughput: wait for the shared prefill engine (FIFO: tickets in arrival
+ * order). 0 with the engine held (g->engine), -1 when the server is stopping.
+ */
+static int engine_enter(struct sim_server *s, struct gen_request *g, struct logrec *l)
+{
+    double t = since_start_ms(s);
+    uint64_t me;
+    int stopped;
+    pthread_mutex_lock(&s->stop_lock);
+    me = s->engine_next++;
+    while (!s->stopping && s->engine_serving != me)
+        pthread_cond_wait(&s->engine_cond, &s->stop_lock);
+    stopped = s->stopping;
+    pthread_mutex_unlock(&s->stop_lock);
+    if (stopped)
+        return -1;
+    g->engine = 1;
+    l->engine_start_ms = since_start_ms(s);
+    l->queue_ms = l->engine_start_ms - t;
+    return 0;
+}
+
+/* The prefill is done (or abandoned): the next request's turn. */
+static void engine_leave(struct sim_server *s, struct gen_request *g, struct logrec *l)
+{
+    if (!g->engine)
+        return;
+    g->engine = 0;
+    l->engine_end_ms = since_start_ms(s);
+    pthread_mutex_lock(&s->stop_lock);
+    s->engine_serving++;
+    pthread_cond_broadcast(&s->engine_cond);
+    pthread_mutex_unlock(&s->stop_lock);
 }
 
 /* Take a slot and look the prompt up in its cache; 0, or -1 when the server is stopping. */
@@ -539,6 +596,8 @@ static void think_then_answer(struct sim_server *s, const struct gen_request *g,
 /* The server's time for a request: base latency, prefill of the uncached prompt, decoding. */
 static double prefill_ms(const struct sim_config *cfg, const struct gen_request *g)
 {
+    if (cfg->prefill_throughput > 0)
+        return 1000.0 * (double)(g->T - g->cached) / cfg->prefill_throughput;
     return cfg->prefill_ms_per_1k * (double)(g->T - g->cached) / 1000.0;
 }
 static double decode_ms(const struct sim_config *cfg, const struct gen_request *g)
@@ -619,6 +678,11 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         goto cleanup;
     }
     g->T = a.T;
+    /* with the shared engine the cache is looked up when the request's prefill starts */
+    if (cfg->prefill_throughput > 0 && engine_enter(s, g, l)) {
+        r->drop = 1; /* shutting down while waiting for the engine */
+        goto cleanup;
+    }
     if (cache_lookup(s, g)) {
         r->drop = 1; /* shutting down while waiting for a slot */
         goto cleanup;
@@ -962,15 +1026,25 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
     l->fault = fault;
     generate(s, &g, r, l);
     apply_fault(s, fault, r);
-    /* the prefill, then the prompt is in the cache (a streamed first token would go now) */
-    if (!r->drop && delay_ms(s, (double)s->cfg->latency_ms + prefill_ms(s->cfg, &g)))
+    /*
+     * the prefill, then the prompt is in the cache (a streamed first token would go now);
+     * with the shared engine, only the prefill holds it and --latency-ms comes after
+     */
+    if (!r->drop &&
+        delay_ms(s, (g.engine ? 0 : (double)s->cfg->latency_ms) + prefill_ms(s->cfg, &g)))
         r->drop = 1; /* shutting down */
     if (g.slot >= 0 && g.cache_prompt && r->status == 200 && !r->drop)
         sim_cache_store(s->cache, g.slot, g.ids, g.nids);
+    if (g.engine) {
+        engine_leave(s, &g, l);
+        if (!r->drop && delay_ms(s, (double)s->cfg->latency_ms))
+            r->drop = 1;
+    }
     if (!r->drop && delay_ms(s, decode_ms(s->cfg, &g) +
                                     (fault == SIM_FAULT_SLOW ? (double)s->cfg->slow_ms : 0)))
         r->drop = 1;
 cleanup:
+    engine_leave(s, &g, l);
     if (g.slot >= 0)
         sim_cache_release(s->cache, g.slot);
     free(g.ids);
@@ -1332,6 +1406,8 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     pthread_mutex_init(&s->log_lock, NULL);
     pthread_mutex_init(&s->stop_lock, NULL);
     pthread_cond_init(&s->stop_cond, NULL);
+    pthread_cond_init(&s->engine_cond, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &s->t0);
     atomic_init(&s->gen_counter, 0);
     atomic_init(&s->id_counter, 0);
     sim_qindex_build(&s->qix, cfg->gs);
@@ -1357,6 +1433,7 @@ fail:
     pthread_mutex_destroy(&s->log_lock);
     pthread_mutex_destroy(&s->stop_lock);
     pthread_cond_destroy(&s->stop_cond);
+    pthread_cond_destroy(&s->engine_cond);
     free(s);
     return NULL;
 }
@@ -1373,6 +1450,7 @@ void sim_stop(struct sim_server *s)
     pthread_mutex_lock(&s->stop_lock);
     s->stopping = 1;
     pthread_cond_broadcast(&s->stop_cond);
+    pthread_cond_broadcast(&s->engine_cond);
     pthread_mutex_unlock(&s->stop_lock);
     sim_cache_shutdown(s->cache);
     httpd_stop(s->http);
@@ -1383,5 +1461,6 @@ void sim_stop(struct sim_server *s)
     pthread_mutex_destroy(&s->log_lock);
     pthread_mutex_destroy(&s->stop_lock);
     pthread_cond_destroy(&s->stop_cond);
+    pthread_cond_destroy(&s->engine_cond);
     free(s);
 }
