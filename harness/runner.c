@@ -209,11 +209,13 @@ struct runner {
     size_t *grp; /* per plan index: its group */
     struct sgroup *groups;
     size_t ngroups;
-    int *slot_groups;          /* id_slots entries: open groups pinned to each slot */
-    int open_groups, open_max; /* CACHE: groups whose leader went and that are not done */
-    uint64_t nonce_next;       /* --no-cache-reuse salts and nonces */
-    struct strbuf nonce;       /* the nonce-led first message of the request being sent */
-    double start_wall;         /* wall clock at the start (send times per depth) */
+    int *slot_groups;    /* id_slots entries: open groups pinned to each slot */
+    int open_groups;     /* CACHE: groups whose leader went and that are not done */
+    long pending;        /* CACHE: unsent followers of the open groups */
+    long open_below;     /* CACHE: a new group opens while pending is below this */
+    uint64_t nonce_next; /* --no-cache-reuse salts and nonces */
+    struct strbuf nonce; /* the nonce-led first message of the request being sent */
+    double start_wall;   /* wall clock at the start (send times per depth) */
 };
 
 /*
@@ -226,6 +228,7 @@ struct sgroup {
     int endpoint;   /* where the leader was answered, -1 any */
     int slot;       /* llama.cpp slot (id_slots), -1 none */
     long remaining; /* trials not final yet */
+    long unsent;    /* trials not taken to be sent yet */
     int opened;     /* its leader was taken to be sent (counted in open_groups) */
     char key[24];   /* prompt_cache_key (cache_keys) */
 };
@@ -410,6 +413,22 @@ static void group_answered(struct runner *r, size_t trial, const struct client_r
         g->endpoint = resp->endpoint;
 }
 
+/* The CACHE schedule: trial is taken to be sent (once; retries are not taken again). */
+static void group_taken(struct runner *r, size_t trial)
+{
+    struct sgroup *g = &r->groups[r->grp[trial]];
+    if (g->unsent <= 0)
+        return;
+    g->unsent--;
+    if (g->leader == trial && !g->opened) {
+        g->opened = 1;
+        r->open_groups++;
+        r->pending += g->unsent;
+    } else if (g->opened) {
+        r->pending--;
+    }
+}
+
 /* A trial of a group reached a final state; the last one frees the group's slot. */
 static void group_trial_final(struct runner *r, size_t trial)
 {
@@ -551,14 +570,17 @@ static size_t runner_group_max(const struct plan *plan)
 }
 
 /*
- * The CACHE schedule's limit on open groups (leader sent, not all trials final): a released
- * group fills the window with its followers, so about 4 C / group size groups keep C
- * requests in flight; more would only make the server's cache hold more groups at once
- * (and evict the prefixes the followers need).
+ * The CACHE schedule's opening rule: a new group (its leader) goes only while the open
+ * groups' unsent followers (released, or waiting for a leader in flight) are fewer than
+ * this. A leader waits behind about a window of requests at the server (C), and the
+ * followers of the leaders already out count before they come back: 2 C plus one group
+ * keeps the window nearly full (measured: BENCHMARKS.md "Prefix-cache schedule"); every
+ * group opened beyond that only makes the server's cache hold more groups at once and
+ * evict the prefixes the followers need.
  */
-static int runner_open_groups(int concurrency, size_t gmax)
+static long runner_open_below(int concurrency, size_t gmax)
 {
-    return (int)((4 * (size_t)concurrency + gmax - 1) / gmax) + 2;
+    return 2 * (long)concurrency + (long)gmax;
 }
 
 struct prebuilt {
@@ -753,11 +775,11 @@ static struct prebuild *pb_start(const struct runner_config *cfg, const size_t *
         pb->cap = 64;
     if (cfg->schedule == RUNNER_SCHEDULE_CACHE) {
         /*
-         * The followers of the open groups wait built: room for every open group whole
-         * (runner_open_groups()) and a few leaders ahead.
+         * The followers of the open groups wait built: room for all of them (fewer than
+         * runner_open_below() plus the group opened last) and the next groups whole.
          */
         size_t gmax = runner_group_max(cfg->plan);
-        pb->cap = (size_t)runner_open_groups(cfg->concurrency, gmax) * (gmax + 1) + 16;
+        pb->cap = (size_t)runner_open_below(cfg->concurrency, gmax) + 3 * gmax + 16;
     }
     if (n <= 0)
         return pb;
@@ -901,7 +923,7 @@ static int group_ready(void *ctx, size_t trial)
 {
     const struct runner *r = ctx;
     const struct sgroup *g = &r->groups[r->grp[trial]];
-    return g->released || (g->leader == trial && (g->opened || r->open_groups < r->open_max));
+    return g->released || (g->leader == trial && (g->opened || r->pending < r->open_below));
 }
 
 /*
@@ -955,6 +977,7 @@ static void schedule_init(struct runner *r)
                         sg->leader = r->ord[a];
                     sg->remaining++;
                 }
+            sg->unsent = sg->remaining;
             /* one prompt_cache_key per group, distinct across runs and groups */
             sha256_init(&sc);
             sha256_update(&sc, cfg->run_name, strlen(cfg->run_name) + 1);
@@ -970,7 +993,7 @@ static void schedule_init(struct runner *r)
         }
         if (cfg->id_slots > 0)
             r->slot_groups = xcalloc((size_t)cfg->id_slots, sizeof(*r->slot_groups));
-        r->open_max = runner_open_groups(cfg->concurrency, runner_group_max(plan));
+        r->open_below = runner_open_below(cfg->concurrency, runner_group_max(plan));
     }
     /* the plan's depths, in order of first appearance */
     r->res->depth_bp = xmalloc(st_mult(n ? n : 1, sizeof(*r->res->depth_bp)));
@@ -1286,11 +1309,6 @@ static double schedule(struct runner *r, double now)
         }
         pt = &cfg->plan->t[e->trial];
         est = (double)e->bp.realized_len + (double)cfg->max_tokens;
-        if (r->groups && !r->groups[r->grp[e->trial]].opened &&
-            r->groups[r->grp[e->trial]].leader == e->trial) {
-            r->groups[r->grp[e->trial]].opened = 1;
-            r->open_groups++;
-        }
         if (cfg->max_cost > 0 && prices_known(cfg)) {
             double spent = spent_cost(r);
             double pending = committed_cost(r);
@@ -1309,6 +1327,8 @@ static double schedule(struct runner *r, double now)
                 next = w;
             break;
         }
+        if (r->groups)
+            group_taken(r, e->trial);
         s = free_slot(r);
         if (!s)
             BUG("runner: busy %d < limit %d but no free slot", r->busy, limit);
