@@ -4,23 +4,27 @@
 #
 #   bench/bench_cache.sh [DIPMAP] [LENGTHS] [CONCURRENCIES]
 #
-# Against `dipmap serve-sim` with a prefix cache and prefill-proportional latency
-# (--latency-ms 20, --prefill-ms-per-1k 100 per uncached token, --decode-ms-per-token 1), per
-# length L (default 8k, 32k) and concurrency C (default 8, 64): Q = max(2 C, 16) questions (or
-# BENCH_CACHE_QUESTIONS, at most 200) x 11
-# depths (0:100:10), once with --schedule cache and once with --schedule shuffle, each on a
-# fresh server (its cache empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F =
-# BENCH_CACHE_FACTOR, default 2: a KV
-# pool that holds the running batch twice). Reported: prompt tokens the server computed
-# (usage.prompt_tokens - cached_tokens, from the store) and the wall time of the whole
-# `dipmap run` process, for both schedules and their ratio (cache / shuffle) from the same
-# invocation. The ideal computed ratio for 11 depths is 6.5 / 11 = 0.59.
+# Against `dipmap serve-sim` with a prefix cache and one shared prefill engine
+# (--prefill-throughput R tokens/s, R = BENCH_CACHE_THROUGHPUT, default 400000: the
+# requests' uncached tokens are prefilled one after another, as a GPU's compute is shared;
+# --latency-ms 20 and --decode-ms-per-token 1 per request), per length L (default 8k, 32k)
+# and concurrency C (default 8, 64): Q questions (BENCH_CACHE_QUESTIONS, default 200, at
+# most 200: a golden set of the size users run) x 11 depths (0:100:10), once with
+# --schedule cache and once with --schedule shuffle, each on a fresh server (its cache
+# empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F = BENCH_CACHE_FACTOR,
+# default 2: a KV pool that holds the running batch twice) or BENCH_CACHE_TOKENS tokens.
+# Reported: prompt tokens the server computed (usage.prompt_tokens - cached_tokens, from
+# the store), the wall time of the whole `dipmap run` process and its mean requests in
+# flight, for both schedules and their ratio (cache / shuffle) from the same invocation.
+# The ideal computed share for 11 depths is 6.5 / 11 = 0.59 of the prompt tokens sent.
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$repo/dipmap}
 lengths=${2:-8k,32k}
 concs=${3:-8,64}
 cache_factor=${BENCH_CACHE_FACTOR:-2} # the cache holds this many prompts per request in flight
+throughput=${BENCH_CACHE_THROUGHPUT:-400000}
+questions=${BENCH_CACHE_QUESTIONS:-200}
 work=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-cache.XXXXXX")
 sim_pid=
 stop_sim() {
@@ -40,19 +44,19 @@ tokens() { # 8k -> 8192
 start_sim() { # ARGS...
     stop_sim
     rm -f sim.out
-    "$bin" serve-sim --port 0 --dataset golden.jsonl --latency-ms 20 --prefill-ms-per-1k 100 \
-        --decode-ms-per-token 1 "$@" >sim.out 2>sim.err &
+    "$bin" serve-sim --port 0 --dataset golden.jsonl --latency-ms 20 \
+        --prefill-throughput "$throughput" --decode-ms-per-token 1 "$@" >sim.out 2>sim.err &
     sim_pid=$!
     for _ in $(seq 200); do [ -s sim.out ] && break; sleep 0.05; done
     url="http://127.0.0.1:$(head -n1 sim.out)"
 }
 
-# run_one L C Q SCHEDULE: prints "wall computed sent"
+# run_one L C Q SCHEDULE: prints "wall computed sent inflight"
 run_one() {
     local len=$1 c=$2 q=$3 sched=$4 t0 t1
     rm -f b.db b.db-wal b.db-shm
     head -n "$q" g_all.jsonl >golden.jsonl
-    start_sim --prefix-cache $((cache_factor * c * $(tokens "$len")))
+    start_sim --prefix-cache "${BENCH_CACHE_TOKENS:-$((cache_factor * c * $(tokens "$len")))}"
     t0=$(date +%s.%N)
     "$bin" run --endpoint "$url" --model dipmap-sim --dataset golden.jsonl --haystack hay.jsonl \
         --template "$repo/prompts/kv.txt" --scorer kv --progress none --db b.db --run bench \
@@ -62,7 +66,8 @@ run_one() {
     stop_sim
     echo "$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$t1")" \
         "$(sqlite3 b.db "select sum(usage_prompt_tokens - ifnull(cached_tokens, 0)) from trials")" \
-        "$(sqlite3 b.db "select sum(usage_prompt_tokens) from trials")"
+        "$(sqlite3 b.db "select sum(usage_prompt_tokens) from trials")" \
+        "$(sed -n 's/^in flight: mean \([0-9.]*\) .*/\1/p' run.out)"
 }
 
 "$bin" gen kv --n 200 --seed 1 --out g_all.jsonl --haystack-out hay.jsonl --haystack-size 3500 \
@@ -71,20 +76,22 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 echo
 echo "### Prefix-cache schedule (serve-sim)"
 echo
-echo "| length | c | trials | prompt tokens | computed cache | computed shuffle | cache of sent | shuffle of sent | computed ratio | wall cache s | wall shuffle s | wall ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "prefill throughput $throughput tokens/s; cache: ${BENCH_CACHE_TOKENS:-$cache_factor x C prompts} tokens"
+echo
+echo "| length | c | trials | prompt tokens | computed cache | computed shuffle | cache of sent | shuffle of sent | computed ratio | wall cache s | wall shuffle s | wall ratio | in flight cache | in flight shuffle |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for len in ${lengths//,/ }; do
     for c in ${concs//,/ }; do
-        q=${BENCH_CACHE_QUESTIONS:-$((2 * c > 16 ? 2 * c : 16))}
-        read -r wc cc sc < <(run_one "$len" "$c" "$q" cache)
-        read -r ws cs ss < <(run_one "$len" "$c" "$q" shuffle)
-        python3 - "$len" "$c" "$((q * 11))" "$sc" "$wc" "$cc" "$ws" "$cs" <<'EOF'
+        q=$questions
+        read -r wc cc sc fc < <(run_one "$len" "$c" "$q" cache)
+        read -r ws cs ss fs < <(run_one "$len" "$c" "$q" shuffle)
+        python3 - "$len" "$c" "$((q * 11))" "$sc" "$wc" "$cc" "$ws" "$cs" "${fc:-0}" "${fs:-0}" <<'EOF'
 import sys
-l, c, n, sent, wc, cc, ws, cs = sys.argv[1:]
+l, c, n, sent, wc, cc, ws, cs, fc, fs = sys.argv[1:]
 sent, wc, cc, ws, cs = float(sent), float(wc), float(cc), float(ws), float(cs)
-print("| %s | %s | %s | %d | %d | %d | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f |"
+print("| %s | %s | %s | %d | %d | %d | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %s | %s |"
       % (l, c, n, sent, cc, cs, cc / sent, cs / sent, cc / cs if cs else 0, wc, ws,
-         wc / ws if ws else 0))
+         wc / ws if ws else 0, fc, fs))
 EOF
     done
 done
