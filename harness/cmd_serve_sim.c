@@ -163,7 +163,7 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_DOUBLE, "prefill-ms-per-1k", 0, &s->prefill_ms, "MS",
          "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
         {OPT_DOUBLE, "prefill-throughput", 0, &s->prefill_tps, "TOKENS_PER_S",
-         "one prefill engine shared by all requests instead: in arrival order, each request's "
+         "one prefill engine shared by all requests: in arrival order, each request's "
          "uncached tokens at this rate (default 0: off)",
          0},
         {OPT_DOUBLE, "decode-ms-per-token", 0, &s->decode_ms, "MS",
@@ -245,10 +245,8 @@ static int check_cache(struct serve_sim *s)
         !(s->decode_ms >= 0 && s->decode_ms <= 1e6))
         return error(
             "serve-sim: --prefill-ms-per-1k and --decode-ms-per-token must be in 0..1000000");
-    if (!(s->prefill_tps >= 0 && s->prefill_tps <= 1e9) ||
-        (s->prefill_tps > 0 && s->prefill_ms > 0))
-        return error("serve-sim: --prefill-throughput must be in 0..1000000000 tokens/s, and not "
-                     "with --prefill-ms-per-1k");
+    if (!(s->prefill_tps >= 0 && s->prefill_tps <= 1e9))
+        return error("serve-sim: --prefill-throughput must be in 0..1000000000 tokens/s");
     s->cfg.slots = (int)s->slots;
     s->cfg.prefill_ms_per_1k = s->prefill_ms;
     s->cfg.prefill_throughput = s->prefill_tps;

@@ -294,9 +294,9 @@ struct sim_config {
      * requests at once, one cache each, "id_slot" honoured (llama.cpp-like). A request takes
      * latency_ms + prefill_ms_per_1k per 1000 uncached prompt tokens + decode_ms_per_token
      * per completion token; its prompt enters the cache when the prefill is done.
-     * prefill_throughput > 0 (tokens/s) replaces prefill_ms_per_1k by one prefill engine all
-     * requests share: in arrival order, one at a time, each looks its prompt up in the cache
-     * when its turn comes and holds the engine for its uncached tokens / prefill_throughput
+     * prefill_throughput > 0 (tokens/s) adds one prefill engine all requests share, before
+     * the per-request latency: in arrival order, one at a time, each looks its prompt up in the
+     * cache when its turn comes and holds the engine for its uncached tokens / prefill_throughput
      * (a GPU's prefill compute is shared; decoding stays per request).
      * usage.prompt_tokens_details.cached_tokens is reported when the cache is on; timings:
      * llama.cpp "timings" {cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms}.

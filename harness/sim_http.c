@@ -596,9 +596,14 @@ static void think_then_answer(struct sim_server *s, const struct gen_request *g,
 /* The server's time for a request: base latency, prefill of the uncached prompt, decoding. */
 static double prefill_ms(const struct sim_config *cfg, const struct gen_request *g)
 {
-    if (cfg->prefill_throughput > 0)
-        return 1000.0 * (double)(g->T - g->cached) / cfg->prefill_throughput;
     return cfg->prefill_ms_per_1k * (double)(g->T - g->cached) / 1000.0;
+}
+/* --prefill-throughput: the request's time on the shared prefill engine (0 without) */
+static double engine_ms(const struct sim_config *cfg, const struct gen_request *g)
+{
+    if (!(cfg->prefill_throughput > 0))
+        return 0;
+    return 1000.0 * (double)(g->T - g->cached) / cfg->prefill_throughput;
 }
 static double decode_ms(const struct sim_config *cfg, const struct gen_request *g)
 {
@@ -771,7 +776,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         cJSON *t = cJSON_AddObjectToObject(root, "timings");
         cJSON_AddNumberToObject(t, "cache_n", (double)g->cached);
         cJSON_AddNumberToObject(t, "prompt_n", (double)(a.T - g->cached));
-        cJSON_AddNumberToObject(t, "prompt_ms", prefill_ms(cfg, g));
+        cJSON_AddNumberToObject(t, "prompt_ms", engine_ms(cfg, g) + prefill_ms(cfg, g));
         cJSON_AddNumberToObject(t, "predicted_n", (double)ctok);
         cJSON_AddNumberToObject(t, "predicted_ms", decode_ms(cfg, g));
     }
@@ -1027,19 +1032,22 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
     generate(s, &g, r, l);
     apply_fault(s, fault, r);
     /*
-     * the prefill, then the prompt is in the cache (a streamed first token would go now);
-     * with the shared engine, only the prefill holds it and --latency-ms comes after
+     * the prefill: its turn on the shared engine (--prefill-throughput; the engine is held
+     * for that alone), then the per-request part (--latency-ms, --prefill-ms-per-1k); then
+     * the prompt is in the cache (a streamed first token would go now)
      */
-    if (!r->drop &&
-        delay_ms(s, (g.engine ? 0 : (double)s->cfg->latency_ms) + prefill_ms(s->cfg, &g)))
+    if (!r->drop && delay_ms(s, engine_ms(s->cfg, &g)))
         r->drop = 1; /* shutting down */
-    if (g.slot >= 0 && g.cache_prompt && r->status == 200 && !r->drop)
-        sim_cache_store(s->cache, g.slot, g.ids, g.nids);
     if (g.engine) {
+        if (g.slot >= 0 && g.cache_prompt && r->status == 200 && !r->drop)
+            sim_cache_store(s->cache, g.slot, g.ids, g.nids);
         engine_leave(s, &g, l);
-        if (!r->drop && delay_ms(s, (double)s->cfg->latency_ms))
-            r->drop = 1;
     }
+    if (!r->drop && delay_ms(s, (double)s->cfg->latency_ms + prefill_ms(s->cfg, &g)))
+        r->drop = 1;
+    if (!(s->cfg->prefill_throughput > 0) && g.slot >= 0 && g.cache_prompt && r->status == 200 &&
+        !r->drop)
+        sim_cache_store(s->cache, g.slot, g.ids, g.nids);
     if (!r->drop && delay_ms(s, decode_ms(s->cfg, &g) +
                                     (fault == SIM_FAULT_SLOW ? (double)s->cfg->slow_ms : 0)))
         r->drop = 1;

@@ -43,6 +43,7 @@ bad = {
         "think": ["x", "-5"], "think-form": ["block"], "think-stop": [],
         "prefix-cache": ["x"], "slots": ["-1", "1025"], "timings": [], "owned-by": [],
         "prefill-ms-per-1k": ["-1", "2e6"], "decode-ms-per-token": ["-1", "x"],
+        "prefill-throughput": ["-1", "2e9", "x"],
         "faults": ["429=2", "boom=0.1", "429"], "fault-seed": ["-1"], "latency-ms": ["-1"],
         "tokenize-latency-ms": ["-1"], "slow-ms": ["-1"], "retry-after-ms": ["-1"],
     },
@@ -93,6 +94,7 @@ good = {
     "reject-max-tokens": None, "min-max-tokens": "16", "reasoning": "0.1", "think": "64",
     "think-form": "field", "think-stop": None, "prefix-cache": "1m", "slots": "2",
     "timings": None, "owned-by": "vllm", "prefill-ms-per-1k": "1", "decode-ms-per-token": "0.5",
+    "prefill-throughput": "1e6",
     "faults": "429=0.01", "fault-seed": "3", "latency-ms": "1", "tokenize-latency-ms": "1",
     "slow-ms": "10", "retry-after-ms": "10",
 }

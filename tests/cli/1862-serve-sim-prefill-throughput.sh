@@ -51,5 +51,3 @@ for l in sc.read_log("latency.jsonl"):
 EOF2
 expect_code 2 "$DIPMAP" serve-sim --prefill-throughput -5
 assert_contains err "--prefill-throughput must be in 0..1000000000 tokens/s"
-expect_code 2 "$DIPMAP" serve-sim --prefill-throughput 100 --prefill-ms-per-1k 5
-assert_contains err "and not with --prefill-ms-per-1k"
