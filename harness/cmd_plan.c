@@ -120,7 +120,7 @@ static int pilot_cells(const struct plan_opts *o, struct power_cell **cells, siz
         struct power_cell *pc = &(*cells)[(*n)++];
         pc->length = c->length;
         pc->depth_bp = c->depth_bp;
-        pc->accuracy = c->n_valid ? c->accuracy : (double)rs.n_correct / (double)rs.n_valid;
+        pc->accuracy = c->n_valid ? c->accuracy : rs.accuracy;
     }
     *questions = rs.n_questions;
     *repeats = rs.n_repeats > 0 ? rs.n_repeats : 1;

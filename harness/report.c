@@ -304,7 +304,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
 
     strbuf_reset(&sb);
     if (s->n_valid > 0) {
-        report_pct(&sb, (double)s->n_correct / (double)s->n_valid);
+        report_pct(&sb, s->accuracy);
         strbuf_addf(&sb, " (%ld correct of %ld scored trials; %ld trials in all, %zu questions)",
                     s->n_correct, s->n_valid, s->n_trials, s->n_questions);
     } else {

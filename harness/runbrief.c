@@ -42,7 +42,7 @@ int runbrief_load(struct store *st, const char *name, struct runbrief *b)
     b->valid = s.n_valid;
     b->correct = s.n_correct;
     if (s.n_valid)
-        b->accuracy = (double)s.n_correct / (double)s.n_valid;
+        b->accuracy = s.accuracy;
     b->n_dips = s.n_lengths;
     b->dips = xcalloc(s.n_lengths + 1, sizeof(*b->dips));
     for (i = 0; i < s.n_lengths; i++) {

@@ -439,6 +439,12 @@ static int cmp_trial_cell(const void *a, const void *b)
     return 0;
 }
 
+/* part / whole, 0 when whole is 0: accuracy (correct of valid) and coverage (valid of trials). */
+static double share(long part, long whole)
+{
+    return whole ? (double)part / (double)whole : 0.0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -950,10 +956,10 @@ static int compute_curve(const struct trial_result *trials, size_t n,
                 nrd++;
             }
         }
-        c->accuracy = c->n_valid ? (double)c->n_correct / (double)c->n_valid : 0.0;
+        c->accuracy = share(c->n_correct, c->n_valid);
         wilson_interval(c->n_correct, c->n_valid, opt->z, &c->ci_lo, &c->ci_hi);
         c->design_effect = 1.0;
-        c->coverage = c->n_trials ? (double)c->n_valid / (double)c->n_trials : 0.0;
+        c->coverage = share(c->n_valid, c->n_trials);
         if (nrd)
             c->mean_realized_depth = rd / (double)nrd;
         out->n_trials += c->n_trials;
@@ -975,6 +981,9 @@ static int compute_curve(const struct trial_result *trials, size_t n,
     for (i = 0; i < n; i++)
         if (outcome_is_scored(trials[i].outcome) && trials[i].repeat + 1 > out->n_repeats)
             out->n_repeats = trials[i].repeat + 1;
+
+    out->accuracy = share(out->n_correct, out->n_valid);
+    out->coverage = share(out->n_valid, out->n_trials);
 
     /* lengths */
     for (i = 0; i < out->n_cells; i = j) {
@@ -1002,7 +1011,8 @@ static int compute_curve(const struct trial_result *trials, size_t n,
             for (int o = 0; o < OUTCOME__COUNT; o++)
                 ls->outcomes[o] += cs->outcomes[o];
         }
-        ls->accuracy = ls->n_valid ? (double)ls->n_correct / (double)ls->n_valid : 0.0;
+        ls->accuracy = share(ls->n_correct, ls->n_valid);
+        ls->coverage = share(ls->n_valid, ls->n_trials);
         curve_summary(out->cells + i, ls->n_cells, v, c, &cv);
         ls->n_depths = cv.n_depths;
         if (cv.n_depths) {
@@ -1187,7 +1197,7 @@ static void control_summary(struct control_stats *c, const struct trial_result *
         }
     }
     c->n_questions = nq;
-    c->accuracy = c->n_valid ? (double)c->n_correct / (double)c->n_valid : 0.0;
+    c->accuracy = share(c->n_correct, c->n_valid);
     cluster_interval(m, y, nq, z, &c->design_effect, &c->ci_lo, &c->ci_hi);
     free(m);
     free(y);

@@ -188,7 +188,8 @@ struct length_stats {
     long length;
     size_t first_cell, n_cells; /* this length's cells in run_stats.cells, by depth */
     long n_trials, n_valid, n_correct;
-    double accuracy;
+    double accuracy; /* n_correct / n_valid; 0 when n_valid == 0 */
+    double coverage; /* n_valid / n_trials; 0 when no trials */
     long outcomes[OUTCOME__COUNT];
 
     /* depth curve (only cells with n_valid > 0 count) */
@@ -260,6 +261,8 @@ struct run_stats {
     struct length_stats *lengths; /* ascending length */
     size_t n_lengths;
     long n_trials, n_valid, n_correct;
+    double accuracy; /* n_correct / n_valid over every cell; 0 when n_valid == 0 */
+    double coverage; /* n_valid / n_trials; 0 when no trials */
     long outcomes[OUTCOME__COUNT];
     long n_cut, starved_reasoning_tokens; /* sums of the cells' */
     size_t n_questions;

@@ -131,7 +131,7 @@ static void add_length(struct json *arr, const struct length_stats *l)
         json_add_num(o, "accuracy", l->accuracy);
     else
         json_add_null(o, "accuracy");
-    json_add_num(o, "coverage", l->n_trials ? (double)l->n_valid / (double)l->n_trials : 0.0);
+    json_add_num(o, "coverage", l->coverage);
     json_add_num(o, "questions", (double)l->n_questions);
     add_outcomes(o, l->outcomes);
     json_add_num(o, "depths_with_data", l->n_depths);
@@ -386,10 +386,10 @@ static void add_totals(struct json *root, const struct run_stats *s)
     json_add_num(o, "valid", (double)s->n_valid);
     json_add_num(o, "correct", (double)s->n_correct);
     if (s->n_valid)
-        json_add_num(o, "accuracy", (double)s->n_correct / (double)s->n_valid);
+        json_add_num(o, "accuracy", s->accuracy);
     else
         json_add_null(o, "accuracy");
-    json_add_num(o, "coverage", s->n_trials ? (double)s->n_valid / (double)s->n_trials : 0.0);
+    json_add_num(o, "coverage", s->coverage);
     json_add_num(o, "questions", (double)s->n_questions);
     json_add_num(o, "repeats", s->n_repeats);
     add_outcomes(o, s->outcomes);
