@@ -76,238 +76,281 @@ static int write_out(const char *dir, const char *name, const struct strbuf *dat
     return ret;
 }
 
-int cmd_report(int argc, const char **argv)
+/* The options as given (defaults in report_cmd_init) and what report builds from them. */
+struct report_cmd {
+    const char *db, *out_dir, *formats_arg, *dataset, *rank_dist, *axis_pair;
+    double geometric_p, price_in, price_out;
+    int no_plots, exclude_known, price_in_seen, price_out_seen, rank_p_seen;
+    struct strvec rest, pair;
+    unsigned formats; /* FMT_* */
+    double *rank_probs;
+    size_t n_rank_probs;
+    struct store *st;
+    struct report_doc d;
+    struct strbuf dir, doc, err;
+};
+
+static void report_cmd_init(struct report_cmd *r)
 {
-    const char *db = NULL, *out_dir = NULL, *formats_arg = "md,json,html", *dataset = NULL;
-    const char *rank_dist = NULL, *axis_pair = NULL;
-    struct strvec pair = STRVEC_INIT;
-    double geometric_p = 0.5, *rank_probs = NULL, price_in = -1, price_out = -1;
-    size_t n_rank_probs = 0;
-    int no_plots = 0, exclude_known = 0, rc = DM_EXIT_OK, prc;
+    memset(r, 0, sizeof(*r));
+    r->formats_arg = "md,json,html";
+    r->geometric_p = 0.5;
+    r->price_in = r->price_out = -1;
+    strvec_init(&r->rest);
+    strvec_init(&r->pair);
+    report_doc_init(&r->d);
+    strbuf_init(&r->dir, 0);
+    strbuf_init(&r->doc, 0);
+    strbuf_init(&r->err, 0);
+}
+
+/* Frees everything; a failed store close turns success into DM_EXIT_INFRA. */
+static int report_cmd_release(struct report_cmd *r, int rc)
+{
+    report_doc_release(&r->d);
+    free(r->rank_probs);
+    if (r->st && store_close(r->st) < 0 && rc == DM_EXIT_OK)
+        rc = DM_EXIT_INFRA;
+    strvec_clear(&r->rest);
+    strvec_clear(&r->pair);
+    strbuf_release(&r->dir);
+    strbuf_release(&r->doc);
+    strbuf_release(&r->err);
+    return rc;
+}
+
+/* The option table (dipmap help report prints it) and the run name: 0, 1 after help, -1. */
+static int report_parse(struct report_cmd *r, int argc, const char **argv)
+{
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "out", 'o', &out_dir, "DIR", "output folder (default reports/<run>)", 0},
-        {OPT_STRING, "format", 0, &formats_arg, "LIST",
+        {OPT_STRING, "db", 0, &r->db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
+        {OPT_STRING, "out", 'o', &r->out_dir, "DIR", "output folder (default reports/<run>)", 0},
+        {OPT_STRING, "format", 0, &r->formats_arg, "LIST",
          "comma-separated: md (summary.md), json (summary.json), html (report.html)", 0},
-        {OPT_BOOL, "no-plots", 0, &no_plots, NULL, "do not run gnuplot (tables only)", 0},
-        {OPT_BOOL, "exclude-known", 0, &exclude_known, NULL,
+        {OPT_BOOL, "no-plots", 0, &r->no_plots, NULL, "do not run gnuplot (tables only)", 0},
+        {OPT_BOOL, "exclude-known", 0, &r->exclude_known, NULL,
          "leave out questions answered correctly closed-book (run --controls closed-book)", 0},
-        {OPT_STRING, "dataset", 0, &dataset, "FILE",
+        {OPT_STRING, "dataset", 0, &r->dataset, "FILE",
          "the run's golden set: show the questions of failed trials", 0},
-        {OPT_STRING, "rank-dist", 0, &rank_dist, "FILE",
+        {OPT_STRING, "rank-dist", 0, &r->rank_dist, "FILE",
          "ordering advice: retriever rank distribution, one probability per line (rank 1 first)",
          0},
-        {OPT_DOUBLE, "rank-p", 0, &geometric_p, "P",
+        {OPT_DOUBLE, "rank-p", 0, &r->geometric_p, "P",
          "ordering advice without --rank-dist: geometric P(rank r) = p(1-p)^(r-1) (default 0.5)",
          0},
-        {OPT_DOUBLE, "price-in", 0, &price_in, "USD",
+        {OPT_DOUBLE, "price-in", 0, &r->price_in, "USD",
          "order experiment: USD per 1M prompt tokens, for the cost per question (with "
          "--price-out)",
          0},
-        {OPT_DOUBLE, "price-out", 0, &price_out, "USD", "USD per 1M completion tokens", 0},
-        {OPT_STRING, "axis-pair", 0, &axis_pair, "A,B",
+        {OPT_DOUBLE, "price-out", 0, &r->price_out, "USD", "USD per 1M completion tokens", 0},
+        {OPT_STRING, "axis-pair", 0, &r->axis_pair, "A,B",
          "two named axes of the run: their heatmap axis-pair-A-B.svg and table (accuracy per A "
          "value x B value)",
          0},
         OPT_END_MARK,
     };
-    struct strvec rest = STRVEC_INIT;
-    struct store *st = NULL;
-    struct report_doc d;
-    struct stats_options sopt;
-    struct strbuf dir = STRBUF_INIT, doc = STRBUF_INIT, err = STRBUF_INIT;
-    unsigned formats = 0;
-
-    report_doc_init(&d);
-    prc = parse_options(argc, argv, opts, report_usage, &rest);
-    if (prc) {
-        strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    }
-    if (rest.nr != 1) {
-        error(rest.nr ? "report: give exactly one run name"
-                      : "report: which run? (dipmap runs "
-                        "lists them)");
+    int rc = parse_options(argc, argv, opts, report_usage, &r->rest);
+    if (rc)
+        return rc;
+    if (r->rest.nr != 1) {
+        error(r->rest.nr ? "report: give exactly one run name"
+                         : "report: which run? (dipmap runs "
+                           "lists them)");
         usage_with_options(stderr, report_usage, opts);
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
+        return -1;
     }
-    if (axis_pair && (strvec_split(&pair, axis_pair, ',') != 2 || !*pair.v[0] || !*pair.v[1] ||
-                      !strcmp(pair.v[0], pair.v[1]))) {
-        error("report: --axis-pair needs two different axis names, e.g. "
-              "question-at,distractors");
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
-    }
-    if (parse_formats(formats_arg, &formats) < 0) {
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
-    }
-    if ((opt_find(opts, "price-in")->seen != 0) != (opt_find(opts, "price-out")->seen != 0) ||
-        (opt_find(opts, "price-in")->seen && (!(price_in >= 0) || !(price_out >= 0)))) {
-        error("report: --price-in and --price-out go together, each >= 0 (USD per 1M prompt "
-              "and completion tokens)");
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
-    }
-    if (rank_dist && opt_find(opts, "rank-p")->seen) {
-        error("report: give --rank-dist FILE or --rank-p P, not both (--rank-p is the "
-              "geometric model used without a measured distribution)");
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
-    }
-    if (dataset) {
+    r->price_in_seen = opt_find(opts, "price-in")->seen;
+    r->price_out_seen = opt_find(opts, "price-out")->seen;
+    r->rank_p_seen = opt_find(opts, "rank-p")->seen;
+    return 0;
+}
+
+/* The checks that need no store: --axis-pair, --format, the prices, --rank-*, --dataset. */
+static int report_check_options(struct report_cmd *r)
+{
+    if (r->axis_pair && (strvec_split(&r->pair, r->axis_pair, ',') != 2 || !*r->pair.v[0] ||
+                         !*r->pair.v[1] || !strcmp(r->pair.v[0], r->pair.v[1])))
+        return error("report: --axis-pair needs two different axis names, e.g. "
+                     "question-at,distractors");
+    if (parse_formats(r->formats_arg, &r->formats) < 0)
+        return -1;
+    if ((r->price_in_seen != 0) != (r->price_out_seen != 0) ||
+        (r->price_in_seen && (!(r->price_in >= 0) || !(r->price_out >= 0))))
+        return error("report: --price-in and --price-out go together, each >= 0 (USD per 1M "
+                     "prompt and completion tokens)");
+    if (r->rank_dist && r->rank_p_seen)
+        return error("report: give --rank-dist FILE or --rank-p P, not both (--rank-p is the "
+                     "geometric model used without a measured distribution)");
+    if (r->dataset) {
         /* a golden set the user named must load: nothing is written when it does not */
         struct golden_set gs;
         memset(&gs, 0, sizeof(gs));
-        if (golden_set_load(&gs, dataset) < 0) {
-            error("report: --dataset %s cannot be used (see above); nothing was written", dataset);
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
-        }
+        if (golden_set_load(&gs, r->dataset) < 0)
+            return error("report: --dataset %s cannot be used (see above); nothing was written",
+                         r->dataset);
         golden_set_release(&gs);
     }
+    return 0;
+}
 
-    st = store_open(store_default_path(db), STORE_READONLY);
-    if (!st) {
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
-    }
+/* Open the store and load the run's statistics into r->d; DM_EXIT_OK or the exit code. */
+static int report_load(struct report_cmd *r)
+{
+    struct stats_options sopt;
+    int prc;
+
+    r->st = store_open(store_default_path(r->db), STORE_READONLY);
+    if (!r->st)
+        return DM_EXIT_USAGE;
     stats_options_init(&sopt);
-    if (rank_dist) {
-        if (rank_dist_load(rank_dist, &rank_probs, &n_rank_probs, &err) < 0) {
-            error("report: %s", err.buf);
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
+    if (r->rank_dist) {
+        if (rank_dist_load(r->rank_dist, &r->rank_probs, &r->n_rank_probs, &r->err) < 0) {
+            error("report: %s", r->err.buf);
+            return DM_EXIT_USAGE;
         }
-        sopt.rank_probs = rank_probs;
-        sopt.n_rank_probs = n_rank_probs;
-    } else if (!(geometric_p > 0 && geometric_p <= 1)) {
-        error("report: --rank-p must be in (0, 1], got %g", geometric_p);
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
+        sopt.rank_probs = r->rank_probs;
+        sopt.n_rank_probs = r->n_rank_probs;
+    } else if (!(r->geometric_p > 0 && r->geometric_p <= 1)) {
+        error("report: --rank-p must be in (0, 1], got %g", r->geometric_p);
+        return DM_EXIT_USAGE;
     } else {
-        sopt.geometric_p = geometric_p;
+        sopt.geometric_p = r->geometric_p;
     }
-    sopt.exclude_known = exclude_known;
-    prc = report_doc_load(&d, st, rest.v[0], &sopt, &err);
-    if (prc == 0 && d.have_order && price_in >= 0)
-        order_stats_price(&d.order, price_in, price_out);
+    sopt.exclude_known = r->exclude_known;
+    prc = report_doc_load(&r->d, r->st, r->rest.v[0], &sopt, &r->err);
+    if (prc == 0 && r->d.have_order && r->price_in >= 0)
+        order_stats_price(&r->d.order, r->price_in, r->price_out);
     if (prc != 0) {
         if (prc > 0)
-            error("report: no run named '%s' in %s", rest.v[0], store_path(st));
-        else if (err.len)
-            error("report: %s", err.buf);
-        rc = prc > 0 || err.len ? DM_EXIT_USAGE : DM_EXIT_INFRA;
-        goto cleanup;
+            error("report: no run named '%s' in %s", r->rest.v[0], store_path(r->st));
+        else if (r->err.len)
+            error("report: %s", r->err.buf);
+        return prc > 0 || r->err.len ? DM_EXIT_USAGE : DM_EXIT_INFRA;
     }
+    return DM_EXIT_OK;
+}
 
-    for (size_t i = 0; i < pair.nr; i++) {
+/* Each --axis-pair name is a paired axis of the loaded run. */
+static int report_check_axis_pair(const struct report_cmd *r)
+{
+    const struct report_doc *d = &r->d;
+    for (size_t i = 0; i < r->pair.nr; i++) {
         size_t k;
-        for (k = 0; k < d.n_axes && (!d.axes[k].paired || strcmp(d.axes[k].name, pair.v[i])); k++)
+        for (k = 0; k < d->n_axes && (!d->axes[k].paired || strcmp(d->axes[k].name, r->pair.v[i]));
+             k++)
             ;
-        if (k == d.n_axes) {
+        if (k == d->n_axes) {
             struct strbuf names = STRBUF_INIT;
-            for (k = 0; k < d.n_axes; k++)
-                if (d.axes[k].paired)
-                    strbuf_addf(&names, "%s%s", names.len ? ", " : "", d.axes[k].name);
-            error("report: --axis-pair: run '%s' has no axis '%s' (its axes: %s)", d.run.name,
-                  pair.v[i], names.len ? names.buf : "none");
+            for (k = 0; k < d->n_axes; k++)
+                if (d->axes[k].paired)
+                    strbuf_addf(&names, "%s%s", names.len ? ", " : "", d->axes[k].name);
+            error("report: --axis-pair: run '%s' has no axis '%s' (its axes: %s)", d->run.name,
+                  r->pair.v[i], names.len ? names.buf : "none");
             strbuf_release(&names);
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
+            return -1;
         }
     }
+    return 0;
+}
 
-    if (out_dir) {
-        strbuf_addstr(&dir, out_dir);
+/* The plots (a missing gnuplot costs the pictures, never the report). */
+static void report_plots(struct report_cmd *r)
+{
+    struct report_doc *d = &r->d;
+    const char *dir = r->dir.buf;
+    int pr;
+
+    if (r->no_plots) {
+        report_doc_plots(d, -2);
+        return;
+    }
+    pr = d->have_order ? report_order_plot(dir, PLOT_BOTH, &d->run, &d->order, &d->usvg)
+                       : report_run_plots(dir, PLOT_BOTH, &d->run, &d->stats, &d->usvg, &d->hsvg);
+    if (pr == PLOT_NO_GNUPLOT)
+        warning("gnuplot not found on PATH: plots skipped (install gnuplot to draw them); "
+                "the tables are still written");
+    else if (pr != PLOT_OK)
+        warning("plots skipped: gnuplot failed (see the error above); the tables are still "
+                "written");
+    else if (d->have_order)
+        printf("wrote %s/order.svg, order.png\n", dir);
+    else
+        printf("wrote %s/ucurve.svg, ucurve.png, heatmap.svg, heatmap.png\n", dir);
+    if (pr == PLOT_OK && !d->have_order && d->n_axes) {
+        /* small multiples per axis (one panel per value), the --axis-pair heatmap */
+        struct strbuf names = STRBUF_INIT;
+        const char *pp[2] = {r->pair.nr == 2 ? r->pair.v[0] : NULL,
+                             r->pair.nr == 2 ? r->pair.v[1] : NULL};
+        pr = report_doc_axis_plots(d, dir, PLOT_BOTH, pp, &names);
+        if (pr != PLOT_OK)
+            warning("axis plots skipped: gnuplot failed (see the error above)");
+        else
+            printf("wrote %s/%s (and .png)\n", dir, names.buf);
+        strbuf_release(&names);
+        pr = PLOT_OK;
+    }
+    report_doc_plots(d, pr);
+}
+
+/* The output folder, then summary.json, the plots, summary.md and report.html as asked. */
+static int report_write(struct report_cmd *r)
+{
+    struct report_doc *d = &r->d;
+
+    if (r->out_dir) {
+        strbuf_addstr(&r->dir, r->out_dir);
     } else {
         /* the run name is user text: never let it leave reports/ */
-        strbuf_addstr(&dir, "reports/");
-        escape_folder_name(&dir, d.run.name);
+        strbuf_addstr(&r->dir, "reports/");
+        escape_folder_name(&r->dir, d->run.name);
     }
-    if (report_make_dirs(dir.buf) < 0) {
-        rc = DM_EXIT_USAGE;
-        goto cleanup;
+    if (report_make_dirs(r->dir.buf) < 0)
+        return -1;
+    if (r->formats & FMT_JSON) {
+        strbuf_reset(&r->doc);
+        if (summary_json_write_order(&d->run, &d->stats, d->axes, d->n_axes,
+                                     d->have_order ? &d->order : NULL, d->curve_run, &r->doc) < 0 ||
+            write_out(r->dir.buf, "summary.json", &r->doc) < 0)
+            return -1;
     }
-
-    if (formats & FMT_JSON) {
-        strbuf_reset(&doc);
-        if (summary_json_write_order(&d.run, &d.stats, d.axes, d.n_axes,
-                                     d.have_order ? &d.order : NULL, d.curve_run, &doc) < 0 ||
-            write_out(dir.buf, "summary.json", &doc) < 0) {
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
-        }
-    }
-    if (!(formats & (FMT_MD | FMT_HTML)))
-        goto cleanup;
-
-    /* plots: a missing gnuplot costs the pictures, never the report */
-    if (no_plots) {
-        report_doc_plots(&d, -2);
-    } else {
-        int pr = d.have_order
-                     ? report_order_plot(dir.buf, PLOT_BOTH, &d.run, &d.order, &d.usvg)
-                     : report_run_plots(dir.buf, PLOT_BOTH, &d.run, &d.stats, &d.usvg, &d.hsvg);
-        if (pr == PLOT_NO_GNUPLOT)
-            warning("gnuplot not found on PATH: plots skipped (install gnuplot to draw them); "
-                    "the tables are still written");
-        else if (pr != PLOT_OK)
-            warning("plots skipped: gnuplot failed (see the error above); the tables are still "
-                    "written");
-        else if (d.have_order)
-            printf("wrote %s/order.svg, order.png\n", dir.buf);
-        else
-            printf("wrote %s/ucurve.svg, ucurve.png, heatmap.svg, heatmap.png\n", dir.buf);
-        if (pr == PLOT_OK && !d.have_order && d.n_axes) {
-            /* small multiples per axis (one panel per value), the --axis-pair heatmap */
-            struct strbuf names = STRBUF_INIT;
-            const char *pp[2] = {pair.nr == 2 ? pair.v[0] : NULL, pair.nr == 2 ? pair.v[1] : NULL};
-            pr = report_doc_axis_plots(&d, dir.buf, PLOT_BOTH, pp, &names);
-            if (pr != PLOT_OK)
-                warning("axis plots skipped: gnuplot failed (see the error above)");
-            else
-                printf("wrote %s/%s (and .png)\n", dir.buf, names.buf);
-            strbuf_release(&names);
-            pr = PLOT_OK;
-        }
-        report_doc_plots(&d, pr);
-    }
+    if (!(r->formats & (FMT_MD | FMT_HTML)))
+        return 0;
+    report_plots(r);
     /* failed trials at the worst depths, with their questions when the golden set is here */
-    report_doc_failures(&d, dataset, (double)time(NULL));
-    report_doc_prompts(&d, st);
-    if (pair.nr == 2) {
-        d.in.axis_pair[0] = pair.v[0];
-        d.in.axis_pair[1] = pair.v[1];
+    report_doc_failures(d, r->dataset, (double)time(NULL));
+    report_doc_prompts(d, r->st);
+    if (r->pair.nr == 2) {
+        d->in.axis_pair[0] = r->pair.v[0];
+        d->in.axis_pair[1] = r->pair.v[1];
     }
+    if (r->formats & FMT_MD) {
+        strbuf_reset(&r->doc);
+        report_markdown(&r->doc, &d->in);
+        if (write_out(r->dir.buf, "summary.md", &r->doc) < 0)
+            return -1;
+    }
+    if (r->formats & FMT_HTML) {
+        strbuf_reset(&r->doc);
+        report_html(&r->doc, &d->in);
+        if (write_out(r->dir.buf, "report.html", &r->doc) < 0)
+            return -1;
+    }
+    return 0;
+}
 
-    if (formats & FMT_MD) {
-        strbuf_reset(&doc);
-        report_markdown(&doc, &d.in);
-        if (write_out(dir.buf, "summary.md", &doc) < 0) {
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
-        }
-    }
-    if (formats & FMT_HTML) {
-        strbuf_reset(&doc);
-        report_html(&doc, &d.in);
-        if (write_out(dir.buf, "report.html", &doc) < 0) {
-            rc = DM_EXIT_USAGE;
-            goto cleanup;
-        }
-    }
+int cmd_report(int argc, const char **argv)
+{
+    struct report_cmd r;
+    int rc;
 
-cleanup:
-    report_doc_release(&d);
-    free(rank_probs);
-    if (st && store_close(st) < 0 && rc == DM_EXIT_OK)
-        rc = DM_EXIT_INFRA;
-    strvec_clear(&rest);
-    strvec_clear(&pair);
-    strbuf_release(&dir);
-    strbuf_release(&doc);
-    strbuf_release(&err);
-    return rc;
+    report_cmd_init(&r);
+    rc = report_parse(&r, argc, argv);
+    if (rc > 0)
+        rc = DM_EXIT_OK;
+    else if (rc < 0 || report_check_options(&r) < 0)
+        rc = DM_EXIT_USAGE;
+    else if ((rc = report_load(&r)) == DM_EXIT_OK &&
+             (report_check_axis_pair(&r) < 0 || report_write(&r) < 0))
+        rc = DM_EXIT_USAGE;
+    return report_cmd_release(&r, rc);
 }
