@@ -31,190 +31,240 @@ static const char *const show_prompt_usage[] = {
     NULL,
 };
 
-int cmd_show_prompt(int argc, const char **argv)
-{
-    const char *dataset = NULL, *haystack = NULL, *qid = NULL, *length_s = "8k";
-    const char *tpl_spec = "qa", *tok_spec = "cl100k_base";
-    double depth = 50;
-    long repeat = 0, seed = 0, max_tokens = CLIENT_DEFAULT_MAX_TOKENS, overhead = 0;
-    int completion = 0, json = 0, ret = DM_EXIT_USAGE;
-    struct strvec rest = STRVEC_INIT;
+/* The options as given (defaults in show_prompt_init) and what show-prompt builds from them. */
+struct show_prompt {
+    const char *dataset, *haystack, *qid, *length_s, *tpl_spec, *tok_spec, *special, *axes_spec;
+    double depth;
+    long repeat, seed, max_tokens, overhead, length;
+    int completion, json;
+    struct strvec rest;
     struct golden_set gs;
     struct haystack hay;
     struct prompt_template tpl;
-    struct tokenizer *tk = NULL;
-    const char *special = NULL, *axes_spec = NULL;
-    struct strbuf axes = STRBUF_INIT;
-    struct prompt_builder *b = NULL;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
-    struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
-    struct prompt_request req;
+    int have_gs, have_hay, have_tpl;
     const struct question *q;
-    long length;
-    int have_gs = 0, have_hay = 0, have_tpl = 0, rc;
+    struct tokenizer *tk;
+    struct prompt_builder *b;
+    struct built_prompt bp;
+    struct strbuf axes, err, path;
+};
+
+static void show_prompt_init(struct show_prompt *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->length_s = "8k";
+    s->tpl_spec = "qa";
+    s->tok_spec = "cl100k_base";
+    s->depth = 50;
+    s->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
+    strvec_init(&s->rest);
+    built_prompt_init(&s->bp);
+    strbuf_init(&s->axes, 0);
+    strbuf_init(&s->err, 0);
+    strbuf_init(&s->path, 0);
+}
+
+static void show_prompt_release(struct show_prompt *s)
+{
+    built_prompt_release(&s->bp);
+    prompt_builder_free(s->b);
+    tokenizer_free(s->tk);
+    if (s->have_tpl)
+        prompt_template_release(&s->tpl);
+    if (s->have_hay)
+        haystack_release(&s->hay);
+    if (s->have_gs)
+        golden_set_release(&s->gs);
+    strbuf_release(&s->err);
+    strbuf_release(&s->axes);
+    strbuf_release(&s->path);
+    strvec_clear(&s->rest);
+}
+
+/* The option table (dipmap help show-prompt prints it): 0, 1 after help, -1 after an error. */
+static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
+{
     struct option opts[] = {
-        {OPT_STRING, "dataset", 'd', &dataset, "FILE", "golden set (JSONL, optionally .gz)", 0},
-        {OPT_STRING, "haystack", 0, &haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
-        {OPT_STRING, "question", 'q', &qid, "ID", "question id (default: the first)", 0},
-        {OPT_STRING, "length", 'l', &length_s, "N", "target length in tokens (default 8k)", 0},
-        {OPT_DOUBLE, "depth", 0, &depth, "PCT", "gold depth in percent, 0..100 (default 50)", 0},
-        {OPT_LONG, "repeat", 'r', &repeat, "N", "repeat index (default 0)", 0},
-        {OPT_LONG, "seed", 0, &seed, "N", "run seed (default 0)", 0},
-        {OPT_STRING, "template", 0, &tpl_spec, "NAME|FILE", "prompt template (default qa)", 0},
-        {OPT_STRING, "tokenizer", 't', &tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)",
+        {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set (JSONL, optionally .gz)", 0},
+        {OPT_STRING, "haystack", 0, &s->haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
+        {OPT_STRING, "question", 'q', &s->qid, "ID", "question id (default: the first)", 0},
+        {OPT_STRING, "length", 'l', &s->length_s, "N", "target length in tokens (default 8k)", 0},
+        {OPT_DOUBLE, "depth", 0, &s->depth, "PCT", "gold depth in percent, 0..100 (default 50)", 0},
+        {OPT_LONG, "repeat", 'r', &s->repeat, "N", "repeat index (default 0)", 0},
+        {OPT_LONG, "seed", 0, &s->seed, "N", "run seed (default 0)", 0},
+        {OPT_STRING, "template", 0, &s->tpl_spec, "NAME|FILE", "prompt template (default qa)", 0},
+        {OPT_STRING, "tokenizer", 't', &s->tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)",
          0},
-        {OPT_STRING, "special", 0, &special, "parse|plain",
+        {OPT_STRING, "special", 0, &s->special, "parse|plain",
          "special-token text: its id (parse; default for tokenizer.json) or plain text", 0},
-        {OPT_LONG, "max-tokens", 0, &max_tokens, "N", "answer budget shown (default 256, as run)",
-         0},
-        {OPT_LONG, "template-overhead", 0, &overhead, "N",
+        {OPT_LONG, "max-tokens", 0, &s->max_tokens, "N",
+         "answer budget shown (default 256, as run)", 0},
+        {OPT_LONG, "template-overhead", 0, &s->overhead, "N",
          "tokens the server adds per request (as run measured them; default 0)", 0},
-        {OPT_BOOL, "completions", 0, &completion, NULL,
+        {OPT_BOOL, "completions", 0, &s->completion, NULL,
          "the /v1/completions rendering (one string), as run --completions", 0},
-        {OPT_BOOL, "json", 0, &json, NULL, "print the request as JSON (messages or prompt)", 0},
-        {OPT_STRING, "axes", 0, &axes_spec, "NAME=VALUE;...",
+        {OPT_BOOL, "json", 0, &s->json, NULL, "print the request as JSON (messages or prompt)", 0},
+        {OPT_STRING, "axes", 0, &s->axes_spec, "NAME=VALUE;...",
          "the trial's named axes, as run crosses them: e.g. 'question-at=start;needles=2;"
          "spacing=25'",
          0},
         OPT_END_MARK,
     };
-
-    rc = parse_options(argc, argv, opts, show_prompt_usage, &rest);
+    int rc = parse_options(argc, argv, opts, show_prompt_usage, &s->rest);
     if (rc)
-        return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    if (rest.nr) {
-        error("show-prompt: unexpected argument '%s'", rest.v[0]);
-        goto cleanup;
+        return rc;
+    if (s->rest.nr)
+        return error("show-prompt: unexpected argument '%s'", s->rest.v[0]);
+    return 0;
+}
+
+/* --dataset, --length, --depth, --repeat and --seed. */
+static int show_prompt_check(struct show_prompt *s)
+{
+    if (!s->dataset)
+        return error("show-prompt: --dataset FILE is required");
+    if (parse_token_count(s->length_s, 16L * 1024 * 1024, &s->length) < 0)
+        return error("show-prompt: --length: '%s' is not a token count (e.g. 8k, 32768)",
+                     s->length_s);
+    if (!(s->depth >= 0 && s->depth <= 100))
+        return error("show-prompt: --depth must be between 0 and 100 (percent)");
+    if (s->repeat < 0 || s->seed < 0)
+        return error("show-prompt: --repeat and --seed must be >= 0");
+    return 0;
+}
+
+/* The golden set and its question, the haystack, the template and the tokenizer. */
+static int show_prompt_load(struct show_prompt *s)
+{
+    if (golden_set_load(&s->gs, s->dataset) < 0)
+        return -1;
+    s->have_gs = 1;
+    if (s->haystack) {
+        if (haystack_load(&s->hay, s->haystack) < 0)
+            return -1;
+        s->have_hay = 1;
     }
-    if (!dataset) {
-        error("show-prompt: --dataset FILE is required");
-        goto cleanup;
+    if (prompt_template_resolve(s->tpl_spec, &s->path) < 0)
+        return error("show-prompt: template '%s' not found (%s)", s->tpl_spec, s->path.buf);
+    if (prompt_template_load(&s->tpl, s->path.buf) < 0)
+        return -1;
+    s->have_tpl = 1;
+    s->q = s->qid ? golden_set_find(&s->gs, s->qid) : &s->gs.q[0];
+    if (!s->q)
+        return error("show-prompt: no question '%s' in %s", s->qid, s->dataset);
+    s->tk = tokenizer_load(s->tok_spec, &s->err);
+    if (!s->tk)
+        return error("show-prompt: %s", s->err.buf);
+    if (s->special) {
+        if (strcmp(s->special, "parse") && strcmp(s->special, "plain"))
+            return error("show-prompt: --special must be parse or plain, not '%s'", s->special);
+        tokenizer_set_special(s->tk, !strcmp(s->special, "parse"));
     }
-    if (parse_token_count(length_s, 16L * 1024 * 1024, &length) < 0) {
-        error("show-prompt: --length: '%s' is not a token count (e.g. 8k, 32768)", length_s);
-        goto cleanup;
-    }
-    if (!(depth >= 0 && depth <= 100)) {
-        error("show-prompt: --depth must be between 0 and 100 (percent)");
-        goto cleanup;
-    }
-    if (repeat < 0 || seed < 0) {
-        error("show-prompt: --repeat and --seed must be >= 0");
-        goto cleanup;
-    }
-    if (golden_set_load(&gs, dataset) < 0)
-        goto cleanup;
-    have_gs = 1;
-    if (haystack) {
-        if (haystack_load(&hay, haystack) < 0)
-            goto cleanup;
-        have_hay = 1;
-    }
-    if (prompt_template_resolve(tpl_spec, &path) < 0) {
-        error("show-prompt: template '%s' not found (%s)", tpl_spec, path.buf);
-        goto cleanup;
-    }
-    if (prompt_template_load(&tpl, path.buf) < 0)
-        goto cleanup;
-    have_tpl = 1;
-    q = qid ? golden_set_find(&gs, qid) : &gs.q[0];
-    if (!q) {
-        error("show-prompt: no question '%s' in %s", qid, dataset);
-        goto cleanup;
-    }
-    tk = tokenizer_load(tok_spec, &err);
-    if (!tk) {
-        error("show-prompt: %s", err.buf);
-        goto cleanup;
-    }
-    if (special) {
-        if (strcmp(special, "parse") && strcmp(special, "plain")) {
-            error("show-prompt: --special must be parse or plain, not '%s'", special);
-            goto cleanup;
-        }
-        tokenizer_set_special(tk, !strcmp(special, "parse"));
-    }
-    b = prompt_builder_new(tk, &tpl, have_hay ? &hay : NULL);
+    return 0;
+}
+
+/* The trial's request, built as run builds it. */
+static int show_prompt_build(struct show_prompt *s)
+{
+    struct prompt_request req;
+
+    s->b = prompt_builder_new(s->tk, &s->tpl, s->have_hay ? &s->hay : NULL);
     memset(&req, 0, sizeof(req));
-    req.q = q;
-    req.target_len = length;
-    req.depth_bp = (int)(depth * 100 + 0.5);
-    req.repeat = (int)repeat;
-    req.seed = (unsigned long)seed;
-    req.max_answer_tokens = max_tokens;
-    req.chat = !completion;
-    req.overhead = overhead;
-    if (axes_spec && axes_canonical(axes_spec, &axes, &err) < 0) {
-        error("show-prompt: --axes: %s", err.buf);
-        goto cleanup;
-    }
-    req.axes = axes.buf;
-    if (overhead < 0 || overhead >= length) {
-        error("show-prompt: --template-overhead must be in 0..%ld (below the length)", length - 1);
-        goto cleanup;
-    }
-    if (prompt_build(b, &req, &bp, &err) < 0) {
-        error("show-prompt: %s", err.buf);
-        goto cleanup;
-    }
-    if (json) {
-        struct json *o = json_new_object();
-        struct strbuf line = STRBUF_INIT;
-        if (completion) {
-            json_add_str(o, "prompt", bp.text.buf);
-        } else {
-            struct json *msgs = json_add_array(o, "messages"), *m;
-            if (bp.system.len) {
-                m = json_add_object(msgs, NULL);
-                json_add_str(m, "role", "system");
-                json_add_str(m, "content", bp.system.buf);
-            }
-            m = json_add_object(msgs, NULL);
-            json_add_str(m, "role", "user");
-            json_add_str(m, "content", bp.user.buf);
-        }
-        json_add_num(o, "max_tokens", (double)max_tokens);
-        json_print(&line, o, 0);
-        printf("%s\n", line.buf);
-        strbuf_release(&line);
-        json_free(o);
+    req.q = s->q;
+    req.target_len = s->length;
+    req.depth_bp = (int)(s->depth * 100 + 0.5);
+    req.repeat = (int)s->repeat;
+    req.seed = (unsigned long)s->seed;
+    req.max_answer_tokens = s->max_tokens;
+    req.chat = !s->completion;
+    req.overhead = s->overhead;
+    if (s->axes_spec && axes_canonical(s->axes_spec, &s->axes, &s->err) < 0)
+        return error("show-prompt: --axes: %s", s->err.buf);
+    req.axes = s->axes.buf;
+    if (s->overhead < 0 || s->overhead >= s->length)
+        return error("show-prompt: --template-overhead must be in 0..%ld (below the length)",
+                     s->length - 1);
+    if (prompt_build(s->b, &req, &s->bp, &s->err) < 0)
+        return error("show-prompt: %s", s->err.buf);
+    return 0;
+}
+
+/* --json: the request body's messages (or prompt) and max_tokens, one line. */
+static void print_json(const struct show_prompt *s)
+{
+    const struct built_prompt *bp = &s->bp;
+    struct json *o = json_new_object();
+    struct strbuf line = STRBUF_INIT;
+
+    if (s->completion) {
+        json_add_str(o, "prompt", bp->text.buf);
     } else {
-        printf("# question %s, length %ld (realized %ld, %+.2f%%), depth %.2f%% (realized "
-               "%.2f%%), repeat %ld, seed %ld\n",
-               q->id, length, bp.realized_len, 100.0 * (double)(bp.realized_len - length) / length,
-               depth, 100.0 * bp.realized_depth, repeat, seed);
-        printf("# length: target %ld, realized %ld = content %ld + template overhead %ld\n", length,
-               bp.realized_len, bp.realized_len - bp.overhead, bp.overhead);
-        printf("# gold: document %zu of %zu, token offset %ld; %zu hard negatives, %zu filler "
-               "chunks (%zu excluded: they contain an answer)\n",
-               bp.gold_index + 1, bp.docs_nr, bp.gold_offset, bp.hard_negatives, bp.filler,
-               bp.filler_dropped);
-        if (have_hay)
-            printf("# haystack %s: %zu chunks (%zu exact duplicates dropped)\n", hay.path, hay.nr,
-                   hay.dropped_duplicates);
-        printf("# template %s, tokenizer %s, sha256 %s\n", tpl.path, tokenizer_name(tk), bp.sha256);
-        if (completion) {
-            printf("=== prompt ===\n%s\n", bp.text.buf);
-        } else {
-            if (bp.system.len)
-                printf("=== system ===\n%s\n", bp.system.buf);
-            printf("=== user ===\n%s\n", bp.user.buf);
+        struct json *msgs = json_add_array(o, "messages"), *m;
+        if (bp->system.len) {
+            m = json_add_object(msgs, NULL);
+            json_add_str(m, "role", "system");
+            json_add_str(m, "content", bp->system.buf);
         }
+        m = json_add_object(msgs, NULL);
+        json_add_str(m, "role", "user");
+        json_add_str(m, "content", bp->user.buf);
     }
-    ret = DM_EXIT_OK;
-cleanup:
-    built_prompt_release(&bp);
-    prompt_builder_free(b);
-    tokenizer_free(tk);
-    if (have_tpl)
-        prompt_template_release(&tpl);
-    if (have_hay)
-        haystack_release(&hay);
-    if (have_gs)
-        golden_set_release(&gs);
-    strbuf_release(&err);
-    strbuf_release(&axes);
-    strbuf_release(&path);
-    strvec_clear(&rest);
-    return ret;
+    json_add_num(o, "max_tokens", (double)s->max_tokens);
+    json_print(&line, o, 0);
+    printf("%s\n", line.buf);
+    strbuf_release(&line);
+    json_free(o);
+}
+
+/* The "# ..." header lines (what was asked and what was realized), then the prompt. */
+static void print_text(const struct show_prompt *s)
+{
+    const struct built_prompt *bp = &s->bp;
+    long length = s->length;
+
+    printf("# question %s, length %ld (realized %ld, %+.2f%%), depth %.2f%% (realized "
+           "%.2f%%), repeat %ld, seed %ld\n",
+           s->q->id, length, bp->realized_len, 100.0 * (double)(bp->realized_len - length) / length,
+           s->depth, 100.0 * bp->realized_depth, s->repeat, s->seed);
+    printf("# length: target %ld, realized %ld = content %ld + template overhead %ld\n", length,
+           bp->realized_len, bp->realized_len - bp->overhead, bp->overhead);
+    printf("# gold: document %zu of %zu, token offset %ld; %zu hard negatives, %zu filler "
+           "chunks (%zu excluded: they contain an answer)\n",
+           bp->gold_index + 1, bp->docs_nr, bp->gold_offset, bp->hard_negatives, bp->filler,
+           bp->filler_dropped);
+    if (s->have_hay)
+        printf("# haystack %s: %zu chunks (%zu exact duplicates dropped)\n", s->hay.path, s->hay.nr,
+               s->hay.dropped_duplicates);
+    printf("# template %s, tokenizer %s, sha256 %s\n", s->tpl.path, tokenizer_name(s->tk),
+           bp->sha256);
+    if (s->completion) {
+        printf("=== prompt ===\n%s\n", bp->text.buf);
+    } else {
+        if (bp->system.len)
+            printf("=== system ===\n%s\n", bp->system.buf);
+        printf("=== user ===\n%s\n", bp->user.buf);
+    }
+}
+
+int cmd_show_prompt(int argc, const char **argv)
+{
+    struct show_prompt s;
+    int rc;
+
+    show_prompt_init(&s);
+    rc = show_prompt_parse(&s, argc, argv);
+    if (rc > 0) {
+        rc = DM_EXIT_OK;
+    } else if (rc < 0 || show_prompt_check(&s) < 0 || show_prompt_load(&s) < 0 ||
+               show_prompt_build(&s) < 0) {
+        rc = DM_EXIT_USAGE;
+    } else {
+        if (s.json)
+            print_json(&s);
+        else
+            print_text(&s);
+        rc = DM_EXIT_OK;
+    }
+    show_prompt_release(&s);
+    return rc;
 }
