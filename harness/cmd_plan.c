@@ -185,103 +185,143 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
     return 0;
 }
 
+static void plan_opts_init(struct plan_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->repeats = 1;
+    o->alpha = 0.05;
+    o->tolerance = 0.05;
+    o->accuracy = 0.7;
+    o->discordance = -1.0;
+    o->iters = 20000;
+    o->seed = 1;
+}
+
+/*
+ * The option table (dipmap help plan prints it) and where the question count comes from:
+ * 0, 1 after help, -1 after an error.
+ */
+static int plan_parse(struct plan_opts *o, int argc, const char **argv)
+{
+    struct option opts[] = {
+        {OPT_GROUP, NULL, 0, NULL, NULL, "the matrix (as dipmap run takes it)", 0},
+        {OPT_STRING, "dataset", 'd', &o->dataset, "FILE", "golden set: its question count", 0},
+        {OPT_LONG, "questions", 'q', &o->questions, "N", "questions (instead of --dataset)", 0},
+        {OPT_STRING, "lengths", 'l', &o->lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
+        {OPT_STRING, "depths", 0, &o->depths, "SPEC", "depths in % (default 0:100:10)", 0},
+        {OPT_LONG, "repeats", 0, &o->repeats, "N", "repeats per cell (default 1)", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "compare's settings", 0},
+        {OPT_DOUBLE, "alpha", 0, &o->alpha, "A", "significance level (default 0.05)", 0},
+        {OPT_DOUBLE, "tolerance", 0, &o->tolerance, "T",
+         "minimum absolute drop compare calls a regression (default 0.05)", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "what the model does", 0},
+        {OPT_DOUBLE, "accuracy", 0, &o->accuracy, "A",
+         "assumed baseline accuracy of every cell (default 0.7)", 0},
+        {OPT_DOUBLE, "discordance", 0, &o->discordance, "D",
+         "share of pairs that differ between the runs (default: independent draws, "
+         "p(1-q)+q(1-p))",
+         0},
+        {OPT_DOUBLE, "icc", 0, &o->icc, "R",
+         "correlation of two pairs' differences within a question (default 0)", 0},
+        {OPT_STRING, "pilot", 0, &o->pilot, "RUN",
+         "measure accuracy per cell (and the matrix) from this run", 0},
+        {OPT_STRING, "db", 0, &o->db, "FILE", "store of --pilot (default $DIPMAP_DB or dipmap.db)",
+         0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "questions", 0},
+        {OPT_STRING, "detect", 0, &o->detect, "DROP",
+         "also print the questions needed to detect DROP (e.g. 5pp) at 80% power", 0},
+        {OPT_STRING, "power", 0, &o->power, "SPEC",
+         "chance that compare says FAIL for a drop: 10pp, 10pp@25-75 (depths in %) or one "
+         "drop per depth",
+         0},
+        {OPT_LONG, "iterations", 0, &o->iters, "N", "Monte Carlo draws of --power (20000)", 0},
+        {OPT_LONG, "seed", 0, &o->seed, "N", "Monte Carlo seed of --power (default 1)", 0},
+        OPT_END_MARK,
+    };
+    struct strvec rest = STRVEC_INIT;
+    int rc = parse_options(argc, argv, opts, plan_usage, &rest);
+
+    if (rc) {
+        strvec_clear(&rest);
+        return rc;
+    }
+    if (rest.nr)
+        rc = error("plan: unexpected argument '%s'", rest.v[0]);
+    else if (o->pilot && (opt_find(opts, "lengths")->seen || opt_find(opts, "depths")->seen ||
+                          opt_find(opts, "accuracy")->seen || o->dataset))
+        rc = error("plan: --pilot takes the matrix and accuracies from the run; drop --lengths, "
+                   "--depths, --dataset and --accuracy");
+    else if (!o->pilot && !o->dataset && !opt_find(opts, "questions")->seen)
+        rc = error("plan: how many questions? give --dataset FILE, --questions N or --pilot RUN");
+    else if (opt_find(opts, "questions")->seen && o->dataset && !o->pilot)
+        rc = error("plan: give --dataset or --questions, not both");
+    strvec_clear(&rest);
+    return rc;
+}
+
+/* The ranges, and --detect as a drop (into *target). */
+static int plan_check(const struct plan_opts *o, double *target)
+{
+    struct strbuf err = STRBUF_INIT;
+    int rc = 0;
+
+    if (o->questions < 0 || o->questions > 1000000 || o->repeats < 1 || o->repeats > 10000)
+        return error("plan: --questions must be 1..1000000 and --repeats 1..10000");
+    if (!(o->alpha > 0 && o->alpha < 1) || !(o->tolerance >= 0 && o->tolerance < 1) ||
+        !(o->accuracy >= 0 && o->accuracy <= 1) || !(o->icc >= 0 && o->icc <= 1) ||
+        (o->discordance >= 0 && o->discordance > 1) || o->iters < 100 || o->iters > 10000000)
+        return error("plan: --alpha must be in (0,1), --tolerance in [0,1), --accuracy, --icc "
+                     "and --discordance in [0,1], --iterations 100..10000000");
+    if (o->detect && power_parse_drop(o->detect, target, &err) < 0)
+        rc = error("plan: --detect: %s", err.buf);
+    else if (o->detect && !(*target > 0))
+        rc = error("plan: --detect must be a drop above 0");
+    strbuf_release(&err);
+    return rc;
+}
+
+/* --power: compare's FAIL rate for the drop, and with no drop, by Monte Carlo. */
+static int plan_power(const struct plan_opts *o, const struct power_spec *spec, size_t ndepths,
+                      struct strbuf *out)
+{
+    size_t n = spec->n_cells;
+    double *drop = xcalloc(n + 1, sizeof(double)), fail, size;
+    double *zero = xcalloc(n + 1, sizeof(double));
+    struct strbuf err = STRBUF_INIT;
+    int rc = 0;
+
+    if (parse_power(o->power, spec->cells, n, ndepths, drop, &err) < 0) {
+        rc = error("plan: %s", err.buf);
+    } else {
+        fail = power_fail_rate(spec, drop, (unsigned)o->iters, (unsigned long long)o->seed);
+        size = power_fail_rate(spec, zero, (unsigned)o->iters, (unsigned long long)o->seed);
+        strbuf_addf(out,
+                    "power: compare says FAIL with probability %.1f%% for the drop %s (%ld Monte "
+                    "Carlo draws, seed %ld); with no drop %.1f%%\n",
+                    fail * 100.0, o->power, o->iters, o->seed, size * 100.0);
+    }
+    free(drop);
+    free(zero);
+    strbuf_release(&err);
+    return rc;
+}
+
 int cmd_plan(int argc, const char **argv)
 {
     struct plan_opts o;
-    struct strvec rest = STRVEC_INIT;
     struct power_cell *cells = NULL;
     struct power_spec spec;
-    struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+    struct strbuf out = STRBUF_INIT;
     size_t n = 0, questions = 0, ndepths = 0, i;
     int repeats, prc, rc = DM_EXIT_USAGE;
     double target = 0.0;
-    memset(&o, 0, sizeof(o));
-    o.repeats = 1;
-    o.alpha = 0.05;
-    o.tolerance = 0.05;
-    o.accuracy = 0.7;
-    o.discordance = -1.0;
-    o.iters = 20000;
-    o.seed = 1;
-    {
-        struct option opts[] = {
-            {OPT_GROUP, NULL, 0, NULL, NULL, "the matrix (as dipmap run takes it)", 0},
-            {OPT_STRING, "dataset", 'd', &o.dataset, "FILE", "golden set: its question count", 0},
-            {OPT_LONG, "questions", 'q', &o.questions, "N", "questions (instead of --dataset)", 0},
-            {OPT_STRING, "lengths", 'l', &o.lengths, "LIST", "prompt lengths (default 8k,32k)", 0},
-            {OPT_STRING, "depths", 0, &o.depths, "SPEC", "depths in % (default 0:100:10)", 0},
-            {OPT_LONG, "repeats", 0, &o.repeats, "N", "repeats per cell (default 1)", 0},
-            {OPT_GROUP, NULL, 0, NULL, NULL, "compare's settings", 0},
-            {OPT_DOUBLE, "alpha", 0, &o.alpha, "A", "significance level (default 0.05)", 0},
-            {OPT_DOUBLE, "tolerance", 0, &o.tolerance, "T",
-             "minimum absolute drop compare calls a regression (default 0.05)", 0},
-            {OPT_GROUP, NULL, 0, NULL, NULL, "what the model does", 0},
-            {OPT_DOUBLE, "accuracy", 0, &o.accuracy, "A",
-             "assumed baseline accuracy of every cell (default 0.7)", 0},
-            {OPT_DOUBLE, "discordance", 0, &o.discordance, "D",
-             "share of pairs that differ between the runs (default: independent draws, "
-             "p(1-q)+q(1-p))",
-             0},
-            {OPT_DOUBLE, "icc", 0, &o.icc, "R",
-             "correlation of two pairs' differences within a question (default 0)", 0},
-            {OPT_STRING, "pilot", 0, &o.pilot, "RUN",
-             "measure accuracy per cell (and the matrix) from this run", 0},
-            {OPT_STRING, "db", 0, &o.db, "FILE",
-             "store of --pilot (default $DIPMAP_DB or dipmap.db)", 0},
-            {OPT_GROUP, NULL, 0, NULL, NULL, "questions", 0},
-            {OPT_STRING, "detect", 0, &o.detect, "DROP",
-             "also print the questions needed to detect DROP (e.g. 5pp) at 80% power", 0},
-            {OPT_STRING, "power", 0, &o.power, "SPEC",
-             "chance that compare says FAIL for a drop: 10pp, 10pp@25-75 (depths in %) or one "
-             "drop per depth",
-             0},
-            {OPT_LONG, "iterations", 0, &o.iters, "N", "Monte Carlo draws of --power (20000)", 0},
-            {OPT_LONG, "seed", 0, &o.seed, "N", "Monte Carlo seed of --power (default 1)", 0},
-            OPT_END_MARK,
-        };
-        prc = parse_options(argc, argv, opts, plan_usage, &rest);
-        if (prc) {
-            strvec_clear(&rest);
-            return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-        }
-        if (rest.nr) {
-            error("plan: unexpected argument '%s'", rest.v[0]);
-            goto cleanup;
-        }
-        if (o.pilot && (opt_find(opts, "lengths")->seen || opt_find(opts, "depths")->seen ||
-                        opt_find(opts, "accuracy")->seen || o.dataset)) {
-            error("plan: --pilot takes the matrix and accuracies from the run; drop --lengths, "
-                  "--depths, --dataset and --accuracy");
-            goto cleanup;
-        }
-        if (!o.pilot && !o.dataset && !opt_find(opts, "questions")->seen) {
-            error("plan: how many questions? give --dataset FILE, --questions N or --pilot RUN");
-            goto cleanup;
-        }
-        if (opt_find(opts, "questions")->seen && (o.dataset || o.pilot) && !o.pilot) {
-            error("plan: give --dataset or --questions, not both");
-            goto cleanup;
-        }
-    }
-    if (o.questions < 0 || o.questions > 1000000 || o.repeats < 1 || o.repeats > 10000) {
-        error("plan: --questions must be 1..1000000 and --repeats 1..10000");
+
+    plan_opts_init(&o);
+    prc = plan_parse(&o, argc, argv);
+    if (prc)
+        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    if (plan_check(&o, &target) < 0)
         goto cleanup;
-    }
-    if (!(o.alpha > 0 && o.alpha < 1) || !(o.tolerance >= 0 && o.tolerance < 1) ||
-        !(o.accuracy >= 0 && o.accuracy <= 1) || !(o.icc >= 0 && o.icc <= 1) ||
-        (o.discordance >= 0 && o.discordance > 1) || o.iters < 100 || o.iters > 10000000) {
-        error("plan: --alpha must be in (0,1), --tolerance in [0,1), --accuracy, --icc and "
-              "--discordance in [0,1], --iterations 100..10000000");
-        goto cleanup;
-    }
-    if (o.detect && power_parse_drop(o.detect, &target, &err) < 0) {
-        error("plan: --detect: %s", err.buf);
-        goto cleanup;
-    }
-    if (o.detect && !(target > 0)) {
-        error("plan: --detect must be a drop above 0");
-        goto cleanup;
-    }
     repeats = (int)o.repeats;
     if (o.pilot ? pilot_cells(&o, &cells, &n, &questions, &repeats)
                 : assumed_cells(&o, &cells, &n, &questions))
@@ -315,30 +355,12 @@ int cmd_plan(int argc, const char **argv)
     else
         strbuf_addf(&out, "discordance of independent draws, p(1-q)+q(1-p); icc %g\n", o.icc);
     power_summary(&spec, target, &out);
-    if (o.power) {
-        double *drop = xcalloc(n + 1, sizeof(double)), fail, size;
-        double *zero = xcalloc(n + 1, sizeof(double));
-        if (parse_power(o.power, cells, n, ndepths, drop, &err) < 0) {
-            error("plan: %s", err.buf);
-            free(drop);
-            free(zero);
-            goto cleanup;
-        }
-        fail = power_fail_rate(&spec, drop, (unsigned)o.iters, (unsigned long long)o.seed);
-        size = power_fail_rate(&spec, zero, (unsigned)o.iters, (unsigned long long)o.seed);
-        strbuf_addf(&out,
-                    "power: compare says FAIL with probability %.1f%% for the drop %s (%ld Monte "
-                    "Carlo draws, seed %ld); with no drop %.1f%%\n",
-                    fail * 100.0, o.power, o.iters, o.seed, size * 100.0);
-        free(drop);
-        free(zero);
-    }
+    if (o.power && plan_power(&o, &spec, ndepths, &out) < 0)
+        goto cleanup;
     fputs(out.buf, stdout);
     rc = DM_EXIT_OK;
 cleanup:
     free(cells);
-    strvec_clear(&rest);
     strbuf_release(&out);
-    strbuf_release(&err);
     return rc;
 }
