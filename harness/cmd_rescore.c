@@ -218,161 +218,197 @@ static void print_summary(const char *from, const char *version, const char *tar
     printf("nothing was sent; scorer version recorded: %s\n", version);
 }
 
-int cmd_rescore(int argc, const char **argv)
+/* The options as given and what rescore loads and writes. */
+struct rescore_cmd {
+    const char *db, *scorer_arg, *as, *dataset, *tags;
+    struct strvec rest;
+    enum scorer_kind def, *scorers; /* --scorer, and per question */
+    struct store *st;
+    struct run_info run, out;
+    struct golden_set gs;
+    int have_gs, locked;
+    struct trial_result *v;
+    size_t nt;
+    struct rescore_counts n;
+    char *open, *close, *run_tags, *settings;
+    struct strbuf err, ver;
+};
+
+static void rescore_cmd_init(struct rescore_cmd *r)
 {
-    const char *db = NULL, *scorer_arg = NULL, *as = NULL, *dataset = NULL, *tags = NULL;
+    memset(r, 0, sizeof(*r));
+    strvec_init(&r->rest);
+    run_info_init(&r->run);
+    run_info_init(&r->out);
+    strbuf_init(&r->err, 0);
+    strbuf_init(&r->ver, 0);
+}
+
+/* Frees everything; a failed store close turns success into DM_EXIT_INFRA. */
+static int rescore_cmd_release(struct rescore_cmd *r, int rc)
+{
+    if (r->locked)
+        store_run_unlock(r->st, r->run.name);
+    if (r->st && store_close(r->st) < 0 && rc == DM_EXIT_OK)
+        rc = DM_EXIT_INFRA;
+    store_trials_free(r->v, r->nt);
+    if (r->have_gs)
+        golden_set_release(&r->gs);
+    run_info_release(&r->run);
+    run_info_release(&r->out);
+    score_cache_clear();
+    free(r->scorers);
+    free(r->open);
+    free(r->close);
+    free(r->run_tags);
+    free(r->settings);
+    strvec_clear(&r->rest);
+    strbuf_release(&r->err);
+    strbuf_release(&r->ver);
+    return rc;
+}
+
+/* The option table (dipmap help rescore prints it), the run name, --scorer: 0, 1, -1. */
+static int rescore_parse(struct rescore_cmd *r, int argc, const char **argv)
+{
     struct option opts[] = {
-        {OPT_STRING, "scorer", 0, &scorer_arg, "NAME", "litm, kv, contains, exact, regex, all", 0},
-        {OPT_STRING, "as", 0, &as, "NEW_RUN", "write a new run (default: the run in place)", 0},
-        {OPT_STRING, "db", 0, &db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "dataset", 0, &dataset, "FILE",
+        {OPT_STRING, "scorer", 0, &r->scorer_arg, "NAME", "litm, kv, contains, exact, regex, all",
+         0},
+        {OPT_STRING, "as", 0, &r->as, "NEW_RUN", "write a new run (default: the run in place)", 0},
+        {OPT_STRING, "db", 0, &r->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
+        {OPT_STRING, "dataset", 0, &r->dataset, "FILE",
          "the run's golden set, for runs made before the store kept it (hash-checked)", 0},
-        {OPT_STRING, "reasoning-tags", 0, &tags, "OPEN,CLOSE",
+        {OPT_STRING, "reasoning-tags", 0, &r->tags, "OPEN,CLOSE",
          "inline reasoning block to split off (default: the run's, else <think>,</think>)", 0},
         OPT_END_MARK,
     };
-    struct strvec rest = STRVEC_INIT;
-    struct store *st = NULL;
-    struct run_info run, out;
-    struct golden_set gs;
-    struct trial_result *v = NULL;
-    struct rescore_counts n;
-    struct strbuf err = STRBUF_INIT, ver = STRBUF_INIT;
-    enum scorer_kind def, *scorers = NULL;
-    char *open = NULL, *close = NULL, *run_tags = NULL, *settings = NULL;
-    size_t nt = 0, i;
-    int rc = DM_EXIT_USAGE, have_gs = 0, prc, locked = 0;
-    const char *target;
-
-    run_info_init(&run);
-    run_info_init(&out);
-    memset(&gs, 0, sizeof(gs));
-    memset(&n, 0, sizeof(n));
-    prc = parse_options(argc, argv, opts, rescore_usage, &rest);
-    if (prc) {
-        strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    }
-    if (rest.nr != 1) {
+    int rc = parse_options(argc, argv, opts, rescore_usage, &r->rest);
+    if (rc)
+        return rc;
+    if (r->rest.nr != 1) {
         error("rescore: give exactly one run name");
         usage_with_options(stderr, rescore_usage, opts);
-        goto cleanup;
+        return -1;
     }
-    if (!scorer_arg || scorer_parse(scorer_arg, &def) < 0) {
-        error("rescore: --scorer must be one of %s%s%s", scorer_names(), scorer_arg ? ", got " : "",
-              scorer_arg ? scorer_arg : "");
-        goto cleanup;
-    }
-    st = store_open(store_default_path(db), STORE_READWRITE);
-    if (!st)
-        goto cleanup;
-    prc = store_run_get(st, rest.v[0], &run);
+    if (!r->scorer_arg || scorer_parse(r->scorer_arg, &r->def) < 0)
+        return error("rescore: --scorer must be one of %s%s%s", scorer_names(),
+                     r->scorer_arg ? ", got " : "", r->scorer_arg ? r->scorer_arg : "");
+    return 0;
+}
+
+/* The store and the run; --as names no run yet, or the run is not executing. An exit code. */
+static int rescore_open_run(struct rescore_cmd *r)
+{
+    int prc;
+
+    r->st = store_open(store_default_path(r->db), STORE_READWRITE);
+    if (!r->st)
+        return DM_EXIT_USAGE;
+    prc = store_run_get(r->st, r->rest.v[0], &r->run);
     if (prc) {
         if (prc > 0)
-            error("rescore: no run named '%s' in %s", rest.v[0], store_path(st));
-        rc = prc > 0 ? DM_EXIT_USAGE : DM_EXIT_INFRA;
-        goto cleanup;
+            error("rescore: no run named '%s' in %s", r->rest.v[0], store_path(r->st));
+        return prc > 0 ? DM_EXIT_USAGE : DM_EXIT_INFRA;
     }
-    if (as) {
-        prc = store_run_get(st, as, &out);
+    if (r->as) {
+        prc = store_run_get(r->st, r->as, &r->out);
         if (prc <= 0) {
             if (!prc)
-                error("rescore: a run named '%s' already exists in %s", as, store_path(st));
-            rc = prc ? DM_EXIT_INFRA : DM_EXIT_USAGE;
-            goto cleanup;
+                error("rescore: a run named '%s' already exists in %s", r->as, store_path(r->st));
+            return prc ? DM_EXIT_INFRA : DM_EXIT_USAGE;
         }
-    } else if (run_info_is_live(&run)) {
+    } else if (run_info_is_live(&r->run)) {
         error("rescore: run '%s' is being executed right now (pid %ld): rescore it when it is "
               "done, or use --as NEW_RUN",
-              run.name, run.lock_pid);
-        goto cleanup;
+              r->run.name, r->run.lock_pid);
+        return DM_EXIT_USAGE;
     }
-    run_tags = tags ? xstrdup(tags) : settings_tags(run.settings_json);
-    if (run_tags && reasoning_tags_parse(run_tags, &open, &close, &err) < 0) {
-        error("rescore: --reasoning-tags: %s", err.buf);
-        goto cleanup;
-    }
-    if (load_golden(st, &run, dataset, &gs) < 0)
-        goto cleanup;
-    have_gs = 1;
-    scorers = xcalloc(gs.nr ? gs.nr : 1, sizeof(*scorers));
-    for (i = 0; i < gs.nr; i++) {
-        const struct question *q = &gs.q[i];
-        if (score_resolve(def, q->scorer, q->answer_regex, &scorers[i]) < 0) {
-            error("%s:%ld: unknown scorer '%s' (one of %s)", gs.path, q->line, q->scorer,
-                  scorer_names());
-            goto cleanup;
-        }
-        if (scorers[i] == SCORER_REGEX && !q->answer_regex) {
-            error("%s:%ld: the regex scorer needs \"answer_regex\"", gs.path, q->line);
-            goto cleanup;
-        }
-    }
-    if (store_trials_load(st, run.name, &v, &nt) != 0) {
-        rc = DM_EXIT_INFRA;
-        goto cleanup;
-    }
-    for (i = 0; i < nt; i++)
-        if (rescore_trial(&v[i], &gs, scorers, open, close, &n) < 0)
-            goto cleanup;
+    return DM_EXIT_OK;
+}
 
-    /* write: a new run with the same inputs, or the run in place */
-    score_version(def, &ver);
-    settings = new_settings(run.settings_json, scorer_name(def), tags);
-    target = as ? as : run.name;
-    if (as) {
-        out = run;
-        run_info_init(&run); /* `out` owns the strings now */
-        free(out.name);
-        out.name = xstrdup(as);
-        free(out.settings_json);
-        out.settings_json = xstrdup(settings);
-        free(out.scorer_version);
-        out.scorer_version = xstrdup(ver.buf);
-        free(out.lock_host);
-        out.lock_host = NULL;
-        out.created_at = 0;
-        if (store_run_create(st, &out) < 0)
-            goto cleanup;
-        if (store_run_get(st, as, &run) != 0)
-            goto cleanup;
+/* The reasoning tags, the golden set and each question's scorer. */
+static int rescore_inputs(struct rescore_cmd *r)
+{
+    r->run_tags = r->tags ? xstrdup(r->tags) : settings_tags(r->run.settings_json);
+    if (r->run_tags && reasoning_tags_parse(r->run_tags, &r->open, &r->close, &r->err) < 0)
+        return error("rescore: --reasoning-tags: %s", r->err.buf);
+    if (load_golden(r->st, &r->run, r->dataset, &r->gs) < 0)
+        return -1;
+    r->have_gs = 1;
+    r->scorers = xcalloc(r->gs.nr ? r->gs.nr : 1, sizeof(*r->scorers));
+    for (size_t i = 0; i < r->gs.nr; i++) {
+        const struct question *q = &r->gs.q[i];
+        if (score_resolve(r->def, q->scorer, q->answer_regex, &r->scorers[i]) < 0)
+            return error("%s:%ld: unknown scorer '%s' (one of %s)", r->gs.path, q->line, q->scorer,
+                         scorer_names());
+        if (r->scorers[i] == SCORER_REGEX && !q->answer_regex)
+            return error("%s:%ld: the regex scorer needs \"answer_regex\"", r->gs.path, q->line);
+    }
+    return 0;
+}
+
+/* Load the run's trials and score each again (in memory). An exit code. */
+static int rescore_trials(struct rescore_cmd *r)
+{
+    if (store_trials_load(r->st, r->run.name, &r->v, &r->nt) != 0)
+        return DM_EXIT_INFRA;
+    for (size_t i = 0; i < r->nt; i++)
+        if (rescore_trial(&r->v[i], &r->gs, r->scorers, r->open, r->close, &r->n) < 0)
+            return DM_EXIT_USAGE;
+    return DM_EXIT_OK;
+}
+
+/* Write: a new run with the same inputs (--as), or the run in place, locked. An exit code. */
+static int rescore_write(struct rescore_cmd *r)
+{
+    const char *target = r->as ? r->as : r->run.name;
+
+    score_version(r->def, &r->ver);
+    r->settings = new_settings(r->run.settings_json, scorer_name(r->def), r->tags);
+    if (r->as) {
+        r->out = r->run;
+        run_info_init(&r->run); /* `out` owns the strings now */
+        free(r->out.name);
+        r->out.name = xstrdup(r->as);
+        free(r->out.settings_json);
+        r->out.settings_json = xstrdup(r->settings);
+        free(r->out.scorer_version);
+        r->out.scorer_version = xstrdup(r->ver.buf);
+        free(r->out.lock_host);
+        r->out.lock_host = NULL;
+        r->out.created_at = 0;
+        if (store_run_create(r->st, &r->out) < 0 || store_run_get(r->st, r->as, &r->run) != 0)
+            return DM_EXIT_USAGE;
     } else {
-        if (store_run_lock(st, run.name, 0) < 0)
-            goto cleanup;
-        locked = 1;
-        if (store_run_set_settings(st, run.name, settings) < 0 ||
-            store_run_set_scorer(st, run.name, ver.buf) < 0)
-            goto cleanup;
+        if (store_run_lock(r->st, r->run.name, 0) < 0)
+            return DM_EXIT_USAGE;
+        r->locked = 1;
+        if (store_run_set_settings(r->st, r->run.name, r->settings) < 0 ||
+            store_run_set_scorer(r->st, r->run.name, r->ver.buf) < 0)
+            return DM_EXIT_USAGE;
     }
-    for (i = 0; i < nt; i++)
-        if (store_trial_put(st, target, &v[i]) < 0) {
-            rc = DM_EXIT_INFRA;
-            goto cleanup;
-        }
-    if (store_flush(st) < 0) {
-        rc = DM_EXIT_INFRA;
-        goto cleanup;
-    }
-    print_summary(rest.v[0], ver.buf, target, &n);
-    rc = DM_EXIT_OK;
-cleanup:
-    if (locked)
-        store_run_unlock(st, run.name);
-    if (st && store_close(st) < 0 && rc == DM_EXIT_OK)
-        rc = DM_EXIT_INFRA;
-    store_trials_free(v, nt);
-    if (have_gs)
-        golden_set_release(&gs);
-    run_info_release(&run);
-    run_info_release(&out);
-    score_cache_clear();
-    free(scorers);
-    free(open);
-    free(close);
-    free(run_tags);
-    free(settings);
-    strvec_clear(&rest);
-    strbuf_release(&err);
-    strbuf_release(&ver);
-    return rc;
+    for (size_t i = 0; i < r->nt; i++)
+        if (store_trial_put(r->st, target, &r->v[i]) < 0)
+            return DM_EXIT_INFRA;
+    if (store_flush(r->st) < 0)
+        return DM_EXIT_INFRA;
+    print_summary(r->rest.v[0], r->ver.buf, target, &r->n);
+    return DM_EXIT_OK;
+}
+
+int cmd_rescore(int argc, const char **argv)
+{
+    struct rescore_cmd r;
+    int rc;
+
+    rescore_cmd_init(&r);
+    rc = rescore_parse(&r, argc, argv);
+    if (rc)
+        return rescore_cmd_release(&r, rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE);
+    rc = rescore_open_run(&r);
+    if (rc == DM_EXIT_OK)
+        rc = rescore_inputs(&r) < 0 ? DM_EXIT_USAGE : rescore_trials(&r);
+    if (rc == DM_EXIT_OK)
+        rc = rescore_write(&r);
+    return rescore_cmd_release(&r, rc);
 }
