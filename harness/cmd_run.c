@@ -740,6 +740,42 @@ static int parse_axes(struct run_ctx *c)
 }
 
 /* The command line and --config into c->o; refuses --api-key outright. */
+/* A key on the command line ends up in shell history and ps: refuse it outright. */
+static int refuse_api_key_argument(int argc, const char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--api-key") || !strncmp(argv[i], "--api-key=", 10)) {
+            error("run: --api-key is not accepted: API keys are read only from the environment");
+            fprintf(stderr, "hint: export the key (e.g. OPENAI_API_KEY) and pass --api-key-env "
+                            "VAR when it lives in another variable\n");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The options whose presence (not only their value) later checks need. */
+static void note_seen_options(struct run_ctx *c, struct option *opts)
+{
+    c->o.lengths_seen = opt_find(opts, "lengths")->seen != 0;
+    c->o.depths_seen = opt_find(opts, "depths")->seen != 0;
+    c->ord.order_opts_seen = opt_find(opts, "policies")->seen || opt_find(opts, "k")->seen ||
+                             opt_find(opts, "group-by-doc")->seen ||
+                             opt_find(opts, "budget")->seen || opt_find(opts, "rank-dist")->seen ||
+                             opt_find(opts, "rank-p")->seen;
+    c->ord.rank_p_seen = opt_find(opts, "rank-p")->seen != 0;
+    c->o.price_in_seen = opt_find(opts, "price-in")->seen != 0;
+    c->o.price_out_seen = opt_find(opts, "price-out")->seen != 0;
+}
+
+/*
+ * The option table, then the command line and --config FILE applied to it.
+ * Long because: the table has one entry per option with its help text (some 70);
+ * it stays here, in one piece, because `dipmap help run` prints it, --config applies
+ * to it and test 1412 reads it. The code after it is a few lines.
+ */
 static int parse_run_options(struct run_ctx *c)
 {
     struct option opts[] = {
@@ -903,20 +939,9 @@ static int parse_run_options(struct run_ctx *c)
     };
     static const char *const refused[] = {"api-key", "api_key", "apikey", NULL};
     int prc;
-    size_t i;
 
-    /* A key on the command line ends up in shell history and ps: refuse it outright. */
-    for (i = 1; i < (size_t)c->argc; i++) {
-        if (!strcmp(c->argv[i], "--"))
-            break;
-        if (!strcmp(c->argv[i], "--api-key") || !strncmp(c->argv[i], "--api-key=", 10)) {
-            error("run: --api-key is not accepted: API keys are read only from the environment");
-            fprintf(stderr, "hint: export the key (e.g. OPENAI_API_KEY) and pass --api-key-env "
-                            "VAR when it lives in another variable\n");
-            return -1;
-        }
-    }
-
+    if (refuse_api_key_argument(c->argc, c->argv) < 0)
+        return -1;
     prc = parse_options(c->argc, c->argv, opts, run_usage, &c->rest);
     if (prc) {
         c->ret = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
@@ -930,15 +955,7 @@ static int parse_run_options(struct run_ctx *c)
         config_apply_file(&c->cfgfile, c->o.config, opts, refused,
                           "API keys come only from the environment (see --api-key-env)") < 0)
         return -1;
-    c->o.lengths_seen = opt_find(opts, "lengths")->seen != 0;
-    c->o.depths_seen = opt_find(opts, "depths")->seen != 0;
-    c->ord.order_opts_seen = opt_find(opts, "policies")->seen || opt_find(opts, "k")->seen ||
-                             opt_find(opts, "group-by-doc")->seen ||
-                             opt_find(opts, "budget")->seen || opt_find(opts, "rank-dist")->seen ||
-                             opt_find(opts, "rank-p")->seen;
-    c->ord.rank_p_seen = opt_find(opts, "rank-p")->seen != 0;
-    c->o.price_in_seen = opt_find(opts, "price-in")->seen != 0;
-    c->o.price_out_seen = opt_find(opts, "price-out")->seen != 0;
+    note_seen_options(c, opts);
     return 0;
 }
 
