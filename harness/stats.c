@@ -855,23 +855,9 @@ static void effective_length(struct run_stats *out, double reference, double fra
     }
 }
 
-static int compute_curve(const struct trial_result *trials, size_t n,
-                         const struct stats_options *opt_in, struct run_stats *out,
-                         struct strbuf *err)
+/* The options are usable: confidence in (0,1), p in (0,1], rank probabilities summing to <= 1. */
+static int check_options(const struct stats_options *opt, struct strbuf *err)
 {
-    struct stats_options defopt;
-    const struct stats_options *opt = opt_in;
-    const struct trial_result **sorted = NULL;
-    const char **ids = NULL;
-    size_t nids = 0, i, j, cell_alloc = 0, len_alloc = 0;
-    long *qv = NULL, *qc = NULL;
-    char *qseen = NULL;
-
-    memset(out, 0, sizeof(*out));
-    if (!opt) {
-        stats_options_init(&defopt);
-        opt = &defopt;
-    }
     if (opt->confidence <= 0.0 || opt->confidence >= 1.0) {
         if (err)
             strbuf_addf(err, "confidence must be between 0 and 1, not %g", opt->confidence);
@@ -884,7 +870,7 @@ static int compute_curve(const struct trial_result *trials, size_t n,
     }
     if (opt->rank_probs) {
         double sum = 0.0;
-        for (i = 0; i < opt->n_rank_probs; i++) {
+        for (size_t i = 0; i < opt->n_rank_probs; i++) {
             if (opt->rank_probs[i] < 0.0) {
                 if (err)
                     strbuf_addf(err, "rank %lu has a negative probability", (unsigned long)i + 1);
@@ -898,29 +884,28 @@ static int compute_curve(const struct trial_result *trials, size_t n,
             return -1;
         }
     }
-    out->bootstrap_iters = opt->bootstrap_iters;
-    out->seed = opt->seed;
-    out->confidence = opt->confidence;
-    out->geometric_p = opt->rank_probs ? 0.0 : opt->geometric_p;
-    out->n_rank_probs = opt->rank_probs ? opt->n_rank_probs : 0;
-    if (!n)
-        return 0;
+    return 0;
+}
 
-    /* distinct question ids */
-    ids = xcalloc(n, sizeof(*ids));
+/* The distinct question ids, sorted, pointing into trials (caller frees the array). */
+static const char **distinct_question_ids(const struct trial_result *trials, size_t n, size_t *nids)
+{
+    const char **ids = xcalloc(n, sizeof(*ids));
+    size_t i;
     for (i = 0; i < n; i++)
         ids[i] = trials[i].question_id ? trials[i].question_id : "";
     qsort(ids, n, sizeof(*ids), cmp_str);
+    *nids = 0;
     for (i = 0; i < n; i++)
-        if (!nids || strcmp(ids[nids - 1], ids[i]))
-            ids[nids++] = ids[i];
+        if (!*nids || strcmp(ids[*nids - 1], ids[i]))
+            ids[(*nids)++] = ids[i];
+    return ids;
+}
 
-    sorted = xcalloc(n, sizeof(*sorted));
-    for (i = 0; i < n; i++)
-        sorted[i] = &trials[i];
-    qsort(sorted, n, sizeof(*sorted), cmp_trial_cell);
-
-    /* cells */
+/* One cell per (length, depth) of the sorted trials: outcomes, accuracy, Wilson; run totals. */
+static void sum_cells(const struct trial_result **sorted, size_t n, double z, struct run_stats *out)
+{
+    size_t i, j, cell_alloc = 0;
     for (i = 0; i < n; i = j) {
         struct cell_stats *c;
         double rd = 0.0;
@@ -957,7 +942,7 @@ static int compute_curve(const struct trial_result *trials, size_t n,
             }
         }
         c->accuracy = share(c->n_correct, c->n_valid);
-        wilson_interval(c->n_correct, c->n_valid, opt->z, &c->ci_lo, &c->ci_hi);
+        wilson_interval(c->n_correct, c->n_valid, z, &c->ci_lo, &c->ci_hi);
         c->design_effect = 1.0;
         c->coverage = share(c->n_valid, c->n_trials);
         if (nrd)
@@ -970,8 +955,13 @@ static int compute_curve(const struct trial_result *trials, size_t n,
         out->n_cut += c->n_cut;
         out->starved_reasoning_tokens += c->starved_reasoning_tokens;
     }
+}
 
-    qseen = xcalloc(nids ? nids : 1, 1);
+/* The questions with a scored trial and the repeats (qseen: nids bytes of scratch). */
+static void count_questions(const struct trial_result *trials, size_t n, const char **ids,
+                            size_t nids, char *qseen, struct run_stats *out)
+{
+    size_t i;
     for (i = 0; i < n; i++)
         if (outcome_is_scored(trials[i].outcome))
             qseen[question_index(ids, nids, trials[i].question_id ? trials[i].question_id : "")] =
@@ -981,125 +971,184 @@ static int compute_curve(const struct trial_result *trials, size_t n,
     for (i = 0; i < n; i++)
         if (outcome_is_scored(trials[i].outcome) && trials[i].repeat + 1 > out->n_repeats)
             out->n_repeats = trials[i].repeat + 1;
+}
 
+/* The length's U-curve from its cells (cl, valid counts v): edges, middle, worst, dip, AUC. */
+static void length_shape(struct length_stats *ls, const struct cell_stats *cl, const long *v,
+                         const struct curve *cv)
+{
+    ls->n_depths = cv->n_depths;
+    if (!cv->n_depths)
+        return;
+    ls->edge_lo_depth_bp = cl[cv->lo_i].depth_bp;
+    ls->edge_hi_depth_bp = cl[cv->hi_i].depth_bp;
+    ls->edge_lo_accuracy = cv->edge_lo;
+    ls->edge_hi_accuracy = cv->edge_hi;
+    point_estimate(&ls->edge, cv->edge);
+    ls->has_worst = cv->has_worst;
+    if (cv->has_worst) {
+        ls->middle_worst_depth_bp = cl[cv->worst_i].depth_bp;
+        point_estimate(&ls->middle_worst, cv->middle_worst);
+        point_estimate(&ls->dip_worst, cv->edge - cv->middle_worst);
+    }
+    ls->has_middle = cv->has_middle;
+    if (cv->has_middle) {
+        point_estimate(&ls->middle, cv->middle);
+        point_estimate(&ls->dip, cv->edge - cv->middle);
+    }
+    /* AUC by trapezoids over depth, normalised by the span */
+    if (cv->n_depths == 1) {
+        ls->auc = cv->edge;
+    } else {
+        double area = 0.0, px = 0.0, py = 0.0;
+        int have = 0;
+        for (size_t k = 0; k < ls->n_cells; k++) {
+            double x, y;
+            if (v[k] <= 0)
+                continue;
+            x = cl[k].depth_bp / (double)DEPTH_BP_MAX;
+            y = cl[k].accuracy;
+            if (have)
+                area += (x - px) * (y + py) / 2.0;
+            px = x;
+            py = y;
+            have = 1;
+        }
+        ls->auc = area / ((cl[cv->hi_i].depth_bp - cl[cv->lo_i].depth_bp) / (double)DEPTH_BP_MAX);
+    }
+}
+
+/*
+ * The length's question-clustered cell intervals and bootstrap, from the per-question
+ * (valid, correct) count matrix of its nt trials t (qseen: nids bytes of scratch).
+ */
+static void length_questions(struct length_stats *ls, struct cell_stats *cl,
+                             const struct trial_result *const *t, size_t nt, const char **ids,
+                             size_t nids, char *qseen, const struct stats_options *opt,
+                             const struct curve *cv)
+{
+    long *qv = xcalloc(st_mult(nids, ls->n_cells), sizeof(*qv));
+    long *qc = xcalloc(st_mult(nids, ls->n_cells), sizeof(*qc));
+    size_t *qs, nq = 0, k;
+
+    memset(qseen, 0, nids);
+    for (k = 0; k < nt; k++) {
+        const struct trial_result *tr = t[k];
+        long q;
+        size_t cell = 0;
+        if (!outcome_is_scored(tr->outcome))
+            continue;
+        q = question_index(ids, nids, tr->question_id ? tr->question_id : "");
+        while (cell < ls->n_cells && cl[cell].depth_bp != tr->depth_bp)
+            cell++;
+        qv[(size_t)q * ls->n_cells + cell]++;
+        if (tr->outcome == OUTCOME_CORRECT)
+            qc[(size_t)q * ls->n_cells + cell]++;
+        qseen[q] = 1;
+    }
+    qs = xcalloc(nids ? nids : 1, sizeof(*qs));
+    for (k = 0; k < nids; k++)
+        if (qseen[k])
+            qs[nq++] = k;
+    ls->n_questions = nq;
+    cell_intervals(cl, ls->n_cells, qv, qc, qs, nq, opt->z);
+    if (opt->bootstrap_iters && nq && cv->n_depths)
+        bootstrap_length(ls, cl, qv, qc, qs, nq, ls->n_cells, opt,
+                         opt->seed ^ ((unsigned long long)ls->length * 0x9E3779B97F4A7C15ULL), cv);
+    free(qs);
+    free(qv);
+    free(qc);
+}
+
+/* One length from cells [i, j) (its trials contiguous in sorted): sums, shape, intervals. */
+static void compute_length(struct run_stats *out, size_t i, size_t j,
+                           const struct trial_result **sorted, size_t n, const char **ids,
+                           size_t nids, char *qseen, const struct stats_options *opt)
+{
+    struct length_stats *ls = &out->lengths[out->n_lengths - 1];
+    struct cell_stats *cl = out->cells + i;
+    struct curve cv;
+    size_t first_trial, last_trial, k;
+    long *v, *c;
+
+    memset(ls, 0, sizeof(*ls));
+    ls->length = cl[0].length;
+    ls->first_cell = i;
+    ls->n_cells = j - i;
+    v = xcalloc(ls->n_cells, sizeof(*v));
+    c = xcalloc(ls->n_cells, sizeof(*c));
+    for (k = 0; k < ls->n_cells; k++) {
+        v[k] = cl[k].n_valid;
+        c[k] = cl[k].n_correct;
+        ls->n_trials += cl[k].n_trials;
+        ls->n_valid += cl[k].n_valid;
+        ls->n_correct += cl[k].n_correct;
+        for (int o = 0; o < OUTCOME__COUNT; o++)
+            ls->outcomes[o] += cl[k].outcomes[o];
+    }
+    ls->accuracy = share(ls->n_correct, ls->n_valid);
+    ls->coverage = share(ls->n_valid, ls->n_trials);
+    curve_summary(cl, ls->n_cells, v, c, &cv);
+    length_shape(ls, cl, v, &cv);
+
+    for (first_trial = 0; first_trial < n && sorted[first_trial]->length != ls->length;
+         first_trial++)
+        ;
+    for (last_trial = first_trial; last_trial < n && sorted[last_trial]->length == ls->length;
+         last_trial++)
+        ;
+    length_realized(ls, sorted + first_trial, last_trial - first_trial, opt->mismatch_tolerance);
+    length_questions(ls, cl, sorted + first_trial, last_trial - first_trial, ids, nids, qseen, opt,
+                     &cv);
+    free(v);
+    free(c);
+}
+
+/* The depth curve of the non-control trials: cells, lengths, effective length, advice. */
+static int compute_curve(const struct trial_result *trials, size_t n,
+                         const struct stats_options *opt_in, struct run_stats *out,
+                         struct strbuf *err)
+{
+    struct stats_options defopt;
+    const struct stats_options *opt = opt_in;
+    const struct trial_result **sorted;
+    const char **ids;
+    size_t nids = 0, i, j, len_alloc = 0;
+    char *qseen;
+
+    memset(out, 0, sizeof(*out));
+    if (!opt) {
+        stats_options_init(&defopt);
+        opt = &defopt;
+    }
+    if (check_options(opt, err) < 0)
+        return -1;
+    out->bootstrap_iters = opt->bootstrap_iters;
+    out->seed = opt->seed;
+    out->confidence = opt->confidence;
+    out->geometric_p = opt->rank_probs ? 0.0 : opt->geometric_p;
+    out->n_rank_probs = opt->rank_probs ? opt->n_rank_probs : 0;
+    if (!n)
+        return 0;
+
+    ids = distinct_question_ids(trials, n, &nids);
+    sorted = xcalloc(n, sizeof(*sorted));
+    for (i = 0; i < n; i++)
+        sorted[i] = &trials[i];
+    qsort(sorted, n, sizeof(*sorted), cmp_trial_cell);
+    sum_cells(sorted, n, opt->z, out);
+    qseen = xcalloc(nids ? nids : 1, 1);
+    count_questions(trials, n, ids, nids, qseen, out);
     out->accuracy = share(out->n_correct, out->n_valid);
     out->coverage = share(out->n_valid, out->n_trials);
 
-    /* lengths */
+    /* the cells are sorted by length: each run of one length is a length */
     for (i = 0; i < out->n_cells; i = j) {
-        struct length_stats *ls;
-        struct curve cv;
-        long *v, *c;
-        size_t first_trial, last_trial, k, t, nq = 0, *qs;
         for (j = i; j < out->n_cells && out->cells[j].length == out->cells[i].length; j++)
             ;
         ALLOC_GROW(out->lengths, out->n_lengths + 1, len_alloc);
-        ls = &out->lengths[out->n_lengths++];
-        memset(ls, 0, sizeof(*ls));
-        ls->length = out->cells[i].length;
-        ls->first_cell = i;
-        ls->n_cells = j - i;
-        v = xcalloc(ls->n_cells, sizeof(*v));
-        c = xcalloc(ls->n_cells, sizeof(*c));
-        for (k = 0; k < ls->n_cells; k++) {
-            const struct cell_stats *cs = &out->cells[i + k];
-            v[k] = cs->n_valid;
-            c[k] = cs->n_correct;
-            ls->n_trials += cs->n_trials;
-            ls->n_valid += cs->n_valid;
-            ls->n_correct += cs->n_correct;
-            for (int o = 0; o < OUTCOME__COUNT; o++)
-                ls->outcomes[o] += cs->outcomes[o];
-        }
-        ls->accuracy = share(ls->n_correct, ls->n_valid);
-        ls->coverage = share(ls->n_valid, ls->n_trials);
-        curve_summary(out->cells + i, ls->n_cells, v, c, &cv);
-        ls->n_depths = cv.n_depths;
-        if (cv.n_depths) {
-            const struct cell_stats *cl = out->cells + i;
-            ls->edge_lo_depth_bp = cl[cv.lo_i].depth_bp;
-            ls->edge_hi_depth_bp = cl[cv.hi_i].depth_bp;
-            ls->edge_lo_accuracy = cv.edge_lo;
-            ls->edge_hi_accuracy = cv.edge_hi;
-            point_estimate(&ls->edge, cv.edge);
-            ls->has_worst = cv.has_worst;
-            if (cv.has_worst) {
-                ls->middle_worst_depth_bp = cl[cv.worst_i].depth_bp;
-                point_estimate(&ls->middle_worst, cv.middle_worst);
-                point_estimate(&ls->dip_worst, cv.edge - cv.middle_worst);
-            }
-            ls->has_middle = cv.has_middle;
-            if (cv.has_middle) {
-                point_estimate(&ls->middle, cv.middle);
-                point_estimate(&ls->dip, cv.edge - cv.middle);
-            }
-            /* AUC by trapezoids over depth, normalised by the span */
-            if (cv.n_depths == 1) {
-                ls->auc = cv.edge;
-            } else {
-                double area = 0.0, px = 0.0, py = 0.0;
-                int have = 0;
-                for (k = 0; k < ls->n_cells; k++) {
-                    double x, y;
-                    if (v[k] <= 0)
-                        continue;
-                    x = cl[k].depth_bp / (double)DEPTH_BP_MAX;
-                    y = cl[k].accuracy;
-                    if (have)
-                        area += (x - px) * (y + py) / 2.0;
-                    px = x;
-                    py = y;
-                    have = 1;
-                }
-                ls->auc =
-                    area / ((cl[cv.hi_i].depth_bp - cl[cv.lo_i].depth_bp) / (double)DEPTH_BP_MAX);
-            }
-        }
-
-        /* this length's trials are contiguous in `sorted` */
-        for (first_trial = 0; first_trial < n && sorted[first_trial]->length != ls->length;
-             first_trial++)
-            ;
-        for (last_trial = first_trial; last_trial < n && sorted[last_trial]->length == ls->length;
-             last_trial++)
-            ;
-        length_realized(ls, sorted + first_trial, last_trial - first_trial,
-                        opt->mismatch_tolerance);
-
-        /* per-question count matrix for the bootstrap */
-        qv = xcalloc(st_mult(nids, ls->n_cells), sizeof(*qv));
-        qc = xcalloc(st_mult(nids, ls->n_cells), sizeof(*qc));
-        memset(qseen, 0, nids);
-        for (t = first_trial; t < last_trial; t++) {
-            const struct trial_result *tr = sorted[t];
-            long q;
-            size_t cell = 0;
-            if (!outcome_is_scored(tr->outcome))
-                continue;
-            q = question_index(ids, nids, tr->question_id ? tr->question_id : "");
-            while (cell < ls->n_cells && out->cells[i + cell].depth_bp != tr->depth_bp)
-                cell++;
-            qv[(size_t)q * ls->n_cells + cell]++;
-            if (tr->outcome == OUTCOME_CORRECT)
-                qc[(size_t)q * ls->n_cells + cell]++;
-            qseen[q] = 1;
-        }
-        qs = xcalloc(nids ? nids : 1, sizeof(*qs));
-        for (k = 0; k < nids; k++)
-            if (qseen[k])
-                qs[nq++] = k;
-        ls->n_questions = nq;
-        cell_intervals(out->cells + i, ls->n_cells, qv, qc, qs, nq, opt->z);
-        if (opt->bootstrap_iters && nq && cv.n_depths)
-            bootstrap_length(ls, out->cells + i, qv, qc, qs, nq, ls->n_cells, opt,
-                             opt->seed ^ ((unsigned long long)ls->length * 0x9E3779B97F4A7C15ULL),
-                             &cv);
-        free(qs);
-        free(qv);
-        free(qc);
-        qv = qc = NULL;
-        free(v);
-        free(c);
+        out->n_lengths++;
+        compute_length(out, i, j, sorted, n, ids, nids, qseen, opt);
     }
 
     /* effective length, against the shortest length's edge (the oracle, when run, later) */
