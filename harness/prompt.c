@@ -1377,170 +1377,175 @@ static int cut_is_member(const struct seq *s)
     return s->cut >= 0 && member_span(s->it[s->cut].c, &min, &max, &value);
 }
 
-static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
-                           struct built_prompt *tmp, struct strbuf *err)
+/* The cached selection for this request, or NULL with *victim the least recently used. */
+static struct seq *find_seq(struct prompt_builder *b, const struct prompt_request *r, unsigned mode,
+                            struct seq **victim)
 {
-    const struct question *q = r->q;
-    struct seq *s = NULL, *victim = &b->seqs[0], *base = NULL;
-    unsigned mode;
-    struct qfill *f;
-    long fixed, budget, real, best_diff = -1, best_budget = 0,
-                              content = r->target_len - r->overhead;
-    size_t i;
-    int iter;
-
-    if (request_fill_mode(r, &mode, err) < 0)
-        return NULL;
-    b->tick++;
-    for (i = 0; i < SEQ_CACHE; i++) {
+    *victim = &b->seqs[0];
+    for (size_t i = 0; i < SEQ_CACHE; i++) {
         struct seq *c = &b->seqs[i];
-        if (c->q == q && c->user == b->user && c->mode == mode && c->needles == b->needles &&
+        if (c->q == r->q && c->user == b->user && c->mode == mode && c->needles == b->needles &&
             c->target == r->target_len && c->overhead == r->overhead && c->seed == r->seed &&
             c->chat == r->chat) {
             c->last_used = b->tick;
             return c;
         }
-        if (c->last_used < victim->last_used)
-            victim = c;
+        if (c->last_used < (*victim)->last_used)
+            *victim = c;
     }
-    if (b->user != b->tpl->user && b->user != b->user_variant[QA_NONE]) {
-        /*
-         * A question-slot variant takes the selection made without any
-         * question line, so every --question-at value has the same
-         * distractors in the same order; each shortens the cut item by its
-         * question's tokens.
-         */
-        const char *user = b->user;
-        if (!b->user_variant[QA_NONE]) {
-            struct strbuf sb = STRBUF_INIT;
-            int ns, ne;
-            make_user_variant(b->tpl->user, QA_NONE, &sb, &ns, &ne);
-            b->user_variant[QA_NONE] = strbuf_detach(&sb, NULL);
-        }
-        b->user = b->user_variant[QA_NONE];
-        base = get_seq(b, r, tmp, err);
-        b->user = user;
-        if (!base)
-            return NULL;
-        victim = base == &b->seqs[0] ? &b->seqs[1] : &b->seqs[0];
-        for (i = 0; i < SEQ_CACHE; i++)
-            if (&b->seqs[i] != base && b->seqs[i].last_used < victim->last_used)
-                victim = &b->seqs[i];
+    return NULL;
+}
+
+static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
+                           struct built_prompt *tmp, struct strbuf *err);
+
+/*
+ * A question-slot variant takes the selection made without any question line, so every
+ * --question-at value has the same distractors in the same order; each shortens the cut
+ * item by its question's tokens. Returns the base selection and sets *victim to the least
+ * recently used cache slot other than the base's.
+ */
+static struct seq *variant_base(struct prompt_builder *b, const struct prompt_request *r,
+                                struct built_prompt *tmp, struct seq **victim, struct strbuf *err)
+{
+    const char *user = b->user;
+    struct seq *base;
+
+    if (!b->user_variant[QA_NONE]) {
+        struct strbuf sb = STRBUF_INIT;
+        int ns, ne;
+        make_user_variant(b->tpl->user, QA_NONE, &sb, &ns, &ne);
+        b->user_variant[QA_NONE] = strbuf_detach(&sb, NULL);
     }
-    s = victim;
-    seq_clear(s);
-    s->q = q;
-    s->user = b->user;
-    s->mode = mode;
-    s->needles = b->needles;
-    s->target = r->target_len;
-    s->overhead = r->overhead;
-    s->seed = r->seed;
-    s->chat = r->chat;
-    s->cut = -1;
-    s->last_used = b->tick;
+    b->user = b->user_variant[QA_NONE];
+    base = get_seq(b, r, tmp, err);
+    b->user = user;
+    if (!base)
+        return NULL;
+    *victim = base == &b->seqs[0] ? &b->seqs[1] : &b->seqs[0];
+    for (size_t i = 0; i < SEQ_CACHE; i++)
+        if (&b->seqs[i] != base && b->seqs[i].last_used < (*victim)->last_used)
+            *victim = &b->seqs[i];
+    return base;
+}
 
-    f = get_fill(b, q, r->seed, mode);
-    s->filler_dropped = f->dropped;
+/*
+ * The fixed part (template, question and gold, no distractors) into s->fixed and the
+ * tokens before the documents into s->pre_docs (each trial's gold offset comes from
+ * cached counts after them). -1 when the target cannot hold the fixed part.
+ */
+static int seq_fixed(struct prompt_builder *b, struct seq *s, const struct prompt_request *r,
+                     long content, struct built_prompt *tmp, struct strbuf *err)
+{
+    size_t docs_at, sys;
+    long fixed, a = 0;
 
-    /* the fixed part: template, question and gold, no distractors */
     render_request(b, s, NULL, 0, SIZE_MAX, tmp);
     fixed = count_request(b, tmp, r->chat, err);
     if (fixed < 0)
-        goto fail;
+        return -1;
     if (fixed > content) {
         if (r->overhead)
             strbuf_addf(err,
                         "question %s: target length %ld is below the size of the template, "
                         "question and gold chunk (%ld tokens) plus the chat template's %ld",
-                        q->id, r->target_len, fixed, r->overhead);
+                        r->q->id, r->target_len, fixed, r->overhead);
         else
             strbuf_addf(err,
                         "question %s: target length %ld is below the size of the template, "
                         "question and gold chunk (%ld tokens)",
-                        q->id, r->target_len, fixed);
-        goto fail;
+                        r->q->id, r->target_len, fixed);
+        return -1;
     }
-    budget = content - fixed;
     s->fixed = fixed;
-    {
-        /* tokens before the documents: gives each trial's gold offset from cached counts */
-        size_t docs_at = tmp->gold_start, sys = r->chat ? 0 : tmp->text.len - tmp->user.len;
-        long a = 0;
-        if (r->chat && tmp->system.len &&
-            (a = count_text(b, tmp->system.buf, tmp->system.len, err)) < 0)
-            goto fail;
-        s->pre_docs = count_text(b, r->chat ? tmp->user.buf : tmp->text.buf, docs_at + sys, err);
-        if (s->pre_docs < 0)
-            goto fail;
-        s->pre_docs += a;
-    }
-    if (base) {
-        /*
-         * The base's items in the base's order; the extra tokens of this
-         * variant's question lines (plus CUT_SLACK, for the cut item to grow
-         * back into) come off the last whole fillers, the cut item kept.
-         */
-        long deficit = fixed - base->fixed + CUT_SLACK;
-        size_t at, nr = base->nr;
-        s->it = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->it)));
-        memcpy(s->it, base->it, nr * sizeof(*s->it));
-        s->omap = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->omap)));
-        for (at = 0; at < nr; at++)
-            s->omap[at] = at;
-        s->order_nr = nr;
-        s->nr = nr;
-        s->cut = base->cut;
-        s->hard = base->hard;
-        s->filler = base->filler;
-        at = nr;
-        while (deficit > 0 && at > s->hard) {
-            struct seq_item *it = &s->it[--at];
-            long len;
-            if ((long)at == s->cut)
-                continue;
-            len = it->cost <= deficit ? 0 : cut_chunk(b, it->c, it->cost - deficit, err);
-            if (len < 0)
-                goto fail;
-            if (len == 0) { /* dropped: later items move down one */
-                size_t m;
-                deficit -= it->cost;
-                memmove(&s->it[at], &s->it[at + 1], (s->nr - at - 1) * sizeof(*s->it));
-                for (m = 0; m < nr; m++)
-                    if (s->omap[m] == at)
-                        s->omap[m] = SIZE_MAX;
-                    else if (s->omap[m] != SIZE_MAX && s->omap[m] > at)
-                        s->omap[m]--;
-                if (s->cut > (long)at)
-                    s->cut--;
-                s->nr--;
-                s->filler--;
-                continue;
-            }
-            it->len = (size_t)len;
-            it->cost = block_cost(b, it->c, it->c->text, it->len, err);
-            if (it->cost < 0)
-                goto fail;
-            deficit = 0;
-            if (s->cut < 0)
-                s->cut = (long)at;
+    docs_at = tmp->gold_start;
+    sys = r->chat ? 0 : tmp->text.len - tmp->user.len;
+    if (r->chat && tmp->system.len &&
+        (a = count_text(b, tmp->system.buf, tmp->system.len, err)) < 0)
+        return -1;
+    s->pre_docs = count_text(b, r->chat ? tmp->user.buf : tmp->text.buf, docs_at + sys, err);
+    if (s->pre_docs < 0)
+        return -1;
+    s->pre_docs += a;
+    return 0;
+}
+
+/*
+ * A variant's selection: the base's items in the base's order; the extra tokens of this
+ * variant's question lines (plus CUT_SLACK, for the cut item to grow back into) come off
+ * the last whole fillers, the cut item kept.
+ */
+static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct seq *base,
+                         struct strbuf *err)
+{
+    long deficit = s->fixed - base->fixed + CUT_SLACK;
+    size_t at, nr = base->nr;
+
+    s->it = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->it)));
+    memcpy(s->it, base->it, nr * sizeof(*s->it));
+    s->omap = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->omap)));
+    for (at = 0; at < nr; at++)
+        s->omap[at] = at;
+    s->order_nr = nr;
+    s->nr = nr;
+    s->cut = base->cut;
+    s->hard = base->hard;
+    s->filler = base->filler;
+    at = nr;
+    while (deficit > 0 && at > s->hard) {
+        struct seq_item *it = &s->it[--at];
+        long len;
+        if ((long)at == s->cut)
+            continue;
+        len = it->cost <= deficit ? 0 : cut_chunk(b, it->c, it->cost - deficit, err);
+        if (len < 0)
+            return -1;
+        if (len == 0) { /* dropped: later items move down one */
+            size_t m;
+            deficit -= it->cost;
+            memmove(&s->it[at], &s->it[at + 1], (s->nr - at - 1) * sizeof(*s->it));
+            for (m = 0; m < nr; m++)
+                if (s->omap[m] == at)
+                    s->omap[m] = SIZE_MAX;
+                else if (s->omap[m] != SIZE_MAX && s->omap[m] > at)
+                    s->omap[m]--;
+            if (s->cut > (long)at)
+                s->cut--;
+            s->nr--;
+            s->filler--;
+            continue;
         }
-        return s;
+        it->len = (size_t)len;
+        it->cost = block_cost(b, it->c, it->c->text, it->len, err);
+        if (it->cost < 0)
+            return -1;
+        deficit = 0;
+        if (s->cut < 0)
+            s->cut = (long)at;
     }
-    /*
-     * Converge on the exact count: cached block costs are not exactly additive
-     * (token merges at boundaries, document numbers), so count the whole
-     * request (gold first, selection order) and correct the budget. Each
-     * build then fine-tunes the cut item to its own exact count.
-     */
-    for (iter = 0; iter < 8; iter++) {
+    return 0;
+}
+
+/*
+ * Converge on the exact count: cached block costs are not exactly additive (token merges
+ * at boundaries, document numbers), so count the whole request (gold first, selection
+ * order) and correct the budget. Each build then fine-tunes the cut item to its own exact
+ * count.
+ */
+static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f,
+                        const struct prompt_request *r, long content, struct built_prompt *tmp,
+                        struct strbuf *err)
+{
+    long budget = content - s->fixed, real, best_diff = -1, best_budget = 0;
+
+    for (int iter = 0; iter < 8; iter++) {
         long diff;
         if (select_items(b, s, f, budget, err) < 0)
-            goto fail;
+            return -1;
         render_request(b, s, NULL, 0, SIZE_MAX, tmp);
         real = count_request(b, tmp, r->chat, err);
         if (real < 0)
-            goto fail;
+            return -1;
         /*
          * Without a cut item no build can correct its count, so leave room
          * for the few tokens moving the gold changes.
@@ -1559,22 +1564,63 @@ static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request
              * one token fewer than ", 2" + "\n\n" less one): cut another chunk.
              */
             if (s->cut < 0 || s->navoid >= CUT_TRIES)
-                return s;
+                return 0;
             if (fit_exact(b, s, NULL, 0, content, r->chat, tmp, &exact, err) < 0)
-                goto fail;
+                return -1;
             if (exact == content)
-                return s;
+                return 0;
             s->avoid[s->navoid++] = s->it[s->cut].c;
             continue;
         }
         budget += diff ? diff : -1;
     }
-    if (select_items(b, s, f, best_budget, err) < 0)
-        goto fail;
-    return s;
-fail:
+    return select_items(b, s, f, best_budget, err) < 0 ? -1 : 0;
+}
+
+/*
+ * The distractor selection of a request (question, length, seed, rendering, question
+ * slots), from the builder's cache or made now; NULL with err set.
+ */
+static struct seq *get_seq(struct prompt_builder *b, const struct prompt_request *r,
+                           struct built_prompt *tmp, struct strbuf *err)
+{
+    struct seq *s, *victim, *base = NULL;
+    long content = r->target_len - r->overhead;
+    unsigned mode;
+    struct qfill *f;
+
+    if (request_fill_mode(r, &mode, err) < 0)
+        return NULL;
+    b->tick++;
+    s = find_seq(b, r, mode, &victim);
+    if (s)
+        return s;
+    if (b->user != b->tpl->user && b->user != b->user_variant[QA_NONE]) {
+        base = variant_base(b, r, tmp, &victim, err);
+        if (!base)
+            return NULL;
+    }
+    s = victim;
     seq_clear(s);
-    return NULL;
+    s->q = r->q;
+    s->user = b->user;
+    s->mode = mode;
+    s->needles = b->needles;
+    s->target = r->target_len;
+    s->overhead = r->overhead;
+    s->seed = r->seed;
+    s->chat = r->chat;
+    s->cut = -1;
+    s->last_used = b->tick;
+
+    f = get_fill(b, r->q, r->seed, mode);
+    s->filler_dropped = f->dropped;
+    if (seq_fixed(b, s, r, content, tmp, err) < 0 ||
+        (base ? seq_from_base(b, s, base, err) : seq_converge(b, s, f, r, content, tmp, err)) < 0) {
+        seq_clear(s);
+        return NULL;
+    }
+    return s;
 }
 
 /* Bytes of context either side of the cut that can merge with it into one token. */
