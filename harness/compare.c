@@ -325,39 +325,43 @@ static void axis_tests(struct compare_result *out, const struct pair *pairs, siz
     strbuf_release(&val);
 }
 
-void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
-                  size_t nc, const struct compare_options *opt, struct compare_result *out)
+/*
+ * Both runs' final trials sorted by key (*b, *c: caller frees), without the questions
+ * answered closed-book when opt.exclude_known; out->n_known counts those questions.
+ */
+static void sorted_inputs(const struct trial_result *base, size_t nb,
+                          const struct trial_result *cand, size_t nc, struct compare_result *out,
+                          const struct trial_result ***b, size_t *nbs,
+                          const struct trial_result ***c, size_t *ncs)
 {
-    const struct trial_result **b, **c;
-    size_t nbs, ncs, i = 0, j = 0, np = 0, k, alloc = 0, fam = 0;
+    const char **known = NULL;
+    size_t nk = 0, ka = 0, u = 0;
+
+    known_ids(base, nb, &known, &nk, &ka);
+    known_ids(cand, nc, &known, &nk, &ka);
+    if (nk)
+        qsort(known, nk, sizeof(*known), cmp_str);
+    for (size_t k = 0; k < nk; k++)
+        if (!u || strcmp(known[u - 1], known[k]))
+            known[u++] = known[k];
+    out->n_known = u;
+    *b = sorted_final(base, nb, nbs, known, out->opt.exclude_known ? u : 0);
+    *c = sorted_final(cand, nc, ncs, known, out->opt.exclude_known ? u : 0);
+    free(known);
+}
+
+/*
+ * One pair per trial key of either run (an outcome of -1 where a run lacks the key), in
+ * cell order; *nq the questions (clusters). The pairs borrow the trials' strings.
+ */
+static struct pair *pair_keys(const struct trial_result **b, size_t nbs,
+                              const struct trial_result **c, size_t ncs, struct compare_result *out,
+                              size_t *np_out, size_t *nq_out)
+{
     struct pair *pairs = NULL;
-    struct compare_test overall;
-    double *pd, *pg;
-    size_t *idx, nq = 0;
-    long *scratch;
+    size_t i = 0, j = 0, np = 0, nq = 0, alloc = 0;
     const char *prev_q = NULL;
 
-    memset(out, 0, sizeof(*out));
-    if (opt)
-        out->opt = *opt;
-    else
-        compare_options_init(&out->opt);
-
-    {
-        const char **known = NULL;
-        size_t nk = 0, ka = 0, u = 0;
-        known_ids(base, nb, &known, &nk, &ka);
-        known_ids(cand, nc, &known, &nk, &ka);
-        if (nk)
-            qsort(known, nk, sizeof(*known), cmp_str);
-        for (k = 0; k < nk; k++)
-            if (!u || strcmp(known[u - 1], known[k]))
-                known[u++] = known[k];
-        out->n_known = u;
-        b = sorted_final(base, nb, &nbs, known, out->opt.exclude_known ? u : 0);
-        c = sorted_final(cand, nc, &ncs, known, out->opt.exclude_known ? u : 0);
-        free(known);
-    }
     while (i < nbs || j < ncs) {
         int d = i >= nbs ? 1 : j >= ncs ? -1 : trial_key_cmp(b[i], c[j]);
         const struct trial_result *ref = d <= 0 ? b[i] : c[j];
@@ -385,18 +389,21 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
     qsort(pairs, np, sizeof(*pairs), cmp_pair_cell);
     out->axes_only = out->has_axes && np && pairs[0].length == pairs[np - 1].length &&
                      pairs[0].depth_bp == pairs[np - 1].depth_bp;
-    scratch = xcalloc(nq ? nq : 1, sizeof(*scratch));
+    *np_out = np;
+    *nq_out = nq;
+    return pairs;
+}
 
-    /* cells, then lengths, then overall */
-    alloc = 0;
-    memset(&overall, 0, sizeof(overall));
-    overall.scope = COMPARE_OVERALL;
-    overall.depth_bp = -1;
+/* A COMPARE_CELL test per cell (each pair also into overall), then COMPARE_LENGTH per length. */
+static void cell_length_tests(struct compare_result *out, const struct pair *pairs, size_t np,
+                              long *scratch, size_t nq, struct compare_test *overall, size_t *alloc)
+{
+    size_t i, j, k;
     for (i = 0; i < np; i = j) {
         struct compare_test *t;
         for (j = i; j < np && !cmp_pair_cell(&pairs[i], &pairs[j]); j++)
             ;
-        ALLOC_GROW(out->tests, out->n_tests + 1, alloc);
+        ALLOC_GROW(out->tests, out->n_tests + 1, *alloc);
         t = &out->tests[out->n_tests++];
         memset(t, 0, sizeof(*t));
         t->scope = COMPARE_CELL;
@@ -406,41 +413,36 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         t->axes_only = out->axes_only;
         for (k = i; k < j; k++) {
             tally(t, &pairs[k]);
-            tally(&overall, &pairs[k]);
+            tally(overall, &pairs[k]);
         }
         finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
     }
-    if (!out->axes_only) {
-        for (i = 0; i < np; i = j) {
-            struct compare_test *t;
-            for (j = i; j < np && pairs[j].length == pairs[i].length; j++)
-                ;
-            ALLOC_GROW(out->tests, out->n_tests + 1, alloc);
-            t = &out->tests[out->n_tests++];
-            memset(t, 0, sizeof(*t));
-            t->scope = COMPARE_LENGTH;
-            t->length = pairs[i].length;
-            t->depth_bp = -1;
-            for (k = i; k < j; k++)
-                tally(t, &pairs[k]);
-            finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
-        }
+    if (out->axes_only)
+        return;
+    for (i = 0; i < np; i = j) {
+        struct compare_test *t;
+        for (j = i; j < np && pairs[j].length == pairs[i].length; j++)
+            ;
+        ALLOC_GROW(out->tests, out->n_tests + 1, *alloc);
+        t = &out->tests[out->n_tests++];
+        memset(t, 0, sizeof(*t));
+        t->scope = COMPARE_LENGTH;
+        t->length = pairs[i].length;
+        t->depth_bp = -1;
+        for (k = i; k < j; k++)
+            tally(t, &pairs[k]);
+        finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
     }
-    if (out->has_axes)
-        axis_tests(out, pairs, np, scratch, nq, &alloc);
-    finish_test(&overall, &out->opt, pairs, np, scratch, nq);
-    out->n_questions = overall.n_questions;
-    out->n_repeats = overall.n_repeats;
-    free(pairs);
-    free(scratch);
-    /* the pairs borrowed the question ids of the sorted trial lists */
-    free(b);
-    free(c);
+}
 
-    /* Holm over every tested cell and length, drops and gains as two families */
-    pd = xcalloc(out->n_tests + 1, sizeof(*pd));
-    pg = xcalloc(out->n_tests + 1, sizeof(*pg));
-    idx = xcalloc(out->n_tests + 1, sizeof(*idx));
+/* Holm over every tested cell, length and axis value, drops and gains as two families. */
+static void holm_statuses(struct compare_result *out)
+{
+    double *pd = xcalloc(out->n_tests + 1, sizeof(*pd));
+    double *pg = xcalloc(out->n_tests + 1, sizeof(*pg));
+    size_t *idx = xcalloc(out->n_tests + 1, sizeof(*idx));
+    size_t i, k, fam = 0;
+
     for (i = 0; i < out->n_tests; i++)
         if (out->tests[i].status != CMP_NO_DATA) {
             pd[fam] = out->tests[i].p_drop;
@@ -471,26 +473,28 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         else if (out->tests[i].status == CMP_NO_DATA)
             out->n_no_data++;
     }
+}
 
-    overall.p_drop_adj = overall.p_drop;
-    overall.p_gain_adj = overall.p_gain;
-
+/* FAIL on a regression, else INCONCLUSIVE with its reasons, else PASS; overall's status. */
+static void decide_verdict(struct compare_result *out, struct compare_test *overall, size_t nb,
+                           size_t nc)
+{
     if (out->n_regressions) {
         out->verdict = VERDICT_FAIL;
     } else {
         struct strbuf sb = STRBUF_INIT;
-        if (!overall.n_pairs) {
+        if (!overall->n_pairs) {
             strbuf_addstr(&sb, "no valid pairs: no trial is correct or wrong in both runs");
             if (!nb || !nc)
                 strbuf_addf(&sb, " (the %s run has no trials)", !nb ? "baseline" : "candidate");
             add_reason(out, &sb);
-        } else if (overall.coverage < out->opt.min_coverage) {
+        } else if (overall->coverage < out->opt.min_coverage) {
             strbuf_addf(&sb,
                         "coverage %.1f%% is below the minimum %.1f%%: %ld of %ld trial keys are "
                         "valid in both runs (%ld only in the baseline, %ld only in the candidate, "
                         "the rest ended overflow/truncated/empty/filtered/error in one run)",
-                        overall.coverage * 100.0, out->opt.min_coverage * 100.0, overall.n_pairs,
-                        overall.n_keys, out->baseline_only_keys, out->candidate_only_keys);
+                        overall->coverage * 100.0, out->opt.min_coverage * 100.0, overall->n_pairs,
+                        overall->n_keys, out->baseline_only_keys, out->candidate_only_keys);
             add_reason(out, &sb);
         }
         no_data_reason(out, COMPARE_LENGTH);
@@ -499,9 +503,49 @@ void compare_runs(const struct trial_result *base, size_t nb, const struct trial
         strbuf_release(&sb);
         out->verdict = out->n_reasons ? VERDICT_INCONCLUSIVE : VERDICT_PASS;
     }
-    overall.status = out->verdict == VERDICT_FAIL           ? CMP_REGRESSION
-                     : out->verdict == VERDICT_INCONCLUSIVE ? CMP_NO_DATA
-                                                            : CMP_OK;
+    overall->status = out->verdict == VERDICT_FAIL           ? CMP_REGRESSION
+                      : out->verdict == VERDICT_INCONCLUSIVE ? CMP_NO_DATA
+                                                             : CMP_OK;
+}
+
+void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
+                  size_t nc, const struct compare_options *opt, struct compare_result *out)
+{
+    const struct trial_result **b, **c;
+    size_t nbs, ncs, np, nq, alloc = 0;
+    struct pair *pairs;
+    struct compare_test overall;
+    long *scratch;
+
+    memset(out, 0, sizeof(*out));
+    if (opt)
+        out->opt = *opt;
+    else
+        compare_options_init(&out->opt);
+    sorted_inputs(base, nb, cand, nc, out, &b, &nbs, &c, &ncs);
+    pairs = pair_keys(b, nbs, c, ncs, out, &np, &nq);
+    scratch = xcalloc(nq ? nq : 1, sizeof(*scratch));
+
+    /* cells, then lengths, then axis values, then overall */
+    memset(&overall, 0, sizeof(overall));
+    overall.scope = COMPARE_OVERALL;
+    overall.depth_bp = -1;
+    cell_length_tests(out, pairs, np, scratch, nq, &overall, &alloc);
+    if (out->has_axes)
+        axis_tests(out, pairs, np, scratch, nq, &alloc);
+    finish_test(&overall, &out->opt, pairs, np, scratch, nq);
+    out->n_questions = overall.n_questions;
+    out->n_repeats = overall.n_repeats;
+    free(pairs);
+    free(scratch);
+    /* the pairs borrowed the question ids of the sorted trial lists */
+    free(b);
+    free(c);
+
+    holm_statuses(out);
+    overall.p_drop_adj = overall.p_drop;
+    overall.p_gain_adj = overall.p_gain;
+    decide_verdict(out, &overall, nb, nc);
     ALLOC_GROW(out->tests, out->n_tests + 1, alloc);
     out->tests[out->n_tests++] = overall;
 }
