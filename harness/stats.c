@@ -630,8 +630,11 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
         memset(sum, 0, 2 * nslots * sizeof(*sum));
         for (j = 0; j < nq; j++) {
             const long *row = pk + stats_rng_below(&rng, nq) * 2 * nslots;
-            for (k = 0; k < 2 * nslots; k++)
+            /* (valid, correct) per slot: two adds a step halve the loop overhead */
+            for (k = 0; k < 2 * nslots; k += 2) {
                 sum[k] += row[k];
+                sum[k + 1] += row[k + 1];
+            }
         }
         if (sum[0] <= 0 || sum[2] <= 0)
             continue;
