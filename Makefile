@@ -66,7 +66,7 @@ BIN := $(BUILD)/dipmap
 endif
 
 .PHONY: all build deps test test-asan test-llama demo bench validate format format-check check-banned clean \
-	bench-tokenizer tokenizer-conformance bench-prompt fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
+	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
 ifeq ($(HAVE_DEPS),yes)
@@ -158,6 +158,12 @@ $(BUILD)/bench/bench_prompt: $(BUILD)/bench/bench_prompt.o $(LIB_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 bench-prompt: $(BUILD)/bench/bench_prompt
 	@bench/bench_prompt.sh $(BUILD)/bench/bench_prompt
+
+# Statistics benchmark (numbers, never failures); see BENCHMARKS.md "Statistics".
+$(BUILD)/bench/bench_stats: $(BUILD)/bench/bench_stats.o $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+bench-stats: $(BUILD)/bench/bench_stats
+	@$(BUILD)/bench/bench_stats
 
 # Fuzzing (clang libFuzzer + ASan/UBSan) into build-fuzz/, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 20
