@@ -266,9 +266,38 @@ static void json_one(struct strbuf *out, unsigned char c)
 
 void escape_json(struct strbuf *out, const char *s)
 {
+    escape_json_n(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+/*
+ * walk(WALK_EXACT) with json_one(), but the runs between escapes are copied
+ * whole: this escapes every request body the client sends (prompts of megabytes).
+ */
+void escape_json_n(struct strbuf *out, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, run = 0;
+    strbuf_grow(out, len + 2);
     strbuf_addch(out, '"');
-    if (s)
-        walk(out, s, strlen(s), json_one, WALK_EXACT);
+    while (i < len) {
+        unsigned char c = p[i];
+        size_t n;
+        if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        if (c >= 0x80 && (n = utf8_seq(p + i, len - i)) != 0) { /* what utf8_decode() accepts */
+            i += n;
+            continue;
+        }
+        strbuf_add(out, s + run, i - run);
+        if (c >= 0x80)
+            strbuf_addstr(out, replacement);
+        else
+            json_one(out, c);
+        run = ++i;
+    }
+    strbuf_add(out, s + run, i - run);
     strbuf_addch(out, '"');
 }
 

@@ -73,6 +73,8 @@ size_t escape_display_width(const char *s);
  */
 void escape_xml(struct strbuf *out, const char *s);
 void escape_json(struct strbuf *out, const char *s);
+/* escape_json of s[0..len) (NUL bytes as \u0000): the client's request bodies. */
+void escape_json_n(struct strbuf *out, const char *s, size_t len);
 void escape_csv(struct strbuf *out, const char *s);
 
 /*

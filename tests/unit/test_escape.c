@@ -103,6 +103,35 @@ static void test_json(void)
     CHECK_STR(esc(escape_json, "</script>"), "\"</script>\"");
 }
 
+/* The client's request bodies: a length, NUL bytes, long runs; invalid UTF-8 as escape_json. */
+static void test_json_n(void)
+{
+    struct strbuf sb = STRBUF_INIT, big = STRBUF_INIT, want = STRBUF_INIT;
+    size_t i;
+    escape_json_n(&sb, "a\0b\"", 4);
+    CHECK_STR(sb.buf, "\"a\\u0000b\\\"\"");
+    strbuf_reset(&sb);
+    escape_json_n(&sb, "x\x01\x1fy\x7f\\", 6);
+    CHECK_STR(sb.buf, "\"x\\u0001\\u001fy\\u007f\\\\\"");
+    /* a valid JSON string whatever the bytes (a strict server parser refuses raw 0xFF) */
+    strbuf_reset(&sb);
+    escape_json_n(&sb, "q\xFF\xC3\xED\xA0\x80\xF0\x9F\x98\x80!", 11);
+    CHECK_STR(sb.buf, "\"q\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+                      "\xF0\x9F\x98\x80!\"");
+    strbuf_addch(&want, '"');
+    for (i = 0; i < 5000; i++) {
+        strbuf_addstr(&big, i % 7 ? "w\xC3\xA9rd " : "\"q\"\n");
+        strbuf_addstr(&want, i % 7 ? "w\xC3\xA9rd " : "\\\"q\\\"\\n");
+    }
+    strbuf_addch(&want, '"');
+    strbuf_reset(&sb);
+    escape_json_n(&sb, big.buf, big.len);
+    CHECK_STR(sb.buf, want.buf);
+    strbuf_release(&want);
+    strbuf_release(&big);
+    strbuf_release(&sb);
+}
+
 static void test_csv(void)
 {
     CHECK_STR(esc(escape_csv, NULL), "");
@@ -124,6 +153,7 @@ int main(void)
     RUN(test_filename);
     RUN(test_utf8_decode);
     RUN(test_json);
+    RUN(test_json_n);
     RUN(test_csv);
     return TEST_EXIT();
 }
