@@ -118,6 +118,11 @@ int json_is_true(const struct json *v)
     return cJSON_IsTrue(C(v)) ? 1 : 0;
 }
 
+int json_is_false(const struct json *v)
+{
+    return cJSON_IsFalse(C(v)) ? 1 : 0;
+}
+
 double json_num(const struct json *v, double dflt)
 {
     return cJSON_IsNumber(C(v)) ? C(v)->valuedouble : dflt;
@@ -279,6 +284,14 @@ struct json *json_add_array(struct json *obj, const char *key)
     struct json *a = json_new_array();
     json_add(obj, key, a);
     return a;
+}
+
+struct json *json_copy(const struct json *v)
+{
+    cJSON *c = cJSON_Duplicate(C(v), 1);
+    if (!c)
+        die_oom();
+    return J(c);
 }
 
 void json_sort_keys(struct json *v)

@@ -51,8 +51,9 @@ const struct json *json_get(const struct json *obj, const char *key);
 const char *json_str(const struct json *v);
 /* json_str(json_get(obj, key)). */
 const char *json_get_str(const struct json *obj, const char *key);
-/* 1 for the literal true, 0 otherwise. */
+/* 1 for the literal true, 0 otherwise; json_is_false: 1 for the literal false. */
 int json_is_true(const struct json *v);
+int json_is_false(const struct json *v);
 /* A number's value; dflt when v is not a number. */
 double json_num(const struct json *v, double dflt);
 
@@ -104,6 +105,8 @@ void json_add_null(struct json *obj, const char *key);
 void json_add(struct json *obj, const char *key, struct json *child);
 struct json *json_add_object(struct json *obj, const char *key);
 struct json *json_add_array(struct json *obj, const char *key);
+/* A deep copy of v: a root (json_free) until added to another tree. */
+struct json *json_copy(const struct json *v);
 /* Sort the members of every object in v by key (byte order), at every level. */
 void json_sort_keys(struct json *v);
 /* Remove member key of obj (when there). */

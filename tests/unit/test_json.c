@@ -121,6 +121,26 @@ static void test_writer(void)
     strbuf_release(&out);
 }
 
+/* json_copy: a deep copy that outlives its source; json_is_false only for the literal false */
+static void test_copy_and_false(void)
+{
+    const char text[] = "{\"a\":false,\"b\":true,\"c\":null,\"d\":{\"e\":[1,\"x\",false]}}";
+    struct json *src = json_parse(text, strlen(text), NULL), *copy, *o = json_new_object();
+    char *s;
+    CHECK(json_is_false(json_get(src, "a")));
+    CHECK(!json_is_false(json_get(src, "b")));
+    CHECK(!json_is_false(json_get(src, "c")));
+    CHECK(!json_is_false(json_get(src, "missing")));
+    CHECK(json_is_false(json_at(json_get(json_get(src, "d"), "e"), 2)));
+    copy = json_copy(json_get(src, "d"));
+    json_free(src);
+    json_add(o, "d", copy);
+    s = json_print_str(o, 0);
+    CHECK_STR(s, "{\"d\":{\"e\":[1,\"x\",false]}}");
+    free(s);
+    json_free(o);
+}
+
 static void test_sort_keys(void)
 {
     const char *t = "{\"b\":{\"y\":1,\"x\":2},\"a\":[{\"d\":1,\"c\":2}]}";
@@ -171,5 +191,6 @@ int main(void)
     RUN(test_writer);
     RUN(test_sort_keys);
     RUN(test_numbers_intervals_equal);
+    RUN(test_copy_and_false);
     return TEST_EXIT();
 }
