@@ -8,11 +8,10 @@
 
 #include <stddef.h>
 
-#include <cJSON.h>
-
 #include "strbuf.h"
 
 struct client_response;
+struct json;
 
 /* 1 when s starts with prefix, ASCII case-insensitively. */
 int client_has_prefix_ci(const char *s, const char *prefix);
@@ -20,11 +19,9 @@ int client_has_prefix_ci(const char *s, const char *prefix);
 /* Appends s[0..len) to sb, control bytes as spaces, at most max bytes (then "...").  */
 void client_add_clean(struct strbuf *sb, const char *s, size_t len, size_t max);
 
-/* o[key] when o is an object, else NULL; the string value or NULL. Borrowed from o. */
-const cJSON *client_obj_get(const cJSON *o, const char *key);
-const char *client_obj_str(const cJSON *o, const char *key);
-/* A number or numeric string at o[key] as a long; -1 when absent or invalid. */
-long client_obj_long(const cJSON *o, const char *key);
+/* A non-negative number or numeric string at o[key] (json.h) as a long; -1 when absent or invalid.
+ */
+long client_obj_long(const struct json *o, const char *key);
 
 /*
  * What an error answer says about the answer-budget field the request sent

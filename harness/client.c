@@ -15,6 +15,8 @@
 #include <curl/curl.h>
 
 #include "client-int.h"
+#include "escape.h"
+#include "json.h"
 #include "num.h"
 #include "secret.h"
 #include "sha256.h"
@@ -192,43 +194,6 @@ struct client {
 
 static int global_init_done;
 
-static void json_escape(struct strbuf *sb, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t start = 0;
-    strbuf_addch(sb, '"');
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch != '"' && ch != '\\' && ch != 0x7f)
-            continue;
-        strbuf_add(sb, s + start, i - start);
-        start = i + 1;
-        switch (ch) {
-        case '"':
-            strbuf_addstr(sb, "\\\"");
-            break;
-        case '\\':
-            strbuf_addstr(sb, "\\\\");
-            break;
-        case '\n':
-            strbuf_addstr(sb, "\\n");
-            break;
-        case '\r':
-            strbuf_addstr(sb, "\\r");
-            break;
-        case '\t':
-            strbuf_addstr(sb, "\\t");
-            break;
-        default: {
-            char u[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
-            strbuf_add(sb, u, 6);
-        }
-        }
-    }
-    strbuf_add(sb, s + start, len - start);
-    strbuf_addch(sb, '"');
-}
-
 static int is_openai_host(const char *root)
 {
     const char *h = strstr(root, "://");
@@ -360,13 +325,13 @@ enum { HINT_ID_SLOT = 1, HINT_CACHE_PROMPT = 2, HINT_CACHE_SALT = 4, HINT_CACHE_
 
 static unsigned extra_hint_bits(const char *canon)
 {
-    cJSON *o = cJSON_Parse(canon);
+    struct json *o = json_parse_str(canon);
     unsigned bits = 0;
-    bits |= cJSON_GetObjectItemCaseSensitive(o, "id_slot") ? HINT_ID_SLOT : 0;
-    bits |= cJSON_GetObjectItemCaseSensitive(o, "cache_prompt") ? HINT_CACHE_PROMPT : 0;
-    bits |= cJSON_GetObjectItemCaseSensitive(o, "cache_salt") ? HINT_CACHE_SALT : 0;
-    bits |= cJSON_GetObjectItemCaseSensitive(o, "prompt_cache_key") ? HINT_CACHE_KEY : 0;
-    cJSON_Delete(o);
+    bits |= json_get(o, "id_slot") ? HINT_ID_SLOT : 0;
+    bits |= json_get(o, "cache_prompt") ? HINT_CACHE_PROMPT : 0;
+    bits |= json_get(o, "cache_salt") ? HINT_CACHE_SALT : 0;
+    bits |= json_get(o, "prompt_cache_key") ? HINT_CACHE_KEY : 0;
+    json_free(o);
     return bits;
 }
 
@@ -575,11 +540,11 @@ static void add_hints(const struct client_cache_hints *h, unsigned skip, struct 
         strbuf_addstr(b, ",\"cache_prompt\":false");
     if (h->cache_salt && !(skip & HINT_CACHE_SALT)) {
         strbuf_addstr(b, ",\"cache_salt\":");
-        json_escape(b, h->cache_salt, strlen(h->cache_salt));
+        escape_json_n(b, h->cache_salt, strlen(h->cache_salt));
     }
     if (h->prompt_cache_key && !(skip & HINT_CACHE_KEY)) {
         strbuf_addstr(b, ",\"prompt_cache_key\":");
-        json_escape(b, h->prompt_cache_key, strlen(h->prompt_cache_key));
+        escape_json_n(b, h->prompt_cache_key, strlen(h->prompt_cache_key));
     }
 }
 
@@ -591,19 +556,19 @@ static void build_body(struct client *c, const struct client_request *req, int h
     size_t ulen = req->user ? req->user_len : 0;
     strbuf_grow(b, ulen + (req->system ? strlen(req->system) : 0) + 256);
     strbuf_addstr(b, "{\"model\":");
-    json_escape(b, c->model, strlen(c->model));
+    escape_json_n(b, c->model, strlen(c->model));
     if (c->cfg.legacy_completions) {
         strbuf_addstr(b, ",\"prompt\":");
-        json_escape(b, user, ulen);
+        escape_json_n(b, user, ulen);
     } else {
         strbuf_addstr(b, ",\"messages\":[");
         if (req->system && *req->system) {
             strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
-            json_escape(b, req->system, strlen(req->system));
+            escape_json_n(b, req->system, strlen(req->system));
             strbuf_addstr(b, "},");
         }
         strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
-        json_escape(b, user, ulen);
+        escape_json_n(b, user, ulen);
         strbuf_addstr(b, "}]");
     }
     strbuf_addf(b, ",\"temperature\":%.6g,\"top_p\":%.6g", c->cfg.temperature, c->cfg.top_p);
@@ -612,7 +577,7 @@ static void build_body(struct client *c, const struct client_request *req, int h
     strbuf_addf(b, ",\"%s\":%ld,\"n\":1,\"stream\":false", c->mt_field, mt);
     if (c->reasoning_effort) {
         strbuf_addstr(b, ",\"reasoning_effort\":");
-        json_escape(b, c->reasoning_effort, strlen(c->reasoning_effort));
+        escape_json_n(b, c->reasoning_effort, strlen(c->reasoning_effort));
     }
     if (c->extra_members) {
         strbuf_addch(b, ',');
@@ -639,31 +604,28 @@ int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf 
         "reasoning_effort",
         NULL,
     };
-    cJSON *o = json ? cJSON_Parse(json) : NULL, *it;
-    char *txt;
+    struct json *o = json ? json_parse(json, strlen(json), NULL) : NULL;
+    const struct json *it;
     size_t i;
-    if (!cJSON_IsObject(o)) {
+    if (json_kind(o) != JSON_OBJECT) {
         strbuf_addstr(err, "--extra-body must be a JSON object, e.g. "
                            "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}'");
-        cJSON_Delete(o);
+        json_free(o);
         return -1;
     }
-    cJSON_ArrayForEach(it, o)
-    {
+    for (it = json_first(o); it; it = json_next(it)) {
         for (i = 0; own[i]; i++)
-            if (!strcmp(it->string, own[i])) {
+            if (!strcmp(json_key(it), own[i])) {
                 strbuf_addf(err,
                             "--extra-body must not set \"%s\": dipmap sets it (use its own "
                             "option)",
                             own[i]);
-                cJSON_Delete(o);
+                json_free(o);
                 return -1;
             }
     }
-    txt = cJSON_PrintUnformatted(o);
-    strbuf_addstr(out, txt);
-    cJSON_free(txt);
-    cJSON_Delete(o);
+    json_print(out, o, 0);
+    json_free(o);
     return 0;
 }
 
@@ -1083,28 +1045,28 @@ static int probe_props(struct client *c, struct endpoint *ep, struct client_pref
     int is_llama = 0;
     strbuf_addf(&url, "%s/props", ep->root);
     if (!http_sync(c, url.buf, NULL, 0, &status, &resp, &err) && status == 200) {
-        cJSON *root = cJSON_ParseWithLength(resp.buf, resp.len);
-        const cJSON *dgs = client_obj_get(root, "default_generation_settings");
+        struct json *root = json_parse(resp.buf, resp.len, NULL);
+        const struct json *dgs = json_get(root, "default_generation_settings");
         long n = client_obj_long(dgs, "n_ctx");
         if (n < 0)
-            n = client_obj_long(client_obj_get(dgs, "params"), "n_ctx");
+            n = client_obj_long(json_get(dgs, "params"), "n_ctx");
         if (n < 0)
             n = client_obj_long(root, "n_ctx");
         if (dgs || n > 0) {
-            const cJSON *cp = client_obj_get(client_obj_get(dgs, "params"), "cache_prompt");
+            const struct json *cp = json_get(json_get(dgs, "params"), "cache_prompt");
             long slots = client_obj_long(root, "total_slots");
             is_llama = 1;
             if (info->kind == CLIENT_SERVER_UNKNOWN) {
                 info->kind = CLIENT_SERVER_LLAMACPP;
                 info->slots = slots > 0 && slots <= 1 << 20 ? (int)slots : -1;
                 /* cache_prompt is on unless the server says otherwise */
-                info->prefix_cache = cJSON_IsFalse(cp) ? 0 : 1;
+                info->prefix_cache = json_is_false(cp) ? 0 : 1;
             }
             context_min(info, n);
-            if (!info->server_info && client_obj_str(root, "build_info"))
-                info->server_info = xstrdup(client_obj_str(root, "build_info"));
+            if (!info->server_info && json_get_str(root, "build_info"))
+                info->server_info = xstrdup(json_get_str(root, "build_info"));
         }
-        cJSON_Delete(root);
+        json_free(root);
     }
     strbuf_release(&url);
     strbuf_release(&resp);
@@ -1135,8 +1097,8 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
         struct strbuf url = STRBUF_INIT, resp = STRBUF_INIT, names = STRBUF_INIT;
         long status = 0;
         int found = 0, listed = 0, llamacpp = 0;
-        cJSON *root;
-        const cJSON *data, *m;
+        struct json *root;
+        const struct json *data, *m;
         if (ep->azure)
             continue; /* deployments have no /v1/models */
         strbuf_addf(&url, "%s/v1/models", ep->root);
@@ -1163,30 +1125,27 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
             return CLIENT_RETRYABLE;
         }
         probe_props(c, ep, info);
-        root = status == 200 ? cJSON_ParseWithLength(resp.buf, resp.len) : NULL;
-        data = client_obj_get(root, "data");
-        if (!cJSON_IsArray(data))
-            data = client_obj_get(root, "models"); /* llama.cpp also lists "models" */
-        if (cJSON_IsArray(data)) {
-            cJSON_ArrayForEach(m, data)
-            {
-                const char *id = client_obj_str(m, "id");
+        root = status == 200 ? json_parse(resp.buf, resp.len, NULL) : NULL;
+        data = json_get(root, "data");
+        if (json_kind(data) != JSON_ARRAY)
+            data = json_get(root, "models"); /* llama.cpp also lists "models" */
+        if (json_kind(data) == JSON_ARRAY) {
+            for (m = json_first(data); m; m = json_next(m)) {
+                const char *id = json_get_str(m, "id");
                 if (!id)
-                    id = client_obj_str(m, "name");
+                    id = json_get_str(m, "name");
                 if (!id)
-                    id = client_obj_str(m, "model");
+                    id = json_get_str(m, "model");
                 if (!id)
                     continue;
                 listed++;
-                if (client_obj_str(m, "owned_by") &&
-                    !strcmp(client_obj_str(m, "owned_by"), "llamacpp"))
+                if (json_get_str(m, "owned_by") && !strcmp(json_get_str(m, "owned_by"), "llamacpp"))
                     llamacpp++;
-                if (i == 0 && info->kind == CLIENT_SERVER_UNKNOWN &&
-                    client_obj_str(m, "owned_by")) {
+                if (i == 0 && info->kind == CLIENT_SERVER_UNKNOWN && json_get_str(m, "owned_by")) {
                     /* both cache prefixes by default (automatic prefix caching, radix cache) */
-                    if (!strcmp(client_obj_str(m, "owned_by"), "vllm"))
+                    if (!strcmp(json_get_str(m, "owned_by"), "vllm"))
                         info->kind = CLIENT_SERVER_VLLM;
-                    else if (!strcmp(client_obj_str(m, "owned_by"), "sglang"))
+                    else if (!strcmp(json_get_str(m, "owned_by"), "sglang"))
                         info->kind = CLIENT_SERVER_SGLANG;
                     if (info->kind != CLIENT_SERVER_UNKNOWN)
                         info->prefix_cache = 1;
@@ -1211,7 +1170,7 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
             } else if (listed) {
                 strbuf_addf(err, "model \"%s\" is not served by %s (it serves %s)", c->model,
                             ep->root, names.buf);
-                cJSON_Delete(root);
+                json_free(root);
                 strbuf_release(&names);
                 strbuf_release(&url);
                 strbuf_release(&resp);
@@ -1219,7 +1178,7 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
                 return CLIENT_FATAL;
             }
         }
-        cJSON_Delete(root);
+        json_free(root);
         strbuf_release(&names);
         strbuf_release(&url);
         strbuf_release(&resp);
@@ -1234,16 +1193,16 @@ static int tokenize_kind(struct client *c, CURL **hp, int kind, const char *text
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
     long status = 0;
     int ret = 1;
-    cJSON *root = NULL;
+    struct json *root = NULL;
     strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
     if (kind == 1) {
         strbuf_addstr(&body, "{\"model\":");
-        json_escape(&body, c->model, strlen(c->model));
+        escape_json_n(&body, c->model, strlen(c->model));
         strbuf_addstr(&body, ",\"add_special_tokens\":false,\"prompt\":");
     } else {
         strbuf_addstr(&body, "{\"add_special\":false,\"content\":");
     }
-    json_escape(&body, text, len);
+    escape_json_n(&body, text, len);
     strbuf_addch(&body, '}');
     if (http_perform(c, hp, url.buf, body.buf, body.len, &status, &resp, err)) {
         ret = -1;
@@ -1263,15 +1222,15 @@ static int tokenize_kind(struct client *c, CURL **hp, int kind, const char *text
         ret = status >= 500 ? -1 : 1;
         goto out;
     }
-    root = cJSON_ParseWithLength(resp.buf, resp.len);
+    root = json_parse(resp.buf, resp.len, NULL);
     {
-        const cJSON *cnt = client_obj_get(root, "count");
-        const cJSON *toks = client_obj_get(root, "tokens");
-        if (cJSON_IsNumber(cnt) && cnt->valuedouble >= 0) {
-            *count = (long)cnt->valuedouble;
+        const struct json *cnt = json_get(root, "count");
+        const struct json *toks = json_get(root, "tokens");
+        if (json_kind(cnt) == JSON_NUMBER && json_num(cnt, 0) >= 0) {
+            *count = (long)json_num(cnt, 0);
             ret = 0;
-        } else if (cJSON_IsArray(toks)) {
-            *count = (long)cJSON_GetArraySize(toks);
+        } else if (json_kind(toks) == JSON_ARRAY) {
+            *count = (long)json_size(toks);
             /* llama.cpp ignores {"prompt"} and answers [] — not an answer */
             ret = (*count == 0 && len > 0 && kind == 1) ? 1 : 0;
         } else {
@@ -1279,7 +1238,7 @@ static int tokenize_kind(struct client *c, CURL **hp, int kind, const char *text
         }
     }
 out:
-    cJSON_Delete(root);
+    json_free(root);
     strbuf_release(&url);
     strbuf_release(&body);
     strbuf_release(&resp);
@@ -1397,17 +1356,17 @@ static void add_messages_json(struct strbuf *b, const char *system, const char *
     strbuf_addstr(b, "\"messages\":[");
     if (system && *system) {
         strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
-        json_escape(b, system, strlen(system));
+        escape_json_n(b, system, strlen(system));
         strbuf_addstr(b, "},");
     }
     strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
-    json_escape(b, user, strlen(user));
+    escape_json_n(b, user, strlen(user));
     strbuf_addstr(b, "}]");
 }
 
 /* POST url body; 0 with the parsed JSON object in *root (caller frees), else -1 (err). */
-static int post_json(struct client *c, const char *url, const struct strbuf *body, cJSON **root,
-                     struct strbuf *err)
+static int post_json(struct client *c, const char *url, const struct strbuf *body,
+                     struct json **root, struct strbuf *err)
 {
     struct strbuf resp = STRBUF_INIT;
     long status = 0;
@@ -1420,10 +1379,10 @@ static int post_json(struct client *c, const char *url, const struct strbuf *bod
         add_error_of(err, &resp, status);
         goto out;
     }
-    *root = cJSON_ParseWithLength(resp.buf, resp.len);
-    if (!cJSON_IsObject(*root)) {
+    *root = json_parse(resp.buf, resp.len, NULL);
+    if (json_kind(*root) != JSON_OBJECT) {
         strbuf_addf(err, "%s: the answer is not a JSON object", url);
-        cJSON_Delete(*root);
+        json_free(*root);
         *root = NULL;
         goto out;
     }
@@ -1437,30 +1396,30 @@ static int count_vllm(struct client *c, const char *system, const char *user, in
                       struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-    cJSON *root = NULL;
-    const cJSON *n;
+    struct json *root = NULL;
+    const struct json *n;
     int ret = -1;
     strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
     strbuf_addstr(&body, "{\"model\":");
-    json_escape(&body, c->model, strlen(c->model));
+    escape_json_n(&body, c->model, strlen(c->model));
     if (chat) {
         strbuf_addstr(&body, ",\"add_generation_prompt\":true,");
         add_messages_json(&body, system, user);
     } else {
         strbuf_addstr(&body, ",\"add_special_tokens\":true,\"prompt\":");
-        json_escape(&body, user, strlen(user));
+        escape_json_n(&body, user, strlen(user));
     }
     strbuf_addch(&body, '}');
     if (post_json(c, url.buf, &body, &root, err) == 0) {
-        n = client_obj_get(root, "count");
-        if (cJSON_IsNumber(n) && n->valuedouble >= 0) {
-            *count = (long)n->valuedouble;
+        n = json_get(root, "count");
+        if (json_kind(n) == JSON_NUMBER && json_num(n, 0) >= 0) {
+            *count = (long)json_num(n, 0);
             ret = 0;
         } else {
             strbuf_addf(err, "%s: no \"count\" in the answer", url.buf);
         }
     }
-    cJSON_Delete(root);
+    json_free(root);
     strbuf_release(&url);
     strbuf_release(&body);
     return ret;
@@ -1470,8 +1429,8 @@ static int count_llamacpp(struct client *c, const char *system, const char *user
                           long *count, struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-    cJSON *root = NULL;
-    const cJSON *v;
+    struct json *root = NULL;
+    const struct json *v;
     int ret = -1;
     const char *text = user;
     char *rendered = NULL;
@@ -1482,14 +1441,14 @@ static int count_llamacpp(struct client *c, const char *system, const char *user
         strbuf_addch(&body, '}');
         if (post_json(c, url.buf, &body, &root, err) < 0)
             goto out;
-        v = client_obj_get(root, "prompt");
-        if (!cJSON_IsString(v)) {
+        v = json_get(root, "prompt");
+        if (json_kind(v) != JSON_STRING) {
             strbuf_addf(err, "%s: no \"prompt\" in the answer", url.buf);
             goto out;
         }
-        rendered = xstrdup(v->valuestring);
+        rendered = xstrdup(json_str(v));
         text = rendered;
-        cJSON_Delete(root);
+        json_free(root);
         root = NULL;
     }
     strbuf_reset(&url);
@@ -1497,20 +1456,20 @@ static int count_llamacpp(struct client *c, const char *system, const char *user
     strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
     /* as llama-server tokenizes a prompt: special tokens added and parsed */
     strbuf_addstr(&body, "{\"add_special\":true,\"parse_special\":true,\"content\":");
-    json_escape(&body, text, strlen(text));
+    escape_json_n(&body, text, strlen(text));
     strbuf_addch(&body, '}');
     if (post_json(c, url.buf, &body, &root, err) < 0)
         goto out;
-    v = client_obj_get(root, "tokens");
-    if (!cJSON_IsArray(v)) {
+    v = json_get(root, "tokens");
+    if (json_kind(v) != JSON_ARRAY) {
         strbuf_addf(err, "%s: no \"tokens\" in the answer", url.buf);
         goto out;
     }
-    *count = (long)cJSON_GetArraySize(v);
+    *count = (long)json_size(v);
     ret = 0;
 out:
     free(rendered);
-    cJSON_Delete(root);
+    json_free(root);
     strbuf_release(&url);
     strbuf_release(&body);
     return ret;
@@ -1525,8 +1484,8 @@ static int count_probe(struct client *c, const char *system, const char *user, i
                        long *count, struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
-    cJSON *root = NULL;
-    const cJSON *n;
+    struct json *root = NULL;
+    const struct json *n;
     long status = 0, budget = 1;
     int ret = -1, attempt;
     strbuf_addf(&url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
@@ -1535,13 +1494,13 @@ static int count_probe(struct client *c, const char *system, const char *user, i
         strbuf_reset(&body);
         strbuf_reset(&resp);
         strbuf_addstr(&body, "{\"model\":");
-        json_escape(&body, c->model, strlen(c->model));
+        escape_json_n(&body, c->model, strlen(c->model));
         strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0,", field, budget);
         if (chat) {
             add_messages_json(&body, system, user);
         } else {
             strbuf_addstr(&body, "\"prompt\":");
-            json_escape(&body, user, strlen(user));
+            escape_json_n(&body, user, strlen(user));
         }
         strbuf_addch(&body, '}');
         if (http_sync(c, url.buf, body.buf, body.len, &status, &resp, err))
@@ -1554,16 +1513,16 @@ static int count_probe(struct client *c, const char *system, const char *user, i
         add_error_of(err, &resp, status);
         goto out;
     }
-    root = cJSON_ParseWithLength(resp.buf, resp.len);
-    n = client_obj_get(client_obj_get(root, "usage"), "prompt_tokens");
-    if (cJSON_IsNumber(n) && n->valuedouble > 0) {
-        *count = (long)n->valuedouble;
+    root = json_parse(resp.buf, resp.len, NULL);
+    n = json_get(json_get(root, "usage"), "prompt_tokens");
+    if (json_kind(n) == JSON_NUMBER && json_num(n, 0) > 0) {
+        *count = (long)json_num(n, 0);
         ret = 0;
     } else {
         strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", url.buf);
     }
 out:
-    cJSON_Delete(root);
+    json_free(root);
     strbuf_release(&url);
     strbuf_release(&body);
     strbuf_release(&resp);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "client-int.h"
+#include "json.h"
 #include "num.h"
 #include "reasoning.h"
 #include "strbuf.h"
@@ -83,40 +84,29 @@ void client_add_clean(struct strbuf *sb, const char *s, size_t len, size_t max)
         strbuf_addstr(sb, "...");
 }
 
-const cJSON *client_obj_get(const cJSON *o, const char *key)
-{
-    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-}
-
-const char *client_obj_str(const cJSON *o, const char *key)
-{
-    const cJSON *v = client_obj_get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* number or numeric string -> long; -1 when absent/invalid */
-long client_obj_long(const cJSON *o, const char *key)
+long client_obj_long(const struct json *o, const char *key)
 {
-    const cJSON *v = client_obj_get(o, key);
-    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e15)
-        return (long)v->valuedouble;
-    if (cJSON_IsString(v)) {
+    const struct json *v = json_get(o, key);
+    if (json_kind(v) == JSON_NUMBER && json_num(v, 0) >= 0 && json_num(v, 0) < 9e15)
+        return (long)json_num(v, 0);
+    if (json_kind(v) == JSON_STRING) {
         long n;
-        if (!parse_long(v->valuestring, &n) && n >= 0)
+        if (!parse_long(json_str(v), &n) && n >= 0)
             return n;
     }
     return -1;
 }
 
 /* Scalar (string/number) as text into out; 0 when something was added. */
-static int scalar_text(const cJSON *v, struct strbuf *out)
+static int scalar_text(const struct json *v, struct strbuf *out)
 {
-    if (cJSON_IsString(v) && v->valuestring[0]) {
-        client_add_clean(out, v->valuestring, strlen(v->valuestring), 200);
+    if (json_kind(v) == JSON_STRING && json_str(v)[0]) {
+        client_add_clean(out, json_str(v), strlen(json_str(v)), 200);
         return 0;
     }
-    if (cJSON_IsNumber(v)) {
-        strbuf_addf(out, "%.0f", v->valuedouble);
+    if (json_kind(v) == JSON_NUMBER) {
+        strbuf_addf(out, "%.0f", json_num(v, 0));
         return 0;
     }
     return -1;
@@ -177,19 +167,18 @@ static int has(const struct strbuf *lower_hay, const char *needle)
     return lower_hay->len && strstr(lower_hay->buf, needle) != NULL;
 }
 
-static void add_msg_value(struct strbuf *msg, const cJSON *m)
+static void add_msg_value(struct strbuf *msg, const struct json *m)
 {
-    if (cJSON_IsString(m))
-        client_add_clean(msg, m->valuestring, strlen(m->valuestring), MAX_MESSAGE_BYTES);
-    else if (cJSON_IsArray(m)) {
+    if (json_kind(m) == JSON_STRING)
+        client_add_clean(msg, json_str(m), strlen(json_str(m)), MAX_MESSAGE_BYTES);
+    else if (json_kind(m) == JSON_ARRAY) {
         /* FastAPI validation: [{"loc":[...],"msg":"...","type":"..."}] */
-        const cJSON *it;
+        const struct json *it;
         int first = 1;
-        cJSON_ArrayForEach(it, m)
-        {
-            const char *s = client_obj_str(it, "msg");
+        for (it = json_first(m); it; it = json_next(it)) {
+            const char *s = json_get_str(it, "msg");
             if (!s)
-                s = cJSON_IsString(it) ? it->valuestring : NULL;
+                s = json_kind(it) == JSON_STRING ? json_str(it) : NULL;
             if (!s)
                 continue;
             if (!first)
@@ -199,10 +188,10 @@ static void add_msg_value(struct strbuf *msg, const cJSON *m)
             if (msg->len > MAX_MESSAGE_BYTES)
                 break;
         }
-    } else if (cJSON_IsObject(m)) {
-        const char *s = client_obj_str(m, "message");
+    } else if (json_kind(m) == JSON_OBJECT) {
+        const char *s = json_get_str(m, "message");
         if (!s)
-            s = client_obj_str(m, "msg");
+            s = json_get_str(m, "msg");
         if (s)
             client_add_clean(msg, s, strlen(s), MAX_MESSAGE_BYTES);
     }
@@ -212,37 +201,36 @@ static void add_msg_value(struct strbuf *msg, const cJSON *m)
  * Extract message/code/type from a parsed JSON body (any shape). Returns 0
  * when the body looked like an error (had a message or code), -1 otherwise.
  */
-static int extract_error(const cJSON *root, struct err_info *e)
+static int extract_error(const struct json *root, struct err_info *e)
 {
-    const cJSON *err = client_obj_get(root, "error");
-    const cJSON *holder = NULL;
-    if (cJSON_IsObject(err)) {
+    const struct json *err = json_get(root, "error");
+    const struct json *holder = NULL;
+    if (json_kind(err) == JSON_OBJECT) {
         holder = err;
-    } else if (cJSON_IsString(err)) {
+    } else if (json_kind(err) == JSON_STRING) {
         /* Ollama native / TGI: {"error":"...","error_type":"validation"} */
-        client_add_clean(&e->msg, err->valuestring, strlen(err->valuestring), MAX_MESSAGE_BYTES);
-        scalar_text(client_obj_get(root, "error_type"), &e->type);
-        scalar_text(client_obj_get(root, "code"), &e->code);
+        client_add_clean(&e->msg, json_str(err), strlen(json_str(err)), MAX_MESSAGE_BYTES);
+        scalar_text(json_get(root, "error_type"), &e->type);
+        scalar_text(json_get(root, "code"), &e->code);
         return 0;
-    } else if (cJSON_IsObject(root) &&
-               (client_obj_get(root, "message") || client_obj_get(root, "detail") ||
-                client_obj_get(root, "msg"))) {
+    } else if (json_kind(root) == JSON_OBJECT &&
+               (json_get(root, "message") || json_get(root, "detail") || json_get(root, "msg"))) {
         /* {"object":"error","message":...,"code":400}, {"message":...}, {"detail":...} */
         holder = root;
     }
     if (!holder)
         return -1;
     {
-        const cJSON *m = client_obj_get(holder, "message");
+        const struct json *m = json_get(holder, "message");
         if (!m)
-            m = client_obj_get(holder, "detail");
+            m = json_get(holder, "detail");
         if (!m)
-            m = client_obj_get(holder, "msg");
+            m = json_get(holder, "msg");
         add_msg_value(&e->msg, m);
     }
-    scalar_text(client_obj_get(holder, "code"), &e->code);
-    if (scalar_text(client_obj_get(holder, "type"), &e->type))
-        scalar_text(client_obj_get(holder, "error_type"), &e->type);
+    scalar_text(json_get(holder, "code"), &e->code);
+    if (scalar_text(json_get(holder, "type"), &e->type))
+        scalar_text(json_get(holder, "error_type"), &e->type);
     /* {"error": {"message": "...", "metadata": {"raw": "..."}}}: keep the outer message */
     return e->msg.len || e->code.len || e->type.len ? 0 : -1;
 }
@@ -258,7 +246,7 @@ static void add_raw_body(struct strbuf *msg, const char *body, size_t len)
 
 int client_error_message(const char *body, size_t len, struct strbuf *msg, struct strbuf *code)
 {
-    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    struct json *root = body && len ? json_parse(body, len, NULL) : NULL;
     struct err_info e;
     int ret = -1;
     err_info_init(&e);
@@ -280,7 +268,7 @@ int client_error_message(const char *body, size_t len, struct strbuf *msg, struc
     } else if (body && len) {
         add_raw_body(msg, body, len);
     }
-    cJSON_Delete(root);
+    json_free(root);
     err_info_release(&e);
     return ret;
 }
@@ -385,7 +373,7 @@ enum client_budget_verdict client_budget_verdict(long status, const char *body, 
 {
     static const char *const min_markers[] = {">=", "at least", "minimum value of",
                                               "greater than or equal to", NULL};
-    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    struct json *root = body && len ? json_parse(body, len, NULL) : NULL;
     struct err_info e;
     enum client_budget_verdict v = CLIENT_BUDGET_OK;
     const char *param;
@@ -395,7 +383,7 @@ enum client_budget_verdict client_budget_verdict(long status, const char *body, 
     if ((status != 400 && status != 422) || !root || extract_error(root, &e))
         goto out;
     err_lower(&e);
-    param = client_obj_str(client_obj_get(root, "error"), "param");
+    param = json_get_str(json_get(root, "error"), "param");
     /* the param when the server says it; else the message must name the field */
     names = param ? !strcmp(param, field) : has(&e.lmsg, field);
     if (!names)
@@ -410,7 +398,7 @@ enum client_budget_verdict client_budget_verdict(long status, const char *body, 
     }
 out:
     err_info_release(&e);
-    cJSON_Delete(root);
+    json_free(root);
     return v;
 }
 
@@ -482,18 +470,17 @@ void client_set_error(struct client_response *r, const char *fmt, ...)
 }
 
 /* The choice with "index": 0 (or the first one). */
-static const cJSON *first_choice(const cJSON *choices)
+static const struct json *first_choice(const struct json *choices)
 {
-    const cJSON *c, *first = NULL;
-    cJSON_ArrayForEach(c, choices)
-    {
-        const cJSON *idx;
-        if (!cJSON_IsObject(c))
+    const struct json *c, *first = NULL;
+    for (c = json_first(choices); c; c = json_next(c)) {
+        const struct json *idx;
+        if (json_kind(c) != JSON_OBJECT)
             continue;
         if (!first)
             first = c;
-        idx = client_obj_get(c, "index");
-        if (cJSON_IsNumber(idx) && idx->valuedouble == 0)
+        idx = json_get(c, "index");
+        if (json_kind(idx) == JSON_NUMBER && json_num(idx, 0) == 0)
             return c;
     }
     return first;
@@ -524,13 +511,13 @@ static void split_inline_reasoning(const struct client_exchange *ex, struct clie
 
 static void classify_success(const struct client_exchange *ex, struct client_response *r)
 {
-    cJSON *root = ex->body && ex->body_len ? cJSON_ParseWithLength(ex->body, ex->body_len) : NULL;
-    const cJSON *choice, *usage, *msg, *v;
+    struct json *root = ex->body && ex->body_len ? json_parse(ex->body, ex->body_len, NULL) : NULL;
+    const struct json *choice, *usage, *msg, *v;
     struct err_info e;
     double ratio = ex->truncation_ratio > 0 ? ex->truncation_ratio : 0.98;
 
     err_info_init(&e);
-    if (!cJSON_IsObject(root)) {
+    if (json_kind(root) != JSON_OBJECT) {
         struct strbuf raw = STRBUF_INIT;
         add_raw_body(&raw, ex->body ? ex->body : "", ex->body ? ex->body_len : 0);
         r->cls = CLIENT_RETRYABLE;
@@ -540,13 +527,13 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         strbuf_release(&raw);
         goto out;
     }
-    set_str(&r->model, client_obj_str(root, "model"));
-    set_str(&r->system_fingerprint, client_obj_str(root, "system_fingerprint"));
+    set_str(&r->model, json_get_str(root, "model"));
+    set_str(&r->system_fingerprint, json_get_str(root, "system_fingerprint"));
     if (!r->request_id)
-        set_str(&r->request_id, client_obj_str(root, "id"));
+        set_str(&r->request_id, json_get_str(root, "id"));
 
-    v = client_obj_get(root, "error");
-    if (v && !cJSON_IsNull(v) && !extract_error(root, &e)) {
+    v = json_get(root, "error");
+    if (v && json_kind(v) != JSON_NULL && !extract_error(root, &e)) {
         /* TGI 2.4 returned validation errors with HTTP 200 */
         set_sb(&r->error, e.msg.len ? &e.msg : (e.code.len ? &e.code : &e.type));
         set_sb(&r->error_code, e.code.len ? &e.code : &e.type);
@@ -561,51 +548,49 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         goto out;
     }
 
-    usage = client_obj_get(root, "usage");
+    usage = json_get(root, "usage");
     r->prompt_tokens = client_obj_long(usage, "prompt_tokens");
     r->completion_tokens = client_obj_long(usage, "completion_tokens");
     r->reasoning_tokens =
-        client_obj_long(client_obj_get(usage, "completion_tokens_details"), "reasoning_tokens");
-    r->cached_tokens =
-        client_obj_long(client_obj_get(usage, "prompt_tokens_details"), "cached_tokens");
-    v = client_obj_get(root, "timings");
-    if (cJSON_IsObject(v)) {
-        const cJSON *ms = client_obj_get(v, "prompt_ms");
+        client_obj_long(json_get(usage, "completion_tokens_details"), "reasoning_tokens");
+    r->cached_tokens = client_obj_long(json_get(usage, "prompt_tokens_details"), "cached_tokens");
+    v = json_get(root, "timings");
+    if (json_kind(v) == JSON_OBJECT) {
+        const struct json *ms = json_get(v, "prompt_ms");
         r->timings_cache_n = client_obj_long(v, "cache_n");
         r->timings_prompt_n = client_obj_long(v, "prompt_n");
-        if (cJSON_IsNumber(ms) && ms->valuedouble >= 0 && ms->valuedouble < 1e12)
-            r->timings_prompt_ms = ms->valuedouble;
+        if (json_kind(ms) == JSON_NUMBER && json_num(ms, 0) >= 0 && json_num(ms, 0) < 1e12)
+            r->timings_prompt_ms = json_num(ms, 0);
     }
 
-    v = client_obj_get(root, "choices");
-    choice = cJSON_IsArray(v) ? first_choice(v) : NULL;
+    v = json_get(root, "choices");
+    choice = json_kind(v) == JSON_ARRAY ? first_choice(v) : NULL;
     if (!choice) {
         r->cls = CLIENT_RETRYABLE;
         r->reason = CLIENT_R_BAD_BODY;
         client_set_error(r, "HTTP %ld response without choices", ex->status);
         goto out;
     }
-    set_str(&r->finish_reason, client_obj_str(choice, "finish_reason"));
-    msg = client_obj_get(choice, "message");
+    set_str(&r->finish_reason, json_get_str(choice, "finish_reason"));
+    msg = json_get(choice, "message");
     if (ex->legacy || !msg) {
-        set_str(&r->content, client_obj_str(choice, "text"));
+        set_str(&r->content, json_get_str(choice, "text"));
         if (!r->content && msg)
-            set_str(&r->content, client_obj_str(msg, "content"));
+            set_str(&r->content, json_get_str(msg, "content"));
     } else {
-        set_str(&r->content, client_obj_str(msg, "content"));
+        set_str(&r->content, json_get_str(msg, "content"));
     }
     {
         /* vLLM "reasoning", llama.cpp/DeepSeek "reasoning_content"; legacy: on the choice */
-        const cJSON *holder = msg ? msg : choice;
-        const char *reasoning = client_obj_str(holder, "reasoning_content");
+        const struct json *holder = msg ? msg : choice;
+        const char *reasoning = json_get_str(holder, "reasoning_content");
         if (!reasoning)
-            reasoning = client_obj_str(holder, "reasoning");
+            reasoning = json_get_str(holder, "reasoning");
         set_str(&r->reasoning, reasoning);
         if (msg)
-            set_str(&r->refusal, client_obj_str(msg, "refusal"));
+            set_str(&r->refusal, json_get_str(msg, "refusal"));
     }
-    if (!r->content && !r->reasoning && ex->legacy == 0 && !msg &&
-        !client_obj_get(choice, "text")) {
+    if (!r->content && !r->reasoning && ex->legacy == 0 && !msg && !json_get(choice, "text")) {
         r->cls = CLIENT_RETRYABLE;
         r->reason = CLIENT_R_BAD_BODY;
         client_set_error(r, "HTTP %ld choice without message or text", ex->status);
@@ -671,12 +656,12 @@ static void classify_success(const struct client_exchange *ex, struct client_res
     }
 out:
     err_info_release(&e);
-    cJSON_Delete(root);
+    json_free(root);
 }
 
 static void classify_error(const struct client_exchange *ex, struct client_response *r)
 {
-    cJSON *root = ex->body && ex->body_len ? cJSON_ParseWithLength(ex->body, ex->body_len) : NULL;
+    struct json *root = ex->body && ex->body_len ? json_parse(ex->body, ex->body_len, NULL) : NULL;
     struct err_info e;
     long st = ex->status;
     int structured;
@@ -760,7 +745,7 @@ static void classify_error(const struct client_exchange *ex, struct client_respo
         r->reason = CLIENT_R_TRANSPORT;
     }
     err_info_release(&e);
-    cJSON_Delete(root);
+    json_free(root);
 }
 
 void client_classify(const struct client_exchange *ex, struct client_response *out)
