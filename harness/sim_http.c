@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
 #include "dataset.h"
 #include "httpd.h"
+#include "json.h"
 #include "num.h"
 #include "sim-int.h"
 #include "strbuf.h"
 #include "tokenizer.h"
+#include "unicode.h"
 #include "version.h"
 #include "xalloc.h"
 
@@ -80,7 +80,7 @@ struct logrec {
     const char *reasoning_effort; /* as requested, else NULL */
     long think;                   /* reasoning tokens emitted, -1 none */
     const char *think_form;       /* "field" or "inline", else NULL */
-    char *extra;                  /* request fields serve-sim does not use (JSON), or NULL */
+    struct json *extra;           /* request fields serve-sim does not use (a root), or NULL */
     enum sim_fault fault;
     int gold;
     long cached;   /* prompt tokens taken from the prefix cache, -1 not looked up */
@@ -107,17 +107,16 @@ static void logrec_init(struct logrec *l, const char *route)
     l->queue_ms = l->engine_start_ms = l->engine_end_ms = -1;
 }
 
-static void json_reply(struct reply *r, int status, cJSON *obj)
+static void json_reply(struct reply *r, int status, struct json *obj)
 {
-    char *s = cJSON_PrintUnformatted(obj);
-    if (!s)
-        BUG("cJSON_PrintUnformatted failed");
+    struct strbuf sb = STRBUF_INIT;
+    json_print(&sb, obj, 0);
     r->status = status;
     free(r->body);
-    r->body = s;
-    r->len = strlen(s);
+    r->len = sb.len;
+    r->body = strbuf_detach(&sb, NULL);
     r->content_type = "application/json";
-    cJSON_Delete(obj);
+    json_free(obj);
 }
 
 /* {"error":{"message","type","param","code"}}; code as an int (vLLM) or a string (OpenAI). */
@@ -127,21 +126,21 @@ static void error_reply(struct reply *r, int status, const char *type, const cha
                         const char *str_code, const char *fmt, ...)
 {
     struct strbuf msg = STRBUF_INIT;
-    cJSON *root = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(root, "error");
+    struct json *root = json_new_object(), *e = json_add_object(root, "error");
     va_list ap;
     va_start(ap, fmt);
     strbuf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    cJSON_AddStringToObject(e, "message", msg.buf);
-    cJSON_AddStringToObject(e, "type", type);
+    json_add_str(e, "message", msg.buf);
+    json_add_str(e, "type", type);
     if (param)
-        cJSON_AddStringToObject(e, "param", param);
+        json_add_str(e, "param", param);
     else
-        cJSON_AddNullToObject(e, "param");
+        json_add_null(e, "param");
     if (str_code)
-        cJSON_AddStringToObject(e, "code", str_code);
+        json_add_str(e, "code", str_code);
     else
-        cJSON_AddNumberToObject(e, "code", status);
+        json_add_num(e, "code", status);
     strbuf_release(&msg);
     json_reply(r, status, root);
 }
@@ -176,66 +175,64 @@ static int delay_ms(struct sim_server *s, double ms)
 
 static void write_log(struct sim_server *s, const struct logrec *l, int status)
 {
-    cJSON *o;
+    struct json *o;
     char *line;
     struct timespec now;
     if (!s->log)
         return;
     clock_gettime(CLOCK_REALTIME, &now);
-    o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "ts", (double)now.tv_sec + now.tv_nsec / 1e9);
-    cJSON_AddStringToObject(o, "route", l->route);
-    cJSON_AddNumberToObject(o, "status", status);
+    o = json_new_object();
+    json_add_num(o, "ts", (double)now.tv_sec + now.tv_nsec / 1e9);
+    json_add_str(o, "route", l->route);
+    json_add_num(o, "status", status);
     if (l->model)
-        cJSON_AddStringToObject(o, "model", l->model);
+        json_add_str(o, "model", l->model);
     else
-        cJSON_AddNullToObject(o, "model");
+        json_add_null(o, "model");
     if (l->question_id)
-        cJSON_AddStringToObject(o, "question_id", l->question_id);
+        json_add_str(o, "question_id", l->question_id);
     else
-        cJSON_AddNullToObject(o, "question_id");
+        json_add_null(o, "question_id");
     if (l->x >= 0)
-        cJSON_AddNumberToObject(o, "x", l->x);
+        json_add_num(o, "x", l->x);
     else
-        cJSON_AddNullToObject(o, "x");
+        json_add_null(o, "x");
     if (l->T >= 0)
-        cJSON_AddNumberToObject(o, "T", (double)l->T);
+        json_add_num(o, "T", (double)l->T);
     else
-        cJSON_AddNullToObject(o, "T");
+        json_add_null(o, "T");
     if (l->sent_tokens >= 0)
-        cJSON_AddNumberToObject(o, "sent_tokens", (double)l->sent_tokens);
+        json_add_num(o, "sent_tokens", (double)l->sent_tokens);
     if (l->p >= 0) {
-        cJSON_AddNumberToObject(o, "p", l->p);
-        cJSON_AddNumberToObject(o, "u", l->u);
+        json_add_num(o, "p", l->p);
+        json_add_num(o, "u", l->u);
     }
-    cJSON_AddBoolToObject(o, "gold", l->gold);
-    cJSON_AddStringToObject(o, "outcome", l->outcome);
+    json_add_bool(o, "gold", l->gold);
+    json_add_str(o, "outcome", l->outcome);
     if (l->finish)
-        cJSON_AddStringToObject(o, "finish_reason", l->finish);
+        json_add_str(o, "finish_reason", l->finish);
     if (l->reasoning_effort)
-        cJSON_AddStringToObject(o, "reasoning_effort", l->reasoning_effort);
+        json_add_str(o, "reasoning_effort", l->reasoning_effort);
     if (l->think >= 0) {
-        cJSON_AddNumberToObject(o, "think", (double)l->think);
-        cJSON_AddStringToObject(o, "think_form", l->think_form);
+        json_add_num(o, "think", (double)l->think);
+        json_add_str(o, "think_form", l->think_form);
     }
     if (l->extra)
-        cJSON_AddRawToObject(o, "extra", l->extra);
+        json_add(o, "extra", json_copy(l->extra));
     if (l->inflight >= 0)
-        cJSON_AddNumberToObject(o, "inflight", (double)l->inflight);
+        json_add_num(o, "inflight", (double)l->inflight);
     if (l->cached >= 0)
-        cJSON_AddNumberToObject(o, "cached", (double)l->cached);
+        json_add_num(o, "cached", (double)l->cached);
     if (l->slot >= 0)
-        cJSON_AddNumberToObject(o, "slot", l->slot);
+        json_add_num(o, "slot", l->slot);
     if (l->engine_start_ms >= 0) {
-        cJSON_AddNumberToObject(o, "queue_ms", l->queue_ms);
-        cJSON_AddNumberToObject(o, "engine_start_ms", l->engine_start_ms);
-        cJSON_AddNumberToObject(o, "engine_end_ms", l->engine_end_ms);
+        json_add_num(o, "queue_ms", l->queue_ms);
+        json_add_num(o, "engine_start_ms", l->engine_start_ms);
+        json_add_num(o, "engine_end_ms", l->engine_end_ms);
     }
-    cJSON_AddStringToObject(o, "fault", sim_fault_name(l->fault));
-    line = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!line)
-        return;
+    json_add_str(o, "fault", sim_fault_name(l->fault));
+    line = json_print_str(o, 0);
+    json_free(o);
     pthread_mutex_lock(&s->log_lock);
     fputs(line, s->log);
     fputc('\n', s->log);
@@ -383,45 +380,43 @@ static void model_not_found(struct reply *r, const char *name)
 }
 
 /* Text of a message content: a string, or an array of parts whose "text" is concatenated. */
-static int add_content(struct strbuf *sb, const cJSON *content)
+static int add_content(struct strbuf *sb, const struct json *content)
 {
-    if (cJSON_IsString(content)) {
-        strbuf_addstr(sb, content->valuestring);
+    if (json_kind(content) == JSON_STRING) {
+        strbuf_addstr(sb, json_str(content));
         return 0;
     }
-    if (cJSON_IsNull(content))
+    if (json_kind(content) == JSON_NULL)
         return 0;
-    if (cJSON_IsArray(content)) {
-        const cJSON *part;
-        cJSON_ArrayForEach(part, content)
-        {
-            const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "text");
-            if (cJSON_IsString(t))
-                strbuf_addstr(sb, t->valuestring);
+    if (json_kind(content) == JSON_ARRAY) {
+        const struct json *part;
+        for (part = json_first(content); part; part = json_next(part)) {
+            const struct json *t = json_get(part, "text");
+            if (json_kind(t) == JSON_STRING)
+                strbuf_addstr(sb, json_str(t));
         }
         return 0;
     }
     return -1;
 }
 
-static int add_messages(struct sim_prompt *p, const cJSON *messages, struct reply *r)
+static int add_messages(struct sim_prompt *p, const struct json *messages, struct reply *r)
 {
-    const cJSON *msg;
-    if (!cJSON_IsArray(messages) || !cJSON_GetArraySize(messages)) {
+    const struct json *msg;
+    if (json_kind(messages) != JSON_ARRAY || !json_size(messages)) {
         bad_request(r, "'messages' must be a non-empty array");
         return -1;
     }
-    cJSON_ArrayForEach(msg, messages)
-    {
-        const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
-        const cJSON *role = cJSON_GetObjectItemCaseSensitive(msg, "role");
-        if (!cJSON_IsObject(msg) || add_content(sim_prompt_add(p), content)) {
+    for (msg = json_first(messages); msg; msg = json_next(msg)) {
+        const struct json *content = json_get(msg, "content");
+        const struct json *role = json_get(msg, "role");
+        if (json_kind(msg) != JSON_OBJECT || add_content(sim_prompt_add(p), content)) {
             bad_request(r, "each message must be an object whose 'content' is a string or "
                            "an array of text parts");
             return -1;
         }
         ALLOC_GROW(p->role, p->nr, p->role_alloc);
-        p->role[p->nr - 1] = xstrdup(cJSON_IsString(role) ? role->valuestring : "user");
+        p->role[p->nr - 1] = xstrdup(json_kind(role) == JSON_STRING ? json_str(role) : "user");
     }
     return 0;
 }
@@ -459,20 +454,20 @@ static long template_tokens(struct sim_server *s, const struct sim_prompt *p, in
     return n;
 }
 
-static int decode_ids(struct sim_server *s, const cJSON *arr, struct strbuf *out, struct reply *r)
+static int decode_ids(struct sim_server *s, const struct json *arr, struct strbuf *out,
+                      struct reply *r)
 {
-    size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+    size_t n = (size_t)json_size(arr), i = 0;
     uint32_t *ids = xcalloc(n + 1, sizeof(*ids));
-    const cJSON *it;
+    const struct json *it;
     int ret = 0;
-    cJSON_ArrayForEach(it, arr)
-    {
-        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 4294967295.0) {
+    for (it = json_first(arr); it; it = json_next(it)) {
+        if (json_kind(it) != JSON_NUMBER || json_num(it, 0) < 0 || json_num(it, 0) > 4294967295.0) {
             bad_request(r, "token ids must be non-negative integers");
             ret = -1;
             goto cleanup;
         }
-        ids[i++] = (uint32_t)it->valuedouble;
+        ids[i++] = (uint32_t)json_num(it, 0);
     }
     if (tokenizer_decode(s->cfg->tokenizer, ids, n, out)) {
         bad_request(r, "unknown token id");
@@ -483,33 +478,35 @@ cleanup:
     return ret;
 }
 
-static int add_completion_prompt(struct sim_server *s, struct sim_prompt *p, const cJSON *prompt,
-                                 struct reply *r)
+static int add_completion_prompt(struct sim_server *s, struct sim_prompt *p,
+                                 const struct json *prompt, struct reply *r)
 {
-    if (cJSON_IsArray(prompt) && cJSON_GetArraySize(prompt) == 1 &&
-        (cJSON_IsString(prompt->child) || cJSON_IsArray(prompt->child)))
-        prompt = prompt->child;
-    if (cJSON_IsString(prompt)) {
-        strbuf_addstr(sim_prompt_add(p), prompt->valuestring);
+    if (json_kind(prompt) == JSON_ARRAY && json_size(prompt) == 1 &&
+        (json_kind(json_first(prompt)) == JSON_STRING ||
+         json_kind(json_first(prompt)) == JSON_ARRAY))
+        prompt = json_first(prompt);
+    if (json_kind(prompt) == JSON_STRING) {
+        strbuf_addstr(sim_prompt_add(p), json_str(prompt));
         return 0;
     }
-    if (cJSON_IsArray(prompt) && (!prompt->child || cJSON_IsNumber(prompt->child)))
+    if (json_kind(prompt) == JSON_ARRAY &&
+        (!json_first(prompt) || json_kind(json_first(prompt)) == JSON_NUMBER))
         return decode_ids(s, prompt, sim_prompt_add(p), r);
     bad_request(r, "'prompt' must be a string, a one-element array of strings, or token ids");
     return -1;
 }
 
-static long get_max_tokens(const cJSON *req, const char *name, struct reply *r, int *bad)
+static long get_max_tokens(const struct json *req, const char *name, struct reply *r, int *bad)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, name);
-    if (!v || cJSON_IsNull(v))
+    const struct json *v = json_get(req, name);
+    if (!v || json_kind(v) == JSON_NULL)
         return -1;
-    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e9 ||
-        v->valuedouble != floor(v->valuedouble)) {
+    if (json_kind(v) != JSON_NUMBER || json_num(v, 0) < 1 || json_num(v, 0) > 1e9 ||
+        json_num(v, 0) != floor(json_num(v, 0))) {
         error_reply(r, 400, "BadRequestError", name, NULL, "'%s' must be a positive integer", name);
         *bad = 1;
     }
-    return (long)v->valuedouble;
+    return (long)json_num(v, 0);
 }
 
 static char *new_id(struct sim_server *s, const char *prefix)
@@ -650,7 +647,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     const char *finish = "stop";
     long ctok = 0, rtok = -1;
     int reasoning_only = 0, inline_form = 0;
-    cJSON *root, *choices, *choice, *usage;
+    struct json *root, *choices, *choice, *usage;
     char *id;
 
     sim_analyse(s->cfg, &s->qix, &g->prompt, &a);
@@ -734,53 +731,53 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     }
 
     id = new_id(s, g->chat ? "chatcmpl" : "cmpl");
-    root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "id", id);
+    root = json_new_object();
+    json_add_str(root, "id", id);
     free(id);
-    cJSON_AddStringToObject(root, "object", g->chat ? "chat.completion" : "text_completion");
-    cJSON_AddNumberToObject(root, "created", (double)time(NULL));
-    cJSON_AddStringToObject(root, "model", g->model->name);
-    choices = cJSON_AddArrayToObject(root, "choices");
-    choice = cJSON_CreateObject();
-    cJSON_AddItemToArray(choices, choice);
-    cJSON_AddNumberToObject(choice, "index", 0);
+    json_add_str(root, "object", g->chat ? "chat.completion" : "text_completion");
+    json_add_num(root, "created", (double)time(NULL));
+    json_add_str(root, "model", g->model->name);
+    choices = json_add_array(root, "choices");
+    choice = json_new_object();
+    json_add(choices, NULL, choice);
+    json_add_num(choice, "index", 0);
     if (g->chat) {
-        cJSON *msg = cJSON_AddObjectToObject(choice, "message");
-        cJSON_AddStringToObject(msg, "role", "assistant");
-        cJSON_AddStringToObject(msg, "content", reasoning_only ? "" : answer.buf);
+        struct json *msg = json_add_object(choice, "message");
+        json_add_str(msg, "role", "assistant");
+        json_add_str(msg, "content", reasoning_only ? "" : answer.buf);
         if (reasoning_only || (rtok >= 0 && !inline_form))
-            cJSON_AddStringToObject(msg, "reasoning_content", reasoning.buf);
+            json_add_str(msg, "reasoning_content", reasoning.buf);
     } else {
-        cJSON_AddStringToObject(choice, "text", reasoning_only ? "" : answer.buf);
+        json_add_str(choice, "text", reasoning_only ? "" : answer.buf);
         if (reasoning_only || (rtok >= 0 && !inline_form))
-            cJSON_AddStringToObject(choice, "reasoning_content", reasoning.buf);
+            json_add_str(choice, "reasoning_content", reasoning.buf);
     }
-    cJSON_AddNullToObject(choice, "logprobs");
-    cJSON_AddStringToObject(choice, "finish_reason", finish);
-    usage = cJSON_AddObjectToObject(root, "usage");
-    cJSON_AddNumberToObject(usage, "prompt_tokens", (double)a.T);
-    cJSON_AddNumberToObject(usage, "completion_tokens", (double)ctok);
-    cJSON_AddNumberToObject(usage, "total_tokens", (double)(a.T + ctok));
+    json_add_null(choice, "logprobs");
+    json_add_str(choice, "finish_reason", finish);
+    usage = json_add_object(root, "usage");
+    json_add_num(usage, "prompt_tokens", (double)a.T);
+    json_add_num(usage, "completion_tokens", (double)ctok);
+    json_add_num(usage, "total_tokens", (double)(a.T + ctok));
     if (reasoning_only || rtok >= 0) {
-        cJSON *d = cJSON_AddObjectToObject(usage, "completion_tokens_details");
-        cJSON_AddNumberToObject(d, "reasoning_tokens", (double)(rtok >= 0 ? rtok : ctok));
+        struct json *d = json_add_object(usage, "completion_tokens_details");
+        json_add_num(d, "reasoning_tokens", (double)(rtok >= 0 ? rtok : ctok));
     }
     g->ctok = ctok;
     if (cfg->prefix_cache > 0) {
         /* as vLLM with --enable-prompt-tokens-details, SGLang and OpenAI report it */
-        cJSON *d = cJSON_AddObjectToObject(usage, "prompt_tokens_details");
-        cJSON_AddNumberToObject(d, "cached_tokens", (double)g->cached);
+        struct json *d = json_add_object(usage, "prompt_tokens_details");
+        json_add_num(d, "cached_tokens", (double)g->cached);
     }
     if (cfg->timings) {
         /* llama.cpp's timings: cache_n + prompt_n = the prompt's tokens */
-        cJSON *t = cJSON_AddObjectToObject(root, "timings");
-        cJSON_AddNumberToObject(t, "cache_n", (double)g->cached);
-        cJSON_AddNumberToObject(t, "prompt_n", (double)(a.T - g->cached));
-        cJSON_AddNumberToObject(t, "prompt_ms", engine_ms(cfg, g) + prefill_ms(cfg, g));
-        cJSON_AddNumberToObject(t, "predicted_n", (double)ctok);
-        cJSON_AddNumberToObject(t, "predicted_ms", decode_ms(cfg, g));
+        struct json *t = json_add_object(root, "timings");
+        json_add_num(t, "cache_n", (double)g->cached);
+        json_add_num(t, "prompt_n", (double)(a.T - g->cached));
+        json_add_num(t, "prompt_ms", engine_ms(cfg, g) + prefill_ms(cfg, g));
+        json_add_num(t, "predicted_n", (double)ctok);
+        json_add_num(t, "predicted_ms", decode_ms(cfg, g));
     }
-    cJSON_AddStringToObject(root, "system_fingerprint", "dipmap-sim");
+    json_add_str(root, "system_fingerprint", "dipmap-sim");
     json_reply(r, 200, root);
     l->finish = finish;
 cleanup:
@@ -793,7 +790,7 @@ static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
     static const char html[] = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>"
                                "<body><center><h1>502 Bad Gateway</h1></center><hr>"
                                "<center>nginx (dipmap serve-sim)</center></body></html>\n";
-    cJSON *root, *e;
+    struct json *root, *e;
     switch (f) {
     case SIM_FAULT_NONE:
     case SIM_FAULT_SLOW:
@@ -810,11 +807,11 @@ static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
         break;
     case SIM_FAULT_503:
         /* llama.cpp's shape: {"error":{"code":503,"message":"Loading model","type":...}} */
-        root = cJSON_CreateObject();
-        e = cJSON_AddObjectToObject(root, "error");
-        cJSON_AddNumberToObject(e, "code", 503);
-        cJSON_AddStringToObject(e, "message", "Loading model");
-        cJSON_AddStringToObject(e, "type", "unavailable_error");
+        root = json_new_object();
+        e = json_add_object(root, "error");
+        json_add_num(e, "code", 503);
+        json_add_str(e, "message", "Loading model");
+        json_add_str(e, "type", "unavailable_error");
         json_reply(r, 503, root);
         break;
     case SIM_FAULT_DROP:
@@ -847,51 +844,47 @@ static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
  * way (thinking.type "disabled"). The request fields serve-sim does not use
  * are logged as "extra", so tests can see what a client merged in.
  */
-static void reasoning_request(struct sim_server *s, const cJSON *req, struct gen_request *g,
+static void reasoning_request(struct sim_server *s, const struct json *req, struct gen_request *g,
                               struct logrec *l)
 {
     static const char *const known[] = {
         "model", "messages", "prompt",           "temperature",
         "top_p", "seed",     "max_tokens",       "max_completion_tokens",
         "n",     "stream",   "reasoning_effort", NULL};
-    const cJSON *eff = cJSON_GetObjectItemCaseSensitive(req, "reasoning_effort");
-    const cJSON *kw = cJSON_GetObjectItemCaseSensitive(req, "chat_template_kwargs");
-    const cJSON *th = cJSON_GetObjectItemCaseSensitive(req, "thinking");
-    const cJSON *it;
-    cJSON *extra = cJSON_CreateObject();
-    char *txt;
+    const struct json *eff = json_get(req, "reasoning_effort");
+    const struct json *kw = json_get(req, "chat_template_kwargs");
+    const struct json *th = json_get(req, "thinking");
+    const struct json *it;
+    struct json *extra = json_new_object();
 
     g->think = s->cfg->think_tokens;
-    if (cJSON_IsString(eff)) {
-        if (!strcmp(eff->valuestring, "low")) {
+    if (json_kind(eff) == JSON_STRING) {
+        if (!strcmp(json_str(eff), "low")) {
             l->reasoning_effort = "low";
             g->think /= 4;
-        } else if (!strcmp(eff->valuestring, "medium")) {
+        } else if (!strcmp(json_str(eff), "medium")) {
             l->reasoning_effort = "medium";
             g->think /= 2;
         } else {
-            l->reasoning_effort = !strcmp(eff->valuestring, "high") ? "high" : "other";
+            l->reasoning_effort = !strcmp(json_str(eff), "high") ? "high" : "other";
         }
     }
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(kw, "enable_thinking")))
+    if (json_is_false(json_get(kw, "enable_thinking")))
         g->think = 0;
-    if (cJSON_IsObject(th) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(th, "type")) &&
-        !strcmp(cJSON_GetObjectItemCaseSensitive(th, "type")->valuestring, "disabled"))
+    if (json_kind(th) == JSON_OBJECT && json_get_str(th, "type") &&
+        !strcmp(json_get_str(th, "type"), "disabled"))
         g->think = 0;
-    cJSON_ArrayForEach(it, req)
-    {
+    for (it = json_first(req); it; it = json_next(it)) {
         size_t i;
-        for (i = 0; known[i] && strcmp(known[i], it->string); i++)
+        for (i = 0; known[i] && strcmp(known[i], json_key(it)); i++)
             ;
         if (!known[i])
-            cJSON_AddItemToObject(extra, it->string, cJSON_Duplicate(it, 1));
+            json_add(extra, json_key(it), json_copy(it));
     }
-    if (cJSON_GetArraySize(extra)) {
-        txt = cJSON_PrintUnformatted(extra);
-        l->extra = xstrdup(txt);
-        cJSON_free(txt);
-    }
-    cJSON_Delete(extra);
+    if (json_size(extra))
+        l->extra = extra;
+    else
+        json_free(extra);
 }
 
 /*
@@ -899,31 +892,31 @@ static void reasoning_request(struct sim_server *s, const cJSON *req, struct gen
  * slot, anything else takes any) and "cache_prompt", vLLM's "cache_salt" (a non-empty
  * string). 0 or -1 (400).
  */
-static int cache_request(struct sim_server *s, const cJSON *req, struct gen_request *g,
+static int cache_request(struct sim_server *s, const struct json *req, struct gen_request *g,
                          struct reply *r)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, "id_slot");
+    const struct json *v = json_get(req, "id_slot");
     int slots = sim_cache_slots(s->cache);
-    if (v && !cJSON_IsNull(v)) {
-        if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble) {
+    if (v && json_kind(v) != JSON_NULL) {
+        if (json_kind(v) != JSON_NUMBER || json_num(v, 0) != (double)(long)json_num(v, 0)) {
             error_reply(r, 400, "invalid_request_error", "id_slot", NULL,
                         "'id_slot' must be an integer");
             return -1;
         }
         /* llama.cpp serves a slot number it does not have on any slot: so does serve-sim */
-        if (slots && v->valuedouble >= 0 && v->valuedouble < slots)
-            g->id_slot = (int)v->valuedouble;
+        if (slots && json_num(v, 0) >= 0 && json_num(v, 0) < slots)
+            g->id_slot = (int)json_num(v, 0);
     }
-    v = cJSON_GetObjectItemCaseSensitive(req, "cache_prompt");
-    if (cJSON_IsFalse(v))
+    v = json_get(req, "cache_prompt");
+    if (json_is_false(v))
         g->cache_prompt = 0;
-    v = cJSON_GetObjectItemCaseSensitive(req, "cache_salt");
-    if (v && !cJSON_IsNull(v)) {
-        if (!cJSON_IsString(v) || !*v->valuestring) {
+    v = json_get(req, "cache_salt");
+    if (v && json_kind(v) != JSON_NULL) {
+        if (json_kind(v) != JSON_STRING || !*json_str(v)) {
             bad_request(r, "'cache_salt' must be a non-empty string");
             return -1;
         }
-        g->cache_salt = v->valuestring;
+        g->cache_salt = json_str(v);
     }
     return 0;
 }
@@ -932,13 +925,12 @@ static int cache_request(struct sim_server *s, const cJSON *req, struct gen_requ
  * The budget rules of OpenAI's reasoning models and some Azure deployments
  * (sim.h: reject_max_tokens, min_max_tokens). 1 with the 400 in r, else 0.
  */
-static int budget_refused(struct sim_server *s, int chat, const cJSON *req, long max_tokens,
+static int budget_refused(struct sim_server *s, int chat, const struct json *req, long max_tokens,
                           struct reply *r)
 {
-    const char *field = chat && cJSON_GetObjectItemCaseSensitive(req, "max_completion_tokens")
-                            ? "max_completion_tokens"
-                            : "max_tokens";
-    if (chat && s->cfg->reject_max_tokens && cJSON_GetObjectItemCaseSensitive(req, "max_tokens")) {
+    const char *field =
+        chat && json_get(req, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+    if (chat && s->cfg->reject_max_tokens && json_get(req, "max_tokens")) {
         error_reply(r, 400, "invalid_request_error", "max_tokens", "unsupported_parameter",
                     "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
                     "'max_completion_tokens' instead.");
@@ -958,8 +950,8 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
                               struct reply *r, struct logrec *l)
 {
     struct gen_request g;
-    cJSON *req = cJSON_ParseWithLength(body, len);
-    const cJSON *model, *stream, *n;
+    struct json *req = json_parse(body, len, NULL);
+    const struct json *model, *stream, *n;
     enum sim_fault fault;
     int bad = 0;
 
@@ -968,33 +960,33 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
     g.id_slot = -1;
     g.cache_prompt = 1;
     g.slot = -1;
-    if (!cJSON_IsObject(req)) {
+    if (json_kind(req) != JSON_OBJECT) {
         bad_request(r, "the request body is not a JSON object");
         l->outcome = "bad_request";
         goto cleanup;
     }
-    model = cJSON_GetObjectItemCaseSensitive(req, "model");
-    if (model && !cJSON_IsString(model) && !cJSON_IsNull(model)) {
+    model = json_get(req, "model");
+    if (model && json_kind(model) != JSON_STRING && json_kind(model) != JSON_NULL) {
         bad_request(r, "'model' must be a string");
         l->outcome = "bad_request";
         goto cleanup;
     }
-    g.model = find_model(s, cJSON_IsString(model) ? model->valuestring : NULL);
+    g.model = find_model(s, json_str(model));
     if (!g.model) {
-        model_not_found(r, model->valuestring);
+        model_not_found(r, json_str(model));
         l->model = NULL;
         l->outcome = "unknown_model";
         goto cleanup;
     }
     l->model = g.model->name;
-    stream = cJSON_GetObjectItemCaseSensitive(req, "stream");
-    if (cJSON_IsTrue(stream)) {
+    stream = json_get(req, "stream");
+    if (json_is_true(stream)) {
         bad_request(r, "streaming is not supported by dipmap serve-sim");
         l->outcome = "bad_request";
         goto cleanup;
     }
-    n = cJSON_GetObjectItemCaseSensitive(req, "n");
-    if (n && !cJSON_IsNull(n) && (!cJSON_IsNumber(n) || n->valuedouble != 1)) {
+    n = json_get(req, "n");
+    if (n && json_kind(n) != JSON_NULL && (json_kind(n) != JSON_NUMBER || json_num(n, 0) != 1)) {
         bad_request(r, "only n=1 is supported");
         l->outcome = "bad_request";
         goto cleanup;
@@ -1003,14 +995,13 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
         g.max_tokens = get_max_tokens(req, "max_completion_tokens", r, &bad);
         if (g.max_tokens < 0 && !bad)
             g.max_tokens = get_max_tokens(req, "max_tokens", r, &bad);
-        if (!bad && add_messages(&g.prompt, cJSON_GetObjectItemCaseSensitive(req, "messages"), r))
+        if (!bad && add_messages(&g.prompt, json_get(req, "messages"), r))
             bad = 1;
     } else {
         g.max_tokens = get_max_tokens(req, "max_tokens", r, &bad);
         if (g.max_tokens < 0)
             g.max_tokens = COMPLETIONS_DEFAULT_MAX_TOKENS;
-        if (!bad &&
-            add_completion_prompt(s, &g.prompt, cJSON_GetObjectItemCaseSensitive(req, "prompt"), r))
+        if (!bad && add_completion_prompt(s, &g.prompt, json_get(req, "prompt"), r))
             bad = 1;
     }
     if (!bad && budget_refused(s, chat, req, g.max_tokens, r))
@@ -1057,27 +1048,27 @@ cleanup:
         sim_cache_release(s->cache, g.slot);
     free(g.ids);
     sim_prompt_release(&g.prompt);
-    cJSON_Delete(req);
+    json_free(req);
 }
 
 /* ---- other routes --------------------------------------------------------- */
 
 static void handle_models(struct sim_server *s, struct reply *r)
 {
-    cJSON *root = cJSON_CreateObject(), *data;
-    cJSON_AddStringToObject(root, "object", "list");
-    data = cJSON_AddArrayToObject(root, "data");
+    struct json *root = json_new_object(), *data;
+    json_add_str(root, "object", "list");
+    data = json_add_array(root, "data");
     for (size_t i = 0; i < s->cfg->nr_models; i++) {
-        cJSON *m = cJSON_CreateObject();
-        cJSON_AddStringToObject(m, "id", s->cfg->models[i].name);
-        cJSON_AddStringToObject(m, "object", "model");
-        cJSON_AddNumberToObject(m, "created", (double)time(NULL));
-        cJSON_AddStringToObject(m, "owned_by", s->cfg->owned_by ? s->cfg->owned_by : "dipmap-sim");
-        cJSON_AddStringToObject(m, "root", s->cfg->models[i].name);
-        cJSON_AddNullToObject(m, "parent");
+        struct json *m = json_new_object();
+        json_add_str(m, "id", s->cfg->models[i].name);
+        json_add_str(m, "object", "model");
+        json_add_num(m, "created", (double)time(NULL));
+        json_add_str(m, "owned_by", s->cfg->owned_by ? s->cfg->owned_by : "dipmap-sim");
+        json_add_str(m, "root", s->cfg->models[i].name);
+        json_add_null(m, "parent");
         if (s->cfg->ctx > 0)
-            cJSON_AddNumberToObject(m, "max_model_len", (double)s->cfg->ctx);
-        cJSON_AddItemToArray(data, m);
+            json_add_num(m, "max_model_len", (double)s->cfg->ctx);
+        json_add(data, NULL, m);
     }
     json_reply(r, 200, root);
 }
@@ -1091,85 +1082,85 @@ static int sim_has_props(const struct sim_config *cfg)
 
 static void handle_props(struct sim_server *s, struct reply *r)
 {
-    cJSON *root = cJSON_CreateObject(),
-          *dgs = cJSON_AddObjectToObject(root, "default_generation_settings");
+    struct json *root = json_new_object(),
+                *dgs = json_add_object(root, "default_generation_settings");
     long n_ctx = s->cfg->ctx > 0 ? s->cfg->ctx : s->cfg->shift_ctx;
     struct strbuf b = STRBUF_INIT;
     if (n_ctx > 0)
-        cJSON_AddNumberToObject(dgs, "n_ctx", (double)n_ctx);
-    cJSON_AddStringToObject(dgs, "model", s->cfg->models[0].name);
+        json_add_num(dgs, "n_ctx", (double)n_ctx);
+    json_add_str(dgs, "model", s->cfg->models[0].name);
     /* llama.cpp's request default, listed in params by some builds (absent: true) */
-    cJSON_AddBoolToObject(cJSON_AddObjectToObject(dgs, "params"), "cache_prompt",
-                          s->cfg->prefix_cache > 0);
+    json_add_bool(json_add_object(dgs, "params"), "cache_prompt", s->cfg->prefix_cache > 0);
     /* without --slots there is no slot limit (a thread per connection): no total_slots */
     if (s->cfg->slots > 0)
-        cJSON_AddNumberToObject(root, "total_slots", s->cfg->slots);
-    cJSON_AddStringToObject(root, "model_path", s->cfg->models[0].name);
-    cJSON_AddStringToObject(root, "chat_template", "");
+        json_add_num(root, "total_slots", s->cfg->slots);
+    json_add_str(root, "model_path", s->cfg->models[0].name);
+    json_add_str(root, "chat_template", "");
     strbuf_addf(&b, "dipmap-sim %s", dipmap_version);
-    cJSON_AddStringToObject(root, "build_info", b.buf);
+    json_add_str(root, "build_info", b.buf);
     strbuf_release(&b);
     json_reply(r, 200, root);
 }
 
 static void handle_tokenize(struct sim_server *s, const char *body, size_t len, struct reply *r)
 {
-    cJSON *req = cJSON_ParseWithLength(body, len), *root = NULL, *arr;
-    const cJSON *prompt, *messages, *content, *model;
+    struct json *req = json_parse(body, len, NULL), *root = NULL, *arr;
+    const struct json *prompt, *messages, *content, *model;
     uint32_t *ids = NULL;
     size_t n = 0;
 
-    if (!cJSON_IsObject(req)) {
+    if (json_kind(req) != JSON_OBJECT) {
         bad_request(r, "the request body is not a JSON object");
         goto cleanup;
     }
-    model = cJSON_GetObjectItemCaseSensitive(req, "model");
-    if (cJSON_IsString(model) && !find_model(s, model->valuestring)) {
-        model_not_found(r, model->valuestring);
+    model = json_get(req, "model");
+    if (json_kind(model) == JSON_STRING && !find_model(s, json_str(model))) {
+        model_not_found(r, json_str(model));
         goto cleanup;
     }
-    prompt = cJSON_GetObjectItemCaseSensitive(req, "prompt");
-    messages = cJSON_GetObjectItemCaseSensitive(req, "messages");
-    content = cJSON_GetObjectItemCaseSensitive(req, "content");
-    if (cJSON_IsString(content) && !prompt && !messages && s->cfg->tokenize_api != SIM_API_VLLM) {
+    prompt = json_get(req, "prompt");
+    messages = json_get(req, "messages");
+    content = json_get(req, "content");
+    if (json_kind(content) == JSON_STRING && !prompt && !messages &&
+        s->cfg->tokenize_api != SIM_API_VLLM) {
         /* llama.cpp: {"content", "add_special"=false, "parse_special"=true, "with_pieces"=false} */
-        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(req, "parse_special");
-        const cJSON *wp = cJSON_GetObjectItemCaseSensitive(req, "with_pieces");
-        const cJSON *as = cJSON_GetObjectItemCaseSensitive(req, "add_special");
-        int special = ps ? cJSON_IsTrue(ps) : 1;
-        tokenizer_encode(s->cfg->tokenizer, content->valuestring, strlen(content->valuestring),
-                         special, &ids, &n);
-        root = cJSON_CreateObject();
-        arr = cJSON_AddArrayToObject(root, "tokens");
+        const struct json *ps = json_get(req, "parse_special");
+        const struct json *wp = json_get(req, "with_pieces");
+        const struct json *as = json_get(req, "add_special");
+        int special = ps ? json_is_true(ps) : 1;
+        tokenizer_encode(s->cfg->tokenizer, json_str(content), strlen(json_str(content)), special,
+                         &ids, &n);
+        root = json_new_object();
+        arr = json_add_array(root, "tokens");
         /* add_special: the BOS-like --template-overhead tokens (id 0) in front */
-        for (long k = 0; cJSON_IsTrue(as) && k < s->cfg->template_overhead; k++)
-            cJSON_AddItemToArray(arr, cJSON_CreateNumber(0));
+        for (long k = 0; json_is_true(as) && k < s->cfg->template_overhead; k++)
+            json_add_num(arr, NULL, 0);
         for (size_t i = 0; i < n; i++) {
-            if (cJSON_IsTrue(wp)) {
-                cJSON *o = cJSON_CreateObject();
+            if (json_is_true(wp)) {
+                struct json *o = json_new_object();
                 const char *bytes;
                 size_t blen;
-                cJSON_AddNumberToObject(o, "id", ids[i]);
+                json_add_num(o, "id", ids[i]);
                 if (tokenizer_token_bytes(s->cfg->tokenizer, ids[i], &bytes, &blen) == 0) {
                     if (utf8_valid(bytes, blen)) {
                         char *piece = xstrndup(bytes, blen);
-                        cJSON_AddStringToObject(o, "piece", piece);
+                        json_add_str(o, "piece", piece);
                         free(piece);
                     } else {
-                        cJSON *pa = cJSON_AddArrayToObject(o, "piece");
+                        struct json *pa = json_add_array(o, "piece");
                         for (size_t k = 0; k < blen; k++)
-                            cJSON_AddItemToArray(pa, cJSON_CreateNumber((unsigned char)bytes[k]));
+                            json_add_num(pa, NULL, (unsigned char)bytes[k]);
                     }
                 }
-                cJSON_AddItemToArray(arr, o);
+                json_add(arr, NULL, o);
             } else {
-                cJSON_AddItemToArray(arr, cJSON_CreateNumber(ids[i]));
+                json_add_num(arr, NULL, ids[i]);
             }
         }
         json_reply(r, 200, root);
         goto cleanup;
     }
-    if ((cJSON_IsString(prompt) || cJSON_IsArray(messages)) &&
+    if ((json_kind(prompt) == JSON_STRING || json_kind(messages) == JSON_ARRAY) &&
         s->cfg->tokenize_api != SIM_API_LLAMACPP) {
         /*
          * vLLM: {"prompt", "add_special_tokens"=true} or {"messages",
@@ -1178,23 +1169,23 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
          */
         struct sim_prompt p;
         struct reply tmp = {0};
-        const cJSON *strs = cJSON_GetObjectItemCaseSensitive(req, "return_token_strs");
-        const cJSON *ast = cJSON_GetObjectItemCaseSensitive(req, "add_special_tokens");
+        const struct json *strs = json_get(req, "return_token_strs");
+        const struct json *ast = json_get(req, "add_special_tokens");
         long extra;
         memset(&p, 0, sizeof(p));
-        if (cJSON_IsString(prompt))
-            strbuf_addstr(sim_prompt_add(&p), prompt->valuestring);
+        if (json_kind(prompt) == JSON_STRING)
+            strbuf_addstr(sim_prompt_add(&p), json_str(prompt));
         else if (add_messages(&p, messages, &tmp)) {
             *r = tmp;
             sim_prompt_release(&p);
             goto cleanup;
         }
-        if (cJSON_IsString(prompt))
-            extra = !ast || cJSON_IsTrue(ast) ? template_tokens(s, &p, 0) : 0;
+        if (json_kind(prompt) == JSON_STRING)
+            extra = !ast || json_is_true(ast) ? template_tokens(s, &p, 0) : 0;
         else
             extra = template_tokens(s, &p, 1);
-        root = cJSON_CreateObject();
-        arr = cJSON_CreateArray();
+        root = json_new_object();
+        arr = json_new_array();
         if (extra > 0) {
             ids = xcalloc((size_t)extra, sizeof(*ids));
             n = (size_t)extra;
@@ -1211,14 +1202,13 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
             free(seg_ids);
         }
         sim_prompt_release(&p);
-        cJSON_AddNumberToObject(root, "count", (double)n);
-        cJSON_AddNumberToObject(root, "max_model_len",
-                                (double)(s->cfg->ctx > 0 ? s->cfg->ctx : 1048576));
+        json_add_num(root, "count", (double)n);
+        json_add_num(root, "max_model_len", (double)(s->cfg->ctx > 0 ? s->cfg->ctx : 1048576));
         for (size_t i = 0; i < n; i++)
-            cJSON_AddItemToArray(arr, cJSON_CreateNumber(ids[i]));
-        cJSON_AddItemToObject(root, "tokens", arr);
-        if (cJSON_IsTrue(strs)) {
-            cJSON *ts = cJSON_AddArrayToObject(root, "token_strs");
+            json_add_num(arr, NULL, ids[i]);
+        json_add(root, "tokens", arr);
+        if (json_is_true(strs)) {
+            struct json *ts = json_add_array(root, "token_strs");
             for (size_t i = 0; i < n; i++) {
                 const char *bytes;
                 size_t blen;
@@ -1226,11 +1216,11 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
                 if (tokenizer_token_bytes(s->cfg->tokenizer, ids[i], &bytes, &blen))
                     blen = 0;
                 piece = xstrndup(blen ? bytes : "", blen);
-                cJSON_AddItemToArray(ts, cJSON_CreateString(piece));
+                json_add_str(ts, NULL, piece);
                 free(piece);
             }
         } else {
-            cJSON_AddNullToObject(root, "token_strs");
+            json_add_null(root, "token_strs");
         }
         json_reply(r, 200, root);
         goto cleanup;
@@ -1239,50 +1229,50 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
                    "{\"content\": string} (llama.cpp)");
 cleanup:
     free(ids);
-    cJSON_Delete(req);
+    json_free(req);
 }
 
 /* llama.cpp POST /apply-template {"messages"} -> {"prompt"}: the chatml rendering. */
 static void handle_apply_template(const char *body, size_t len, struct reply *r)
 {
-    cJSON *req = cJSON_ParseWithLength(body, len), *root;
+    struct json *req = json_parse(body, len, NULL), *root;
     struct sim_prompt p;
     struct reply tmp = {0};
     struct strbuf out = STRBUF_INIT;
     memset(&p, 0, sizeof(p));
-    if (!cJSON_IsObject(req)) {
+    if (json_kind(req) != JSON_OBJECT) {
         bad_request(r, "the request body is not a JSON object");
-    } else if (add_messages(&p, cJSON_GetObjectItemCaseSensitive(req, "messages"), &tmp)) {
+    } else if (add_messages(&p, json_get(req, "messages"), &tmp)) {
         *r = tmp;
     } else {
         render_chatml(&p, &out);
-        root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "prompt", out.buf);
+        root = json_new_object();
+        json_add_str(root, "prompt", out.buf);
         json_reply(r, 200, root);
     }
     strbuf_release(&out);
     sim_prompt_release(&p);
-    cJSON_Delete(req);
+    json_free(req);
 }
 
 static void handle_detokenize(struct sim_server *s, const char *body, size_t len, struct reply *r)
 {
-    cJSON *req = cJSON_ParseWithLength(body, len), *root;
-    const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(req, "tokens");
+    struct json *req = json_parse(body, len, NULL), *root;
+    const struct json *tokens = json_get(req, "tokens");
     struct strbuf out = STRBUF_INIT;
-    if (!cJSON_IsArray(tokens)) {
+    if (json_kind(tokens) != JSON_ARRAY) {
         bad_request(r, "expected {\"tokens\": [ids]}");
         goto cleanup;
     }
     if (decode_ids(s, tokens, &out, r))
         goto cleanup;
-    root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "prompt", out.buf);  /* vLLM */
-    cJSON_AddStringToObject(root, "content", out.buf); /* llama.cpp */
+    root = json_new_object();
+    json_add_str(root, "prompt", out.buf);  /* vLLM */
+    json_add_str(root, "content", out.buf); /* llama.cpp */
     json_reply(r, 200, root);
 cleanup:
     strbuf_release(&out);
-    cJSON_Delete(req);
+    json_free(req);
 }
 
 /* ---- the HTTP side (httpd.c) ------------------------------------------------ */
@@ -1333,8 +1323,8 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
     memset(&r, 0, sizeof(r));
     logrec_init(&l, url);
     if (!strcmp(url, "/health") && get) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "status", "ok");
+        struct json *o = json_new_object();
+        json_add_str(o, "status", "ok");
         json_reply(&r, 200, o);
     } else if (!authorised(s, rq)) {
         error_reply(&r, 401, "invalid_request_error", NULL, "invalid_api_key",
@@ -1344,6 +1334,12 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
         error_reply(&r, 413, "BadRequestError", NULL, NULL, "request body larger than %zu bytes",
                     (size_t)BODY_CAP);
         l.outcome = "too_big";
+    } else if (post && !utf8_valid(rq->body, rq->body_len)) {
+        /* JSON text is UTF-8: llama.cpp's and Python's parsers refuse other bytes, so does this */
+        error_reply(&r, 400, "BadRequestError", NULL, NULL,
+                    "the request body is not valid UTF-8 (byte %zu)",
+                    utf8_valid_prefix((const unsigned char *)rq->body, rq->body_len) + 1);
+        l.outcome = "bad_request";
     } else if ((!strcmp(url, "/v1/chat/completions") || !strcmp(url, "/v1/completions")) && post) {
         l.inflight = atomic_fetch_add(&s->gen_inflight, 1) + 1;
         handle_generation(s, !strcmp(url, "/v1/chat/completions"), rq->body, rq->body_len, &r, &l);
@@ -1385,7 +1381,7 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
         bad_request(&r, "request not handled");
 
     write_log(s, &l, r.drop ? 0 : r.status);
-    free(l.extra);
+    json_free(l.extra);
     to_response(&r, resp);
     free(r.body);
 }
