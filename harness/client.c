@@ -604,7 +604,7 @@ int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf 
         "reasoning_effort",
         NULL,
     };
-    struct json *o = json ? json_parse(json, strlen(json), NULL) : NULL;
+    struct json *o = json_parse_str(json);
     const struct json *it;
     size_t i;
     if (json_kind(o) != JSON_OBJECT) {
