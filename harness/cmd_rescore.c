@@ -49,7 +49,7 @@ static int is_old_cut_answer(const struct trial_result *t)
 /* Settings JSON with "scorer" (and "reasoning-tags" when given) replaced; malloc'd. */
 static char *new_settings(const char *settings, const char *scorer, const char *tags)
 {
-    struct json *o = settings ? json_parse(settings, strlen(settings), NULL) : NULL;
+    struct json *o = json_parse_str(settings);
     char *ret;
     if (json_kind(o) != JSON_OBJECT) {
         json_free(o);
@@ -69,7 +69,7 @@ static char *new_settings(const char *settings, const char *scorer, const char *
 /* The run's own --reasoning-tags setting, or NULL (caller frees). */
 static char *settings_tags(const char *settings)
 {
-    struct json *o = settings ? json_parse(settings, strlen(settings), NULL) : NULL;
+    struct json *o = json_parse_str(settings);
     const char *t = json_get_str(o, "reasoning-tags");
     char *ret = t ? xstrdup(t) : NULL;
     json_free(o);

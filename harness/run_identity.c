@@ -79,7 +79,7 @@ int run_identity_same_inputs(const struct run_info *a, const struct run_info *b,
 
 char *run_identity_canonical_json(const char *json)
 {
-    struct json *root = json ? json_parse(json, strlen(json), NULL) : NULL;
+    struct json *root = json_parse_str(json);
     char *ret;
     if (!root)
         return NULL;
@@ -133,8 +133,7 @@ int run_identity_same_run(const struct run_info *a, const struct run_info *b, co
 
 void run_identity_scoring(const struct run_info *r, struct strbuf *out)
 {
-    struct json *o =
-        r->settings_json ? json_parse(r->settings_json, strlen(r->settings_json), NULL) : NULL;
+    struct json *o = json_parse_str(r->settings_json);
     const char *sc = json_get_str(o, "scorer"), *tags = json_get_str(o, "reasoning-tags");
     if (r->scorer_version)
         strbuf_addstr(out, r->scorer_version);
