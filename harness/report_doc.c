@@ -192,6 +192,8 @@ static size_t distinct_ids(struct tokenizer *tk, const char *text, size_t len, u
     *ids = NULL;
     if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0)
         return 0;
+    if (n < 2) /* qsort's array may not be NULL, even for 0 elements */
+        return n;
     qsort(*ids, n, sizeof(**ids), cmp_u32);
     for (i = 0; i < n; i++)
         if (!u || (*ids)[u - 1] != (*ids)[i])
