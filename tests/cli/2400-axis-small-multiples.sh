@@ -1,11 +1,12 @@
 # The axis plots are small multiples: axis-NAME.svg has one panel per axis value (gnuplot
 # multiplot), each titled "NAME=VALUE (n=TRIALS)" and drawn from that value's own trials (one
 # line per length; the plot script's data blocks are checked against the stored trials), and
-# summary.md / report.html link / inline it in the Axes section. The bands are clustered by
-# question with the rule of the run's own cells: with --haystack-order coherent the repeats of a
-# trial get the same prompt, so serve-sim answers them alike, and each per-depth interval in
-# summary.json is Wilson at the effective size n / design effect (computed here from the trials),
-# wider than plain Wilson over the trials; a one-valued axis's curve equals the run's own cells.
+# summary.md / report.html / dipmap view link or inline it in the Axes section. The bands are
+# clustered by question with the rule of the run's own cells: with --haystack-order coherent
+# the repeats of a trial get the same prompt, so serve-sim answers them alike, and each
+# per-depth interval in summary.json is Wilson at the effective size n / design effect
+# (computed here from the trials), wider than plain Wilson over the trials; a one-valued
+# axis's curve equals the run's own cells.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
@@ -47,6 +48,12 @@ figs = re.findall(r"<figure><svg.*?</svg><figcaption>(.*?)</figcaption>", axes, 
 assert figs.count("Accuracy vs depth, one panel per axis value") == 2, figs
 assert "distractors=hard (n=" in axes
 PY
+# dipmap view's run page inlines the same figures
+start_view t.db
+curl -sf -o view.html "${VIEW_URL}run?name=p" || fail "GET /run failed"
+[ "$(grep -o '<figcaption>Accuracy vs depth, one panel per axis value</figcaption>' view.html | wc -l)" = 2 ] ||
+    fail "view does not inline the axis figures"
+assert_contains view.html "distractors=random (n="
 python3 - <<'PY' || fail "panels or bands do not match the trials"
 import glob, json, math, re, sqlite3
 db = sqlite3.connect("t.db")
