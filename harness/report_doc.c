@@ -190,7 +190,7 @@ static size_t distinct_ids(struct tokenizer *tk, const char *text, size_t len, u
 {
     size_t n = 0, i, u = 0;
     *ids = NULL;
-    if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0)
+    if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0 || !n)
         return 0;
     if (n < 2) /* qsort's array may not be NULL, even for 0 elements */
         return n;
@@ -258,6 +258,8 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
         struct strbuf goldtext = STRBUF_INIT;
         uint32_t *qi, *gi;
         size_t nqi, ngi, a = 0, b = 0, common = 0;
+        if (!q->gold_nr)
+            continue; /* a retrieval item whose retriever missed the gold: no overlap to measure */
         for (k = 0; k < q->gold_nr; k++) {
             strbuf_add(&goldtext, q->gold[k].text, q->gold[k].text_len);
             strbuf_addch(&goldtext, '\n');
