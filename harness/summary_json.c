@@ -95,6 +95,25 @@ static struct json *add_estimate(struct json *parent, const char *key, const str
     return o;
 }
 
+/* "accuracy": null without valid trials (no data, not 0). */
+static void add_accuracy(struct json *o, long n_valid, double acc)
+{
+    if (n_valid)
+        json_add_num(o, "accuracy", acc);
+    else
+        json_add_null(o, "accuracy");
+}
+
+/* "accuracy" and its "interval95", both null without valid trials. */
+static void add_accuracy_ci(struct json *o, long n_valid, double acc, double lo, double hi)
+{
+    add_accuracy(o, n_valid, acc);
+    if (n_valid)
+        json_add_interval(o, "interval95", lo, hi);
+    else
+        json_add_null(o, "interval95");
+}
+
 static void add_control(struct json *parent, const char *key, const struct control_stats *c)
 {
     struct json *o;
@@ -106,13 +125,7 @@ static void add_control(struct json *parent, const char *key, const struct contr
     json_add_num(o, "valid", (double)c->n_valid);
     json_add_num(o, "correct", (double)c->n_correct);
     json_add_num(o, "questions", (double)c->n_questions);
-    if (c->n_valid) {
-        json_add_num(o, "accuracy", c->accuracy);
-        json_add_interval(o, "interval95", c->ci_lo, c->ci_hi);
-    } else {
-        json_add_null(o, "accuracy");
-        json_add_null(o, "interval95");
-    }
+    add_accuracy_ci(o, c->n_valid, c->accuracy, c->ci_lo, c->ci_hi);
 }
 
 static double depth_frac(int bp)
@@ -127,10 +140,7 @@ static void add_length(struct json *arr, const struct length_stats *l)
     json_add_num(o, "trials", (double)l->n_trials);
     json_add_num(o, "valid", (double)l->n_valid);
     json_add_num(o, "correct", (double)l->n_correct);
-    if (l->n_valid)
-        json_add_num(o, "accuracy", l->accuracy);
-    else
-        json_add_null(o, "accuracy");
+    add_accuracy(o, l->n_valid, l->accuracy);
     json_add_num(o, "coverage", l->coverage);
     json_add_num(o, "questions", (double)l->n_questions);
     add_outcomes(o, l->outcomes);
@@ -184,15 +194,11 @@ static void add_cell(struct json *arr, const struct cell_stats *c)
     json_add_num(o, "valid", (double)c->n_valid);
     json_add_num(o, "correct", (double)c->n_correct);
     json_add_num(o, "questions", (double)c->n_questions);
-    if (c->n_valid) {
-        json_add_num(o, "accuracy", c->accuracy);
-        json_add_interval(o, "interval95", c->ci_lo, c->ci_hi);
+    add_accuracy_ci(o, c->n_valid, c->accuracy, c->ci_lo, c->ci_hi);
+    if (c->n_valid)
         json_add_num(o, "design_effect", c->design_effect);
-    } else {
-        json_add_null(o, "accuracy");
-        json_add_null(o, "interval95");
+    else
         json_add_null(o, "design_effect");
-    }
     json_add_num(o, "coverage", c->coverage);
     add_outcomes(o, c->outcomes);
     json_add_num(o, "cut", (double)c->n_cut);
@@ -210,13 +216,7 @@ static void add_depth_point(struct json *arr, int depth_bp, long n, double acc, 
     struct json *c = json_add_object(arr, NULL);
     json_add_num(c, "depth", depth_frac(depth_bp));
     json_add_num(c, "valid", (double)n);
-    if (n) {
-        json_add_num(c, "accuracy", acc);
-        json_add_interval(c, "interval95", lo, hi);
-    } else {
-        json_add_null(c, "accuracy");
-        json_add_null(c, "interval95");
-    }
+    add_accuracy_ci(c, n, acc, lo, hi);
 }
 
 /*
@@ -231,10 +231,7 @@ static void add_axis_value(struct json *arr, const struct axis_value_stats *v, i
     json_add_num(vo, "valid", (double)v->n_valid);
     json_add_num(vo, "correct", (double)v->n_correct);
     json_add_num(vo, "questions", (double)v->n_questions);
-    if (v->n_valid)
-        json_add_num(vo, "accuracy", v->accuracy);
-    else
-        json_add_null(vo, "accuracy");
+    add_accuracy(vo, v->n_valid, v->accuracy);
     json_add_interval(vo, "interval95", v->ci_lo, v->ci_hi);
     if (!curves)
         return;
@@ -385,10 +382,7 @@ static void add_totals(struct json *root, const struct run_stats *s)
     json_add_num(o, "trials", (double)s->n_trials);
     json_add_num(o, "valid", (double)s->n_valid);
     json_add_num(o, "correct", (double)s->n_correct);
-    if (s->n_valid)
-        json_add_num(o, "accuracy", s->accuracy);
-    else
-        json_add_null(o, "accuracy");
+    add_accuracy(o, s->n_valid, s->accuracy);
     json_add_num(o, "coverage", s->coverage);
     json_add_num(o, "questions", (double)s->n_questions);
     json_add_num(o, "repeats", s->n_repeats);
