@@ -1386,6 +1386,20 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
     free(r.body);
 }
 
+/* What sim_start() set up, released (the HTTP server already stopped or never started). */
+static void server_free(struct sim_server *s)
+{
+    if (s->log)
+        fclose(s->log);
+    sim_cache_free(s->cache);
+    sim_qindex_release(&s->qix);
+    pthread_mutex_destroy(&s->log_lock);
+    pthread_mutex_destroy(&s->stop_lock);
+    pthread_cond_destroy(&s->stop_cond);
+    pthread_cond_destroy(&s->engine_cond);
+    free(s);
+}
+
 struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
 {
     struct sim_server *s;
@@ -1430,15 +1444,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     s->port = httpd_port(s->http);
     return s;
 fail:
-    if (s->log)
-        fclose(s->log);
-    sim_cache_free(s->cache);
-    sim_qindex_release(&s->qix);
-    pthread_mutex_destroy(&s->log_lock);
-    pthread_mutex_destroy(&s->stop_lock);
-    pthread_cond_destroy(&s->stop_cond);
-    pthread_cond_destroy(&s->engine_cond);
-    free(s);
+    server_free(s);
     return NULL;
 }
 
@@ -1458,13 +1464,5 @@ void sim_stop(struct sim_server *s)
     pthread_mutex_unlock(&s->stop_lock);
     sim_cache_shutdown(s->cache);
     httpd_stop(s->http);
-    sim_cache_free(s->cache);
-    if (s->log)
-        fclose(s->log);
-    sim_qindex_release(&s->qix);
-    pthread_mutex_destroy(&s->log_lock);
-    pthread_mutex_destroy(&s->stop_lock);
-    pthread_cond_destroy(&s->stop_cond);
-    pthread_cond_destroy(&s->engine_cond);
-    free(s);
+    server_free(s);
 }
