@@ -494,6 +494,25 @@ static void test_heatmap_labels(void)
     strbuf_release(&img);
 }
 
+/* A value of a named axis is its tic label whole, however long (it was cut at 63 bytes). */
+static void test_heatmap_long_label(void)
+{
+    struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
+    char v[201];
+    const char *cols[] = {v}, *rows[] = {"r"};
+    double acc[] = {0.5};
+    struct plot_grid g = {1, 1, NULL, NULL, acc, cols, rows, NULL, NULL, NULL};
+    struct plot_opts o = {"long", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+
+    memset(v, 'v', 200);
+    v[200] = '\0';
+    plot_script_heatmap(&sb, &o, &g);
+    strbuf_addf(&want, "set xtics ('%s' 0)", v);
+    CHECK(strstr(sb.buf, want.buf));
+    strbuf_release(&sb);
+    strbuf_release(&want);
+}
+
 int main(void)
 {
     RUN(test_ucurve_script);
@@ -502,6 +521,7 @@ int main(void)
     RUN(test_heatmap_script);
     RUN(test_multiples_script);
     RUN(test_heatmap_labels);
+    RUN(test_heatmap_long_label);
     RUN(test_trend_script);
     RUN(test_trend_labels_rings);
     RUN(test_order_script);
