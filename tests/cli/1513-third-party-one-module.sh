@@ -1,6 +1,8 @@
 # Each third-party library is included by one module (CONVENTIONS.md): <microhttpd.h> only by
 # httpd.c (serve-sim's server had its own libmicrohttpd glue beside it), <curl/curl.h> only by
-# client.c, <sqlite3.h> only by the store's private header.
+# client.c, <sqlite3.h> only by the store's private header, <cJSON.h> only by json.c (14 files
+# included it; json.h hides cJSON behind struct json, so the ownership of its trees and
+# printed text is in one place).
 . "$TESTS/cli/lib/lib.sh"
 cd "$REPO/harness" || fail "no harness/"
 only() {
@@ -11,4 +13,5 @@ only() {
 only microhttpd.h httpd.c
 only curl/curl.h client.c
 only sqlite3.h store-int.h
+only cJSON.h json.c
 echo ok
