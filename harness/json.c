@@ -74,19 +74,24 @@ enum json_kind json_kind(const struct json *v)
     const cJSON *c = C(v);
     if (!c)
         return JSON_ABSENT;
-    if (cJSON_IsNull(c))
+    /* cJSON_IsNull() and the others compare these bits one call each: this is on every getter */
+    switch (c->type & 0xFF) {
+    case cJSON_NULL:
         return JSON_NULL;
-    if (cJSON_IsBool(c))
+    case cJSON_False:
+    case cJSON_True:
         return JSON_BOOL;
-    if (cJSON_IsNumber(c))
+    case cJSON_Number:
         return JSON_NUMBER;
-    if (cJSON_IsString(c))
+    case cJSON_String:
         return JSON_STRING;
-    if (cJSON_IsArray(c))
+    case cJSON_Array:
         return JSON_ARRAY;
-    if (cJSON_IsObject(c))
+    case cJSON_Object:
         return JSON_OBJECT;
-    return JSON_ABSENT; /* cJSON_Raw/Invalid: never produced by the parser */
+    default:
+        return JSON_ABSENT; /* cJSON_Raw/Invalid: never produced by the parser */
+    }
 }
 
 const char *json_kind_name(enum json_kind k)
@@ -98,14 +103,14 @@ const char *json_kind_name(enum json_kind k)
 
 const struct json *json_get(const struct json *obj, const char *key)
 {
-    if (!cJSON_IsObject(C(obj)))
+    if (json_kind(obj) != JSON_OBJECT)
         return NULL;
     return (const struct json *)(const void *)cJSON_GetObjectItemCaseSensitive(C(obj), key);
 }
 
 const char *json_str(const struct json *v)
 {
-    return cJSON_IsString(C(v)) ? C(v)->valuestring : NULL;
+    return json_kind(v) == JSON_STRING ? C(v)->valuestring : NULL;
 }
 
 const char *json_get_str(const struct json *obj, const char *key)
@@ -115,17 +120,17 @@ const char *json_get_str(const struct json *obj, const char *key)
 
 int json_is_true(const struct json *v)
 {
-    return cJSON_IsTrue(C(v)) ? 1 : 0;
+    return v && (C(v)->type & 0xFF) == cJSON_True;
 }
 
 int json_is_false(const struct json *v)
 {
-    return cJSON_IsFalse(C(v)) ? 1 : 0;
+    return v && (C(v)->type & 0xFF) == cJSON_False;
 }
 
 double json_num(const struct json *v, double dflt)
 {
-    return cJSON_IsNumber(C(v)) ? C(v)->valuedouble : dflt;
+    return json_kind(v) == JSON_NUMBER ? C(v)->valuedouble : dflt;
 }
 
 int json_equal(const struct json *a, const struct json *b)
@@ -135,7 +140,7 @@ int json_equal(const struct json *a, const struct json *b)
 
 size_t json_size(const struct json *v)
 {
-    if (!cJSON_IsArray(C(v)) && !cJSON_IsObject(C(v)))
+    if (json_kind(v) != JSON_ARRAY && json_kind(v) != JSON_OBJECT)
         return 0;
     return (size_t)cJSON_GetArraySize(C(v));
 }
@@ -150,7 +155,7 @@ const struct json *json_at(const struct json *v, size_t i)
 
 const struct json *json_first(const struct json *v)
 {
-    if (!cJSON_IsArray(C(v)) && !cJSON_IsObject(C(v)))
+    if (json_kind(v) != JSON_ARRAY && json_kind(v) != JSON_OBJECT)
         return NULL;
     return (const struct json *)(const void *)C(v)->child;
 }
