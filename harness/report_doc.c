@@ -190,7 +190,7 @@ static size_t distinct_ids(struct tokenizer *tk, const char *text, size_t len, u
 {
     size_t n = 0, i, u = 0;
     *ids = NULL;
-    if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0 || !n)
+    if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0)
         return 0;
     if (n < 2) /* qsort's array may not be NULL, even for 0 elements */
         return n;
