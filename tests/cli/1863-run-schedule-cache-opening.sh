@@ -1,5 +1,5 @@
 # --schedule cache opens a new group (sends its leader) only while the open groups' unsent
-# followers cannot keep the window full (fewer than 2 C plus one group), so the server's cache
+# followers cannot keep the window full (fewer than C plus one group), so the server's cache
 # holds few groups at once: against serve-sim with one shared prefill engine and a cache of
 # 2 C prompts, the server computes close to the ideal 6.5 / 11 of the prompt tokens of 11
 # depths (the former limit, about 4 C / 11 + 2 groups open, evicted leaders' prefixes before
