@@ -76,7 +76,8 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 echo
 echo "### Prefix-cache schedule (serve-sim)"
 echo
-echo "prefill throughput $throughput tokens/s; cache: ${BENCH_CACHE_TOKENS:-$cache_factor x C prompts} tokens"
+if [ -n "${BENCH_CACHE_TOKENS:-}" ]; then cache_desc="$BENCH_CACHE_TOKENS tokens"; else cache_desc="$cache_factor x C prompts of L tokens"; fi
+echo "prefill throughput $throughput tokens/s; cache: $cache_desc"
 echo
 echo "| length | c | trials | prompt tokens | computed cache | computed shuffle | cache of sent | shuffle of sent | computed ratio | wall cache s | wall shuffle s | wall ratio | in flight cache | in flight shuffle |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

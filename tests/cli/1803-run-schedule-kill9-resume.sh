@@ -9,8 +9,11 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:10 --db t.db --run k9 --concurrency 3 \
     --schedule cache >out1 2>err1 &
 pid=$!
+# kill once 14 trials are stored and some group is stored in part (groups go one after
+# another, so a kill between two flushes can find only whole groups stored)
 for i in $(seq 600); do
-    [ "$(q t.db "select count(*) from trials" 2>/dev/null)" -ge 14 ] 2>/dev/null && break
+    [ "$(q t.db "select count(*) >= 14 and exists (select 1 from trials group by question_id,
+          length having count(*) < 11) from trials" 2>/dev/null)" = 1 ] 2>/dev/null && break
     sleep 0.05
 done
 kill -9 $pid
