@@ -8,8 +8,8 @@
 # (--prefill-throughput R tokens/s, R = BENCH_CACHE_THROUGHPUT, default 400000: the
 # requests' uncached tokens are prefilled one after another, as a GPU's compute is shared;
 # --latency-ms 20 and --decode-ms-per-token 1 per request), per length L (default 8k, 32k)
-# and concurrency C (default 8, 64): Q questions (BENCH_CACHE_QUESTIONS, default 200, at
-# most 200: a golden set of the size users run) x 11 depths (0:100:10), once with
+# and concurrency C (default 8, 64): Q questions (BENCH_CACHE_QUESTIONS, default 200: a
+# golden set of the size users run) x 11 depths (0:100:10), once with
 # --schedule cache and once with --schedule shuffle, each on a fresh server (its cache
 # empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F = BENCH_CACHE_FACTOR,
 # default 2: a KV pool that holds the running batch twice) or BENCH_CACHE_TOKENS tokens.
@@ -70,7 +70,7 @@ run_one() {
         "$(sed -n 's/^in flight: mean \([0-9.]*\) .*/\1/p' run.out)"
 }
 
-"$bin" gen kv --n 200 --seed 1 --out g_all.jsonl --haystack-out hay.jsonl --haystack-size 3500 \
+"$bin" gen kv --n $((questions > 200 ? questions : 200)) --seed 1 --out g_all.jsonl --haystack-out hay.jsonl --haystack-size 3500 \
     >/dev/null || exit 1
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo
