@@ -286,15 +286,25 @@ void plot_script_multiples(struct strbuf *sb, const struct plot_opts *o, const s
                            size_t np)
 {
     size_t cols = np <= 3 ? (np ? np : 1) : np == 4 ? 2 : 3, rows = np ? (np + cols - 1) / cols : 1;
+    /* the key goes below the panels, one line per series and one for the band: inside a
+     * panel it would cover that panel's low-accuracy points */
+    int key_px = np ? 14 * (int)(p[0].ns + 1) + 8 : 0;
+    int w = o->width > 0 ? o->width : (int)(80 + 340 * cols);
+    int h = o->height > 0 ? o->height : (int)(120 + 300 * rows) + key_px;
     size_t i;
 
-    terminal(sb, o, o->width > 0 ? o->width : (int)(80 + 340 * cols),
-             o->height > 0 ? o->height : (int)(110 + 300 * rows));
+    terminal(sb, o, w, h);
     strbuf_addstr(sb, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n"
                       "set style fill transparent solid 0.15 noborder\n"
                       "set xrange [-3:103]\nset yrange [0:1.05]\nset xtics 0,25,100\n"
                       "set ytics ('0%%' 0, '25%%' 0.25, '50%%' 0.5, '75%%' 0.75, '100%%' 1)\n");
-    strbuf_addf(sb, "set multiplot layout %zu,%zu rowsfirst title ", rows, cols);
+    /* margins in pixels (as screen fractions): y ticks and title left, two title lines and
+     * the panel title above, x ticks, x title and the key below */
+    strbuf_addf(sb,
+                "set multiplot layout %zu,%zu rowsfirst margins %.4f,%.4f,%.4f,%.4f "
+                "spacing %.4f,%.4f title ",
+                rows, cols, 70.0 / w, 1 - 15.0 / w, (60.0 + key_px) / h, 1 - 85.0 / h, 60.0 / w,
+                90.0 / h);
     title_expr(sb, o);
     strbuf_addstr(sb, " noenhanced\n");
     for (i = 0; i < np; i++) {
@@ -314,7 +324,10 @@ void plot_script_multiples(struct strbuf *sb, const struct plot_opts *o, const s
         else
             strbuf_addstr(sb, "unset ylabel\n");
         if (i == 0)
-            strbuf_addstr(sb, "set key bottom left Left reverse box opaque samplen 2 font ',9'\n");
+            strbuf_addf(sb,
+                        "set key at screen 0.5, screen %.4f center bottom Left reverse "
+                        "samplen 2 font ',9'\n",
+                        4.0 / h);
         else
             strbuf_addstr(sb, "unset key\n");
         strbuf_addstr(sb, "unset label 1\n");

@@ -448,7 +448,10 @@ static void test_multiples_script(void)
                           0,       0,     {NULL, NULL}, {0, 0}, "band"};
 
     plot_script_multiples(&sb, &o, p, 4);
-    CHECK(strstr(sb.buf, "set multiplot layout 2,2 rowsfirst title 'multi' . \"\\n\" . 'sub'"));
+    CHECK(strstr(sb.buf, "set multiplot layout 2,2 rowsfirst margins "));
+    CHECK(strstr(sb.buf, " title 'multi' . \"\\n\" . 'sub'"));
+    /* the key below the panels, not inside the first one over its points */
+    CHECK(strstr(sb.buf, "set key at screen 0.5, screen "));
     CHECK_INT(count(sb.buf, "\nset title "), 4);
     CHECK(strstr(sb.buf, "$p0s0 << EOD\n0 0.9 0.8 0.95\n100 0.7 0.6 0.8\nEOD\n"));
     CHECK(strstr(sb.buf, "$p1s0 << EOD\n0 0.4 0.3 0.5\n100 0.2 0.1 0.3\nEOD\n"));
