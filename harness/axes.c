@@ -47,14 +47,28 @@ const char *axes_or_empty(const char *axes)
     return axes ? axes : "";
 }
 
-struct pair {
-    const char *name, *value;
-    size_t name_len, value_len;
-};
+int axes_next(const char **p, struct axes_pair *pr)
+{
+    const char *s = axes_or_empty(*p), *end, *eq;
+    if (!*s)
+        return 0;
+    end = strchr(s, ';');
+    if (!end)
+        end = s + strlen(s);
+    eq = memchr(s, '=', (size_t)(end - s));
+    pr->name = s;
+    pr->name_len = eq ? (size_t)(eq - s) : (size_t)(end - s);
+    pr->value = eq ? eq + 1 : end;
+    pr->value_len = eq ? (size_t)(end - eq - 1) : 0;
+    if (!eq)
+        return -1;
+    *p = *end ? end + 1 : end;
+    return 1;
+}
 
 static int pair_cmp(const void *a, const void *b)
 {
-    const struct pair *x = a, *y = b;
+    const struct axes_pair *x = a, *y = b;
     size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
     int c = memcmp(x->name, y->name, n);
     if (c)
@@ -63,26 +77,19 @@ static int pair_cmp(const void *a, const void *b)
 }
 
 /* Split s into pairs (borrowed); -1 with err on a malformed pair. */
-static int split_pairs(const char *s, struct pair **out, size_t *nr, struct strbuf *err)
+static int split_pairs(const char *s, struct axes_pair **out, size_t *nr, struct strbuf *err)
 {
     size_t alloc = 0;
     const char *p = s;
+    struct axes_pair pr;
+    int r;
     *out = NULL;
     *nr = 0;
-    while (*p) {
-        const char *end = strchr(p, ';'), *eq;
-        struct pair pr;
-        if (!end)
-            end = p + strlen(p);
-        eq = memchr(p, '=', (size_t)(end - p));
-        if (!eq) {
-            strbuf_addf(err, "axis '%.*s' has no '=value'", (int)(end - p), p);
+    while ((r = axes_next(&p, &pr)) != 0) {
+        if (r < 0) {
+            strbuf_addf(err, "axis '%.*s' has no '=value'", (int)pr.name_len, pr.name);
             goto fail;
         }
-        pr.name = p;
-        pr.name_len = (size_t)(eq - p);
-        pr.value = eq + 1;
-        pr.value_len = (size_t)(end - eq - 1);
         if (!axes_name_valid(pr.name, pr.name_len)) {
             strbuf_addf(err, "'%.*s' is not an axis name (a-z first, then a-z 0-9 _ -)",
                         (int)pr.name_len, pr.name);
@@ -95,7 +102,6 @@ static int split_pairs(const char *s, struct pair **out, size_t *nr, struct strb
         }
         ALLOC_GROW(*out, *nr + 1, alloc);
         (*out)[(*nr)++] = pr;
-        p = *end ? end + 1 : end;
     }
     return 0;
 fail:
@@ -105,7 +111,7 @@ fail:
     return -1;
 }
 
-static void join_pairs(struct strbuf *out, const struct pair *v, size_t n)
+static void join_pairs(struct strbuf *out, const struct axes_pair *v, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) {
@@ -119,7 +125,7 @@ static void join_pairs(struct strbuf *out, const struct pair *v, size_t n)
 
 int axes_canonical(const char *s, struct strbuf *out, struct strbuf *err)
 {
-    struct pair *v;
+    struct axes_pair *v;
     size_t n, i;
     if (!s || !*s)
         return 0;
@@ -148,19 +154,15 @@ int axes_is_canonical(const char *axes)
 
 const char *axes_find(const char *axes, const char *name, size_t *len)
 {
-    const char *p = axes_or_empty(axes);
+    const char *p = axes;
     size_t nl = strlen(name);
-    while (*p) {
-        const char *end = strchr(p, ';');
-        if (!end)
-            end = p + strlen(p);
-        if ((size_t)(end - p) > nl && !memcmp(p, name, nl) && p[nl] == '=') {
+    struct axes_pair pr;
+    while (axes_next(&p, &pr) > 0)
+        if (pr.name_len == nl && !memcmp(pr.name, name, nl)) {
             if (len)
-                *len = (size_t)(end - p) - nl - 1;
-            return p + nl + 1;
+                *len = pr.value_len;
+            return pr.value;
         }
-        p = *end ? end + 1 : end;
-    }
     return NULL;
 }
 
@@ -184,7 +186,7 @@ int axes_has(const char *axes, const char *name, const char *value)
 
 void axes_set(struct strbuf *out, const char *axes, const char *name, const char *value)
 {
-    struct pair *v = NULL, add;
+    struct axes_pair *v = NULL, add;
     size_t n = 0, i, alloc;
     struct strbuf err = STRBUF_INIT;
     if (split_pairs(axes_or_empty(axes), &v, &n, &err))
@@ -236,20 +238,14 @@ void axes_names_of(const struct trial_result *t, size_t n, struct strvec *names)
     struct strvec found = STRVEC_INIT;
     size_t i, j;
     for (i = 0; i < n; i++) {
-        const char *p = axes_or_empty(t[i].axes);
-        while (*p) {
-            const char *eq = strchr(p, '='), *end = strchr(p, ';');
-            if (!eq)
-                break;
-            if (!end)
-                end = p + strlen(p);
+        const char *p = t[i].axes;
+        struct axes_pair pr;
+        while (axes_next(&p, &pr) > 0) {
             for (j = 0; j < found.nr; j++)
-                if (strlen(found.v[j]) == (size_t)(eq - p) &&
-                    !memcmp(found.v[j], p, (size_t)(eq - p)))
+                if (strlen(found.v[j]) == pr.name_len && !memcmp(found.v[j], pr.name, pr.name_len))
                     break;
             if (j == found.nr)
-                strvec_pushn(&found, p, (size_t)(eq - p));
-            p = *end ? end + 1 : end;
+                strvec_pushn(&found, pr.name, pr.name_len);
         }
     }
     qsort(found.v, found.nr, sizeof(*found.v), name_cmp);

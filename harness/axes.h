@@ -39,6 +39,24 @@ int axes_value_valid(const char *s, size_t len);
  */
 int axes_canonical(const char *s, struct strbuf *out, struct strbuf *err);
 
+/*
+ * One pair of an axes string, borrowed from it (not NUL-terminated). The one
+ * walk over "name=value;..." every module uses:
+ *
+ *     const char *p = axes;  struct axes_pair pr;
+ *     while (axes_next(&p, &pr) > 0)
+ *         use pr.name, pr.name_len, pr.value, pr.value_len;
+ *
+ * Returns 1 and advances *p past the pair, 0 at the end, -1 at a pair
+ * without '=' (pr then holds that piece as its name, *p is not moved).
+ * NULL *p is "". Names and values are not checked (axes_canonical does).
+ */
+struct axes_pair {
+    const char *name, *value;
+    size_t name_len, value_len;
+};
+int axes_next(const char **p, struct axes_pair *pr);
+
 /* 1 when axes (NULL is "") is already canonical. */
 int axes_is_canonical(const char *axes);
 

@@ -253,19 +253,16 @@ static void axis_items(const struct pair *pairs, size_t n, struct strvec *names,
     size_t i, k, u;
     for (i = 0; i < n; i++) {
         const char *a = pairs[i].axes;
+        struct axes_pair pr;
         if (i && !strcmp(a, pairs[i - 1].axes))
             continue;
-        while (*a) {
-            const char *eq = strchr(a, '='), *end = strchr(a, ';');
-            if (!eq)
-                break;
+        while (axes_next(&a, &pr) > 0) {
             strbuf_reset(&item);
-            strbuf_add(&item, a, end ? (size_t)(end - a) : strlen(a));
+            strbuf_add(&item, pr.name, (size_t)(pr.value + pr.value_len - pr.name));
             for (k = 0; k < items->nr && strcmp(items->v[k], item.buf); k++)
                 ;
             if (k == items->nr)
                 strvec_push(items, item.buf);
-            a = end ? end + 1 : a + strlen(a);
         }
     }
     /* names with more than one value */

@@ -834,25 +834,22 @@ static void add_test_axes(struct json *x, const char *axes)
 {
     struct json *ax;
     const char *a = axes;
+    struct axes_pair pr;
+    struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
     if (!axes) {
         json_add_null(x, "axes");
         return;
     }
     ax = json_add_object(x, "axes");
-    while (*a) {
-        const char *eq = strchr(a, '='), *end = strchr(a, ';');
-        struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
-        if (!eq)
-            break;
-        if (!end)
-            end = a + strlen(a);
-        strbuf_add(&k, a, (size_t)(eq - a));
-        strbuf_add(&val, eq + 1, (size_t)(end - eq - 1));
+    while (axes_next(&a, &pr) > 0) {
+        strbuf_reset(&k);
+        strbuf_reset(&val);
+        strbuf_add(&k, pr.name, pr.name_len);
+        strbuf_add(&val, pr.value, pr.value_len);
         json_add_str(ax, k.buf, val.buf);
-        strbuf_release(&k);
-        strbuf_release(&val);
-        a = *end ? end + 1 : end;
     }
+    strbuf_release(&k);
+    strbuf_release(&val);
 }
 
 static void add_test(struct json *arr, const struct compare_test *t, int has_axes)

@@ -80,6 +80,26 @@ static void test_get_set(void)
     strbuf_release(&out);
 }
 
+/* axes_next: the one walk over "name=value;..." (find, split, names_of, compare, reports) */
+static void test_next(void)
+{
+    const char *p = "needles=2;question-at=start", *bad = "a=1;oops;b=2", *none = NULL;
+    struct axes_pair pr;
+    CHECK_INT(axes_next(&p, &pr), 1);
+    CHECK_INT((int)pr.name_len, 7);
+    CHECK(!memcmp(pr.name, "needles", 7) && pr.value_len == 1 && pr.value[0] == '2');
+    CHECK_INT(axes_next(&p, &pr), 1);
+    CHECK(pr.name_len == 11 && !memcmp(pr.name, "question-at", 11));
+    CHECK(pr.value_len == 5 && !memcmp(pr.value, "start", 5));
+    CHECK_INT(axes_next(&p, &pr), 0);
+    CHECK_INT(axes_next(&p, &pr), 0); /* stays at the end */
+    CHECK_INT(axes_next(&none, &pr), 0);
+    CHECK_INT(axes_next(&bad, &pr), 1);
+    CHECK_INT(axes_next(&bad, &pr), -1); /* "oops" has no '=': named, not skipped */
+    CHECK(pr.name_len == 4 && !memcmp(pr.name, "oops", 4));
+    CHECK(!strcmp(bad, "oops;b=2"));
+}
+
 static void test_grouping(void)
 {
     struct trial_result t[4];
@@ -115,6 +135,7 @@ int main(void)
 {
     RUN(test_canonical);
     RUN(test_get_set);
+    RUN(test_next);
     RUN(test_grouping);
     return TEST_EXIT();
 }
