@@ -12,22 +12,11 @@ expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim \
 expect_code 0 "$DIPMAP" report o --db t.db --out rep --format md,json
 assert_contains rep/summary.md "### Axis: overlap"
 assert_contains rep/summary.md "Questions in terciles of lexical overlap with their gold chunk"
-python3 - "$REPO" "$DIPMAP" <<'PY' || fail "the overlap terciles are not as claimed"
-import json, subprocess, sys
-repo, dipmap = sys.argv[1], sys.argv[2]
-def ids(text):
-    out = subprocess.run([dipmap, "tokenize", "--tokenizer", "cl100k_base", "--ids"],
-                         input=text.encode(), capture_output=True, check=True).stdout
-    return set(map(int, out.split()))
-ov = []
-for l in open(repo + "/datasets/needle.jsonl"):
-    o = json.loads(l)
-    q, g = ids(o["question"]), ids("".join(c["text"] + "\n" for c in o["gold"]))
-    ov.append((len(q & g) / len(q), o["id"]))
-ov.sort()
-n = len(ov)
-want = {"low": [i for _, i in ov[: (n + 2) // 3]], "mid": [i for _, i in ov[(n + 2) // 3 : (2 * n + 2) // 3]],
-        "high": [i for _, i in ov[(2 * n + 2) // 3 :]]}
+python3 "$TESTS/cli/lib/overlap_terciles.py" "$DIPMAP" "$REPO/datasets/needle.jsonl" >terciles.json ||
+    fail "could not recompute the overlap terciles"
+python3 - <<'PY' || fail "the overlap terciles are not as claimed"
+import json
+want = json.load(open("terciles.json"))
 a = [x for x in json.load(open("rep/summary.json"))["axes"] if x["name"] == "overlap"]
 assert len(a) == 1 and not a[0]["paired"] and a[0]["effects"] == [], a
 vals = a[0]["values"]

@@ -23,23 +23,11 @@ md = open("rep/summary.md").read()
 assert md.index("## Ordering experiment") < md.index("## Axes") < md.index("## Run"), md
 PY
 q t.db "select question_id, outcome from trials where outcome in ('correct', 'wrong')" >trials.txt
-python3 - "$REPO" "$DIPMAP" <<'PY' || fail "the order run's overlap terciles are not as claimed"
-import json, subprocess, sys
-repo, dipmap = sys.argv[1], sys.argv[2]
-def ids(text):
-    out = subprocess.run([dipmap, "tokenize", "--tokenizer", "cl100k_base", "--ids"],
-                         input=text.encode(), capture_output=True, check=True).stdout
-    return set(map(int, out.split()))
-ov = []
-for l in open(repo + "/datasets/needle.jsonl"):
-    o = json.loads(l)
-    q, g = ids(o["question"]), ids("".join(c["text"] + "\n" for c in o["gold"]))
-    ov.append((len(q & g) / len(q), o["id"]))
-ov.sort()
-n = len(ov)
-want = {"low": {i for _, i in ov[: (n + 2) // 3]},
-        "mid": {i for _, i in ov[(n + 2) // 3 : (2 * n + 2) // 3]},
-        "high": {i for _, i in ov[(2 * n + 2) // 3 :]}}
+python3 "$TESTS/cli/lib/overlap_terciles.py" "$DIPMAP" "$REPO/datasets/needle.jsonl" >terciles.json ||
+    fail "could not recompute the overlap terciles"
+python3 - <<'PY' || fail "the order run's overlap terciles are not as claimed"
+import json
+want = {k: set(v) for k, v in json.load(open("terciles.json")).items()}
 trials = [l.strip().split("|") for l in open("trials.txt")]
 s = json.load(open("rep/summary.json"))
 assert "order" in s
