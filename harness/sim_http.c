@@ -349,7 +349,6 @@ static int cache_lookup(struct sim_server *s, struct gen_request *g)
 {
     long m = 0, marks = 0;
     size_t i;
-    cache_ids(s, g);
     g->slot = sim_cache_acquire(s->cache, g->ids, g->nids, g->id_slot, &m);
     if (g->slot < 0)
         return -1;
@@ -680,6 +679,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         goto cleanup;
     }
     g->T = a.T;
+    cache_ids(s, g); /* tokenized on arrival, as a server does before queueing the request */
     /* with the shared engine the cache is looked up when the request's prefill starts */
     if (cfg->prefill_throughput > 0 && engine_enter(s, g, l)) {
         r->drop = 1; /* shutting down while waiting for the engine */
