@@ -137,7 +137,7 @@ def main():
                 continue
             text = open(p, errors="replace").read()
             for line in text.splitlines():
-                if re.match(r"^\w+: skipped", line):
+                if re.match(r"^[\w-]+: skipped", line):
                     results["notes"][stage] = line
             for rec in PARSERS.get(stage, parse_markdown)(text):
                 k = rec[:3]

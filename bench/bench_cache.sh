@@ -8,11 +8,12 @@
 # (--prefill-throughput R tokens/s, R = BENCH_CACHE_THROUGHPUT, default 400000: the
 # requests' uncached tokens are prefilled one after another, as a GPU's compute is shared;
 # --latency-ms 20 and --decode-ms-per-token 1 per request), per length L (default 8k, 32k)
-# and concurrency C (default 8, 64): Q questions (BENCH_CACHE_QUESTIONS, default 200: a
-# golden set of the size users run) x 11 depths (0:100:10), once with
-# --schedule cache and once with --schedule shuffle, each on a fresh server (its cache
-# empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F = BENCH_CACHE_FACTOR,
-# default 2: a KV pool that holds the running batch twice) or BENCH_CACHE_TOKENS tokens.
+# and concurrency C (default 8, 64): Q questions (BENCH_CACHE_QUESTIONS, default 400: a
+# golden set of the size users run, 4,400 trials per schedule) x 11 depths (0:100:10),
+# once with --schedule cache and once with --schedule shuffle, each on a fresh server (its
+# cache empty) whose cache holds F x C prompts (--prefix-cache F*C*L, F =
+# BENCH_CACHE_FACTOR, default 1: the KV pool a server needs to run C requests at once) or
+# BENCH_CACHE_TOKENS tokens.
 # Reported: prompt tokens the server computed (usage.prompt_tokens - cached_tokens, from
 # the store), the wall time of the whole `dipmap run` process and its mean requests in
 # flight, for both schedules and their ratio (cache / shuffle) from the same invocation.
@@ -22,9 +23,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$repo/dipmap}
 lengths=${2:-8k,32k}
 concs=${3:-8,64}
-cache_factor=${BENCH_CACHE_FACTOR:-2} # the cache holds this many prompts per request in flight
+cache_factor=${BENCH_CACHE_FACTOR:-1} # the cache holds this many prompts per request in flight
 throughput=${BENCH_CACHE_THROUGHPUT:-400000}
-questions=${BENCH_CACHE_QUESTIONS:-200}
+questions=${BENCH_CACHE_QUESTIONS:-400}
 work=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-bench-cache.XXXXXX")
 sim_pid=
 stop_sim() {
@@ -70,7 +71,7 @@ run_one() {
         "$(sed -n 's/^in flight: mean \([0-9.]*\) .*/\1/p' run.out)"
 }
 
-"$bin" gen kv --n $((questions > 200 ? questions : 200)) --seed 1 --out g_all.jsonl --haystack-out hay.jsonl --haystack-size 3500 \
+"$bin" gen kv --n $((questions > 400 ? questions : 400)) --seed 1 --out g_all.jsonl --haystack-out hay.jsonl --haystack-size 3500 \
     >/dev/null || exit 1
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo
