@@ -936,6 +936,20 @@ size_t client_endpoint_count(const struct client *c)
     return c->nr_ep;
 }
 
+void client_limit_host_connections(struct client *c, long n)
+{
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, n);
+}
+
+void client_close_idle(struct client *c)
+{
+    pthread_mutex_lock(&c->sync_lock);
+    if (c->sync)
+        curl_easy_cleanup(c->sync);
+    c->sync = NULL;
+    pthread_mutex_unlock(&c->sync_lock);
+}
+
 const char *client_endpoint_url(const struct client *c, int endpoint)
 {
     if (endpoint < 0 || (size_t)endpoint >= c->nr_ep)

@@ -309,6 +309,16 @@ size_t client_inflight(const struct client *c);
 /* In flight on one endpoint. */
 size_t client_endpoint_inflight(const struct client *c, int endpoint);
 size_t client_endpoint_count(const struct client *c);
+/*
+ * At most n connections to each host; further requests wait in the client for a free one
+ * (CURLMOPT_MAX_HOST_CONNECTIONS). Call before the first client_submit.
+ */
+void client_limit_host_connections(struct client *c, long n);
+/*
+ * Closes the connection the preflight's requests kept open (reopened when needed): an idle
+ * keep-alive connection holds one of a thread-per-connection server's threads (llama.cpp).
+ */
+void client_close_idle(struct client *c);
 /* Normalised base URL of an endpoint (owned by the client). */
 const char *client_endpoint_url(const struct client *c, int endpoint);
 

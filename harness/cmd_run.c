@@ -2153,6 +2153,30 @@ static void schedule_settings(struct run_ctx *c, struct runner_config *rc)
                                                       : "");
 }
 
+/*
+ * llama-server answers HTTP on -np + 4 threads unless started with --threads-http (its
+ * default: max(np + 4, cores - 1)), a thread per keep-alive connection: a connection beyond
+ * them can wait until another's 5 s keep-alive lapses (measured: -np 2, --concurrency 8,
+ * 5 of 6 runs took 5.3-7.7 s instead of 2.9 s). The server computes only np requests at
+ * once, so dipmap keeps at most np + 4 connections and queues the rest itself, and closes
+ * the preflight's idle one (which held a thread for 5 s: 3 of 5 runs took 5.3 s).
+ */
+static void llama_connections(struct run_ctx *c)
+{
+    long cap;
+    client_close_idle(c->client);
+    if (c->pinfo.kind != CLIENT_SERVER_LLAMACPP || c->pinfo.slots <= 0)
+        return;
+    cap = (long)c->pinfo.slots + 4;
+    if (c->o.concurrency <= cap)
+        return;
+    client_limit_host_connections(c->client, cap);
+    fprintf(stderr,
+            "connections: at most %ld per llama.cpp server (%d slots + 4, the HTTP threads it "
+            "starts with by default); the other %ld of --concurrency %ld wait here\n",
+            cap, c->pinfo.slots, c->o.concurrency - cap, c->o.concurrency);
+}
+
 static int execute(struct run_ctx *c)
 {
     struct runner_config rc;
@@ -2236,6 +2260,7 @@ static int execute(struct run_ctx *c)
     rc.progress_interval = c->o.progress_interval;
     rc.jitter_seed = (uint64_t)c->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)getpid();
     schedule_settings(c, &rc);
+    llama_connections(c);
     /* the schedule joins the run's record when this invocation has trials to send */
     if (store_done_set_count(c->done) < c->plan.nr &&
         store_run_add_schedule(c->st, c->run_name, runner_schedule_name(rc.schedule))) {
