@@ -107,6 +107,8 @@ void sim_cache_free(struct sim_cache *c);
 /* Wake and fail every wait for a slot (server shutdown). */
 void sim_cache_shutdown(struct sim_cache *c);
 int sim_cache_slots(const struct sim_cache *c);
+/* 1 when the cache keeps prompts (--prefix-cache): only then are a prompt's ids looked up. */
+int sim_cache_keeps(const struct sim_cache *c);
 /*
  * Take a slot for a prompt of n token ids: want (0..slots-1) waits for that slot, -1 takes
  * a free one (the one caching most of the prompt when that is over half of it, else the

@@ -111,6 +111,11 @@ int sim_cache_slots(const struct sim_cache *c)
     return c->nslots;
 }
 
+int sim_cache_keeps(const struct sim_cache *c)
+{
+    return c->capacity > 0;
+}
+
 /* The child of node i whose tokens start with t, or -1. */
 static int32_t child_with(const struct cache_slot *s, int32_t i, uint32_t t)
 {
@@ -253,10 +258,16 @@ static void evict(struct cache_slot *s, size_t capacity)
     }
 }
 
-/* How many leading tokens the slot holds (caller holds the lock). */
-static size_t slot_match(const struct cache_slot *s, const uint32_t *ids, size_t n)
+/*
+ * walk(), then a split where the match ends inside a node, so the match ends a node: the
+ * number of leading tokens held, *at the node it ends (the root when none).
+ */
+static size_t walk_split(struct cache_slot *s, const uint32_t *ids, size_t n, int32_t *at)
 {
-    return walk(s, ids, n, NULL, NULL);
+    size_t in, m = walk(s, ids, n, at, &in);
+    if (*at && in < s->node[*at].len)
+        *at = split(s, *at, in);
+    return m;
 }
 
 /*
@@ -272,7 +283,7 @@ static int pick_slot(struct sim_cache *c, const uint32_t *ids, size_t n)
         size_t m;
         if (c->slot[i].busy)
             continue;
-        m = slot_match(&c->slot[i], ids, n);
+        m = walk(&c->slot[i], ids, n, NULL, NULL);
         if (m > best_m) {
             best_m = m;
             best = i;
@@ -286,7 +297,7 @@ static int pick_slot(struct sim_cache *c, const uint32_t *ids, size_t n)
 int sim_cache_acquire(struct sim_cache *c, const uint32_t *ids, size_t n, int want, long *cached)
 {
     int slot = 0;
-    size_t m, in;
+    size_t m;
     int32_t at;
     struct cache_slot *s;
     pthread_mutex_lock(&c->mu);
@@ -305,9 +316,7 @@ int sim_cache_acquire(struct sim_cache *c, const uint32_t *ids, size_t n, int wa
         c->slot[slot].used = ++c->clock;
     }
     s = &c->slot[slot];
-    m = walk(s, ids, n, &at, &in);
-    if (at && in < s->node[at].len)
-        at = split(s, at, in);
+    m = walk_split(s, ids, n, &at);
     touch_path(s, at); /* a hit keeps its prefix young */
     /* the last prompt token is always computed (its logits start the answer) */
     if (m >= n)
@@ -320,15 +329,13 @@ int sim_cache_acquire(struct sim_cache *c, const uint32_t *ids, size_t n, int wa
 void sim_cache_store(struct sim_cache *c, int slot, const uint32_t *ids, size_t n)
 {
     struct cache_slot *s;
-    size_t m, in;
+    size_t m;
     int32_t at;
     if (slot < 0 || !c->capacity || !n)
         return;
     pthread_mutex_lock(&c->mu);
     s = &c->slot[slot];
-    m = walk(s, ids, n, &at, &in);
-    if (at && in < s->node[at].len)
-        at = split(s, at, in);
+    m = walk_split(s, ids, n, &at);
     if (m < n) {
         at = node_new(s, at, ids + m, n - m);
         s->node[at].prev = s->node[at].next = -1;

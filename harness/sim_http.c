@@ -679,7 +679,8 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         goto cleanup;
     }
     g->T = a.T;
-    cache_ids(s, g); /* tokenized on arrival, as a server does before queueing the request */
+    if (sim_cache_keeps(s->cache))
+        cache_ids(s, g); /* tokenized on arrival, as a server does before queueing the request */
     /* with the shared engine the cache is looked up when the request's prefill starts */
     if (cfg->prefill_throughput > 0 && engine_enter(s, g, l)) {
         r->drop = 1; /* shutting down while waiting for the engine */
