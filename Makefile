@@ -41,16 +41,17 @@ OPT := -O1
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-ALL_CFLAGS = $(CSTD) $(OPT) -g $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iharness -MMD -MP $(CFLAGS)
+ALL_CFLAGS = $(CSTD) $(OPT) -g $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -MMD -MP $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lm -lpthread
+HARNESS_INC := -Iharness $(patsubst %/,-I%,$(sort $(wildcard harness/*/)))
 
 # SKIP=harness/x.c leaves a file out (e.g. while a module is being written)
-SRCS := $(filter-out $(SKIP),$(sort $(wildcard harness/*.c)))
+SRCS := $(filter-out $(SKIP),$(sort $(wildcard harness/*.c harness/*/*.c)))
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 # The library: every module but main.c and the commands. The one list the unit tests, the
 # benchmarks and the fuzz targets link (no hand-kept subsets that drift from the code).
-LIB_SRCS := $(filter-out harness/main.c harness/cmd_%.c,$(SRCS))
+LIB_SRCS := $(filter-out harness/main.c harness/cmd/%.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
@@ -87,8 +88,8 @@ $(BIN): $(OBJS) $(BUILD)/.flags
 $(BUILD)/.commit: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
-$(BUILD)/harness/version.o: $(BUILD)/.commit
-$(BUILD)/harness/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
+$(BUILD)/harness/base/version.o: $(BUILD)/.commit
+$(BUILD)/harness/base/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
 FORCE:
 .SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(FUZZ_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/replay_main.o
 
@@ -169,7 +170,7 @@ bench-stats: $(BUILD)/bench/bench_stats
 FUZZ_SECONDS ?= 20
 comma := ,
 FUZZ_CFLAGS = $(CSTD) -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer $(PKG_CFLAGS) -Iharness
+	-fno-omit-frame-pointer $(PKG_CFLAGS) $(HARNESS_INC)
 # The library objects once (fuzzer-no-link), then one binary per loader/parser target; each
 # runs FUZZ_SECONDS on build-fuzz/corpus-NAME seeded from tests/fuzz/NAME/; crash inputs go to
 # build-fuzz/ (copy them to tests/fuzz/regressions/NAME/ after fixing: `make test` replays them).
@@ -200,11 +201,11 @@ fuzz-client: build-fuzz/fuzz_client_classify build-fuzz/fuzz_retry_after
 		-print_final_stats=1 build-fuzz/corpus-retry-after
 
 check-banned:
-	@bad=$$(grep -L '#include "banned.h"' harness/*.c); \
+	@bad=$$(grep -L '#include "banned.h"' harness/*.c harness/*/*.c); \
 	if [ -n "$$bad" ]; then echo "error: these files do not include banned.h: $$bad"; exit 1; fi
 
 # every C file of ours: the harness, unit tests, fuzz targets and benchmarks
-FORMAT_SRCS = $(wildcard harness/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.[ch])
+FORMAT_SRCS = $(wildcard harness/*.[ch] harness/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.[ch])
 format:
 	clang-format -i $(FORMAT_SRCS)
 
