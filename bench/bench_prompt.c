@@ -15,13 +15,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "dataset.h"
-#include "num.h"
-#include "prompt.h"
-#include "strbuf.h"
-#include "tokenizer.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "prompt/prompt.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static double clock_s(clockid_t id)
 {

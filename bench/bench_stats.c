@@ -12,11 +12,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "num.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "trial.h"
-#include "xalloc.h"
+#include "base/num.h"
+#include "stats/stats.h"
+#include "base/strbuf.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
 
 static double cpu_seconds(void)
 {

@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static double now(void)
 {

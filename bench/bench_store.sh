@@ -8,7 +8,7 @@ build=${1:-build}
 n=${2:-100000}
 cd "$repo"
 make -s BUILD="$build" build >/dev/null
-objs=$(ls "$build"/harness/*.o | grep -v -e '/main\.o$' -e '/cmd_[^/]*\.o$')
+objs=$(ls "$build"/harness/*.o "$build"/harness/*/*.o | grep -v -e '/main\.o$' -e '/cmd/[^/]*\.o$')
 cflags="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror -Iharness"
 ${CC:-gcc} $cflags -o "$build/bench_store" bench/bench_store.c $objs \
     $(pkg-config --libs libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib) -lm -lpthread

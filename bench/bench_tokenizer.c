@@ -13,10 +13,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "strbuf.h"
-#include "tokenizer.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* CPU time of this thread: stable when other processes share the machine. */
 static double now(void)

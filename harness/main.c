@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "builtin.h"
-#include "usage.h"
+#include "cmd/builtin.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Keep in data-flow order; `dipmap help` lists them in this order. */
 const struct cmd_struct dipmap_commands[] = {

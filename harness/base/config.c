@@ -3,21 +3,21 @@
  * the command line left unset (flags override), and the effective settings
  * are serialised back to JSON for the run record. Owns the strings it sets.
  */
-#include "config.h"
+#include "base/config.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "num.h"
-#include "opt.h"
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "base/opt.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Config files are small; refuse anything absurd rather than parse it. */
 #define CONFIG_MAX_BYTES (4u << 20)

@@ -1,7 +1,7 @@
 #ifndef CONFIG_H
 #define CONFIG_H
 
-#include "strvec.h"
+#include "base/strvec.h"
 
 struct option;
 

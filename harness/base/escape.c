@@ -3,15 +3,15 @@
  * for HTML, Markdown, gnuplot string literals and file names. Owns no state;
  * shared by report, plot and any command that writes such formats.
  */
-#include "escape.h"
+#include "base/escape.h"
 
 #include <string.h>
 
-#include "sha256.h"
-#include "strbuf.h"
-#include "unicode.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/unicode.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 

@@ -6,7 +6,7 @@
  * the mapping of the library's types.
  */
 #define _GNU_SOURCE
-#include "httpd.h"
+#include "base/httpd.h"
 
 #include <netdb.h>
 #include <stdio.h>
@@ -16,9 +16,9 @@
 
 #include <microhttpd.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 struct httpd {
     struct MHD_Daemon *daemon;

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * dipmap's HTTP/1.1 servers (dipmap view's pages, serve-sim's OpenAI routes):

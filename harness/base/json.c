@@ -4,7 +4,7 @@
  * struct json to cJSON, the trees' life cycle and printed text's ownership
  * (cJSON_free stays here), and the wording of typed-getter errors.
  */
-#include "json.h"
+#include "base/json.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* cJSON returns NULL when an allocation fails: as xalloc.h, dipmap then stops. */
 static void die_oom(void)

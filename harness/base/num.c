@@ -2,7 +2,7 @@
  * Checked number parsing: strtol/strtod plus end-pointer and errno checks,
  * so that "12x", "" and values that overflow are errors, never zeros.
  */
-#include "num.h"
+#include "base/num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
+#include "base/banned.h"
 
 static int starts_ok(const char *s)
 {

@@ -2,16 +2,16 @@
  * The option parser every subcommand uses: one table per command describes
  * its flags, types and help text, so parsing, errors and help stay uniform.
  */
-#include "opt.h"
+#include "base/opt.h"
 
 #include <string.h>
 
-#include "num.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
+#include "base/num.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 struct option *opt_find(struct option *opts, const char *long_name)
 {

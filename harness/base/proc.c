@@ -3,7 +3,7 @@
  * and stdout/stderr drained through poll(). Used to drive gnuplot.
  */
 #define _GNU_SOURCE
-#include "proc.h"
+#include "base/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static void close_pair(int p[2])
 {

@@ -2,15 +2,15 @@
  * The secret detector (see secret.h): one word list, used by the client,
  * `run` and the store.
  */
-#include "secret.h"
+#include "base/secret.h"
 
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const secret_suffix[] = {
     "key",    "token",  "auth",   "authorization", "password",    "passwd",

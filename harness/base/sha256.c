@@ -4,7 +4,7 @@
  * CPUs with the SHA extensions the blocks go through them (about 5x faster:
  * every built prompt, up to ~0.5 MB at 128k tokens, is hashed once).
  */
-#include "sha256.h"
+#include "base/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #define SHA256_NI 1
 #endif
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

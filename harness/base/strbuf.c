@@ -2,7 +2,7 @@
  * The growable string buffer (after git's strbuf.c), with an optional size
  * cap so that untrusted input cannot grow it without bound.
  */
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 
 #include <zlib.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 char strbuf_slopbuf[1];
 

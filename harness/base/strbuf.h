@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "usage.h"
+#include "base/usage.h"
 
 /*
  * A growable byte string, always NUL-terminated (buf[len] == '\0'), which may

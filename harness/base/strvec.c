@@ -2,16 +2,16 @@
  * NULL-terminated string vectors (after git's strvec.c): argv arrays for
  * child processes, lists of option values and split fields.
  */
-#include "strvec.h"
+#include "base/strvec.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 char *strvec_empty[] = {NULL};
 

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "usage.h"
+#include "base/usage.h"
 
 /*
  * A NULL-terminated vector of owned strings (v[nr] == NULL), usable directly

@@ -3,16 +3,16 @@
  * quick-check fast paths, Python-compatible lower-casing and the character
  * classes of the answer normaliser. Tables: unicode_tables.inc (generated).
  */
-#include "unicode.h"
+#include "base/unicode.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 struct uc_ccc_entry {
     uint32_t cp;
@@ -34,7 +34,7 @@ struct uc_lrange {
     int32_t delta;
     int32_t stride;
 };
-#include "unicode_tables.inc"
+#include "base/unicode_tables.inc"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

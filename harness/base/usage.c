@@ -2,14 +2,14 @@
  * The error/warning/die API: one place that formats diagnostics, so every
  * message has the same "error: subject: problem" shape.
  */
-#include "usage.h"
+#include "base/usage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static usage_hook_fn hook;
 static int quiet;

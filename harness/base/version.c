@@ -2,9 +2,9 @@
  * Version and build commit, filled in by the Makefile (-DDIPMAP_COMMIT) and
  * recorded in every run so a result can be traced to the code that made it.
  */
-#include "version.h"
+#include "base/version.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #ifndef DIPMAP_VERSION
 #define DIPMAP_VERSION "0.0.0"

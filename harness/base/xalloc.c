@@ -2,14 +2,14 @@
  * Allocation wrappers that abort on out-of-memory, so that the rest of the
  * code never has to check for NULL from malloc.
  */
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
+#include "base/banned.h"
 
 static void oom(size_t size)
 {

@@ -6,7 +6,7 @@
  * client_retry_after.c; the retry policy (backoff, AIMD, token buckets) is the
  * runner's (throttle.c).
  */
-#include "client.h"
+#include "client/client.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,17 +14,17 @@
 
 #include <curl/curl.h>
 
-#include "client-int.h"
-#include "escape.h"
-#include "json.h"
-#include "num.h"
-#include "secret.h"
-#include "sha256.h"
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "client/client-int.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "base/secret.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define MAX_HEADER_BYTES (64 * 1024)
 /* Handles for concurrent /tokenize counts (one per prompt-building thread). */

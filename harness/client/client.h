@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "sha256.h"
-#include "strvec.h"
+#include "base/sha256.h"
+#include "base/strvec.h"
 
 struct strbuf;
 

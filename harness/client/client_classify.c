@@ -4,21 +4,21 @@
  * every error-body shape of the servers in reference/openai-compatible-servers.md
  * (OpenAI, vLLM, llama.cpp, TGI, Ollama, LiteLLM, FastAPI). No transfer here.
  */
-#include "client.h"
+#include "client/client.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client-int.h"
-#include "json.h"
-#include "num.h"
-#include "reasoning.h"
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "client/client-int.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "client/reasoning.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define MAX_MESSAGE_BYTES 4096
 

@@ -3,16 +3,16 @@
  * retry-after-ms, and the x-ratelimit-reset-* Go-style durations, read from a
  * raw header block. Pure parsing: no clock of its own (the caller passes now).
  */
-#include "client.h"
+#include "client/client.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <string.h>
 
-#include "num.h"
-#include "strbuf.h"
+#include "base/num.h"
+#include "base/strbuf.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* --------------------------------------------------------------- headers */
 

@@ -3,14 +3,14 @@
  * run's tokenizer counts for its content (the server's /tokenize with
  * messages, llama.cpp /apply-template, or a probe request).
  */
-#include "overhead.h"
+#include "client/overhead.h"
 
 #include <string.h>
 
-#include "strbuf.h"
-#include "tokenizer.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 int overhead_measure(struct client *c, struct tokenizer *tk, const char *system, const char *user,
                      int chat, struct template_overhead *out, struct strbuf *err)

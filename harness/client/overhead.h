@@ -1,7 +1,7 @@
 #ifndef OVERHEAD_H
 #define OVERHEAD_H
 
-#include "client.h"
+#include "client/client.h"
 
 struct tokenizer;
 struct strbuf;

@@ -4,15 +4,15 @@
  * answer. Pure string work; owns nothing.
  */
 #define _GNU_SOURCE
-#include "reasoning.h"
+#include "client/reasoning.h"
 
 #include <ctype.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *skip_space(const char *s)
 {

@@ -2,14 +2,14 @@
  * Backoff, AIMD and token buckets for the runner (see throttle.h). No I/O,
  * no clock of its own: every function takes now_ms from the caller.
  */
-#include "throttle.h"
+#include "client/throttle.h"
 
 #include <math.h>
 
-#include "client.h"
-#include "rng.h"
+#include "client/client.h"
+#include "base/rng.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static uint64_t rng_next(uint64_t *s)
 {

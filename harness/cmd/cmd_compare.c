@@ -10,20 +10,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "builtin.h"
-#include "compare.h"
-#include "opt.h"
-#include "plot.h"
-#include "report.h"
-#include "report_doc.h"
-#include "run_identity.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "trend.h"
-#include "usage.h"
+#include "cmd/builtin.h"
+#include "stats/compare.h"
+#include "base/opt.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "report/report_doc.h"
+#include "run/run_identity.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "stats/trend.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* GitHub's per-step summary limit is 1 MiB; keep a margin for other steps' text. */
 #define STEP_SUMMARY_MAX (1024 * 1024 - 16 * 1024)

@@ -11,16 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "escape.h"
-#include "opt.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "base/escape.h"
+#include "base/opt.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const export_usage[] = {
     "dipmap export RUN... [--db FILE] [--format csv|jsonl] [--out FILE]",

@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "dataset.h"
-#include "opt.h"
-#include "rng.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "prompt/dataset.h"
+#include "base/opt.h"
+#include "base/rng.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const gen_usage[] = {
     "dipmap gen needle [--n N] [--seed N] [--negatives K] [--out FILE]",

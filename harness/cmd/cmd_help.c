@@ -4,11 +4,11 @@
  */
 #include <stdio.h>
 
-#include "builtin.h"
-#include "usage.h"
-#include "version.h"
+#include "cmd/builtin.h"
+#include "base/usage.h"
+#include "base/version.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 int cmd_help(int argc, const char **argv)
 {

@@ -7,17 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "dataset.h"
-#include "json.h"
-#include "opt.h"
-#include "score.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "prompt/dataset.h"
+#include "base/json.h"
+#include "base/opt.h"
+#include "run/score.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const import_usage[] = {
     "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N]",

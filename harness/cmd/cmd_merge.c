@@ -5,14 +5,14 @@
  */
 #include <stdio.h>
 
-#include "builtin.h"
-#include "opt.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
+#include "cmd/builtin.h"
+#include "base/opt.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const merge_usage[] = {
     "dipmap merge OUT.db IN.db...",

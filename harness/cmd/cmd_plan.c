@@ -9,20 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "dataset.h"
-#include "num.h"
-#include "opt.h"
-#include "plan.h"
-#include "power.h"
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "base/opt.h"
+#include "run/plan.h"
+#include "stats/power.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const plan_usage[] = {
     "dipmap plan (--dataset FILE | --questions N) [--lengths L] [--depths D] [--repeats R] "

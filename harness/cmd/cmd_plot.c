@@ -9,20 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "escape.h"
-#include "opt.h"
-#include "plot.h"
-#include "report.h"
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "trend.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "base/escape.h"
+#include "base/opt.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "stats/trend.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const plot_usage[] = {
     "dipmap plot RUN... [--db FILE] [--out DIR] [--format svg,png]",

@@ -10,22 +10,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "builtin.h"
-#include "dataset.h"
-#include "escape.h"
-#include "opt.h"
-#include "plot.h"
-#include "report.h"
-#include "order_stats.h"
-#include "report_doc.h"
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "summary_json.h"
-#include "usage.h"
+#include "cmd/builtin.h"
+#include "prompt/dataset.h"
+#include "base/escape.h"
+#include "base/opt.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "stats/order_stats.h"
+#include "report/report_doc.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "report/summary_json.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const report_usage[] = {
     "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots] "

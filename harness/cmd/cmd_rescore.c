@@ -8,20 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "dataset.h"
-#include "json.h"
-#include "opt.h"
-#include "reasoning.h"
-#include "prompt.h"
-#include "score.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "prompt/dataset.h"
+#include "base/json.h"
+#include "base/opt.h"
+#include "client/reasoning.h"
+#include "prompt/prompt.h"
+#include "run/score.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const rescore_usage[] = {
     "dipmap rescore RUN --scorer NAME [--as NEW_RUN] [--db FILE] [--dataset FILE]",

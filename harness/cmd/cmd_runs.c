@@ -10,21 +10,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "builtin.h"
-#include "escape.h"
-#include "json.h"
-#include "opt.h"
-#include "plan.h"
-#include "report.h"
-#include "runbrief.h"
-#include "store.h"
-#include "summary_json.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "base/opt.h"
+#include "run/plan.h"
+#include "report/report.h"
+#include "report/runbrief.h"
+#include "store/store.h"
+#include "report/summary_json.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const runs_usage[] = {
     "dipmap runs [--db FILE] [--model PREFIX] [--tag TAG] [--json]",

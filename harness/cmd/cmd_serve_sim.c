@@ -10,18 +10,18 @@
 #include <string.h>
 #include <pthread.h>
 
-#include "builtin.h"
-#include "dataset.h"
-#include "num.h"
-#include "opt.h"
-#include "sim.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "tokenizer.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "cmd/builtin.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "base/opt.h"
+#include "sim/sim.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "tokenizer/tokenizer.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const serve_sim_usage[] = {
     "dipmap serve-sim [--port P] [--dataset FILE] [--haystack FILE] [--model "

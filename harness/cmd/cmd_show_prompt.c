@@ -7,21 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "builtin.h"
-#include "client.h"
-#include "dataset.h"
-#include "json.h"
-#include "num.h"
-#include "opt.h"
-#include "prompt.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "tokenizer.h"
-#include "trial.h"
-#include "usage.h"
+#include "run/axes.h"
+#include "cmd/builtin.h"
+#include "client/client.h"
+#include "prompt/dataset.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "base/opt.h"
+#include "prompt/prompt.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "tokenizer/tokenizer.h"
+#include "run/trial.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "

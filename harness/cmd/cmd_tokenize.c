@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "client.h"
-#include "opt.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "tokenizer.h"
-#include "usage.h"
+#include "cmd/builtin.h"
+#include "client/client.h"
+#include "base/opt.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "tokenizer/tokenizer.h"
+#include "base/usage.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const tokenize_usage[] = {
     "dipmap tokenize --tokenizer NAME|FILE [--ids|--pieces] [--special parse|plain] [FILE...]",

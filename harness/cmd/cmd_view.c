@@ -9,16 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "httpd.h"
-#include "opt.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "view.h"
+#include "cmd/builtin.h"
+#include "base/httpd.h"
+#include "base/opt.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "report/view.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const view_usage[] = {
     "dipmap view [--db FILE] [--port P] [--listen ADDR]",

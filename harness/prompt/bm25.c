@@ -3,17 +3,17 @@
  * list per chunk built once, scores over the chunks being ranked. Used for
  * question-specific hard negatives (run --distractors hard). Owns its index.
  */
-#include "bm25.h"
+#include "prompt/bm25.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define BM25_K1 1.2
 #define BM25_B  0.75

@@ -5,7 +5,7 @@
  * Owns every string of the loaded sets.
  */
 #define _GNU_SOURCE
-#include "dataset.h"
+#include "prompt/dataset.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,17 +16,17 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "escape.h"
-#include "json.h"
-#include "score.h"
-#include "sha256.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "unicode.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "run/score.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/unicode.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- UTF-8 ---- */
 

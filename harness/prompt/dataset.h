@@ -3,8 +3,8 @@
 
 #include <stddef.h>
 
-#include "sha256.h"
-#include "strvec.h"
+#include "base/sha256.h"
+#include "base/strvec.h"
 
 struct strbuf;
 

@@ -4,15 +4,15 @@
  * together), the expected accuracy of a policy from a depth curve, and the
  * budget packer's choice by rank. Pure functions; owns nothing.
  */
-#include "order.h"
+#include "prompt/order.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const ordering_names[ORDER__COUNT] = {"source", "best-first", "edges-first",
                                                          "second-last", "ascending"};

@@ -5,7 +5,7 @@
  * block between depths. Owns the per-tokenizer chunk-count and filler caches.
  */
 #define _GNU_SOURCE
-#include "prompt.h"
+#include "prompt/prompt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,23 +15,23 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "axes.h"
-#include "bm25.h"
-#include "dataset.h"
-#include "num.h"
-#include "order.h"
-#include "num.h"
-#include "plan.h"
-#include "rng.h"
-#include "sha256.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "trial.h"
-#include "unicode.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "prompt/bm25.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "prompt/order.h"
+#include "base/num.h"
+#include "run/plan.h"
+#include "base/rng.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "run/trial.h"
+#include "base/unicode.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- templates ---- */
 

@@ -3,8 +3,8 @@
 
 #include <stddef.h>
 
-#include "sha256.h"
-#include "strbuf.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
 
 struct tokenizer;
 struct question;

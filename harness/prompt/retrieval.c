@@ -4,21 +4,21 @@
  * negatives then filler), and the check that every list is long enough.
  * The lists it makes are owned by their questions (dataset.c frees them).
  */
-#include "retrieval.h"
+#include "prompt/retrieval.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "num.h"
-#include "rng.h"
-#include "sha256.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "base/rng.h"
+#include "base/sha256.h"
+#include "stats/stats.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* A generator seeded by (seed, question id, purpose): the same lists on every machine. */
 static void rng_for(struct stats_rng *r, unsigned long seed, const char *qid, const char *what)

@@ -3,9 +3,9 @@
 
 #include <stddef.h>
 
-#include "order.h"
-#include "plan.h"
-#include "strvec.h"
+#include "prompt/order.h"
+#include "run/plan.h"
+#include "base/strvec.h"
 
 struct golden_set;
 struct haystack;

@@ -4,7 +4,7 @@
  * image on stdout). Owns the plot styling; every label goes through
  * escape_gnuplot() and all text is drawn noenhanced.
  */
-#include "plot.h"
+#include "report/plot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,14 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "plan.h"
-#include "proc.h"
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/escape.h"
+#include "run/plan.h"
+#include "base/proc.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define DEFAULT_WIDTH  900
 #define DEFAULT_HEIGHT 560

@@ -7,7 +7,7 @@
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 struct doc {
     struct strbuf *out;

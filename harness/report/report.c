@@ -6,7 +6,7 @@
  * passes through escape_md() or escape_html() in one place (report-int.h's
  * document model). The compare reports are report_compare.c.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,23 +15,23 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "compare.h"
-#include "escape.h"
-#include "json.h"
-#include "order_stats.h"
-#include "plot.h"
-#include "stats.h"
-#include "stats_axes.h"
-#include "store.h"
-#include "plan.h"
-#include "report-int.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "unicode.h"
-#include "version.h"
-#include "xalloc.h"
+#include "stats/compare.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "stats/order_stats.h"
+#include "report/plot.h"
+#include "stats/stats.h"
+#include "stats/stats_axes.h"
+#include "store/store.h"
+#include "run/plan.h"
+#include "report/report-int.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/unicode.h"
+#include "base/version.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Model answers and questions longer than this are cut in the HTML list. */
 #define TEXT_SHOW_MAX 1500

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "trial.h"
+#include "run/trial.h"
 
 struct strbuf;
 struct run_info;

@@ -9,19 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "escape.h"
-#include "plan.h"
-#include "plot.h"
-#include "report-int.h"
-#include "report.h"
-#include "stats_axes.h"
-#include "store.h"
-#include "strbuf.h"
-#include "trial.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "base/escape.h"
+#include "run/plan.h"
+#include "report/plot.h"
+#include "report/report-int.h"
+#include "report/report.h"
+#include "stats/stats_axes.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static void signed_pp(struct strbuf *out, double frac)
 {

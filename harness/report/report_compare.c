@@ -4,28 +4,28 @@
  * JSON, GitHub annotations), all from one struct compare_result. The
  * statistics behind them are compare.c.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "compare.h"
-#include "escape.h"
-#include "json.h"
-#include "plot.h"
-#include "stats.h"
-#include "store.h"
-#include "plan.h"
-#include "report-int.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "unicode.h"
-#include "version.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "stats/compare.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "report/plot.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "run/plan.h"
+#include "report/report-int.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/unicode.h"
+#include "base/version.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- compare --out: overlay plot and compare.html ---- */
 

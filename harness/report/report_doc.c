@@ -3,7 +3,7 @@
  * plot notes, failed trials with their questions. Shared by `dipmap report`
  * (files) and `dipmap view` (pages); report.c writes the documents.
  */
-#include "report_doc.h"
+#include "report/report_doc.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -11,17 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "json.h"
-#include "plan.h"
-#include "plot.h"
-#include "run_identity.h"
-#include "tokenizer.h"
-#include "unicode.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "run/plan.h"
+#include "report/plot.h"
+#include "run/run_identity.h"
+#include "tokenizer/tokenizer.h"
+#include "base/unicode.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Failed trials listed per length in report.html, from its 2 worst depths. */
 #define FAIL_DEPTHS     2

@@ -3,14 +3,14 @@
 
 #include <stddef.h>
 
-#include "compare.h"
-#include "dataset.h"
-#include "order_stats.h"
-#include "report.h"
-#include "stats.h"
-#include "stats_axes.h"
-#include "store.h"
-#include "strbuf.h"
+#include "stats/compare.h"
+#include "prompt/dataset.h"
+#include "stats/order_stats.h"
+#include "report/report.h"
+#include "stats/stats.h"
+#include "stats/stats_axes.h"
+#include "store/store.h"
+#include "base/strbuf.h"
 
 /*
  * Everything a run report shows, gathered from the store: the run, its

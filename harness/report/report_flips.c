@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "compare.h"
-#include "escape.h"
-#include "plan.h"
-#include "report-int.h"
-#include "report.h"
-#include "strbuf.h"
-#include "unicode.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "stats/compare.h"
+#include "base/escape.h"
+#include "run/plan.h"
+#include "report/report-int.h"
+#include "report/report.h"
+#include "base/strbuf.h"
+#include "base/unicode.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Flipped pairs listed per direction and cell; the rest are counted. */
 #define FLIPS_MAX 25

@@ -10,19 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "escape.h"
-#include "plan.h"
-#include "report-int.h"
-#include "report.h"
-#include "score.h"
-#include "sha256.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "unicode.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "base/escape.h"
+#include "run/plan.h"
+#include "report/report-int.h"
+#include "report/report.h"
+#include "run/score.h"
+#include "base/sha256.h"
+#include "stats/stats.h"
+#include "base/strbuf.h"
+#include "base/unicode.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Trials with a details block; past it only the ones that did not end correct get one. */
 #define DETAIL_MAX 4000

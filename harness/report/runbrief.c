@@ -3,18 +3,18 @@
  * trials, run the statistics without the bootstrap, keep the few numbers a
  * listing shows. Used by `dipmap runs` and `dipmap view`.
  */
-#include "runbrief.h"
+#include "report/runbrief.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 int runbrief_load(struct store *st, const char *name, struct runbrief *b)
 {

@@ -4,20 +4,20 @@
  * schema documented in README.md ("summary.json schema"). Pure: builds the
  * document with the JSON module and appends it to a strbuf.
  */
-#include "summary_json.h"
+#include "report/summary_json.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "json.h"
-#include "order_stats.h"
-#include "stats.h"
-#include "stats_axes.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
+#include "base/json.h"
+#include "stats/order_stats.h"
+#include "stats/stats.h"
+#include "stats/stats_axes.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Unix seconds, or null when the moment has not come (0). */
 static void add_time(struct json *o, const char *key, double t)

@@ -4,7 +4,7 @@
  * read-only and renders from it; report.c, report_doc.c and trend.c write the
  * documents, this file composes pages, links and the response headers.
  */
-#include "view.h"
+#include "report/view.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,21 +13,21 @@
 #include <strings.h>
 #include <time.h>
 
-#include "compare.h"
-#include "escape.h"
-#include "httpd.h"
-#include "plan.h"
-#include "plot.h"
-#include "report.h"
-#include "report_doc.h"
-#include "runbrief.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "trend.h"
-#include "xalloc.h"
+#include "stats/compare.h"
+#include "base/escape.h"
+#include "base/httpd.h"
+#include "run/plan.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "report/report_doc.h"
+#include "report/runbrief.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "stats/trend.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /*
  * No fetch, no framing, forms only to this server, and no script but the

@@ -3,17 +3,17 @@
  * sorted) that extends a trial's key, its parser, getters and setters, and
  * the grouping helpers reports use (axes.h). Owns no state.
  */
-#include "axes.h"
+#include "run/axes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
-#include "strvec.h"
-#include "trial.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 int axes_name_valid(const char *s, size_t len)
 {

@@ -3,22 +3,22 @@
  * length, depth, repeat) trials in a fixed order with deterministic sharding,
  * and formats the dry-run summary (trials, prompt tokens, cost).
  */
-#include "plan.h"
+#include "run/plan.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "dataset.h"
-#include "num.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "trial.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define MAX_LENGTH (16L * 1024 * 1024)
 

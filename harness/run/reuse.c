@@ -2,17 +2,17 @@
  * The run --reuse index: stored answers by request hash (see reuse.h).
  * Owns copies of the trials it indexes; an open-addressing hash table.
  */
-#include "reuse.h"
+#include "run/reuse.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
-#include "strbuf.h"
-#include "trial.h"
-#include "xalloc.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 struct reuse_entry {
     struct trial_result t; /* owned */

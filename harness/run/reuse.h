@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "sha256.h"
+#include "base/sha256.h"
 
 struct store;
 struct trial_result;

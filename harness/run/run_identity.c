@@ -2,17 +2,17 @@
  * Run identity (see run_identity.h): the input hashes, the tokenizer rule,
  * and settings compared as JSON up to key order.
  */
-#include "run_identity.h"
+#include "run/run_identity.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "store.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/json.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static int str_eq(const char *a, const char *b)
 {

@@ -5,7 +5,7 @@
  * the SIGINT/SIGTERM handling of `dipmap run`.
  */
 #define _GNU_SOURCE
-#include "runner.h"
+#include "run/runner.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,19 +18,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "plan.h"
-#include "prompt.h"
-#include "reuse.h"
-#include "rng.h"
-#include "store.h"
-#include "throttle.h"
-#include "tokenizer.h"
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "run/plan.h"
+#include "prompt/prompt.h"
+#include "run/reuse.h"
+#include "base/rng.h"
+#include "store/store.h"
+#include "client/throttle.h"
+#include "tokenizer/tokenizer.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Trials finished before the "mostly errors" circuit breaker may trip. */
 #define BREAKER_MIN_TRIALS 20

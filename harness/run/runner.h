@@ -3,9 +3,9 @@
 
 #include <stdint.h>
 
-#include "client.h"
-#include "score.h"
-#include "trial.h"
+#include "client/client.h"
+#include "run/score.h"
+#include "run/trial.h"
 
 struct golden_set;
 struct haystack;

@@ -5,7 +5,7 @@
  * regex/all scorers. Owns the PCRE2 compiled-regex cache (mutex-protected).
  */
 #define _GNU_SOURCE
-#include "score.h"
+#include "run/score.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -15,11 +15,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "strbuf.h"
-#include "unicode.h"
-#include "xalloc.h"
+#include "base/strbuf.h"
+#include "base/unicode.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const scorer_names_tab[SCORER__COUNT] = {"litm",  "kv",    "contains",
                                                             "exact", "regex", "all"};

@@ -2,15 +2,15 @@
  * Trial outcome names and the trial_result life cycle, shared by the runner,
  * the store, statistics and reports.
  */
-#include "trial.h"
+#include "run/trial.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static const char *const names[OUTCOME__COUNT] = {
     "pending", "correct", "wrong", "overflow", "truncated", "empty", "starved", "filtered", "error",

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "sha256.h"
+#include "base/sha256.h"
 
 /*
  * The trial: dipmap's unit of measurement, shared by runner, store, stats,

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rng.h"
-#include "sim.h"
-#include "strbuf.h"
+#include "base/rng.h"
+#include "sim/sim.h"
+#include "base/strbuf.h"
 
 struct chunk;
 struct golden_set;

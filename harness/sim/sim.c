@@ -4,20 +4,20 @@
  * specs, and the fault draw. The prompt analysis is in sim_prompt.c, the HTTP
  * server in sim_http.c (both behind sim-int.h).
  */
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
-#include "sim-int.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/num.h"
+#include "sim/sim-int.h"
+#include "stats/stats.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- hashing -------------------------------------------------------------- */
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-int.h"
-#include "xalloc.h"
+#include "sim/sim-int.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /*
  * A slot's cache is a radix tree of token runs (SGLang's radix cache; prefix caching at a

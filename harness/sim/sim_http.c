@@ -5,7 +5,7 @@
  * log. The curve is sim.c, reading the prompt is sim_prompt.c.
  */
 #define _GNU_SOURCE
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,18 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "httpd.h"
-#include "json.h"
-#include "num.h"
-#include "sim-int.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "unicode.h"
-#include "version.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "base/httpd.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "sim/sim-int.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "base/unicode.h"
+#include "base/version.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define BODY_CAP                       ((size_t)64 << 20)
 #define COMPLETIONS_DEFAULT_MAX_TOKENS 16 /* OpenAI's legacy default */

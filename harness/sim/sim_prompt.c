@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "sim-int.h"
-#include "sim.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "sim/sim-int.h"
+#include "sim/sim.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- question index ------------------------------------------------------- */
 

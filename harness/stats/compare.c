@@ -5,20 +5,20 @@
  * and the verdict. Pure statistics: no I/O, no output formats (the writers are in
  * report_compare.c); owns nothing beyond struct compare_result.
  */
-#include "compare.h"
+#include "stats/compare.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "plan.h"
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "run/plan.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 void compare_options_init(struct compare_options *o)
 {

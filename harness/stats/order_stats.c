@@ -4,20 +4,20 @@
  * paired policy differences with the exact sign-flip test and Holm, the
  * expectation from a depth curve, and the recommendation. Owns its arrays.
  */
-#include "order_stats.h"
+#include "stats/order_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "num.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "trial.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "base/num.h"
+#include "stats/stats.h"
+#include "base/strbuf.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* Per cell and question: trials finished, scored, correct, gold in the prompt. */
 struct qcount {

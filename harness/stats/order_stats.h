@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "order.h"
+#include "prompt/order.h"
 
 struct trial_result;
 struct run_stats;

@@ -3,19 +3,19 @@
  * normal model of power.h, minimum detectable drops, questions needed, and a
  * seeded Monte Carlo of the whole verdict (Holm + tolerance). Pure.
  */
-#include "power.h"
+#include "stats/power.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
-#include "plan.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/num.h"
+#include "run/plan.h"
+#include "stats/stats.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 #define POWER_TARGET  0.8
 #define MAX_QUESTIONS 1000000L

@@ -5,21 +5,21 @@
  * McNemar, sign-flip and Holm procedures used by compare. Pure: no I/O and
  * no global state.
  */
-#include "stats.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
-#include "plan.h"
-#include "rng.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/num.h"
+#include "run/plan.h"
+#include "base/rng.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- building blocks ---- */
 

@@ -3,8 +3,8 @@
 
 #include <stddef.h>
 
-#include "order.h"
-#include "trial.h"
+#include "prompt/order.h"
+#include "run/trial.h"
 
 /*
  * Statistics over one run's trials: per-(length, depth) cells with

@@ -3,19 +3,19 @@
  * axis value, and each value's paired effect against the first value with a
  * bootstrap interval over questions. Pure; owns only its results.
  */
-#include "stats_axes.h"
+#include "stats/stats_axes.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "plan.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "run/plan.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 static int counted(const struct trial_result *t)
 {

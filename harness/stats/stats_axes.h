@@ -3,8 +3,8 @@
 
 #include <stddef.h>
 
-#include "stats.h"
-#include "trial.h"
+#include "stats/stats.h"
+#include "run/trial.h"
 
 /*
  * Statistics per named axis (axes.h) of one run, for reports: per axis value

@@ -3,21 +3,21 @@
  * compares each with its previous complete run, and builds the trend plot's
  * series (one point per run, labelled by name). Owns the "previous run" rule.
  */
-#include "trend.h"
+#include "stats/trend.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "plot.h"
-#include "report.h"
-#include "run_identity.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "run/plan.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "run/run_identity.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 long trend_previous(const struct run_info *runs, size_t i)
 {

@@ -3,9 +3,9 @@
 
 #include <stddef.h>
 
-#include "compare.h"
-#include "stats.h"
-#include "store.h"
+#include "stats/compare.h"
+#include "stats/stats.h"
+#include "store/store.h"
 
 struct strbuf;
 

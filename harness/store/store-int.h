@@ -11,8 +11,8 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
-#include "strvec.h"
+#include "store/store.h"
+#include "base/strvec.h"
 
 /* Prepared statements, prepared on first use and kept for the handle's life. */
 enum stmt_id {

@@ -6,7 +6,7 @@
  * store_merge.c. Every statement with data in it is prepared and bound,
  * only constant DDL is exec'd.
  */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,13 +17,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "store-int.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "store/store-int.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* PRAGMA application_id of a dipmap store: "DIPM". */
 #define STORE_APP_ID          0x4449504d

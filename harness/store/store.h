@@ -3,8 +3,8 @@
 
 #include <stddef.h>
 
-#include "sha256.h"
-#include "trial.h"
+#include "base/sha256.h"
+#include "run/trial.h"
 
 /*
  * The run store: one SQLite database file holding any number of runs, their

@@ -3,21 +3,21 @@
  * planned trials, shard list), finished trials win over pending ones, and
  * prompts and token counts are copied; all in one outer transaction.
  */
-#include "store.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "run_identity.h"
-#include "store-int.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "run/run_identity.h"
+#include "store/store-int.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- merge --------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * what a run's settings may hold (no secrets, canonical JSON), and the run
  * locks with their heartbeat and stale-lock takeover.
  */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -11,16 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "run_identity.h"
-#include "secret.h"
-#include "store-int.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/json.h"
+#include "run/run_identity.h"
+#include "base/secret.h"
+#include "store/store-int.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- runs ---------------------------------------------------------------- */
 

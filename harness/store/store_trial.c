@@ -3,19 +3,19 @@
  * prompts, flushed in one transaction), reading a run's trials back, the
  * done set that resume skips, and the token-count cache.
  */
-#include "store.h"
+#include "store/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "store-int.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "run/axes.h"
+#include "store/store-int.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ---- trials -------------------------------------------------------------- */
 

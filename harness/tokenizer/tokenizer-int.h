@@ -15,10 +15,10 @@
 
 #include <pcre2.h>
 
-#include "sha256.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "xalloc.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "base/xalloc.h"
 
 /* scratch strings per workspace: normalizer ping-pong, invalid-UTF-8 repair, one per pre-tokenizer
  */

@@ -18,14 +18,14 @@
 
 #include <pcre2.h>
 
-#include "sha256.h"
-#include "strbuf.h"
-#include "tokenizer-int.h"
-#include "tokenizer.h"
-#include "unicode.h"
-#include "xalloc.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer-int.h"
+#include "tokenizer/tokenizer.h"
+#include "base/unicode.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 /* ------------------------------------------------------------ patterns */
 

@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "strbuf.h"
-#include "tokenizer-int.h"
-#include "tokenizer.h"
-#include "unicode.h"
-#include "xalloc.h"
+#include "base/json.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer-int.h"
+#include "tokenizer/tokenizer.h"
+#include "base/unicode.h"
+#include "base/xalloc.h"
 
-#include "banned.h"
+#include "base/banned.h"
 
 enum { NORM_NF, NORM_LOWER, NORM_STRIP, NORM_PREPEND, NORM_REPLACE };
 enum { PT_SPLIT, PT_BYTELEVEL, PT_METASPACE };

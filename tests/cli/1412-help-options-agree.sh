@@ -24,12 +24,12 @@ for line in usage.splitlines():
     if cur and len(line) - len(line.lstrip(" ")) < 27:
         blocks[cur] += line + "\n"
 bad = 0
-for f in sorted(os.listdir(os.path.join(repo, "harness"))):
+for f in sorted(os.listdir(os.path.join(repo, "harness", "cmd"))):
     m = re.match(r"cmd_([a-z_]+)\.c$", f)
     if not m:
         continue
     cmd = m.group(1).replace("_", "-")
-    src = open(os.path.join(repo, "harness", f), encoding="utf-8").read()
+    src = open(os.path.join(repo, "harness", "cmd", f), encoding="utf-8").read()
     opts = re.findall(r'\{OPT_(?:STRING|LONG|DOUBLE|BOOL|LIST),\s*"([a-z0-9-]+)"', src)
     if not opts:
         continue

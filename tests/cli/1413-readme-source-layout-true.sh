@@ -4,7 +4,7 @@
 . "$TESTS/cli/lib/lib.sh"
 readme=$REPO/README.md
 assert_contains "$readme" '| `harness/main.c` | subcommand dispatch table; the only file that calls `exit()` |'
-others=$(grep -l -E '(^|[^_a-z])exit\(' "$REPO"/harness/*.c | grep -v '/main\.c$')
+others=$(grep -l -E '(^|[^_a-z])exit\(' "$REPO"/harness/*.c "$REPO"/harness/*/*.c | grep -v '/main\.c$')
 [ -z "$others" ] || fail "files other than main.c call exit(): $others"
 row=$(grep '^| `tests/fuzz/` |' "$readme") || fail "no tests/fuzz row"
 n=0
@@ -14,6 +14,6 @@ for f in "$REPO"/tests/fuzz/fuzz_*.c; do
     case "$row" in *"\`$t\`"*) ;; *) fail "README's fuzz row does not name $t" ;; esac
 done
 case "$row" in *"| $n libFuzzer targets"*) ;; *) fail "README's fuzz row does not say $n targets: $row" ;; esac
-grep -q '^int plan_parse_shard(' "$REPO/harness/plan.c" || fail "plan.c has no --shard parser"
+grep -q '^int plan_parse_shard(' "$REPO/harness/run/plan.c" || fail "plan.c has no --shard parser"
 assert_contains "$readme" '`--shard I/N` parsing (`--shard auto` reads the scheduler'"'"'s variables in `cmd_run.c`)'
-grep -q 'shard_auto' "$REPO/harness/cmd_run.c" || fail "cmd_run.c has no --shard auto"
+grep -q 'shard_auto' "$REPO/harness/cmd/cmd_run.c" || fail "cmd_run.c has no --shard auto"

@@ -7,11 +7,11 @@
 cd "$REPO/harness" || fail "no harness/"
 only() {
     local header=$1 want=$2 got
-    got=$(grep -l "^#include <$header>" ./*.c ./*.h | sed 's|^\./||' | sort | tr '\n' ' ')
+    got=$(grep -rl --include='*.[ch]' "^#include <$header>" . | sed 's|^\./||' | sort | tr '\n' ' ')
     [ "$got" = "$want " ] || fail "<$header> is included by: $got(want: $want)"
 }
-only microhttpd.h httpd.c
-only curl/curl.h client.c
-only sqlite3.h store-int.h
-only cJSON.h json.c
+only microhttpd.h base/httpd.c
+only curl/curl.h client/client.c
+only sqlite3.h store/store-int.h
+only cJSON.h base/json.c
 echo ok

@@ -1,5 +1,5 @@
 # Acceptance: the planted curve comes back out. serve-sim plants
-# P(x,T) = edge - depth(T)(1-|2x-1|^shape) (harness/sim.h); dipmap run maps it
+# P(x,T) = edge - depth(T)(1-|2x-1|^shape) (harness/sim/sim.h); dipmap run maps it
 # at 3k and 6k x 11 depths (60 questions); for each length at least 95% of the
 # cells' intervals (summary.json, question-clustered Wilson) hold the planted
 # accuracy averaged over the cell's realized positions -- with 11 cells that

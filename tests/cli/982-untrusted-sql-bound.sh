@@ -6,9 +6,9 @@
 # SQL injections are stored and listed literally, and every table survives.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-others=$(grep -l 'sqlite3_\|<sqlite3\.h>' "$REPO"/harness/*.[ch] | grep -v '/store\(_[a-z]*\.c\|\.c\|-int\.h\)$' || true)
+others=$(grep -l 'sqlite3_\|<sqlite3\.h>'  "$REPO"/harness/*.[ch] "$REPO"/harness/*/*.[ch] | grep -v '/store\(_[a-z]*\.c\|\.c\|-int\.h\)$' || true)
 [ -z "$others" ] || fail "sqlite3 used outside the store module: $others"
-python3 - "$REPO"/harness/store.c "$REPO"/harness/store_*.c <<'PY' || fail "the store builds SQL from data"
+python3 - "$REPO"/harness/store/store.c "$REPO"/harness/store/store_*.c <<'PY' || fail "the store builds SQL from data"
 import re, sys
 src = '\n'.join(open(f).read() for f in sys.argv[1:])
 bad = []

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
-#include "strbuf.h"
+#include "client/client.h"
+#include "base/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,9 +11,9 @@
 
 #include <cJSON.h>
 
-#include "config.h"
-#include "opt.h"
-#include "strvec.h"
+#include "base/config.h"
+#include "base/opt.h"
+#include "base/strvec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "strbuf.h"
-#include "usage.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
 
 static struct strbuf fuzz_errors = STRBUF_INIT;
 static int fuzz_error_count;

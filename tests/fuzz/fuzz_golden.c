@@ -8,7 +8,7 @@
  */
 #include "fuzz_file.h"
 
-#include "dataset.h"
+#include "prompt/dataset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "client.h"
-#include "strbuf.h"
+#include "client/client.h"
+#include "base/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "score.h"
-#include "strbuf.h"
-#include "unicode.h"
+#include "prompt/dataset.h"
+#include "run/score.h"
+#include "base/strbuf.h"
+#include "base/unicode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

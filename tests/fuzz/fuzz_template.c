@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "prompt.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "trial.h"
-#include "usage.h"
+#include "prompt/dataset.h"
+#include "prompt/prompt.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "run/trial.h"
+#include "base/usage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

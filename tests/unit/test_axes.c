@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "trial.h"
+#include "run/axes.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "run/trial.h"
 
 #include "test.h"
 

@@ -5,7 +5,7 @@
  * tests/servers/fake_openai.py on 127.0.0.1 (port 0).
  */
 #define _GNU_SOURCE
-#include "client.h"
+#include "client/client.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -20,10 +20,10 @@
 
 #include <cJSON.h>
 
-#include "client-int.h"
-#include "strbuf.h"
+#include "client/client-int.h"
+#include "base/strbuf.h"
 #include "test.h"
-#include "throttle.h"
+#include "client/throttle.h"
 
 /* ------------------------------------------------------------ pure parts */
 

@@ -2,16 +2,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
-#include "escape.h"
-#include "proc.h"
-#include "report.h"
-#include "run_identity.h"
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "stats/compare.h"
+#include "base/escape.h"
+#include "base/proc.h"
+#include "report/report.h"
+#include "run/run_identity.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
 #include "test.h"
 

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "opt.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
+#include "base/config.h"
+#include "base/opt.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
 
 #include "test.h"
 

@@ -11,10 +11,10 @@
 
 #include "test.h"
 
-#include "dataset.h"
-#include "score.h"
-#include "strbuf.h"
-#include "usage.h"
+#include "prompt/dataset.h"
+#include "run/score.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
 
 #define DIR "tests/data/datasets/"
 

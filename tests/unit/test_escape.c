@@ -1,7 +1,7 @@
 /* Unit tests for escape.c: HTML, Markdown, gnuplot and file-name escaping. */
-#include "escape.h"
-#include "unicode.h"
-#include "strbuf.h"
+#include "base/escape.h"
+#include "base/unicode.h"
+#include "base/strbuf.h"
 #include "test.h"
 
 static char *esc(void (*fn)(struct strbuf *, const char *), const char *s)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "strbuf.h"
+#include "base/json.h"
+#include "base/strbuf.h"
 
 #include "test.h"
 

@@ -1,11 +1,11 @@
 /* Ordering policies (order.c): where each rank lands, arrangements, documents kept together,
  * the expected accuracy of a policy and the budget packer's choice. */
-#include "order.h"
-#include "order_stats.h"
-#include "stats.h"
-#include "trial.h"
-#include "xalloc.h"
-#include "strbuf.h"
+#include "prompt/order.h"
+#include "stats/order_stats.h"
+#include "stats/stats.h"
+#include "run/trial.h"
+#include "base/xalloc.h"
+#include "base/strbuf.h"
 #include "test.h"
 
 /* The ranks in prompt order when items hold ranks 1..n (source = the given order). */

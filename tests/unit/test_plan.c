@@ -5,10 +5,10 @@
  */
 #include "test.h"
 
-#include "dataset.h"
-#include "plan.h"
-#include "strbuf.h"
-#include "trial.h"
+#include "prompt/dataset.h"
+#include "run/plan.h"
+#include "base/strbuf.h"
+#include "run/trial.h"
 
 static void test_lengths(void)
 {

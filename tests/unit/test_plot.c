@@ -5,7 +5,7 @@
  * without it those tests report "# skip" (and fail when DIPMAP_REQUIRE_GNUPLOT is set).
  */
 #define _GNU_SOURCE
-#include "plot.h"
+#include "report/plot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "test.h"
 
 #define HOSTILE "x\"; system(\"touch pwned\"); \" `touch pwned2` @x '; print 1\n'"

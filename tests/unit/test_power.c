@@ -1,6 +1,6 @@
 /* Unit tests for power.c: the normal model of compare's power against hand-computed values. */
-#include "power.h"
-#include "strbuf.h"
+#include "stats/power.h"
+#include "base/strbuf.h"
 
 #include "test.h"
 

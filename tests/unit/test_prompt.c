@@ -9,12 +9,12 @@
 
 #include "test.h"
 
-#include "dataset.h"
-#include "prompt.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "trial.h"
-#include "usage.h"
+#include "prompt/dataset.h"
+#include "prompt/prompt.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "run/trial.h"
+#include "base/usage.h"
 
 static struct strbuf captured = STRBUF_INIT;
 static void capture(const char *prefix, const char *msg)

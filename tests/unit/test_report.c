@@ -3,20 +3,20 @@
  * over synthetic trials (stats_compute), escaping of hostile model output and
  * names, failure selection at the worst depths, formatting helpers.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <math.h>
 
-#include "compare.h"
-#include "plot.h"
-#include "sha256.h"
+#include "stats/compare.h"
+#include "report/plot.h"
+#include "base/sha256.h"
 
-#include "plan.h"
-#include "stats.h"
-#include "store.h"
-#include "strbuf.h"
+#include "run/plan.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "base/strbuf.h"
 #include "test.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define HOSTILE_ANSWER "<script>document.title='pwned'</script>\"><img src=x onerror=alert(1)>"
 

@@ -3,14 +3,14 @@
  * rank drawn, hard negatives then filler, scores descending), and prompt_build_order(): the same
  * chunks for every policy, only their order differs, exact lengths, the budget packer.
  */
-#include "dataset.h"
-#include "order.h"
-#include "prompt.h"
-#include "retrieval.h"
-#include "score.h"
-#include "strbuf.h"
+#include "prompt/dataset.h"
+#include "prompt/order.h"
+#include "prompt/prompt.h"
+#include "prompt/retrieval.h"
+#include "run/score.h"
+#include "base/strbuf.h"
 #include "test.h"
-#include "tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 struct fx {
     struct golden_set gs;

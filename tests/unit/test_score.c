@@ -4,12 +4,12 @@
 #include <cJSON.h>
 #include <stdio.h>
 
-#include "dataset.h"
-#include "reasoning.h"
-#include "score.h"
-#include "strbuf.h"
-#include "unicode.h"
-#include "xalloc.h"
+#include "prompt/dataset.h"
+#include "client/reasoning.h"
+#include "run/score.h"
+#include "base/strbuf.h"
+#include "base/unicode.h"
+#include "base/xalloc.h"
 
 #include "test.h"
 

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sha256.h"
-#include "trial.h"
+#include "base/sha256.h"
+#include "run/trial.h"
 
 #include "test.h"
 

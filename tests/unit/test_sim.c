@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim.h"
-#include "strbuf.h"
+#include "sim/sim.h"
+#include "base/strbuf.h"
 #include "test.h"
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
-#include "sim-int.h"
+#include "base/rng.h"
+#include "sim/sim-int.h"
 #include "test.h"
 
 #define REF_MAX 4096

@@ -5,14 +5,14 @@
 #include <cJSON.h>
 #include <stdio.h>
 
-#include "plan.h"
-#include "stats.h"
-#include "stats_axes.h"
-#include "store.h"
-#include "summary_json.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "run/plan.h"
+#include "stats/stats.h"
+#include "stats/stats_axes.h"
+#include "store/store.h"
+#include "report/summary_json.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
 #include "test.h"
 

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
-#include "run_identity.h"
-#include "store.h"
-#include "strbuf.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/proc.h"
+#include "run/run_identity.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
 #include "test.h"
 

@@ -9,9 +9,9 @@
 
 #include <cJSON.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "test.h"
-#include "tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_SANITIZER 1

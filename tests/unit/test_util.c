@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "num.h"
-#include "opt.h"
-#include "proc.h"
-#include "secret.h"
-#include "strbuf.h"
-#include "strvec.h"
-#include "usage.h"
-#include "xalloc.h"
+#include "base/num.h"
+#include "base/opt.h"
+#include "base/proc.h"
+#include "base/secret.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
 
 #include "test.h"
 

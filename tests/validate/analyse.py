@@ -4,7 +4,7 @@
 usage: analyse.py WORK DIPMAP N_PAIRS N_PAIRS3 N_POWER
 
 Truth comes from the server: serve-sim's --log line of every request carries
-the probability p the simulated model used (P(x, T) of harness/sim.h at the
+the probability p the simulated model used (P(x, T) of harness/sim/sim.h at the
 prompt's realized gold position x and length T). Per run (one model name per
 run) and question, the logged requests sorted by x are the depths in order
 (R repeats per depth), so the planted accuracy of a cell is the mean p of its

@@ -3,7 +3,7 @@
 
 Reads the real SQLite store (sqlite3 module, read-only), summary.json from
 `dipmap report --format json` and serve-sim's --log JSON lines. The planted
-curve is recomputed here from its definition in harness/sim.h:
+curve is recomputed here from its definition in harness/sim/sim.h:
 
     P(x,T) = edge - depth(T) * (1 - |2x - 1|^shape), clamped to [0,1]
     depth(T) = dip * clamp(log2(T / 1500) / 4, 0, 1)
