@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the prompt template parser (prompt.c
+ * libFuzzer target for the prompt template parser (prompt_template.c
  * prompt_template_parse) and the renderer behind prompt_build(): any text in.
  * A failure must print exactly one error naming the template; a success must
  * have a [user] with {documents} and {question} and a [document] with {text},

@@ -1,0 +1,336 @@
+/*
+ * Prompt templates: parsing and validating the [system]/[user]/[document]/
+ * [separator] sections and their placeholders, resolving --template, and
+ * releasing a template.
+ */
+#define _GNU_SOURCE
+#include "prompt/prompt.h"
+#include "prompt/prompt-int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/axes.h"
+#include "prompt/bm25.h"
+#include "prompt/dataset.h"
+#include "base/num.h"
+#include "prompt/order.h"
+#include "base/num.h"
+#include "run/plan.h"
+#include "base/rng.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "tokenizer/tokenizer.h"
+#include "run/trial.h"
+#include "base/unicode.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
+
+#include "base/banned.h"
+
+/* ---- templates ---- */
+
+enum section { SEC_NONE = -1, SEC_SYSTEM, SEC_USER, SEC_DOCUMENT, SEC_SEPARATOR, SEC__COUNT };
+static const char *const section_names[] = {"system", "user", "document", "separator"};
+
+/* Placeholders allowed per section. */
+static int placeholder_allowed(enum section s, const char *name, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, n))
+    switch (s) {
+    case SEC_SYSTEM:
+        return IS("question");
+    case SEC_USER:
+        return IS("question") || IS("documents");
+    case SEC_DOCUMENT:
+        return IS("index") || IS("title") || IS("text") || IS("id");
+    default:
+        return 0;
+    }
+#undef IS
+}
+
+struct sec_info {
+    struct strbuf text;
+    long line; /* header line, 0 when absent */
+};
+
+/*
+ * Check the placeholders of one section's text; counts occurrences of
+ * "documents", "question", "text" into counts[0..2]. Returns 0 or -1.
+ */
+static int check_placeholders(const char *name, enum section s, const struct sec_info *si,
+                              int counts[3])
+{
+    const char *p = si->text.buf;
+    long line = si->line + 1;
+    for (; *p; p++) {
+        if (*p == '\n') {
+            line++;
+        } else if (*p == '{') {
+            const char *e;
+            if (p[1] == '{') {
+                p++;
+                continue;
+            }
+            e = p + 1;
+            while ((*e >= 'a' && *e <= 'z') || *e == '_')
+                e++;
+            if (*e != '}' || e == p + 1)
+                return error("%s:%ld: [%s]: a lone '{' (write '{{' for a literal brace)", name,
+                             line, section_names[s]);
+            if (!placeholder_allowed(s, p + 1, (size_t)(e - p - 1)))
+                return error("%s:%ld: [%s]: unknown placeholder {%.*s}", name, line,
+                             section_names[s], (int)(e - p - 1), p + 1);
+            if (!strncmp(p + 1, "documents}", 10))
+                counts[0]++;
+            else if (!strncmp(p + 1, "question}", 9))
+                counts[1]++;
+            else if (!strncmp(p + 1, "text}", 5))
+                counts[2]++;
+            p = e;
+        } else if (*p == '}') {
+            if (p[1] != '}')
+                return error("%s:%ld: [%s]: a lone '}' (write '}}' for a literal brace)", name,
+                             line, section_names[s]);
+            p++;
+        }
+    }
+    return 0;
+}
+
+static char *unescape_separator(const char *s)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (; *s; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            if (*s == 'n')
+                strbuf_addch(&sb, '\n');
+            else if (*s == 't')
+                strbuf_addch(&sb, '\t');
+            else
+                strbuf_addch(&sb, *s);
+        } else {
+            strbuf_addch(&sb, *s);
+        }
+    }
+    return strbuf_detach(&sb, NULL);
+}
+
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text)
+{
+    struct sec_info sec[SEC__COUNT];
+    enum section cur = SEC_NONE;
+    const char *p = text;
+    long line = 0, last_line = 0;
+    int i, ret = -1, counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0};
+
+    memset(t, 0, sizeof(*t));
+    for (i = 0; i < SEC__COUNT; i++) {
+        strbuf_init(&sec[i].text, 0);
+        sec[i].line = 0;
+    }
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        size_t m = n;
+        line++;
+        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r'))
+            m--;
+        if (m >= 3 && p[0] == '[' && p[m - 1] == ']') {
+            size_t k = 1;
+            while (k < m - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '_'))
+                k++;
+            if (k == m - 1) {
+                enum section s = SEC_NONE;
+                for (i = 0; i < SEC__COUNT; i++)
+                    if (strlen(section_names[i]) == m - 2 &&
+                        !memcmp(p + 1, section_names[i], m - 2))
+                        s = (enum section)i;
+                if (s == SEC_NONE) {
+                    error("%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
+                          "[separator])",
+                          name, line, (int)(m - 2), p + 1);
+                    goto cleanup;
+                }
+                if (sec[s].line) {
+                    error("%s:%ld: section [%s] given twice (first on line %ld)", name, line,
+                          section_names[s], sec[s].line);
+                    goto cleanup;
+                }
+                sec[s].line = line;
+                cur = s;
+                goto next;
+            }
+        }
+        if (cur == SEC_NONE) {
+            if (m && p[0] != '#') {
+                error("%s:%ld: text before the first section header (e.g. [user])", name, line);
+                goto cleanup;
+            }
+        } else {
+            /* CRLF files: the '\r' is not part of the text */
+            strbuf_add(&sec[cur].text, p, n && p[n - 1] == '\r' ? n - 1 : n);
+            strbuf_addch(&sec[cur].text, '\n');
+        }
+    next:
+        last_line = line;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    for (i = 0; i < SEC__COUNT; i++) {
+        struct strbuf *sb = &sec[i].text;
+        while (sb->len && (sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))
+            strbuf_setlen(sb, sb->len - 1);
+    }
+    if (!sec[SEC_USER].line) {
+        error("%s:%ld: no [user] section", name, last_line ? last_line : 1);
+        goto cleanup;
+    }
+    if (!sec[SEC_DOCUMENT].line) {
+        error("%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
+              name, last_line ? last_line : 1);
+        goto cleanup;
+    }
+    if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys) < 0 ||
+        check_placeholders(name, SEC_USER, &sec[SEC_USER], counts) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc) < 0)
+        goto cleanup;
+    if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}')) {
+        error("%s:%ld: [separator] takes no placeholders", name, sec[SEC_SEPARATOR].line + 1);
+        goto cleanup;
+    }
+    if (counts[0] != 1) {
+        error("%s:%ld: [user] must contain {documents} exactly once (found %d)", name,
+              sec[SEC_USER].line, counts[0]);
+        goto cleanup;
+    }
+    if (counts[1] < 1) {
+        error("%s:%ld: [user] has no {question} placeholder", name, sec[SEC_USER].line);
+        goto cleanup;
+    }
+    if (c_doc[2] != 1) {
+        error("%s:%ld: [document] must contain {text} exactly once", name, sec[SEC_DOCUMENT].line);
+        goto cleanup;
+    }
+    t->path = xstrdup(name);
+    t->system = strbuf_detach(&sec[SEC_SYSTEM].text, NULL);
+    t->user = strbuf_detach(&sec[SEC_USER].text, NULL);
+    t->document = strbuf_detach(&sec[SEC_DOCUMENT].text, NULL);
+    t->separator =
+        sec[SEC_SEPARATOR].line ? unescape_separator(sec[SEC_SEPARATOR].text.buf) : xstrdup("\n");
+    sha256_hex(text, strlen(text), t->sha256);
+    ret = 0;
+cleanup:
+    for (i = 0; i < SEC__COUNT; i++)
+        strbuf_release(&sec[i].text);
+    return ret;
+}
+
+int prompt_template_load(struct prompt_template *t, const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int rc;
+    memset(t, 0, sizeof(*t));
+    strbuf_set_cap(&sb, 1024 * 1024);
+    if (strbuf_read_file(&sb, path) < 0) {
+        rc = error("%s: cannot read template: %s", path, strerror(errno));
+        strbuf_release(&sb);
+        return rc;
+    }
+    if (memchr(sb.buf, '\0', sb.len) || !utf8_valid(sb.buf, sb.len)) {
+        strbuf_release(&sb);
+        return error("%s: template is not valid UTF-8 text", path);
+    }
+    rc = prompt_template_parse(t, path, sb.buf);
+    strbuf_release(&sb);
+    return rc;
+}
+
+static int file_exists(const char *p)
+{
+    return access(p, R_OK) == 0;
+}
+
+void prompt_request_for_trial(struct prompt_request *pr, const struct question *q,
+                              const struct plan_trial *pt, unsigned long seed,
+                              long max_answer_tokens, int chat)
+{
+    memset(pr, 0, sizeof(*pr));
+    pr->q = q;
+    pr->target_len = pt->length;
+    pr->depth_bp = pt->depth_bp;
+    pr->repeat = pt->repeat;
+    pr->axes = pt->axes;
+    pr->seed = seed;
+    pr->max_answer_tokens = max_answer_tokens;
+    pr->chat = chat;
+}
+
+int prompt_template_resolve(const char *spec, struct strbuf *out)
+{
+    const char *home = getenv("DIPMAP_HOME");
+    struct strbuf exe = STRBUF_INIT, cand = STRBUF_INIT, name = STRBUF_INIT;
+    size_t base = out->len;
+    int found = -1, i;
+
+    /* a path, or a file of that name in the current folder, is used as given (loading it
+       reports why a path cannot be read) */
+    if (strchr(spec, '/') || file_exists(spec)) {
+        strbuf_addstr(out, spec);
+        return 0;
+    }
+    strbuf_addstr(&name, spec);
+    if (name.len > 4 && !strcmp(name.buf + name.len - 4, ".txt"))
+        strbuf_setlen(&name, name.len - 4);
+    strbuf_grow(&exe, 4096);
+    {
+        ssize_t n = readlink("/proc/self/exe", exe.buf, exe.alloc - 1);
+        if (n > 0) {
+            char *slash;
+            strbuf_setlen(&exe, (size_t)n);
+            slash = strrchr(exe.buf, '/');
+            if (slash)
+                strbuf_setlen(&exe, (size_t)(slash - exe.buf));
+        }
+    }
+    for (i = 0; i < 4 && found < 0; i++) {
+        strbuf_reset(&cand);
+        if (i == 0 && home && *home)
+            strbuf_addf(&cand, "%s/prompts/%s.txt", home, name.buf);
+        else if (i == 1 && exe.len)
+            strbuf_addf(&cand, "%s/prompts/%s.txt", exe.buf, name.buf);
+        else if (i == 2 && exe.len)
+            strbuf_addf(&cand, "%s/../prompts/%s.txt", exe.buf, name.buf);
+        else if (i == 3)
+            strbuf_addf(&cand, "prompts/%s.txt", name.buf);
+        if (cand.len && file_exists(cand.buf))
+            found = 0;
+    }
+    strbuf_setlen(out, base);
+    if (found == 0)
+        strbuf_add(out, cand.buf, cand.len);
+    else
+        strbuf_addf(out, "prompts/%s.txt", name.buf);
+    strbuf_release(&exe);
+    strbuf_release(&cand);
+    strbuf_release(&name);
+    return found;
+}
+
+void prompt_template_release(struct prompt_template *t)
+{
+    free(t->path);
+    free(t->system);
+    free(t->user);
+    free(t->document);
+    free(t->separator);
+    memset(t, 0, sizeof(*t));
+}
