@@ -28,6 +28,7 @@
 #include "base/opt.h"
 #include "prompt/order.h"
 #include "client/overhead.h"
+#include "run/estimate.h"
 #include "run/plan.h"
 #include "stats/power.h"
 #include "prompt/prompt.h"
@@ -86,206 +87,13 @@ struct run_opts {
     char *experiment_json; /* its identity settings (validate_order()), owned; NULL for depth */
 };
 
-/* The settings that change what a trial measures: part of the run's identity. */
-static char *identity_settings(const struct run_opts *o, const struct plan_spec *spec,
-                               const char *scorer, const char *extra_body, long overhead,
-                               const char *special)
-{
-    struct json *root = json_new_object(), *arr, *given;
-    char *ret;
-    size_t i, j;
-    const long *lengths = spec->lengths;
-    const int *depths = spec->depths_bp;
-    size_t nl = spec->lengths_nr, nd = spec->depths_nr;
-
-    /* Keys in sorted order: the store keeps settings canonical and compares them as text. */
-    if (spec->axes_nr) {
-        /* named axes, only when given (runs without them keep their identity); sorted names */
-        struct json *ax = json_add_object(root, "axes");
-        const struct plan_axis *sorted[RUN_AXES_MAX];
-        size_t n = spec->axes_nr < RUN_AXES_MAX ? spec->axes_nr : RUN_AXES_MAX;
-        for (i = 0; i < n; i++) {
-            sorted[i] = &spec->axes[i];
-            for (j = i; j > 0 && strcmp(sorted[j - 1]->name, sorted[j]->name) > 0; j--) {
-                const struct plan_axis *t = sorted[j];
-                sorted[j] = sorted[j - 1];
-                sorted[j - 1] = t;
-            }
-        }
-        for (i = 0; i < n; i++) {
-            arr = json_add_array(ax, sorted[i]->name);
-            for (j = 0; j < sorted[i]->values_nr; j++)
-                json_add_str(arr, NULL, sorted[i]->values[j]);
-        }
-    }
-    json_add_bool(root, "completions", o->completions);
-    arr = json_add_array(root, "depths_bp");
-    for (i = 0; i < nd; i++)
-        json_add_num(arr, NULL, depths[i]);
-    /* added only when given, so runs made before these options keep their identity */
-    /* the order experiment's policies, k, grouping, budget and rank distribution */
-    /* both are JSON we checked (validate_order(), client_extra_body_check()) */
-    if ((given = json_parse_str(o->experiment_json)))
-        json_add(root, "experiment", given);
-    if ((given = json_parse_str(extra_body)))
-        json_add(root, "extra-body", given);
-    arr = json_add_array(root, "lengths");
-    for (i = 0; i < nl; i++)
-        json_add_num(arr, NULL, (double)lengths[i]);
-    json_add_num(root, "max-tokens", (double)o->max_tokens);
-    json_add_str(root, "max-tokens-field", o->max_tokens_field);
-    if (o->reasoning_effort)
-        json_add_str(root, "reasoning-effort", o->reasoning_effort);
-    if (o->reasoning_tags)
-        json_add_str(root, "reasoning-tags", o->reasoning_tags);
-    if (o->controls)
-        json_add_str(root, "controls", o->controls);
-    json_add_num(root, "repeats", (double)o->repeats);
-    json_add_str(root, "scorer", scorer);
-    json_add_num(root, "seed", (double)o->seed);
-    /* how special-token text in prompts was counted: parse, plain, or server */
-    json_add_str(root, "special", special);
-    json_add_num(root, "temperature", o->temperature);
-    /* what prompts are built against (content + overhead = length); absent when 0 */
-    if (overhead > 0)
-        json_add_num(root, "template-overhead", (double)overhead);
-    json_add_num(root, "top-p", o->top_p);
-    ret = json_print_str(root, 0);
-    json_free(root);
-    return ret;
-}
-
-/* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
-static long settings_overhead(const char *json)
-{
-    struct json *j = json_parse_str(json);
-    double v = json_num(json_get(j, "template-overhead"), 0);
-    long n = v > 0 ? (long)v : 0;
-    json_free(j);
-    return n;
-}
-
-/* Name the first setting that differs between two identity JSON objects. */
-static void describe_settings_diff(const char *a, const char *b, struct strbuf *out)
-{
-    struct json *ja = json_parse_str(a ? a : "{}"), *jb = json_parse_str(b ? b : "{}");
-    const struct json *it;
-    if (ja && jb) {
-        for (it = json_first(ja); it; it = json_next(it)) {
-            const struct json *other = json_get(jb, json_key(it));
-            if (!other || !json_equal(it, other)) {
-                char *va = json_print_str(it, 0);
-                char *vb = other ? json_print_str(other, 0) : NULL;
-                strbuf_addf(out, "setting \"%s\" was %s, now %s", json_key(it), va,
-                            vb ? vb : "unset");
-                free(va);
-                free(vb);
-                break;
-            }
-        }
-    }
-    if (!out->len)
-        strbuf_addstr(out, "settings differ");
-    json_free(ja);
-    json_free(jb);
-}
-
-/* --shard auto: Kubernetes indexed Job, Slurm array, GitLab parallel (0-based index out). */
-static int shard_auto(unsigned *index, unsigned *count, struct strbuf *err)
-{
-    const char *ki = getenv("JOB_COMPLETION_INDEX");
-    const char *si = getenv("SLURM_ARRAY_TASK_ID");
-    const char *gi = getenv("CI_NODE_INDEX");
-    long i, n, min = 0;
-
-    if (ki && *ki) {
-        const char *kn = getenv("DIPMAP_SHARD_COUNT");
-        if (!kn || !*kn)
-            kn = getenv("JOB_COMPLETIONS");
-        if (!kn || !*kn) {
-            strbuf_addstr(err, "--shard auto: JOB_COMPLETION_INDEX is set but not the shard count "
-                               "(set DIPMAP_SHARD_COUNT or JOB_COMPLETIONS to the Job's "
-                               "completions)");
-            return -1;
-        }
-        if (parse_long_range(ki, 0, INT_MAX, &i) || parse_long_range(kn, 1, INT_MAX, &n)) {
-            strbuf_addstr(err, "--shard auto: JOB_COMPLETION_INDEX and the shard count must be "
-                               "integers");
-            return -1;
-        }
-    } else if (si && *si) {
-        const char *sn = getenv("SLURM_ARRAY_TASK_COUNT");
-        const char *smin = getenv("SLURM_ARRAY_TASK_MIN");
-        if (!sn || !*sn || parse_long_range(si, 0, INT_MAX, &i) ||
-            parse_long_range(sn, 1, INT_MAX, &n) ||
-            (smin && *smin && parse_long_range(smin, 0, INT_MAX, &min))) {
-            strbuf_addstr(err, "--shard auto: SLURM_ARRAY_TASK_ID needs an integer "
-                               "SLURM_ARRAY_TASK_COUNT");
-            return -1;
-        }
-        i -= min;
-    } else if (gi && *gi) {
-        const char *gn = getenv("CI_NODE_TOTAL");
-        if (!gn || !*gn || parse_long_range(gi, 1, INT_MAX, &i) ||
-            parse_long_range(gn, 1, INT_MAX, &n)) {
-            strbuf_addstr(err, "--shard auto: CI_NODE_INDEX needs an integer CI_NODE_TOTAL");
-            return -1;
-        }
-        i -= 1; /* GitLab counts from 1 */
-    } else {
-        strbuf_addstr(err, "--shard auto: none of JOB_COMPLETION_INDEX (Kubernetes), "
-                           "SLURM_ARRAY_TASK_ID (Slurm) or CI_NODE_INDEX (GitLab) is set");
-        return -1;
-    }
-    if (n > PLAN_MAX_SHARDS) {
-        strbuf_addf(err, "--shard auto: %ld shards is more than %ld", n, (long)PLAN_MAX_SHARDS);
-        return -1;
-    }
-    if (i < 0 || i >= n) {
-        strbuf_addf(err, "--shard auto: index %ld is outside 0..%ld", i, n - 1);
-        return -1;
-    }
-    *index = (unsigned)i;
-    *count = (unsigned)n;
-    return 0;
-}
-
 /* --shard I/N, counting shards from 1 (1/2 and 2/2 make a whole). */
 /* --shard: auto from the scheduler's environment, else plan_parse_shard. */
 static int shard_parse(const char *s, unsigned *index, unsigned *count, struct strbuf *err)
 {
     if (!strcmp(s, "auto"))
-        return shard_auto(index, count, err);
+        return plan_shard_auto(index, count, err);
     return plan_parse_shard(s, index, count, err);
-}
-
-/* A template given as a name ("qa") is looked up in the prompts/ folders. */
-/*
- * The remote tokenizer's counts live in the run store, through a handle of
- * their own: prompt builders in several threads count while the runner
- * writes trials on the main handle.
- */
-struct count_cache {
-    pthread_mutex_t mu;
-    struct store *st;
-};
-
-static int count_cache_get(void *ctx, const char *name, const char *sha, long *count)
-{
-    struct count_cache *cc = ctx;
-    int r;
-    pthread_mutex_lock(&cc->mu);
-    r = store_count_get(cc->st, name, sha, count) == 1 ? 0 : -1;
-    pthread_mutex_unlock(&cc->mu);
-    return r;
-}
-
-static void count_cache_put(void *ctx, const char *name, const char *sha, long count)
-{
-    struct count_cache *cc = ctx;
-    pthread_mutex_lock(&cc->mu);
-    store_count_put(cc->st, name, sha, count);
-    pthread_mutex_unlock(&cc->mu);
 }
 
 /* Quote one argv word for a copy-pasteable shell line. */
@@ -357,117 +165,6 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
         fprintf(stderr, "hint: (credential header values are shown as <redacted>)\n");
     strbuf_release(&sb);
     strbuf_release(&h);
-}
-
-/*
- * The end-of-run lines. `outcomes` are this invocation's; the accuracy line is the whole run's
- * (run_correct of run_valid, from the store, trials kept from before included) when run_valid
- * >= 0, else this invocation's.
- */
-/*
- * The schedule and what the server's prefix cache did with it: prompt tokens sent, those it
- * says it took from its cache, those it computed; and the mean send time per depth (a
- * schedule must not send one depth systematically earlier than another).
- */
-static void print_cache_summary(const struct runner_result *res)
-{
-    size_t i;
-    double first = 0, last = 0;
-    int any = 0;
-    printf("schedule: %s", runner_schedule_name(res->schedule));
-    if (res->prompt_tokens > 0 && (res->cached_trials || res->timings_trials))
-        printf("; prompt tokens sent %ld, from the server's cache %ld (%.1f%%), computed %ld",
-               res->prompt_tokens, res->prompt_cached,
-               100.0 * (double)res->prompt_cached / (double)res->prompt_tokens,
-               res->prompt_tokens - res->prompt_cached);
-    printf("\n");
-    for (i = 0; i < res->depth_nr; i++) {
-        double m;
-        if (!res->depth_sent[i] || trial_is_control(TRIAL_CONTROL_LENGTH, res->depth_bp[i]))
-            continue;
-        m = res->depth_send_s[i] / (double)res->depth_sent[i];
-        if (!any || m < first)
-            first = m;
-        if (!any || m > last)
-            last = m;
-        any++;
-    }
-    if (any < 2)
-        return;
-    /* the curve's depths, then the control trials by name (closed-book, oracle) */
-    printf("send time by depth (mean s after the start):");
-    for (int pass = 0; pass < 2; pass++)
-        for (i = 0; i < res->depth_nr; i++) {
-            struct strbuf d = STRBUF_INIT;
-            const char *ctl = trial_is_control(TRIAL_CONTROL_LENGTH, res->depth_bp[i])
-                                  ? trial_control_name(res->depth_bp[i])
-                                  : NULL;
-            if (!res->depth_sent[i] || !ctl != !pass)
-                continue;
-            if (ctl)
-                strbuf_addstr(&d, ctl);
-            else
-                plan_format_depth(&d, res->depth_bp[i]);
-            printf(" %s %.1f", d.buf, res->depth_send_s[i] / (double)res->depth_sent[i]);
-            strbuf_release(&d);
-        }
-    printf("; spread %.1f s of %.1f s\n", last - first, res->wall_seconds);
-}
-
-static void print_summary(const char *run, const char *db, const struct runner_result *res,
-                          enum run_status status, int window, long run_correct, long run_valid)
-{
-    long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
-    long correct = res->outcomes[OUTCOME_CORRECT];
-    int o;
-    printf("run %s: %s\n", run, run_status_name(status));
-    printf("trials: %ld of %ld done (%ld this time, %ld kept from before)\n",
-           res->already_done + res->finished, res->planned, res->finished, res->already_done);
-    printf("outcomes:");
-    for (o = OUTCOME_CORRECT; o < OUTCOME__COUNT; o++)
-        printf(" %s %ld", outcome_name((enum trial_outcome)o), res->outcomes[o]);
-    printf("\n");
-    if (res->reused)
-        printf("reused: %ld trial(s) answered from stored byte-identical requests (not sent)\n",
-               res->reused);
-    if (res->cut)
-        printf("cut: %ld scored answer(s) reached the answer budget (finish_reason length; scored "
-               "on what they said)\n",
-               res->cut);
-    if (res->outcomes[OUTCOME_STARVED])
-        printf("starved: %ld trial(s) spent the answer budget on reasoning (%ld reasoning tokens); "
-               "raise --max-tokens or lower --reasoning-effort\n",
-               res->outcomes[OUTCOME_STARVED], res->starved_reasoning_tokens);
-    if (run_valid >= 0 && res->already_done) {
-        scored = run_valid;
-        correct = run_correct;
-    }
-    if (scored)
-        printf("accuracy: %.1f%% (%ld of %ld scored trials%s)\n", 100.0 * correct / scored, correct,
-               scored, run_valid >= 0 && res->already_done ? " in the run" : "");
-    printf("requests: %ld (%ld retries); tokens: %ld prompt, %ld completion", res->requests,
-           res->retries, res->prompt_tokens, res->completion_tokens);
-    if (res->cost_usd >= 0)
-        printf("; cost $%.4f", res->cost_usd);
-    printf("\n");
-    if (res->timings_trials && res->cache_n + res->prompt_n > 0)
-        printf(
-            "prompt cache: %ld of %ld prompt tokens reused (%.1f%%), from the server's timings of "
-            "%ld trials\n",
-            res->cache_n, res->cache_n + res->prompt_n,
-            100.0 * (double)res->cache_n / (double)(res->cache_n + res->prompt_n),
-            res->timings_trials);
-    print_cache_summary(res);
-    if (res->mean_inflight > 0)
-        printf("in flight: mean %.1f requests (window %d), %.1f s\n", res->mean_inflight, window,
-               res->wall_seconds);
-    if (res->window_decreases)
-        printf("concurrency: lowered %ld time(s) on rate limits, down to %d\n",
-               res->window_decreases, res->min_window);
-    if (res->tokenizer_mismatches)
-        printf("tokenizer mismatch: %ld trial(s), worst %.1f%%\n", res->tokenizer_mismatches,
-               100.0 * res->worst_mismatch);
-    printf("store: %s\n", db);
 }
 
 static void run_opts_init(struct run_opts *o)
@@ -564,7 +261,7 @@ struct run_ctx {
     struct client_preflight_info pinfo;
     int have_pinfo;
     struct store *st;
-    struct count_cache count_cache; /* --tokenizer server: counts in the store, own handle */
+    struct store_count_cache count_cache; /* --tokenizer server: counts in the store, own handle */
     struct tokenizer *tk;
     char *run_name;
     struct run_info want, have;
@@ -1374,55 +1071,6 @@ static int load_inputs(struct run_ctx *c)
     return 0;
 }
 
-/*
- * The power section of --dry-run: what compare could detect with this
- * matrix, at dipmap plan's defaults (accuracy 70%, independent draws).
- */
-static void dry_run_power(const struct run_ctx *c, struct strbuf *out)
-{
-    struct power_cell *cells =
-        xcalloc(st_mult(c->spec.lengths_nr, c->spec.depths_nr) + 1, sizeof(*cells));
-    struct power_spec ps;
-    size_t i, j, n = 0;
-    long *lengths = xcalloc(c->spec.lengths_nr + 1, sizeof(*lengths));
-    int *depths = xcalloc(c->spec.depths_nr + 1, sizeof(*depths));
-    memcpy(lengths, c->spec.lengths, c->spec.lengths_nr * sizeof(*lengths));
-    memcpy(depths, c->spec.depths_bp, c->spec.depths_nr * sizeof(*depths));
-    for (i = 1; i < c->spec.lengths_nr; i++) /* compare's order: ascending */
-        for (j = i; j > 0 && lengths[j - 1] > lengths[j]; j--) {
-            long t = lengths[j];
-            lengths[j] = lengths[j - 1];
-            lengths[j - 1] = t;
-        }
-    for (i = 1; i < c->spec.depths_nr; i++)
-        for (j = i; j > 0 && depths[j - 1] > depths[j]; j--) {
-            int t = depths[j];
-            depths[j] = depths[j - 1];
-            depths[j - 1] = t;
-        }
-    for (i = 0; i < c->spec.lengths_nr; i++)
-        for (j = 0; j < c->spec.depths_nr; j++) {
-            cells[n].length = lengths[i];
-            cells[n].depth_bp = depths[j];
-            cells[n++].accuracy = 0.7;
-        }
-    memset(&ps, 0, sizeof(ps));
-    ps.questions = c->gs.nr;
-    ps.repeats = c->spec.repeats;
-    ps.alpha = 0.05;
-    ps.tolerance = 0.05;
-    ps.discordance = -1.0;
-    ps.cells = cells;
-    ps.n_cells = n;
-    strbuf_addstr(out, "\nassuming accuracy 70% and independent draws (dipmap plan --pilot RUN "
-                       "measures them; --detect 5pp gives the questions needed):\n");
-    if (ps.questions)
-        power_summary(&ps, 0.0, out);
-    free(cells);
-    free(lengths);
-    free(depths);
-}
-
 /* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
 static int open_client(struct run_ctx *c);
 static int load_tokenizer(struct run_ctx *c);
@@ -1498,30 +1146,6 @@ out:
     built_prompt_release(&bp);
     prompt_builder_free(pb);
     return ret;
-}
-
-/* What a prefix cache could save with --schedule cache (and its cost with and without). */
-static void dry_run_cache(const struct run_ctx *c, struct strbuf *out)
-{
-    double in, cached, pc = c->o.price_cached_in >= 0 ? c->o.price_cached_in : c->o.price_in;
-    plan_cache_estimate(&c->plan, &in, &cached);
-    if (!(in > 0))
-        return;
-    if (out->len && out->buf[out->len - 1] != '\n')
-        strbuf_addch(out, '\n');
-    strbuf_addf(out,
-                "prefix cache: with --schedule cache a server that caches prefixes can serve "
-                "about %.0f of %.0f prompt tokens (%.0f%%; it computes %.2fx)\n",
-                cached, in, 100.0 * cached / in, (in - cached) / in);
-    if (c->o.price_in >= 0 && c->o.price_out >= 0) {
-        double outt = (double)c->plan.nr * (double)c->o.max_tokens * c->o.price_out / 1e6;
-        double whole = in * c->o.price_in / 1e6 + outt;
-        double with = (in - cached) * c->o.price_in / 1e6 + cached * pc / 1e6 + outt;
-        strbuf_addf(out,
-                    "cost with the cache schedule: about $%.4f instead of $%.4f (cached prompt "
-                    "tokens at $%g per 1M%s)\n",
-                    with, whole, pc, c->o.price_cached_in >= 0 ? "" : ", as --price-in");
-    }
 }
 
 /*
@@ -1636,8 +1260,8 @@ static int dry_run(struct run_ctx *c)
             pace.latency_from = probe_from.buf;
         }
         plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
-        dry_run_cache(c, &c->sb);
-        dry_run_power(c, &c->sb);
+        estimate_cache(&c->plan, &cost, c->o.price_cached_in, &c->sb);
+        estimate_power(&c->spec, c->gs.nr, &c->sb);
         fputs(c->sb.buf, stdout);
         if (c->sb.len && c->sb.buf[c->sb.len - 1] != '\n')
             fputc('\n', stdout);
@@ -1734,7 +1358,8 @@ static int load_tokenizer(struct run_ctx *c)
         if (!c->db) {
             /* a --probe dry run opens no store: its counts are not cached */
         } else if ((c->count_cache.st = store_open(c->db, STORE_READWRITE))) {
-            tokenizer_set_remote_cache(c->tk, count_cache_get, count_cache_put, &c->count_cache);
+            tokenizer_set_remote_cache(c->tk, store_count_cache_get, store_count_cache_put,
+                                       &c->count_cache);
         } else {
             warning("server token counts are not cached in %s this time", c->db);
         }
@@ -1754,11 +1379,23 @@ static int load_tokenizer(struct run_ctx *c)
 /* The run's identity settings with what c holds now (the overhead once known). */
 static char *run_settings(const struct run_ctx *c)
 {
-    return identity_settings(&c->o, &c->spec, scorer_name(c->default_scorer),
-                             c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
-                             tokenizer_is_remote(c->tk)       ? "server"
-                             : tokenizer_special_parse(c->tk) ? "parse"
-                                                              : "plain");
+    struct run_identity_opts id;
+    id.completions = c->o.completions;
+    id.experiment_json = c->o.experiment_json;
+    id.max_tokens = c->o.max_tokens;
+    id.max_tokens_field = c->o.max_tokens_field;
+    id.reasoning_effort = c->o.reasoning_effort;
+    id.reasoning_tags = c->o.reasoning_tags;
+    id.controls = c->o.controls;
+    id.repeats = c->o.repeats;
+    id.seed = c->o.seed;
+    id.temperature = c->o.temperature;
+    id.top_p = c->o.top_p;
+    return run_identity_settings(&id, &c->spec, scorer_name(c->default_scorer),
+                                 c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
+                                 tokenizer_is_remote(c->tk)       ? "server"
+                                 : tokenizer_special_parse(c->tk) ? "parse"
+                                                                  : "plain");
 }
 
 /* What identifies this run (c->want): inputs' hashes, settings, endpoints, tags, shard. */
@@ -1852,14 +1489,15 @@ static int check_resume(struct run_ctx *c)
         c->exists = 1;
         if (c->overhead < 0) {
             /* auto on resume: the prompts were built against the stored overhead */
-            c->overhead = settings_overhead(c->have.settings_json);
+            c->overhead = run_identity_settings_overhead(c->have.settings_json);
             free(c->want.settings_json);
             c->want.settings_json = run_settings(c);
         }
         if (!run_identity_same_run(&c->have, &c->want, &field, NULL)) {
             strbuf_reset(&c->sb);
             if (field && !strcmp(field, "settings_json"))
-                describe_settings_diff(c->have.settings_json, c->want.settings_json, &c->sb);
+                run_identity_describe_settings_diff(c->have.settings_json, c->want.settings_json,
+                                                    &c->sb);
             else
                 strbuf_addf(&c->sb, "%s differs", field ? field : "an input");
             error("run: cannot resume run '%s': its inputs changed (%s)", c->run_name, c->sb.buf);
@@ -2329,7 +1967,8 @@ static int finish_run(struct run_ctx *c)
             valid = b.valid;
         }
         runbrief_release(&b);
-        print_summary(c->run_name, c->db, &c->res, status, (int)c->o.concurrency, correct, valid);
+        runbrief_print_run(c->run_name, c->db, &c->res, status, (int)c->o.concurrency, correct,
+                           valid);
     }
 
     switch (c->res.end) {

@@ -3,6 +3,9 @@
 
 #include <stddef.h>
 
+#include "store/store.h"
+
+struct runner_result;
 struct store;
 
 /*
@@ -31,5 +34,22 @@ struct runbrief {
 /* Fill *b for run `name`. Returns 0, 1 when no such run, -1 on a store error. */
 int runbrief_load(struct store *st, const char *name, struct runbrief *b);
 void runbrief_release(struct runbrief *b);
+
+/*
+ * The end-of-run lines of `dipmap run` on stdout. res's outcomes are this
+ * invocation's; the accuracy line is the whole run's (run_correct of
+ * run_valid, from the store, trials kept from before included) when
+ * run_valid >= 0, else this invocation's.
+ */
+void runbrief_print_run(const char *run, const char *db, const struct runner_result *res,
+                        enum run_status status, int window, long run_correct, long run_valid);
+
+/*
+ * The schedule and what the server's prefix cache did with it: prompt tokens
+ * sent, those it says it took from its cache, those it computed; and the mean
+ * send time per depth (a schedule must not send one depth systematically
+ * earlier than another).
+ */
+void runbrief_print_schedule(const struct runner_result *res);
 
 #endif

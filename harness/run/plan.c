@@ -5,6 +5,7 @@
  */
 #include "run/plan.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,4 +547,64 @@ void plan_time_summary(const struct plan *p, const struct plan_spec *spec,
         plan_format_duration(out, t_tpm);
         strbuf_addch(out, '\n');
     }
+}
+
+/* --shard auto: Kubernetes indexed Job, Slurm array, GitLab parallel (0-based index out). */
+int plan_shard_auto(unsigned *index, unsigned *count, struct strbuf *err)
+{
+    const char *ki = getenv("JOB_COMPLETION_INDEX");
+    const char *si = getenv("SLURM_ARRAY_TASK_ID");
+    const char *gi = getenv("CI_NODE_INDEX");
+    long i, n, min = 0;
+
+    if (ki && *ki) {
+        const char *kn = getenv("DIPMAP_SHARD_COUNT");
+        if (!kn || !*kn)
+            kn = getenv("JOB_COMPLETIONS");
+        if (!kn || !*kn) {
+            strbuf_addstr(err, "--shard auto: JOB_COMPLETION_INDEX is set but not the shard count "
+                               "(set DIPMAP_SHARD_COUNT or JOB_COMPLETIONS to the Job's "
+                               "completions)");
+            return -1;
+        }
+        if (parse_long_range(ki, 0, INT_MAX, &i) || parse_long_range(kn, 1, INT_MAX, &n)) {
+            strbuf_addstr(err, "--shard auto: JOB_COMPLETION_INDEX and the shard count must be "
+                               "integers");
+            return -1;
+        }
+    } else if (si && *si) {
+        const char *sn = getenv("SLURM_ARRAY_TASK_COUNT");
+        const char *smin = getenv("SLURM_ARRAY_TASK_MIN");
+        if (!sn || !*sn || parse_long_range(si, 0, INT_MAX, &i) ||
+            parse_long_range(sn, 1, INT_MAX, &n) ||
+            (smin && *smin && parse_long_range(smin, 0, INT_MAX, &min))) {
+            strbuf_addstr(err, "--shard auto: SLURM_ARRAY_TASK_ID needs an integer "
+                               "SLURM_ARRAY_TASK_COUNT");
+            return -1;
+        }
+        i -= min;
+    } else if (gi && *gi) {
+        const char *gn = getenv("CI_NODE_TOTAL");
+        if (!gn || !*gn || parse_long_range(gi, 1, INT_MAX, &i) ||
+            parse_long_range(gn, 1, INT_MAX, &n)) {
+            strbuf_addstr(err, "--shard auto: CI_NODE_INDEX needs an integer CI_NODE_TOTAL");
+            return -1;
+        }
+        i -= 1; /* GitLab counts from 1 */
+    } else {
+        strbuf_addstr(err, "--shard auto: none of JOB_COMPLETION_INDEX (Kubernetes), "
+                           "SLURM_ARRAY_TASK_ID (Slurm) or CI_NODE_INDEX (GitLab) is set");
+        return -1;
+    }
+    if (n > PLAN_MAX_SHARDS) {
+        strbuf_addf(err, "--shard auto: %ld shards is more than %ld", n, (long)PLAN_MAX_SHARDS);
+        return -1;
+    }
+    if (i < 0 || i >= n) {
+        strbuf_addf(err, "--shard auto: index %ld is outside 0..%ld", i, n - 1);
+        return -1;
+    }
+    *index = (unsigned)i;
+    *count = (unsigned)n;
+    return 0;
 }

@@ -56,6 +56,12 @@ void plan_format_depth(struct strbuf *out, int depth_bp);
 int plan_parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err);
 
 /*
+ * --shard auto: the shard from a scheduler's environment (Kubernetes indexed
+ * Job, Slurm array, GitLab parallel), *index 0-based. 0, or -1 with err set.
+ */
+int plan_shard_auto(unsigned *index, unsigned *count, struct strbuf *err);
+
+/*
  * A named axis (axes.h) crossed with lengths and depths: its name and its
  * values in the order given (run --question-at end,start -> {"question-at",
  * {"end", "start"}, 2}). Borrowed by the spec.

@@ -11,6 +11,7 @@
 #include "store/store.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "run/plan.h"
 
 #include "base/banned.h"
 
@@ -157,4 +158,108 @@ int run_identity_same_scoring(const struct run_info *a, const struct run_info *b
     strbuf_release(&sa);
     strbuf_release(&sb);
     return same;
+}
+
+/* The settings that change what a trial measures: part of the run's identity. */
+char *run_identity_settings(const struct run_identity_opts *o, const struct plan_spec *spec,
+                            const char *scorer, const char *extra_body, long overhead,
+                            const char *special)
+{
+    struct json *root = json_new_object(), *arr, *given;
+    char *ret;
+    size_t i, j;
+    const long *lengths = spec->lengths;
+    const int *depths = spec->depths_bp;
+    size_t nl = spec->lengths_nr, nd = spec->depths_nr;
+
+    /* Keys in sorted order: the store keeps settings canonical and compares them as text. */
+    if (spec->axes_nr) {
+        /* named axes, only when given (runs without them keep their identity); sorted names */
+        struct json *ax = json_add_object(root, "axes");
+        const struct plan_axis *sorted[RUN_IDENTITY_AXES_MAX];
+        size_t n = spec->axes_nr < RUN_IDENTITY_AXES_MAX ? spec->axes_nr : RUN_IDENTITY_AXES_MAX;
+        for (i = 0; i < n; i++) {
+            sorted[i] = &spec->axes[i];
+            for (j = i; j > 0 && strcmp(sorted[j - 1]->name, sorted[j]->name) > 0; j--) {
+                const struct plan_axis *t = sorted[j];
+                sorted[j] = sorted[j - 1];
+                sorted[j - 1] = t;
+            }
+        }
+        for (i = 0; i < n; i++) {
+            arr = json_add_array(ax, sorted[i]->name);
+            for (j = 0; j < sorted[i]->values_nr; j++)
+                json_add_str(arr, NULL, sorted[i]->values[j]);
+        }
+    }
+    json_add_bool(root, "completions", o->completions);
+    arr = json_add_array(root, "depths_bp");
+    for (i = 0; i < nd; i++)
+        json_add_num(arr, NULL, depths[i]);
+    /* added only when given, so runs made before these options keep their identity */
+    /* the order experiment's policies, k, grouping, budget and rank distribution */
+    /* both are JSON we checked (validate_order(), client_extra_body_check()) */
+    if ((given = json_parse_str(o->experiment_json)))
+        json_add(root, "experiment", given);
+    if ((given = json_parse_str(extra_body)))
+        json_add(root, "extra-body", given);
+    arr = json_add_array(root, "lengths");
+    for (i = 0; i < nl; i++)
+        json_add_num(arr, NULL, (double)lengths[i]);
+    json_add_num(root, "max-tokens", (double)o->max_tokens);
+    json_add_str(root, "max-tokens-field", o->max_tokens_field);
+    if (o->reasoning_effort)
+        json_add_str(root, "reasoning-effort", o->reasoning_effort);
+    if (o->reasoning_tags)
+        json_add_str(root, "reasoning-tags", o->reasoning_tags);
+    if (o->controls)
+        json_add_str(root, "controls", o->controls);
+    json_add_num(root, "repeats", (double)o->repeats);
+    json_add_str(root, "scorer", scorer);
+    json_add_num(root, "seed", (double)o->seed);
+    /* how special-token text in prompts was counted: parse, plain, or server */
+    json_add_str(root, "special", special);
+    json_add_num(root, "temperature", o->temperature);
+    /* what prompts are built against (content + overhead = length); absent when 0 */
+    if (overhead > 0)
+        json_add_num(root, "template-overhead", (double)overhead);
+    json_add_num(root, "top-p", o->top_p);
+    ret = json_print_str(root, 0);
+    json_free(root);
+    return ret;
+}
+
+/* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
+long run_identity_settings_overhead(const char *json)
+{
+    struct json *j = json_parse_str(json);
+    double v = json_num(json_get(j, "template-overhead"), 0);
+    long n = v > 0 ? (long)v : 0;
+    json_free(j);
+    return n;
+}
+
+/* Name the first setting that differs between two identity JSON objects. */
+void run_identity_describe_settings_diff(const char *a, const char *b, struct strbuf *out)
+{
+    struct json *ja = json_parse_str(a ? a : "{}"), *jb = json_parse_str(b ? b : "{}");
+    const struct json *it;
+    if (ja && jb) {
+        for (it = json_first(ja); it; it = json_next(it)) {
+            const struct json *other = json_get(jb, json_key(it));
+            if (!other || !json_equal(it, other)) {
+                char *va = json_print_str(it, 0);
+                char *vb = other ? json_print_str(other, 0) : NULL;
+                strbuf_addf(out, "setting \"%s\" was %s, now %s", json_key(it), va,
+                            vb ? vb : "unset");
+                free(va);
+                free(vb);
+                break;
+            }
+        }
+    }
+    if (!out->len)
+        strbuf_addstr(out, "settings differ");
+    json_free(ja);
+    json_free(jb);
 }

@@ -12,8 +12,38 @@
  * (server tokenizers have no file; "unknown" counts as no hash).
  */
 
+struct plan_spec;
 struct run_info;
 struct strbuf;
+
+/* The most named axes one run crosses. */
+#define RUN_IDENTITY_AXES_MAX 8
+
+/* The options of `run` that are part of its identity (beside the plan's lengths, depths, axes). */
+struct run_identity_opts {
+    int completions;
+    const char *experiment_json; /* the order experiment's settings (JSON), NULL for depth */
+    long max_tokens;
+    const char *max_tokens_field, *reasoning_effort, *reasoning_tags, *controls;
+    long repeats, seed;
+    double temperature, top_p;
+};
+
+/*
+ * The settings that change what a trial measures, as the canonical JSON the
+ * store keeps (keys sorted): o, spec's lengths/depths/axes, the scorer, the
+ * --extra-body JSON (NULL: none), the template overhead (0: absent) and how
+ * special tokens were counted. malloc'd; the caller frees.
+ */
+char *run_identity_settings(const struct run_identity_opts *o, const struct plan_spec *spec,
+                            const char *scorer, const char *extra_body, long overhead,
+                            const char *special);
+
+/* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
+long run_identity_settings_overhead(const char *json);
+
+/* Appends to out the first setting that differs between two identity JSON objects. */
+void run_identity_describe_settings_diff(const char *a, const char *b, struct strbuf *out);
 
 /*
  * The data two runs measured with: golden set, haystack, template and

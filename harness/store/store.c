@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -805,4 +806,22 @@ int store_integrity_check(struct store *st)
     }
     sqlite3_finalize(s);
     return 0;
+}
+
+int store_count_cache_get(void *ctx, const char *name, const char *sha, long *count)
+{
+    struct store_count_cache *cc = ctx;
+    int r;
+    pthread_mutex_lock(&cc->mu);
+    r = store_count_get(cc->st, name, sha, count) == 1 ? 0 : -1;
+    pthread_mutex_unlock(&cc->mu);
+    return r;
+}
+
+void store_count_cache_put(void *ctx, const char *name, const char *sha, long count)
+{
+    struct store_count_cache *cc = ctx;
+    pthread_mutex_lock(&cc->mu);
+    store_count_put(cc->st, name, sha, count);
+    pthread_mutex_unlock(&cc->mu);
 }

@@ -1,6 +1,8 @@
 #ifndef STORE_H
 #define STORE_H
 
+#include <pthread.h>
+
 #include <stddef.h>
 
 #include "base/sha256.h"
@@ -346,6 +348,22 @@ void store_done_set_free(struct store_done_set *s);
  */
 int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count);
 int store_count_put(struct store *st, const char *tokenizer, const char *text_sha256, long count);
+
+/* A template given as a name ("qa") is looked up in the prompts/ folders. */
+/*
+ * The remote tokenizer's counts live in the run store, through a handle of
+ * their own: prompt builders in several threads count while the runner
+ * writes trials on the main handle.
+ */
+struct store_count_cache {
+    pthread_mutex_t mu;
+    struct store *st;
+};
+
+/* store_count_get/put under cc->mu on cc->st: the tokenizer's remote count cache callbacks
+ * (tokenizer_set_remote_cache, ctx = the struct store_count_cache). */
+int store_count_cache_get(void *ctx, const char *name, const char *sha, long *count);
+void store_count_cache_put(void *ctx, const char *name, const char *sha, long count);
 
 /* ---- rendered prompts (--store-prompts) ---------------------------------- */
 

@@ -1,6 +1,6 @@
 # README's Source layout states facts about the code; they stay true: main.c is the only file
 # that calls exit() (usage.c's unused die() did too), the fuzz row names every libFuzzer target
-# (it listed 3 of 8), and plan.c holds the --shard I/N parser it is credited with.
+# (it listed 3 of 8), and plan.c holds the --shard I/N and --shard auto parsers it is credited with.
 . "$TESTS/cli/lib/lib.sh"
 readme=$REPO/README.md
 assert_contains "$readme" '| `harness/main.c` | subcommand dispatch table; the only file that calls `exit()` |'
@@ -15,5 +15,5 @@ for f in "$REPO"/tests/fuzz/fuzz_*.c; do
 done
 case "$row" in *"| $n libFuzzer targets"*) ;; *) fail "README's fuzz row does not say $n targets: $row" ;; esac
 grep -q '^int plan_parse_shard(' "$REPO/harness/run/plan.c" || fail "plan.c has no --shard parser"
-assert_contains "$readme" '`--shard I/N` parsing (`--shard auto` reads the scheduler'"'"'s variables in `cmd_run.c`)'
-grep -q 'shard_auto' "$REPO/harness/cmd/cmd_run.c" || fail "cmd_run.c has no --shard auto"
+assert_contains "$readme" '`--shard I/N` parsing (`--shard auto` reads the scheduler'"'"'s variables: `plan_shard_auto`)'
+grep -q '^int plan_shard_auto(' "$REPO/harness/run/plan.c" || fail "plan.c has no --shard auto"
