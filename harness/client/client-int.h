@@ -1,12 +1,18 @@
 /*
- * Private to the client (client.c, client_classify.c, client_retry_after.c):
- * the small helpers the transfer and the classifier share. client.h stays
- * the API.
+ * Private to the client (client.c: the transfer loop; client_sync.c: the
+ * blocking preflight and /tokenize calls; client_count.c: a request's
+ * server-side count; client_classify.c, client_retry_after.c): the client's
+ * state and the helpers they share. The only header that includes
+ * <curl/curl.h>; client.h stays the API.
  */
 #ifndef CLIENT_INT_H
 #define CLIENT_INT_H
 
 #include <stddef.h>
+
+#include <pthread.h>
+
+#include <curl/curl.h>
 
 #include "base/strbuf.h"
 
@@ -26,7 +32,7 @@ long client_obj_long(const struct json *o, const char *key);
 /*
  * What an error answer says about the answer-budget field the request sent
  * (field: "max_tokens" or "max_completion_tokens"), the one reading of it for
- * the overhead probe and the trials (client.c budget_refused()):
+ * the overhead probe and the trials (client_budget_refused()):
  * CLIENT_BUDGET_FIELD when the server does not support the field (OpenAI's
  * reasoning models: "Unsupported parameter: 'max_tokens' ... Use
  * 'max_completion_tokens' instead."), CLIENT_BUDGET_TOO_SMALL when it refuses
@@ -40,5 +46,97 @@ enum client_budget_verdict client_budget_verdict(long status, const char *body, 
 
 /* Sets r->error (replacing any) to the formatted message. */
 void client_set_error(struct client_response *r, const char *fmt, ...) DM_PRINTF(2, 3);
+
+/* The client's state, shared by the transfer loop (client.c), the blocking calls
+ * (client_sync.c) and the request counts (client_count.c). */
+#define MAX_HEADER_BYTES (64 * 1024)
+/* Handles for concurrent /tokenize counts (one per prompt-building thread). */
+#define TOK_POOL 8
+
+struct endpoint {
+    char *root;    /* normalised base, e.g. http://h:8000 */
+    char *gen_url; /* chat or legacy completions URL */
+    char *query;   /* Azure "?api-version=..." or "" */
+    int azure;
+    size_t inflight;
+};
+
+struct xfer {
+    CURL *easy;
+    struct client *c;
+    struct strbuf body; /* request JSON */
+    struct strbuf resp;
+    struct strbuf hdrs;
+    int too_large;
+    void *tag;
+    long expected;
+    long context;
+    const char *mt_field; /* the budget field the body sent */
+    int endpoint;
+    double start_ms;
+    char sha[SHA256_HEX_LEN + 1]; /* of the body without cache hints */
+    char errbuf[CURL_ERROR_SIZE];
+    struct xfer *next_free;
+    struct xfer *prev, *next; /* the active list */
+};
+
+struct client {
+    CURLM *multi;
+    struct endpoint *ep;
+    size_t nr_ep;
+    size_t rr; /* round-robin cursor for ties */
+    char *model;
+    char *key;
+    char *reasoning_effort, *extra_members; /* extra_members: the extra body without braces */
+    char *reasoning_open, *reasoning_close;
+    unsigned extra_hints;        /* HINT_* bits: cache hints the extra body sets (its value wins) */
+    struct curl_slist *hdrs;     /* shared request headers (with auth) */
+    struct curl_slist *get_hdrs; /* for GETs */
+    struct client_config cfg;    /* scalars only; strvecs empty, strings NULL */
+    const char *mt_field;
+    int mt_auto;     /* mt_field was chosen by the auto rule: a server may correct it */
+    size_t inflight; /* in curl */
+    struct client_response **ready;
+    size_t ready_head, ready_nr, ready_alloc;
+    struct xfer *free_xfers;
+    struct xfer *active;       /* in curl, for client_free() */
+    CURL *sync;                /* blocking helper handle (preflight, tokenize) */
+    int tok_kind;              /* 0 unknown, 1 vLLM/SGLang {"prompt"}, 2 llama.cpp {"content"} */
+    pthread_mutex_t sync_lock; /* serialises the users of sync and tok_kind */
+    /*
+     * Handles for counting once the /tokenize shape is known: prompt builders
+     * in several threads count at the same time (each handle keeps its
+     * connection), instead of queueing on the sync handle.
+     */
+    CURL *tok_pool[TOK_POOL];
+    int tok_busy[TOK_POOL];
+    pthread_mutex_t tok_lock;
+    pthread_cond_t tok_free;
+};
+
+void client_add_error_of(struct strbuf *err, const struct strbuf *resp, long status);
+
+/*
+ * The one rule for an answer budget a server refuses (the overhead probe and
+ * the trials), given the field the request sent: a 400 saying the field is
+ * not supported switches to the other field when the auto rule chose it
+ * (OpenAI's reasoning models behind a plain /v1 URL want
+ * max_completion_tokens; requests already in flight with the old field are
+ * simply sent again); one saying the value is too small raises *budget to
+ * the stated minimum (16 when none is stated), when the caller may change it
+ * (budget non-NULL: the probe, never a trial's answer budget). Returns 1 when
+ * the request should be sent again, else 0.
+ */
+int client_budget_refused(struct client *c, const char *sent, long status, const char *body,
+                          size_t len, long *budget);
+
+int client_http_sync(struct client *c, const char *url, const char *body, size_t body_len,
+                     long *status, struct strbuf *resp, struct strbuf *err);
+
+void client_setup_common(struct client *c, CURL *e);
+
+size_t client_header_cb(char *ptr, size_t size, size_t nmemb, void *ud);
+
+size_t client_write_cb(char *ptr, size_t size, size_t nmemb, void *ud);
 
 #endif

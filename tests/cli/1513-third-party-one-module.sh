@@ -1,6 +1,6 @@
 # Each third-party library is included by one module (CONVENTIONS.md): <microhttpd.h> only by
-# httpd.c (serve-sim's server had its own libmicrohttpd glue beside it), <curl/curl.h> only by
-# client.c, <sqlite3.h> only by the store's private header, <cJSON.h> only by json.c (14 files
+# httpd.c (serve-sim's server had its own libmicrohttpd glue beside it), <curl/curl.h> only by the
+# client's private header, <sqlite3.h> only by the store's private header, <cJSON.h> only by json.c (14 files
 # included it; json.h hides cJSON behind struct json, so the ownership of its trees and
 # printed text is in one place).
 . "$TESTS/cli/lib/lib.sh"
@@ -11,7 +11,7 @@ only() {
     [ "$got" = "$want " ] || fail "<$header> is included by: $got(want: $want)"
 }
 only microhttpd.h base/httpd.c
-only curl/curl.h client/client.c
+only curl/curl.h client/client-int.h
 only sqlite3.h store/store-int.h
 only cJSON.h base/json.c
 echo ok

@@ -1,0 +1,245 @@
+/*
+ * Counting a whole request as the server does, for the template overhead:
+ * vLLM's /tokenize with messages, llama.cpp's /apply-template then
+ * /tokenize, or one probe request whose usage says.
+ */
+#include "client/client.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client-int.h"
+#include "base/escape.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "base/secret.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/usage.h"
+#include "base/xalloc.h"
+
+#include "base/banned.h"
+
+/* ------------------------------------------------------ template overhead */
+
+static void add_messages_json(struct strbuf *b, const char *system, const char *user)
+{
+    strbuf_addstr(b, "\"messages\":[");
+    if (system && *system) {
+        strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
+        escape_json_n(b, system, strlen(system));
+        strbuf_addstr(b, "},");
+    }
+    strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
+    escape_json_n(b, user, strlen(user));
+    strbuf_addstr(b, "}]");
+}
+
+/* POST url body; 0 with the parsed JSON object in *root (caller frees), else -1 (err). */
+static int post_json(struct client *c, const char *url, const struct strbuf *body,
+                     struct json **root, struct strbuf *err)
+{
+    struct strbuf resp = STRBUF_INIT;
+    long status = 0;
+    int ret = -1;
+    *root = NULL;
+    if (client_http_sync(c, url, body->buf, body->len, &status, &resp, err))
+        goto out;
+    if (status != 200) {
+        strbuf_addf(err, "%s: ", url);
+        client_add_error_of(err, &resp, status);
+        goto out;
+    }
+    *root = json_parse(resp.buf, resp.len, NULL);
+    if (json_kind(*root) != JSON_OBJECT) {
+        strbuf_addf(err, "%s: the answer is not a JSON object", url);
+        json_free(*root);
+        *root = NULL;
+        goto out;
+    }
+    ret = 0;
+out:
+    strbuf_release(&resp);
+    return ret;
+}
+
+static int count_vllm(struct client *c, const char *system, const char *user, int chat, long *count,
+                      struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    struct json *root = NULL;
+    const struct json *n;
+    int ret = -1;
+    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
+    strbuf_addstr(&body, "{\"model\":");
+    escape_json_n(&body, c->model, strlen(c->model));
+    if (chat) {
+        strbuf_addstr(&body, ",\"add_generation_prompt\":true,");
+        add_messages_json(&body, system, user);
+    } else {
+        strbuf_addstr(&body, ",\"add_special_tokens\":true,\"prompt\":");
+        escape_json_n(&body, user, strlen(user));
+    }
+    strbuf_addch(&body, '}');
+    if (post_json(c, url.buf, &body, &root, err) == 0) {
+        n = json_get(root, "count");
+        if (json_kind(n) == JSON_NUMBER && json_num(n, 0) >= 0) {
+            *count = (long)json_num(n, 0);
+            ret = 0;
+        } else {
+            strbuf_addf(err, "%s: no \"count\" in the answer", url.buf);
+        }
+    }
+    json_free(root);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    return ret;
+}
+
+static int count_llamacpp(struct client *c, const char *system, const char *user, int chat,
+                          long *count, struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    struct json *root = NULL;
+    const struct json *v;
+    int ret = -1;
+    const char *text = user;
+    char *rendered = NULL;
+    if (chat) {
+        strbuf_addf(&url, "%s/apply-template", c->ep[0].root);
+        strbuf_addch(&body, '{');
+        add_messages_json(&body, system, user);
+        strbuf_addch(&body, '}');
+        if (post_json(c, url.buf, &body, &root, err) < 0)
+            goto out;
+        v = json_get(root, "prompt");
+        if (json_kind(v) != JSON_STRING) {
+            strbuf_addf(err, "%s: no \"prompt\" in the answer", url.buf);
+            goto out;
+        }
+        rendered = xstrdup(json_str(v));
+        text = rendered;
+        json_free(root);
+        root = NULL;
+    }
+    strbuf_reset(&url);
+    strbuf_reset(&body);
+    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
+    /* as llama-server tokenizes a prompt: special tokens added and parsed */
+    strbuf_addstr(&body, "{\"add_special\":true,\"parse_special\":true,\"content\":");
+    escape_json_n(&body, text, strlen(text));
+    strbuf_addch(&body, '}');
+    if (post_json(c, url.buf, &body, &root, err) < 0)
+        goto out;
+    v = json_get(root, "tokens");
+    if (json_kind(v) != JSON_ARRAY) {
+        strbuf_addf(err, "%s: no \"tokens\" in the answer", url.buf);
+        goto out;
+    }
+    *count = (long)json_size(v);
+    ret = 0;
+out:
+    free(rendered);
+    json_free(root);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    return ret;
+}
+
+/*
+ * A probe request (max tokens 1, the trials' budget field) read for
+ * usage.prompt_tokens; a budget the server refuses is corrected once each
+ * way (client_budget_refused(): the other field, a larger budget).
+ */
+static int count_probe(struct client *c, const char *system, const char *user, int chat,
+                       long *count, struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
+    struct json *root = NULL;
+    const struct json *n;
+    long status = 0, budget = 1;
+    int ret = -1, attempt;
+    strbuf_addf(&url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
+    for (attempt = 0; attempt < 3; attempt++) {
+        const char *field = c->mt_field;
+        strbuf_reset(&body);
+        strbuf_reset(&resp);
+        strbuf_addstr(&body, "{\"model\":");
+        escape_json_n(&body, c->model, strlen(c->model));
+        strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0,", field, budget);
+        if (chat) {
+            add_messages_json(&body, system, user);
+        } else {
+            strbuf_addstr(&body, "\"prompt\":");
+            escape_json_n(&body, user, strlen(user));
+        }
+        strbuf_addch(&body, '}');
+        if (client_http_sync(c, url.buf, body.buf, body.len, &status, &resp, err))
+            goto out;
+        if (status == 200 || !client_budget_refused(c, field, status, resp.buf, resp.len, &budget))
+            break;
+    }
+    if (status != 200) {
+        strbuf_addf(err, "%s: ", url.buf);
+        client_add_error_of(err, &resp, status);
+        goto out;
+    }
+    root = json_parse(resp.buf, resp.len, NULL);
+    n = json_get(json_get(root, "usage"), "prompt_tokens");
+    if (json_kind(n) == JSON_NUMBER && json_num(n, 0) > 0) {
+        *count = (long)json_num(n, 0);
+        ret = 0;
+    } else {
+        strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", url.buf);
+    }
+out:
+    json_free(root);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    strbuf_release(&resp);
+    return ret;
+}
+
+int client_count_request(struct client *c, const char *system, const char *user, int chat,
+                         long *count, enum client_count_method *method, struct strbuf *err)
+{
+    struct strbuf e = STRBUF_INIT;
+    int r;
+    pthread_mutex_lock(&c->sync_lock);
+    r = count_vllm(c, system, user, chat, count, &e);
+    if (!r) {
+        *method = CLIENT_COUNT_VLLM_TOKENIZE;
+    } else {
+        strbuf_reset(&e);
+        r = count_llamacpp(c, system, user, chat, count, &e);
+        if (!r) {
+            *method = CLIENT_COUNT_LLAMACPP_TEMPLATE;
+        } else {
+            strbuf_reset(&e);
+            r = count_probe(c, system, user, chat, count, &e);
+            if (!r)
+                *method = CLIENT_COUNT_PROBE;
+            else
+                strbuf_add(err, e.buf, e.len);
+        }
+    }
+    pthread_mutex_unlock(&c->sync_lock);
+    strbuf_release(&e);
+    return r;
+}
+
+const char *client_count_method_name(enum client_count_method m)
+{
+    switch (m) {
+    case CLIENT_COUNT_VLLM_TOKENIZE:
+        return "vllm-tokenize";
+    case CLIENT_COUNT_LLAMACPP_TEMPLATE:
+        return "llamacpp-apply-template";
+    case CLIENT_COUNT_PROBE:
+        return "probe";
+    case CLIENT_COUNT_GIVEN:
+        return "given";
+    }
+    return "?";
+}
