@@ -47,7 +47,10 @@ double sim_depth(double dip, long T)
 
 static double curve(const struct sim_model *m, double x, double depth)
 {
-    return m->edge - depth * (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape));
+    double p = m->edge - depth * (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape));
+    if (m->mid > 0 && x >= 0.25 && x <= 0.75)
+        p -= m->mid;
+    return p;
 }
 
 double sim_curve_p(const struct sim_model *m, double x, long T)
@@ -119,16 +122,28 @@ static double shared_normal(uint64_t seed, const char *qid, double x, long T)
     return ((1.0 - t) * z[0] + t * z[1]) / sqrt((1.0 - t) * (1.0 - t) + t * t);
 }
 
+double sim_question_difficulty(const struct sim_model *m, const char *question_id)
+{
+    uint64_t h = sim_mix64((m->qseed_set ? m->qseed : m->seed) ^ 0xd1ff1c0174ULL);
+    const char *q = question_id ? question_id : "";
+    return sim_to_unit(sim_mix64(h ^ sim_hash_bytes(SIM_HASH_INIT, q, strlen(q))));
+}
+
 double sim_model_draw(const struct sim_model *m, const char *question_id, double x, long T,
                       uint64_t salt)
 {
     double u = sim_draw(m->seed, question_id, x, T, salt), c = m->corr, z;
-    if (!(c > 0))
-        return u; /* independent draws, bit for bit as before */
-    z = sqrt(c) * shared_normal(m->seed, question_id, x, T) +
-        sqrt(1.0 - c) * hash_normal(draw_hash(m->seed, question_id, x, T, salt));
-    u = 1.0 - stats_norm_upper(z);
-    return u < 1.0 ? u : nextafter(1.0, 0.0);
+    if (c > 0) {
+        z = sqrt(c) * shared_normal(m->seed, question_id, x, T) +
+            sqrt(1.0 - c) * hash_normal(draw_hash(m->seed, question_id, x, T, salt));
+        u = 1.0 - stats_norm_upper(z);
+        u = u < 1.0 ? u : nextafter(1.0, 0.0);
+    }
+    /* icc = 0: independent draws, bit for bit as before */
+    if (m->icc > 0 && sim_to_unit(sim_mix64(draw_hash(m->seed, question_id, x, T, salt) ^
+                                            0x1cc5e1ec7ULL)) < sqrt(m->icc))
+        u = sim_question_difficulty(m, question_id);
+    return u;
 }
 
 int sim_decide(const struct sim_model *m, const char *question_id, double x, long T, uint64_t salt)
@@ -148,7 +163,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -156,7 +171,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         strbuf_addf(err,
                     "model '%s': expected NAME or "
                     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,flat=F,corr=C",
+                    "window=E,shuffled=E,flat=F,corr=C,icc=R,qseed=N,mid=M",
                     spec);
         return -1;
     }
@@ -188,7 +203,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             }
         } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
-                   !strcmp(key, "corr")) {
+                   !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -196,6 +211,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "spacing")  ? &m.spacing
                                    : !strcmp(key, "window")   ? &m.window
                                    : !strcmp(key, "shuffled") ? &m.shuffled
+                                   : !strcmp(key, "icc")      ? &m.icc
+                                   : !strcmp(key, "mid")      ? &m.mid
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -206,17 +223,22 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 goto cleanup;
             }
             m.flat = !strcmp(val, "1");
-        } else if (!strcmp(key, "seed")) {
+        } else if (!strcmp(key, "seed") || !strcmp(key, "qseed")) {
             unsigned long s;
             if (parse_ulong(val, &s)) {
-                strbuf_addf(err, "model '%s': seed must be a non-negative integer", spec);
+                strbuf_addf(err, "model '%s': %s must be a non-negative integer", spec, key);
                 goto cleanup;
             }
-            m.seed = s;
+            if (!strcmp(key, "seed")) {
+                m.seed = s;
+            } else {
+                m.qseed = s;
+                m.qseed_set = 1;
+            }
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, spacing, window, shuffled, flat, corr)",
+                        "needles, spacing, window, shuffled, flat, corr, icc, qseed, mid)",
                         spec, key);
             goto cleanup;
         }

@@ -86,9 +86,32 @@ struct golden_set;
  */
 
 /*
+ * Question difficulty (icc=R, qseed=N). Every question has a latent difficulty
+ * V_q, uniform on [0,1), a hash of (qseed, question id) alone: the same at
+ * every depth, length, repeat and axis value (a question that is hard
+ * everywhere). Each prompt takes V_q as its draw u with probability sqrt(R)
+ * (a second hash of the prompt's draw decides), else its own draw. u stays
+ * uniform, so every planted accuracy is unchanged, and two prompts of one
+ * question with the same accuracy P agree as
+ *     P(both correct) = R P + (1 - R) P^2
+ * i.e. the intraclass correlation of their 0/1 outcomes is exactly R (the
+ * quantity dipmap plan --icc assumes); across depths with different P it is
+ * R min(P1,P2)(1 - max(P1,P2)) / sqrt(P1(1-P1)P2(1-P2)) <= R. R = 0 leaves
+ * every draw bit for bit as before. qseed defaults to the model's seed (each
+ * model its own hard questions: the question x model interaction a paired
+ * comparison cannot cancel); models given the same qseed share them.
+ *
+ * Middle-only regression (mid=M): M is subtracted from P(x,T) where
+ * 0.25 <= x <= 0.75 (the report's middle band), nothing at the edges: with
+ * depths 0:100:10 five of eleven depths lose M, so the all-depths accuracy
+ * drops by 5/11 M (4.5 pp for M = 0.10, under compare's 5 pp tolerance)
+ * while the middle drops by M and the dip grows by M.
+ */
+
+/*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * flat=F,corr=C.
+ * flat=F,corr=C,icc=R,qseed=N,mid=M.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -104,6 +127,10 @@ struct sim_model {
     double window;   /* planted dip deepening at half the served window, 0..1 */
     double shuffled; /* planted drop when the haystack is out of source order, 0..1 */
     double corr;     /* correlation of one question's draws across its prompts, 0..1 (default 0) */
+    double icc;      /* intraclass correlation of one question's outcomes (question effect), 0..1 */
+    uint64_t qseed;  /* seed of the question effect (qseed_set), else the model's seed */
+    int qseed_set;
+    double mid; /* planted middle-only drop where 0.25 <= x <= 0.75, 0..1 (default 0) */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -121,7 +148,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
 
 /*
  * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
- * window, shuffled, flat, corr; any subset, defaults as above). NAME is non-empty and has no ':' or
+ * window, shuffled, flat, corr, icc, qseed, mid; any subset, defaults as above). NAME is non-empty
+ * and has no ':' or
  * ','. Returns 0, or -1 with a message appended to err (nothing printed). Release with
  * sim_model_release().
  */
@@ -130,7 +158,7 @@ void sim_model_release(struct sim_model *m);
 
 /* depth(T) = dip * clamp(log2(T/1500)/4, 0, 1); 0 for T <= 0. */
 double sim_depth(double dip, long T);
-/* P(x,T) for a model, clamped to [0,1]; x is clamped to [0,1]. */
+/* P(x,T) for a model (less its mid=M drop in the middle band), clamped to [0,1]; x is clamped. */
 double sim_curve_p(const struct sim_model *m, double x, long T);
 /* The uniform draw u in [0,1) described above (pure, deterministic). */
 double sim_draw(uint64_t seed, const char *question_id, double x, long T, uint64_t salt);
@@ -146,8 +174,12 @@ double sim_draw(uint64_t seed, const char *question_id, double x, long T, uint64
  * (or a repeat) share most of their randomness, as a real model's outcomes
  * do: the common random numbers a paired design benefits from, while depths
  * a grid step apart stay nearly independent. corr = 1: the prompts of a
- * question at one position and length draw the same u.
+ * question at one position and length draw the same u. Then icc = R > 0
+ * replaces u by the question's difficulty V_q with probability sqrt(R)
+ * (above).
  */
+/* The question's difficulty V_q in [0,1) (pure; see icc=R above). */
+double sim_question_difficulty(const struct sim_model *m, const char *question_id);
 double sim_model_draw(const struct sim_model *m, const char *question_id, double x, long T,
                       uint64_t salt);
 /* 1 when the planted model answers correctly: sim_draw(...) < sim_curve_p(...). */

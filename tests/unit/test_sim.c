@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim.h"
@@ -13,7 +14,7 @@
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
-    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     return m;
 }
 
@@ -284,8 +285,150 @@ static void test_model_draw_corr(void)
     CHECK_INT(agree[2], n);
 }
 
+/*
+ * icc=R: the question effect. Measured from draws: many questions, each with k prompts at one
+ * accuracy P (other salts: repeats, other distractors), the one-way ANOVA estimator of the
+ * intraclass correlation of the 0/1 outcomes, (MSB - MSW) / (MSB + (k - 1) MSW), recovers R;
+ * the marginal accuracy stays P; icc 0 is the old draw bit for bit; the question is hard
+ * everywhere (its outcomes at two far depths correlate); qseed shares difficulty between
+ * models and its default (the model's seed) does not.
+ */
+static double icc_of_draws(struct sim_model *m, double x, long T, int nq, int k, double *acc)
+{
+    double p = sim_curve_p(m, x, T), grand = 0, ssb = 0, ssw = 0;
+    double *mean = malloc(sizeof(double) * (size_t)nq);
+    int *y = malloc(sizeof(int) * (size_t)k), total = 0;
+    for (int q = 0; q < nq; q++) {
+        char qid[16];
+        int s = 0;
+        snprintf(qid, sizeof(qid), "q%d", q);
+        for (int j = 0; j < k; j++)
+            s += y[j] = sim_model_draw(m, qid, x, T, (uint64_t)j * 7919 + 1) < p;
+        mean[q] = (double)s / k;
+        for (int j = 0; j < k; j++)
+            ssw += (y[j] - mean[q]) * (y[j] - mean[q]);
+        total += s;
+    }
+    grand = (double)total / ((double)nq * k);
+    for (int q = 0; q < nq; q++)
+        ssb += k * (mean[q] - grand) * (mean[q] - grand);
+    *acc = grand;
+    free(mean);
+    free(y);
+    {
+        double msb = ssb / (nq - 1), msw = ssw / ((double)nq * (k - 1));
+        return (msb - msw) / (msb + (k - 1) * msw);
+    }
+}
+
+static void test_model_draw_icc(void)
+{
+    struct sim_model m = model(0.9, 0.4, 1.6, 5);
+    const double want[4] = {0, 0.1, 0.3, 0.6};
+    const int nq = 4000, k = 8;
+    struct strbuf err = STRBUF_INIT;
+    for (int i = 0; i < 4; i++) {
+        double acc, icc;
+        m.icc = want[i];
+        /* P = 0.9 at the edge and 0.6 in the middle of a 24k prompt (full depth) */
+        icc = icc_of_draws(&m, 0.0, 24000, nq, k, &acc);
+        /* sd of the estimate ~ 0.01 at these sizes; of the accuracy ~ 0.003-0.009 */
+        CHECK(fabs(icc - want[i]) < 0.035);
+        CHECK(fabs(acc - 0.9) < 0.02);
+        icc = icc_of_draws(&m, 0.5, 24000, nq, k, &acc);
+        CHECK(fabs(icc - want[i]) < 0.035);
+        CHECK(fabs(acc - 0.5) < 0.025);
+        if (fabs(icc - want[i]) >= 0.035 || fabs(acc - 0.5) >= 0.025)
+            fprintf(stderr, "  icc %g: measured %g, accuracy %g\n", want[i], icc, acc);
+    }
+    {
+        /* icc 0: sim_draw bit for bit; hard everywhere: far depths agree; qseed */
+        struct sim_model a = model(0.9, 0.4, 1.6, 5), b = model(0.9, 0.4, 1.6, 6);
+        int same = 0, far_both = 0, far_a = 0, far_b = 0, shared = 0, own = 0;
+        const int n = 20000;
+        for (int q = 0; q < n; q++) {
+            char qid[16];
+            int e, mdl;
+            snprintf(qid, sizeof(qid), "q%d", q);
+            same += sim_model_draw(&a, qid, 0.3, 8192, 3) == sim_draw(5, qid, 0.3, 8192, 3);
+            a.icc = 0.5;
+            e = sim_model_draw(&a, qid, 0.0, 24000, 1) < 0.5;
+            mdl = sim_model_draw(&a, qid, 0.6, 2048, 2) < 0.5;
+            far_both += e && mdl;
+            far_a += e;
+            far_b += mdl;
+            b.icc = 0.5;
+            own += sim_question_difficulty(&a, qid) == sim_question_difficulty(&b, qid);
+            b.qseed = 5;
+            b.qseed_set = 1;
+            shared += sim_question_difficulty(&a, qid) == sim_question_difficulty(&b, qid);
+            b.qseed_set = 0;
+            a.icc = 0;
+        }
+        CHECK_INT(same, n);
+        /* P = 0.5 both: independent 0.25; with R = 0.5, 0.5 * 0.5 + 0.5 * 0.25 = 0.375 */
+        CHECK(fabs((double)far_both / n - 0.375) < 0.015);
+        CHECK(fabs((double)far_a / n - 0.5) < 0.015 && fabs((double)far_b / n - 0.5) < 0.015);
+        CHECK_INT(shared, n);
+        CHECK(own < 5);
+    }
+    CHECK_INT(sim_model_parse("a:icc=0.3,qseed=9,mid=0.1", &m, &err), 0);
+    CHECK_NEAR(m.icc, 0.3, 0);
+    CHECK_INT((int)m.qseed, 9);
+    CHECK_INT(m.qseed_set, 1);
+    CHECK_NEAR(m.mid, 0.1, 0);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("a:icc=1.5", &m, &err), -1);
+    CHECK(strstr(err.buf, "icc must be a number in [0,1]") != NULL);
+    strbuf_reset(&err);
+    CHECK_INT(sim_model_parse("a:qseed=-1", &m, &err), -1);
+    CHECK(strstr(err.buf, "qseed must be a non-negative integer") != NULL);
+    strbuf_release(&err);
+}
+
+/*
+ * mid=M: the middle-only regression. On the report's depth grid 0:100:10 (x = depth), against the
+ * same model without it: the edges (0% and 100%) and every depth outside 25-75% are the same, the
+ * five depths of the middle band are M lower (the middle and the dip change by M), and the
+ * all-depths accuracy drops by 5/11 M: 4.5 pp for M = 0.10, under compare's 5 pp tolerance.
+ */
+static void test_mid_regression(void)
+{
+    struct sim_model base = model(0.9, 0.6, 1.6, 1), cand = base;
+    double all_b = 0, all_c = 0, mid_b = 0, mid_c = 0;
+    int nmid = 0;
+    base.flat = cand.flat = 1;
+    cand.mid = 0.10;
+    for (int d = 0; d <= 100; d += 10) {
+        double x = d / 100.0, pb = sim_curve_p(&base, x, 4000), pc = sim_curve_p(&cand, x, 4000);
+        all_b += pb / 11;
+        all_c += pc / 11;
+        if (d >= 25 && d <= 75) {
+            CHECK_NEAR(pb - pc, 0.10, 1e-12);
+            mid_b += pb;
+            mid_c += pc;
+            nmid++;
+        } else {
+            CHECK_NEAR(pc, pb, 0); /* edges the same */
+        }
+        CHECK_NEAR(sim_axes_p(&cand, x, 4000, NULL), pc, 1e-12);
+    }
+    CHECK_INT(nmid, 5);
+    CHECK_NEAR((mid_b - mid_c) / nmid, 0.10, 1e-12);     /* the middle drops M */
+    CHECK_NEAR(all_b - all_c, 5.0 / 11.0 * 0.10, 1e-12); /* 4.5 pp */
+    CHECK(all_b - all_c < 0.05);                         /* under the tolerance */
+    /* the dip (edge - middle) grows by M */
+    {
+        double edge_b = (sim_curve_p(&base, 0, 4000) + sim_curve_p(&base, 1, 4000)) / 2;
+        double edge_c = (sim_curve_p(&cand, 0, 4000) + sim_curve_p(&cand, 1, 4000)) / 2;
+        CHECK_NEAR((edge_c - mid_c / nmid) - (edge_b - mid_b / nmid), 0.10, 1e-12);
+    }
+}
+
 int main(void)
 {
+    RUN(test_model_draw_icc);
+    RUN(test_mid_regression);
     RUN(test_curve_formula);
     RUN(test_curve_reproduced);
     RUN(test_draw_deterministic);
