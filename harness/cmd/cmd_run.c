@@ -72,6 +72,7 @@ struct run_opts {
         *spacing; /* named axes: run_axes[] */
     const char *template_overhead;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
+    long questions; /* --questions N: the first N of the seeded order (0 = all) */
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
     double max_error_rate, drain_seconds, progress_interval, latency_s;
     int completions, dry_run, probe, store_prompts, context_check, insecure, verbose,
@@ -491,6 +492,10 @@ static int parse_run_options(struct run_ctx *c)
          "(default 0:100:10)",
          0},
         {OPT_LONG, "repeats", 0, &c->o.repeats, "N", "distractor orders per cell (default 1)", 0},
+        {OPT_LONG, "questions", 0, &c->o.questions, "N",
+         "map only N questions: the first N of an order fixed by --seed (not part of the run's "
+         "identity: the same run with a larger N adds questions; dipmap gate's rounds)",
+         0},
         {OPT_STRING, "controls", 0, &c->o.controls, "LIST",
          "closed-book,oracle: per question and repeat also ask with no documents / with the "
          "gold chunk alone",
@@ -686,6 +691,7 @@ static int check_settings(struct run_opts *o)
     int in = o->price_in_seen, out = o->price_out_seen;
 
     if (check_long("repeats", o->repeats, 1, 1000000) ||
+        check_long("questions", o->questions, 0, LONG_MAX) ||
         check_long("concurrency", o->concurrency, 1, 100000) ||
         check_long("max-tokens", o->max_tokens, 1, 10000000) ||
         check_long("max-attempts", o->max_attempts, 1, 1000) ||
@@ -1068,6 +1074,8 @@ static int load_inputs(struct run_ctx *c)
         return -1;
     }
     c->have_plan = 1;
+    if (c->o.questions > 0)
+        plan_keep_questions(&c->plan, &c->gs, (size_t)c->o.questions, (unsigned long)c->o.seed);
     return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "run/axes.h"
 #include "prompt/dataset.h"
 #include "base/num.h"
+#include "base/rng.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "run/trial.h"
@@ -369,6 +370,61 @@ void plan_cache_estimate(const struct plan *p, double *prompt_tokens, double *ca
                 *cached_tokens += (double)p->t[j].depth_bp / DEPTH_BP_MAX * (double)p->t[j].length;
         i = end;
     }
+}
+
+struct order_key {
+    uint64_t h;
+    size_t i;
+};
+
+static int order_key_cmp(const void *a, const void *b)
+{
+    const struct order_key *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+size_t *plan_question_order(const struct golden_set *gs, unsigned long seed)
+{
+    struct order_key *k;
+    size_t *order;
+    if (!gs->nr)
+        return NULL;
+    k = xcalloc(gs->nr, sizeof(*k));
+    for (size_t i = 0; i < gs->nr; i++) {
+        uint64_t st = (uint64_t)seed ^ 0x9a7e0dd3c1ULL, h = rng_splitmix64(&st);
+        for (const unsigned char *c = (const unsigned char *)gs->q[i].id; *c; c++) {
+            st = h ^ *c;
+            h = rng_splitmix64(&st);
+        }
+        k[i].h = h;
+        k[i].i = i;
+    }
+    qsort(k, gs->nr, sizeof(*k), order_key_cmp);
+    order = xcalloc(gs->nr, sizeof(*order));
+    for (size_t i = 0; i < gs->nr; i++)
+        order[i] = k[i].i;
+    free(k);
+    return order;
+}
+
+void plan_keep_questions(struct plan *p, const struct golden_set *gs, size_t n, unsigned long seed)
+{
+    size_t *order, kept = 0;
+    unsigned char *keep;
+    if (n >= gs->nr)
+        return;
+    order = plan_question_order(gs, seed);
+    keep = xcalloc(gs->nr, 1);
+    for (size_t i = 0; i < n; i++)
+        keep[order[i]] = 1;
+    for (size_t i = 0; i < p->nr; i++)
+        if (keep[p->t[i].question])
+            p->t[kept++] = p->t[i];
+    p->nr = kept;
+    free(keep);
+    free(order);
 }
 
 void plan_release(struct plan *p)

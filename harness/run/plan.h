@@ -132,6 +132,20 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
 void plan_release(struct plan *p);
 
 /*
+ * The golden set's questions in an order fixed by seed (run --questions, dipmap gate's rounds):
+ * sorted by a splitmix64 hash of (seed, question id), ties in file order, so the order does not
+ * depend on the file's order and a question keeps its place when others are added. Returns
+ * gs->nr indices into gs->q (malloc'd, caller frees; NULL when the set is empty).
+ */
+size_t *plan_question_order(const struct golden_set *gs, unsigned long seed);
+/*
+ * Keep only the trials (controls included) of the first n questions of
+ * plan_question_order(gs, seed), in the plan's order; total_nr and controls_nr are left as the
+ * whole matrix's. n >= gs->nr keeps everything.
+ */
+void plan_keep_questions(struct plan *p, const struct golden_set *gs, size_t n, unsigned long seed);
+
+/*
  * The group of trial i: the depths of one (question, length, repeat, axes), which share one
  * distractor sequence, are consecutive in the plan. Returns the index after its last trial.
  */
