@@ -3,6 +3,7 @@
  * (NQ-open oracle/k-document QA files, key-value retrieval files) into a
  * dipmap golden set plus a haystack of the other records' passages or pairs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@
 #include "base/banned.h"
 
 static const char *const import_usage[] = {
-    "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N]",
+    "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N] "
+    "[--as golden|retrieval] [--kv-question sentence|key]",
     NULL,
 };
 
@@ -29,6 +31,8 @@ struct importer {
     struct dataset_writer *set, *hay;
     long limit, hay_limit, kv_negatives;
     long questions, chunks, skipped, empty_answers;
+    int as_retrieval; /* QA: write retrieval items (the ctxs as given, in file order) */
+    int kv_key;       /* KV: the question is the bare key (the paper's prompt names only it) */
     struct strbuf line;
     char prefix[16];
 };
@@ -38,6 +42,41 @@ static int write_line(struct dataset_writer *w, struct strbuf *sb)
     int rc = dataset_writer_write(w, sb->buf, sb->len);
     strbuf_reset(sb);
     return rc;
+}
+
+/* A passage import_qa keeps as a hard negative: a non-empty text stating no answer. */
+static int qa_is_negative(const struct json *e)
+{
+    return json_get_str(e, "text") && json_get_str(e, "text")[0] &&
+           !json_is_true(json_get(e, "hasanswer"));
+}
+
+/*
+ * --as retrieval: the record's passages as its retrieved list, in the file's order (a k-document
+ * file's order puts the gold at its index among the distractors in retrieval order, so
+ * `run --experiment order --policies best-first` passes exactly the paper's document list).
+ * The list borrows g and neg[] (the chunks written for the golden set); q->retrieved is malloc'd.
+ */
+static void qa_as_retrieval(struct question *q, const struct json *ctxs, const struct json *gold,
+                            const struct chunk *g, const struct chunk *neg, size_t nneg)
+{
+    const struct json *e;
+    size_t n = 0, k = 0;
+
+    q->retrieved = xcalloc(nneg + 1, sizeof(*q->retrieved));
+    for (e = json_first(ctxs); e; e = json_next(e)) {
+        struct retrieved_chunk *rc;
+        if (e != gold && !qa_is_negative(e))
+            continue;
+        if (e != gold && k >= nneg)
+            BUG("qa_as_retrieval: more negatives than import_qa kept");
+        rc = &q->retrieved[n++];
+        rc->c = e == gold ? *g : neg[k++];
+        rc->score = NAN;
+        rc->gold = e == gold;
+    }
+    q->retrieved_nr = n;
+    q->gold_rank = 0;
 }
 
 /* One NQ record: question, answers, ctxs (gold marked by isgold, else the first). */
@@ -96,8 +135,7 @@ static int import_qa(struct importer *im, const struct json *j, long lineno)
      */
     for (e = json_first(ctxs); e; e = json_next(e)) {
         struct strbuf did = STRBUF_INIT;
-        if (e == gold || !json_get_str(e, "text") || !json_get_str(e, "text")[0] ||
-            json_is_true(json_get(e, "hasanswer")))
+        if (e == gold || !qa_is_negative(e))
             continue;
         ALLOC_GROW(neg, nneg + 1, alloc);
         memset(&neg[nneg], 0, sizeof(*neg));
@@ -119,7 +157,12 @@ static int import_qa(struct importer *im, const struct json *j, long lineno)
     q.distractors_nr = nneg;
 
     if (im->questions < im->limit || im->limit <= 0) {
+        if (im->as_retrieval)
+            qa_as_retrieval(&q, ctxs, gold, &g, neg, nneg);
         question_to_jsonl(&im->line, &q);
+        free(q.retrieved);
+        q.retrieved = NULL;
+        q.retrieved_nr = 0;
         rc = write_line(im->set, &im->line);
         im->questions++;
     }
@@ -170,7 +213,10 @@ static int import_kv(struct importer *im, const struct json *j, long lineno)
     strvec_push(&q.answers, value);
     strbuf_addf(&id, "%s-%04ld", im->prefix, lineno);
     kv_text(&gtext, key, value);
-    strbuf_addf(&qtext, "What is the value of the key \"%s\"?", key);
+    if (im->kv_key)
+        strbuf_addstr(&qtext, key);
+    else
+        strbuf_addf(&qtext, "What is the value of the key \"%s\"?", key);
     memset(&g, 0, sizeof(g));
     g.id = xstrdup(id.buf);
     g.title = "";
@@ -292,7 +338,7 @@ static int run_import(struct importer *im)
 
 int cmd_import(int argc, const char **argv)
 {
-    const char *out = NULL, *hay_out = NULL;
+    const char *out = NULL, *hay_out = NULL, *as = "golden", *kv_question = "sentence";
     long limit = 0, hay_limit = 0, kv_neg = -1;
     struct strvec rest = STRVEC_INIT;
     struct importer im;
@@ -308,6 +354,12 @@ int cmd_import(int argc, const char **argv)
         {OPT_LONG, "haystack-limit", 0, &hay_limit, "N", "write at most N haystack chunks", 0},
         {OPT_LONG, "kv-negatives", 0, &kv_neg, "N",
          "KV: keep N other pairs of the record as hard negatives (default: all)", 0},
+        {OPT_STRING, "as", 0, &as, "golden|retrieval",
+         "QA: a golden set (default) or retrieval items: every record's passages as its "
+         "ranked list, in the file's order",
+         0},
+        {OPT_STRING, "kv-question", 0, &kv_question, "sentence|key",
+         "KV: the question as a sentence (default) or the bare key (for the litm-kv templates)", 0},
         OPT_END_MARK,
     };
 
@@ -323,8 +375,18 @@ int cmd_import(int argc, const char **argv)
         error("import: --out FILE is required");
         goto cleanup;
     }
+    if (strcmp(as, "golden") && strcmp(as, "retrieval")) {
+        error("import: --as must be golden or retrieval, not '%s'", as);
+        goto cleanup;
+    }
+    if (strcmp(kv_question, "sentence") && strcmp(kv_question, "key")) {
+        error("import: --kv-question must be sentence or key, not '%s'", kv_question);
+        goto cleanup;
+    }
     memset(&im, 0, sizeof(im));
     im.path = rest.v[1];
+    im.as_retrieval = !strcmp(as, "retrieval");
+    im.kv_key = !strcmp(kv_question, "key");
     im.limit = limit;
     im.hay_limit = hay_limit;
     im.kv_negatives = kv_neg;
