@@ -23,6 +23,7 @@
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "report/summary_json.h"
+#include "base/num.h"
 #include "base/usage.h"
 
 #include "base/banned.h"
@@ -30,7 +31,8 @@
 static const char *const report_usage[] = {
     "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots] "
     "[--dataset FILE]",
-    "                  [--rank-dist FILE | --rank-p P] [--axis-pair A,B]",
+    "                  [--rank-dist FILE | --rank-p P] [--axis-pair A,B] [--ruler-threshold PCT]",
+    "                  [--nolima-base N]",
     NULL,
 };
 
@@ -78,8 +80,9 @@ static int write_out(const char *dir, const char *name, const struct strbuf *dat
 
 /* The options as given (defaults in report_cmd_init) and what report builds from them. */
 struct report_cmd {
-    const char *db, *out_dir, *formats_arg, *dataset, *rank_dist, *axis_pair;
-    double geometric_p, price_in, price_out;
+    const char *db, *out_dir, *formats_arg, *dataset, *rank_dist, *axis_pair, *nolima_base_s;
+    double geometric_p, price_in, price_out, ruler_threshold;
+    long nolima_base;
     int no_plots, exclude_known, price_in_seen, price_out_seen, rank_p_seen;
     struct strvec rest, pair;
     unsigned formats; /* FMT_* */
@@ -96,6 +99,8 @@ static void report_cmd_init(struct report_cmd *r)
     r->formats_arg = "md,json,html";
     r->geometric_p = 0.5;
     r->price_in = r->price_out = -1;
+    r->ruler_threshold = EFFECTIVE_RULER_THRESHOLD * 100.0;
+    r->nolima_base = EFFECTIVE_NOLIMA_BASE_MAX;
     strvec_init(&r->rest);
     strvec_init(&r->pair);
     report_doc_init(&r->d);
@@ -147,6 +152,14 @@ static int report_parse(struct report_cmd *r, int argc, const char **argv)
          "two named axes of the run: their heatmap axis-pair-A-B.svg and table (accuracy per A "
          "value x B value)",
          0},
+        {OPT_DOUBLE, "ruler-threshold", 0, &r->ruler_threshold, "PCT",
+         "RULER's effective length: the longest length scoring above PCT % (default 85.6, "
+         "Llama-2-7B at 4K)",
+         0},
+        {OPT_STRING, "nolima-base", 0, &r->nolima_base_s, "N",
+         "NoLiMa's effective length: the base score is the accuracy at lengths up to N tokens "
+         "(default 1k)",
+         0},
         OPT_END_MARK,
     };
     int rc = parse_options(argc, argv, opts, report_usage, &r->rest);
@@ -178,6 +191,13 @@ static int report_check_options(struct report_cmd *r)
         (r->price_in_seen && (!(r->price_in >= 0) || !(r->price_out >= 0))))
         return error("report: --price-in and --price-out go together, each >= 0 (USD per 1M "
                      "prompt and completion tokens)");
+    if (!(r->ruler_threshold >= 0 && r->ruler_threshold <= 100))
+        return error("report: --ruler-threshold must be a percentage in 0..100, got %g",
+                     r->ruler_threshold);
+    if (r->nolima_base_s &&
+        parse_token_count(r->nolima_base_s, 16L * 1024 * 1024, &r->nolima_base) < 0)
+        return error("report: --nolima-base: '%s' is not a token count (e.g. 1k, 2048)",
+                     r->nolima_base_s);
     if (r->rank_dist && r->rank_p_seen)
         return error("report: give --rank-dist FILE or --rank-p P, not both (--rank-p is the "
                      "geometric model used without a measured distribution)");
@@ -217,6 +237,8 @@ static int report_load(struct report_cmd *r)
         sopt.geometric_p = r->geometric_p;
     }
     sopt.exclude_known = r->exclude_known;
+    sopt.ruler_threshold = r->ruler_threshold / 100.0;
+    sopt.nolima_base_max = r->nolima_base;
     prc = report_doc_load(&r->d, r->st, r->rest.v[0], &sopt, &r->err);
     if (prc == 0 && r->d.have_order && r->price_in >= 0)
         order_stats_price(&r->d.order, r->price_in, r->price_out);

@@ -135,6 +135,55 @@ static void bullets_end(struct doc *d)
     strbuf_addstr(d->out, d->html ? "</ul>\n" : "\n");
 }
 
+/* One published definition's value: "16k tokens", "none of the measured lengths", or why not. */
+static void published_effective_value(struct strbuf *sb, const struct published_effective *e)
+{
+    if (e->length > 0) {
+        plan_format_length(sb, e->length);
+        strbuf_addstr(sb, " tokens");
+    } else {
+        strbuf_addstr(sb, "none of the measured lengths");
+    }
+}
+
+/* The RULER and NoLiMa effective lengths (stats/effective_length.h), beside dipmap's own. */
+static void published_effective_bullets(struct doc *d, const struct run_stats *s)
+{
+    struct strbuf sb = STRBUF_INIT;
+
+    if (s->ruler.defined) {
+        published_effective_value(&sb, &s->ruler);
+        strbuf_addstr(&sb, " (RULER: the longest length whose accuracy over all depths is above ");
+        report_pct(&sb, s->ruler.threshold);
+        strbuf_addstr(&sb, fabs(s->ruler.threshold - EFFECTIVE_RULER_THRESHOLD) < 1e-9
+                               ? ", Llama-2-7B's score at 4K"
+                               : ", set by --ruler-threshold");
+        strbuf_addch(&sb, ')');
+        if (s->ruler.gaps)
+            strbuf_addstr(&sb, "; a shorter length falls below it");
+        bullet(d, "effective length, RULER", sb.buf);
+    }
+    strbuf_reset(&sb);
+    if (s->nolima.defined) {
+        published_effective_value(&sb, &s->nolima);
+        strbuf_addstr(&sb, " (NoLiMa: the longest length keeping at least ");
+        report_pct(&sb, s->nolima.threshold);
+        strbuf_addf(&sb, ", %.0f%% of the base score ", s->nolima.fraction * 100.0);
+        report_pct(&sb, s->nolima.base);
+        strbuf_addf(&sb, ", the mean accuracy of the %zu length%s up to ", s->nolima.base_lengths,
+                    s->nolima.base_lengths == 1 ? "" : "s");
+        plan_format_length(&sb, s->nolima.base_longest);
+        strbuf_addstr(&sb, " tokens)");
+        if (s->nolima.gaps)
+            strbuf_addstr(&sb, "; a shorter length falls below it");
+        bullet(d, "effective length, NoLiMa", sb.buf);
+    } else if (s->nolima.base_lengths) {
+        bullet(d, "effective length, NoLiMa",
+               "undefined: the base score (accuracy on the shortest lengths) is 0.0%");
+    }
+    strbuf_release(&sb);
+}
+
 void report_table_begin(struct doc *d, const char *align, const char *const *head)
 {
     size_t i, n = strlen(align);
@@ -385,8 +434,10 @@ static void section_summary(struct doc *d, const struct report_input *in)
         report_pct(&sb, s->effective_reference);
         strbuf_addch(&sb, ')');
     }
-    if (!in->order)
+    if (!in->order) {
         bullet(d, "effective length", sb.buf);
+        published_effective_bullets(d, s);
+    }
 
     for (i = 0; i < s->n_lengths; i++)
         mismatches += s->lengths[i].tokenizer_mismatches;

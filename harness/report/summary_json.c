@@ -397,6 +397,35 @@ static void add_totals(struct json *root, const struct run_stats *s)
     strvec_clear(&w);
 }
 
+/* effective_length.ruler / .nolima: the published definitions (stats/effective_length.h) */
+static void add_published_effective(struct json *parent, const char *name,
+                                    const struct published_effective *e, int nolima)
+{
+    struct json *o = json_add_object(parent, name);
+    if (nolima) {
+        json_add_num(o, "fraction", e->fraction);
+        if (e->base_lengths) {
+            json_add_num(o, "base_score", e->base);
+            json_add_num(o, "base_lengths", (double)e->base_lengths);
+            json_add_num(o, "base_longest_length", (double)e->base_longest);
+        } else {
+            json_add_null(o, "base_score");
+            json_add_null(o, "base_lengths");
+            json_add_null(o, "base_longest_length");
+        }
+    }
+    if (e->defined || !nolima)
+        json_add_num(o, "threshold", e->threshold);
+    else
+        json_add_null(o, "threshold");
+    if (e->defined && e->length > 0)
+        json_add_num(o, "length", (double)e->length);
+    else
+        json_add_null(o, "length");
+    json_add_bool(o, "defined", e->defined);
+    json_add_bool(o, "gaps", e->gaps);
+}
+
 /* "controls", "question_set", "bootstrap" and "effective_length" */
 static void add_method(struct json *root, const struct run_stats *s)
 {
@@ -429,6 +458,8 @@ static void add_method(struct json *root, const struct run_stats *s)
         json_add_num(o, "length", (double)s->effective_length);
     else
         json_add_null(o, "length");
+    add_published_effective(o, "ruler", &s->ruler, 0);
+    add_published_effective(o, "nolima", &s->nolima, 1);
 }
 
 static void add_ordering_advice(struct json *root, const struct run_stats *s)

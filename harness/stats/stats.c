@@ -423,6 +423,9 @@ void stats_options_init(struct stats_options *o)
     o->seed = 1;
     o->effective_fraction = 0.85;
     o->mismatch_tolerance = 0.02;
+    o->ruler_threshold = EFFECTIVE_RULER_THRESHOLD;
+    o->nolima_fraction = EFFECTIVE_NOLIMA_FRACTION;
+    o->nolima_base_max = EFFECTIVE_NOLIMA_BASE_MAX;
     o->geometric_p = 0.5;
 }
 
@@ -1160,6 +1163,9 @@ static int compute_curve(const struct trial_result *trials, size_t n,
             break;
     if (i < out->n_lengths)
         effective_length(out, out->lengths[i].edge.est, opt->effective_fraction, 0);
+    effective_length_ruler(out->lengths, out->n_lengths, opt->ruler_threshold, &out->ruler);
+    effective_length_nolima(out->lengths, out->n_lengths, opt->nolima_base_max,
+                            opt->nolima_fraction, &out->nolima);
 
     compute_advice(out, opt);
 

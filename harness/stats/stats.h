@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "prompt/order.h"
+#include "stats/effective_length.h"
 #include "run/trial.h"
 
 /*
@@ -128,6 +129,9 @@ struct stats_options {
     double effective_fraction; /* effective-length threshold as a fraction of the
                                   shortest length's edge accuracy (default 0.85) */
     double mismatch_tolerance; /* |usage/realized - 1| above this is a mismatch (0.02) */
+    double ruler_threshold;    /* RULER's effective-length threshold (default 0.856) */
+    double nolima_fraction;    /* NoLiMa's share of the base score to keep (default 0.85) */
+    long nolima_base_max;      /* NoLiMa's base: lengths up to this many tokens (default 1024) */
     const double *rank_probs;  /* retriever rank distribution, borrowed; NULL = geometric */
     size_t n_rank_probs;
     double geometric_p;  /* default 0.5: P(rank r) = p (1-p)^(r-1) */
@@ -283,6 +287,8 @@ struct run_stats {
     double effective_reference;
     double effective_threshold; /* absolute accuracy threshold used */
     long effective_length;
+    /* the published definitions (effective_length.h), over the same lengths */
+    struct published_effective ruler, nolima;
 
     /*
      * Controls (never part of cells or lengths). closed_book is over every
