@@ -52,6 +52,7 @@ bad = {
         "exclude-known": [], "dataset": ["missing.jsonl"],
         "rank-dist": ["missing.txt", "bad-rank.txt"], "rank-p": ["0", "1.5", "x"],
         "price-in": ["-1", "x"], "price-out": ["-1"], "axis-pair": ["a", "a,a", "x,y"],
+        "ruler-threshold": ["150", "x"], "nolima-base": ["lots"],
     },
     "run": {
         "repeats": ["0"], "concurrency": ["0"], "temperature": ["3"], "top-p": ["0"],
