@@ -102,11 +102,14 @@ set +e
 verdict_code=$?
 set -e
 case $verdict_code in
-0) verdict="PASS (no significant regression)" ;;
-1) verdict="FAIL (significant regression in the middle of the context)" ;;
-4) verdict="INCONCLUSIVE" ;;
+0 | 1 | 4) ;;
 *) say "compare failed with exit code $verdict_code"; exit "$verdict_code" ;;
 esac
+# the verdict line says where the regression is: compare.json's "headline" (one JSON string
+# on its own line: unescape \" and \\ only; the headline holds no other escapes)
+verdict=$(sed -n 's/^[[:space:]]*"headline":[[:space:]]*"\(.*\)",\{0,1\}$/\1/p' \
+    "$out/$cand_run-vs-base/compare.json" | sed 's/\\"/"/g; s/\\\\/\\/g')
+[ -n "$verdict" ] || { say "compare wrote no headline in $out/$cand_run-vs-base/compare.json"; exit 3; }
 
 say "writing reports"
 step "writing the baseline report" "$bin" report "$base_run" --db "$db" --dataset "$dataset" --out "$out/$base_run"

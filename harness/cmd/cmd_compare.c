@@ -32,9 +32,23 @@
 static const char *const compare_usage[] = {
     "dipmap compare BASELINE CANDIDATE [--db FILE] [--alpha A] [--tolerance T] [--junit FILE] "
     "[--json FILE] [--out DIR]",
-    "dipmap compare --tag TAG --latest [--against previous|RUN] [--db FILE] [options]",
+    "dipmap compare --tag TAG --latest [--against previous|last-pass|RUN] [--db FILE] [options]",
     NULL,
 };
+
+/* Append text to the file at path (the step summary); 0 or -1 with errno. */
+static int append_text(const char *path, const struct strbuf *text)
+{
+    FILE *fp = fopen(path, "a");
+    int ret = 0;
+    if (!fp)
+        return -1;
+    if (fwrite(text->buf, 1, text->len, fp) != text->len)
+        ret = -1;
+    if (fclose(fp))
+        ret = -1;
+    return ret;
+}
 
 static int append_step_summary(const char *path, const struct compare_result *r,
                                const struct compare_meta *m)
@@ -42,8 +56,6 @@ static int append_step_summary(const char *path, const struct compare_result *r,
     struct stat st;
     struct strbuf md = STRBUF_INIT;
     size_t room = STEP_SUMMARY_MAX;
-    FILE *fp;
-    int ret = 0;
 
     if (!stat(path, &st) && st.st_size > 0)
         room = (size_t)st.st_size >= room ? 0 : room - (size_t)st.st_size;
@@ -54,15 +66,7 @@ static int append_step_summary(const char *path, const struct compare_result *r,
         return 0;
     }
     report_compare_markdown(&md, r, m, room);
-    fp = fopen(path, "a");
-    if (!fp) {
-        warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", path, strerror(errno));
-        strbuf_release(&md);
-        return 0;
-    }
-    if (fwrite(md.buf, 1, md.len, fp) != md.len)
-        ret = -1;
-    if (fclose(fp) || ret)
+    if (append_text(path, &md))
         warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", path, strerror(errno));
     strbuf_release(&md);
     return 0;
@@ -127,17 +131,25 @@ static int same_file(const char *a, const char *b)
 
 /*
  * --tag TAG --latest: the newest run with the tag is the candidate; the baseline
- * is the previous complete run with the tag (trend_previous(), the rule the
- * trend plot and dipmap view mark with) or the pinned run --against RUN.
- * Pushes BASELINE then CANDIDATE onto names. Returns 0, or an exit code.
+ * is, among the runs of its series (trend.h: same inputs and trial matrix), the
+ * previous complete run (--against previous, the default: trend_previous(), the
+ * rule the trend plot and dipmap view mark with), the newest earlier run whose
+ * own comparison passed (--against last-pass: trend_last_pass(), so that a
+ * regression that persists keeps failing), or the pinned run --against RUN.
+ * Pushes BASELINE then CANDIDATE onto names. Returns 0, or an exit code (exit 4
+ * with the reason in refused when there is nothing to compare with).
  */
-static int pick_latest(struct store *st, const char *tag, const char *against, struct strvec *names)
+static int pick_latest(struct store *st, const char *tag, const char *against,
+                       const struct compare_options *co, struct strvec *names,
+                       struct strbuf *refused)
 {
     struct run_filter f = {NULL, tag, NULL};
     struct run_info *v = NULL;
     size_t n = 0;
     long prev;
     int rc = DM_EXIT_OK;
+    int last_pass = against && !strcmp(against, "last-pass");
+    int pinned = against && strcmp(against, "previous") && !last_pass;
 
     if (store_run_list(st, &f, &v, &n) < 0)
         return DM_EXIT_INFRA;
@@ -146,7 +158,7 @@ static int pick_latest(struct store *st, const char *tag, const char *against, s
         rc = DM_EXIT_USAGE;
         goto out;
     }
-    if (against && strcmp(against, "previous")) {
+    if (pinned) {
         if (!strcmp(against, v[n - 1].name)) {
             error("compare: --against %s is the newest run tagged '%s' itself", against, tag);
             rc = DM_EXIT_USAGE;
@@ -154,11 +166,18 @@ static int pick_latest(struct store *st, const char *tag, const char *against, s
         }
         strvec_push(names, against);
     } else {
-        prev = trend_previous(v, n - 1);
+        prev = last_pass ? trend_last_pass(st, v, n - 1, co) : trend_previous(v, n - 1);
+        if (prev == -2) {
+            rc = DM_EXIT_INFRA;
+            goto out;
+        }
         if (prev < 0) {
-            error("compare: '%s' is the only run tagged '%s' with no complete run before it: "
-                  "nothing to compare with yet",
-                  v[n - 1].name, tag);
+            strbuf_addf(refused,
+                        "'%s' is the only run tagged '%s' of its series (same inputs, lengths, "
+                        "depths and axes) with no complete run before it: nothing to compare "
+                        "with yet",
+                        v[n - 1].name, tag);
+            error("compare: %s", refused->buf);
             rc = DM_EXIT_INCONCLUSIVE;
             goto out;
         }
@@ -167,7 +186,9 @@ static int pick_latest(struct store *st, const char *tag, const char *against, s
     strvec_push(names, v[n - 1].name);
     fprintf(stderr, "compare: newest run tagged '%s' is '%s'; baseline '%s'%s\n", tag, names->v[1],
             names->v[0],
-            against && strcmp(against, "previous") ? " (--against)" : " (previous complete run)");
+            pinned      ? " (--against)"
+            : last_pass ? " (last run whose comparison passed)"
+                        : " (previous complete run)");
 out:
     run_info_list_free(v, n);
     return rc;
@@ -182,7 +203,7 @@ static void warn_unfinished(const char *role, const struct run_info *ri)
 
 /* One `compare` invocation: its options, stores and runs, and the comparison. */
 struct compare_cmd {
-    const char *db, *base_db, *junit, *json, *out_dir, *tag, *against;
+    const char *db, *base_db, *junit, *json, *out_dir, *tag, *against, *gate, *pass_rule;
     int allow_diff, allow_scoring, latest;
     struct compare_options co;
     struct strvec rest; /* BASELINE CANDIDATE */
@@ -190,6 +211,7 @@ struct compare_cmd {
     struct store *st, *bst; /* bst: --baseline-db, NULL when the baseline is in st */
     struct run_info bi, ci;
     struct compare_doc doc;
+    struct strbuf refused; /* why the runs were not compared (exit 4 before a verdict) */
 };
 
 /* Returns -1 to go on, else the exit code (help printed, or a usage error). */
@@ -204,15 +226,25 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
         {OPT_STRING, "tag", 0, &c->tag, "TAG", "with --latest: the runs carrying TAG", 0},
         {OPT_BOOL, "latest", 0, &c->latest, NULL,
          "compare the newest run tagged TAG instead of naming two runs (nightly alerting)", 0},
-        {OPT_STRING, "against", 0, &c->against, "previous|RUN",
-         "with --latest: the baseline, the previous complete run with the tag (default) or "
-         "a pinned RUN",
+        {OPT_STRING, "against", 0, &c->against, "previous|last-pass|RUN",
+         "with --latest: the baseline, the previous complete run of the same series with the "
+         "tag (default), the newest earlier one whose comparison passed (last-pass: a "
+         "regression that persists keeps failing), or a pinned RUN",
          0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "verdict", 0},
         {OPT_DOUBLE, "alpha", 0, &co->alpha, "A",
          "significance level after Holm adjustment (default 0.05)", 0},
         {OPT_DOUBLE, "tolerance", 0, &co->tolerance, "T",
          "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)", 0},
+        {OPT_STRING, "gate", 0, &c->gate, "primary|cells",
+         "what fails the gate: the primary endpoints, per length all depths, the middle band "
+         "(25-75%) and the dip (default), or those and every cell and axis value",
+         0},
+        {OPT_STRING, "pass-rule", 0, &c->pass_rule, "bound|no-regression",
+         "what PASS means: every primary endpoint's upper confidence bound on the drop is below "
+         "the tolerance (default), or only that nothing regressed significantly (which does not "
+         "show that no regression exists)",
+         0},
         {OPT_LONG, "min-pairs", 0, &co->min_pairs, "N",
          "valid pairs a cell or length needs to be tested (default 10)", 0},
         {OPT_DOUBLE, "min-coverage", 0, &co->min_coverage, "F",
@@ -239,13 +271,13 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
 }
 
 /* The run names or --latest, and the verdict options in range; 0 or -1 (printed). */
-static int compare_check_options(const struct compare_cmd *c)
+static int compare_check_options(struct compare_cmd *c)
 {
-    const struct compare_options *co = &c->co;
+    struct compare_options *co = &c->co;
     if (c->latest || c->tag || c->against) {
         if (!c->latest || !c->tag)
             return error("compare: --tag, --latest and --against go together: --tag TAG "
-                         "--latest [--against previous|RUN]");
+                         "--latest [--against previous|last-pass|RUN]");
         if (c->rest.nr)
             return error("compare --latest picks the runs itself; drop '%s'", c->rest.v[0]);
     } else if (c->rest.nr != 2) {
@@ -253,11 +285,19 @@ static int compare_check_options(const struct compare_cmd *c)
         usage_with_options(stderr, compare_usage, NULL);
         return -1;
     }
+    if (c->gate && strcmp(c->gate, "primary") && strcmp(c->gate, "cells"))
+        return error("--gate must be 'primary' or 'cells', not '%s'", c->gate);
+    if (c->pass_rule && strcmp(c->pass_rule, "bound") && strcmp(c->pass_rule, "no-regression"))
+        return error("--pass-rule must be 'bound' or 'no-regression', not '%s'", c->pass_rule);
     if (!(co->alpha > 0.0 && co->alpha < 1.0))
         return error("--alpha must be between 0 and 1, not %g", co->alpha);
     if (!(co->tolerance >= 0.0 && co->tolerance <= 1.0))
         return error("--tolerance must be between 0 and 1 (an absolute accuracy drop), not %g",
                      co->tolerance);
+    co->gate = c->gate && !strcmp(c->gate, "cells") ? COMPARE_GATE_CELLS : COMPARE_GATE_PRIMARY;
+    co->pass_rule = c->pass_rule && !strcmp(c->pass_rule, "no-regression")
+                        ? COMPARE_PASS_NO_REGRESSION
+                        : COMPARE_PASS_BOUND;
     if (co->min_pairs < 1)
         return error("--min-pairs must be at least 1, not %ld", co->min_pairs);
     if (!(co->min_coverage >= 0.0 && co->min_coverage <= 1.0))
@@ -287,10 +327,11 @@ static int compare_open(struct compare_cmd *c)
     }
     if (c->latest) {
         /* a pinned --against RUN may live in --baseline-db; "previous" is always in --db */
-        rc = pick_latest(c->st, c->tag, c->against, &c->rest);
+        rc = pick_latest(c->st, c->tag, c->against, &c->co, &c->rest, &c->refused);
         if (rc != DM_EXIT_OK)
             return rc;
-        if (!(c->against && strcmp(c->against, "previous")) && c->bst) {
+        if (!(c->against && strcmp(c->against, "previous") && strcmp(c->against, "last-pass")) &&
+            c->bst) {
             store_close(c->bst);
             c->bst = NULL;
             c->base_path = c->db_path;
@@ -306,7 +347,7 @@ static int compare_open(struct compare_cmd *c)
  * Runs with different inputs or scored differently are refused (exit 4) unless the option
  * allows them, then warned about. Returns DM_EXIT_OK or the exit code.
  */
-static int compare_check_runs(const struct compare_cmd *c)
+static int compare_check_runs(struct compare_cmd *c)
 {
     struct strbuf why = STRBUF_INIT;
     int rc = DM_EXIT_OK;
@@ -317,6 +358,10 @@ static int compare_check_runs(const struct compare_cmd *c)
             error("runs '%s' and '%s' are not comparable:\n%s\n"
                   "(pass --allow-different-inputs to compare them anyway)",
                   c->bi.name, c->ci.name, why.buf);
+            strbuf_addf(&c->refused,
+                        "runs '%s' and '%s' are not comparable (different inputs; "
+                        "--allow-different-inputs compares them anyway):\n%s",
+                        c->bi.name, c->ci.name, why.buf);
             rc = DM_EXIT_INCONCLUSIVE;
             goto out;
         }
@@ -333,6 +378,10 @@ static int compare_check_runs(const struct compare_cmd *c)
                   "(rescore one with 'dipmap rescore RUN --scorer NAME', or pass "
                   "--allow-different-scoring)",
                   c->bi.name, c->ci.name, why.buf);
+            strbuf_addf(&c->refused,
+                        "runs '%s' and '%s' are not comparable: %s (rescore one with 'dipmap "
+                        "rescore RUN --scorer NAME', or pass --allow-different-scoring)",
+                        c->bi.name, c->ci.name, why.buf);
             rc = DM_EXIT_INCONCLUSIVE;
             goto out;
         }
@@ -387,6 +436,74 @@ static int compare_write(const struct compare_cmd *c)
     return rc;
 }
 
+/*
+ * A comparison refused before any test (exit 4): the CI outputs still appear, so a JUnit
+ * report step finds its file and the step summary says why: the summary, --junit (one
+ * testcase with an <error>), --json and --out's compare.md, compare.json and junit.xml.
+ */
+static int compare_write_refused(const struct compare_cmd *c)
+{
+    const char *b = c->bi.name ? c->bi.name : c->rest.nr > 0 ? c->rest.v[0] : NULL;
+    const char *cn = c->ci.name ? c->ci.name : c->rest.nr > 1 ? c->rest.v[1] : NULL;
+    const char *why = c->refused.buf;
+    const char *env = getenv("GITHUB_STEP_SUMMARY");
+    struct strbuf x = STRBUF_INIT, path = STRBUF_INIT;
+    int rc = DM_EXIT_INCONCLUSIVE;
+
+    if (env && *env) {
+        report_compare_refused_markdown(&x, b, cn, why);
+        if (append_text(env, &x))
+            warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", env, strerror(errno));
+    }
+    env = getenv("GITHUB_ACTIONS");
+    if (env && !strcmp(env, "true")) {
+        strbuf_reset(&x);
+        report_compare_refused_annotation(&x, why);
+        fwrite(x.buf, 1, x.len, stdout);
+        fflush(stdout);
+    }
+    if (c->junit) {
+        strbuf_reset(&x);
+        report_compare_junit_error(&x, b, cn, why);
+        if (plot_write_file(c->junit, &x))
+            rc = DM_EXIT_USAGE;
+    }
+    if (c->json) {
+        strbuf_reset(&x);
+        report_compare_refused_json(&x, b, cn, why);
+        if (plot_write_file(c->json, &x))
+            rc = DM_EXIT_USAGE;
+    }
+    if (c->out_dir) {
+        if (mkdir(c->out_dir, 0777) && errno != EEXIST) {
+            error("cannot create %s: %s", c->out_dir, strerror(errno));
+            rc = DM_EXIT_USAGE;
+            goto out;
+        }
+        strbuf_reset(&x);
+        strbuf_addf(&path, "%s/compare.md", c->out_dir);
+        report_compare_refused_markdown(&x, b, cn, why);
+        if (plot_write_file(path.buf, &x))
+            rc = DM_EXIT_USAGE;
+        strbuf_reset(&x);
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/compare.json", c->out_dir);
+        report_compare_refused_json(&x, b, cn, why);
+        if (plot_write_file(path.buf, &x))
+            rc = DM_EXIT_USAGE;
+        strbuf_reset(&x);
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/junit.xml", c->out_dir);
+        report_compare_junit_error(&x, b, cn, why);
+        if (plot_write_file(path.buf, &x))
+            rc = DM_EXIT_USAGE;
+    }
+out:
+    strbuf_release(&x);
+    strbuf_release(&path);
+    return rc;
+}
+
 int cmd_compare(int argc, const char **argv)
 {
     struct compare_cmd c;
@@ -398,6 +515,7 @@ int cmd_compare(int argc, const char **argv)
     run_info_init(&c.bi);
     run_info_init(&c.ci);
     compare_doc_init(&c.doc);
+    strbuf_init(&c.refused, 0);
     rc = compare_parse(&c, argc, argv);
     if (rc >= 0)
         goto cleanup;
@@ -407,6 +525,8 @@ int cmd_compare(int argc, const char **argv)
     rc = compare_open(&c);
     if (rc == DM_EXIT_OK)
         rc = compare_check_runs(&c);
+    if (rc == DM_EXIT_INCONCLUSIVE && c.refused.len)
+        rc = compare_write_refused(&c);
     if (rc != DM_EXIT_OK)
         goto cleanup;
     rc = DM_EXIT_USAGE;
@@ -421,5 +541,6 @@ cleanup:
     store_close(c.st);
     store_close(c.bst);
     strvec_clear(&c.rest);
+    strbuf_release(&c.refused);
     return rc;
 }

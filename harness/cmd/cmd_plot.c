@@ -152,6 +152,12 @@ static int plot_trend(struct store *st, const struct run_filter *f, const char *
         rc = lr > 0 || err.len ? DM_EXIT_USAGE : DM_EXIT_INFRA;
         goto cleanup;
     }
+    if (tr.n_other)
+        fprintf(stderr,
+                "plot: %lu run%s matching %s %s of another series (inputs, lengths, depths or "
+                "axes differ from the newest run '%s') and left out of the trend\n",
+                (unsigned long)tr.n_other, tr.n_other == 1 ? "" : "s", what,
+                tr.n_other == 1 ? "is" : "are", tr.runs[tr.n - 1].name);
     if (out)
         strbuf_addstr(&dir, out);
     else {

@@ -183,12 +183,34 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
 
 /*
  * JUnit XML: <testsuites> with one <testsuite> holding one <testcase> per
- * cell, per length and one overall; <failure> for a regression, <skipped>
- * for not enough data; classname + name unique; time in seconds; text
- * XML-escaped with characters illegal in XML 1.0 removed.
+ * cell, per length (all depths, middle, dip) and one overall; <failure
+ * type="regression"> for a regression (a secondary one says it fails the gate
+ * only with --gate cells), <failure type="inconclusive"> for a primary
+ * endpoint whose upper bound is not below the tolerance and on the overall
+ * testcase when the verdict is not PASS (INCONCLUSIVE is never green),
+ * <skipped> for not enough data; classname + name unique; time in seconds;
+ * text XML-escaped with characters illegal in XML 1.0 removed.
  */
 void report_compare_junit(struct strbuf *out, const struct compare_result *r,
                           const struct compare_meta *m);
+/*
+ * JUnit XML for a comparison refused before any test (different inputs or
+ * scoring, exit 4): one testcase "overall" with an <error type="refused">
+ * saying why. Run names may be NULL.
+ */
+void report_compare_junit_error(struct strbuf *out, const char *baseline, const char *candidate,
+                                const char *why);
+/*
+ * The same refusal as Markdown (step summary, compare.md: "## dipmap compare:
+ * INCONCLUSIVE", "not compared" and why) and as JSON (schema dipmap.compare/1
+ * with "refused": true, the reason in "reasons" and "headline", no tests).
+ */
+void report_compare_refused_markdown(struct strbuf *out, const char *baseline,
+                                     const char *candidate, const char *why);
+void report_compare_refused_json(struct strbuf *out, const char *baseline, const char *candidate,
+                                 const char *why);
+/* "::error title=dipmap compare refused::WHY" (GitHub Actions), escaped. */
+void report_compare_refused_annotation(struct strbuf *out, const char *why);
 
 /* JSON (documented in README "compare JSON"): options, verdict, reasons, every test. */
 void report_compare_json(struct strbuf *out, const struct compare_result *r,

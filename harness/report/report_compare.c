@@ -450,16 +450,45 @@ static const struct compare_test *const *tests_by_drop(const struct compare_resu
 
 #define MD_TOP_CELLS 20
 
+/* An accuracy of a test, "n/a" when the test has no pair (nothing was measured). */
+static void pct_or_na(struct strbuf *out, const struct compare_test *t, double v)
+{
+    if (t->n_pairs)
+        report_pct(out, v);
+    else
+        strbuf_addstr(out, "n/a");
+}
+
+/* The change of a test in pp (candidate - baseline; for a dip its rise), or "n/a". */
+static void change_or_na(struct strbuf *out, const struct compare_test *t)
+{
+    if (!t->n_pairs)
+        strbuf_addstr(out, "n/a");
+    else if (t->scope == COMPARE_DIP)
+        report_pp(out, t->drop);
+    else
+        report_pp(out, -t->drop);
+}
+
+/* A primary test's standing: regression, improvement, not enough data, or under the
+   bound rule "within tolerance" (upper bound below it) / "undecided". */
+static const char *primary_status(const struct compare_result *r, const struct compare_test *t)
+{
+    if (t->status != CMP_OK || r->opt.pass_rule != COMPARE_PASS_BOUND)
+        return compare_status_name(t->status);
+    return t->upper < r->opt.tolerance ? "within tolerance" : "undecided";
+}
+
 static void md_row(struct strbuf *out, const struct compare_test *t)
 {
     strbuf_addstr(out, "| ");
     compare_test_name(out, t);
     strbuf_addf(out, " | %ld | ", t->n_pairs);
-    report_pct(out, t->acc_base);
+    pct_or_na(out, t, t->acc_base);
     strbuf_addstr(out, " | ");
-    report_pct(out, t->acc_cand);
+    pct_or_na(out, t, t->acc_cand);
     strbuf_addstr(out, " | ");
-    report_pp(out, -t->drop);
+    change_or_na(out, t);
     strbuf_addf(out, " | %ld / %ld | ", t->base_only, t->cand_only);
     if (t->status == CMP_NO_DATA && t->scope != COMPARE_OVERALL)
         strbuf_addstr(out, "–");
@@ -524,6 +553,14 @@ static void md_summary(struct strbuf *out, const struct compare_result *r,
                                                     : "\xe2\x9a\xa0\xef\xb8\x8f";
 
     strbuf_addf(out, "## dipmap compare: %s %s\n\n", compare_verdict_name(r->verdict), mark);
+    strbuf_addstr(out, "**");
+    {
+        struct strbuf h = STRBUF_INIT;
+        compare_headline(&h, r);
+        escape_md(out, h.buf);
+        strbuf_release(&h);
+    }
+    strbuf_addstr(out, "**\n\n");
     strbuf_addstr(out, "Baseline ");
     md_run(out, m ? m->baseline : NULL);
     strbuf_addstr(out, " vs candidate ");
@@ -538,9 +575,22 @@ static void md_summary(struct strbuf *out, const struct compare_result *r,
                     overall->n_pairs, overall->n_keys, overall->coverage * 100.0);
     strbuf_addf(out,
                 "A regression is a drop of at least %.1f pp with Holm-adjusted p < %g "
-                "(exact one-sided sign-flip test over questions, %lu test%s).\n\n",
-                r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_family,
-                r->n_family == 1 ? "" : "s");
+                "(exact one-sided sign-flip test over questions; %lu primary test%s, and %lu "
+                "secondary cell%s and axis values as a second family, which %s).\n\n",
+                r->opt.tolerance * 100.0, r->opt.alpha, (unsigned long)r->n_primary_family,
+                r->n_primary_family == 1 ? "" : "s", (unsigned long)r->n_family,
+                r->n_family == 1 ? "" : "s",
+                r->opt.gate == COMPARE_GATE_CELLS ? "fail the gate too (--gate cells)"
+                                                  : "are shown but do not fail the gate "
+                                                    "(--gate cells makes them)");
+    if (r->opt.pass_rule == COMPARE_PASS_NO_REGRESSION && r->verdict == VERDICT_PASS)
+        strbuf_addf(out,
+                    "> **Note:** --pass-rule no-regression: PASS here only means that no "
+                    "primary endpoint regressed significantly. It does not show that there is "
+                    "no regression: a worsening of up to %.1f pp is what these questions detect "
+                    "at 80%% power, and the upper bounds in the table say how large a drop the "
+                    "data still allow.\n\n",
+                    r->max_mde * 100.0);
     if (r->has_axes)
         strbuf_addstr(out, r->axes_only
                                ? "A cell is one combination of the named axes (length and depth "
@@ -593,7 +643,8 @@ static void md_notes(struct strbuf *out, const struct compare_result *r,
 /* Regressions, then improvements: lengths, axis values, cells, each worst (best) first. */
 static void md_changes(struct md *md, const struct compare_result *r)
 {
-    static const enum compare_scope order[] = {COMPARE_LENGTH, COMPARE_AXIS, COMPARE_CELL};
+    static const enum compare_scope order[] = {COMPARE_MIDDLE, COMPARE_DIP, COMPARE_LENGTH,
+                                               COMPARE_AXIS, COMPARE_CELL};
     const struct compare_test *const *v;
     size_t o, i, n;
     int pass;
@@ -635,6 +686,77 @@ static void md_scope_table(struct md *md, const struct compare_result *r, enum c
     strbuf_addch(md->out, '\n');
 }
 
+static const char md_primary_head[] =
+    "| endpoint | questions | baseline | candidate | change | worse by | upper bound | "
+    "detectable (80% power) | p (Holm) | status |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+
+static void md_primary_row(struct strbuf *out, const struct compare_result *r,
+                           const struct compare_test *t)
+{
+    int dip = t->scope == COMPARE_DIP, tested = t->n_pairs > 0;
+    strbuf_addstr(out, "| ");
+    compare_test_name(out, t);
+    strbuf_addf(out, " | %lu | ", (unsigned long)t->n_questions);
+    if (dip && tested)
+        strbuf_addf(out, "dip %.1f pp | dip %.1f pp", t->acc_base * 100.0, t->acc_cand * 100.0);
+    else {
+        pct_or_na(out, t, t->acc_base);
+        strbuf_addstr(out, " | ");
+        pct_or_na(out, t, t->acc_cand);
+    }
+    strbuf_addstr(out, " | ");
+    change_or_na(out, t);
+    strbuf_addstr(out, " | ");
+    if (tested) {
+        report_pp(out, t->drop);
+        strbuf_addstr(out, " | ");
+        report_pp(out, t->upper);
+        strbuf_addstr(out, " | ");
+        if (t->mde >= 0)
+            strbuf_addf(out, "%.1f pp", t->mde * 100.0);
+        else
+            strbuf_addstr(out, "n/a");
+        strbuf_addstr(out, " | ");
+    } else {
+        strbuf_addstr(out, "n/a | n/a | n/a | ");
+    }
+    if (t->status == CMP_NO_DATA)
+        strbuf_addstr(out, "–");
+    else
+        fmt_p(out, t->drop >= 0 ? t->p_drop_adj : t->p_gain_adj);
+    strbuf_addf(out, " | %s |\n", primary_status(r, t));
+}
+
+/*
+ * The primary endpoints first: the gate. "worse by" is the estimated
+ * worsening (an accuracy's drop, a dip's rise), "upper bound" its one-sided
+ * question-clustered bound, the detectable drop the planner's at 80% power.
+ */
+static void md_primary(struct md *md, const struct compare_result *r)
+{
+    size_t i;
+    if (!r->n_primary)
+        return;
+    strbuf_reset(&md->piece);
+    strbuf_addf(&md->piece,
+                "### Primary endpoints (the gate)\n\n"
+                "Per length: all depths, the middle band (25-75%%) and the dip (edge - middle). "
+                "A regression: Holm-adjusted p < %g over these %lu tests and a worsening of at "
+                "least %.1f pp. PASS needs every %.0f%% upper bound below %.1f pp.\n\n%s",
+                r->opt.alpha, (unsigned long)r->n_primary_family, r->opt.tolerance * 100.0,
+                (1.0 - (r->opt.bound_alpha > 0 ? r->opt.bound_alpha : r->opt.alpha)) * 100.0,
+                r->opt.tolerance * 100.0, md_primary_head);
+    md_put(md);
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].primary) {
+            strbuf_reset(&md->piece);
+            md_primary_row(&md->piece, r, &r->tests[i]);
+            md_put(md);
+        }
+    strbuf_addch(md->out, '\n');
+}
+
 static void md_worst_cells(struct md *md, const struct compare_result *r)
 {
     size_t i, n;
@@ -653,12 +775,13 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
                              const struct compare_meta *m, size_t max_bytes)
 {
     const struct compare_test *overall = r->n_tests ? &r->tests[r->n_tests - 1] : NULL;
-    /* room kept for the closing note */
-    struct md md = {out, STRBUF_INIT,
-                    max_bytes ? out->len + (max_bytes > 512 ? max_bytes - 512 : max_bytes / 2) : 0,
-                    0};
+    /* room kept for the section headings (written whole) and the closing note */
+    struct md md = {
+        out, STRBUF_INIT,
+        max_bytes ? out->len + (max_bytes > 4096 ? max_bytes - 2048 : max_bytes / 2) : 0, 0};
 
     md_summary(out, r, m, overall);
+    md_primary(&md, r);
     md_notes(out, r, m);
     md_changes(&md, r);
     /* the change by depth and length */
@@ -666,7 +789,7 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
     report_compare_heatmap_md(&md.piece, r);
     if (md.piece.len)
         md_put(&md);
-    md_scope_table(&md, r, COMPARE_LENGTH, "Per length", overall);
+    md_scope_table(&md, r, COMPARE_OVERALL, "Overall (reported, not gated)", NULL);
     md_scope_table(&md, r, COMPARE_AXIS, "Per axis value (pooled)", NULL);
     md_worst_cells(&md, r);
     /* the flipped questions of the regressed cells, last: the longest part */
@@ -693,15 +816,125 @@ static void xml_attr(struct strbuf *out, const char *name, const char *value)
 
 static void test_details(struct strbuf *out, const struct compare_test *t)
 {
-    strbuf_addf(out, "%ld valid pairs of %ld keys (coverage %.1f%%); baseline ", t->n_pairs,
-                t->n_keys, t->coverage * 100.0);
+    strbuf_addf(out, "%ld valid pairs of %ld keys (coverage %.1f%%) over %lu questions; ",
+                t->n_pairs, t->n_keys, t->coverage * 100.0, (unsigned long)t->n_questions);
+    if (!t->n_pairs) {
+        strbuf_addstr(out, "no pairs: baseline n/a, candidate n/a");
+        return;
+    }
+    strbuf_addstr(out, t->scope == COMPARE_DIP ? "dip: baseline " : "baseline ");
     report_pct(out, t->acc_base);
     strbuf_addstr(out, ", candidate ");
     report_pct(out, t->acc_cand);
     strbuf_addstr(out, " (");
-    report_pp(out, -t->drop);
+    change_or_na(out, t);
     strbuf_addf(out, "); lost %ld, gained %ld; p(drop) %.6g, Holm-adjusted %.6g", t->base_only,
                 t->cand_only, t->p_drop, t->p_drop_adj);
+    strbuf_addf(out, "; worse by %+.1f pp, upper bound %+.1f pp", t->drop * 100.0,
+                t->upper * 100.0);
+    if (t->mde >= 0)
+        strbuf_addf(out, ", detectable at 80%% power %.1f pp", t->mde * 100.0);
+}
+
+/* A primary test that keeps the verdict from PASS under the bound rule (not FAIL by itself). */
+static int undecided(const struct compare_result *r, const struct compare_test *t)
+{
+    return t->primary && t->status == CMP_OK && r->opt.pass_rule == COMPARE_PASS_BOUND &&
+           t->upper >= r->opt.tolerance;
+}
+
+/* classname and name of a test's testcase */
+static void junit_names(struct strbuf *cls, struct strbuf *name, const struct compare_test *t)
+{
+    if (t->scope == COMPARE_OVERALL) {
+        strbuf_addstr(cls, "dipmap.compare");
+        strbuf_addstr(name, "overall");
+    } else if (t->scope == COMPARE_AXIS) {
+        strbuf_addstr(cls, "dipmap.compare.axis");
+        compare_test_name(name, t);
+    } else if (t->axes_only) {
+        strbuf_addstr(cls, "dipmap.compare.axes");
+        compare_test_name(name, t);
+    } else {
+        strbuf_addstr(cls, "dipmap.compare.length.");
+        plan_format_length(cls, t->length);
+        if (t->scope == COMPARE_CELL) {
+            strbuf_addstr(name, "depth ");
+            plan_format_depth(name, t->depth_bp);
+            if (t->axes) {
+                strbuf_addstr(name, ", ");
+                axes_format(name, t->axes, "");
+            }
+        } else if (t->scope == COMPARE_MIDDLE) {
+            strbuf_addstr(name, "middle (25-75%)");
+        } else if (t->scope == COMPARE_DIP) {
+            strbuf_addstr(name, "dip");
+        } else {
+            strbuf_addstr(name, "all depths");
+        }
+    }
+}
+
+static void junit_overall_body(struct strbuf *out, const struct compare_result *r)
+{
+    struct strbuf h = STRBUF_INIT;
+    size_t k;
+    compare_headline(&h, r);
+    escape_xml(out, h.buf);
+    escape_xml(out, "\n");
+    for (k = 0; k < r->n_reasons; k++) {
+        escape_xml(out, r->reasons[k]);
+        escape_xml(out, "\n");
+    }
+    strbuf_release(&h);
+}
+
+/* The <failure>, <skipped> or nothing of one testcase. */
+static void junit_outcome(struct strbuf *out, const struct compare_result *r,
+                          const struct compare_test *t, const char *details)
+{
+    struct strbuf msg = STRBUF_INIT;
+    if (t->scope == COMPARE_OVERALL && r->verdict != VERDICT_PASS) {
+        /* INCONCLUSIVE is not green: the verdict's test fails with its reasons */
+        compare_headline(&msg, r);
+        strbuf_addf(out, "      <failure type=\"%s\"",
+                    r->verdict == VERDICT_FAIL ? "regression" : "inconclusive");
+        xml_attr(out, "message", msg.buf);
+        strbuf_addch(out, '>');
+        junit_overall_body(out, r);
+        strbuf_addstr(out, "</failure>\n");
+    } else if (t->status == CMP_REGRESSION) {
+        strbuf_addstr(&msg, t->scope == COMPARE_DIP ? "dip rose " : "accuracy dropped ");
+        report_pct(&msg, t->acc_base);
+        strbuf_addstr(&msg, " -> ");
+        report_pct(&msg, t->acc_cand);
+        strbuf_addstr(&msg, " (Holm p ");
+        fmt_p(&msg, t->p_drop_adj);
+        strbuf_addstr(&msg,
+                      t->primary ? ")" : "; secondary: fails the gate only with --gate cells)");
+        strbuf_addstr(out, "      <failure type=\"regression\"");
+        xml_attr(out, "message", msg.buf);
+        strbuf_addch(out, '>');
+        escape_xml(out, details);
+        strbuf_addstr(out, "</failure>\n");
+    } else if (undecided(r, t)) {
+        strbuf_addf(&msg, "undecided: upper bound %+.1f pp is not below the tolerance %.1f pp",
+                    t->upper * 100.0, r->opt.tolerance * 100.0);
+        if (t->need_q > 0)
+            strbuf_addf(&msg, "; a decision needs about %ld questions", t->need_q);
+        strbuf_addstr(out, "      <failure type=\"inconclusive\"");
+        xml_attr(out, "message", msg.buf);
+        strbuf_addch(out, '>');
+        escape_xml(out, details);
+        strbuf_addstr(out, "</failure>\n");
+    } else if (t->status == CMP_NO_DATA) {
+        strbuf_addstr(out, "      <skipped");
+        xml_attr(out, "message", "not enough data");
+        strbuf_addch(out, '>');
+        escape_xml(out, details);
+        strbuf_addstr(out, "</skipped>\n");
+    }
+    strbuf_release(&msg);
 }
 
 void report_compare_junit(struct strbuf *out, const struct compare_result *r,
@@ -711,9 +944,12 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
     long failures = 0, skipped = 0;
     size_t i;
     for (i = 0; i < r->n_tests; i++) {
-        if (r->tests[i].status == CMP_REGRESSION)
+        const struct compare_test *t = &r->tests[i];
+        if (t->scope == COMPARE_OVERALL)
+            failures += r->verdict != VERDICT_PASS;
+        else if (t->status == CMP_REGRESSION || undecided(r, t))
             failures++;
-        else if (r->tests[i].status == CMP_NO_DATA)
+        else if (t->status == CMP_NO_DATA)
             skipped++;
     }
     strbuf_addf(&sb, "dipmap compare %s vs %s", run_name(m ? m->baseline : NULL),
@@ -741,69 +977,13 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
         strbuf_reset(&name);
         strbuf_reset(&cls);
         strbuf_reset(&sb);
-        if (t->scope == COMPARE_OVERALL) {
-            strbuf_addstr(&cls, "dipmap.compare");
-            strbuf_addstr(&name, "overall");
-        } else if (t->scope == COMPARE_AXIS) {
-            strbuf_addstr(&cls, "dipmap.compare.axis");
-            compare_test_name(&name, t);
-        } else if (t->axes_only) {
-            strbuf_addstr(&cls, "dipmap.compare.axes");
-            compare_test_name(&name, t);
-        } else {
-            strbuf_addstr(&cls, "dipmap.compare.length.");
-            plan_format_length(&cls, t->length);
-            if (t->scope == COMPARE_CELL) {
-                strbuf_addstr(&name, "depth ");
-                plan_format_depth(&name, t->depth_bp);
-                if (t->axes) {
-                    strbuf_addstr(&name, ", ");
-                    axes_format(&name, t->axes, "");
-                }
-            } else {
-                strbuf_addstr(&name, "all depths");
-            }
-        }
+        junit_names(&cls, &name, t);
         test_details(&sb, t);
         strbuf_addstr(out, "    <testcase");
         xml_attr(out, "classname", cls.buf);
         xml_attr(out, "name", name.buf);
         strbuf_addstr(out, " time=\"0\">\n");
-        if (t->status == CMP_REGRESSION) {
-            struct strbuf msg = STRBUF_INIT;
-            if (t->scope == COMPARE_OVERALL) {
-                strbuf_addf(&msg, "%ld regression%s", r->n_regressions,
-                            r->n_regressions == 1 ? "" : "s");
-            } else {
-                strbuf_addstr(&msg, "accuracy dropped ");
-                report_pct(&msg, t->acc_base);
-                strbuf_addstr(&msg, " -> ");
-                report_pct(&msg, t->acc_cand);
-                strbuf_addstr(&msg, " (Holm p ");
-                fmt_p(&msg, t->p_drop_adj);
-                strbuf_addstr(&msg, ")");
-            }
-            strbuf_addstr(out, "      <failure type=\"regression\"");
-            xml_attr(out, "message", msg.buf);
-            strbuf_addch(out, '>');
-            escape_xml(out, sb.buf);
-            strbuf_addstr(out, "</failure>\n");
-            strbuf_release(&msg);
-        } else if (t->status == CMP_NO_DATA) {
-            strbuf_addstr(out, "      <skipped");
-            xml_attr(out, "message", "not enough data");
-            strbuf_addch(out, '>');
-            if (t->scope == COMPARE_OVERALL) {
-                size_t k;
-                for (k = 0; k < r->n_reasons; k++) {
-                    escape_xml(out, r->reasons[k]);
-                    escape_xml(out, "\n");
-                }
-            } else {
-                escape_xml(out, sb.buf);
-            }
-            strbuf_addstr(out, "</skipped>\n");
-        }
+        junit_outcome(out, r, t, sb.buf);
         strbuf_addstr(out, "      <system-out>");
         escape_xml(out, sb.buf);
         strbuf_addstr(out, "</system-out>\n    </testcase>\n");
@@ -812,6 +992,54 @@ void report_compare_junit(struct strbuf *out, const struct compare_result *r,
     strbuf_release(&sb);
     strbuf_release(&name);
     strbuf_release(&cls);
+}
+
+void report_compare_junit_error(struct strbuf *out, const char *baseline, const char *candidate,
+                                const char *why)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "dipmap compare %s vs %s", baseline ? baseline : "?",
+                candidate ? candidate : "?");
+    strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+    xml_attr(out, "name", "dipmap compare");
+    strbuf_addstr(out, " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n");
+    strbuf_addstr(out, "  <testsuite");
+    xml_attr(out, "name", sb.buf);
+    strbuf_addstr(out, " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n");
+    strbuf_addstr(out, "    <properties>\n      <property name=\"verdict\" "
+                       "value=\"INCONCLUSIVE\"/>\n    </properties>\n");
+    strbuf_addstr(out, "    <testcase classname=\"dipmap.compare\" name=\"overall\" time=\"0\">\n"
+                       "      <error type=\"refused\"");
+    xml_attr(out, "message", why);
+    strbuf_addch(out, '>');
+    escape_xml(out, why);
+    strbuf_addstr(out, "</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+    strbuf_release(&sb);
+}
+
+void report_compare_refused_markdown(struct strbuf *out, const char *baseline,
+                                     const char *candidate, const char *why)
+{
+    strbuf_addstr(out, "## dipmap compare: INCONCLUSIVE \xe2\x9a\xa0\xef\xb8\x8f\n\n"
+                       "**INCONCLUSIVE: not compared.** Baseline **");
+    escape_md(out, baseline ? baseline : "?");
+    strbuf_addstr(out, "** vs candidate **");
+    escape_md(out, candidate ? candidate : "?");
+    strbuf_addstr(out, "**.\n\n### Not compared because\n\n");
+    for (const char *p = why; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        struct strbuf line = STRBUF_INIT;
+        strbuf_add(&line, p, len);
+        if (line.len) {
+            strbuf_addstr(out, "- ");
+            escape_md(out, line.buf);
+            strbuf_addch(out, '\n');
+        }
+        strbuf_release(&line);
+        p += len + (nl != NULL);
+    }
+    strbuf_addch(out, '\n');
 }
 
 /* ---- JSON ---- */
@@ -852,14 +1080,12 @@ static void add_test_axes(struct json *x, const char *axes)
     strbuf_release(&val);
 }
 
-static void add_test(struct json *arr, const struct compare_test *t, int has_axes)
+static void add_test(struct json *arr, const struct compare_result *r, const struct compare_test *t,
+                     int has_axes)
 {
     struct json *x = json_add_object(arr, NULL);
-    json_add_str(x, "scope",
-                 t->scope == COMPARE_CELL     ? "cell"
-                 : t->scope == COMPARE_LENGTH ? "length"
-                 : t->scope == COMPARE_AXIS   ? "axis"
-                                              : "overall");
+    json_add_str(x, "scope", compare_scope_name(t->scope));
+    json_add_bool(x, "primary", t->primary);
     if (t->scope == COMPARE_OVERALL || t->scope == COMPARE_AXIS)
         json_add_null(x, "length");
     else
@@ -886,6 +1112,20 @@ static void add_test(struct json *arr, const struct compare_test *t, int has_axe
     json_add_num(x, "p_drop_holm", t->p_drop_adj);
     json_add_num(x, "p_gain_holm", t->p_gain_adj);
     json_add_str(x, "status", compare_status_name(t->status));
+    if (t->n_pairs) {
+        json_add_num(x, "se", t->se);
+        json_add_num(x, "upper_bound", t->upper);
+    } else {
+        json_add_null(x, "se");
+        json_add_null(x, "upper_bound");
+    }
+    if (t->mde >= 0 && t->n_pairs)
+        json_add_num(x, "detectable_drop", t->mde);
+    else
+        json_add_null(x, "detectable_drop");
+    json_add_num(x, "questions_needed", (double)t->need_q);
+    if (t->primary)
+        json_add_str(x, "decision", primary_status(r, t));
 }
 
 void report_compare_json(struct strbuf *out, const struct compare_result *r,
@@ -896,6 +1136,13 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
     size_t i;
     json_add_str(root, "schema", "dipmap.compare/1");
     json_add_str(root, "verdict", compare_verdict_name(r->verdict));
+    json_add_bool(root, "refused", 0);
+    {
+        struct strbuf h = STRBUF_INIT;
+        compare_headline(&h, r);
+        json_add_str(root, "headline", h.buf);
+        strbuf_release(&h);
+    }
     add_run(root, "baseline", m ? m->baseline : NULL);
     add_run(root, "candidate", m ? m->candidate : NULL);
     o = json_add_object(root, "options");
@@ -903,11 +1150,20 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
     json_add_num(o, "tolerance", r->opt.tolerance);
     json_add_num(o, "min_pairs", (double)r->opt.min_pairs);
     json_add_num(o, "min_coverage", r->opt.min_coverage);
+    json_add_str(o, "gate", r->opt.gate == COMPARE_GATE_CELLS ? "cells" : "primary");
+    json_add_str(o, "pass_rule",
+                 r->opt.pass_rule == COMPARE_PASS_BOUND ? "bound" : "no-regression");
+    json_add_num(o, "bound_alpha", r->opt.bound_alpha > 0 ? r->opt.bound_alpha : r->opt.alpha);
     json_add_str(root, "inputs_note", m ? m->inputs_note : NULL);
     json_add_num(root, "regressions", (double)r->n_regressions);
     json_add_num(root, "improvements", (double)r->n_improvements);
     json_add_num(root, "not_enough_data", (double)r->n_no_data);
     json_add_num(root, "holm_family_size", (double)r->n_family);
+    json_add_num(root, "primary_family_size", (double)r->n_primary_family);
+    json_add_num(root, "primary_regressions", (double)r->n_primary_regressions);
+    json_add_num(root, "primary_bounds_over_tolerance", (double)r->n_primary_over);
+    json_add_num(root, "questions_needed", (double)r->need_questions);
+    json_add_num(root, "largest_detectable_drop", r->max_mde);
     json_add_num(root, "baseline_only_keys", (double)r->baseline_only_keys);
     json_add_num(root, "candidate_only_keys", (double)r->candidate_only_keys);
     json_add_num(root, "questions", (double)r->n_questions);
@@ -923,10 +1179,33 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
     strvec_clear(&w);
     arr = json_add_array(root, "tests");
     for (i = 0; i < r->n_tests; i++)
-        add_test(arr, &r->tests[i], r->has_axes);
+        add_test(arr, r, &r->tests[i], r->has_axes);
     json_print(out, root, 1);
     strbuf_addch(out, '\n');
     json_free(root);
+}
+
+void report_compare_refused_json(struct strbuf *out, const char *baseline, const char *candidate,
+                                 const char *why)
+{
+    struct json *root = json_new_object(), *o, *arr;
+    struct strbuf h = STRBUF_INIT;
+    strbuf_addf(&h, "INCONCLUSIVE: not compared: %s", why);
+    json_add_str(root, "schema", "dipmap.compare/1");
+    json_add_str(root, "verdict", "INCONCLUSIVE");
+    json_add_str(root, "headline", h.buf);
+    json_add_bool(root, "refused", 1);
+    o = json_add_object(root, "baseline");
+    json_add_str(o, "name", baseline);
+    o = json_add_object(root, "candidate");
+    json_add_str(o, "name", candidate);
+    arr = json_add_array(root, "reasons");
+    json_add_str(arr, NULL, why);
+    json_add_array(root, "tests");
+    json_print(out, root, 1);
+    strbuf_addch(out, '\n');
+    json_free(root);
+    strbuf_release(&h);
 }
 
 /* ---- GitHub annotations ---- */
@@ -992,4 +1271,11 @@ void report_compare_annotations(struct strbuf *out, const struct compare_result 
     free(v);
     strbuf_release(&msg);
     strbuf_release(&title);
+}
+
+void report_compare_refused_annotation(struct strbuf *out, const char *why)
+{
+    strbuf_addstr(out, "::error title=dipmap compare refused::");
+    gh_escape(out, why, 0);
+    strbuf_addch(out, '\n');
 }

@@ -132,6 +132,33 @@ int run_identity_same_run(const struct run_info *a, const struct run_info *b, co
     return same;
 }
 
+int run_identity_same_series(const struct run_info *a, const struct run_info *b, const char **field,
+                             struct strbuf *why)
+{
+    static const char *const keys[] = {"lengths", "depths_bp", "axes", "experiment"};
+    struct json *ja = json_parse_str(a->settings_json), *jb = json_parse_str(b->settings_json);
+    const char *first = NULL;
+    int same = run_identity_same_inputs(a, b, &first, why);
+    size_t i;
+
+    for (i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+        const struct json *va = ja ? json_get(ja, keys[i]) : NULL;
+        const struct json *vb = jb ? json_get(jb, keys[i]) : NULL;
+        if (va || vb ? va && vb && json_equal(va, vb) : 1)
+            continue;
+        same = 0;
+        if (!first)
+            first = keys[i];
+        if (why)
+            strbuf_addf(why, "trial matrix differs: %s\n", keys[i]);
+    }
+    json_free(ja);
+    json_free(jb);
+    if (field)
+        *field = first;
+    return same;
+}
+
 void run_identity_scoring(const struct run_info *r, struct strbuf *out)
 {
     struct json *o = json_parse_str(r->settings_json);

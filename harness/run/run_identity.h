@@ -65,6 +65,18 @@ int run_identity_same_run(const struct run_info *a, const struct run_info *b, co
                           struct strbuf *why);
 
 /*
+ * One series (a trend, compare --latest's baseline): the same inputs and the
+ * same trial matrix, the settings' "lengths", "depths_bp", "axes" and
+ * "experiment" equal as JSON (absent in both counts as equal). The model and
+ * its sampling settings may differ: that is what a series watches. An order
+ * run and a depth run with one tag, or runs at other lengths, are not one
+ * series. Returns 1 or 0 with *field ("lengths", ...) / why as above ("trial
+ * matrix differs: lengths").
+ */
+int run_identity_same_series(const struct run_info *a, const struct run_info *b, const char **field,
+                             struct strbuf *why);
+
+/*
  * How a run was scored: "SCORER/VERSION" (its recorded scorer_version, or
  * the settings' "scorer" with version 1 for runs made before versions were
  * recorded), plus " tags OPEN,CLOSE" when it split other reasoning tags.

@@ -7,11 +7,13 @@
  */
 #include "stats/compare.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/axes.h"
 #include "run/plan.h"
+#include "stats/power.h"
 #include "stats/stats.h"
 #include "store/store.h"
 #include "base/strbuf.h"
@@ -27,6 +29,9 @@ void compare_options_init(struct compare_options *o)
     o->tolerance = 0.05;
     o->min_pairs = 10;
     o->min_coverage = 0.8;
+    o->gate = COMPARE_GATE_PRIMARY;
+    o->pass_rule = COMPARE_PASS_BOUND;
+    o->bound_alpha = 0.0;
 }
 
 static const char *const status_names[] = {"ok", "regression", "improvement", "not enough data"};
@@ -46,6 +51,39 @@ const char *compare_verdict_name(enum compare_verdict v)
     default:
         return "INCONCLUSIVE";
     }
+}
+
+static const char *const scope_names[] = {"cell", "length", "overall", "axis", "middle", "dip"};
+
+const char *compare_scope_name(enum compare_scope s)
+{
+    return (unsigned)s <= COMPARE_DIP ? scope_names[s] : "unknown";
+}
+
+double compare_upper_bound(const double *x, size_t n, double level, double *se)
+{
+    double mean = 0.0, aug = 0.0, ss = 0.0, s_aug, e;
+    size_t i;
+    if (!n) {
+        if (se)
+            *se = 1.0;
+        return 1.0;
+    }
+    for (i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    /* the augmented sample: x plus the pseudo-questions +1 and -1 (their mean adds 0) */
+    aug = mean * (double)n / (double)(n + 2);
+    for (i = 0; i < n; i++)
+        ss += (x[i] - aug) * (x[i] - aug);
+    ss += (1.0 - aug) * (1.0 - aug) + (-1.0 - aug) * (-1.0 - aug);
+    s_aug = sqrt(ss / (double)(n + 1));
+    e = s_aug / sqrt((double)n);
+    if (se)
+        *se = e;
+    if (n < 2)
+        return 1.0;
+    return mean + stats_t_quantile(stats_norm_upper_inv(level), (double)(n - 1)) * e;
 }
 
 /* ---- pairing ---- */
@@ -136,33 +174,63 @@ static int pair_valid(const struct pair *p)
            outcome_is_scored((enum trial_outcome)p->cand);
 }
 
-/*
- * The paired test over questions for pairs[0..n-1]: per question the
- * difference d = (baseline correct) - (candidate correct) over its valid
- * pairs, then the exact sign-flip test on the d's (stats.h). d is scratch
- * of nq longs, left zeroed.
- */
-static void cluster_test(struct compare_test *t, const struct pair *pairs, size_t n, long *d,
-                         size_t nq)
+static double bound_level(const struct compare_options *o)
 {
-    size_t k;
+    return o->bound_alpha > 0.0 ? o->bound_alpha : o->alpha;
+}
+
+/*
+ * The paired test over questions for pairs[0..n-1] (compare.h): per question
+ * the integer d = sum of kw[p] * (baseline correct - candidate correct) over
+ * its valid pairs, then the exact sign-flip test on the d's (stats.h); and
+ * the drop as a sum of per-question contributions u = sum of a[p] * (the same
+ * difference), with its question-clustered bound. a NULL: every valid pair
+ * weighs 1 / t->n_pairs (the pooled accuracy difference); kw NULL: 1. d is
+ * scratch of nq longs, left zeroed.
+ */
+static void cluster_test(struct compare_test *t, const struct compare_options *o,
+                         const struct pair *pairs, size_t n, const double *a, const long *kw,
+                         long *d, size_t nq)
+{
+    size_t k, q = 0;
     long *m = xcalloc(nq ? nq : 1, sizeof(*m));
+    double *u = xcalloc(nq ? nq : 1, sizeof(*u));
+    double uniform = t->n_pairs ? 1.0 / (double)t->n_pairs : 0.0;
     for (k = 0; k < n; k++) {
         const struct pair *p = &pairs[k];
+        int delta;
         if (!pair_valid(p))
             continue;
+        delta = (p->base == OUTCOME_CORRECT) - (p->cand == OUTCOME_CORRECT);
         m[p->q]++;
-        d[p->q] += (p->base == OUTCOME_CORRECT) - (p->cand == OUTCOME_CORRECT);
+        d[p->q] += (kw ? kw[k] : 1) * delta;
+        u[p->q] += (a ? a[k] : uniform) * delta;
         if (p->repeat + 1 > t->n_repeats)
             t->n_repeats = p->repeat + 1;
     }
     t->n_questions = 0;
     for (k = 0; k < nq; k++)
         t->n_questions += m[k] > 0;
+    /* x_q = Q u_q over the questions with a pair: their mean is the drop */
+    for (k = 0; k < nq; k++)
+        if (m[k])
+            u[q++] = (double)t->n_questions * u[k];
+    t->upper = compare_upper_bound(u, q, bound_level(o), &t->se);
     t->p_drop = signflip_drop_p(d, nq);
     t->p_gain = signflip_gain_p(d, nq);
     memset(d, 0, nq * sizeof(*d));
     free(m);
+    free(u);
+}
+
+static void test_status(struct compare_test *t, const struct compare_options *o)
+{
+    /* no endpoint can worsen past its floor: accuracy 0, dip 1 */
+    double most = t->scope == COMPARE_DIP ? 1.0 - t->acc_base : t->acc_base;
+    if (t->n_pairs && t->upper > most)
+        t->upper = most;
+    t->p_drop_adj = t->p_gain_adj = 1.0;
+    t->status = (t->n_pairs < o->min_pairs || t->coverage < o->min_coverage) ? CMP_NO_DATA : CMP_OK;
 }
 
 static void finish_test(struct compare_test *t, const struct compare_options *o,
@@ -174,9 +242,8 @@ static void finish_test(struct compare_test *t, const struct compare_options *o,
         t->acc_cand = (double)(t->both_correct + t->cand_only) / (double)t->n_pairs;
     }
     t->drop = t->acc_base - t->acc_cand;
-    cluster_test(t, pairs, n, d, nq);
-    t->p_drop_adj = t->p_gain_adj = 1.0;
-    t->status = (t->n_pairs < o->min_pairs || t->coverage < o->min_coverage) ? CMP_NO_DATA : CMP_OK;
+    cluster_test(t, o, pairs, n, NULL, NULL, d, nq);
+    test_status(t, o);
 }
 
 static void add_reason(struct compare_result *r, struct strbuf *sb)
@@ -201,6 +268,14 @@ void compare_test_name(struct strbuf *out, const struct compare_test *t)
         return;
     }
     plan_format_length(out, t->length);
+    if (t->scope == COMPARE_MIDDLE) {
+        strbuf_addstr(out, " middle (25-75%)");
+        return;
+    }
+    if (t->scope == COMPARE_DIP) {
+        strbuf_addstr(out, " dip");
+        return;
+    }
     if (t->scope == COMPARE_CELL) {
         strbuf_addstr(out, " @ ");
         plan_format_depth(out, t->depth_bp);
@@ -211,6 +286,18 @@ void compare_test_name(struct strbuf *out, const struct compare_test *t)
     } else {
         strbuf_addstr(out, " (all depths)");
     }
+}
+
+void compare_endpoint_name(struct strbuf *out, const struct compare_test *t)
+{
+    if (t->scope == COMPARE_MIDDLE || t->scope == COMPARE_DIP || t->scope == COMPARE_LENGTH) {
+        strbuf_addstr(out, t->scope == COMPARE_MIDDLE ? "the middle (25-75%) at "
+                           : t->scope == COMPARE_DIP  ? "the dip at "
+                                                      : "all depths at ");
+        plan_format_length(out, t->length);
+        return;
+    }
+    compare_test_name(out, t);
 }
 
 static void no_data_reason(struct compare_result *r, enum compare_scope scope)
@@ -226,6 +313,8 @@ static void no_data_reason(struct compare_result *r, enum compare_scope scope)
                 (unsigned long)count,
                 scope == COMPARE_CELL     ? (count == 1 ? "cell" : "cells")
                 : scope == COMPARE_LENGTH ? (count == 1 ? "length" : "lengths")
+                : scope == COMPARE_MIDDLE ? (count == 1 ? "middle band" : "middle bands")
+                : scope == COMPARE_DIP    ? (count == 1 ? "dip" : "dips")
                                           : (count == 1 ? "axis value" : "axis values"),
                 r->opt.min_pairs, r->opt.min_coverage * 100.0);
     for (i = 0; i < r->n_tests && shown < 5; i++) {
@@ -391,6 +480,122 @@ static struct pair *pair_keys(const struct trial_result **b, size_t nbs,
     return pairs;
 }
 
+/* A depth of one length: its pairs [a, b) and their valid counts. */
+struct depth_span {
+    size_t a, b;
+    long valid, base_ok, cand_ok;
+    enum depth_role role;
+};
+
+/*
+ * The middle (scope COMPARE_MIDDLE) or dip (COMPARE_DIP) test of one length
+ * from its depths dv[0..nd-1] with data (compare.h): the pairs of the middle
+ * (and edge) depths, each weighted so that every depth counts alike, as in the
+ * report's edge, middle and dip.
+ */
+static void band_test(struct compare_result *out, enum compare_scope scope,
+                      const struct pair *pairs, const struct depth_span *dv, size_t nd, int n_edge,
+                      int n_mid, long *scratch, size_t nq, size_t *alloc)
+{
+    struct compare_test *t;
+    struct pair *sub = NULL;
+    double *a = NULL, mid_b = 0.0, mid_c = 0.0, edge_b = 0.0, edge_c = 0.0;
+    long *kw = NULL;
+    size_t i, k, ns = 0, na = 0;
+
+    ALLOC_GROW(out->tests, out->n_tests + 1, *alloc);
+    t = &out->tests[out->n_tests++];
+    memset(t, 0, sizeof(*t));
+    t->scope = scope;
+    t->length = pairs[0].length;
+    t->depth_bp = -1;
+    t->primary = 1;
+    t->n_edge = n_edge;
+    t->n_middle = n_mid;
+    for (i = 0; i < nd; i++) {
+        const struct depth_span *dp = &dv[i];
+        double w;
+        long kk;
+        if (dp->role == DEPTH_ROLE_MIDDLE) {
+            w = 1.0 / (double)n_mid;
+            kk = n_edge;
+            mid_b += w * (double)dp->base_ok / (double)dp->valid;
+            mid_c += w * (double)dp->cand_ok / (double)dp->valid;
+        } else if (dp->role == DEPTH_ROLE_EDGE && scope == COMPARE_DIP) {
+            w = -1.0 / (double)n_edge;
+            kk = -n_mid;
+            edge_b += -w * (double)dp->base_ok / (double)dp->valid;
+            edge_c += -w * (double)dp->cand_ok / (double)dp->valid;
+        } else {
+            continue;
+        }
+        for (k = dp->a; k < dp->b; k++) {
+            ALLOC_GROW(sub, ns + 1, na);
+            a = xreallocarray(a, na, sizeof(*a));
+            kw = xreallocarray(kw, na, sizeof(*kw));
+            sub[ns] = pairs[k];
+            a[ns] = w / (double)dp->valid;
+            kw[ns] = scope == COMPARE_DIP ? kk : 1;
+            tally(t, &pairs[k]);
+            ns++;
+        }
+    }
+    t->coverage = t->n_keys ? (double)t->n_pairs / (double)t->n_keys : 0.0;
+    if (scope == COMPARE_MIDDLE) {
+        t->acc_base = mid_b;
+        t->acc_cand = mid_c;
+        t->drop = mid_b - mid_c;
+    } else {
+        t->acc_base = edge_b - mid_b;
+        t->acc_cand = edge_c - mid_c;
+        t->drop = t->acc_cand - t->acc_base;
+    }
+    cluster_test(t, &out->opt, sub, ns, a, kw, scratch, nq);
+    test_status(t, &out->opt);
+    free(sub);
+    free(a);
+    free(kw);
+}
+
+/*
+ * The middle and dip tests of one length from its pairs[0..n-1] (sorted by
+ * depth): none when no middle depth has data (fewer than 3 depths).
+ */
+static void band_tests(struct compare_result *out, const struct pair *pairs, size_t n,
+                       long *scratch, size_t nq, size_t *alloc)
+{
+    struct depth_span *dv = xcalloc(n + 1, sizeof(*dv));
+    size_t i, j, k, nd = 0;
+    int n_edge = 0, n_mid = 0;
+
+    for (i = 0; i < n; i = j) {
+        struct depth_span *dp = &dv[nd];
+        for (j = i; j < n && pairs[j].depth_bp == pairs[i].depth_bp; j++)
+            ;
+        memset(dp, 0, sizeof(*dp));
+        dp->a = i;
+        dp->b = j;
+        for (k = i; k < j; k++)
+            if (pair_valid(&pairs[k])) {
+                dp->valid++;
+                dp->base_ok += pairs[k].base == OUTCOME_CORRECT;
+                dp->cand_ok += pairs[k].cand == OUTCOME_CORRECT;
+            }
+        if (dp->valid)
+            nd++;
+    }
+    for (i = 0; i < nd; i++) {
+        dv[i].role = stats_depth_role(i, nd, pairs[dv[i].a].depth_bp);
+        n_edge += dv[i].role == DEPTH_ROLE_EDGE;
+        n_mid += dv[i].role == DEPTH_ROLE_MIDDLE;
+    }
+    if (n_mid) {
+        band_test(out, COMPARE_MIDDLE, pairs, dv, nd, n_edge, n_mid, scratch, nq, alloc);
+        band_test(out, COMPARE_DIP, pairs, dv, nd, n_edge, n_mid, scratch, nq, alloc);
+    }
+    free(dv);
+}
+
 /* A COMPARE_CELL test per cell (each pair also into overall), then COMPARE_LENGTH per length. */
 static void cell_length_tests(struct compare_result *out, const struct pair *pairs, size_t np,
                               long *scratch, size_t nq, struct compare_test *overall, size_t *alloc)
@@ -408,6 +613,7 @@ static void cell_length_tests(struct compare_result *out, const struct pair *pai
         t->depth_bp = pairs[i].depth_bp;
         t->axes = *pairs[i].axes ? xstrdup(pairs[i].axes) : NULL;
         t->axes_only = out->axes_only;
+        t->primary = out->axes_only; /* without lengths the cells are the endpoints */
         for (k = i; k < j; k++) {
             tally(t, &pairs[k]);
             tally(overall, &pairs[k]);
@@ -426,29 +632,36 @@ static void cell_length_tests(struct compare_result *out, const struct pair *pai
         t->scope = COMPARE_LENGTH;
         t->length = pairs[i].length;
         t->depth_bp = -1;
+        t->primary = 1;
         for (k = i; k < j; k++)
             tally(t, &pairs[k]);
         finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
+        band_tests(out, pairs + i, j - i, scratch, nq, alloc);
     }
 }
 
-/* Holm over every tested cell, length and axis value, drops and gains as two families. */
-static void holm_statuses(struct compare_result *out)
+/*
+ * Holm over one family (primary or secondary: the tests with primary ==
+ * want, overall aside), drops and gains apart; statuses, detectable drops and
+ * questions needed. Returns the family's size.
+ */
+static size_t holm_family(struct compare_result *out, int want)
 {
     double *pd = xcalloc(out->n_tests + 1, sizeof(*pd));
     double *pg = xcalloc(out->n_tests + 1, sizeof(*pg));
     size_t *idx = xcalloc(out->n_tests + 1, sizeof(*idx));
     size_t i, k, fam = 0;
+    double level;
 
     for (i = 0; i < out->n_tests; i++)
-        if (out->tests[i].status != CMP_NO_DATA) {
+        if (out->tests[i].primary == want && out->tests[i].status != CMP_NO_DATA) {
             pd[fam] = out->tests[i].p_drop;
             pg[fam] = out->tests[i].p_gain;
             idx[fam++] = i;
         }
     holm_adjust(pd, fam, pd);
     holm_adjust(pg, fam, pg);
-    out->n_family = fam;
+    level = out->opt.alpha / (double)(fam ? fam : 1);
     for (k = 0; k < fam; k++) {
         struct compare_test *t = &out->tests[idx[k]];
         const double eps = 1e-9;
@@ -459,24 +672,94 @@ static void holm_statuses(struct compare_result *out)
         else if (t->p_gain_adj < out->opt.alpha && -t->drop >= out->opt.tolerance - eps)
             t->status = CMP_IMPROVEMENT;
     }
+    /* planned at Holm's first step, as dipmap plan plans */
+    for (i = 0; i < out->n_tests; i++) {
+        struct compare_test *t = &out->tests[i];
+        if (t->primary != want || !t->n_questions)
+            continue;
+        t->mde = power_mde_se(t->se, level);
+        t->need_q = power_need_se(t->se, t->n_questions, out->opt.tolerance, level);
+    }
     free(pd);
     free(pg);
     free(idx);
+    return fam;
+}
+
+static void holm_statuses(struct compare_result *out)
+{
+    size_t i;
+    out->n_primary_family = holm_family(out, 1);
+    out->n_family = holm_family(out, 0);
     for (i = 0; i < out->n_tests; i++) {
-        if (out->tests[i].status == CMP_REGRESSION)
+        const struct compare_test *t = &out->tests[i];
+        if (t->status == CMP_REGRESSION)
             out->n_regressions++;
-        else if (out->tests[i].status == CMP_IMPROVEMENT)
+        else if (t->status == CMP_IMPROVEMENT)
             out->n_improvements++;
-        else if (out->tests[i].status == CMP_NO_DATA)
+        else if (t->status == CMP_NO_DATA)
             out->n_no_data++;
+        if (!t->primary)
+            continue;
+        out->n_primary++;
+        if (t->status == CMP_REGRESSION)
+            out->n_primary_regressions++;
+        if (t->status == CMP_NO_DATA) {
+            out->n_primary_no_data++;
+            continue;
+        }
+        if (t->upper >= out->opt.tolerance)
+            out->n_primary_over++;
+        if (t->mde > out->max_mde)
+            out->max_mde = t->mde;
+        if (t->need_q < 0 || out->need_questions < 0)
+            out->need_questions = -1;
+        else if (t->need_q > out->need_questions)
+            out->need_questions = t->need_q;
     }
+}
+
+/* "2 of 6 primary endpoints have ... bound ... : the dip at 32k +3.1 pp (bound +9.8 pp), ..." */
+static void bound_reason(struct compare_result *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t i, shown = 0;
+    strbuf_addf(&sb,
+                "no primary regression, but %ld of %lu primary endpoints %s a %.0f%% upper bound "
+                "on the drop at or above the %.1f pp tolerance, so a drop that large is not "
+                "ruled out: ",
+                r->n_primary_over, (unsigned long)(r->n_primary - (size_t)r->n_primary_no_data),
+                r->n_primary_over == 1 ? "has" : "have", (1.0 - bound_level(&r->opt)) * 100.0,
+                r->opt.tolerance * 100.0);
+    for (i = 0; i < r->n_tests && shown < 6; i++) {
+        const struct compare_test *t = &r->tests[i];
+        if (!t->primary || t->status == CMP_NO_DATA || t->upper < r->opt.tolerance)
+            continue;
+        if (shown++)
+            strbuf_addstr(&sb, "; ");
+        compare_endpoint_name(&sb, t);
+        strbuf_addf(&sb, " %+.1f pp (bound %+.1f pp)", t->drop * 100.0, t->upper * 100.0);
+    }
+    if ((size_t)r->n_primary_over > shown)
+        strbuf_addf(&sb, "; and %lu more", (unsigned long)((size_t)r->n_primary_over - shown));
+    if (r->need_questions > 0)
+        strbuf_addf(&sb,
+                    ". The planner says a decision needs about %ld questions (this comparison "
+                    "has %lu; see dipmap plan)",
+                    r->need_questions, (unsigned long)r->n_questions);
+    else
+        strbuf_addstr(&sb, ". No number of questions the planner tries (up to 10^6) decides it "
+                           "at this tolerance");
+    add_reason(r, &sb);
 }
 
 /* FAIL on a regression, else INCONCLUSIVE with its reasons, else PASS; overall's status. */
 static void decide_verdict(struct compare_result *out, struct compare_test *overall, size_t nb,
                            size_t nc)
 {
-    if (out->n_regressions) {
+    int cells_gate = out->opt.gate == COMPARE_GATE_CELLS;
+    int old_rule = out->opt.pass_rule == COMPARE_PASS_NO_REGRESSION;
+    if (out->n_primary_regressions || (cells_gate && out->n_regressions)) {
         out->verdict = VERDICT_FAIL;
     } else {
         struct strbuf sb = STRBUF_INIT;
@@ -495,8 +778,14 @@ static void decide_verdict(struct compare_result *out, struct compare_test *over
             add_reason(out, &sb);
         }
         no_data_reason(out, COMPARE_LENGTH);
-        no_data_reason(out, COMPARE_AXIS);
-        no_data_reason(out, COMPARE_CELL);
+        no_data_reason(out, COMPARE_MIDDLE);
+        no_data_reason(out, COMPARE_DIP);
+        if (cells_gate || old_rule || out->axes_only) {
+            no_data_reason(out, COMPARE_AXIS);
+            no_data_reason(out, COMPARE_CELL);
+        }
+        if (!out->n_reasons && !old_rule && out->n_primary_over)
+            bound_reason(out);
         strbuf_release(&sb);
         out->verdict = out->n_reasons ? VERDICT_INCONCLUSIVE : VERDICT_PASS;
     }
@@ -574,4 +863,70 @@ void compare_warnings(const struct compare_result *r, struct strvec *out)
             lengths++;
     }
     stats_sample_warnings(r->n_questions, r->n_repeats, cells, lengths, out);
+}
+
+/* "the dip at 32k +9.8 pp": an endpoint and its change (a dip's rise, an accuracy's fall) */
+static void endpoint_change(struct strbuf *out, const struct compare_test *t)
+{
+    compare_endpoint_name(out, t);
+    strbuf_addf(out, " %+.1f pp", (t->scope == COMPARE_DIP ? t->drop : -t->drop) * 100.0);
+}
+
+void compare_headline(struct strbuf *out, const struct compare_result *r)
+{
+    const struct compare_test *worst = NULL;
+    size_t i, shown = 0;
+    long shown_max = 4;
+
+    strbuf_addstr(out, compare_verdict_name(r->verdict));
+    if (r->verdict == VERDICT_FAIL) {
+        int primary = r->n_primary_regressions > 0;
+        strbuf_addstr(out,
+                      primary ? ": regression in " : ": regression in the cells (--gate cells): ");
+        for (i = 0; i < r->n_tests && (long)shown < shown_max; i++) {
+            const struct compare_test *t = &r->tests[i];
+            if (t->status != CMP_REGRESSION || t->scope == COMPARE_OVERALL || t->primary != primary)
+                continue;
+            if (shown++)
+                strbuf_addstr(out, "; ");
+            endpoint_change(out, t);
+            strbuf_addf(out, " (Holm p %.2g)", t->p_drop_adj);
+        }
+        return;
+    }
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        if (t->primary && t->status != CMP_NO_DATA && (!worst || t->upper > worst->upper))
+            worst = t;
+    }
+    if (r->verdict == VERDICT_PASS && r->opt.pass_rule == COMPARE_PASS_NO_REGRESSION) {
+        strbuf_addf(out,
+                    ": no significant primary regression (--pass-rule no-regression); this does "
+                    "not rule out a drop: %.1f pp is what these questions detect at 80%% power",
+                    r->max_mde * 100.0);
+        return;
+    }
+    if (r->verdict == VERDICT_PASS) {
+        strbuf_addf(out, ": no primary endpoint worsened by %.1f pp or more, at %.0f%% confidence",
+                    r->opt.tolerance * 100.0, (1.0 - bound_level(&r->opt)) * 100.0);
+        if (worst) {
+            strbuf_addstr(out, " (highest upper bound ");
+            strbuf_addf(out, "%+.1f pp, ", worst->upper * 100.0);
+            compare_endpoint_name(out, worst);
+            strbuf_addch(out, ')');
+        }
+        return;
+    }
+    if (!r->n_primary_no_data && r->n_primary_over && worst && r->n_reasons == 1) {
+        strbuf_addstr(out, ": no primary regression, but ");
+        compare_endpoint_name(out, worst);
+        strbuf_addf(out, " may have worsened by up to %.1f pp (tolerance %.1f pp)",
+                    worst->upper * 100.0, r->opt.tolerance * 100.0);
+        if (r->need_questions > 0)
+            strbuf_addf(out, "; a decision needs about %ld questions (have %lu)", r->need_questions,
+                        (unsigned long)r->n_questions);
+        return;
+    }
+    if (r->n_reasons)
+        strbuf_addf(out, ": %s", r->reasons[0]);
 }

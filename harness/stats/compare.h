@@ -12,24 +12,82 @@ struct run_info;
  * Paired regression verdicts between two runs of the same trial matrix
  * (dipmap compare). Trials are paired by (question, length, depth, repeat, axes);
  * only pairs where both trials are valid (correct/wrong) count. The question
- * is the unit: for every (length, depth) cell, every length and overall, the
- * per-question difference (baseline correct minus candidate correct over the
- * question's pairs in that scope) enters an exact one-sided sign-flip test
- * (stats.h signflip_drop_p), which is the exact McNemar test when each
- * question has one pair in the scope (a cell with one repeat). The p-values
- * of the cells and lengths are Holm-adjusted as one family (gains likewise,
- * as a second family). A regression is adjusted p < alpha AND a drop >=
- * tolerance. Pure functions: no I/O.
+ * is the unit: every test takes per question the difference its pairs in the
+ * test's scope make (baseline correct minus candidate correct) and an exact
+ * one-sided sign-flip test over questions (stats.h signflip_drop_p; the exact
+ * McNemar test when each question has one pair in the scope).
+ *
+ * The primary endpoints (pre-specified; the gate): for every length
+ *   - all depths: the accuracy drop over the length's pairs;
+ *   - middle: the drop of the middle band, the mean accuracy of the middle
+ *     depths (stats.h stats_depth_role(): interior depths in 25-75%);
+ *   - dip: the dip's increase, candidate dip - baseline dip, dip = edge -
+ *     middle as in the report (edge = the mean of the shallowest and deepest
+ *     depth's accuracy). It equals the middle's drop minus the edges' drop.
+ * (A length with fewer than 3 depths has no middle and no dip. Runs whose
+ * cells are axes alone, the order experiment, have no lengths: there the
+ * cells are the primary endpoints.) Their p-values are Holm-adjusted as one
+ * family (gains likewise). The secondary family: every (length, depth, axes)
+ * cell and pooled axis value, Holm over those. A regression is adjusted p <
+ * alpha AND a drop (a dip increase) >= tolerance.
+ *
+ * The estimate of a middle or dip endpoint weights its depths equally (the
+ * report's cell means); its sign-flip test gives each question the integer
+ * E * (middle pairs' differences) - M * (edge pairs' differences) for a dip
+ * over M middle and E edge depths (the same weights when every depth has the
+ * same pairs per question).
+ *
+ * The bound (compare_upper_bound()): every test also carries a one-sided
+ * (1 - alpha) upper confidence bound on its drop, clustered by question: the
+ * estimate is a sum of per-question contributions u_q; with x_q = Q u_q
+ * (the question's own drop, in accuracy units) the bound is mean(x) +
+ * t(Q - 1) * s / sqrt(Q), s the standard deviation of x augmented by two
+ * pseudo-questions x = +1 and x = -1 (one that lost the endpoint entirely,
+ * one that gained it: the Agresti-Caffo idea, so that no discordance in a
+ * small sample does not give a zero-width bound). The planner's normal model
+ * (power.h power_mde_se()) turns the same standard error into the drop
+ * detectable at 80% power and the questions a decision needs.
+ *
+ * The verdict (COMPARE_PASS_BOUND, the default):
+ *   FAIL          a primary regression (with COMPARE_GATE_CELLS also any
+ *                 secondary regression);
+ *   PASS          otherwise, when every primary endpoint was tested and its
+ *                 upper bound is below the tolerance (an intersection-union
+ *                 test: PASS wrongly claims "no drop >= tolerance" with
+ *                 probability <= alpha, no multiplicity adjustment needed);
+ *   INCONCLUSIVE  otherwise, with reasons (data missing, or which bounds are
+ *                 not below the tolerance and how many questions the planner
+ *                 says a decision needs).
+ * COMPARE_PASS_NO_REGRESSION is the older rule: PASS when nothing regressed
+ * significantly, which does not show that no regression larger than the
+ * tolerance exists (the reports say so, with the detectable drop).
+ * Pure functions: no I/O.
  */
 
+/* What can fail the gate. */
+enum compare_gate {
+    COMPARE_GATE_PRIMARY, /* the primary endpoints (default) */
+    COMPARE_GATE_CELLS    /* the primary endpoints and the secondary cells and axis values */
+};
+/* What PASS means. */
+enum compare_pass_rule {
+    COMPARE_PASS_BOUND,        /* every primary upper bound below the tolerance (default) */
+    COMPARE_PASS_NO_REGRESSION /* no significant regression (does not show safety) */
+};
+
 struct compare_options {
-    double alpha;        /* default 0.05 */
-    double tolerance;    /* minimum absolute accuracy drop, default 0.05 */
-    long min_pairs;      /* valid pairs a cell (or length) needs to be tested, default 10 */
-    double min_coverage; /* valid pairs / trial keys in either run, per cell and overall
-                            (default 0.8); below it the cell is "not enough data" */
-    int exclude_known;   /* leave out questions answered correctly closed-book in either run
-                            (control trials, trial.h, are never tested themselves) */
+    double alpha;           /* default 0.05 */
+    double tolerance;       /* minimum absolute accuracy drop, default 0.05 */
+    long min_pairs;         /* valid pairs a cell (or length) needs to be tested, default 10 */
+    double min_coverage;    /* valid pairs / trial keys in either run, per cell and overall
+                               (default 0.8); below it the cell is "not enough data" */
+    int exclude_known;      /* leave out questions answered correctly closed-book in either run
+                               (control trials, trial.h, are never tested themselves) */
+    enum compare_gate gate; /* default COMPARE_GATE_PRIMARY */
+    enum compare_pass_rule pass_rule; /* default COMPARE_PASS_BOUND */
+    double bound_alpha;               /* one-sided level of the PASS bounds; 0 (default) = alpha. A
+                                         sequential gate spending alpha over rounds sets alpha and
+                                         bound_alpha to the round's levels. */
 };
 void compare_options_init(struct compare_options *o);
 
@@ -42,7 +100,16 @@ void compare_options_init(struct compare_options *o);
  * for each axis with more than one value, except when the cells are axes
  * alone and the run has a single such axis (the line would repeat a cell).
  */
-enum compare_scope { COMPARE_CELL, COMPARE_LENGTH, COMPARE_OVERALL, COMPARE_AXIS };
+enum compare_scope {
+    COMPARE_CELL,
+    COMPARE_LENGTH, /* primary: all depths of a length */
+    COMPARE_OVERALL,
+    COMPARE_AXIS,
+    COMPARE_MIDDLE, /* primary: a length's middle band */
+    COMPARE_DIP     /* primary: a length's dip (drop = the dip's increase) */
+};
+/* "cell", "length", "overall", "axis", "middle", "dip" (the JSON scope names). */
+const char *compare_scope_name(enum compare_scope s);
 
 enum compare_status {
     CMP_OK,          /* tested, no significant change beyond tolerance */
@@ -61,16 +128,27 @@ struct compare_test {
     long n_pairs; /* valid in both */
     long both_correct, base_only, cand_only, both_wrong; /* base_only = b (drops) */
     double coverage;                                     /* n_pairs / n_keys */
-    double acc_base, acc_cand;
-    double drop;                   /* acc_base - acc_cand over the pairs */
+    double acc_base, acc_cand;     /* the endpoint in each run: accuracy over the pairs; for
+                                      middle the mean of the middle depths' accuracies; for dip
+                                      the dip (edge - middle) */
+    double drop;                   /* acc_base - acc_cand; for dip acc_cand - acc_base (the dip's
+                                      increase): a positive drop is always a worsening */
     size_t n_questions;            /* questions (clusters) with a valid pair */
     int n_repeats;                 /* distinct repeats among the valid pairs */
     double p_drop, p_gain;         /* exact one-sided sign-flip test over questions */
     double p_drop_adj, p_gain_adj; /* Holm-adjusted; 1 when not tested */
     enum compare_status status;
-    char *axes;    /* owned: a cell's axes, canonical ("k=10;policy=source"), or an axis
-                      test's "name=value"; NULL without axes */
-    int axes_only; /* a cell named by its axes alone (length and depth constant) */
+    int primary;  /* in the primary family (the gate) */
+    double se;    /* question-clustered standard error of drop (compare_upper_bound()) */
+    double upper; /* one-sided (1 - bound_alpha) upper confidence bound on drop */
+    double mde;   /* drop detectable at 80% power at the test's planned level (alpha / family
+                     size, Holm's first step); < 0 when not estimable */
+    long need_q;  /* questions the planner says a decision on this test needs (the
+                     detectable drop down to the tolerance); 0 when not estimable */
+    int n_edge, n_middle; /* middle and dip: the depths in each role */
+    char *axes;           /* owned: a cell's axes, canonical ("k=10;policy=source"), or an axis
+                             test's "name=value"; NULL without axes */
+    int axes_only;        /* a cell named by its axes alone (length and depth constant) */
 };
 
 enum compare_verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_INCONCLUSIVE };
@@ -79,13 +157,21 @@ const char *compare_verdict_name(enum compare_verdict v);
 
 struct compare_result {
     struct compare_options opt;
-    /* cells by (length, depth, axes), then one per length, then one per axis value
-       (COMPARE_AXIS), then the overall test last */
+    /* cells by (length, depth, axes), then per length its all-depths, middle and dip
+       tests, then one per axis value (COMPARE_AXIS), then the overall test last */
     struct compare_test *tests;
     size_t n_tests;
-    size_t n_family; /* tests in the Holm family (not NO_DATA, not overall) */
+    size_t n_family;         /* tests in the secondary Holm family (cells, axis values; tested) */
+    size_t n_primary;        /* tests in the primary family (tested or not) */
+    size_t n_primary_family; /* primary tests Holm-adjusted together (tested) */
     enum compare_verdict verdict;
-    long n_regressions, n_improvements, n_no_data;
+    long n_regressions, n_improvements, n_no_data; /* over every test but overall */
+    long n_primary_regressions;
+    long n_primary_no_data;
+    long n_primary_over;      /* primary tests whose upper bound is >= the tolerance */
+    long need_questions;      /* the questions a decision needs by the planner: the largest
+                                 need_q of the primary tests (0 when none) */
+    double max_mde;           /* the largest detectable drop of the primary tests */
     long baseline_only_keys;  /* keys with a trial only in the baseline */
     long candidate_only_keys; /* keys with a trial only in the candidate */
     size_t n_questions;       /* questions with a valid pair */
@@ -101,13 +187,25 @@ struct compare_result {
 /*
  * Compare base[0..nb-1] with cand[0..nc-1] (borrowed). opt NULL = defaults.
  * Fills *out (initialised here; release with compare_result_release()).
- * Verdict: FAIL when any cell or length regressed; otherwise INCONCLUSIVE
- * when there are no pairs, overall coverage is below min_coverage, or some
- * cell/length was not tested; otherwise PASS.
+ * Verdict as above; also INCONCLUSIVE (never PASS) when there are no pairs,
+ * overall coverage is below min_coverage, or a primary test (with
+ * COMPARE_GATE_CELLS or COMPARE_PASS_NO_REGRESSION: any test) lacks data.
+ * The sequential gate calls this on the trials of the rounds so far with the
+ * round's alpha and bound_alpha.
  */
 void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
                   size_t nc, const struct compare_options *opt, struct compare_result *out);
 void compare_result_release(struct compare_result *r);
+
+/*
+ * The question-clustered one-sided upper bound of the drop from the
+ * per-question drops x[0..n-1] (x_q = Q u_q above; the estimate is their
+ * mean): mean(x) + t(n - 1) * s / sqrt(n), s the sample standard deviation
+ * of x with the two pseudo-questions +1 and -1 added, t the one-sided (1 -
+ * level) quantile. *se (may be NULL) gets s / sqrt(n). n == 0: returns 1 (no
+ * bound), *se = 1.
+ */
+double compare_upper_bound(const double *x, size_t n, double level, double *se);
 
 /*
  * Warnings about how far the verdict can be trusted (stats.h rules): fewer
@@ -124,5 +222,19 @@ void compare_warnings(const struct compare_result *r, struct strvec *out);
  * name of a test in reasons and reports.
  */
 void compare_test_name(struct strbuf *out, const struct compare_test *t);
+
+/*
+ * The verdict in one line, appended to out (stdout, compare.json "headline",
+ * the demo): where the regression is, what a PASS rules out, or why it is
+ * inconclusive, e.g. "FAIL: the middle (25-75%) at 32k -12.1 pp (Holm p
+ * 0.001); the dip at 32k +9.8 pp (Holm p 0.004)".
+ */
+void compare_headline(struct strbuf *out, const struct compare_result *r);
+
+/*
+ * "the middle (25-75%) at 32k", "the dip at 32k", ...: a primary test named
+ * for a sentence; the same as compare_test_name() for other tests.
+ */
+void compare_endpoint_name(struct strbuf *out, const struct compare_test *t);
 
 #endif

@@ -252,6 +252,22 @@ double power_fail_rate(const struct power_spec *s, const double *drop, unsigned 
     return iters ? (double)fails / (double)iters : 0.0;
 }
 
+double power_mde_se(double se, double level)
+{
+    return (stats_norm_upper_inv(level) + stats_norm_upper_inv(1.0 - POWER_TARGET)) * se;
+}
+
+long power_need_se(double se, size_t q, double tolerance, double level)
+{
+    double need, mde = power_mde_se(se, level);
+    if (!(tolerance > 0.0) || !(mde >= 0.0))
+        return -1;
+    need = ceil((double)q * (mde / tolerance) * (mde / tolerance));
+    if (need > (double)MAX_QUESTIONS)
+        return -1;
+    return need < (double)q ? (long)q : (long)need;
+}
+
 int power_parse_drop(const char *s, double *out, struct strbuf *err)
 {
     struct strbuf sb = STRBUF_INIT;

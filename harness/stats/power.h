@@ -82,6 +82,21 @@ double power_fail_rate(const struct power_spec *s, const double *drop, unsigned 
 void power_summary(const struct power_spec *s, double target, struct strbuf *out);
 
 /*
+ * The same normal model, with the standard error se of a drop estimated from
+ * q questions of a comparison (compare.h: the question-clustered se, so the
+ * per-question variance, intraclass correlation included, is the observed
+ * one instead of the cell accuracies' model). The drop is detected at 80%
+ * power at one-sided level `level` when drop >= (z(level) + z(0.8)) se:
+ * power_mde_se() returns that drop. power_need_se() returns the questions
+ * (se shrinking as 1/sqrt(questions)) at which that detectable drop is down
+ * to the tolerance: where a regression of the tolerance FAILs and an
+ * unchanged model PASSes (its bound below the tolerance) with about 80%
+ * probability each. At least q; -1 when tolerance <= 0 or beyond 10^6.
+ */
+double power_mde_se(double se, double level);
+long power_need_se(double se, size_t q, double tolerance, double level);
+
+/*
  * Parse a drop "5pp", "5%" or "5" (percentage points) into a fraction
  * (0.05). Returns 0, or -1 with the reason in err.
  */

@@ -465,6 +465,15 @@ static int is_mid_depth(int depth_bp)
     return depth_bp >= 2500 && depth_bp <= 7500;
 }
 
+enum depth_role stats_depth_role(size_t rank, size_t n_with_data, int depth_bp)
+{
+    if (!n_with_data || rank >= n_with_data)
+        return DEPTH_ROLE_OTHER;
+    if (rank == 0 || rank == n_with_data - 1)
+        return DEPTH_ROLE_EDGE;
+    return is_mid_depth(depth_bp) ? DEPTH_ROLE_MIDDLE : DEPTH_ROLE_OTHER;
+}
+
 /*
  * Summary of one depth curve given per-cell (valid, correct) counts. Cells
  * without valid trials are skipped.
@@ -482,7 +491,7 @@ struct curve {
 static void curve_summary(const struct cell_stats *cells, size_t n, const long *valid,
                           const long *correct, struct curve *c)
 {
-    size_t i;
+    size_t i, rank;
     double sum = 0.0;
     int nm = 0;
     memset(c, 0, sizeof(*c));
@@ -500,9 +509,13 @@ static void curve_summary(const struct cell_stats *cells, size_t n, const long *
     c->edge_lo = (double)correct[c->lo_i] / (double)valid[c->lo_i];
     c->edge_hi = (double)correct[c->hi_i] / (double)valid[c->hi_i];
     c->edge = (c->edge_lo + c->edge_hi) / 2.0;
-    for (i = 0; i < n; i++) {
+    for (i = 0, rank = 0; i < n; i++) {
         double a;
-        if (valid[i] <= 0 || (int)i == c->lo_i || (int)i == c->hi_i)
+        enum depth_role role;
+        if (valid[i] <= 0)
+            continue;
+        role = stats_depth_role(rank++, (size_t)c->n_depths, cells[i].depth_bp);
+        if (role == DEPTH_ROLE_EDGE)
             continue;
         a = (double)correct[i] / (double)valid[i];
         if (!c->has_worst || a < c->middle_worst) {
@@ -510,7 +523,7 @@ static void curve_summary(const struct cell_stats *cells, size_t n, const long *
             c->worst_i = (int)i;
         }
         c->has_worst = 1;
-        if (is_mid_depth(cells[i].depth_bp)) {
+        if (role == DEPTH_ROLE_MIDDLE) {
             sum += a;
             nm++;
         }
@@ -521,8 +534,7 @@ static void curve_summary(const struct cell_stats *cells, size_t n, const long *
     }
 }
 
-/* Student t quantile by the Cornish-Fisher expansion in 1/df (z = the normal quantile). */
-static double t_quantile(double z, double df)
+double stats_t_quantile(double z, double df)
 {
     double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
     return z + (z3 + z) / (4.0 * df) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df) +
@@ -554,7 +566,7 @@ static void set_interval(struct estimate *e, double *v, size_t n, double conf, i
         return;
     if (nq >= 2) {
         double z = stats_norm_upper_inv(a / 2.0);
-        double t = t_quantile(z, (double)(nq - 1)) * sqrt((double)nq / (double)(nq - 1));
+        double t = stats_t_quantile(z, (double)(nq - 1)) * sqrt((double)nq / (double)(nq - 1));
         a = 2.0 * stats_norm_upper(t);
     }
     qsort(v, n, sizeof(*v), cmp_double);

@@ -99,6 +99,12 @@ size_t stats_rng_below(struct stats_rng *r, size_t n);
 double stats_norm_upper(double z);
 double stats_norm_upper_inv(double p);
 
+/*
+ * The Student t quantile with df degrees of freedom matching the normal
+ * quantile z (the same upper tail), by the Cornish-Fisher expansion in 1/df.
+ */
+double stats_t_quantile(double z, double df);
+
 /* q-quantile (0..1) of sorted values, linear interpolation (type 7). n > 0. */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
 
@@ -335,6 +341,18 @@ void stats_warnings(const struct run_stats *s, struct strvec *out);
 /* The same sentences from counts (shared with compare_warnings()). */
 void stats_sample_warnings(size_t questions, int repeats, size_t small_cells, size_t small_lengths,
                            struct strvec *out);
+
+/*
+ * The depths of the primary estimand, the one definition (the report's edge,
+ * middle and dip, and compare's primary endpoints): of a length's depths with
+ * data in ascending order (rank 0..n_with_data-1), the first and the last are
+ * the edges (edge = the mean of their accuracies); an interior depth within
+ * 25-75% is a middle depth (middle = the mean of their accuracies); dip =
+ * edge - middle. Other interior depths have no role (they enter the worst
+ * depth and the AUC only).
+ */
+enum depth_role { DEPTH_ROLE_OTHER, DEPTH_ROLE_EDGE, DEPTH_ROLE_MIDDLE };
+enum depth_role stats_depth_role(size_t rank, size_t n_with_data, int depth_bp);
 
 /* The cell for (length, depth_bp), or NULL. */
 const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, int depth_bp);

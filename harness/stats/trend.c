@@ -21,10 +21,73 @@
 
 long trend_previous(const struct run_info *runs, size_t i)
 {
-    while (i-- > 0)
-        if (runs[i].status == RUN_COMPLETE)
-            return (long)i;
+    size_t j = i;
+    while (j-- > 0)
+        if (runs[j].status == RUN_COMPLETE &&
+            run_identity_same_series(&runs[j], &runs[i], NULL, NULL))
+            return (long)j;
     return -1;
+}
+
+long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
+                     const struct compare_options *opt)
+{
+    struct trial_result *bt = NULL, *ct = NULL;
+    size_t nb = 0, nc = 0, j;
+    long base = -1;
+
+    for (j = 0; j < i; j++) {
+        struct compare_result r;
+        if (runs[j].status != RUN_COMPLETE ||
+            !run_identity_same_series(&runs[j], &runs[i], NULL, NULL))
+            continue;
+        if (base < 0) {
+            base = (long)j;
+            if (store_trials_load(st, runs[j].name, &bt, &nb) != 0)
+                goto fail;
+            continue;
+        }
+        if (store_trials_load(st, runs[j].name, &ct, &nc) != 0)
+            goto fail;
+        compare_runs(bt, nb, ct, nc, opt, &r);
+        if (r.verdict == VERDICT_PASS) {
+            store_trials_free(bt, nb);
+            bt = ct;
+            nb = nc;
+            base = (long)j;
+        } else {
+            store_trials_free(ct, nc);
+        }
+        ct = NULL;
+        nc = 0;
+        compare_result_release(&r);
+    }
+    store_trials_free(bt, nb);
+    return base;
+fail:
+    store_trials_free(bt, nb);
+    store_trials_free(ct, nc);
+    return -2;
+}
+
+/* Keep only the runs of the newest run's series (the trend is one series). */
+static void keep_series(struct trend *tr)
+{
+    size_t i, k = 0, last = tr->n - 1;
+    for (i = 0; i < tr->n; i++) {
+        if (i == last || run_identity_same_series(&tr->runs[i], &tr->runs[last], NULL, NULL)) {
+            if (k != i) {
+                struct run_info tmp = tr->runs[k];
+                tr->runs[k] = tr->runs[i];
+                tr->runs[i] = tmp;
+            }
+            k++;
+        }
+    }
+    tr->n_other = tr->n - k;
+    /* the others stay allocated past n for run_info_list_free(); remember them */
+    tr->n_all = tr->n;
+    tr->n = k;
 }
 
 static void add_length(struct trend *tr, long len, size_t *alloc)
@@ -52,6 +115,7 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
         return -1;
     if (!tr->n)
         return 1;
+    keep_series(tr);
     tr->t = xcalloc(tr->n, sizeof(*tr->t));
     trials = xcalloc(tr->n, sizeof(*trials));
     ntrials = xcalloc(tr->n, sizeof(*ntrials));
@@ -72,8 +136,7 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
         for (k = 0; k < t->stats.n_lengths; k++)
             add_length(tr, t->stats.lengths[k].length, &alloc);
         t->prev = trend_previous(tr->runs, i);
-        if (t->prev >= 0 &&
-            run_identity_same_inputs(&tr->runs[t->prev], &tr->runs[i], NULL, NULL)) {
+        if (t->prev >= 0) {
             struct compare_result r;
             size_t p = (size_t)t->prev;
             compare_runs(trials[p], ntrials[p], trials[i], ntrials[i], NULL, &r);
@@ -99,7 +162,7 @@ void trend_release(struct trend *tr)
             run_stats_release(&tr->t[i].stats);
     free(tr->t);
     free(tr->lengths);
-    run_info_list_free(tr->runs, tr->n);
+    run_info_list_free(tr->runs, tr->n_all ? tr->n_all : tr->n);
     memset(tr, 0, sizeof(*tr));
 }
 

@@ -27,8 +27,11 @@ struct trend_run {
 };
 
 struct trend {
-    struct run_info *runs; /* store_run_list() order: oldest created first */
+    struct run_info *runs; /* store_run_list() order: oldest created first; only the runs
+                              of the newest run's series (run_identity_same_series()) */
     size_t n;
+    size_t n_other; /* runs matching the filter left out: another series */
+    size_t n_all;   /* runs[] as allocated (n + n_other) */
     struct trend_run *t;
     long *lengths; /* every length of any run, ascending */
     size_t nlen;
@@ -36,9 +39,22 @@ struct trend {
 
 /*
  * The run runs[i] is compared against by default ("--against previous"): the
- * newest earlier run whose status is complete. -1 when there is none.
+ * newest earlier run whose status is complete and that is of the same series
+ * (run_identity_same_series(): inputs and trial matrix). -1 when there is none.
  */
 long trend_previous(const struct run_info *runs, size_t i);
+
+/*
+ * The run runs[i] is compared against with "--against last-pass": the newest
+ * earlier run of its series whose own comparison passed, so that a regression
+ * that persists keeps failing. Walking the series' complete runs before i
+ * oldest first, the first is the first baseline and each later one that
+ * PASSes against the current baseline (compare_runs() with opt) becomes the
+ * next. Trials come from st. Returns the index, -1 when no earlier complete
+ * run of the series exists, -2 after an error (printed).
+ */
+long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
+                     const struct compare_options *opt);
 
 /*
  * Load the runs matching f with their statistics and comparisons (default

@@ -12,5 +12,6 @@ assert_contains err "error: compare: baseline and candidate are the same run ('r
 expect_code 2 "$DIPMAP" compare r1 r1 --db t.db --baseline-db ./t.db
 assert_contains err "same run ('r1' in t.db)"
 cp t.db other.db
-expect_code 0 "$DIPMAP" compare r1 r1 --db t.db --baseline-db other.db --min-pairs 1
+expect_code 0 "$DIPMAP" compare r1 r1 --db t.db --baseline-db other.db --min-pairs 1 \
+    --pass-rule no-regression
 assert_contains out "## dipmap compare: PASS"

@@ -8,6 +8,13 @@ assert_contains demo.out "demo: done in"
 grep -q "$esc" demo.out && fail "escape codes in demo output to a file"
 [ -s a/demo.db ] && [ -d a ] || fail "DEMO_OUT not used"
 ls a | grep -q -- '-vs-base$' || fail "no comparison folder in DEMO_OUT: $(ls a)"
+# the verdict line is compare.json's headline (where the regression is), not a fixed sentence
+headline=$(python3 -c 'import json,glob; print(json.load(open(glob.glob("a/*-vs-base/compare.json")[0]))["headline"])')
+# (at 1k serve-sim plants no dip: the two models answer alike and 36 questions cannot bound it)
+case $headline in "INCONCLUSIVE: no primary regression, but "*"a decision needs about "*) ;;
+*) fail "unexpected demo verdict at 1k: $headline" ;; esac
+grep -qF "  verdict (candidate vs baseline): $headline   [compare exit code 4]" demo.out ||
+    fail "the demo's verdict line is not the headline: $(grep verdict demo.out)"
 # on a terminal (script gives it a pty): bold, unless NO_COLOR is set
 command -v script >/dev/null || skip "script (util-linux) is not installed: the terminal half needs a pty"
 TERM=xterm DEMO_OUT=$PWD/b script -qec "bash '$REPO/tests/demo.sh' '$DIPMAP'" /dev/null >tty.out 2>&1 ||

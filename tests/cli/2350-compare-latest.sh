@@ -18,12 +18,12 @@ assert_contains out "FAIL"
 expect_code 1 "$DIPMAP" compare --tag nightly --latest --against previous --db t.db --json v.json
 [ "$(python3 -c 'import json; print(json.load(open("v.json"))["verdict"])')" = FAIL ] || fail "json verdict"
 night n4 0.6
-expect_code 0 "$DIPMAP" compare --tag nightly --latest --db t.db
+expect_code 0 "$DIPMAP" compare --tag nightly --latest --db t.db --pass-rule no-regression
 assert_contains err "is 'n4'; baseline 'n3'"
 # a night that did not complete is never the baseline
 sqlite3 t.db "update runs set status = 'failed' where name = 'n4'"
 night n5 0.6
-expect_code 0 "$DIPMAP" compare --tag nightly --latest --db t.db
+expect_code 0 "$DIPMAP" compare --tag nightly --latest --db t.db --pass-rule no-regression
 assert_contains err "is 'n5'; baseline 'n3' (previous complete run)"
 # a pinned baseline
 expect_code 1 "$DIPMAP" compare --tag nightly --latest --against n1 --db t.db --out cmp
@@ -32,7 +32,7 @@ assert_contains err "is 'n5'; baseline 'n1' (--against)"
 # the first night: nothing to compare with yet
 make_run t.db --run solo --model prod --tag first --time $((t + 5))
 expect_code 4 "$DIPMAP" compare --tag first --latest --db t.db
-assert_contains err "'solo' is the only run tagged 'first' with no complete run before it"
+assert_contains err "'solo' is the only run tagged 'first' of its series (same inputs, lengths, depths and axes) with no complete run before it"
 expect_code 2 "$DIPMAP" compare --tag nosuch --latest --db t.db
 assert_contains err "no run in t.db is tagged 'nosuch'"
 expect_code 2 "$DIPMAP" compare --latest --db t.db

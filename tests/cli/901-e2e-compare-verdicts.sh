@@ -1,11 +1,11 @@
 # Acceptance: compare's verdicts through the whole pipeline. The same model
-# mapped twice -> PASS, exit 0; a candidate whose planted dip is deeper ->
-# FAIL, exit 1, and the regressed cells it names are middle depths (20%-80%, 50% among them),
+# mapped twice -> PASS, exit 0 (60 questions: every primary bound below 5 pp); a
+# candidate whose planted dip is deeper -> FAIL, exit 1, and the regressed cells it names are middle depths (20%-80%, 50% among them),
 # never an edge (0%, 10%, 90%, 100%), in compare.json, compare.md and JUnit.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
-e2e_gen 40 21
+e2e_gen 60 21
 start_sim sim --dataset golden.jsonl --model base:edge=0.95,dip=0.1,seed=4 --model deep:edge=0.95,dip=0.8,seed=4
 for r in base1:base base2:base deep1:deep; do
     e2e_run "${r%%:*}" "$SIM_URL" "${r##*:}" --lengths 4k --depths 0:100:10 --concurrency 8

@@ -1,4 +1,5 @@
 /* Unit tests for compare.c: pairing, verdicts on constructed runs, writers and escaping. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,24 +78,57 @@ static const struct compare_test *find(const struct compare_result *r, enum comp
     return NULL;
 }
 
+/*
+ * Identical runs: with 60 questions every primary bound (the two pseudo-questions
+ * alone) is below 5 pp: PASS. With 40 the bound is 5.9 pp: INCONCLUSIVE, saying how
+ * many questions a decision needs; the old rule (no-regression) passes both.
+ */
 static void test_identical_pass(void)
 {
     struct tset a = {0}, b = {0};
     struct compare_result r;
+    struct compare_options o;
     const struct compare_test *t;
-    make_run(&a, 40, 0, -1);
-    make_run(&b, 40, 0, -1);
+    make_run(&a, 60, 0, -1);
+    make_run(&b, 60, 0, -1);
     compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_PASS);
     CHECK_INT(r.n_regressions, 0);
     CHECK_INT(r.n_no_data, 0);
-    CHECK_INT(r.n_tests, 5 + 1 + 1);
-    CHECK_INT(r.n_family, 6);
+    /* 5 cells, the length's all depths, middle and dip, overall */
+    CHECK_INT(r.n_tests, 5 + 3 + 1);
+    CHECK_INT(r.n_family, 5);
+    CHECK_INT(r.n_primary_family, 3);
     t = find(&r, COMPARE_CELL, 8192, 5000);
-    CHECK(t && t->n_pairs == 40 && t->base_only == 0 && t->cand_only == 0);
+    CHECK(t && t->n_pairs == 60 && t->base_only == 0 && t->cand_only == 0);
     CHECK(t && t->p_drop == 1.0);
+    t = find(&r, COMPARE_MIDDLE, 8192, -1);
+    CHECK(t && t->primary && t->n_middle == 3 && t->n_edge == 2 && t->n_pairs == 180);
+    CHECK(t && t->upper > 0.0 && t->upper < 0.05);
     CHECK_INT(r.tests[r.n_tests - 1].scope, COMPARE_OVERALL);
-    CHECK_INT(r.tests[r.n_tests - 1].n_pairs, 200);
+    CHECK_INT(r.tests[r.n_tests - 1].n_pairs, 300);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+
+    make_run(&a, 40, 0, -1);
+    make_run(&b, 40, 0, -1);
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
+    CHECK(r.n_primary_over == 3 && r.need_questions > 40);
+    CHECK(r.n_reasons == 1 && strstr(r.reasons[0], "upper bound") != NULL &&
+          strstr(r.reasons[0], "a decision needs about") != NULL);
+    compare_result_release(&r);
+    compare_options_init(&o);
+    o.pass_rule = COMPARE_PASS_NO_REGRESSION;
+    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    CHECK_INT(r.verdict, VERDICT_PASS);
+    {
+        struct strbuf h = STRBUF_INIT;
+        compare_headline(&h, &r);
+        CHECK(strstr(h.buf, "does not rule out a drop") != NULL);
+        strbuf_release(&h);
+    }
     compare_result_release(&r);
     tset_free(&a);
     tset_free(&b);
@@ -123,9 +157,21 @@ static void test_middle_dip_fails(void)
     CHECK_INT(find(&r, COMPARE_CELL, 8192, 0)->status, CMP_OK);
     CHECK_INT(find(&r, COMPARE_CELL, 8192, 10000)->status, CMP_OK);
     CHECK_INT(find(&r, COMPARE_LENGTH, 8192, -1)->status, CMP_REGRESSION);
-    CHECK_INT(r.n_regressions, 2);
+    /* middle (25, 50, 75%): 12 of 120 pairs lost, a third of the cell's drop */
+    t = find(&r, COMPARE_MIDDLE, 8192, -1);
+    CHECK(t && t->status == CMP_REGRESSION && t->base_only == 12 && t->cand_only == 0);
+    CHECK(t && fabs(t->drop - 12.0 / 40.0 / 3.0) < 1e-12);
+    /* the dip rises by as much (the edges are unchanged) */
+    t = find(&r, COMPARE_DIP, 8192, -1);
+    CHECK(t && t->status == CMP_REGRESSION && fabs(t->drop - 0.1) < 1e-12);
+    CHECK(t && fabs((t->acc_cand - t->acc_base) - 0.1) < 1e-12);
+    CHECK_INT(r.n_primary_regressions, 3);
+    CHECK_INT(r.n_regressions, 4);
     report_compare_markdown(&md, &r, NULL, 0);
     CHECK(strstr(md.buf, "FAIL") != NULL);
+    CHECK(strstr(md.buf, "### Primary endpoints (the gate)") != NULL);
+    CHECK(strstr(md.buf, "### Primary endpoints") < strstr(md.buf, "### Regressions"));
+    CHECK(strstr(md.buf, "| 8k middle (25-75%) | 40 | ") != NULL);
     CHECK(strstr(md.buf, "### Regressions") != NULL);
     CHECK(strstr(md.buf, "| 8k @ 50% |") != NULL);
     report_compare_annotations(&ann, &r, 10);
@@ -188,13 +234,30 @@ static void test_too_few_inconclusive(void)
     make_run(&b, 6, 0, -1);
     compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
-    CHECK_INT(r.n_no_data, 5); /* every cell: 6 pairs < 10; the length (30) is tested */
-    CHECK(r.n_reasons >= 1);
-    CHECK(r.n_reasons && strstr(r.reasons[0], "5 cells without enough data") != NULL);
-    CHECK(r.n_reasons && strstr(r.reasons[0], "8k @ 0% (6 pairs") != NULL);
+    /* every cell: 6 pairs < 10; the length (30), middle (18) and dip (30) are tested */
+    CHECK_INT(r.n_no_data, 5);
+    CHECK_INT(r.n_primary_no_data, 0);
+    CHECK(r.n_reasons == 1 && strstr(r.reasons[0], "upper bound") != NULL);
     report_compare_junit(&junit, &r, NULL);
     CHECK(strstr(junit.buf, "<skipped message=\"not enough data\">") != NULL);
+    /* INCONCLUSIVE is not green: the overall testcase and the undecided endpoints fail */
+    CHECK(strstr(junit.buf, "failures=\"0\"") == NULL);
+    CHECK(strstr(junit.buf, "<testcase classname=\"dipmap.compare\" name=\"overall\" "
+                            "time=\"0\">\n      <failure type=\"inconclusive\"") != NULL);
+    CHECK(strstr(junit.buf, "name=\"middle (25-75%)\" time=\"0\">\n      <failure "
+                            "type=\"inconclusive\"") != NULL);
     compare_result_release(&r);
+    strbuf_reset(&junit);
+    /* --gate cells: the cells must be tested too */
+    {
+        struct compare_options o;
+        compare_options_init(&o);
+        o.gate = COMPARE_GATE_CELLS;
+        compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+        CHECK(r.n_reasons && strstr(r.reasons[0], "5 cells without enough data") != NULL);
+        CHECK(r.n_reasons && strstr(r.reasons[0], "8k @ 0% (6 pairs") != NULL);
+        compare_result_release(&r);
+    }
     strbuf_release(&junit);
     /* no candidate trials at all */
     compare_runs(a.t, a.n, NULL, 0, NULL, &r);
@@ -446,7 +509,10 @@ static void test_junit_injection(void)
     CHECK(strstr(junit.buf,
                  "<testcase classname=\"dipmap.compare.length.8k\" name=\"all depths\"") != NULL);
     CHECK(strstr(junit.buf, "<testcase classname=\"dipmap.compare\" name=\"overall\"") != NULL);
-    CHECK(strstr(junit.buf, "tests=\"7\" failures=\"3\"") != NULL);
+    /* cell 50%, the length's all depths, middle, dip, and overall */
+    CHECK(strstr(junit.buf, "tests=\"9\" failures=\"5\"") != NULL);
+    CHECK(strstr(junit.buf, "<testcase classname=\"dipmap.compare.length.8k\" name=\"dip\" "
+                            "time=\"0\">\n      <failure type=\"regression\"") != NULL);
     report_compare_markdown(&md, &r, &m, 0);
     CHECK(strstr(md.buf, "<script>") == NULL);
     CHECK(strstr(md.buf, "&lt;script&gt;") != NULL);
@@ -481,7 +547,8 @@ static void test_markdown_limit_and_annotation_cap(void)
     compare_options_init(&o);
     compare_runs(a.t, a.n, b.t, b.n, &o, &r);
     CHECK_INT(r.verdict, VERDICT_FAIL);
-    CHECK_INT(r.n_regressions, 30 * 11 + 30);
+    CHECK_INT(r.n_regressions, 30 * 11 + 30 * 2); /* cells, all depths and middles */
+    CHECK_INT(r.n_primary_regressions, 30 * 2);   /* the dips stay: everything fell alike */
     report_compare_markdown(&md, &r, NULL, 8192);
     CHECK(md.len <= 8192);
     CHECK(strstr(md.buf, "rows omitted") != NULL);
@@ -489,7 +556,7 @@ static void test_markdown_limit_and_annotation_cap(void)
     for (p = ann.buf; (p = strstr(p, "::error ")); p++)
         lines++;
     CHECK_INT(lines, 10);
-    CHECK(strstr(ann.buf, "351 more regressions") != NULL);
+    CHECK(strstr(ann.buf, "381 more regressions") != NULL);
     compare_result_release(&r);
     strbuf_release(&md);
     strbuf_release(&ann);
@@ -563,7 +630,8 @@ static void test_axes_cells(void)
         }
     }
     CHECK(cells == 4 && lengths == 0 && pooled == 4);
-    CHECK(r.n_family == 8);
+    /* without lengths the cells are the primary family, the pooled lines the secondary */
+    CHECK(r.n_primary_family == 4 && r.n_family == 4);
     compare_result_release(&r);
     /* without axes the same outcomes pool into one cell (and one length) */
     for (i = 0; i < b.n; i++) {
@@ -579,6 +647,120 @@ static void test_axes_cells(void)
     strbuf_release(&name);
     tset_free(&b);
     tset_free(&c);
+}
+
+/*
+ * compare_upper_bound: x = {1, 0, 0, 0}: the augmented sample {1, 0, 0, 0, 1, -1}
+ * has mean 1/6 and sd sqrt(2.8333 / 5); se = sd / sqrt(4); the bound is 0.25 +
+ * t(3; 0.95) se (t = 2.3534). Identical runs (all 0): only the pseudo-questions
+ * make the bound, sqrt(2 / (n + 1)) / sqrt(n) t. No question: no bound (1).
+ */
+static void test_upper_bound(void)
+{
+    static const double x[] = {1, 0, 0, 0};
+    double zeros[100] = {0}, se = 0, u;
+    u = compare_upper_bound(x, 4, 0.05, &se);
+    CHECK_NEAR(se, sqrt(2.8333333333 / 5.0) / 2.0, 1e-6);
+    CHECK_NEAR(u, 0.25 + 2.3534 * se, 0.01);
+    u = compare_upper_bound(zeros, 100, 0.05, &se);
+    CHECK_NEAR(se, sqrt(2.0 / 101.0) / 10.0, 1e-9);
+    CHECK_NEAR(u, 1.6604 * se, 1e-3);
+    CHECK(u > 0.0 && u < 0.05);
+    u = compare_upper_bound(zeros, 40, 0.05, &se);
+    CHECK(u > 0.05); /* 40 questions cannot rule out 5 pp */
+    CHECK_NEAR(compare_upper_bound(NULL, 0, 0.05, &se), 1.0, 0);
+    /* a lower level gives a higher bound */
+    CHECK(compare_upper_bound(x, 4, 0.01, NULL) > compare_upper_bound(x, 4, 0.05, NULL));
+}
+
+/*
+ * The dip's sign-flip test: depths 0, 50, 100 (one middle, two edges). The
+ * candidate loses 10 questions at 50% and gains the same 10 at 0%: the middle
+ * drops 10 of 40, the edges gain 5 of 40 on average, so the dip rises by 37.5 pp.
+ * Per question d = 2 * (middle) - 1 * (edges) = 2 - (-1) = 3 for those 10 and 0
+ * for the rest: the exact test gives 2^-10. The all-depths test sees no change.
+ */
+static void test_dip_signflip(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    const struct compare_test *t;
+    char id[16];
+    int q;
+    for (q = 0; q < 40; q++) {
+        snprintf(id, sizeof(id), "q%03d", q);
+        add(&a, id, 4096, 0, 0, q < 10 ? OUTCOME_WRONG : OUTCOME_CORRECT);
+        add(&a, id, 4096, 5000, 0, OUTCOME_CORRECT);
+        add(&a, id, 4096, 10000, 0, OUTCOME_CORRECT);
+        add(&b, id, 4096, 0, 0, OUTCOME_CORRECT);
+        add(&b, id, 4096, 5000, 0, q < 10 ? OUTCOME_WRONG : OUTCOME_CORRECT);
+        add(&b, id, 4096, 10000, 0, OUTCOME_CORRECT);
+    }
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    t = find(&r, COMPARE_DIP, 4096, -1);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_NEAR(t->acc_base, (0.75 + 1.0) / 2.0 - 1.0, 1e-12);
+        CHECK_NEAR(t->acc_cand, 1.0 - 0.75, 1e-12);
+        CHECK_NEAR(t->drop, 0.375, 1e-12);
+        CHECK_NEAR(t->p_drop, 1.0 / 1024.0, 1e-12);
+        CHECK_INT(t->status, CMP_REGRESSION);
+        CHECK(t->upper > t->drop);
+    }
+    t = find(&r, COMPARE_LENGTH, 4096, -1);
+    CHECK(t && t->drop == 0.0 && t->status == CMP_OK);
+    CHECK_INT(r.verdict, VERDICT_FAIL);
+    {
+        struct strbuf h = STRBUF_INIT;
+        compare_headline(&h, &r);
+        CHECK(strstr(h.buf, "FAIL: regression in the middle (25-75%) at 4k -25.0 pp") != NULL);
+        CHECK(strstr(h.buf, "the dip at 4k +37.5 pp") != NULL);
+        strbuf_release(&h);
+    }
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+/* A cell with no valid pair shows n/a in Markdown and JUnit, not "baseline 0.0%". */
+static void test_no_pairs_na(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct strbuf md = STRBUF_INIT, junit = STRBUF_INIT;
+    size_t i;
+    make_run(&a, 60, 0, -1);
+    make_run(&b, 60, 0, -1);
+    for (i = 0; i < b.n; i++)
+        if (b.t[i].depth_bp == 10000)
+            b.t[i].outcome = OUTCOME_OVERFLOW;
+    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    report_compare_markdown(&md, &r, NULL, 0);
+    CHECK(strstr(md.buf, "| 8k @ 100% | 0 | n/a | n/a | n/a |") != NULL);
+    CHECK(strstr(md.buf, "| 8k @ 100% | 0 | 0.0%") == NULL);
+    report_compare_junit(&junit, &r, NULL);
+    CHECK(strstr(junit.buf, "no pairs: baseline n/a, candidate n/a") != NULL);
+    CHECK(strstr(junit.buf, "name=\"depth 100%\" time=\"0\">\n      <skipped message=\"not "
+                            "enough data\">0 valid pairs of 60 keys (coverage 0.0%) over 0 "
+                            "questions; no pairs: baseline n/a") != NULL);
+    compare_result_release(&r);
+    strbuf_release(&md);
+    strbuf_release(&junit);
+    tset_free(&a);
+    tset_free(&b);
+}
+
+/* A refused comparison's JUnit: one testcase with an error saying why; well-formed. */
+static void test_junit_error(void)
+{
+    struct strbuf x = STRBUF_INIT;
+    report_compare_junit_error(&x, "b<1>", NULL, "golden set differs: a & b");
+    CHECK(xmllint_ok(x.buf));
+    CHECK(strstr(x.buf, "tests=\"1\" failures=\"0\" errors=\"1\"") != NULL);
+    CHECK(strstr(x.buf, "<error type=\"refused\" message=\"golden set differs: a &amp; b\">") !=
+          NULL);
+    CHECK(strstr(x.buf, "b&lt;1&gt; vs ?") != NULL);
+    strbuf_release(&x);
 }
 
 int main(void)
@@ -599,5 +781,9 @@ int main(void)
     RUN(test_markdown_limit_and_annotation_cap);
     RUN(test_json);
     RUN(test_axes_cells);
+    RUN(test_upper_bound);
+    RUN(test_dip_signflip);
+    RUN(test_no_pairs_na);
+    RUN(test_junit_error);
     return TEST_EXIT();
 }
