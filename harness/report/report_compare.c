@@ -75,6 +75,78 @@ static void compare_test_row(struct doc *d, const struct compare_test *t, int ax
     strbuf_release(&sb);
 }
 
+static const char *primary_status(const struct compare_result *r, const struct compare_test *t);
+static void change_or_na(struct strbuf *out, const struct compare_test *t);
+
+/* The primary endpoints first (the gate): estimate, upper bound, detectable drop. */
+static void compare_primary_table(struct doc *d, const struct compare_result *r)
+{
+    static const char *const head[] = {
+        "endpoint", "questions", "baseline",    "candidate",
+        "change",   "worse by",  "upper bound", "detectable (80% power)",
+        "p (Holm)", "status",
+    };
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    if (!r->n_primary)
+        return;
+    report_heading(d, 2, "Primary endpoints (the gate)", "primary");
+    strbuf_addf(&sb,
+                "Per length: all depths, the middle band (25-75%%) and the dip (edge - middle). A "
+                "regression: Holm-adjusted p < %g over these %lu tests and a worsening of at least "
+                "%.1f pp. PASS needs every one-sided upper bound below %.1f pp.",
+                r->opt.alpha, (unsigned long)r->n_primary_family, r->opt.tolerance * 100.0,
+                r->opt.tolerance * 100.0);
+    report_para(d, sb.buf);
+    report_table_begin(d, "lrrrrrrrrl", head);
+    for (i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        int tested = t->n_pairs > 0;
+        if (!t->primary)
+            continue;
+        report_row_begin(d, t->status == CMP_REGRESSION    ? "regression"
+                            : t->status == CMP_IMPROVEMENT ? "improvement"
+                                                           : NULL);
+        strbuf_reset(&sb);
+        compare_test_name(&sb, t);
+        report_cell(d, sb.buf);
+        report_cellf(d, "%lu", (unsigned long)t->n_questions);
+        if (!tested) {
+            report_cell(d, "n/a");
+            report_cell(d, "n/a");
+        } else if (t->scope == COMPARE_DIP) {
+            report_cellf(d, "dip %.1f pp", t->acc_base * 100.0);
+            report_cellf(d, "dip %.1f pp", t->acc_cand * 100.0);
+        } else {
+            report_cell_pct(d, t->acc_base);
+            report_cell_pct(d, t->acc_cand);
+        }
+        strbuf_reset(&sb);
+        change_or_na(&sb, t);
+        report_cell(d, sb.buf);
+        strbuf_reset(&sb);
+        if (tested)
+            report_pp(&sb, t->drop);
+        report_cell(d, tested ? sb.buf : "n/a");
+        strbuf_reset(&sb);
+        if (tested)
+            report_pp(&sb, t->upper);
+        report_cell(d, tested ? sb.buf : "n/a");
+        if (tested && t->mde >= 0)
+            report_cellf(d, "%.1f pp", t->mde * 100.0);
+        else
+            report_cell(d, "n/a");
+        if (t->status == CMP_NO_DATA)
+            report_cell(d, "\xE2\x80\x93");
+        else
+            report_cellf(d, "%.3g", t->drop >= 0 ? t->p_drop_adj : t->p_gain_adj);
+        report_cell(d, primary_status(r, t));
+        report_row_end(d);
+    }
+    report_table_end(d);
+    strbuf_release(&sb);
+}
+
 static void compare_runs_table(struct doc *d, const struct compare_meta *m)
 {
     static const char *const head[] = {"", "baseline", "candidate"};
@@ -162,6 +234,9 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
     strbuf_addf(out, "<p class=\"verdict %s\">", cls);
     escape_html(out, sb.buf);
     strbuf_addstr(out, "</p>\n");
+    strbuf_reset(&sb);
+    compare_headline(&sb, r);
+    report_para(&d, sb.buf);
     if (r->n_reasons) {
         strbuf_addstr(out, "<ul>\n");
         for (i = 0; i < r->n_reasons; i++) {
@@ -171,6 +246,7 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
         }
         strbuf_addstr(out, "</ul>\n");
     }
+    compare_primary_table(&d, r);
     if (m && m->inputs_note)
         report_para(&d, m->inputs_note);
     {

@@ -30,3 +30,9 @@ xmllint --xpath 'string(//testcase[@name="depth 50%"]/@classname)' junit.xml | g
 python3 -c 'import json,sys; d=json.load(open("cmp.json")); assert d["verdict"]=="PASS", d["verdict"]; assert len(d["tests"])==7' ||
     fail "cmp.json"
 for f in compare.md compare.json junit.xml; do [ -s "outdir/$f" ] || fail "outdir/$f missing"; done
+# compare.md and compare.html lead with the primary table (before any per-cell table)
+for f in outdir/compare.md outdir/compare.html; do
+    p=$(grep -n "Primary endpoints (the gate)" "$f" | head -1 | cut -d: -f1)
+    c=$(grep -n "8k @ 50%\|<td>50%</td>" "$f" | head -1 | cut -d: -f1)
+    [ -n "$p" ] && [ -n "$c" ] && [ "$p" -lt "$c" ] || fail "$f does not lead with the primary table"
+done
