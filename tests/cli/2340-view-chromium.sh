@@ -117,7 +117,8 @@ t = open(sys.argv[1], encoding='utf-8').read()
 rows = re.findall(r'<tr[^>]*>.*?</tr>', t, re.S)
 row = {re.search(r'name=(n\d)', r).group(1): r for r in rows if 'name=n' in r}
 assert 'FAIL vs n2' in row['n3'] and 'class="regressed"' in row['n3'], row['n3']
-assert 'PASS vs n1' in row['n2'] and 'regressed' not in row['n2']
+# 40 identical questions cannot bound a drop below 5 pp: n2 is INCONCLUSIVE, not regressed
+assert re.search(r'(PASS|INCONCLUSIVE) vs n1', row['n2']) and 'regressed' not in row['n2'], row['n2']
 assert 'failed vs previous run' in t, 'trend plot key lacks the ring'
 PY
 
