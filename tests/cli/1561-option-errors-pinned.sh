@@ -59,7 +59,7 @@ bad = {
         "max-tokens": ["0", "x"], "schedule": ["fifo"], "special": ["both"],
         "progress": ["fancy"], "max-tokens-field": ["tokens"], "reasoning-effort": ["max"],
         "experiment": ["width"], "template-overhead": ["x"], "shard": ["3/2"],
-        "price-in": ["-1"], "rank-p": ["2"], "max-error-rate": ["2"],
+        "price-in": ["-1"], "rank-p": ["2"], "max-error-rate": ["2"], "questions": ["-1", "x"],
         # parse_run_options is only the table: the rest have their own tests (1404, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
