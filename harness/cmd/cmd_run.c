@@ -352,7 +352,7 @@ static int run_ctx_release(struct run_ctx *c)
  * The run options that are named axes (axes.h): the option's name is the
  * axis name, its value a comma list of the values to cross. A new axis is a
  * field in run_opts, an OPT_STRING above and a row here; its prompts read
- * the value with axes_find(prompt_request.axes, NAME) (AXES-API.md).
+ * the value with axes_find(prompt_request.axes, NAME) (README.md "Axes").
  */
 struct run_axis {
     const char *name;

@@ -9,7 +9,7 @@ struct trial_result;
 
 /*
  * Named axes of a trial beyond (question, length, depth, repeat): the one
- * representation every module shares (AXES-API.md in the notes, README
+ * representation every module shares (README
  * "Axes"). A trial's axes are a canonical string
  *
  *     "name=value;name=value"     names sorted ascending (strcmp), each once

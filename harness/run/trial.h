@@ -9,7 +9,7 @@
  * The trial: dipmap's unit of measurement, shared by runner, store, stats,
  * compare and report. A trial is keyed by (question, length, depth, repeat,
  * axes) within a run (axes: the named axes of axes.h, "" when none); it ends in exactly one outcome
- * (DESIGN.md "Trial outcomes").
+ * (README.md).
  */
 
 /* Depths are kept in basis points (1/100 of a percent) so keys are exact: 50% = 5000. */
