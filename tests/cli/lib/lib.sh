@@ -20,6 +20,14 @@ require_or_skip() {
     skip "$2"
 }
 
+# sqlite3: the CLI waits (up to 10 s) for a lock instead of failing at once. Two queries
+# run side by side (a diff of two process substitutions) both open a WAL store whose last
+# writer has exited; the first runs WAL recovery under an exclusive lock, and without a
+# busy timeout the second prints "database is locked" and returns nothing.
+sqlite3() {
+    command sqlite3 -cmd ".timeout 10000" "$@"
+}
+
 # expect_code N CMD...: run CMD, capture stdout/stderr into ./out ./err, check its exit code
 expect_code() {
     local want=$1 rc
