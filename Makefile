@@ -13,7 +13,17 @@
 #   make format / format-check
 
 VERSION := 0.1.0
+# The release dipmap --version prints: in a release tarball (make dist) the .tarball-version
+# it carries ("RELEASE COMMIT"); in a checkout git describe from the last vX.Y.Z tag
+# (0.1.0, or 0.1.0-3-gabc1234 after it); else VERSION-dev.
+TARBALL_VERSION := $(shell cat .tarball-version 2>/dev/null)
+ifneq ($(TARBALL_VERSION),)
+RELEASE := $(word 1,$(TARBALL_VERSION))
+COMMIT := $(word 2,$(TARBALL_VERSION))
+else
+RELEASE := $(or $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//'),$(VERSION)-dev)
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+endif
 
 PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib
 # Build libraries, gnuplot for plots, and what the tests use (xmllint, sqlite3, clang, clang-format,
@@ -87,9 +97,10 @@ $(BIN): $(OBJS) $(BUILD)/.flags
 
 $(BUILD)/.commit: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
+	@echo '$(RELEASE) $(COMMIT)' | cmp -s - $@ || echo '$(RELEASE) $(COMMIT)' >$@
 $(BUILD)/harness/base/version.o: $(BUILD)/.commit
-$(BUILD)/harness/base/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(VERSION)"' -DDIPMAP_COMMIT='"$(COMMIT)"'
+$(BUILD)/harness/base/version.o: ALL_CFLAGS += -DDIPMAP_VERSION='"$(RELEASE)"' -DDIPMAP_COMMIT='"$(COMMIT)"' \
+	-DDIPMAP_CFLAGS='"$(strip $(CSTD) $(OPT) -g $(SANFLAGS) $(CFLAGS))"'
 FORCE:
 .SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(FUZZ_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/replay_main.o
 

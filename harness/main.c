@@ -69,6 +69,28 @@ int main(int argc, const char **argv)
         rc = cmd_help(1, av);
         exit(rc ? rc : DM_EXIT_USAGE);
     }
+    /* --data-dir DIR: the first folder of the data search order (base/datadir.h); exported
+       as $DIPMAP_DATA so the dipmap processes a command starts (demo's server) search it too */
+    while (argc >= 2 && !strncmp(argv[1], "--data-dir", 10) &&
+           (argv[1][10] == '=' || argv[1][10] == '\0')) {
+        const char *dir = argv[1][10] == '=' ? argv[1] + 11 : argv[2];
+        int used = argv[1][10] == '=' ? 1 : 2;
+        if (!dir || !*dir) {
+            fprintf(stderr, "error: option '--data-dir' requires a folder\n");
+            exit(DM_EXIT_USAGE);
+        }
+        if (setenv("DIPMAP_DATA", dir, 1)) {
+            fprintf(stderr, "error: --data-dir: cannot set DIPMAP_DATA\n");
+            exit(DM_EXIT_INFRA);
+        }
+        argc -= used;
+        argv += used;
+    }
+    if (argc < 2) {
+        const char *av[] = {"help", NULL};
+        rc = cmd_help(1, av);
+        exit(rc ? rc : DM_EXIT_USAGE);
+    }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
         argv[1] = "version";
     else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -16,6 +16,7 @@
 
 #include <microhttpd.h>
 
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 #include "base/banned.h"
@@ -268,4 +269,9 @@ void httpd_stop(struct httpd *h)
         return;
     MHD_stop_daemon(h->daemon);
     free(h);
+}
+
+void httpd_library_version(struct strbuf *out)
+{
+    strbuf_addf(out, "libmicrohttpd %s", MHD_get_version());
 }

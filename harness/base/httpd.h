@@ -81,4 +81,8 @@ int httpd_port(const struct httpd *h);
 /* Stop serving (in-flight requests finish) and free. NULL is a no-op. */
 void httpd_stop(struct httpd *h);
 
+struct strbuf;
+/* Appends "libmicrohttpd VERSION" of the library linked at run time (dipmap --version). */
+void httpd_library_version(struct strbuf *out);
+
 #endif

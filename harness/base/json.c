@@ -349,3 +349,8 @@ char *json_print_str(const struct json *v, int pretty)
     json_print(&sb, v, pretty);
     return strbuf_detach(&sb, NULL);
 }
+
+void json_library_version(struct strbuf *out)
+{
+    strbuf_addf(out, "cJSON %s", cJSON_Version());
+}

@@ -117,4 +117,7 @@ void json_print(struct strbuf *out, const struct json *v, int pretty);
 /* The same, as a malloc'd string the caller free()s. */
 char *json_print_str(const struct json *v, int pretty);
 
+/* Appends "cJSON VERSION" of the library linked at run time (dipmap --version). */
+void json_library_version(struct strbuf *out);
+
 #endif

@@ -318,3 +318,8 @@ int strbuf_getline(struct strbuf *sb, void *stdio_file)
     }
     return too_long ? -1 : 1;
 }
+
+void strbuf_library_version(struct strbuf *out)
+{
+    strbuf_addf(out, "zlib %s", zlibVersion());
+}

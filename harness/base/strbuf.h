@@ -71,4 +71,7 @@ int strbuf_read_file_gz(struct strbuf *sb, const char *path);
  */
 int strbuf_getline(struct strbuf *sb, void *stdio_file);
 
+/* Appends "zlib VERSION" of the library linked at run time (dipmap --version). */
+void strbuf_library_version(struct strbuf *out);
+
 #endif

@@ -1,6 +1,7 @@
 /*
- * Version and build commit, filled in by the Makefile (-DDIPMAP_COMMIT) and
- * recorded in every run so a result can be traced to the code that made it.
+ * Version and build commit, filled in by the Makefile (-DDIPMAP_VERSION from git describe
+ * or the release tarball's .tarball-version, -DDIPMAP_COMMIT, -DDIPMAP_CFLAGS) and recorded
+ * in every run so a result can be traced to the code that made it.
  */
 #include "base/version.h"
 
@@ -12,6 +13,17 @@
 #ifndef DIPMAP_COMMIT
 #define DIPMAP_COMMIT "unknown"
 #endif
+#ifndef DIPMAP_CFLAGS
+#define DIPMAP_CFLAGS "unknown"
+#endif
 
 const char dipmap_version[] = DIPMAP_VERSION;
 const char dipmap_commit[] = DIPMAP_COMMIT;
+#if defined(__clang__)
+const char dipmap_compiler[] = "clang " __clang_version__;
+#elif defined(__GNUC__)
+const char dipmap_compiler[] = "gcc " __VERSION__;
+#else
+const char dipmap_compiler[] = "unknown compiler";
+#endif
+const char dipmap_cflags[] = DIPMAP_CFLAGS;

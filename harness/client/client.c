@@ -896,3 +896,11 @@ void client_wakeup(struct client *c)
     if (c && c->multi)
         curl_multi_wakeup(c->multi);
 }
+
+void client_library_version(struct strbuf *out)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    strbuf_addf(out, "libcurl %s", v && v->version ? v->version : "unknown");
+    if (v && v->ssl_version)
+        strbuf_addf(out, " (%s)", v->ssl_version);
+}

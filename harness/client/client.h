@@ -482,4 +482,7 @@ int client_header_get(const char *headers, const char *name, struct strbuf *out)
 /* Milliseconds from a monotonic clock (latencies; the runner's throttle clock). */
 double client_now_ms(void);
 
+/* Appends "libcurl VERSION" of the library linked at run time (dipmap --version). */
+void client_library_version(struct strbuf *out);
+
 #endif

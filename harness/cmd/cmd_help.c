@@ -5,7 +5,13 @@
 #include <stdio.h>
 
 #include "cmd/builtin.h"
+#include "base/httpd.h"
+#include "base/json.h"
+#include "base/strbuf.h"
 #include "base/usage.h"
+#include "client/client.h"
+#include "run/score.h"
+#include "store/store.h"
 #include "base/version.h"
 
 #include "base/banned.h"
@@ -35,6 +41,9 @@ int cmd_help(int argc, const char **argv)
            "commands:\n");
     for (c = dipmap_commands; c->name; c++)
         printf("   %-12s %s\n", c->name, c->summary);
+    printf("\nglobal options (before the command):\n"
+           "   --data-dir DIR  look for named templates, datasets and tokenizers in DIR first\n"
+           "   --version       the release, linked libraries and build flags\n");
     printf("\nexit codes: 0 ok, 1 regression, 2 usage/input error, 3 endpoint failure,\n"
            "            4 inconclusive/incomplete, 130 interrupted (resumable)\n"
            "\nSee 'dipmap help <command>' for one command's options.\n");
@@ -48,6 +57,21 @@ int cmd_version(int argc, const char **argv)
         error("version: takes no arguments");
         return DM_EXIT_USAGE;
     }
+    struct strbuf sb = STRBUF_INIT;
     printf("dipmap %s (commit %s)\n", dipmap_version, dipmap_commit);
+    client_library_version(&sb);
+    strbuf_addstr(&sb, ", ");
+    store_library_version(&sb);
+    strbuf_addstr(&sb, ", ");
+    score_library_version(&sb);
+    strbuf_addstr(&sb, ", ");
+    json_library_version(&sb);
+    strbuf_addstr(&sb, ", ");
+    httpd_library_version(&sb);
+    strbuf_addstr(&sb, ", ");
+    strbuf_library_version(&sb);
+    printf("libraries: %s\n", sb.buf);
+    printf("build: %s; %s\n", dipmap_compiler, dipmap_cflags);
+    strbuf_release(&sb);
     return DM_EXIT_OK;
 }

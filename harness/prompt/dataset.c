@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/datadir.h"
 #include "base/escape.h"
 #include "base/json.h"
 #include "run/score.h"
@@ -777,16 +778,40 @@ static int parse_question(const struct ctx *c, const struct json *j, struct ques
 
 static int golden_set_read(struct golden_set *gs, struct line_reader *r, const char *path);
 
-int golden_set_load(struct golden_set *gs, const char *path)
+int dataset_resolve(const char *spec, struct strbuf *out)
+{
+    static const char *const suffixes[] = {"", ".jsonl", ".jsonl.gz"};
+    struct strbuf rel = STRBUF_INIT;
+    size_t i, base = out->len;
+
+    if (!strchr(spec, '/') && *spec && access(spec, F_OK)) {
+        for (i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++) {
+            strbuf_reset(&rel);
+            strbuf_addf(&rel, "datasets/%s%s", spec, suffixes[i]);
+            if (!datadir_find(rel.buf, out, NULL)) {
+                strbuf_release(&rel);
+                return 0;
+            }
+        }
+    }
+    strbuf_release(&rel);
+    strbuf_setlen(out, base);
+    strbuf_addstr(out, spec);
+    return 0;
+}
+
+int golden_set_load(struct golden_set *gs, const char *spec)
 {
     struct line_reader r;
+    struct strbuf path = STRBUF_INIT;
+    dataset_resolve(spec, &path);
     memset(gs, 0, sizeof(*gs));
-    gs->path = xstrdup(path);
-    if (reader_open(&r, path) < 0) {
+    gs->path = strbuf_detach(&path, NULL);
+    if (reader_open(&r, gs->path) < 0) {
         golden_set_release(gs);
         return -1;
     }
-    return golden_set_read(gs, &r, path);
+    return golden_set_read(gs, &r, gs->path);
 }
 
 int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf, size_t len)
@@ -798,16 +823,23 @@ int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf
     return golden_set_read(gs, &r, name);
 }
 
-int dataset_read_text(const char *path, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1])
+int dataset_read_text(const char *spec, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1])
 {
     struct sha256_ctx sha;
+    struct strbuf resolved = STRBUF_INIT;
+    const char *path;
     gzFile gz;
     char buf[64 * 1024];
     int got;
+    dataset_resolve(spec, &resolved);
+    path = resolved.buf;
     errno = 0;
     gz = gzopen(path, "rb");
-    if (!gz)
-        return error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+    if (!gz) {
+        error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+        strbuf_release(&resolved);
+        return -1;
+    }
     sha256_init(&sha);
     strbuf_reset(out);
     while ((got = gzread(gz, buf, sizeof(buf))) > 0) {
@@ -819,9 +851,11 @@ int dataset_read_text(const char *path, struct strbuf *out, char sha256[SHA256_H
         const char *msg = gzerror(gz, &zerr);
         error("%s: read error: %s", path, zerr == Z_ERRNO ? strerror(errno) : msg);
         gzclose(gz);
+        strbuf_release(&resolved);
         return -1;
     }
     gzclose(gz);
+    strbuf_release(&resolved);
     sha256_final_hex(&sha, sha256);
     return 0;
 }
@@ -1027,11 +1061,13 @@ static void hay_add_paragraph(struct hay_builder *hb, const char *path, long lin
     }
 }
 
-int haystack_load(struct haystack *h, const char *path)
+int haystack_load(struct haystack *h, const char *spec)
 {
     struct line_reader r;
     struct hay_builder hb;
-    int txt = ends_with(path, ".txt") || ends_with(path, ".txt.gz");
+    struct strbuf resolved = STRBUF_INIT;
+    const char *path;
+    int txt;
     struct strbuf para = STRBUF_INIT, def = STRBUF_INIT;
     long para_line = 0;
     char *line;
@@ -1041,7 +1077,10 @@ int haystack_load(struct haystack *h, const char *path)
     memset(h, 0, sizeof(*h));
     memset(&hb, 0, sizeof(hb));
     hb.h = h;
-    h->path = xstrdup(path);
+    dataset_resolve(spec, &resolved);
+    h->path = strbuf_detach(&resolved, NULL);
+    path = h->path;
+    txt = ends_with(path, ".txt") || ends_with(path, ".txt.gz");
     if (reader_open(&r, path) < 0) {
         haystack_release(h);
         return -1;

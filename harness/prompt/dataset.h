@@ -118,6 +118,15 @@ struct golden_set {
  * refuses such a set (golden_set_require_gold()).
  */
 int golden_set_load(struct golden_set *gs, const char *path);
+
+/*
+ * A --dataset or --haystack value to a file: a path (with a '/') or an existing file is
+ * used as given; a bare NAME is datasets/NAME, datasets/NAME.jsonl or datasets/NAME.jsonl.gz
+ * in the data search order (base/datadir.h), or NAME itself when none exists (the loader
+ * then says it cannot be opened). golden_set_load(), haystack_load() and
+ * dataset_read_text() resolve their path with it. Appends to out; returns 0.
+ */
+int dataset_resolve(const char *spec, struct strbuf *out);
 /*
  * -1 (message printed, naming the file, the line and why) when a question
  * has no gold chunk (a retrieval item whose retriever missed it): the depth

@@ -47,8 +47,8 @@ void prompt_template_release(struct prompt_template *t);
 /*
  * Resolve a --template spec to a file, the one rule of run and show-prompt:
  * a spec containing '/', or naming a file in the current folder, is that
- * file; otherwise NAME or NAME.txt means prompts/NAME.txt searched in
- * $DIPMAP_HOME, the directory of the executable and its parent, then ".".
+ * file; otherwise NAME or NAME.txt means prompts/NAME.txt searched in the
+ * data search order (base/datadir.h).
  * Appends the path to out; returns 0 (a path is returned as given, even when
  * it cannot be read: the loader says why), or -1 when NAME is not found (out
  * holds prompts/NAME.txt for the message).

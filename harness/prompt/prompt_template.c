@@ -18,6 +18,7 @@
 #include "run/axes.h"
 #include "prompt/bm25.h"
 #include "prompt/dataset.h"
+#include "base/datadir.h"
 #include "base/num.h"
 #include "prompt/order.h"
 #include "base/num.h"
@@ -276,10 +277,9 @@ void prompt_request_for_trial(struct prompt_request *pr, const struct question *
 
 int prompt_template_resolve(const char *spec, struct strbuf *out)
 {
-    const char *home = getenv("DIPMAP_HOME");
-    struct strbuf exe = STRBUF_INIT, cand = STRBUF_INIT, name = STRBUF_INIT;
+    struct strbuf rel = STRBUF_INIT;
     size_t base = out->len;
-    int found = -1, i;
+    int found;
 
     /* a path, or a file of that name in the current folder, is used as given (loading it
        reports why a path cannot be read) */
@@ -287,41 +287,15 @@ int prompt_template_resolve(const char *spec, struct strbuf *out)
         strbuf_addstr(out, spec);
         return 0;
     }
-    strbuf_addstr(&name, spec);
-    if (name.len > 4 && !strcmp(name.buf + name.len - 4, ".txt"))
-        strbuf_setlen(&name, name.len - 4);
-    strbuf_grow(&exe, 4096);
-    {
-        ssize_t n = readlink("/proc/self/exe", exe.buf, exe.alloc - 1);
-        if (n > 0) {
-            char *slash;
-            strbuf_setlen(&exe, (size_t)n);
-            slash = strrchr(exe.buf, '/');
-            if (slash)
-                strbuf_setlen(&exe, (size_t)(slash - exe.buf));
-        }
+    strbuf_addf(&rel, "prompts/%s", spec);
+    if (rel.len < 4 || strcmp(rel.buf + rel.len - 4, ".txt"))
+        strbuf_addstr(&rel, ".txt");
+    found = datadir_find(rel.buf, out, NULL);
+    if (found < 0) {
+        strbuf_setlen(out, base);
+        strbuf_add(out, rel.buf, rel.len);
     }
-    for (i = 0; i < 4 && found < 0; i++) {
-        strbuf_reset(&cand);
-        if (i == 0 && home && *home)
-            strbuf_addf(&cand, "%s/prompts/%s.txt", home, name.buf);
-        else if (i == 1 && exe.len)
-            strbuf_addf(&cand, "%s/prompts/%s.txt", exe.buf, name.buf);
-        else if (i == 2 && exe.len)
-            strbuf_addf(&cand, "%s/../prompts/%s.txt", exe.buf, name.buf);
-        else if (i == 3)
-            strbuf_addf(&cand, "prompts/%s.txt", name.buf);
-        if (cand.len && file_exists(cand.buf))
-            found = 0;
-    }
-    strbuf_setlen(out, base);
-    if (found == 0)
-        strbuf_add(out, cand.buf, cand.len);
-    else
-        strbuf_addf(out, "prompts/%s.txt", name.buf);
-    strbuf_release(&exe);
-    strbuf_release(&cand);
-    strbuf_release(&name);
+    strbuf_release(&rel);
     return found;
 }
 

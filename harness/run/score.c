@@ -412,3 +412,13 @@ int score_answer(enum scorer_kind kind, const char *answer, const char *const *a
     *score = hit ? 1.0 : 0.0;
     return 0;
 }
+
+void score_library_version(struct strbuf *out)
+{
+    char v[64];
+    int n = pcre2_config(PCRE2_CONFIG_VERSION, NULL);
+    if (n > 0 && n <= (int)sizeof(v) && pcre2_config(PCRE2_CONFIG_VERSION, v) >= 0)
+        strbuf_addf(out, "PCRE2 %s", v);
+    else
+        strbuf_addstr(out, "PCRE2 unknown");
+}

@@ -106,4 +106,7 @@ int score_litm(const char *text, const char *const *answers, size_t n);
 /* LitM KV: value lower-cased is a substring of the lower-cased raw text. */
 int score_kv(const char *text, const char *value);
 
+/* Appends "PCRE2 VERSION" of the library linked at run time (dipmap --version). */
+void score_library_version(struct strbuf *out);
+
 #endif

@@ -825,3 +825,8 @@ void store_count_cache_put(void *ctx, const char *name, const char *sha, long co
     store_count_put(cc->st, name, sha, count);
     pthread_mutex_unlock(&cc->mu);
 }
+
+void store_library_version(struct strbuf *out)
+{
+    strbuf_addf(out, "SQLite %s", sqlite3_libversion());
+}

@@ -409,4 +409,7 @@ int store_golden_get(struct store *st, const char *sha256, char **content, size_
  */
 int store_merge(const char *out_path, const char *const *in_paths, size_t nin);
 
+/* Appends "SQLite VERSION" of the library linked at run time (dipmap --version). */
+void store_library_version(struct strbuf *out);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include <pcre2.h>
 
+#include "base/datadir.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
 #include "tokenizer/tokenizer-int.h"
@@ -813,57 +814,20 @@ bad:
     return -1;
 }
 
-static int exe_dir(struct strbuf *out)
-{
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    char *slash;
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    slash = strrchr(buf, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    strbuf_addstr(out, buf);
-    return 0;
-}
-
-/* Find datasets/tokenizers/<name>.tiktoken; appends the path to out. */
+/* Find datasets/tokenizers/<name>.tiktoken[.gz] in the data search order; appends the
+   path to out, or the candidates to tried. */
 static int find_named(const char *name, struct strbuf *out, struct strbuf *tried)
 {
-    struct strbuf dir = STRBUF_INIT;
-    const char *home = getenv("DIPMAP_HOME");
-    int k;
-    for (k = 0; k < 4; k++) {
-        strbuf_reset(&dir);
-        if (k == 0) {
-            if (!home || !*home)
-                continue;
-            strbuf_addf(&dir, "%s/datasets/tokenizers", home);
-        } else if (k == 1 || k == 2) {
-            if (exe_dir(&dir) < 0)
-                continue;
-            strbuf_addstr(&dir, k == 1 ? "/datasets/tokenizers" : "/../datasets/tokenizers");
-        } else {
-            strbuf_addstr(&dir, "datasets/tokenizers");
-        }
-        strbuf_addf(&dir, "/%s.tiktoken", name);
-        if (!access(dir.buf, R_OK)) {
-            strbuf_addstr(out, dir.buf);
-            strbuf_release(&dir);
-            return 0;
-        }
-        strbuf_addstr(&dir, ".gz");
-        if (!access(dir.buf, R_OK)) {
-            strbuf_addstr(out, dir.buf);
-            strbuf_release(&dir);
-            return 0;
-        }
-        strbuf_addf(tried, "%s%s", tried->len ? ", " : "", dir.buf);
+    struct strbuf rel = STRBUF_INIT;
+    int rc;
+    strbuf_addf(&rel, "datasets/tokenizers/%s.tiktoken", name);
+    rc = datadir_find(rel.buf, out, tried);
+    if (rc < 0) {
+        strbuf_addstr(&rel, ".gz");
+        rc = datadir_find(rel.buf, out, tried);
     }
-    strbuf_release(&dir);
-    return -1;
+    strbuf_release(&rel);
+    return rc;
 }
 
 static int has_suffix(const char *s, const char *suf)

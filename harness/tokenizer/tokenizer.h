@@ -30,9 +30,8 @@ struct strbuf;
 struct tokenizer;
 
 /*
- * spec: "cl100k_base" or "o200k_base" (the .tiktoken file is searched in
- * $DIPMAP_HOME/datasets/tokenizers, then <dir of /proc/self/exe>/datasets/tokenizers,
- * <dir of exe>/../datasets/tokenizers, then ./datasets/tokenizers), a path to a
+ * spec: "cl100k_base" or "o200k_base" (datasets/tokenizers/NAME.tiktoken[.gz] in the
+ * data search order, base/datadir.h), a path to a
  * .tiktoken file (pattern chosen from the name: o200k* -> o200k, else cl100k),
  * or a path to a Hugging Face tokenizer.json (BPE; WordPiece and Unigram are
  * refused naming --tokenizer server); either may end in .gz.

@@ -13,6 +13,6 @@ expect_code 2 "$DIPMAP" tokenize --tokenizer broken.json </dev/null
 assert_contains err "broken.json: not valid JSON"
 expect_code 2 "$DIPMAP" tokenize --tokenizer cl100k_base no-such-input.txt
 assert_contains err "cannot read no-such-input.txt"
-# the named rank files are found relative to DIPMAP_HOME too
+# the named rank files are found relative to $DIPMAP_DATA too
 mkdir -p home/datasets/tokenizers
-expect_code 2 env DIPMAP_HOME="$PWD/home" "$DIPMAP" tokenize --tokenizer nope </dev/null
+expect_code 2 env DIPMAP_DATA="$PWD/home" "$DIPMAP" tokenize --tokenizer nope </dev/null
