@@ -9,6 +9,8 @@
 #   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md
 #   make tokenizer-conformance  optional: ids vs Hugging Face tokenizers, 8 tokenizer.json families
 #   make validate     the statistics' simulation study against serve-sim; see VALIDATION.md
+#   make install PREFIX=/usr/local DESTDIR=   binary, data (share/dipmap), man pages, completions
+#   make uninstall    the same variables: removes what install put there
 #   make deps         install the Debian packages dipmap needs
 #   make format / format-check
 
@@ -76,7 +78,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build deps test test-asan test-llama demo bench validate format format-check check-banned clean \
+.PHONY: all build docs install uninstall deps test test-asan test-llama demo bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -142,8 +144,9 @@ test-llama: build
 	@LLAMA_SERVER="$(abspath $(LLAMA_SERVER))" DIPMAP_REQUIRE_LLAMA=1 \
 		tests/run.sh $(BUILD) $(abspath $(BIN)) -llama-
 
+# DEMO_OUT=DIR puts the store and reports elsewhere (default reports/)
 demo: build
-	@tests/demo.sh $(abspath $(BIN))
+	@$(abspath $(BIN)) demo --out $(or $(DEMO_OUT),reports)
 
 bench: build
 	@bench/run.sh $(abspath $(BIN))
@@ -210,6 +213,53 @@ fuzz-client: build-fuzz/fuzz_client_classify build-fuzz/fuzz_retry_after
 		-print_final_stats=1 build-fuzz/corpus-client-classify tests/data/client/corpus
 	build-fuzz/fuzz_retry_after -max_total_time=$(FUZZ_SECONDS) -max_len=512 -timeout=10 \
 		-print_final_stats=1 build-fuzz/corpus-retry-after
+
+# ---- install (README "Install") ---------------------------------------------------------
+# make install PREFIX=/usr/local DESTDIR=: the binary, its data under share/dipmap (found by
+# the data search order, base/datadir.h), man pages and completions generated from the
+# option tables (dipmap help --man / --completion), the license and notes. make uninstall
+# with the same variables removes them.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SHAREDIR ?= $(PREFIX)/share/dipmap
+MANDIR ?= $(PREFIX)/share/man/man1
+DOCDIR ?= $(PREFIX)/share/doc/dipmap
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+DATA_FILES := $(wildcard datasets/*.jsonl datasets/*.jsonl.gz datasets/*.md)
+TOKENIZER_FILES := $(wildcard datasets/tokenizers/*)
+PROMPT_FILES := $(wildcard prompts/*.txt)
+SCRIPT_FILES := scripts/demo.sh
+
+# build/docs/: dipmap.1, dipmap-COMMAND.1, completions/dipmap (bash), completions/_dipmap (zsh)
+docs: $(BUILD)/docs/.stamp
+$(BUILD)/docs/.stamp: $(BIN)
+	@rm -rf $(BUILD)/docs && mkdir -p $(BUILD)/docs/man $(BUILD)/docs/completions
+	$(abspath $(BIN)) help --man >$(BUILD)/docs/man/dipmap.1
+	@for c in $$($(abspath $(BIN)) help | sed -n 's/^   \([a-z][a-z-]*\)  .*/\1/p'); do \
+		$(abspath $(BIN)) help --man $$c >$(BUILD)/docs/man/dipmap-$$c.1 || exit 1; done
+	$(abspath $(BIN)) help --completion bash >$(BUILD)/docs/completions/dipmap
+	$(abspath $(BIN)) help --completion zsh >$(BUILD)/docs/completions/_dipmap
+	@touch $@
+
+install: build docs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/prompts $(DESTDIR)$(SHAREDIR)/datasets/tokenizers \
+		$(DESTDIR)$(SHAREDIR)/scripts \
+		$(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dipmap
+	install -m 644 $(PROMPT_FILES) $(DESTDIR)$(SHAREDIR)/prompts/
+	install -m 755 $(SCRIPT_FILES) $(DESTDIR)$(SHAREDIR)/scripts/
+	install -m 644 $(DATA_FILES) $(DESTDIR)$(SHAREDIR)/datasets/
+	install -m 644 $(TOKENIZER_FILES) $(DESTDIR)$(SHAREDIR)/datasets/tokenizers/
+	install -m 644 $(BUILD)/docs/man/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 644 $(BUILD)/docs/completions/dipmap $(DESTDIR)$(BASHCOMPDIR)/dipmap
+	install -m 644 $(BUILD)/docs/completions/_dipmap $(DESTDIR)$(ZSHCOMPDIR)/_dipmap
+	install -m 644 LICENSE README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/dipmap $(DESTDIR)$(MANDIR)/dipmap.1 $(DESTDIR)$(MANDIR)/dipmap-*.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/dipmap $(DESTDIR)$(ZSHCOMPDIR)/_dipmap
+	rm -rf $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR)
 
 check-banned:
 	@bad=$$(grep -L '#include "base/banned.h"' harness/*.c harness/*/*.c); \

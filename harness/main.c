@@ -32,6 +32,7 @@ const struct cmd_struct dipmap_commands[] = {
     {"rescore", cmd_rescore, "score a run's stored answers again (new scorer), sending nothing"},
     {"score", cmd_score, "score given answers with a scorer, checked against expected scores"},
     {"view", cmd_view, "local read-only web UI: runs, reports, comparisons, trends"},
+    {"demo", cmd_demo, "the offline demo: simulated models mapped, compared and reported"},
     {NULL, NULL, NULL},
 };
 

@@ -41,7 +41,7 @@ int datadir_find(const char *rel, struct strbuf *out, struct strbuf *tried)
     struct strbuf exe = STRBUF_INIT, cand = STRBUF_INIT;
     int have_exe = datadir_exe_dir(&exe) == 0, found = -1, i;
 
-    for (i = 0; i < 4 && found < 0; i++) {
+    for (i = 0; i < 5 && found < 0; i++) {
         strbuf_reset(&cand);
         if (i == 0 && env && *env)
             strbuf_addf(&cand, "%s/%s", env, rel);
@@ -51,6 +51,8 @@ int datadir_find(const char *rel, struct strbuf *out, struct strbuf *tried)
             strbuf_addf(&cand, "%s/%s", exe.buf, rel);
         else if (i == 3 && have_exe)
             strbuf_addf(&cand, "%s/../%s", exe.buf, rel);
+        else if (i == 4)
+            strbuf_addstr(&cand, rel);
         if (!cand.len)
             continue;
         if (!access(cand.buf, R_OK))

@@ -14,8 +14,9 @@ struct strbuf;
  *      so it wins over the environment and reaches the children dipmap starts)
  *   2. $DIPMAP_DATA
  *   3. the share folder relative to the binary: <bin>/../share/dipmap (make install, .deb)
- *   4. the source tree: the binary's folder (./dipmap in a checkout) and its parent
- *      (build-asan/dipmap)
+ *   4. the source tree: the binary's folder (./dipmap in a checkout), its parent
+ *      (build-asan/dipmap), then the current folder (programs run from the checkout's root,
+ *      such as the unit tests in build/tests/unit/)
  *
  * datadir_find() appends the first readable candidate to out and returns 0; otherwise it
  * returns -1 and, when tried is non-NULL, appends the candidates it tried, comma-separated

@@ -4,14 +4,56 @@
  */
 #include "base/opt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/num.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/usage.h"
+#include "base/xalloc.h"
 
 #include "base/banned.h"
+
+static struct opt_capture *capture;
+
+void opt_set_capture(struct opt_capture *cap)
+{
+    capture = cap;
+}
+
+void opt_capture_release(struct opt_capture *cap)
+{
+    free(cap->opts);
+    free(cap->bool_on);
+    memset(cap, 0, sizeof(*cap));
+}
+
+static void capture_table(const char *const *usage, const struct option *opts)
+{
+    size_t n = 0;
+    while (opts[n].type != OPT_END)
+        n++;
+    size_t i;
+    free(capture->opts);
+    free(capture->bool_on);
+    capture->opts = xcalloc(n + 1, sizeof(*opts));
+    capture->bool_on = xcalloc(n + 1, sizeof(int));
+    memcpy(capture->opts, opts, (n + 1) * sizeof(*opts));
+    for (i = 0; i < n; i++) {
+        capture->bool_on[i] = opts[i].type == OPT_BOOL && opts[i].value && *(int *)opts[i].value;
+        capture->opts[i].value = NULL;
+    }
+    capture->usage = usage;
+    capture->done = 1;
+}
+
+int opt_capture_default_on(const struct opt_capture *cap, const struct option *o)
+{
+    if (!cap->opts || !cap->bool_on || o < cap->opts)
+        return 0;
+    return cap->bool_on[o - cap->opts];
+}
 
 struct option *opt_find(struct option *opts, const char *long_name)
 {
@@ -116,6 +158,10 @@ int parse_options(int argc, const char **argv, struct option *opts, const char *
             break;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (capture) {
+                capture_table(usage, opts);
+                return 1;
+            }
             usage_with_options(stdout, usage, opts);
             return 1;
         }

@@ -51,4 +51,22 @@ void usage_with_options(FILE *fp, const char *const *usage, const struct option 
 /* The option with this long name, or NULL (to ask whether it was seen). */
 struct option *opt_find(struct option *opts, const char *long_name);
 
+/*
+ * The man pages and shell completions are generated from the same tables as the help
+ * (cmd_help.c, base/docgen.h). While a capture is set, -h/--help copies the command's
+ * synopsis lines and option table into it (the strings stay the command's literals) and
+ * parse_options() returns 1 without printing. opt_capture_release() frees the copies.
+ */
+struct opt_capture {
+    const char *const *usage; /* the command's NULL-terminated synopsis (static in each cmd) */
+    struct option *opts;      /* copy of the table, OPT_END-terminated; value pointers
+                                 are cleared (they pointed into the command's frame) */
+    int *bool_on;             /* per entry: a boolean on by default (--[no-]NAME) */
+    int done;                 /* 1 once the command reached --help */
+};
+void opt_set_capture(struct opt_capture *cap);
+void opt_capture_release(struct opt_capture *cap);
+/* 1 when o (an entry of cap->opts) is a boolean that is on by default. */
+int opt_capture_default_on(const struct opt_capture *cap, const struct option *o);
+
 #endif

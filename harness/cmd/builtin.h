@@ -34,6 +34,7 @@ int cmd_export(int argc, const char **argv);
 int cmd_score(int argc, const char **argv);
 int cmd_rescore(int argc, const char **argv);
 int cmd_view(int argc, const char **argv);
+int cmd_demo(int argc, const char **argv);
 
 /* main.c's table, for `dipmap help`. */
 struct cmd_struct {

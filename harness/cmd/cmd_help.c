@@ -1,10 +1,14 @@
 /*
  * `dipmap help [COMMAND]` and `dipmap version`: the command list from main.c's
- * table, one command's usage (by running it with --help), and the build.
+ * table, one command's usage (by running it with --help), the man pages and
+ * completion scripts made from the same tables (help --man, help --completion;
+ * help_docs.c), and the build.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/builtin.h"
+#include "cmd/help_docs.h"
 #include "base/httpd.h"
 #include "base/json.h"
 #include "base/strbuf.h"
@@ -20,6 +24,21 @@ int cmd_help(int argc, const char **argv)
 {
     const struct cmd_struct *c;
 
+    if (argc >= 2 && !strcmp(argv[1], "--man")) {
+        if (argc > 3) {
+            error("help: --man takes at most one command");
+            return DM_EXIT_USAGE;
+        }
+        return help_man_page(stdout, argc == 3 ? argv[2] : NULL) ? DM_EXIT_USAGE : DM_EXIT_OK;
+    }
+    if (argc >= 2 && !strncmp(argv[1], "--completion", 12)) {
+        const char *shell = argv[1][12] == '=' ? argv[1] + 13 : argc == 3 ? argv[2] : NULL;
+        if (!shell || (argv[1][12] != '=' && argv[1][12]) || argc > (argv[1][12] ? 2 : 3)) {
+            error("help: usage: dipmap help --completion bash|zsh");
+            return DM_EXIT_USAGE;
+        }
+        return help_completion(stdout, shell) ? DM_EXIT_USAGE : DM_EXIT_OK;
+    }
     if (argc >= 2) {
         const char *av[] = {argv[1], "--help", NULL};
         c = find_command(argv[1]);
@@ -29,7 +48,10 @@ int cmd_help(int argc, const char **argv)
             return DM_EXIT_USAGE;
         }
         if (c->fn == cmd_help || c->fn == cmd_version) {
-            printf("usage: dipmap %s%s\n\n%s\n", c->name, c->fn == cmd_help ? " [COMMAND]" : "",
+            printf("usage: dipmap %s%s\n\n%s\n", c->name,
+                   c->fn == cmd_help ? " [COMMAND]\n   or: dipmap help --man [COMMAND]\n"
+                                       "   or: dipmap help --completion bash|zsh"
+                                     : "",
                    c->summary);
             return DM_EXIT_OK;
         }

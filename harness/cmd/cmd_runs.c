@@ -27,7 +27,7 @@
 #include "base/banned.h"
 
 static const char *const runs_usage[] = {
-    "dipmap runs [--db FILE] [--model PREFIX] [--tag TAG] [--json]",
+    "dipmap runs [--db FILE] [--model PREFIX] [--tag TAG] [--json | --names]",
     NULL,
 };
 
@@ -239,13 +239,15 @@ static int print_json(const struct run_info *v, const struct runbrief *briefs, s
 int cmd_runs(int argc, const char **argv)
 {
     const char *db = NULL, *model = NULL, *tag = NULL;
-    int json = 0, rc = DM_EXIT_OK;
+    int json = 0, names = 0, rc = DM_EXIT_OK;
     struct option opts[] = {
         {OPT_STRING, "db", 0, &db, "FILE",
          "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
         {OPT_STRING, "model", 0, &model, "PREFIX", "only runs whose model starts with PREFIX", 0},
         {OPT_STRING, "tag", 0, &tag, "TAG", "only runs carrying this tag (e.g. nightly)", 0},
         {OPT_BOOL, "json", 0, &json, NULL, "print a JSON array with every recorded field", 0},
+        {OPT_BOOL, "names", 0, &names, NULL,
+         "print only the run names, one per line (scripts, shell completion)", 0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -278,6 +280,11 @@ int cmd_runs(int argc, const char **argv)
     f.tag = tag;
     if (store_run_list(st, &f, &v, &n)) {
         rc = DM_EXIT_INFRA;
+        goto out;
+    }
+    if (names) {
+        for (i = 0; i < n; i++)
+            printf("%s\n", v[i].name);
         goto out;
     }
     briefs = xcalloc(n + 1, sizeof(*briefs));

@@ -3,7 +3,7 @@
 # the demo prints the recommendation and the 15-row measured table, and the ordering report.
 . "$TESTS/cli/lib/lib.sh"
 export DEMO_LENGTHS=1k
-DEMO_OUT=$PWD/a bash "$REPO/tests/demo.sh" "$DIPMAP" >demo.out 2>demo.err ||
+"$DIPMAP" demo --out "$PWD/a" >demo.out 2>demo.err ||
     fail "demo failed: $(tail -5 demo.out demo.err)"
 assert_contains demo.out "demo: choosing an ordering for demo-rag: 5 policies x k = 3, 5, 10"
 assert_contains demo.out "demo: which order to pass demo-rag's retrieved chunks in"

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# make demo: the whole pipeline offline. Starts `dipmap serve-sim` with two
-# simulated models (a baseline and a candidate whose middle-of-context dip is
-# deeper), maps both at 8k and 32k tokens x 11 depths, compares them, writes a
-# report, measures which order to pass retrieved chunks in (run --experiment
-# order on a third model with the documents' illustrative curve, with the depth
-# curve it is checked against), stops the server (also on failure or Ctrl-C)
-# and says where everything is. Each invocation uses fresh run names (demo-<time>-base and
-# demo-<time>-cand) in reports/demo.db, so `make demo` can run any number of times.
+# `dipmap demo` (and `make demo`, which calls it): the whole pipeline offline. Starts `dipmap
+# serve-sim` with three simulated models (a baseline, a candidate whose middle-of-context dip is
+# deeper, and demo-rag), maps the first two at 8k and 32k tokens x 11 depths, compares them,
+# writes a report, measures which order to pass retrieved chunks in (run --experiment order on
+# demo-rag, with the depth curve it is checked against), stops the server (also on failure or
+# Ctrl-C) and says where everything is. Each invocation uses fresh run names
+# (demo-<time>-base and demo-<time>-cand) in OUT/demo.db, so it can run any number of times.
 # Bold "demo:" prefixes only on a terminal, and never with NO_COLOR set (no-color.org).
+# Installed as share/dipmap/scripts/demo.sh; the datasets are named, so the binary finds them
+# in its data search order (README "Where dipmap finds its data") from any folder.
+# usage: demo.sh DIPMAP_BINARY   (DEMO_OUT: output folder, default ./reports; DEMO_LENGTHS,
+#        DEMO_DATASET, DEMO_HAYSTACK, DEMO_DB)
 set -euo pipefail
-bin=${1:?usage: tests/demo.sh DIPMAP_BINARY}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
+bin=${1:?usage: demo.sh DIPMAP_BINARY}
 
-dataset=${DEMO_DATASET:-datasets/needle.jsonl}
-haystack=${DEMO_HAYSTACK:-datasets/nq-haystack.jsonl.gz}
+dataset=${DEMO_DATASET:-needle}
+haystack=${DEMO_HAYSTACK:-nq-haystack}
 lengths=${DEMO_LENGTHS:-8k,32k}
 out=${DEMO_OUT:-reports}
 db=${DEMO_DB:-$out/demo.db}
