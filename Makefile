@@ -11,6 +11,8 @@
 #   make validate     the statistics' simulation study against serve-sim; see VALIDATION.md
 #   make install PREFIX=/usr/local DESTDIR=   binary, data (share/dipmap), man pages, completions
 #   make uninstall    the same variables: removes what install put there
+#   make dist         dipmap-RELEASE.tar.gz (builds and passes make test outside git)
+#   make test-package the slow packaging tests (dist, deb, container); CI runs them
 #   make deps         install the Debian packages dipmap needs
 #   make format / format-check
 
@@ -78,7 +80,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build docs install uninstall deps test test-asan test-llama demo bench validate format format-check check-banned clean \
+.PHONY: all build docs install uninstall dist test-package deps test test-asan test-llama demo bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -260,6 +262,24 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/dipmap $(DESTDIR)$(MANDIR)/dipmap.1 $(DESTDIR)$(MANDIR)/dipmap-*.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/dipmap $(DESTDIR)$(ZSHCOMPDIR)/_dipmap
 	rm -rf $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR)
+
+# ---- release and packaging (README "Install") --------------------------------------------
+# make dist: dipmap-RELEASE.tar.gz of the committed tree (git archive HEAD) with
+# .tarball-version, which builds and passes make test outside git. make test-package: the
+# slow packaging tests (tests/package/: dist, deb, container), each timed; CI runs it.
+DIST_NAME = dipmap-$(RELEASE)
+dist:
+	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "make dist: needs a git checkout" >&2; exit 2; }
+	@rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist
+	git archive --format=tar --prefix=$(DIST_NAME)/ HEAD | tar -x -C $(BUILD)/dist
+	echo '$(RELEASE) $(COMMIT)' >$(BUILD)/dist/$(DIST_NAME)/.tarball-version
+	tar -C $(BUILD)/dist --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) -czf $(DIST_NAME).tar.gz $(DIST_NAME)
+	@rm -rf $(BUILD)/dist
+	@echo "dist: $(DIST_NAME).tar.gz"
+
+test-package: build
+	@tests/package/run.sh $(abspath $(BIN))
 
 check-banned:
 	@bad=$$(grep -L '#include "base/banned.h"' harness/*.c harness/*/*.c); \

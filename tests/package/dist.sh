@@ -1,0 +1,29 @@
+# make dist writes dipmap-RELEASE.tar.gz; unpacked in a folder outside any git checkout it
+# builds, says its release and commit from .tarball-version (dipmap --version), and passes
+# make test there.
+. "$TESTS/cli/lib/lib.sh"
+command -v git >/dev/null || skip "git is not installed"
+git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 || skip "the source is not a git checkout"
+work=$PWD
+# a clean clone of the committed tree, so the test never writes into the caller's checkout
+git clone -q "$REPO" src || fail "git clone"
+release=$(git -C src describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//')
+release=${release:-$(sed -n 's/^VERSION := //p' src/Makefile)-dev}
+(cd src && make -s dist BUILD=build-dist) >dist.log 2>&1 || { cat dist.log >&2; fail "make dist"; }
+tarball=$(ls src/dipmap-*.tar.gz) || fail "no tarball"
+name=$(basename "$tarball" .tar.gz)
+[ "$name" = "dipmap-$release" ] || fail "tarball $name, release $release"
+mkdir out && tar -xzf "$tarball" -C out || fail "tar -x"
+cd "out/$name"
+git rev-parse --git-dir >/dev/null 2>&1 && fail "the unpacked tarball is inside a git checkout"
+[ -f .tarball-version ] || fail "no .tarball-version"
+[ ! -e .git ] || fail ".git in the tarball"
+commit=$(git -C "$work/src" rev-parse --short=12 HEAD)
+[ "$(cat .tarball-version)" = "$release $commit" ] || fail ".tarball-version: $(cat .tarball-version)"
+make -j2 >build.log 2>&1 || { tail -n 30 build.log >&2; fail "make in the tarball"; }
+./dipmap --version >v.txt || fail "--version"
+head -n 1 v.txt | grep -qxF "dipmap $release (commit $commit)" || fail "version line: $(head -n 1 v.txt)"
+make test >test.log 2>&1 || { grep -v '^ok' test.log | tail -n 40 >&2; fail "make test in the tarball"; }
+tail -n 1 test.log | grep -Eq '^[0-9]+ passed, 0 failed' || fail "summary: $(tail -n 1 test.log)"
+tail -n 1 test.log
+exit 0
