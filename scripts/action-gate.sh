@@ -14,6 +14,7 @@ run_id=${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}
 base_db=${cache:-dipmap-baseline.db}
 cand_db=dipmap-candidate.db
 mkdir -p "$out"
+dataset=${DIPMAP_DATASET:-}
 output() { echo "$1=$2" >>"${GITHUB_OUTPUT:-/dev/null}"; }
 finish() { # CODE: the outputs, then exit 0 (the Verdict step exits CODE)
     local v
@@ -24,7 +25,13 @@ finish() { # CODE: the outputs, then exit 0 (the Verdict step exits CODE)
     echo "dipmap gate: $v (exit code $1); report in $out"
     exit 0
 }
-common=(--dataset "$DIPMAP_DATASET" --haystack "$DIPMAP_HAYSTACK" --lengths "$DIPMAP_LENGTHS"
+if [ -z "$dataset" ]; then
+    # the same seed gives the same file, so the baseline's requests stay byte-identical (reuse)
+    dataset=needle-${DIPMAP_QUESTIONS:-100}.jsonl
+    "$dipmap" gen needle --n "${DIPMAP_QUESTIONS:-100}" --seed 1 --out "$dataset" ||
+        { echo "::error::dipmap gen needle --n ${DIPMAP_QUESTIONS:-100} failed"; finish 2; }
+fi
+common=(--dataset "$dataset" --haystack "$DIPMAP_HAYSTACK" --lengths "$DIPMAP_LENGTHS"
     --depths "$DIPMAP_DEPTHS" --tokenizer "$DIPMAP_TOKENIZER" --progress lines)
 reuse=()
 [ -n "$cache" ] && [ -f "$cache" ] && reuse=(--reuse "$cache")
@@ -42,6 +49,6 @@ rc=$?
 echo "::endgroup::"
 [ $rc = 0 ] || { echo "::error::mapping the candidate failed (exit code $rc)"; finish "$rc"; }
 "$dipmap" compare "base-$run_id" "cand-$run_id" --baseline-db "$base_db" --db "$cand_db" \
-    --tolerance "$DIPMAP_TOLERANCE" --json "$out/compare.json" --junit "$out/junit.xml" \
+    --tolerance "$DIPMAP_TOLERANCE" --pass-rule "${DIPMAP_PASS_RULE:-bound}" --json "$out/compare.json" --junit "$out/junit.xml" \
     --out "$out" >"$out/compare-stdout.md"
 finish $?

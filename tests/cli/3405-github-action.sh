@@ -4,11 +4,16 @@
 # and actions/upload-artifact, are GitHub's and are listed, not run). Against serve-sim: a
 # candidate with a deeper dip gives verdict=fail, exit-code 1, a failing Verdict step, the
 # verdict in the step summary and the report in the out folder; the second run takes every
-# baseline answer from the reuse cache; an unchanged candidate passes with exit 0.
+# baseline answer from the reuse cache; an unchanged candidate passes with exit 0 on the
+# action's default dataset (100 generated needle questions: enough to bound every primary
+# endpoint below the tolerance), and is INCONCLUSIVE (exit 4) with pass-rule left at bound on
+# the 36-question set.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 python3 -c 'import yaml' 2>/dev/null || require_or_skip DIPMAP_REQUIRE_PYYAML "python3-yaml is not installed (reads action.yml)"
-start_sim sim --dataset "$REPO/datasets/needle.jsonl" \
+# the action generates needle-100.jsonl with the same command; the server answers from it
+"$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl || fail "gen needle"
+start_sim sim --dataset needle-100.jsonl \
     --model base:edge=0.95,dip=0.10,shape=1.6,seed=7 --model cand:edge=0.95,dip=0.60,shape=1.6,seed=7
 url=http://127.0.0.1:$SIM_PORT
 cat >runner.py <<'PY'
@@ -59,15 +64,18 @@ outs = {k: expr(v["value"]) for k, v in spec["outputs"].items()}
 for k, v in outs.items(): print(f"output {k}={v}")
 sys.exit(last)
 PY
-# gate NAME CANDIDATE_MODEL: run the action in ./NAME (a workspace sharing ./cache.db)
+# gate NAME CANDIDATE_MODEL [INPUT=VALUE...]: run the action in ./NAME (a workspace sharing
+# ./cache.db)
 top=$PWD
 gate() {
     mkdir -p "$1"
-    (cd "$1" && GITHUB_ACTIONS=true GITHUB_RUN_ID=$1 GITHUB_RUN_ATTEMPT=1 GITHUB_ACTION_PATH=$REPO \
+    local name=$1 model=$2
+    shift 2
+    (cd "$name" && GITHUB_ACTIONS=true GITHUB_RUN_ID=$name GITHUB_RUN_ATTEMPT=1 GITHUB_ACTION_PATH=$REPO \
         GITHUB_STEP_SUMMARY=$PWD/summary.md python3 ../runner.py "$REPO/action.yml" \
-        baseline-endpoint="$url" candidate-endpoint="$url" model=base candidate-model="$2" \
+        baseline-endpoint="$url" candidate-endpoint="$url" model=base candidate-model="$model" \
         lengths=8k depths=0:100:25 tokenizer="$REPO/datasets/tokenizers/cl100k_base.tiktoken.gz" \
-        reuse-cache="$top/cache.db" out=report)
+        reuse-cache="$top/cache.db" out=report "$@")
 }
 gate r1 cand >r1.log 2>&1
 rc=$?
@@ -94,6 +102,16 @@ gate r3 base >r3.log 2>&1
 [ $? = 0 ] || { tail -n 30 r3.log >&2; fail "unchanged candidate: want exit 0"; }
 grep -qx 'output verdict=pass' r3.log || fail "verdict not pass"
 grep -qx 'output exit-code=0' r3.log || fail "exit-code not 0"
+cmp -s r3/needle-100.jsonl needle-100.jsonl || fail "the action's generated needle set differs"
+# 20 questions, fewer than a PASS needs: INCONCLUSIVE fails the job; pass-rule no-regression passes
+head -n 20 needle-100.jsonl >needle-20.jsonl
+gate r5 base dataset="$top/needle-20.jsonl" reuse-cache= >r5.log 2>&1
+[ $? = 4 ] || { tail -n 30 r5.log >&2; fail "20 questions, unchanged: want exit 4"; }
+grep -qx 'output verdict=inconclusive' r5.log || fail "verdict not inconclusive"
+grep -qx 'step Verdict: exit 4' r5.log || fail "the Verdict step did not fail on INCONCLUSIVE"
+gate r6 base dataset="$top/needle-20.jsonl" reuse-cache= pass-rule=no-regression >r6.log 2>&1
+[ $? = 0 ] || { tail -n 30 r6.log >&2; fail "pass-rule no-regression: want exit 0"; }
+grep -qx 'output verdict=pass' r6.log || fail "no-regression: verdict not pass"
 # a missing required input is refused before anything runs
 (cd r3 && GITHUB_RUN_ID=x python3 ../runner.py "$REPO/action.yml" model=base) >r4.log 2>&1 &&
     fail "missing endpoints accepted"
