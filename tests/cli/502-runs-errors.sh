@@ -22,4 +22,4 @@ expect_code 2 "$DIPMAP" runs --db junk.db extra
 assert_contains err "unexpected argument 'extra'"
 expect_code 2 "$DIPMAP" runs --bogus
 expect_code 0 "$DIPMAP" runs --help
-assert_contains out "dipmap runs [--db FILE] [--model PREFIX] [--tag TAG] [--json]"
+assert_contains out "dipmap runs [--db FILE] [--model PREFIX] [--tag TAG] [--json | --names]"
