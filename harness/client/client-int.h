@@ -117,6 +117,18 @@ struct client {
 void client_add_error_of(struct strbuf *err, const struct strbuf *resp, long status);
 
 /*
+ * The one body builder: opens the object with "model", the content (chat: the
+ * messages; else "prompt") and every member that reaches the server's template
+ * ("reasoning_effort", the --extra-body members such as chat_template_kwargs).
+ * Trials (client.c) and the counting requests (client_count.c: vLLM /tokenize,
+ * llama.cpp /apply-template, the probe) all start here, so the template overhead
+ * is measured on the request that is sent. The caller adds its own members and
+ * the closing brace.
+ */
+void client_open_body(struct client *c, const char *system, const char *user, size_t ulen, int chat,
+                      struct strbuf *b);
+
+/*
  * The one rule for an answer budget a server refuses (the overhead probe and
  * the trials), given the field the request sent: a 400 saying the field is
  * not supported switches to the other field when the auto rule chose it

@@ -482,33 +482,33 @@ static void add_hints(const struct client_cache_hints *h, unsigned skip, struct 
     }
 }
 
-static void build_body(struct client *c, const struct client_request *req, int hints,
-                       struct strbuf *b)
+static void add_messages_json(struct strbuf *b, const char *system, const char *user, size_t ulen)
 {
-    long mt = req->max_tokens > 0 ? req->max_tokens : c->cfg.max_tokens;
-    const char *user = req->user ? req->user : "";
-    size_t ulen = req->user ? req->user_len : 0;
-    strbuf_grow(b, ulen + (req->system ? strlen(req->system) : 0) + 256);
+    strbuf_addstr(b, "\"messages\":[");
+    if (system && *system) {
+        strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
+        escape_json_n(b, system, strlen(system));
+        strbuf_addstr(b, "},");
+    }
+    strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
+    escape_json_n(b, user, ulen);
+    strbuf_addstr(b, "}]");
+}
+
+/* The one body builder (client-int.h): trials and counting requests alike. */
+void client_open_body(struct client *c, const char *system, const char *user, size_t ulen, int chat,
+                      struct strbuf *b)
+{
+    strbuf_grow(b, ulen + (system ? strlen(system) : 0) + 256);
     strbuf_addstr(b, "{\"model\":");
     escape_json_n(b, c->model, strlen(c->model));
-    if (c->cfg.legacy_completions) {
-        strbuf_addstr(b, ",\"prompt\":");
-        escape_json_n(b, user, ulen);
+    strbuf_addch(b, ',');
+    if (chat) {
+        add_messages_json(b, system, user, ulen);
     } else {
-        strbuf_addstr(b, ",\"messages\":[");
-        if (req->system && *req->system) {
-            strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
-            escape_json_n(b, req->system, strlen(req->system));
-            strbuf_addstr(b, "},");
-        }
-        strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
+        strbuf_addstr(b, "\"prompt\":");
         escape_json_n(b, user, ulen);
-        strbuf_addstr(b, "}]");
     }
-    strbuf_addf(b, ",\"temperature\":%.6g,\"top_p\":%.6g", c->cfg.temperature, c->cfg.top_p);
-    if (c->cfg.send_seed)
-        strbuf_addf(b, ",\"seed\":%ld", c->cfg.seed);
-    strbuf_addf(b, ",\"%s\":%ld,\"n\":1,\"stream\":false", c->mt_field, mt);
     if (c->reasoning_effort) {
         strbuf_addstr(b, ",\"reasoning_effort\":");
         escape_json_n(b, c->reasoning_effort, strlen(c->reasoning_effort));
@@ -517,6 +517,18 @@ static void build_body(struct client *c, const struct client_request *req, int h
         strbuf_addch(b, ',');
         strbuf_addstr(b, c->extra_members);
     }
+}
+
+static void build_body(struct client *c, const struct client_request *req, int hints,
+                       struct strbuf *b)
+{
+    long mt = req->max_tokens > 0 ? req->max_tokens : c->cfg.max_tokens;
+    client_open_body(c, req->system, req->user ? req->user : "", req->user ? req->user_len : 0,
+                     !c->cfg.legacy_completions, b);
+    strbuf_addf(b, ",\"temperature\":%.6g,\"top_p\":%.6g", c->cfg.temperature, c->cfg.top_p);
+    if (c->cfg.send_seed)
+        strbuf_addf(b, ",\"seed\":%ld", c->cfg.seed);
+    strbuf_addf(b, ",\"%s\":%ld,\"n\":1,\"stream\":false", c->mt_field, mt);
     if (hints)
         add_hints(req->hints, c->extra_hints, b);
     strbuf_addch(b, '}');

@@ -23,19 +23,6 @@
 
 /* ------------------------------------------------------ template overhead */
 
-static void add_messages_json(struct strbuf *b, const char *system, const char *user)
-{
-    strbuf_addstr(b, "\"messages\":[");
-    if (system && *system) {
-        strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
-        escape_json_n(b, system, strlen(system));
-        strbuf_addstr(b, "},");
-    }
-    strbuf_addstr(b, "{\"role\":\"user\",\"content\":");
-    escape_json_n(b, user, strlen(user));
-    strbuf_addstr(b, "}]");
-}
-
 /* POST url body; 0 with the parsed JSON object in *root (caller frees), else -1 (err). */
 static int post_json(struct client *c, const char *url, const struct strbuf *body,
                      struct json **root, struct strbuf *err)
@@ -72,16 +59,9 @@ static int count_vllm(struct client *c, const char *system, const char *user, in
     const struct json *n;
     int ret = -1;
     strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
-    strbuf_addstr(&body, "{\"model\":");
-    escape_json_n(&body, c->model, strlen(c->model));
-    if (chat) {
-        strbuf_addstr(&body, ",\"add_generation_prompt\":true,");
-        add_messages_json(&body, system, user);
-    } else {
-        strbuf_addstr(&body, ",\"add_special_tokens\":true,\"prompt\":");
-        escape_json_n(&body, user, strlen(user));
-    }
-    strbuf_addch(&body, '}');
+    client_open_body(c, system, user, strlen(user), chat, &body);
+    strbuf_addstr(&body,
+                  chat ? ",\"add_generation_prompt\":true}" : ",\"add_special_tokens\":true}");
     if (post_json(c, url.buf, &body, &root, err) == 0) {
         n = json_get(root, "count");
         if (json_kind(n) == JSON_NUMBER && json_num(n, 0) >= 0) {
@@ -108,8 +88,7 @@ static int count_llamacpp(struct client *c, const char *system, const char *user
     char *rendered = NULL;
     if (chat) {
         strbuf_addf(&url, "%s/apply-template", c->ep[0].root);
-        strbuf_addch(&body, '{');
-        add_messages_json(&body, system, user);
+        client_open_body(c, system, user, strlen(user), 1, &body);
         strbuf_addch(&body, '}');
         if (post_json(c, url.buf, &body, &root, err) < 0)
             goto out;
@@ -165,16 +144,8 @@ static int count_probe(struct client *c, const char *system, const char *user, i
         const char *field = c->mt_field;
         strbuf_reset(&body);
         strbuf_reset(&resp);
-        strbuf_addstr(&body, "{\"model\":");
-        escape_json_n(&body, c->model, strlen(c->model));
-        strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0,", field, budget);
-        if (chat) {
-            add_messages_json(&body, system, user);
-        } else {
-            strbuf_addstr(&body, "\"prompt\":");
-            escape_json_n(&body, user, strlen(user));
-        }
-        strbuf_addch(&body, '}');
+        client_open_body(c, system, user, strlen(user), chat, &body);
+        strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0}", field, budget);
         if (client_http_sync(c, url.buf, body.buf, body.len, &status, &resp, err))
             goto out;
         if (status == 200 || !client_budget_refused(c, field, status, resp.buf, resp.len, &budget))

@@ -248,6 +248,7 @@ struct gen_request {
     const struct sim_model *model;
     long max_tokens; /* -1 = not given */
     long think;      /* reasoning tokens to emit before the answer (config, effort, kwargs) */
+    int no_think;    /* chat_template_kwargs.enable_thinking false (the template renders it) */
     struct sim_prompt prompt;
     /* the prefix cache (sim_cache.c) */
     int id_slot;            /* llama.cpp "id_slot", -1 any */
@@ -422,9 +423,11 @@ static int add_messages(struct sim_prompt *p, const struct json *messages, struc
 
 /*
  * The chat template (--chat-template chatml): each message as
- * "<|im_start|>ROLE\nCONTENT<|im_end|>\n", then "<|im_start|>assistant\n".
+ * "<|im_start|>ROLE\nCONTENT<|im_end|>\n", then "<|im_start|>assistant\n", and,
+ * as Qwen3's template does for chat_template_kwargs.enable_thinking false, an
+ * empty think block after it (so the kwargs change the rendered length).
  */
-static void render_chatml(const struct sim_prompt *p, struct strbuf *out)
+static void render_chatml(const struct sim_prompt *p, int no_think, struct strbuf *out)
 {
     for (size_t i = 0; i < p->nr; i++) {
         strbuf_addf(out, "<|im_start|>%s\n", p->role ? p->role[i] : "user");
@@ -432,6 +435,14 @@ static void render_chatml(const struct sim_prompt *p, struct strbuf *out)
         strbuf_addstr(out, "<|im_end|>\n");
     }
     strbuf_addstr(out, "<|im_start|>assistant\n");
+    if (no_think)
+        strbuf_addstr(out, "<think>\n\n</think>\n\n");
+}
+
+/* The request turns thinking off the Qwen3 way (chat_template_kwargs.enable_thinking false). */
+static int kwargs_no_think(const struct json *req)
+{
+    return json_is_false(json_get(json_get(req, "chat_template_kwargs"), "enable_thinking"));
 }
 
 /*
@@ -439,12 +450,13 @@ static void render_chatml(const struct sim_prompt *p, struct strbuf *out)
  * template's (chatml: the rendered text minus its messages) plus
  * --template-overhead (BOS-like, chat and completions alike).
  */
-static long template_tokens(struct sim_server *s, const struct sim_prompt *p, int chat)
+static long template_tokens(struct sim_server *s, const struct sim_prompt *p, int chat,
+                            int no_think)
 {
     long n = s->cfg->template_overhead;
     if (chat && s->cfg->chat_template == SIM_TEMPLATE_CHATML) {
         struct strbuf r = STRBUF_INIT;
-        render_chatml(p, &r);
+        render_chatml(p, no_think, &r);
         n += sim_count_tokens(s->cfg->tokenizer, r.buf, r.len);
         for (size_t i = 0; i < p->nr; i++)
             n -= sim_count_tokens(s->cfg->tokenizer, p->seg[i].buf, p->seg[i].len);
@@ -651,7 +663,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
 
     sim_analyse(s->cfg, &s->qix, &g->prompt, &a);
     {
-        long extra = template_tokens(s, &g->prompt, g->chat);
+        long extra = template_tokens(s, &g->prompt, g->chat, g->no_think);
         a.T += extra;
         a.sent_tokens += extra;
     }
@@ -870,8 +882,10 @@ static void reasoning_request(struct sim_server *s, const struct json *req, stru
             l->reasoning_effort = !strcmp(json_str(eff), "high") ? "high" : "other";
         }
     }
-    if (json_is_false(json_get(kw, "enable_thinking")))
+    if (json_is_false(json_get(kw, "enable_thinking"))) {
         g->think = 0;
+        g->no_think = 1;
+    }
     if (json_kind(th) == JSON_OBJECT && json_get_str(th, "type") &&
         !strcmp(json_get_str(th, "type"), "disabled"))
         g->think = 0;
@@ -1182,9 +1196,9 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
             goto cleanup;
         }
         if (json_kind(prompt) == JSON_STRING)
-            extra = !ast || json_is_true(ast) ? template_tokens(s, &p, 0) : 0;
+            extra = !ast || json_is_true(ast) ? template_tokens(s, &p, 0, 0) : 0;
         else
-            extra = template_tokens(s, &p, 1);
+            extra = template_tokens(s, &p, 1, kwargs_no_think(req));
         root = json_new_object();
         arr = json_new_array();
         if (extra > 0) {
@@ -1233,7 +1247,10 @@ cleanup:
     json_free(req);
 }
 
-/* llama.cpp POST /apply-template {"messages"} -> {"prompt"}: the chatml rendering. */
+/*
+ * llama.cpp POST /apply-template {"messages", "chat_template_kwargs"} -> {"prompt"}: the
+ * chatml rendering.
+ */
 static void handle_apply_template(const char *body, size_t len, struct reply *r)
 {
     struct json *req = json_parse(body, len, NULL), *root;
@@ -1246,7 +1263,7 @@ static void handle_apply_template(const char *body, size_t len, struct reply *r)
     } else if (add_messages(&p, json_get(req, "messages"), &tmp)) {
         *r = tmp;
     } else {
-        render_chatml(&p, &out);
+        render_chatml(&p, kwargs_no_think(req), &out);
         root = json_new_object();
         json_add_str(root, "prompt", out.buf);
         json_reply(r, 200, root);
