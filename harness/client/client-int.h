@@ -94,8 +94,9 @@ struct client {
     struct curl_slist *get_hdrs; /* for GETs */
     struct client_config cfg;    /* scalars only; strvecs empty, strings NULL */
     const char *mt_field;
-    int mt_auto;     /* mt_field was chosen by the auto rule: a server may correct it */
-    size_t inflight; /* in curl */
+    int mt_auto;       /* mt_field was chosen by the auto rule: a server may correct it */
+    long probe_budget; /* the probe's answer budget, once a server raised it (0: 1) */
+    size_t inflight;   /* in curl */
     struct client_response **ready;
     size_t ready_head, ready_nr, ready_alloc;
     struct xfer *free_xfers;

@@ -137,7 +137,7 @@ static int count_probe(struct client *c, const char *system, const char *user, i
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
     struct json *root = NULL;
     const struct json *n;
-    long status = 0, budget = 1;
+    long status = 0, budget = c->probe_budget > 0 ? c->probe_budget : 1;
     int ret = -1, attempt;
     strbuf_addf(&url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
     for (attempt = 0; attempt < 3; attempt++) {
@@ -151,6 +151,7 @@ static int count_probe(struct client *c, const char *system, const char *user, i
         if (status == 200 || !client_budget_refused(c, field, status, resp.buf, resp.len, &budget))
             break;
     }
+    c->probe_budget = budget; /* the next probe starts where this one was answered */
     if (status != 200) {
         strbuf_addf(err, "%s: ", url.buf);
         client_add_error_of(err, &resp, status);

@@ -5,6 +5,7 @@
  */
 #include "client/overhead.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/strbuf.h"
@@ -28,4 +29,11 @@ int overhead_measure(struct client *c, struct tokenizer *tk, const char *system,
     out->local_count = a + b;
     out->tokens = out->server_count - out->local_count;
     return 0;
+}
+
+int overhead_agree(const struct template_overhead *a, const struct template_overhead *b)
+{
+    long longer = a->local_count > b->local_count ? a->local_count : b->local_count;
+    long diff = labs(a->tokens - b->tokens);
+    return diff <= 2 || (double)diff <= 0.01 * (double)longer;
 }

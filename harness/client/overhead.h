@@ -28,4 +28,13 @@ struct template_overhead {
 int overhead_measure(struct client *c, struct tokenizer *tk, const char *system, const char *user,
                      int chat, struct template_overhead *out, struct strbuf *err);
 
+/*
+ * A template adds the same tokens to every request, whatever its content: two
+ * measurements of requests of different sizes whose overheads differ by more
+ * than 1% of the longer one's local count (and 2 tokens) mean the run's
+ * tokenizer counts the content differently from the server's, in either
+ * direction. Returns 1 when a and b agree, 0 when they show a mismatch.
+ */
+int overhead_agree(const struct template_overhead *a, const struct template_overhead *b);
+
 #endif

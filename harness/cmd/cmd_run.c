@@ -238,7 +238,8 @@ struct run_ctx {
     enum client_max_tokens_field mtf;
     enum scorer_kind default_scorer;
     long *lengths, max_len;
-    long overhead; /* template overhead (overhead.h); -1 until given, stored or measured */
+    long overhead;       /* template overhead (overhead.h); -1 until given, stored or measured */
+    int mismatch_warned; /* the overhead measurement warned of a tokenizer mismatch */
     int *depths;
     size_t nl, nd;
     unsigned shard_i, shard_n;
@@ -1577,18 +1578,45 @@ static int preflight(struct run_ctx *c)
 }
 
 /*
+ * The first planned trial of the shortest planned length, built without an
+ * overhead: the longer of the two requests the overhead is measured on.
+ * Returns 0, or -1 when it cannot be built (check_lengths() says why).
+ */
+static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
+{
+    struct prompt_builder *pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    struct prompt_request pr;
+    size_t ti, best = 0;
+    int rc;
+    for (ti = 1; ti < c->plan.nr; ti++)
+        if (c->plan.t[ti].length < c->plan.t[best].length)
+            best = ti;
+    prompt_request_for_trial(&pr, &c->gs.q[c->plan.t[best].question], &c->plan.t[best],
+                             (unsigned long)c->o.seed, c->o.max_tokens, !c->o.completions);
+    pr.overhead = 0;
+    strbuf_reset(&c->err);
+    rc = prompt_build(pb, &pr, bp, &c->err);
+    prompt_builder_free(pb);
+    return rc;
+}
+
+/*
  * The tokens the server adds per request (chat template, BOS), measured with
  * the first planned question's request without distractors (overhead.h),
- * unless given or stored with the resumed run. Not fatal when the server
- * cannot say: the run's own requests classify the endpoint's failures, and
- * the first answers' prompt counts catch an overhead above 2% (mismatch stop).
+ * unless given or stored with the resumed run, and measured again on the
+ * first trial at the shortest length: a template adds the same tokens to
+ * both, so overheads that differ (or a negative one) are a tokenizer
+ * mismatch, whichever side counts more; it stops the run (exit 2) unless
+ * --allow-tokenizer-mismatch. Not fatal when the server cannot count: the
+ * first answers' prompt counts catch a mismatch above 2% (mismatch stop).
  */
 static int measure_template_overhead(struct run_ctx *c)
 {
     struct prompt_builder *pb;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
-    struct template_overhead ov;
-    int chat = !c->o.completions;
+    struct built_prompt bp = BUILT_PROMPT_INIT, bp2 = BUILT_PROMPT_INIT;
+    struct template_overhead ov, ov2;
+    struct strbuf why = STRBUF_INIT;
+    int chat = !c->o.completions, ret = 0;
 
     if (c->overhead >= 0)
         return 0;
@@ -1603,24 +1631,49 @@ static int measure_template_overhead(struct run_ctx *c)
         warning("cannot measure the tokens the server adds per request (%s); taking 0, give "
                 "them with --template-overhead N",
                 c->err.buf);
-    } else {
-        if (ov.tokens < 0)
-            warning("the server counts %ld prompt tokens where the run's tokenizer counts %ld "
-                    "for the same request: a tokenizer mismatch (use the model's tokenizer or "
-                    "--tokenizer server); template overhead taken as 0",
-                    ov.server_count, ov.local_count);
-        else
-            c->overhead = ov.tokens;
-        fprintf(stderr,
-                "template overhead: %ld tokens per request (%s: the server counts %ld, the "
-                "run's tokenizer %ld for the same content)\n",
-                c->overhead, client_count_method_name(ov.method), ov.server_count, ov.local_count);
+        goto done;
     }
+    if (ov.tokens < 0) {
+        strbuf_addf(&why,
+                    "tokenizer mismatch: the server counted %ld prompt tokens where the run's "
+                    "tokenizer counted %ld for the same request (no template removes tokens)",
+                    ov.server_count, ov.local_count);
+    } else if (build_shortest_trial(c, &bp2) == 0 &&
+               overhead_measure(c->client, c->tk, bp2.system.buf,
+                                chat ? bp2.user.buf : bp2.text.buf, chat, &ov2, &c->err) == 0 &&
+               !overhead_agree(&ov, &ov2)) {
+        strbuf_addf(&why,
+                    "tokenizer mismatch: the server counted %ld prompt tokens where the run's "
+                    "tokenizer counted %ld for one request (%+ld) and %ld where it counted %ld "
+                    "for a longer one (%+ld); a template adds the same tokens to every request, "
+                    "so the two tokenizers count the content differently",
+                    ov.server_count, ov.local_count, ov.tokens, ov2.server_count, ov2.local_count,
+                    ov2.tokens);
+    }
+    if (why.len && !c->o.allow_mismatch) {
+        error("run: %s: the lengths would not be in the model's tokens; use --tokenizer server "
+              "or the model's tokenizer (or --allow-tokenizer-mismatch to keep going)",
+              why.buf);
+        ret = -1;
+        goto done;
+    }
+    if (why.len) {
+        warning("%s; template overhead taken as %ld", why.buf, ov.tokens > 0 ? ov.tokens : 0);
+        c->mismatch_warned = 1;
+    }
+    c->overhead = ov.tokens > 0 ? ov.tokens : 0;
+    fprintf(stderr,
+            "template overhead: %ld tokens per request (%s: the server counts %ld, the "
+            "run's tokenizer %ld for the same content)\n",
+            c->overhead, client_count_method_name(ov.method), ov.server_count, ov.local_count);
+done:
     free(c->want.settings_json);
     c->want.settings_json = run_settings(c);
+    strbuf_release(&why);
     built_prompt_release(&bp);
+    built_prompt_release(&bp2);
     prompt_builder_free(pb);
-    return 0;
+    return ret;
 }
 
 /* Build the first planned prompt of every length once before anything is
@@ -1886,6 +1939,7 @@ static int execute(struct run_ctx *c)
     rc.chat = !c->o.completions;
     rc.overhead = c->overhead;
     rc.mismatch_stop = !c->o.allow_mismatch;
+    rc.mismatch_warned = c->mismatch_warned;
     rc.store_prompts = c->o.store_prompts;
     rc.probe_first = c->pinfo.model_listed != 1;
     rc.server_context = c->pinfo.context;

@@ -1368,36 +1368,38 @@ static int server_cut(const struct runner_config *cfg, const struct client_respo
 #define MISMATCH_FIRST 8
 
 /*
- * Returns 1 when the run stops here: the server counts this prompt more than
- * 2% off the run's count (content + template overhead, like with like) on
- * one of the first answers, and mismatches stop the run.
+ * The server counts this prompt more than 2% off the run's count (content +
+ * template overhead, like with like): counted as a mismatch, and on one of
+ * the first answers the run stops when mismatches stop it. The trial itself
+ * is recorded and scored as usual, so the report shows the mismatch that
+ * stopped the run (a resume with --allow-tokenizer-mismatch keeps it).
  */
-static int check_mismatch(struct runner *r, const struct slot *s,
-                          const struct client_response *resp)
+static void check_mismatch(struct runner *r, const struct slot *s,
+                           const struct client_response *resp)
 {
     double dev;
     if (resp->prompt_tokens <= 0 || s->realized_len <= 0 ||
         (resp->cls == CLIENT_TRUNCATED && resp->reason != CLIENT_R_PROMPT_SHORT) ||
         (resp->reason == CLIENT_R_PROMPT_SHORT && server_cut(r->cfg, resp)))
-        return 0;
+        return;
     r->answers_checked++;
     dev = fabs((double)resp->prompt_tokens / (double)s->realized_len - 1.0);
     if (dev <= MISMATCH_RATIO)
-        return 0;
-    if (r->cfg->mismatch_stop && r->answers_checked <= MISMATCH_FIRST) {
-        set_message(r,
-                    "tokenizer mismatch: the server counted %ld prompt tokens where the run's "
-                    "tokenizer counted %ld (template overhead %ld included), %.1f%% off: the "
-                    "lengths are not in the model's tokens; use --tokenizer server or the model's "
-                    "tokenizer (or --allow-tokenizer-mismatch to keep going)",
-                    resp->prompt_tokens, s->realized_len, r->cfg->overhead, dev * 100);
-        stop_with(r, RUNNER_MISMATCH);
-        return 1;
-    }
+        return;
     r->res->tokenizer_mismatches++;
     if (dev > r->res->worst_mismatch)
         r->res->worst_mismatch = dev;
-    if (!r->warned_mismatch) {
+    if (r->cfg->mismatch_stop && r->answers_checked <= MISMATCH_FIRST) {
+        set_message(r,
+                    "tokenizer mismatch: the server counted %ld prompt tokens where the "
+                    "run's tokenizer counted %ld (template overhead %ld included), %.1f%% "
+                    "off: the lengths are not in the model's tokens; use --tokenizer server "
+                    "or the model's tokenizer (or --allow-tokenizer-mismatch to keep going)",
+                    resp->prompt_tokens, s->realized_len, r->cfg->overhead, dev * 100);
+        stop_with(r, RUNNER_MISMATCH);
+        return;
+    }
+    if (!r->warned_mismatch && !r->cfg->mismatch_warned) {
         r->warned_mismatch = 1;
         bar_break(r);
         warning("tokenizer mismatch: the server counted %ld prompt tokens where the run's "
@@ -1405,7 +1407,6 @@ static int check_mismatch(struct runner *r, const struct slot *s,
                 "(use --tokenizer server or the model's tokenizer)",
                 resp->prompt_tokens, s->realized_len, dev * 100);
     }
-    return 0;
 }
 
 static void check_error_rate(struct runner *r)
@@ -1506,13 +1507,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     else if (resp->timings_cache_n >= 0)
         r->res->prompt_cached += resp->timings_cache_n;
     throttle_bucket_adjust(&r->tpm, s->est_tokens - (in + out));
-    if (check_mismatch(r, s, resp)) {
-        /* not recorded: a resume (with the right tokenizer, or allowed) sends it again */
-        group_answered(r, s->trial, NULL);
-        r->busy--;
-        s->state = SLOT_FREE;
-        return;
-    }
+    check_mismatch(r, s, resp);
     if (resp->cls == CLIENT_TRUNCATED && resp->reason == CLIENT_R_PROMPT_SHORT &&
         !server_cut(cfg, resp))
         resp->cls = CLIENT_OK; /* counted differently, not cut: a mismatch, scored as usual */

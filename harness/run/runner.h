@@ -113,6 +113,7 @@ struct runner_config {
     long overhead;       /* template overhead (overhead.h): prompts hold length - overhead tokens */
     int mismatch_stop;   /* stop (RUNNER_MISMATCH) when one of the first answers' prompt_tokens is
                             more than 2% off the run's count (else count and warn) */
+    int mismatch_warned; /* the run already warned of a mismatch (overhead measurement): once */
     int store_prompts;   /* store rendered prompts content-addressed */
     /*
      * Send one request and wait for its answer before filling the window

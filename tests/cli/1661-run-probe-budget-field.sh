@@ -17,13 +17,14 @@ assert_contains err "tokens per request (probe: the server counts "
 assert_not_contains err "cannot measure"
 ov=$(sed -n 's/.*template overhead: \([0-9]*\) tokens per request.*/\1/p' err)
 [ "${ov:-0}" -gt 20 ] || fail "overhead '$ov' (chatml markup for two messages + 2)"
-# the probe's requests: max_tokens refused, max_completion_tokens 1 refused (below 4), then 4
+# the probe's requests: max_tokens refused, max_completion_tokens 1 refused (below 4), then 4;
+# the second probe (the longer request the overhead is checked on) starts at the budget learned
 python3 - sim.log <<'PY' || fail "probe requests (above)"
 import json, sys
 gen = [json.loads(l) for l in open(sys.argv[1]) if '"/v1/chat/completions"' in l]
-print([g["status"] for g in gen[:4]])
+print([g["status"] for g in gen[:5]])
 sys.exit(0 if [g["status"] for g in gen[:3]] == [400, 400, 200] and
-         all(g["status"] == 200 for g in gen[3:]) and len(gen) == 3 + 12 else 1)
+         all(g["status"] == 200 for g in gen[3:]) and len(gen) == 4 + 12 else 1)
 PY
 [ "$(q t.db "select count(*) from trials where outcome in ('correct','wrong') and usage_prompt_tokens = realized_length and realized_length <= length")" = 12 ] ||
     fail "every trial scored at its length: $(q t.db "select outcome, length, realized_length, usage_prompt_tokens from trials")"
