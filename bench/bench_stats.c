@@ -3,7 +3,8 @@
  * question-clustered intervals and the default 2000-draw bootstrap) on a synthetic run of
  * QUESTIONS x 3 lengths x 11 depths x REPEATS trials with a planted dip, ROUNDS times; prints
  * the best and mean CPU milliseconds and a few figures, so two builds can be compared for
- * both speed and identical numbers. Numbers, never failures.
+ * both speed and identical numbers; then the CPU time of one normal and one t quantile.
+ * Numbers, never failures.
  *
  * usage: bench_stats [QUESTIONS [REPEATS [ROUNDS]]]   (default 1000 3 5)
  */
@@ -89,6 +90,19 @@ int main(int argc, char **argv)
     }
     printf("%zu trials: stats_compute best %.1f ms, mean %.1f ms CPU (%ld rounds)\n", n, best * 1e3,
            sum / (double)rounds * 1e3, rounds);
+    {
+        /* the normal quantile serve-sim draws twice per trial, and the t quantile of intervals */
+        double t0 = cpu_seconds(), acc = 0, tn, tt;
+        for (long i = 1; i <= 1000000; i++)
+            acc += stats_norm_upper_inv((double)i / 1000001.0);
+        tn = cpu_seconds() - t0;
+        t0 = cpu_seconds();
+        for (long i = 2; i <= 1001; i++)
+            acc += stats_t_upper_inv(0.025, i);
+        tt = cpu_seconds() - t0;
+        printf("quantiles: normal %.0f ns, t (df 2..1001) %.1f us CPU per call (checksum %.6f)\n",
+               tn * 1e3, tt * 1e3, acc);
+    }
     for (k = 0; k < n; k++)
         free(t[k].question_id);
     free(t);

@@ -83,7 +83,7 @@ double compare_upper_bound(const double *x, size_t n, double level, double *se)
         *se = e;
     if (n < 2)
         return 1.0;
-    return mean + stats_t_quantile(stats_norm_upper_inv(level), (double)(n - 1)) * e;
+    return mean + stats_t_upper_inv(level, (long)n - 1) * e;
 }
 
 /* ---- pairing ---- */

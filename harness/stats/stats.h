@@ -95,15 +95,15 @@ unsigned long long stats_rng_next(struct stats_rng *r);
 /* Uniform integer in [0, n). n > 0. */
 size_t stats_rng_below(struct stats_rng *r, size_t n);
 
-/* P(Z > z) for a standard normal Z, and its inverse (0 < p < 1). */
+/* P(Z > z) for a standard normal Z, and its inverse (0 < p < 1; closed form, double precision). */
 double stats_norm_upper(double z);
 double stats_norm_upper_inv(double p);
-
 /*
- * The Student t quantile with df degrees of freedom matching the normal
- * quantile z (the same upper tail), by the Cornish-Fisher expansion in 1/df.
+ * The t such that P(T > t) = p for Student's t with df >= 1 degrees of freedom:
+ * exact (closed forms at df 1 and 2, the exact CDF inverted up to df 1000, the
+ * Cornish-Fisher expansion above, where it is exact to 1e-10). NAN for df < 1.
  */
-double stats_t_quantile(double z, double df);
+double stats_t_upper_inv(double p, long df);
 
 /* q-quantile (0..1) of sorted values, linear interpolation (type 7). n > 0. */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);

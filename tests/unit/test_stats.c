@@ -85,6 +85,34 @@ static void test_normal_quantiles(void)
     CHECK_NEAR(stats_norm_upper_inv(0.05), 1.644853627, 1e-8);
     CHECK_NEAR(stats_norm_upper(0.0), 0.5, 1e-15);
     CHECK_NEAR(stats_norm_upper(2.326347874), 0.01, 1e-9);
+    /* the tails, to full precision (mpmath at 30 digits) */
+    CHECK_NEAR(stats_norm_upper_inv(1e-10), 6.361340902404056, 1e-9);
+    CHECK_NEAR(stats_norm_upper_inv(0.9), -1.281551565544601, 1e-12);
+    CHECK_NEAR(stats_norm_upper_inv(0.5), 0.0, 1e-15);
+    for (double p = 1e-12; p < 1; p *= 1.7)
+        CHECK_NEAR(stats_norm_upper(stats_norm_upper_inv(p)) / p, 1.0, 1e-12);
+}
+
+/*
+ * Student t quantiles at the 97.5% point, exact to 1e-8 (mpmath at 30 digits:
+ * the root of 1 - betainc(df/2, 1/2, 0, df/(df+t^2))/2 = 0.975); the
+ * Cornish-Fisher expansion gave 9.71 at df 1 and 4.17 at df 2, so intervals on
+ * very few questions were too narrow.
+ */
+static void test_t_quantiles(void)
+{
+    static const struct {
+        long df;
+        double t;
+    } v[] = {{1, 12.70620473617471},   {2, 4.302652729749464},  {3, 3.182446305283708},
+             {4, 2.776445105197793},   {5, 2.570581835636314},  {9, 2.262157162798205},
+             {10, 2.228138851986274},  {30, 2.042272456301238}, {999, 1.96234146113345},
+             {5000, 1.960438551706508}};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        CHECK_NEAR(stats_t_upper_inv(0.025, v[i].df), v[i].t, 1e-8);
+    CHECK_NEAR(stats_t_upper_inv(0.005, 3), 5.840909309733351, 1e-8);
+    CHECK_NEAR(stats_t_upper_inv(0.975, 4), -2.776445105197793, 1e-8);
+    CHECK(isnan(stats_t_upper_inv(0.025, 0)));
 }
 
 static void test_quantile_rng(void)
@@ -742,6 +770,7 @@ int main(void)
     RUN(test_signflip);
     RUN(test_holm);
     RUN(test_normal_quantiles);
+    RUN(test_t_quantiles);
     RUN(test_quantile_rng);
     RUN(test_cells_and_coverage);
     RUN(test_bootstrap);
