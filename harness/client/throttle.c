@@ -114,10 +114,13 @@ void throttle_bucket_init(struct throttle_bucket *b, double per_minute, double n
         b->capacity = 0;
         b->tokens = 0;
     } else {
+        /*
+         * No burst: a limit per minute holds in every minute, the first one
+         * included (a 10 s burst of rpm/6 sent --rpm 60's first 10 requests at
+         * once): one unit in hand, the rest paced at the rate.
+         */
         b->per_ms = per_minute / 60000.0;
-        b->capacity = per_minute / 6.0;
-        if (b->capacity < 1)
-            b->capacity = 1;
+        b->capacity = 1;
         b->tokens = b->capacity;
     }
     b->last_ms = now_ms;

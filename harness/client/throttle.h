@@ -57,10 +57,12 @@ int throttle_aimd_limit(const struct throttle_aimd *a);
 
 /*
  * Token bucket for --rpm (cost 1 per request) and --tpm (cost = prompt +
- * max tokens). rate = per minute (<= 0: unlimited); capacity = rate / 6 (a
- * 10 s burst) but at least 1. A request whose cost exceeds the capacity may
- * go when the bucket is full (the balance goes negative), so huge prompts are
- * slowed, not starved.
+ * max tokens). rate = per minute (<= 0: unlimited); capacity 1, no burst:
+ * requests are paced at the rate from the first one on, so no 60 s window
+ * holds more than the limit. A request whose cost exceeds the capacity (every
+ * --tpm request) may go when the bucket is full (the balance goes negative
+ * by its cost, which the rate then pays back before the next), so huge
+ * prompts are slowed, not starved.
  */
 struct throttle_bucket {
     double per_ms;

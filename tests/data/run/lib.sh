@@ -17,7 +17,7 @@ start_sim() {
     "$DIPMAP" serve-sim --port 0 --log "$name.log" "$@" >"$name.out" 2>"$name.err" &
     SIM_PID=$!
     SIM_PIDS+=("$SIM_PID")
-    for i in $(seq 200); do
+    for i in $(seq 1200); do # 60 s: a busy machine starts it late
         [ -s "$name.out" ] && break
         kill -0 "$SIM_PID" 2>/dev/null || { cat "$name.err" >&2; fail "serve-sim did not start"; }
         sleep 0.05
