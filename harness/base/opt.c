@@ -86,10 +86,11 @@ void usage_with_options(FILE *fp, const char *const *usage, const struct option 
     }
     if (o && o->type != OPT_END)
         fputc('\n', fp);
-    for (; o && o->type != OPT_END; o++) {
+    for (const struct option *first = o; o && o->type != OPT_END; o++) {
         struct strbuf sb = STRBUF_INIT;
         if (o->type == OPT_GROUP) {
-            fprintf(fp, "\n%s\n", o->help);
+            /* one blank line before a group, also when it opens the list */
+            fprintf(fp, "%s%s\n", o == first ? "" : "\n", o->help);
             continue;
         }
         strbuf_addstr(&sb, "    ");

@@ -323,7 +323,10 @@ int cmd_gen(int argc, const char **argv)
     if (rc)
         return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
     if (rest.nr != 1 || (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv"))) {
-        error("gen: expected 'needle' or 'kv'");
+        if (rest.nr == 1)
+            error("gen: unknown kind '%s': expected 'needle' or 'kv'", rest.v[0]);
+        else
+            error("gen: expected one kind, 'needle' or 'kv'");
         usage_with_options(stderr, gen_usage, opts);
         goto cleanup;
     }

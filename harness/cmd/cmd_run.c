@@ -1545,6 +1545,8 @@ static int preflight(struct run_ctx *c)
     if (cls == CLIENT_FATAL) {
         if (reason == CLIENT_R_AUTH)
             error("run: the endpoint refused the API key: %s", c->err.buf);
+        else if (reason == CLIENT_R_MODEL_NOT_FOUND && strstr(c->err.buf, c->o.model))
+            error("run: %s", c->err.buf); /* the server's words name the model already */
         else if (reason == CLIENT_R_MODEL_NOT_FOUND)
             error("run: model '%s' is not served: %s", c->o.model, c->err.buf);
         else

@@ -228,9 +228,10 @@ static void print_text(const struct show_prompt *s)
            s->depth, 100.0 * bp->realized_depth, s->repeat, s->seed);
     printf("# length: target %ld, realized %ld = content %ld + template overhead %ld\n", length,
            bp->realized_len, bp->realized_len - bp->overhead, bp->overhead);
-    printf("# gold: document %zu of %zu, token offset %ld; %zu hard negatives, %zu filler "
-           "chunks (%zu excluded: they contain an answer)\n",
-           bp->gold_index + 1, bp->docs_nr, bp->gold_offset, bp->hard_negatives, bp->filler,
+    printf("# gold: document %zu of %zu, token offset %ld; %zu hard negative%s, %zu filler "
+           "chunk%s (%zu excluded: they contain an answer)\n",
+           bp->gold_index + 1, bp->docs_nr, bp->gold_offset, bp->hard_negatives,
+           bp->hard_negatives == 1 ? "" : "s", bp->filler, bp->filler == 1 ? "" : "s",
            bp->filler_dropped);
     if (s->have_hay)
         printf("# haystack %s: %zu chunks (%zu exact duplicates dropped)\n", s->hay.path, s->hay.nr,

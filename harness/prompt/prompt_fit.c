@@ -377,9 +377,9 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
     if (i >= f->nr && budget - sum > budget / 200 + 16) {
         strbuf_addf(err,
                     "question %s: not enough distractor material for %ld tokens (%zu hard "
-                    "negatives, %zu eligible filler chunks%s)",
-                    q->id, s->target, q->distractors_nr, f->nr,
-                    b->hay ? "" : "; no haystack given");
+                    "negative%s, %zu eligible filler chunk%s%s)",
+                    q->id, s->target, q->distractors_nr, q->distractors_nr == 1 ? "" : "s", f->nr,
+                    f->nr == 1 ? "" : "s", b->hay ? "" : "; no haystack given");
         return -1;
     }
     return 0;

@@ -106,9 +106,10 @@ static int synthesize_one(struct question *q, const struct haystack *hay,
             copy_chunk(&list[slot].c, &hay->c[fill[next_fill++]]);
         } else {
             strbuf_addf(err,
-                        "question %s: its %zu hard negatives and %zu eligible haystack chunks "
-                        "cannot fill a list of %zu (give a larger --haystack)",
-                        q->id, q->distractors_nr, fill_nr, n);
+                        "question %s: its %zu hard negative%s and %zu eligible haystack "
+                        "chunk%s cannot fill a list of %zu (give a larger --haystack)",
+                        q->id, q->distractors_nr, q->distractors_nr == 1 ? "" : "s", fill_nr,
+                        fill_nr == 1 ? "" : "s", n);
             goto cleanup;
         }
         used[slot] = 1;

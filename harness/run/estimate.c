@@ -82,9 +82,16 @@ void estimate_cache(const struct plan *plan, const struct plan_cost *cost, doubl
         double outt = (double)plan->nr * (double)cost->max_answer_tokens * cost->price_out / 1e6;
         double whole = in * cost->price_in / 1e6 + outt;
         double with = (in - cached) * cost->price_in / 1e6 + cached * pc / 1e6 + outt;
-        strbuf_addf(out,
-                    "cost with the cache schedule: about $%.4f instead of $%.4f (cached prompt "
-                    "tokens at $%g per 1M%s)\n",
-                    with, whole, pc, price_cached_in >= 0 ? "" : ", as --price-in");
+        if (price_cached_in >= 0 && price_cached_in != cost->price_in)
+            strbuf_addf(out,
+                        "cost with the cache schedule: about $%.4f instead of $%.4f (cached "
+                        "prompt tokens at $%g per 1M)\n",
+                        with, whole, pc);
+        else
+            strbuf_addf(out,
+                        "cost with the cache schedule: about $%.4f, the same as without (cached "
+                        "prompt tokens priced as --price-in; give --price-cached-in for the "
+                        "saving)\n",
+                        whole);
     }
 }

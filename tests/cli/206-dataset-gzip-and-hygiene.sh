@@ -15,4 +15,4 @@ done
 cmp prompt-valid.jsonl prompt-valid.jsonl.gz || fail "gzip and plain sets give different prompts"
 # asking for more than the material holds is an input error, not a short prompt
 expect_code 2 "$DIPMAP" show-prompt --dataset valid.jsonl --haystack hay.txt --question q1 --length 1000
-assert_contains err "question q1: not enough distractor material for 1000 tokens (1 hard negatives, 2 eligible filler chunks)"
+assert_contains err "question q1: not enough distractor material for 1000 tokens (1 hard negative, 2 eligible filler chunks)"
