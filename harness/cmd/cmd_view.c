@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "base/httpd.h"
@@ -99,10 +100,18 @@ int cmd_view(int argc, const char **argv)
         goto cleanup;
     }
     ctx.port = httpd_port(h);
-    if (listen && strchr(listen, ':'))
+    if (listen &&
+        (!strcmp(listen, "0.0.0.0") || !strcmp(listen, "::") || !strcmp(listen, "[::]"))) {
+        /* every address: no browser opens http://0.0.0.0/ elsewhere; the host's name works */
+        char host[256] = "";
+        if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
+            snprintf(host, sizeof(host), "127.0.0.1");
+        printf("http://%s:%d/\n", host, ctx.port);
+    } else if (listen && strchr(listen, ':')) {
         printf("http://[%s]:%d/\n", listen, ctx.port);
-    else
+    } else {
         printf("http://%s:%d/\n", listen ? listen : "127.0.0.1", ctx.port);
+    }
     fflush(stdout);
     fprintf(stderr, "view: serving %s read-only on %s:%d (Ctrl-C stops)\n", ctx.db,
             listen ? listen : "127.0.0.1", ctx.port);

@@ -620,6 +620,11 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
         error("%s: no such database%s", path, errno == ENOENT ? "" : " (cannot access it)");
         return NULL;
     }
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* SQLite says only "disk I/O error" for a directory */
+        error("%s: is a directory; --db names the store file (e.g. %s/dipmap.db)", path, path);
+        return NULL;
+    }
     st = xcalloc(1, sizeof(*st));
     st->path = xstrdup(path);
     st->readonly = mode == STORE_READONLY;
