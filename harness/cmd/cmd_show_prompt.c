@@ -25,7 +25,8 @@
 
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
-    "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] [--tokenizer NAME|FILE] "
+    "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] "
+    "[--tokenizer NAME|FILE | --tokenizer server --endpoint URL --model NAME] "
     "[--template-overhead N] [--special parse|plain] [--max-tokens N] [--completions] [--json] "
     "[--axes NAME=VALUE;...]",
     NULL,
@@ -34,6 +35,8 @@ static const char *const show_prompt_usage[] = {
 /* The options as given (defaults in show_prompt_init) and what show-prompt builds from them. */
 struct show_prompt {
     const char *dataset, *haystack, *qid, *length_s, *tpl_spec, *tok_spec, *special, *axes_spec;
+    const char *endpoint, *model; /* --tokenizer server: who counts */
+    struct client *client;
     double depth;
     long repeat, seed, max_tokens, overhead, length;
     int completion, json;
@@ -69,6 +72,7 @@ static void show_prompt_release(struct show_prompt *s)
     built_prompt_release(&s->bp);
     prompt_builder_free(s->b);
     tokenizer_free(s->tk);
+    client_free(s->client);
     if (s->have_tpl)
         prompt_template_release(&s->tpl);
     if (s->have_hay)
@@ -95,6 +99,10 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
         {OPT_STRING, "template", 0, &s->tpl_spec, "NAME|FILE", "prompt template (default qa)", 0},
         {OPT_STRING, "tokenizer", 't', &s->tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)",
          0},
+        {OPT_STRING, "endpoint", 0, &s->endpoint, "URL",
+         "with --tokenizer server: the server whose /tokenize counts (as run --endpoint)", 0},
+        {OPT_STRING, "model", 'm', &s->model, "NAME",
+         "with --tokenizer server: the model its counts are for (as run --model)", 0},
         {OPT_STRING, "special", 0, &s->special, "parse|plain",
          "special-token text: its id (parse; default for tokenizer.json) or plain text", 0},
         {OPT_LONG, "max-tokens", 0, &s->max_tokens, "N",
@@ -152,9 +160,27 @@ static int show_prompt_load(struct show_prompt *s)
     s->q = s->qid ? golden_set_find(&s->gs, s->qid) : &s->gs.q[0];
     if (!s->q)
         return error("show-prompt: no question '%s' in %s", s->qid, s->dataset);
-    s->tk = tokenizer_load(s->tok_spec, &s->err);
-    if (!s->tk)
-        return error("show-prompt: %s", s->err.buf);
+    if (!strcmp(s->tok_spec, "server")) {
+        struct client_config cc;
+        if (!s->endpoint || !s->model)
+            return error("show-prompt: --tokenizer server counts with a server: give --endpoint "
+                         "URL and --model NAME (as the run had)");
+        client_config_init(&cc);
+        strvec_push(&cc.endpoints, s->endpoint);
+        cc.model = s->model;
+        s->client = client_new(&cc, &s->err);
+        cc.model = NULL; /* borrowed */
+        client_config_release(&cc);
+        if (!s->client)
+            return error("show-prompt: %s", s->err.buf);
+        s->tk = tokenizer_new_remote(s->model, client_tokenize_cb, s->client);
+    } else {
+        if (s->endpoint)
+            return error("show-prompt: --endpoint is for --tokenizer server");
+        s->tk = tokenizer_load(s->tok_spec, &s->err);
+        if (!s->tk)
+            return error("show-prompt: %s", s->err.buf);
+    }
     if (s->special) {
         if (strcmp(s->special, "parse") && strcmp(s->special, "plain"))
             return error("show-prompt: --special must be parse or plain, not '%s'", s->special);
@@ -236,7 +262,7 @@ static void print_text(const struct show_prompt *s)
     if (s->have_hay)
         printf("# haystack %s: %zu chunks (%zu exact duplicates dropped)\n", s->hay.path, s->hay.nr,
                s->hay.dropped_duplicates);
-    printf("# template %s, tokenizer %s, sha256 %s\n", s->tpl.path, tokenizer_name(s->tk),
+    printf("# template %s, tokenizer %s; request sha256 %s\n", s->tpl.path, tokenizer_name(s->tk),
            bp->sha256);
     if (s->completion) {
         printf("=== prompt ===\n%s\n", bp->text.buf);
