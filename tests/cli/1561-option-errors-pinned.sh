@@ -74,6 +74,7 @@ bad = {
         "length": ["x", "0"], "depth": ["101", "-1", "x"], "repeat": ["-1"], "seed": ["-1"],
         "template": ["nope"], "tokenizer": ["nope"], "special": ["both"], "max-tokens": ["x"],
         "template-overhead": ["-1", "2000"], "completions": [], "json": [], "axes": ["bogus", "question-at=middle", "needles=x"],
+        "endpoint": ["x"], "model": [],
     },
     "plan": {
         "dataset": ["missing.jsonl"], "questions": ["-1", "x"], "lengths": ["x"],

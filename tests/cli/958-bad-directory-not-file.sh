@@ -9,5 +9,5 @@ bad_run 2 "error: ./d.txt: cannot read template: Is a directory" --template ./d.
 bad_run 2 "error: run: ./d.tiktoken: cannot read: Is a directory" --tokenizer ./d.tiktoken
 bad_run 2 "d.json" --config d.json
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0 --db d.db --run x
-assert_contains err "error: d.db: cannot open database"
+assert_contains err "error: d.db: is a directory; --db names the store file"
 check_store
