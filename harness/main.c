@@ -28,6 +28,8 @@ const struct cmd_struct dipmap_commands[] = {
     {"report", cmd_report, "write summary.md, report.html, summary.json and plots for a run"},
     {"plot", cmd_plot, "draw U-curves and heatmaps of runs, or the trend of a model or tag"},
     {"compare", cmd_compare, "paired regression verdict between two runs (exit 0, 1 or 4)"},
+    {"gate", cmd_gate,
+     "sequential gate: map baseline and candidate in rounds until the verdict is decided"},
     {"export", cmd_export, "write every trial of runs as CSV or JSON lines (pandas, DuckDB)"},
     {"rescore", cmd_rescore, "score a run's stored answers again (new scorer), sending nothing"},
     {"score", cmd_score, "score given answers with a scorer, checked against expected scores"},

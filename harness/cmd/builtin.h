@@ -30,6 +30,7 @@ int cmd_merge(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_plot(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
+int cmd_gate(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_score(int argc, const char **argv);
 int cmd_rescore(int argc, const char **argv);

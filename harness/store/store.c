@@ -185,6 +185,13 @@ static const char *const migrations[] = {
      * its invocations first used them ("plan,cache" after a resume changed it)
      */
     "ALTER TABLE runs ADD COLUMN schedules TEXT;",
+    /* 7 -> 8: dipmap gate's rounds, one row each, the round's state as JSON (store_gate.c) */
+    "CREATE TABLE gate_rounds ("
+    " gate TEXT NOT NULL,"
+    " round INTEGER NOT NULL,"
+    " state_json TEXT NOT NULL,"
+    " created_at REAL,"
+    " PRIMARY KEY (gate, round));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

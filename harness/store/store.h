@@ -37,7 +37,7 @@
 #define DIPMAP_DB_ENV "DIPMAP_DB"
 
 /* Schema version this build creates and understands (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 /*
  * Oldest schema a read-only handle reads as it is (no migration): columns
  * added since read as their defaults (cut 0, reasoning tokens unknown, no
@@ -392,6 +392,23 @@ int store_golden_put(struct store *st, const char *sha256, const char *content, 
  * frees) with *len; 0 when not kept (or the store predates schema 3); -1 on error.
  */
 int store_golden_get(struct store *st, const char *sha256, char **content, size_t *len);
+
+/* ---- dipmap gate's rounds (store_gate.c) ----------------------------------- */
+
+struct strvec;
+
+/*
+ * Record round `round` (1-based) of gate `gate`: its state as JSON text (the
+ * gate's own document, kept verbatim). A round already recorded is replaced.
+ * Own transaction. Returns 0 or -1 (printed).
+ */
+int store_gate_round_put(struct store *st, const char *gate, long round, const char *state_json);
+/*
+ * The recorded rounds of gate `gate` in round order: their states appended to
+ * out (one JSON text each; rounds 1..out->nr, a gap ends the list). A store
+ * before schema 8 has none. Returns the number appended, or -1 (printed).
+ */
+int store_gate_rounds(struct store *st, const char *gate, struct strvec *out);
 
 /* ---- merge --------------------------------------------------------------- */
 
