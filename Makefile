@@ -131,7 +131,7 @@ deps:
 	{ $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $(DEB_PKGS); }
 
 ifeq ($(HAVE_DEPS),yes)
-test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) check-banned
+test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BUILD)/tests/validate/gate_rates check-banned
 	@tests/run.sh $(BUILD) $(abspath $(BIN))
 
 test-asan:
@@ -155,9 +155,16 @@ bench: build
 
 # The simulation study of VALIDATION.md (about 10 minutes on 2 cores; exit 1 when a
 # criterion fails). VALIDATE_DIR=DIR keeps the stores there and reuses complete ones.
-validate: build
+validate: build $(BUILD)/tests/validate/gate_rates
 	@tests/validate/validate.sh $(abspath $(BIN))
+	@echo "validate: the gate's rates in process (VALIDATION.md \"The gate\"), about 10 min"
+	@$(BUILD)/tests/validate/gate_rates $(VALIDATE_RATES)
 endif
+
+# The gate's in-process rate study (tests/validate/gate_rates.c): built by make test, run by
+# make validate (VALIDATE_RATES="REPLICATES SEQ_REPLICATES", default 400 500).
+$(BUILD)/tests/validate/gate_rates: $(BUILD)/tests/validate/gate_rates.o $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # Tokenizer benchmark (numbers, never failures); see BENCHMARKS.md "Tokenizer".
 $(BUILD)/bench/bench_tokenizer: $(BUILD)/bench/bench_tokenizer.o $(LIB_OBJS)

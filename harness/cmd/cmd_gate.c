@@ -26,8 +26,7 @@
 #include "report/plot.h"
 #include "report/report.h"
 #include "run/plan.h"
-#include "stats/compare.h"
-#include "stats/sequential.h"
+#include "stats/compare_seq.h"
 #include "store/store.h"
 
 #include "base/banned.h"
@@ -60,7 +59,7 @@ struct gate_cmd {
     size_t looks;  /* rounds planned */
     double *t;     /* information fraction of each look */
     struct strbuf base_run, cand_run, db_path;
-    char *settings; /* the gate's identity (JSON), compared on resume */
+    char *settings;       /* the gate's identity (JSON), compared on resume */
     struct strvec stored; /* the rounds' states kept in the store */
 
     /* the last round analysed */
@@ -126,8 +125,7 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
          "(O'Brien-Fleming type: keeps most of alpha for the last round)",
          0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "store and output", 0},
-        {OPT_STRING, "db", 0, &c->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)",
-         0},
+        {OPT_STRING, "db", 0, &c->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
         {OPT_STRING, "name", 0, &c->name, "NAME",
          "the gate: its runs are NAME-baseline and NAME-candidate (default gate)", 0},
         {OPT_STRING, "junit", 0, &c->junit, "FILE", "write JUnit XML at the end", 0},
@@ -176,9 +174,8 @@ static int gate_design(struct gate_cmd *c)
     c->have_gs = 1;
     if (!c->gs.nr)
         return error("%s: the golden set has no questions", c->dataset);
-    c->nmax = c->max_questions > 0 && (size_t)c->max_questions < c->gs.nr
-                  ? (size_t)c->max_questions
-                  : c->gs.nr;
+    c->nmax = c->max_questions > 0 && (size_t)c->max_questions < c->gs.nr ? (size_t)c->max_questions
+                                                                          : c->gs.nr;
     c->looks = (c->nmax + (size_t)c->round - 1) / (size_t)c->round;
     c->t = xcalloc(c->looks, sizeof(double));
     for (size_t k = 0; k < c->looks; k++) {
@@ -322,33 +319,13 @@ static void keep_first(struct gate_cmd *c, struct trial_result *v, size_t *nr, s
     *nr = kept;
 }
 
-/* The levels of look k: FAIL and the PASS bound, from the spending function over looks 1..k. */
-static void look_levels(const struct gate_cmd *c, size_t k, size_t m, double *fail_alpha,
-                        double *fail_z, double *bound_alpha, double *bound_z)
-{
-    double *cb = xcalloc(k + 1, sizeof(double));
-    /* FAIL: Holm over m primary tests; each test's boundary spends alpha / m (Bonferroni's first
-       step), and Holm's alpha is m times its nominal level (conservative for later steps) */
-    seq_bounds(c->spending, c->alpha / (double)(m ? m : 1), c->t, k + 1, cb);
-    *fail_z = cb[k];
-    *fail_alpha = seq_nominal(cb[k]) * (double)(m ? m : 1);
-    seq_bounds(c->spending, c->alpha, c->t, k + 1, cb);
-    *bound_z = cb[k];
-    *bound_alpha = seq_nominal(cb[k]);
-    if (*fail_alpha < 1e-12)
-        *fail_alpha = 1e-12;
-    if (*bound_alpha < 1e-12)
-        *bound_alpha = 1e-12;
-    free(cb);
-}
-
 /* Compare the first look_questions(k) questions at look k's levels; fills c->res. */
 static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
 {
     struct store *st = store_open(c->db_path.buf, STORE_READONLY);
     struct compare_options co;
-    double fa, fz, ba, bz;
-    size_t n = look_questions(c, k), m = 0;
+    struct compare_look lv;
+    size_t n = look_questions(c, k);
     long sent = 0;
     struct json *s, *eps;
     int ret = -1;
@@ -378,13 +355,7 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     co.alpha = c->alpha;
     if (c->have_res)
         compare_result_release(&c->res);
-    compare_runs(c->bt, c->nb, c->ct, c->nc, &co, &c->res);
-    m = c->res.n_primary_family;
-    compare_result_release(&c->res);
-    look_levels(c, k, m, &fa, &fz, &ba, &bz);
-    co.alpha = fa < 0.5 ? fa : 0.5;
-    co.bound_alpha = ba;
-    compare_runs(c->bt, c->nb, c->ct, c->nc, &co, &c->res);
+    compare_runs_look(c->bt, c->nb, c->ct, c->nc, &co, c->spending, c->t, k, &lv, &c->res);
     c->have_res = 1;
 
     s = json_new_object();
@@ -393,11 +364,11 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     json_add_num(s, "information_fraction", c->t[k]);
     json_add_num(s, "trials", (double)(c->nb + c->nc));
     json_add_num(s, "trials_sent", (double)sent);
-    json_add_num(s, "primary_tests", (double)m);
-    json_add_num(s, "fail_z", fz < SEQ_NEVER ? fz : -1);
-    json_add_num(s, "fail_alpha", co.alpha);
-    json_add_num(s, "bound_z", bz < SEQ_NEVER ? bz : -1);
-    json_add_num(s, "bound_alpha", ba);
+    json_add_num(s, "primary_tests", (double)lv.primary_tests);
+    json_add_num(s, "fail_z", lv.fail_z < SEQ_NEVER ? lv.fail_z : -1);
+    json_add_num(s, "fail_alpha", lv.fail_alpha);
+    json_add_num(s, "bound_z", lv.bound_z < SEQ_NEVER ? lv.bound_z : -1);
+    json_add_num(s, "bound_alpha", lv.bound_alpha);
     json_add_str(s, "compare_verdict", compare_verdict_name(c->res.verdict));
     eps = json_add_array(s, "endpoints");
     for (size_t i = 0; i < c->res.n_tests; i++) {
@@ -483,9 +454,10 @@ static int gate_rounds(struct gate_cmd *c)
                 return error("gate '%s': round %zu in %s is unreadable", c->name, k + 1,
                              c->db_path.buf);
             }
-            decision = !strcmp(d, "PASS") ? "PASS" : !strcmp(d, "FAIL") ? "FAIL"
-                                                 : !strcmp(d, "INCONCLUSIVE") ? "INCONCLUSIVE"
-                                                                              : "continue";
+            decision = !strcmp(d, "PASS")           ? "PASS"
+                       : !strcmp(d, "FAIL")         ? "FAIL"
+                       : !strcmp(d, "INCONCLUSIVE") ? "INCONCLUSIVE"
+                                                    : "continue";
             json_add(c->rounds, NULL, have);
             if (strcmp(decision, "continue")) {
                 /* decided before: the outputs again, from the same trials */
@@ -631,8 +603,7 @@ static int gate_write(struct gate_cmd *c)
         if (!stat(env, &sst) && sst.st_size + (long)md.len > STEP_SUMMARY_MAX)
             warning("$GITHUB_STEP_SUMMARY (%s) is near GitHub's 1 MiB limit; summary not appended",
                     env);
-        else if (!(fp = fopen(env, "a")) || fwrite(md.buf, 1, md.len, fp) != md.len ||
-                 fclose(fp))
+        else if (!(fp = fopen(env, "a")) || fwrite(md.buf, 1, md.len, fp) != md.len || fclose(fp))
             warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", env, strerror(errno));
     }
     if (c->junit) {

@@ -216,8 +216,7 @@ static void cluster_test(struct compare_test *t, const struct compare_options *o
         if (m[k])
             u[q++] = (double)t->n_questions * u[k];
     t->upper = compare_upper_bound(u, q, bound_level(o), &t->se);
-    t->p_drop = signflip_drop_p(d, nq);
-    t->p_gain = signflip_gain_p(d, nq);
+    signflip_p(d, nq, &t->p_drop, &t->p_gain);
     memset(d, 0, nq * sizeof(*d));
     free(m);
     free(u);

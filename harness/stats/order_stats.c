@@ -125,7 +125,8 @@ static void paired(const struct qcount *a, const struct qcount *r, size_t nq, st
         double mean = sum / (double)n;
         double var = n > 1 ? (sum2 - (double)n * mean * mean) / (double)(n - 1) : 0.0;
         double se = var > 0 ? sqrt(var / (double)n) : 0.0;
-        double pd = signflip_drop_p(dd, n), pg = signflip_gain_p(dd, n);
+        double pd, pg;
+        signflip_p(dd, n, &pd, &pg);
         d->diff = mean;
         d->lo = mean - STATS_Z95 * se;
         d->hi = mean + STATS_Z95 * se;

@@ -275,12 +275,16 @@ double stats_t_upper_inv(double p, long df)
 /* Above this many steps of the exact convolution the normal approximation is used. */
 #define SIGNFLIP_EXACT_MAX 60000000.0
 
-/* P(sum s_i |d_i| >= t) with uniform random signs s_i. */
-static double signflip_upper(const long *d, size_t n, long t)
+/*
+ * P(sum s_i |d_i| >= t) for each t[j], j < nt, with uniform random signs s_i: one
+ * convolution for both tails of a test. The convolution only visits the sums
+ * reachable so far (total +- the magnitudes seen), about half the grid on average.
+ */
+static void signflip_upper(const long *d, size_t n, const long *t, double *p, size_t nt)
 {
-    long total = 0, a;
-    size_t i, nz = 0, ones = 0;
-    double *cur, *nxt, p = 0.0, ss = 0.0;
+    long total = 0, a, reach = 0;
+    size_t i, j, nz = 0, ones = 0;
+    double *cur, *nxt, ss = 0.0;
     long x, w;
     for (i = 0; i < n; i++) {
         a = labs(d[i]);
@@ -291,21 +295,26 @@ static double signflip_upper(const long *d, size_t n, long t)
             ones += a == 1;
         }
     }
-    if (!nz)
-        return t <= 0 ? 1.0 : 0.0;
-    if (t > total)
-        return 0.0;
-    if (t <= -total)
-        return 1.0;
-    if (ones == nz) {
-        /* every difference is +-1: sum = 2 * (#plus) - nz, the exact binomial (McNemar) */
-        long need = (t + (long)nz + 1) / 2; /* smallest #plus with 2k - nz >= t */
-        return binom_half_upper_tail(need, (long)nz);
+    for (j = 0; j < nt; j++) {
+        if (!nz)
+            p[j] = t[j] <= 0 ? 1.0 : 0.0;
+        else if (t[j] > total)
+            p[j] = 0.0;
+        else if (t[j] <= -total)
+            p[j] = 1.0;
+        else if (ones == nz)
+            /* every difference is +-1: sum = 2 * (#plus) - nz, the exact binomial (McNemar) */
+            p[j] = binom_half_upper_tail((t[j] + (long)nz + 1) / 2, (long)nz);
+        else if ((double)nz * (double)total > SIGNFLIP_EXACT_MAX)
+            /* continuity-corrected normal approximation (sums move in steps of 2) */
+            p[j] = stats_norm_upper(((double)t[j] - 1.0) / sqrt(ss));
+        else
+            p[j] = -1.0; /* from the convolution below */
     }
-    if ((double)nz * (double)total > SIGNFLIP_EXACT_MAX) {
-        /* continuity-corrected normal approximation (sums move in steps of 2) */
-        return stats_norm_upper(((double)t - 1.0) / sqrt(ss));
-    }
+    for (j = 0; j < nt && p[j] >= 0.0; j++)
+        ;
+    if (j == nt)
+        return;
     w = 2 * total + 1;
     cur = xcalloc((size_t)w, sizeof(*cur));
     nxt = xcalloc((size_t)w, sizeof(*nxt));
@@ -314,49 +323,66 @@ static double signflip_upper(const long *d, size_t n, long t)
         a = labs(d[i]);
         if (!a)
             continue;
-        memset(nxt, 0, (size_t)w * sizeof(*nxt));
-        for (x = 0; x < w; x++) {
+        /* sums reachable before this step: total - reach .. total + reach */
+        memset(nxt + (total - reach - a), 0, (size_t)(2 * (reach + a) + 1) * sizeof(*nxt));
+        for (x = total - reach; x <= total + reach; x++) {
             if (cur[x] == 0.0)
                 continue;
             nxt[x - a] += 0.5 * cur[x];
             nxt[x + a] += 0.5 * cur[x];
         }
+        reach += a;
         {
             double *tmp = cur;
             cur = nxt;
             nxt = tmp;
         }
     }
-    for (x = t + total; x < w; x++)
-        p += cur[x];
+    for (j = 0; j < nt; j++) {
+        double q = 0.0;
+        if (p[j] >= 0.0)
+            continue;
+        for (x = t[j] + total; x < w; x++)
+            q += cur[x];
+        p[j] = q > 1.0 ? 1.0 : q;
+    }
     free(cur);
     free(nxt);
-    return p > 1.0 ? 1.0 : p;
+}
+
+void signflip_p(const long *d, size_t n, double *p_drop, double *p_gain)
+{
+    long t[2] = {0, 0};
+    double p[2];
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++) {
+        t[0] += d[i];
+        any |= d[i] != 0;
+    }
+    if (!any) {
+        *p_drop = *p_gain = 1.0;
+        return;
+    }
+    /* by symmetry P(sum <= observed) = P(sum >= -observed) */
+    t[1] = -t[0];
+    signflip_upper(d, n, t, p, 2);
+    *p_drop = p[0];
+    *p_gain = p[1];
 }
 
 double signflip_drop_p(const long *d, size_t n)
 {
-    long t = 0;
-    size_t i;
-    int any = 0;
-    for (i = 0; i < n; i++) {
-        t += d[i];
-        any |= d[i] != 0;
-    }
-    return any ? signflip_upper(d, n, t) : 1.0;
+    double drop, gain;
+    signflip_p(d, n, &drop, &gain);
+    return drop;
 }
 
 double signflip_gain_p(const long *d, size_t n)
 {
-    long t = 0;
-    size_t i;
-    int any = 0;
-    for (i = 0; i < n; i++) {
-        t -= d[i];
-        any |= d[i] != 0;
-    }
-    /* by symmetry P(sum <= observed) = P(sum >= -observed) */
-    return any ? signflip_upper(d, n, t) : 1.0;
+    double drop, gain;
+    signflip_p(d, n, &drop, &gain);
+    return gain;
 }
 
 struct pidx {

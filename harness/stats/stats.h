@@ -76,7 +76,9 @@ double binom_half_upper_tail(long k, long n);
  * exactly by convolution over the integer sums. signflip_gain_p is the
  * same for sum <= observed. When every |d_i| <= 1 this is the exact
  * McNemar test (b = #(d_i = 1), c = #(d_i = -1)). Returns 1 when all d are 0.
+ * signflip_p gives both from one convolution.
  */
+void signflip_p(const long *d, size_t n, double *p_drop, double *p_gain);
 double signflip_drop_p(const long *d, size_t n);
 double signflip_gain_p(const long *d, size_t n);
 

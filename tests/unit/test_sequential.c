@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "base/rng.h"
+#include "stats/compare_seq.h"
 #include "stats/sequential.h"
 #include "stats/stats.h"
 #include "test.h"
@@ -82,9 +83,40 @@ static void test_crossing_rate(void)
     }
 }
 
+/* The gate's levels (compare_seq.h): one look is the fixed design's levels; later looks at the
+   spending function's boundaries, FAIL per test at alpha / m with Holm at m times its nominal */
+static void test_look_levels(void)
+{
+    double one = 1.0, t[4] = {0.25, 0.5, 0.75, 1.0}, c[4];
+    struct compare_look lv;
+    compare_look_levels(SEQ_SPEND_POCOCK, 0.05, &one, 0, 3, &lv);
+    CHECK_NEAR(lv.fail_alpha, 0.05, 1e-9);
+    CHECK_NEAR(lv.bound_alpha, 0.05, 1e-9);
+    CHECK_NEAR(lv.bound_z, 1.644854, 1e-5);
+    CHECK(lv.primary_tests == 3);
+    compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, 2, 3, &lv);
+    seq_bounds(SEQ_SPEND_POCOCK, 0.05 / 3, t, 3, c);
+    CHECK_NEAR(lv.fail_z, c[2], 1e-12);
+    CHECK_NEAR(lv.fail_alpha, 3 * seq_nominal(c[2]), 1e-12);
+    seq_bounds(SEQ_SPEND_POCOCK, 0.05, t, 3, c);
+    CHECK_NEAR(lv.bound_z, c[2], 1e-12);
+    CHECK(lv.bound_alpha < 0.05 && lv.fail_alpha < 0.05); /* stricter than one look */
+    {
+        struct compare_options o;
+        compare_options_init(&o);
+        compare_look_apply(&lv, &o);
+        CHECK(o.alpha == lv.fail_alpha && o.bound_alpha == lv.bound_alpha);
+    }
+    /* m = 0 (no primary test with data) plans as one test */
+    compare_look_levels(SEQ_SPEND_OBF, 0.05, &one, 0, 0, &lv);
+    CHECK(lv.primary_tests == 1);
+    CHECK_NEAR(lv.fail_alpha, 0.05, 1e-9);
+}
+
 int main(void)
 {
     RUN(test_published_bounds);
     RUN(test_crossing_rate);
+    RUN(test_look_levels);
     return TEST_EXIT();
 }

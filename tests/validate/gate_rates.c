@@ -1,97 +1,283 @@
 /*
- * The error rates of compare's verdict rule (issue 29: primary endpoints, PASS by upper
- * bounds), by an in-process Monte Carlo of compare_runs() on Bernoulli trials: Q questions x
- * one length (8k) x 11 depths (0:100:10), one repeat. Each question has a difficulty U_q
- * shared by both runs; a trial uses U_q with probability sqrt(icc), else a fresh uniform
- * (the outcome ICC is icc at equal accuracy: serve-sim's icc= model), and is correct when
- * the draw is below the cell's accuracy. Baseline curve: 0.9 at the edges, 0.75 in the
- * middle (25-75%), linear between. Scenarios: unchanged (the candidate has the same curve,
- * its own draws), middle-only regressions (the middle depths 5 pp = the tolerance, or 10 pp,
- * lower; edges equal: a PASS at 5 pp is the error PASS guards against).
- * Prints FAIL / PASS / INCONCLUSIVE rates per scenario, questions and icc.
+ * The error rates of the gate's verdict rules by an in-process Monte Carlo on serve-sim's own
+ * planted model (sim_decide(): the draw serve-sim answers with, question effect icc=R and
+ * middle-only regression mid=M included), so the numbers hold for what the HTTP study
+ * (gate_study.sh) and the CLI tests see, with many more replicates than HTTP allows.
  *
- * build (after make; every object but main.o):
- *   cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iharness tests/validate/gate_rates.c \
- *      $(ls build/harness/[a-z]*[a-z]/[a-z]*.o) -lcurl -lsqlite3 -lpcre2-8 -lcjson \
- *      -lmicrohttpd -lz -lm -lpthread -o gate_rates && ./gate_rates 400
+ * One length (1000 tokens, flat=1: the dip is full at every length), depths 0:100:10, one
+ * repeat. Each replicate is a pair of models with their own seeds (and so their own hard
+ * questions: qseed defaults to the seed): the baseline BASE and the candidate BASE,mid=M.
+ * Two baselines:
+ *   high  edge=0.99,dip=0.05,shape=1.6,flat=1  (about 95.5% overall: gate_study.sh's)
+ *   low   edge=0.90,dip=0.20,shape=1.6,flat=1  (90% at the edges, about 70% in the middle)
+ *
+ * Part 1, compare (the fixed design): FAIL / PASS / INCONCLUSIVE rates per scenario,
+ * questions and icc, at compare's defaults (alpha 0.05, tolerance 5 pp, primary endpoints,
+ * PASS by upper bounds).
+ *
+ * Part 2, the sequential gate (`dipmap gate`'s rule: compare_look_levels() and
+ * compare_look_apply(), as compare_runs_look() uses them; Pocock-type spending, rounds of 20
+ * questions, at most SEQ_MAX) against the fixed design on the same draws: the sequential
+ * rates and mean questions to a decision, the fixed design's rate at every round size, and
+ * the fixed size with the sequential gate's rate (the smallest n whose fixed rate reaches it,
+ * interpolated between rounds). Trials are questions x 11 for both designs, so the ratio of
+ * mean questions is the ratio of trials.
+ *
+ * Exit 1 when a criterion fails: FAIL on an unchanged model, or PASS on a drop at the
+ * tolerance, above alpha + 2 pp in any row.
+ *
+ * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROW]]]] (defaults 400, 500, 29000; ROW
+ * "low/unchanged/0.3" runs that sequential row alone); built by `make test`
+ * (so it keeps compiling) and run by `make validate` (build/tests/validate/gate_rates).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/compare.h"
-#include "stats/stats.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "sim/sim.h"
+#include "stats/compare.h"
+#include "stats/compare_seq.h"
 
-static double curve(int depth_bp, double mid_drop)
+#define LENGTH 1000
+#define DEPTHS 11
+#define SEQ_ROUND 20
+#define SEQ_MAX 400
+#define SEQ_LOOKS (SEQ_MAX / SEQ_ROUND)
+/* VALIDATION.md's criteria: FAIL on an unchanged model and PASS on a drop at the tolerance at
+   most alpha + 2 pp, in every design */
+#define CRITERION 0.07
+
+static int criteria_failed;
+static const char *only; /* BASELINE/SCENARIO/ICC of the one sequential row to run, or NULL */
+
+static void check(const char *what, double rate)
 {
-    double x = depth_bp / 10000.0, shape = 1.0 - fabs(2.0 * x - 1.0); /* 0 edges, 1 at 50% */
-    double acc = 0.9 - 0.15 * (shape < 0.5 ? shape * 2.0 : 1.0);
-    if (depth_bp >= 2500 && depth_bp <= 7500)
-        acc -= mid_drop;
-    return acc;
+    if (rate > CRITERION) {
+        printf("CRITERION FAILED: %s %.1f%% > %.0f%%\n", what, 100.0 * rate, 100.0 * CRITERION);
+        criteria_failed = 1;
+    }
 }
 
-static double unif(struct stats_rng *r)
+static const char *const base_spec[] = {
+    "edge=0.99,dip=0.05,shape=1.6,flat=1", /* high */
+    "edge=0.90,dip=0.20,shape=1.6,flat=1", /* low */
+};
+static const char *const base_name[] = {"high", "low"};
+
+static void model(struct sim_model *m, int base, double icc, double mid, unsigned long seed)
 {
-    return (double)(stats_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+    struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf_addf(&spec, "m:%s,icc=%g,mid=%g,seed=%lu", base_spec[base], icc, mid, seed);
+    if (sim_model_parse(spec.buf, m, &err)) {
+        fprintf(stderr, "gate_rates: %s\n", err.buf);
+        exit(1);
+    }
+    strbuf_release(&spec);
+    strbuf_release(&err);
 }
 
-static void make(struct trial_result *t, int q, const double *uq, double icc, double mid_drop,
-                 struct stats_rng *r, char ids[][12])
+/* The trials of questions 0..q-1 (question by question, depths inside) of model m. */
+static void answer(struct trial_result *t, int q, const struct sim_model *m, char ids[][12])
 {
-    int d, k = 0, i;
-    for (i = 0; i < q; i++)
-        for (d = 0; d <= 10000; d += 1000) {
-            double u = unif(r) < sqrt(icc) ? uq[i] : unif(r);
+    int k = 0;
+    for (int i = 0; i < q; i++)
+        for (int d = 0; d < DEPTHS; d++) {
             trial_result_init(&t[k]);
             t[k].question_id = ids[i];
-            t[k].length = 8192;
-            t[k].depth_bp = d;
-            t[k].outcome = u < curve(d, mid_drop) ? OUTCOME_CORRECT : OUTCOME_WRONG;
+            t[k].length = LENGTH;
+            t[k].depth_bp = d * 1000;
+            t[k].outcome = sim_decide(m, ids[i], d / 10.0, LENGTH, (uint64_t)d) ? OUTCOME_CORRECT
+                                                                                : OUTCOME_WRONG;
             k++;
         }
+}
+
+static int verdict_index(enum compare_verdict v)
+{
+    return v == VERDICT_FAIL ? 0 : v == VERDICT_PASS ? 1 : 2;
+}
+
+static const char *scenario(double mid)
+{
+    return mid > 0.07 ? "middle -10 pp" : mid > 0 ? "middle -5 pp (= tolerance)" : "unchanged";
+}
+
+static void fixed_rates(int reps, int base, double icc, double mid, int q, unsigned long *seed)
+{
+    int n = q * DEPTHS, v[3] = {0, 0, 0};
+    char(*ids)[12] = xcalloc((size_t)q, sizeof(*ids));
+    struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
+    struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
+    for (int i = 0; i < q; i++)
+        snprintf(ids[i], sizeof(ids[i]), "q%04d", i);
+    for (int rep = 0; rep < reps; rep++) {
+        struct sim_model mb, mc;
+        struct compare_result r;
+        model(&mb, base, icc, 0.0, ++*seed);
+        model(&mc, base, icc, mid, ++*seed);
+        answer(tb, q, &mb, ids);
+        answer(tc, q, &mc, ids);
+        compare_runs(tb, (size_t)n, tc, (size_t)n, NULL, &r);
+        v[verdict_index(r.verdict)]++;
+        compare_result_release(&r);
+        sim_model_release(&mb);
+        sim_model_release(&mc);
+    }
+    printf("fixed | %s | %s | %d | %.1f | %d | %.1f%% | %.1f%% | %.1f%%\n", base_name[base],
+           scenario(mid), q, icc, reps, 100.0 * v[0] / reps, 100.0 * v[1] / reps,
+           100.0 * v[2] / reps);
+    if (mid == 0.0)
+        check("fixed FAIL rate on an unchanged model", (double)v[0] / reps);
+    else if (mid < 0.07)
+        check("fixed PASS rate on a drop at the tolerance", (double)v[1] / reps);
+    fflush(stdout);
+    free(ids);
+    free(tb);
+    free(tc);
+}
+
+/* The fixed size whose rate (rate[k] at (k + 1) SEQ_ROUND questions) first reaches target:
+   interpolated between rounds; -1 when no size up to SEQ_MAX reaches it. */
+static double fixed_size(const double *rate, double target)
+{
+    for (int k = 0; k < SEQ_LOOKS; k++)
+        if (rate[k] >= target) {
+            double lo = k ? rate[k - 1] : 0.0, n0 = k * SEQ_ROUND;
+            if (rate[k] <= lo)
+                return n0 + SEQ_ROUND;
+            return n0 + SEQ_ROUND * (target - lo) / (rate[k] - lo);
+        }
+    return -1;
+}
+
+static void sequential(int reps, int base, double icc, double mid, unsigned long *seed,
+                       const struct compare_look *lv)
+{
+    int q = SEQ_MAX, n = q * DEPTHS, v[3] = {0, 0, 0};
+    int want = mid > 0.07 ? 0 : 1; /* the decision this scenario should reach: FAIL or PASS */
+    double fixed[3][SEQ_LOOKS], asn = 0, target, nfix;
+    char(*ids)[12] = xcalloc((size_t)q, sizeof(*ids));
+    struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
+    struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
+
+    if (only) {
+        char key[96];
+        snprintf(key, sizeof(key), "%s/%s/%.1f", base_name[base], scenario(mid), icc);
+        if (strcmp(key, only)) {
+            free(ids);
+            free(tb);
+            free(tc);
+            return;
+        }
+    }
+    memset(fixed, 0, sizeof(fixed));
+    for (int i = 0; i < q; i++)
+        snprintf(ids[i], sizeof(ids[i]), "q%04d", i);
+    for (int rep = 0; rep < reps; rep++) {
+        struct sim_model mb, mc;
+        int decided = 0;
+        model(&mb, base, icc, 0.0, ++*seed);
+        model(&mc, base, icc, mid, ++*seed);
+        answer(tb, q, &mb, ids);
+        answer(tc, q, &mc, ids);
+        for (int k = 0; k < SEQ_LOOKS; k++) {
+            size_t m = (size_t)(k + 1) * SEQ_ROUND * DEPTHS; /* the first questions' trials */
+            struct compare_result r;
+            struct compare_options co;
+            compare_runs(tb, m, tc, m, NULL, &r);
+            fixed[verdict_index(r.verdict)][k] += 1;
+            compare_result_release(&r);
+            if (decided)
+                continue;
+            compare_options_init(&co);
+            compare_look_apply(&lv[k], &co);
+            compare_runs(tb, m, tc, m, &co, &r);
+            if (r.n_primary_family != lv[k].primary_tests) {
+                fprintf(stderr, "gate_rates: %zu primary tests, levels for %zu\n",
+                        r.n_primary_family, lv[k].primary_tests);
+                exit(1);
+            }
+            if (r.verdict == VERDICT_FAIL || r.verdict == VERDICT_PASS || k == SEQ_LOOKS - 1) {
+                v[verdict_index(r.verdict)]++;
+                asn += (k + 1) * SEQ_ROUND;
+                decided = 1;
+            }
+            compare_result_release(&r);
+        }
+        sim_model_release(&mb);
+        sim_model_release(&mc);
+    }
+    for (int d = 0; d < 3; d++)
+        for (int k = 0; k < SEQ_LOOKS; k++)
+            fixed[d][k] /= reps;
+    asn /= reps;
+    target = (double)v[want] / reps;
+    nfix = fixed_size(fixed[want], target);
+    printf("sequential | %s | %s | %.1f | %d | FAIL %.1f%% | PASS %.1f%% | INCONCLUSIVE %.1f%% | "
+           "mean questions %.1f\n",
+           base_name[base], scenario(mid), icc, reps, 100.0 * v[0] / reps, 100.0 * v[1] / reps,
+           100.0 * v[2] / reps, asn);
+    printf("  fixed %s rate by questions:", want ? "PASS" : "FAIL");
+    for (int k = 0; k < SEQ_LOOKS; k++)
+        printf(" %d:%.1f%%", (k + 1) * SEQ_ROUND, 100.0 * fixed[want][k]);
+    printf("\n");
+    if (want) {
+        printf("  fixed FAIL rate by questions:");
+        for (int k = 0; k < SEQ_LOOKS; k += 4)
+            printf(" %d:%.1f%%", (k + 1) * SEQ_ROUND, 100.0 * fixed[0][k]);
+        printf("\n");
+    }
+    if (nfix > 0)
+        printf("  fixed size with the sequential %s rate (%.1f%%): %.1f questions; "
+               "sequential / fixed = %.2f\n",
+               want ? "PASS" : "FAIL", 100.0 * target, nfix, asn / nfix);
+    else
+        printf("  no fixed size up to %d reaches the sequential %s rate (%.1f%%): "
+               "sequential / fixed < %.2f\n",
+               SEQ_MAX, want ? "PASS" : "FAIL", 100.0 * target, asn / SEQ_MAX);
+    if (mid == 0.0)
+        check("sequential FAIL rate on an unchanged model", (double)v[0] / reps);
+    else if (mid < 0.07)
+        check("sequential PASS rate on a drop at the tolerance", (double)v[1] / reps);
+    fflush(stdout);
+    free(ids);
+    free(tb);
+    free(tc);
 }
 
 int main(int argc, char **argv)
 {
     static const int qs[] = {36, 100, 200, 400};
     static const double iccs[] = {0.0, 0.3};
-    static const double drops[] = {0.0, 0.05, 0.10};
-    int reps = argc > 1 ? atoi(argv[1]) : 400;
-    struct stats_rng rng;
-    size_t a, b, c;
-    stats_rng_seed(&rng, 29);
-    printf("scenario | questions | icc | replicates | FAIL | PASS | INCONCLUSIVE\n");
-    for (c = 0; c < sizeof(drops) / sizeof(*drops); c++)
-        for (b = 0; b < 2; b++)
-            for (a = 0; a < sizeof(qs) / sizeof(*qs); a++) {
-                int q = qs[a], rep, n = q * 11, v[3] = {0, 0, 0};
-                char(*ids)[12] = xcalloc((size_t)q, sizeof(*ids));
-                double *uq = xcalloc((size_t)q, sizeof(*uq));
-                struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
-                struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
-                for (int i = 0; i < q; i++)
-                    snprintf(ids[i], sizeof(ids[i]), "q%04d", i);
-                for (rep = 0; rep < reps; rep++) {
-                    struct compare_result r;
-                    for (int i = 0; i < q; i++)
-                        uq[i] = unif(&rng);
-                    make(tb, q, uq, iccs[b], 0.0, &rng, ids);
-                    make(tc, q, uq, iccs[b], drops[c], &rng, ids);
-                    compare_runs(tb, (size_t)n, tc, (size_t)n, NULL, &r);
-                    v[r.verdict == VERDICT_FAIL ? 0 : r.verdict == VERDICT_PASS ? 1 : 2]++;
-                    compare_result_release(&r);
-                }
-                printf("%s | %d | %.1f | %d | %.1f%% | %.1f%% | %.1f%%\n",
-                       drops[c] > 0.07 ? "middle -10 pp" : drops[c] > 0 ? "middle -5 pp (= tolerance)" : "unchanged", q, iccs[b], reps,
-                       100.0 * v[0] / reps, 100.0 * v[1] / reps, 100.0 * v[2] / reps);
-                fflush(stdout);
-                free(ids);
-                free(uq);
-                free(tb);
-                free(tc);
-            }
-    return 0;
+    static const double mids[] = {0.0, 0.05, 0.10};
+    int reps = argc > 1 ? atoi(argv[1]) : 400, seq_reps = argc > 2 ? atoi(argv[2]) : 500;
+    only = argc > 4 ? argv[4] : NULL;
+    unsigned long seed = argc > 3 ? strtoul(argv[3], NULL, 10) : 29000;
+    double t[SEQ_LOOKS];
+    struct compare_look lv[SEQ_LOOKS];
+
+    printf("design | baseline | scenario | questions | icc | replicates | FAIL | PASS | "
+           "INCONCLUSIVE\n");
+    for (int b = 0; b < 2 && reps > 0; b++)
+        for (size_t c = 0; c < sizeof(mids) / sizeof(*mids); c++)
+            for (size_t i = 0; i < sizeof(iccs) / sizeof(*iccs); i++)
+                for (size_t a = 0; a < sizeof(qs) / sizeof(*qs); a++)
+                    fixed_rates(reps, b, iccs[i], mids[c], qs[a], &seed);
+
+    /* one length: the primary family is its middle, dip and all depths (3 tests) at every
+       look; the levels depend on the look alone, so they are computed once */
+    for (int k = 0; k < SEQ_LOOKS; k++)
+        t[k] = (double)(k + 1) / SEQ_LOOKS;
+    for (int k = 0; k < SEQ_LOOKS; k++)
+        compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, (size_t)k, 3, &lv[k]);
+    printf("\nsequential gate (Pocock, rounds of %d, at most %d questions) vs fixed, same draws\n",
+           SEQ_ROUND, SEQ_MAX);
+    for (int b = 0; b < 2 && seq_reps > 0; b++)
+        for (size_t c = 0; c < sizeof(mids) / sizeof(*mids); c++)
+            for (size_t i = 0; i < sizeof(iccs) / sizeof(*iccs); i++)
+                sequential(seq_reps, b, iccs[i], mids[c], &seed, lv);
+    return criteria_failed;
 }

@@ -9,13 +9,13 @@
 # all depths 4.5 pp lower). tests/validate/gate_analyse.py computes the rates.
 #
 # usage: tests/validate/gate_study.sh DIPMAP WORKDIR
-# env:   VALIDATE_GATE_REPS (pairs per condition, default 100), VALIDATE_JOBS (default 2),
+# env:   VALIDATE_GATE_REPS (pairs per condition, default 25), VALIDATE_JOBS (default 2),
 #        VALIDATE_CONCURRENCY (default 32)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 export DM=$1
 work=$2
-reps=${VALIDATE_GATE_REPS:-100}
+reps=${VALIDATE_GATE_REPS:-25}
 jobs=${VALIDATE_JOBS:-2}
 mkdir -p "$work/gate"
 cd "$work/gate"

@@ -11,7 +11,7 @@
 #        with 1 repeat, default 200 = 100 null pairs), VALIDATE_PAIRS3 (null pairs with 3
 #        repeats, default 100), VALIDATE_POWER (pairs with a planted drop, default 100),
 #        VALIDATE_JOBS (parallel pair jobs, default 2), VALIDATE_CONCURRENCY (per run, 32),
-#        VALIDATE_GATE_REPS (pairs per condition of the gate study, default 100; 0 skips it)
+#        VALIDATE_GATE_REPS (pairs per condition of the HTTP gate study, default 25; 0 skips it)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 dipmap=${1:-$repo/dipmap}
@@ -112,8 +112,8 @@ rc=0
 python3 "${VALIDATE_ANALYSE:-$repo/tests/validate/analyse.py}" "$work" "$DM" "$n_pairs" "$n_pairs3" "$n_power" ||
     rc=1
 # the gate study (VALIDATION.md "The gate"): fixed and sequential verdicts, VALIDATE_GATE_REPS=0 skips
-if [ "${VALIDATE_GATE_REPS:-100}" -gt 0 ]; then
+if [ "${VALIDATE_GATE_REPS:-25}" -gt 0 ]; then
     "$repo/tests/validate/gate_study.sh" "$DM" "$work"
-    python3 "$repo/tests/validate/gate_analyse.py" "$work" "${VALIDATE_GATE_REPS:-100}" || rc=1
+    python3 "$repo/tests/validate/gate_analyse.py" "$work" "${VALIDATE_GATE_REPS:-25}" || rc=1
 fi
 exit $rc
