@@ -1,8 +1,10 @@
 /*
- * `dipmap gen needle|kv`: seeded synthetic golden sets. Needles are unique
+ * `dipmap gen needle|assoc|kv`: seeded synthetic golden sets. Needles are unique
  * facts about invented entities with hard negatives of the same sentence
- * pattern (other entities, other values); kv sets are UUID key-value pairs
- * with other pairs as hard negatives and an optional haystack of more pairs.
+ * pattern (other entities, other values); assoc needles name a landmark the
+ * question names only through its country (an association table); kv sets are
+ * UUID key-value pairs with other pairs as hard negatives and an optional
+ * haystack of more pairs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 
 static const char *const gen_usage[] = {
     "dipmap gen needle [--n N] [--seed N] [--negatives K] [--out FILE]",
+    "dipmap gen assoc [--n N] [--seed N] [--negatives K] [--associations FILE] [--out FILE]",
     "dipmap gen kv [--n N] [--seed N] [--negatives K] [--out FILE] [--haystack-out FILE "
     "[--haystack-size M]]",
     NULL,
@@ -202,6 +205,167 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
     return rc;
 }
 
+/* ---- associations (low lexical overlap, NoLiMa-style) ---- */
+
+/* One row of the association table: a landmark and the country it is in. */
+struct assoc {
+    char *landmark, *country;
+};
+
+/*
+ * The association table (datasets/associations.tsv): "landmark<TAB>country<TAB>source" per line,
+ * '#' lines and blank lines skipped. Each country at most once (hard negatives must name other
+ * countries). Returns the row count (>= 2), or -1 with a message naming file, line and field.
+ */
+static long assoc_load(const char *path, struct assoc **out)
+{
+    struct dataset_lines *r = dataset_lines_open(path);
+    struct assoc *a = NULL;
+    size_t n = 0, alloc = 0, i;
+    char *line;
+    size_t len;
+    long lineno;
+    int rc;
+
+    *out = NULL;
+    if (!r)
+        return -1;
+    while ((rc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
+        struct strvec f = STRVEC_INIT;
+        if (!len || line[0] == '#')
+            continue;
+        strvec_split(&f, line, '\t');
+        if (f.nr != 3 || !*f.v[0] || !*f.v[1] || !*f.v[2]) {
+            rc = error("%s:%ld: %s: expected landmark<TAB>country<TAB>source, all non-empty", path,
+                       lineno,
+                       f.nr < 1 || !*f.v[0]   ? "\"landmark\""
+                       : f.nr < 2 || !*f.v[1] ? "\"country\""
+                                              : "\"source\"");
+            strvec_clear(&f);
+            break;
+        }
+        for (i = 0; i < n; i++)
+            if (!strcmp(a[i].country, f.v[1]))
+                break;
+        if (i < n) {
+            rc = error("%s:%ld: \"country\": '%s' is already the country of '%s' (one row per "
+                       "country: hard negatives name other countries)",
+                       path, lineno, f.v[1], a[i].landmark);
+            strvec_clear(&f);
+            break;
+        }
+        ALLOC_GROW(a, n + 1, alloc);
+        a[n].landmark = xstrdup(f.v[0]);
+        a[n].country = xstrdup(f.v[1]);
+        n++;
+        strvec_clear(&f);
+    }
+    dataset_lines_close(r);
+    if (rc >= 0 && n < 2)
+        rc = error("%s: needs at least 2 associations, has %zu", path, n);
+    if (rc < 0) {
+        for (i = 0; i < n; i++) {
+            free(a[i].landmark);
+            free(a[i].country);
+        }
+        free(a);
+        return -1;
+    }
+    *out = a;
+    return (long)n;
+}
+
+/*
+ * gen assoc: needle i is "<Name> lives next to <landmark>." for row i % rows; two questions ask
+ * for it: "assoc-NNNN" by association ("Which character has been to <country>?", no content
+ * word in common) and "assoc-NNNN-literal" by the needle's own words ("Which character lives
+ * next to <landmark>?"); both have the same hard negatives: other names next to the landmarks of
+ * other rows (seeded), so the two forms compare paired, the report's overlap terciles apart.
+ */
+static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t rows, long n,
+                     long negatives, uint64_t rng)
+{
+    struct strvec names = STRVEC_INIT;
+    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT, gtext = STRBUF_INIT;
+    struct strbuf id = STRBUF_INIT;
+    size_t *order = xcalloc(rows, sizeof(*order));
+    long i, k;
+    int rc = 0;
+
+    for (i = 0; i < n && !rc; i++) {
+        size_t row = (size_t)i % rows, j, m = 0;
+        struct question q;
+        struct chunk g, *neg = xcalloc((size_t)negatives + 1, sizeof(*neg));
+        const char *name = draw_unique(&names, &sb, &rng, 1, V_NUMBER);
+        int form;
+        if (!name) {
+            free(neg);
+            rc = error("gen: ran out of distinct names");
+            break;
+        }
+        /* the other rows in a seeded order: the first `negatives` are this needle's negatives */
+        for (j = 0; j < rows; j++)
+            if (j != row)
+                order[m++] = j;
+        for (j = m; j > 1; j--) {
+            size_t r = rng_below(&rng, j), t = order[j - 1];
+            order[j - 1] = order[r];
+            order[r] = t;
+        }
+        memset(&g, 0, sizeof(g));
+        strbuf_reset(&gtext);
+        strbuf_addf(&gtext, "%s lives next to %s.", name, a[row].landmark);
+        g.title = "";
+        g.text = gtext.buf;
+        g.text_len = gtext.len;
+        for (k = 0; k < negatives && (size_t)k < m; k++) {
+            const char *n2 = draw_unique(&names, &sb, &rng, 1, V_NUMBER);
+            struct strbuf t = STRBUF_INIT, nid = STRBUF_INIT;
+            if (!n2) {
+                rc = error("gen: ran out of distinct names");
+                break;
+            }
+            strbuf_addf(&t, "%s lives next to %s.", n2, a[order[k]].landmark);
+            strbuf_addf(&nid, "assoc-%04ld-n%ld", i + 1, k + 1);
+            neg[k].id = strbuf_detach(&nid, NULL);
+            neg[k].title = "";
+            neg[k].text_len = t.len;
+            neg[k].text = strbuf_detach(&t, NULL);
+            neg[k].value = (char *)n2;
+        }
+        for (form = 0; form < 2 && !rc; form++) {
+            memset(&q, 0, sizeof(q));
+            strvec_init(&q.answers);
+            strvec_push(&q.answers, name);
+            strbuf_reset(&id);
+            strbuf_addf(&id, form ? "assoc-%04ld-literal" : "assoc-%04ld", i + 1);
+            strbuf_reset(&qtext);
+            if (form)
+                strbuf_addf(&qtext, "Which character lives next to %s?", a[row].landmark);
+            else
+                strbuf_addf(&qtext, "Which character has been to %s?", a[row].country);
+            g.id = id.buf;
+            q.id = id.buf;
+            q.question = qtext.buf;
+            rc = write_question(w, &line, &q, &g, neg, (size_t)k);
+            strvec_clear(&q.answers);
+        }
+        for (j = 0; j < (size_t)negatives && j < m; j++) {
+            free(neg[j].id);
+            free(neg[j].text);
+        }
+        free(neg);
+    }
+    free(order);
+    strvec_clear(&names);
+    strbuf_release(&sb);
+    strbuf_release(&line);
+    strbuf_release(&qtext);
+    strbuf_release(&gtext);
+    strbuf_release(&id);
+    return rc;
+}
+
 /* ---- key-value ---- */
 
 static void uuid4(struct strbuf *sb, uint64_t *rng)
@@ -300,12 +464,14 @@ static int gen_kv(struct dataset_writer *w, struct dataset_writer *hay, long n, 
 
 int cmd_gen(int argc, const char **argv)
 {
-    const char *out = "-", *hay_out = NULL;
+    const char *out = "-", *hay_out = NULL, *assoc_path = "datasets/associations.tsv";
+    struct assoc *assoc = NULL;
+    long assoc_nr = 0, ai;
     long n = 40, seed = 1, negatives = -1, hay_size = 2000;
     struct strvec rest = STRVEC_INIT;
     struct dataset_writer *w = NULL, *hw = NULL;
     uint64_t rng;
-    int rc, ret = DM_EXIT_USAGE, kv;
+    int rc, ret = DM_EXIT_USAGE, kv, as;
     struct option opts[] = {
         {OPT_LONG, "n", 'n', &n, "N", "number of questions (default 40)", 0},
         {OPT_LONG, "seed", 's', &seed, "N", "random seed (default 1): same seed, same file", 0},
@@ -316,21 +482,25 @@ int cmd_gen(int argc, const char **argv)
         {OPT_STRING, "haystack-out", 0, &hay_out, "FILE", "kv: also write a haystack of pairs", 0},
         {OPT_LONG, "haystack-size", 0, &hay_size, "M", "kv: pairs in the haystack (default 2000)",
          0},
+        {OPT_STRING, "associations", 0, &assoc_path, "FILE",
+         "assoc: the association table (default datasets/associations.tsv)", 0},
         OPT_END_MARK,
     };
 
     rc = parse_options(argc, argv, opts, gen_usage, &rest);
     if (rc)
         return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    if (rest.nr != 1 || (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv"))) {
+    if (rest.nr != 1 ||
+        (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv") && strcmp(rest.v[0], "assoc"))) {
         if (rest.nr == 1)
-            error("gen: unknown kind '%s': expected 'needle' or 'kv'", rest.v[0]);
+            error("gen: unknown kind '%s': expected 'needle', 'assoc' or 'kv'", rest.v[0]);
         else
-            error("gen: expected one kind, 'needle' or 'kv'");
+            error("gen: expected one kind, 'needle', 'assoc' or 'kv'");
         usage_with_options(stderr, gen_usage, opts);
         goto cleanup;
     }
     kv = !strcmp(rest.v[0], "kv");
+    as = !strcmp(rest.v[0], "assoc");
     if (negatives < 0)
         negatives = kv ? 20 : 4;
     if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000) {
@@ -350,6 +520,17 @@ int cmd_gen(int argc, const char **argv)
         error("gen: --haystack-out is for kv (needle sets use a text haystack)");
         goto cleanup;
     }
+    if (as) {
+        /* read before the output file exists: a refused command writes nothing */
+        assoc_nr = assoc_load(assoc_path, &assoc);
+        if (assoc_nr < 0)
+            goto cleanup;
+        if (negatives >= assoc_nr) {
+            error("gen: assoc: --negatives %ld needs %ld other rows, %s has %ld rows", negatives,
+                  negatives, assoc_path, assoc_nr);
+            goto cleanup;
+        }
+    }
     if (!kv && (size_t)(n * (negatives + 1)) > needle_entities()) {
         /* checked before the output file exists: a refused command writes nothing */
         error("gen: needle: --n %ld with --negatives %ld needs %ld distinct entities, there are "
@@ -358,13 +539,15 @@ int cmd_gen(int argc, const char **argv)
               (long)(needle_entities() / (size_t)(negatives + 1)));
         goto cleanup;
     }
-    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : 1);
+    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : 1);
     w = dataset_writer_open(out);
     if (!w)
         goto cleanup;
     if (hay_out && !(hw = dataset_writer_open(hay_out)))
         goto cleanup;
-    rc = kv ? gen_kv(w, hw, n, negatives, hay_size, rng) : gen_needle(w, n, negatives, rng);
+    rc = kv   ? gen_kv(w, hw, n, negatives, hay_size, rng)
+         : as ? gen_assoc(w, assoc, (size_t)assoc_nr, n, negatives, rng)
+              : gen_needle(w, n, negatives, rng);
     if (rc)
         goto cleanup;
     rc = dataset_writer_close(w);
@@ -378,6 +561,11 @@ int cmd_gen(int argc, const char **argv)
 cleanup:
     dataset_writer_abort(w);
     dataset_writer_abort(hw);
+    for (ai = 0; ai < assoc_nr; ai++) {
+        free(assoc[ai].landmark);
+        free(assoc[ai].country);
+    }
+    free(assoc);
     strvec_clear(&rest);
     return ret;
 }

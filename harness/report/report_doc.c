@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "run/plan.h"
 #include "report/plot.h"
+#include "prompt/overlap.h"
 #include "run/run_identity.h"
 #include "tokenizer/tokenizer.h"
 #include "base/unicode.h"
@@ -179,28 +180,6 @@ static void load_order(struct report_doc *d, struct store *st)
     strbuf_release(&err);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Distinct token ids of text, sorted, into *ids (malloc'd); returns the count (0 on failure). */
-static size_t distinct_ids(struct tokenizer *tk, const char *text, size_t len, uint32_t **ids)
-{
-    size_t n = 0, i, u = 0;
-    *ids = NULL;
-    if (tokenizer_encode(tk, text, len, TOKENIZER_SPECIAL_DEFAULT, ids, &n) < 0)
-        return 0;
-    if (n < 2) /* qsort's array may not be NULL, even for 0 elements */
-        return n;
-    qsort(*ids, n, sizeof(**ids), cmp_u32);
-    for (i = 0; i < n; i++)
-        if (!u || (*ids)[u - 1] != (*ids)[i])
-            (*ids)[u++] = (*ids)[i];
-    return u;
-}
-
 struct q_overlap {
     const char *id;
     double overlap;
@@ -255,30 +234,11 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
     qo = xcalloc(gs.nr ? gs.nr : 1, sizeof(*qo));
     for (i = 0; i < gs.nr; i++) {
         const struct question *q = &gs.q[i];
-        struct strbuf goldtext = STRBUF_INIT;
-        uint32_t *qi, *gi;
-        size_t nqi, ngi, a = 0, b = 0, common = 0;
-        if (!q->gold_nr)
+        double share = overlap_share(tk, q);
+        if (share < 0)
             continue; /* a retrieval item whose retriever missed the gold: no overlap to measure */
-        for (k = 0; k < q->gold_nr; k++) {
-            strbuf_add(&goldtext, q->gold[k].text, q->gold[k].text_len);
-            strbuf_addch(&goldtext, '\n');
-        }
-        nqi = distinct_ids(tk, q->question, strlen(q->question), &qi);
-        ngi = distinct_ids(tk, goldtext.buf, goldtext.len, &gi);
-        while (a < nqi && b < ngi) {
-            if (qi[a] == gi[b])
-                common++, a++, b++;
-            else if (qi[a] < gi[b])
-                a++;
-            else
-                b++;
-        }
         qo[nq].id = q->id;
-        qo[nq++].overlap = nqi ? (double)common / (double)nqi : 0;
-        free(qi);
-        free(gi);
-        strbuf_release(&goldtext);
+        qo[nq++].overlap = share;
     }
     qsort(qo, nq, sizeof(*qo), cmp_overlap);
     label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));

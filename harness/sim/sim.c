@@ -74,6 +74,9 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
         p -= m->spacing * f->spacing;
     if (f && f->shuffled)
         p -= m->shuffled;
+    if (f && f->overlap >= 0)
+        p -= m->overlap * (1.0 - f->overlap) *
+             (1.0 + (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape))) / 2.0;
     return clamp01(p);
 }
 
@@ -163,7 +166,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -171,7 +174,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         strbuf_addf(err,
                     "model '%s': expected NAME or "
                     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,flat=F,corr=C,icc=R,qseed=N,mid=M",
+                    "window=E,shuffled=E,overlap=E,flat=F,corr=C,icc=R,qseed=N,mid=M",
                     spec);
         return -1;
     }
@@ -203,7 +206,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             }
         } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
-                   !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid")) {
+                   !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
+                   !strcmp(key, "overlap")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -213,6 +217,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "shuffled") ? &m.shuffled
                                    : !strcmp(key, "icc")      ? &m.icc
                                    : !strcmp(key, "mid")      ? &m.mid
+                                   : !strcmp(key, "overlap")  ? &m.overlap
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -238,7 +243,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, spacing, window, shuffled, flat, corr, icc, qseed, mid)",
+                        "needles, spacing, window, shuffled, overlap, flat, corr, icc, qseed, mid)",
                         spec, key);
             goto cleanup;
         }

@@ -80,6 +80,11 @@ struct golden_set;
  *   window=E the dip deepened by E * (1 - |2 fill - 1|), fill = T / --ctx: deepest when
  *            the prompt fills half the served window (run --lengths 25%,50%,90%); no
  *            effect without --ctx
+ *   overlap=E  paraphrased evidence is harder: E * (1 - o) * (1 + w(x)) / 2 subtracted, o the
+ *            question's lexical overlap with its gold chunk(s) (prompt/overlap.h, the
+ *            server's tokenizer), w(x) = 1 - |2x - 1|^shape the dip's shape at the gold's
+ *            position: half the drop at the edges, all of it in the middle (NoLiMa: without
+ *            literal matches accuracy falls with position as well as length)
  * All default to 0 (no effect), so models without them answer as before.
  * With several gold chunks in the prompt a correct answer lists the "value"
  * of each (dataset order, ", " between) when they all have one (all-of).
@@ -130,7 +135,8 @@ struct sim_model {
     double icc;      /* intraclass correlation of one question's outcomes (question effect), 0..1 */
     uint64_t qseed;  /* seed of the question effect (qseed_set), else the model's seed */
     int qseed_set;
-    double mid; /* planted middle-only drop where 0.25 <= x <= 0.75, 0..1 (default 0) */
+    double mid;     /* planted middle-only drop where 0.25 <= x <= 0.75, 0..1 (default 0) */
+    double overlap; /* planted drop for evidence sharing few tokens with the question, 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -142,14 +148,16 @@ struct sim_features {
                             the start of the latest, over T (0..1); else 0 */
     long ctx;            /* the served window (serve-sim --ctx), 0 = none */
     int shuffled;        /* haystack chunks out of source order (needs sim_config.hay) */
+    double overlap;      /* the question's lexical overlap with its gold (prompt/overlap.h),
+                            -1 when unknown (no gold in the prompt) */
 };
 /* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
 
 /*
  * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
- * window, shuffled, flat, corr, icc, qseed, mid; any subset, defaults as above). NAME is non-empty
- * and has no ':' or
+ * window, shuffled, overlap, flat, corr, icc, qseed, mid; any subset, defaults as above). NAME is
+ * non-empty and has no ':' or
  * ','. Returns 0, or -1 with a message appended to err (nothing printed). Release with
  * sim_model_release().
  */

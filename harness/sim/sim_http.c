@@ -74,7 +74,8 @@ struct logrec {
     double x; /* < 0: unknown */
     long T;   /* prompt tokens seen by the model (after shift); -1 unknown */
     long sent_tokens;
-    double p, u; /* < 0: not drawn */
+    double p, u;    /* < 0: not drawn */
+    double overlap; /* the question's overlap with its gold (sim_features), < 0: unknown */
     const char *outcome;
     const char *finish;           /* finish_reason of an answer, else NULL */
     const char *reasoning_effort; /* as requested, else NULL */
@@ -99,6 +100,7 @@ static void logrec_init(struct logrec *l, const char *route)
     l->sent_tokens = -1;
     l->p = -1;
     l->u = -1;
+    l->overlap = -1;
     l->outcome = "ok";
     l->think = -1;
     l->inflight = -1;
@@ -206,6 +208,8 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
     if (l->p >= 0) {
         json_add_num(o, "p", l->p);
         json_add_num(o, "u", l->u);
+        if (l->overlap >= 0)
+            json_add_num(o, "overlap", l->overlap);
     }
     json_add_bool(o, "gold", l->gold);
     json_add_str(o, "outcome", l->outcome);
@@ -673,6 +677,7 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     l->gold = a.gold;
     if (a.gold)
         l->x = a.x;
+    l->overlap = a.features.overlap;
 
     if (cfg->ctx > 0 && a.T + (g->max_tokens > 0 ? g->max_tokens : 0) > cfg->ctx) {
         if (g->max_tokens > 0)

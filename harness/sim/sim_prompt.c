@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prompt/dataset.h"
+#include "prompt/overlap.h"
 #include "sim/sim-int.h"
 #include "sim/sim.h"
 #include "base/strbuf.h"
@@ -375,6 +376,7 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
     if (a->q)
         needles_found(tok, p, a);
     a->features.ctx = cfg->ctx;
+    a->features.overlap = a->gold ? overlap_share(cfg->tokenizer, a->q) : -1;
     haystack_order(qix, p, a);
     if (a->gold) {
         /* the question after the gold chunk (same segment past it, or a later segment)? */
