@@ -203,6 +203,57 @@ static int cmp_overlap(const void *a, const void *b)
 }
 
 /*
+ * The gold's BM25 rank among the question's own chunks (prompt/overlap.h), as the grouping
+ * "bm25-rank": "first" when no hard negative scores as high for the question, "lower" else.
+ * Only when some question has hard negatives (without them every gold ranks first).
+ */
+static void bm25_axis(struct report_doc *d, const struct golden_set *gs,
+                      const struct stats_options *o)
+{
+    static const char *const values[] = {"first", "lower"};
+    struct q_tercile *by_id;
+    const char **label;
+    struct strbuf note = STRBUF_INIT;
+    size_t i, nq = 0, first = 0, with_negatives = 0;
+
+    for (i = 0; i < gs->nr; i++)
+        with_negatives += gs->q[i].gold_nr && gs->q[i].distractors_nr;
+    if (!with_negatives)
+        return;
+    by_id = xcalloc(gs->nr, sizeof(*by_id));
+    for (i = 0; i < gs->nr; i++) {
+        size_t rank = overlap_bm25_rank(&gs->q[i], NULL);
+        if (!rank)
+            continue;
+        by_id[nq].id = gs->q[i].id;
+        by_id[nq++].label = rank == 1 ? values[0] : values[1];
+        first += rank == 1;
+    }
+    qsort(by_id, nq, sizeof(*by_id), cmp_tercile);
+    label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
+    for (i = 0; i < d->ntrials; i++) {
+        struct q_tercile key = {d->trials[i].question_id, NULL}, *hit;
+        if (!key.id)
+            continue;
+        hit = bsearch(&key, by_id, nq, sizeof(*by_id), cmp_tercile);
+        if (hit)
+            label[i] = hit->label;
+    }
+    d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
+    stats_axes_grouping(d->trials, d->ntrials, label, "bm25-rank", values, 2, o,
+                        &d->axes[d->n_axes]);
+    strbuf_addf(&note,
+                "Questions by the gold's BM25 rank for the question among the question's own "
+                "chunks (its gold and hard negatives; Okapi BM25, k1 1.2, b 0.75): first when no "
+                "hard negative scores as high (%zu of %zu questions), lower otherwise.",
+                first, nq);
+    d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
+    d->n_axes++;
+    free(label);
+    free(by_id);
+}
+
+/*
  * Lexical overlap, an analysis without new prompts: per question the share
  * of its distinct tokens (the run's tokenizer) that occur in its gold
  * chunk(s), the questions split into terciles (low, mid, high; equal counts,
@@ -277,6 +328,7 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
     d->n_axes++;
     free(label);
     free(qo);
+    bm25_axis(d, &gs, o);
     tokenizer_free(tk);
     golden_set_release(&gs);
     strbuf_release(&err);
