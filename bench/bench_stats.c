@@ -3,7 +3,9 @@
  * question-clustered intervals and the default 2000-draw bootstrap) on a synthetic run of
  * QUESTIONS x 3 lengths x 11 depths x REPEATS trials with a planted dip, ROUNDS times; prints
  * the best and mean CPU milliseconds and a few figures, so two builds can be compared for
- * both speed and identical numbers; then the CPU time of one normal and one t quantile.
+ * both speed and identical numbers; then compare_runs() of that run against a candidate
+ * whose middle is 3 pp lower (the exact sign-flip tests of every cell and endpoint) with its
+ * verdict and the smallest p, and the CPU time of one normal and one t quantile.
  * Numbers, never failures.
  *
  * usage: bench_stats [QUESTIONS [REPEATS [ROUNDS]]]   (default 1000 3 5)
@@ -14,6 +16,7 @@
 #include <time.h>
 
 #include "base/num.h"
+#include "stats/compare.h"
 #include "stats/stats.h"
 #include "base/strbuf.h"
 #include "run/trial.h"
@@ -90,6 +93,38 @@ int main(int argc, char **argv)
     }
     printf("%zu trials: stats_compute best %.1f ms, mean %.1f ms CPU (%ld rounds)\n", n, best * 1e3,
            sum / (double)rounds * 1e3, rounds);
+    {
+        /* compare: the candidate draws its own outcomes, the middle 3 pp lower */
+        struct trial_result *c = xcalloc(n, sizeof(*c));
+        double cbest = 1e30, pmin = 1;
+        struct compare_result r;
+        for (k = 0; k < n; k++) {
+            double p = 0.9 - 0.4 * (t[k].depth_bp > 0 && t[k].depth_bp < 10000) *
+                                 (1.0 - abs(t[k].depth_bp / 1000 - 5) / 5.0);
+            if (t[k].depth_bp >= 2500 && t[k].depth_bp <= 7500)
+                p -= 0.03;
+            c[k] = t[k];
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            c[k].outcome =
+                (double)((s >> 33) % 1000) / 1000.0 < p ? OUTCOME_CORRECT : OUTCOME_WRONG;
+        }
+        for (long i = 0; i < rounds; i++) {
+            double t0 = cpu_seconds(), dt;
+            compare_runs(t, n, c, n, NULL, &r);
+            dt = cpu_seconds() - t0;
+            if (dt < cbest)
+                cbest = dt;
+            if (i + 1 < rounds)
+                compare_result_release(&r);
+        }
+        for (k = 0; k < r.n_tests; k++)
+            if (r.tests[k].p_drop < pmin)
+                pmin = r.tests[k].p_drop;
+        printf("compare_runs: %zu pairs, %zu tests, best %.1f ms CPU; verdict %s, smallest p %.6g\n",
+               n, r.n_tests, cbest * 1e3, compare_verdict_name(r.verdict), pmin);
+        compare_result_release(&r);
+        free(c);
+    }
     {
         /* the normal quantile serve-sim draws twice per trial, and the t quantile of intervals */
         double t0 = cpu_seconds(), acc = 0, tn, tt;
