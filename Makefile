@@ -12,6 +12,8 @@
 #   make install PREFIX=/usr/local DESTDIR=   binary, data (share/dipmap), man pages, completions
 #   make uninstall    the same variables: removes what install put there
 #   make dist         dipmap-RELEASE.tar.gz (builds and passes make test outside git)
+#   make deb          dipmap_VERSION-1_ARCH.deb, a Debian package (needs dpkg-dev)
+#   make image        the container image (Containerfile; buildah, podman or docker)
 #   make test-package the slow packaging tests (dist, deb, container); CI runs them
 #   make deps         install the Debian packages dipmap needs
 #   make format / format-check
@@ -80,7 +82,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build docs install uninstall dist test-package deps test test-asan test-llama demo bench validate format format-check check-banned clean \
+.PHONY: all build docs install uninstall dist deb image test-package deps test test-asan test-llama demo bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -284,6 +286,35 @@ dist:
 		--mtime=@$$(git log -1 --format=%ct) -czf $(DIST_NAME).tar.gz $(DIST_NAME)
 	@rm -rf $(BUILD)/dist
 	@echo "dist: $(DIST_NAME).tar.gz"
+
+# make deb: dipmap_VERSION-1_ARCH.deb (packaging/deb/mkdeb.sh) from `make install PREFIX=/usr`,
+# built apart in $(DEB_BUILD)/ with Debian's hardening flags (dpkg-buildflags: fortify, stack
+# protector, relro, bindnow, PIE); Depends from dpkg-shlibdeps. DEB_OUT: where the .deb goes.
+DEB_BUILD ?= build-deb
+DEB_OUT ?= .
+DEB_FLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
+deb:
+	@command -v dpkg-buildflags >/dev/null || { echo "make deb: needs dpkg-dev (apt-get install dpkg-dev)" >&2; exit 2; }
+	rm -rf $(DEB_BUILD)/root
+	$(MAKE) --no-print-directory BUILD=$(DEB_BUILD) \
+		CFLAGS="$$($(DEB_FLAGS) CFLAGS) $$($(DEB_FLAGS) CPPFLAGS)" LDFLAGS="$$($(DEB_FLAGS) LDFLAGS)" \
+		PREFIX=/usr ZSHCOMPDIR=/usr/share/zsh/vendor-completions DESTDIR=$(abspath $(DEB_BUILD))/root install
+	packaging/deb/mkdeb.sh $(DEB_BUILD)/root '$(RELEASE)' '$(COMMIT)' $(DEB_OUT)
+
+# make image: the container image of Containerfile, built from the release tarball (make dist)
+# so dipmap --version inside names the release. IMAGE: its name; BASE: the Debian 12 image to
+# start from (--build-arg BASE); CONTAINER_BUILD: the build command (buildah, podman or docker,
+# whichever is installed; buildah with chroot isolation, which needs no daemon or user namespace).
+IMAGE ?= localhost/dipmap:$(RELEASE)
+CONTAINER_BUILD ?= $(or $(if $(shell command -v buildah 2>/dev/null),buildah bud --isolation chroot),\
+	$(if $(shell command -v podman 2>/dev/null),podman build),$(if $(shell command -v docker 2>/dev/null),docker build))
+image: dist
+	@[ -n "$(CONTAINER_BUILD)" ] || { echo "make image: needs buildah, podman or docker" >&2; exit 2; }
+	rm -rf $(BUILD)/image && mkdir -p $(BUILD)/image
+	tar -xzf $(DIST_NAME).tar.gz -C $(BUILD)/image
+	cd $(BUILD)/image/$(DIST_NAME) && $(CONTAINER_BUILD) -f Containerfile $(if $(BASE),--build-arg BASE=$(BASE)) -t $(IMAGE) .
+	@rm -rf $(BUILD)/image
+	@echo "image: $(IMAGE)"
 
 test-package: build
 	@tests/package/run.sh $(abspath $(BIN))

@@ -52,17 +52,17 @@ run=$(sed -n 's/.*name: RUN, value: \([^ }]*\)}.*/\1/p' "$y" | head -n 1)
     fail "kubernetes: completions '$n', DIPMAP_SHARD_COUNT '$count', RUN '$run'"
 grep -q 'completionMode: Indexed' "$y" || fail "kubernetes: not an Indexed Job"
 mkdir -p k8s/data k8s/etc k8s/work && cp run.json k8s/etc/run.json && ln -s "$DIPMAP" k8s/work/dipmap
-# the container's paths: /data (volume), /etc/dipmap (ConfigMap), workingDir /opt/dipmap
+# the container's paths: /data (volume), /etc/dipmap (ConfigMap); dipmap on the PATH (the image)
 block "$y" shard | sed "s#/data/#$top/k8s/data/#g; s#/etc/dipmap/#$top/k8s/etc/#g" >k8s/shard.sh
 block "$EX/kubernetes/merge-job.yaml" merge | sed "s#/data/#$top/k8s/data/#g" >k8s/merge.sh
 [ -s k8s/shard.sh ] && [ -s k8s/merge.sh ] || fail "kubernetes: no shard or merge commands found"
 grep -q -- '--shard auto' k8s/shard.sh || fail "kubernetes: the shard command does not use --shard auto"
 for i in $(seq 0 $((n - 1))); do
-    (cd k8s/work && clean_env JOB_COMPLETION_INDEX=$i DIPMAP_SHARD_COUNT=$count RUN=$run \
+    (cd k8s/work && clean_env PATH="$top/k8s/work:$PATH" JOB_COMPLETION_INDEX=$i DIPMAP_SHARD_COUNT=$count RUN=$run \
         /bin/sh "$top/k8s/shard.sh") >k8s/shard$i.log 2>&1 || fail "kubernetes shard $i: $(tail -5 k8s/shard$i.log)"
 done
 [ "$(ls k8s/data/shards | wc -l)" = 4 ] || fail "kubernetes: shard stores: $(ls k8s/data/shards)"
-(cd k8s/work && clean_env RUN=$run /bin/sh "$top/k8s/merge.sh") >k8s/merge.log 2>&1 ||
+(cd k8s/work && clean_env PATH="$top/k8s/work:$PATH" RUN=$run /bin/sh "$top/k8s/merge.sh") >k8s/merge.log 2>&1 ||
     fail "kubernetes merge: $(tail -5 k8s/merge.log)"
 check_merged "k8s/data/$run.db" "$run"
 [ -s "k8s/data/reports/$run/report.html" ] || fail "kubernetes: no report written"
