@@ -9,6 +9,7 @@ make_kv 4
 start_sim sim --dataset golden.jsonl
 top=$PWD
 mkdir -p data etc work && ln -s "$DIPMAP" work/dipmap
+export PATH="$top/work:$PATH" # the image has dipmap on the PATH (the examples call it by name)
 cat >etc/run.json <<EOF2
 {"endpoint": ["$SIM_URL"], "model": "dipmap-sim", "dataset": "$top/golden.jsonl",
  "haystack": "$top/hay.jsonl", "template": "$REPO/prompts/kv.txt", "scorer": "kv",
