@@ -80,7 +80,7 @@ static void model(struct sim_model *m, int base, double icc, double mid, unsigne
 }
 
 /* The trials of questions 0..q-1 (question by question, depths inside) of model m. */
-static void answer(struct trial_result *t, int q, const struct sim_model *m, char ids[][12])
+static void answer(struct trial_result *t, int q, const struct sim_model *m, char ids[][16])
 {
     int k = 0;
     for (int i = 0; i < q; i++)
@@ -108,7 +108,7 @@ static const char *scenario(double mid)
 static void fixed_rates(int reps, int base, double icc, double mid, int q, unsigned long *seed)
 {
     int n = q * DEPTHS, v[3] = {0, 0, 0};
-    char(*ids)[12] = xcalloc((size_t)q, sizeof(*ids));
+    char(*ids)[16] = xcalloc((size_t)q, sizeof(*ids));
     struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
     struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
     for (int i = 0; i < q; i++)
@@ -159,7 +159,7 @@ static void sequential(int reps, int base, double icc, double mid, unsigned long
     int q = SEQ_MAX, n = q * DEPTHS, v[3] = {0, 0, 0};
     int want = mid > 0.07 ? 0 : 1; /* the decision this scenario should reach: FAIL or PASS */
     double fixed[3][SEQ_LOOKS], asn = 0, target, nfix;
-    char(*ids)[12] = xcalloc((size_t)q, sizeof(*ids));
+    char(*ids)[16] = xcalloc((size_t)q, sizeof(*ids));
     struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
     struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
 
