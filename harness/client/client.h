@@ -148,6 +148,9 @@ struct client_config {
     const char *reasoning_open, *reasoning_close;
     int insecure; /* skip TLS verification */
     int verbose;  /* request/response lines and headers on stderr, auth redacted */
+    /* client_count_request() never falls back to a probe request (it generates a token):
+     * a --dry-run without --probe sends no generation request */
+    int no_count_probe;
 };
 
 /*
@@ -411,7 +414,8 @@ const char *client_count_method_name(enum client_count_method m);
  * and special tokens included (blocking, first endpoint): chat = a system
  * message (omitted when system is NULL or "") and a user message, else the
  * completion prompt user. Tried in order: vLLM's /tokenize with messages,
- * llama.cpp's /apply-template + /tokenize, a probe request. Returns 0 with
+ * llama.cpp's /apply-template + /tokenize, a probe request (not with
+ * no_count_probe). Returns 0 with
  * *count and *method set, or -1 with the last failure appended to err.
  * See overhead.h for the template overhead computed from it.
  */

@@ -187,6 +187,9 @@ int client_count_request(struct client *c, const char *system, const char *user,
         r = count_llamacpp(c, system, user, chat, count, &e);
         if (!r) {
             *method = CLIENT_COUNT_LLAMACPP_TEMPLATE;
+        } else if (c->cfg.no_count_probe) {
+            strbuf_addstr(err, "the server has no counting endpoint (/tokenize, /apply-template) "
+                               "and counting by a probe request is off");
         } else {
             strbuf_reset(&e);
             r = count_probe(c, system, user, chat, count, &e);

@@ -224,7 +224,7 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
                 }
                 if (listed <= 10)
                     strbuf_addf(&names, "%s\"%s\"", names.len ? ", " : "", id);
-                if (!strcmp(id, c->model) && !found) {
+                if (c->model && !strcmp(id, c->model) && !found) {
                     found = 1;
                     context_min(info, client_obj_long(m, "max_model_len"));
                     if (!info->served_model)
@@ -239,7 +239,7 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
             } else if (llamacpp && listed == 1) {
                 /* llama.cpp single-model mode answers whatever the model name is */
                 info->model_listed = 0;
-            } else if (listed) {
+            } else if (listed && c->model) {
                 strbuf_addf(err, "model \"%s\" is not served by %s (it serves %s)", c->model,
                             ep->root, names.buf);
                 json_free(root);

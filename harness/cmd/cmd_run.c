@@ -608,7 +608,7 @@ static int parse_run_options(struct run_ctx *c)
          0},
         {OPT_BOOL, "store-prompts", 0, &c->o.store_prompts, NULL, "store rendered prompts", 0},
         {OPT_BOOL, "dry-run", 'n', &c->o.dry_run, NULL,
-         "print the matrix size, tokens and cost; send nothing", 0},
+         "make the run's checks, print the matrix size, tokens and cost; generate nothing", 0},
         {OPT_DOUBLE, "price-in", 0, &c->o.price_in, "USD",
          "per 1M prompt tokens, >= 0 (with --price-out)", 0},
         {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD",
@@ -1085,6 +1085,9 @@ static int load_inputs(struct run_ctx *c)
 static int open_client(struct run_ctx *c);
 static int load_tokenizer(struct run_ctx *c);
 static int preflight(struct run_ctx *c);
+static int check_context(struct run_ctx *c);
+static int check_lengths(struct run_ctx *c);
+static int measure_template_overhead(struct run_ctx *c);
 
 /*
  * --dry-run --probe: send the plan's first trial at its longest length once
@@ -1232,8 +1235,46 @@ static void dry_run_order(struct run_ctx *c, struct strbuf *out, double *usd)
     prompt_builder_free(pb);
 }
 
+/*
+ * The checks the run makes before its first trial, made by --dry-run too, so a
+ * dry run that passes is a run that starts, and one that fails exits as the
+ * run would: with --endpoint and --model the server is asked (GET /v1/models,
+ * /props: the model is served, every length fits its context) and the
+ * template overhead is measured as the run measures it (a tokenizer mismatch
+ * either way stops both), with the server's counting endpoints only (a probe
+ * request that generates only with --probe); then the first prompt of every
+ * length is built (a length the material cannot fill, a missing haystack).
+ * What it could not check is said on stderr.
+ */
+static int dry_run_checks(struct run_ctx *c)
+{
+    int server = c->o.endpoints.nr && c->o.model && *c->o.model;
+    int remote = !strcmp(c->o.tokenizer, "server");
+
+    if (server &&
+        (open_client(c) || preflight(c) || load_tokenizer(c) || measure_template_overhead(c)))
+        return -1;
+    if (!server && remote) {
+        fprintf(stderr,
+                "dry run: not checked: the server (%s), and the prompts (--tokenizer "
+                "server counts with it)\n",
+                c->o.endpoints.nr ? "give --model" : "no --endpoint");
+        return 0;
+    }
+    if (load_tokenizer(c) || check_lengths(c))
+        return -1;
+    if (!server)
+        fprintf(stderr,
+                "dry run: not checked: the server (%s): the model, its context, the "
+                "template overhead and the tokenizer match\n",
+                c->o.endpoints.nr ? "give --model" : "no --endpoint");
+    return 0;
+}
+
 static int dry_run(struct run_ctx *c)
 {
+    if (c->o.dry_run && dry_run_checks(c) < 0)
+        return -1;
     if (c->o.dry_run && c->ord.on) {
         double usd = -1;
         strbuf_reset(&c->sb);
@@ -1321,6 +1362,7 @@ static int open_client(struct run_ctx *c)
     c->ccfg.reasoning_close = c->think_close;
     c->ccfg.insecure = c->o.insecure;
     c->ccfg.verbose = c->o.verbose;
+    c->ccfg.no_count_probe = c->o.dry_run && !c->o.probe;
     strbuf_reset(&c->err);
     c->client = client_new(&c->ccfg, &c->err);
     if (!c->client) {
@@ -1362,6 +1404,8 @@ static int open_store(struct run_ctx *c)
 /* The tokenizer that counts lengths (server: the endpoint's /tokenize, cached in the store). */
 static int load_tokenizer(struct run_ctx *c)
 {
+    if (c->tk) /* loaded by the dry run's checks */
+        return 0;
     if (!strcmp(c->o.tokenizer, "server")) {
         /* named after the model, not the URL: a resume may reach it at another address */
         c->tk = tokenizer_new_remote(c->o.model, client_tokenize_cb, c->client);
@@ -1539,6 +1583,8 @@ static int preflight(struct run_ctx *c)
 {
     enum client_reason reason = CLIENT_R_NONE;
     enum client_class cls;
+    if (c->have_pinfo) /* asked by the dry run's checks */
+        return 0;
     strbuf_reset(&c->err);
     cls = client_preflight(c->client, &c->pinfo, &reason, &c->err);
     c->have_pinfo = 1;
@@ -1563,19 +1609,51 @@ static int preflight(struct run_ctx *c)
     }
     if (c->pinfo.model_listed == 0)
         warning("model '%s' is not listed by the endpoint; probing with one request", c->o.model);
-    if (c->pinfo.context > 0 && c->max_len + c->o.max_tokens > c->pinfo.context) {
-        if (c->o.context_check) {
+    return check_context(c);
+}
+
+/*
+ * Every length plus --max-tokens must fit the server's context (when known):
+ * all the lengths that do not are named at once, so one correction is enough.
+ * With --no-context-check they are sent anyway and recorded as overflows.
+ */
+static int check_context(struct run_ctx *c)
+{
+    struct strbuf bad = STRBUF_INIT;
+    size_t i, nbad = 0;
+    long ctx = c->pinfo.context, first = 0;
+
+    if (ctx <= 0)
+        return 0;
+    for (i = 0; i < c->nl; i++)
+        if (c->lengths[i] + c->o.max_tokens > ctx) {
+            strbuf_addf(&bad, "%s%ld (needs %ld)", nbad ? ", " : "", c->lengths[i],
+                        c->lengths[i] + c->o.max_tokens);
+            if (!nbad++)
+                first = c->lengths[i];
+        }
+    if (!nbad) {
+        strbuf_release(&bad);
+        return 0;
+    }
+    if (c->o.context_check) {
+        if (nbad == 1)
             error("run: length %ld plus --max-tokens %ld needs %ld tokens, but the server's "
                   "context is %ld",
-                  c->max_len, c->o.max_tokens, c->max_len + c->o.max_tokens, c->pinfo.context);
-            fprintf(stderr, "hint: lower --lengths or --max-tokens (or --no-context-check "
-                            "to send anyway and record overflows)\n");
-            return -1;
-        }
-        warning("lengths up to %ld plus %ld answer tokens exceed the server's context of %ld; "
-                "those trials will be recorded as overflow",
-                c->max_len, c->o.max_tokens, c->pinfo.context);
+                  first, c->o.max_tokens, first + c->o.max_tokens, ctx);
+        else
+            error("run: the server's context is %ld tokens; with --max-tokens %ld, %zu of %zu "
+                  "lengths do not fit: %s",
+                  ctx, c->o.max_tokens, nbad, c->nl, bad.buf);
+        fprintf(stderr, "hint: lower --lengths or --max-tokens (or --no-context-check "
+                        "to send anyway and record overflows)\n");
+        strbuf_release(&bad);
+        return -1;
     }
+    warning("lengths %s plus %ld answer tokens exceed the server's context of %ld; "
+            "those trials will be recorded as overflow",
+            bad.buf, c->o.max_tokens, ctx);
+    strbuf_release(&bad);
     return 0;
 }
 
@@ -1694,7 +1772,7 @@ static int check_lengths(struct run_ctx *c)
         struct built_prompt bp = BUILT_PROMPT_INIT;
         size_t li, ti;
         int bad = 0;
-        for (li = 0; li < c->nl && !bad; li++) {
+        for (li = 0; li < c->nl; li++) { /* every length that fails is named */
             for (ti = 0; ti < c->plan.nr && c->plan.t[ti].length != c->lengths[li]; ti++)
                 ;
             if (ti == c->plan.nr)
@@ -1704,7 +1782,7 @@ static int check_lengths(struct run_ctx *c)
                 struct prompt_request pr;
                 prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
                                          c->o.max_tokens, !c->o.completions);
-                pr.overhead = c->overhead;
+                pr.overhead = c->overhead > 0 ? c->overhead : 0;
                 strbuf_reset(&c->err);
                 if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
                     error("run: cannot build the prompt of question %s at length %ld, depth "

@@ -4,10 +4,11 @@
 # said "must be at least 1"; --tpm -5 named four options; 0:100:33 ended at 99% silently.
 . "$TESTS/cli/lib/lib.sh"
 set_=$REPO/datasets/needle.jsonl
+hay_=$REPO/datasets/nq-haystack.jsonl.gz
 bad() {
     local msg=$1
     shift
-    expect_code 2 "$DIPMAP" run --dry-run --dataset "$set_" --lengths 1k "$@"
+    expect_code 2 "$DIPMAP" run --dry-run --dataset "$set_" --haystack "$hay_" --lengths 1k "$@"
     assert_contains err "$msg"
     [ "$(grep -c '^error: ' err)" = 1 ] || fail "one error line expected for $*: $(cat err)"
     [ ! -s out ] || fail "nothing on stdout expected for $*"
@@ -36,7 +37,7 @@ bad "error: run: --temperature must be in [0, 2] (got -1)" --config c.json
 echo '{"price-in": 2}' >c.json
 bad "error: run: --price-in needs --price-out too" --config c.json
 # in range: both prices (0 is a free side), the edges of each range
-expect_code 0 "$DIPMAP" run --dry-run --dataset "$set_" --lengths 1k --depths 0,100 --price-in 0 \
+expect_code 0 "$DIPMAP" run --dry-run --dataset "$set_" --haystack "$hay_" --lengths 1k --depths 0,100 --price-in 0 \
     --price-out 2 --temperature 2 --top-p 1 --tpm 0
 assert_contains out "cost"
-expect_code 0 "$DIPMAP" run --dry-run --dataset "$set_" --lengths 1k --depths 0:100:25
+expect_code 0 "$DIPMAP" run --dry-run --dataset "$set_" --haystack "$hay_" --lengths 1k --depths 0:100:25

@@ -3,7 +3,7 @@
 # a bad spec is exit 2 naming the option and the value.
 source "$TESTS/cli/lib/lib.sh"
 set_="$REPO/datasets/needle.jsonl"
-dry() { "$DIPMAP" run --dry-run --dataset "$set_" --lengths 1k --depths 0 "$@"; }
+dry() { "$DIPMAP" run --dry-run --dataset "$set_" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --lengths 1k --depths 0 "$@"; }
 expect_code 0 dry --shard 2/3
 assert_contains out "shard 2/3"
 expect_code 0 dry --shard 1000000/1000000

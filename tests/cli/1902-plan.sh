@@ -37,7 +37,7 @@ expect_code 0 "$DIPMAP" plan --pilot pilot --db t.db --detect 20pp
 assert_contains out "accuracy per cell measured from run 'pilot' (12 questions)"
 assert_contains out "3000 @ 50%"
 assert_contains out "questions needed"
-expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 3000,6000 --depths 0,50,100 --dry-run
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --model m --lengths 3000,6000 --depths 0,50,100 --dry-run
 assert_contains out "assuming accuracy 70% and independent draws"
 assert_contains out "6000 (all depths)"
 

@@ -8,7 +8,7 @@ assert_contains out "length 32768: 792 trials, 25,952,256 prompt tokens"
 assert_contains out "total: 32,440,320 prompt tokens, at most 79,200 completion tokens"
 assert_contains out 'estimated cost: at most $81.89'
 [ -e none.db ] && fail "dry run must not create the store"
-expect_code 0 "$DIPMAP" run --dry-run --dataset "$REPO/datasets/needle.jsonl" --lengths 8k --depths 0,50,100 --shard 2/3
+expect_code 0 "$DIPMAP" run --dry-run --dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --lengths 8k --depths 0,50,100 --shard 2/3
 assert_contains out "(shard 2/3 of 108)"
 expect_code 2 "$DIPMAP" run --dry-run --dataset "$REPO/datasets/needle.jsonl" --depths 0:120:10
 assert_contains err "--depths"

@@ -14,6 +14,8 @@ cat >hay.jsonl <<'J'
 {"id":"h4","title":"D","text":"The river runs past the mill in the north."}
 {"id":"h5","title":"E","text":"Both vermilion and 312 metres appear in this filler."}
 J
-expect_code 0 "$DIPMAP" run --dry-run --model m --dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0,100
+# (the dry run then refuses 1k, as the run would: 2 filler chunks cannot fill it)
+expect_code 2 "$DIPMAP" run --dry-run --model m --dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0,100
+assert_contains err "not enough distractor material for 1024 tokens"
 assert_contains err "haystack hay.jsonl: 4 chunks; 1 exact duplicates dropped; 3 (question, chunk) pairs excluded because the chunk contains the question's answer (2 of 2 questions affected)"
 exit 0

@@ -5,7 +5,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 10
-D=(--dataset golden.jsonl --lengths 1k,4k --depths 0:100:10 --dry-run --db t.db)
+D=(--dataset golden.jsonl --haystack hay.jsonl --lengths 1k,4k --depths 0:100:10 --dry-run --db t.db)
 # 220 trials x 2.5 s / 4 in flight = 137.5 s
 expect_code 0 "$DIPMAP" run "${D[@]}" --concurrency 4 --latency-s 2.5
 assert_contains out "time: 2 min 18 s estimated (bound by concurrency)"

@@ -1,4 +1,4 @@
-# dipmap run --dry-run: matrix size, prompt tokens per length and cost; sends nothing, needs no endpoint.
+# dipmap run --dry-run: matrix size, prompt tokens per length and cost; generates nothing, needs no endpoint.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
@@ -12,8 +12,10 @@ assert_contains out "length 2048: 40 trials, 81,920 prompt tokens"
 # 122,880 prompt tokens at $1/M + 80 x 100 completion tokens at $2/M = $0.12 + $0.016
 assert_contains out "122,880 prompt tokens"
 assert_contains out "\$0.14"
-[ ! -s sim.log ] || fail "dry-run sent requests: $(cat sim.log)"
+# it asks the server what the run's preflight asks (models, context, token counts), never to generate
+grep -q '"route":"/v1/models"' sim.log || fail "the dry run did not check the server: $(cat sim.log)"
+grep -q '"route":"/v1/chat/completions"' sim.log && fail "the dry run generated: $(cat sim.log)"
 [ ! -e t.db ] || fail "dry-run created the store"
 # no endpoint or model needed; a shard shows its share
-expect_code 0 "$DIPMAP" run --dataset golden.jsonl --lengths 1k --depths 0,50,100 --shard 1/2 --dry-run
+expect_code 0 "$DIPMAP" run --dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0,50,100 --shard 1/2 --dry-run
 assert_contains out "trials: 6"

@@ -3,7 +3,7 @@
 . "$TESTS/data/run/lib.sh"
 make_kv 4
 cat >cfg.json <<JSON
-{"dataset": "golden.jsonl", "lengths": ["1k", 2048], "depths": "0:100:50", "repeats": 2,
+{"dataset": "golden.jsonl", "haystack": "hay.jsonl", "lengths": ["1k", 2048], "depths": "0:100:50", "repeats": 2,
  "max_tokens": 64, "dry-run": true}
 JSON
 expect_code 0 "$DIPMAP" run --config cfg.json

@@ -2,7 +2,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
-B=(--dataset golden.jsonl --lengths 1k --depths 0:100:10 --dry-run)
+B=(--dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0:100:10 --dry-run)
 A=("${B[@]}" --shard auto)
 expect_code 0 "$DIPMAP" run "${B[@]}" --shard 2/3
 assert_contains out "shard"
