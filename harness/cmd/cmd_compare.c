@@ -198,7 +198,7 @@ static void warn_unfinished(const char *role, const struct run_info *ri)
 {
     if (ri->status != RUN_COMPLETE)
         warning("%s run '%s' is %s (%ld of %ld trials done)", role, ri->name,
-                run_status_name(ri->status), ri->trials_done, ri->trials_planned);
+                run_status_name(ri->status), ri->trials_done, run_info_planned(ri));
 }
 
 /* One `compare` invocation: its options, stores and runs, and the comparison. */

@@ -57,7 +57,7 @@ int cmd_merge(int argc, const char **argv)
     printf("merged %zu input%s into %s\n", rest.nr - 1, rest.nr == 2 ? "" : "s", rest.v[0]);
     for (i = 0; i < n; i++) {
         struct strbuf m = STRBUF_INIT;
-        printf("  %s: %ld/%ld trials, %s", v[i].name, v[i].trials_done, v[i].trials_planned,
+        printf("  %s: %ld/%ld trials, %s", v[i].name, v[i].trials_done, run_info_planned(&v[i]),
                run_info_status_text(&v[i]));
         if (run_info_missing_shards(&v[i], &m)) {
             printf(": shard %s missing", m.buf);

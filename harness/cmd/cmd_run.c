@@ -1452,6 +1452,18 @@ static char *run_settings(const struct run_ctx *c)
                                                                   : "plain");
 }
 
+/*
+ * The trials of the whole matrix, every shard's (plan.total_nr), of the
+ * --questions kept: each question holds the same share of it.
+ */
+static long matrix_planned(const struct run_ctx *c)
+{
+    size_t n = c->plan.total_nr;
+    if (c->o.questions > 0 && (size_t)c->o.questions < c->gs.nr)
+        n = n / c->gs.nr * (size_t)c->o.questions;
+    return (long)n;
+}
+
 /* What identifies this run (c->want): inputs' hashes, settings, endpoints, tags, shard. */
 static int describe_run(struct run_ctx *c)
 {
@@ -1488,6 +1500,7 @@ static int describe_run(struct run_ctx *c)
     }
     c->want.status = RUN_RUNNING;
     c->want.trials_planned = (long)c->plan.nr;
+    c->want.matrix_planned = matrix_planned(c);
     return 0;
 }
 
@@ -1838,6 +1851,8 @@ static int record_run(struct run_ctx *c)
             return -1;
         if (c->have.trials_planned != (long)c->plan.nr)
             store_run_set_planned(c->st, c->run_name, (long)c->plan.nr);
+        if (c->have.matrix_planned != matrix_planned(c))
+            store_run_set_matrix(c->st, c->run_name, matrix_planned(c));
     }
     if (keep_golden_set(c) < 0) {
         c->ret = DM_EXIT_INFRA;

@@ -45,9 +45,9 @@ static void format_time(struct strbuf *sb, double t)
 
 static void format_progress(struct strbuf *sb, const struct run_info *r)
 {
-    strbuf_addf(sb, "%ld/%ld", r->trials_done, r->trials_planned);
-    if (r->trials_planned > 0)
-        strbuf_addf(sb, " %3.0f%%", 100.0 * (double)r->trials_done / (double)r->trials_planned);
+    strbuf_addf(sb, "%ld/%ld", r->trials_done, run_info_planned(r));
+    if (run_info_planned(r) > 0)
+        strbuf_addf(sb, " %3.0f%%", 100.0 * (double)r->trials_done / (double)run_info_planned(r));
 }
 
 /* Human model text: requested, plus what the server echoed when it differs. */

@@ -348,7 +348,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
     strbuf_addf(&sb, "%s", run_info_status_text(r));
     if (run_info_missing_shards(r, &sb2))
         strbuf_addf(&sb, ": shard %s missing (this store holds shards %s)", sb2.buf, r->shard);
-    strbuf_addf(&sb, ", %ld of %ld planned trials finished", r->trials_done, r->trials_planned);
+    strbuf_addf(&sb, ", %ld of %ld planned trials finished", r->trials_done, run_info_planned(r));
     bullet(d, "status", sb.buf);
 
     strbuf_reset(&sb);
@@ -1034,7 +1034,7 @@ static void section_run(struct doc *d, const struct report_input *in)
     kv_row(d, "endpoints", r->endpoints);
     kv_row(d, "system fingerprint", r->system_fingerprint);
     kv_row(d, "status", run_info_status_text(r));
-    strbuf_addf(&sb, "%ld planned, %ld finished, %ld stored", r->trials_planned, r->trials_done,
+    strbuf_addf(&sb, "%ld planned, %ld finished, %ld stored", run_info_planned(r), r->trials_done,
                 r->trials_stored);
     kv_row(d, "trials", sb.buf);
     strbuf_reset(&sb);

@@ -184,10 +184,10 @@ static void compare_runs_table(struct doc *d, const struct compare_meta *m)
     strbuf_reset(&y);
     if (b)
         strbuf_addf(&x, "%s, %ld of %ld trials", run_status_name(b->status), b->trials_done,
-                    b->trials_planned);
+                    run_info_planned(b));
     if (c)
         strbuf_addf(&y, "%s, %ld of %ld trials", run_status_name(c->status), c->trials_done,
-                    c->trials_planned);
+                    run_info_planned(c));
     report_row_begin(d, NULL);
     report_cell(d, "status");
     report_cell(d, report_or_dash(x.buf));

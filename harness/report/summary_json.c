@@ -55,7 +55,7 @@ struct json *summary_json_run(const struct run_info *r)
     add_time(o, "created_at", r->created_at);
     add_time(o, "started_at", r->started_at);
     add_time(o, "finished_at", r->finished_at);
-    json_add_num(o, "trials_planned", (double)r->trials_planned);
+    json_add_num(o, "trials_planned", (double)run_info_planned(r));
     json_add_num(o, "trials_done", (double)r->trials_done);
     json_add_str(o, "shard", r->shard);
     add_list(o, "tags", r->tags);

@@ -192,6 +192,11 @@ static const char *const migrations[] = {
     " state_json TEXT NOT NULL,"
     " created_at REAL,"
     " PRIMARY KEY (gate, round));",
+    /*
+     * 8 -> 9: the trials of the whole matrix, all shards (trials_planned is the shard's share),
+     * so a shard or a partial merge reads 240/360, not 240/240; NULL before schema 9
+     */
+    "ALTER TABLE runs ADD COLUMN matrix_planned INTEGER;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -298,6 +303,8 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_RUN_SCORER_SET] = "UPDATE runs SET scorer_version = ?2 WHERE name = ?1",
     [S_RUN_SCHEDULES_GET] = "SELECT schedules FROM runs WHERE name = ?1",
     [S_RUN_SCHEDULES_SET] = "UPDATE runs SET schedules = ?2 WHERE name = ?1",
+    [S_RUN_MATRIX_GET] = "SELECT matrix_planned FROM runs WHERE name = ?1",
+    [S_RUN_MATRIX_SET] = "UPDATE runs SET matrix_planned = ?2 WHERE name = ?1",
     [S_RUN_SETTINGS_SET] = "UPDATE runs SET settings_json = ?2 WHERE name = ?1",
     [S_GOLDEN_PUT] = "INSERT OR IGNORE INTO golden_sets (sha256, content) VALUES (?1, ?2)",
     [S_GOLDEN_GET] = "SELECT content FROM golden_sets WHERE sha256 = ?1",

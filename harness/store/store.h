@@ -37,7 +37,7 @@
 #define DIPMAP_DB_ENV "DIPMAP_DB"
 
 /* Schema version this build creates and understands (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 /*
  * Oldest schema a read-only handle reads as it is (no migration): columns
  * added since read as their defaults (cut 0, reasoning tokens unknown, no
@@ -162,6 +162,11 @@ struct run_info {
     double finished_at;
     enum run_status status;
     long trials_planned; /* trials in this run (this shard's share when sharded) */
+    /*
+     * Trials in the whole matrix, every shard included (store schema 9); 0 when not recorded
+     * (older stores: run_info_planned() falls back to trials_planned).
+     */
+    long matrix_planned;
 
     /* Filled by store_run_get()/store_run_list(); ignored on create. */
     long trials_done;      /* trials in a final state (outcome != pending) */
@@ -192,6 +197,12 @@ size_t run_info_missing_shards(const struct run_info *r, struct strbuf *out);
  * shards (see run_info_missing_shards), else run_status_name().
  */
 const char *run_info_status_text(const struct run_info *r);
+/*
+ * The trials planned for the whole run, every shard counted, as runs, report
+ * and summary.json show them: matrix_planned when recorded, else
+ * trials_planned (a whole run, or a store older than schema 9).
+ */
+long run_info_planned(const struct run_info *r);
 void run_info_release(struct run_info *r);
 /* Free an array returned by store_run_list(). */
 void run_info_list_free(struct run_info *v, size_t nr);
@@ -230,6 +241,8 @@ int store_run_add_schedule(struct store *st, const char *name, const char *sched
 int store_run_set_settings(struct store *st, const char *name, const char *settings_json);
 /* Change the planned trial count (e.g. when a resume extends the matrix). Returns 0 or -1. */
 int store_run_set_planned(struct store *st, const char *name, long trials_planned);
+/* Record the whole matrix's trial count (all shards; run_info.matrix_planned). Returns 0 or -1. */
+int store_run_set_matrix(struct store *st, const char *name, long matrix_planned);
 /* Replace a run's tags (comma-separated, NULL = none). Returns 0 or -1. */
 int store_run_set_tags(struct store *st, const char *name, const char *tags);
 /*

@@ -28,7 +28,8 @@ struct merge_run {
     int in_out;           /* already in the output store */
     struct strvec shards; /* shard tokens accounted for ("" = whole run) */
     long planned;
-    int rank; /* worst status seen, see status_rank() */
+    long matrix; /* the whole matrix's trials, the largest any part recorded (0: none did) */
+    int rank;    /* worst status seen, see status_rank() */
     double started_at, finished_at;
 };
 
@@ -71,6 +72,8 @@ static void merge_account(struct merge_run *m, const struct run_info *r)
         for (i = 0; i < toks.nr; i++)
             strvec_push(&m->shards, toks.v[i]);
     }
+    if (r->matrix_planned > m->matrix)
+        m->matrix = r->matrix_planned;
     if (status_rank(r->status) > m->rank)
         m->rank = status_rank(r->status);
     if (r->started_at != 0 && (m->started_at == 0 || r->started_at < m->started_at))
@@ -295,7 +298,8 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
             goto rollback;
         }
         free(shard);
-        if (merge_schedules(out, m))
+        if (merge_schedules(out, m) ||
+            (m->matrix > 0 && store_run_set_matrix(out, m->info.name, m->matrix)))
             goto rollback;
         for (i = 0; i < nin; i++) {
             struct merge_copy c = {out, m->info.name};

@@ -343,6 +343,8 @@ int store_run_create(struct store *st, const struct run_info *r)
         return -1;
     rc = store_insert_run(st, r, settings);
     free(settings);
+    if (!rc && r->matrix_planned > 0)
+        rc = store_run_set_matrix(st, r->name, r->matrix_planned);
     return rc;
 }
 
@@ -406,6 +408,11 @@ int store_run_list(struct store *st, const struct run_filter *f, struct run_info
         (*out)[i].scorer_version = run_scorer_version(st, (*out)[i].name);
         if (st->version >= 7)
             (*out)[i].schedules = run_text_column(st, S_RUN_SCHEDULES_GET, (*out)[i].name);
+        if (st->version >= 9) {
+            char *m = run_text_column(st, S_RUN_MATRIX_GET, (*out)[i].name);
+            (*out)[i].matrix_planned = m ? strtol(m, NULL, 10) : 0;
+            free(m);
+        }
     }
     return 0;
 }
@@ -481,6 +488,24 @@ int store_run_set_planned(struct store *st, const char *name, long trials_planne
     store_bind_text(s, 1, name);
     sqlite3_bind_int64(s, 2, trials_planned);
     return update_run_done(st, s, name);
+}
+
+int store_run_set_matrix(struct store *st, const char *name, long matrix_planned)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_RUN_MATRIX_SET);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    sqlite3_bind_int64(s, 2, matrix_planned);
+    return update_run_done(st, s, name);
+}
+
+long run_info_planned(const struct run_info *r)
+{
+    return r->matrix_planned > r->trials_planned ? r->matrix_planned : r->trials_planned;
 }
 
 int store_run_set_tags(struct store *st, const char *name, const char *tags)
