@@ -2118,15 +2118,19 @@ static int finish_run(struct run_ctx *c)
         c->ret = c->ret ? c->ret : DM_EXIT_INFRA;
     {
         struct runbrief b;
-        long correct = -1, valid = -1;
+        struct run_info ri;
+        long correct = -1, valid = -1, stored = -1;
         memset(&b, 0, sizeof(b));
         if (runbrief_load(c->st, c->run_name, &b) == 0) {
             correct = b.correct;
             valid = b.valid;
         }
         runbrief_release(&b);
+        if (store_run_get(c->st, c->run_name, &ri) == 0)
+            stored = ri.trials_done; /* finished trial rows, controls included */
+        run_info_release(&ri);
         runbrief_print_run(c->run_name, c->db, &c->res, status, (int)c->o.concurrency, correct,
-                           valid);
+                           valid, stored);
     }
 
     switch (c->res.end) {
@@ -2161,8 +2165,15 @@ static int finish_run(struct run_ctx *c)
               c->res.message ? c->res.message : "fatal error");
         break;
     case RUNNER_INPUT_ERROR:
+        error("run: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
+        break;
     case RUNNER_STORE_ERROR:
         error("run: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
+        fprintf(stderr,
+                "hint: the stored trials are kept; make room for %s (or fix what "
+                "stopped the writes), then resume\n",
+                c->db);
+        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
         break;
     case RUNNER_MISMATCH:
         error("run: stopped: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));

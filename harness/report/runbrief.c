@@ -126,15 +126,24 @@ void runbrief_print_schedule(const struct runner_result *res)
 }
 
 void runbrief_print_run(const char *run, const char *db, const struct runner_result *res,
-                        enum run_status status, int window, long run_correct, long run_valid)
+                        enum run_status status, int window, long run_correct, long run_valid,
+                        long run_stored)
 {
     long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
     long correct = res->outcomes[OUTCOME_CORRECT];
+    long done = res->already_done + res->finished;
     int o;
     printf("run %s: %s\n", run, run_status_name(status));
-    printf("trials: %ld of %ld done (%ld this time, %ld kept from before)\n",
-           res->already_done + res->finished, res->planned, res->finished, res->already_done);
-    printf("outcomes:");
+    if (run_stored >= 0 && run_stored < done)
+        /* answers the store could not keep (a full disk): say what is stored */
+        printf("trials: %ld of %ld stored (%ld answered this time, %ld of them not stored; %ld "
+               "kept from before)\n",
+               run_stored, res->planned, res->finished, done - run_stored, res->already_done);
+    else
+        printf("trials: %ld of %ld done (%ld this time, %ld kept from before)\n", done,
+               res->planned, res->finished, res->already_done);
+    /* this invocation's outcomes; on a resume the accuracy below is the whole run's */
+    printf(res->already_done ? "outcomes this time:" : "outcomes:");
     for (o = OUTCOME_CORRECT; o < OUTCOME__COUNT; o++)
         printf(" %s %ld", outcome_name((enum trial_outcome)o), res->outcomes[o]);
     printf("\n");

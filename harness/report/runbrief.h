@@ -39,10 +39,13 @@ void runbrief_release(struct runbrief *b);
  * The end-of-run lines of `dipmap run` on stdout. res's outcomes are this
  * invocation's; the accuracy line is the whole run's (run_correct of
  * run_valid, from the store, trials kept from before included) when
- * run_valid >= 0, else this invocation's.
+ * run_valid >= 0, else this invocation's. run_stored: the run's finished
+ * trials in the store (-1 unknown); fewer than this invocation accounts for
+ * (the store could not be written) and the trials line says what is stored.
  */
 void runbrief_print_run(const char *run, const char *db, const struct runner_result *res,
-                        enum run_status status, int window, long run_correct, long run_valid);
+                        enum run_status status, int window, long run_correct, long run_valid,
+                        long run_stored);
 
 /*
  * The schedule and what the server's prefix cache did with it: prompt tokens
