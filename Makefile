@@ -274,7 +274,7 @@ uninstall:
 
 # ---- release and packaging (README "Install") --------------------------------------------
 # make dist: dipmap-RELEASE.tar.gz of the committed tree (git archive HEAD) with
-# .tarball-version, which builds and passes make test outside git. make test-package: the
+# .tarball-version, which builds and passes the unit and e2e tests outside git. make test-package: the
 # slow packaging tests (tests/package/: dist, deb, container), each timed; CI runs it.
 DIST_NAME = dipmap-$(RELEASE)
 dist:
