@@ -120,8 +120,9 @@ int main(int argc, char **argv)
         for (k = 0; k < r.n_tests; k++)
             if (r.tests[k].p_drop < pmin)
                 pmin = r.tests[k].p_drop;
-        printf("compare_runs: %zu pairs, %zu tests, best %.1f ms CPU; verdict %s, smallest p %.6g\n",
-               n, r.n_tests, cbest * 1e3, compare_verdict_name(r.verdict), pmin);
+        printf(
+            "compare_runs: %zu pairs, %zu tests, best %.1f ms CPU; verdict %s, smallest p %.6g\n",
+            n, r.n_tests, cbest * 1e3, compare_verdict_name(r.verdict), pmin);
         compare_result_release(&r);
         free(c);
     }
