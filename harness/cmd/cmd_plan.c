@@ -1,9 +1,11 @@
 /*
  * `dipmap plan`: power of `dipmap compare` for a trial matrix (power.h):
- * the minimum drop detected at 80% power per cell, per length and overall,
- * the questions a target drop needs (--detect), and the chance compare says
- * FAIL for a drop profile (--power). Accuracies are assumed (--accuracy) or
- * measured per cell from an earlier run (--pilot RUN).
+ * the minimum drop detected at 80% power per primary endpoint (per length:
+ * all depths, middle, dip), per cell (secondary) and overall, the questions
+ * a target drop needs (--detect), the chance an unchanged model PASSes and
+ * the questions it needs to, and the chance of FAIL, PASS and INCONCLUSIVE
+ * for a drop profile (--power). Accuracies are assumed (--accuracy: one, or
+ * one per depth) or measured per cell from an earlier run (--pilot RUN).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +34,9 @@ static const char *const plan_usage[] = {
 };
 
 struct plan_opts {
-    const char *dataset, *lengths, *depths, *pilot, *db, *detect, *power;
+    const char *dataset, *lengths, *depths, *pilot, *db, *detect, *power, *accuracy, *gate;
     long questions, repeats, iters, seed;
-    double alpha, tolerance, accuracy, discordance, icc;
+    double alpha, tolerance, discordance, icc;
 };
 
 /* --power: "10pp" (every depth), "10pp@25-75" (depths in 25..75%), or one drop per depth. */
@@ -130,11 +132,34 @@ static int pilot_cells(const struct plan_opts *o, struct power_cell **cells, siz
     return 0;
 }
 
+/*
+ * --accuracy: one accuracy for every cell, or one per depth (in the order of
+ * --depths) into acc[0..nd-1]. Returns 0 or -1 (error printed).
+ */
+static int parse_accuracy(const char *spec, size_t nd, double *acc)
+{
+    struct strvec parts = STRVEC_INIT;
+    size_t i;
+    int rc = 0;
+    strvec_split(&parts, spec, ',');
+    if (parts.nr != 1 && parts.nr != nd)
+        rc = error("plan: --accuracy: %zu values for %zu depths (give one, or one per depth)",
+                   parts.nr, nd);
+    for (i = 0; !rc && i < nd; i++) {
+        const char *v = parts.v[parts.nr == 1 ? 0 : i];
+        if (parse_double(v, &acc[i]) || !(acc[i] >= 0.0 && acc[i] <= 1.0))
+            rc = error("plan: --accuracy: '%s' is not an accuracy in [0,1]", v);
+    }
+    strvec_clear(&parts);
+    return rc;
+}
+
 static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, size_t *n,
                          size_t *questions)
 {
     long *lengths = NULL;
     int *depths = NULL;
+    double *acc = NULL;
     size_t nl = 0, nd = 0, i, j;
     struct strbuf err = STRBUF_INIT;
     if (plan_parse_lengths(o->lengths ? o->lengths : "8k,32k", &lengths, &nl, &err) < 0 ||
@@ -146,11 +171,19 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
         return -1;
     }
     strbuf_release(&err);
+    acc = xcalloc(nd + 1, sizeof(*acc));
+    if (parse_accuracy(o->accuracy ? o->accuracy : "0.7", nd, acc) < 0) {
+        free(lengths);
+        free(depths);
+        free(acc);
+        return -1;
+    }
     if (o->dataset) {
         struct golden_set gs;
         if (golden_set_load(&gs, o->dataset) < 0) {
             free(lengths);
             free(depths);
+            free(acc);
             return -1;
         }
         *questions = gs.nr;
@@ -168,8 +201,11 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
     for (i = 1; i < nd; i++)
         for (j = i; j > 0 && depths[j - 1] > depths[j]; j--) {
             int tmp = depths[j];
+            double ta = acc[j];
             depths[j] = depths[j - 1];
             depths[j - 1] = tmp;
+            acc[j] = acc[j - 1];
+            acc[j - 1] = ta;
         }
     *cells = xcalloc(st_mult(nl, nd) + 1, sizeof(**cells));
     *n = 0;
@@ -178,10 +214,11 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
             struct power_cell *c = &(*cells)[(*n)++];
             c->length = lengths[i];
             c->depth_bp = depths[j];
-            c->accuracy = o->accuracy;
+            c->accuracy = acc[j];
         }
     free(lengths);
     free(depths);
+    free(acc);
     return 0;
 }
 
@@ -191,7 +228,6 @@ static void plan_opts_init(struct plan_opts *o)
     o->repeats = 1;
     o->alpha = 0.05;
     o->tolerance = 0.05;
-    o->accuracy = 0.7;
     o->discordance = -1.0;
     o->iters = 20000;
     o->seed = 1;
@@ -215,8 +251,10 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         {OPT_DOUBLE, "tolerance", 0, &o->tolerance, "T",
          "minimum absolute drop compare calls a regression (default 0.05)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "what the model does", 0},
-        {OPT_DOUBLE, "accuracy", 0, &o->accuracy, "A",
-         "assumed baseline accuracy of every cell (default 0.7)", 0},
+        {OPT_STRING, "accuracy", 0, &o->accuracy, "A",
+         "assumed baseline accuracy of every cell (default 0.7), or one per depth "
+         "(0.99,0.95,...)",
+         0},
         {OPT_DOUBLE, "discordance", 0, &o->discordance, "D",
          "share of pairs that differ between the runs (default: independent draws, "
          "p(1-q)+q(1-p))",
@@ -231,11 +269,14 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         {OPT_STRING, "detect", 0, &o->detect, "DROP",
          "also print the questions needed to detect DROP (e.g. 5pp) at 80% power", 0},
         {OPT_STRING, "power", 0, &o->power, "SPEC",
-         "chance that compare says FAIL for a drop: 10pp, 10pp@25-75 (depths in %) or one "
-         "drop per depth",
+         "chance that compare says FAIL, PASS or INCONCLUSIVE for a drop: 10pp, 10pp@25-75 "
+         "(depths in %) or one drop per depth",
          0},
-        {OPT_LONG, "iterations", 0, &o->iters, "N", "Monte Carlo draws of --power (20000)", 0},
-        {OPT_LONG, "seed", 0, &o->seed, "N", "Monte Carlo seed of --power (default 1)", 0},
+        {OPT_STRING, "gate", 0, &o->gate, "WHAT",
+         "what fails the gate, as compare --gate: primary (default) or cells", 0},
+        {OPT_LONG, "iterations", 0, &o->iters, "N",
+         "Monte Carlo draws of --power and the PASS sizes (20000)", 0},
+        {OPT_LONG, "seed", 0, &o->seed, "N", "Monte Carlo seed (default 1)", 0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -268,10 +309,12 @@ static int plan_check(const struct plan_opts *o, double *target)
     if (o->questions < 0 || o->questions > 1000000 || o->repeats < 1 || o->repeats > 10000)
         return error("plan: --questions must be 1..1000000 and --repeats 1..10000");
     if (!(o->alpha > 0 && o->alpha < 1) || !(o->tolerance >= 0 && o->tolerance < 1) ||
-        !(o->accuracy >= 0 && o->accuracy <= 1) || !(o->icc >= 0 && o->icc <= 1) ||
-        (o->discordance >= 0 && o->discordance > 1) || o->iters < 100 || o->iters > 10000000)
-        return error("plan: --alpha must be in (0,1), --tolerance in [0,1), --accuracy, --icc "
-                     "and --discordance in [0,1], --iterations 100..10000000");
+        !(o->icc >= 0 && o->icc <= 1) || (o->discordance >= 0 && o->discordance > 1) ||
+        o->iters < 100 || o->iters > 10000000 || o->seed < 1)
+        return error("plan: --alpha must be in (0,1), --tolerance in [0,1), --icc and "
+                     "--discordance in [0,1], --iterations 100..10000000, --seed >= 1");
+    if (o->gate && strcmp(o->gate, "primary") && strcmp(o->gate, "cells"))
+        return error("plan: --gate: '%s' is not primary or cells", o->gate);
     if (o->detect && power_parse_drop(o->detect, target, &err) < 0)
         rc = error("plan: --detect: %s", err.buf);
     else if (o->detect && !(*target > 0))
@@ -280,25 +323,32 @@ static int plan_check(const struct plan_opts *o, double *target)
     return rc;
 }
 
-/* --power: compare's FAIL rate for the drop, and with no drop, by Monte Carlo. */
+/* --power: compare's verdict rates for the drop, and with no drop, by Monte Carlo. */
 static int plan_power(const struct plan_opts *o, const struct power_spec *spec, size_t ndepths,
                       struct strbuf *out)
 {
     size_t n = spec->n_cells;
-    double *drop = xcalloc(n + 1, sizeof(double)), fail, size;
+    double *drop = xcalloc(n + 1, sizeof(double));
     double *zero = xcalloc(n + 1, sizeof(double));
     struct strbuf err = STRBUF_INIT;
+    struct power_verdicts v, v0;
     int rc = 0;
 
     if (parse_power(o->power, spec->cells, n, ndepths, drop, &err) < 0) {
         rc = error("plan: %s", err.buf);
     } else {
-        fail = power_fail_rate(spec, drop, (unsigned)o->iters, (unsigned long long)o->seed);
-        size = power_fail_rate(spec, zero, (unsigned)o->iters, (unsigned long long)o->seed);
+        power_verdict_rates(spec, drop, (unsigned)o->iters, (unsigned long long)o->seed, &v);
+        power_verdict_rates(spec, zero, (unsigned)o->iters, (unsigned long long)o->seed, &v0);
         strbuf_addf(out,
-                    "power: compare says FAIL with probability %.1f%% for the drop %s (%ld Monte "
-                    "Carlo draws, seed %ld); with no drop %.1f%%\n",
-                    fail * 100.0, o->power, o->iters, o->seed, size * 100.0);
+                    "power: compare says FAIL with probability %.1f%%, PASS %.1f%%, "
+                    "INCONCLUSIVE %.1f%% for the drop %s; with no drop FAIL %.1f%%, PASS "
+                    "%.1f%% (%s; %ld Monte Carlo draws, seed %ld)\n",
+                    v.fail * 100.0, v.pass * 100.0, v.inconclusive * 100.0, o->power,
+                    v0.fail * 100.0, v0.pass * 100.0,
+                    spec->gate == POWER_GATE_CELLS
+                        ? "--gate cells: a primary or a cell regression fails"
+                        : "a primary regression fails, the cells do not",
+                    o->iters, o->seed);
     }
     free(drop);
     free(zero);
@@ -343,12 +393,21 @@ int cmd_plan(int argc, const char **argv)
     spec.discordance = o.discordance;
     spec.cells = cells;
     spec.n_cells = n;
+    spec.gate = o.gate && !strcmp(o.gate, "cells") ? POWER_GATE_CELLS : POWER_GATE_PRIMARY;
+    spec.iters = (unsigned)o.iters;
+    spec.seed = (unsigned long long)o.seed;
     if (o.pilot)
         strbuf_addf(&out, "accuracy per cell measured from run '%s' (%zu questions)\n", o.pilot,
                     questions);
-    else
+    else if (!o.accuracy || !strchr(o.accuracy, ','))
         strbuf_addf(&out, "assumed accuracy %.1f%% in every cell (--accuracy)\n",
-                    o.accuracy * 100.0);
+                    cells[0].accuracy * 100.0);
+    else {
+        strbuf_addstr(&out, "assumed accuracy per depth (--accuracy):");
+        for (i = 0; i < ndepths; i++)
+            strbuf_addf(&out, " %.1f%%", cells[i].accuracy * 100.0);
+        strbuf_addch(&out, '\n');
+    }
     if (o.discordance >= 0)
         strbuf_addf(&out, "discordance %.3f of pairs (--discordance); icc %g\n", o.discordance,
                     o.icc);

@@ -17,7 +17,8 @@
 
 /*
  * The power section of --dry-run: what compare could detect with this
- * matrix, at dipmap plan's defaults (accuracy 70%, independent draws).
+ * matrix, at dipmap plan's defaults (accuracy 70%, independent draws): the primary
+ * endpoints, the cells, and the questions an unchanged model needs to PASS.
  */
 void estimate_power(const struct plan_spec *spec, size_t questions, struct strbuf *out)
 {

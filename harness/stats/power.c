@@ -1,7 +1,9 @@
 /*
- * Power planning for compare's paired sign-flip test over questions: the
- * normal model of power.h, minimum detectable drops, questions needed, and a
- * seeded Monte Carlo of the whole verdict (Holm + tolerance). Pure.
+ * Power planning for compare's question-clustered sign-flip tests: the
+ * normal model of power.h over compare's endpoints (primary: per length all
+ * depths, middle, dip; secondary: the cells; overall), minimum detectable
+ * drops, questions needed, and a seeded Monte Carlo of the verdict (FAIL,
+ * PASS by upper bounds, INCONCLUSIVE). Pure.
  */
 #include "stats/power.h"
 
@@ -19,14 +21,127 @@
 
 #define POWER_TARGET  0.8
 #define MAX_QUESTIONS 1000000L
+#define DEFAULT_ITERS 20000u
+/* normals power_pass_need() keeps to reuse at every size */
+#define MAX_CACHED (8u * 1024u * 1024u)
 
-size_t power_family_size(const struct power_spec *s)
+/* An endpoint: x = sum w[j] D_{cell[j]} / r per question (power.h). */
+struct endpoint {
+    enum power_scope scope;
+    int primary;
+    long length;
+    int depth_bp;
+    size_t *cell;
+    double *w;
+    size_t n;
+    double k; /* compare's integer statistic is k x */
+};
+
+struct endpoints {
+    struct endpoint *v;
+    size_t n, n_primary, n_secondary;
+};
+
+static void ep_add(struct endpoints *e, enum power_scope scope, int primary, long length,
+                   int depth_bp, double k)
 {
-    size_t i, lengths = 0;
-    for (i = 0; i < s->n_cells; i++)
-        if (!i || s->cells[i].length != s->cells[i - 1].length)
-            lengths++;
-    return s->n_cells + lengths;
+    struct endpoint *p;
+    e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
+    p = &e->v[e->n++];
+    memset(p, 0, sizeof(*p));
+    p->scope = scope;
+    p->primary = primary;
+    p->length = length;
+    p->depth_bp = depth_bp;
+    p->k = k;
+}
+
+static void ep_cell(struct endpoints *e, size_t cell, double w, size_t cap)
+{
+    struct endpoint *p = &e->v[e->n - 1];
+    if (!p->cell) {
+        p->cell = xcalloc(cap + 1, sizeof(*p->cell));
+        p->w = xcalloc(cap + 1, sizeof(*p->w));
+    }
+    p->cell[p->n] = cell;
+    p->w[p->n++] = w;
+}
+
+static void endpoints_release(struct endpoints *e)
+{
+    size_t i;
+    for (i = 0; i < e->n; i++) {
+        free(e->v[i].cell);
+        free(e->v[i].w);
+    }
+    free(e->v);
+    memset(e, 0, sizeof(*e));
+}
+
+/*
+ * compare's endpoints for the matrix, in power_rows()' order: per length all
+ * depths, middle, dip (primary); every cell (secondary); overall.
+ */
+static void endpoints_build(const struct power_spec *s, struct endpoints *e)
+{
+    size_t i, j, c;
+    double r = (double)s->repeats;
+    memset(e, 0, sizeof(*e));
+    for (i = 0; i < s->n_cells; i = j) {
+        size_t nd, n_edge = 0, n_mid = 0;
+        long len = s->cells[i].length;
+        for (j = i; j < s->n_cells && s->cells[j].length == len; j++)
+            ;
+        nd = j - i;
+        for (c = i; c < j; c++) {
+            enum depth_role role = stats_depth_role(c - i, nd, s->cells[c].depth_bp);
+            n_edge += role == DEPTH_ROLE_EDGE;
+            n_mid += role == DEPTH_ROLE_MIDDLE;
+        }
+        ep_add(e, POWER_LENGTH, 1, len, -1, (double)nd * r);
+        for (c = i; c < j; c++)
+            ep_cell(e, c, 1.0 / (double)nd, nd);
+        if (!n_mid)
+            continue;
+        ep_add(e, POWER_MIDDLE, 1, len, -1, (double)n_mid * r);
+        for (c = i; c < j; c++)
+            if (stats_depth_role(c - i, nd, s->cells[c].depth_bp) == DEPTH_ROLE_MIDDLE)
+                ep_cell(e, c, 1.0 / (double)n_mid, nd);
+        ep_add(e, POWER_DIP, 1, len, -1, (double)(n_edge * n_mid) * r);
+        for (c = i; c < j; c++) {
+            enum depth_role role = stats_depth_role(c - i, nd, s->cells[c].depth_bp);
+            if (role == DEPTH_ROLE_MIDDLE)
+                ep_cell(e, c, 1.0 / (double)n_mid, nd);
+            else if (role == DEPTH_ROLE_EDGE)
+                ep_cell(e, c, -1.0 / (double)n_edge, nd);
+        }
+    }
+    e->n_primary = e->n;
+    for (c = 0; c < s->n_cells; c++) {
+        ep_add(e, POWER_CELL, 0, s->cells[c].length, s->cells[c].depth_bp, r);
+        ep_cell(e, c, 1.0, 1);
+    }
+    e->n_secondary = s->n_cells;
+    if (s->n_cells) {
+        ep_add(e, POWER_OVERALL, 0, 0, -1, (double)s->n_cells * r);
+        for (c = 0; c < s->n_cells; c++)
+            ep_cell(e, c, 1.0 / (double)s->n_cells, s->n_cells);
+    }
+}
+
+size_t power_primary_size(const struct power_spec *s)
+{
+    struct endpoints e;
+    size_t n;
+    endpoints_build(s, &e);
+    n = e.n_primary;
+    endpoints_release(&e);
+    return n;
+}
+
+size_t power_secondary_size(const struct power_spec *s)
+{
+    return s->n_cells;
 }
 
 static double discordance(const struct power_spec *s, double p, double drop)
@@ -34,77 +149,103 @@ static double discordance(const struct power_spec *s, double p, double drop)
     double q = p - drop, v;
     if (q < 0.0)
         q = 0.0;
+    if (q > 1.0)
+        q = 1.0;
     v = s->discordance >= 0.0 ? s->discordance : p * (1.0 - q) + q * (1.0 - p);
     if (v < fabs(drop))
         v = fabs(drop);
     return v > 1.0 ? 1.0 : v;
 }
 
-/*
- * Per-question moments of d over cells [a, b) with drop[] (NULL = uniform
- * `uniform`): mean, variance, and the pairs per question.
- */
-struct moments {
-    double mean, var, pairs;
-};
-
-static void scope_moments(const struct power_spec *s, size_t a, size_t b, const double *drop,
-                          double uniform, struct moments *m)
+/* Per pair: the variance of a cell's difference with drop dl. */
+static double pair_var(const struct power_spec *s, size_t c, double dl)
 {
-    double sum_var = 0.0, sum_sd = 0.0, mean = 0.0;
-    size_t i;
-    double r = (double)s->repeats;
-    for (i = a; i < b; i++) {
-        double dl = drop ? drop[i] : uniform;
-        double v = discordance(s, s->cells[i].accuracy, dl);
-        double var = v - dl * dl;
-        if (var < 0.0)
-            var = 0.0;
-        mean += r * dl;
-        sum_var += r * var;
-        sum_sd += r * sqrt(var);
-    }
-    m->mean = mean;
-    m->var = (1.0 - s->icc) * sum_var + s->icc * sum_sd * sum_sd;
-    m->pairs = r * (double)(b - a);
+    double v = discordance(s, s->cells[c].accuracy, dl) - dl * dl;
+    return v < 0.0 ? 0.0 : v;
 }
 
-/* Power of one test at level `level` with Q questions. */
-static double test_power(const struct power_spec *s, const struct moments *m, double q,
-                         double level)
+/* Per question: E[x] and Var[x] of endpoint p with cell drops drop[] (power.h). */
+struct moments {
+    double mean, var;
+};
+
+static void ep_moments(const struct power_spec *s, const struct endpoint *p, const double *drop,
+                       struct moments *m)
 {
-    double z = stats_norm_upper_inv(level);
-    double v1 = q * m->var, v0 = q * (m->var + m->mean * m->mean);
-    double thr = z * sqrt(v0) + 1.0, tol = s->tolerance * q * m->pairs - 1e-9;
+    double sum_var = 0.0, sum_sd = 0.0, mean = 0.0;
+    size_t j;
+    for (j = 0; j < p->n; j++) {
+        size_t c = p->cell[j];
+        double w = p->w[j], var = pair_var(s, c, drop[c]);
+        mean += w * drop[c];
+        sum_var += w * w * var;
+        sum_sd += w * sqrt(var);
+    }
+    m->mean = mean;
+    m->var = (1.0 - s->icc) * sum_var / (double)s->repeats + s->icc * sum_sd * sum_sd;
+}
+
+/* The endpoint in the baseline: its accuracy, or for the dip edge - middle. */
+static double ep_base(const struct power_spec *s, const struct endpoint *p)
+{
+    double v = 0.0;
+    size_t j;
+    for (j = 0; j < p->n; j++)
+        v += p->w[j] * s->cells[p->cell[j]].accuracy;
+    return p->scope == POWER_DIP ? -v : v;
+}
+
+/* Power of endpoint p's test at level `level` with q questions: significant and drop >= tol. */
+static double ep_power(const struct power_spec *s, const struct endpoint *p, const double *drop,
+                       double q, double level)
+{
+    struct moments m;
+    double z = stats_norm_upper_inv(level), v1, v0, thr, tol;
+    ep_moments(s, p, drop, &m);
+    v1 = q * m.var;
+    v0 = q * (m.var + m.mean * m.mean);
+    thr = z * sqrt(v0) + 1.0 / p->k;
+    tol = s->tolerance * q - 1e-9;
     if (tol > thr)
         thr = tol;
     if (v1 <= 0.0)
-        return q * m->mean >= thr ? 1.0 : 0.0;
-    return stats_norm_upper((thr - q * m->mean) / sqrt(v1));
+        return q * m.mean >= thr ? 1.0 : 0.0;
+    return stats_norm_upper((thr - q * m.mean) / sqrt(v1));
 }
 
-static double scope_power(const struct power_spec *s, size_t a, size_t b, double drop, double q,
-                          double level)
+/* drop[] = d on the cells endpoint p weighs positively (power.h), 0 elsewhere. */
+static void target_drop(const struct power_spec *s, const struct endpoint *p, double d,
+                        double *drop)
 {
-    struct moments m;
-    scope_moments(s, a, b, NULL, drop, &m);
-    return test_power(s, &m, q, level);
+    size_t j;
+    memset(drop, 0, (s->n_cells + 1) * sizeof(*drop));
+    for (j = 0; j < p->n; j++)
+        if (p->w[j] > 0.0)
+            drop[p->cell[j]] = d;
 }
 
-/* Smallest uniform drop with power >= 0.8 over cells [a, b), or -1. */
-static double scope_mde(const struct power_spec *s, size_t a, size_t b, double q, double level)
+static double target_power(const struct power_spec *s, const struct endpoint *p, double d, double q,
+                           double level, double *drop)
+{
+    target_drop(s, p, d, drop);
+    return ep_power(s, p, drop, q, level);
+}
+
+/* Smallest drop with power >= 0.8, or -1. */
+static double ep_mde(const struct power_spec *s, const struct endpoint *p, double q, double level,
+                     double *drop)
 {
     double lo = 0.0, hi = 1.0;
-    size_t i;
+    size_t j;
     int k;
-    for (i = a; i < b; i++)
-        if (s->cells[i].accuracy < hi)
-            hi = s->cells[i].accuracy;
-    if (scope_power(s, a, b, hi, q, level) < POWER_TARGET)
+    for (j = 0; j < p->n; j++)
+        if (p->w[j] > 0.0 && s->cells[p->cell[j]].accuracy < hi)
+            hi = s->cells[p->cell[j]].accuracy;
+    if (target_power(s, p, hi, q, level, drop) < POWER_TARGET)
         return -1.0;
     for (k = 0; k < 60; k++) {
         double mid = (lo + hi) / 2.0;
-        if (scope_power(s, a, b, mid, q, level) >= POWER_TARGET)
+        if (target_power(s, p, mid, q, level, drop) >= POWER_TARGET)
             hi = mid;
         else
             lo = mid;
@@ -112,13 +253,16 @@ static double scope_mde(const struct power_spec *s, size_t a, size_t b, double q
     return hi;
 }
 
-/* Fewest questions (up to MAX_QUESTIONS) with power >= 0.8 for `drop`, or -1. */
-static long scope_need(const struct power_spec *s, size_t a, size_t b, double drop, double level)
+/*
+ * The fewest questions q in 1..MAX_QUESTIONS with ok(ctx, q) (assumed
+ * monotone: doubling, then bisection), or -1.
+ */
+static long fewest_questions(int (*ok)(void *ctx, long q), void *ctx)
 {
     long lo = 1, hi = 2;
-    if (scope_power(s, a, b, drop, (double)lo, level) >= POWER_TARGET)
+    if (ok(ctx, lo))
         return lo;
-    while (scope_power(s, a, b, drop, (double)hi, level) < POWER_TARGET) {
+    while (!ok(ctx, hi)) {
         if (hi >= MAX_QUESTIONS)
             return -1;
         lo = hi;
@@ -126,7 +270,7 @@ static long scope_need(const struct power_spec *s, size_t a, size_t b, double dr
     }
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
-        if (scope_power(s, a, b, drop, (double)mid, level) >= POWER_TARGET)
+        if (ok(ctx, mid))
             hi = mid;
         else
             lo = mid;
@@ -134,44 +278,63 @@ static long scope_need(const struct power_spec *s, size_t a, size_t b, double dr
     return hi;
 }
 
-static void fill_row(const struct power_spec *s, struct power_row *r, size_t a, size_t b,
-                     double level, double target)
+struct need_ctx {
+    const struct power_spec *s;
+    const struct endpoint *p;
+    double d, level;
+    double *drop;
+};
+
+static int need_ok(void *ctx, long q)
 {
-    r->level = level;
-    r->pairs = (long)s->repeats * (long)(b - a);
-    r->mde = scope_mde(s, a, b, (double)s->questions, level);
-    r->need_q = target > 0.0 ? scope_need(s, a, b, target, level) : 0;
+    struct need_ctx *c = ctx;
+    return target_power(c->s, c->p, c->d, (double)q, c->level, c->drop) >= POWER_TARGET;
+}
+
+/* Fewest questions (up to MAX_QUESTIONS) with power >= 0.8 for a drop d, or -1. */
+static long ep_need(const struct power_spec *s, const struct endpoint *p, double d, double level,
+                    double *drop)
+{
+    struct need_ctx c;
+    c.s = s;
+    c.p = p;
+    c.d = d;
+    c.level = level;
+    c.drop = drop;
+    return fewest_questions(need_ok, &c);
 }
 
 void power_rows(const struct power_spec *s, double target, struct power_row **rows, size_t *n)
 {
-    size_t fam = power_family_size(s), i, j, nr = 0;
-    double level = fam ? s->alpha / (double)fam : s->alpha;
-    struct power_row *v = xcalloc(fam + 2, sizeof(*v));
-    for (i = 0; i < s->n_cells; i++) {
-        struct power_row *r = &v[nr++];
-        r->scope = POWER_CELL;
-        r->length = s->cells[i].length;
-        r->depth_bp = s->cells[i].depth_bp;
-        fill_row(s, r, i, i + 1, level, target);
-    }
-    for (i = 0; i < s->n_cells; i = j) {
-        struct power_row *r = &v[nr++];
-        for (j = i; j < s->n_cells && s->cells[j].length == s->cells[i].length; j++)
-            ;
-        r->scope = POWER_LENGTH;
-        r->length = s->cells[i].length;
-        r->depth_bp = -1;
-        fill_row(s, r, i, j, level, target);
-    }
-    if (s->n_cells) {
-        struct power_row *r = &v[nr++];
-        r->scope = POWER_OVERALL;
-        r->depth_bp = -1;
-        fill_row(s, r, 0, s->n_cells, s->alpha, target);
+    struct endpoints e;
+    struct power_row *v;
+    double *drop = xcalloc(s->n_cells + 1, sizeof(*drop));
+    double q = (double)s->questions;
+    size_t i;
+    endpoints_build(s, &e);
+    v = xcalloc(e.n + 1, sizeof(*v));
+    for (i = 0; i < e.n; i++) {
+        const struct endpoint *p = &e.v[i];
+        struct power_row *r = &v[i];
+        struct moments m;
+        size_t fam = p->primary ? e.n_primary : e.n_secondary;
+        r->scope = p->scope;
+        r->primary = p->primary;
+        r->length = p->length;
+        r->depth_bp = p->depth_bp;
+        r->level = p->scope == POWER_OVERALL ? s->alpha : s->alpha / (double)(fam ? fam : 1);
+        r->pairs = (long)p->n * (long)s->repeats;
+        r->base = ep_base(s, p);
+        memset(drop, 0, (s->n_cells + 1) * sizeof(*drop));
+        ep_moments(s, p, drop, &m);
+        r->sd = sqrt(m.var);
+        r->mde = ep_mde(s, p, q, r->level, drop);
+        r->need_q = target > 0.0 ? ep_need(s, p, target, r->level, drop) : 0;
     }
     *rows = v;
-    *n = nr;
+    *n = e.n;
+    free(drop);
+    endpoints_release(&e);
 }
 
 /* A standard normal draw (Box-Muller on the stats PRNG). */
@@ -182,74 +345,179 @@ static double gauss(struct stats_rng *r)
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
+/*
+ * The Monte Carlo of the verdict at q questions: per draw a shared normal G
+ * and one Z per cell; cell c's sum over questions S_c = q drop_c + sqrt(q)
+ * sd_c (sqrt(icc) G + sqrt((1 - icc) / r) Z_c), endpoint e's T_e = sum w S_c.
+ * Normals from z (iters x (n_cells + 1), reused across sizes) or, z NULL,
+ * from a PRNG seeded with seed.
+ */
+struct mc {
+    const struct power_spec *s;
+    struct endpoints e;
+    const double *drop;
+    const double *z;
+    unsigned iters;
+    unsigned long long seed;
+};
+
+static void mc_run(const struct mc *mc, double q, struct power_verdicts *out)
+{
+    const struct power_spec *s = mc->s;
+    const struct endpoints *e = &mc->e;
+    size_t nc = s->n_cells, ne = e->n_primary + e->n_secondary, i, j, f;
+    /* the endpoints that can fail the gate: the primary ones, with --gate cells the cells too */
+    size_t ne_gate = s->gate == POWER_GATE_CELLS ? ne : e->n_primary;
+    double *shared = xcalloc(nc + 1, sizeof(double)), *ind = xcalloc(nc + 1, sizeof(double));
+    double *sc = xcalloc(nc + 1, sizeof(double)), *zb = xcalloc(nc + 1, sizeof(double));
+    double *sd0 = xcalloc(ne + 1, sizeof(double)), *var = xcalloc(ne + 1, sizeof(double));
+    double *most = xcalloc(ne + 1, sizeof(double)), *est = xcalloc(ne + 1, sizeof(double));
+    double *p = xcalloc(ne + 1, sizeof(double)), *adj = xcalloc(ne + 1, sizeof(double));
+    double tq = q >= 2.0 ? stats_t_upper_inv(s->alpha, (long)q - 1) : 0.0;
+    long fails = 0, passes = 0;
+    struct stats_rng rng;
+    unsigned it;
+
+    for (i = 0; i < nc; i++) {
+        double sd = sqrt(pair_var(s, i, mc->drop[i]));
+        shared[i] = sqrt(q) * sd * sqrt(s->icc);
+        ind[i] = sqrt(q) * sd * sqrt((1.0 - s->icc) / (double)s->repeats);
+    }
+    for (j = 0; j < ne; j++) {
+        struct moments m;
+        double b = ep_base(s, &e->v[j]);
+        ep_moments(s, &e->v[j], mc->drop, &m);
+        var[j] = m.var;
+        sd0[j] = sqrt(q * (m.var + m.mean * m.mean));
+        most[j] = e->v[j].scope == POWER_DIP ? 1.0 - b : b; /* compare's floor */
+    }
+    stats_rng_seed(&rng, mc->seed);
+    for (it = 0; it < mc->iters; it++) {
+        const double *z = mc->z ? mc->z + (size_t)it * (nc + 1) : zb;
+        int fail = 0, pass = q >= 2.0;
+        if (!mc->z)
+            for (i = 0; i <= nc; i++)
+                zb[i] = gauss(&rng);
+        for (i = 0; i < nc; i++)
+            sc[i] = q * mc->drop[i] + shared[i] * z[nc] + ind[i] * z[i];
+        for (j = 0; j < ne_gate; j++) {
+            const struct endpoint *ep = &e->v[j];
+            double t = 0.0;
+            size_t k;
+            for (k = 0; k < ep->n; k++)
+                t += ep->w[k] * sc[ep->cell[k]];
+            est[j] = t / q;
+        }
+        /* a family can fail only where a drop reaches the tolerance: Holm only then */
+        for (f = 0; f < 2 && !fail; f++) {
+            size_t a = f ? e->n_primary : 0, b = f ? ne_gate : e->n_primary;
+            int reach = 0;
+            for (j = a; j < b; j++)
+                reach |= est[j] >= s->tolerance - 1e-9;
+            if (!reach)
+                continue;
+            for (j = a; j < b; j++)
+                p[j] =
+                    sd0[j] > 0.0 ? stats_norm_upper((q * est[j] - 1.0 / e->v[j].k) / sd0[j]) : 1.0;
+            holm_adjust(p + a, b - a, adj + a);
+            for (j = a; j < b && !fail; j++)
+                fail = adj[j] < s->alpha && est[j] >= s->tolerance - 1e-9;
+        }
+        for (j = 0; j < e->n_primary && pass && !fail; j++) {
+            double a = q * est[j] / (q + 2.0), d = est[j] - a, ss, ub;
+            ss = ((q - 1.0) * var[j] + q * d * d + (1.0 - a) * (1.0 - a) + (1.0 + a) * (1.0 + a)) /
+                 (q + 1.0);
+            ub = est[j] + tq * sqrt(ss / q);
+            if (ub > most[j])
+                ub = most[j];
+            pass = ub < s->tolerance;
+        }
+        fails += fail;
+        passes += !fail && pass;
+    }
+    out->fail = mc->iters ? (double)fails / (double)mc->iters : 0.0;
+    out->pass = mc->iters ? (double)passes / (double)mc->iters : 0.0;
+    out->inconclusive = 1.0 - out->fail - out->pass;
+    free(shared);
+    free(ind);
+    free(sc);
+    free(zb);
+    free(sd0);
+    free(var);
+    free(most);
+    free(est);
+    free(p);
+    free(adj);
+}
+
+static void mc_init(struct mc *mc, const struct power_spec *s, const double *drop, unsigned iters,
+                    unsigned long long seed)
+{
+    memset(mc, 0, sizeof(*mc));
+    mc->s = s;
+    endpoints_build(s, &mc->e);
+    mc->drop = drop;
+    mc->iters = iters;
+    mc->seed = seed;
+}
+
+void power_verdict_rates(const struct power_spec *s, const double *drop, unsigned iters,
+                         unsigned long long seed, struct power_verdicts *out)
+{
+    struct mc mc;
+    mc_init(&mc, s, drop, iters, seed);
+    mc_run(&mc, (double)s->questions, out);
+    endpoints_release(&mc.e);
+}
+
 double power_fail_rate(const struct power_spec *s, const double *drop, unsigned iters,
                        unsigned long long seed)
 {
-    size_t fam = power_family_size(s), nt, i, j, k, nl = fam - s->n_cells;
-    double q = (double)s->questions, r = (double)s->repeats;
-    double *mean = xcalloc(s->n_cells + 1, sizeof(double));
-    double *sd_ind = xcalloc(s->n_cells + 1, sizeof(double));
-    double *sd_shared = xcalloc(s->n_cells + 1, sizeof(double));
-    double *t = xcalloc(fam + 1, sizeof(double)), *sd0 = xcalloc(fam + 1, sizeof(double));
-    double *pairs = xcalloc(fam + 1, sizeof(double)), *p = xcalloc(fam + 1, sizeof(double));
-    size_t *first = xcalloc(nl + 1, sizeof(size_t));
+    struct power_verdicts v;
+    power_verdict_rates(s, drop, iters, seed, &v);
+    return v.fail;
+}
+
+struct pass_ctx {
+    struct mc *mc;
+    double prob;
+};
+
+static int pass_ok(void *ctx, long q)
+{
+    struct pass_ctx *c = ctx;
+    struct power_verdicts v;
+    mc_run(c->mc, (double)q, &v);
+    return v.pass >= c->prob;
+}
+
+long power_pass_need(const struct power_spec *s, double prob, unsigned iters,
+                     unsigned long long seed)
+{
+    struct mc mc;
+    struct pass_ctx c;
     struct stats_rng rng;
-    unsigned it;
-    long fails = 0;
-
-    /* T_c = Q E_c + sqrt(Q) (sqrt(icc) sd_c r G + sqrt((1 - icc) r) sd_c E_c) */
-    for (i = 0; i < s->n_cells; i++) {
-        double v = discordance(s, s->cells[i].accuracy, drop[i]);
-        double var = v - drop[i] * drop[i];
-        struct moments m;
-        if (var < 0.0)
-            var = 0.0;
-        mean[i] = q * r * drop[i];
-        sd_shared[i] = sqrt(q) * sqrt(s->icc) * sqrt(var) * r;
-        sd_ind[i] = sqrt(q) * sqrt((1.0 - s->icc) * r) * sqrt(var);
-        scope_moments(s, i, i + 1, drop, 0.0, &m);
-        sd0[i] = sqrt(q * (m.var + m.mean * m.mean));
-        pairs[i] = q * r;
-    }
-    for (i = 0, nt = 0; i < s->n_cells; i = j) {
-        struct moments m;
-        for (j = i; j < s->n_cells && s->cells[j].length == s->cells[i].length; j++)
-            ;
-        first[nt] = i;
-        scope_moments(s, i, j, drop, 0.0, &m);
-        sd0[s->n_cells + nt] = sqrt(q * (m.var + m.mean * m.mean));
-        pairs[s->n_cells + nt] = q * m.pairs;
-        nt++;
-    }
-    first[nt] = s->n_cells;
-
+    size_t nz = s->n_cells + 1, i;
+    double *zero = xcalloc(s->n_cells + 1, sizeof(double)), *z;
+    long need;
+    if (iters > MAX_CACHED / nz)
+        iters = (unsigned)(MAX_CACHED / nz);
+    if (!iters)
+        iters = 1;
+    /* the draws mc_run() would make, made once (the same at every size) */
+    z = xcalloc((size_t)iters * nz, sizeof(double));
     stats_rng_seed(&rng, seed);
-    for (it = 0; it < iters; it++) {
-        double g = gauss(&rng);
-        int fail = 0;
-        for (i = 0; i < s->n_cells; i++)
-            t[i] = mean[i] + sd_shared[i] * g + sd_ind[i] * gauss(&rng);
-        for (k = 0; k < nl; k++) {
-            t[s->n_cells + k] = 0.0;
-            for (i = first[k]; i < first[k + 1]; i++)
-                t[s->n_cells + k] += t[i];
-        }
-        for (k = 0; k < fam; k++)
-            p[k] = sd0[k] > 0.0 ? stats_norm_upper((t[k] - 1.0) / sd0[k]) : 1.0;
-        holm_adjust(p, fam, p);
-        for (k = 0; k < fam && !fail; k++)
-            fail = p[k] < s->alpha && t[k] / pairs[k] >= s->tolerance - 1e-9;
-        fails += fail;
-    }
-    free(mean);
-    free(sd_ind);
-    free(sd_shared);
-    free(t);
-    free(sd0);
-    free(pairs);
-    free(p);
-    free(first);
-    return iters ? (double)fails / (double)iters : 0.0;
+    for (i = 0; i < (size_t)iters * nz; i++)
+        z[i] = gauss(&rng);
+    mc_init(&mc, s, zero, iters, seed);
+    mc.z = z;
+    c.mc = &mc;
+    c.prob = prob;
+    need = fewest_questions(pass_ok, &c);
+    endpoints_release(&mc.e);
+    free(zero);
+    free(z);
+    return need;
 }
 
 double power_mde_se(double se, double level)
@@ -308,63 +576,106 @@ static void row_name(struct strbuf *out, const struct power_row *r)
         strbuf_addstr(out, " @ ");
         plan_format_depth(out, r->depth_bp);
     } else {
-        strbuf_addstr(out, " (all depths)");
+        strbuf_addstr(out, r->scope == POWER_LENGTH   ? " (all depths)"
+                           : r->scope == POWER_MIDDLE ? " middle 25-75%"
+                                                      : " dip");
     }
+}
+
+static void add_row(struct strbuf *out, const char *name, const struct power_row *r, double target)
+{
+    struct strbuf d = STRBUF_INIT;
+    add_drop(&d, r->mde);
+    if (r->scope == POWER_DIP) /* 1e-9 keeps a flat curve's dip from printing as -0.0 */
+        strbuf_addf(out, "  %-22s %8ld %+7.1fpp", name, r->pairs,
+                    fabs(r->base) < 1e-9 ? 0.0 : r->base * 100.0);
+    else
+        strbuf_addf(out, "  %-22s %8ld %8.1f%%", name, r->pairs, r->base * 100.0);
+    strbuf_addf(out, target > 0 ? "  %-22s" : "  %s", d.buf);
+    if (target > 0) {
+        if (r->need_q < 0)
+            strbuf_addstr(out, "  more than 1000000");
+        else
+            strbuf_addf(out, "  %ld", r->need_q);
+    }
+    strbuf_addch(out, '\n');
+    strbuf_release(&d);
+}
+
+static void add_header(struct strbuf *out, double target)
+{
+    strbuf_addf(out, "  %-22s %8s %9s  %-22s%s\n", "scope", "pairs/q", "baseline",
+                "min. drop at 80% power", target > 0 ? "  questions needed" : "");
+}
+
+static void add_need(struct strbuf *out, long need)
+{
+    if (need < 0)
+        strbuf_addstr(out, "more than 1000000");
+    else
+        strbuf_addf(out, "%ld", need);
 }
 
 void power_summary(const struct power_spec *s, double target, struct strbuf *out)
 {
     struct power_row *rows;
-    size_t n, i, fam = power_family_size(s);
+    struct power_verdicts v;
+    size_t n, i, np = power_primary_size(s), ns = power_secondary_size(s);
+    unsigned iters = s->iters ? s->iters : DEFAULT_ITERS;
+    unsigned long long seed = s->seed ? s->seed : 1;
+    double *zero = xcalloc(s->n_cells + 1, sizeof(double));
     int same_cells;
+
     power_rows(s, target, &rows, &n);
     strbuf_addf(out,
-                "power (compare's sign-flip test over questions): %zu questions x %zu cells, "
-                "%d repeat%s; alpha %g, tolerance %.1f pp, Holm family %zu tests (cells and "
-                "lengths are planned at alpha/%zu = %.3g, Holm's first step; overall at alpha, "
-                "reported but not part of the verdict)\n",
+                "power (compare's question-clustered sign-flip tests): %zu questions x %zu "
+                "cells, %d repeat%s; alpha %g, tolerance %.1f pp\n",
                 s->questions, s->n_cells, s->repeats, s->repeats == 1 ? "" : "s", s->alpha,
-                s->tolerance * 100.0, fam, fam, s->alpha / (double)(fam ? fam : 1));
-    strbuf_addf(out, "  %-22s %8s %9s  %-22s%s\n", "scope", "pairs/q", "accuracy",
-                "min. drop at 80% power", target > 0 ? "  questions needed" : "");
+                s->tolerance * 100.0);
+    strbuf_addf(out,
+                "primary endpoints (the gate): %zu tests, one Holm family, each planned at "
+                "alpha/%zu = %.3g (Holm's first step); the middle and dip rows drop the middle "
+                "depths, the edges unchanged\n",
+                np, np ? np : 1, s->alpha / (double)(np ? np : 1));
+    add_header(out, target);
+    for (i = 0; i < n; i++)
+        if (rows[i].primary) {
+            struct strbuf name = STRBUF_INIT;
+            row_name(&name, &rows[i]);
+            add_row(out, name.buf, &rows[i], target);
+            strbuf_release(&name);
+        }
+    strbuf_addf(out,
+                "secondary (the cells; they fail the gate only with --gate cells): %zu tests, "
+                "each planned at alpha/%zu = %.3g\n",
+                ns, ns ? ns : 1, s->alpha / (double)(ns ? ns : 1));
+    add_header(out, target);
     /* cells that all plan alike (an assumed accuracy) are one row */
     for (i = 1; i < s->n_cells && s->cells[i].accuracy == s->cells[0].accuracy; i++)
         ;
     same_cells = s->n_cells > 1 && i == s->n_cells;
     for (i = 0; i < n; i++) {
-        struct strbuf name = STRBUF_INIT, d = STRBUF_INIT;
-        double acc = 0.0;
-        size_t k, nk = 0;
-        if (same_cells && rows[i].scope == POWER_CELL && i > 0)
+        struct strbuf name = STRBUF_INIT;
+        if (rows[i].scope != POWER_CELL)
             continue;
-        for (k = 0; k < s->n_cells; k++)
-            if (rows[i].scope == POWER_OVERALL ||
-                (s->cells[k].length == rows[i].length &&
-                 (rows[i].scope == POWER_LENGTH || s->cells[k].depth_bp == rows[i].depth_bp))) {
-                acc += s->cells[k].accuracy;
-                nk++;
-            }
-        if (same_cells && rows[i].scope == POWER_CELL)
+        if (same_cells && i > 0 && rows[i - 1].scope == POWER_CELL)
+            continue;
+        if (same_cells)
             strbuf_addstr(&name, "each cell");
         else
             row_name(&name, &rows[i]);
-        add_drop(&d, rows[i].mde);
-        strbuf_addf(out, target > 0 ? "  %-22s %8ld %8.1f%%  %-22s" : "  %-22s %8ld %8.1f%%  %s",
-                    name.buf, rows[i].pairs, nk ? acc / (double)nk * 100.0 : 0.0, d.buf);
-        if (target > 0) {
-            if (rows[i].need_q < 0)
-                strbuf_addstr(out, "  more than 1000000");
-            else
-                strbuf_addf(out, "  %ld", rows[i].need_q);
-        }
-        strbuf_addch(out, '\n');
+        add_row(out, name.buf, &rows[i], target);
         strbuf_release(&name);
-        strbuf_release(&d);
     }
+    for (i = 0; i < n; i++)
+        if (rows[i].scope == POWER_OVERALL) {
+            strbuf_addf(out, "reported, not part of the verdict (at alpha %g):\n", s->alpha);
+            add_row(out, "overall", &rows[i], target);
+        }
     if (target > 0)
         strbuf_addf(out,
-                    "  (questions needed: for a drop of %.1f pp at 80%% power, each scope "
-                    "on its own)\n",
+                    "  (questions needed: for a drop of %.1f pp at 80%% power, each test on its "
+                    "own)\n",
                     target * 100.0);
     if (target > 0 && target <= s->tolerance + 1e-12)
         strbuf_addf(out,
@@ -373,5 +684,20 @@ void power_summary(const struct power_spec *s, double target, struct strbuf *out
                     "drop at the tolerance does half the time, so 80%% power needs a larger "
                     "drop or a smaller --tolerance\n",
                     target * 100.0, s->tolerance * 100.0);
+    if (np) {
+        power_verdict_rates(s, zero, iters, seed, &v);
+        strbuf_addf(out,
+                    "an unchanged model PASSes (every primary %.0f%% upper bound below %.1f pp) "
+                    "with probability %.1f%% at %zu questions (FAIL %.1f%%, INCONCLUSIVE "
+                    "%.1f%%); it needs ",
+                    (1.0 - s->alpha) * 100.0, s->tolerance * 100.0, v.pass * 100.0, s->questions,
+                    v.fail * 100.0, v.inconclusive * 100.0);
+        add_need(out, power_pass_need(s, 0.8, iters, seed));
+        strbuf_addstr(out, " questions to PASS with 80% probability and ");
+        add_need(out, power_pass_need(s, 0.95, iters, seed));
+        strbuf_addf(out, " with 95%% (Monte Carlo of the normal model, %u draws, seed %llu)\n",
+                    iters, seed);
+    }
+    free(zero);
     free(rows);
 }

@@ -80,7 +80,8 @@ bad = {
         "dataset": ["missing.jsonl"], "questions": ["-1", "x"], "lengths": ["x"],
         "depths": ["x"], "repeats": ["0", "10001"], "alpha": ["0", "1"], "tolerance": ["1"],
         "accuracy": ["1.5"], "discordance": ["2"], "icc": ["-0.1"], "pilot": ["nope"],
-        "db": [], "detect": ["0pp", "x"], "power": ["x"], "iterations": ["99"], "seed": ["x"],
+        "db": [], "detect": ["0pp", "x"], "power": ["x"], "gate": ["x"], "iterations": ["99"],
+        "seed": ["x", "0"],
     },
     "rescore": {
         "scorer": ["nope"], "as": ["pin"], "db": ["missing.db"], "dataset": ["missing.jsonl"],
