@@ -13,7 +13,9 @@
  *
  * Part 1, compare (the fixed design): FAIL / PASS / INCONCLUSIVE rates per scenario,
  * questions and icc, at compare's defaults (alpha 0.05, tolerance 5 pp, primary endpoints,
- * PASS by upper bounds).
+ * PASS by upper bounds), each row with the planner's prediction (power.h
+ * power_verdict_rates(): dipmap plan's normal model on the models' per-depth accuracies,
+ * sim_curve_p(), with --icc R and independent draws; 20000 draws, seed 1).
  *
  * Part 2, the sequential gate (`dipmap gate`'s rule: compare_look_levels() and
  * compare_look_apply(), as compare_runs_look() uses them; Pocock-type spending, rounds of 20
@@ -40,6 +42,7 @@
 #include "sim/sim.h"
 #include "stats/compare.h"
 #include "stats/compare_seq.h"
+#include "stats/power.h"
 
 #define LENGTH 1000
 #define DEPTHS 11
@@ -105,9 +108,43 @@ static const char *scenario(double mid)
     return mid > 0.07 ? "middle -10 pp" : mid > 0 ? "middle -5 pp (= tolerance)" : "unchanged";
 }
 
+/*
+ * dipmap plan's prediction for a row: the baseline's accuracy per depth and
+ * the candidate's drop per depth from serve-sim's curve (the same for every
+ * seed), planned as `dipmap plan --accuracy A0,... --icc R --power D0,...`.
+ */
+static void planner(int base, double icc, double mid, int q, struct power_verdicts *out)
+{
+    struct sim_model mb, mc;
+    struct power_cell cells[DEPTHS];
+    struct power_spec ps;
+    double drop[DEPTHS];
+    model(&mb, base, icc, 0.0, 1);
+    model(&mc, base, icc, mid, 1);
+    for (int d = 0; d < DEPTHS; d++) {
+        cells[d].length = LENGTH;
+        cells[d].depth_bp = d * 1000;
+        cells[d].accuracy = sim_curve_p(&mb, d / 10.0, LENGTH);
+        drop[d] = cells[d].accuracy - sim_curve_p(&mc, d / 10.0, LENGTH);
+    }
+    memset(&ps, 0, sizeof(ps));
+    ps.questions = (size_t)q;
+    ps.repeats = 1;
+    ps.alpha = 0.05;
+    ps.tolerance = 0.05;
+    ps.icc = icc;
+    ps.discordance = -1.0;
+    ps.cells = cells;
+    ps.n_cells = DEPTHS;
+    power_verdict_rates(&ps, drop, 20000, 1, out);
+    sim_model_release(&mb);
+    sim_model_release(&mc);
+}
+
 static void fixed_rates(int reps, int base, double icc, double mid, int q, unsigned long *seed)
 {
     int n = q * DEPTHS, v[3] = {0, 0, 0};
+    struct power_verdicts pred;
     char(*ids)[16] = xcalloc((size_t)q, sizeof(*ids));
     struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
     struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
@@ -126,9 +163,12 @@ static void fixed_rates(int reps, int base, double icc, double mid, int q, unsig
         sim_model_release(&mb);
         sim_model_release(&mc);
     }
-    printf("fixed | %s | %s | %d | %.1f | %d | %.1f%% | %.1f%% | %.1f%%\n", base_name[base],
-           scenario(mid), q, icc, reps, 100.0 * v[0] / reps, 100.0 * v[1] / reps,
-           100.0 * v[2] / reps);
+    planner(base, icc, mid, q, &pred);
+    printf("fixed | %s | %s | %d | %.1f | %d | %.1f%% | %.1f%% | %.1f%% | planner %.1f%% | "
+           "%.1f%% | %.1f%%\n",
+           base_name[base], scenario(mid), q, icc, reps, 100.0 * v[0] / reps,
+           100.0 * v[1] / reps, 100.0 * v[2] / reps, 100.0 * pred.fail, 100.0 * pred.pass,
+           100.0 * pred.inconclusive);
     if (mid == 0.0)
         check("fixed FAIL rate on an unchanged model", (double)v[0] / reps);
     else if (mid < 0.07)
@@ -260,7 +300,7 @@ int main(int argc, char **argv)
     struct compare_look lv[SEQ_LOOKS];
 
     printf("design | baseline | scenario | questions | icc | replicates | FAIL | PASS | "
-           "INCONCLUSIVE\n");
+           "INCONCLUSIVE | planner FAIL | PASS | INCONCLUSIVE\n");
     for (int b = 0; b < 2 && reps > 0; b++)
         for (size_t c = 0; c < sizeof(mids) / sizeof(*mids); c++)
             for (size_t i = 0; i < sizeof(iccs) / sizeof(*iccs); i++)
