@@ -25,9 +25,7 @@
 
 #include "base/banned.h"
 
-/* GitHub's per-step summary limit is 1 MiB; keep a margin for other steps' text. */
-#define STEP_SUMMARY_MAX (1024 * 1024 - 16 * 1024)
-#define MAX_ANNOTATIONS  10
+#define MAX_ANNOTATIONS 10
 
 static const char *const compare_usage[] = {
     "dipmap compare BASELINE CANDIDATE [--db FILE] [--alpha A] [--tolerance T] [--junit FILE] "
@@ -36,38 +34,15 @@ static const char *const compare_usage[] = {
     NULL,
 };
 
-/* Append text to the file at path (the step summary); 0 or -1 with errno. */
-static int append_text(const char *path, const struct strbuf *text)
-{
-    FILE *fp = fopen(path, "a");
-    int ret = 0;
-    if (!fp)
-        return -1;
-    if (fwrite(text->buf, 1, text->len, fp) != text->len)
-        ret = -1;
-    if (fclose(fp))
-        ret = -1;
-    return ret;
-}
-
 static int append_step_summary(const char *path, const struct compare_result *r,
                                const struct compare_meta *m)
 {
-    struct stat st;
     struct strbuf md = STRBUF_INIT;
-    size_t room = STEP_SUMMARY_MAX;
-
-    if (!stat(path, &st) && st.st_size > 0)
-        room = (size_t)st.st_size >= room ? 0 : room - (size_t)st.st_size;
-    if (room < 2048) {
-        warning("$GITHUB_STEP_SUMMARY (%s) is already near GitHub's 1 MiB limit; "
-                "summary not appended",
-                path);
-        return 0;
+    size_t room = report_step_summary_room(path);
+    if (room) {
+        report_compare_markdown(&md, r, m, room);
+        report_step_summary_append(path, &md);
     }
-    report_compare_markdown(&md, r, m, room);
-    if (append_text(path, &md))
-        warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", path, strerror(errno));
     strbuf_release(&md);
     return 0;
 }
@@ -452,8 +427,8 @@ static int compare_write_refused(const struct compare_cmd *c)
 
     if (env && *env) {
         report_compare_refused_markdown(&x, b, cn, why);
-        if (append_text(env, &x))
-            warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", env, strerror(errno));
+        if (report_step_summary_room(env) > x.len)
+            report_step_summary_append(env, &x);
     }
     env = getenv("GITHUB_ACTIONS");
     if (env && !strcmp(env, "true")) {

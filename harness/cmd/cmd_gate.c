@@ -7,12 +7,10 @@
  * verdict is decided. Every round's state is kept in the store (gate_rounds)
  * and in compare.json; exit 0 PASS, 1 FAIL, 4 INCONCLUSIVE.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/json.h"
@@ -30,9 +28,6 @@
 #include "store/store.h"
 
 #include "base/banned.h"
-
-/* GitHub's per-step summary limit is 1 MiB; keep a margin for other steps' text. */
-#define STEP_SUMMARY_MAX (1024 * 1024 - 16 * 1024)
 
 static const char *const gate_usage[] = {
     "dipmap gate --endpoint URL --baseline-model A --model B --dataset FILE [--lengths L] "
@@ -577,6 +572,7 @@ static int gate_write(struct gate_cmd *c)
     struct compare_meta m;
     struct strbuf md = STRBUF_INIT, x = STRBUF_INIT;
     const char *env;
+    size_t head;
     int rc = !strcmp(c->decision, "PASS")   ? DM_EXIT_OK
              : !strcmp(c->decision, "FAIL") ? DM_EXIT_REGRESSION
                                             : DM_EXIT_INCONCLUSIVE;
@@ -593,18 +589,20 @@ static int gate_write(struct gate_cmd *c)
                      : !strcmp(c->decision, "FAIL") ? VERDICT_FAIL
                                                     : VERDICT_INCONCLUSIVE;
     gate_markdown(&md, c);
+    head = md.len;
     report_compare_markdown(&md, &c->res, &m, 0);
     fwrite(md.buf, 1, md.len, stdout);
     fflush(stdout);
     env = getenv("GITHUB_STEP_SUMMARY");
     if (env && *env) {
-        struct stat sst;
-        FILE *fp;
-        if (!stat(env, &sst) && sst.st_size + (long)md.len > STEP_SUMMARY_MAX)
-            warning("$GITHUB_STEP_SUMMARY (%s) is near GitHub's 1 MiB limit; summary not appended",
-                    env);
-        else if (!(fp = fopen(env, "a")) || fwrite(md.buf, 1, md.len, fp) != md.len || fclose(fp))
-            warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", env, strerror(errno));
+        size_t room = report_step_summary_room(env);
+        if (room > head) {
+            /* the gate's own lines, then compare's Markdown within what is left */
+            strbuf_add(&x, md.buf, head);
+            report_compare_markdown(&x, &c->res, &m, room - head);
+            report_step_summary_append(env, &x);
+            strbuf_reset(&x);
+        }
     }
     if (c->junit) {
         report_compare_junit(&x, &c->res, &m);

@@ -182,6 +182,16 @@ void report_compare_markdown(struct strbuf *out, const struct compare_result *r,
                              const struct compare_meta *m, size_t max_bytes);
 
 /*
+ * $GITHUB_STEP_SUMMARY at path: the bytes a step may still append (GitHub's
+ * 1 MiB per step less a 16 KiB margin, less what the file holds); 0, with a
+ * warning, when fewer than 2 KiB are left. Give it to
+ * report_compare_markdown() as max_bytes (less any text of one's own).
+ */
+size_t report_step_summary_room(const char *path);
+/* Append md to the step summary at path; a failure is a warning. */
+void report_step_summary_append(const char *path, const struct strbuf *md);
+
+/*
  * JUnit XML: <testsuites> with one <testsuite> holding one <testcase> per
  * cell, per length (all depths, middle, dip) and one overall; <failure
  * type="regression"> for a regression (a secondary one says it fails the gate

@@ -6,9 +6,12 @@
  */
 #include "report/report.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "run/axes.h"
 #include "stats/compare.h"
@@ -1354,4 +1357,35 @@ void report_compare_refused_annotation(struct strbuf *out, const char *why)
     strbuf_addstr(out, "::error title=dipmap compare refused::");
     gh_escape(out, why, 0);
     strbuf_addch(out, '\n');
+}
+
+/* GitHub's per-step summary limit is 1 MiB; keep a margin for other steps' text. */
+#define STEP_SUMMARY_MAX (1024 * 1024 - 16 * 1024)
+#define STEP_SUMMARY_MIN 2048
+
+size_t report_step_summary_room(const char *path)
+{
+    struct stat st;
+    size_t room = STEP_SUMMARY_MAX;
+    if (!stat(path, &st) && st.st_size > 0)
+        room = (size_t)st.st_size >= room ? 0 : room - (size_t)st.st_size;
+    if (room < STEP_SUMMARY_MIN) {
+        warning("$GITHUB_STEP_SUMMARY (%s) is already near GitHub's 1 MiB limit; "
+                "summary not appended",
+                path);
+        return 0;
+    }
+    return room;
+}
+
+void report_step_summary_append(const char *path, const struct strbuf *md)
+{
+    FILE *fp = fopen(path, "a");
+    int bad = !fp;
+    if (fp) {
+        bad = fwrite(md->buf, 1, md->len, fp) != md->len;
+        bad |= fclose(fp) != 0;
+    }
+    if (bad)
+        warning("cannot append to $GITHUB_STEP_SUMMARY (%s): %s", path, strerror(errno));
 }

@@ -6,6 +6,9 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "stats/compare.h"
 #include "report/plot.h"
@@ -589,6 +592,31 @@ out:
     return rc;
 }
 
+/* The step summary's room: GitHub's 1 MiB less 16 KiB, less the file; none under 2 KiB. */
+static void test_step_summary_room(void)
+{
+    char path[] = "/tmp/dipmap-test-summary.XXXXXX";
+    int fd = mkstemp(path);
+    struct strbuf md = STRBUF_INIT;
+    FILE *fp;
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(report_step_summary_room(path) == 1024 * 1024 - 16 * 1024);
+    strbuf_addstr(&md, "## verdict\n");
+    report_step_summary_append(path, &md);
+    report_step_summary_append(path, &md);
+    CHECK(report_step_summary_room(path) == 1024 * 1024 - 16 * 1024 - 2 * md.len);
+    fp = fopen(path, "a");
+    CHECK(fp != NULL);
+    for (int i = 0; i < 1024 * 1024 - 16 * 1024 - 2000; i++)
+        fputc('x', fp);
+    fclose(fp);
+    CHECK(report_step_summary_room(path) == 0); /* under 2 KiB left (and a warning) */
+    unlink(path);
+    CHECK(report_step_summary_room(path) == 1024 * 1024 - 16 * 1024); /* no file yet */
+    strbuf_release(&md);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--make-store"))
@@ -601,5 +629,6 @@ int main(int argc, char **argv)
     RUN(test_long_answer_cut);
     RUN(test_plot_adapters);
     RUN(test_compare_html);
+    RUN(test_step_summary_room);
     return TEST_EXIT();
 }
