@@ -298,20 +298,29 @@ static void free_trials(struct gate_cmd *c)
     c->nb = c->nc = 0;
 }
 
-/* Keep the trials of the first n questions of the order (the questions of looks 1..k). */
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Keep the trials of the first n questions of the order (the questions of looks 1..k): the
+   ids sorted once, each trial found by binary search (was a scan of n ids per trial). */
 static void keep_first(struct gate_cmd *c, struct trial_result *v, size_t *nr, size_t n)
 {
+    const char **ids = xcalloc(n ? n : 1, sizeof(*ids));
     size_t kept = 0;
+    for (size_t j = 0; j < n; j++)
+        ids[j] = c->gs.q[c->order[j]].id;
+    qsort(ids, n, sizeof(*ids), cmp_id);
     for (size_t i = 0; i < *nr; i++) {
-        int in = 0;
-        for (size_t j = 0; j < n && !in; j++)
-            in = !strcmp(c->gs.q[c->order[j]].id, v[i].question_id);
-        if (in)
+        const char *id = v[i].question_id;
+        if (id && bsearch(&id, ids, n, sizeof(*ids), cmp_id))
             v[kept++] = v[i];
         else
             trial_result_release(&v[i]);
     }
     *nr = kept;
+    free(ids);
 }
 
 /* Compare the first look_questions(k) questions at look k's levels; fills c->res. */
