@@ -194,6 +194,23 @@ static int cmp_tercile(const void *a, const void *b)
     return strcmp(((const struct q_tercile *)a)->id, ((const struct q_tercile *)b)->id);
 }
 
+/* Each trial's label from its question's (by_id[0..nq-1], sorted here; NULL when its question
+   has none): a new array of d->ntrials labels. */
+static const char **label_trials(const struct report_doc *d, struct q_tercile *by_id, size_t nq)
+{
+    const char **label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
+    qsort(by_id, nq, sizeof(*by_id), cmp_tercile);
+    for (size_t i = 0; i < d->ntrials; i++) {
+        struct q_tercile key = {d->trials[i].question_id, NULL}, *hit;
+        if (!key.id)
+            continue;
+        hit = bsearch(&key, by_id, nq, sizeof(*by_id), cmp_tercile);
+        if (hit)
+            label[i] = hit->label;
+    }
+    return label;
+}
+
 static int cmp_overlap(const void *a, const void *b)
 {
     const struct q_overlap *x = a, *y = b;
@@ -229,16 +246,7 @@ static void bm25_axis(struct report_doc *d, const struct golden_set *gs,
         by_id[nq++].label = rank == 1 ? values[0] : values[1];
         first += rank == 1;
     }
-    qsort(by_id, nq, sizeof(*by_id), cmp_tercile);
-    label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
-    for (i = 0; i < d->ntrials; i++) {
-        struct q_tercile key = {d->trials[i].question_id, NULL}, *hit;
-        if (!key.id)
-            continue;
-        hit = bsearch(&key, by_id, nq, sizeof(*by_id), cmp_tercile);
-        if (hit)
-            label[i] = hit->label;
-    }
+    label = label_trials(d, by_id, nq);
     d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
     stats_axes_grouping(d->trials, d->ntrials, label, "bm25-rank", values, 2, o,
                         &d->axes[d->n_axes]);
@@ -292,7 +300,6 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
         qo[nq++].overlap = share;
     }
     qsort(qo, nq, sizeof(*qo), cmp_overlap);
-    label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
     {
         /* the tercile of each question, looked up by id */
         struct q_tercile *by_id = xcalloc(nq ? nq : 1, sizeof(*by_id));
@@ -300,15 +307,7 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
             by_id[k].id = qo[k].id;
             by_id[k].label = k * 3 < nq ? "low" : k * 3 < 2 * nq ? "mid" : "high";
         }
-        qsort(by_id, nq, sizeof(*by_id), cmp_tercile);
-        for (i = 0; i < d->ntrials; i++) {
-            struct q_tercile key = {d->trials[i].question_id, NULL}, *hit;
-            if (!key.id)
-                continue;
-            hit = bsearch(&key, by_id, nq, sizeof(*by_id), cmp_tercile);
-            if (hit)
-                label[i] = hit->label;
-        }
+        label = label_trials(d, by_id, nq);
         free(by_id);
     }
     d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
