@@ -1,5 +1,5 @@
-# Every Markdown document the repository's own text cites in backticks (`corpus/SOURCE.md`,
-# `VALIDATION.md`) exists in the repository, relative to the citing file or to the root: a
+# Every Markdown document the repository's own text cites in backticks (`VALIDATION.md`,
+# `datasets/README.md`) exists in the repository, relative to the citing file or to the root: a
 # clone has nothing beside it (tests/data/tokenizer/SOURCE.md cited corpus/SOURCES.md, a file
 # that exists only in the material the data was copied from). Paths outside the repository
 # (absolute, ../, $VAR) and documents of other projects named as such are not citations of ours.
