@@ -1,9 +1,12 @@
 #ifndef TOKENIZER_INT_H
 #define TOKENIZER_INT_H
 /*
- * Private to tokenizer.c (tiktoken loading, rank BPE, piece caches, public
- * API) and tokenizer_hf.c (the Hugging Face tokenizer.json pipeline): the
- * tokenizer and workspace structures and the helpers both use.
+ * Private to the tokenizer files (tokenizer.c: vocabulary, workspaces, public
+ * API; tokenizer_bpe.c: rank BPE and the piece caches; tokenizer_split.c:
+ * the pre-tokenizer regex and splitting; tokenizer_load.c: loading;
+ * tokenizer_remote.c: server-side counts; tokenizer_hf*.c: the Hugging Face
+ * tokenizer.json pipeline): the tokenizer and workspace structures and the
+ * helpers they share.
  */
 #ifndef PCRE2_CODE_UNIT_WIDTH
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -166,7 +169,7 @@ static inline void out_add(struct enc_out *o, const uint32_t *ids, size_t n)
 }
 
 /*
- * The BPE merge heap of both models (rank BPE in tokenizer.c, merge-rank BPE in
+ * The BPE merge heap of both models (rank BPE in tokenizer_bpe.c, merge-rank BPE in
  * tokenizer_hf.c): a binary min-heap in ws->heap ordered by rank, then start,
  * so equal ranks merge leftmost first. Inline: it is the merge loop's hot path.
  */
@@ -232,6 +235,65 @@ static inline struct heap_entry tk_heap_pop(struct workspace *ws)
     return top;
 }
 
+/*
+ * The vocabulary hash of every model (inline: the BPE merge loops look ids up in it;
+ * tokenizer.c builds it).
+ */
+static inline uint64_t tk_mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t tk_hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0x100000001B3ULL);
+    uint64_t v;
+    while (n >= 8) {
+        memcpy(&v, p, 8);
+        h = (h ^ v) * 0x87c37b91114253d5ULL;
+        h = (h << 31) | (h >> 33);
+        p += 8;
+        n -= 8;
+    }
+    v = 0;
+    if (n)
+        memcpy(&v, p, n);
+    h = (h ^ v) * 0x4cf5ad432745937fULL;
+    return tk_mix64(h);
+}
+
+static inline uint32_t tk_vocab_lookup_h(const struct tokenizer *tk, const char *p, size_t n,
+                                         uint64_t h)
+{
+    size_t i = (size_t)h & tk->ht_mask;
+    uint16_t h16 = (uint16_t)(h >> 48);
+    uint64_t k8 = 0;
+    memcpy(&k8, p, n < 8 ? n : 8);
+    for (;;) {
+        const struct ht_slot *s = &tk->ht[i];
+        if (!s->id_plus1)
+            return NO_RANK;
+        if (s->k8 == k8 && s->len == n && s->h16 == h16) {
+            uint32_t id = s->id_plus1 - 1;
+            if (n <= 8 || !memcmp(tk->tok_bytes + tk->tok_off[id] + 8, p + 8, n - 8))
+                return id;
+        }
+        i = (i + 1) & tk->ht_mask;
+    }
+}
+
+static inline uint32_t tk_vocab_lookup(const struct tokenizer *tk, const char *p, size_t n)
+{
+    if (n > tk->max_tok_len)
+        return NO_RANK;
+    return tk_vocab_lookup_h(tk, p, n, tk_hash_bytes((const unsigned char *)p, n));
+}
+
 /* tokenizer.c */
 uint32_t tk_vocab_find(const struct tokenizer *tk, const char *p, size_t n);
 /* The same in steps, so that a loader can prefetch a batch of lookups: */
@@ -264,5 +326,20 @@ int hf_whole_word_first(const struct hf_model *m);
 int hf_byte_level(const struct hf_model *m);
 /* Decoder: one leading space of the decoded text is dropped (Strip / Metaspace decoders). */
 int hf_strip_leading_space(const struct hf_model *m);
+
+void tk_encode_text(const struct tokenizer *tk, struct workspace *ws, const char *s, size_t n,
+                    int allow_special, struct enc_out *out);
+
+long tk_remote_count(struct tokenizer *tk, const char *text, size_t len, struct strbuf *err);
+
+/* Trim nvocab to one past the largest used id. */
+void tk_vocab_trim(struct tokenizer *tk);
+
+void tk_ws_free(struct workspace *ws);
+
+int tk_compile_pattern(struct tokenizer *tk, const char *pat, struct strbuf *err, const char *file);
+
+/* ------------------------------------------------------------ loading */
+struct tokenizer *tk_new(void);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for tokenizer.c: any bytes in, ids out; decoding the ids
+ * libFuzzer target for the tokenizer (tokenizer*.c): any bytes in, ids out; decoding the ids
  * gives the input back (for the NFC tokenizer Qwen3: encoding the decoded
  * text again gives the same ids), and tokenizer_count() agrees with encode.
  * The first input byte picks the tokenizer (cl100k, o200k, GPT-2, Qwen3,

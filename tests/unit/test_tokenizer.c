@@ -1,5 +1,5 @@
 /*
- * Unit tests for tokenizer.c: every shared reference vector (ids identical to
+ * Unit tests for the tokenizer (tokenizer*.c): every shared reference vector (ids identical to
  * tiktoken / HF tokenizers), whole-corpus counts, round trips, special-token
  * policy, invalid UTF-8, long pathological pieces, NFC, BOS, remote cache.
  */
