@@ -82,7 +82,7 @@ struct workspace {
     struct heap_entry *heap;
     size_t heap_nr, heap_alloc;
     struct strbuf norm;
-    /* Hugging Face pipeline scratch (tokenizer_hf.c) */
+    /* Hugging Face pipeline scratch (tokenizer_hf*.c) */
     struct strbuf hbuf[HF_BUFS];
     uint32_t *sym_c, *sym_next, *sym_prev;
     size_t sym_alloc;
@@ -170,7 +170,7 @@ static inline void out_add(struct enc_out *o, const uint32_t *ids, size_t n)
 
 /*
  * The BPE merge heap of both models (rank BPE in tokenizer_bpe.c, merge-rank BPE in
- * tokenizer_hf.c): a binary min-heap in ws->heap ordered by rank, then start,
+ * tokenizer_hf_bpe.c): a binary min-heap in ws->heap ordered by rank, then start,
  * so equal ranks merge leftmost first. Inline: it is the merge loop's hot path.
  */
 static inline int tk_heap_less(const struct heap_entry *a, const struct heap_entry *b)
@@ -313,7 +313,7 @@ pcre2_code *tk_compile_regex(const char *pat, size_t len, int *jit, struct strbu
 void tk_bpe_piece(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n,
                   struct enc_out *out);
 
-/* tokenizer_hf.c */
+/* tokenizer_hf*.c (loading in tokenizer_hf_load.c, the merge in tokenizer_hf_bpe.c) */
 int hf_load(struct tokenizer *tk, const char *file, const char *buf, size_t len,
             struct strbuf *err);
 void hf_free(struct hf_model *m);

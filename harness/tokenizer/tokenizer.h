@@ -10,7 +10,7 @@ struct strbuf;
  * Exact token counts in a model's own tokens: OpenAI .tiktoken rank files
  * (cl100k_base, o200k_base; byte-level BPE, rank = token id, PCRE2 JIT
  * pre-tokenization) and Hugging Face tokenizer.json BPE models with their
- * whole pipeline (tokenizer_hf.c: added tokens, normalizers, pre-tokenizers,
+ * whole pipeline (tokenizer_hf*.c: added tokens, normalizers, pre-tokenizers,
  * merges, byte_fallback; GPT-2, Llama 2/3, Gemma, Qwen, DeepSeek, gpt-oss...),
  * giving the ids Hugging Face tokenizers gives; plus "remote" tokenizers that
  * ask the server under test (POST /tokenize) through a caller-provided function.
