@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "stats/order_stats.h"
 #include "report/report_doc.h"
+#include "prompt/retrieval.h"
 #include "stats/stats.h"
 #include "store/store.h"
 #include "base/strbuf.h"

@@ -7,7 +7,7 @@ struct strbuf;
 
 /*
  * Ordering policies for retrieved chunks: the one place that says where each
- * rank goes in the prompt, used by the ordering advice (stats.c, computed
+ * rank goes in the prompt, used by the ordering advice (stats_run.c, computed
  * from a depth curve) and by `run --experiment order` (measured). Pure
  * functions, no I/O.
  *

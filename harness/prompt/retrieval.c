@@ -6,6 +6,7 @@
  */
 #include "prompt/retrieval.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,4 +286,66 @@ void order_setup_release(struct order_setup *x)
     strvec_clear(&x->policy_values);
     strvec_clear(&x->k_values);
     memset(x, 0, sizeof(*x));
+}
+
+int rank_dist_parse(const char *text, double **probs, size_t *n, struct strbuf *err)
+{
+    struct strbuf line = STRBUF_INIT;
+    double *v = NULL, sum = 0.0;
+    size_t nr = 0, alloc = 0, lineno = 0;
+    const char *p = text;
+
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        double x;
+        lineno++;
+        strbuf_reset(&line);
+        strbuf_add(&line, p, len);
+        strbuf_trim(&line);
+        p += len + (e ? 1 : 0);
+        if (!line.len || line.buf[0] == '#')
+            continue;
+        if (parse_double(line.buf, &x) || x < 0.0 || x > 1.0) {
+            strbuf_addf(err, "line %lu: \"%s\" is not a probability between 0 and 1",
+                        (unsigned long)lineno, line.buf);
+            goto fail;
+        }
+        sum += x;
+        if (sum > 1.0 + 1e-6) {
+            strbuf_addf(err, "line %lu: probabilities sum to %.6g, more than 1",
+                        (unsigned long)lineno, sum);
+            goto fail;
+        }
+        ALLOC_GROW(v, nr + 1, alloc);
+        v[nr++] = x;
+    }
+    if (!nr) {
+        strbuf_addstr(err, "no probabilities given");
+        goto fail;
+    }
+    strbuf_release(&line);
+    *probs = v;
+    *n = nr;
+    return 0;
+fail:
+    strbuf_release(&line);
+    free(v);
+    return -1;
+}
+
+int rank_dist_load(const char *path, double **probs, size_t *n, struct strbuf *err)
+{
+    struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+    int rc = 0;
+    if (strbuf_read_file(&text, path) < 0) {
+        strbuf_addf(err, "cannot read --rank-dist %s: %s", path, strerror(errno));
+        rc = -1;
+    } else if (rank_dist_parse(text.buf, probs, n, &why) < 0) {
+        strbuf_addf(err, "%s:%s", path, why.buf);
+        rc = -1;
+    }
+    strbuf_release(&text);
+    strbuf_release(&why);
+    return rc;
 }

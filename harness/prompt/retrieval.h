@@ -95,4 +95,19 @@ int order_setup_lists(struct order_setup *x, struct golden_set *gs, const struct
                       unsigned long seed, struct strbuf *err);
 void order_setup_release(struct order_setup *x);
 
+/* Retriever rank distributions (the ordering advice, --rank-dist). */
+/*
+ * Parse a rank distribution: one probability per line (rank 1 first), blank
+ * lines and lines starting with '#' ignored. Values must be >= 0 and sum to
+ * at most 1 + 1e-6 (the rest is the chance the answer was not retrieved).
+ * On success *probs (caller frees) and *n are set; returns 0. Returns -1
+ * with "line N: reason" appended to err.
+ */
+int rank_dist_parse(const char *text, double **probs, size_t *n, struct strbuf *err);
+/*
+ * The same from a file (the --rank-dist of report and run): -1 with
+ * "cannot read --rank-dist FILE: ..." or "FILE:line N: reason" appended to err.
+ */
+int rank_dist_load(const char *path, double **probs, size_t *n, struct strbuf *err);
+
 #endif

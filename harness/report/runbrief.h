@@ -13,7 +13,7 @@ struct store;
  * are valid (correct/wrong, the only ones in accuracy), the accuracy over
  * them, and the dip (edge - the 25-75% middle) per length as point estimates
  * (no bootstrap: a listing must stay fast over many runs). Computed from the
- * store's trials by stats.c, so it agrees with `dipmap report`.
+ * store's trials by stats_run.c, so it agrees with `dipmap report`.
  */
 struct runbrief_dip {
     long length;

@@ -110,23 +110,6 @@ double stats_t_upper_inv(double p, long df);
 /* q-quantile (0..1) of sorted values, linear interpolation (type 7). n > 0. */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
 
-/* ---- retriever rank distributions (ordering advice) ---- */
-
-/*
- * Parse a rank distribution: one probability per line (rank 1 first), blank
- * lines and lines starting with '#' ignored. Values must be >= 0 and sum to
- * at most 1 + 1e-6 (the rest is the chance the answer was not retrieved).
- * On success *probs (caller frees) and *n are set; returns 0. Returns -1
- * with "line N: reason" appended to err.
- */
-struct strbuf;
-int rank_dist_parse(const char *text, double **probs, size_t *n, struct strbuf *err);
-/*
- * The same from a file (the --rank-dist of report and run): -1 with
- * "cannot read --rank-dist FILE: ..." or "FILE:line N: reason" appended to err.
- */
-int rank_dist_load(const char *path, double **probs, size_t *n, struct strbuf *err);
-
 /* ---- run statistics ---- */
 
 struct stats_options {

@@ -1,11 +1,12 @@
 /*
- * Unit tests for stats.c: Wilson, design effect, exact McNemar, sign-flip,
+ * Unit tests for stats.c and stats_run.c: Wilson, design effect, exact McNemar, sign-flip,
  * Holm, bootstrap, cells, dip, warnings, effective length, advice.
  */
 #include <cJSON.h>
 #include <stdio.h>
 
 #include "run/plan.h"
+#include "prompt/retrieval.h"
 #include "stats/stats.h"
 #include "stats/stats_axes.h"
 #include "store/store.h"
