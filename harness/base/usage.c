@@ -12,16 +12,10 @@
 #include "base/banned.h"
 
 static usage_hook_fn hook;
-static int quiet;
 
 void usage_set_hook(usage_hook_fn fn)
 {
     hook = fn;
-}
-
-void usage_set_quiet(int q)
-{
-    quiet = q;
 }
 
 static void vreport(const char *prefix, const char *fmt, va_list ap) DM_PRINTF(2, 0);
@@ -49,8 +43,6 @@ int error(const char *fmt, ...)
 void warning(const char *fmt, ...)
 {
     va_list ap;
-    if (quiet)
-        return;
     va_start(ap, fmt);
     vreport("warning", fmt, ap);
     va_end(ap);

@@ -68,7 +68,4 @@ void bug_fl(const char *file, int line, const char *fmt, ...) DM_PRINTF(3, 4) DM
 typedef void (*usage_hook_fn)(const char *prefix, const char *msg);
 void usage_set_hook(usage_hook_fn fn);
 
-/* Quiet mode suppresses warning() output (errors are always shown). */
-void usage_set_quiet(int quiet);
-
 #endif

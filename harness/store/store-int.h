@@ -114,8 +114,6 @@ struct store {
 
 /* Wall-clock seconds (the runs/trials timestamps). */
 double store_now_seconds(void);
-/* strdup that passes NULL through; the caller frees. */
-char *store_xstrdup_or_null(const char *s);
 /* Prints "error: <what>: <sqlite message>" and returns -1. */
 int store_db_error(struct store *st, const char *what);
 /* The statement for id, prepared on first use and reset; NULL after printing an error. */
@@ -133,8 +131,6 @@ void store_bind_time(sqlite3_stmt *s, int i, double v);
 char *store_col_text(sqlite3_stmt *s, int i);
 double store_col_time(sqlite3_stmt *s, int i);
 double store_col_real_nan(sqlite3_stmt *s, int i);
-/* 1 when a and b are both NULL or equal strings. */
-int store_streq_null(const char *a, const char *b);
 /* Frees what one buffered write owns. */
 void store_op_release(struct op *o);
 

@@ -320,11 +320,6 @@ double store_now_seconds(void)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-char *store_xstrdup_or_null(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
 int store_db_error(struct store *st, const char *what)
 {
     return error("%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
@@ -442,13 +437,6 @@ double store_col_time(sqlite3_stmt *s, int i)
 double store_col_real_nan(sqlite3_stmt *s, int i)
 {
     return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
-int store_streq_null(const char *a, const char *b)
-{
-    if (!a || !b)
-        return a == b;
-    return !strcmp(a, b);
 }
 
 const char *store_default_path(const char *flag)
