@@ -1,8 +1,9 @@
 /*
  * Response classification: turns one finished exchange (status, headers,
  * body) into a client_class and reason, with the error message cleaned out of
- * every error-body shape of the servers in reference/openai-compatible-servers.md
- * (OpenAI, vLLM, llama.cpp, TGI, Ollama, LiteLLM, FastAPI). No transfer here.
+ * every error-body shape of the OpenAI-compatible servers (OpenAI, vLLM,
+ * llama.cpp, TGI, Ollama, LiteLLM, FastAPI: one real body of each in
+ * tests/unit/test_client.c, test_error_message). No transfer here.
  */
 #include "client/client.h"
 

@@ -9,7 +9,7 @@
 struct strbuf;
 
 /*
- * Golden sets and haystacks (README.md): loading with
+ * Golden sets and haystacks (docs/design.md "Inputs"): loading with
  * validation, chunk hygiene (duplicates, answer leaks) and the normalisation
  * used for it. Files are JSONL, optionally gzip-compressed (detected from the
  * content, not the name); a haystack may also be plain text (.txt or .txt.gz),

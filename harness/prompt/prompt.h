@@ -12,7 +12,7 @@ struct haystack;
 
 /*
  * Prompt templates (files in prompts/) and the position-swap prompt builder
- * (README.md).
+ * (docs/design.md "The experiment", "Prompts").
  *
  * Template file format: sections start with a header line "[system]",
  * "[user]", "[document]" or "[separator]"; a section's text is the lines up

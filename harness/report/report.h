@@ -11,7 +11,7 @@ struct run_stats;
 struct golden_set;
 
 /*
- * Run reports (README.md): summary.md (GitHub-flavoured Markdown)
+ * Run reports (docs/design.md "Outputs"): summary.md (GitHub-flavoured Markdown)
  * and report.html (one self-contained file: inline CSS and SVG, no scripts,
  * no network fetches). The writers are pure: they take the run's metadata,
  * its statistics, already-rendered plots and a selection of failed trials,

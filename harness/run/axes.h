@@ -9,8 +9,8 @@ struct trial_result;
 
 /*
  * Named axes of a trial beyond (question, length, depth, repeat): the one
- * representation every module shares (README
- * "Axes"). A trial's axes are a canonical string
+ * representation every module shares (README.md "Axes beyond depth"). A trial's axes are a
+ * canonical string
  *
  *     "name=value;name=value"     names sorted ascending (strcmp), each once
  *

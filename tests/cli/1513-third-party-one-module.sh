@@ -1,4 +1,4 @@
-# Each third-party library is included by one module (README.md "Source layout"): <microhttpd.h> only by
+# Each third-party library is included by one module (docs/conventions.md "Layout"): <microhttpd.h> only by
 # httpd.c (serve-sim's server had its own libmicrohttpd glue beside it), <curl/curl.h> only by the
 # client's private header, <sqlite3.h> only by the store's private header, <cJSON.h> only by json.c (14 files
 # included it; json.h hides cJSON behind struct json, so the ownership of its trees and

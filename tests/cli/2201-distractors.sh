@@ -15,7 +15,7 @@ expect_code 0 "$DIPMAP" run "${args[@]}" --dataset "$REPO/datasets/needle.jsonl"
 [ "$(q t.db "select count(*) from trials")" = 540 ] || fail "not 540 trials"
 [ "$(q t.db "select count(*) from trials where realized_length > 1024")" = 0 ] ||
     fail "a prompt is over 1024 tokens"
-# exact in at least 95% of prompts per value (README.md)
+# exact in at least 95% of prompts per value (docs/design.md "Counting")
 [ "$(q t.db "select count(*) from (select axes from trials group by axes
     having sum(realized_length = 1024) * 100 < count(*) * 95)")" = 0 ] || fail "not exact lengths"
 python3 - "$REPO" <<'PY' || fail "prompts do not hold the distractors claimed"

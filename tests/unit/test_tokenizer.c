@@ -23,7 +23,8 @@
 
 static struct tokenizer *tk_cl, *tk_o2, *tk_gpt2, *tk_qwen;
 
-/* Test data: tests/data/tokenizer/ (see its SOURCE.md); the rank files are the product's own. */
+/* Test data: tests/data/tokenizer/ (see tests/data/tokenizer/SOURCE.md); the rank files are the
+   product's own. */
 #define TOKDATA "tests/data/tokenizer"
 
 static struct tokenizer *load_shared(const char *rel)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The gate study's figures (VALIDATION.md "The gate: fixed and sequential").
+"""The gate study's figures (VALIDATION.md "The gate over HTTP").
 
 usage: gate_analyse.py WORKDIR REPS [ALPHA]
 
