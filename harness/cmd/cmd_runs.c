@@ -20,6 +20,7 @@
 #include "store/store.h"
 #include "report/summary_json.h"
 #include "base/strbuf.h"
+#include "base/utc.h"
 #include "base/strvec.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
@@ -34,13 +35,8 @@ static const char *const runs_usage[] = {
 /* "2026-11-30 09:15:02Z" (UTC), or "-" when unset. */
 static void format_time(struct strbuf *sb, double t)
 {
-    time_t secs = (time_t)t;
-    struct tm tm;
-    char buf[32];
-    if (t <= 0 || !gmtime_r(&secs, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm))
+    if (utc_format(sb, t, "%Y-%m-%d %H:%M:%SZ") < 0)
         strbuf_addstr(sb, "-");
-    else
-        strbuf_addstr(sb, buf);
 }
 
 static void format_progress(struct strbuf *sb, const struct run_info *r)

@@ -26,6 +26,7 @@
 #include "run/plan.h"
 #include "report/report-int.h"
 #include "base/strbuf.h"
+#include "base/utc.h"
 #include "base/strvec.h"
 #include "base/unicode.h"
 #include "base/version.h"
@@ -57,14 +58,8 @@ void report_pp(struct strbuf *out, double frac)
 
 void report_time(struct strbuf *out, double t)
 {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    char buf[64];
-
-    if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm))
+    if (utc_format(out, t, "%Y-%m-%d %H:%M:%S UTC") < 0)
         strbuf_addstr(out, "\xE2\x80\x93");
-    else
-        strbuf_addstr(out, buf);
 }
 
 static void add_interval(struct strbuf *out, double lo, double hi)

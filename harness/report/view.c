@@ -23,6 +23,7 @@
 #include "report/runbrief.h"
 #include "store/store.h"
 #include "base/strbuf.h"
+#include "base/utc.h"
 #include "base/strvec.h"
 #include "stats/trend.h"
 #include "base/xalloc.h"
@@ -137,12 +138,7 @@ static void link_compare(struct strbuf *out, const char *base, const char *cand,
 
 static void format_time(struct strbuf *out, double t)
 {
-    time_t secs = (time_t)t;
-    struct tm tm;
-    char buf[32];
-    if (t > 0 && gmtime_r(&secs, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", &tm))
-        strbuf_addstr(out, buf);
-    else
+    if (utc_format(out, t, "%Y-%m-%d %H:%M") < 0)
         strbuf_addstr(out, "&ndash;");
 }
 

@@ -1,7 +1,8 @@
-/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc. */
+/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/num.h"
@@ -11,9 +12,30 @@
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/usage.h"
+#include "base/utc.h"
 #include "base/xalloc.h"
 
 #include "test.h"
+
+/* UTC whatever the zone; an unset time appends nothing and says so. */
+static void test_utc_format(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    setenv("TZ", "XYZ-5", 1); /* POSIX form: five hours east, no zone files needed */
+    tzset();
+    CHECK_INT(utc_format(&sb, 1764494115.7, "%Y-%m-%d %H:%M:%S UTC"), 0);
+    CHECK_STR(sb.buf, "2025-11-30 09:15:15 UTC");
+    strbuf_reset(&sb);
+    CHECK_INT(utc_format(&sb, 1764494115, "%Y-%m-%dT%H:%M:%SZ"), 0);
+    CHECK_STR(sb.buf, "2025-11-30T09:15:15Z");
+    strbuf_reset(&sb);
+    CHECK_INT(utc_format(&sb, 0, "%Y"), -1);
+    CHECK_INT(utc_format(&sb, -5, "%Y"), -1);
+    CHECK_STR(sb.buf, "");
+    unsetenv("TZ");
+    tzset();
+    strbuf_release(&sb);
+}
 
 static void test_strbuf_empty(void)
 {
@@ -387,5 +409,6 @@ int main(void)
     RUN(test_proc);
     RUN(test_xalloc);
     RUN(test_secret);
+    RUN(test_utc_format);
     return TEST_EXIT();
 }
