@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "prompt/dataset.h"
+#include "base/base64.h"
 #include "base/escape.h"
 #include "run/plan.h"
 #include "report/report-int.h"
@@ -52,31 +53,6 @@ static const char sort_script[] =
     "return x<y?-dir:x>y?dir:0;});"
     "rows.forEach(function(r){tb.appendChild(r);});});});});";
 
-static void base64(struct strbuf *out, const unsigned char *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t i;
-    for (i = 0; i + 2 < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-        strbuf_addch(out, tab[v >> 18 & 63]);
-        strbuf_addch(out, tab[v >> 12 & 63]);
-        strbuf_addch(out, tab[v >> 6 & 63]);
-        strbuf_addch(out, tab[v & 63]);
-    }
-    if (n - i == 1) {
-        unsigned v = (unsigned)p[i] << 16;
-        strbuf_addch(out, tab[v >> 18 & 63]);
-        strbuf_addch(out, tab[v >> 12 & 63]);
-        strbuf_addstr(out, "==");
-    } else if (n - i == 2) {
-        unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8;
-        strbuf_addch(out, tab[v >> 18 & 63]);
-        strbuf_addch(out, tab[v >> 12 & 63]);
-        strbuf_addch(out, tab[v >> 6 & 63]);
-        strbuf_addch(out, '=');
-    }
-}
-
 const char *report_script_csp(void)
 {
     static char csp[64];
@@ -88,7 +64,7 @@ const char *report_script_csp(void)
         sha256_update(&c, sort_script, strlen(sort_script));
         sha256_final(&c, dg);
         strbuf_addstr(&sb, "'sha256-");
-        base64(&sb, dg, sizeof(dg));
+        base64_encode(&sb, dg, sizeof(dg));
         strbuf_addch(&sb, '\'');
         memcpy(csp, sb.buf, sb.len < sizeof(csp) - 1 ? sb.len : sizeof(csp) - 1);
         strbuf_release(&sb);

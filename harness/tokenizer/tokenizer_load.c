@@ -16,6 +16,7 @@
 
 #include <pcre2.h>
 
+#include "base/base64.h"
 #include "base/datadir.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
@@ -60,24 +61,12 @@ struct tokenizer *tk_new(void)
     return tk;
 }
 
-static signed char b64v[256];
-static pthread_once_t b64_once = PTHREAD_ONCE_INIT;
-static void b64_init(void)
-{
-    const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    int i;
-    memset(b64v, -1, sizeof(b64v));
-    for (i = 0; i < 64; i++)
-        b64v[(unsigned char)a[i]] = (signed char)i;
-}
-
 static int load_tiktoken(struct tokenizer *tk, const char *file, const char *buf, size_t len,
                          struct strbuf *err)
 {
     const char *p = buf, *endp = buf + len;
     size_t line = 0;
     unsigned char tmp[1024];
-    pthread_once(&b64_once, b64_init);
     /* preallocate: about one token per 16 bytes of file */
     tk->tok_bytes_alloc = len / 2 + 64;
     tk->tok_bytes = xmalloc(tk->tok_bytes_alloc);
@@ -99,7 +88,7 @@ static int load_tiktoken(struct tokenizer *tk, const char *file, const char *buf
         if (!sp || sp == p)
             goto bad;
         for (; p < sp; p++) {
-            signed char v = b64v[(unsigned char)*p];
+            int v = base64_value((unsigned char)*p);
             if (v < 0) {
                 if (*p == '=')
                     continue;

@@ -1,10 +1,12 @@
-/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc. */
+/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc, base64. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base64.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/proc.h"
@@ -16,6 +18,30 @@
 #include "base/xalloc.h"
 
 #include "test.h"
+
+/* RFC 4648's test vectors both ways, and every byte outside the alphabet refused. */
+static void test_base64(void)
+{
+    static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const coded[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
+                                        "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+    int c, valid = 0;
+    for (i = 0; i < sizeof(plain) / sizeof(*plain); i++) {
+        strbuf_reset(&sb);
+        base64_encode(&sb, plain[i], strlen(plain[i]));
+        CHECK_STR(sb.buf, coded[i]);
+    }
+    for (i = 0; i < 64; i++)
+        CHECK_INT(base64_value((unsigned char)a[i]), (int)i);
+    for (c = 0; c < 256; c++)
+        valid += base64_value((unsigned char)c) >= 0;
+    CHECK_INT(valid, 64);
+    CHECK_INT(base64_value('='), -1);
+    strbuf_release(&sb);
+}
 
 /* UTC whatever the zone; an unset time appends nothing and says so. */
 static void test_utc_format(void)
@@ -410,5 +436,6 @@ int main(void)
     RUN(test_xalloc);
     RUN(test_secret);
     RUN(test_utc_format);
+    RUN(test_base64);
     return TEST_EXIT();
 }
