@@ -1,12 +1,15 @@
 #ifndef RNG_H
 #define RNG_H
 /*
- * splitmix64 (Steele, Lea and Flood 2014, Vigna's reference constants): the one
- * seeded step behind dipmap's reproducible draws (prompt shuffles and cuts,
- * gen's questions, the send schedule and request nonces, serve-sim's model,
- * the bootstrap PRNG's seeding). The same numbers on every platform; never
- * for secrets.
+ * dipmap's one family of seeded random numbers, the same on every platform and
+ * never for secrets. splitmix64 (Steele, Lea and Flood 2014, Vigna's reference
+ * constants) is the one seeded step behind the reproducible draws keyed by what
+ * they are for (prompt shuffles and cuts, gen's questions, the send schedule
+ * and request nonces, serve-sim's model); struct rng, xoshiro256** seeded by
+ * splitmix64, is the stream for many draws in a row (the question bootstrap,
+ * power's Monte Carlo, retrieval's synthetic ranks, the retry jitter).
  */
+#include <stddef.h>
 #include <stdint.h>
 
 /* Advance *state and return its next 64 bits. */
@@ -22,6 +25,50 @@ static inline uint64_t rng_splitmix64(uint64_t *state)
 static inline double rng_unit(uint64_t x)
 {
     return (double)(x >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* xoshiro256** (Blackman and Vigna 2018): a stream seeded by rng_seed. */
+struct rng {
+    uint64_t s[4];
+};
+
+/* The state from one 64-bit seed: four splitmix64 steps (never all zero). */
+static inline void rng_seed(struct rng *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    int i;
+    for (i = 0; i < 4; i++)
+        r->s[i] = rng_splitmix64(&x);
+}
+
+static inline uint64_t rng_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* The next 64 bits of the stream. */
+static inline uint64_t rng_next(struct rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rng_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rng_rotl(s[3], 45);
+    return result;
+}
+
+/* A uniform index in [0, n), n > 0: rejection sampling, no modulo bias. */
+static inline size_t rng_index(struct rng *r, size_t n)
+{
+    uint64_t limit = ~0ULL - (~0ULL % n), x;
+    do
+        x = rng_next(r);
+    while (x >= limit);
+    return (size_t)(x % n);
 }
 
 #endif

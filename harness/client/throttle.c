@@ -11,25 +11,12 @@
 
 #include "base/banned.h"
 
-static uint64_t rng_next(uint64_t *s)
-{
-    /* xorshift64* */
-    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545f4914f6cdd1dull;
-}
-
 void throttle_backoff_init(struct throttle_backoff *b, uint64_t seed)
 {
     b->base_ms = 1000;
     b->max_ms = 60000;
     b->max_hint_ms = 120000;
-    b->rng = seed ^ 0x6a09e667f3bcc909ull;
-    if (!b->rng)
-        b->rng = 1;
+    rng_seed(&b->rng, seed ^ 0x6a09e667f3bcc909ull);
 }
 
 long throttle_backoff_delay(struct throttle_backoff *b, int attempts, long hint_ms)

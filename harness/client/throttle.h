@@ -10,13 +10,15 @@
 
 #include <stdint.h>
 
+#include "base/rng.h"
+
 struct client_response;
 
 struct throttle_backoff {
     long base_ms;     /* first backoff, default 1000 */
     long max_ms;      /* cap on computed backoff, default 60000 */
     long max_hint_ms; /* server hints are honoured up to this, default 120000 */
-    uint64_t rng;     /* xorshift state (seeded) */
+    struct rng rng;   /* the jitter (seeded) */
 };
 
 /* Defaults as above; seed makes the jitter reproducible. */

@@ -22,7 +22,7 @@
 #include "base/banned.h"
 
 /* A generator seeded by (seed, question id, purpose): the same lists on every machine. */
-static void rng_for(struct stats_rng *r, unsigned long seed, const char *qid, const char *what)
+static void rng_for(struct rng *r, unsigned long seed, const char *qid, const char *what)
 {
     struct sha256_ctx c;
     unsigned char h[32], b[8];
@@ -37,16 +37,16 @@ static void rng_for(struct stats_rng *r, unsigned long seed, const char *qid, co
     sha256_final(&c, h);
     for (i = 0; i < 8; i++)
         v |= (unsigned long long)h[i] << (8 * i);
-    stats_rng_seed(r, v);
+    rng_seed(r, v);
 }
 
 size_t retrieval_draw_rank(const char *question_id, const struct retrieval_synth *s)
 {
-    struct stats_rng r;
+    struct rng r;
     double u, cum = 0.0;
     size_t i;
     rng_for(&r, s->seed, question_id, "gold-rank");
-    u = rng_unit(stats_rng_next(&r));
+    u = rng_unit(rng_next(&r));
     for (i = 0; i < s->n_rank_probs && i < s->list_len; i++) {
         cum += s->rank_probs[i];
         if (u < cum)
@@ -65,11 +65,11 @@ static void copy_chunk(struct chunk *dst, const struct chunk *src)
     dst->value = src->value ? xstrdup(src->value) : NULL;
 }
 
-static void shuffle(size_t *a, size_t n, struct stats_rng *r)
+static void shuffle(size_t *a, size_t n, struct rng *r)
 {
     size_t i;
     for (i = n; i > 1; i--) {
-        size_t j = stats_rng_below(r, i), t = a[i - 1];
+        size_t j = rng_index(r, i), t = a[i - 1];
         a[i - 1] = a[j];
         a[j] = t;
     }
@@ -82,7 +82,7 @@ static int synthesize_one(struct question *q, const struct haystack *hay,
     size_t *fill = NULL, fill_nr = 0, dropped = 0, next_fill = 0, *perm;
     struct retrieved_chunk *list = xcalloc(n ? n : 1, sizeof(*list));
     char *used = xcalloc(n ? n : 1, 1);
-    struct stats_rng r;
+    struct rng r;
     int rc = -1;
 
     g = rank ? q->gold_nr : 0;

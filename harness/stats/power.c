@@ -13,6 +13,7 @@
 
 #include "base/num.h"
 #include "run/plan.h"
+#include "base/rng.h"
 #include "stats/stats.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -338,10 +339,10 @@ void power_rows(const struct power_spec *s, double target, struct power_row **ro
 }
 
 /* A standard normal draw (Box-Muller on the stats PRNG). */
-static double gauss(struct stats_rng *r)
+static double gauss(struct rng *r)
 {
-    double u1 = ((double)(stats_rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-    double u2 = (double)(stats_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+    double u1 = ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+    double u2 = (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
@@ -375,7 +376,7 @@ static void mc_run(const struct mc *mc, double q, struct power_verdicts *out)
     double *p = xcalloc(ne + 1, sizeof(double)), *adj = xcalloc(ne + 1, sizeof(double));
     double tq = q >= 2.0 ? stats_t_upper_inv(s->alpha, (long)q - 1) : 0.0;
     long fails = 0, passes = 0;
-    struct stats_rng rng;
+    struct rng rng;
     unsigned it;
 
     for (i = 0; i < nc; i++) {
@@ -391,7 +392,7 @@ static void mc_run(const struct mc *mc, double q, struct power_verdicts *out)
         sd0[j] = sqrt(q * (m.var + m.mean * m.mean));
         most[j] = e->v[j].scope == POWER_DIP ? 1.0 - b : b; /* compare's floor */
     }
-    stats_rng_seed(&rng, mc->seed);
+    rng_seed(&rng, mc->seed);
     for (it = 0; it < mc->iters; it++) {
         const double *z = mc->z ? mc->z + (size_t)it * (nc + 1) : zb;
         int fail = 0, pass = q >= 2.0;
@@ -496,7 +497,7 @@ long power_pass_need(const struct power_spec *s, double prob, unsigned iters,
 {
     struct mc mc;
     struct pass_ctx c;
-    struct stats_rng rng;
+    struct rng rng;
     size_t nz = s->n_cells + 1, i;
     double *zero = xcalloc(s->n_cells + 1, sizeof(double)), *z;
     long need;
@@ -506,7 +507,7 @@ long power_pass_need(const struct power_spec *s, double prob, unsigned iters,
         iters = 1;
     /* the draws mc_run() would make, made once (the same at every size) */
     z = xcalloc((size_t)iters * nz, sizeof(double));
-    stats_rng_seed(&rng, seed);
+    rng_seed(&rng, seed);
     for (i = 0; i < (size_t)iters * nz; i++)
         z[i] = gauss(&rng);
     mc_init(&mc, s, zero, iters, seed);

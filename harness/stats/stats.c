@@ -1,7 +1,7 @@
 /*
  * The statistical building blocks: Wilson and cluster intervals, the exact
  * binomial, McNemar and sign-flip tests, Holm's adjustment, the normal and
- * Student t quantiles, the seeded RNG and quantiles of sorted values. The run
+ * Student t quantiles and quantiles of sorted values. The run
  * statistics built from them are stats_run.c. Pure: no I/O and no global
  * state.
  */
@@ -14,7 +14,6 @@
 
 #include "base/num.h"
 #include "run/plan.h"
-#include "base/rng.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
@@ -422,43 +421,6 @@ void holm_adjust(const double *p, size_t n, double *adj)
         adj[v[j].i] = run;
     }
     free(v);
-}
-
-void stats_rng_seed(struct stats_rng *r, unsigned long long seed)
-{
-    uint64_t x = seed;
-    int i;
-    for (i = 0; i < 4; i++)
-        r->s[i] = rng_splitmix64(&x);
-}
-
-static unsigned long long rotl(unsigned long long x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-unsigned long long stats_rng_next(struct stats_rng *r)
-{
-    unsigned long long *s = r->s;
-    unsigned long long result = rotl(s[1] * 5, 7) * 9;
-    unsigned long long t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-size_t stats_rng_below(struct stats_rng *r, size_t n)
-{
-    /* rejection sampling: no modulo bias */
-    unsigned long long limit = ~0ULL - (~0ULL % n), x;
-    do
-        x = stats_rng_next(r);
-    while (x >= limit);
-    return (size_t)(x % n);
 }
 
 double stats_quantile_sorted(const double *sorted, size_t n, double q)

@@ -88,15 +88,6 @@ double signflip_gain_p(const long *d, size_t n);
  */
 void holm_adjust(const double *p, size_t n, double *adj);
 
-/* A deterministic PRNG (splitmix64 seeded xoshiro256**) for bootstraps. */
-struct stats_rng {
-    unsigned long long s[4];
-};
-void stats_rng_seed(struct stats_rng *r, unsigned long long seed);
-unsigned long long stats_rng_next(struct stats_rng *r);
-/* Uniform integer in [0, n). n > 0. */
-size_t stats_rng_below(struct stats_rng *r, size_t n);
-
 /* P(Z > z) for a standard normal Z, and its inverse (0 < p < 1; closed form, double precision). */
 double stats_norm_upper(double z);
 double stats_norm_upper_inv(double p);

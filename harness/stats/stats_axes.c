@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "run/axes.h"
 #include "run/plan.h"
 #include "base/strbuf.h"
@@ -282,15 +283,15 @@ static void effect(const struct pair_entry *e, size_t ne, size_t vi, size_t nq,
         size_t *qs = xcalloc(used, sizeof(*qs)), u = 0, it;
         double *rep = xcalloc(o->bootstrap_iters, sizeof(*rep));
         size_t nrep = 0;
-        struct stats_rng rng;
+        struct rng rng;
         for (k = 0; k < nq; k++)
             if (m[k])
                 qs[u++] = k;
-        stats_rng_seed(&rng, seed);
+        rng_seed(&rng, seed);
         for (it = 0; it < o->bootstrap_iters; it++) {
             long bd = 0, bm = 0;
             for (k = 0; k < used; k++) {
-                size_t q = qs[stats_rng_below(&rng, used)];
+                size_t q = qs[rng_index(&rng, used)];
                 bd += d[q];
                 bm += m[q];
             }

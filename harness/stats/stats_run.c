@@ -208,7 +208,7 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
                              size_t ncells, const struct stats_options *opt,
                              unsigned long long seed, const struct curve *cv)
 {
-    struct stats_rng rng;
+    struct rng rng;
     /* slot 0 = shallow edge, 1 = deep edge, then every interior depth with data */
     size_t *slot_cell = xcalloc(ncells + 2, sizeof(*slot_cell));
     char *slot_mid = xcalloc(ncells + 2, 1);
@@ -236,13 +236,13 @@ static void bootstrap_length(struct length_stats *ls, const struct cell_stats *c
             pk[j * 2 * nslots + 2 * k + 1] = qc[qs[j] * ncells + slot_cell[k]];
         }
 
-    stats_rng_seed(&rng, seed);
+    rng_seed(&rng, seed);
     for (it = 0; it < iters; it++) {
         double e, acc = 0.0, worst = 2.0;
         int n_mid = 0, n_int = 0;
         memset(sum, 0, 2 * nslots * sizeof(*sum));
         for (j = 0; j < nq; j++) {
-            const long *row = pk + stats_rng_below(&rng, nq) * 2 * nslots;
+            const long *row = pk + rng_index(&rng, nq) * 2 * nslots;
             /* (valid, correct) per slot: two adds a step halve the loop overhead */
             for (k = 0; k < 2 * nslots; k += 2) {
                 sum[k] += row[k];

@@ -7,6 +7,7 @@
 
 #include "run/plan.h"
 #include "prompt/retrieval.h"
+#include "base/rng.h"
 #include "stats/stats.h"
 #include "stats/stats_axes.h"
 #include "store/store.h"
@@ -119,18 +120,18 @@ static void test_t_quantiles(void)
 static void test_quantile_rng(void)
 {
     double v[5] = {1, 2, 3, 4, 5};
-    struct stats_rng a, b;
+    struct rng a, b;
     int i, same = 1, counts[3] = {0, 0, 0};
     CHECK_NEAR(stats_quantile_sorted(v, 5, 0.5), 3.0, 1e-12);
     CHECK_NEAR(stats_quantile_sorted(v, 5, 0.1), 1.4, 1e-12);
     CHECK_NEAR(stats_quantile_sorted(v, 5, 1.0), 5.0, 1e-12);
-    stats_rng_seed(&a, 42);
-    stats_rng_seed(&b, 42);
+    rng_seed(&a, 42);
+    rng_seed(&b, 42);
     for (i = 0; i < 100; i++)
-        same &= stats_rng_next(&a) == stats_rng_next(&b);
+        same &= rng_next(&a) == rng_next(&b);
     CHECK(same);
     for (i = 0; i < 3000; i++)
-        counts[stats_rng_below(&a, 3)]++;
+        counts[rng_index(&a, 3)]++;
     CHECK(counts[0] > 900 && counts[1] > 900 && counts[2] > 900);
 }
 
