@@ -1,5 +1,6 @@
 /*
- * Private to the report files (report.c: run reports; report_compare.c:
+ * Private to the report files (report.c: run reports; report_markup.c: the
+ * document model; report_plots.c: plots of a run; report_compare.c:
  * compare.html, the overlay plot and the verdict writers): a tiny document
  * model that writes Markdown or HTML from one set of calls, escaping every
  * piece of text in one place. report.h stays the API.
@@ -71,5 +72,16 @@ void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
 void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *r);
 /* report.html's one inline script (sorting), allowed by report_script_csp() */
 void report_script(struct strbuf *out);
+
+void report_bullets_begin(struct doc *d);
+
+void report_bullets_end(struct doc *d);
+
+/* One bullet "label: value" with the label in bold. */
+void report_bullet(struct doc *d, const char *label, const char *value);
+
+void report_cell_interval(struct doc *d, double lo, double hi);
+
+void report_add_interval(struct strbuf *out, double lo, double hi);
 
 #endif

@@ -2,9 +2,10 @@
  * Run reports: summary.md and a self-contained report.html (inline CSS and
  * SVG, no scripts, a Content-Security-Policy that forbids fetches), written
  * from one set of section builders so both always show the same numbers,
- * and the plots of a run. Every string that did not come from this file
- * passes through escape_md() or escape_html() in one place (report-int.h's
- * document model). The compare reports are report_compare.c.
+ * Every string that did not come from this file passes through escape_md()
+ * or escape_html() in one place (report-int.h's document model,
+ * report_markup.c). The plots of a run are report_plots.c, the compare
+ * reports report_compare.c.
  */
 #include "report/report.h"
 
@@ -26,7 +27,6 @@
 #include "run/plan.h"
 #include "report/report-int.h"
 #include "base/strbuf.h"
-#include "base/utc.h"
 #include "base/strvec.h"
 #include "base/unicode.h"
 #include "base/version.h"
@@ -36,99 +36,6 @@
 
 /* Model answers and questions longer than this are cut in the HTML list. */
 #define TEXT_SHOW_MAX 1500
-
-/* ---- formatting helpers ---- */
-
-void report_pct(struct strbuf *out, double frac)
-{
-    if (!isfinite(frac))
-        strbuf_addstr(out, "\xE2\x80\x93");
-    else
-        strbuf_addf(out, "%.1f%%", frac * 100.0);
-}
-
-void report_pp(struct strbuf *out, double frac)
-{
-    if (!isfinite(frac))
-        strbuf_addstr(out, "\xE2\x80\x93");
-    else
-        /* no "-0.0 pp" for a tiny negative */
-        strbuf_addf(out, "%+.1f pp", fabs(frac) < 0.0005 ? 0.0 : frac * 100.0);
-}
-
-void report_time(struct strbuf *out, double t)
-{
-    if (utc_format(out, t, "%Y-%m-%d %H:%M:%S UTC") < 0)
-        strbuf_addstr(out, "\xE2\x80\x93");
-}
-
-static void add_interval(struct strbuf *out, double lo, double hi)
-{
-    strbuf_addch(out, '[');
-    report_pct(out, lo);
-    strbuf_addstr(out, ", ");
-    report_pct(out, hi);
-    strbuf_addch(out, ']');
-}
-
-/* ---- a tiny document model: every piece of text is escaped here ---- */
-
-void report_heading(struct doc *d, int level, const char *title, const char *id)
-{
-    if (d->html) {
-        strbuf_addf(d->out, "<h%d", level);
-        if (id)
-            strbuf_addf(d->out, " id=\"%s\"", id); /* ids are constants from this file */
-        strbuf_addch(d->out, '>');
-        escape_html(d->out, title);
-        strbuf_addf(d->out, "</h%d>\n", level);
-    } else {
-        strbuf_addf(d->out, "\n%.*s ", level, "######");
-        escape_md(d->out, title);
-        strbuf_addstr(d->out, "\n\n");
-    }
-}
-
-void report_para(struct doc *d, const char *s)
-{
-    if (d->html) {
-        strbuf_addstr(d->out, "<p>");
-        escape_html(d->out, s);
-        strbuf_addstr(d->out, "</p>\n");
-    } else {
-        escape_md(d->out, s);
-        strbuf_addstr(d->out, "\n\n");
-    }
-}
-
-static void bullets_begin(struct doc *d)
-{
-    if (d->html)
-        strbuf_addstr(d->out, "<ul>\n");
-}
-
-/* One bullet "label: value" with the label in bold. */
-static void bullet(struct doc *d, const char *label, const char *value)
-{
-    if (d->html) {
-        strbuf_addstr(d->out, "<li><b>");
-        escape_html(d->out, label);
-        strbuf_addstr(d->out, ":</b> ");
-        escape_html(d->out, value);
-        strbuf_addstr(d->out, "</li>\n");
-    } else {
-        strbuf_addstr(d->out, "- **");
-        escape_md(d->out, label);
-        strbuf_addstr(d->out, ":** ");
-        escape_md(d->out, value);
-        strbuf_addch(d->out, '\n');
-    }
-}
-
-static void bullets_end(struct doc *d)
-{
-    strbuf_addstr(d->out, d->html ? "</ul>\n" : "\n");
-}
 
 /* One published definition's value: "16k tokens", "none of the measured lengths", or why not. */
 static void published_effective_value(struct strbuf *sb, const struct published_effective *e)
@@ -156,7 +63,7 @@ static void published_effective_bullets(struct doc *d, const struct run_stats *s
         strbuf_addch(&sb, ')');
         if (s->ruler.gaps)
             strbuf_addstr(&sb, "; a shorter length falls below it");
-        bullet(d, "effective length, RULER", sb.buf);
+        report_bullet(d, "effective length, RULER", sb.buf);
     }
     strbuf_reset(&sb);
     if (s->nolima.defined) {
@@ -171,141 +78,12 @@ static void published_effective_bullets(struct doc *d, const struct run_stats *s
         strbuf_addstr(&sb, " tokens)");
         if (s->nolima.gaps)
             strbuf_addstr(&sb, "; a shorter length falls below it");
-        bullet(d, "effective length, NoLiMa", sb.buf);
+        report_bullet(d, "effective length, NoLiMa", sb.buf);
     } else if (s->nolima.base_lengths) {
-        bullet(d, "effective length, NoLiMa",
-               "undefined: the base score (accuracy on the shortest lengths) is 0.0%");
+        report_bullet(d, "effective length, NoLiMa",
+                      "undefined: the base score (accuracy on the shortest lengths) is 0.0%");
     }
     strbuf_release(&sb);
-}
-
-void report_table_begin(struct doc *d, const char *align, const char *const *head)
-{
-    size_t i, n = strlen(align);
-
-    d->align = align;
-    if (d->html) {
-        strbuf_addstr(d->out, "<div class=\"scroll\"><table>\n<thead><tr>");
-        for (i = 0; i < n; i++) {
-            strbuf_addstr(d->out, align[i] == 'r' ? "<th class=\"num\">" : "<th>");
-            escape_html(d->out, head[i]);
-            strbuf_addstr(d->out, "</th>");
-        }
-        strbuf_addstr(d->out, "</tr></thead>\n<tbody>\n");
-    } else {
-        strbuf_addch(d->out, '|');
-        for (i = 0; i < n; i++) {
-            strbuf_addch(d->out, ' ');
-            escape_md(d->out, head[i]);
-            strbuf_addstr(d->out, " |");
-        }
-        strbuf_addstr(d->out, "\n|");
-        for (i = 0; i < n; i++)
-            strbuf_addstr(d->out, align[i] == 'r' ? "---:|" : "---|");
-        strbuf_addch(d->out, '\n');
-    }
-}
-
-void report_row_begin(struct doc *d, const char *cls)
-{
-    d->col = 0;
-    if (d->html) {
-        if (cls)
-            strbuf_addf(d->out, "<tr class=\"%s\">", cls);
-        else
-            strbuf_addstr(d->out, "<tr>");
-    } else {
-        strbuf_addch(d->out, '|');
-    }
-}
-
-void report_cell(struct doc *d, const char *s)
-{
-    int right = d->align && d->align[d->col] == 'r';
-    size_t n = s ? strlen(s) : 0;
-    const char *comma = n > 2 && s[0] == '[' && s[n - 1] == ']' ? strstr(s, ", ") : NULL;
-    if (d->html && right && comma) {
-        /* an interval "[lo, hi]" may break after its comma, never inside a number */
-        strbuf_addstr(d->out, "<td class=\"num iv\"><span>");
-        escape_html_n(d->out, s, (size_t)(comma - s) + 1);
-        strbuf_addstr(d->out, "</span> <span>");
-        escape_html(d->out, comma + 2);
-        strbuf_addstr(d->out, "</span></td>");
-    } else if (d->html) {
-        strbuf_addstr(d->out, right ? "<td class=\"num\">" : "<td>");
-        escape_html(d->out, s);
-        strbuf_addstr(d->out, "</td>");
-    } else {
-        strbuf_addch(d->out, ' ');
-        escape_md(d->out, s);
-        strbuf_addstr(d->out, " |");
-    }
-    if (d->align && d->align[d->col + 1])
-        d->col++;
-}
-
-/* A cell built in a scratch buffer (numbers and escaped text alike). */
-void report_cellf(struct doc *d, const char *fmt, ...) DM_PRINTF(2, 3);
-void report_cellf(struct doc *d, const char *fmt, ...)
-{
-    struct strbuf sb = STRBUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    strbuf_vaddf(&sb, fmt, ap);
-    va_end(ap);
-    report_cell(d, sb.buf);
-    strbuf_release(&sb);
-}
-
-void report_row_end(struct doc *d)
-{
-    strbuf_addstr(d->out, d->html ? "</tr>\n" : "\n");
-}
-
-void report_table_end(struct doc *d)
-{
-    strbuf_addstr(d->out, d->html ? "</tbody></table></div>\n" : "\n");
-    d->align = NULL;
-}
-
-/* Cell helpers on a scratch strbuf. */
-void report_cell_pct(struct doc *d, double v)
-{
-    struct strbuf sb = STRBUF_INIT;
-    report_pct(&sb, v);
-    report_cell(d, sb.buf);
-    strbuf_release(&sb);
-}
-
-static void cell_interval(struct doc *d, double lo, double hi)
-{
-    struct strbuf sb = STRBUF_INIT;
-    add_interval(&sb, lo, hi);
-    report_cell(d, sb.buf);
-    strbuf_release(&sb);
-}
-
-void report_cell_length(struct doc *d, long len)
-{
-    struct strbuf sb = STRBUF_INIT;
-    plan_format_length(&sb, len);
-    if (len >= 1024 && len % 1024 == 0)
-        strbuf_addf(&sb, " (%ld)", len);
-    report_cell(d, sb.buf);
-    strbuf_release(&sb);
-}
-
-void report_cell_depth(struct doc *d, int depth_bp)
-{
-    struct strbuf sb = STRBUF_INIT;
-    plan_format_depth(&sb, depth_bp);
-    report_cell(d, sb.buf);
-    strbuf_release(&sb);
-}
-
-const char *report_or_dash(const char *s)
-{
-    return s && *s ? s : "\xE2\x80\x93";
 }
 
 /* ---- sections ---- */
@@ -336,15 +114,15 @@ static void section_summary(struct doc *d, const struct report_input *in)
     size_t i;
 
     report_heading(d, 2, "Summary", "summary");
-    bullets_begin(d);
-    bullet(d, "model", report_or_dash(r->model_requested));
+    report_bullets_begin(d);
+    report_bullet(d, "model", report_or_dash(r->model_requested));
     if (r->model_served && r->model_requested && strcmp(r->model_served, r->model_requested))
-        bullet(d, "model served", r->model_served);
+        report_bullet(d, "model served", r->model_served);
     strbuf_addf(&sb, "%s", run_info_status_text(r));
     if (run_info_missing_shards(r, &sb2))
         strbuf_addf(&sb, ": shard %s missing (this store holds shards %s)", sb2.buf, r->shard);
     strbuf_addf(&sb, ", %ld of %ld planned trials finished", r->trials_done, run_info_planned(r));
-    bullet(d, "status", sb.buf);
+    report_bullet(d, "status", sb.buf);
 
     strbuf_reset(&sb);
     if (s->n_valid > 0) {
@@ -354,7 +132,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
     } else {
         strbuf_addf(&sb, "no scored trials (%ld trials in all)", s->n_trials);
     }
-    bullet(d, "accuracy", sb.buf);
+    report_bullet(d, "accuracy", sb.buf);
 
     for (i = 0; i < s->n_lengths; i++) {
         const struct length_stats *l = &s->lengths[i];
@@ -376,7 +154,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
             struct strbuf lab = STRBUF_INIT;
             strbuf_addstr(&lab, "dip at ");
             plan_format_length(&lab, l->length);
-            bullet(d, lab.buf, sb.buf);
+            report_bullet(d, lab.buf, sb.buf);
             strbuf_release(&lab);
         }
     }
@@ -387,7 +165,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
         if (s->closed_book.present && s->oracle.present)
             strbuf_addstr(&sb, "; ");
         control_text(&sb, "oracle (the gold chunk alone)", &s->oracle);
-        bullet(d, "controls", sb.buf);
+        report_bullet(d, "controls", sb.buf);
     }
     strbuf_reset(&sb);
     if (s->exclude_known)
@@ -402,7 +180,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
                     s->n_questions, s->n_known);
     else
         strbuf_addf(&sb, "all %zu questions", s->n_questions);
-    bullet(d, "question set", sb.buf);
+    report_bullet(d, "question set", sb.buf);
 
     strbuf_reset(&sb);
     if (in->order) {
@@ -430,7 +208,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
         strbuf_addch(&sb, ')');
     }
     if (!in->order) {
-        bullet(d, "effective length", sb.buf);
+        report_bullet(d, "effective length", sb.buf);
         published_effective_bullets(d, s);
     }
 
@@ -444,8 +222,8 @@ static void section_summary(struct doc *d, const struct report_input *in)
                     mismatches);
     else
         strbuf_addstr(&sb, "local counts agree with the server's usage (or it sent none)");
-    bullet(d, "tokenizer", sb.buf);
-    bullets_end(d);
+    report_bullet(d, "tokenizer", sb.buf);
+    report_bullets_end(d);
     strbuf_release(&sb);
     strbuf_release(&sb2);
 }
@@ -457,10 +235,10 @@ static void section_warnings(struct doc *d, const struct run_stats *s)
     stats_warnings(s, &w);
     if (w.nr) {
         report_heading(d, 2, "Warnings", "warnings");
-        bullets_begin(d);
+        report_bullets_begin(d);
         for (i = 0; i < w.nr; i++)
-            bullet(d, "warning", w.v[i]);
-        bullets_end(d);
+            report_bullet(d, "warning", w.v[i]);
+        report_bullets_end(d);
     }
     strvec_clear(&w);
 }
@@ -544,7 +322,7 @@ static void section_dip(struct doc *d, const struct run_stats *s)
         report_row_begin(d, NULL);
         report_cell_length(d, l->length);
         report_cell_pct(d, l->n_depths ? l->edge.est : NAN);
-        cell_interval(d, l->n_depths ? l->edge.lo : NAN, l->n_depths ? l->edge.hi : NAN);
+        report_cell_interval(d, l->n_depths ? l->edge.lo : NAN, l->n_depths ? l->edge.hi : NAN);
         if (l->has_middle) {
             report_cell_pct(d, l->middle.est);
             pp_cell(d, l->dip.est);
@@ -654,7 +432,7 @@ static void section_cells(struct doc *d, const struct report_input *in)
         report_cell_depth(d, c->depth_bp);
         report_cell_pct(d, c->n_valid ? c->accuracy : NAN);
         if (c->n_valid)
-            cell_interval(d, c->ci_lo, c->ci_hi);
+            report_cell_interval(d, c->ci_lo, c->ci_hi);
         else
             report_cell(d, "\xE2\x80\x93");
         report_cellf(d, "%ld", c->n_valid);
@@ -946,10 +724,10 @@ static void section_order(struct doc *d, const struct report_input *in)
         report_cell(d, ordering_name(c->policy));
         report_cellf(d, "%d", c->k);
         report_cell_pct(d, c->accuracy);
-        cell_interval(d, c->lo, c->hi);
+        report_cell_interval(d, c->lo, c->hi);
         report_cell_pct(d, c->expected);
         if (isfinite(c->expected_lo))
-            cell_interval(d, c->expected_lo, c->expected_hi);
+            report_cell_interval(d, c->expected_lo, c->expected_hi);
         else
             report_cell(d, "\xE2\x80\x93");
         report_cell_pct(d, c->recall);
@@ -1414,241 +1192,4 @@ size_t report_pick_failures(const struct trial_result *trials, size_t n, const s
         qsort(v, nr, sizeof(*v), cmp_trial_ptr);
     *out = v;
     return nr;
-}
-
-/* ---- plots of a run ---- */
-
-size_t report_ucurve_series(const struct run_stats *s, struct plot_series **out)
-{
-    struct plot_series *v = xcalloc(s->n_lengths + 1, sizeof(*v));
-    size_t li, i;
-
-    for (li = 0; li < s->n_lengths; li++) {
-        const struct length_stats *l = &s->lengths[li];
-        struct plot_point *p = xcalloc(l->n_cells + 1, sizeof(*p));
-        struct strbuf lab = STRBUF_INIT;
-
-        for (i = 0; i < l->n_cells; i++) {
-            const struct cell_stats *c = &s->cells[l->first_cell + i];
-            p[i].x = c->depth_bp / 100.0;
-            p[i].y = c->n_valid ? c->accuracy : NAN;
-            p[i].lo = c->n_valid ? c->ci_lo : NAN;
-            p[i].hi = c->n_valid ? c->ci_hi : NAN;
-        }
-        plan_format_length(&lab, l->length);
-        strbuf_addstr(&lab, " tokens");
-        v[li].label = strbuf_detach(&lab, NULL);
-        v[li].pts = p;
-        v[li].n = l->n_cells;
-        v[li].edge = l->n_depths >= 2 ? l->edge.est : NAN;
-        v[li].middle = l->has_middle ? l->middle.est : NAN;
-    }
-    *out = v;
-    return s->n_lengths;
-}
-
-void report_series_free(struct plot_series *v, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        free((char *)v[i].label);
-        free((struct plot_point *)v[i].pts);
-    }
-    free(v);
-}
-
-void report_grid(const struct run_stats *s, struct plot_grid *g)
-{
-    double *depths = NULL, *acc;
-    long *lengths;
-    size_t nd = 0, alloc = 0, i, j;
-
-    for (i = 0; i < s->n_cells; i++) {
-        double d = s->cells[i].depth_bp / 100.0;
-        for (j = 0; j < nd && depths[j] != d; j++)
-            ;
-        if (j == nd) {
-            ALLOC_GROW(depths, nd + 1, alloc);
-            depths[nd++] = d;
-        }
-    }
-    for (i = 1; i < nd; i++)
-        for (j = i; j > 0 && depths[j - 1] > depths[j]; j--) {
-            double t = depths[j];
-            depths[j] = depths[j - 1];
-            depths[j - 1] = t;
-        }
-    lengths = xcalloc(s->n_lengths + 1, sizeof(*lengths));
-    acc = xcalloc(st_mult(nd, s->n_lengths) + 1, sizeof(*acc));
-    for (i = 0; i < s->n_lengths; i++) {
-        lengths[i] = s->lengths[i].length;
-        for (j = 0; j < nd; j++) {
-            const struct cell_stats *c =
-                run_stats_cell(s, lengths[i], (int)lround(depths[j] * 100.0));
-            acc[i * nd + j] = c && c->n_valid ? c->accuracy : NAN;
-        }
-    }
-    memset(g, 0, sizeof(*g));
-    g->ndepths = nd;
-    g->nlengths = s->n_lengths;
-    g->depths = depths;
-    g->lengths = lengths;
-    g->acc = acc;
-}
-
-void report_grid_release(struct plot_grid *g)
-{
-    free((double *)g->depths);
-    free((long *)g->lengths);
-    free((double *)g->acc);
-    memset(g, 0, sizeof(*g));
-}
-
-struct series_set {
-    const struct plot_series *s;
-    size_t n;
-};
-
-static void build_ucurve(struct strbuf *script, const struct plot_opts *o, const void *data)
-{
-    const struct series_set *set = data;
-    plot_script_ucurve(script, o, set->s, set->n);
-}
-
-static void build_heatmap(struct strbuf *script, const struct plot_opts *o, const void *data)
-{
-    plot_script_heatmap(script, o, data);
-}
-
-int report_run_plots(const char *dir, unsigned formats, const struct run_info *run,
-                     const struct run_stats *s, struct strbuf *ucurve_svg,
-                     struct strbuf *heatmap_svg)
-{
-    struct plot_series *series = NULL;
-    struct series_set set;
-    struct plot_grid grid;
-    struct plot_opts o;
-    struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT, ctl[2] = {STRBUF_INIT, STRBUF_INIT};
-    int ret;
-
-    memset(&o, 0, sizeof(o));
-    strbuf_addf(&title, "%s \xC2\xB7 run %s", report_or_dash(run->model_requested),
-                report_or_dash(run->name));
-    strbuf_addf(&sub, "accuracy vs depth: %ld scored trials, %zu questions", s->n_valid,
-                s->n_questions);
-    if (s->exclude_known)
-        strbuf_addf(&sub, " (the %zu answered closed-book left out)", s->n_known);
-    o.title = title.buf;
-    o.subtitle = sub.buf;
-    {
-        const struct control_stats *cs[2] = {&s->closed_book, &s->oracle};
-        static const char *const names[2] = {"closed-book (no documents)",
-                                             "oracle (gold chunk alone)"};
-        int k;
-        for (k = 0; k < 2; k++)
-            if (cs[k]->present && cs[k]->n_valid) {
-                strbuf_addf(&ctl[o.n_controls], "%s %.1f%%", names[k], cs[k]->accuracy * 100.0);
-                o.control_label[o.n_controls] = ctl[o.n_controls].buf;
-                o.control_acc[o.n_controls++] = cs[k]->accuracy;
-            }
-    }
-    set.n = report_ucurve_series(s, &series);
-    set.s = series;
-    ret = plot_save(dir, "ucurve", formats, build_ucurve, &set, &o, ucurve_svg);
-    if (ret == PLOT_OK) {
-        strbuf_reset(&sub);
-        strbuf_addstr(&sub, "accuracy by depth and prompt length (fraction correct per cell)");
-        o.subtitle = sub.buf;
-        report_grid(s, &grid);
-        ret = plot_save(dir, "heatmap", formats, build_heatmap, &grid, &o, heatmap_svg);
-        report_grid_release(&grid);
-    }
-    report_series_free(series, set.n);
-    strbuf_release(&title);
-    strbuf_release(&sub);
-    strbuf_release(&ctl[0]);
-    strbuf_release(&ctl[1]);
-    return ret;
-}
-
-int report_make_dirs(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct stat st;
-    size_t i;
-    int ret = 0;
-
-    strbuf_addstr(&sb, path);
-    for (i = 1; i <= sb.len && !ret; i++) {
-        char saved;
-        if (i < sb.len && sb.buf[i] != '/')
-            continue;
-        saved = sb.buf[i];
-        sb.buf[i] = '\0';
-        if (mkdir(sb.buf, 0755) < 0 && errno != EEXIST)
-            ret = error("cannot create %s: %s", sb.buf, strerror(errno));
-        sb.buf[i] = saved;
-    }
-    if (!ret && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
-        ret = error("%s is not a folder", path);
-    strbuf_release(&sb);
-    return ret;
-}
-
-static void build_order(struct strbuf *script, const struct plot_opts *o, const void *data)
-{
-    const struct series_set *set = data;
-    plot_script_order(script, o, set->s, set->n);
-}
-
-int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,
-                      const struct order_stats *os, struct strbuf *svg)
-{
-    struct plot_series *series = xcalloc(os->n_policies + 1, sizeof(*series));
-    struct plot_point *pts = xcalloc(os->n_policies * os->n_ks + 1, sizeof(*pts));
-    char **labels = xcalloc(os->n_ks + 1, sizeof(*labels));
-    struct series_set set;
-    struct plot_opts o;
-    struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT;
-    size_t i, j;
-    int ret;
-
-    memset(&o, 0, sizeof(o));
-    strbuf_addf(&title, "%s \xC2\xB7 run %s", report_or_dash(run->model_requested),
-                report_or_dash(run->name));
-    strbuf_addf(&sub, "ordering policies: accuracy vs k, %zu questions", os->n_questions);
-    o.title = title.buf;
-    o.subtitle = sub.buf;
-    for (j = 0; j < os->n_ks; j++) {
-        struct strbuf l = STRBUF_INIT;
-        strbuf_addf(&l, "%d", os->ks[j]);
-        labels[j] = strbuf_detach(&l, NULL);
-    }
-    o.xlabels = (const char *const *)labels;
-    o.n_xlabels = os->n_ks;
-    for (i = 0; i < os->n_policies; i++) {
-        series[i].label = ordering_name(os->policies[i]);
-        series[i].pts = &pts[i * os->n_ks];
-        series[i].n = os->n_ks;
-        series[i].edge = series[i].middle = NAN;
-        for (j = 0; j < os->n_ks; j++) {
-            const struct order_cell *c = &os->cells[i * os->n_ks + j];
-            struct plot_point *p = &pts[i * os->n_ks + j];
-            p->x = (double)j;
-            p->y = c->accuracy;
-            p->lo = c->lo;
-            p->hi = c->hi;
-        }
-    }
-    set.s = series;
-    set.n = os->n_policies;
-    ret = plot_save(dir, "order", formats, build_order, &set, &o, svg);
-    for (j = 0; j < os->n_ks; j++)
-        free(labels[j]);
-    free(labels);
-    free(series);
-    free(pts);
-    strbuf_release(&title);
-    strbuf_release(&sub);
-    return ret;
 }
