@@ -42,7 +42,7 @@ assert d["effective_length"]["reference"] == "oracle"
 assert [x["depth_bp"] for x in d["cells"]] == [0, 5000, 10000]
 PY
 # the U-curve draws both controls as levels across the depths
-if command -v gnuplot >/dev/null; then
+if has_tool gnuplot DIPMAP_REQUIRE_GNUPLOT; then
     expect_code 0 "$DIPMAP" report c1 --db t.db --out rp --format html
     assert_contains rp/ucurve.svg "closed-book (no documents) 0.0%"
     assert_contains rp/ucurve.svg "oracle (gold chunk alone)"

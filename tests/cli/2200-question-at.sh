@@ -63,7 +63,7 @@ expect_code 0 "$DIPMAP" report qa --db t.db --out rep --format md,json
 assert_contains rep/summary.md "### Axis: question-at"
 assert_contains rep/summary.md "question-at start vs end: "
 # one U-curve per axis value, drawn when gnuplot is here
-if command -v gnuplot >/dev/null; then
+if has_tool gnuplot DIPMAP_REQUIRE_GNUPLOT; then
     for v in end start both; do
         grep -q "question-at=$v" rep/axis-question-at.svg || fail "axis plot lacks the $v curve"
     done

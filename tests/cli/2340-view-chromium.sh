@@ -6,13 +6,8 @@
 # and known pages are served.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/7xx-lib.bash"
-type skip >/dev/null 2>&1 || skip() {
-    echo "skipped: $*"
-    exit 0
-}
 if [ -z "$(chromium_bin)" ]; then
-    [ -n "${DIPMAP_REQUIRE_CHROMIUM:-}" ] && fail "chromium not installed (make deps installs it)"
-    skip "chromium not installed (make deps installs it)"
+    require_or_skip DIPMAP_REQUIRE_CHROMIUM "chromium not installed (make deps installs it)"
 fi
 for i in 1 2 3; do
     d=0.1

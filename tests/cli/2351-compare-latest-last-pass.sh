@@ -36,7 +36,7 @@ assert_contains err "is 'n6'; baseline 'n2' (last run whose comparison passed)"
 expect_code 0 "$DIPMAP" compare --tag nightly --latest --db t.db
 assert_contains err "is 'n6'; baseline 'n4' (previous complete run)"
 # the trend is one series: o5 is left out, and the plot says so
-if command -v gnuplot >/dev/null; then
+if has_tool gnuplot DIPMAP_REQUIRE_GNUPLOT; then
     expect_code 0 "$DIPMAP" plot --tag nightly --db t.db --out trend --format svg
     assert_contains err "1 run matching tag nightly is of another series"
     assert_contains trend/trend.svg "n6"

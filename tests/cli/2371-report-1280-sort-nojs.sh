@@ -4,13 +4,8 @@
 # ways, and with scripts off the page shows the same tables, unsorted-by-click but complete.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/7xx-lib.bash"
-type skip >/dev/null 2>&1 || skip() {
-    echo "skipped: $*"
-    exit 0
-}
 if [ -z "$(chromium_bin)" ]; then
-    [ -n "${DIPMAP_REQUIRE_CHROMIUM:-}" ] && fail "chromium not installed (make deps installs it)"
-    skip "chromium not installed (make deps installs it)"
+    require_or_skip DIPMAP_REQUIRE_CHROMIUM "chromium not installed (make deps installs it)"
 fi
 make_run t.db --run r1 --model m-7b --golden gold.jsonl --hostile --questions 30
 expect_code 0 "$DIPMAP" report r1 --db t.db --out rep

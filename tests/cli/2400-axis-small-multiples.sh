@@ -10,7 +10,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
-command -v gnuplot >/dev/null || skip "gnuplot not installed"
+need_tool gnuplot DIPMAP_REQUIRE_GNUPLOT "gnuplot not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model dipmap-sim:hard=0.3,dip=0.6,flat=1
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim \
     --dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" \

@@ -6,7 +6,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
-command -v gnuplot >/dev/null || skip "gnuplot not installed"
+need_tool gnuplot DIPMAP_REQUIRE_GNUPLOT "gnuplot not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" \
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --model dipmap-sim:hard=0.4,shuffled=0.2
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim \

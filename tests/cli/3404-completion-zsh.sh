@@ -4,7 +4,7 @@
 # a command with its help and value (enumerated values, files, run names from the store).
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
-if ! command -v zsh >/dev/null; then require_or_skip DIPMAP_REQUIRE_ZSH "zsh is not installed"; fi
+need_tool zsh DIPMAP_REQUIRE_ZSH "zsh is not installed"
 "$DIPMAP" help --completion zsh >_dipmap || fail "help --completion zsh"
 head -n 1 _dipmap | grep -qx '#compdef dipmap' || fail "no #compdef line"
 zsh -n _dipmap || fail "zsh cannot parse the script"

@@ -20,6 +20,20 @@ require_or_skip() {
     skip "$2"
 }
 
+# The one guard for optional programs (gnuplot, zsh, ...): CI sets DIPMAP_REQUIRE_* (.ci/run), so
+# it cannot pass without running what a test checks.
+# need_tool CMD VAR REASON: the whole test needs CMD: skip without it, or fail when $VAR is set.
+need_tool() {
+    command -v "$1" >/dev/null 2>&1 || require_or_skip "$2" "$3"
+}
+# has_tool CMD VAR: a part of a test needs CMD: 0 when it is on PATH, 1 when not, and a failure
+# when not and $VAR is set.
+has_tool() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    if [ -n "${!2:-}" ]; then fail "$1 not installed ($2 is set)"; fi
+    return 1
+}
+
 # sqlite3: the CLI waits (up to 10 s) for a lock instead of failing at once. Two queries
 # run side by side (a diff of two process substitutions) both open a WAL store whose last
 # writer has exited; the first runs WAL recovery under an exclusive lock, and without a
