@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
 
@@ -155,6 +157,38 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
     return ret;
 }
 
+/*
+ * An unknown key: the file, the key's line and the nearest option name
+ * ("lenghts" -> "lengths"), so a typo is not silently a default.
+ */
+static void unknown_key(const char *path, const struct strbuf *text, const char *key,
+                        const struct option *opts)
+{
+    struct strbuf pat = STRBUF_INIT;
+    const char **names;
+    const char *near, *at;
+    size_t n = 0, i;
+    long line = 1;
+    for (i = 0; opts[i].type != OPT_END; i++)
+        n++;
+    names = xcalloc(n + 1, sizeof(*names));
+    for (i = 0, n = 0; opts[i].type != OPT_END; i++)
+        if (opts[i].long_name && strcmp(opts[i].long_name, "config"))
+            names[n++] = opts[i].long_name;
+    near = suggest_name(key, names);
+    strbuf_addf(&pat, "\"%s\"", key);
+    at = strstr(text->buf, pat.buf);
+    for (i = 0; at && text->buf + i < at; i++)
+        line += text->buf[i] == '\n';
+    if (near)
+        error("%s:%ld: unknown setting \"%s\" (did you mean \"%s\"?)", path, line, key, near);
+    else
+        error("%s:%ld: unknown setting \"%s\" (the keys are the command's long option names)", path,
+              line, key);
+    free(names);
+    strbuf_release(&pat);
+}
+
 int config_apply_file(struct config *c, const char *path, struct option *opts,
                       const char *const *refused, const char *refused_hint)
 {
@@ -203,7 +237,7 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
                 error("%s: \"%s\" cannot be set in a config file%s%s", path, key,
                       refused_hint ? "; " : "", refused_hint ? refused_hint : "");
             else
-                error("%s: unknown setting \"%s\"", path, key);
+                unknown_key(path, &sb, key, opts);
             goto cleanup;
         }
         if (o->seen == 1)

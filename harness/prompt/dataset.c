@@ -22,6 +22,7 @@
 #include "run/score.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "base/strvec.h"
 #include "base/unicode.h"
 #include "base/usage.h"
@@ -350,6 +351,40 @@ static int opt_string(const struct ctx *c, const struct json *obj, const char *k
     return 0;
 }
 
+/*
+ * A field near a known name is a typo ("distractor" for "distractors" dropped
+ * the hard negatives; "answer" for "answers"): refused, naming the field and
+ * the name meant. Other unknown fields are the user's own metadata, ignored
+ * (README "Golden-set format").
+ */
+static int check_fields(const struct ctx *c, const struct json *obj, const char *where,
+                        const char *const *known)
+{
+    const struct json *m;
+    for (m = json_first(obj); m; m = json_next(m)) {
+        const char *key = json_key(m), *near;
+        size_t i;
+        for (i = 0; known[i] && strcmp(known[i], key); i++)
+            ;
+        if (known[i])
+            continue;
+        near = suggest_name(key, known);
+        if (near) {
+            size_t wl = strlen(where);
+            return ferr(c, "%.*s%sunknown field \"%s\" (did you mean \"%s\"?)",
+                        (int)(wl && where[wl - 1] == '.' ? wl - 1 : wl), where, wl ? ": " : "", key,
+                        near);
+        }
+    }
+    return 0;
+}
+
+static const char *const question_fields[] = {
+    "id", "question", "answers", "gold", "distractors", "scorer", "answer_regex", "retrieved", NULL,
+};
+/* a "retrieved" item's "doc", "gold" and "score" are far from these: not taken for typos */
+static const char *const chunk_fields[] = {"id", "title", "text", "value", NULL};
+
 static void chunk_release(struct chunk *ch)
 {
     free(ch->id);
@@ -368,6 +403,8 @@ static int parse_chunk(const struct ctx *c, const struct json *j, const char *wh
     memset(out, 0, sizeof(*out));
     if (json_kind(j) != JSON_OBJECT)
         return ferr(c, "%s must be an object with a \"text\"", where);
+    if (check_fields(c, j, where, chunk_fields) < 0)
+        return -1;
     text = json_get(j, "text");
     if (!is_nonempty_string(text))
         return ferr(c, "%s\"text\" must be a non-empty string", where);
@@ -722,6 +759,8 @@ static int parse_question(const struct ctx *c, const struct json *j, struct ques
     strvec_init(&q->dropped_negatives);
     q->line = c->line;
 
+    if (check_fields(c, j, "", question_fields) < 0)
+        return -1;
     retrieved = json_get(j, "retrieved");
     if (json_kind(retrieved) == JSON_NULL)
         retrieved = NULL;

@@ -27,7 +27,7 @@ case $settings in *'"max-tokens":32'*'"seed":9'*) ;; *) fail "stored settings: $
 # errors name the file and the key; API keys are refused in config files
 echo '{"lenghts": "1k"}' >bad.json
 expect_code 2 "$DIPMAP" run --config bad.json
-assert_contains err 'bad.json: unknown setting "lenghts"'
+assert_contains err 'bad.json:1: unknown setting "lenghts" (did you mean "lengths"?)'
 echo '{"dataset": "golden.jsonl", "api_key": "sk-test-CONFIGSECRET"}' >key.json
 expect_code 2 "$DIPMAP" run --config key.json --dry-run
 assert_contains err '"api_key" cannot be set in a config file'

@@ -3,7 +3,7 @@
 . "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
 echo '{"lengths": "1k", "bogus": 1}' >c1.json
-bad_run 2 "error: c1.json: unknown setting \"bogus\"" --config c1.json
+bad_run 2 "error: c1.json:1: unknown setting \"bogus\" (the keys are the command's long option names)" --config c1.json
 printf '{\n  "lengths": "1k",\n  "repeats": \n' >c2.json
 bad_run 2 "error: c2.json:3: not valid JSON" --config c2.json
 echo '{"repeats": "three"}' >c3.json
