@@ -134,13 +134,24 @@ static void keep_key_out_of_dumps(void)
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-static void resume_hint(int argc, const char **argv, const char *run, const char *db, int run_given)
+static void resume_hint_with(int argc, const char **argv, const char *run, const char *db,
+                             int run_given, const char *opt, const char *val)
 {
     struct strbuf sb = STRBUF_INIT, h = STRBUF_INIT;
-    int i, redacted = 0;
+    size_t optlen = opt ? strlen(opt) : 0;
+    int i, redacted = 0, replaced = 0;
     strbuf_addstr(&sb, "dipmap");
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (opt && !strncmp(a, opt, optlen) && (!a[optlen] || a[optlen] == '=')) {
+            /* the option the stop was about gets the value that lets the resume go on */
+            strbuf_addf(&sb, " %s ", opt);
+            shell_quote(&sb, val);
+            if (!a[optlen] && i + 1 < argc)
+                i++;
+            replaced = 1;
+            continue;
+        }
         int after_flag = i > 0 && (!strcmp(argv[i - 1], "-H") || !strcmp(argv[i - 1], "--header"));
         if (!strncmp(a, "--header=", 9) && secret_header(a + 9, strlen(a + 9), NULL)) {
             strbuf_reset(&h);
@@ -156,6 +167,10 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
         strbuf_addch(&sb, ' ');
         shell_quote(&sb, a);
     }
+    if (opt && !replaced) { /* it came from a config file */
+        strbuf_addf(&sb, " %s ", opt);
+        shell_quote(&sb, val);
+    }
     if (!run_given) {
         strbuf_addstr(&sb, " --run ");
         shell_quote(&sb, run);
@@ -166,6 +181,12 @@ static void resume_hint(int argc, const char **argv, const char *run, const char
         fprintf(stderr, "hint: (credential header values are shown as <redacted>)\n");
     strbuf_release(&sb);
     strbuf_release(&h);
+}
+
+/* The same command again, naming the run: what resumes it. */
+static void resume_hint(int argc, const char **argv, const char *run, const char *db, int run_given)
+{
+    resume_hint_with(argc, argv, run, db, run_given, NULL, NULL);
 }
 
 static void run_opts_init(struct run_opts *o)
@@ -2150,7 +2171,22 @@ static int finish_run(struct run_ctx *c)
               "trial(s) not sent",
               c->o.max_cost, c->spent_before + c->res.cost_usd, c->res.cost_usd,
               c->res.planned - c->res.already_done - c->res.finished);
-        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        {
+            /* the same --max-cost stops the resume at once: suggest the run's projected cost */
+            long done = c->res.already_done + c->res.finished;
+            double spent = c->spent_before + c->res.cost_usd;
+            double need = done > 0 ? spent * (double)c->res.planned / (double)done * 1.1 : 0;
+            char val[64];
+            if (need <= c->o.max_cost)
+                need = c->o.max_cost * 2;
+            snprintf(val, sizeof(val), "%.2f", need);
+            fprintf(stderr,
+                    "hint: the cap counts the whole run's cost across resumes; the run as "
+                    "planned projects to about $%.2f\n",
+                    done > 0 ? spent * (double)c->res.planned / (double)done : 0.0);
+            resume_hint_with(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL, "--max-cost",
+                             val);
+        }
         break;
     case RUNNER_TOO_MANY_ERRORS:
         error("run: stopped: %ld trial(s) ended in error after retries (limit %.1f%% of the "
@@ -2177,7 +2213,12 @@ static int finish_run(struct run_ctx *c)
         break;
     case RUNNER_MISMATCH:
         error("run: stopped: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
-        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        /* the same command stops the same way: the lengths are counted in the wrong tokens */
+        fprintf(stderr,
+                "hint: count with the model's tokens: --tokenizer server (the endpoint's "
+                "/tokenize) or its tokenizer.json, under a new --run name (the tokenizer is "
+                "part of the run's identity; 'dipmap runs' lists the names in use); "
+                "--allow-tokenizer-mismatch keeps this run going as it is\n");
         break;
     }
     if (no_score) {

@@ -1,4 +1,4 @@
-# --max-cost caps the run, not each command: three resumes with the same --max-cost used to
+# --max-cost caps the run, not each command (and its resume hint raises the cap): three resumes with the same --max-cost used to
 # spend three budgets. A resume counts what the run's stored trials already cost (at the given
 # prices: a merged store holds every shard's trials, so its spend too), and stops before the
 # first request when nothing is left.
@@ -13,6 +13,13 @@ spent() { # USD of the run's stored trials at $10/M in and out
 }
 expect_code 4 "$DIPMAP" run "${RUN_ARGS[@]}" "${P[@]}" --db t.db --run b --max-cost 0.05
 n1=$(q t.db "select count(*) from trials")
+# the resume hint does not repeat the cap that stopped it (that resume would stop at once): it
+# gives the run's projected cost
+hint=$(grep '^hint: resume with: ' err) || fail "no resume hint: $(cat err)"
+case $hint in *"--max-cost 0.05"*) fail "the hint repeats the cap: $hint" ;; esac
+v=$(sed -n 's/.*--max-cost \([0-9.]*\).*/\1/p' <<<"$hint")
+python3 -c "import sys; sys.exit(0 if float('$v') > 0.05 else 1)" || fail "the hint's cap $v is not above 0.05"
+assert_contains err "the run as planned projects to about \$"
 for i in 1 2; do
     expect_code 4 "$DIPMAP" run "${RUN_ARGS[@]}" "${P[@]}" --db t.db --run b --max-cost 0.05
     assert_contains err "already spent by this run"
