@@ -25,6 +25,8 @@ const struct cmd_struct dipmap_commands[] = {
     {"run", cmd_run, "run the trial matrix against an endpoint and store every trial (resumable)"},
     {"runs", cmd_runs, "list the runs in a store with model, status and progress"},
     {"merge", cmd_merge, "join shard stores of one run into one store"},
+    {"rename", cmd_rename, "give a run another name in its store"},
+    {"rm", cmd_rm, "delete runs and everything recorded under them from a store"},
     {"report", cmd_report, "write summary.md, report.html, summary.json and plots for a run"},
     {"plot", cmd_plot, "draw U-curves and heatmaps of runs, or the trend of a model or tag"},
     {"compare", cmd_compare, "paired regression verdict between two runs (exit 0, 1 or 4)"},

@@ -27,6 +27,8 @@ int cmd_import(int argc, const char **argv);
 int cmd_show_prompt(int argc, const char **argv);
 int cmd_runs(int argc, const char **argv);
 int cmd_merge(int argc, const char **argv);
+int cmd_rename(int argc, const char **argv);
+int cmd_rm(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_plot(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);

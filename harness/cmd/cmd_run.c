@@ -1589,8 +1589,10 @@ static int check_resume(struct run_ctx *c)
             else
                 strbuf_addf(&c->sb, "%s differs", field ? field : "an input");
             error("run: cannot resume run '%s': its inputs changed (%s)", c->run_name, c->sb.buf);
-            fprintf(stderr, "hint: use the original inputs, or start a new run with another "
-                            "--run NAME\n");
+            fprintf(stderr,
+                    "hint: use the original inputs, start a new run with another --run NAME, or "
+                    "free the name: 'dipmap rm %s' (or 'dipmap rename %s NEW' to keep it)\n",
+                    c->run_name, c->run_name);
             return -1;
         }
         if ((c->have.shard || c->want.shard) &&
@@ -2214,11 +2216,13 @@ static int finish_run(struct run_ctx *c)
     case RUNNER_MISMATCH:
         error("run: stopped: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
         /* the same command stops the same way: the lengths are counted in the wrong tokens */
-        fprintf(stderr,
-                "hint: count with the model's tokens: --tokenizer server (the endpoint's "
-                "/tokenize) or its tokenizer.json, under a new --run name (the tokenizer is "
-                "part of the run's identity; 'dipmap runs' lists the names in use); "
-                "--allow-tokenizer-mismatch keeps this run going as it is\n");
+        fprintf(
+            stderr,
+            "hint: count with the model's tokens: --tokenizer server (the endpoint's "
+            "/tokenize) or its tokenizer.json, under a new --run name (the tokenizer is "
+            "part of the run's identity; 'dipmap runs' lists the names in use, 'dipmap rm' frees "
+            "one); "
+            "--allow-tokenizer-mismatch keeps this run going as it is\n");
         break;
     }
     if (no_score) {

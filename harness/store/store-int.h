@@ -138,6 +138,8 @@ void store_op_release(struct op *o);
 
 /* The row id of run name (cached per handle): 0, 1 when there is no such run, -1 on error. */
 int store_run_id(struct store *st, const char *name, sqlite3_int64 *id);
+/* 1 when name is a valid run name: 1-256 bytes, no control characters. */
+int store_valid_run_name(const char *name);
 /* 0 when the handle may write, else -1 after printing why. */
 int store_need_writable(struct store *st);
 /* Inserts the runs row of r with its canonical settings JSON. */

@@ -290,6 +290,26 @@ int store_run_heartbeat(struct store *st);
 /* Release this handle's lock on `run` (no-op when not held). Returns 0 or -1. */
 int store_run_unlock(struct store *st, const char *run);
 
+/* What store_run_delete removed. */
+struct store_rm_result {
+    long trials;      /* the run's trials */
+    long prompts;     /* stored prompts no other row names any more */
+    long golden_sets; /* golden sets no other run uses any more */
+};
+/*
+ * Delete run `name` with everything recorded under it, and the stored prompts and golden
+ * sets nothing else names (store_rm.c); other runs are untouched. Takes the run's lock
+ * first: a run another live process holds is refused. One transaction.
+ * Returns 0; 1 when there is no such run (nothing printed); -1 after error().
+ */
+int store_run_delete(struct store *st, const char *name, struct store_rm_result *out);
+/*
+ * Rename a run (its trials follow: they hold the run's id). Refuses an invalid or taken
+ * new name and a run another live process holds. Returns 0; 1 when there is no run
+ * old_name (nothing printed); -1 after error().
+ */
+int store_run_rename(struct store *st, const char *old_name, const char *new_name);
+
 /* ---- trials -------------------------------------------------------------- */
 
 /*

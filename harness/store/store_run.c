@@ -144,7 +144,7 @@ static int check_endpoints(const char *run, const char *endpoints)
     return rc;
 }
 
-static int valid_run_name(const char *name)
+int store_valid_run_name(const char *name)
 {
     const unsigned char *p;
     if (!name || !*name || strlen(name) > 256)
@@ -331,7 +331,7 @@ int store_run_create(struct store *st, const struct run_info *r)
     int rc;
     if (store_need_writable(st))
         return -1;
-    if (!valid_run_name(r->name))
+    if (!store_valid_run_name(r->name))
         return error("invalid run name '%s' (1-256 characters, no control characters)",
                      r->name ? r->name : "");
     if (!r->model_requested || !*r->model_requested)

@@ -10,6 +10,7 @@ sed 's/"answers": \["/"answers": ["x/' golden.jsonl >golden2.jsonl
 cmp -s golden.jsonl golden2.jsonl && fail "test setup: dataset unchanged"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --dataset golden2.jsonl --lengths 1k --depths 0,100 --db t.db --run ch
 assert_contains err "cannot resume run 'ch': its inputs changed (golden_sha256 differs)"
+assert_contains err "free the name: 'dipmap rm ch' (or 'dipmap rename ch NEW' to keep it)"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --template "$REPO/prompts/qa.txt" --lengths 1k --depths 0,100 --db t.db --run ch
 assert_contains err "template_sha256 differs"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --max-tokens 99 --db t.db --run ch
