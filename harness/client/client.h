@@ -66,7 +66,8 @@ enum client_reason {
     CLIENT_R_TIMEOUT,           /* RETRYABLE: total or connect timeout */
     CLIENT_R_CONNECT,           /* RETRYABLE: cannot connect / resolve / TLS */
     CLIENT_R_TRANSPORT,         /* RETRYABLE: reset, empty reply, partial body, other curl error */
-    CLIENT_R_BAD_BODY,          /* RETRYABLE: 2xx body that is not a completion (HTML, bad JSON) */
+    CLIENT_R_BAD_BODY,          /* RETRYABLE: 2xx body that is not a completion (bad JSON);
+                                   FATAL when it is an HTML page (client_body_is_html) */
     CLIENT_R_ERROR_IN_BODY,     /* RETRYABLE: 2xx carrying an error object */
     CLIENT_R_TOO_LARGE,         /* RETRYABLE: response bigger than max_response_bytes */
     CLIENT_R_AUTH,              /* FATAL: 401/403 */
@@ -457,6 +458,12 @@ void client_classify(const struct client_exchange *ex, struct client_response *o
  * message was found, -1 when the raw body was used.
  */
 int client_error_message(const char *body, size_t len, struct strbuf *msg, struct strbuf *code);
+/*
+ * 1 when body is an HTML (or XML) page, not JSON: after blanks and a byte-order mark it opens
+ * with "<" and a letter, "!" or "?". A web UI, a login page or a proxy answers so; the run
+ * and the preflight stop on it rather than ask again.
+ */
+int client_body_is_html(const char *body, size_t len);
 
 /* 1 when an error message/code says the context was exceeded (reference §4.4 patterns). */
 int client_is_overflow_message(const char *msg);

@@ -245,6 +245,20 @@ static void add_raw_body(struct strbuf *msg, const char *body, size_t len)
     strbuf_rtrim(msg);
 }
 
+int client_body_is_html(const char *body, size_t len)
+{
+    size_t i = 0;
+    if (!body)
+        return 0;
+    if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3))
+        i = 3; /* a byte-order mark */
+    while (i < len && isspace((unsigned char)body[i]))
+        i++;
+    /* "<!DOCTYPE html", "<html", "<head>", "<!-- ... -->", "<?xml ...><html": a page, not JSON */
+    return i + 1 < len && body[i] == '<' &&
+           (isalpha((unsigned char)body[i + 1]) || body[i + 1] == '!' || body[i + 1] == '?');
+}
+
 int client_error_message(const char *body, size_t len, struct strbuf *msg, struct strbuf *code)
 {
     struct json *root = body && len ? json_parse(body, len, NULL) : NULL;
@@ -521,10 +535,19 @@ static void classify_success(const struct client_exchange *ex, struct client_res
     if (json_kind(root) != JSON_OBJECT) {
         struct strbuf raw = STRBUF_INIT;
         add_raw_body(&raw, ex->body ? ex->body : "", ex->body ? ex->body_len : 0);
-        r->cls = CLIENT_RETRYABLE;
         r->reason = CLIENT_R_BAD_BODY;
-        client_set_error(r, "HTTP %ld with a body that is not a JSON object: %.200s", ex->status,
-                         raw.len ? raw.buf : "(empty)");
+        if (client_body_is_html(ex->body, ex->body ? ex->body_len : 0)) {
+            /* a login page, a proxy's or a web UI's page: asking again gets the same page */
+            r->cls = CLIENT_FATAL;
+            client_set_error(r,
+                             "HTTP %ld with an HTML page, not an OpenAI API answer (a login page, "
+                             "a proxy or a web UI at this address?): %.200s",
+                             ex->status, raw.buf);
+        } else {
+            r->cls = CLIENT_RETRYABLE;
+            client_set_error(r, "HTTP %ld with a body that is not a JSON object: %.200s",
+                             ex->status, raw.len ? raw.buf : "(empty)");
+        }
         strbuf_release(&raw);
         goto out;
     }

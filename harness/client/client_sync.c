@@ -146,6 +146,44 @@ static int probe_props(struct client *c, struct endpoint *ep, struct client_pref
     return is_llama;
 }
 
+/*
+ * 1 after a message in err when ep has no OpenAI API: its /v1/models answered an HTML page
+ * (a web UI, a login page, a proxy), or it and /v1/chat/completions both answered 404/405
+ * (a wrong path: "http://host:8000/v2"). A server without /v1/models still passes when its
+ * chat path exists: an empty request there gets a 4xx about the request, not a 404. The
+ * empty request is invalid, so nothing is generated or billed.
+ */
+static int no_api_here(struct client *c, const struct endpoint *ep, long status,
+                       const struct strbuf *resp, struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
+    long chat_status = 0;
+    int none;
+    if (status == 200 && client_body_is_html(resp->buf, resp->len)) {
+        strbuf_addf(err,
+                    "%s/v1/models answered an HTML page, not the OpenAI API (a web UI, a login "
+                    "page or a proxy at this address?): ",
+                    ep->root);
+        client_error_message(resp->buf, resp->len > 200 ? 200 : resp->len, err, NULL);
+        return 1;
+    }
+    if (status != 404 && status != 405)
+        return 0;
+    strbuf_addf(&url, "%s/v1/chat/completions", ep->root);
+    none = !client_http_sync(c, url.buf, "{}", 2, &chat_status, &body, err) &&
+           (chat_status == 404 || chat_status == 405);
+    strbuf_reset(err);
+    if (none)
+        strbuf_addf(err,
+                    "no OpenAI-compatible API at %s: GET %s/v1/models and POST %s answered HTTP "
+                    "%ld and %ld (give the server's base URL, e.g. http://HOST:8000 or "
+                    "http://HOST:8000/v1)",
+                    ep->root, ep->root, url.buf, status, chat_status);
+    strbuf_release(&url);
+    strbuf_release(&body);
+    return none;
+}
+
 static enum client_class preflight_locked(struct client *c, struct client_preflight_info *info,
                                           enum client_reason *reason, struct strbuf *err)
 {
@@ -195,6 +233,12 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
             strbuf_release(&resp);
             *reason = CLIENT_R_SERVER_ERROR;
             return CLIENT_RETRYABLE;
+        }
+        if (no_api_here(c, ep, status, &resp, err)) {
+            strbuf_release(&url);
+            strbuf_release(&resp);
+            *reason = CLIENT_R_BAD_REQUEST;
+            return CLIENT_FATAL;
         }
         probe_props(c, ep, info);
         root = status == 200 ? json_parse(resp.buf, resp.len, NULL) : NULL;

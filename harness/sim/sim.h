@@ -206,7 +206,7 @@ uint64_t sim_hash_bytes(uint64_t h, const void *data, size_t len);
  *   503       503 with a llama.cpp "Loading model" body
  *   drop      the connection is closed without any response
  *   truncate  a 200 whose body is shorter than its Content-Length
- *   garbage   a 200 with an HTML body
+ *   garbage   a 200 whose body is a completion cut short (not JSON)
  *   slow      a normal answer after slow_ms extra delay
  *   error200  a 200 carrying {"error":{...}} and no choices
  * Other routes never fault.

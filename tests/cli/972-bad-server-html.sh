@@ -1,9 +1,13 @@
-# Bad input: a server answering 200 with an HTML page -> the trial ends in error, exit 3 quoting the body; store intact.
+# Bad input: a server answering 200 with an HTML page -> the run stops at the first trial's answer
+# (asking again gets the same page; it sent 16 requests over 19 s and exited 3), exit 2 as for
+# any endpoint that refuses the run, quoting the page; store intact.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/95x-lib.bash"
 . "$TESTS/servers/fake.sh"
 setup_prior
 start_fake fake "{\"/v1/models\":[$(models_json dipmap-sim)],\"/v1/chat/completions\":[{\"status\":200,\"headers\":{\"Content-Type\":\"text/html\"},\"body\":\"<html><body>Gateway login</body></html>\"}]}"
 RUN_ARGS[1]=$FAKE_URL
-bad_run 3 "HTTP 200 with a body that is not a JSON object: <html><body>Gateway login" --max-attempts 2 --retry-base-ms 10 --concurrency 1
-assert_contains err "run: stopped: "
+bad_run 2 "HTTP 200 with an HTML page, not an OpenAI API answer (a login page, a proxy or a web UI at this address?): <html><body>Gateway login" --max-attempts 5 --retry-base-ms 10 --concurrency 1
+# the template-overhead probe and the first trial
+[ "$(fake_count fake /v1/chat/completions)" -le 2 ] || fail "$(fake_count fake /v1/chat/completions) requests were sent to an HTML page"
+assert_contains err "run: the endpoint refused the run: bad-body: HTTP 200 with an HTML page"

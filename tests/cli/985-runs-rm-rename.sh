@@ -55,6 +55,12 @@ assert_contains out "deleted run 'b': 12 trials, $((prompts0 - cprompts)) stored
 [ "$(q "SELECT count(*) FROM golden_sets")" = 1 ] || fail "golden sets left: $(q "SELECT count(*) FROM golden_sets")"
 "$DIPMAP" report c --db t.db --out rc --format json --no-plots >/dev/null 2>rc.err || fail "report c: $(cat rc.err)"
 
+# every table with a prompt_sha256 column is in rm's prompt collection (store_rm.c)
+for t in $(q "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = 'prompt_sha256'"); do
+    grep -q "SELECT prompt_sha256 FROM $t WHERE" "$REPO/harness/store/store_rm.c" ||
+        fail "table $t names prompts but dipmap rm's prompt_gc_sql does not look at it"
+done
+
 # a terminal's answer: n keeps the run, y deletes it
 python3 - "$DIPMAP" <<'PY' || fail "confirmation on a terminal"
 import os, pty, subprocess, sys

@@ -357,8 +357,11 @@ static const struct ccase ccases[] = {
      "{\"index\":0,\"message\":{\"content\":\"A\"},\"finish_reason\":\"stop\"}]}",
      0, 0, CLIENT_OK, CLIENT_R_NONE, NULL},
     /* broken 2xx bodies: retry */
-    {200, NULL, "<html><body>Bad gateway</body></html>", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
+    {200, NULL, "{\"choices\":[{\"index\":0,\"mess", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
      "not a JSON object"},
+    /* an HTML page (login, proxy, web UI): asking again gets the same page */
+    {200, NULL, "<html><body>Sign in</body></html>", 0, 0, CLIENT_FATAL, CLIENT_R_BAD_BODY,
+     "HTML page"},
     {200, NULL, "", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, NULL},
     {200, NULL, "{\"choices\":[]}", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, "choices"},
     {200, NULL, "{\"choices\":", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, NULL},
@@ -1303,7 +1306,9 @@ static void test_http_classes(void)
          0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, 503},
         {"{\"status\":200,\"body\":\"<html>captive portal</html>\",\"headers\":{\"Content-Type\":"
          "\"text/html\"}}",
-         0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, 200},
+         0, CLIENT_FATAL, CLIENT_R_BAD_BODY, 200},
+        {"{\"status\":200,\"body\":\"{\\\"choices\\\":[\"}", 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
+         200},
         {"{\"status\":200,\"json\":{\"error\":{\"message\":\"generation failed\"}}}", 0,
          CLIENT_RETRYABLE, CLIENT_R_ERROR_IN_BODY, 200},
         {"{\"status\":401,\"json\":{\"error\":{\"message\":\"bad key sk-test-SECRET-123\","
@@ -1713,8 +1718,10 @@ static void test_http_preflight(void)
     client_free(c);
     fake_stop(&f);
 
-    /* no /v1/models at all: unknown, not fatal */
-    if (fake_start(&f, "{\"*\":[{\"status\":404,\"body\":\"not found\"}]}")) {
+    /* no /v1/models, but the chat path exists (an empty request gets a 400): unknown, not fatal */
+    if (fake_start(
+            &f, "{\"/v1/chat/completions\":[{\"status\":400,\"json\":{\"error\":"
+                "\"messages is required\"}}],\"*\":[{\"status\":404,\"body\":\"not found\"}]}")) {
         CHECK(0);
         return;
     }
@@ -1723,6 +1730,20 @@ static void test_http_preflight(void)
     CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_OK);
     CHECK_INT(info.context, -1);
     CHECK_INT(info.model_listed, -1);
+    client_preflight_info_release(&info);
+    client_free(c);
+    fake_stop(&f);
+
+    /* 404 at /v1/models and at the chat path: no API at this address (a wrong path) */
+    if (fake_start(&f, "{\"*\":[{\"status\":404,\"body\":\"not found\"}]}")) {
+        CHECK(0);
+        return;
+    }
+    c = make_client(f.url, NULL, NULL);
+    strbuf_reset(&err);
+    CHECK_INT(client_preflight(c, &info, &reason, &err), CLIENT_FATAL);
+    CHECK_INT(reason, CLIENT_R_BAD_REQUEST);
+    CHECK(strstr(err.buf, "no OpenAI-compatible API at ") != NULL);
     client_preflight_info_release(&info);
     client_free(c);
     {
