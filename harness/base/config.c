@@ -110,6 +110,14 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
             *(double *)o->value = d;
         break;
     }
+    case OPT_POINTS: {
+        double d;
+        if (scalar_text(v, &sb) < 0 || parse_points(sb.buf, &d) < 0)
+            ret = bad_type(path, key, PARSE_POINTS_FORMS);
+        else
+            *(double *)o->value = d;
+        break;
+    }
     case OPT_STRING:
         if (json_kind(v) == JSON_ARRAY) {
             const struct json *e;
@@ -274,6 +282,7 @@ char *config_settings_json(const struct option *opts, const char *const *exclude
             json_add_num(root, o->long_name, (double)*(const long *)o->value);
             break;
         case OPT_DOUBLE:
+        case OPT_POINTS:
             json_add_num(root, o->long_name, *(const double *)o->value);
             break;
         case OPT_BOOL:

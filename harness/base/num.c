@@ -76,6 +76,28 @@ int parse_double(const char *s, double *out)
     return 0;
 }
 
+int parse_points(const char *s, double *out)
+{
+    char buf[64];
+    size_t n = s ? strlen(s) : 0;
+    double v;
+    int scaled = 0;
+    if (!n || n >= sizeof(buf))
+        return -1;
+    memcpy(buf, s, n + 1);
+    if (n > 2 && !strcmp(buf + n - 2, "pp")) {
+        buf[n - 2] = '\0';
+        scaled = 1;
+    } else if (n > 1 && buf[n - 1] == '%') {
+        buf[n - 1] = '\0';
+        scaled = 1;
+    }
+    if (parse_double(buf, &v) < 0 || (!scaled && fabs(v) > 1.0))
+        return -1;
+    *out = scaled ? v / 100.0 : v;
+    return 0;
+}
+
 int parse_double_range(const char *s, double min, double max, double *out)
 {
     double v;

@@ -19,6 +19,15 @@ int parse_double_range(const char *s, double min, double max, double *out);
  */
 int parse_token_count(const char *s, long max, long *out);
 
+/*
+ * An accuracy, a share or a difference of them, in any of the forms the options take: a
+ * fraction ("0.05"), percentage points ("5pp") or per cent ("5%"); *out is the fraction.
+ * A bare number above 1 ("5") is refused: 5 pp or 500%? The caller names the option and
+ * the forms (PARSE_POINTS_FORMS). Signs pass; callers check their range.
+ */
+int parse_points(const char *s, double *out);
+#define PARSE_POINTS_FORMS "a fraction or points: 0.05, 5pp or 5%"
+
 /* Human text for why the last parse failed, e.g. for "12x": "not a number". */
 const char *parse_num_strerror(const char *s);
 

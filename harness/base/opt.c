@@ -133,6 +133,11 @@ static int set_value(const char *cmd, struct option *o, const char *arg)
         if (parse_double(arg, (double *)o->value) < 0)
             return error("%s: option '--%s' expects a number, got '%s'", cmd, o->long_name, arg);
         return 0;
+    case OPT_POINTS:
+        if (parse_points(arg, (double *)o->value) < 0)
+            return error("%s: option '--%s' takes %s, not '%s'", cmd, o->long_name,
+                         PARSE_POINTS_FORMS, arg);
+        return 0;
     case OPT_LIST:
         strvec_push((struct strvec *)o->value, arg);
         return 0;

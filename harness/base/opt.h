@@ -16,6 +16,7 @@ enum opt_type {
     OPT_STRING, /* value: const char **, points into argv */
     OPT_LONG,   /* value: long *, checked with parse_long */
     OPT_DOUBLE, /* value: double *, checked with parse_double */
+    OPT_POINTS, /* value: double *, a fraction, 5pp or 5% (parse_points) */
     OPT_BOOL,   /* value: int *, set to 1 (or 0 by --no-NAME) */
     OPT_LIST,   /* value: struct strvec *, each occurrence appended */
     OPT_GROUP   /* heading line in the help output; no value */

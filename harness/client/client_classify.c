@@ -524,6 +524,30 @@ static void split_inline_reasoning(const struct client_exchange *ex, struct clie
     strbuf_release(&rs);
 }
 
+/*
+ * A 2xx body that is not a JSON object: an HTML page (a login page, a proxy's or a web UI's)
+ * stops the run, since asking again gets the same page; anything else (a body cut short) is
+ * retried.
+ */
+static void classify_not_json(const struct client_exchange *ex, struct client_response *r)
+{
+    struct strbuf raw = STRBUF_INIT;
+    add_raw_body(&raw, ex->body ? ex->body : "", ex->body ? ex->body_len : 0);
+    r->reason = CLIENT_R_BAD_BODY;
+    if (client_body_is_html(ex->body, ex->body ? ex->body_len : 0)) {
+        r->cls = CLIENT_FATAL;
+        client_set_error(r,
+                         "HTTP %ld with an HTML page, not an OpenAI API answer (a login page, a "
+                         "proxy or a web UI at this address?): %.200s",
+                         ex->status, raw.buf);
+    } else {
+        r->cls = CLIENT_RETRYABLE;
+        client_set_error(r, "HTTP %ld with a body that is not a JSON object: %.200s", ex->status,
+                         raw.len ? raw.buf : "(empty)");
+    }
+    strbuf_release(&raw);
+}
+
 static void classify_success(const struct client_exchange *ex, struct client_response *r)
 {
     struct json *root = ex->body && ex->body_len ? json_parse(ex->body, ex->body_len, NULL) : NULL;
@@ -533,22 +557,7 @@ static void classify_success(const struct client_exchange *ex, struct client_res
 
     err_info_init(&e);
     if (json_kind(root) != JSON_OBJECT) {
-        struct strbuf raw = STRBUF_INIT;
-        add_raw_body(&raw, ex->body ? ex->body : "", ex->body ? ex->body_len : 0);
-        r->reason = CLIENT_R_BAD_BODY;
-        if (client_body_is_html(ex->body, ex->body ? ex->body_len : 0)) {
-            /* a login page, a proxy's or a web UI's page: asking again gets the same page */
-            r->cls = CLIENT_FATAL;
-            client_set_error(r,
-                             "HTTP %ld with an HTML page, not an OpenAI API answer (a login page, "
-                             "a proxy or a web UI at this address?): %.200s",
-                             ex->status, raw.buf);
-        } else {
-            r->cls = CLIENT_RETRYABLE;
-            client_set_error(r, "HTTP %ld with a body that is not a JSON object: %.200s",
-                             ex->status, raw.len ? raw.buf : "(empty)");
-        }
-        strbuf_release(&raw);
+        classify_not_json(ex, r);
         goto out;
     }
     set_str(&r->model, json_get_str(root, "model"));

@@ -209,7 +209,7 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "verdict", 0},
         {OPT_DOUBLE, "alpha", 0, &co->alpha, "A",
          "significance level after Holm adjustment (default 0.05)", 0},
-        {OPT_DOUBLE, "tolerance", 0, &co->tolerance, "T",
+        {OPT_POINTS, "tolerance", 0, &co->tolerance, "T",
          "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)", 0},
         {OPT_STRING, "gate", 0, &c->gate, "primary|cells",
          "what fails the gate: the primary endpoints, per length all depths, the middle band "

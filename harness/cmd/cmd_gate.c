@@ -113,7 +113,7 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
          "error rate of FAIL on no change and of PASS on a drop >= tolerance, over every round "
          "(default 0.05)",
          0},
-        {OPT_DOUBLE, "tolerance", 0, &c->tolerance, "T",
+        {OPT_POINTS, "tolerance", 0, &c->tolerance, "T",
          "smallest drop that counts, absolute (default 0.05)", 0},
         {OPT_STRING, "spending", 0, &c->spending_s, "pocock|obf",
          "alpha-spending function (Lan-DeMets): pocock (default; stops early) or obf "

@@ -248,7 +248,7 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         {OPT_LONG, "repeats", 0, &o->repeats, "N", "repeats per cell (default 1)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "compare's settings", 0},
         {OPT_DOUBLE, "alpha", 0, &o->alpha, "A", "significance level (default 0.05)", 0},
-        {OPT_DOUBLE, "tolerance", 0, &o->tolerance, "T",
+        {OPT_POINTS, "tolerance", 0, &o->tolerance, "T",
          "minimum absolute drop compare calls a regression (default 0.05)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "what the model does", 0},
         {OPT_STRING, "accuracy", 0, &o->accuracy, "A",

@@ -544,15 +544,12 @@ int power_parse_drop(const char *s, double *out, struct strbuf *err)
     int rc = 0;
     strbuf_addstr(&sb, s);
     strbuf_trim(&sb);
-    if (sb.len >= 2 && !strcmp(sb.buf + sb.len - 2, "pp"))
-        strbuf_setlen(&sb, sb.len - 2);
-    else if (sb.len >= 1 && sb.buf[sb.len - 1] == '%')
-        strbuf_setlen(&sb, sb.len - 1);
-    if (!sb.len || parse_double(sb.buf, &v) || !(v >= 0.0) || v > 100.0) {
-        strbuf_addf(err, "'%s' is not a drop in percentage points between 0 and 100 (e.g. 5pp)", s);
+    if (parse_points(sb.buf, &v) < 0 || !(v >= 0.0) || v > 1.0) {
+        strbuf_addf(err, "'%s' is not a drop between 0 and 100 pp: write %s", s,
+                    PARSE_POINTS_FORMS);
         rc = -1;
     } else {
-        *out = v / 100.0;
+        *out = v;
     }
     strbuf_release(&sb);
     return rc;

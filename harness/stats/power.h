@@ -156,8 +156,8 @@ double power_mde_se(double se, double level);
 long power_need_se(double se, size_t q, double tolerance, double level);
 
 /*
- * Parse a drop "5pp", "5%" or "5" (percentage points) into a fraction
- * (0.05). Returns 0, or -1 with the reason in err.
+ * Parse a drop "5pp", "5%" or "0.05" (parse_points: the forms every option takes) into a
+ * fraction (0.05), between 0 and 1. Returns 0, or -1 with the reason in err.
  */
 int power_parse_drop(const char *s, double *out, struct strbuf *err);
 

@@ -30,7 +30,7 @@ for f in sorted(os.listdir(os.path.join(repo, "harness", "cmd"))):
         continue
     cmd = m.group(1).replace("_", "-")
     src = open(os.path.join(repo, "harness", "cmd", f), encoding="utf-8").read()
-    opts = re.findall(r'\{OPT_(?:STRING|LONG|DOUBLE|BOOL|LIST),\s*"([a-z0-9-]+)"', src)
+    opts = re.findall(r'\{OPT_(?:STRING|LONG|DOUBLE|POINTS|BOOL|LIST),\s*"([a-z0-9-]+)"', src)
     if not opts:
         continue
     help_ = subprocess.run([dipmap, "help", cmd], capture_output=True, text=True).stdout

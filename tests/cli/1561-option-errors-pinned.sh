@@ -78,9 +78,9 @@ bad = {
     },
     "plan": {
         "dataset": ["missing.jsonl"], "questions": ["-1", "x"], "lengths": ["x"],
-        "depths": ["x"], "repeats": ["0", "10001"], "alpha": ["0", "1"], "tolerance": ["1"],
+        "depths": ["x"], "repeats": ["0", "10001"], "alpha": ["0", "1"], "tolerance": ["1", "5"],
         "accuracy": ["1.5"], "discordance": ["2"], "icc": ["-0.1"], "pilot": ["nope"],
-        "db": [], "detect": ["0pp", "x"], "power": ["x"], "gate": ["x"], "iterations": ["99"],
+        "db": [], "detect": ["0pp", "x", "10"], "power": ["x"], "gate": ["x"], "iterations": ["99"],
         "seed": ["x", "0"],
     },
     "rescore": {

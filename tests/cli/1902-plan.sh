@@ -67,7 +67,7 @@ assert_contains out "an unchanged model PASSes"
 expect_code 2 "$DIPMAP" plan --lengths 8k
 assert_contains err "plan: how many questions? give --dataset FILE, --questions N or --pilot RUN"
 expect_code 2 "$DIPMAP" plan --questions 60 --detect lots
-assert_contains err "plan: --detect: 'lots' is not a drop in percentage points"
+assert_contains err "plan: --detect: 'lots' is not a drop between 0 and 100 pp"
 expect_code 2 "$DIPMAP" plan --questions 60 --depths 0,50,100 --lengths 8k --power 1,2
 assert_contains err "plan: --power: 2 drops for 3 depths"
 expect_code 2 "$DIPMAP" plan --questions 60 --depths 0,50,100 --accuracy 0.9,0.6

@@ -5,7 +5,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 3
-start_sim sim --dataset golden.jsonl --latency-ms 150 # runs of ~7 s: several snapshots even on a loaded machine
+start_sim sim --dataset golden.jsonl --latency-ms 400 # runs of ~18 s: several snapshots even at load 8 (150 ms gave 1 there)
 run_args
 for r in a b; do
     "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:10 --repeats 2 --concurrency 3 \

@@ -167,7 +167,8 @@ static void test_parse_drop(void)
     double d;
     CHECK(power_parse_drop("5pp", &d, &err) == 0 && fabs(d - 0.05) < 1e-15);
     CHECK(power_parse_drop("12.5%", &d, &err) == 0 && fabs(d - 0.125) < 1e-15);
-    CHECK(power_parse_drop("3", &d, &err) == 0 && fabs(d - 0.03) < 1e-15);
+    CHECK(power_parse_drop("0.03", &d, &err) == 0 && fabs(d - 0.03) < 1e-15);
+    CHECK(power_parse_drop("3", &d, &err) == -1); /* 3 pp or 300%? parse_points refuses it */
     CHECK(power_parse_drop("x", &d, &err) == -1);
     CHECK(strstr(err.buf, "'x' is not a drop") != NULL);
     CHECK(power_parse_drop("101pp", &d, &err) == -1);

@@ -228,6 +228,33 @@ static void test_parse_ulong_double(void)
     CHECK_INT(parse_double_range("1.5", 0, 1, &d), -1);
 }
 
+/* One spelling of drops and tolerances for every option: 0.05, 5pp, 5%; a bare 5 is refused. */
+static void test_parse_points(void)
+{
+    double d = -1;
+    CHECK_INT(parse_points("0.05", &d), 0);
+    CHECK_NEAR(d, 0.05, 1e-12);
+    CHECK_INT(parse_points("5pp", &d), 0);
+    CHECK_NEAR(d, 0.05, 1e-12);
+    CHECK_INT(parse_points("5%", &d), 0);
+    CHECK_NEAR(d, 0.05, 1e-12);
+    CHECK_INT(parse_points("12.5pp", &d), 0);
+    CHECK_NEAR(d, 0.125, 1e-12);
+    CHECK_INT(parse_points("1", &d), 0);
+    CHECK_NEAR(d, 1.0, 1e-12);
+    CHECK_INT(parse_points("-0.1", &d), 0); /* signs pass; callers check ranges */
+    CHECK_NEAR(d, -0.1, 1e-12);
+    d = 7;
+    CHECK_INT(parse_points("5", &d), -1); /* 5 pp or 500%? */
+    CHECK_INT(parse_points("pp", &d), -1);
+    CHECK_INT(parse_points("%", &d), -1);
+    CHECK_INT(parse_points("5 pp", &d), -1);
+    CHECK_INT(parse_points("5ppp", &d), -1);
+    CHECK_INT(parse_points("", &d), -1);
+    CHECK_INT(parse_points(NULL, &d), -1);
+    CHECK_NEAR(d, 7, 0); /* untouched on failure */
+}
+
 static void test_parse_token_count(void)
 {
     long v;
@@ -429,6 +456,7 @@ int main(void)
     RUN(test_strvec);
     RUN(test_parse_long);
     RUN(test_parse_ulong_double);
+    RUN(test_parse_points);
     RUN(test_parse_token_count);
     RUN(test_error_api);
     RUN(test_opt);
