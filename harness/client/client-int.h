@@ -9,6 +9,7 @@
 #define CLIENT_INT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <pthread.h>
 
@@ -16,6 +17,7 @@
 
 #include "base/strbuf.h"
 
+struct client;
 struct client_response;
 struct json;
 
@@ -43,6 +45,27 @@ long client_obj_long(const struct json *o, const char *key);
 enum client_budget_verdict { CLIENT_BUDGET_OK = 0, CLIENT_BUDGET_FIELD, CLIENT_BUDGET_TOO_SMALL };
 enum client_budget_verdict client_budget_verdict(long status, const char *body, size_t len,
                                                  const char *field, long *min);
+
+/*
+ * One blocking request on the first endpoint for the Files and Batches APIs (client_batch.c),
+ * with the run's headers, TLS and timeouts: a GET (body and upload_path NULL), a POST of the
+ * JSON body, or with upload_path a multipart form of purpose and the file (streamed from
+ * disk). The answer goes into resp (capped at max_response_bytes), or with sink into that
+ * file (no cap: output files are large). Returns 0 with *status set when an HTTP answer
+ * came, -1 on a transport failure (message in err).
+ */
+struct client_call {
+    const char *path; /* from the server root: "/v1/batches" */
+    const char *body; /* JSON to POST, or NULL */
+    size_t body_len;
+    const char *upload_path, *upload_name, *purpose; /* a multipart upload, or NULL */
+    FILE *sink;                                      /* the response into this file, or NULL */
+};
+int client_call(struct client *c, const struct client_call *call, long *status, struct strbuf *resp,
+                struct strbuf *err);
+
+/* Replace every occurrence of the API key in *s (servers echo input). */
+void client_redact_key(const struct client *c, char **s);
 
 /* Sets r->error (replacing any) to the formatted message. */
 void client_set_error(struct client_response *r, const char *fmt, ...) DM_PRINTF(2, 3);

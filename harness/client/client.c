@@ -575,6 +575,16 @@ int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf 
     return 0;
 }
 
+void client_request_body(struct client *c, const struct client_request *req, struct strbuf *out)
+{
+    build_body(c, req, 1, out);
+}
+
+const char *client_request_path(const struct client *c)
+{
+    return c->cfg.legacy_completions ? "/v1/completions" : "/v1/chat/completions";
+}
+
 void client_request_sha256(struct client *c, const struct client_request *req,
                            char hex[SHA256_HEX_LEN + 1])
 {
@@ -668,7 +678,7 @@ int client_submit(struct client *c, const struct client_request *req, struct str
 }
 
 /* Replace every occurrence of the API key in s (defence in depth: servers echo input). */
-static void redact_key(const struct client *c, char **s)
+void client_redact_key(const struct client *c, char **s)
 {
     struct strbuf out = STRBUF_INIT;
     size_t klen;
@@ -752,6 +762,28 @@ static void classify_transport(struct xfer *x, CURLcode rc, struct client_respon
     client_set_error(r, "%s (curl %d)", detail, (int)rc);
 }
 
+void client_classify_answer(struct client *c, long status, const char *headers, const char *body,
+                            size_t len, long expected, long context, struct client_response *r)
+{
+    struct client_exchange ex;
+    memset(&ex, 0, sizeof(ex));
+    ex.status = status;
+    ex.headers = headers;
+    ex.body = body;
+    ex.body_len = len;
+    ex.legacy = c->cfg.legacy_completions;
+    ex.expected_prompt_tokens = expected;
+    ex.context_tokens = context;
+    ex.truncation_ratio = c->cfg.truncation_ratio;
+    ex.reasoning_open = c->reasoning_open;
+    ex.reasoning_close = c->reasoning_close;
+    ex.now = time(NULL);
+    client_classify(&ex, r);
+    client_redact_key(c, &r->error);
+    client_redact_key(c, &r->content);
+    client_redact_key(c, &r->reasoning);
+}
+
 static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
 {
     struct client_response *r = xmalloc(sizeof(*r));
@@ -761,20 +793,8 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
     r->endpoint = x->endpoint;
     curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
     if (rc == CURLE_OK) {
-        struct client_exchange ex;
-        memset(&ex, 0, sizeof(ex));
-        ex.status = status;
-        ex.headers = x->hdrs.buf;
-        ex.body = x->resp.buf;
-        ex.body_len = x->resp.len;
-        ex.legacy = c->cfg.legacy_completions;
-        ex.expected_prompt_tokens = x->expected;
-        ex.context_tokens = x->context;
-        ex.truncation_ratio = c->cfg.truncation_ratio;
-        ex.reasoning_open = c->reasoning_open;
-        ex.reasoning_close = c->reasoning_close;
-        ex.now = time(NULL);
-        client_classify(&ex, r);
+        client_classify_answer(c, status, x->hdrs.buf, x->resp.buf, x->resp.len, x->expected,
+                               x->context, r);
         if (r->cls == CLIENT_FATAL &&
             client_budget_refused(c, x->mt_field, status, x->resp.buf, x->resp.len, NULL)) {
             /* sent again with the field the server asked for (the next body has it) */
@@ -790,9 +810,9 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
     r->curl_code = (int)rc;
     memcpy(r->request_sha256, x->sha, sizeof(r->request_sha256));
     r->latency_ms = client_now_ms() - x->start_ms;
-    redact_key(c, &r->error);
-    redact_key(c, &r->content);
-    redact_key(c, &r->reasoning);
+    client_redact_key(c, &r->error);
+    client_redact_key(c, &r->content);
+    client_redact_key(c, &r->reasoning);
     ALLOC_GROW(c->ready, c->ready_nr + 1, c->ready_alloc);
     c->ready[c->ready_nr++] = r;
     c->ep[x->endpoint].inflight--;

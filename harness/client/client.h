@@ -276,7 +276,22 @@ struct client;
 void client_request_sha256(struct client *c, const struct client_request *req,
                            char hex[SHA256_HEX_LEN + 1]);
 
-struct client;
+/*
+ * The exact body client_submit() sends for req, hints included (one builder: the Batch API's
+ * input lines carry the very bodies online mode sends), appended to out; and the path it is
+ * sent to ("/v1/chat/completions" or "/v1/completions").
+ */
+void client_request_body(struct client *c, const struct client_request *req, struct strbuf *out);
+const char *client_request_path(const struct client *c);
+
+/*
+ * Classify an answer that came another way (a Batch API output line: its status_code and
+ * body) with the classifier and settings of the online requests (client_classify() with the
+ * client's truncation ratio and reasoning tags; the API key redacted). expected/context as
+ * in client_request. out must be initialised.
+ */
+void client_classify_answer(struct client *c, long status, const char *headers, const char *body,
+                            size_t len, long expected, long context, struct client_response *out);
 
 /*
  * Create a client (copies everything it needs from cfg). Returns NULL with a

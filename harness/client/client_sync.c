@@ -464,3 +464,97 @@ int client_tokenize_cb(void *client, const char *text, size_t len, long *count, 
 {
     return client_tokenize(client, text, len, count, err);
 }
+
+/* ------------------------------------------- the Batch API (client_batch.c) */
+
+static size_t sink_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    return fwrite(ptr, 1, size * nmemb, ud);
+}
+
+int client_call(struct client *c, const struct client_call *call, long *status, struct strbuf *resp,
+                struct strbuf *err)
+{
+    struct strbuf url = STRBUF_INIT;
+    struct xfer x;
+    curl_mime *mime = NULL;
+    CURL *h = curl_easy_init();
+    CURLcode rc;
+    int ret = -1;
+
+    memset(&x, 0, sizeof(x));
+    x.c = c;
+    x.resp = *resp;
+    strbuf_init(&x.hdrs, 0);
+    strbuf_set_cap(&x.hdrs, MAX_HEADER_BYTES);
+    if (!h) {
+        strbuf_addstr(err, "curl_easy_init failed");
+        goto cleanup;
+    }
+    strbuf_addf(&url, "%s%s", c->ep[0].root, call->path);
+    client_setup_common(c, h);
+    if (call->sink)
+        /* a downloaded file may be far bigger than any answer: no response cap */
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)0);
+    curl_easy_setopt(h, CURLOPT_URL, url.buf);
+    if (call->upload_path) {
+        curl_mimepart *part;
+        mime = curl_mime_init(h);
+        part = curl_mime_addpart(mime);
+        curl_mime_name(part, "purpose");
+        curl_mime_data(part, call->purpose ? call->purpose : "batch", CURL_ZERO_TERMINATED);
+        part = curl_mime_addpart(mime);
+        curl_mime_name(part, "file");
+        if (curl_mime_filedata(part, call->upload_path) != CURLE_OK) {
+            strbuf_addf(err, "cannot read %s", call->upload_path);
+            goto cleanup;
+        }
+        curl_mime_filename(part, call->upload_name);
+        curl_mime_type(part, "application/jsonl");
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
+        curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
+    } else if (call->body) {
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdrs);
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, call->body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)call->body_len);
+    } else {
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    }
+    if (call->sink) {
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_cb);
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, call->sink);
+    } else {
+        strbuf_set_cap(&x.resp, c->cfg.max_response_bytes);
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_write_cb);
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+    }
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, client_header_cb);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x.hdrs);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x.errbuf);
+    rc = curl_easy_perform(h);
+    if (rc != CURLE_OK) {
+        strbuf_addf(err, "%s %s: %s", call->upload_path || call->body ? "POST" : "GET", url.buf,
+                    x.errbuf[0] ? x.errbuf : curl_easy_strerror(rc));
+        goto cleanup;
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    ret = 0;
+cleanup:
+    *resp = x.resp;
+    if (resp->buf) {
+        char *s = resp->len ? strbuf_detach(resp, NULL) : NULL;
+        if (s) {
+            client_redact_key(c, &s);
+            strbuf_addstr(resp, s);
+            free(s);
+        }
+    }
+    strbuf_release(&x.hdrs);
+    strbuf_release(&url);
+    curl_mime_free(mime);
+    if (h)
+        curl_easy_cleanup(h);
+    return ret;
+}

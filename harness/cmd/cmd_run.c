@@ -29,6 +29,7 @@
 #include "prompt/order.h"
 #include "client/overhead.h"
 #include "run/estimate.h"
+#include "run/batch.h"
 #include "run/plan.h"
 #include "stats/power.h"
 #include "prompt/prompt.h"
@@ -71,6 +72,10 @@ struct run_opts {
     const char *question_at, *distractors, *haystack_order, *needles,
         *spacing; /* named axes: run_axes[] */
     const char *template_overhead;
+    const char *batch_window, *batch_fallback; /* run --batch */
+    long batch_max_requests, batch_max_bytes;
+    int batch, batch_cancel;
+    double batch_poll, price_batch_in, price_batch_out;
     long repeats, concurrency, rpm, tpm, max_tokens, seed, max_attempts, retry_base_ms;
     long questions; /* --questions N: the first N of the seeded order (0 = all) */
     double temperature, top_p, timeout, connect_timeout, price_in, price_out, max_cost;
@@ -227,6 +232,12 @@ static void run_opts_init(struct run_opts *o)
     o->policies = "source,best-first,edges-first,second-last,ascending";
     o->ks = "3,5,10,20";
     o->rank_p = 0.5;
+    o->batch_window = "24h";
+    o->batch_fallback = "batch";
+    o->batch_max_requests = BATCH_DEFAULT_MAX_REQUESTS;
+    o->batch_max_bytes = BATCH_DEFAULT_MAX_BYTES;
+    o->batch_poll = 5;
+    o->price_batch_in = o->price_batch_out = -1;
 }
 
 static void run_opts_release(struct run_opts *o)
@@ -640,6 +651,27 @@ static int parse_run_options(struct run_ctx *c)
          "stop when the run (every invocation) has spent this (exit 4, resumable); needs prices",
          0},
         {OPT_STRING, "config", 0, &c->o.config, "FILE", "JSON file of these options", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "batch API (half price, answered within a window)", 0},
+        {OPT_BOOL, "batch", 0, &c->o.batch, NULL,
+         "send the trials through the OpenAI Batch API (/v1/files, /v1/batches); the same "
+         "command after a kill re-attaches to the submitted batches",
+         0},
+        {OPT_STRING, "batch-window", 0, &c->o.batch_window, "WINDOW",
+         "completion window asked for (default 24h)", 0},
+        {OPT_LONG, "batch-max-requests", 0, &c->o.batch_max_requests, "N",
+         "requests per input file (default 50000)", 0},
+        {OPT_LONG, "batch-max-bytes", 0, &c->o.batch_max_bytes, "BYTES",
+         "bytes per input file (default 200000000)", 0},
+        {OPT_STRING, "batch-fallback", 0, &c->o.batch_fallback, "batch|online",
+         "expired or server-failed lines go into a new batch (default) or online", 0},
+        {OPT_BOOL, "batch-cancel", 0, &c->o.batch_cancel, NULL,
+         "cancel the run's submitted batches (what they finished is stored)", 0},
+        {OPT_DOUBLE, "batch-poll", 0, &c->o.batch_poll, "SECONDS",
+         "first interval between polls, doubling up to 60 (default 5)", 0},
+        {OPT_DOUBLE, "price-batch-in", 0, &c->o.price_batch_in, "USD",
+         "per 1M prompt tokens in a batch (default half of --price-in)", 0},
+        {OPT_DOUBLE, "price-batch-out", 0, &c->o.price_batch_out, "USD",
+         "per 1M completion tokens in a batch (default half of --price-out)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "order experiment", 0},
         {OPT_STRING, "experiment", 0, &c->o.experiment, "depth|order",
          "depth (default): the gold moved through --depths; order: retrieved chunks passed in "
@@ -743,6 +775,24 @@ static int check_settings(struct run_opts *o)
         o->price_in = o->price_out = -1;
     if (o->max_cost > 0 && !in)
         return error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
+    if (o->batch || o->batch_cancel) {
+        if (check_long("batch-max-requests", o->batch_max_requests, 1, 50000000) ||
+            check_long("batch-max-bytes", o->batch_max_bytes, 1024, 100000000000L) ||
+            check_double("batch-poll", o->batch_poll, 0, 1, 3600))
+            return -1;
+        if (strcmp(o->batch_fallback, "batch") && strcmp(o->batch_fallback, "online"))
+            return error("run: --batch-fallback must be batch or online (got '%s')",
+                         o->batch_fallback);
+        if ((o->price_batch_in >= 0) != (o->price_batch_out >= 0))
+            return error("run: --price-batch-in and --price-batch-out go together");
+        if (o->price_batch_in >= 0 && !in)
+            return error("run: --price-batch-in needs --price-in and --price-out");
+        if (o->price_batch_in < 0 && in) {
+            o->price_batch_in = o->price_in / 2;
+            o->price_batch_out = o->price_out / 2;
+        }
+        o->batch = 1;
+    }
     if (o->price_cached_in != -1) {
         if (check_double("price-cached-in", o->price_cached_in, 0, 0, INFINITY))
             return -1;
@@ -1995,6 +2045,23 @@ static void llama_connections(struct run_ctx *c)
             cap, c->pinfo.slots, c->o.concurrency - cap, c->o.concurrency);
 }
 
+/* --batch: the trials through the Batch API (batch.c) with rc's settings. */
+static int run_batches(struct run_ctx *c, const struct runner_config *rc)
+{
+    struct batch_config bc;
+    batch_config_init(&bc);
+    bc.window = c->o.batch_window;
+    bc.max_requests = c->o.batch_max_requests;
+    bc.max_bytes = c->o.batch_max_bytes;
+    bc.fallback =
+        strcmp(c->o.batch_fallback, "online") ? BATCH_FALLBACK_BATCH : BATCH_FALLBACK_ONLINE;
+    bc.cancel = c->o.batch_cancel;
+    bc.poll_s = c->o.batch_poll;
+    bc.price_in = c->o.price_batch_in;
+    bc.price_out = c->o.price_batch_out;
+    return batch_run(rc, &bc, &c->res);
+}
+
 static int execute(struct run_ctx *c)
 {
     struct runner_config rc;
@@ -2086,7 +2153,7 @@ static int execute(struct run_ctx *c)
         c->ret = DM_EXIT_INFRA;
         return -1;
     }
-    if (runner_run(&rc, &c->res) < 0) {
+    if (c->o.batch ? run_batches(c, &rc) < 0 : runner_run(&rc, &c->res) < 0) {
         c->ret = DM_EXIT_INFRA;
         return -1;
     }

@@ -35,6 +35,8 @@ static const char *const serve_sim_usage[] = {
     "                 [--decode-ms-per-token MS]",
     "                 [--tokenize-latency-ms MS] [--reject-max-tokens] [--min-max-tokens N]",
     "                 [--owned-by NAME]",
+    "                 [--batch-delay-ms MS] [--batch-expire P] [--batch-errors P]",
+    "                 [--batch-malformed P] [--batch-max-requests N] [--batch-max-bytes N]",
     NULL,
 };
 
@@ -45,7 +47,9 @@ struct serve_sim {
     const char *owned_by, *think, *think_form;
     long port, fault_seed, latency_ms, slow_ms, retry_after_ms, template_overhead, slots;
     long tokenize_latency_ms, min_max_tokens;
+    long batch_delay_ms, batch_max_requests, batch_max_bytes;
     double reasoning, prefill_ms, decode_ms, prefill_tps;
+    double batch_expire, batch_errors, batch_malformed;
     int timings, reject_max_tokens, think_stop;
     struct strvec models, rest;
     /* built from them */
@@ -70,6 +74,8 @@ static void serve_sim_init(struct serve_sim *s)
     s->port = 8000;
     s->slow_ms = 5000;
     s->retry_after_ms = 1000;
+    s->batch_max_requests = 50000;
+    s->batch_max_bytes = 64L << 20; /* the server's body cap */
     strvec_init(&s->models);
     strvec_init(&s->rest);
     sim_config_init(&s->cfg);
@@ -187,6 +193,19 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_LONG, "slow-ms", 0, &s->slow_ms, "MS", "delay of the 'slow' fault (default 5000)", 0},
         {OPT_LONG, "retry-after-ms", 0, &s->retry_after_ms, "MS",
          "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "batch API (/v1/files, /v1/batches)", 0},
+        {OPT_LONG, "batch-delay-ms", 0, &s->batch_delay_ms, "MS",
+         "time a batch spends validating, in progress and finalizing, each (default 0)", 0},
+        {OPT_DOUBLE, "batch-expire", 0, &s->batch_expire, "P",
+         "share of a batch's lines that expire (batch_expired; the batch ends expired)", 0},
+        {OPT_DOUBLE, "batch-errors", 0, &s->batch_errors, "P",
+         "share of a batch's lines answered with a 500 server error (error file)", 0},
+        {OPT_DOUBLE, "batch-malformed", 0, &s->batch_malformed, "P",
+         "share of a batch's output lines written cut short (not JSON)", 0},
+        {OPT_LONG, "batch-max-requests", 0, &s->batch_max_requests, "N",
+         "requests per input file past which a batch fails validation (default 50000)", 0},
+        {OPT_LONG, "batch-max-bytes", 0, &s->batch_max_bytes, "N",
+         "bytes per input file past which a batch fails validation (default 64 MiB)", 0},
         OPT_END_MARK,
     };
     int rc = parse_options(argc, argv, opts, serve_sim_usage, &s->rest);
@@ -210,6 +229,20 @@ static int check_server_numbers(struct serve_sim *s)
         return error("serve-sim: --min-max-tokens must be in 0..1000000");
     if (s->template_overhead < 0 || s->template_overhead > 100000)
         return error("serve-sim: --template-overhead must be in 0..100000");
+    if (s->batch_delay_ms < 0 || s->batch_max_requests < 0 || s->batch_max_bytes < 0)
+        return error("serve-sim: --batch-delay-ms, --batch-max-requests and --batch-max-bytes "
+                     "must be >= 0");
+    if (!(s->batch_expire >= 0 && s->batch_expire <= 1) ||
+        !(s->batch_errors >= 0 && s->batch_errors <= 1) ||
+        !(s->batch_malformed >= 0 && s->batch_malformed <= 1))
+        return error("serve-sim: --batch-expire, --batch-errors and --batch-malformed must be "
+                     "in 0..1");
+    s->cfg.batch_delay_ms = s->batch_delay_ms;
+    s->cfg.batch_expire = s->batch_expire;
+    s->cfg.batch_errors = s->batch_errors;
+    s->cfg.batch_malformed = s->batch_malformed;
+    s->cfg.batch_max_requests = s->batch_max_requests;
+    s->cfg.batch_max_bytes = s->batch_max_bytes;
     s->cfg.port = (int)s->port;
     s->cfg.fault_seed = (uint64_t)s->fault_seed;
     s->cfg.latency_ms = s->latency_ms;

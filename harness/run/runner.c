@@ -470,6 +470,13 @@ static int score_trial(const struct runner_config *cfg, const struct plan_trial 
     return rc;
 }
 
+int runner_score(const struct runner_config *cfg, size_t trial, const char *answer, double *score,
+                 struct strbuf *err)
+{
+    const struct plan_trial *pt = &cfg->plan->t[trial];
+    return score_trial(cfg, pt, &cfg->gs->q[pt->question], answer, score, err);
+}
+
 static void finish(struct runner *r, struct slot *s, const struct client_response *resp,
                    enum trial_outcome outcome, double score, const char *error_msg)
 {

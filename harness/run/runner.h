@@ -226,4 +226,13 @@ void runner_result_release(struct runner_result *r);
  */
 int runner_run(const struct runner_config *cfg, struct runner_result *res);
 
+/*
+ * Score an answer of plan trial `trial` as the runner does (its question's scorer, or every
+ * needle's value with a needles axis): run --batch scores its output lines with it. 0 with
+ * *score, or -1 with why in err.
+ */
+struct strbuf;
+int runner_score(const struct runner_config *cfg, size_t trial, const char *answer, double *score,
+                 struct strbuf *err);
+
 #endif

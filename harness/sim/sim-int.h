@@ -121,4 +121,29 @@ int sim_cache_acquire(struct sim_cache *c, const uint32_t *ids, size_t n, int wa
 void sim_cache_store(struct sim_cache *c, int slot, const uint32_t *ids, size_t n);
 void sim_cache_release(struct sim_cache *c, int slot);
 
+/*
+ * serve-sim's Batch API (sim_batch.c): files and batches in memory. sim_batch_request()
+ * answers /v1/files... and /v1/batches... (returns 1 and fills a, body malloc'd) and returns 0
+ * for any other path. ctype: the request's Content-Type; after: the ?after= of a list.
+ */
+struct sim_answer {
+    int status;
+    char *body;
+    size_t len;
+    const char *content_type;
+};
+struct sim_server;
+struct sim_batches;
+struct sim_batches *sim_batches_new(const struct sim_config *cfg);
+void sim_batches_free(struct sim_batches *b);
+int sim_batch_request(struct sim_server *s, struct sim_batches *b, const char *method,
+                      const char *path, const char *ctype, const char *after, const char *body,
+                      size_t len, struct sim_answer *a);
+/*
+ * Answer one generation request body as POST /v1/chat/completions (chat) or /v1/completions
+ * would (sim_http.c; logged with route "batch"): the status, and the body in *out (malloc'd).
+ */
+int sim_generate(struct sim_server *s, int chat, const char *body, size_t len, char **out,
+                 size_t *out_len);
+
 #endif

@@ -352,6 +352,15 @@ struct sim_config {
      * llama.cpp's /props, so a client detects the server by owned_by alone (e.g. "vllm").
      */
     const char *owned_by;
+    /*
+     * The Batch API (sim_batch.c): each of validating, in_progress and finalizing lasts
+     * batch_delay_ms; shares of lines that expire (batch_expired), fail with a 500 server
+     * error, or come back cut short in the output file; the limits per input file
+     * (requests, bytes; <= 0 none) past which a batch fails validation.
+     */
+    long batch_delay_ms;
+    double batch_expire, batch_errors, batch_malformed;
+    long batch_max_requests, batch_max_bytes;
     const char *api_key;  /* borrowed; NULL = no auth */
     const char *log_path; /* NULL = no request log */
 };

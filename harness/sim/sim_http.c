@@ -52,7 +52,8 @@ struct sim_server {
     /* --prefill-throughput: the shared prefill engine, FIFO by ticket (under stop_lock) */
     pthread_cond_t engine_cond;
     uint64_t engine_next, engine_serving;
-    struct timespec t0; /* the server's start (engine times in the log) */
+    struct timespec t0;          /* the server's start (engine times in the log) */
+    struct sim_batches *batches; /* the Batch API's files and batches (sim_batch.c) */
 };
 
 /* What a handler decided to send. */
@@ -1072,6 +1073,21 @@ cleanup:
     json_free(req);
 }
 
+int sim_generate(struct sim_server *s, int chat, const char *body, size_t len, char **out,
+                 size_t *out_len)
+{
+    struct reply r;
+    struct logrec l;
+    memset(&r, 0, sizeof(r));
+    logrec_init(&l, "batch");
+    handle_generation(s, chat, body, len, &r, &l);
+    write_log(s, &l, r.status);
+    json_free(l.extra);
+    *out = r.body;
+    *out_len = r.len;
+    return r.status;
+}
+
 /* ---- other routes --------------------------------------------------------- */
 
 static void handle_models(struct sim_server *s, struct reply *r)
@@ -1341,6 +1357,7 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
     const char *url = rq->path, *method = rq->method;
     struct reply r;
     struct logrec l;
+    struct sim_answer ans;
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     int post = !strcmp(method, "POST");
 
@@ -1368,6 +1385,13 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
         l.inflight = atomic_fetch_add(&s->gen_inflight, 1) + 1;
         handle_generation(s, !strcmp(url, "/v1/chat/completions"), rq->body, rq->body_len, &r, &l);
         atomic_fetch_sub(&s->gen_inflight, 1);
+    } else if (sim_batch_request(s, s->batches, method, url, httpd_header(rq, "Content-Type"),
+                                 httpd_query(rq, "after"), rq->body, rq->body_len, &ans)) {
+        r.status = ans.status;
+        r.body = ans.body;
+        r.len = ans.len;
+        r.content_type = ans.content_type;
+        l.outcome = ans.status == 200 ? "ok" : "batch_error";
     } else if (!strcmp(url, "/v1/models") && get) {
         handle_models(s, &r);
     } else if (!strcmp(url, "/props") && get && sim_has_props(s->cfg)) {
@@ -1416,6 +1440,7 @@ static void server_free(struct sim_server *s)
     if (s->log)
         fclose(s->log);
     sim_cache_free(s->cache);
+    sim_batches_free(s->batches);
     sim_qindex_release(&s->qix);
     pthread_mutex_destroy(&s->log_lock);
     pthread_mutex_destroy(&s->stop_lock);
@@ -1455,6 +1480,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     sim_qindex_build(&s->qix, cfg->gs);
     sim_hindex_build(&s->qix, cfg->hay);
     s->cache = sim_cache_new(cfg->prefix_cache, cfg->slots);
+    s->batches = sim_batches_new(cfg);
     if (cfg->log_path) {
         s->log = fopen(cfg->log_path, "a");
         if (!s->log) {

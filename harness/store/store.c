@@ -197,6 +197,38 @@ static const char *const migrations[] = {
      * so a shard or a partial merge reads 240/360, not 240/240; NULL before schema 9
      */
     "ALTER TABLE runs ADD COLUMN matrix_planned INTEGER;",
+    /*
+     * 9 -> 10: the Batch API (run --batch): each batch a run submitted (its local tag, input
+     * file, provider id, state) and the trials it holds, written before the batch is created
+     * so that a killed run re-attaches instead of paying twice (store_batch.c)
+     */
+    "CREATE TABLE batches ("
+    " id INTEGER PRIMARY KEY,"
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " tag TEXT NOT NULL,"
+    " state TEXT NOT NULL,"
+    " input_file_id TEXT,"
+    " batch_id TEXT,"
+    " status TEXT,"
+    " requests INTEGER NOT NULL,"
+    " bytes INTEGER NOT NULL,"
+    " created_at REAL NOT NULL,"
+    " updated_at REAL NOT NULL);"
+    "CREATE INDEX batches_run ON batches(run_id);"
+    "CREATE TABLE batch_trials ("
+    " batch INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,"
+    " custom_id TEXT NOT NULL,"
+    " question_id TEXT NOT NULL,"
+    " length INTEGER NOT NULL,"
+    " depth_bp INTEGER NOT NULL,"
+    " repeat INTEGER NOT NULL,"
+    " axes TEXT NOT NULL DEFAULT '',"
+    " prompt_sha256 TEXT,"
+    " request_sha256 TEXT,"
+    " realized_length INTEGER,"
+    " realized_depth REAL,"
+    " gold_offset INTEGER,"
+    " PRIMARY KEY (batch, custom_id)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -21,6 +21,7 @@
 #include "base/proc.h"
 #include "run/run_identity.h"
 #include "store/store.h"
+#include "store/store_batch.h"
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
@@ -351,23 +352,35 @@ static void test_migration_v4_to_v5(void)
  * from runs kept, and the same (question, length, depth, repeat) may then
  * hold one trial per axis value.
  */
-/* Schema 7: a run's schedules, read as NULL from a v6 store, appended once each, in order. */
-static void test_run_schedules(void)
+/*
+ * A store created at schema `version` holding one complete run 'old', written
+ * by the sqlite3 CLI (an independent tool); -1 (check skipped, said why) when
+ * there is no sqlite3 CLI.
+ */
+static int old_store_with_run(const char *p, int version, const char *what)
 {
-    const char *p = tpath("v6.db");
-    struct store *st;
-    struct run_info r;
     unlink(p);
-    CHECK_INT(store_create_at_version(p, 6), 0);
+    CHECK_INT(store_create_at_version(p, version), 0);
     if (!proc_available("sqlite3")) {
-        fprintf(stderr, "  (sqlite3 CLI missing: schedules check skipped)\n");
-        return;
+        fprintf(stderr, "  (sqlite3 CLI missing: %s check skipped)\n", what);
+        return -1;
     }
     CHECK_INT(sqlite_cli(p,
                          "INSERT INTO runs (name, model_requested, created_at, status, "
                          "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 2);",
                          NULL),
               0);
+    return 0;
+}
+
+/* Schema 7: a run's schedules, read as NULL from a v6 store, appended once each, in order. */
+static void test_run_schedules(void)
+{
+    const char *p = tpath("v6.db");
+    struct store *st;
+    struct run_info r;
+    if (old_store_with_run(p, 6, "schedules") < 0)
+        return;
     st = store_open(p, STORE_READWRITE);
     CHECK(st != NULL);
     if (!st)
@@ -384,6 +397,85 @@ static void test_run_schedules(void)
     run_info_release(&r);
     CHECK(store_run_add_schedule(st, "missing", "plan") != 0);
     store_close(st);
+}
+
+/*
+ * Schema 10 (the Batch API's batches and batch_trials): a schema 9 store read
+ * only has no batches (no table to read, no error); opened read-write it
+ * migrates, keeps its run and takes a batch with its trials. Every older schema
+ * migrates step by step to the same tables.
+ */
+static void test_migration_v9_to_v10(void)
+{
+    const char *p = tpath("v9.db");
+    struct store *st;
+    struct store_batch *b = NULL;
+    struct store_batch_trial t, *got = NULL;
+    size_t nr = 99, ntr = 0;
+    long id = 0;
+    int v;
+
+    if (old_store_with_run(p, 9, "schema 10") < 0)
+        return;
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), 9);
+    CHECK_INT(store_batch_list(st, "old", &b, &nr), 0);
+    CHECK(nr == 0 && b == NULL);
+    store_close(st);
+
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+    memset(&t, 0, sizeof(t));
+    t.custom_id = (char *)"q1-8192-5000-0";
+    t.question_id = (char *)"q1";
+    t.length = 8192;
+    t.depth_bp = 5000;
+    t.axes = (char *)"";
+    CHECK_INT(store_batch_add(st, "old", "dipmap-old-1", 100, &t, 1, &id), 0);
+    CHECK_INT(store_batch_set(st, id, "uploaded", "file-1", NULL, NULL), 0);
+    CHECK_INT(store_batch_list(st, "old", &b, &nr), 0);
+    CHECK(nr == 1);
+    if (nr == 1) {
+        CHECK_STR(b[0].state, "uploaded");
+        CHECK_STR(b[0].input_file_id, "file-1");
+        CHECK(b[0].requests == 1);
+    }
+    store_batch_list_free(b, nr);
+    CHECK_INT(store_batch_trials(st, id, &got, &ntr), 0);
+    CHECK(ntr == 1);
+    if (ntr == 1) {
+        CHECK_STR(got[0].custom_id, "q1-8192-5000-0");
+        CHECK(got[0].length == 8192 && got[0].depth_bp == 5000);
+    }
+    store_batch_trials_free(got, ntr);
+    store_close(st);
+
+    for (v = 1; v < STORE_SCHEMA_VERSION; v++) {
+        char name[32];
+        struct strbuf out = STRBUF_INIT;
+        snprintf(name, sizeof(name), "step%d.db", v);
+        unlink(tpath(name));
+        CHECK_INT(store_create_at_version(tpath(name), v), 0);
+        st = store_open(tpath(name), STORE_READWRITE);
+        CHECK(st != NULL);
+        if (st)
+            CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+        store_close(st);
+        CHECK_INT(sqlite_cli(tpath(name),
+                             "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master "
+                             "WHERE name IN ('batches', 'batch_trials', 'gate_rounds') "
+                             "ORDER BY name)",
+                             &out),
+                  0);
+        CHECK_STR(out.buf, "batch_trials,batches,gate_rounds\n");
+        strbuf_release(&out);
+    }
 }
 
 static void test_migration_v5_to_v6(void)
@@ -1771,6 +1863,7 @@ int main(int argc, char **argv)
     RUN(test_migration_v4_to_v5);
     RUN(test_migration_v5_to_v6);
     RUN(test_run_schedules);
+    RUN(test_migration_v9_to_v10);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);

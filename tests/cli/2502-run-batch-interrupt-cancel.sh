@@ -1,0 +1,62 @@
+# run --batch: Ctrl-C while polling leaves the batch running at the provider and says how to
+# resume or cancel (exit 130); --batch-cancel cancels it (the provider's batch ends
+# cancelled, nothing is stored, the run stays resumable); a store whose batch the provider no
+# longer knows is reported and nothing is submitted again silently. Malformed output lines
+# are reported with file and line and their trials sent again; with --batch-fallback online
+# the expired lines are sent online.
+. "$TESTS/cli/lib/lib.sh"
+. "$TESTS/data/run/lib.sh"
+make_kv 4
+start_sim sim --dataset golden.jsonl --batch-delay-ms 4000
+run_args
+ARGS=("${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db t.db --run c --batch --batch-poll 0.05)
+"$DIPMAP" run "${ARGS[@]}" >out1 2>err1 &
+pid=$!
+for i in $(seq 200); do grep -q 'submitted as' err1 && break; sleep 0.05; done
+sleep 0.3
+kill -INT $pid
+wait $pid
+rc=$?
+[ "$rc" = 130 ] || fail "interrupted run exited $rc: $(cat err1)"
+assert_contains err1 "keep running at the provider"
+assert_contains err1 "--batch-cancel"
+bid=$(q t.db "select batch_id from batches")
+[ "$(curl -s "$SIM_URL/v1/batches/$bid" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')" = validating ] ||
+    fail "the batch did not keep running"
+expect_code 130 "$DIPMAP" run "${ARGS[@]}" --batch-cancel
+[ "$(curl -s "$SIM_URL/v1/batches/$bid" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')" = cancelled ] ||
+    fail "the batch was not cancelled"
+[ "$(q t.db "select state || ' ' || status from batches")" = "done cancelled" ] || fail "store: $(q t.db 'select * from batches')"
+[ "$(q t.db "select count(*) from trials")" = 0 ] || fail "a cancelled batch stored trials"
+
+# the provider forgot the run's batch (another endpoint, a purged account): reported, not resubmitted
+"$DIPMAP" run "${ARGS[@]}" --run u >out2 2>err2 &
+pid=$!
+for i in $(seq 200); do grep -q 'submitted as' err2 && break; sleep 0.05; done
+sleep 0.2
+kill -INT $pid
+wait $pid
+start_sim sim2 --dataset golden.jsonl
+run_args
+expect_code 3 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db t.db --run u --batch --batch-poll 0.05
+assert_contains err "unknown to the provider"
+[ "$(curl -s "$SIM_URL/v1/batches" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]))')" = 0 ] ||
+    fail "a batch was submitted again"
+
+# malformed output lines: named, their trials sent again
+start_sim sim3 --dataset golden.jsonl --batch-malformed 0.3
+run_args
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db m.db --run m --batch --batch-poll 0.05
+assert_contains err "warning: batch file file-sim"
+assert_contains err "not a JSON object"
+[ "$(q m.db "select count(*) from trials")" = 40 ] || fail "malformed lines lost trials"
+
+# --batch-fallback online: the expired lines are answered online
+start_sim sim4 --dataset golden.jsonl --batch-expire 0.3
+run_args
+expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db f.db --run f --batch --batch-poll 0.05 --batch-fallback online
+online=$(grep -c '"route":"/v1/chat/completions"' sim4.log)
+[ "$online" -gt 0 ] || fail "nothing was sent online"
+[ "$(q f.db "select count(*) from batches")" = 1 ] || fail "a second batch was made"
+[ "$(q f.db "select count(*) from trials")" = 40 ] || fail "expected 40 trials"
+echo ok
