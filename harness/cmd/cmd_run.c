@@ -775,24 +775,22 @@ static int check_settings(struct run_opts *o)
         o->price_in = o->price_out = -1;
     if (o->max_cost > 0 && !in)
         return error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
-    if (o->batch || o->batch_cancel) {
-        if (check_long("batch-max-requests", o->batch_max_requests, 1, 50000000) ||
-            check_long("batch-max-bytes", o->batch_max_bytes, 1024, 100000000000L) ||
-            check_double("batch-poll", o->batch_poll, 0, 1, 3600))
-            return -1;
-        if (strcmp(o->batch_fallback, "batch") && strcmp(o->batch_fallback, "online"))
-            return error("run: --batch-fallback must be batch or online (got '%s')",
-                         o->batch_fallback);
-        if ((o->price_batch_in >= 0) != (o->price_batch_out >= 0))
-            return error("run: --price-batch-in and --price-batch-out go together");
-        if (o->price_batch_in >= 0 && !in)
-            return error("run: --price-batch-in needs --price-in and --price-out");
-        if (o->price_batch_in < 0 && in) {
-            o->price_batch_in = o->price_in / 2;
-            o->price_batch_out = o->price_out / 2;
-        }
-        o->batch = 1;
+    if (check_long("batch-max-requests", o->batch_max_requests, 1, 50000000) ||
+        check_long("batch-max-bytes", o->batch_max_bytes, 1024, 100000000000L) ||
+        check_double("batch-poll", o->batch_poll, 0, 1, 3600))
+        return -1;
+    if (strcmp(o->batch_fallback, "batch") && strcmp(o->batch_fallback, "online"))
+        return error("run: --batch-fallback must be batch or online (got '%s')", o->batch_fallback);
+    if ((o->price_batch_in >= 0) != (o->price_batch_out >= 0))
+        return error("run: --price-batch-in and --price-batch-out go together");
+    if (o->price_batch_in >= 0 && !in)
+        return error("run: --price-batch-in needs --price-in and --price-out");
+    if (o->price_batch_in < 0 && in) {
+        o->price_batch_in = o->price_in / 2;
+        o->price_batch_out = o->price_out / 2;
     }
+    if (o->batch_cancel)
+        o->batch = 1;
     if (o->price_cached_in != -1) {
         if (check_double("price-cached-in", o->price_cached_in, 0, 0, INFINITY))
             return -1;
@@ -1342,6 +1340,32 @@ static int dry_run_checks(struct run_ctx *c)
     return 0;
 }
 
+/* --batch --dry-run: the batch cost beside the online one, and the time the window allows. */
+static void dry_run_batch(struct run_ctx *c, double online_usd, struct strbuf *out)
+{
+    struct plan_cost cost;
+    struct strbuf scratch = STRBUF_INIT;
+    double usd = -1;
+    size_t files;
+    cost.price_in = c->o.price_batch_in;
+    cost.price_out = c->o.price_batch_out;
+    cost.max_answer_tokens = c->o.max_tokens;
+    if (cost.price_in >= 0)
+        plan_summary(&c->plan, &c->spec, &cost, &scratch, &usd);
+    files = (c->plan.nr + (size_t)c->o.batch_max_requests - 1) / (size_t)c->o.batch_max_requests;
+    if (out->len && out->buf[out->len - 1] != '\n')
+        strbuf_addch(out, '\n');
+    strbuf_addf(out, "batch: %zu request(s) in at least %zu input file(s) of at most %ld",
+                c->plan.nr, files ? files : 1, c->o.batch_max_requests);
+    if (usd >= 0 && online_usd >= 0)
+        strbuf_addf(out, "; cost $%.4f at batch prices against $%.4f online", usd, online_usd);
+    strbuf_addf(out,
+                "; answered within the %s completion window (often much sooner), instead "
+                "of the online time above\n",
+                c->o.batch_window);
+    strbuf_release(&scratch);
+}
+
 static int dry_run(struct run_ctx *c)
 {
     if (c->o.dry_run && dry_run_checks(c) < 0)
@@ -1382,6 +1406,8 @@ static int dry_run(struct run_ctx *c)
             pace.latency_from = probe_from.buf;
         }
         plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
+        if (c->o.batch)
+            dry_run_batch(c, usd, &c->sb);
         estimate_cache(&c->plan, &cost, c->o.price_cached_in, &c->sb);
         estimate_power(&c->spec, c->gs.nr, &c->sb);
         fputs(c->sb.buf, stdout);

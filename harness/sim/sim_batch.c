@@ -286,8 +286,8 @@ static void files_post(struct sim_batches *b, const char *ctype, const char *bod
 static const char *batch_status(const struct sim_batches *b, const struct sim_batch *x, double t)
 {
     double d = (double)b->cfg->batch_delay_ms;
-    if (x->cancel_at > 0)
-        return t >= x->cancel_at + d ? "cancelled" : "cancelling";
+    if (x->cancel_at > 0) /* cancelling lasts a tenth of a state (a cancel is quick) */
+        return t >= x->cancel_at + d / 10 ? "cancelled" : "cancelling";
     if (x->failed)
         return "failed";
     if (t < x->t0 + d || !x->validated)

@@ -46,6 +46,8 @@ bad = {
         "prefill-throughput": ["-1", "2e9", "x"],
         "faults": ["429=2", "boom=0.1", "429"], "fault-seed": ["-1"], "latency-ms": ["-1"],
         "tokenize-latency-ms": ["-1"], "slow-ms": ["-1"], "retry-after-ms": ["-1"],
+        "batch-delay-ms": ["-1"], "batch-expire": ["2", "x"], "batch-errors": ["-0.1"],
+        "batch-malformed": ["1.5"], "batch-max-requests": ["-1"], "batch-max-bytes": ["-1"],
     },
     "report": {
         "db": ["missing.db"], "out": [], "format": ["pdf", "", "md,pdf"], "no-plots": [],
@@ -60,6 +62,8 @@ bad = {
         "progress": ["fancy"], "max-tokens-field": ["tokens"], "reasoning-effort": ["max"],
         "experiment": ["width"], "template-overhead": ["x"], "shard": ["3/2"],
         "price-in": ["-1"], "rank-p": ["2"], "max-error-rate": ["2"], "questions": ["-1", "x"],
+        "batch-max-requests": ["0"], "batch-max-bytes": ["10"], "batch-fallback": ["never"],
+        "batch-poll": ["0"], "price-batch-in": ["1"], "price-batch-out": ["1"],
         # parse_run_options is only the table: the rest have their own tests (1404, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
@@ -67,7 +71,8 @@ bad = {
            "latency-s max-attempts retry-base-ms drain-seconds progress-interval db run tag "
            "price-out price-cached-in max-cost config policies k budget rank-dist "
            "allow-tokenizer-mismatch completions insecure verbose no-cache-reuse probe "
-           "context-check store-prompts dry-run group-by-doc".split()},
+           "context-check store-prompts dry-run group-by-doc batch batch-window "
+           "batch-cancel".split()},
     },
     "show-prompt": {
         "dataset": ["missing.jsonl"], "haystack": ["missing.jsonl"], "question": ["nope"],
@@ -99,7 +104,9 @@ good = {
     "timings": None, "owned-by": "vllm", "prefill-ms-per-1k": "1", "decode-ms-per-token": "0.5",
     "prefill-throughput": "1e6",
     "faults": "429=0.01", "fault-seed": "3", "latency-ms": "1", "tokenize-latency-ms": "1",
-    "slow-ms": "10", "retry-after-ms": "10",
+    "slow-ms": "10", "retry-after-ms": "10", "batch-delay-ms": "10", "batch-expire": "0.1",
+    "batch-errors": "0.1", "batch-malformed": "0.1", "batch-max-requests": "100",
+    "batch-max-bytes": "100000",
 }
 env = dict(os.environ, DIPMAP_PIN_KEY="k")
 env.pop("DIPMAP_PIN_UNSET", None)

@@ -7,7 +7,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"
 make_kv 4
-start_sim sim --dataset golden.jsonl --batch-delay-ms 4000
+start_sim sim --dataset golden.jsonl --batch-delay-ms 40000
 run_args
 ARGS=("${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db t.db --run c --batch --batch-poll 0.05)
 "$DIPMAP" run "${ARGS[@]}" >out1 2>err1 &
