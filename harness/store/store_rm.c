@@ -79,7 +79,8 @@ static long query_long(struct store *st, const char *sql, sqlite3_int64 id)
  */
 static const char prompt_gc_sql[] =
     "DELETE FROM prompts WHERE sha256 IN (SELECT sha FROM temp.rm_prompts)"
-    " AND sha256 NOT IN (SELECT prompt_sha256 FROM trials WHERE prompt_sha256 IS NOT NULL)";
+    " AND sha256 NOT IN (SELECT prompt_sha256 FROM trials WHERE prompt_sha256 IS NOT NULL)"
+    " AND sha256 NOT IN (SELECT prompt_sha256 FROM batch_trials WHERE prompt_sha256 IS NOT NULL)";
 
 /* The run's id after taking its lock: 0, 1 when there is no such run, -1 when refused. */
 static int lock_existing(struct store *st, const char *name, sqlite3_int64 *id)
