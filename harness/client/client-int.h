@@ -146,11 +146,12 @@ void client_add_error_of(struct strbuf *err, const struct strbuf *resp, long sta
  * ("reasoning_effort", the --extra-body members such as chat_template_kwargs).
  * Trials (client.c) and the counting requests (client_count.c: vLLM /tokenize,
  * llama.cpp /apply-template, the probe) all start here, so the template overhead
- * is measured on the request that is sent. The caller adds its own members and
- * the closing brace.
+ * is measured on the request that is sent. messages (chat only; NULL: [system,]
+ * user): the whole "messages" array as JSON (a layout's turns, prompt_messages_json()),
+ * sent as given. The caller adds its own members and the closing brace.
  */
-void client_open_body(struct client *c, const char *system, const char *user, size_t ulen, int chat,
-                      struct strbuf *b);
+void client_open_body(struct client *c, const char *messages, const char *system, const char *user,
+                      size_t ulen, int chat, struct strbuf *b);
 
 /*
  * The one rule for an answer budget a server refuses (the overhead probe and

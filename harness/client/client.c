@@ -482,8 +482,16 @@ static void add_hints(const struct client_cache_hints *h, unsigned skip, struct 
     }
 }
 
-static void add_messages_json(struct strbuf *b, const char *system, const char *user, size_t ulen)
+/* "messages": the array given (JSON, prompt_messages_json(): a layout's turns), or [system,] user.
+ */
+static void add_messages_json(struct strbuf *b, const char *messages, const char *system,
+                              const char *user, size_t ulen)
 {
+    if (messages) {
+        strbuf_addstr(b, "\"messages\":");
+        strbuf_addstr(b, messages);
+        return;
+    }
     strbuf_addstr(b, "\"messages\":[");
     if (system && *system) {
         strbuf_addstr(b, "{\"role\":\"system\",\"content\":");
@@ -496,15 +504,15 @@ static void add_messages_json(struct strbuf *b, const char *system, const char *
 }
 
 /* The one body builder (client-int.h): trials and counting requests alike. */
-void client_open_body(struct client *c, const char *system, const char *user, size_t ulen, int chat,
-                      struct strbuf *b)
+void client_open_body(struct client *c, const char *messages, const char *system, const char *user,
+                      size_t ulen, int chat, struct strbuf *b)
 {
-    strbuf_grow(b, ulen + (system ? strlen(system) : 0) + 256);
+    strbuf_grow(b, ulen + (system ? strlen(system) : 0) + (messages ? strlen(messages) : 0) + 256);
     strbuf_addstr(b, "{\"model\":");
     escape_json_n(b, c->model, strlen(c->model));
     strbuf_addch(b, ',');
     if (chat) {
-        add_messages_json(b, system, user, ulen);
+        add_messages_json(b, messages, system, user, ulen);
     } else {
         strbuf_addstr(b, "\"prompt\":");
         escape_json_n(b, user, ulen);
@@ -523,7 +531,8 @@ static void build_body(struct client *c, const struct client_request *req, int h
                        struct strbuf *b)
 {
     long mt = req->max_tokens > 0 ? req->max_tokens : c->cfg.max_tokens;
-    client_open_body(c, req->system, req->user ? req->user : "", req->user ? req->user_len : 0,
+    client_open_body(c, c->cfg.legacy_completions ? NULL : req->messages, req->system,
+                     req->user ? req->user : "", req->user ? req->user_len : 0,
                      !c->cfg.legacy_completions, b);
     strbuf_addf(b, ",\"temperature\":%.6g,\"top_p\":%.6g", c->cfg.temperature, c->cfg.top_p);
     if (c->cfg.send_seed)

@@ -195,9 +195,14 @@ struct client_cache_hints {
 
 struct client_request {
     const char *system; /* chat system message, NULL or "" for none */
-    const char *user;   /* chat user message, or the whole prompt for legacy completions */
-    size_t user_len;    /* bytes of user (may hold anything but NUL) */
-    long max_tokens;    /* 0: use the config's */
+    /*
+     * chat: the whole "messages" array as JSON (prompt_messages_json(): a layout's turns),
+     * sent as given instead of system and user; NULL: system and user
+     */
+    const char *messages;
+    const char *user; /* chat user message, or the whole prompt for legacy completions */
+    size_t user_len;  /* bytes of user (may hold anything but NUL) */
+    long max_tokens;  /* 0: use the config's */
     /* the request's prompt token count by the run's tokenizer; <= 0 = unknown (no check) */
     long expected_prompt_tokens;
     /* the server's context per request (GET /props n_ctx, max_model_len); <= 0 = unknown */
@@ -437,6 +442,9 @@ const char *client_count_method_name(enum client_count_method m);
  */
 int client_count_request(struct client *c, const char *system, const char *user, int chat,
                          long *count, enum client_count_method *method, struct strbuf *err);
+/* The same for a chat request whose "messages" array is given as JSON (a layout's turns). */
+int client_count_messages(struct client *c, const char *messages, long *count,
+                          enum client_count_method *method, struct strbuf *err);
 
 /* ------------------------------------------- pure functions (no network) */
 

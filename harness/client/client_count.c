@@ -51,15 +51,15 @@ out:
     return ret;
 }
 
-static int count_vllm(struct client *c, const char *system, const char *user, int chat, long *count,
-                      struct strbuf *err)
+static int count_vllm(struct client *c, const char *messages, const char *system, const char *user,
+                      int chat, long *count, struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
     struct json *root = NULL;
     const struct json *n;
     int ret = -1;
     strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
-    client_open_body(c, system, user, strlen(user), chat, &body);
+    client_open_body(c, messages, system, user, strlen(user), chat, &body);
     strbuf_addstr(&body,
                   chat ? ",\"add_generation_prompt\":true}" : ",\"add_special_tokens\":true}");
     if (post_json(c, url.buf, &body, &root, err) == 0) {
@@ -77,8 +77,8 @@ static int count_vllm(struct client *c, const char *system, const char *user, in
     return ret;
 }
 
-static int count_llamacpp(struct client *c, const char *system, const char *user, int chat,
-                          long *count, struct strbuf *err)
+static int count_llamacpp(struct client *c, const char *messages, const char *system,
+                          const char *user, int chat, long *count, struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
     struct json *root = NULL;
@@ -88,7 +88,7 @@ static int count_llamacpp(struct client *c, const char *system, const char *user
     char *rendered = NULL;
     if (chat) {
         strbuf_addf(&url, "%s/apply-template", c->ep[0].root);
-        client_open_body(c, system, user, strlen(user), 1, &body);
+        client_open_body(c, messages, system, user, strlen(user), 1, &body);
         strbuf_addch(&body, '}');
         if (post_json(c, url.buf, &body, &root, err) < 0)
             goto out;
@@ -131,8 +131,8 @@ out:
  * usage.prompt_tokens; a budget the server refuses is corrected once each
  * way (client_budget_refused(): the other field, a larger budget).
  */
-static int count_probe(struct client *c, const char *system, const char *user, int chat,
-                       long *count, struct strbuf *err)
+static int count_probe(struct client *c, const char *messages, const char *system, const char *user,
+                       int chat, long *count, struct strbuf *err)
 {
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
     struct json *root = NULL;
@@ -144,7 +144,7 @@ static int count_probe(struct client *c, const char *system, const char *user, i
         const char *field = c->mt_field;
         strbuf_reset(&body);
         strbuf_reset(&resp);
-        client_open_body(c, system, user, strlen(user), chat, &body);
+        client_open_body(c, messages, system, user, strlen(user), chat, &body);
         strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0}", field, budget);
         if (client_http_sync(c, url.buf, body.buf, body.len, &status, &resp, err))
             goto out;
@@ -173,18 +173,18 @@ out:
     return ret;
 }
 
-int client_count_request(struct client *c, const char *system, const char *user, int chat,
-                         long *count, enum client_count_method *method, struct strbuf *err)
+static int count_any(struct client *c, const char *messages, const char *system, const char *user,
+                     int chat, long *count, enum client_count_method *method, struct strbuf *err)
 {
     struct strbuf e = STRBUF_INIT;
     int r;
     pthread_mutex_lock(&c->sync_lock);
-    r = count_vllm(c, system, user, chat, count, &e);
+    r = count_vllm(c, messages, system, user, chat, count, &e);
     if (!r) {
         *method = CLIENT_COUNT_VLLM_TOKENIZE;
     } else {
         strbuf_reset(&e);
-        r = count_llamacpp(c, system, user, chat, count, &e);
+        r = count_llamacpp(c, messages, system, user, chat, count, &e);
         if (!r) {
             *method = CLIENT_COUNT_LLAMACPP_TEMPLATE;
         } else if (c->cfg.no_count_probe) {
@@ -192,7 +192,7 @@ int client_count_request(struct client *c, const char *system, const char *user,
                                "and counting by a probe request is off");
         } else {
             strbuf_reset(&e);
-            r = count_probe(c, system, user, chat, count, &e);
+            r = count_probe(c, messages, system, user, chat, count, &e);
             if (!r)
                 *method = CLIENT_COUNT_PROBE;
             else
@@ -202,6 +202,18 @@ int client_count_request(struct client *c, const char *system, const char *user,
     pthread_mutex_unlock(&c->sync_lock);
     strbuf_release(&e);
     return r;
+}
+
+int client_count_request(struct client *c, const char *system, const char *user, int chat,
+                         long *count, enum client_count_method *method, struct strbuf *err)
+{
+    return count_any(c, NULL, system, user, chat, count, method, err);
+}
+
+int client_count_messages(struct client *c, const char *messages, long *count,
+                          enum client_count_method *method, struct strbuf *err)
+{
+    return count_any(c, messages, NULL, "", 1, count, method, err);
 }
 
 const char *client_count_method_name(enum client_count_method m)

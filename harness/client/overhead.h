@@ -5,6 +5,7 @@
 
 struct tokenizer;
 struct strbuf;
+struct prompt_turn_cost;
 
 /*
  * The template overhead: tokens the server adds around a request's content
@@ -36,5 +37,20 @@ int overhead_measure(struct client *c, struct tokenizer *tk, const char *system,
  * direction. Returns 1 when a and b agree, 0 when they show a mismatch.
  */
 int overhead_agree(const struct template_overhead *a, const struct template_overhead *b);
+
+/*
+ * What the server adds per haystack turn pair of a layout (layout.h; chat: a user and an
+ * assistant message, tools: an assistant tool call and its tool result), measured as the
+ * server counts whole message lists: probe requests of system, user and 1 and 2 pairs of a
+ * sentence ending in '.' and of one ending in a letter, each server count less the run's
+ * tokenizer's count of its contents and less base (the request's template overhead). The
+ * suffix (out->suffix: "", "\n", " " or "\n\n", the first that works) is the text the
+ * template puts after a turn that its end merges with: a turn counted with it (less it
+ * alone) must give one per-pair count for both sentences and both sizes. Else -1 with the
+ * counts in err. 0 with *out set (per_pair may be negative: a tokenizer mismatch).
+ */
+int overhead_measure_turns(struct client *c, struct tokenizer *tk, int layout, const char *system,
+                           const char *user, long base, struct prompt_turn_cost *out,
+                           struct strbuf *err);
 
 #endif

@@ -22,16 +22,19 @@
 #include "cmd/builtin.h"
 #include "client/client.h"
 #include "base/config.h"
+#include "base/escape.h"
 #include "prompt/dataset.h"
 #include "base/json.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "prompt/order.h"
 #include "client/overhead.h"
+#include "run/axes.h"
 #include "run/estimate.h"
 #include "run/batch.h"
 #include "run/plan.h"
 #include "stats/power.h"
+#include "prompt/layout.h"
 #include "prompt/prompt.h"
 #include "client/reasoning.h"
 #include "prompt/retrieval.h"
@@ -69,8 +72,8 @@ struct run_opts {
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
-    const char *question_at, *distractors, *haystack_order, *needles,
-        *spacing; /* named axes: run_axes[] */
+    const char *question_at, *distractors, *haystack_order, *needles, *spacing,
+        *layout; /* named axes: run_axes[] */
     const char *template_overhead;
     const char *batch_window, *batch_fallback; /* run --batch */
     long batch_max_requests, batch_max_bytes;
@@ -272,6 +275,9 @@ struct run_ctx {
     long *lengths, max_len;
     long overhead;       /* template overhead (overhead.h); -1 until given, stored or measured */
     int mismatch_warned; /* the overhead measurement warned of a tokenizer mismatch */
+    /* per layout (layout.h): what the server adds per haystack turn pair; measured or stored */
+    struct prompt_turn_cost turn_cost[PROMPT_LAYOUT__COUNT];
+    int turn_overhead_known;
     int *depths;
     size_t nl, nd;
     unsigned shard_i, shard_n;
@@ -411,6 +417,7 @@ static int check_spacing(const char *v)
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
+static const char *const layout_values[] = {"documents", "chat", "tools", "tool-long", NULL};
 static const struct run_axis run_axes[] = {
     {"question-at", offsetof(struct run_opts, question_at), question_at_values, NULL, NULL},
     {"distractors", offsetof(struct run_opts, distractors), distractors_values, NULL, NULL},
@@ -418,6 +425,7 @@ static const struct run_axis run_axes[] = {
      NULL},
     {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
     {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
+    {"layout", offsetof(struct run_opts, layout), layout_values, NULL, NULL},
 };
 
 /* One "--NAME a,b" into c->axes; the values checked against ax->values. */
@@ -545,6 +553,11 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "haystack-order", 0, &c->o.haystack_order, "LIST",
          "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
          "or the same chunks shuffled",
+         0},
+        {OPT_STRING, "layout", 0, &c->o.layout, "LIST",
+         "axis: documents,chat,tools,tool-long -- the haystack as the template's documents, as "
+         "earlier conversation turns, as one tool result per chunk, or as one long tool result "
+         "(chat requests only)",
          0},
         {OPT_STRING, "needles", 0, &c->o.needles, "LIST",
          "axis: e.g. 1,2,4 -- that many gold chunks, placed apart, all needed for the answer "
@@ -1139,6 +1152,14 @@ static int load_inputs(struct run_ctx *c)
                 return -1;
             }
         }
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "layout") && v < c->axes[i].values_nr; v++)
+            if (c->o.completions && strcmp(c->axes[i].values[v], "documents")) {
+                error("run: --layout %s needs chat requests: its turns are messages, which "
+                      "--completions cannot send",
+                      c->axes[i].values[v]);
+                return -1;
+            }
     strbuf_reset(&c->err);
     if (plan_build(&c->plan, &c->gs, &c->spec, &c->err) < 0) {
         error("run: %s", c->err.buf);
@@ -1168,6 +1189,7 @@ static int probe_latency(struct run_ctx *c, double *seconds, long *length)
 {
     struct prompt_builder *pb = NULL;
     struct built_prompt bp = BUILT_PROMPT_INIT;
+    struct strbuf messages = STRBUF_INIT;
     struct client_request req;
     struct client_response *resp = NULL;
     const struct plan_trial *pt = NULL;
@@ -1187,6 +1209,7 @@ static int probe_latency(struct run_ctx *c, double *seconds, long *length)
     }
     prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
                              c->o.max_tokens, !c->o.completions);
+    pr.turn_cost = c->turn_cost;
     pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
     strbuf_reset(&c->err);
     if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
@@ -1199,6 +1222,10 @@ static int probe_latency(struct run_ctx *c, double *seconds, long *length)
     req.system = pr.chat ? bp.system.buf : NULL;
     req.user = pr.chat ? bp.user.buf : bp.text.buf;
     req.user_len = pr.chat ? bp.user.len : bp.text.len;
+    if (pr.chat && bp.layout != PROMPT_LAYOUT_DOCUMENTS) {
+        prompt_messages_json(&bp, NULL, &messages);
+        req.messages = messages.buf;
+    }
     req.max_tokens = c->o.max_tokens;
     req.expected_prompt_tokens = bp.realized_len;
     strbuf_reset(&c->err);
@@ -1226,6 +1253,7 @@ static int probe_latency(struct run_ctx *c, double *seconds, long *length)
 out:
     client_response_free(resp);
     built_prompt_release(&bp);
+    strbuf_release(&messages);
     prompt_builder_free(pb);
     return ret;
 }
@@ -1542,6 +1570,7 @@ static char *run_settings(const struct run_ctx *c)
     id.seed = c->o.seed;
     id.temperature = c->o.temperature;
     id.top_p = c->o.top_p;
+    id.turn_cost = c->o.layout ? c->turn_cost : NULL;
     return run_identity_settings(&id, &c->spec, scorer_name(c->default_scorer),
                                  c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
                                  tokenizer_is_remote(c->tk)       ? "server"
@@ -1654,6 +1683,8 @@ static int check_resume(struct run_ctx *c)
         if (c->overhead < 0) {
             /* auto on resume: the prompts were built against the stored overhead */
             c->overhead = run_identity_settings_overhead(c->have.settings_json);
+            run_identity_settings_turn_cost(c->have.settings_json, c->turn_cost);
+            c->turn_overhead_known = 1;
             free(c->want.settings_json);
             c->want.settings_json = run_settings(c);
         }
@@ -1778,6 +1809,7 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
 {
     struct prompt_builder *pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
     struct prompt_request pr;
+    struct strbuf axes = STRBUF_INIT;
     size_t ti, best = 0;
     int rc;
     for (ti = 1; ti < c->plan.nr; ti++)
@@ -1786,9 +1818,15 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
     prompt_request_for_trial(&pr, &c->gs.q[c->plan.t[best].question], &c->plan.t[best],
                              (unsigned long)c->o.seed, c->o.max_tokens, !c->o.completions);
     pr.overhead = 0;
+    if (axes_find(pr.axes, "layout", &(size_t){0})) {
+        /* the template as written: one system and one user message (turns are counted apart) */
+        axes_set(&axes, pr.axes, "layout", "documents");
+        pr.axes = axes.buf;
+    }
     strbuf_reset(&c->err);
     rc = prompt_build(pb, &pr, bp, &c->err);
     prompt_builder_free(pb);
+    strbuf_release(&axes);
     return rc;
 }
 
@@ -1802,6 +1840,8 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
  * --allow-tokenizer-mismatch. Not fatal when the server cannot count: the
  * first answers' prompt counts catch a mismatch above 2% (mismatch stop).
  */
+static void measure_turn_overhead(struct run_ctx *c);
+
 static int measure_template_overhead(struct run_ctx *c)
 {
     struct prompt_builder *pb;
@@ -1810,8 +1850,10 @@ static int measure_template_overhead(struct run_ctx *c)
     struct strbuf why = STRBUF_INIT;
     int chat = !c->o.completions, ret = 0;
 
-    if (c->overhead >= 0)
+    if (c->overhead >= 0) {
+        measure_turn_overhead(c);
         return 0;
+    }
     c->overhead = 0;
     if (!c->plan.nr)
         return 0;
@@ -1865,7 +1907,62 @@ done:
     built_prompt_release(&bp);
     built_prompt_release(&bp2);
     prompt_builder_free(pb);
+    if (ret == 0)
+        measure_turn_overhead(c);
     return ret;
+}
+
+/*
+ * The layout axis (README.md "Conversation and tool-output layouts"): the server's tokens per
+ * haystack turn pair of each layout the run crosses, measured on whole message lists
+ * (overhead_measure_turns()), unless stored with the resumed run. Not fatal, as above.
+ */
+static void measure_turn_overhead(struct run_ctx *c)
+{
+    struct prompt_builder *pb;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    const struct plan_axis *ax = NULL;
+    size_t i;
+
+    for (i = 0; i < c->axes_nr; i++)
+        if (!strcmp(c->axes[i].name, "layout"))
+            ax = &c->axes[i];
+    if (ax && !c->turn_overhead_known && c->plan.nr && !c->o.completions) {
+        pb = prompt_builder_new(c->tk, &c->tpl, NULL);
+        prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
+        for (i = 0; i < ax->values_nr; i++) {
+            int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
+            struct prompt_turn_cost tc;
+            if (l <= PROMPT_LAYOUT_DOCUMENTS || l == PROMPT_LAYOUT_TOOL_LONG)
+                continue; /* tool-long: one pair of the tools layout */
+            strbuf_reset(&c->err);
+            if (overhead_measure_turns(c->client, c->tk, l, bp.system.buf, bp.user.buf, c->overhead,
+                                       &tc, &c->err) < 0) {
+                warning("cannot measure the tokens the server adds per %s turn pair (%s); "
+                        "taking 0",
+                        ax->values[i], c->err.buf);
+                continue;
+            }
+            c->turn_cost[l] = tc;
+            fprintf(stderr,
+                    "turn overhead: %ld tokens per %s turn pair (whole message lists "
+                    "counted by the server",
+                    tc.per_pair, prompt_layout_name(l));
+            if (tc.suffix[0]) {
+                struct strbuf e = STRBUF_INIT;
+                escape_json_n(&e, tc.suffix, strlen(tc.suffix));
+                fprintf(stderr, "; a turn's end merges with the %s the template puts after it",
+                        e.buf);
+                strbuf_release(&e);
+            }
+            fprintf(stderr, ")\n");
+        }
+        c->turn_cost[PROMPT_LAYOUT_TOOL_LONG] = c->turn_cost[PROMPT_LAYOUT_TOOLS];
+        built_prompt_release(&bp);
+        prompt_builder_free(pb);
+    }
+    free(c->want.settings_json);
+    c->want.settings_json = run_settings(c);
 }
 
 /* Build the first planned prompt of every length once before anything is
@@ -1895,6 +1992,7 @@ static int check_lengths(struct run_ctx *c)
                 prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
                                          c->o.max_tokens, !c->o.completions);
                 pr.overhead = c->overhead > 0 ? c->overhead : 0;
+                pr.turn_cost = c->turn_cost;
                 strbuf_reset(&c->err);
                 if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
                     error("run: cannot build the prompt of question %s at length %ld, depth "
@@ -2149,6 +2247,7 @@ static int execute(struct run_ctx *c)
     rc.max_tokens = c->o.max_tokens;
     rc.chat = !c->o.completions;
     rc.overhead = c->overhead;
+    rc.turn_cost = c->turn_cost;
     rc.mismatch_stop = !c->o.allow_mismatch;
     rc.mismatch_warned = c->mismatch_warned;
     rc.store_prompts = c->o.store_prompts;

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "base/num.h"
 #include "base/opt.h"
+#include "prompt/layout.h"
 #include "prompt/prompt.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
@@ -27,7 +28,8 @@ static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
     "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] "
     "[--tokenizer NAME|FILE | --tokenizer server --endpoint URL --model NAME] "
-    "[--template-overhead N] [--special parse|plain] [--max-tokens N] [--completions] [--json] "
+    "[--template-overhead N] [--turn-overhead N] [--special parse|plain] [--max-tokens N] "
+    "[--completions] [--json] "
     "[--axes NAME=VALUE;...]",
     NULL,
 };
@@ -38,7 +40,9 @@ struct show_prompt {
     const char *endpoint, *model; /* --tokenizer server: who counts */
     struct client *client;
     double depth;
-    long repeat, seed, max_tokens, overhead, length;
+    long repeat, seed, max_tokens, overhead, length, turn_overhead;
+    const char *turn_suffix; /* --turn-suffix, as run's settings keep it (JSON escapes) */
+    struct prompt_turn_cost turn_table[PROMPT_LAYOUT__COUNT];
     int completion, json;
     struct strvec rest;
     struct golden_set gs;
@@ -109,6 +113,14 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
          "answer budget shown (default 256, as run)", 0},
         {OPT_LONG, "template-overhead", 0, &s->overhead, "N",
          "tokens the server adds per request (as run measured them; default 0)", 0},
+        {OPT_LONG, "turn-overhead", 0, &s->turn_overhead, "N",
+         "with --axes layout=...: tokens the server adds per turn pair (as run measured them; "
+         "default 0)",
+         0},
+        {OPT_STRING, "turn-suffix", 0, &s->turn_suffix, "TEXT",
+         "with --axes layout=...: the text after a turn that its end merges with, as the run's "
+         "settings keep it (e.g. '\\n'; default none)",
+         0},
         {OPT_BOOL, "completions", 0, &s->completion, NULL,
          "the /v1/completions rendering (one string), as run --completions", 0},
         {OPT_BOOL, "json", 0, &s->json, NULL, "print the request as JSON (messages or prompt)", 0},
@@ -204,6 +216,30 @@ static int show_prompt_build(struct show_prompt *s)
     req.max_answer_tokens = s->max_tokens;
     req.chat = !s->completion;
     req.overhead = s->overhead;
+    if (s->turn_suffix) {
+        /* the run's settings' JSON string, e.g. "\n" */
+        struct strbuf js = STRBUF_INIT;
+        struct json *v;
+        strbuf_addch(&js, '"');
+        strbuf_addstr(&js, s->turn_suffix);
+        strbuf_addch(&js, '"');
+        v = json_parse_str(js.buf);
+        strbuf_release(&js);
+        if (json_kind(v) != JSON_STRING || strlen(json_str(v)) >= PROMPT_TURN_SUFFIX_MAX) {
+            json_free(v);
+            return error("show-prompt: --turn-suffix '%s' is not a short JSON-escaped text "
+                         "(e.g. '\\n', as the run's settings keep it)",
+                         s->turn_suffix);
+        }
+        snprintf(s->turn_table[1].suffix, sizeof(s->turn_table[1].suffix), "%s", json_str(v));
+        json_free(v);
+    }
+    for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++) {
+        s->turn_table[l].per_pair = l ? s->turn_overhead : 0;
+        memcpy(s->turn_table[l].suffix, l ? s->turn_table[1].suffix : "",
+               l ? sizeof(s->turn_table[l].suffix) : 1);
+    }
+    req.turn_cost = s->turn_table;
     if (s->axes_spec && axes_canonical(s->axes_spec, &s->axes, &s->err) < 0)
         return error("show-prompt: --axes: %s", s->err.buf);
     req.axes = s->axes.buf;
@@ -224,6 +260,11 @@ static void print_json(const struct show_prompt *s)
 
     if (s->completion) {
         json_add_str(o, "prompt", bp->text.buf);
+    } else if (bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        struct strbuf m = STRBUF_INIT;
+        prompt_messages_json(bp, NULL, &m); /* the array run sends */
+        json_add(o, "messages", json_parse_str(m.buf));
+        strbuf_release(&m);
     } else {
         struct json *msgs = json_add_array(o, "messages"), *m;
         if (bp->system.len) {
@@ -266,6 +307,21 @@ static void print_text(const struct show_prompt *s)
            bp->sha256);
     if (s->completion) {
         printf("=== prompt ===\n%s\n", bp->text.buf);
+    } else if (bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        if (bp->system.len)
+            printf("=== system ===\n%s\n", bp->system.buf);
+        for (size_t t = 0; t < bp->turns_nr; t++) {
+            size_t from = t ? bp->turn_end[t - 1] : 0;
+            if (bp->layout == PROMPT_LAYOUT_CHAT)
+                printf("=== %s (turn %zu of %zu)%s ===\n", t % 2 ? "assistant" : "user", t + 1,
+                       bp->turns_nr, t == bp->gold_turn ? ", gold" : "");
+            else
+                printf("=== assistant: tool call call_%04zu ===\n=== tool call_%04zu (result %zu "
+                       "of %zu)%s ===\n",
+                       t + 1, t + 1, t + 1, bp->turns_nr, t == bp->gold_turn ? ", gold" : "");
+            printf("%.*s\n", (int)(bp->turn_end[t] - from), bp->turns.buf + from);
+        }
+        printf("=== user ===\n%s\n", bp->user.buf);
     } else {
         if (bp->system.len)
             printf("=== system ===\n%s\n", bp->system.buf);

@@ -41,6 +41,8 @@ struct seq {
     unsigned long seed;
     int chat;
     long overhead;
+    int layout;         /* enum prompt_layout it was selected for */
+    long turn_overhead; /* ... and the server's tokens per turn pair */
     struct seq_item *it;
     size_t nr;
     size_t order_nr; /* items the repeat's order is drawn over (0: nr); a question-slot
@@ -136,6 +138,16 @@ struct prompt_builder {
     struct strbuf scratch, docs;
     struct pack_memo *packs; /* the order experiment's kept sets (prompt_build_order) */
     size_t packs_nr, packs_alloc;
+    /*
+     * The layout axis (layout.h) of the current request and the server's tokens per turn
+     * pair in it; unit_at[i]: the byte in docs where chunk i's unit (the gold blocks before
+     * it, then its block) starts, as prompt_render_request() left them.
+     */
+    int layout;
+    long turn_overhead;
+    const char *turn_suffix; /* layout.h: struct prompt_turn_cost */
+    struct strbuf turn_scratch;
+    size_t *unit_at, units, unit_alloc;
 };
 /* Representative document number for cached counts (two digits, like most). */
 #define COUNT_INDEX 10

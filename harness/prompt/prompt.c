@@ -21,6 +21,7 @@
 #include "run/axes.h"
 #include "prompt/bm25.h"
 #include "prompt/dataset.h"
+#include "prompt/layout.h"
 #include "base/num.h"
 #include "prompt/order.h"
 #include "base/num.h"
@@ -180,6 +181,8 @@ struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct pro
     b->user = tpl->user;
     strbuf_init(&b->scratch, 0);
     strbuf_init(&b->docs, 0);
+    strbuf_init(&b->turn_scratch, 0);
+    b->turn_suffix = "";
     return b;
 }
 
@@ -209,6 +212,8 @@ void prompt_builder_free(struct prompt_builder *b)
     strbuf_release(&b->scratch);
     strbuf_release(&b->docs);
     prompt_pack_memo_clear(b);
+    strbuf_release(&b->turn_scratch);
+    free(b->unit_at);
     free(b);
 }
 
@@ -223,6 +228,8 @@ void built_prompt_release(struct built_prompt *p)
     strbuf_release(&p->system);
     strbuf_release(&p->user);
     strbuf_release(&p->text);
+    strbuf_release(&p->turns);
+    free(p->turn_end);
     built_prompt_init(p);
 }
 
@@ -421,7 +428,19 @@ size_t prompt_render_messages(struct prompt_builder *b, const struct question *q
     strbuf_reset(&out->user);
     strbuf_reset(&out->text);
     prompt_render(&out->system, t->system, q->question, NULL, NULL, NULL);
-    prompt_render(&out->user, b->user, q->question, &b->docs, &docs_at, NULL);
+    if (b->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        /* the documents are earlier turns: {documents} empty, its blank paragraph dropped */
+        prompt_render(&out->user, b->user, q->question, NULL, &docs_at, NULL);
+        if (docs_at >= 2 && out->user.len >= docs_at + 2 &&
+            !memcmp(out->user.buf + docs_at - 2, "\n\n\n\n", 4)) {
+            /* "A\n\n" "" "\n\nB" -> "A\n\nB" */
+            memmove(out->user.buf + docs_at, out->user.buf + docs_at + 2,
+                    out->user.len - docs_at - 2);
+            strbuf_setlen(&out->user, out->user.len - 2);
+        }
+    } else {
+        prompt_render(&out->user, b->user, q->question, &b->docs, &docs_at, NULL);
+    }
     if (out->system.len) {
         strbuf_add(&out->text, out->system.buf, out->system.len);
         strbuf_addstr(&out->text, "\n\n");
@@ -446,8 +465,11 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
     int first = 1, have_cut = 0;
 
     strbuf_reset(&b->docs);
+    b->units = 0;
     for (i = 0; i <= s->nr; i++) {
         size_t ng = b->needles ? b->needles : q->gold_nr;
+        /* unit i (layouts) starts with the first block rendered now */
+        int unit_open = i < s->nr || !s->nr;
         for (g = 0; g < ng; g++) {
             struct doc_vals d = {index,         q->gold[g].title,    q->gold[g].text,
                                  q->gold[g].id, q->gold[g].text_len, NULL};
@@ -457,6 +479,11 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
             if (!first)
                 strbuf_addstr(&b->docs, t->separator);
             first = 0;
+            if (unit_open) {
+                ALLOC_GROW(b->unit_at, b->units + 1, b->unit_alloc);
+                b->unit_at[b->units++] = b->docs.len;
+                unit_open = 0;
+            }
             if (g == 0)
                 gold_s = b->docs.len;
             prompt_render(&b->docs, t->document, "", NULL, NULL, &d);
@@ -474,6 +501,10 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
             if (!first)
                 strbuf_addstr(&b->docs, t->separator);
             first = 0;
+            if (unit_open) {
+                ALLOC_GROW(b->unit_at, b->units + 1, b->unit_alloc);
+                b->unit_at[b->units++] = b->docs.len;
+            }
             prompt_render(&b->docs, t->document, "", NULL, &at, &d);
             if (is_cut) {
                 have_cut = 1;
@@ -483,6 +514,15 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
         }
     }
     docs_at = prompt_render_messages(b, q, out);
+    out->layout = b->layout;
+    if (b->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        /* the same documents block as turns; the offsets move into out->turns */
+        size_t *offs[4] = {&gold_s, &gold_e, &cut_s, &cut_e};
+        prompt_layout_split(out, b->layout, b->docs.buf, b->docs.len, b->unit_at, b->units,
+                            strlen(t->separator), offs, have_cut ? 4 : 2);
+        out->gold_turn = prompt_layout_turn_at(out, gold_s);
+        docs_at = 0;
+    }
     out->gold_start = docs_at + gold_s;
     out->gold_end = docs_at + gold_e;
     out->cut_start = have_cut ? docs_at + cut_s : 0;
@@ -501,6 +541,27 @@ long prompt_count_request(struct prompt_builder *b, const struct built_prompt *p
         if (a < 0)
             return -1;
     }
+    if (p->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        /*
+         * every turn counted apart, as the server's template tokenizes them (with the text
+         * after it that its end merges with, less that text alone), plus its pairs
+         */
+        size_t sl = b->turn_suffix ? strlen(b->turn_suffix) : 0;
+        long suffix = sl ? prompt_count_text(b, b->turn_suffix, sl, err) : 0;
+        if (suffix < 0)
+            return -1;
+        for (size_t t = 0; t < p->turns_nr; t++) {
+            size_t from = t ? p->turn_end[t - 1] : 0;
+            strbuf_reset(&b->turn_scratch);
+            strbuf_add(&b->turn_scratch, p->turns.buf + from, p->turn_end[t] - from);
+            strbuf_add(&b->turn_scratch, b->turn_suffix, sl);
+            c = prompt_count_text(b, b->turn_scratch.buf, b->turn_scratch.len, err);
+            if (c < 0)
+                return -1;
+            a += c - suffix;
+        }
+        a += (long)prompt_layout_pairs(p->layout, p->turns_nr) * b->turn_overhead;
+    }
     c = prompt_count_text(b, p->user.buf, p->user.len, err);
     return c < 0 ? -1 : a + c;
 }
@@ -509,7 +570,13 @@ void prompt_hash_request(int chat, struct built_prompt *out)
 {
     struct sha256_ctx c;
     sha256_init(&c);
-    if (chat) {
+    if (chat && out->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        /* the bytes a run stores for the prompt (runner.c): its messages array */
+        struct strbuf m = STRBUF_INIT;
+        prompt_messages_json(out, NULL, &m);
+        sha256_update(&c, m.buf, m.len);
+        strbuf_release(&m);
+    } else if (chat) {
         sha256_update(&c, out->system.buf, out->system.len);
         sha256_update(&c, "", 1);
         sha256_update(&c, out->user.buf, out->user.len);
@@ -635,6 +702,34 @@ const char *prompt_question_at_check(const struct prompt_template *t, const char
     if (strcmp(value, "start") && !ne)
         return "after";
     return NULL;
+}
+
+/* The request's layout axis into b->layout and its per-pair server tokens (layout.h). */
+static int select_layout(struct prompt_builder *b, const struct prompt_request *r,
+                         struct strbuf *err)
+{
+    size_t n;
+    const char *v = axes_find(r->axes, "layout", &n);
+    b->layout = PROMPT_LAYOUT_DOCUMENTS;
+    b->turn_overhead = 0;
+    b->turn_suffix = "";
+    if (!v)
+        return 0;
+    b->layout = prompt_layout_parse(v, n);
+    if (b->layout < 0) {
+        b->layout = PROMPT_LAYOUT_DOCUMENTS;
+        strbuf_addf(err, "layout '%.*s' is not documents, chat, tools or tool-long", (int)n, v);
+        return -1;
+    }
+    if (b->layout != PROMPT_LAYOUT_DOCUMENTS && !r->chat) {
+        strbuf_addf(err, "the %s layout needs chat requests (not --completions)",
+                    prompt_layout_name(b->layout));
+        b->layout = PROMPT_LAYOUT_DOCUMENTS;
+        return -1;
+    }
+    b->turn_overhead = r->turn_cost ? r->turn_cost[b->layout].per_pair : 0;
+    b->turn_suffix = r->turn_cost ? r->turn_cost[b->layout].suffix : "";
+    return 0;
 }
 
 /* Point b->user at the [user] text the request's question-at axis asks for. */
@@ -819,12 +914,20 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     double d = (double)r->depth_bp / DEPTH_BP_MAX, spacing = 0;
     int ret = -1;
 
-    if (select_user(b, r, err) < 0 || select_needles(b, r, &spacing, err) < 0)
+    if (select_user(b, r, err) < 0 || select_needles(b, r, &spacing, err) < 0 ||
+        select_layout(b, r, err) < 0)
         return -1;
-    if (trial_is_control(r->target_len, r->depth_bp))
-        return build_control(b, r, out, err);
-    if (axes_find(r->axes, "policy", &(size_t){0}))
+    if (trial_is_control(r->target_len, r->depth_bp) ||
+        axes_find(r->axes, "policy", &(size_t){0})) {
+        /* controls and order trials: the template as written (README.md "Conversation and
+         * tool-output layouts") */
+        b->layout = PROMPT_LAYOUT_DOCUMENTS;
+        b->turn_overhead = 0;
+        b->turn_suffix = "";
+        if (trial_is_control(r->target_len, r->depth_bp))
+            return build_control(b, r, out, err);
         return prompt_build_order_trial(b, r, out, err);
+    }
     if (r->depth_bp < 0 || r->depth_bp > DEPTH_BP_MAX) {
         strbuf_addf(err, "depth %d is outside 0..%d basis points", r->depth_bp, DEPTH_BP_MAX);
         return -1;
@@ -889,6 +992,13 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         goto cleanup;
     if (prompt_fit_exact(b, s, order, k, r->target_len - r->overhead, r->chat, out, &real, err) < 0)
         goto cleanup;
+    if (b->layout == PROMPT_LAYOUT_CHAT && out->turns_nr < 2) {
+        strbuf_addf(err,
+                    "question %s: length %ld holds %zu haystack chunk%s; the chat layout needs "
+                    "at least 2 (a user and an assistant turn)",
+                    r->q->id, r->target_len, s->nr, s->nr == 1 ? "" : "s");
+        goto cleanup;
+    }
     out->overhead = r->overhead;
     out->realized_len = real + r->overhead;
     /*
@@ -899,6 +1009,11 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     if (total > 0 && real > s->fixed)
         out->gold_offset +=
             (long)((double)before * (double)(real - s->fixed) / (double)total + 0.5);
+    if (b->layout != PROMPT_LAYOUT_DOCUMENTS)
+        /* the turns before the gold's cost their pairs' share of the server's tokens */
+        out->gold_offset += (long)((double)out->gold_turn * (double)b->turn_overhead /
+                                       (b->layout == PROMPT_LAYOUT_CHAT ? 2.0 : 1.0) +
+                                   0.5);
     out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
     out->docs_nr = s->nr + (b->needles ? b->needles : r->q->gold_nr);
     out->gold_index = k;

@@ -68,6 +68,8 @@ struct prompt_builder *prompt_builder_new(struct tokenizer *tk, const struct pro
                                           const struct haystack *hay);
 void prompt_builder_free(struct prompt_builder *b);
 
+struct prompt_turn_cost;
+
 struct prompt_request {
     const struct question *q; /* borrowed */
     long target_len;          /* tokens of the whole request as the model sees it */
@@ -80,6 +82,11 @@ struct prompt_request {
                          (overhead.h); the content is built to target_len - overhead */
     const char *axes; /* canonical named axes (axes.h; NULL or "" none), borrowed: the builder
                          reads its axes' values with axes_find() */
+    /*
+     * The layout axis (layout.h): what the server adds per haystack turn pair, indexed by
+     * enum prompt_layout (measured, overhead.h: overhead_measure_turns()); NULL: none. Borrowed.
+     */
+    const struct prompt_turn_cost *turn_cost;
 };
 
 /*
@@ -143,14 +150,25 @@ struct built_prompt {
     size_t hard_negatives;           /* question's own distractors used */
     size_t filler;                   /* haystack chunks used (the last possibly trimmed) */
     size_t filler_dropped;           /* haystack chunks excluded for this question (answer leaks) */
-    char sha256[SHA256_HEX_LEN + 1]; /* of the request: system "\0" user (chat) or text */
+    char sha256[SHA256_HEX_LEN + 1]; /* of the request: system "\0" user (chat) or text; with a
+                                        layout, of its messages JSON (prompt_messages_json()) */
+    /*
+     * The layout axis (layout.h). PROMPT_LAYOUT_DOCUMENTS: the request is system + user as
+     * above. Otherwise the haystack is earlier turns (turns_nr of them, their contents one
+     * after another in turns, turn t ending at turn_end[t]) between the system message and
+     * user (the template with an empty {documents}: the question as the final user turn);
+     * gold_start/gold_end and cut_start/cut_end are then byte offsets in turns, and
+     * gold_turn the turn holding the gold block.
+     */
+    int layout;
+    struct strbuf turns;
+    size_t *turn_end;
+    size_t turns_nr, turns_alloc, gold_turn;
 };
 #define BUILT_PROMPT_INIT                                                                          \
     {                                                                                              \
-        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,            \
-        {                                                                                          \
-            0                                                                                      \
-        }                                                                                          \
+        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0,    \
+            STRBUF_INIT, NULL, 0, 0, 0                                                             \
     }
 void built_prompt_init(struct built_prompt *p);
 void built_prompt_release(struct built_prompt *p);

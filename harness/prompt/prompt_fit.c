@@ -18,6 +18,7 @@
 #include "run/axes.h"
 #include "prompt/bm25.h"
 #include "prompt/dataset.h"
+#include "prompt/layout.h"
 #include "base/num.h"
 #include "prompt/order.h"
 #include "base/num.h"
@@ -410,7 +411,7 @@ static struct seq *find_seq(struct prompt_builder *b, const struct prompt_reques
         struct seq *c = &b->seqs[i];
         if (c->q == r->q && c->user == b->user && c->mode == mode && c->needles == b->needles &&
             c->target == r->target_len && c->overhead == r->overhead && c->seed == r->seed &&
-            c->chat == r->chat) {
+            c->chat == r->chat && c->layout == b->layout && c->turn_overhead == b->turn_overhead) {
             c->last_used = b->tick;
             return c;
         }
@@ -423,24 +424,37 @@ static struct seq *find_seq(struct prompt_builder *b, const struct prompt_reques
 /*
  * A question-slot variant takes the selection made without any question line, so every
  * --question-at value has the same distractors in the same order; each shortens the cut
- * item by its question's tokens. Returns the base selection and sets *victim to the least
- * recently used cache slot other than the base's.
+ * item by its question's tokens. A layout other than documents takes the documents
+ * layout's selection the same way (layout.h), its turns' tokens taken off its fillers. Returns the
+ * base selection and sets *victim to the least recently used cache slot other than the base's.
  */
 static struct seq *variant_base(struct prompt_builder *b, const struct prompt_request *r,
                                 struct built_prompt *tmp, struct seq **victim, struct strbuf *err)
 {
     const char *user = b->user;
+    int layout = b->layout;
+    long turn_overhead = b->turn_overhead;
+    const char *turn_suffix = b->turn_suffix;
     struct seq *base;
 
-    if (!b->user_variant[QA_NONE]) {
-        struct strbuf sb = STRBUF_INIT;
-        int ns, ne;
-        prompt_make_user_variant(b->tpl->user, QA_NONE, &sb, &ns, &ne);
-        b->user_variant[QA_NONE] = strbuf_detach(&sb, NULL);
+    if (b->user != b->tpl->user) { /* a question slot variant: the selection without any */
+        if (!b->user_variant[QA_NONE]) {
+            struct strbuf sb = STRBUF_INIT;
+            int ns, ne;
+            prompt_make_user_variant(b->tpl->user, QA_NONE, &sb, &ns, &ne);
+            b->user_variant[QA_NONE] = strbuf_detach(&sb, NULL);
+        }
+        b->user = b->user_variant[QA_NONE];
     }
-    b->user = b->user_variant[QA_NONE];
+    /* a layout: the documents layout's selection (layouts compare paired) */
+    b->layout = PROMPT_LAYOUT_DOCUMENTS;
+    b->turn_overhead = 0;
+    b->turn_suffix = "";
     base = prompt_get_seq(b, r, tmp, err);
     b->user = user;
+    b->layout = layout;
+    b->turn_overhead = turn_overhead;
+    b->turn_suffix = turn_suffix;
     if (!base)
         return NULL;
     *victim = base == &b->seqs[0] ? &b->seqs[1] : &b->seqs[0];
@@ -479,6 +493,12 @@ static int seq_fixed(struct prompt_builder *b, struct seq *s, const struct promp
         return -1;
     }
     s->fixed = fixed;
+    if (b->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        /* the turns come right after the system message */
+        s->pre_docs =
+            tmp->system.len ? prompt_count_text(b, tmp->system.buf, tmp->system.len, err) : 0;
+        return s->pre_docs < 0 ? -1 : 0;
+    }
     docs_at = tmp->gold_start;
     sys = r->chat ? 0 : tmp->text.len - tmp->user.len;
     if (r->chat && tmp->system.len &&
@@ -492,15 +512,38 @@ static int seq_fixed(struct prompt_builder *b, struct seq *s, const struct promp
 }
 
 /*
+ * 1 when it, shortened by deficit tokens, keeps CUT_SLACK tokens of text past its block's
+ * header (a cut there can move both ways), 0 when not, -1 (err).
+ */
+static int keeps_room(struct prompt_builder *b, const struct seq_item *it, long deficit,
+                      struct strbuf *err)
+{
+    long head = prompt_block_cost(b, it->c, "", 0, err);
+    if (head < 0)
+        return -1;
+    return it->cost - deficit >= head + CUT_SLACK;
+}
+
+/*
  * A variant's selection: the base's items in the base's order; the extra tokens of this
  * variant's question lines (plus CUT_SLACK, for the cut item to grow back into) come off
- * the last whole fillers, the cut item kept.
+ * the last whole fillers, the cut item kept. A layout's (layout.h): what the base's chunks
+ * cost as turns beyond the content, counted on the whole request (again until it fits),
+ * comes off the cut item when it keeps room to move both ways, else off the last fillers
+ * (a dropped chunk takes its turn's share of the server's tokens along).
  */
 static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct seq *base,
+                         const struct prompt_request *r, long content, struct built_prompt *tmp,
                          struct strbuf *err)
 {
-    long deficit = s->fixed - base->fixed + CUT_SLACK;
+    long deficit = s->fixed - base->fixed + CUT_SLACK, extra = 0;
     size_t at, nr = base->nr;
+    int layout = b->layout != PROMPT_LAYOUT_DOCUMENTS;
+
+    if (layout)
+        extra = b->layout == PROMPT_LAYOUT_CHAT    ? b->turn_overhead / 2
+                : b->layout == PROMPT_LAYOUT_TOOLS ? b->turn_overhead
+                                                   : 0;
 
     s->it = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->it)));
     memcpy(s->it, base->it, nr * sizeof(*s->it));
@@ -512,37 +555,77 @@ static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct s
     s->cut = base->cut;
     s->hard = base->hard;
     s->filler = base->filler;
-    at = nr;
-    while (deficit > 0 && at > s->hard) {
-        struct seq_item *it = &s->it[--at];
-        long len;
-        if ((long)at == s->cut)
-            continue;
-        len = it->cost <= deficit ? 0 : cut_chunk(b, it->c, it->cost - deficit, err);
-        if (len < 0)
-            return -1;
-        if (len == 0) { /* dropped: later items move down one */
-            size_t m;
-            deficit -= it->cost;
-            memmove(&s->it[at], &s->it[at + 1], (s->nr - at - 1) * sizeof(*s->it));
-            for (m = 0; m < nr; m++)
-                if (s->omap[m] == at)
-                    s->omap[m] = SIZE_MAX;
-                else if (s->omap[m] != SIZE_MAX && s->omap[m] > at)
-                    s->omap[m]--;
-            if (s->cut > (long)at)
-                s->cut--;
-            s->nr--;
-            s->filler--;
-            continue;
+    for (int pass = 0; pass < (layout ? 8 : 1); pass++) {
+        if (layout) {
+            /* a layout: count the whole request (block costs are not additive) until it fits */
+            long real;
+            prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
+            real = prompt_count_request(b, tmp, r->chat, err);
+            if (real < 0)
+                return -1;
+            deficit = real - content;
+            if (deficit <= 0)
+                break;
         }
-        it->len = (size_t)len;
-        it->cost = prompt_block_cost(b, it->c, it->c->text, it->len, err);
-        if (it->cost < 0)
-            return -1;
-        deficit = 0;
-        if (s->cut < 0)
-            s->cut = (long)at;
+        at = s->nr;
+        while (deficit > 0 && at > s->hard) {
+            struct seq_item *it;
+            long len;
+            if (layout && s->cut >= 0 && keeps_room(b, &s->it[s->cut], deficit, err) > 0) {
+                /*
+                 * The cut item alone gives the tokens back when it can (its end then moves
+                 * both ways to the exact count), so no other chunk changes.
+                 */
+                it = &s->it[s->cut];
+                len = cut_chunk(b, it->c, it->cost - deficit, err);
+                if (len < 0)
+                    return -1;
+                if (len > 0) {
+                    it->len = (size_t)len;
+                    it->cost = prompt_block_cost(b, it->c, it->c->text, it->len, err);
+                    if (it->cost < 0)
+                        return -1;
+                    break;
+                }
+            }
+            it = &s->it[--at];
+            if ((long)at == s->cut)
+                continue;
+            if (layout) {
+                /* shortened only when the rest can still move both ways, else dropped */
+                int room = keeps_room(b, it, deficit, err);
+                if (room < 0)
+                    return -1;
+                len = room ? cut_chunk(b, it->c, it->cost - deficit, err) : 0;
+            } else {
+                len = it->cost <= deficit ? 0 : cut_chunk(b, it->c, it->cost - deficit, err);
+            }
+            if (len < 0)
+                return -1;
+            if (len == 0) { /* dropped: later items move down one */
+                size_t m;
+                deficit -= it->cost + extra;
+                memmove(&s->it[at], &s->it[at + 1], (s->nr - at - 1) * sizeof(*s->it));
+                for (m = 0; m < nr; m++)
+                    if (s->omap[m] == at)
+                        s->omap[m] = SIZE_MAX;
+                    else if (s->omap[m] != SIZE_MAX && s->omap[m] > at)
+                        s->omap[m]--;
+                if (s->cut > (long)at)
+                    s->cut--;
+                s->nr--;
+                s->filler--;
+                continue;
+            }
+            it->len = (size_t)len;
+            it->cost = prompt_block_cost(b, it->c, it->c->text, it->len, err);
+            if (it->cost < 0)
+                return -1;
+            deficit = 0;
+            /* a layout's shortened chunk is the one each depth moves (the old cut is small) */
+            if (s->cut < 0 || layout)
+                s->cut = (long)at;
+        }
     }
     return 0;
 }
@@ -616,7 +699,8 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
     s = find_seq(b, r, mode, &victim);
     if (s)
         return s;
-    if (b->user != b->tpl->user && b->user != b->user_variant[QA_NONE]) {
+    if ((b->user != b->tpl->user && b->user != b->user_variant[QA_NONE]) ||
+        b->layout != PROMPT_LAYOUT_DOCUMENTS) {
         base = variant_base(b, r, tmp, &victim, err);
         if (!base)
             return NULL;
@@ -631,13 +715,16 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
     s->overhead = r->overhead;
     s->seed = r->seed;
     s->chat = r->chat;
+    s->layout = b->layout;
+    s->turn_overhead = b->turn_overhead;
     s->cut = -1;
     s->last_used = b->tick;
 
     f = prompt_get_fill(b, r->q, r->seed, mode);
     s->filler_dropped = f->dropped;
     if (seq_fixed(b, s, r, content, tmp, err) < 0 ||
-        (base ? seq_from_base(b, s, base, err) : seq_converge(b, s, f, r, content, tmp, err)) < 0) {
+        (base ? seq_from_base(b, s, base, r, content, tmp, err)
+              : seq_converge(b, s, f, r, content, tmp, err)) < 0) {
         prompt_seq_clear(s);
         return NULL;
     }
@@ -683,8 +770,11 @@ int prompt_fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
         prompt_member_span(it->c, &cut_min, &cut_max,
                            &cut_value); /* a member: any point after '"' */
     for (iter = 0; it && *real != content && iter < 4; iter++) {
-        const struct strbuf *sb = chat ? &out->user : &out->text;
-        size_t off = chat ? 0 : out->text.len - out->user.len;
+        const struct strbuf *sb = out->layout != PROMPT_LAYOUT_DOCUMENTS ? &out->turns
+                                  : chat                                 ? &out->user
+                                                                         : &out->text;
+        size_t off =
+            chat || out->layout != PROMPT_LAYOUT_DOCUMENTS ? 0 : out->text.len - out->user.len;
         size_t cs = off + out->cut_start, ce = off + out->cut_end;
         size_t ws = utf8_char_start(sb->buf, cs > CUT_WINDOW ? cs - CUT_WINDOW : 0);
         size_t we = ce + CUT_WINDOW < sb->len ? utf8_char_start(sb->buf, ce + CUT_WINDOW) : sb->len;

@@ -4,6 +4,7 @@
  */
 #include "run/run_identity.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "store/store.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "prompt/layout.h"
 #include "run/plan.h"
 
 #include "base/banned.h"
@@ -251,6 +253,19 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
     if (overhead > 0)
         json_add_num(root, "template-overhead", (double)overhead);
     json_add_num(root, "top-p", o->top_p);
+    if (o->turn_cost) {
+        /* what layout prompts are built against: the server's tokens per turn pair ... */
+        struct json *to = json_add_object(root, "turn-overhead"), *ts = NULL;
+        for (int l = PROMPT_LAYOUT_CHAT; l < PROMPT_LAYOUT__COUNT; l++)
+            json_add_num(to, prompt_layout_name(l), (double)o->turn_cost[l].per_pair);
+        /* ... and the text after a turn that its end merges with (only when any) */
+        for (int l = PROMPT_LAYOUT_CHAT; l < PROMPT_LAYOUT__COUNT; l++)
+            if (o->turn_cost[l].suffix[0]) {
+                if (!ts)
+                    ts = json_add_object(root, "turn-suffix");
+                json_add_str(ts, prompt_layout_name(l), o->turn_cost[l].suffix);
+            }
+    }
     ret = json_print_str(root, 0);
     json_free(root);
     return ret;
@@ -264,6 +279,18 @@ long run_identity_settings_overhead(const char *json)
     long n = v > 0 ? (long)v : 0;
     json_free(j);
     return n;
+}
+
+void run_identity_settings_turn_cost(const char *json, struct prompt_turn_cost *to)
+{
+    struct json *j = json_parse_str(json);
+    const struct json *o = json_get(j, "turn-overhead"), *s = json_get(j, "turn-suffix");
+    for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++) {
+        const char *v = l ? json_get_str(s, prompt_layout_name(l)) : NULL;
+        to[l].per_pair = l ? (long)json_num(json_get(o, prompt_layout_name(l)), 0) : 0;
+        snprintf(to[l].suffix, sizeof(to[l].suffix), "%s", v ? v : "");
+    }
+    json_free(j);
 }
 
 /* Name the first setting that differs between two identity JSON objects. */

@@ -13,6 +13,7 @@
  */
 
 struct plan_spec;
+struct prompt_turn_cost;
 struct run_info;
 struct strbuf;
 
@@ -27,6 +28,13 @@ struct run_identity_opts {
     const char *max_tokens_field, *reasoning_effort, *reasoning_tags, *controls;
     long repeats, seed;
     double temperature, top_p;
+    /*
+     * The layout axis (prompt/layout.h): what the server's template adds per haystack turn
+     * pair, indexed by enum prompt_layout, kept as "turn-overhead" (tokens) and
+     * "turn-suffix" (the text turns merge with, when any): what layout prompts are built
+     * against; NULL when the run has no --layout (absent, so other runs keep their identity)
+     */
+    const struct prompt_turn_cost *turn_cost;
 };
 
 /*
@@ -41,6 +49,10 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
 
 /* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
 long run_identity_settings_overhead(const char *json);
+
+/* The "turn-overhead" and "turn-suffix" of a stored run's settings into to[PROMPT_LAYOUT__COUNT]
+ * (0 and "" when absent). */
+void run_identity_settings_turn_cost(const char *json, struct prompt_turn_cost *to);
 
 /* Appends to out the first setting that differs between two identity JSON objects. */
 void run_identity_describe_settings_diff(const char *a, const char *b, struct strbuf *out);

@@ -20,6 +20,7 @@
 
 #include "prompt/dataset.h"
 #include "run/plan.h"
+#include "prompt/layout.h"
 #include "prompt/prompt.h"
 #include "run/reuse.h"
 #include "base/rng.h"
@@ -209,13 +210,14 @@ struct runner {
     size_t *grp; /* per plan index: its group */
     struct sgroup *groups;
     size_t ngroups;
-    int *slot_groups;    /* id_slots entries: open groups pinned to each slot */
-    int open_groups;     /* CACHE: groups whose leader went and that are not done */
-    long pending;        /* CACHE: unsent followers of the open groups */
-    long open_below;     /* CACHE: a new group opens while pending is below this */
-    uint64_t nonce_next; /* --no-cache-reuse salts and nonces */
-    struct strbuf nonce; /* the nonce-led first message of the request being sent */
-    double start_wall;   /* wall clock at the start (send times per depth) */
+    int *slot_groups;       /* id_slots entries: open groups pinned to each slot */
+    int open_groups;        /* CACHE: groups whose leader went and that are not done */
+    long pending;           /* CACHE: unsent followers of the open groups */
+    long open_below;        /* CACHE: a new group opens while pending is below this */
+    uint64_t nonce_next;    /* --no-cache-reuse salts and nonces */
+    struct strbuf nonce;    /* the nonce-led first message of the request being sent */
+    struct strbuf messages; /* a layout request's messages array (prompt_messages_json()) */
+    double start_wall;      /* wall clock at the start (send times per depth) */
 };
 
 /*
@@ -718,6 +720,7 @@ static void pb_build(const struct runner_config *cfg, struct prompt_builder *b, 
     prompt_request_for_trial(&pr, &cfg->gs->q[pt->question], pt, cfg->seed, cfg->max_tokens,
                              cfg->chat);
     pr.overhead = cfg->overhead;
+    pr.turn_cost = cfg->turn_cost;
     strbuf_reset(&e->err);
     e->failed = prompt_build(b, &pr, &e->bp, &e->err) < 0;
 }
@@ -1023,6 +1026,7 @@ static void schedule_release(struct runner *r)
     free(r->groups);
     free(r->slot_groups);
     strbuf_release(&r->nonce);
+    strbuf_release(&r->messages);
 }
 
 /* The cache hints of a trial's request: its group's endpoint, slot and key; no reuse. */
@@ -1075,6 +1079,7 @@ static int send_slot(struct runner *r, struct slot *s, double now)
 
     prompt_request_for_trial(&pr, q, pt, cfg->seed, cfg->max_tokens, cfg->chat);
     pr.overhead = cfg->overhead;
+    pr.turn_cost = cfg->turn_cost;
     strbuf_reset(&r->err);
     if (prompt_build(cfg->builder, &pr, &r->bp, &r->err) < 0) {
         set_message(r, "cannot build the prompt of question %s at length %ld, depth %g%%: %s",
@@ -1146,7 +1151,9 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     if (cfg->store_prompts && s->attempts == 0) {
         struct strbuf all = STRBUF_INIT;
         int rc;
-        if (cfg->chat) {
+        if (cfg->chat && bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
+            prompt_messages_json(bp, NULL, &all); /* hashed the same (prompt_build()) */
+        } else if (cfg->chat) {
             strbuf_add(&all, bp->system.buf, bp->system.len);
             strbuf_addch(&all, '\0');
             strbuf_add(&all, bp->user.buf, bp->user.len);
@@ -1167,6 +1174,11 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     req.system = cfg->chat ? bp->system.buf : NULL;
     req.user = cfg->chat ? bp->user.buf : bp->text.buf;
     req.user_len = cfg->chat ? bp->user.len : bp->text.len;
+    if (cfg->chat && bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
+        strbuf_reset(&r->messages);
+        prompt_messages_json(bp, NULL, &r->messages);
+        req.messages = r->messages.buf;
+    }
     req.max_tokens = cfg->max_tokens;
     req.expected_prompt_tokens = bp->realized_len;
     req.context_tokens = cfg->server_context;
@@ -1183,6 +1195,15 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
         if (cfg->tokenizer) {
             long n = tokenizer_count(cfg->tokenizer, r->nonce.buf, r->nonce.len);
             req.expected_prompt_tokens += n > 0 ? n : 0;
+        }
+        if (req.messages) {
+            /* a layout: the nonce opens the first message's content */
+            struct strbuf pre = STRBUF_INIT;
+            strbuf_add(&pre, r->nonce.buf, r->nonce.len);
+            strbuf_reset(&r->messages);
+            prompt_messages_json(bp, pre.buf, &r->messages);
+            req.messages = r->messages.buf;
+            strbuf_release(&pre);
         }
         strbuf_add(&r->nonce, first, first_len);
         if (first == req.system)

@@ -111,6 +111,8 @@ struct runner_config {
     long server_context; /* the server's context per request (preflight), <= 0 unknown */
     int chat;            /* 1 chat completions, 0 legacy completions */
     long overhead;       /* template overhead (overhead.h): prompts hold length - overhead tokens */
+    /* per layout (layout.h): what the server's template adds per turn pair */
+    const struct prompt_turn_cost *turn_cost;
     int mismatch_stop;   /* stop (RUNNER_MISMATCH) when one of the first answers' prompt_tokens is
                             more than 2% off the run's count (else count and warn) */
     int mismatch_warned; /* the run already warned of a mismatch (overhead measurement): once */

@@ -77,6 +77,10 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
     if (f && f->overlap >= 0)
         p -= m->overlap * (1.0 - f->overlap) *
              (1.0 + (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape))) / 2.0;
+    if (f && f->gold_turn == SIM_GOLD_CHAT)
+        p -= m->chat;
+    if (f && f->gold_turn == SIM_GOLD_TOOL)
+        p -= m->tools;
     return clamp01(p);
 }
 
@@ -166,16 +170,17 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(err,
-                    "model '%s': expected NAME or "
-                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,overlap=E,flat=F,corr=C,icc=R,qseed=N,mid=M",
-                    spec);
+        strbuf_addf(
+            err,
+            "model '%s': expected NAME or "
+            "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
+            "window=E,shuffled=E,overlap=E,chat=E,tools=E,flat=F,corr=C,icc=R,qseed=N,mid=M",
+            spec);
         return -1;
     }
     if (colon)
@@ -207,7 +212,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
-                   !strcmp(key, "overlap")) {
+                   !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -218,6 +223,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "icc")      ? &m.icc
                                    : !strcmp(key, "mid")      ? &m.mid
                                    : !strcmp(key, "overlap")  ? &m.overlap
+                                   : !strcmp(key, "chat")     ? &m.chat
+                                   : !strcmp(key, "tools")    ? &m.tools
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -243,7 +250,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else {
             strbuf_addf(err,
                         "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, spacing, window, shuffled, overlap, flat, corr, icc, qseed, mid)",
+                        "needles, spacing, window, shuffled, overlap, chat, tools, flat, corr, "
+                        "icc, qseed, mid)",
                         spec, key);
             goto cleanup;
         }

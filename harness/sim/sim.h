@@ -77,6 +77,9 @@ struct golden_set;
  *            chunks of serve-sim --haystack occur and fewer than 3/4 of the consecutive pairs
  *            (prompt order) ascend in file order (run --haystack-order shuffled; a run's
  *            usual seeded distractor order counts as shuffled too); needs --haystack
+ *   chat=E   the gold chunk is in an earlier conversation turn: a user or assistant message
+ *            before the last message (run --layout chat)
+ *   tools=E  the gold chunk is in a tool result: a "tool" message (run --layout tools, tool-long)
  *   window=E the dip deepened by E * (1 - |2 fill - 1|), fill = T / --ctx: deepest when
  *            the prompt fills half the served window (run --lengths 25%,50%,90%); no
  *            effect without --ctx
@@ -116,7 +119,7 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * flat=F,corr=C,icc=R,qseed=N,mid=M.
+ * overlap=E,chat=E,tools=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -137,6 +140,8 @@ struct sim_model {
     int qseed_set;
     double mid;     /* planted middle-only drop where 0.25 <= x <= 0.75, 0..1 (default 0) */
     double overlap; /* planted drop for evidence sharing few tokens with the question, 0..1 */
+    double chat;    /* planted drop when the gold is in an earlier conversation turn, 0..1 */
+    double tools;   /* planted drop when the gold is in a tool result, 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -150,7 +155,14 @@ struct sim_features {
     int shuffled;        /* haystack chunks out of source order (needs sim_config.hay) */
     double overlap;      /* the question's lexical overlap with its gold (prompt/overlap.h),
                             -1 when unknown (no gold in the prompt) */
+    int gold_turn;       /* where the gold chunk is: SIM_GOLD_* */
 };
+/*
+ * The message holding the gold chunk (run --layout): the last message or a system message
+ * (SIM_GOLD_REQUEST: the documents layout), a user or assistant message before the last (an
+ * earlier conversation turn), or a "tool" message (a tool result).
+ */
+enum { SIM_GOLD_REQUEST = 0, SIM_GOLD_CHAT, SIM_GOLD_TOOL };
 /* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
 

@@ -389,6 +389,11 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
             after = len >= from && memmem(base + from, len - from, qt, ql) != NULL;
         }
         a->features.question_start = !after;
+        if (p->role && !strcmp(p->role[gseg], "tool"))
+            a->features.gold_turn = SIM_GOLD_TOOL;
+        else if (p->role && gseg + 1 < p->nr &&
+                 (!strcmp(p->role[gseg], "user") || !strcmp(p->role[gseg], "assistant")))
+            a->features.gold_turn = SIM_GOLD_CHAT;
     }
 
     /* salt: the prompt as the model sees it, gold chunk bytes left out */

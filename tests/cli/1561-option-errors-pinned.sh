@@ -64,6 +64,7 @@ bad = {
         "price-in": ["-1"], "rank-p": ["2"], "max-error-rate": ["2"], "questions": ["-1", "x"],
         "batch-max-requests": ["0"], "batch-max-bytes": ["10"], "batch-fallback": ["never"],
         "batch-poll": ["0"], "price-batch-in": ["1"], "price-batch-out": ["1"],
+        "layout": ["forum", "chat,chat"],
         # parse_run_options is only the table: the rest have their own tests (1404, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
@@ -78,7 +79,8 @@ bad = {
         "dataset": ["missing.jsonl"], "haystack": ["missing.jsonl"], "question": ["nope"],
         "length": ["x", "0"], "depth": ["101", "-1", "x"], "repeat": ["-1"], "seed": ["-1"],
         "template": ["nope"], "tokenizer": ["nope"], "special": ["both"], "max-tokens": ["x"],
-        "template-overhead": ["-1", "2000"], "completions": [], "json": [], "axes": ["bogus", "question-at=middle", "needles=x"],
+        "template-overhead": ["-1", "2000"], "turn-overhead": ["x"],
+        "turn-suffix": ["\\q", "abcdef"], "completions": [], "json": [], "axes": ["bogus", "question-at=middle", "needles=x"],
         "endpoint": ["x"], "model": [],
     },
     "plan": {

@@ -237,7 +237,7 @@ static void check_key(struct fixture *f, const struct question *q, long length, 
     for (r = 0; r < 2; r++) {
         double last_depth = -1;
         for (d = 0; d <= 100; d += 10) {
-            struct prompt_request req = {q, length, d * 100, r, 7, 100, 1, 0, NULL};
+            struct prompt_request req = {q, length, d * 100, r, 7, 100, 1, 0, NULL, NULL};
             double err_pct;
             if (prompt_build(f->b, &req, &bp, &err) < 0) {
                 fprintf(stderr, "  build %s %ld %d %d: %s\n", q->id, length, d, r, err.buf);
@@ -427,8 +427,8 @@ static void exact_for(const char *tok, const char *set, const char *hay, const c
                 int d, r;
                 for (r = 0; r < 1; r++)
                     for (d = 0; d <= 100; d += 25) {
-                        struct prompt_request req = {q,  lens[li], d * 100,       r,   3,
-                                                     64, 1,        overheads[oi], NULL};
+                        struct prompt_request req = {q,  lens[li], d * 100,       r,    3,
+                                                     64, 1,        overheads[oi], NULL, NULL};
                         struct built_prompt bp = BUILT_PROMPT_INIT;
                         struct strbuf err = STRBUF_INIT;
                         long content;
@@ -534,13 +534,15 @@ static void test_build_order_independent(void)
                 const struct question *q1 = &f1.gs.q[qi * 97 + 3], *q2 = &f2.gs.q[qi * 97 + 3];
                 for (r = 0; r < 2; r++)
                     for (d = 0; d <= 10; d++) {
-                        struct prompt_request x = {q1, lens[li], d * 1000, r, 5, 100, 1, 0, NULL};
+                        struct prompt_request x = {q1,  lens[li], d * 1000, r,    5,
+                                                   100, 1,        0,        NULL, NULL};
                         CHECK_INT(prompt_build(f1.b, &x, &a, &err), 0);
                         memcpy(sha[r][d], a.sha256, sizeof(a.sha256));
                     }
                 for (i = 0; i < 22; i++) { /* depths descending, repeats interleaved */
                     int rr = i % 2, dd = 10 - i / 2;
-                    struct prompt_request y = {q2, lens[li], dd * 1000, rr, 5, 100, 1, 0, NULL};
+                    struct prompt_request y = {q2,  lens[li], dd * 1000, rr,   5,
+                                               100, 1,        0,         NULL, NULL};
                     CHECK_INT(prompt_build(f2.b, &y, &b, &err), 0);
                     CHECK_STR(b.sha256, sha[rr][dd]);
                 }
@@ -571,9 +573,9 @@ static void test_deterministic(void)
     q = golden_set_find(&f1.gs, "needle-0001");
     CHECK(q != NULL);
     for (d = 0; q && d <= 100; d += 25) {
-        struct prompt_request r1 = {q, 8192, d * 100, 1, 42, 100, 1, 0, NULL};
+        struct prompt_request r1 = {q, 8192, d * 100, 1, 42, 100, 1, 0, NULL, NULL};
         struct prompt_request r2 = {
-            golden_set_find(&f2.gs, "needle-0001"), 8192, d * 100, 1, 42, 100, 1, 0, NULL};
+            golden_set_find(&f2.gs, "needle-0001"), 8192, d * 100, 1, 42, 100, 1, 0, NULL, NULL};
         CHECK_INT(prompt_build(f1.b, &r1, &a, &err), 0);
         CHECK_INT(prompt_build(f2.b, &r2, &b, &err), 0);
         CHECK_STR(a.sha256, b.sha256);
@@ -589,7 +591,7 @@ static void test_deterministic(void)
      * haystack, template or the builder's placement rules change on purpose.
      */
     {
-        struct prompt_request r = {q, 8192, 5000, 0, 0, 100, 1, 0, NULL};
+        struct prompt_request r = {q, 8192, 5000, 0, 0, 100, 1, 0, NULL, NULL};
         CHECK_INT(prompt_build(f1.b, &r, &a, &err), 0);
         fprintf(stderr, "  pinned prompt sha256 %s (%ld tokens)\n", a.sha256, a.realized_len);
         CHECK_STR(a.sha256, PINNED_SHA);
@@ -613,7 +615,7 @@ static void test_completion_and_errors(void)
         return;
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 0, 0, NULL};
+        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 0, 0, NULL, NULL};
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), 0);
         CHECK_INT(bp.realized_len, tokenizer_count(f.tk, bp.text.buf, bp.text.len));
         CHECK(labs(bp.realized_len - 8192) <= 82);
@@ -621,25 +623,25 @@ static void test_completion_and_errors(void)
         CHECK(!strcmp(bp.text.buf + bp.system.len + 2, bp.user.buf));
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 1, 0, NULL};
+        struct prompt_request r = {&f.gs.q[3], 8192, 3000, 0, 1, 100, 1, 0, NULL, NULL};
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), 0);
         CHECK_INT(bp.realized_len, tokenizer_count(f.tk, bp.system.buf, bp.system.len) +
                                        tokenizer_count(f.tk, bp.user.buf, bp.user.len));
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 50, 0, 0, 1, 100, 1, 0, NULL};
+        struct prompt_request r = {&f.gs.q[3], 50, 0, 0, 1, 100, 1, 0, NULL, NULL};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
         CHECK(strstr(err.buf, "below the size of the template") != NULL);
     }
     {
-        struct prompt_request r = {&f.gs.q[3], 8192, 10001, 0, 1, 100, 1, 0, NULL};
+        struct prompt_request r = {&f.gs.q[3], 8192, 10001, 0, 1, 100, 1, 0, NULL, NULL};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
     }
     {
         /* more than the haystack holds */
-        struct prompt_request r = {&f.gs.q[3], 4L * 1024 * 1024, 0, 0, 1, 100, 1, 0, NULL};
+        struct prompt_request r = {&f.gs.q[3], 4L * 1024 * 1024, 0, 0, 1, 100, 1, 0, NULL, NULL};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp, &err), -1);
         CHECK(strstr(err.buf, "not enough distractor material") != NULL);
@@ -689,7 +691,7 @@ static void test_question_at(void)
     q = &f.gs.q[2];
     for (d = 0; d <= 100; d += 50) {
         for (v = 0; v < 3; v++) {
-            struct prompt_request r = {q, 4096, d * 100, 1, 7, 100, 1, 0, vals[v]};
+            struct prompt_request r = {q, 4096, d * 100, 1, 7, 100, 1, 0, vals[v], NULL};
             const char *docs, *first, *last;
             CHECK_INT(prompt_build(f.b, &r, &bp[v], &err), 0);
             CHECK_INT(bp[v].realized_len, 4096);
@@ -741,8 +743,8 @@ static void test_question_at(void)
     /* qa.txt has no start slot */
     if (fixture_init(&f, "datasets/nq-open.jsonl.gz", "datasets/nq-haystack.jsonl.gz", "qa",
                      "cl100k_base") == 0) {
-        struct prompt_request r = {&f.gs.q[2], 4096, 0, 0, 7, 100, 1, 0, "question-at=start"};
-        struct prompt_request e = {&f.gs.q[2], 4096, 0, 0, 7, 100, 1, 0, "question-at=end"};
+        struct prompt_request r = {&f.gs.q[2], 4096, 0, 0, 7, 100, 1, 0, "question-at=start", NULL};
+        struct prompt_request e = {&f.gs.q[2], 4096, 0, 0, 7, 100, 1, 0, "question-at=end", NULL};
         strbuf_reset(&err);
         CHECK_INT(prompt_build(f.b, &r, &bp[0], &err), -1);
         CHECK(strstr(err.buf, "--question-at start needs a line with {question} before "
