@@ -1,10 +1,11 @@
 /*
- * `dipmap gen needle|assoc|kv`: seeded synthetic golden sets. Needles are unique
+ * `dipmap gen needle|assoc|kv|hops`: seeded synthetic golden sets. Needles are unique
  * facts about invented entities with hard negatives of the same sentence
  * pattern (other entities, other values); assoc needles name a landmark the
  * question names only through its country (an association table); kv sets are
  * UUID key-value pairs with other pairs as hard negatives and an optional
- * haystack of more pairs.
+ * haystack of more pairs; hops sets are two-hop chains (a person's locker
+ * room, then that room's door code).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 static const char *const gen_usage[] = {
     "dipmap gen needle [--n N] [--seed N] [--negatives K] [--out FILE]",
     "dipmap gen assoc [--n N] [--seed N] [--negatives K] [--associations FILE] [--out FILE]",
+    "dipmap gen hops [--n N] [--seed N] [--negatives K] [--out FILE]",
     "dipmap gen kv [--n N] [--seed N] [--negatives K] [--out FILE] [--haystack-out FILE "
     "[--haystack-size M]]",
     NULL,
@@ -366,6 +368,107 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
     return rc;
 }
 
+/* ---- two-hop chains (run --hops 2) ---- */
+
+/* A chunk of text t (owned by the chunk) with its value v (owned by strs). */
+static void hop_chunk(struct chunk *c, struct strbuf *t, struct strvec *strs, const char *id,
+                      const char *v)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = (char *)strvec_push(strs, id);
+    c->title = "";
+    c->text_len = t->len;
+    c->text = strbuf_detach(t, NULL);
+    c->value = (char *)v;
+}
+
+/*
+ * Needle A "The locker of X is in room R." and needle B "The door code of room R is C.": the
+ * question names X and asks for C, so it needs both (README.md "Two-hop chains"). Each hard
+ * negative pair is another person's locker and its room's code. Rooms and codes are unique.
+ */
+static int gen_hops(struct dataset_writer *w, long n, long negatives, uint64_t rng)
+{
+    struct strvec entities = STRVEC_INIT, rooms = STRVEC_INIT, codes = STRVEC_INIT;
+    struct strvec strs = STRVEC_INIT;
+    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT, id = STRBUF_INIT;
+    long i, k;
+    int rc = 0;
+
+    for (i = 0; i < n && !rc; i++) {
+        struct question q;
+        struct chunk g[2], *neg = xcalloc((size_t)negatives * 2 + 1, sizeof(*neg));
+        size_t nneg = 0, j;
+        for (k = -1; k < negatives && !rc; k++) {
+            struct strbuf t = STRBUF_INIT, cid = STRBUF_INIT;
+            const char *e = draw_unique(&entities, &sb, &rng, 1, V_NUMBER), *r = NULL, *c = NULL;
+            int tries;
+            for (tries = 0; e && !r && tries < 10000; tries++) {
+                strbuf_reset(&sb);
+                strbuf_addf(&sb, "%lu", 100UL + (unsigned long)rng_below(&rng, 900));
+                if (strvec_find(&rooms, sb.buf) < 0)
+                    r = strvec_push(&rooms, sb.buf);
+            }
+            c = r ? draw_unique(&codes, &sb, &rng, 0, V_NUMBER) : NULL;
+            if (!e || !r || !c) {
+                rc = error("gen: hops: ran out of distinct people, rooms or codes (at most 900 "
+                           "rooms: --n x (--negatives + 1))");
+                break;
+            }
+            if (k < 0) {
+                strbuf_reset(&qtext);
+                strbuf_addf(&qtext,
+                            "What is the door code of the room that holds the locker of %s?", e);
+                strbuf_reset(&id);
+                strbuf_addf(&id, "hops-%04ld", i + 1);
+            }
+            strbuf_addf(&t, "The locker of %s is in room %s.", e, r);
+            if (k < 0)
+                strbuf_addf(&cid, "%s-a", id.buf);
+            else
+                strbuf_addf(&cid, "%s-n%ld-a", id.buf, k + 1);
+            hop_chunk(k < 0 ? &g[0] : &neg[nneg++], &t, &strs, cid.buf, r);
+            strbuf_addf(&t, "The door code of room %s is %s.", r, c);
+            strbuf_reset(&cid);
+            if (k < 0)
+                strbuf_addf(&cid, "%s-b", id.buf);
+            else
+                strbuf_addf(&cid, "%s-n%ld-b", id.buf, k + 1);
+            hop_chunk(k < 0 ? &g[1] : &neg[nneg++], &t, &strs, cid.buf, c);
+            strbuf_release(&cid);
+        }
+        if (!rc) {
+            memset(&q, 0, sizeof(q));
+            strvec_init(&q.answers);
+            strvec_push(&q.answers, g[1].value);
+            q.id = id.buf;
+            q.question = qtext.buf;
+            q.gold = g;
+            q.gold_nr = 2;
+            q.distractors = neg;
+            q.distractors_nr = nneg;
+            strbuf_reset(&line);
+            question_to_jsonl(&line, &q);
+            rc = dataset_writer_write(w, line.buf, line.len);
+            strvec_clear(&q.answers);
+            free(g[0].text);
+            free(g[1].text);
+        }
+        for (j = 0; j < nneg; j++)
+            free(neg[j].text);
+        free(neg);
+    }
+    strvec_clear(&entities);
+    strvec_clear(&rooms);
+    strvec_clear(&codes);
+    strvec_clear(&strs);
+    strbuf_release(&sb);
+    strbuf_release(&line);
+    strbuf_release(&qtext);
+    strbuf_release(&id);
+    return rc;
+}
+
 /* ---- key-value ---- */
 
 static void uuid4(struct strbuf *sb, uint64_t *rng)
@@ -471,7 +574,7 @@ int cmd_gen(int argc, const char **argv)
     struct strvec rest = STRVEC_INIT;
     struct dataset_writer *w = NULL, *hw = NULL;
     uint64_t rng;
-    int rc, ret = DM_EXIT_USAGE, kv, as;
+    int rc, ret = DM_EXIT_USAGE, kv, as, hops;
     struct option opts[] = {
         {OPT_LONG, "n", 'n', &n, "N", "number of questions (default 40)", 0},
         {OPT_LONG, "seed", 's', &seed, "N", "random seed (default 1): same seed, same file", 0},
@@ -490,17 +593,18 @@ int cmd_gen(int argc, const char **argv)
     rc = parse_options(argc, argv, opts, gen_usage, &rest);
     if (rc)
         return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    if (rest.nr != 1 ||
-        (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv") && strcmp(rest.v[0], "assoc"))) {
+    if (rest.nr != 1 || (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv") &&
+                         strcmp(rest.v[0], "assoc") && strcmp(rest.v[0], "hops"))) {
         if (rest.nr == 1)
-            error("gen: unknown kind '%s': expected 'needle', 'assoc' or 'kv'", rest.v[0]);
+            error("gen: unknown kind '%s': expected 'needle', 'assoc', 'kv' or 'hops'", rest.v[0]);
         else
-            error("gen: expected one kind, 'needle', 'assoc' or 'kv'");
+            error("gen: expected one kind, 'needle', 'assoc', 'kv' or 'hops'");
         usage_with_options(stderr, gen_usage, opts);
         goto cleanup;
     }
     kv = !strcmp(rest.v[0], "kv");
     as = !strcmp(rest.v[0], "assoc");
+    hops = !strcmp(rest.v[0], "hops");
     if (negatives < 0)
         negatives = kv ? 20 : 4;
     if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000) {
@@ -539,15 +643,16 @@ int cmd_gen(int argc, const char **argv)
               (long)(needle_entities() / (size_t)(negatives + 1)));
         goto cleanup;
     }
-    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : 1);
+    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : hops ? 4 : 1);
     w = dataset_writer_open(out);
     if (!w)
         goto cleanup;
     if (hay_out && !(hw = dataset_writer_open(hay_out)))
         goto cleanup;
-    rc = kv   ? gen_kv(w, hw, n, negatives, hay_size, rng)
-         : as ? gen_assoc(w, assoc, (size_t)assoc_nr, n, negatives, rng)
-              : gen_needle(w, n, negatives, rng);
+    rc = kv     ? gen_kv(w, hw, n, negatives, hay_size, rng)
+         : as   ? gen_assoc(w, assoc, (size_t)assoc_nr, n, negatives, rng)
+         : hops ? gen_hops(w, n, negatives, rng)
+                : gen_needle(w, n, negatives, rng);
     if (rc)
         goto cleanup;
     rc = dataset_writer_close(w);

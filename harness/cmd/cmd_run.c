@@ -73,7 +73,8 @@ struct run_opts {
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
     const char *question_at, *distractors, *haystack_order, *needles, *spacing,
-        *layout; /* named axes: run_axes[] */
+        *layout;                 /* named axes: run_axes[] */
+    const char *hops, *depths_b; /* --hops 2: the axes hops and depth-b (parse_axes()) */
     const char *template_overhead;
     const char *batch_window, *batch_fallback; /* run --batch */
     long batch_max_requests, batch_max_bytes;
@@ -467,6 +468,40 @@ static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *li
     return 0;
 }
 
+/*
+ * --hops 2 (README.md "Two-hop chains"): the axis hops=2 and the axis depth-b, needle B's depth
+ * swept on its own (--depths-b, default the run's --depths), crossed with the depth (needle A).
+ */
+static int parse_hops(struct run_ctx *c)
+{
+    static const char *const hops_values[] = {"2", NULL};
+    static const struct run_axis hops = {"hops", 0, hops_values, NULL, NULL};
+    static const struct run_axis depth_b = {"depth-b", 0, NULL, "a percentage 0..100",
+                                            check_spacing};
+    struct strbuf list = STRBUF_INIT;
+    int *d = c->depths, *own = NULL, ret;
+    size_t n = c->nd, i;
+    if (!c->o.hops) {
+        if (c->o.depths_b)
+            return error("run: --depths-b needs --hops 2");
+        return 0;
+    }
+    if (strcmp(c->o.hops, "2"))
+        return error("run: --hops: '%s' is not 2 (needle A, then needle B)", c->o.hops);
+    if (c->o.depths_b) {
+        strbuf_reset(&c->err);
+        if (plan_parse_depths(c->o.depths_b, &own, &n, &c->err) < 0)
+            return error("run: --depths-b: %s", c->err.buf);
+        d = own;
+    }
+    for (i = 0; i < n; i++)
+        strbuf_addf(&list, "%s%g", i ? "," : "", d[i] / 100.0);
+    ret = add_axis(c, &hops, "2") < 0 || add_axis(c, &depth_b, list.buf) < 0 ? -1 : 0;
+    free(own);
+    strbuf_release(&list);
+    return ret;
+}
+
 static int parse_axes(struct run_ctx *c)
 {
     size_t i;
@@ -475,7 +510,7 @@ static int parse_axes(struct run_ctx *c)
         if (list && add_axis(c, &run_axes[i], list) < 0)
             return -1;
     }
-    return 0;
+    return parse_hops(c);
 }
 
 /* The command line and --config into c->o; refuses --api-key outright. */
@@ -554,6 +589,12 @@ static int parse_run_options(struct run_ctx *c)
          "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
          "or the same chunks shuffled",
          0},
+        {OPT_STRING, "hops", 0, &c->o.hops, "2",
+         "two-hop chains: needle A (the question's first gold chunk) at the depth, needle B "
+         "(its second) at each --depths-b, both needed for the answer",
+         0},
+        {OPT_STRING, "depths-b", 0, &c->o.depths_b, "LIST",
+         "with --hops 2: needle B's depths (default: --depths)", 0},
         {OPT_STRING, "layout", 0, &c->o.layout, "LIST",
          "axis: documents,chat,tools,tool-long -- the haystack as the template's documents, as "
          "earlier conversation turns, as one tool result per chunk, or as one long tool result "
@@ -1152,6 +1193,14 @@ static int load_inputs(struct run_ctx *c)
                 return -1;
             }
         }
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t q = 0; !strcmp(c->axes[i].name, "hops") && q < c->gs.nr; q++)
+            if (c->gs.q[q].gold_nr < 2) {
+                error("%s:%ld: \"gold\": question %s has %zu gold chunk; --hops 2 needs two "
+                      "(needle A, then needle B)",
+                      c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr);
+                return -1;
+            }
     for (i = 0; i < c->axes_nr; i++)
         for (size_t v = 0; !strcmp(c->axes[i].name, "layout") && v < c->axes[i].values_nr; v++)
             if (c->o.completions && strcmp(c->axes[i].values[v], "documents")) {

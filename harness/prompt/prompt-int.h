@@ -132,6 +132,12 @@ struct prompt_builder {
      */
     size_t needles;
     size_t pos[PROMPT_MAX_NEEDLES];
+    /*
+     * The two-hop axes (hops=2, depth-b=PCT; README.md "Two-hop chains"): gold chunk 0
+     * (needle A) at the depth, gold chunk 1 (needle B) at the boundary nearest depth_b on
+     * its own; depth_b < 0 without them.
+     */
+    double depth_b;
     struct chunk *neutral; /* NEUTRAL_MAX chunks sharing one text, made on first use */
     char *neutral_text;
     uint64_t tick;

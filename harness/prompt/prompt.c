@@ -833,6 +833,30 @@ static int select_needles(struct prompt_builder *b, const struct prompt_request 
         }
         b->needles = (size_t)k;
     }
+    b->depth_b = -1;
+    v = axes_find(r->axes, "hops", &n);
+    if (v) {
+        double pct;
+        if (n != 1 || *v != '2') {
+            strbuf_addf(err, "hops '%.*s' is not 2", (int)n, v);
+            return -1;
+        }
+        sp = axes_find(r->axes, "depth-b", &nl);
+        snprintf(buf, sizeof(buf), "%.*s", sp ? (int)(nl < 31 ? nl : 31) : 0, sp ? sp : "");
+        if (!sp || parse_double_range(buf, 0, 100, &pct) < 0) {
+            strbuf_addf(err, "hops 2 needs a depth-b axis of a percentage 0..100 (got '%s')", buf);
+            return -1;
+        }
+        if (r->q->gold_nr < 2 && !trial_is_control(r->target_len, r->depth_bp)) {
+            strbuf_addf(err,
+                        "question %s has %zu gold chunk; --hops 2 needs two (needle A, then "
+                        "needle B)",
+                        r->q->id, r->q->gold_nr);
+            return -1;
+        }
+        b->needles = 2;
+        b->depth_b = pct / 100.0;
+    }
     if (b->needles > PROMPT_MAX_NEEDLES)
         b->needles = PROMPT_MAX_NEEDLES;
     memset(b->pos, 0, sizeof(b->pos));
@@ -851,12 +875,14 @@ static void place_needles(struct prompt_builder *b, const struct seq *s, const s
     for (j = 1; j < b->needles; j++) {
         double want = d + (double)j * spacing, best = 2.0;
         long cum = 0;
-        size_t at = b->pos[j - 1];
+        size_t at = b->pos[j - 1], from = b->pos[j - 1];
+        if (b->depth_b >= 0) /* two hops: needle B at its own depth, before A or after */
+            want = b->depth_b, from = 0, at = 0;
         if (want > 1)
             want = 1;
         for (i = 0; i <= s->nr; i++) {
             double dist = total > 0 ? fabs((double)cum / (double)total - want) : 0;
-            if (i >= b->pos[j - 1] && dist < best - 1e-12) {
+            if (i >= from && dist < best - 1e-12) {
                 best = dist;
                 at = i;
             }

@@ -999,6 +999,7 @@ static void body(struct doc *d, const struct report_input *in)
     section_dip(d, in->stats);
     section_grid(d, in->stats);
     report_section_axes(d, in);
+    report_section_hops(d, in);
     section_cells(d, in);
     report_section_questions(d, in);
     section_coverage(d, in->stats);

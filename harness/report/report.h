@@ -56,6 +56,9 @@ struct report_input {
     /* the axes' small multiples, n_axes entries (file/svg NULL: not drawn), or NULL */
     const struct report_plot *axis_plots;
     const struct report_plot *axis_pair_plot; /* the --axis-pair heatmap, or NULL */
+    /* two-hop chains (stats->hops): per length its depth A x depth B heatmap, or NULL/0 */
+    const struct report_plot *hops_plots;
+    size_t n_hops_plots;
 
     /*
      * The question x depth matrix and trial details of report.html (all may be
@@ -148,6 +151,14 @@ int report_axis_pair_plot(const char *dir, unsigned formats, const struct run_in
                           const struct trial_result *trials, size_t n_trials,
                           const struct axis_stats *axes, size_t n_axes, const char *const pair[2],
                           struct strbuf *svg, struct strbuf *file);
+/*
+ * Two-hop chains (run --hops 2): per length of h the depth A x depth B heatmap
+ * hops-LENGTH.svg/.png, its SVG appended to svg[l] and "hops-LENGTH.svg" and a NUL to files.
+ * Returns a plot_status (PLOT_OK when h is NULL).
+ */
+struct hops_stats;
+int report_hops_plots(const char *dir, unsigned formats, const struct run_info *run,
+                      const struct hops_stats *h, struct strbuf *svg, struct strbuf *files);
 int report_run_plots(const char *dir, unsigned formats, const struct run_info *run,
                      const struct run_stats *s, struct strbuf *ucurve_svg,
                      struct strbuf *heatmap_svg);

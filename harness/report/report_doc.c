@@ -16,6 +16,7 @@
 #include "run/plan.h"
 #include "report/plot.h"
 #include "prompt/overlap.h"
+#include "stats/hops.h"
 #include "run/run_identity.h"
 #include "tokenizer/tokenizer.h"
 #include "base/unicode.h"
@@ -71,6 +72,27 @@ int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned format
             }
             if (written)
                 strbuf_add(written, names.buf, names.len);
+        }
+    }
+    if (ret == PLOT_OK && d->have_stats && d->stats.hops && !d->hops_svg) {
+        const struct hops_stats *h = d->stats.hops;
+        size_t at = 0;
+        d->hops_svg = xcalloc(h->n_lengths, sizeof(*d->hops_svg));
+        for (i = 0; i < h->n_lengths; i++)
+            strbuf_init(&d->hops_svg[i], 0);
+        strbuf_init(&d->hops_files, 0);
+        ret = report_hops_plots(dir, formats, &d->run, h, d->hops_svg, &d->hops_files);
+        if (ret == PLOT_OK) {
+            d->hops_plots = xcalloc(h->n_lengths, sizeof(*d->hops_plots));
+            d->n_hops_plots = h->n_lengths;
+            for (i = 0; i < h->n_lengths; i++) {
+                d->hops_plots[i].title = "Two-hop chains: accuracy by depth A and depth B";
+                d->hops_plots[i].file = dir ? d->hops_files.buf + at : NULL;
+                d->hops_plots[i].svg = d->hops_svg[i].len ? d->hops_svg[i].buf : NULL;
+                if (written)
+                    strbuf_addf(written, "%s%s", written->len ? ", " : "", d->hops_files.buf + at);
+                at += strlen(d->hops_files.buf + at) + 1;
+            }
         }
     }
     if (ret == PLOT_OK && pair && pair[0] && pair[1]) {
@@ -486,6 +508,8 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.n_axes = d->n_axes;
     d->in.axis_plots = d->axis_plots;
     d->in.axis_pair_plot = d->have_pair_plot ? &d->pair_plot : NULL;
+    d->in.hops_plots = d->hops_plots;
+    d->in.n_hops_plots = d->n_hops_plots;
     d->in.golden = d->have_golden ? &d->gs : NULL;
     d->in.order = d->have_order ? &d->order : NULL;
     d->in.curve_run = d->curve_run;
@@ -592,6 +616,11 @@ void report_doc_release(struct report_doc *d)
     strbuf_release(&d->axis_files);
     strbuf_release(&d->pair_svg);
     strbuf_release(&d->pair_file);
+    for (size_t i = 0; d->hops_svg && i < d->n_hops_plots; i++)
+        strbuf_release(&d->hops_svg[i]);
+    free(d->hops_svg);
+    free(d->hops_plots);
+    strbuf_release(&d->hops_files);
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;
     d->n_axes = 0;

@@ -37,6 +37,11 @@ struct report_doc {
     struct strbuf pair_svg, pair_file;
     struct report_plot pair_plot;
     int have_pair_plot;
+    /* two-hop chains (stats.hops): per length its depth A x depth B heatmap */
+    struct strbuf *hops_svg;        /* stats.hops->n_lengths */
+    struct report_plot *hops_plots; /* NULL: not drawn */
+    struct strbuf hops_files;       /* the file names, NUL-separated */
+    size_t n_hops_plots;
     struct strbuf plots_note, golden_note, hygiene_note;
     struct report_plot plots[2];
     const struct trial_result **picked;

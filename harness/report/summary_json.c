@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "stats/hops.h"
 #include "stats/order_stats.h"
 #include "stats/stats.h"
 #include "stats/stats_axes.h"
@@ -249,6 +250,34 @@ static void add_axis_value(struct json *arr, const struct axis_value_stats *v, i
             add_depth_point(cells, v->depths_bp[k], ac->n_valid, ac->accuracy, ac->ci_lo,
                             ac->ci_hi);
         }
+    }
+}
+
+/* "hops": two-hop chains (run --hops 2): per (length, depth A, depth B), and per distance. */
+static void add_hops(struct json *root, const struct hops_stats *h)
+{
+    struct json *o = json_add_object(root, "hops"), *arr = json_add_array(o, "cells");
+    size_t i;
+    for (i = 0; i < h->n_cells; i++) {
+        const struct hops_cell *c = &h->cells[i];
+        struct json *e = json_add_object(arr, NULL);
+        json_add_num(e, "length", (double)c->length);
+        json_add_num(e, "depth_a", c->depth_a / 100.0);
+        json_add_num(e, "depth_b", c->depth_b / 100.0);
+        json_add_num(e, "valid", (double)c->valid);
+        json_add_num(e, "correct", (double)c->correct);
+        json_add_num(e, "accuracy", c->valid ? (double)c->correct / (double)c->valid : 0);
+    }
+    arr = json_add_array(o, "by_distance");
+    for (i = 0; i < h->n_groups; i++) {
+        const struct hops_group *g = &h->groups[i];
+        struct json *e = json_add_object(arr, NULL);
+        json_add_num(e, "distance", g->distance / 100.0);
+        json_add_str(e, "order", hops_order_name(g->order));
+        json_add_num(e, "valid", (double)g->valid);
+        json_add_num(e, "correct", (double)g->correct);
+        json_add_num(e, "accuracy", g->valid ? (double)g->correct / (double)g->valid : 0);
+        json_add_interval(e, "interval95", g->lo, g->hi);
     }
 }
 
@@ -516,6 +545,8 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
     for (i = 0; i < s->n_cells; i++)
         add_cell(arr, &s->cells[i]);
     add_axes(root, axes, n_axes, !os);
+    if (s->hops)
+        add_hops(root, s->hops);
     add_ordering_advice(root, s);
     if (os)
         add_order(root, os, curve_run);

@@ -81,6 +81,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
         p -= m->chat;
     if (f && f->gold_turn == SIM_GOLD_TOOL)
         p -= m->tools;
+    if (f && f->reversed)
+        p -= m->reversed;
     return clamp01(p);
 }
 
@@ -170,17 +172,17 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(
-            err,
-            "model '%s': expected NAME or "
-            "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-            "window=E,shuffled=E,overlap=E,chat=E,tools=E,flat=F,corr=C,icc=R,qseed=N,mid=M",
-            spec);
+        strbuf_addf(err,
+                    "model '%s': expected NAME or "
+                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
+                    "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,"
+                    "qseed=N,mid=M",
+                    spec);
         return -1;
     }
     if (colon)
@@ -212,7 +214,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         } else if (!strcmp(key, "start") || !strcmp(key, "hard") || !strcmp(key, "needles") ||
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
-                   !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools")) {
+                   !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
+                   !strcmp(key, "reversed")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -225,6 +228,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "overlap")  ? &m.overlap
                                    : !strcmp(key, "chat")     ? &m.chat
                                    : !strcmp(key, "tools")    ? &m.tools
+                                   : !strcmp(key, "reversed") ? &m.reversed
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -248,11 +252,12 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 m.qseed_set = 1;
             }
         } else {
-            strbuf_addf(err,
-                        "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                        "needles, spacing, window, shuffled, overlap, chat, tools, flat, corr, "
-                        "icc, qseed, mid)",
-                        spec, key);
+            strbuf_addf(
+                err,
+                "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
+                "needles, spacing, window, shuffled, overlap, chat, tools, reversed, flat, corr, "
+                "icc, qseed, mid)",
+                spec, key);
             goto cleanup;
         }
     }

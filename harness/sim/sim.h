@@ -80,6 +80,8 @@ struct golden_set;
  *   chat=E   the gold chunk is in an earlier conversation turn: a user or assistant message
  *            before the last message (run --layout chat)
  *   tools=E  the gold chunk is in a tool result: a "tool" message (run --layout tools, tool-long)
+ *   reversed=E the question's second gold chunk occurs before its first (run --hops 2: needle B
+ *            before needle A; spacing=E is then the planted effect of the hop distance)
  *   window=E the dip deepened by E * (1 - |2 fill - 1|), fill = T / --ctx: deepest when
  *            the prompt fills half the served window (run --lengths 25%,50%,90%); no
  *            effect without --ctx
@@ -119,7 +121,7 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * overlap=E,chat=E,tools=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
+ * overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -138,10 +140,11 @@ struct sim_model {
     double icc;      /* intraclass correlation of one question's outcomes (question effect), 0..1 */
     uint64_t qseed;  /* seed of the question effect (qseed_set), else the model's seed */
     int qseed_set;
-    double mid;     /* planted middle-only drop where 0.25 <= x <= 0.75, 0..1 (default 0) */
-    double overlap; /* planted drop for evidence sharing few tokens with the question, 0..1 */
-    double chat;    /* planted drop when the gold is in an earlier conversation turn, 0..1 */
-    double tools;   /* planted drop when the gold is in a tool result, 0..1 */
+    double mid;      /* planted middle-only drop where 0.25 <= x <= 0.75, 0..1 (default 0) */
+    double overlap;  /* planted drop for evidence sharing few tokens with the question, 0..1 */
+    double chat;     /* planted drop when the gold is in an earlier conversation turn, 0..1 */
+    double tools;    /* planted drop when the gold is in a tool result, 0..1 */
+    double reversed; /* planted drop when gold chunk 2 comes before gold chunk 1, 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -156,6 +159,7 @@ struct sim_features {
     double overlap;      /* the question's lexical overlap with its gold (prompt/overlap.h),
                             -1 when unknown (no gold in the prompt) */
     int gold_turn;       /* where the gold chunk is: SIM_GOLD_* */
+    int reversed;        /* the second gold chunk (needle B) occurs before the first (A) */
 };
 /*
  * The message holding the gold chunk (run --layout): the last message or a system message

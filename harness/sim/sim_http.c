@@ -77,6 +77,7 @@ struct logrec {
     long sent_tokens;
     double p, u;    /* < 0: not drawn */
     double overlap; /* the question's overlap with its gold (sim_features), < 0: unknown */
+    int reversed;   /* -1: the question has one gold chunk; else sim_features.reversed */
     const char *outcome;
     const char *finish;           /* finish_reason of an answer, else NULL */
     const char *reasoning_effort; /* as requested, else NULL */
@@ -102,6 +103,7 @@ static void logrec_init(struct logrec *l, const char *route)
     l->p = -1;
     l->u = -1;
     l->overlap = -1;
+    l->reversed = -1;
     l->outcome = "ok";
     l->think = -1;
     l->inflight = -1;
@@ -211,6 +213,8 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
         json_add_num(o, "u", l->u);
         if (l->overlap >= 0)
             json_add_num(o, "overlap", l->overlap);
+        if (l->reversed >= 0) /* a two-hop chain's order (run --hops 2) */
+            json_add_bool(o, "reversed", l->reversed);
     }
     json_add_bool(o, "gold", l->gold);
     json_add_str(o, "outcome", l->outcome);
@@ -679,6 +683,8 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     if (a.gold)
         l->x = a.x;
     l->overlap = a.features.overlap;
+    if (a.q && a.q->gold_nr >= 2 && a.features.gold_present >= 2)
+        l->reversed = a.features.reversed;
 
     if (cfg->ctx > 0 && a.T + (g->max_tokens > 0 ? g->max_tokens : 0) > cfg->ctx) {
         if (g->max_tokens > 0)

@@ -291,7 +291,7 @@ static long token_offset(struct tokenizer *tok, const struct sim_prompt *p, size
  */
 static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, struct sim_analysis *a)
 {
-    long first = -1, first_end = 0, last = -1;
+    long first = -1, first_end = 0, last = -1, at[2] = {-1, -1};
     for (size_t g = 0; g < a->q->gold_nr; g++) {
         const struct chunk *c = &a->q->gold[g];
         for (size_t i = 0; i < p->nr; i++) {
@@ -304,6 +304,8 @@ static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, str
             if (a->q->gold_nr < 2)
                 break;
             off = token_offset(tok, p, i, (size_t)(hit - base));
+            if (g < 2)
+                at[g] = off;
             if (first < 0 || off < first) {
                 first = off;
                 first_end = off + sim_count_tokens(tok, c->text, c->text_len);
@@ -313,6 +315,8 @@ static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, str
             break;
         }
     }
+    /* a two-hop chain read backwards: needle B (gold 1) before needle A (gold 0) */
+    a->features.reversed = at[0] >= 0 && at[1] >= 0 && at[1] < at[0];
     if (a->features.gold_present > 1 && a->T > 0 && last > first_end) {
         double s = (double)(last - first_end) / (double)a->T;
         a->features.spacing = s > 1 ? 1 : s;

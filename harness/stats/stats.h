@@ -241,6 +241,8 @@ struct cache_stats {
     double est_sent, est_cached;
 };
 
+struct hops_stats;
+
 struct run_stats {
     struct cell_stats *cells; /* sorted by (length, depth_bp) */
     size_t n_cells;
@@ -292,6 +294,7 @@ struct run_stats {
     size_t n_rank_probs; /* a rank-probability list of this many ranks was given */
 
     struct cache_stats cache; /* over every trial, controls included */
+    struct hops_stats *hops;  /* two-hop chains (hops.h; run --hops 2), or NULL */
 };
 
 /*

@@ -5,6 +5,7 @@
  * cache figures, from a run's trials. Pure: no I/O and no global state.
  */
 #include "stats/stats.h"
+#include "stats/hops.h"
 
 #include <errno.h>
 #include <math.h>
@@ -995,6 +996,7 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
         if (out->oracle.present && out->oracle.n_valid)
             effective_length(out, out->oracle.accuracy, opt->effective_fraction, 1);
         cache_stats(trials, n, &out->cache);
+        out->hops = hops_stats_compute(trials, n, opt->z);
     }
     free(cb);
     free(orc);
@@ -1008,6 +1010,7 @@ void run_stats_release(struct run_stats *s)
     free(s->cells);
     free(s->lengths);
     free(s->advice);
+    hops_stats_free(s->hops);
     memset(s, 0, sizeof(*s));
 }
 

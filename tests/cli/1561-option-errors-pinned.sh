@@ -64,7 +64,7 @@ bad = {
         "price-in": ["-1"], "rank-p": ["2"], "max-error-rate": ["2"], "questions": ["-1", "x"],
         "batch-max-requests": ["0"], "batch-max-bytes": ["10"], "batch-fallback": ["never"],
         "batch-poll": ["0"], "price-batch-in": ["1"], "price-batch-out": ["1"],
-        "layout": ["forum", "chat,chat"],
+        "layout": ["forum", "chat,chat"], "hops": ["3", "x"], "depths-b": ["150", "x"],
         # parse_run_options is only the table: the rest have their own tests (1404, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
