@@ -2,8 +2,12 @@
  * `dipmap import litm FILE`: converts the Lost-in-the-Middle data files
  * (NQ-open oracle/k-document QA files, key-value retrieval files) into a
  * dipmap golden set plus a haystack of the other records' passages or pairs.
+ * `dipmap import nolima FILE` and `dipmap import ruler FILE` convert NoLiMa's
+ * needle-set entries and RULER's generated needle-in-a-haystack samples
+ * (README.md "Importing NoLiMa and RULER sets": the field mapping).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,8 @@
 static const char *const import_usage[] = {
     "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N] "
     "[--as golden|retrieval] [--kv-question sentence|key]",
+    "dipmap import nolima FILE --out SET.jsonl[.gz] [--limit N] [--seed N]",
+    "dipmap import ruler FILE --out SET.jsonl[.gz] [--limit N]",
     NULL,
 };
 
@@ -31,8 +37,10 @@ struct importer {
     struct dataset_writer *set, *hay;
     long limit, hay_limit, kv_negatives;
     long questions, chunks, skipped, empty_answers;
-    int as_retrieval; /* QA: write retrieval items (the ctxs as given, in file order) */
-    int kv_key;       /* KV: the question is the bare key (the paper's prompt names only it) */
+    int as_retrieval;   /* QA: write retrieval items (the ctxs as given, in file order) */
+    int kv_key;         /* KV: the question is the bare key (the paper's prompt names only it) */
+    unsigned long seed; /* nolima: which character of character_set each test names */
+    int format;         /* 0 litm (qa or kv from the first record), 3 nolima, 4 ruler */
     struct strbuf line;
     char prefix[16];
 };
@@ -294,13 +302,301 @@ static int import_kv(struct importer *im, const struct json *j, long lineno)
     return rc;
 }
 
+/* ---- NoLiMa and RULER ---- */
+
+/* One question written (or counted against --limit). */
+static int write_question(struct importer *im, struct question *q)
+{
+    int rc = 0;
+    if (im->limit <= 0 || im->questions < im->limit) {
+        question_to_jsonl(&im->line, q);
+        rc = write_line(im->set, &im->line);
+        im->questions++;
+    }
+    return rc;
+}
+
+/* s with "{1}", "{2}", ... replaced by args[0], args[1], ... and "{CHAR}" by ch (NULL: kept). */
+static void fill_template(struct strbuf *out, const char *s, const struct json *args,
+                          const char *ch)
+{
+    strbuf_reset(out);
+    while (*s) {
+        const char *e;
+        if (*s == '{' && (e = strchr(s, '}'))) {
+            size_t n = (size_t)(e - s - 1), k = 0;
+            int num = n > 0;
+            for (size_t i = 1; i <= n; i++)
+                num &= s[i] >= '0' && s[i] <= '9';
+            if (num) {
+                for (size_t i = 1; i <= n; i++)
+                    k = k * 10 + (size_t)(s[i] - '0');
+                if (k >= 1 && json_str(json_at(args, k - 1))) {
+                    strbuf_addstr(out, json_str(json_at(args, k - 1)));
+                    s = e + 1;
+                    continue;
+                }
+            } else if (ch && n == 4 && !memcmp(s + 1, "CHAR", 4)) {
+                strbuf_addstr(out, ch);
+                s = e + 1;
+                continue;
+            }
+        }
+        strbuf_addch(out, *s++);
+    }
+}
+
+/* FNV-1a of the strings, mixed with seed: a stable choice per (entry, test, question). */
+static uint64_t pick_hash(unsigned long seed, const char *a, const char *b, const char *c)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)seed;
+    const char *parts[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        for (const char *p = parts[i]; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* A string field, or an error naming file, line and field. */
+static const char *need_str(const struct importer *im, const struct json *j, const char *field,
+                            long lineno)
+{
+    const char *v = json_get_str(j, field);
+    if (!v || !*v)
+        error("%s:%ld: \"%s\": missing or not a non-empty string", im->path, lineno, field);
+    return v && *v ? v : NULL;
+}
+
+/*
+ * One NoLiMa needle-set entry (one element of its needle_set.json per line): for every
+ * question type x test, the needle with the test's input_args and a character from
+ * character_set as the gold chunk (its value the character), the question with the same
+ * args, the answers gold_answers or the character, the type's distractor (when given) as a
+ * hard negative.
+ */
+static int import_nolima(struct importer *im, const struct json *j, long lineno)
+{
+    const char *eid = need_str(im, j, "id", lineno), *needle = need_str(im, j, "needle", lineno);
+    const struct json *qs = json_get(j, "questions"), *tests = json_get(j, "tests");
+    const struct json *chars = json_get(j, "character_set"), *dis = json_get(j, "distractors");
+    const struct json *qt, *t;
+    struct strbuf qtext = STRBUF_INIT, gtext = STRBUF_INIT, dtext = STRBUF_INIT, id = STRBUF_INIT;
+    struct strbuf gid = STRBUF_INIT, did = STRBUF_INIT;
+    int rc = 0;
+
+    if (!eid || !needle)
+        return -1;
+    if (json_kind(qs) != JSON_OBJECT || !json_size(qs))
+        return error("%s:%ld: \"questions\": expected an object of question templates", im->path,
+                     lineno);
+    if (json_kind(tests) != JSON_OBJECT || !json_size(tests))
+        return error("%s:%ld: \"tests\": expected an object of tests with \"input_args\"", im->path,
+                     lineno);
+    if (chars && (json_kind(chars) != JSON_ARRAY || !json_size(chars)))
+        return error("%s:%ld: \"character_set\": expected a non-empty array of names", im->path,
+                     lineno);
+    for (qt = json_first(qs); qt && !rc; qt = json_next(qt)) {
+        if (!json_str(qt) || !*json_str(qt)) {
+            rc = error("%s:%ld: \"questions\".%s: not a question string", im->path, lineno,
+                       json_key(qt));
+            break;
+        }
+        for (t = json_first(tests); t && !rc; t = json_next(t)) {
+            const struct json *args = json_get(t, "input_args"), *ga = json_get(t, "gold_answers");
+            const char *ch = NULL;
+            struct question q;
+            struct chunk g, neg;
+            if (json_kind(args) != JSON_ARRAY) {
+                rc = error("%s:%ld: \"tests\".%s.input_args: expected an array of strings",
+                           im->path, lineno, json_key(t));
+                break;
+            }
+            if (chars) {
+                size_t n = json_size(chars);
+                ch = json_str(json_at(
+                    chars, (size_t)(pick_hash(im->seed, eid, json_key(t), json_key(qt)) % n)));
+                if (!ch || !*ch) {
+                    rc = error("%s:%ld: \"character_set\": not all strings", im->path, lineno);
+                    break;
+                }
+            }
+            if (strstr(needle, "{CHAR}") && !ch) {
+                rc = error("%s:%ld: \"character_set\": the needle names {CHAR} but the entry "
+                           "has no character_set",
+                           im->path, lineno);
+                break;
+            }
+            fill_template(&qtext, json_str(qt), args, ch);
+            fill_template(&gtext, needle, args, ch);
+            memset(&q, 0, sizeof(q));
+            strvec_init(&q.answers);
+            if (json_kind(ga) == JSON_ARRAY) {
+                for (const struct json *a = json_first(ga); a; a = json_next(a))
+                    if (json_str(a) && *json_str(a) && !score_gold_is_empty(json_str(a)))
+                        strvec_push(&q.answers, json_str(a));
+            } else if (ch) {
+                strvec_push(&q.answers, ch);
+            }
+            if (!q.answers.nr) {
+                strvec_clear(&q.answers);
+                rc = error("%s:%ld: \"tests\".%s: no answer (neither \"gold_answers\" nor a "
+                           "\"character_set\" to name the character)",
+                           im->path, lineno, json_key(t));
+                break;
+            }
+            strbuf_reset(&id);
+            strbuf_addf(&id, "nolima-%s-%s-%s", eid, json_key(t), json_key(qt));
+            strbuf_reset(&gid);
+            strbuf_addf(&gid, "%s-needle", id.buf);
+            memset(&g, 0, sizeof(g));
+            g.id = gid.buf;
+            g.title = "";
+            g.text = gtext.buf;
+            g.text_len = gtext.len;
+            g.value = (char *)q.answers.v[0];
+            q.id = id.buf;
+            q.question = qtext.buf;
+            q.gold = &g;
+            q.gold_nr = 1;
+            if (json_get_str(dis, json_key(qt))) {
+                /* the type's distractor: the question's words without the answer */
+                fill_template(&dtext, json_get_str(dis, json_key(qt)), args, ch);
+                strbuf_reset(&did);
+                strbuf_addf(&did, "%s-distractor", id.buf);
+                memset(&neg, 0, sizeof(neg));
+                neg.id = did.buf;
+                neg.title = "";
+                neg.text = dtext.buf;
+                neg.text_len = dtext.len;
+                q.distractors = &neg;
+                q.distractors_nr = 1;
+            }
+            rc = write_question(im, &q);
+            strvec_clear(&q.answers);
+        }
+    }
+    strbuf_release(&qtext);
+    strbuf_release(&gtext);
+    strbuf_release(&dtext);
+    strbuf_release(&id);
+    strbuf_release(&gid);
+    strbuf_release(&did);
+    return rc;
+}
+
+/* RULER's needle sentence and query (scripts/data/synthetic/niah.py). */
+#define RULER_NEEDLE "One of the special magic "
+#define RULER_QUERY  "What are all the special magic "
+#define RULER_QUERY1 "What is the special magic "
+
+/*
+ * One RULER sample (its niah tasks' JSONL: index, input, outputs): every needle sentence
+ * "One of the special magic T for K is: V." in input, those whose V is in outputs the gold
+ * chunks (in input order) and the others hard negatives; the question the input's query
+ * sentence; the answers outputs (all needed: run --needles N places them apart).
+ */
+static int import_ruler(struct importer *im, const struct json *j, long lineno)
+{
+    const char *input = need_str(im, j, "input", lineno), *p, *qs;
+    const struct json *outs = json_get(j, "outputs"), *idx = json_get(j, "index");
+    struct chunk *gold = NULL, *neg = NULL;
+    size_t ng = 0, nn = 0, ga = 0, na = 0, i;
+    struct strbuf id = STRBUF_INIT, qtext = STRBUF_INIT;
+    struct strvec texts = STRVEC_INIT, ids = STRVEC_INIT;
+    struct question q;
+    int rc = 0;
+
+    if (!input)
+        return -1;
+    if (json_kind(outs) != JSON_ARRAY || !json_size(outs))
+        return error("%s:%ld: \"outputs\": expected a non-empty array of answers", im->path,
+                     lineno);
+    strbuf_addf(&id, "ruler-%ld", json_kind(idx) == JSON_NUMBER ? (long)json_num(idx, 0) : lineno);
+    memset(&q, 0, sizeof(q));
+    strvec_init(&q.answers);
+    for (const struct json *o = json_first(outs); o; o = json_next(o)) {
+        if (!json_str(o) || !*json_str(o)) {
+            strvec_clear(&q.answers);
+            strbuf_release(&id);
+            return error("%s:%ld: \"outputs\": every answer must be a non-empty string", im->path,
+                         lineno);
+        }
+        strvec_push(&q.answers, json_str(o));
+    }
+    /* the needle sentences, in input order */
+    for (p = strstr(input, RULER_NEEDLE); p; p = strstr(p + 1, RULER_NEEDLE)) {
+        const char *is = strstr(p, " is: "), *end;
+        struct chunk *c;
+        int hit = 0;
+        if (!is || memchr(p, '\n', (size_t)(is - p)))
+            continue;
+        end = strchr(is + 5, '.');
+        if (!end || memchr(is, '\n', (size_t)(end - is)))
+            continue;
+        strbuf_reset(&qtext);
+        strbuf_add(&qtext, is + 5, (size_t)(end - is - 5));
+        for (i = 0; i < q.answers.nr; i++)
+            hit |= !strcmp(q.answers.v[i], qtext.buf);
+        if (hit) {
+            ALLOC_GROW(gold, ng + 1, ga);
+            c = &gold[ng++];
+        } else {
+            ALLOC_GROW(neg, nn + 1, na);
+            c = &neg[nn++];
+        }
+        memset(c, 0, sizeof(*c));
+        strbuf_reset(&qtext);
+        strbuf_add(&qtext, p, (size_t)(end + 1 - p));
+        c->text = (char *)strvec_push(&texts, qtext.buf);
+        c->text_len = strlen(c->text);
+        strbuf_reset(&qtext);
+        strbuf_add(&qtext, is + 5, (size_t)(end - is - 5));
+        c->value = (char *)strvec_push(&texts, qtext.buf);
+        c->title = "";
+        strbuf_reset(&qtext);
+        strbuf_addf(&qtext, "%s-%s%zu", id.buf, hit ? "g" : "n", hit ? ng : nn);
+        c->id = (char *)strvec_push(&ids, qtext.buf);
+    }
+    qs = strstr(input, RULER_QUERY);
+    if (!qs)
+        qs = strstr(input, RULER_QUERY1);
+    if (!ng) {
+        rc = error("%s:%ld: \"input\": no needle sentence (\"%s... is: VALUE.\") states an "
+                   "answer of \"outputs\": only RULER's niah tasks import",
+                   im->path, lineno, RULER_NEEDLE);
+    } else if (!qs || !strchr(qs, '?')) {
+        rc = error("%s:%ld: \"input\": no query (\"%s...?\" or \"%s...?\")", im->path, lineno,
+                   RULER_QUERY, RULER_QUERY1);
+    } else {
+        strbuf_reset(&qtext);
+        strbuf_add(&qtext, qs, (size_t)(strchr(qs, '?') + 1 - qs));
+        q.id = id.buf;
+        q.question = qtext.buf;
+        q.gold = gold;
+        q.gold_nr = ng;
+        q.distractors = neg;
+        q.distractors_nr = nn;
+        rc = write_question(im, &q);
+    }
+    free(gold);
+    free(neg);
+    strvec_clear(&texts);
+    strvec_clear(&ids);
+    strvec_clear(&q.answers);
+    strbuf_release(&id);
+    strbuf_release(&qtext);
+    return rc;
+}
+
 static int run_import(struct importer *im)
 {
     struct dataset_lines *r = dataset_lines_open(im->path);
     char *line;
     size_t len;
     long lineno;
-    int rc, kind = 0; /* 1 qa, 2 kv */
+    int rc, kind = im->format; /* 1 qa, 2 kv (litm: from the first record), 3 nolima, 4 ruler */
     if (!r)
         return -1;
     while ((rc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
@@ -323,7 +619,10 @@ static int run_import(struct importer *im)
                 snprintf(im->prefix, sizeof(im->prefix), "kv%d",
                          (int)json_size(json_get(j, "ordered_kv_records")));
         }
-        rc = kind == 1 ? import_qa(im, j, lineno) : import_kv(im, j, lineno);
+        rc = kind == 1   ? import_qa(im, j, lineno)
+             : kind == 2 ? import_kv(im, j, lineno)
+             : kind == 3 ? import_nolima(im, j, lineno)
+                         : import_ruler(im, j, lineno);
         json_free(j);
         if (rc)
             break;
@@ -339,7 +638,7 @@ static int run_import(struct importer *im)
 int cmd_import(int argc, const char **argv)
 {
     const char *out = NULL, *hay_out = NULL, *as = "golden", *kv_question = "sentence";
-    long limit = 0, hay_limit = 0, kv_neg = -1;
+    long limit = 0, hay_limit = 0, kv_neg = -1, seed = 1;
     struct strvec rest = STRVEC_INIT;
     struct importer im;
     int rc, ret = DM_EXIT_USAGE;
@@ -360,19 +659,30 @@ int cmd_import(int argc, const char **argv)
          0},
         {OPT_STRING, "kv-question", 0, &kv_question, "sentence|key",
          "KV: the question as a sentence (default) or the bare key (for the litm-kv templates)", 0},
+        {OPT_LONG, "seed", 's', &seed, "N",
+         "nolima: the seed of each test's character from character_set (default 1)", 0},
         OPT_END_MARK,
     };
 
     rc = parse_options(argc, argv, opts, import_usage, &rest);
     if (rc)
         return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    if (rest.nr != 2 || strcmp(rest.v[0], "litm")) {
-        error("import: expected 'litm FILE'");
+    if (rest.nr != 2 ||
+        (strcmp(rest.v[0], "litm") && strcmp(rest.v[0], "nolima") && strcmp(rest.v[0], "ruler"))) {
+        error("import: expected 'litm FILE', 'nolima FILE' or 'ruler FILE'");
         usage_with_options(stderr, import_usage, opts);
         goto cleanup;
     }
     if (!out) {
         error("import: --out FILE is required");
+        goto cleanup;
+    }
+    if (strcmp(rest.v[0], "litm") && hay_out) {
+        error("import: --haystack-out is for litm (%s sets use any text haystack)", rest.v[0]);
+        goto cleanup;
+    }
+    if (seed < 0) {
+        error("import: --seed must be >= 0");
         goto cleanup;
     }
     if (strcmp(as, "golden") && strcmp(as, "retrieval")) {
@@ -390,6 +700,8 @@ int cmd_import(int argc, const char **argv)
     im.limit = limit;
     im.hay_limit = hay_limit;
     im.kv_negatives = kv_neg;
+    im.seed = (unsigned long)seed;
+    im.format = !strcmp(rest.v[0], "nolima") ? 3 : !strcmp(rest.v[0], "ruler") ? 4 : 0;
     strbuf_init(&im.line, 0);
     snprintf(im.prefix, sizeof(im.prefix), "nq");
     im.set = dataset_writer_open(out);
