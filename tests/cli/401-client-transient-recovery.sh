@@ -1,5 +1,5 @@
-# Transient failures are retried until the answer comes: a dropped connection, a 200 with an HTML
-# body, a 502 page, a 200 carrying an error object, 408 and 500. The run completes with every
+# Transient failures are retried until the answer comes: a dropped connection, a 200 whose body
+# was cut short (not JSON; a 200 HTML page is not transient and stops the run: test 972), a 502 page, a 200 carrying an error object, 408 and 500. The run completes with every
 # trial scored, and the attempts are recorded.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"
@@ -8,7 +8,7 @@
 make_kv 2
 start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[
  {\"drop\":true},
- {\"status\":200,\"body\":\"<html><body>captive portal</body></html>\",\"headers\":{\"Content-Type\":\"text/html\"}},
+ {\"status\":200,\"body\":\"{\\\"id\\\":\\\"c1\\\",\\\"choices\\\":[{\\\"mess\"},
  {\"status\":502,\"body\":\"<html>502 Bad Gateway</html>\",\"headers\":{\"Content-Type\":\"text/html\"}},
  {\"status\":200,\"json\":{\"error\":\"Request failed during generation: Server error\"}},
  {\"status\":408,\"body\":\"\"},
