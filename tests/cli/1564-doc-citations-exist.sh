@@ -7,7 +7,7 @@
 #   - a document in a comment of code (C, shell, Python, the Makefile), where citations have no
 #     backticks: a name starting with a capital letter (`VALIDATION.md`) or a path
 #     (`docs/design.md`), so that a generated summary.md is not taken for one;
-#   - a section, `NAME.md "Heading"`, anywhere outside Markdown: the document exists and has a
+#   - a section, a document name followed by a quoted heading, anywhere outside Markdown: the document exists and has a
 #     heading that starts with that text (a renamed section leaves no stale citation).
 # Paths outside the repository (absolute, ../, $VAR), placeholders (a directory in capitals:
 # `DIR/compare.md`) and documents of other projects named as such are not citations of ours.
@@ -17,8 +17,7 @@ command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1 || skip "no
 python3 - <<'PY' || fail "cited documents missing (above)"
 import os, re, subprocess, sys
 # other projects' documents, cited as theirs
-external = {"EXPERIMENTS.md",  # nelson-liu/lost-in-the-middle's, README "Reproduce the paper"
-            "ggml/docs/gguf.md"}  # ggml's GGUF specification (tests/llama/gen_gguf.py)
+external = {"ggml/docs/gguf.md"}  # ggml's GGUF specification (tests/llama/gen_gguf.py)
 bad = 0
 def resolve(f, ref):
     here = os.path.normpath(os.path.join(os.path.dirname(f), ref))
