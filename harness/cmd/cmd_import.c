@@ -21,6 +21,7 @@
 #include "base/strvec.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -349,13 +350,10 @@ static void fill_template(struct strbuf *out, const char *s, const struct json *
 /* FNV-1a of the strings, mixed with seed: a stable choice per (entry, test, question). */
 static uint64_t pick_hash(unsigned long seed, const char *a, const char *b, const char *c)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)seed;
+    uint64_t h = FNV64_INIT_DIPMAP ^ (uint64_t)seed;
     const char *parts[3] = {a, b, c};
-    for (int i = 0; i < 3; i++) {
-        for (const char *p = parts[i]; *p; p++)
-            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-        h = (h ^ 0xff) * 1099511628211ULL;
-    }
+    for (int i = 0; i < 3; i++)
+        h = fnv64_step(fnv64_str(h, parts[i]), 0xff);
     return h;
 }
 

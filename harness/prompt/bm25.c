@@ -12,6 +12,7 @@
 
 #include "prompt/dataset.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -45,7 +46,7 @@ static void terms_of(const char *s, size_t n, uint64_t **h, size_t *nr, size_t *
 {
     size_t i = 0;
     while (i < n) {
-        uint64_t x = 1469598103934665603ULL;
+        uint64_t x = FNV64_INIT_DIPMAP;
         size_t start;
         while (i < n && !term_byte((unsigned char)s[i]))
             i++;
@@ -56,7 +57,7 @@ static void terms_of(const char *s, size_t n, uint64_t **h, size_t *nr, size_t *
             unsigned char c = (unsigned char)s[i++];
             if (c >= 'A' && c <= 'Z')
                 c = (unsigned char)(c - 'A' + 'a');
-            x = (x ^ c) * 1099511628211ULL;
+            x = fnv64_step(x, c);
         }
         if (i > start) {
             ALLOC_GROW(*h, *nr + 1, *alloc);

@@ -27,6 +27,7 @@
 #include "base/unicode.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -518,11 +519,7 @@ struct strset {
 
 static unsigned long str_hash(const char *s, size_t n)
 {
-    unsigned long h = 1469598103934665603UL;
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211UL;
-    return h;
+    return (unsigned long)fnv64(FNV64_INIT_DIPMAP, s, n);
 }
 
 static void strset_grow(struct strset *s);

@@ -34,6 +34,7 @@
 #include "base/unicode.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -88,18 +89,9 @@ void prompt_render(struct strbuf *out, const char *tpl, const char *question,
 
 /* ---- seeded randomness (identical on every platform) ---- */
 
-static uint64_t fnv64(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    return h;
-}
-
 static uint64_t mix_key(unsigned long seed, const char *qid, long len, long repeat, const char *tag)
 {
-    uint64_t h = 1469598103934665603ULL, s;
+    uint64_t h = FNV64_INIT_DIPMAP, s;
     unsigned char b[8];
     int i;
     uint64_t v[3] = {(uint64_t)seed, (uint64_t)len, (uint64_t)repeat};

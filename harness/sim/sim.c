@@ -16,20 +16,9 @@
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
-
-/* ---- hashing -------------------------------------------------------------- */
-
-uint64_t sim_hash_bytes(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
 
 /* ---- the planted curve ---------------------------------------------------- */
 
@@ -91,7 +80,7 @@ static uint64_t draw_hash(uint64_t seed, const char *qid, double x, long T, uint
     long xb = (long)floor(clamp01(x) * 100.0);
     long tb = T > 0 ? (long)floor(8.0 * log2((double)T)) : -1;
     uint64_t h = sim_mix64(seed ^ 0x5157a11ceULL);
-    h = sim_mix64(h ^ sim_hash_bytes(SIM_HASH_INIT, qid ? qid : "", qid ? strlen(qid) : 0));
+    h = sim_mix64(h ^ fnv64_str(FNV64_INIT, qid ? qid : ""));
     h = sim_mix64(h ^ (uint64_t)xb);
     h = sim_mix64(h ^ (uint64_t)tb);
     return sim_mix64(h ^ salt);
@@ -124,7 +113,7 @@ static double shared_normal(uint64_t seed, const char *qid, double x, long T)
     double g = clamp01(x) / CORR_STEP, t = g - floor(g), z[2];
     long i = (long)floor(g), lb = T > 0 ? lround(log2((double)T)) : -1;
     uint64_t h = sim_mix64(seed ^ 0xc0441e1a7edULL);
-    h = sim_mix64(h ^ sim_hash_bytes(SIM_HASH_INIT, qid ? qid : "", qid ? strlen(qid) : 0));
+    h = sim_mix64(h ^ fnv64_str(FNV64_INIT, qid ? qid : ""));
     h = sim_mix64(h ^ (uint64_t)lb);
     for (int k = 0; k < 2; k++)
         z[k] = hash_normal(sim_mix64(h ^ (uint64_t)(i + k)));
@@ -135,7 +124,7 @@ double sim_question_difficulty(const struct sim_model *m, const char *question_i
 {
     uint64_t h = sim_mix64((m->qseed_set ? m->qseed : m->seed) ^ 0xd1ff1c0174ULL);
     const char *q = question_id ? question_id : "";
-    return sim_to_unit(sim_mix64(h ^ sim_hash_bytes(SIM_HASH_INIT, q, strlen(q))));
+    return sim_to_unit(sim_mix64(h ^ fnv64_str(FNV64_INIT, q)));
 }
 
 double sim_model_draw(const struct sim_model *m, const char *question_id, double x, long T,

@@ -208,9 +208,6 @@ double sim_model_draw(const struct sim_model *m, const char *question_id, double
                       uint64_t salt);
 /* 1 when the planted model answers correctly: sim_draw(...) < sim_curve_p(...). */
 int sim_decide(const struct sim_model *m, const char *question_id, double x, long T, uint64_t salt);
-/* The salt hash over a byte string (FNV-1a 64; the server hashes the prompt minus the gold). */
-uint64_t sim_hash_bytes(uint64_t h, const void *data, size_t len);
-#define SIM_HASH_INIT 0xcbf29ce484222325ULL
 
 /* ---- Faults --------------------------------------------------------------
  *

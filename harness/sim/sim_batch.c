@@ -21,6 +21,7 @@
 #include "base/strvec.h"
 #include "base/xalloc.h"
 #include "sim/sim-int.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -384,9 +385,7 @@ static void validate(struct sim_batches *b, struct sim_batch *x)
 /* A draw in [0,1) for one line of one batch (the same line draws anew in a new batch). */
 static double line_draw(const struct sim_batch *x, const char *cid, uint64_t salt)
 {
-    uint64_t h = 0xcbf29ce484222325ULL ^ salt ^ ((uint64_t)x->seq << 32);
-    for (const char *p = cid; *p; p++)
-        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    uint64_t h = fnv64_str(FNV64_INIT ^ salt ^ ((uint64_t)x->seq << 32), cid);
     return sim_to_unit(sim_mix64(h));
 }
 

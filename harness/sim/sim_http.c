@@ -25,6 +25,7 @@
 #include "base/unicode.h"
 #include "base/version.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -286,7 +287,7 @@ static void cache_ids(struct sim_server *s, struct gen_request *g)
     size_t alloc = 0;
     if (g->cache_salt) {
         /* 63 bits of the salt's hash, 7 per marker: two salts share a prefix 1 in 2^63 */
-        uint64_t h = sim_hash_bytes(SIM_HASH_INIT, g->cache_salt, strlen(g->cache_salt));
+        uint64_t h = fnv64_str(FNV64_INIT, g->cache_salt);
         ALLOC_GROW(g->ids, g->nids + 9, alloc);
         for (int k = 0; k < 9; k++, h >>= 7)
             g->ids[g->nids++] = CACHE_MARK | (uint32_t)(h & 0x7f);
@@ -296,8 +297,7 @@ static void cache_ids(struct sim_server *s, struct gen_request *g)
         uint32_t *t = NULL;
         size_t n = 0;
         ALLOC_GROW(g->ids, g->nids + 1, alloc);
-        g->ids[g->nids++] = CACHE_MARK | 0x80u |
-                            (uint32_t)(sim_hash_bytes(SIM_HASH_INIT, role, strlen(role)) & 0x7f);
+        g->ids[g->nids++] = CACHE_MARK | 0x80u | (uint32_t)(fnv64_str(FNV64_INIT, role) & 0x7f);
         if (tokenizer_encode(s->cfg->tokenizer, g->prompt.seg[i].buf + g->prompt.start[i],
                              g->prompt.seg[i].len - g->prompt.start[i], TOKENIZER_SPECIAL_DEFAULT,
                              &t, &n) == 0 &&
@@ -580,10 +580,7 @@ static void think_then_answer(struct sim_server *s, const struct gen_request *g,
                   sim_token_prefix_bytes(cfg->tokenizer, thinking->buf, thinking->len, n));
     *rtok = n;
     if (cfg->think_form == SIM_THINK_BOTH)
-        *inline_form =
-            (sim_mix64(a->salt ^
-                       (a->q ? sim_hash_bytes(SIM_HASH_INIT, a->q->id, strlen(a->q->id)) : 0)) &
-             1) != 0;
+        *inline_form = (sim_mix64(a->salt ^ (a->q ? fnv64_str(FNV64_INIT, a->q->id) : 0)) & 1) != 0;
     else
         *inline_form = cfg->think_form == SIM_THINK_INLINE;
     if (starved) {
@@ -742,8 +739,8 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
         think_then_answer(s, g, &a, &answer, &reasoning, &ctok, &rtok, &inline_form, &finish, l);
     } else if (cfg->reasoning > 0 &&
                sim_to_unit(sim_mix64(sim_mix64(g->model->seed ^ 0x7ea5011ULL) ^ a.salt ^
-                                     (a.q ? sim_hash_bytes(SIM_HASH_INIT, a.q->id, strlen(a.q->id))
-                                          : 0))) < cfg->reasoning) {
+                                     (a.q ? fnv64_str(FNV64_INIT, a.q->id) : 0))) <
+                   cfg->reasoning) {
         reasoning_only = 1;
         strbuf_addstr(&reasoning, "The user wants the answer to a question about the documents. "
                                   "Let me go through the documents one by one and check "

@@ -16,6 +16,7 @@
 #include "base/strbuf.h"
 #include "tokenizer/tokenizer.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -401,19 +402,19 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
     }
 
     /* salt: the prompt as the model sees it, gold chunk bytes left out */
-    a->salt = SIM_HASH_INIT;
+    a->salt = FNV64_INIT;
     for (size_t i = 0; i < p->nr; i++) {
         const char *base = p->seg[i].buf + p->start[i];
         size_t len = p->seg[i].len - p->start[i];
         uint64_t n = len;
         if (a->gold && i == gseg) {
-            a->salt = sim_hash_bytes(a->salt, base, gpos);
-            a->salt = sim_hash_bytes(a->salt, base + gpos + glen, len - gpos - glen);
+            a->salt = fnv64(a->salt, base, gpos);
+            a->salt = fnv64(a->salt, base + gpos + glen, len - gpos - glen);
             n -= glen;
         } else {
-            a->salt = sim_hash_bytes(a->salt, base, len);
+            a->salt = fnv64(a->salt, base, len);
         }
-        a->salt = sim_hash_bytes(a->salt, &n, sizeof(n));
+        a->salt = fnv64(a->salt, &n, sizeof(n));
     }
 
     if (a->q && a->q->distractors_nr) {

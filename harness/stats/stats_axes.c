@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -308,14 +309,9 @@ static void effect(const struct pair_entry *e, size_t ne, size_t vi, size_t nq,
 
 static uint64_t name_seed(uint64_t seed, const char *a, const char *b)
 {
-    uint64_t h = 1469598103934665603ULL ^ seed;
-    const unsigned char *p;
-    for (p = (const unsigned char *)a; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
-    for (p = (const unsigned char *)b; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return h;
+    uint64_t h = fnv64_str(FNV64_INIT_DIPMAP ^ seed, a);
+    h = fnv64_step(h, 0xff);
+    return fnv64_str(h, b);
 }
 
 static void one_axis(const struct trial_result *t, size_t n, const char *name,

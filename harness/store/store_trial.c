@@ -14,6 +14,7 @@
 #include "base/strvec.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/hash.h"
 
 #include "base/banned.h"
 
@@ -295,15 +296,11 @@ struct store_done_set {
 
 static size_t key_hash(const struct trial_key *k)
 {
-    unsigned long long h = 1469598103934665603ULL;
-    const unsigned char *p;
-    for (p = (const unsigned char *)k->question_id; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    h = (h ^ (unsigned long long)k->length) * 1099511628211ULL;
-    h = (h ^ (unsigned long long)(unsigned)k->depth_bp) * 1099511628211ULL;
-    h = (h ^ (unsigned long long)(unsigned)k->repeat) * 1099511628211ULL;
-    for (p = (const unsigned char *)axes_or_empty(k->axes); *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
+    uint64_t h = fnv64_str(FNV64_INIT_DIPMAP, k->question_id);
+    h = fnv64_step(h, (uint64_t)k->length);
+    h = fnv64_step(h, (uint64_t)(unsigned)k->depth_bp);
+    h = fnv64_step(h, (uint64_t)(unsigned)k->repeat);
+    h = fnv64_str(h, axes_or_empty(k->axes));
     return (size_t)(h ^ (h >> 29));
 }
 

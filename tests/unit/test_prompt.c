@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "tokenizer/tokenizer.h"
 #include "run/trial.h"
+#include "base/hash.h"
 #include "base/usage.h"
 
 static struct strbuf captured = STRBUF_INIT;
@@ -197,7 +198,6 @@ static uint64_t docs_fingerprint(const struct built_prompt *p, const char *sep)
     const char *s, *e;
     without_gold(p, sep, 1, &rest);
     for (s = rest.buf;; s = e + 1) {
-        uint64_t h = 1469598103934665603ULL;
         const char *end;
         e = strchr(s, '\n');
         if (!e)
@@ -205,9 +205,7 @@ static uint64_t docs_fingerprint(const struct built_prompt *p, const char *sep)
         end = e;
         while (end > s && (end[-1] == ',' || end[-1] == ' '))
             end--;
-        for (; s < end; s++)
-            h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-        sum += h;
+        sum += fnv64(FNV64_INIT_DIPMAP, s, (size_t)(end - s));
         if (!*e)
             break;
     }

@@ -1,4 +1,4 @@
-/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc, base64. */
+/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc, base64, hash. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/base64.h"
+#include "base/hash.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/proc.h"
@@ -61,6 +62,19 @@ static void test_utc_format(void)
     unsetenv("TZ");
     tzset();
     strbuf_release(&sb);
+}
+
+/* FNV-1a's published 64-bit vectors, and the historic dipmap basis the prompt shuffles start from.
+ */
+static void test_fnv64(void)
+{
+    CHECK(fnv64(FNV64_INIT, "", 0) == 0xcbf29ce484222325ULL);
+    CHECK(fnv64(FNV64_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL);
+    CHECK(fnv64_str(FNV64_INIT, "foobar") == 0x85944171f73967e8ULL);
+    CHECK(fnv64(fnv64(FNV64_INIT, "foo", 3), "bar", 3) == fnv64_str(FNV64_INIT, "foobar"));
+    CHECK(fnv64_step(FNV64_INIT, 'a') == 0xaf63dc4c8601ec8cULL);
+    CHECK(FNV64_INIT_DIPMAP == 1469598103934665603ULL);
+    CHECK(fnv64_str(FNV64_INIT_DIPMAP, "run") == fnv64(FNV64_INIT_DIPMAP, "run", 3));
 }
 
 static void test_strbuf_empty(void)
@@ -465,5 +479,6 @@ int main(void)
     RUN(test_secret);
     RUN(test_utc_format);
     RUN(test_base64);
+    RUN(test_fnv64);
     return TEST_EXIT();
 }
