@@ -21,6 +21,28 @@ static inline uint64_t rng_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/*
+ * The next splitmix64 step of *state reduced modulo n (n > 0): the seeded index
+ * of gen's names, the prompt's filler start and every shuffle below. The modulo
+ * bias (below 2^-40 for the sizes dipmap draws) is kept: the shipped sets and
+ * stored prompts are seeded through it (tests/cli/217, 213).
+ */
+static inline size_t rng_below(uint64_t *state, size_t n)
+{
+    return (size_t)(rng_splitmix64(state) % n);
+}
+
+/* Fisher-Yates over a[0..n-1] with rng_below from *state (the prompt's filler and order, gen's
+ * rows, the shuffled send schedule). */
+static inline void rng_shuffle_sizes(size_t *a, size_t n, uint64_t *state)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = rng_below(state, i), t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
 /* The top 53 bits of x as a double in [0, 1). */
 static inline double rng_unit(uint64_t x)
 {

@@ -22,6 +22,7 @@
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -113,15 +114,6 @@ int client_is_reasoning_model(const char *model)
     if (client_has_prefix_ci(m, "gpt-5"))
         return 1;
     return 0;
-}
-
-/* ------------------------------------------------------------------ clock */
-
-double client_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
 /* ------------------------------------------------------- the multi client */
@@ -668,7 +660,7 @@ int client_submit(struct client *c, const struct client_request *req, struct str
     curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, &x->hdrs);
     curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
-    x->start_ms = client_now_ms();
+    x->start_ms = utc_monotonic_ms();
     mc = curl_multi_add_handle(c->multi, x->easy);
     if (mc != CURLM_OK) {
         strbuf_addf(err, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
@@ -818,7 +810,7 @@ static void finish_xfer(struct client *c, struct xfer *x, CURLcode rc)
     }
     r->curl_code = (int)rc;
     memcpy(r->request_sha256, x->sha, sizeof(r->request_sha256));
-    r->latency_ms = client_now_ms() - x->start_ms;
+    r->latency_ms = utc_monotonic_ms() - x->start_ms;
     client_redact_key(c, &r->error);
     client_redact_key(c, &r->content);
     client_redact_key(c, &r->reasoning);

@@ -513,9 +513,6 @@ long client_retry_after_ms(const char *headers, time_t now);
 /* Value of the first header named name in a raw block, appended to out. 0 found, -1 not. */
 int client_header_get(const char *headers, const char *name, struct strbuf *out);
 
-/* Milliseconds from a monotonic clock (latencies; the runner's throttle clock). */
-double client_now_ms(void);
-
 /* Appends "libcurl VERSION" of the library linked at run time (dipmap --version). */
 void client_library_version(struct strbuf *out);
 

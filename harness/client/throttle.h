@@ -2,7 +2,7 @@
  * The runner's retry and rate policy: exponential backoff with jitter (a
  * server hint wins), the adaptive in-flight limit (AIMD), and token buckets
  * for --rpm / --tpm. Pure state machines over a caller-supplied clock
- * (client_now_ms); owned and driven by the runner's event loop. The retry
+ * (utc_monotonic_ms); owned and driven by the runner's event loop. The retry
  * cap (--max-attempts) is the runner's: runner_config.max_attempts.
  */
 #ifndef THROTTLE_H

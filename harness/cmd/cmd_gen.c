@@ -32,11 +32,6 @@ static const char *const gen_usage[] = {
     NULL,
 };
 
-static size_t rng_below(uint64_t *s, size_t n)
-{
-    return (size_t)(rng_splitmix64(s) % n);
-}
-
 /* ---- needles ---- */
 
 enum value_kind { V_NUMBER, V_CODEWORD };
@@ -309,11 +304,7 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
         for (j = 0; j < rows; j++)
             if (j != row)
                 order[m++] = j;
-        for (j = m; j > 1; j--) {
-            size_t r = rng_below(&rng, j), t = order[j - 1];
-            order[j - 1] = order[r];
-            order[r] = t;
-        }
+        rng_shuffle_sizes(order, m, &rng);
         memset(&g, 0, sizeof(g));
         strbuf_reset(&gtext);
         strbuf_addf(&gtext, "%s lives next to %s.", name, a[row].landmark);

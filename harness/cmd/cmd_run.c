@@ -52,6 +52,7 @@
 #include "base/usage.h"
 #include "base/version.h"
 #include "base/xalloc.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -1560,13 +1561,10 @@ static int open_store(struct run_ctx *c)
     if (c->o.run) {
         c->run_name = xstrdup(c->o.run);
     } else {
-        char ts[32];
-        time_t now = time(NULL);
-        struct tm tmv;
-        gmtime_r(&now, &tmv);
-        strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tmv);
         strbuf_reset(&c->sb);
-        strbuf_addf(&c->sb, "%s-%s", c->o.model, ts);
+        strbuf_addf(&c->sb, "%s-", c->o.model);
+        if (utc_format(&c->sb, (double)time(NULL), "%Y%m%d-%H%M%S"))
+            strbuf_addstr(&c->sb, "19700101-000000"); /* a clock set before 1970 */
         for (i = 0; i < c->sb.len; i++)
             if (c->sb.buf[i] == '/' || c->sb.buf[i] == ' ')
                 c->sb.buf[i] = '-';

@@ -107,17 +107,6 @@ static uint64_t mix_key(unsigned long seed, const char *qid, long len, long repe
     return rng_splitmix64(&s);
 }
 
-static void shuffle_sizes(size_t *a, size_t n, uint64_t state)
-{
-    size_t i;
-    for (i = n; i > 1; i--) {
-        size_t j = (size_t)(rng_splitmix64(&state) % i);
-        size_t tmp = a[i - 1];
-        a[i - 1] = a[j];
-        a[j] = tmp;
-    }
-}
-
 /* ---- the builder ---- */
 
 static size_t ptr_slot(const struct count_map *m, const void *p)
@@ -360,14 +349,15 @@ struct qfill *prompt_get_fill(struct prompt_builder *b, const struct question *q
             /* consecutive eligible chunks in file order from a seeded start (wrapping) */
             size_t *run = xmalloc(st_mult(f->nr ? f->nr : 1, sizeof(*run)));
             uint64_t st = mix_key(seed, q->id, 0, 0, "run");
-            size_t start = f->nr ? (size_t)(rng_splitmix64(&st) % f->nr) : 0;
+            size_t start = f->nr ? rng_below(&st, f->nr) : 0;
             qsort(f->idx, f->nr, sizeof(*f->idx), cmp_size);
             for (i = 0; i < f->nr; i++)
                 run[i] = f->idx[(start + i) % f->nr];
             free(f->idx);
             f->idx = run;
         } else {
-            shuffle_sizes(f->idx, f->nr, mix_key(seed, q->id, 0, 0, "filler"));
+            uint64_t st = mix_key(seed, q->id, 0, 0, "filler");
+            rng_shuffle_sizes(f->idx, f->nr, &st);
         }
     }
     return f;
@@ -970,9 +960,10 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         for (i = 0; i < n_ord; i++)
             order[i] = i;
         /* a coherent haystack keeps its source order; else the repeat's seeded order */
-        if (!(s->mode & FILL_COHERENT))
-            shuffle_sizes(order, n_ord,
-                          mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order"));
+        if (!(s->mode & FILL_COHERENT)) {
+            uint64_t st = mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order");
+            rng_shuffle_sizes(order, n_ord, &st);
+        }
         for (i = 0; i < n_ord; i++) {
             size_t m = s->omap ? s->omap[order[i]] : order[i];
             if (m != SIZE_MAX)

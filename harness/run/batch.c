@@ -29,6 +29,7 @@
 #include "run/plan.h"
 #include "store/store.h"
 #include "store/store_batch.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -60,23 +61,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     interrupted = 1;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s)
-{
-    struct timespec ts;
-    if (s <= 0)
-        return;
-    ts.tv_sec = (time_t)s;
-    ts.tv_nsec = (long)(fmod(s, 1.0) * 1e9);
-    nanosleep(&ts, NULL); /* a signal ends it early */
 }
 
 /* ---- the state of one invocation ---------------------------------------------- */
@@ -567,7 +551,7 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
     t.reasoning = resp->reasoning;
     t.score = score;
     t.error = (char *)error_msg;
-    t.finished_at = wall_now();
+    t.finished_at = utc_now();
     t.cache_n = resp->timings_cache_n;
     t.prompt_n = resp->timings_prompt_n;
     t.prompt_ms = resp->timings_prompt_ms;
@@ -742,7 +726,7 @@ static void progress(const struct bstate *b, const struct store_batch *sb,
                      const struct client_batch *cb)
 {
     struct strbuf line = STRBUF_INIT;
-    double el = wall_now() - sb->created_at;
+    double el = utc_now() - sb->created_at;
     strbuf_addf(&line, "batch %s: %s", cb->id, cb->status);
     if (cb->total > 0)
         strbuf_addf(&line, ", %ld/%ld done, %ld failed", cb->completed, cb->total,
@@ -857,7 +841,7 @@ static int attach_and_wait(struct bstate *b)
         }
         if (!live || b->stop || interrupted)
             break;
-        sleep_s(wait);
+        utc_sleep_ms(wait * 1000.0);
         wait = wait * 2 < b->bc->poll_max_s ? wait * 2 : b->bc->poll_max_s;
     }
     if (interrupted && !b->stop) {
@@ -934,7 +918,7 @@ int batch_run(const struct runner_config *rc, const struct batch_config *bc,
     b.rc = rc;
     b.bc = bc;
     b.res = res;
-    b.start = wall_now();
+    b.start = utc_now();
     strbuf_init(&b.err, 0);
     built_prompt_init(&b.bp);
     res->end = RUNNER_COMPLETE;
@@ -1000,7 +984,7 @@ out:
             res->end = RUNNER_INTERRUPTED;
     }
     res->cost_usd = bc->price_in >= 0 && bc->price_out >= 0 ? b.spent : -1;
-    res->wall_seconds = wall_now() - b.start;
+    res->wall_seconds = utc_now() - b.start;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     store_done_set_free(b.done);

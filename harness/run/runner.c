@@ -30,6 +30,7 @@
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -234,13 +235,6 @@ struct sgroup {
     int opened;     /* its leader was taken to be sent (counted in open_groups) */
     char key[24];   /* prompt_cache_key (cache_keys) */
 };
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* USD of in_tokens prompt tokens, cached of them from the server's cache, and out_tokens. */
 static double cost_of(const struct runner_config *cfg, double in_tokens, double cached,
@@ -514,7 +508,7 @@ static void finish(struct runner *r, struct slot *s, const struct client_respons
     t.reasoning = resp ? resp->reasoning : NULL;
     t.score = score;
     t.error = (char *)error_msg;
-    t.finished_at = wall_now();
+    t.finished_at = utc_now();
     t.cache_n = resp ? resp->timings_cache_n : -1;
     t.prompt_n = resp ? resp->timings_prompt_n : -1;
     t.prompt_ms = resp ? resp->timings_prompt_ms : -1;
@@ -959,11 +953,7 @@ static void schedule_init(struct runner *r)
         r->ord[i] = i;
     if (cfg->schedule == RUNNER_SCHEDULE_SHUFFLE) {
         uint64_t x = (uint64_t)cfg->seed ^ 0x5c4ed01e5ULL;
-        for (i = n; i > 1; i--) {
-            size_t k = (size_t)(rng_splitmix64(&x) % i), t = r->ord[i - 1];
-            r->ord[i - 1] = r->ord[k];
-            r->ord[k] = t;
-        }
+        rng_shuffle_sizes(r->ord, n, &x);
     } else if (cfg->schedule == RUNNER_SCHEDULE_CACHE) {
         r->groups = xcalloc(g ? g : 1, sizeof(*r->groups));
         for (i = 0; i < n;) {
@@ -1232,7 +1222,7 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
         r->res->retries++;
     throttle_bucket_take(&r->rpm, 1, now);
     throttle_bucket_take(&r->tpm, s->est_tokens, now);
-    s->sent_at = wall_now();
+    s->sent_at = utc_now();
     strbuf_reset(&r->err);
     if (client_submit(cfg->client, &req, &r->err) < 0) {
         /* Could not even set the transfer up: an attempt that failed locally. */
@@ -1577,16 +1567,6 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     }
 }
 
-static void sleep_ms(double ms)
-{
-    struct timespec ts;
-    if (ms <= 0)
-        return;
-    ts.tv_sec = (time_t)(ms / 1000);
-    ts.tv_nsec = (long)(fmod(ms, 1000.0) * 1e6);
-    nanosleep(&ts, NULL); /* EINTR (a signal) just ends the wait early */
-}
-
 /* ---- the loop ------------------------------------------------------------ */
 
 int runner_run(const struct runner_config *cfg, struct runner_result *res)
@@ -1615,12 +1595,12 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     r.backoff.base_ms = cfg->backoff_base_ms;
     r.backoff.max_ms = cfg->backoff_max_ms;
     throttle_aimd_init(&r.aimd, cfg->concurrency, 1, cfg->concurrency);
-    r.start_ms = client_now_ms();
+    r.start_ms = utc_monotonic_ms();
     throttle_bucket_init(&r.rpm, cfg->rpm, r.start_ms);
     throttle_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
     r.last_flush_ms = r.last_progress_ms = r.start_ms;
     r.probing = cfg->probe_first;
-    r.start_wall = wall_now();
+    r.start_wall = utc_now();
     strbuf_init(&r.nonce, 0);
     schedule_init(&r);
     r.pb = pb_start(cfg, r.ord, r.grp);
@@ -1649,7 +1629,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     sigaction(SIGTERM, &sa, &old_term);
 
     for (;;) {
-        double now = client_now_ms();
+        double now = utc_monotonic_ms();
         double wait;
         struct client_response *resp;
 
@@ -1678,12 +1658,12 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
             break; /* errors, fatal, input or store failure: do not wait for the rest */
         if (draining && now >= drain_deadline)
             break;
-        before = client_now_ms();
+        before = utc_monotonic_ms();
         inflight = client_inflight(cfg->client);
         if (inflight && !first_submit_ms)
             first_submit_ms = before;
         if (inflight == 0) {
-            sleep_ms(wait < 1 ? 1 : wait);
+            utc_sleep_ms(wait < 1 ? 1 : wait);
         } else {
             int n;
             strbuf_reset(&r.err);
@@ -1694,7 +1674,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
                 break;
             }
         }
-        now = client_now_ms();
+        now = utc_monotonic_ms();
         inflight_area += (double)inflight * (now - before);
         if (inflight)
             last_busy_ms = now;
@@ -1712,7 +1692,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     }
 
     /* Whatever is still in flight (drain timeout, fatal stop) is abandoned unsent. */
-    flush(&r, client_now_ms());
+    flush(&r, utc_monotonic_ms());
     if (store_pending(cfg->store))
         stop_with(&r, RUNNER_STORE_ERROR);
     if (res->end == RUNNER_COMPLETE && (long)res->finished + res->already_done < res->planned)
@@ -1722,10 +1702,10 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
         res->end = RUNNER_TOO_MANY_ERRORS;
     if (prices_known(cfg))
         res->cost_usd = spent_cost(&r);
-    res->wall_seconds = (client_now_ms() - r.start_ms) / 1000.0;
+    res->wall_seconds = (utc_monotonic_ms() - r.start_ms) / 1000.0;
     if (last_busy_ms > first_submit_ms && first_submit_ms > 0)
         res->mean_inflight = inflight_area / (last_busy_ms - first_submit_ms);
-    progress(&r, client_now_ms(), 1);
+    progress(&r, utc_monotonic_ms(), 1);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

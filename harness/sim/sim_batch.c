@@ -22,6 +22,7 @@
 #include "base/xalloc.h"
 #include "sim/sim-int.h"
 #include "base/hash.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -56,13 +57,6 @@ static int is_final(const char *status)
 {
     return !strcmp(status, "failed") || !strcmp(status, "completed") ||
            !strcmp(status, "expired") || !strcmp(status, "cancelled");
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
 struct sim_batches *sim_batches_new(const struct sim_config *cfg)
@@ -589,7 +583,7 @@ static void batches_create(struct sim_batches *b, const char *body, size_t len,
         x->window = xstrdup(win);
         if (json_kind(meta) == JSON_OBJECT)
             x->metadata = json_print_str(meta, 0);
-        x->t0 = now_ms();
+        x->t0 = utc_monotonic_ms();
         answer_json(a, 200, batch_json(b, x, x->t0));
     }
     json_free(req);
@@ -599,7 +593,7 @@ static void batches_list(struct sim_server *s, struct sim_batches *b, const char
                          struct sim_answer *a)
 {
     struct json *o = json_new_object(), *data = json_add_array(o, "data");
-    double t = now_ms();
+    double t = utc_monotonic_ms();
     size_t i = b->nbatches, shown = 0;
     const char *last = NULL;
     json_add_str(o, "object", "list");
@@ -624,7 +618,7 @@ int sim_batch_request(struct sim_server *s, struct sim_batches *b, const char *m
                       size_t len, struct sim_answer *a)
 {
     int get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
-    double t = now_ms();
+    double t = utc_monotonic_ms();
     memset(a, 0, sizeof(*a));
     if (strcmp(path, "/v1/files") && strncmp(path, "/v1/files/", 10) &&
         strcmp(path, "/v1/batches") && strncmp(path, "/v1/batches/", 12))

@@ -26,6 +26,7 @@
 #include "base/version.h"
 #include "base/xalloc.h"
 #include "base/hash.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -53,7 +54,7 @@ struct sim_server {
     /* --prefill-throughput: the shared prefill engine, FIFO by ticket (under stop_lock) */
     pthread_cond_t engine_cond;
     uint64_t engine_next, engine_serving;
-    struct timespec t0;          /* the server's start (engine times in the log) */
+    double t0_ms; /* the server's start, utc_monotonic_ms (engine times in the log) */
     struct sim_batches *batches; /* the Batch API's files and batches (sim_batch.c) */
 };
 
@@ -312,10 +313,7 @@ static void cache_ids(struct sim_server *s, struct gen_request *g)
 
 static double since_start_ms(const struct sim_server *s)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - s->t0.tv_sec) * 1000.0 +
-           (double)(now.tv_nsec - s->t0.tv_nsec) / 1e6;
+    return utc_monotonic_ms() - s->t0_ms;
 }
 
 /*
@@ -1477,7 +1475,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     pthread_mutex_init(&s->stop_lock, NULL);
     pthread_cond_init(&s->stop_cond, NULL);
     pthread_cond_init(&s->engine_cond, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &s->t0);
+    s->t0_ms = utc_monotonic_ms();
     atomic_init(&s->gen_counter, 0);
     atomic_init(&s->id_counter, 0);
     sim_qindex_build(&s->qix, cfg->gs);

@@ -342,7 +342,7 @@ void power_rows(const struct power_spec *s, double target, struct power_row **ro
 static double gauss(struct rng *r)
 {
     double u1 = ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-    double u2 = (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+    double u2 = rng_unit(rng_next(r));
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 

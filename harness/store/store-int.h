@@ -112,8 +112,6 @@ struct store {
 
 /* ---- helpers (store.c) --------------------------------------------------- */
 
-/* Wall-clock seconds (the runs/trials timestamps). */
-double store_now_seconds(void);
 /* Prints "error: <what>: <sqlite message>" and returns -1. */
 int store_db_error(struct store *st, const char *what);
 /* The statement for id, prepared on first use and reset; NULL after printing an error. */

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "store/store-int.h"
@@ -23,6 +22,7 @@
 #include "base/strvec.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -345,13 +345,6 @@ const char *const store_stmt_sql[S__COUNT] = {
 
 /* ---- small helpers ------------------------------------------------------- */
 
-double store_now_seconds(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
 int store_db_error(struct store *st, const char *what)
 {
     return error("%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
@@ -631,7 +624,7 @@ static void make_token(struct store *st)
 {
     struct strbuf seed = STRBUF_INIT;
     char hex[SHA256_HEX_LEN + 1];
-    strbuf_addf(&seed, "%ld %s %.6f %p", (long)getpid(), st->host, store_now_seconds(), (void *)st);
+    strbuf_addf(&seed, "%ld %s %.6f %p", (long)getpid(), st->host, utc_now(), (void *)st);
     sha256_hex(seed.buf, seed.len, hex);
     memcpy(st->token, hex, 32);
     st->token[32] = '\0';

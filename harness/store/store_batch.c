@@ -10,6 +10,7 @@
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "store/store-int.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -70,7 +71,7 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
 {
     sqlite3_int64 run_id;
     sqlite3_stmt *s;
-    double now = store_now_seconds();
+    double now = utc_now();
     int rc;
 
     if (store_need_writable(st) || store_flush(st))
@@ -148,7 +149,7 @@ int store_batch_set(struct store *st, long id, const char *state, const char *in
     store_bind_text(s, 3, input_file_id);
     store_bind_text(s, 4, batch_id);
     store_bind_text(s, 5, status);
-    sqlite3_bind_double(s, 6, store_now_seconds());
+    sqlite3_bind_double(s, 6, utc_now());
     return done(st, s, "cannot update a batch");
 }
 

@@ -9,6 +9,7 @@
 #include "store/store-int.h"
 #include "base/strvec.h"
 #include "base/usage.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -26,7 +27,7 @@ int store_gate_round_put(struct store *st, const char *gate, long round, const c
     store_bind_text(s, 1, gate);
     sqlite3_bind_int64(s, 2, round);
     store_bind_text(s, 3, state_json);
-    store_bind_time(s, 4, store_now_seconds());
+    store_bind_time(s, 4, utc_now());
     rc = sqlite3_step(s) == SQLITE_DONE ? 0 : store_db_error(st, "cannot record the gate's round");
     sqlite3_finalize(s);
     return rc;

@@ -19,6 +19,7 @@
 #include "base/strvec.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "base/utc.h"
 
 #include "base/banned.h"
 
@@ -215,7 +216,7 @@ int store_insert_run(struct store *st, const struct run_info *r, const char *set
     store_bind_text(s, 13, r->dipmap_commit);
     store_bind_text(s, 14, r->tags);
     store_bind_text(s, 15, r->shard);
-    sqlite3_bind_double(s, 16, r->created_at != 0 ? r->created_at : store_now_seconds());
+    sqlite3_bind_double(s, 16, r->created_at != 0 ? r->created_at : utc_now());
     store_bind_time(s, 17, r->started_at);
     store_bind_time(s, 18, r->finished_at);
     store_bind_text(s, 19, run_status_name(r->status));
@@ -458,7 +459,7 @@ int store_run_update_status(struct store *st, const char *name, enum run_status 
         return -1;
     store_bind_text(s, 1, name);
     store_bind_text(s, 2, run_status_name(status));
-    sqlite3_bind_double(s, 3, store_now_seconds());
+    sqlite3_bind_double(s, 3, utc_now());
     return update_run_done(st, s, name);
 }
 
@@ -580,7 +581,7 @@ int run_info_is_live(const struct run_info *r)
     char host[256] = {0};
     if (!r->lock_host || r->lock_pid <= 0)
         return 0;
-    if (store_now_seconds() - r->lock_heartbeat > STORE_LOCK_STALE_SECONDS)
+    if (utc_now() - r->lock_heartbeat > STORE_LOCK_STALE_SECONDS)
         return 0;
     if (gethostname(host, sizeof(host) - 1) == 0) {
         host[sizeof(host) - 1] = '\0';
@@ -656,7 +657,7 @@ int store_run_lock(struct store *st, const char *run, int stale_seconds)
         return rc < 0 ? -1 : error("%s: no run named '%s' to lock", st->path, run);
     if (store_txn_begin(st))
         return -1;
-    now = store_now_seconds();
+    now = utc_now();
     s = store_stmt_get(st, S_LOCK_GET);
     if (!s)
         goto fail;
@@ -714,7 +715,7 @@ int store_beat_locks(struct store *st, int report)
 {
     size_t i = 0;
     int rc = 0;
-    double now = store_now_seconds();
+    double now = utc_now();
     while (i < st->locked.nr) {
         sqlite3_int64 id;
         sqlite3_stmt *s;

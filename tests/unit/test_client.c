@@ -24,6 +24,7 @@
 #include "base/strbuf.h"
 #include "test.h"
 #include "client/throttle.h"
+#include "base/utc.h"
 
 /* ------------------------------------------------------------ pure parts */
 
@@ -868,7 +869,7 @@ static void test_buckets(void)
     CHECK_NEAR(throttle_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
     throttle_bucket_take(&b, 1e9, 0);
     CHECK_NEAR(throttle_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
-    CHECK(client_now_ms() > 0);
+    CHECK(utc_monotonic_ms() > 0);
 }
 
 /* ------------------------------------------------------- fake HTTP server */
@@ -1074,7 +1075,7 @@ static struct client_response *roundtrip(struct client *c, const char *user, lon
     struct client_request req = {0};
     struct strbuf err = STRBUF_INIT;
     struct client_response *r = NULL;
-    double t0 = client_now_ms();
+    double t0 = utc_monotonic_ms();
     req.system = "You are terse.";
     req.user = user;
     req.user_len = strlen(user);
@@ -1084,7 +1085,7 @@ static struct client_response *roundtrip(struct client *c, const char *user, lon
         strbuf_release(&err);
         return NULL;
     }
-    while (!(r = client_take(c)) && client_now_ms() - t0 < 15000) {
+    while (!(r = client_take(c)) && utc_monotonic_ms() - t0 < 15000) {
         if (client_poll(c, 200, &err) < 0)
             break;
     }
@@ -1495,7 +1496,7 @@ static void test_http_concurrency(void)
     CHECK_INT(client_endpoint_count(c), 2);
     CHECK_STR(client_endpoint_url(c, 1), f2.url);
     for (int round = 0; round < 2; round++) {
-        double t0 = client_now_ms();
+        double t0 = utc_monotonic_ms();
         for (int i = 0; i < 16; i++) {
             struct client_request req = {0};
             req.user = "hello";
@@ -1506,7 +1507,7 @@ static void test_http_concurrency(void)
         CHECK_INT(client_inflight(c), 16);
         CHECK_INT(client_endpoint_inflight(c, 0), 8);
         CHECK_INT(client_endpoint_inflight(c, 1), 8);
-        while (client_inflight(c) && client_now_ms() - t0 < 15000) {
+        while (client_inflight(c) && utc_monotonic_ms() - t0 < 15000) {
             struct client_response *r;
             CHECK(client_poll(c, 100, &err) >= 0);
             while ((r = client_take(c))) {
@@ -1576,10 +1577,10 @@ static struct client_response *run_with_retries(struct client *c, struct throttl
             return r;
         delay = throttle_backoff_delay(b, *attempts, r->retry_after_ms);
         client_response_free(r);
-        until = client_now_ms() + (double)delay;
-        while (client_now_ms() < until) {
+        until = utc_monotonic_ms() + (double)delay;
+        while (utc_monotonic_ms() < until) {
             struct strbuf err = STRBUF_INIT;
-            client_poll(c, (int)(until - client_now_ms()) + 1, &err);
+            client_poll(c, (int)(until - utc_monotonic_ms()) + 1, &err);
             usleep(1000);
             strbuf_release(&err);
         }
@@ -2107,10 +2108,10 @@ static void test_sim_interop(void)
 /* RUN, and report slow tests on stderr */
 #define TRUN(fn)                                                                                   \
     do {                                                                                           \
-        double t0_ = client_now_ms();                                                              \
+        double t0_ = utc_monotonic_ms();                                                           \
         RUN(fn);                                                                                   \
-        if (client_now_ms() - t0_ > 1500)                                                          \
-            fprintf(stderr, "  %s took %.1f s\n", #fn, (client_now_ms() - t0_) / 1000);            \
+        if (utc_monotonic_ms() - t0_ > 1500)                                                       \
+            fprintf(stderr, "  %s took %.1f s\n", #fn, (utc_monotonic_ms() - t0_) / 1000);         \
     } while (0)
 
 int main(void)

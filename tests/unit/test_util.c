@@ -1,6 +1,8 @@
-/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc, base64, hash. */
+/* Unit tests for the small utilities: strbuf, strvec, num, opt, proc, xalloc, utc, base64, hash,
+ * rng. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +13,7 @@
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/proc.h"
+#include "base/rng.h"
 #include "base/secret.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
@@ -75,6 +78,44 @@ static void test_fnv64(void)
     CHECK(fnv64_step(FNV64_INIT, 'a') == 0xaf63dc4c8601ec8cULL);
     CHECK(FNV64_INIT_DIPMAP == 1469598103934665603ULL);
     CHECK(fnv64_str(FNV64_INIT_DIPMAP, "run") == fnv64(FNV64_INIT_DIPMAP, "run", 3));
+}
+
+/* The clocks: the wall clock agrees with time(), the monotonic one never goes back, a sleep lasts.
+ */
+static void test_utc_clocks(void)
+{
+    double wall = utc_now(), t0 = utc_monotonic_ms(), t1;
+    CHECK(wall > 1.7e9 && fabs(wall - (double)time(NULL)) < 2);
+    utc_sleep_ms(0);
+    utc_sleep_ms(-5);
+    utc_sleep_ms(2);
+    t1 = utc_monotonic_ms();
+    CHECK(t1 - t0 >= 1.9);
+}
+
+/* rng_below and the shuffle: a permutation, the same for a seed, pinned (the prompts seed it). */
+static void test_rng_shuffle(void)
+{
+    size_t a[10], seen = 0, i;
+    uint64_t st = 42, st2 = 42;
+    for (i = 0; i < 10; i++)
+        a[i] = i;
+    rng_shuffle_sizes(a, 10, &st);
+    for (i = 0; i < 10; i++)
+        seen |= (size_t)1 << a[i];
+    CHECK_INT((long)seen, 0x3ff);
+    for (i = 10; i > 1; i--)
+        (void)rng_below(&st2, i);
+    CHECK(st == st2); /* one step per swap */
+    {
+        char got[32] = "";
+        for (i = 0; i < 10; i++)
+            got[i] = (char)('0' + a[i]);
+        CHECK_STR(got, "0958647213"); /* Fisher-Yates over splitmix64 from 42, by hand in Python */
+    }
+    rng_shuffle_sizes(a, 1, &st);
+    rng_shuffle_sizes(a, 0, &st);
+    CHECK(st == st2);
 }
 
 static void test_strbuf_empty(void)
@@ -480,5 +521,7 @@ int main(void)
     RUN(test_utc_format);
     RUN(test_base64);
     RUN(test_fnv64);
+    RUN(test_utc_clocks);
+    RUN(test_rng_shuffle);
     return TEST_EXIT();
 }
