@@ -31,10 +31,10 @@ RELEASE := $(or $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/nul
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 endif
 
-PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib
+PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib libcrypto
 # Build libraries, gnuplot for plots, and what the tests use (xmllint, sqlite3, clang, clang-format,
 # chromium to render report.html headless).
-DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libsqlite3-dev libpcre2-dev \
+DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libsqlite3-dev libpcre2-dev \
 	libcjson-dev libmicrohttpd-dev zlib1g-dev gnuplot-nox libxml2-utils sqlite3 clang \
 	clang-format curl ca-certificates procps python3 chromium python3-pandas
 

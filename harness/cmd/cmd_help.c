@@ -11,6 +11,7 @@
 #include "cmd/help_docs.h"
 #include "base/httpd.h"
 #include "base/json.h"
+#include "base/sha256.h"
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "client/client.h"
@@ -92,6 +93,8 @@ int cmd_version(int argc, const char **argv)
     httpd_library_version(&sb);
     strbuf_addstr(&sb, ", ");
     strbuf_library_version(&sb);
+    strbuf_addstr(&sb, ", ");
+    sha256_library_version(&sb);
     printf("libraries: %s\n", sb.buf);
     printf("build: %s; %s\n", dipmap_compiler, dipmap_cflags);
     strbuf_release(&sb);

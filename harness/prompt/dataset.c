@@ -188,11 +188,11 @@ static int reader_open(struct line_reader *r, const char *path)
 {
     memset(r, 0, sizeof(*r));
     r->path = path;
-    sha256_init(&r->sha);
     errno = 0;
     r->gz = gzopen(path, "rb");
     if (!r->gz)
         return error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+    sha256_init(&r->sha); /* reader_close releases it unless final took it */
     gzbuffer(r->gz, 128 * 1024);
     return 0;
 }
@@ -216,6 +216,7 @@ static void reader_close(struct line_reader *r)
     if (r->gz)
         gzclose(r->gz);
     free(r->buf);
+    sha256_release(&r->sha);
     r->gz = NULL;
     r->buf = NULL;
 }
@@ -887,6 +888,7 @@ int dataset_read_text(const char *spec, struct strbuf *out, char sha256[SHA256_H
         const char *msg = gzerror(gz, &zerr);
         error("%s: read error: %s", path, zerr == Z_ERRNO ? strerror(errno) : msg);
         gzclose(gz);
+        sha256_release(&sha);
         strbuf_release(&resolved);
         return -1;
     }

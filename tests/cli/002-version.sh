@@ -6,7 +6,7 @@ grep -Eq '^dipmap [0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)? \(commit ([0-9a-f]{7,
 commit=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null)
 if [ -n "$commit" ]; then assert_contains out "$commit"; fi
 for pair in "libcurl libcurl" "SQLite sqlite3" "PCRE2 libpcre2-8" "cJSON libcjson" \
-    "libmicrohttpd libmicrohttpd" "zlib zlib"; do
+    "libmicrohttpd libmicrohttpd" "zlib zlib" "libcrypto libcrypto"; do
     set -- $pair
     grep -q "^libraries: .*$1 [0-9]" out || { cat out >&2; fail "no $1 version"; }
     want=$(pkg-config --modversion "$2" 2>/dev/null) || continue

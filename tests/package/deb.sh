@@ -45,7 +45,7 @@ for so in $needed; do
     [ -n "$pkg" ] || pkg=$(dpkg -S "$path" | head -n 1 | cut -d: -f1)
     echo ", $depends," | grep -Eq ", $pkg \(>= [^)]+\)," || fail "$so ($pkg) is not in Depends: $depends"
 done
-for lib in libcurl4 libsqlite3-0 libpcre2-8-0 libcjson1 libmicrohttpd12 zlib1g libc6; do
+for lib in libcurl4 libsqlite3-0 libpcre2-8-0 libcjson1 libmicrohttpd12 zlib1g libssl3 libc6; do
     echo ", $depends," | grep -q ", $lib " || fail "Depends lacks $lib: $depends"
 done
 # the files: a stripped, hardened binary (PIE, full RELRO, stack protector, fortified calls)
