@@ -498,7 +498,11 @@ int client_is_overflow_message(const char *msg);
  */
 long client_parse_duration_ms(const char *s);
 
-/* RFC 7231 HTTP-date (IMF-fixdate, RFC 850 and asctime forms). 0 or -1. */
+/*
+ * An HTTP-date into *out through curl_getdate: RFC 7231's three forms (IMF-fixdate,
+ * RFC 850, asctime) and what curl also reads (another zone such as PST, no seconds).
+ * 0, or -1 when s is not a date or names one before 1970.
+ */
 int client_parse_http_date(const char *s, time_t *out);
 
 /*

@@ -1,7 +1,8 @@
 /*
- * The server's delay hint: Retry-After (seconds or an RFC 7231 HTTP-date),
- * retry-after-ms, and the x-ratelimit-reset-* Go-style durations, read from a
- * raw header block. Pure parsing: no clock of its own (the caller passes now).
+ * The server's delay hint: Retry-After (seconds or an RFC 7231 HTTP-date, read
+ * by curl_getdate), retry-after-ms, and the x-ratelimit-reset-* Go-style
+ * durations, read from a raw header block. Pure parsing: no clock of its own
+ * (the caller passes now).
  */
 #include "client/client.h"
 
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "client/client-int.h"
 #include "base/num.h"
 #include "base/strbuf.h"
 
@@ -146,123 +148,16 @@ long client_parse_duration_ms(const char *s)
     return ms_ceil(total);
 }
 
-static int month_index(const char *m)
-{
-    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    for (int i = 0; i < 12; i++)
-        if (!strncasecmp(m, months[i], 3))
-            return i;
-    return -1;
-}
-
-/* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm) */
-static long days_from_civil(long y, int m, int d)
-{
-    long era, yoe, doy, doe;
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static int read_int(const char **sp, int maxdigits, long *out)
-{
-    const char *s = *sp;
-    long v = 0;
-    int n = 0;
-    while (n < maxdigits && isdigit((unsigned char)*s)) {
-        v = v * 10 + (*s - '0');
-        s++;
-        n++;
-    }
-    if (!n)
-        return -1;
-    *sp = s;
-    *out = v;
-    return 0;
-}
-
-static int read_hms(const char **sp, long *h, long *mi, long *sec)
-{
-    if (read_int(sp, 2, h) || **sp != ':')
-        return -1;
-    (*sp)++;
-    if (read_int(sp, 2, mi) || **sp != ':')
-        return -1;
-    (*sp)++;
-    return read_int(sp, 2, sec);
-}
-
+/* libcurl's date parser (the one the cookie and -z code use): every RFC 7231 form and more. */
 int client_parse_http_date(const char *s, time_t *out)
 {
-    long day, year, h, mi, sec;
-    int mon;
-    const char *p;
+    time_t t;
     if (!s)
         return -1;
-    while (*s == ' ')
-        s++;
-    p = s;
-    while (isalpha((unsigned char)*p))
-        p++;
-    if (p == s)
+    t = curl_getdate(s, NULL);
+    if (t < 0) /* -1: not a date; below: before 1970, never a delay hint */
         return -1;
-    if (*p == ',') {
-        /* IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" or RFC 850 "Sunday, 06-Nov-94 ..." */
-        p++;
-        while (*p == ' ')
-            p++;
-        if (read_int(&p, 2, &day))
-            return -1;
-        if (*p != ' ' && *p != '-')
-            return -1;
-        p++;
-        if ((mon = month_index(p)) < 0)
-            return -1;
-        p += 3;
-        if (*p != ' ' && *p != '-')
-            return -1;
-        p++;
-        {
-            const char *y0 = p;
-            if (read_int(&p, 4, &year))
-                return -1;
-            if (p - y0 == 2)
-                year += year < 70 ? 2000 : 1900;
-            else if (p - y0 != 4)
-                return -1;
-        }
-        if (*p++ != ' ')
-            return -1;
-        if (read_hms(&p, &h, &mi, &sec))
-            return -1;
-        while (*p == ' ')
-            p++;
-        if (strncmp(p, "GMT", 3) && strncmp(p, "UTC", 3))
-            return -1;
-    } else if (*p == ' ') {
-        /* asctime "Sun Nov  6 08:49:37 1994" */
-        p++;
-        if ((mon = month_index(p)) < 0)
-            return -1;
-        p += 3;
-        while (*p == ' ')
-            p++;
-        if (read_int(&p, 2, &day) || *p++ != ' ')
-            return -1;
-        if (read_hms(&p, &h, &mi, &sec) || *p++ != ' ')
-            return -1;
-        if (read_int(&p, 4, &year))
-            return -1;
-    } else {
-        return -1;
-    }
-    if (day < 1 || day > 31 || h > 23 || mi > 59 || sec > 60 || year < 1970)
-        return -1;
-    *out = (time_t)(days_from_civil(year, mon + 1, (int)day) * 86400L + h * 3600 + mi * 60 + sec);
+    *out = t;
     return 0;
 }
 

@@ -114,6 +114,7 @@ static void test_durations(void)
     CHECK_INT(client_parse_duration_ms(NULL), -1);
 }
 
+/* RFC 7231's three forms, and curl_getdate's wider reading (a named zone, no seconds). */
 static void test_http_date(void)
 {
     time_t t;
@@ -129,8 +130,16 @@ static void test_http_date(void)
     CHECK_INT(t, 1709251199);
     CHECK_INT(client_parse_http_date("120", &t), -1);
     CHECK_INT(client_parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT", &t), -1);
-    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49 GMT", &t), -1);
-    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49:37 PST", &t), -1);
+    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49 GMT", &t), 0);
+    CHECK_INT(t, 784111740);
+    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49:37 PST", &t), 0);
+    CHECK_INT(t, 784111777 + 8 * 3600);
+    CHECK_INT(client_parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT", &t), 0);
+    CHECK_INT(t, 0);
+    CHECK_INT(client_parse_http_date("Wed, 21 Oct 1969 07:28:00 GMT", &t), -1);
+    CHECK_INT(client_parse_http_date("soon", &t), -1);
+    CHECK_INT(client_parse_http_date("Sun, 06 Nov", &t), -1);
+    CHECK_INT(client_parse_http_date(NULL, &t), -1);
     CHECK_INT(client_parse_http_date("", &t), -1);
 }
 
