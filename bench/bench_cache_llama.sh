@@ -2,10 +2,12 @@
 # Prefix-cache schedule against a real llama-server (numbers, never pass/fail; BENCHMARKS.md
 # "Prefix-cache schedule"). Skipped without LLAMA_SERVER.
 #
-#   LLAMA_SERVER=/path/to/llama-server bench/bench_cache_llama.sh [DIPMAP] [LENGTH] [QUESTIONS]
+#   LLAMA_SERVER=/path/to/llama-server bench/bench_cache_llama.sh [DIPMAP] [LENGTH] [QUESTIONS] \
+#       [CONCURRENCIES] [SLOTS]
 #
 # The tiny generated model (tests/llama/gen_gguf.py: 2 layers, width 64, Qwen3 vocabulary),
-# `-t 2`, for -np 2 and 4 (context 4096 per slot) and --concurrency 1, 2, 8: QUESTIONS (default 4)
+# `-t 2`, for each -np in SLOTS (comma-separated, default 2,4; context 4096 per slot) and each
+# --concurrency in CONCURRENCIES (default 1,2,8,16): QUESTIONS (default 4)
 # needle questions x 11 depths (0:100:10) at LENGTH (default 2k), once with --schedule cache
 # and once with --schedule shuffle, each on a fresh server (empty caches). Reported: the share
 # of prompt tokens the server served from its cache (timings.cache_n / prompt tokens, from
@@ -15,6 +17,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 export DIPMAP=${1:-$repo/dipmap} REPO=$repo TESTS=$repo/tests
 len=${2:-2k}
 nq=${3:-4}
+cs=${4:-1,2,8,16}
+nps=${5:-2,4}
 if [ -z "${LLAMA_SERVER:-}" ]; then
     echo "cache-llama: skipped (LLAMA_SERVER is not set)"
     exit 0
@@ -49,8 +53,8 @@ echo "### Prefix-cache schedule (llama-server, $len, $nq questions x 11 depths)"
 echo
 echo "| np | c | cached % cache | cached % shuffle | wall cache s | wall shuffle s | wall ratio |"
 echo "|---|---|---|---|---|---|---|"
-for np in 2 4; do
-    for c in 1 2 8; do
+for np in ${nps//,/ }; do
+    for c in ${cs//,/ }; do
         read -r pc wc < <(one "$np" "$c" cache)
         read -r ps ws < <(one "$np" "$c" shuffle)
         python3 -c "import sys; np_, c, pc, ps, wc, ws = sys.argv[1:]; print('| %s | %s | %s | %s | %s | %s | %.2f |' % (np_, c, pc, ps, wc, ws, float(wc) / float(ws)))" \

@@ -2165,6 +2165,7 @@ static int load_reuse(struct run_ctx *c)
 static void schedule_settings(struct run_ctx *c, struct runner_config *rc)
 {
     enum client_server_kind kind = c->pinfo.kind;
+    char slots[96] = "";
     rc->schedule = c->o.schedule                                        ? c->schedule
                    : c->pinfo.prefix_cache == 1 && !c->o.no_cache_reuse ? RUNNER_SCHEDULE_CACHE
                                                                         : RUNNER_SCHEDULE_PLAN;
@@ -2180,12 +2181,15 @@ static void schedule_settings(struct run_ctx *c, struct runner_config *rc)
                        : kind == CLIENT_SERVER_VLLM   ? RUNNER_REUSE_SALT
                                                       : RUNNER_REUSE_NONCE;
     rc->price_cached_in = c->o.price_cached_in;
-    fprintf(stderr, "schedule: %s (server %s%s)%s%s\n", runner_schedule_name(rc->schedule),
+    if (rc->id_slots && rc->concurrency > rc->id_slots)
+        snprintf(slots, sizeof(slots), "; one request per slot in flight: %d of --concurrency %d",
+                 runner_id_slots_used(rc->id_slots, rc->concurrency), rc->concurrency);
+    fprintf(stderr, "schedule: %s (server %s%s)%s%s%s\n", runner_schedule_name(rc->schedule),
             client_server_kind_name(kind),
             c->pinfo.prefix_cache == 1   ? ", caches prompt prefixes"
             : c->pinfo.prefix_cache == 0 ? ", no prefix cache"
                                          : "",
-            rc->id_slots ? ", groups pinned to llama.cpp slots" : "",
+            rc->id_slots ? ", groups pinned to llama.cpp slots" : "", slots,
             rc->no_reuse == RUNNER_REUSE_CACHE_PROMPT ? "; no cache reuse: cache_prompt false"
             : rc->no_reuse == RUNNER_REUSE_SALT       ? "; no cache reuse: cache_salt per request"
             : rc->no_reuse == RUNNER_REUSE_NONCE      ? "; no cache reuse: a unique first line"

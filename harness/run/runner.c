@@ -177,6 +177,17 @@ struct slot {
     char sha[SHA256_HEX_LEN + 1];
     const char *reused_from; /* while finishing a reused trial: its source */
     double sent_at;          /* wall time the latest attempt went out (0: not sent) */
+    int id_slot;             /* the llama.cpp slot its request in flight counts at, -1 none */
+};
+
+/*
+ * A llama.cpp slot of the CACHE schedule (id_slots): the group last pinned to it and the
+ * requests in flight there (at most one: the server computes one request per slot at once,
+ * and a second one queued there only reaches it in whatever order the server takes it).
+ */
+struct id_slot {
+    size_t group; /* the group last pinned to it, SIZE_MAX none */
+    int inflight;
 };
 
 struct runner {
@@ -211,14 +222,15 @@ struct runner {
     size_t *grp; /* per plan index: its group */
     struct sgroup *groups;
     size_t ngroups;
-    int *slot_groups;       /* id_slots entries: open groups pinned to each slot */
-    int open_groups;        /* CACHE: groups whose leader went and that are not done */
-    long pending;           /* CACHE: unsent followers of the open groups */
-    long open_below;        /* CACHE: a new group opens while pending is below this */
-    uint64_t nonce_next;    /* --no-cache-reuse salts and nonces */
-    struct strbuf nonce;    /* the nonce-led first message of the request being sent */
-    struct strbuf messages; /* a layout request's messages array (prompt_messages_json()) */
-    double start_wall;      /* wall clock at the start (send times per depth) */
+    struct id_slot *id_slots; /* CACHE with id_slots: the llama.cpp slots used */
+    int nid_slots;            /* runner_id_slots_used() of them */
+    int open_groups;          /* CACHE: groups whose leader went and that are not done */
+    long pending;             /* CACHE: unsent followers of the open groups */
+    long open_below;          /* CACHE: a new group opens while pending is below this */
+    uint64_t nonce_next;      /* --no-cache-reuse salts and nonces */
+    struct strbuf nonce;      /* the nonce-led first message of the request being sent */
+    struct strbuf messages;   /* a layout request's messages array (prompt_messages_json()) */
+    double start_wall;        /* wall clock at the start (send times per depth) */
 };
 
 /*
@@ -438,11 +450,7 @@ static void group_trial_final(struct runner *r, size_t trial)
         g->opened = 0;
         r->open_groups--;
     }
-    if (g->slot < 0)
-        return;
-    if (r->slot_groups[g->slot] > 0)
-        r->slot_groups[g->slot]--;
-    g->slot = -1;
+    g->slot = -1; /* its slot takes a new group once this one has nothing left to send */
 }
 
 /*
@@ -671,6 +679,14 @@ struct pb_worker {
     size_t next, end; /* the worker's reserved group: positions [next, end) of ord */
 };
 
+/* Trials left to build in the worker's reserved group (caller holds the lock)? */
+static int pb_reserved_left(struct prebuild *pb, struct pb_worker *w)
+{
+    while (w->next < w->end && trial_done(pb->cfg, pb->ord[w->next]))
+        w->next++;
+    return w->next < w->end;
+}
+
 /*
  * A worker thread's claim (caller holds the lock): the trials of one
  * (question, length, repeat) share one distractor selection, the costly first
@@ -678,16 +694,15 @@ struct pb_worker {
  * builder (its selection cache); several workers taking one depth each would
  * each select again. Reserved trials count in pb->reserved until claimed, so
  * the event loop never sees the plan exhausted while a group is half built;
- * each claim still waits for room under cap.
+ * a new group waits for room under cap, the rest of a reserved one does not
+ * (pb_thread()).
  */
 static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *trial)
 {
     const struct plan *plan = pb->cfg->plan;
     size_t i;
 
-    while (w->next < w->end && trial_done(pb->cfg, pb->ord[w->next]))
-        w->next++;
-    if (w->next < w->end) {
+    if (pb_reserved_left(pb, w)) {
         *trial = pb->ord[w->next++];
         pb->reserved--;
         pb->outstanding++;
@@ -744,7 +759,13 @@ static void *pb_thread(void *arg)
     for (;;) {
         struct prebuilt *e;
         size_t trial;
-        while (!pb->stop && pb->outstanding >= pb->cap)
+        /*
+         * A group reserved is built to its end past the cap (by at most a group per
+         * thread): the schedule may be waiting for its followers (with llama.cpp slots, its
+         * slot takes no other group until it has sent them), while the prompts filling the
+         * cap wait for that slot.
+         */
+        while (!pb->stop && pb->outstanding >= pb->cap && !pb_reserved_left(pb, w))
             pthread_cond_wait(&pb->space, &pb->mu);
         if (pb->stop || !pb_claim_group(pb, w, &trial))
             break;
@@ -784,7 +805,11 @@ static struct prebuild *pb_start(const struct runner_config *cfg, const size_t *
          * runner_open_below() plus the group opened last) and the next groups whole.
          */
         size_t gmax = runner_group_max(cfg->plan);
+        size_t used = (size_t)runner_id_slots_used(cfg->id_slots, cfg->concurrency);
         pb->cap = (size_t)runner_open_below(cfg->concurrency, gmax) + 3 * gmax + 16;
+        /* with llama.cpp slots a group per slot is open, and the next one waits built */
+        if (pb->cap < (used + 2) * gmax + 16)
+            pb->cap = (used + 2) * gmax + 16;
     }
     if (n <= 0)
         return pb;
@@ -923,11 +948,46 @@ static void pb_halt(struct prebuild *pb)
 
 /* ---- the schedule -------------------------------------------------------- */
 
-/* The CACHE schedule's release rule (pb_ready_fn): a group's leader, or a released group. */
+int runner_id_slots_used(int id_slots, int concurrency)
+{
+    return id_slots < concurrency ? id_slots : concurrency;
+}
+
+/*
+ * The llama.cpp slot group gi's next request may go to now (CACHE with id_slots), -1 none:
+ * a pinned group's own slot when nothing is in flight there; a new group (its leader) the
+ * first idle slot whose last group has nothing left to send. So a slot computes one group's
+ * requests one after another, each finding the previous one's prefix in the slot's cache:
+ * with concurrency above the slot count, requests beyond one per slot would only queue at
+ * the server, in an order it chooses, between other groups' (BENCHMARKS.md "The same sweep
+ * against a real llama-server").
+ */
+static int group_pick_slot(const struct runner *r, size_t gi)
+{
+    const struct sgroup *g = &r->groups[gi];
+    int k;
+    if (g->slot >= 0)
+        return r->id_slots[g->slot].inflight ? -1 : g->slot;
+    for (k = 0; k < r->nid_slots; k++) {
+        size_t last = r->id_slots[k].group;
+        if (!r->id_slots[k].inflight && (last == SIZE_MAX || r->groups[last].unsent == 0))
+            return k;
+    }
+    return -1;
+}
+
+/*
+ * The CACHE schedule's release rule (pb_ready_fn): a group's leader, or a released group;
+ * with llama.cpp slots, when group_pick_slot() has a slot for it (which also bounds the open
+ * groups), else while the open groups' unsent followers are below open_below.
+ */
 static int group_ready(void *ctx, size_t trial)
 {
     const struct runner *r = ctx;
-    const struct sgroup *g = &r->groups[r->grp[trial]];
+    size_t gi = r->grp[trial];
+    const struct sgroup *g = &r->groups[gi];
+    if (r->id_slots)
+        return (g->released || g->leader == trial) && group_pick_slot(r, gi) >= 0;
     return g->released || (g->leader == trial && (g->opened || r->pending < r->open_below));
 }
 
@@ -992,8 +1052,14 @@ static void schedule_init(struct runner *r)
             snprintf(sg->key, sizeof(sg->key), "dipmap-%.16s", hex);
             i = end;
         }
-        if (cfg->id_slots > 0)
-            r->slot_groups = xcalloc((size_t)cfg->id_slots, sizeof(*r->slot_groups));
+        if (cfg->id_slots > 0) {
+            r->nid_slots = runner_id_slots_used(cfg->id_slots, cfg->concurrency);
+            r->id_slots = xmalloc(st_mult((size_t)r->nid_slots, sizeof(*r->id_slots)));
+            for (j = 0; j < (size_t)r->nid_slots; j++) {
+                r->id_slots[j].group = SIZE_MAX;
+                r->id_slots[j].inflight = 0;
+            }
+        }
         r->open_below = runner_open_below(cfg->concurrency, runner_group_max(plan));
     }
     /* the plan's depths, in order of first appearance */
@@ -1014,7 +1080,7 @@ static void schedule_release(struct runner *r)
     free(r->ord);
     free(r->grp);
     free(r->groups);
-    free(r->slot_groups);
+    free(r->id_slots);
     strbuf_release(&r->nonce);
     strbuf_release(&r->messages);
 }
@@ -1033,14 +1099,13 @@ static void request_hints(struct runner *r, const struct slot *s, struct client_
         struct sgroup *g = &r->groups[r->grp[s->trial]];
         if (g->leader != s->trial)
             h->endpoint = g->endpoint;
-        if (cfg->id_slots > 0) {
+        if (r->id_slots) {
             if (g->slot < 0) {
-                int k, best = 0;
-                for (k = 1; k < cfg->id_slots; k++)
-                    if (r->slot_groups[k] < r->slot_groups[best])
-                        best = k;
-                g->slot = best;
-                r->slot_groups[best]++;
+                /* the leader: group_ready() found it a slot */
+                g->slot = group_pick_slot(r, r->grp[s->trial]);
+                if (g->slot < 0)
+                    BUG("runner: a group's leader went with no llama.cpp slot free");
+                r->id_slots[g->slot].group = r->grp[s->trial];
             }
             h->id_slot = g->slot;
         }
@@ -1137,6 +1202,7 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     s->gold_offset = bp->gold_offset;
     memcpy(s->sha, bp->sha256, sizeof(s->sha));
     s->est_tokens = (double)bp->realized_len + (double)cfg->max_tokens;
+    s->id_slot = -1;
 
     if (cfg->store_prompts && s->attempts == 0) {
         struct strbuf all = STRBUF_INIT;
@@ -1240,6 +1306,10 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     }
     s->state = SLOT_FLIGHT;
     r->inflight_tokens += s->est_tokens;
+    if (r->id_slots && hints.id_slot >= 0) {
+        s->id_slot = hints.id_slot;
+        r->id_slots[s->id_slot].inflight++;
+    }
     return 0;
 }
 
@@ -1298,6 +1368,11 @@ static double schedule(struct runner *r, double now)
         double w;
         if (s->state != SLOT_WAITING)
             continue;
+        if (r->id_slots) {
+            const struct sgroup *g = &r->groups[r->grp[s->trial]];
+            if (g->slot >= 0 && r->id_slots[g->slot].inflight)
+                continue; /* one request per llama.cpp slot (group_pick_slot()) */
+        }
         if (s->ready_ms > now) {
             if (s->ready_ms - now < next)
                 next = s->ready_ms - now;
@@ -1477,6 +1552,10 @@ static void handle(struct runner *r, struct client_response *resp, double now)
     /* Back from the wire: no longer in flight. */
     r->inflight_tokens -= s->est_tokens;
     s->state = SLOT_WAITING;
+    if (s->id_slot >= 0) {
+        r->id_slots[s->id_slot].inflight--;
+        s->id_slot = -1;
+    }
 
     if (resp->cls == CLIENT_RETRYABLE) {
         if (r->stop) {

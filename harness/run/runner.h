@@ -68,8 +68,15 @@ int runner_progress_parse(const char *s, enum runner_progress *out);
  *            is filled from every open group, at most 4 C / group size + 2 of them at once
  *            (enough to keep C requests in flight; more would make the server's cache hold
  *            more groups than it needs and evict the prefixes the followers reuse).
+ *            With llama.cpp slots (id_slots) each slot used takes one group at a time and
+ *            one request at a time (runner_id_slots_used()).
  */
 enum runner_schedule { RUNNER_SCHEDULE_PLAN = 0, RUNNER_SCHEDULE_SHUFFLE, RUNNER_SCHEDULE_CACHE };
+/*
+ * The llama.cpp slots a CACHE run with id_slots sends to: one request in flight per slot, at
+ * most concurrency of them.
+ */
+int runner_id_slots_used(int id_slots, int concurrency);
 /* Parse "plan" | "shuffle" | "cache"; 0 or -1. */
 int runner_schedule_parse(const char *s, enum runner_schedule *out);
 const char *runner_schedule_name(enum runner_schedule s);
