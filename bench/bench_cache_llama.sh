@@ -15,6 +15,7 @@
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export DIPMAP=${1:-$repo/dipmap} REPO=$repo TESTS=$repo/tests
+case $DIPMAP in /*) ;; *) DIPMAP=$PWD/$DIPMAP ;; esac # the runs go in a scratch folder
 len=${2:-2k}
 nq=${3:-4}
 cs=${4:-1,2,8,16}
