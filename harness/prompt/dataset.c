@@ -28,6 +28,7 @@
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "base/hash.h"
+#include "base/hashmap.h"
 
 #include "base/banned.h"
 
@@ -510,60 +511,21 @@ static int is_blank(const char *s, size_t len)
     return 1;
 }
 
-/* ---- simple string -> index hash set for duplicate ids / texts ---- */
+/* ---- duplicate ids and texts (base/hashmap.h over the set's own arrays) ---- */
 
-struct strset {
-    const char **key; /* borrowed */
-    size_t *val;
-    size_t alloc, nr;
-};
-
-static unsigned long str_hash(const char *s, size_t n)
+static uint64_t str_hash(const char *s, size_t n)
 {
-    return (unsigned long)fnv64(FNV64_INIT_DIPMAP, s, n);
+    return fnv64(FNV64_INIT_DIPMAP, s, n);
 }
 
-static void strset_grow(struct strset *s);
-
-/* Returns the existing value for key, or inserts val and returns (size_t)-1. */
-static size_t strset_put(struct strset *s, const char *key, size_t val)
+static int question_id_is(const void *id, size_t entry, const void *set)
 {
-    size_t i;
-    if ((s->nr + 1) * 2 > s->alloc)
-        strset_grow(s);
-    i = str_hash(key, strlen(key)) & (s->alloc - 1);
-    while (s->key[i]) {
-        if (!strcmp(s->key[i], key))
-            return s->val[i];
-        i = (i + 1) & (s->alloc - 1);
-    }
-    s->key[i] = key;
-    s->val[i] = val;
-    s->nr++;
-    return (size_t)-1;
+    return !strcmp(((const struct golden_set *)set)->q[entry].id, id);
 }
 
-static void strset_grow(struct strset *s)
+static int chunk_norm_is(const void *norm, size_t entry, const void *hay)
 {
-    struct strset n;
-    size_t i;
-    n.alloc = s->alloc ? s->alloc * 2 : 64;
-    n.key = xcalloc(n.alloc, sizeof(*n.key));
-    n.val = xcalloc(n.alloc, sizeof(*n.val));
-    n.nr = 0;
-    for (i = 0; i < s->alloc; i++)
-        if (s->key[i])
-            strset_put(&n, s->key[i], s->val[i]);
-    free(s->key);
-    free(s->val);
-    *s = n;
-}
-
-static void strset_clear(struct strset *s)
-{
-    free(s->key);
-    free(s->val);
-    memset(s, 0, sizeof(*s));
+    return !strcmp(((const struct haystack *)hay)->c[entry].norm, norm);
 }
 
 /* ---- golden sets ---- */
@@ -901,7 +863,7 @@ int dataset_read_text(const char *spec, struct strbuf *out, char sha256[SHA256_H
 /* Closes r (opened by the caller) whatever happens. */
 static int golden_set_read(struct golden_set *gs, struct line_reader *r, const char *path)
 {
-    struct strset ids = {0};
+    struct hashmap ids = HASHMAP_INIT;
     size_t alloc = 0;
     char *line;
     size_t len;
@@ -927,8 +889,9 @@ static int golden_set_read(struct golden_set *gs, struct line_reader *r, const c
         json_free(j);
         gs->nr++;
         gs->retrieval_nr += q->retrieved_nr > 0;
-        prev = strset_put(&ids, q->id, gs->nr - 1);
-        if (prev != (size_t)-1) {
+        prev = hashmap_put(&ids, str_hash(q->id, strlen(q->id)), q->id, gs->nr - 1, question_id_is,
+                           gs);
+        if (prev != HASHMAP_NONE) {
             ferr(&c, "\"id\": duplicate question id \"%s\" (first on line %ld)", q->id,
                  gs->q[prev].line);
             goto cleanup;
@@ -944,7 +907,7 @@ static int golden_set_read(struct golden_set *gs, struct line_reader *r, const c
     ret = 0;
 cleanup:
     reader_close(r);
-    strset_clear(&ids);
+    hashmap_clear(&ids);
     if (ret < 0)
         golden_set_release(gs);
     return ret;
@@ -1014,7 +977,7 @@ const struct question *golden_set_find(const struct golden_set *gs, const char *
 struct hay_builder {
     struct haystack *h;
     size_t alloc;
-    struct strset seen; /* normalised text -> index */
+    struct hashmap seen; /* normalised text -> index */
 };
 
 /* Takes ownership of ch's strings. */
@@ -1027,7 +990,8 @@ static void hay_add(struct hay_builder *hb, struct chunk *ch)
     ch->norm = strbuf_detach(&sb, NULL);
     ALLOC_GROW(h->c, h->nr + 1, hb->alloc);
     h->c[h->nr] = *ch;
-    if (strset_put(&hb->seen, h->c[h->nr].norm, h->nr) != (size_t)-1) {
+    if (hashmap_put(&hb->seen, str_hash(ch->norm, ch->norm_len), ch->norm, h->nr, chunk_norm_is,
+                    h) != HASHMAP_NONE) {
         chunk_release(&h->c[h->nr]);
         h->dropped_duplicates++;
         return;
@@ -1176,7 +1140,7 @@ int haystack_load(struct haystack *h, const char *spec)
     ret = 0;
 cleanup:
     reader_close(&r);
-    strset_clear(&hb.seen);
+    hashmap_clear(&hb.seen);
     strbuf_release(&para);
     strbuf_release(&def);
     if (ret < 0)

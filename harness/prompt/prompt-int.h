@@ -9,13 +9,18 @@
 #include <stdint.h>
 
 #include "prompt/prompt.h"
+#include "base/hashmap.h"
 #include "base/strbuf.h"
 
-/* Pointer -> token count of the chunk's rendered document block. */
+/* Chunk -> token count of its rendered document block: the entries, indexed by base/hashmap.h. */
+struct count_entry {
+    const void *chunk;
+    long count;
+};
 struct count_map {
-    const void **key;
-    long *val;
-    size_t alloc, nr;
+    struct count_entry *e;
+    size_t nr, alloc;
+    struct hashmap map;
 };
 
 struct seq_item {

@@ -109,46 +109,35 @@ static uint64_t mix_key(unsigned long seed, const char *qid, long len, long repe
 
 /* ---- the builder ---- */
 
-static size_t ptr_slot(const struct count_map *m, const void *p)
+/* A pointer's bits mixed (a bijection: equal hashes are equal pointers). */
+static uint64_t ptr_hash(const void *p)
 {
     uint64_t h = (uint64_t)(uintptr_t)p;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
     h ^= h >> 33;
-    return (size_t)h & (m->alloc - 1);
+    return h;
+}
+
+static int count_entry_is(const void *chunk, size_t entry, const void *map)
+{
+    return ((const struct count_map *)map)->e[entry].chunk == chunk;
 }
 
 static long *count_map_get(struct count_map *m, const void *p)
 {
-    size_t i;
-    if (!m->alloc)
-        return NULL;
-    for (i = ptr_slot(m, p); m->key[i]; i = (i + 1) & (m->alloc - 1))
-        if (m->key[i] == p)
-            return &m->val[i];
-    return NULL;
+    size_t i = hashmap_find(&m->map, ptr_hash(p), p, count_entry_is, m);
+    return i == HASHMAP_NONE ? NULL : &m->e[i].count;
 }
 
+/* p must not be in m yet (prompt_chunk_cost looks first). */
 static void count_map_put(struct count_map *m, const void *p, long v)
 {
-    size_t i;
-    if ((m->nr + 1) * 2 > m->alloc) {
-        struct count_map n;
-        n.alloc = m->alloc ? m->alloc * 2 : 1024;
-        n.key = xcalloc(n.alloc, sizeof(*n.key));
-        n.val = xcalloc(n.alloc, sizeof(*n.val));
-        n.nr = 0;
-        for (i = 0; i < m->alloc; i++)
-            if (m->key[i])
-                count_map_put(&n, m->key[i], m->val[i]);
-        free(m->key);
-        free(m->val);
-        *m = n;
-    }
-    for (i = ptr_slot(m, p); m->key[i]; i = (i + 1) & (m->alloc - 1))
-        ;
-    m->key[i] = p;
-    m->val[i] = v;
+    ALLOC_GROW(m->e, m->nr + 1, m->alloc);
+    m->e[m->nr].chunk = p;
+    m->e[m->nr].count = v;
+    if (hashmap_put(&m->map, ptr_hash(p), p, m->nr, count_entry_is, m) != HASHMAP_NONE)
+        BUG("count_map_put: a chunk counted twice");
     m->nr++;
 }
 
@@ -179,8 +168,8 @@ void prompt_builder_free(struct prompt_builder *b)
     size_t i;
     if (!b)
         return;
-    free(b->counts.key);
-    free(b->counts.val);
+    free(b->counts.e);
+    hashmap_clear(&b->counts.map);
     for (i = 0; i < SEQ_CACHE; i++)
         prompt_seq_clear(&b->seqs[i]);
     for (i = 0; i < FILL_CACHE; i++)

@@ -1,6 +1,6 @@
 /*
  * The run --reuse index: stored answers by request hash (see reuse.h).
- * Owns copies of the trials it indexes; an open-addressing hash table.
+ * Owns copies of the trials it indexes, found by base/hashmap.h.
  */
 #include "run/reuse.h"
 
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "run/trial.h"
 #include "base/xalloc.h"
@@ -22,8 +23,7 @@ struct reuse_entry {
 struct reuse_index {
     struct reuse_entry *e;
     size_t nr, alloc;
-    size_t *slot; /* hash table of entry index + 1 (0 = empty) */
-    size_t nslots;
+    struct hashmap map; /* request hash -> entry */
     char **sources;
     size_t nsources;
 };
@@ -34,11 +34,12 @@ static int reusable(const struct trial_result *t)
                                     t->outcome == OUTCOME_EMPTY || t->outcome == OUTCOME_STARVED);
 }
 
-static size_t hash_hex(const char *hex)
+/* The first 16 hex digits: a sha256 is already uniform. */
+static uint64_t hash_hex(const char *hex)
 {
-    size_t h = 0;
+    uint64_t h = 0;
     for (int i = 0; i < 16 && hex[i]; i++)
-        h = h * 16 + (size_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+        h = h * 16 + (uint64_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
     return h;
 }
 
@@ -51,22 +52,17 @@ static void add(struct reuse_index *ix, const struct trial_result *t, size_t sou
     e->source = source;
 }
 
+static int request_is(const void *hex, size_t entry, const void *index)
+{
+    return !strcmp(((const struct reuse_index *)index)->e[entry].t.request_sha256, hex);
+}
+
+/* The first stored answer of a request wins (hashmap_put keeps the earlier entry). */
 static void build_table(struct reuse_index *ix)
 {
-    ix->nslots = 16;
-    while (ix->nslots < ix->nr * 2)
-        ix->nslots *= 2;
-    ix->slot = xcalloc(ix->nslots, sizeof(*ix->slot));
     for (size_t i = 0; i < ix->nr; i++) {
-        size_t h = hash_hex(ix->e[i].t.request_sha256) & (ix->nslots - 1);
-        while (ix->slot[h]) {
-            /* the first stored answer of a request wins */
-            if (!strcmp(ix->e[ix->slot[h] - 1].t.request_sha256, ix->e[i].t.request_sha256))
-                goto next;
-            h = (h + 1) & (ix->nslots - 1);
-        }
-        ix->slot[h] = i + 1;
-    next:;
+        const char *hex = ix->e[i].t.request_sha256;
+        (void)hashmap_put(&ix->map, hash_hex(hex), hex, i, request_is, ix);
     }
 }
 
@@ -108,20 +104,17 @@ fail:
 const struct trial_result *reuse_find(const struct reuse_index *ix,
                                       const char hex[SHA256_HEX_LEN + 1], const char **source)
 {
-    size_t h;
-    if (!ix || !ix->nslots || !hex[0])
+    const struct reuse_entry *e;
+    size_t i;
+    if (!ix || !hex[0])
         return NULL;
-    h = hash_hex(hex) & (ix->nslots - 1);
-    while (ix->slot[h]) {
-        const struct reuse_entry *e = &ix->e[ix->slot[h] - 1];
-        if (!strcmp(e->t.request_sha256, hex)) {
-            if (source)
-                *source = ix->sources[e->source];
-            return &e->t;
-        }
-        h = (h + 1) & (ix->nslots - 1);
-    }
-    return NULL;
+    i = hashmap_find(&ix->map, hash_hex(hex), hex, request_is, ix);
+    if (i == HASHMAP_NONE)
+        return NULL;
+    e = &ix->e[i];
+    if (source)
+        *source = ix->sources[e->source];
+    return &e->t;
 }
 
 void reuse_index_free(struct reuse_index *ix)
@@ -134,6 +127,6 @@ void reuse_index_free(struct reuse_index *ix)
         free(ix->sources[i]);
     free(ix->sources);
     free(ix->e);
-    free(ix->slot);
+    hashmap_clear(&ix->map);
     free(ix);
 }

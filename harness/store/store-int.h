@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "base/hashmap.h"
 #include "base/strvec.h"
 
 /* Prepared statements, prepared on first use and kept for the handle's life. */
@@ -106,8 +107,9 @@ struct store {
     char token[40];
     char host[256];
 
-    struct mem_count *counts;
+    struct mem_count *counts; /* a read-only store's token counts, found by counts_map */
     size_t ncounts, acounts;
+    struct hashmap counts_map;
 };
 
 /* ---- helpers (store.c) --------------------------------------------------- */

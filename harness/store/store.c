@@ -796,6 +796,7 @@ static void store_free(struct store *st)
     free(st->ids);
     for (i = 0; i < st->ncounts; i++)
         free(st->counts[i].key);
+    hashmap_clear(&st->counts_map);
     free(st->counts);
     strvec_clear(&st->locked);
     free(st->path);

@@ -15,6 +15,7 @@
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "base/hash.h"
+#include "base/hashmap.h"
 
 #include "base/banned.h"
 
@@ -281,90 +282,54 @@ void store_trials_free(struct trial_result *v, size_t nr)
 /* ---- done set ------------------------------------------------------------ */
 
 struct done_entry {
-    char *qid; /* NULL = empty slot */
-    char *axes;
+    char *qid;  /* owned */
+    char *axes; /* owned; "" for none */
     long length;
     int depth_bp;
     int repeat;
 };
 
+/* The finished trials, found by base/hashmap.h. */
 struct store_done_set {
-    struct done_entry *slots;
-    size_t cap; /* power of two */
-    size_t nr;
+    struct done_entry *e;
+    size_t nr, alloc;
+    struct hashmap map;
 };
 
-static size_t key_hash(const struct trial_key *k)
+static uint64_t key_hash(const struct trial_key *k)
 {
     uint64_t h = fnv64_str(FNV64_INIT_DIPMAP, k->question_id);
     h = fnv64_step(h, (uint64_t)k->length);
     h = fnv64_step(h, (uint64_t)(unsigned)k->depth_bp);
     h = fnv64_step(h, (uint64_t)(unsigned)k->repeat);
     h = fnv64_str(h, axes_or_empty(k->axes));
-    return (size_t)(h ^ (h >> 29));
+    return h ^ (h >> 29);
 }
 
-static struct done_entry *done_find(const struct store_done_set *s, const struct trial_key *k)
+static int done_entry_is(const void *key, size_t entry, const void *set)
 {
-    size_t i = key_hash(k) & (s->cap - 1);
-    for (;;) {
-        struct done_entry *e = &s->slots[i];
-        if (!e->qid ||
-            (e->length == k->length && e->depth_bp == k->depth_bp && e->repeat == k->repeat &&
-             !strcmp(e->qid, k->question_id) && !strcmp(e->axes, axes_or_empty(k->axes))))
-            return e;
-        i = (i + 1) & (s->cap - 1);
-    }
+    const struct trial_key *k = key;
+    const struct done_entry *e = &((const struct store_done_set *)set)->e[entry];
+    return e->length == k->length && e->depth_bp == k->depth_bp && e->repeat == k->repeat &&
+           !strcmp(e->qid, k->question_id) && !strcmp(e->axes, axes_or_empty(k->axes));
 }
 
-static void entry_key(const struct done_entry *e, struct trial_key *k)
-{
-    k->question_id = e->qid;
-    k->length = e->length;
-    k->depth_bp = e->depth_bp;
-    k->repeat = e->repeat;
-    k->axes = e->axes;
-}
-
-/* Takes qid and axes (malloc'd; axes NULL is ""). */
+/* Takes qid and axes (malloc'd; axes NULL is ""); a key already there frees them. */
 static void done_add(struct store_done_set *s, char *qid, long length, int depth, int repeat,
                      char *axes)
 {
-    struct done_entry *e;
     struct trial_key k;
-    if ((s->nr + 1) * 2 > s->cap) {
-        struct store_done_set bigger = {NULL, s->cap * 2, 0};
-        size_t i;
-        bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
-        for (i = 0; i < s->cap; i++)
-            if (s->slots[i].qid) {
-                struct done_entry *d;
-                entry_key(&s->slots[i], &k);
-                d = done_find(&bigger, &k);
-                *d = s->slots[i];
-            }
-        free(s->slots);
-        s->slots = bigger.slots;
-        s->cap = bigger.cap;
-    }
-    if (!axes)
-        axes = xstrdup("");
-    k.question_id = qid;
-    k.length = length;
-    k.depth_bp = depth;
-    k.repeat = repeat;
-    k.axes = axes;
-    e = done_find(s, &k);
-    if (e->qid) {
+    ALLOC_GROW(s->e, s->nr + 1, s->alloc);
+    k.question_id = s->e[s->nr].qid = qid;
+    k.length = s->e[s->nr].length = length;
+    k.depth_bp = s->e[s->nr].depth_bp = depth;
+    k.repeat = s->e[s->nr].repeat = repeat;
+    k.axes = s->e[s->nr].axes = axes ? axes : xstrdup("");
+    if (hashmap_put(&s->map, key_hash(&k), &k, s->nr, done_entry_is, s) != HASHMAP_NONE) {
         free(qid);
-        free(axes);
+        free((char *)k.axes);
         return;
     }
-    e->qid = qid;
-    e->axes = axes;
-    e->length = length;
-    e->depth_bp = depth;
-    e->repeat = repeat;
     s->nr++;
 }
 
@@ -374,8 +339,6 @@ struct store_done_set *store_done_set_load(struct store *st, const char *run, un
     sqlite3_int64 id;
     sqlite3_stmt *s;
     int rc;
-    set->cap = 64;
-    set->slots = xcalloc(set->cap, sizeof(*set->slots));
     rc = store_run_id(st, run, &id);
     if (rc > 0)
         return set;
@@ -401,7 +364,7 @@ int store_done_set_has(const struct store_done_set *s, const struct trial_key *k
 {
     if (!s || !k->question_id)
         return 0;
-    return done_find(s, k)->qid != NULL;
+    return hashmap_find(&s->map, key_hash(k), k, done_entry_is, s) != HASHMAP_NONE;
 }
 
 size_t store_done_set_count(const struct store_done_set *s)
@@ -414,11 +377,12 @@ void store_done_set_free(struct store_done_set *s)
     size_t i;
     if (!s)
         return;
-    for (i = 0; i < s->cap; i++) {
-        free(s->slots[i].qid);
-        free(s->slots[i].axes);
+    for (i = 0; i < s->nr; i++) {
+        free(s->e[i].qid);
+        free(s->e[i].axes);
     }
-    free(s->slots);
+    free(s->e);
+    hashmap_clear(&s->map);
     free(s);
 }
 
@@ -431,6 +395,11 @@ static char *count_key(const char *tokenizer, const char *sha)
     return strbuf_detach(&k, NULL);
 }
 
+static int mem_count_is(const void *key, size_t entry, const void *store)
+{
+    return !strcmp(((const struct store *)store)->counts[entry].key, key);
+}
+
 int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count)
 {
     sqlite3_stmt *s;
@@ -439,14 +408,12 @@ int store_count_get(struct store *st, const char *tokenizer, const char *text_sh
         return 0;
     if (st->ncounts) {
         char *k = count_key(tokenizer, text_sha256);
-        size_t i;
-        for (i = 0; i < st->ncounts; i++)
-            if (!strcmp(st->counts[i].key, k)) {
-                *count = st->counts[i].count;
-                free(k);
-                return 1;
-            }
+        size_t i = hashmap_find(&st->counts_map, fnv64_str(FNV64_INIT, k), k, mem_count_is, st);
         free(k);
+        if (i != HASHMAP_NONE) {
+            *count = st->counts[i].count;
+            return 1;
+        }
     }
     s = store_stmt_get(st, S_COUNT_GET);
     if (!s)
@@ -471,8 +438,15 @@ int store_count_put(struct store *st, const char *tokenizer, const char *text_sh
     if (!tokenizer || !text_sha256)
         return error("store_count_put: tokenizer and hash are required");
     if (st->readonly) {
+        char *k = count_key(tokenizer, text_sha256);
+        size_t i = hashmap_put(&st->counts_map, fnv64_str(FNV64_INIT, k), k, st->ncounts,
+                               mem_count_is, st);
+        if (i != HASHMAP_NONE) { /* counted before: the first count stays */
+            free(k);
+            return 0;
+        }
         ALLOC_GROW(st->counts, st->ncounts + 1, st->acounts);
-        st->counts[st->ncounts].key = count_key(tokenizer, text_sha256);
+        st->counts[st->ncounts].key = k;
         st->counts[st->ncounts++].count = count;
         return 0;
     }

@@ -97,7 +97,13 @@ struct workspace {
     size_t vals_nr, vals_alloc;
 };
 
-/* Vocabulary hash slot: the first 8 bytes inline, so most checks touch one cache line. */
+/*
+ * Vocabulary hash slot: the first 8 bytes inline, so most checks touch one cache line.
+ * The tokenizer's tables (this one, the piece cache and the hot cache above) are the hot
+ * ones and keep their own layouts and inline probes, not base/hashmap.h (the cold tables'
+ * map compares keys through a function pointer and keeps them outside the slot: one more
+ * call and cache line per probe, on the path BENCHMARKS.md's tokenizer figures time).
+ */
 struct ht_slot {
     uint64_t k8;       /* first min(len, 8) bytes, zero-padded */
     uint32_t id_plus1; /* 0 = empty */

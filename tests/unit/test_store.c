@@ -1196,6 +1196,27 @@ static void test_counts_and_prompts(void)
     free(text);
     CHECK_INT(store_prompt_get(st, "0000", &text, &len), 0);
     CHECK_INT(store_close(st), 0);
+    /* a read-only store keeps new counts in memory (base/hashmap.h): found again, the first
+     * of a repeated key kept, the file's counts still read, a miss still a miss */
+    st = store_open(tpath("cache.db"), STORE_READONLY);
+    for (int i = 0; i < 300; i++) {
+        char h[32];
+        snprintf(h, sizeof(h), "h%d", i);
+        CHECK_INT(store_count_put(st, "mem", h, i), 0);
+    }
+    CHECK_INT(store_count_put(st, "mem", "h7", 70), 0);
+    for (int i = 0; i < 300; i += 37) {
+        char h[32];
+        snprintf(h, sizeof(h), "h%d", i);
+        CHECK_INT(store_count_get(st, "mem", h, &c), 1);
+        CHECK_INT(c, i);
+    }
+    CHECK_INT(store_count_get(st, "mem", "h7", &c), 1);
+    CHECK_INT(c, 7);
+    CHECK_INT(store_count_get(st, "mem", "h300", &c), 0);
+    CHECK_INT(store_count_get(st, "cl100k_base", "abc", &c), 1);
+    CHECK_INT(c, 999);
+    store_close(st);
     if (proc_available("sqlite3")) {
         CHECK_INT(sqlite_cli(tpath("cache.db"), "SELECT count(*) FROM prompts", &out), 0);
         CHECK_STR(out.buf, "1\n");

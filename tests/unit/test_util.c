@@ -10,6 +10,7 @@
 
 #include "base/base64.h"
 #include "base/hash.h"
+#include "base/hashmap.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/proc.h"
@@ -78,6 +79,51 @@ static void test_fnv64(void)
     CHECK(fnv64_step(FNV64_INIT, 'a') == 0xaf63dc4c8601ec8cULL);
     CHECK(FNV64_INIT_DIPMAP == 1469598103934665603ULL);
     CHECK(fnv64_str(FNV64_INIT_DIPMAP, "run") == fnv64(FNV64_INIT_DIPMAP, "run", 3));
+}
+
+static int word_is(const void *key, size_t entry, const void *words)
+{
+    return !strcmp(((const char *const *)words)[entry], key);
+}
+
+/*
+ * The one hash map: first put wins, every entry found again after the table has grown,
+ * absent keys are HASHMAP_NONE, and equal hashes of different keys (all hashed to 7 here)
+ * are told apart by the caller's comparison.
+ */
+static void test_hashmap(void)
+{
+    struct hashmap m = HASHMAP_INIT, same = HASHMAP_INIT;
+    char **w = xcalloc(1000, sizeof(*w));
+    size_t i, found = 0;
+    CHECK(hashmap_find(&m, 1, "x", word_is, w) == HASHMAP_NONE);
+    for (i = 0; i < 1000; i++) {
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb, "w%zu", i % 700); /* 300 repeats of earlier words */
+        w[i] = strbuf_detach(&sb, NULL);
+        if (hashmap_put(&m, fnv64_str(FNV64_INIT, w[i]), w[i], i, word_is, w) == HASHMAP_NONE)
+            found++;
+        else
+            CHECK(hashmap_put(&m, fnv64_str(FNV64_INIT, w[i]), w[i], i, word_is, w) == i - 700);
+    }
+    CHECK_INT((long)found, 700);
+    CHECK_INT((long)m.nr, 700);
+    CHECK(m.cap >= 1400 && !(m.cap & (m.cap - 1)));
+    for (i = 0; i < 700; i++)
+        CHECK(hashmap_find(&m, fnv64_str(FNV64_INIT, w[i]), w[i], word_is, w) == i);
+    CHECK(hashmap_find(&m, fnv64_str(FNV64_INIT, "w700"), "w700", word_is, w) == HASHMAP_NONE);
+    for (i = 0; i < 50; i++)
+        CHECK(hashmap_put(&same, 7, w[i], i, word_is, w) == HASHMAP_NONE);
+    for (i = 0; i < 50; i++)
+        CHECK(hashmap_find(&same, 7, w[i], word_is, w) == i);
+    CHECK(hashmap_find(&same, 7, "w60", word_is, w) == HASHMAP_NONE);
+    hashmap_clear(&m);
+    hashmap_clear(&same);
+    CHECK(m.slot == NULL && m.nr == 0 && m.cap == 0);
+    CHECK(hashmap_find(&m, 1, "w1", word_is, w) == HASHMAP_NONE);
+    for (i = 0; i < 1000; i++)
+        free(w[i]);
+    free(w);
 }
 
 /* The clocks: the wall clock agrees with time(), the monotonic one never goes back, a sleep lasts.
@@ -521,6 +567,7 @@ int main(void)
     RUN(test_utc_format);
     RUN(test_base64);
     RUN(test_fnv64);
+    RUN(test_hashmap);
     RUN(test_utc_clocks);
     RUN(test_rng_shuffle);
     return TEST_EXIT();
