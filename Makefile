@@ -82,7 +82,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build docs install uninstall dist deb image test-package deps test test-asan test-llama demo bench validate format format-check check-banned clean \
+.PHONY: all build docs install uninstall dist deb image test-package deps test test-asan test-llama demo readme bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -151,6 +151,11 @@ test-llama: build
 # DEMO_OUT=DIR puts the store and reports elsewhere (default reports/)
 demo: build
 	@$(abspath $(BIN)) demo --out $(or $(DEMO_OUT),reports)
+
+# README's quoted demo output, its CPU time and reports/examples/, rewritten from a fresh demo
+# (test 1565 checks them against the program)
+readme: build
+	@scripts/readme-quotes.sh $(abspath $(BIN)) --update
 
 bench: build
 	@bench/run.sh $(abspath $(BIN))

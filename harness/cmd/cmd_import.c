@@ -647,7 +647,7 @@ int cmd_import(int argc, const char **argv)
          "haystack to write: every record's passages (QA) or the pairs not used as hard "
          "negatives (KV)",
          0},
-        {OPT_LONG, "limit", 'n', &limit, "N", "write only the first N questions (0: all)", 0},
+        {OPT_LONG, "limit", 0, &limit, "N", "write only the first N questions (0: all)", 0},
         {OPT_LONG, "haystack-limit", 0, &hay_limit, "N", "write at most N haystack chunks", 0},
         {OPT_LONG, "kv-negatives", 0, &kv_neg, "N",
          "KV: keep N other pairs of the record as hard negatives (default: all)", 0},

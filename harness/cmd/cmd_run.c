@@ -694,7 +694,7 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_LIST, "tag", 0, &c->o.tags, "TAG", "label the run (repeatable; a resume adds tags)",
          0},
         {OPT_BOOL, "store-prompts", 0, &c->o.store_prompts, NULL, "store rendered prompts", 0},
-        {OPT_BOOL, "dry-run", 'n', &c->o.dry_run, NULL,
+        {OPT_BOOL, "dry-run", 0, &c->o.dry_run, NULL,
          "make the run's checks, print the matrix size, tokens and cost; generate nothing", 0},
         {OPT_DOUBLE, "price-in", 0, &c->o.price_in, "USD",
          "per 1M prompt tokens, >= 0 (with --price-out)", 0},

@@ -95,7 +95,7 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
     struct option opts[] = {
         {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set (JSONL, optionally .gz)", 0},
         {OPT_STRING, "haystack", 0, &s->haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
-        {OPT_STRING, "question", 'q', &s->qid, "ID", "question id (default: the first)", 0},
+        {OPT_STRING, "question", 0, &s->qid, "ID", "question id (default: the first)", 0},
         {OPT_STRING, "length", 'l', &s->length_s, "N", "target length in tokens (default 8k)", 0},
         {OPT_DOUBLE, "depth", 0, &s->depth, "PCT", "gold depth in percent, 0..100 (default 50)", 0},
         {OPT_LONG, "repeat", 'r', &s->repeat, "N", "repeat index (default 0)", 0},
@@ -303,7 +303,9 @@ static void print_text(const struct show_prompt *s)
     if (s->have_hay)
         printf("# haystack %s: %zu chunks (%zu exact duplicates dropped)\n", s->hay.path, s->hay.nr,
                s->hay.dropped_duplicates);
-    printf("# template %s, tokenizer %s; request sha256 %s\n", s->tpl.path, tokenizer_name(s->tk),
+    printf("# template %s, tokenizer %s\n", s->tpl.path, tokenizer_name(s->tk));
+    printf("# prompt_sha256 %s (the messages' text, as run stores it for this trial and export "
+           "prints it)\n",
            bp->sha256);
     if (s->completion) {
         printf("=== prompt ===\n%s\n", bp->text.buf);

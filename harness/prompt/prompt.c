@@ -261,7 +261,7 @@ long prompt_block_cost(struct prompt_builder *b, const struct chunk *c, const ch
     struct doc_vals d = {COUNT_INDEX, c->title, text, c->id, len, prompt_cut_tail(c, len)};
     strbuf_reset(&b->scratch);
     strbuf_addstr(&b->scratch, b->tpl->separator);
-    prompt_render(&b->scratch, b->tpl->document, "", NULL, NULL, &d);
+    prompt_render(&b->scratch, prompt_template_document(b->tpl, d.title), "", NULL, NULL, &d);
     return prompt_count_text(b, b->scratch.buf, b->scratch.len, err);
 }
 
@@ -457,7 +457,7 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
             }
             if (g == 0)
                 gold_s = b->docs.len;
-            prompt_render(&b->docs, t->document, "", NULL, NULL, &d);
+            prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, NULL, &d);
             /* the gold block: all chunks (no axis), or the first needle */
             if (!b->needles || g == 0)
                 gold_e = b->docs.len;
@@ -476,7 +476,7 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
                 ALLOC_GROW(b->unit_at, b->units + 1, b->unit_alloc);
                 b->unit_at[b->units++] = b->docs.len;
             }
-            prompt_render(&b->docs, t->document, "", NULL, &at, &d);
+            prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, &at, &d);
             if (is_cut) {
                 have_cut = 1;
                 cut_s = at;
@@ -582,7 +582,7 @@ static int build_control(struct prompt_builder *b, const struct prompt_request *
                                  q->gold[g].id, q->gold[g].text_len, NULL};
             if (g)
                 strbuf_addstr(&b->docs, t->separator);
-            prompt_render(&b->docs, t->document, "", NULL, NULL, &d);
+            prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, NULL, &d);
         }
     docs_at = prompt_render_messages(b, q, out);
     out->gold_start = docs_at;

@@ -34,6 +34,7 @@ struct prompt_template {
     char *system;                    /* owned, may be "" */
     char *user;                      /* owned */
     char *document;                  /* owned */
+    char *document_untitled;         /* owned; NULL: [document] renders untitled chunks too */
     char *separator;                 /* owned, escapes interpreted */
     char sha256[SHA256_HEX_LEN + 1]; /* of the file's bytes */
 };
@@ -42,6 +43,9 @@ struct prompt_template {
 int prompt_template_load(struct prompt_template *t, const char *path);
 /* Same, from a string; name is used in messages and as path. */
 int prompt_template_parse(struct prompt_template *t, const char *name, const char *text);
+/* The section that renders a chunk with this title: [document_untitled] for a chunk without
+   a title (a needle) when the template has one, else [document]. */
+const char *prompt_template_document(const struct prompt_template *t, const char *title);
 void prompt_template_release(struct prompt_template *t);
 
 /*

@@ -167,7 +167,7 @@ static long cut_chunk(struct prompt_builder *b, const struct chunk *c, long room
     long len;
     strbuf_reset(&b->docs);
     strbuf_addstr(&b->docs, b->tpl->separator);
-    prompt_render(&b->docs, b->tpl->document, "", NULL, &at, &d);
+    prompt_render(&b->docs, prompt_template_document(b->tpl, d.title), "", NULL, &at, &d);
     len = longest_prefix(b, c, b->docs.buf, at, c->text, max, min, b->docs.buf + at,
                          b->docs.len - at, room, err);
     /* a member whose whole value fits is the whole chunk */

@@ -83,7 +83,7 @@ static int render_docs(struct prompt_builder *b, const struct order_request *r, 
             gi = i;
             gold_s = b->docs.len;
         }
-        prompt_render(&b->docs, t->document, "", NULL, NULL, &d);
+        prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, NULL, &d);
         if (gi == i)
             gold_e = b->docs.len;
         if (!rc->gold) {

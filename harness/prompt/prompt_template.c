@@ -36,8 +36,17 @@
 
 /* ---- templates ---- */
 
-enum section { SEC_NONE = -1, SEC_SYSTEM, SEC_USER, SEC_DOCUMENT, SEC_SEPARATOR, SEC__COUNT };
-static const char *const section_names[] = {"system", "user", "document", "separator"};
+enum section {
+    SEC_NONE = -1,
+    SEC_SYSTEM,
+    SEC_USER,
+    SEC_DOCUMENT,
+    SEC_SEPARATOR,
+    SEC_DOCUMENT_UNTITLED,
+    SEC__COUNT
+};
+static const char *const section_names[] = {"system", "user", "document", "separator",
+                                            "document_untitled"};
 
 /* Placeholders allowed per section. */
 static int placeholder_allowed(enum section s, const char *name, size_t n)
@@ -50,6 +59,8 @@ static int placeholder_allowed(enum section s, const char *name, size_t n)
         return IS("question") || IS("documents");
     case SEC_DOCUMENT:
         return IS("index") || IS("title") || IS("text") || IS("id");
+    case SEC_DOCUMENT_UNTITLED: /* a chunk without a title: no {title} to fill */
+        return IS("index") || IS("text") || IS("id");
     default:
         return 0;
     }
@@ -130,7 +141,8 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
     enum section cur = SEC_NONE;
     const char *p = text;
     long line = 0, last_line = 0;
-    int i, ret = -1, counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0};
+    int i, ret = -1, counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0},
+           c_untitled[3] = {0, 0, 0};
 
     memset(t, 0, sizeof(*t));
     for (i = 0; i < SEC__COUNT; i++) {
@@ -156,7 +168,7 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
                         s = (enum section)i;
                 if (s == SEC_NONE) {
                     error("%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
-                          "[separator])",
+                          "[document_untitled], [separator])",
                           name, line, (int)(m - 2), p + 1);
                     goto cleanup;
                 }
@@ -202,7 +214,9 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
     }
     if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys) < 0 ||
         check_placeholders(name, SEC_USER, &sec[SEC_USER], counts) < 0 ||
-        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc) < 0)
+        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT_UNTITLED, &sec[SEC_DOCUMENT_UNTITLED], c_untitled) <
+            0)
         goto cleanup;
     if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}')) {
         error("%s:%ld: [separator] takes no placeholders", name, sec[SEC_SEPARATOR].line + 1);
@@ -221,10 +235,18 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
         error("%s:%ld: [document] must contain {text} exactly once", name, sec[SEC_DOCUMENT].line);
         goto cleanup;
     }
+    if (sec[SEC_DOCUMENT_UNTITLED].line && c_untitled[2] != 1) {
+        error("%s:%ld: [document_untitled] must contain {text} exactly once", name,
+              sec[SEC_DOCUMENT_UNTITLED].line);
+        goto cleanup;
+    }
     t->path = xstrdup(name);
     t->system = strbuf_detach(&sec[SEC_SYSTEM].text, NULL);
     t->user = strbuf_detach(&sec[SEC_USER].text, NULL);
     t->document = strbuf_detach(&sec[SEC_DOCUMENT].text, NULL);
+    t->document_untitled = sec[SEC_DOCUMENT_UNTITLED].line
+                               ? strbuf_detach(&sec[SEC_DOCUMENT_UNTITLED].text, NULL)
+                               : NULL;
     t->separator =
         sec[SEC_SEPARATOR].line ? unescape_separator(sec[SEC_SEPARATOR].text.buf) : xstrdup("\n");
     sha256_hex(text, strlen(text), t->sha256);
@@ -275,6 +297,11 @@ void prompt_request_for_trial(struct prompt_request *pr, const struct question *
     pr->chat = chat;
 }
 
+const char *prompt_template_document(const struct prompt_template *t, const char *title)
+{
+    return t->document_untitled && (!title || !*title) ? t->document_untitled : t->document;
+}
+
 int prompt_template_resolve(const char *spec, struct strbuf *out)
 {
     struct strbuf rel = STRBUF_INIT;
@@ -305,6 +332,7 @@ void prompt_template_release(struct prompt_template *t)
     free(t->system);
     free(t->user);
     free(t->document);
+    free(t->document_untitled);
     free(t->separator);
     memset(t, 0, sizeof(*t));
 }

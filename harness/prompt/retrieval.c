@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,15 +163,23 @@ int retrieval_synthesize(struct golden_set *gs, const struct haystack *hay,
 
 int retrieval_check_lists(const struct golden_set *gs, int k, struct strbuf *err)
 {
-    size_t i;
-    for (i = 0; i < gs->nr; i++)
-        if (gs->q[i].retrieved_nr < (size_t)k) {
-            strbuf_addf(err, "%s:%ld: \"retrieved\" has %zu chunk%s, --k %d needs %d", gs->path,
-                        gs->q[i].line, gs->q[i].retrieved_nr, gs->q[i].retrieved_nr == 1 ? "" : "s",
-                        k, k);
-            return -1;
-        }
-    return 0;
+    size_t i, shortest = SIZE_MAX;
+    const struct question *first = NULL;
+    for (i = 0; i < gs->nr; i++) {
+        if (gs->q[i].retrieved_nr < (size_t)k && !first)
+            first = &gs->q[i];
+        if (gs->q[i].retrieved_nr < shortest)
+            shortest = gs->q[i].retrieved_nr;
+    }
+    if (!first)
+        return 0;
+    /* every k must fit every list: name the first short one and the largest k all allow */
+    strbuf_addf(err,
+                "%s:%ld: \"retrieved\" has %zu chunk%s, --k %d needs %d (the shortest list has "
+                "%zu: every k must be at most that)",
+                gs->path, first->line, first->retrieved_nr, first->retrieved_nr == 1 ? "" : "s", k,
+                k, shortest);
+    return -1;
 }
 
 int order_setup_parse(struct order_setup *x, const char *policies, const char *ks, int group_by_doc,

@@ -1,5 +1,6 @@
 # make demo's "demo:" lines are bold only on a terminal and never with NO_COLOR set; its output
 # through a pipe or a file used to carry ANSI escape codes. (Small demo: 1k tokens, scratch dir.)
+# It leaves one copy of compare.md (in the comparison folder).
 . "$TESTS/cli/lib/lib.sh"
 esc=$(printf '\033')
 export DEMO_LENGTHS=1k
@@ -8,6 +9,8 @@ assert_contains demo.out "demo: done in"
 grep -q "$esc" demo.out && fail "escape codes in demo output to a file"
 [ -s a/demo.db ] && [ -d a ] || fail "--out not used"
 ls a | grep -q -- '-vs-base$' || fail "no comparison folder in DEMO_OUT: $(ls a)"
+# compare.md is in that folder; the demo wrote its stdout beside it as <run>-vs-base.md too
+ls a | grep -q -- '-vs-base\.md$' && fail "a second copy of compare.md: $(ls a)"
 # the verdict line is compare.json's headline (where the regression is), not a fixed sentence
 headline=$(python3 -c 'import json,glob; print(json.load(open(glob.glob("a/*-vs-base/compare.json")[0]))["headline"])')
 # (at 1k serve-sim plants no dip: the two models answer alike and 36 questions cannot bound it)

@@ -19,4 +19,4 @@ expect_code 0 "$DIPMAP" show-prompt --dataset golden.jsonl --haystack "$HAY" --t
     --length 1k --depth 50 --tokenizer server --endpoint "$SIM_URL" --model dipmap-sim \
     --question "$q1" --template-overhead "$ov"
 assert_contains out "# length: target 1024, realized $want "
-assert_contains out "; request sha256 "
+assert_contains out "# prompt_sha256 "

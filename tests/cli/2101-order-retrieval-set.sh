@@ -57,7 +57,7 @@ for key, pol in sets.items():
 PY
 
 expect_code 2 "${base[@]}" --run bad --k 4,9
-assert_contains err "retrieval.jsonl:1: \"retrieved\" has 8 chunks, --k 9 needs 9"
+assert_contains err "retrieval.jsonl:1: \"retrieved\" has 8 chunks, --k 9 needs 9 (the shortest list has 8: every k must be at most that)"
 expect_code 2 "$DIPMAP" run --endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset "$set_" \
     --db t.db --run depth --lengths 2000 --progress none
 assert_contains err "retrieval.jsonl:12: no gold chunk among \"retrieved\""

@@ -13,7 +13,9 @@ q = "What is the vault code of the Velaefell observatory?"
 docs = user.index("Document [1]")
 assert user.count(q) == 1 and user.index(q) < docs, user[:300]
 assert "The grass is green. The sky is blue." in user
-assert "(Title: Filler)" in user and user.count("(Title: ") == user.count("(Title: Filler)") + 1
+# the filler chunks are titled "Filler"; the needle has no title ([document_untitled])
+assert "(Title: Filler)" in user and user.count("(Title: ") == user.count("(Title: Filler)")
+assert "] The vault code of the Velaefell observatory is " in user
 PY
 expect_code 2 "$DIPMAP" show-prompt --dataset "$set_" --haystack "$hay" --axes 'question-at'
 assert_contains err "show-prompt: --axes: axis 'question-at' has no '=value'"
