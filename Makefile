@@ -279,8 +279,9 @@ uninstall:
 
 # ---- release and packaging (README "Install") --------------------------------------------
 # make dist: dipmap-RELEASE.tar.gz of the committed tree (git archive HEAD) with
-# .tarball-version, which builds and passes the unit and e2e tests outside git. make test-package: the
-# slow packaging tests (tests/package/: dist, deb, container), each timed; CI runs it.
+# .tarball-version, which builds and passes outside git the tests that could differ there
+# (tests/package/dist.sh). make test-package: the slow packaging tests (tests/package/: dist,
+# deb, container), each timed; CI runs it.
 DIST_NAME = dipmap-$(RELEASE)
 dist:
 	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "make dist: needs a git checkout" >&2; exit 2; }

@@ -1,6 +1,7 @@
 # The Containerfile builds an image (make image, from the release tarball) that runs dipmap as
 # a non-root user with its data: inside it `dipmap --version` names the release and `dipmap
-# demo` runs on the installed data. No image registry is reachable on the test machines, so the
+# demo` runs on the installed data, and `dipmap help --man` prints the manual; the test prints
+# the image's size. No image registry is reachable on the test machines, so the
 # Debian 12 base is made locally from the Debian archive (mmdebstrap, minbase) and kept as
 # localhost/dipmap-base:bookworm for later runs (DIPMAP_BASE_IMAGE names another). Built and
 # run with buildah's chroot isolation (podman run cannot start containers on these machines:
@@ -52,4 +53,9 @@ brun sh -c 'ls /home/dipmap/demo/*-vs-base/compare.json' >/dev/null 2>&1 || fail
 # gnuplot (recommended by the package) made the plots
 brun sh -c 'ls /home/dipmap/demo/*/*.svg /home/dipmap/demo/*/*.png 2>/dev/null | head -n 1' | grep -q . ||
     fail "no plot in the demo's reports"
+# the manual is in the binary (the image, like Debian's slim images, ships no man-db): help --man
+brun dipmap help --man run >man.txt 2>&1 || { cat man.txt >&2; fail "dipmap help --man run in the image"; }
+grep -q '^\.TH ' man.txt || fail "help --man gave no man page: $(head -n 3 man.txt)"
+# its size, for README "Container image" (measured, not asserted)
+echo "measured: image size $(buildah images --format '{{.Size}}' "$image" | head -n 1) ($image)"
 exit 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test-package: the slow packaging tests, apart from make test (CI runs both). Each
 # tests/package/NAME.sh runs in a fresh scratch folder with DIPMAP, REPO and TESTS set, like
-# a CLI test (exit 0 pass, 77 skip with "skip: why" on stderr), and its time is printed.
+# a CLI test (exit 0 pass, 77 skip with "skip: why" on stderr), and its time is printed, with
+# the lines it printed as "measured: ...".
 # Ends with "N passed, N failed, N skipped". usage: tests/package/run.sh DIPMAP [PATTERN]
 set -u
 bin=$1
@@ -20,6 +21,7 @@ for t in "$repo"/tests/package/[a-z]*.sh; do
     secs=$(($(date +%s) - start))
     if [ $rc = 0 ]; then
         echo "ok - package/$name (${secs} s)"
+        sed -n 's/^measured: /    /p' "$scratch.log" # a figure the test measured (image size)
         pass=$((pass + 1))
         rm -rf "$scratch" "$scratch.log"
     elif [ $rc = 77 ]; then
