@@ -6,8 +6,9 @@
 #
 # usage: scripts/readme-quotes.sh DIPMAP [--check | --update]
 #   --check   (default) run the demo in a scratch folder and exit 1, showing a diff, when README.md
-#             or reports/examples/*.md say something else; run durations, the runs' UTC stamps, ports,
-#             dates and the CPU-time line are not compared (they differ on every run)
+#             or reports/examples/*.md say something else; run durations, the runs' UTC stamps,
+#             ports, dates, the build's commit and the CPU-time line are not compared (they
+#             differ on every run)
 #   --update  rewrite those README blocks and the CPU-time line, and copy the new reports/examples/
 #             (make readme)
 # A block is the fenced block right after a line "<!-- readme-quotes: NAME -->" in README.md;
@@ -97,6 +98,7 @@ fi
 norm() {
     sed -E 's/demo-[0-9]{8}-[0-9]{6}/demo-STAMP/g
         s#127\.0\.0\.1:[0-9]+#127.0.0.1:PORT#g
+        s/\b[0-9a-f]{12}(-dirty)?\b/COMMIT/g
         s/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?/DATE/g
         s/^(demo: done in )[0-9]+ s \(baseline run [0-9]+ s, candidate run [0-9]+ s, ordering [0-9]+ s, compare and reports [0-9]+ s\)/\1N s (durations)/
         s/^It needs about [0-9.]+ CPU-seconds .*/It needs about N CPU-seconds (measured)/' "$1"

@@ -3,8 +3,9 @@
  * (NQ-open oracle/k-document QA files, key-value retrieval files) into a
  * dipmap golden set plus a haystack of the other records' passages or pairs.
  * `dipmap import nolima FILE` and `dipmap import ruler FILE` convert NoLiMa's
- * needle-set entries and RULER's generated needle-in-a-haystack samples
- * (README.md "Importing NoLiMa and RULER sets": the field mapping).
+ * needle-set entries and RULER's generated needle-in-a-haystack samples;
+ * `dipmap import longbench-v2 FILE` makes a haystack of LongBench v2's long
+ * documents (README.md "Importing NoLiMa, RULER and LongBench v2": the field mapping).
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@ static const char *const import_usage[] = {
     "[--as golden|retrieval] [--kv-question sentence|key]",
     "dipmap import nolima FILE --out SET.jsonl[.gz] [--limit N] [--seed N]",
     "dipmap import ruler FILE --out SET.jsonl[.gz] [--limit N]",
+    "dipmap import longbench-v2 FILE --out HAYSTACK.jsonl[.gz] [--limit N]",
     NULL,
 };
 
@@ -41,7 +43,7 @@ struct importer {
     int as_retrieval;   /* QA: write retrieval items (the ctxs as given, in file order) */
     int kv_key;         /* KV: the question is the bare key (the paper's prompt names only it) */
     unsigned long seed; /* nolima: which character of character_set each test names */
-    int format;         /* 0 litm (qa or kv from the first record), 3 nolima, 4 ruler */
+    int format; /* 0 litm (qa or kv from the first record), 3 nolima, 4 ruler, 5 longbench-v2 */
     struct strbuf line;
     char prefix[16];
 };
@@ -588,13 +590,98 @@ static int import_ruler(struct importer *im, const struct json *j, long lineno)
     return rc;
 }
 
+/* ---- LongBench v2 ---- */
+
+struct lb_ctx {
+    struct importer *im;
+    const char *rid;
+    long n; /* chunks of this record so far */
+    int rc;
+};
+
+static void lb_piece(void *arg, const char *text, size_t len, size_t piece, int whole)
+{
+    struct lb_ctx *c = arg;
+    struct chunk ch;
+    struct strbuf id = STRBUF_INIT;
+    (void)piece, (void)whole; /* the record's own count numbers every chunk */
+    if (c->rc || !len)
+        return;
+    memset(&ch, 0, sizeof(ch));
+    strbuf_addf(&id, "lb2-%s#%ld", c->rid, c->n++);
+    ch.id = id.buf;
+    ch.title = (char *)"";
+    ch.text = xmemdup(text, len); /* a C string: text is inside the record's context */
+    ch.text_len = len;
+    chunk_to_jsonl(&c->im->line, &ch);
+    c->rc = write_line(c->im->set, &c->im->line);
+    c->im->chunks++;
+    free(ch.text);
+    strbuf_release(&id);
+}
+
+/* The first byte at or after i that is not a space, tab or CR (n at the end). */
+static size_t lb_blank_to(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/*
+ * One LongBench v2 record (one element of its data.json per line): its context cut into
+ * haystack chunks (ids lb2-ID#N, no title), paragraphs at blank lines (the newlines inside
+ * kept: code and tables keep their lines) and long paragraphs as a text haystack cuts them.
+ * The multiple-choice question marks no evidence to place at a depth and is not imported.
+ * --limit counts records.
+ */
+static int import_longbench(struct importer *im, const struct json *j, long lineno)
+{
+    const char *rid = need_str(im, j, "_id", lineno), *ctx;
+    struct lb_ctx c = {im, rid, 0, 0};
+    size_t n, i, from = 0;
+    if (!rid || !(ctx = need_str(im, j, "context", lineno)))
+        return -1;
+    if (im->limit > 0 && im->questions >= im->limit)
+        return 0;
+    im->questions++; /* records */
+    n = strlen(ctx);
+    while (from < n && !c.rc) {
+        /* the paragraph ends at a newline followed by a blank line (nothing but spaces, tabs
+           or CR), or at the end; the next starts at its first line, indentation kept */
+        size_t end = n, next = n, m, k;
+        for (i = from; i < n; i++) {
+            if (ctx[i] != '\n')
+                continue;
+            m = lb_blank_to(ctx, n, i + 1);
+            if (m >= n) { /* only whitespace to the end */
+                end = i;
+                break;
+            }
+            if (ctx[m] != '\n')
+                continue;
+            end = i;
+            for (k = m; (m = lb_blank_to(ctx, n, k + 1)) < n && ctx[m] == '\n';)
+                k = m;
+            next = k + 1;
+            break;
+        }
+        haystack_paragraph_pieces(ctx + from, end - from, lb_piece, &c);
+        from = next;
+    }
+    if (!c.rc && !c.n)
+        return error("%s:%ld: \"context\": no text", im->path, lineno);
+    return c.rc;
+}
+
 static int run_import(struct importer *im)
 {
     struct dataset_lines *r = dataset_lines_open(im->path);
     char *line;
     size_t len;
     long lineno;
-    int rc, kind = im->format; /* 1 qa, 2 kv (litm: from the first record), 3 nolima, 4 ruler */
+    int rc, kind = im->format; /* 1 qa, 2 kv (litm: from the first record), 3 nolima, 4 ruler,
+                                  5 longbench-v2 */
     if (!r)
         return -1;
     while ((rc = dataset_lines_next(r, &line, &len, &lineno)) > 0) {
@@ -620,7 +707,8 @@ static int run_import(struct importer *im)
         rc = kind == 1   ? import_qa(im, j, lineno)
              : kind == 2 ? import_kv(im, j, lineno)
              : kind == 3 ? import_nolima(im, j, lineno)
-                         : import_ruler(im, j, lineno);
+             : kind == 4 ? import_ruler(im, j, lineno)
+                         : import_longbench(im, j, lineno);
         json_free(j);
         if (rc)
             break;
@@ -641,13 +729,14 @@ int cmd_import(int argc, const char **argv)
     struct importer im;
     int rc, ret = DM_EXIT_USAGE;
     struct option opts[] = {
-        {OPT_STRING, "out", 'o', &out, "FILE", "golden set to write (.gz: compressed; - stdout)",
-         0},
+        {OPT_STRING, "out", 'o', &out, "FILE",
+         "golden set to write (longbench-v2: the haystack; .gz: compressed; - stdout)", 0},
         {OPT_STRING, "haystack-out", 0, &hay_out, "FILE",
          "haystack to write: every record's passages (QA) or the pairs not used as hard "
          "negatives (KV)",
          0},
-        {OPT_LONG, "limit", 0, &limit, "N", "write only the first N questions (0: all)", 0},
+        {OPT_LONG, "limit", 0, &limit, "N",
+         "write only the first N questions (longbench-v2: records) (0: all)", 0},
         {OPT_LONG, "haystack-limit", 0, &hay_limit, "N", "write at most N haystack chunks", 0},
         {OPT_LONG, "kv-negatives", 0, &kv_neg, "N",
          "KV: keep N other pairs of the record as hard negatives (default: all)", 0},
@@ -665,9 +754,9 @@ int cmd_import(int argc, const char **argv)
     rc = parse_options(argc, argv, opts, import_usage, &rest);
     if (rc)
         return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    if (rest.nr != 2 ||
-        (strcmp(rest.v[0], "litm") && strcmp(rest.v[0], "nolima") && strcmp(rest.v[0], "ruler"))) {
-        error("import: expected 'litm FILE', 'nolima FILE' or 'ruler FILE'");
+    if (rest.nr != 2 || (strcmp(rest.v[0], "litm") && strcmp(rest.v[0], "nolima") &&
+                         strcmp(rest.v[0], "ruler") && strcmp(rest.v[0], "longbench-v2"))) {
+        error("import: expected 'litm FILE', 'nolima FILE', 'ruler FILE' or 'longbench-v2 FILE'");
         usage_with_options(stderr, import_usage, opts);
         goto cleanup;
     }
@@ -699,7 +788,10 @@ int cmd_import(int argc, const char **argv)
     im.hay_limit = hay_limit;
     im.kv_negatives = kv_neg;
     im.seed = (unsigned long)seed;
-    im.format = !strcmp(rest.v[0], "nolima") ? 3 : !strcmp(rest.v[0], "ruler") ? 4 : 0;
+    im.format = !strcmp(rest.v[0], "nolima")         ? 3
+                : !strcmp(rest.v[0], "ruler")        ? 4
+                : !strcmp(rest.v[0], "longbench-v2") ? 5
+                                                     : 0;
     strbuf_init(&im.line, 0);
     snprintf(im.prefix, sizeof(im.prefix), "nq");
     im.set = dataset_writer_open(out);
@@ -719,7 +811,13 @@ int cmd_import(int argc, const char **argv)
         goto done;
     }
     im.hay = NULL;
-    fprintf(stderr, "import: %ld questions -> %s", im.questions, out);
+    if (im.format == 5)
+        fprintf(stderr,
+                "import: %ld record%s -> %ld haystack chunks in %s (their multiple-choice "
+                "questions mark no evidence to place at a depth and are not imported)",
+                im.questions, im.questions == 1 ? "" : "s", im.chunks, out);
+    else
+        fprintf(stderr, "import: %ld questions -> %s", im.questions, out);
     if (hay_out)
         fprintf(stderr, ", %ld haystack chunks -> %s", im.chunks, hay_out);
     if (im.skipped)

@@ -1011,13 +1011,13 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Split one paragraph into chunks of <= ~200 words when it is long. */
-static void hay_add_paragraph(struct hay_builder *hb, const char *path, long line,
-                              const struct strbuf *para)
+void haystack_paragraph_pieces(const char *s, size_t n,
+                               void (*emit)(void *arg, const char *text, size_t len, size_t piece,
+                                            int whole),
+                               void *arg)
 {
-    const char *s = para->buf, *end = para->buf + para->len;
+    const char *end = s + n, *p;
     size_t words = 0, piece = 0;
-    const char *p;
     int in = 0;
     for (p = s; p < end; p++) {
         int sp = *p == ' ' || *p == '\n' || *p == '\t';
@@ -1026,9 +1026,7 @@ static void hay_add_paragraph(struct hay_builder *hb, const char *path, long lin
         in = !sp;
     }
     while (s < end) {
-        const char *cut = end;
-        struct chunk ch;
-        struct strbuf id = STRBUF_INIT;
+        const char *cut = end, *e;
         if (words > 300) {
             size_t w = 0;
             in = 0;
@@ -1042,25 +1040,45 @@ static void hay_add_paragraph(struct hay_builder *hb, const char *path, long lin
             }
             words = words > 200 ? words - 200 : 0;
         }
-        memset(&ch, 0, sizeof(ch));
-        strbuf_addf(&id, "%s:%ld", base_name(path), line);
-        if (piece || cut != end)
-            strbuf_addf(&id, ".%zu", piece);
-        ch.id = strbuf_detach(&id, NULL);
-        ch.title = xstrdup("");
-        {
-            const char *e = cut;
-            while (e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'))
-                e--;
-            ch.text = xmemdup(s, (size_t)(e - s));
-            ch.text_len = (size_t)(e - s);
-        }
-        hay_add(hb, &ch);
+        e = cut;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'))
+            e--;
+        emit(arg, s, (size_t)(e - s), piece, !piece && cut == end);
         piece++;
         s = cut;
         while (s < end && (*s == ' ' || *s == '\n' || *s == '\t'))
             s++;
     }
+}
+
+struct para_ctx {
+    struct hay_builder *hb;
+    const char *path;
+    long line;
+};
+
+static void hay_add_piece(void *arg, const char *text, size_t len, size_t piece, int whole)
+{
+    struct para_ctx *pc = arg;
+    struct chunk ch;
+    struct strbuf id = STRBUF_INIT;
+    memset(&ch, 0, sizeof(ch));
+    strbuf_addf(&id, "%s:%ld", base_name(pc->path), pc->line);
+    if (!whole)
+        strbuf_addf(&id, ".%zu", piece);
+    ch.id = strbuf_detach(&id, NULL);
+    ch.title = xstrdup("");
+    ch.text = xmemdup(text, len);
+    ch.text_len = len;
+    hay_add(pc->hb, &ch);
+}
+
+/* One paragraph of a text haystack: its pieces (haystack_paragraph_pieces), ids FILE:LINE[.N]. */
+static void hay_add_paragraph(struct hay_builder *hb, const char *path, long line,
+                              const struct strbuf *para)
+{
+    struct para_ctx pc = {hb, path, line};
+    haystack_paragraph_pieces(para->buf, para->len, hay_add_piece, &pc);
 }
 
 int haystack_load(struct haystack *h, const char *spec)

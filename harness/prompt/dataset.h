@@ -202,6 +202,16 @@ int utf8_valid(const char *s, size_t len);
  */
 void question_to_jsonl(struct strbuf *out, const struct question *q);
 void chunk_to_jsonl(struct strbuf *out, const struct chunk *c);
+/*
+ * The chunks one paragraph of a text haystack becomes: the whole paragraph, or pieces of 200
+ * words when it has more than 300 (the last piece takes the rest), whitespace-trimmed. Calls
+ * emit(arg, text, len, piece, whole) for each, whole set when the paragraph is one piece.
+ * Used by the .txt haystack loader and by `import longbench-v2`.
+ */
+void haystack_paragraph_pieces(const char *s, size_t n,
+                               void (*emit)(void *arg, const char *text, size_t len, size_t piece,
+                                            int whole),
+                               void *arg);
 
 /*
  * Streaming line reader over a plain or gzip-compressed file (zlib detects
