@@ -80,6 +80,7 @@ struct logrec {
     double p, u;    /* < 0: not drawn */
     double overlap; /* the question's overlap with its gold (sim_features), < 0: unknown */
     int reversed;   /* -1: the question has one gold chunk; else sim_features.reversed */
+    double spacing; /* with reversed: sim_features.spacing (the needles' gap / T) */
     const char *outcome;
     const char *finish;           /* finish_reason of an answer, else NULL */
     const char *reasoning_effort; /* as requested, else NULL */
@@ -106,6 +107,7 @@ static void logrec_init(struct logrec *l, const char *route)
     l->u = -1;
     l->overlap = -1;
     l->reversed = -1;
+    l->spacing = -1;
     l->outcome = "ok";
     l->think = -1;
     l->inflight = -1;
@@ -215,8 +217,10 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
         json_add_num(o, "u", l->u);
         if (l->overlap >= 0)
             json_add_num(o, "overlap", l->overlap);
-        if (l->reversed >= 0) /* a two-hop chain's order (run --hops 2) */
+        if (l->reversed >= 0) { /* a two-hop chain's order (run --hops 2) and the gap */
             json_add_bool(o, "reversed", l->reversed);
+            json_add_num(o, "spacing", l->spacing);
+        }
     }
     json_add_bool(o, "gold", l->gold);
     json_add_str(o, "outcome", l->outcome);
@@ -678,8 +682,10 @@ static void generate(struct sim_server *s, struct gen_request *g, struct reply *
     if (a.gold)
         l->x = a.x;
     l->overlap = a.features.overlap;
-    if (a.q && a.q->gold_nr >= 2 && a.features.gold_present >= 2)
+    if (a.q && a.q->gold_nr >= 2 && a.features.gold_present >= 2) {
         l->reversed = a.features.reversed;
+        l->spacing = a.features.spacing;
+    }
 
     if (cfg->ctx > 0 && a.T + (g->max_tokens > 0 ? g->max_tokens : 0) > cfg->ctx) {
         if (g->max_tokens > 0)
