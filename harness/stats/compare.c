@@ -882,15 +882,20 @@ void compare_headline(struct strbuf *out, const struct compare_result *r)
         int primary = r->n_primary_regressions > 0;
         strbuf_addstr(out,
                       primary ? ": regression in " : ": regression in the cells (--gate cells): ");
-        for (i = 0; i < r->n_tests && (long)shown < shown_max; i++) {
+        for (i = 0; i < r->n_tests; i++) {
             const struct compare_test *t = &r->tests[i];
             if (t->status != CMP_REGRESSION || t->scope == COMPARE_OVERALL || t->primary != primary)
                 continue;
-            if (shown++)
+            if ((long)shown++ >= shown_max)
+                continue; /* counted for "and N more" */
+            if (shown > 1)
                 strbuf_addstr(out, "; ");
             endpoint_change(out, t);
             strbuf_addf(out, " (Holm p %.2g)", t->p_drop_adj);
         }
+        /* the first four, and how many more the tables list */
+        if ((long)shown > shown_max)
+            strbuf_addf(out, "; and %ld more", (long)shown - shown_max);
         return;
     }
     for (i = 0; i < r->n_tests; i++) {

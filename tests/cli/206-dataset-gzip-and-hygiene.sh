@@ -4,7 +4,7 @@ source "$TESTS/cli/lib/lib.sh"
 cp "$TESTS/data/datasets/valid.jsonl" "$TESTS/data/datasets/hay.txt" .
 gzip -c valid.jsonl >valid.jsonl.gz
 for set in valid.jsonl valid.jsonl.gz; do
-    expect_code 0 "$DIPMAP" show-prompt --dataset $set --haystack hay.txt --question q1 --length 150 --depth 100
+    expect_code 0 "$DIPMAP" show-prompt --dataset $set --haystack hay.txt --question q1 --length 140 --depth 100
     assert_contains out "Paris is the capital of France."
     assert_contains out "The river flows through the valley"
     assert_contains out "1 excluded: they contain an answer"

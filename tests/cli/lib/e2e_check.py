@@ -100,7 +100,9 @@ def cmd_planted(db, run, summary_path, log_path, spec):
         for (depth_bp, rep, realized, usage, gold, outcome), d in zip(tr, lg):
             if d["T"] != usage:
                 die("%r depth %d: server T %d, store usage %r" % (key, depth_bp, d["T"], usage))
-            if not 0 <= d["x"] - gold / d["T"] < 0.02:
+            # gold_offset is the gold block's start from cached counts, exact to a few tokens
+            # (prompt.c); the server finds the gold's text, after the block's header
+            if not -4.0 / d["T"] <= d["x"] - gold / d["T"] < 0.02:
                 die("%r depth %d: server x %.4f far from gold_offset/T %.4f" %
                     (key, depth_bp, d["x"], gold / d["T"]))
             p = planted_p(m, d["x"], d["T"])
@@ -151,9 +153,14 @@ def cmd_planted(db, run, summary_path, log_path, spec):
                        dw["hi"], pworst))
         print("\n".join(report), flush=True)
         report = []
-        if share < 0.95:
-            failures.append("length %d: only %.1f%% of cells hold the planted accuracy" %
-                            (length, 100 * share))
+        # 95% intervals each miss 1 time in 20, so all cells holding is luck (about half of all
+        # seeds for 11 cells); fail when so few hold that 95% coverage would give as few in
+        # under 1% of runs (11 cells: fewer than 9), as a curve the pipeline moved does
+        n = len(keys)
+        tail = sum(math.comb(n, k) * 0.95 ** k * 0.05 ** (n - k) for k in range(inside + 1))
+        if tail < 0.01:
+            failures.append("length %d: only %d of %d cells hold the planted accuracy (95%% "
+                            "intervals hold this few in %.2g%% of runs)" % (length, inside, n, 100 * tail))
         if not dip["lo"] - 1e-12 <= pdip <= dip["hi"] + 1e-12:
             failures.append("length %d: the dip interval misses the planted dip %.3f" % (length, pdip))
         if not dw["lo"] - 1e-12 <= pworst <= dw["hi"] + 1e-12:
