@@ -32,14 +32,25 @@ COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(sh
 endif
 
 PKGS := libcurl sqlite3 libpcre2-8 libcjson libmicrohttpd zlib libcrypto
-# Build libraries, gnuplot for plots, and what the tests use (xmllint, sqlite3, clang, clang-format,
-# chromium to render report.html headless).
-DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libsqlite3-dev libpcre2-dev \
-	libcjson-dev libmicrohttpd-dev zlib1g-dev gnuplot-nox libxml2-utils sqlite3 clang \
-	clang-format curl ca-certificates procps python3 chromium python3-pandas
+# Debian packages by what needs them; each target installs only its own when they are missing
+# (make: the build's; make demo: and gnuplot; make test, bench, validate: all), make deps all.
+# Building: the compiler and the libraries' headers.
+BUILD_DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev libsqlite3-dev \
+	libpcre2-dev libcjson-dev libmicrohttpd-dev zlib1g-dev ca-certificates
+# The plots of reports and of the demo.
+PLOT_DEB_PKGS := gnuplot-nox
+# The tests: xmllint (JUnit, HTML), sqlite3 (stores), clang (fuzz build), clang-format, curl,
+# procps, python3 with pandas (export), chromium (report.html rendered headless).
+TEST_DEB_PKGS := libxml2-utils sqlite3 clang clang-format curl procps python3 chromium \
+	python3-pandas
+DEB_PKGS := $(BUILD_DEB_PKGS) $(PLOT_DEB_PKGS) $(TEST_DEB_PKGS)
 
-HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
-	command -v gnuplot >/dev/null 2>&1 && command -v xmllint >/dev/null 2>&1 && echo yes)
+HAVE_BUILD_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
+	echo yes)
+HAVE_PLOT_DEPS := $(shell command -v gnuplot >/dev/null 2>&1 && echo yes)
+HAVE_DEPS := $(if $(and $(HAVE_BUILD_DEPS),$(HAVE_PLOT_DEPS)),$(shell command -v xmllint \
+	>/dev/null 2>&1 && command -v sqlite3 >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 \
+	&& echo yes))
 
 CC ?= cc
 ifeq ($(CC),cc)
@@ -82,18 +93,32 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build docs install uninstall dist deb image test-package deps test test-asan test-llama demo readme bench validate format format-check check-banned clean \
+.PHONY: all build docs install uninstall dist deb image test-package deps deps-build deps-plot test test-asan test-llama demo readme bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
-ifeq ($(HAVE_DEPS),yes)
+# A target whose packages are missing installs them and runs again, once (DEPS_TRIED stops a
+# second round when they are still missing after the install: a failed apt-get, no sudo).
+missing_deps = $(if $(DEPS_TRIED),@echo "dipmap: packages still missing after installing them: $(1)" >&2; exit 2, \
+	@echo "dipmap: $(2) needs packages that are missing; installing them ($(1))."$(newline)\
+	$(MAKE) $(1)$(newline)$(MAKE) DEPS_TRIED=1 $(3))
+define newline
+
+
+endef
+ifeq ($(HAVE_BUILD_DEPS),yes)
 all: build
 else
-all test demo bench validate test-asan test-llama:
-	@echo "dipmap: required packages are missing (pkg-config: $(PKGS); gnuplot; xmllint)."
-	@echo "dipmap: running 'make deps' first."
-	$(MAKE) deps
-	$(MAKE) $(if $(MAKECMDGOALS),$(MAKECMDGOALS),all)
+all:
+	$(call missing_deps,deps-build,the build,all)
+endif
+ifneq ($(HAVE_BUILD_DEPS)$(HAVE_PLOT_DEPS),yesyes)
+demo:
+	$(call missing_deps,deps-build deps-plot,the demo,demo)
+endif
+ifneq ($(HAVE_DEPS),yes)
+test bench validate test-asan test-llama:
+	$(call missing_deps,deps,$@,$@)
 endif
 
 build: $(BIN)
@@ -126,11 +151,23 @@ $(BUILD)/tests/unit/test_fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuz
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
 
+# apt-get install (sudo when not root), with an apt-get update first only when that fails
+apt_install = @set -e; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	echo "dipmap: installing Debian packages: $(1)"; \
+	$$SUDO apt-get install -y --no-install-recommends $(1) || \
+	{ $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $(1); }
 deps:
-	@set -e; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	echo "dipmap: installing Debian packages: $(DEB_PKGS)"; \
-	$$SUDO apt-get install -y --no-install-recommends $(DEB_PKGS) || \
-	{ $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends $(DEB_PKGS); }
+	$(call apt_install,$(DEB_PKGS))
+deps-build:
+	$(call apt_install,$(BUILD_DEB_PKGS))
+deps-plot:
+	$(call apt_install,$(PLOT_DEB_PKGS))
+
+ifeq ($(HAVE_BUILD_DEPS)$(HAVE_PLOT_DEPS),yesyes)
+# DEMO_OUT=DIR puts the store and reports elsewhere (default reports/)
+demo: build
+	@$(abspath $(BIN)) demo --out $(or $(DEMO_OUT),reports)
+endif
 
 ifeq ($(HAVE_DEPS),yes)
 test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BUILD)/tests/validate/gate_rates check-banned
@@ -148,9 +185,6 @@ test-llama: build
 	@LLAMA_SERVER="$(abspath $(LLAMA_SERVER))" DIPMAP_REQUIRE_LLAMA=1 \
 		tests/run.sh $(BUILD) $(abspath $(BIN)) -llama-
 
-# DEMO_OUT=DIR puts the store and reports elsewhere (default reports/)
-demo: build
-	@$(abspath $(BIN)) demo --out $(or $(DEMO_OUT),reports)
 
 # README's quoted demo output, its CPU time and reports/examples/, rewritten from a fresh demo
 # (test 1565 checks them against the program)

@@ -591,3 +591,8 @@ void unicode_lower(const char *s, size_t n, struct strbuf *out)
     unicode_cps_release(&in);
     unicode_cps_release(&low);
 }
+
+const char *unicode_tables_version(void)
+{
+    return UNICODE_TABLES_VERSION;
+}

@@ -104,6 +104,9 @@ size_t unicode_char_lower(uint32_t c, uint32_t out[2]);
 int unicode_final_sigma(const uint32_t *v, size_t n, size_t i);
 /* \w of Python's regex module (the LitM normaliser's word characters). */
 int unicode_is_word(uint32_t c);
+/* The Unicode version of the tables (unicode_tables.inc): it must be PCRE2's
+   (tokenizer_pcre2_unicode_version()), which splits the same text (test_tokenizer checks). */
+const char *unicode_tables_version(void);
 /* Python's str.isspace(). */
 int unicode_is_space(uint32_t c);
 

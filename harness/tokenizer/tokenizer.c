@@ -334,6 +334,14 @@ const char *tokenizer_name(const struct tokenizer *tk)
     return tk->name;
 }
 
+const char *tokenizer_pcre2_unicode_version(void)
+{
+    static char v[32];
+    if (!v[0] && pcre2_config(PCRE2_CONFIG_UNICODE_VERSION, v) < 0)
+        snprintf(v, sizeof(v), "unknown");
+    return v;
+}
+
 const char *tokenizer_hash(const struct tokenizer *tk)
 {
     struct tokenizer *m = (struct tokenizer *)tk; /* lazy, under the lock */

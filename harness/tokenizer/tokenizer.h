@@ -106,6 +106,9 @@ size_t tokenizer_vocab_size(const struct tokenizer *tk);
 const char *tokenizer_name(const struct tokenizer *tk);
 /* sha256 hex of the definition file; "server:<name>" for remote. Owned by tk. */
 const char *tokenizer_hash(const struct tokenizer *tk);
+/* The Unicode version of the linked PCRE2 (its \p{...} classes split pre-tokenizer text), e.g.
+   "14.0.0"; unicode_tables_version() must equal it. */
+const char *tokenizer_pcre2_unicode_version(void);
 int tokenizer_is_remote(const struct tokenizer *tk);
 
 /*
