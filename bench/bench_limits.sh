@@ -10,10 +10,8 @@ set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 cd "$repo" || exit 1
-mkdir -p "$build/bench"
-${CC:-gcc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
-    $(pkg-config --cflags libpcre2-8) -o "$build/bench/bench_split" bench/bench_split.c \
-    $(pkg-config --libs libpcre2-8) || { echo "limits: skipped (cannot build bench_split)"; exit 0; }
+make -s BUILD="$build" "$build/bench/bench_split" >/dev/null ||
+    { echo "limits: skipped (cannot build bench_split)"; exit 0; }
 echo "### Limit: PCRE2 JIT split alone (cl100k_base pattern, CPU time, best of 5)"
 echo
 echo "| corpus | split MB/s | pieces |"
