@@ -1,8 +1,8 @@
 /*
  * Client tests: the pure classifier on every error-body shape of the
- * reference, Retry-After / reset-duration parsing, backoff, AIMD and token
- * buckets; then the real client over real HTTP against
- * tests/servers/fake_openai.py on 127.0.0.1 (port 0).
+ * reference; then the real client over real HTTP against
+ * tests/servers/fake_openai.py on 127.0.0.1 (port 0). Retry-After parsing is in
+ * test_retry_after.c, the pacing in test_throttle.c, reasoning in test_reasoning.c.
  */
 #define _GNU_SOURCE
 #include "client/client.h"
@@ -91,97 +91,6 @@ static void test_normalize(void)
     CHECK_INT(client_is_reasoning_model("llama3:8b"), 0);
     CHECK_INT(client_is_reasoning_model("o1x"), 0);
     CHECK_INT(client_is_reasoning_model("Qwen/Qwen3-8B"), 0);
-}
-
-static void test_durations(void)
-{
-    static const struct {
-        const char *in;
-        long ms;
-    } cases[] = {
-        {"6m0s", 360000}, {"1.5s", 1500}, {"500ms", 500},    {"12ms", 12},        {"1s", 1000},
-        {"20", 20000},    {"0.5", 500},   {"1h2m", 3720000}, {"2m30.5s", 150500}, {"1d", 86400000},
-        {"250us", 1},     {"0s", 0},      {" 3s", 3000},     {"3s ", 3000},       {"", -1},
-        {"abc", -1},      {"6x", -1},     {"-1s", -1},       {"s", -1},           {"1.5.5s", -1},
-        {"1 s", -1},      {"inf", -1},    {"nan", -1},       {"0x10", -1},        {"1e3", -1},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        long got = client_parse_duration_ms(cases[i].in);
-        if (got != cases[i].ms)
-            fprintf(stderr, "  duration \"%s\"\n", cases[i].in);
-        CHECK_INT(got, cases[i].ms);
-    }
-    CHECK_INT(client_parse_duration_ms(NULL), -1);
-}
-
-/* RFC 7231's three forms, and curl_getdate's wider reading (a named zone, no seconds). */
-static void test_http_date(void)
-{
-    time_t t;
-    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", &t), 0);
-    CHECK_INT(t, 784111777);
-    CHECK_INT(client_parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT", &t), 0);
-    CHECK_INT(t, 784111777);
-    CHECK_INT(client_parse_http_date("Sun Nov  6 08:49:37 1994", &t), 0);
-    CHECK_INT(t, 784111777);
-    CHECK_INT(client_parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT", &t), 0);
-    CHECK_INT(t, 1445412480);
-    CHECK_INT(client_parse_http_date("Thu, 29 Feb 2024 23:59:59 GMT", &t), 0);
-    CHECK_INT(t, 1709251199);
-    CHECK_INT(client_parse_http_date("120", &t), -1);
-    CHECK_INT(client_parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT", &t), -1);
-    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49 GMT", &t), 0);
-    CHECK_INT(t, 784111740);
-    CHECK_INT(client_parse_http_date("Sun, 06 Nov 1994 08:49:37 PST", &t), 0);
-    CHECK_INT(t, 784111777 + 8 * 3600);
-    CHECK_INT(client_parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT", &t), 0);
-    CHECK_INT(t, 0);
-    CHECK_INT(client_parse_http_date("Wed, 21 Oct 1969 07:28:00 GMT", &t), -1);
-    CHECK_INT(client_parse_http_date("soon", &t), -1);
-    CHECK_INT(client_parse_http_date("Sun, 06 Nov", &t), -1);
-    CHECK_INT(client_parse_http_date(NULL, &t), -1);
-    CHECK_INT(client_parse_http_date("", &t), -1);
-}
-
-static void test_retry_after(void)
-{
-    time_t now = 1445412480; /* Wed, 21 Oct 2015 07:28:00 GMT */
-    CHECK_INT(client_retry_after_ms("Retry-After: 3\r\n", now), 3000);
-    CHECK_INT(client_retry_after_ms("retry-after: 1.5\r\n", now), 1500);
-    CHECK_INT(client_retry_after_ms("Retry-After: Wed, 21 Oct 2015 07:28:07 GMT\r\n", now), 7000);
-    /* a date in the past: go now */
-    CHECK_INT(client_retry_after_ms("Retry-After: Wed, 21 Oct 2015 07:27:00 GMT\r\n", now), 0);
-    /* retry-after-ms wins over retry-after */
-    CHECK_INT(client_retry_after_ms("Retry-After: 3\r\nretry-after-ms: 250\r\n", now), 250);
-    /* the larger of the reset durations */
-    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-requests: 1s\r\n"
-                                    "x-ratelimit-reset-tokens: 6m0s\r\n",
-                                    now),
-              360000);
-    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-tokens: 500ms\n", now), 500);
-    CHECK_INT(client_retry_after_ms("X-RateLimit-Reset-Requests: 1.5s\n", now), 1500);
-    /* Retry-After wins over reset durations */
-    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-tokens: 6m0s\r\nRetry-After: 2\r\n", now),
-              2000);
-    /* garbage and negative values are ignored */
-    CHECK_INT(client_retry_after_ms("Retry-After: soon\r\n", now), -1);
-    CHECK_INT(client_retry_after_ms("Retry-After: -5\r\n", now), -1);
-    CHECK_INT(client_retry_after_ms("x-ratelimit-reset-tokens: -1\r\n", now), -1);
-    CHECK_INT(client_retry_after_ms("Retry-After: soon\r\nx-ratelimit-reset-tokens: 2s\r\n", now),
-              2000);
-    CHECK_INT(client_retry_after_ms("HTTP/1.1 429 Too Many Requests\r\nContent-Type: x\r\n", now),
-              -1);
-    CHECK_INT(client_retry_after_ms(NULL, now), -1);
-    CHECK_INT(client_retry_after_ms("", now), -1);
-    /* a header whose name only starts like it */
-    CHECK_INT(client_retry_after_ms("Retry-After-Foo: 9\r\n", now), -1);
-
-    struct strbuf v = STRBUF_INIT;
-    CHECK_INT(client_header_get("A: 1\r\nX-Request-Id:  abc  \r\n", "x-request-id", &v), 0);
-    CHECK_STR(v.buf, "abc");
-    strbuf_reset(&v);
-    CHECK_INT(client_header_get("A: 1\r\n", "b", &v), -1);
-    strbuf_release(&v);
 }
 
 /* Every error-body shape in reference §3 and the overflow messages of §4.4. */
@@ -724,161 +633,6 @@ static void test_classify_fields(void)
         CHECK_INT(r.cls, CLIENT_RETRYABLE);
     }
     client_response_release(&r);
-}
-
-static void test_backoff(void)
-{
-    struct throttle_backoff a, b;
-    throttle_backoff_init(&a, 42);
-    throttle_backoff_init(&b, 42);
-    for (int n = 1; n <= 10; n++) {
-        long d = throttle_backoff_delay(&a, n, -1);
-        long want = a.base_ms << (n - 1 > 20 ? 20 : n - 1);
-        if (want > a.max_ms)
-            want = a.max_ms;
-        CHECK(d >= want / 2 && d <= want);
-        CHECK_INT(throttle_backoff_delay(&b, n, -1), d); /* same seed, same jitter */
-    }
-    /* jitter varies */
-    {
-        long first = throttle_backoff_delay(&a, 5, -1);
-        int differs = 0;
-        for (int i = 0; i < 20; i++)
-            differs |= throttle_backoff_delay(&a, 5, -1) != first;
-        CHECK(differs);
-    }
-    /* server hints win, clamped */
-    CHECK_INT(throttle_backoff_delay(&a, 1, 2500), 2500);
-    CHECK_INT(throttle_backoff_delay(&a, 6, 100), 100);
-    CHECK_INT(throttle_backoff_delay(&a, 1, 10 * 60 * 1000), 120000);
-    {
-        long d = throttle_backoff_delay(&a, 1, 0); /* a zero hint is no hint */
-        CHECK(d >= 500 && d <= 1000);
-    }
-}
-
-static struct client_response resp_of(enum client_class cls, enum client_reason reason, long hint)
-{
-    struct client_response r;
-    client_response_init(&r);
-    r.cls = cls;
-    r.reason = reason;
-    r.retry_after_ms = hint;
-    return r;
-}
-
-static void test_aimd(void)
-{
-    struct throttle_aimd a;
-    struct client_response ok = resp_of(CLIENT_OK, CLIENT_R_NONE, -1);
-    struct client_response rl = resp_of(CLIENT_RETRYABLE, CLIENT_R_RATE_LIMIT, -1);
-    struct client_response se = resp_of(CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, -1);
-    double t = 0;
-    throttle_aimd_init(&a, 20, 2, 64);
-    CHECK_INT(throttle_aimd_limit(&a), 20);
-    /* a 429 episode shrinks once: 20 -> 16 */
-    throttle_aimd_update(&a, &rl, t);
-    CHECK_INT(throttle_aimd_limit(&a), 16);
-    for (int i = 0; i < 10; i++)
-        throttle_aimd_update(&a, &rl, t + 100 * i);
-    CHECK_INT(throttle_aimd_limit(&a), 16);
-    CHECK_INT(a.decreases, 1);
-    /* no growth during the cooldown */
-    for (int i = 0; i < 50; i++)
-        throttle_aimd_update(&a, &ok, t + 5000);
-    CHECK_INT(throttle_aimd_limit(&a), 16);
-    /* repeated 429 episodes keep shrinking, not below min */
-    for (int i = 1; i <= 30; i++)
-        throttle_aimd_update(&a, &rl, t + 16000.0 * i);
-    CHECK_INT(throttle_aimd_limit(&a), 2);
-    t = 16000.0 * 31;
-    /* slow growth: +1 per `limit` successes */
-    for (int i = 0; i < 2; i++)
-        throttle_aimd_update(&a, &ok, t);
-    CHECK_INT(throttle_aimd_limit(&a), 2); /* 2 + 1/2 + 1/2.5 = 2.9 */
-    throttle_aimd_update(&a, &ok, t);
-    CHECK_INT(throttle_aimd_limit(&a), 3);
-    for (int i = 0; i < 3; i++)
-        throttle_aimd_update(&a, &ok, t);
-    CHECK_INT(throttle_aimd_limit(&a), 4);
-    /* 5xx does not shrink but pauses growth */
-    throttle_aimd_update(&a, &se, t);
-    CHECK_INT(throttle_aimd_limit(&a), 4);
-    for (int i = 0; i < 100; i++)
-        throttle_aimd_update(&a, &ok, t + 1000);
-    CHECK_INT(throttle_aimd_limit(&a), 4);
-    for (int i = 0; i < 100000; i++)
-        throttle_aimd_update(&a, &ok, t + 20000);
-    CHECK_INT(throttle_aimd_limit(&a), 64);
-    /* a long Retry-After extends the hold */
-    throttle_aimd_init(&a, 10, 1, 10);
-    rl.retry_after_ms = 60000;
-    throttle_aimd_update(&a, &rl, 0);
-    CHECK_INT(throttle_aimd_limit(&a), 8);
-    for (int i = 0; i < 50; i++)
-        throttle_aimd_update(&a, &ok, 30000);
-    CHECK_INT(throttle_aimd_limit(&a), 8);
-    for (int i = 0; i < 50; i++)
-        throttle_aimd_update(&a, &ok, 61000);
-    CHECK(throttle_aimd_limit(&a) > 8);
-    /* bounds are sane */
-    throttle_aimd_init(&a, 0, 0, 0);
-    CHECK_INT(throttle_aimd_limit(&a), 1);
-}
-
-static void test_buckets(void)
-{
-    struct throttle_bucket b;
-    double t = 1000;
-    int sent = 0;
-    /* 60 rpm: one now, then one per second (no burst: the first minute holds the limit too) */
-    throttle_bucket_init(&b, 60, t);
-    while (throttle_bucket_wait_ms(&b, 1, t) == 0 && sent < 100) {
-        throttle_bucket_take(&b, 1, t);
-        sent++;
-    }
-    CHECK_INT(sent, 1);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1, t), 1000, 1e-6);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1, t + 400), 600, 1e-6);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1, t + 1000), 0, 1e-6);
-    /* over a simulated minute (from the first request), at most the rate go */
-    sent = 0;
-    throttle_bucket_init(&b, 60, 0);
-    for (double now = 0; now < 60000; now += 10) {
-        if (throttle_bucket_wait_ms(&b, 1, now) == 0) {
-            throttle_bucket_take(&b, 1, now);
-            sent++;
-        }
-    }
-    CHECK_INT(sent, 60);
-    /* 600 rpm: every window of 6 s holds at most 60 (it held 100 + 60 with the burst) */
-    {
-        double ts[200];
-        int n = 0;
-        throttle_bucket_init(&b, 600, 0);
-        for (double now = 0; now < 20000 && n < 200; now += 1) {
-            if (throttle_bucket_wait_ms(&b, 1, now) == 0) {
-                throttle_bucket_take(&b, 1, now);
-                ts[n++] = now;
-            }
-        }
-        for (int i = 0; i + 60 < n; i++)
-            CHECK(ts[i + 60] - ts[i] >= 6000 - 1e-6);
-    }
-    /* tpm: a request bigger than the capacity goes when the bucket is full and goes negative */
-    throttle_bucket_init(&b, 60000, 0); /* 1000 tokens a second */
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 40000, 0), 0, 1e-9);
-    throttle_bucket_take(&b, 40000, 0);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1000, 0), 40000, 1e-6);
-    /* refund when the real cost was lower */
-    throttle_bucket_adjust(&b, 30000);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1000, 0), 10000, 1e-6);
-    /* unlimited */
-    throttle_bucket_init(&b, 0, 0);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
-    throttle_bucket_take(&b, 1e9, 0);
-    CHECK_NEAR(throttle_bucket_wait_ms(&b, 1e9, 0), 0, 1e-9);
-    CHECK(utc_monotonic_ms() > 0);
 }
 
 /* ------------------------------------------------------- fake HTTP server */
@@ -2128,18 +1882,12 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     TRUN(test_names);
     TRUN(test_normalize);
-    TRUN(test_durations);
-    TRUN(test_http_date);
-    TRUN(test_retry_after);
     TRUN(test_error_message);
     TRUN(test_overflow_messages);
     TRUN(test_budget_verdict);
     TRUN(test_classify_table);
     TRUN(test_classify_fields);
     TRUN(test_classify_context_shift);
-    TRUN(test_backoff);
-    TRUN(test_aimd);
-    TRUN(test_buckets);
     TRUN(test_config_errors);
     TRUN(test_http_request_shape);
     TRUN(test_http_legacy_and_fields);

@@ -241,59 +241,25 @@ static void test_resolve(void)
     CHECK(score_resolve(SCORER_CONTAINS, "bogus", NULL, &k) == -1);
 }
 
-/* Split content; returns the answer (static buffer) and leaves the reasoning in rbuf. */
-static struct strbuf rbuf = STRBUF_INIT;
-static const char *split(const char *content, const char *o, const char *c, int want_found)
-{
-    static struct strbuf a = STRBUF_INIT;
-    strbuf_reset(&a);
-    strbuf_reset(&rbuf);
-    CHECK_INT(reasoning_split(content, o, c, &a, &rbuf), want_found);
-    return a.buf;
-}
-
-/* A thought that mentions the gold answer is not a correct answer: only the answer is scored. */
-static void test_reasoning_split(void)
+/*
+ * A thought that mentions the gold answer is not a correct answer: only the answer is scored
+ * (the split itself: test_reasoning.c).
+ */
+static void test_reasoning_not_scored(void)
 {
     const char *gold = "4887095";
-    const char *ans = split("<think>The key maps to 4887095? No, that is the other one."
-                            "</think>6817932",
-                            NULL, NULL, 1);
+    struct strbuf ans = STRBUF_INIT, thought = STRBUF_INIT;
     double s = -1;
-    CHECK_STR(ans, "6817932");
-    CHECK(strstr(rbuf.buf, "4887095") != NULL);
-    CHECK(score_answer(SCORER_CONTAINS, ans, &gold, 1, NULL, &s, NULL) == 0 && s == 0.0);
-    CHECK(score_answer(SCORER_LITM, ans, &gold, 1, NULL, &s, NULL) == 0 && s == 0.0);
-    /* leading whitespace, two blocks, the answer's own first line is what litm sees */
-    CHECK_STR(split("  \n<think>a</think>\n<think>b</think>\n\nParis\nmore", NULL, NULL, 1),
-              "Paris\nmore");
-    CHECK_STR(rbuf.buf, "a\nb");
-    /* never closed: the budget ran out while thinking, no answer */
-    CHECK_STR(split("<think>still thinking about 4887095", NULL, NULL, 1), "");
-    CHECK_STR(rbuf.buf, "still thinking about 4887095");
-    /* the template opened the block in the prompt (DeepSeek-R1, Qwen3) */
-    CHECK_STR(split("hmm, 4887095\n</think>\n\n6817932", NULL, NULL, 1), "6817932");
-    /* no tags: unchanged, nothing found; a block later in the answer is not leading */
-    CHECK_STR(split("Paris", NULL, NULL, 0), "Paris");
-    CHECK_STR(split("Paris <think>x</think>", NULL, NULL, 0), "Paris <think>x</think>");
-    CHECK_STR(split(NULL, NULL, NULL, 0), "");
-    /* configurable tags */
-    CHECK_STR(split("[THINK]x[/THINK] y", "[THINK]", "[/THINK]", 1), "y");
-    CHECK_STR(split("<think>x</think> y", "[THINK]", "[/THINK]", 0), "<think>x</think> y");
-    {
-        char *o = NULL, *c = NULL;
-        struct strbuf err = STRBUF_INIT;
-        CHECK(reasoning_tags_parse("[THINK],[/THINK]", &o, &c, &err) == 0);
-        CHECK_STR(o, "[THINK]");
-        CHECK_STR(c, "[/THINK]");
-        free(o);
-        free(c);
-        CHECK(reasoning_tags_parse("<think>", &o, &c, &err) == -1);
-        CHECK(reasoning_tags_parse(",x", &o, &c, &err) == -1);
-        CHECK(strstr(err.buf, "OPEN,CLOSE") != NULL);
-        strbuf_release(&err);
-    }
-    strbuf_release(&rbuf);
+    CHECK_INT(reasoning_split("<think>The key maps to 4887095? No, that is the other one."
+                              "</think>6817932",
+                              NULL, NULL, &ans, &thought),
+              1);
+    CHECK_STR(ans.buf, "6817932");
+    CHECK(strstr(thought.buf, "4887095") != NULL);
+    CHECK(score_answer(SCORER_CONTAINS, ans.buf, &gold, 1, NULL, &s, NULL) == 0 && s == 0.0);
+    CHECK(score_answer(SCORER_LITM, ans.buf, &gold, 1, NULL, &s, NULL) == 0 && s == 0.0);
+    strbuf_release(&ans);
+    strbuf_release(&thought);
 }
 
 static void test_regex_check(void)
@@ -315,7 +281,7 @@ int main(void)
     RUN(test_lower);
     RUN(test_scorers);
     RUN(test_resolve);
-    RUN(test_reasoning_split);
+    RUN(test_reasoning_not_scored);
     RUN(test_regex_check);
     score_cache_clear();
     return TEST_EXIT();
