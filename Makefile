@@ -117,7 +117,7 @@ demo:
 	$(call missing_deps,deps-build deps-plot,the demo,demo)
 endif
 ifneq ($(HAVE_DEPS),yes)
-test bench validate test-asan test-llama:
+test bench validate test-asan test-llama readme:
 	$(call missing_deps,deps,$@,$@)
 endif
 
@@ -184,7 +184,6 @@ test-llama: build
 		exit 2; fi
 	@LLAMA_SERVER="$(abspath $(LLAMA_SERVER))" DIPMAP_REQUIRE_LLAMA=1 \
 		tests/run.sh $(BUILD) $(abspath $(BIN)) -llama-
-
 
 # README's quoted demo output, its CPU time and reports/examples/, rewritten from a fresh demo
 # (test 1565 checks them against the program)
