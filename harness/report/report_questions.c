@@ -25,8 +25,16 @@
 
 #include "base/banned.h"
 
-/* Trials with a details block; past it only the ones that did not end correct get one. */
+/*
+ * Trials with a details block; past it only the ones that did not end correct get one, and
+ * at most this many of them (those of the rows shown, least accurate question first).
+ */
 #define DETAIL_MAX 4000
+/*
+ * Question rows per length in the matrix: past it the least accurate ones are shown and the
+ * page says so (a 1M-trial run of 10,000 questions wrote a page no browser opens comfortably).
+ */
+#define QROWS_MAX 500
 /* Repeats shown one symbol each in a matrix cell; more are summarised as counts. */
 #define SYMBOLS_MAX 3
 /* Bytes of an answer or question shown in the details. */
@@ -203,15 +211,16 @@ int report_trial_detailed(size_t n_trials, const struct trial_result *t)
     return n_trials <= DETAIL_MAX || t->outcome != OUTCOME_CORRECT;
 }
 
-static int has_details(const struct report_input *in, const struct trial_result *t)
-{
-    return report_trial_detailed(in->n_trials, t);
-}
+/* The trials given a details block (by index into in->trials), chosen as the rows are drawn. */
+struct shown {
+    unsigned char *detailed;
+    size_t n, max;
+};
 
-static void link_trial(struct strbuf *out, const struct report_input *in, const struct trial_ref *r,
+static void link_trial(struct strbuf *out, const struct shown *sh, const struct trial_ref *r,
                        const char *text)
 {
-    if (has_details(in, r->t)) {
+    if (sh->detailed[r->idx]) {
         strbuf_addf(out, "<a href=\"#t%zu\">", r->idx);
         strbuf_addstr(out, text);
         strbuf_addstr(out, "</a>");
@@ -220,7 +229,7 @@ static void link_trial(struct strbuf *out, const struct report_input *in, const 
     }
 }
 
-static void matrix_cell(struct strbuf *out, const struct report_input *in,
+static void matrix_cell(struct strbuf *out, const struct report_input *in, const struct shown *sh,
                         const struct trial_ref *refs, size_t n)
 {
     size_t i, k = 0, first_bad = n;
@@ -245,7 +254,7 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in,
         strbuf_addf(out, "<td class=\"%s\">", outcome_class(worst->t, wd));
         for (i = 0; i < n; i++) {
             int d = distractor_of(find_question(in, refs[i].t->question_id), refs[i].t) != NULL;
-            link_trial(out, in, &refs[i], outcome_symbol(refs[i].t, d));
+            link_trial(out, sh, &refs[i], outcome_symbol(refs[i].t, d));
         }
         strbuf_addstr(out, "</td>");
         return;
@@ -262,7 +271,7 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in,
         if ((long)n > valid)
             strbuf_addf(&txt, "+%ld", (long)n - valid);
         strbuf_addf(out, "<td class=\"%s\">", cls);
-        link_trial(out, in, to, txt.buf);
+        link_trial(out, sh, to, txt.buf);
         strbuf_addstr(out, "</td>");
         strbuf_release(&txt);
         k = 1;
@@ -272,11 +281,11 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in,
 
 static void matrix_length(struct doc *d, const struct report_input *in,
                           const struct length_stats *l, const struct trial_ref *refs,
-                          struct qrow *rows, size_t nrows)
+                          struct qrow *rows, size_t nrows, struct shown *sh)
 {
     const struct run_stats *s = in->stats;
     struct strbuf *out = d->out;
-    size_t r, j;
+    size_t r, j, nshow;
 
     for (r = 0; r < nrows; r++) {
         long ok = 0, valid = 0;
@@ -291,10 +300,28 @@ static void matrix_length(struct doc *d, const struct report_input *in,
         rows[r].acc = valid ? (double)ok / (double)valid : NAN;
     }
     qsort(rows, nrows, sizeof(*rows), cmp_row);
+    nshow = nrows > QROWS_MAX ? QROWS_MAX : nrows;
+    /* the details: the shown rows' trials, in this order, while there is room */
+    for (r = 0; r < nshow; r++) {
+        size_t i;
+        for (i = rows[r].start; i < rows[r].end && sh->n < sh->max; i++)
+            if (refs[i].t->length == l->length && report_trial_detailed(in->n_trials, refs[i].t)) {
+                sh->detailed[refs[i].idx] = 1;
+                sh->n++;
+            }
+    }
 
     strbuf_addstr(out, "<h3>");
     plan_format_length(out, l->length);
     strbuf_addf(out, " tokens: %zu questions x %zu depths</h3>\n", nrows, l->n_cells);
+    if (nshow < nrows) {
+        strbuf_addf(out,
+                    "<p class=\"cut\">The %zu least accurate of the %zu questions at this length "
+                    "(the matrix stops at %d rows to keep the page small; every trial: "
+                    "<code>dipmap export</code>, each question's accuracy by depth: "
+                    "<code>dipmap view</code>).</p>\n",
+                    nshow, nrows, QROWS_MAX);
+    }
     strbuf_addstr(out, "<table class=\"qm sortable\">\n<thead><tr><th data-sort=\"text\">question"
                        "</th><th data-sort=\"num\" class=\"num\">accuracy</th>");
     for (j = 0; j < l->n_cells; j++) {
@@ -303,7 +330,7 @@ static void matrix_length(struct doc *d, const struct report_input *in,
         strbuf_addstr(out, "</th>");
     }
     strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
-    for (r = 0; r < nrows; r++) {
+    for (r = 0; r < nshow; r++) {
         const struct question *q = find_question(in, rows[r].id);
         size_t i = rows[r].start;
         strbuf_addstr(out, "<tr><th scope=\"row\" data-v=\"");
@@ -334,7 +361,7 @@ static void matrix_length(struct doc *d, const struct report_input *in,
                  b < rows[r].end && refs[b].t->length == l->length && refs[b].t->depth_bp == dbp;
                  b++)
                 ;
-            matrix_cell(out, in, refs + a, b - a);
+            matrix_cell(out, in, sh, refs + a, b - a);
             i = b;
         }
         strbuf_addstr(out, "</tr>\n");
@@ -452,7 +479,8 @@ void report_section_questions(struct doc *d, const struct report_input *in)
     struct strbuf *out = d->out;
     struct trial_ref *refs;
     struct qrow *rows = NULL;
-    size_t i, nrows = 0, alloc = 0, li, ndetails = 0, ncurve = 0;
+    struct shown sh;
+    size_t i, nrows = 0, alloc = 0, li, nbad = 0, ncurve = 0;
 
     if (!d->html)
         return;
@@ -491,23 +519,33 @@ void report_section_questions(struct doc *d, const struct report_input *in)
         }
         rows[nrows - 1].end = i + 1;
     }
+    sh.detailed = xcalloc(in->n_trials + 1, 1);
+    sh.n = 0;
+    sh.max = in->n_trials <= DETAIL_MAX ? in->n_trials : DETAIL_MAX;
     for (li = 0; li < s->n_lengths; li++)
-        matrix_length(d, in, &s->lengths[li], refs, rows, nrows);
+        matrix_length(d, in, &s->lengths[li], refs, rows, nrows, &sh);
 
     /* the details, in question order */
     for (i = 0; i < in->n_trials; i++) {
-        ndetails += has_details(in, refs[i].t);
+        nbad += report_trial_detailed(in->n_trials, refs[i].t);
         ncurve += !trial_is_control(refs[i].t->length, refs[i].t->depth_bp);
     }
-    strbuf_addf(out, "<h3 id=\"trials\">Trial details</h3>\n<p>%zu trial%s", ndetails,
-                ndetails == 1 ? "" : "s");
-    if (ndetails < ncurve)
-        strbuf_addf(out, " (the %zu that did not end correct; the run has %zu)", ndetails, ncurve);
+    strbuf_addf(out, "<h3 id=\"trials\">Trial details</h3>\n<p>%zu trial%s", sh.n,
+                sh.n == 1 ? "" : "s");
+    if (sh.n < nbad)
+        strbuf_addf(out,
+                    " (%zu of the %zu %s: those of the questions shown above, least accurate "
+                    "first, up to %d; the run has %zu)",
+                    sh.n, nbad, in->n_trials <= DETAIL_MAX ? "trials" : "that did not end correct",
+                    DETAIL_MAX, ncurve);
+    else if (sh.n < ncurve)
+        strbuf_addf(out, " (the %zu that did not end correct; the run has %zu)", sh.n, ncurve);
     strbuf_addstr(out, ", by question, length, depth and repeat.</p>\n<div class=\"trials\">\n");
     for (i = 0; i < in->n_trials; i++)
-        if (has_details(in, refs[i].t))
+        if (sh.detailed[refs[i].idx])
             trial_details(out, in, refs[i].idx);
     strbuf_addstr(out, "</div>\n");
+    free(sh.detailed);
     free(refs);
     free(rows);
 

@@ -20,10 +20,27 @@
 
 #include "base/banned.h"
 
+struct brief_load {
+    struct trial_result *v;
+    size_t nr, alloc;
+};
+
+/* A trial without the texts the statistics do not read (answers, reasoning, errors). */
+static int brief_one(const struct trial_result *t, void *data)
+{
+    struct brief_load *c = data;
+    struct trial_result lean = *t;
+    lean.finish_reason = lean.answer = lean.reasoning = lean.error = lean.reused_from = NULL;
+    ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+    trial_result_copy(&c->v[c->nr++], &lean);
+    return 0;
+}
+
 int runbrief_load(struct store *st, const char *name, struct runbrief *b)
 {
-    struct trial_result *t = NULL;
-    size_t n = 0, i;
+    struct brief_load c = {NULL, 0, 0};
+    struct trial_result *t;
+    size_t n, i;
     struct stats_options o;
     struct run_stats s;
     struct strbuf err = STRBUF_INIT;
@@ -32,9 +49,13 @@ int runbrief_load(struct store *st, const char *name, struct runbrief *b)
     memset(b, 0, sizeof(*b));
     b->accuracy = NAN;
     b->dip_max = NAN;
-    rc = store_trials_load(st, name, &t, &n);
-    if (rc)
+    rc = store_trials_each(st, name, brief_one, &c);
+    t = c.v;
+    n = c.nr;
+    if (rc) {
+        store_trials_free(t, n);
         return rc;
+    }
     stats_options_init(&o);
     o.bootstrap_iters = 0;
     if (stats_compute(t, n, &o, &s, &err) < 0) {

@@ -939,6 +939,16 @@ static void cache_stats(const struct trial_result *trials, size_t n, struct cach
     free(v);
 }
 
+/* Does trial t count in the curve (not a control, not a known question left out)? */
+static int on_curve(const struct trial_result *t, const struct stats_options *opt,
+                    const char **known, size_t nknown)
+{
+    const char *q = t->question_id ? t->question_id : "";
+    if (trial_is_control(t->length, t->depth_bp))
+        return 0;
+    return !opt->exclude_known || !bsearch(&q, known, nknown, sizeof(*known), cmp_str);
+}
+
 int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
                   struct run_stats *out, struct strbuf *err)
 {
@@ -947,7 +957,7 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
     const struct trial_result **cb = xcalloc(n + 1, sizeof(*cb)),
                               **orc = xcalloc(n + 1, sizeof(*orc));
     const char **known = xcalloc(n + 1, sizeof(*known));
-    struct trial_result *kept = xcalloc(n + 1, sizeof(*kept));
+    struct trial_result *kept = NULL;
     size_t ncb = 0, nor = 0, nknown = 0, nk = 0, i, k;
     int rc;
     if (!opt) {
@@ -970,15 +980,16 @@ int stats_compute(const struct trial_result *trials, size_t n, const struct stat
         if (!k || strcmp(known[k - 1], known[i]))
             known[k++] = known[i];
     nknown = k;
-    for (i = 0; i < n; i++) {
-        const char *q = trials[i].question_id ? trials[i].question_id : "";
-        if (trial_is_control(trials[i].length, trials[i].depth_bp))
-            continue;
-        if (opt->exclude_known && bsearch(&q, known, nknown, sizeof(*known), cmp_str))
-            continue;
-        kept[nk++] = trials[i]; /* a shallow copy: read only */
+    for (i = 0; i < n; i++)
+        nk += on_curve(&trials[i], opt, known, nknown);
+    if (nk < n) {
+        /* shallow copies, read only; a run without controls or exclusions is not copied */
+        kept = xcalloc(nk + 1, sizeof(*kept));
+        for (i = 0, k = 0; i < n; i++)
+            if (on_curve(&trials[i], opt, known, nknown))
+                kept[k++] = trials[i];
     }
-    rc = compute_curve(kept, nk, opt, out, err);
+    rc = compute_curve(kept ? kept : trials, nk, opt, out, err);
     if (!rc) {
         size_t no = 0;
         qsort(cb, ncb, sizeof(*cb), cmp_trial_qid);
