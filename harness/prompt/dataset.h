@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "base/hashmap.h"
 #include "base/sha256.h"
 #include "base/strvec.h"
 
@@ -88,6 +89,7 @@ struct golden_set {
     size_t nr;
     size_t retrieval_nr;             /* questions given as retrieval items ("retrieved") */
     char sha256[SHA256_HEX_LEN + 1]; /* of the uncompressed content */
+    struct hashmap ids;              /* id -> index of q, as loaded (golden_set_find()) */
 };
 
 /*
