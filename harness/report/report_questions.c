@@ -318,8 +318,7 @@ static void matrix_length(struct doc *d, const struct report_input *in,
         strbuf_addf(out,
                     "<p class=\"cut\">The %zu least accurate of the %zu questions at this length "
                     "(the matrix stops at %d rows to keep the page small; every trial: "
-                    "<code>dipmap export</code>, each question's accuracy by depth: "
-                    "<code>dipmap view</code>).</p>\n",
+                    "<code>dipmap export</code>).</p>\n",
                     nshow, nrows, QROWS_MAX);
     }
     strbuf_addstr(out, "<table class=\"qm sortable\">\n<thead><tr><th data-sort=\"text\">question"
