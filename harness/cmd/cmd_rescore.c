@@ -14,6 +14,7 @@
 #include "base/opt.h"
 #include "client/reasoning.h"
 #include "prompt/prompt.h"
+#include "run/run_identity.h"
 #include "run/score.h"
 #include "store/store.h"
 #include "base/strbuf.h"
@@ -44,36 +45,6 @@ static int is_old_cut_answer(const struct trial_result *t)
                        (double)t->usage_prompt_tokens < 0.98 * (double)t->realized_length;
     return t->outcome == OUTCOME_TRUNCATED && t->finish_reason &&
            !strcmp(t->finish_reason, "length") && !reasoning_blank(t->answer) && !prompt_short;
-}
-
-/* Settings JSON with "scorer" (and "reasoning-tags" when given) replaced; malloc'd. */
-static char *new_settings(const char *settings, const char *scorer, const char *tags)
-{
-    struct json *o = json_parse_str(settings);
-    char *ret;
-    if (json_kind(o) != JSON_OBJECT) {
-        json_free(o);
-        o = json_new_object();
-    }
-    json_remove(o, "scorer");
-    json_add_str(o, "scorer", scorer);
-    if (tags) {
-        json_remove(o, "reasoning-tags");
-        json_add_str(o, "reasoning-tags", tags);
-    }
-    ret = json_print_str(o, 0);
-    json_free(o);
-    return ret;
-}
-
-/* The run's own --reasoning-tags setting, or NULL (caller frees). */
-static char *settings_tags(const char *settings)
-{
-    struct json *o = json_parse_str(settings);
-    const char *t = json_get_str(o, "reasoning-tags");
-    char *ret = t ? xstrdup(t) : NULL;
-    json_free(o);
-    return ret;
 }
 
 /*
@@ -329,7 +300,7 @@ static int rescore_open_run(struct rescore_cmd *r)
 /* The reasoning tags, the golden set and each question's scorer. */
 static int rescore_inputs(struct rescore_cmd *r)
 {
-    r->run_tags = r->tags ? xstrdup(r->tags) : settings_tags(r->run.settings_json);
+    r->run_tags = r->tags ? xstrdup(r->tags) : run_identity_reasoning_tags(r->run.settings_json);
     if (r->run_tags && reasoning_tags_parse(r->run_tags, &r->open, &r->close, &r->err) < 0)
         return error("rescore: --reasoning-tags: %s", r->err.buf);
     if (load_golden(r->st, &r->run, r->dataset, &r->gs) < 0)
@@ -364,7 +335,7 @@ static int rescore_write(struct rescore_cmd *r)
     const char *target = r->as ? r->as : r->run.name;
 
     score_version(r->def, &r->ver);
-    r->settings = new_settings(r->run.settings_json, scorer_name(r->def), r->tags);
+    r->settings = run_identity_rescored(r->run.settings_json, scorer_name(r->def), r->tags);
     if (r->as) {
         r->out = r->run;
         run_info_init(&r->run); /* `out` owns the strings now */

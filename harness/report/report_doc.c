@@ -140,24 +140,10 @@ static void declared_axes(const char *settings, struct report_doc *d, const stru
     json_free(j);
 }
 
-/*
- * A complete depth run (no "experiment" in its settings) that shares the
- * model, template and tokenizer.
- */
+/* A complete depth run of the same model, template and tokenizer (run_identity_same_curve). */
 static int curve_candidate(const struct run_info *me, const struct run_info *r)
 {
-    struct json *o;
-    int depth;
-    if (!strcmp(me->name, r->name) || r->status != RUN_COMPLETE || !r->model_requested ||
-        !me->model_requested || strcmp(me->model_requested, r->model_requested) ||
-        !r->template_sha256 || !me->template_sha256 ||
-        strcmp(me->template_sha256, r->template_sha256) || !r->tokenizer_name ||
-        !me->tokenizer_name || strcmp(me->tokenizer_name, r->tokenizer_name))
-        return 0;
-    o = json_parse_str(r->settings_json);
-    depth = !json_get(o, "experiment");
-    json_free(o);
-    return depth;
+    return strcmp(me->name, r->name) && r->status == RUN_COMPLETE && run_identity_same_curve(me, r);
 }
 
 /*
@@ -170,7 +156,8 @@ static void load_order(struct report_doc *d, struct store *st)
     struct run_info *runs = NULL;
     size_t nr = 0, i;
 
-    if (order_stats_compute(d->trials, d->ntrials, &d->order, &err) < 0) {
+    if (!run_identity_is_order(&d->run) ||
+        order_stats_compute(d->trials, d->ntrials, &d->order, &err) < 0) {
         strbuf_release(&err);
         return; /* not an order experiment */
     }

@@ -317,3 +317,54 @@ void run_identity_describe_settings_diff(const char *a, const char *b, struct st
     json_free(ja);
     json_free(jb);
 }
+
+int run_identity_is_order(const struct run_info *r)
+{
+    struct json *o = json_parse_str(r ? r->settings_json : NULL);
+    const char *name = json_get_str(json_get(o, "experiment"), "name");
+    int order = name && !strcmp(name, "order");
+    json_free(o);
+    return order;
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+int run_identity_same_curve(const struct run_info *a, const struct run_info *r)
+{
+    return same_str(a->model_requested, r->model_requested) &&
+           same_str(a->template_sha256, r->template_sha256) &&
+           same_str(a->tokenizer_sha256, r->tokenizer_sha256) && !run_identity_is_order(r);
+}
+
+char *run_identity_rescored(const char *settings, const char *scorer, const char *tags)
+{
+    struct json *o = json_parse_str(settings);
+    char *printed, *ret;
+    if (json_kind(o) != JSON_OBJECT) {
+        json_free(o);
+        o = json_new_object();
+    }
+    json_remove(o, "scorer");
+    json_add_str(o, "scorer", scorer);
+    if (tags) {
+        json_remove(o, "reasoning-tags");
+        json_add_str(o, "reasoning-tags", tags);
+    }
+    printed = json_print_str(o, 0);
+    json_free(o);
+    ret = run_identity_canonical_json(printed);
+    free(printed);
+    return ret;
+}
+
+char *run_identity_reasoning_tags(const char *settings)
+{
+    struct json *o = json_parse_str(settings);
+    const char *t = json_get_str(o, "reasoning-tags");
+    char *ret = t ? xstrdup(t) : NULL;
+    json_free(o);
+    return ret;
+}

@@ -103,6 +103,27 @@ int run_identity_same_scoring(const struct run_info *a, const struct run_info *b
                               struct strbuf *why);
 
 /*
+ * An order experiment (run --experiment order): its settings name the experiment. The one
+ * place that decides it (report, view and the curve search below read it here).
+ */
+int run_identity_is_order(const struct run_info *r);
+
+/*
+ * A depth curve of r can stand for a's expectations (the order report's computed column):
+ * the same model requested, template and tokenizer by their sha256 (two tokenizer.json
+ * files of one name are not one tokenizer), and r a depth run. 1 or 0.
+ */
+int run_identity_same_curve(const struct run_info *a, const struct run_info *r);
+
+/*
+ * A run's settings scored again (rescore): "scorer" replaced, and "reasoning-tags" when tags is
+ * non-NULL, in the store's canonical form. malloc'd; the caller frees.
+ */
+char *run_identity_rescored(const char *settings, const char *scorer, const char *tags);
+/* The settings' own "reasoning-tags", or NULL (malloc'd; the caller frees). */
+char *run_identity_reasoning_tags(const char *settings);
+
+/*
  * json with object keys sorted at every level, unformatted: the form the
  * store keeps settings in, so equal settings are equal text. malloc'd (the
  * caller frees); NULL when json is NULL or not JSON.
