@@ -112,12 +112,19 @@ struct unit {
     size_t nr;
 };
 
-static const struct order_item *sort_items;
+/* An item's source position and index: sorted without a global (the runner's build threads
+   arrange prompts at once; a shared pointer to the items let one thread sort by another's). */
+struct source_at {
+    long source;
+    size_t i;
+};
 
 static int by_source(const void *a, const void *b)
 {
-    long x = sort_items[*(const size_t *)a].source, y = sort_items[*(const size_t *)b].source;
-    return (x > y) - (x < y);
+    const struct source_at *x = a, *y = b;
+    if (x->source != y->source)
+        return (x->source > y->source) - (x->source < y->source);
+    return (x->i > y->i) - (x->i < y->i); /* ties in index order, as the stable sort kept them */
 }
 
 static int unit_by_rank(const void *a, const void *b)
@@ -146,10 +153,17 @@ void ordering_arrange(enum ordering o, const struct order_item *items, size_t n,
     struct unit *placed;
 
     /* members in source order; a unit = a run of one document (or one chunk) */
-    for (i = 0; i < n; i++)
-        members[i] = i;
-    sort_items = items;
-    qsort(members, n, sizeof(*members), by_source);
+    {
+        struct source_at *sa = xmalloc(st_mult(n ? n : 1, sizeof(*sa)));
+        for (i = 0; i < n; i++) {
+            sa[i].source = items[i].source;
+            sa[i].i = i;
+        }
+        qsort(sa, n, sizeof(*sa), by_source);
+        for (i = 0; i < n; i++)
+            members[i] = sa[i].i;
+        free(sa);
+    }
     if (group_by_doc) {
         /* gather each document's chunks behind its earliest one, keeping source order */
         size_t *g = xmalloc(st_mult(n ? n : 1, sizeof(*g)));
