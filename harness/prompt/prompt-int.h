@@ -163,7 +163,7 @@ struct prompt_builder {
 /* Representative document number for cached counts (two digits, like most). */
 #define COUNT_INDEX 10
 
-struct doc_vals {
+struct chunk_fields {
     long index;
     const char *title, *text, *id;
     size_t text_len;
@@ -236,7 +236,7 @@ void prompt_pack_memo_clear(struct prompt_builder *b);
  * {documents} (in [user]) or of {text} (in [document]).
  */
 void prompt_render(struct strbuf *out, const char *tpl, const char *question,
-                   const struct strbuf *documents, size_t *at, const struct doc_vals *d);
+                   const struct strbuf *documents, size_t *at, const struct chunk_fields *d);
 
 /*
  * The system and user messages (and the completion string) of q with the

@@ -46,7 +46,7 @@
  * {documents} (in [user]) or of {text} (in [document]).
  */
 void prompt_render(struct strbuf *out, const char *tpl, const char *question,
-                   const struct strbuf *documents, size_t *at, const struct doc_vals *d)
+                   const struct strbuf *documents, size_t *at, const struct chunk_fields *d)
 {
     const char *p = tpl;
     while (*p) {
@@ -258,7 +258,7 @@ long prompt_count_text(struct prompt_builder *b, const char *s, size_t n, struct
 long prompt_block_cost(struct prompt_builder *b, const struct chunk *c, const char *text,
                        size_t len, struct strbuf *err)
 {
-    struct doc_vals d = {COUNT_INDEX, c->title, text, c->id, len, prompt_cut_tail(c, len)};
+    struct chunk_fields d = {COUNT_INDEX, c->title, text, c->id, len, prompt_cut_tail(c, len)};
     strbuf_reset(&b->scratch);
     strbuf_addstr(&b->scratch, b->tpl->separator);
     prompt_render(&b->scratch, prompt_template_document(b->tpl, d.title), "", NULL, NULL, &d);
@@ -442,8 +442,8 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
         /* unit i (layouts) starts with the first block rendered now */
         int unit_open = i < s->nr || !s->nr;
         for (g = 0; g < ng; g++) {
-            struct doc_vals d = {index,         q->gold[g].title,    q->gold[g].text,
-                                 q->gold[g].id, q->gold[g].text_len, NULL};
+            struct chunk_fields d = {index,         q->gold[g].title,    q->gold[g].text,
+                                     q->gold[g].id, q->gold[g].text_len, NULL};
             if ((b->needles ? b->pos[g] : k) != i)
                 continue;
             index++;
@@ -467,8 +467,8 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
             const struct seq_item *it = &s->it[j];
             int is_cut = (long)j == s->cut;
             size_t len = is_cut && cut_len != SIZE_MAX ? cut_len : it->len;
-            struct doc_vals d = {index++,   it->c->title, it->c->text,
-                                 it->c->id, len,          prompt_cut_tail(it->c, len)};
+            struct chunk_fields d = {index++,   it->c->title, it->c->text,
+                                     it->c->id, len,          prompt_cut_tail(it->c, len)};
             if (!first)
                 strbuf_addstr(&b->docs, t->separator);
             first = 0;
@@ -578,8 +578,8 @@ static int build_control(struct prompt_builder *b, const struct prompt_request *
     strbuf_reset(&b->docs);
     if (r->depth_bp == DEPTH_BP_ORACLE)
         for (g = 0; g < q->gold_nr; g++) {
-            struct doc_vals d = {index++,       q->gold[g].title,    q->gold[g].text,
-                                 q->gold[g].id, q->gold[g].text_len, NULL};
+            struct chunk_fields d = {index++,       q->gold[g].title,    q->gold[g].text,
+                                     q->gold[g].id, q->gold[g].text_len, NULL};
             if (g)
                 strbuf_addstr(&b->docs, t->separator);
             prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, NULL, &d);

@@ -163,7 +163,7 @@ static long cut_chunk(struct prompt_builder *b, const struct chunk *c, long room
 {
     size_t at = 0, min, max, value;
     int member = prompt_member_span(c, &min, &max, &value);
-    struct doc_vals d = {COUNT_INDEX, c->title, "", c->id, 0, NULL};
+    struct chunk_fields d = {COUNT_INDEX, c->title, "", c->id, 0, NULL};
     long len;
     strbuf_reset(&b->docs);
     strbuf_addstr(&b->docs, b->tpl->separator);

@@ -73,7 +73,8 @@ static int render_docs(struct prompt_builder *b, const struct order_request *r, 
     strbuf_reset(&b->docs);
     for (i = 0; i < n; i++) {
         const struct retrieved_chunk *rc = &q->retrieved[docs[i]];
-        struct doc_vals d = {(long)i + 1, rc->c.title, rc->c.text, rc->c.id, rc->c.text_len, NULL};
+        struct chunk_fields d = {(long)i + 1, rc->c.title,    rc->c.text,
+                                 rc->c.id,    rc->c.text_len, NULL};
         long cost = prompt_chunk_cost(b, &rc->c, err);
         if (cost < 0)
             return -1;

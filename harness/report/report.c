@@ -49,7 +49,7 @@ static void published_effective_value(struct strbuf *sb, const struct published_
 }
 
 /* The RULER and NoLiMa effective lengths (stats/effective_length.h), beside dipmap's own. */
-static void published_effective_bullets(struct doc *d, const struct run_stats *s)
+static void published_effective_bullets(struct markup *d, const struct run_stats *s)
 {
     struct strbuf sb = STRBUF_INIT;
 
@@ -105,7 +105,7 @@ static void control_text(struct strbuf *sb, const char *name, const struct contr
     strbuf_addf(sb, "] (%ld of %ld, %zu questions)", c->n_correct, c->n_valid, c->n_questions);
 }
 
-static void section_summary(struct doc *d, const struct report_input *in)
+static void section_summary(struct markup *d, const struct report_input *in)
 {
     const struct run_info *r = in->run;
     const struct run_stats *s = in->stats;
@@ -228,7 +228,7 @@ static void section_summary(struct doc *d, const struct report_input *in)
     strbuf_release(&sb2);
 }
 
-static void section_warnings(struct doc *d, const struct run_stats *s)
+static void section_warnings(struct markup *d, const struct run_stats *s)
 {
     struct strvec w = STRVEC_INIT;
     size_t i;
@@ -243,7 +243,7 @@ static void section_warnings(struct doc *d, const struct run_stats *s)
     strvec_clear(&w);
 }
 
-static void section_plots(struct doc *d, const struct report_input *in)
+static void section_plots(struct markup *d, const struct report_input *in)
 {
     size_t i;
 
@@ -254,7 +254,7 @@ static void section_plots(struct doc *d, const struct report_input *in)
         report_figure(d, &in->plots[i]);
 }
 
-void report_figure(struct doc *d, const struct report_plot *p)
+void report_figure(struct markup *d, const struct report_plot *p)
 {
     if (d->html) {
         if (!p->svg)
@@ -280,7 +280,7 @@ void report_figure(struct doc *d, const struct report_plot *p)
     }
 }
 
-static void interval_cell(struct doc *d, const struct estimate *e)
+static void interval_cell(struct markup *d, const struct estimate *e)
 {
     struct strbuf sb = STRBUF_INIT;
     strbuf_addch(&sb, '[');
@@ -292,7 +292,7 @@ static void interval_cell(struct doc *d, const struct estimate *e)
     strbuf_release(&sb);
 }
 
-static void pp_cell(struct doc *d, double x)
+static void pp_cell(struct markup *d, double x)
 {
     struct strbuf sb = STRBUF_INIT;
     report_pp(&sb, x);
@@ -300,7 +300,7 @@ static void pp_cell(struct doc *d, double x)
     strbuf_release(&sb);
 }
 
-static void section_dip(struct doc *d, const struct run_stats *s)
+static void section_dip(struct markup *d, const struct run_stats *s)
 {
     static const char *const head[] = {
         "length",      "edge",         "edge interval", "middle 25-75%",      "dip", "dip interval",
@@ -354,7 +354,7 @@ static void section_dip(struct doc *d, const struct run_stats *s)
 }
 
 /* Depth rows x length columns of accuracies: the table version of the heatmap. */
-static void section_grid(struct doc *d, const struct run_stats *s)
+static void section_grid(struct markup *d, const struct run_stats *s)
 {
     int *depths = NULL;
     size_t nd = 0, alloc = 0, i, j;
@@ -409,7 +409,7 @@ static void section_grid(struct doc *d, const struct run_stats *s)
     strbuf_release(&align);
 }
 
-static void section_cells(struct doc *d, const struct report_input *in)
+static void section_cells(struct markup *d, const struct report_input *in)
 {
     static const char *const head[] = {
         "length",    "depth",         "accuracy", "95% interval",   "n (scored)", "correct",
@@ -456,7 +456,7 @@ static void section_cells(struct doc *d, const struct report_input *in)
     strbuf_release(&oc);
 }
 
-static void section_coverage(struct doc *d, const struct run_stats *s)
+static void section_coverage(struct markup *d, const struct run_stats *s)
 {
     const char *head[3 + OUTCOME__COUNT];
     char align[4 + OUTCOME__COUNT];
@@ -516,7 +516,7 @@ static void section_coverage(struct doc *d, const struct run_stats *s)
     report_table_end(d);
 }
 
-static void section_tokenizer(struct doc *d, const struct run_stats *s)
+static void section_tokenizer(struct markup *d, const struct run_stats *s)
 {
     static const char *const head[] = {
         "length",        "realized min",  "realized mean", "realized max", "with server usage",
@@ -556,7 +556,7 @@ static void section_tokenizer(struct doc *d, const struct run_stats *s)
 }
 
 /* What the server's prefix cache reused (only when some trial reports it). */
-static void section_cache(struct doc *d, const struct report_input *in)
+static void section_cache(struct markup *d, const struct report_input *in)
 {
     static const char *const head[] = {"", "tokens", "share of sent"};
     const struct cache_stats *c = &in->stats->cache;
@@ -614,7 +614,7 @@ static void section_cache(struct doc *d, const struct report_input *in)
     strbuf_release(&sb);
 }
 
-static void section_advice(struct doc *d, const struct run_stats *s)
+static void section_advice(struct markup *d, const struct run_stats *s)
 {
     const char *head[3 + ORDER__COUNT + 1];
     char align[4 + ORDER__COUNT + 1];
@@ -660,7 +660,7 @@ static void section_advice(struct doc *d, const struct run_stats *s)
 }
 
 /* The order experiment: the recommendation, the (policy, k) table and the paired differences. */
-static void section_order(struct doc *d, const struct report_input *in)
+static void section_order(struct markup *d, const struct report_input *in)
 {
     static const char *const head[] = {"policy",
                                        "k",
@@ -781,7 +781,7 @@ static void section_order(struct doc *d, const struct report_input *in)
     strbuf_release(&sb);
 }
 
-static void kv_row(struct doc *d, const char *k, const char *v)
+static void kv_row(struct markup *d, const char *k, const char *v)
 {
     report_row_begin(d, NULL);
     report_cell(d, k);
@@ -789,7 +789,7 @@ static void kv_row(struct doc *d, const char *k, const char *v)
     report_row_end(d);
 }
 
-static void section_run(struct doc *d, const struct report_input *in)
+static void section_run(struct markup *d, const struct report_input *in)
 {
     static const char *const head[] = {"field", "value"};
     static const char *const prov_head[] = {"input", "sha256"};
@@ -873,7 +873,7 @@ static void shown_text(struct strbuf *out, const char *s)
     strbuf_addf(out, " \xE2\x80\xA6 (%zu bytes more)", strlen(s) - n);
 }
 
-static void section_failures(struct doc *d, const struct report_input *in)
+static void section_failures(struct markup *d, const struct report_input *in)
 {
     static const char *const head[] = {
         "question id", "question", "expected",       "model answer",
@@ -964,7 +964,7 @@ static void title_text(struct strbuf *sb, const struct report_input *in)
     strbuf_addch(sb, ')');
 }
 
-static void footer(struct doc *d, const struct report_input *in)
+static void footer(struct markup *d, const struct report_input *in)
 {
     struct strbuf sb = STRBUF_INIT;
     strbuf_addf(&sb, "Generated by dipmap %s (%s)", dipmap_version, dipmap_commit);
@@ -984,7 +984,7 @@ static void footer(struct doc *d, const struct report_input *in)
     strbuf_release(&sb);
 }
 
-static void body(struct doc *d, const struct report_input *in)
+static void write_sections(struct markup *d, const struct report_input *in)
 {
     section_summary(d, in);
     section_warnings(d, in->stats);
@@ -1014,7 +1014,7 @@ static void body(struct doc *d, const struct report_input *in)
 
 void report_markdown(struct strbuf *out, const struct report_input *in)
 {
-    struct doc d = {out, 0, NULL, 0};
+    struct markup d = {out, 0, NULL, 0};
     struct strbuf sb = STRBUF_INIT;
 
     title_text(&sb, in);
@@ -1022,7 +1022,7 @@ void report_markdown(struct strbuf *out, const struct report_input *in)
     escape_md(out, sb.buf);
     strbuf_addch(out, '\n');
     strbuf_release(&sb);
-    body(&d, in);
+    write_sections(&d, in);
 }
 
 const char *report_css(void)
@@ -1105,13 +1105,13 @@ void report_html_page_head(struct strbuf *out, const char *title, int script)
 
 void report_html(struct strbuf *out, const struct report_input *in)
 {
-    struct doc d = {out, 1, NULL, 0};
+    struct markup d = {out, 1, NULL, 0};
     struct strbuf sb = STRBUF_INIT;
 
     title_text(&sb, in);
     report_html_page_head(out, sb.buf, 1);
     strbuf_release(&sb);
-    body(&d, in);
+    write_sections(&d, in);
     report_script(out);
     strbuf_addstr(out, "</body>\n</html>\n");
 }

@@ -45,7 +45,7 @@ void report_axis_effect_text(struct strbuf *out, const struct axis_stats *a,
 }
 
 /* The values side by side; with_depths: a column per depth (not for an order run's one depth). */
-static void axis_table(struct doc *d, const struct axis_stats *a, int with_depths)
+static void axis_table(struct markup *d, const struct axis_stats *a, int with_depths)
 {
     const struct axis_value_stats *v0 = a->n_values ? &a->values[0] : NULL;
     size_t nd = v0 && with_depths ? v0->n_depths : 0, i, j, ncol = 4 + nd;
@@ -129,7 +129,7 @@ static void pair_counts(const struct trial_result *trials, size_t n_trials,
  * of the trials with A = row value and B = column value, over every length
  * and depth; "n/a" where no trial has both. The figure comes before it.
  */
-static void axis_pair_table(struct doc *d, const struct report_input *in)
+static void axis_pair_table(struct markup *d, const struct report_input *in)
 {
     const struct axis_stats *a = find_paired(in->axes, in->n_axes, in->axis_pair[0]);
     const struct axis_stats *b = find_paired(in->axes, in->n_axes, in->axis_pair[1]);
@@ -357,7 +357,7 @@ int report_axis_plots(const char *dir, unsigned formats, const struct run_info *
     return ret;
 }
 
-void report_section_axes(struct doc *d, const struct report_input *in)
+void report_section_axes(struct markup *d, const struct report_input *in)
 {
     size_t i, k;
     struct strbuf sb = STRBUF_INIT;

@@ -38,7 +38,7 @@ static const char *run_label(const struct run_info *r)
 }
 
 /* axes: the result has named axes (a column "axes" after depth) */
-static void compare_test_row(struct doc *d, const struct compare_test *t, int axes)
+static void compare_test_row(struct markup *d, const struct compare_test *t, int axes)
 {
     struct strbuf sb = STRBUF_INIT;
     int any = t->scope == COMPARE_OVERALL || t->scope == COMPARE_AXIS;
@@ -82,7 +82,7 @@ static const char *primary_status(const struct compare_result *r, const struct c
 static void change_or_na(struct strbuf *out, const struct compare_test *t);
 
 /* The primary endpoints first (the gate): estimate, upper bound, detectable drop. */
-static void compare_primary_table(struct doc *d, const struct compare_result *r)
+static void compare_primary_table(struct markup *d, const struct compare_result *r)
 {
     static const char *const head[] = {
         "endpoint", "questions", "baseline",    "candidate",
@@ -150,7 +150,7 @@ static void compare_primary_table(struct doc *d, const struct compare_result *r)
     strbuf_release(&sb);
 }
 
-static void compare_runs_table(struct doc *d, const struct compare_meta *m)
+static void compare_runs_table(struct markup *d, const struct compare_meta *m)
 {
     static const char *const head[] = {"", "baseline", "candidate"};
     const struct run_info *b = m ? m->baseline : NULL, *c = m ? m->candidate : NULL;
@@ -215,7 +215,7 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
     };
     const char *const *h = r->has_axes ? head_axes : head;
     const char *align = r->has_axes ? "lllrrrrrrrl" : "llrrrrrrrl";
-    struct doc d = {out, 1, NULL, 0};
+    struct markup d = {out, 1, NULL, 0};
     struct strbuf sb = STRBUF_INIT;
     const char *cls = r->verdict == VERDICT_PASS   ? "pass"
                       : r->verdict == VERDICT_FAIL ? "fail"

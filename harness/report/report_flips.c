@@ -125,7 +125,7 @@ static void cell_title(struct strbuf *out, const struct compare_test *t)
  * The table of flipped pairs (the first FLIPS_MAX), in either format; axes:
  * the cell has named axes (a column naming each row's).
  */
-static void flips_rows(struct doc *d, const struct flip *v, size_t n, int axes)
+static void flips_rows(struct markup *d, const struct flip *v, size_t n, int axes)
 {
     static const char *const head[] = {"question", "repeat", "baseline answer", "candidate answer",
                                        NULL};
@@ -158,7 +158,7 @@ static void flips_rows(struct doc *d, const struct flip *v, size_t n, int axes)
 
 /* ---- HTML ---- */
 
-static void flips_table(struct doc *d, const char *caption, const struct flip *v, size_t n,
+static void flips_table(struct markup *d, const char *caption, const struct flip *v, size_t n,
                         int axes)
 {
     struct strbuf sb = STRBUF_INIT;
@@ -175,7 +175,7 @@ static void flips_table(struct doc *d, const char *caption, const struct flip *v
     strbuf_release(&sb);
 }
 
-void report_compare_flips_html(struct doc *d, const struct compare_result *r,
+void report_compare_flips_html(struct markup *d, const struct compare_result *r,
                                const struct compare_meta *m)
 {
     size_t i;
@@ -314,7 +314,7 @@ static const char change_legend[] =
     "p < alpha and a change of at least the tolerance), ? not tested (too few pairs or low "
     "coverage), no mark: no significant change.";
 
-void report_compare_heatmap_html(struct doc *d, const struct compare_result *r)
+void report_compare_heatmap_html(struct markup *d, const struct compare_result *r)
 {
     struct change_grid g;
     struct strbuf *out = d->out, sb = STRBUF_INIT;
@@ -417,7 +417,7 @@ void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *
 static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n,
                      int axes)
 {
-    struct doc md = {out, 0, NULL, 0};
+    struct markup md = {out, 0, NULL, 0};
     strbuf_addf(out, "%s: %zu\n\n", caption, n);
     if (!n)
         return;

@@ -26,7 +26,7 @@ static const char *order_words(enum hops_order o)
     return o == HOPS_A_FIRST ? "A before B" : o == HOPS_B_FIRST ? "B before A" : "same depth";
 }
 
-static void grid_table(struct doc *d, const struct hops_stats *h, long length)
+static void grid_table(struct markup *d, const struct hops_stats *h, long length)
 {
     const char **head = xcalloc(h->n_b + 2, sizeof(*head));
     char *align = xcalloc(h->n_b + 2, 1);
@@ -58,7 +58,7 @@ static void grid_table(struct doc *d, const struct hops_stats *h, long length)
     free(align);
 }
 
-void report_section_hops(struct doc *d, const struct report_input *in)
+void report_section_hops(struct markup *d, const struct report_input *in)
 {
     const struct hops_stats *h = in->stats ? in->stats->hops : NULL;
     static const char *const head[] = {"hop distance", "order",         "accuracy",

@@ -68,7 +68,7 @@ void report_add_interval(struct strbuf *out, double lo, double hi)
 
 /* ---- a tiny document model: every piece of text is escaped here ---- */
 
-void report_heading(struct doc *d, int level, const char *title, const char *id)
+void report_heading(struct markup *d, int level, const char *title, const char *id)
 {
     if (d->html) {
         strbuf_addf(d->out, "<h%d", level);
@@ -84,7 +84,7 @@ void report_heading(struct doc *d, int level, const char *title, const char *id)
     }
 }
 
-void report_para(struct doc *d, const char *s)
+void report_para(struct markup *d, const char *s)
 {
     if (d->html) {
         strbuf_addstr(d->out, "<p>");
@@ -96,14 +96,14 @@ void report_para(struct doc *d, const char *s)
     }
 }
 
-void report_bullets_begin(struct doc *d)
+void report_bullets_begin(struct markup *d)
 {
     if (d->html)
         strbuf_addstr(d->out, "<ul>\n");
 }
 
 /* One bullet "label: value" with the label in bold. */
-void report_bullet(struct doc *d, const char *label, const char *value)
+void report_bullet(struct markup *d, const char *label, const char *value)
 {
     if (d->html) {
         strbuf_addstr(d->out, "<li><b>");
@@ -120,12 +120,12 @@ void report_bullet(struct doc *d, const char *label, const char *value)
     }
 }
 
-void report_bullets_end(struct doc *d)
+void report_bullets_end(struct markup *d)
 {
     strbuf_addstr(d->out, d->html ? "</ul>\n" : "\n");
 }
 
-void report_table_begin(struct doc *d, const char *align, const char *const *head)
+void report_table_begin(struct markup *d, const char *align, const char *const *head)
 {
     size_t i, n = strlen(align);
 
@@ -152,7 +152,7 @@ void report_table_begin(struct doc *d, const char *align, const char *const *hea
     }
 }
 
-void report_row_begin(struct doc *d, const char *cls)
+void report_row_begin(struct markup *d, const char *cls)
 {
     d->col = 0;
     if (d->html) {
@@ -165,7 +165,7 @@ void report_row_begin(struct doc *d, const char *cls)
     }
 }
 
-void report_cell(struct doc *d, const char *s)
+void report_cell(struct markup *d, const char *s)
 {
     int right = d->align && d->align[d->col] == 'r';
     size_t n = s ? strlen(s) : 0;
@@ -191,9 +191,9 @@ void report_cell(struct doc *d, const char *s)
 }
 
 /* A cell built in a scratch buffer (numbers and escaped text alike). */
-void report_cellf(struct doc *d, const char *fmt, ...) DM_PRINTF(2, 3);
+void report_cellf(struct markup *d, const char *fmt, ...) DM_PRINTF(2, 3);
 
-void report_cellf(struct doc *d, const char *fmt, ...)
+void report_cellf(struct markup *d, const char *fmt, ...)
 {
     struct strbuf sb = STRBUF_INIT;
     va_list ap;
@@ -204,19 +204,19 @@ void report_cellf(struct doc *d, const char *fmt, ...)
     strbuf_release(&sb);
 }
 
-void report_row_end(struct doc *d)
+void report_row_end(struct markup *d)
 {
     strbuf_addstr(d->out, d->html ? "</tr>\n" : "\n");
 }
 
-void report_table_end(struct doc *d)
+void report_table_end(struct markup *d)
 {
     strbuf_addstr(d->out, d->html ? "</tbody></table></div>\n" : "\n");
     d->align = NULL;
 }
 
 /* Cell helpers on a scratch strbuf. */
-void report_cell_pct(struct doc *d, double v)
+void report_cell_pct(struct markup *d, double v)
 {
     struct strbuf sb = STRBUF_INIT;
     report_pct(&sb, v);
@@ -224,7 +224,7 @@ void report_cell_pct(struct doc *d, double v)
     strbuf_release(&sb);
 }
 
-void report_cell_interval(struct doc *d, double lo, double hi)
+void report_cell_interval(struct markup *d, double lo, double hi)
 {
     struct strbuf sb = STRBUF_INIT;
     report_add_interval(&sb, lo, hi);
@@ -232,7 +232,7 @@ void report_cell_interval(struct doc *d, double lo, double hi)
     strbuf_release(&sb);
 }
 
-void report_cell_length(struct doc *d, long len)
+void report_cell_length(struct markup *d, long len)
 {
     struct strbuf sb = STRBUF_INIT;
     plan_format_length(&sb, len);
@@ -242,7 +242,7 @@ void report_cell_length(struct doc *d, long len)
     strbuf_release(&sb);
 }
 
-void report_cell_depth(struct doc *d, int depth_bp)
+void report_cell_depth(struct markup *d, int depth_bp)
 {
     struct strbuf sb = STRBUF_INIT;
     plan_format_depth(&sb, depth_bp);

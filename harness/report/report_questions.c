@@ -279,7 +279,7 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in, const
     (void)k;
 }
 
-static void matrix_length(struct doc *d, const struct report_input *in,
+static void matrix_length(struct markup *d, const struct report_input *in,
                           const struct length_stats *l, const struct trial_ref *refs,
                           struct qrow *rows, size_t nrows, struct shown *sh)
 {
@@ -472,7 +472,7 @@ static void trial_details(struct strbuf *out, const struct report_input *in, siz
     strbuf_addstr(out, "</dl></details>\n");
 }
 
-void report_section_questions(struct doc *d, const struct report_input *in)
+void report_section_questions(struct markup *d, const struct report_input *in)
 {
     const struct run_stats *s = in->stats;
     struct strbuf *out = d->out;

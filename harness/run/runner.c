@@ -481,8 +481,8 @@ int runner_score(const struct runner_config *cfg, size_t trial, const char *answ
     return score_trial(cfg, pt, &cfg->gs->q[pt->question], answer, score, err);
 }
 
-static void finish(struct runner *r, struct slot *s, const struct client_response *resp,
-                   enum trial_outcome outcome, double score, const char *error_msg)
+static void record_trial(struct runner *r, struct slot *s, const struct client_response *resp,
+                         enum trial_outcome outcome, double score, const char *error_msg)
 {
     const struct runner_config *cfg = r->cfg;
     const struct plan_trial *pt = &cfg->plan->t[s->trial];
@@ -1185,7 +1185,7 @@ static void finish_reused(struct runner *r, struct slot *s, const struct trial_r
     s->state = SLOT_WAITING; /* never in flight */
     s->reused_from = source;
     r->res->reused++;
-    finish(r, s, &resp, outcome, score, msg);
+    record_trial(r, s, &resp, outcome, score, msg);
     s->reused_from = NULL;
     /* resp's strings are borrowed from the index: not released */
 }
@@ -1298,8 +1298,8 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
         } else {
             struct strbuf msg = STRBUF_INIT;
             strbuf_addf(&msg, "request not sent: %s", r->err.buf);
-            s->state = SLOT_WAITING; /* not in flight: finish() must not adjust tokens */
-            finish(r, s, NULL, OUTCOME_ERROR, 0, msg.buf);
+            s->state = SLOT_WAITING; /* not in flight: record_trial() must not adjust tokens */
+            record_trial(r, s, NULL, OUTCOME_ERROR, 0, msg.buf);
             strbuf_release(&msg);
         }
         return 0;
@@ -1528,7 +1528,7 @@ static int attempts_allowed(const struct runner_config *cfg, const struct client
     return cfg->max_attempts;
 }
 
-static void handle(struct runner *r, struct client_response *resp, double now)
+static void take_response(struct runner *r, struct client_response *resp, double now)
 {
     const struct runner_config *cfg = r->cfg;
     struct slot *s = resp->tag;
@@ -1571,7 +1571,7 @@ static void handle(struct runner *r, struct client_response *resp, double now)
             s->ready_ms = now + (double)delay;
             return;
         }
-        finish(r, s, resp, OUTCOME_ERROR, 0, resp->error ? resp->error : "request failed");
+        record_trial(r, s, resp, OUTCOME_ERROR, 0, resp->error ? resp->error : "request failed");
         check_error_rate(r);
         return;
     }
@@ -1616,31 +1616,33 @@ static void handle(struct runner *r, struct client_response *resp, double now)
         if (score_trial(cfg, pt, q, resp->content, &score, &r->err) < 0) {
             struct strbuf msg = STRBUF_INIT;
             strbuf_addf(&msg, "cannot score: %s", r->err.buf);
-            finish(r, s, resp, OUTCOME_ERROR, 0, msg.buf);
+            record_trial(r, s, resp, OUTCOME_ERROR, 0, msg.buf);
             strbuf_release(&msg);
             check_error_rate(r);
             return;
         }
-        finish(r, s, resp, score >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG, score, NULL);
+        record_trial(r, s, resp, score >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG, score, NULL);
         return;
     }
     case CLIENT_OVERFLOW:
-        finish(r, s, resp, OUTCOME_OVERFLOW, 0, resp->error ? resp->error : "context exceeded");
+        record_trial(r, s, resp, OUTCOME_OVERFLOW, 0,
+                     resp->error ? resp->error : "context exceeded");
         return;
     case CLIENT_TRUNCATED:
-        finish(r, s, resp, OUTCOME_TRUNCATED, 0, resp->error ? resp->error : "truncated");
+        record_trial(r, s, resp, OUTCOME_TRUNCATED, 0, resp->error ? resp->error : "truncated");
         return;
     case CLIENT_EMPTY:
-        finish(r, s, resp, OUTCOME_EMPTY, 0, resp->error ? resp->error : "empty answer");
+        record_trial(r, s, resp, OUTCOME_EMPTY, 0, resp->error ? resp->error : "empty answer");
         return;
     case CLIENT_STARVED:
-        finish(r, s, resp, OUTCOME_STARVED, 0, resp->error ? resp->error : "no answer");
+        record_trial(r, s, resp, OUTCOME_STARVED, 0, resp->error ? resp->error : "no answer");
         return;
     case CLIENT_FILTERED:
-        finish(r, s, resp, OUTCOME_FILTERED, 0, resp->error ? resp->error : "content filter");
+        record_trial(r, s, resp, OUTCOME_FILTERED, 0, resp->error ? resp->error : "content filter");
         return;
     default:
-        finish(r, s, resp, OUTCOME_ERROR, 0, resp->error ? resp->error : "unexpected response");
+        record_trial(r, s, resp, OUTCOME_ERROR, 0,
+                     resp->error ? resp->error : "unexpected response");
         check_error_rate(r);
         return;
     }
@@ -1758,7 +1760,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
         if (inflight)
             last_busy_ms = now;
         while ((resp = client_take(cfg->client))) {
-            handle(&r, resp, now);
+            take_response(&r, resp, now);
             client_response_free(resp);
         }
         if (store_pending(cfg->store) && now - r.last_flush_ms >= cfg->flush_seconds * 1000.0)

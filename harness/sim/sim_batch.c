@@ -408,7 +408,7 @@ static void add_line(struct strbuf *file, const char *rid, const char *cid, int 
 }
 
 /* Answer every line (leaving in_progress): the output and error files. */
-static void process(struct sim_server *s, struct sim_batches *b, struct sim_batch *x)
+static void answer_batch_lines(struct sim_server *s, struct sim_batches *b, struct sim_batch *x)
 {
     const struct sim_file *f = file_find(b, x->input_file_id);
     struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
@@ -504,7 +504,7 @@ static void advance(struct sim_server *s, struct sim_batches *b, struct sim_batc
     if (!x->validated && t >= x->t0 + d)
         validate(b, x);
     if (x->validated && !x->failed && !x->processed && t >= x->t0 + 2 * d)
-        process(s, b, x);
+        answer_batch_lines(s, b, x);
 }
 
 static struct json *batch_json(const struct sim_batches *b, const struct sim_batch *x, double t)

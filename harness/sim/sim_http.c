@@ -658,7 +658,8 @@ static int sim_needle_answer(const struct question *q, const struct sim_prompt *
     return 1;
 }
 
-static void generate(struct sim_server *s, struct gen_request *g, struct reply *r, struct logrec *l)
+static void answer_completion(struct sim_server *s, struct gen_request *g, struct reply *r,
+                              struct logrec *l)
 {
     const struct sim_config *cfg = s->cfg;
     struct sim_analysis a;
@@ -1049,7 +1050,7 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
     fault =
         sim_fault_draw(&s->cfg->faults, s->cfg->fault_seed, atomic_fetch_add(&s->gen_counter, 1));
     l->fault = fault;
-    generate(s, &g, r, l);
+    answer_completion(s, &g, r, l);
     apply_fault(s, fault, r);
     /*
      * the prefill: its turn on the shared engine (--prefill-throughput; the engine is held
