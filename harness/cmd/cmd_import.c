@@ -620,14 +620,6 @@ static void lb_piece(void *arg, const char *text, size_t len, size_t piece, int 
     strbuf_release(&id);
 }
 
-/* The first byte at or after i that is not a space, tab or CR (n at the end). */
-static size_t lb_blank_to(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-        i++;
-    return i;
-}
-
 /*
  * One LongBench v2 record (one element of its data.json per line): its context cut into
  * haystack chunks (ids lb2-ID#N, no title), paragraphs at blank lines (the newlines inside
@@ -637,38 +629,33 @@ static size_t lb_blank_to(const char *s, size_t n, size_t i)
  */
 static int import_longbench(struct importer *im, const struct json *j, long lineno)
 {
-    const char *rid = need_str(im, j, "_id", lineno), *ctx;
+    const char *rid = need_str(im, j, "_id", lineno), *ctx, *p, *from = NULL, *to = NULL;
     struct lb_ctx c = {im, rid, 0, 0};
-    size_t n, i, from = 0;
     if (!rid || !(ctx = need_str(im, j, "context", lineno)))
         return -1;
     if (im->limit > 0 && im->questions >= im->limit)
         return 0;
     im->questions++; /* records */
-    n = strlen(ctx);
-    while (from < n && !c.rc) {
-        /* the paragraph ends at a newline followed by a blank line (nothing but spaces, tabs
-           or CR), or at the end; the next starts at its first line, indentation kept */
-        size_t end = n, next = n, m, k;
-        for (i = from; i < n; i++) {
-            if (ctx[i] != '\n')
-                continue;
-            m = lb_blank_to(ctx, n, i + 1);
-            if (m >= n) { /* only whitespace to the end */
-                end = i;
-                break;
-            }
-            if (ctx[m] != '\n')
-                continue;
-            end = i;
-            for (k = m; (m = lb_blank_to(ctx, n, k + 1)) < n && ctx[m] == '\n';)
-                k = m;
-            next = k + 1;
-            break;
+    /* line by line: a blank line (only spaces, tabs, CR) ends the paragraph [from, to) */
+    for (p = ctx; !c.rc; p++) {
+        const char *e = strchr(p, '\n'), *q = p;
+        if (!e)
+            e = p + strlen(p);
+        while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        if (q < e) { /* text: the paragraph goes on (or starts here, indentation kept) */
+            from = from ? from : p;
+            to = e;
+        } else if (from) {
+            haystack_paragraph_pieces(from, (size_t)(to - from), lb_piece, &c);
+            from = NULL;
         }
-        haystack_paragraph_pieces(ctx + from, end - from, lb_piece, &c);
-        from = next;
+        if (!*e)
+            break;
+        p = e;
     }
+    if (from && !c.rc)
+        haystack_paragraph_pieces(from, (size_t)(to - from), lb_piece, &c);
     if (!c.rc && !c.n)
         return error("%s:%ld: \"context\": no text", im->path, lineno);
     return c.rc;
