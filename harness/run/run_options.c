@@ -1,0 +1,501 @@
+/*
+ * `dipmap run`'s settings checked: the defaults of struct run_opts, every
+ * numeric option against its range (one message per option), the named axes
+ * (--question-at, --needles, ..., --hops), --experiment order and the shard.
+ * Owns struct run_opts' defaults; the option table stays in cmd/cmd_run.c.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/builtin.h"
+#include "client/client.h"
+#include "base/config.h"
+#include "base/escape.h"
+#include "prompt/dataset.h"
+#include "base/json.h"
+#include "base/num.h"
+#include "base/opt.h"
+#include "prompt/order.h"
+#include "client/overhead.h"
+#include "run/axes.h"
+#include "run/estimate.h"
+#include "run/batch.h"
+#include "run/plan.h"
+#include "stats/power.h"
+#include "prompt/layout.h"
+#include "prompt/prompt.h"
+#include "client/reasoning.h"
+#include "prompt/retrieval.h"
+#include "run/reuse.h"
+#include "run/run_identity.h"
+#include "report/runbrief.h"
+#include "run/runner.h"
+#include "run/score.h"
+#include "stats/stats.h"
+#include "base/secret.h"
+#include "store/store.h"
+#include "base/strbuf.h"
+#include "base/strvec.h"
+#include "tokenizer/tokenizer.h"
+#include "base/usage.h"
+#include "base/version.h"
+#include "base/xalloc.h"
+#include "base/utc.h"
+
+#include "run/run_cmd.h"
+
+#include "base/banned.h"
+
+/* --shard I/N, counting shards from 1 (1/2 and 2/2 make a whole). */
+/* --shard: auto from the scheduler's environment, else plan_parse_shard. */
+int shard_parse(const char *s, unsigned *index, unsigned *count, struct strbuf *err)
+{
+    if (!strcmp(s, "auto"))
+        return plan_shard_auto(index, count, err);
+    return plan_parse_shard(s, index, count, err);
+}
+
+void run_opts_init(struct run_opts *o)
+{
+    struct runner_config d;
+
+    runner_config_init(&d); /* the runner's defaults are the options' */
+    memset(o, 0, sizeof(*o));
+    strvec_init(&o->endpoints);
+    strvec_init(&o->headers);
+    strvec_init(&o->tags);
+    o->lengths = "8k,32k";
+    o->depths = "0:100:10";
+    o->tmpl = "qa";
+    o->tokenizer = "cl100k_base";
+    o->max_tokens_field = "auto";
+    o->api_key_env = "OPENAI_API_KEY";
+    o->scorer = NULL;
+    o->progress = "auto";
+    o->template_overhead = "auto";
+    o->repeats = 1;
+    o->concurrency = d.concurrency;
+    o->max_tokens = d.max_tokens;
+    o->max_attempts = d.max_attempts;
+    o->retry_base_ms = d.backoff_base_ms;
+    o->temperature = 0;
+    o->top_p = 1;
+    o->timeout = 600;
+    o->connect_timeout = 10;
+    o->price_in = d.price_in;
+    o->price_out = d.price_out;
+    o->price_cached_in = d.price_cached_in;
+    o->max_error_rate = d.max_error_rate;
+    o->drain_seconds = d.drain_seconds;
+    o->progress_interval = d.progress_interval;
+    o->context_check = 1;
+    o->experiment = "depth";
+    o->policies = "source,best-first,edges-first,second-last,ascending";
+    o->ks = "3,5,10,20";
+    o->rank_p = 0.5;
+    o->batch_window = "24h";
+    o->batch_fallback = "batch";
+    o->batch_max_requests = BATCH_DEFAULT_MAX_REQUESTS;
+    o->batch_max_bytes = BATCH_DEFAULT_MAX_BYTES;
+    o->batch_poll = 5;
+    o->price_batch_in = o->price_batch_out = -1;
+}
+
+void run_opts_release(struct run_opts *o)
+{
+    free(o->experiment_json);
+    strvec_clear(&o->endpoints);
+    strvec_clear(&o->headers);
+    strvec_clear(&o->tags);
+}
+
+/*
+ * The run options that are named axes (axes.h): the option's name is the
+ * axis name, its value a comma list of the values to cross. A new axis is a
+ * field in run_opts, an OPT_STRING above and a row here; its prompts read
+ * the value with axes_find(prompt_request.axes, NAME) (README.md "Axes").
+ */
+struct run_axis {
+    const char *name;
+    size_t opt_offset;         /* offsetof(struct run_opts, field) */
+    const char *const *values; /* the values allowed (NULL-terminated), or NULL: check() */
+    const char *what;          /* with check(): what a value is, for the message */
+    int (*check)(const char *value);
+};
+
+/* --needles: a count 1..64 */
+static int check_needles(const char *v)
+{
+    unsigned long n;
+    return parse_ulong(v, &n) == 0 && n >= 1 && n <= 64 ? 0 : -1;
+}
+
+/* --spacing: a percentage of the document block, 0..100 */
+static int check_spacing(const char *v)
+{
+    double d;
+    return parse_double_range(v, 0, 100, &d);
+}
+static const char *const question_at_values[] = {"end", "start", "both", NULL};
+static const char *const distractors_values[] = {"hard", "random", "none", NULL};
+static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
+static const char *const layout_values[] = {"documents", "chat", "tools", "tool-long", NULL};
+static const struct run_axis run_axes[] = {
+    {"question-at", offsetof(struct run_opts, question_at), question_at_values, NULL, NULL},
+    {"distractors", offsetof(struct run_opts, distractors), distractors_values, NULL, NULL},
+    {"haystack-order", offsetof(struct run_opts, haystack_order), haystack_order_values, NULL,
+     NULL},
+    {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
+    {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
+    {"layout", offsetof(struct run_opts, layout), layout_values, NULL, NULL},
+};
+
+/* One "--NAME a,b" into c->axes; the values checked against ax->values. */
+static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *list)
+{
+    struct strvec *v = &c->axis_values[c->axes_nr];
+    size_t i, j;
+    if (c->axes_nr >= RUN_AXES_MAX)
+        return error("run: more than %d named axes", RUN_AXES_MAX);
+    strvec_init(v);
+    strvec_split(v, list, ',');
+    c->axes_nr++; /* from here on released with the context */
+    if (!v->nr)
+        return error("run: --%s: give at least one value", ax->name);
+    for (i = 0; i < v->nr; i++) {
+        if (ax->check) {
+            if (ax->check(v->v[i]) < 0)
+                return error("run: --%s: '%s' is not %s", ax->name, v->v[i], ax->what);
+            goto unique;
+        }
+        for (j = 0; ax->values[j] && strcmp(ax->values[j], v->v[i]); j++)
+            ;
+        if (!ax->values[j]) {
+            struct strbuf known = STRBUF_INIT;
+            for (j = 0; ax->values[j]; j++)
+                strbuf_addf(&known, "%s%s", j ? ", " : "", ax->values[j]);
+            error("run: --%s: unknown value '%s' (one of %s)", ax->name, v->v[i], known.buf);
+            strbuf_release(&known);
+            return -1;
+        }
+    unique:
+        for (j = 0; j < i; j++)
+            if (!strcmp(v->v[j], v->v[i]))
+                return error("run: --%s: %s given twice", ax->name, v->v[i]);
+    }
+    c->axes[c->axes_nr - 1].name = ax->name;
+    c->axes[c->axes_nr - 1].values = (const char *const *)v->v;
+    c->axes[c->axes_nr - 1].values_nr = v->nr;
+    return 0;
+}
+
+/*
+ * --hops 2 (README.md "Two-hop chains"): the axis hops=2 and the axis depth-b, needle B's depth
+ * swept on its own (--depths-b, default the run's --depths), crossed with the depth (needle A).
+ */
+static int parse_hops(struct run_ctx *c)
+{
+    static const char *const hops_values[] = {"2", NULL};
+    static const struct run_axis hops = {"hops", 0, hops_values, NULL, NULL};
+    static const struct run_axis depth_b = {"depth-b", 0, NULL, "a percentage 0..100",
+                                            check_spacing};
+    struct strbuf list = STRBUF_INIT;
+    int *d = c->depths, *own = NULL, ret;
+    size_t n = c->nd, i;
+    if (!c->o.hops) {
+        if (c->o.depths_b)
+            return error("run: --depths-b needs --hops 2");
+        return 0;
+    }
+    if (strcmp(c->o.hops, "2"))
+        return error("run: --hops: '%s' is not 2 (needle A, then needle B)", c->o.hops);
+    if (c->o.depths_b) {
+        strbuf_reset(&c->err);
+        if (plan_parse_depths(c->o.depths_b, &own, &n, &c->err) < 0)
+            return error("run: --depths-b: %s", c->err.buf);
+        d = own;
+    }
+    for (i = 0; i < n; i++)
+        strbuf_addf(&list, "%s%g", i ? "," : "", d[i] / 100.0);
+    ret = add_axis(c, &hops, "2") < 0 || add_axis(c, &depth_b, list.buf) < 0 ? -1 : 0;
+    free(own);
+    strbuf_release(&list);
+    return ret;
+}
+
+static int parse_axes(struct run_ctx *c)
+{
+    size_t i;
+    for (i = 0; i < sizeof(run_axes) / sizeof(run_axes[0]); i++) {
+        const char *list = *(const char *const *)((const char *)&c->o + run_axes[i].opt_offset);
+        if (list && add_axis(c, &run_axes[i], list) < 0)
+            return -1;
+    }
+    return parse_hops(c);
+}
+
+/* --NAME's value is in lo..hi; else an error naming the option, the range and the value. */
+int check_long(const char *name, long v, long lo, long hi)
+{
+    if (v >= lo && v <= hi)
+        return 0;
+    if (hi == LONG_MAX)
+        return error("run: --%s must be at least %ld (got %ld)", name, lo, v);
+    return error("run: --%s must be %ld to %ld (got %ld)", name, lo, hi, v);
+}
+
+/* --NAME's value is in [lo, hi], or in (lo, hi] when lo_open; hi INFINITY = no upper bound. */
+int check_double(const char *name, double v, double lo, int lo_open, double hi)
+{
+    if (!isnan(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
+        return 0;
+    if (isinf(hi))
+        return error("run: --%s must be %s %g (got %g)", name, lo_open ? "above" : "at least", lo,
+                     v);
+    return error("run: --%s must be in %c%g, %g] (got %g)", name, lo_open ? '(' : '[', lo, hi, v);
+}
+
+/*
+ * Every numeric setting against its range, one message per option. Prices are unset (-1)
+ * unless given, and then only together: a cost from one of them would be a wrong number.
+ */
+int check_settings(struct run_opts *o)
+{
+    int in = o->price_in_seen, out = o->price_out_seen;
+
+    if (check_long("repeats", o->repeats, 1, 1000000) ||
+        check_long("questions", o->questions, 0, LONG_MAX) ||
+        check_long("concurrency", o->concurrency, 1, 100000) ||
+        check_long("max-tokens", o->max_tokens, 1, 10000000) ||
+        check_long("max-attempts", o->max_attempts, 1, 1000) ||
+        check_long("retry-base-ms", o->retry_base_ms, 0, 3600000) ||
+        check_long("rpm", o->rpm, 0, LONG_MAX) || check_long("tpm", o->tpm, 0, LONG_MAX) ||
+        check_double("temperature", o->temperature, 0, 0, 2) ||
+        check_double("top-p", o->top_p, 0, 1, 1) ||
+        check_double("timeout", o->timeout, 0, 1, INFINITY) ||
+        check_double("connect-timeout", o->connect_timeout, 0, 1, INFINITY) ||
+        check_double("drain-seconds", o->drain_seconds, 0, 0, INFINITY) ||
+        check_double("progress-interval", o->progress_interval, 0, 1, INFINITY) ||
+        check_double("max-error-rate", o->max_error_rate, 0, 0, 1) ||
+        check_double("max-cost", o->max_cost, 0, 0, INFINITY))
+        return -1;
+    if (!(o->latency_s >= 0 && o->latency_s <= 86400))
+        return error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)",
+                     o->latency_s);
+    if ((in && check_double("price-in", o->price_in, 0, 0, INFINITY)) ||
+        (out && check_double("price-out", o->price_out, 0, 0, INFINITY)))
+        return -1;
+    if (in != out)
+        return error("run: --%s needs --%s too (USD per 1M prompt and completion tokens; "
+                     "use 0 for a free side)",
+                     in ? "price-in" : "price-out", in ? "price-out" : "price-in");
+    if (!in)
+        o->price_in = o->price_out = -1;
+    if (o->max_cost > 0 && !in)
+        return error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
+    if (check_long("batch-max-requests", o->batch_max_requests, 1, 50000000) ||
+        check_long("batch-max-bytes", o->batch_max_bytes, 1024, 100000000000L) ||
+        check_double("batch-poll", o->batch_poll, 0, 1, 3600))
+        return -1;
+    if (strcmp(o->batch_fallback, "batch") && strcmp(o->batch_fallback, "online"))
+        return error("run: --batch-fallback must be batch or online (got '%s')", o->batch_fallback);
+    if ((o->price_batch_in >= 0) != (o->price_batch_out >= 0))
+        return error("run: --price-batch-in and --price-batch-out go together");
+    if (o->price_batch_in >= 0 && !in)
+        return error("run: --price-batch-in needs --price-in and --price-out");
+    if (o->price_batch_in < 0 && in) {
+        o->price_batch_in = o->price_in / 2;
+        o->price_batch_out = o->price_out / 2;
+    }
+    if (o->batch_cancel)
+        o->batch = 1;
+    if (o->price_cached_in != -1) {
+        if (check_double("price-cached-in", o->price_cached_in, 0, 0, INFINITY))
+            return -1;
+        if (!in)
+            return error("run: --price-cached-in needs --price-in and --price-out");
+    }
+    return 0;
+}
+
+/*
+ * --experiment order: the policies, k and grouping become the named axes
+ * policy, k and group (axes.h), so store, resume, shards, merge and compare
+ * pair them like any axis; every trial is at length --budget (0: none) and
+ * depth 0 (the chunks' order, not a depth, places the gold).
+ */
+static int validate_order(struct run_ctx *c)
+{
+    struct order_setup *x = &c->ord;
+    struct json *j, *arr;
+    size_t i;
+
+    if (strcmp(c->o.experiment, "depth") && strcmp(c->o.experiment, "order")) {
+        error("run: --experiment must be depth or order, not '%s'", c->o.experiment);
+        return -1;
+    }
+    x->on = !strcmp(c->o.experiment, "order");
+    if (!x->on) {
+        if (x->order_opts_seen) {
+            error("run: --policies, --k, --group-by-doc, --budget, --rank-dist and --rank-p "
+                  "go with --experiment order");
+            return -1;
+        }
+        return 0;
+    }
+    if (c->o.lengths_seen || c->o.depths_seen) {
+        error("run: --experiment order has no --lengths or --depths: a prompt holds the top k "
+              "chunks in the policy's order (--budget TOKENS caps its length)");
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    if (order_setup_parse(x, c->o.policies, c->o.ks, c->o.group_by_doc, c->o.budget, c->o.rank_dist,
+                          c->o.rank_p, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    for (i = 0; i < x->axes_nr; i++) {
+        if (c->axes_nr >= RUN_AXES_MAX) {
+            error("run: more than %d named axes", RUN_AXES_MAX);
+            return -1;
+        }
+        c->axes[c->axes_nr++] = x->axes[i];
+    }
+    c->lengths[0] = c->o.budget;
+    c->nl = 1;
+    c->depths[0] = 0;
+    c->nd = 1;
+    /* the identity: what the axes do not say (budget, rank distribution) */
+    j = json_new_object();
+    json_add_num(j, "budget", (double)c->o.budget);
+    json_add_bool(j, "group-by-doc", c->o.group_by_doc);
+    arr = json_add_array(j, "k");
+    for (i = 0; i < x->nk; i++)
+        json_add_num(arr, NULL, x->k[i]);
+    json_add_str(j, "name", "order");
+    arr = json_add_array(j, "policies");
+    for (i = 0; i < x->npolicies; i++)
+        json_add_str(arr, NULL, ordering_name(x->policies[i]));
+    if (x->rank_probs) {
+        arr = json_add_array(j, "rank-dist");
+        for (i = 0; i < x->n_rank_probs; i++)
+            json_add_num(arr, NULL, x->rank_probs[i]);
+    } else {
+        json_add_num(j, "rank-p", x->rank_p);
+    }
+    c->o.experiment_json = json_print_str(j, 0);
+    json_free(j);
+    return 0;
+}
+
+/* Ranges and names of the options; the axes and the shard parsed. */
+int validate_options(struct run_ctx *c)
+{
+    size_t i;
+
+    if (c->o.schedule && runner_schedule_parse(c->o.schedule, &c->schedule) < 0) {
+        error("run: --schedule must be cache, shuffle or plan, not '%s'", c->o.schedule);
+        return -1;
+    }
+    if (c->o.special && strcmp(c->o.special, "parse") && strcmp(c->o.special, "plain")) {
+        error("run: --special must be parse or plain, not '%s'", c->o.special);
+        return -1;
+    }
+    if (c->o.special && !strcmp(c->o.tokenizer, "server")) {
+        error("run: --special needs a local tokenizer (with --tokenizer server the server "
+              "decides)");
+        return -1;
+    }
+    if (!c->o.dataset) {
+        error("run: --dataset is required");
+        return -1;
+    }
+    if (c->o.probe && (!c->o.dry_run || !c->o.endpoints.nr || !c->o.model || !*c->o.model)) {
+        error("run: --probe goes with --dry-run and needs --endpoint and --model (it sends one "
+              "request)");
+        return -1;
+    }
+    if (!c->o.dry_run && (!c->o.model || !*c->o.model)) {
+        error("run: --model is required");
+        return -1;
+    }
+    if (!c->o.dry_run && !c->o.endpoints.nr) {
+        error("run: --endpoint is required");
+        return -1;
+    }
+    if (check_settings(&c->o) < 0)
+        return -1;
+    if (strcmp(c->o.template_overhead, "auto")) {
+        char *end;
+        errno = 0;
+        c->overhead = strtol(c->o.template_overhead, &end, 10);
+        if (errno || end == c->o.template_overhead || *end || c->overhead < 0 ||
+            c->overhead > 1000000) {
+            error("run: --template-overhead must be auto or a token count (0..1000000)");
+            return -1;
+        }
+    }
+    if (runner_progress_parse(c->o.progress, &c->progress) < 0) {
+        error("run: --progress must be auto, bar, lines or none");
+        return -1;
+    }
+    if (client_max_tokens_field_parse(c->o.max_tokens_field, &c->mtf) < 0) {
+        error("run: --max-tokens-field must be auto, max_tokens or max_completion_tokens");
+        return -1;
+    }
+    if (c->o.scorer && scorer_parse(c->o.scorer, &c->default_scorer) < 0) {
+        error("run: unknown scorer '%s' (one of %s)", c->o.scorer, scorer_names());
+        return -1;
+    }
+    if (c->o.reasoning_effort && strcmp(c->o.reasoning_effort, "low") &&
+        strcmp(c->o.reasoning_effort, "medium") && strcmp(c->o.reasoning_effort, "high")) {
+        error("run: --reasoning-effort must be low, medium or high, got '%s'",
+              c->o.reasoning_effort);
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    if (c->o.extra_body && client_extra_body_check(c->o.extra_body, &c->extra_body, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    strbuf_reset(&c->err);
+    if (c->o.reasoning_tags &&
+        reasoning_tags_parse(c->o.reasoning_tags, &c->think_open, &c->think_close, &c->err) < 0) {
+        error("run: --reasoning-tags: %s", c->err.buf);
+        return -1;
+    }
+    if ((!plan_lengths_relative(c->o.lengths) &&
+         plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0) ||
+        plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0 ||
+        (c->o.controls && plan_parse_controls(c->o.controls, &c->controls, &c->err) < 0)) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    if (parse_axes(c) < 0 || validate_order(c) < 0)
+        return -1;
+    for (i = 0; i < c->nl; i++)
+        if (c->lengths[i] > c->max_len)
+            c->max_len = c->lengths[i];
+    if (c->o.shard && shard_parse(c->o.shard, &c->shard_i, &c->shard_n, &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    if (c->shard_n > 1 && !c->o.run && !c->o.dry_run) {
+        /* a timestamped default name would differ per shard and merge could not join them */
+        error("run: --shard needs --run NAME, the same on every shard, so that 'dipmap merge' "
+              "joins the shards into one run");
+        return -1;
+    }
+    return 0;
+}
