@@ -1,6 +1,6 @@
 /*
  * Escaping of untrusted text (model output, dataset text, run and model names)
- * for HTML, Markdown, gnuplot string literals and file names. Owns no state;
+ * for HTML, Markdown, gnuplot string literals, file names and shell words. Owns no state;
  * shared by report, plot and any command that writes such formats.
  */
 #include "base/escape.h"
@@ -362,4 +362,26 @@ void escape_xml(struct strbuf *out, const char *s)
             strbuf_add(out, p + i, k);
         i += k;
     }
+}
+
+void escape_shell(struct strbuf *out, const char *s)
+{
+    strbuf_addch(out, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            strbuf_addstr(out, "'\\''");
+        else
+            strbuf_addch(out, *s);
+    }
+    strbuf_addch(out, '\'');
+}
+
+void escape_shell_word(struct strbuf *out, const char *s)
+{
+    if (*s &&
+        s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+")] ==
+            '\0')
+        strbuf_addstr(out, s);
+    else
+        escape_shell(out, s);
 }

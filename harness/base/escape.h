@@ -83,4 +83,12 @@ void escape_csv(struct strbuf *out, const char *s);
  */
 void escape_url_component(struct strbuf *out, const char *s);
 
+/*
+ * One word for a POSIX shell (sh, bash, zsh), to copy and paste: escape_shell() always in
+ * single quotes, a ' as '\''; escape_shell_word() leaves a word of only letters, digits and
+ * -_./:=,@%+ as it is (the resume hints' plain options) and quotes the rest, "" included.
+ */
+void escape_shell(struct strbuf *out, const char *s);
+void escape_shell_word(struct strbuf *out, const char *s);
+
 #endif

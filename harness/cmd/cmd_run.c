@@ -2,55 +2,24 @@
  * `dipmap run`: options (flags over a JSON config file), inputs, the trial
  * plan and --dry-run, the API key from the environment, preflight, creating
  * or resuming the run in the store (input hashes, run lock), then the runner;
- * maps how the run ended to the run's status and the exit code.
+ * maps how the run ended to the run's status and the exit code. The phases'
+ * logic lives in run/ behind run/run_cmd.h (options, checks, dry run, context).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <pthread.h>
-#include <limits.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/builtin.h"
-#include "client/client.h"
-#include "base/config.h"
-#include "base/escape.h"
-#include "prompt/dataset.h"
-#include "base/json.h"
 #include "base/num.h"
 #include "base/opt.h"
-#include "prompt/order.h"
-#include "client/overhead.h"
-#include "run/axes.h"
-#include "run/estimate.h"
 #include "run/batch.h"
-#include "run/plan.h"
-#include "stats/power.h"
-#include "prompt/layout.h"
-#include "prompt/prompt.h"
-#include "client/reasoning.h"
-#include "prompt/retrieval.h"
-#include "run/reuse.h"
 #include "run/run_identity.h"
 #include "report/runbrief.h"
-#include "run/runner.h"
 #include "run/run_cmd.h"
-#include "run/score.h"
-#include "stats/stats.h"
-#include "base/secret.h"
-#include "store/store.h"
-#include "base/strbuf.h"
-#include "base/strvec.h"
-#include "tokenizer/tokenizer.h"
-#include "base/usage.h"
 #include "base/version.h"
 #include "base/xalloc.h"
 #include "base/utc.h"
@@ -75,7 +44,6 @@ static void keep_key_out_of_dumps(void)
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-/* The command line and --config into c->o; refuses --api-key outright. */
 /* A key on the command line ends up in shell history and ps: refuse it outright. */
 static int refuse_api_key_argument(int argc, const char **argv)
 {
@@ -107,7 +75,8 @@ static void note_seen_options(struct run_ctx *c, struct option *opts)
 }
 
 /*
- * The option table, then the command line and --config FILE applied to it.
+ * The option table, then the command line and --config FILE applied to it (into c->o;
+ * --api-key is refused outright).
  * Long because: the table has one entry per option with its help text (some 70);
  * it stays here, in one piece, because `dipmap help run` prints it, --config applies
  * to it and test 1412 reads it. The code after it is a few lines.
@@ -332,26 +301,113 @@ static int parse_run_options(struct run_ctx *c)
     return 0;
 }
 
-/* The retrieved lists: a retrieval set's own, synthetic ones for golden-set questions. */
-static int order_lists(struct run_ctx *c)
+/* The client; the API key comes from the environment only. */
+static int open_client(struct run_ctx *c)
 {
-    struct order_setup *x = &c->ord;
+    size_t i;
+
+    if (c->client) /* opened early by resolve_lengths() */
+        return 0;
+    c->api_key = getenv(c->o.api_key_env);
+    if (c->api_key && !*c->api_key)
+        c->api_key = NULL;
+    if (!c->api_key && strcmp(c->o.api_key_env, "OPENAI_API_KEY"))
+        warning("environment variable %s (from --api-key-env) is not set; sending no API key",
+                c->o.api_key_env);
+    if (c->api_key)
+        keep_key_out_of_dumps();
+    for (i = 0; i < c->o.endpoints.nr; i++)
+        strvec_push(&c->ccfg.endpoints, c->o.endpoints.v[i]);
+    for (i = 0; i < c->o.headers.nr; i++)
+        strvec_push(&c->ccfg.headers, c->o.headers.v[i]);
+    c->ccfg.model = c->o.model;
+    c->ccfg.api_key = c->api_key;
+    c->ccfg.legacy_completions = c->o.completions;
+    c->ccfg.temperature = c->o.temperature;
+    c->ccfg.top_p = c->o.top_p;
+    c->ccfg.seed = c->o.seed;
+    c->ccfg.max_tokens = c->o.max_tokens;
+    c->ccfg.max_tokens_field = c->mtf;
+    c->ccfg.timeout_ms = (long)(c->o.timeout * 1000);
+    c->ccfg.connect_timeout_ms = (long)(c->o.connect_timeout * 1000);
+    c->ccfg.reasoning_effort = c->o.reasoning_effort;
+    c->ccfg.extra_body = c->extra_body.len ? c->extra_body.buf : NULL;
+    c->ccfg.reasoning_open = c->think_open;
+    c->ccfg.reasoning_close = c->think_close;
+    c->ccfg.insecure = c->o.insecure;
+    c->ccfg.verbose = c->o.verbose;
+    c->ccfg.no_count_probe = c->o.dry_run && !c->o.probe;
     strbuf_reset(&c->err);
-    if (order_setup_lists(x, &c->gs, c->have_hay ? &c->hay : NULL, (unsigned long)c->o.seed,
-                          &c->err) < 0) {
+    c->client = client_new(&c->ccfg, &c->err);
+    if (!c->client) {
         error("run: %s", c->err.buf);
         return -1;
     }
-    if (c->gs.retrieval_nr < c->gs.nr)
-        fprintf(stderr,
-                "order experiment: %zu of %zu questions get a synthetic list of %d chunks (the "
-                "gold's rank drawn from %s, then hard negatives and filler)\n",
-                c->gs.nr - c->gs.retrieval_nr, c->gs.nr, x->kmax,
-                x->rank_probs ? "--rank-dist" : "a geometric distribution");
     return 0;
 }
 
-static int open_client(struct run_ctx *c);
+/* The tokenizer that counts lengths (server: the endpoint's /tokenize, cached in the store). */
+static int load_tokenizer(struct run_ctx *c)
+{
+    if (c->tk) /* loaded by the dry run's checks */
+        return 0;
+    if (!strcmp(c->o.tokenizer, "server")) {
+        /* named after the model, not the URL: a resume may reach it at another address */
+        c->tk = tokenizer_new_remote(c->o.model, client_tokenize_cb, c->client);
+        if (!c->db) {
+            /* a --probe dry run opens no store: its counts are not cached */
+        } else if ((c->count_cache.st = store_open(c->db, STORE_READWRITE))) {
+            tokenizer_set_remote_cache(c->tk, store_count_cache_get, store_count_cache_put,
+                                       &c->count_cache);
+        } else {
+            warning("server token counts are not cached in %s this time", c->db);
+        }
+    } else {
+        strbuf_reset(&c->err);
+        c->tk = tokenizer_load(c->o.tokenizer, &c->err);
+        if (!c->tk) {
+            error("run: %s", c->err.buf);
+            return -1;
+        }
+        if (c->o.special)
+            tokenizer_set_special(c->tk, !strcmp(c->o.special, "parse"));
+    }
+    return 0;
+}
+
+/* Preflight the endpoint before the first trial: key, model, context length. */
+static int preflight(struct run_ctx *c)
+{
+    enum client_reason reason = CLIENT_R_NONE;
+    enum client_class cls;
+    if (c->have_pinfo) /* asked by the dry run's checks */
+        return 0;
+    strbuf_reset(&c->err);
+    cls = client_preflight(c->client, &c->pinfo, &reason, &c->err);
+    c->have_pinfo = 1;
+    if (cls == CLIENT_FATAL) {
+        if (reason == CLIENT_R_AUTH)
+            error("run: the endpoint refused the API key: %s", c->err.buf);
+        else if (reason == CLIENT_R_MODEL_NOT_FOUND && strstr(c->err.buf, c->o.model))
+            error("run: %s", c->err.buf); /* the server's words name the model already */
+        else if (reason == CLIENT_R_MODEL_NOT_FOUND)
+            error("run: model '%s' is not served: %s", c->o.model, c->err.buf);
+        else
+            error("run: preflight failed: %s", c->err.buf);
+        if (reason == CLIENT_R_AUTH && !c->api_key)
+            fprintf(stderr, "hint: no API key was sent; set %s\n", c->o.api_key_env);
+        c->ret = reason == CLIENT_R_QUOTA ? DM_EXIT_INFRA : DM_EXIT_USAGE;
+        return -1;
+    }
+    if (cls != CLIENT_OK) {
+        error("run: endpoint unreachable: %s", c->err.buf);
+        c->ret = DM_EXIT_INFRA;
+        return -1;
+    }
+    if (c->pinfo.model_listed == 0)
+        warning("model '%s' is not listed by the endpoint; probing with one request", c->o.model);
+    return run_checks_context(c);
+}
 
 /*
  * --lengths given as fractions of the served context (25%,50%): ask the
@@ -399,6 +455,25 @@ static int resolve_lengths(struct run_ctx *c)
             c->max_len = c->lengths[i];
     }
     fprintf(stderr, " tokens\n");
+    return 0;
+}
+
+/* The retrieved lists: a retrieval set's own, synthetic ones for golden-set questions. */
+static int order_lists(struct run_ctx *c)
+{
+    struct order_setup *x = &c->ord;
+    strbuf_reset(&c->err);
+    if (order_setup_lists(x, &c->gs, c->have_hay ? &c->hay : NULL, (unsigned long)c->o.seed,
+                          &c->err) < 0) {
+        error("run: %s", c->err.buf);
+        return -1;
+    }
+    if (c->gs.retrieval_nr < c->gs.nr)
+        fprintf(stderr,
+                "order experiment: %zu of %zu questions get a synthetic list of %d chunks (the "
+                "gold's rank drawn from %s, then hard negatives and filler)\n",
+                c->gs.nr - c->gs.retrieval_nr, c->gs.nr, x->kmax,
+                x->rank_probs ? "--rank-dist" : "a geometric distribution");
     return 0;
 }
 
@@ -527,164 +602,6 @@ static int load_inputs(struct run_ctx *c)
     return 0;
 }
 
-/* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
-static int open_client(struct run_ctx *c);
-static int load_tokenizer(struct run_ctx *c);
-static int preflight(struct run_ctx *c);
-
-/*
- * --dry-run --probe: send the plan's first trial at its longest length once
- * and time it (submit to done, as the runner measures latency). Nothing is
- * written: no store is opened, a server tokenizer counts without its cache.
- * Returns 0 with *seconds and *length, or -1 (c->ret set) when the request fails.
- */
-static int probe_latency(struct run_ctx *c, double *seconds, long *length)
-{
-    struct prompt_builder *pb = NULL;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
-    struct strbuf messages = STRBUF_INIT;
-    struct client_request req;
-    struct client_response *resp = NULL;
-    const struct plan_trial *pt = NULL;
-    struct prompt_request pr;
-    size_t i;
-    int ret = -1;
-
-    c->ret = DM_EXIT_INFRA;
-    if (open_client(c) || load_tokenizer(c) || preflight(c))
-        goto out;
-    for (i = 0; i < c->plan.nr && !pt; i++)
-        if (c->plan.t[i].length == c->max_len)
-            pt = &c->plan.t[i];
-    if (!pt) {
-        error("run: --probe: no trial at length %ld in this plan", c->max_len);
-        goto out;
-    }
-    prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
-                             c->o.max_tokens, !c->o.completions);
-    pr.turn_cost = c->turn_cost;
-    pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
-    strbuf_reset(&c->err);
-    if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
-        error("run: --probe: cannot build the prompt of question %s at length %ld: %s", pr.q->id,
-              pr.target_len, c->err.buf);
-        c->ret = DM_EXIT_USAGE;
-        goto out;
-    }
-    memset(&req, 0, sizeof(req));
-    req.system = pr.chat ? bp.system.buf : NULL;
-    req.user = pr.chat ? bp.user.buf : bp.text.buf;
-    req.user_len = pr.chat ? bp.user.len : bp.text.len;
-    if (pr.chat && bp.layout != PROMPT_LAYOUT_DOCUMENTS) {
-        prompt_messages_json(&bp, NULL, &messages);
-        req.messages = messages.buf;
-    }
-    req.max_tokens = c->o.max_tokens;
-    req.expected_prompt_tokens = bp.realized_len;
-    strbuf_reset(&c->err);
-    if (client_submit(c->client, &req, &c->err) < 0) {
-        error("run: --probe: %s", c->err.buf);
-        goto out;
-    }
-    while (!(resp = client_take(c->client))) {
-        strbuf_reset(&c->err);
-        if (client_poll(c->client, 1000, &c->err) < 0) {
-            error("run: --probe: %s", c->err.buf);
-            goto out;
-        }
-    }
-    if (resp->http_status != 200) {
-        error("run: --probe: the request failed (%s%s%s)", client_class_name(resp->cls),
-              resp->error ? ": " : "", resp->error ? resp->error : "");
-        goto out;
-    }
-    *seconds = resp->latency_ms / 1000.0;
-    *length = pt->length;
-    fprintf(stderr, "probe: one request at %ld tokens took %.3f s\n", pt->length, *seconds);
-    ret = 0;
-    c->ret = DM_EXIT_OK;
-out:
-    client_response_free(resp);
-    built_prompt_release(&bp);
-    strbuf_release(&messages);
-    prompt_builder_free(pb);
-    return ret;
-}
-
-/*
- * --dry-run of the order experiment: trials per k and their prompt tokens,
- * counted exactly (each (question, k) built once, best-first: every policy
- * holds the same chunks) with a local tokenizer; the template overhead is
- * not known before the endpoint is asked, so it is left out.
- */
-static void dry_run_order(struct run_ctx *c, struct strbuf *out, double *usd)
-{
-    const struct order_setup *x = &c->ord;
-    struct prompt_builder *pb = NULL;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
-    double total = 0, per_k;
-    long trials_k = (long)(c->gs.nr * x->npolicies) * c->o.repeats, n = 0, completion;
-    size_t ki, qi;
-
-    strbuf_addf(out,
-                "order experiment: %zu questions x %zu k x %zu policies x %ld repeats = %ld "
-                "trials",
-                c->gs.nr, x->nk, x->npolicies, c->o.repeats, trials_k * (long)x->nk);
-    if (c->plan.controls_nr)
-        strbuf_addf(out, " (+ %zu control trials)", c->plan.controls_nr);
-    if (c->shard_n > 1)
-        strbuf_addf(out, "; this shard runs %zu", c->plan.nr);
-    strbuf_addch(out, '\n');
-    if (strcmp(c->o.tokenizer, "server") && !load_tokenizer(c))
-        pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
-    for (ki = 0; ki < x->nk; ki++) {
-        long lo = -1, hi = 0;
-        per_k = 0;
-        for (qi = 0; pb && qi < c->gs.nr; qi++) {
-            struct order_request r;
-            memset(&r, 0, sizeof(r));
-            r.q = &c->gs.q[qi];
-            r.policy = ORDER_BEST_FIRST;
-            r.k = x->k[ki];
-            r.group_by_doc = x->group_by_doc;
-            r.budget = x->budget;
-            r.chat = !c->o.completions;
-            r.overhead = c->overhead > 0 ? c->overhead : 0;
-            strbuf_reset(&c->err);
-            if (prompt_build_order(pb, &r, &bp, &c->err) < 0) {
-                strbuf_addf(out, "  k=%d: question %s: %s\n", x->k[ki], r.q->id, c->err.buf);
-                break;
-            }
-            per_k += (double)bp.realized_len;
-            lo = lo < 0 || bp.realized_len < lo ? bp.realized_len : lo;
-            hi = bp.realized_len > hi ? bp.realized_len : hi;
-        }
-        if (pb && c->gs.nr && lo >= 0) {
-            strbuf_addf(out,
-                        "  k=%d: %ld trials, prompts of %.0f tokens on average (%ld to %ld), "
-                        "%.0f prompt tokens\n",
-                        x->k[ki], trials_k, per_k / (double)c->gs.nr, lo, hi,
-                        per_k * (double)x->npolicies * (double)c->o.repeats);
-            total += per_k * (double)x->npolicies * (double)c->o.repeats;
-            n++;
-        }
-    }
-    completion = trials_k * (long)x->nk * c->o.max_tokens;
-    if (n == (long)x->nk)
-        strbuf_addf(out,
-                    "total: %.0f prompt tokens (before the template overhead), at most %ld "
-                    "completion tokens\n",
-                    total, completion);
-    else if (!pb)
-        strbuf_addstr(out, "prompt tokens: not counted with --tokenizer server in a dry run\n");
-    if (n == (long)x->nk && c->o.price_in >= 0) {
-        *usd = (total * c->o.price_in + (double)completion * c->o.price_out) / 1e6;
-        strbuf_addf(out, "cost: at most $%.2f\n", *usd);
-    }
-    built_prompt_release(&bp);
-    prompt_builder_free(pb);
-}
-
 /*
  * The checks the run makes before its first trial, made by --dry-run too, so a
  * dry run that passes is a run that starts, and one that fails exits as the
@@ -701,8 +618,7 @@ static int dry_run_checks(struct run_ctx *c)
     int server = c->o.endpoints.nr && c->o.model && *c->o.model;
     int remote = !strcmp(c->o.tokenizer, "server");
 
-    if (server &&
-        (open_client(c) || preflight(c) || load_tokenizer(c) || measure_template_overhead(c)))
+    if (server && (open_client(c) || preflight(c) || load_tokenizer(c) || run_checks_overhead(c)))
         return -1;
     if (!server && remote) {
         fprintf(stderr,
@@ -711,7 +627,7 @@ static int dry_run_checks(struct run_ctx *c)
                 c->o.endpoints.nr ? "give --model" : "no --endpoint");
         return 0;
     }
-    if (load_tokenizer(c) || check_lengths(c))
+    if (load_tokenizer(c) || run_checks_lengths(c))
         return -1;
     if (!server)
         fprintf(stderr,
@@ -721,107 +637,37 @@ static int dry_run_checks(struct run_ctx *c)
     return 0;
 }
 
+/* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
 static int dry_run(struct run_ctx *c)
 {
-    if (c->o.dry_run && dry_run_checks(c) < 0)
-        return -1;
-    if (c->o.dry_run && c->ord.on) {
-        double usd = -1;
-        strbuf_reset(&c->sb);
-        dry_run_order(c, &c->sb, &usd);
-        fputs(c->sb.buf, stdout);
-        if (c->o.max_cost > 0 && usd > c->o.max_cost)
-            printf("note: the estimate exceeds --max-cost $%.2f; the run would stop there "
-                   "(exit 4, resumable)\n",
-                   c->o.max_cost);
-        c->ret = DM_EXIT_OK;
-        return -1;
-    }
-    if (c->o.dry_run) {
-        struct plan_cost cost;
-        struct plan_pace pace;
-        struct strbuf probe_from = STRBUF_INIT;
-        double usd = -1;
-        cost.price_in = c->o.price_in;
-        cost.price_out = c->o.price_out;
-        cost.max_answer_tokens = c->o.max_tokens;
-        strbuf_reset(&c->sb);
-        plan_summary(&c->plan, &c->spec, &cost, &c->sb, &usd);
-        memset(&pace, 0, sizeof(pace));
-        pace.concurrency = c->o.concurrency;
-        pace.rpm = c->o.rpm;
-        pace.tpm = c->o.tpm;
-        pace.latency_s = c->o.latency_s;
-        pace.max_answer_tokens = c->o.max_tokens;
-        if (c->o.probe) {
-            long probed_len = 0;
-            if (probe_latency(c, &pace.latency_s, &probed_len) < 0)
-                return -1;
-            strbuf_addf(&probe_from, "probe: one request at %ld tokens", probed_len);
-            pace.latency_from = probe_from.buf;
-        }
-        plan_time_summary(&c->plan, &c->spec, &pace, &c->sb, NULL);
-        if (c->o.batch)
-            dry_run_batch(c, usd, &c->sb);
-        estimate_cache(&c->plan, &cost, c->o.price_cached_in, &c->sb);
-        estimate_power(&c->spec, c->gs.nr, &c->sb);
-        fputs(c->sb.buf, stdout);
-        if (c->sb.len && c->sb.buf[c->sb.len - 1] != '\n')
-            fputc('\n', stdout);
-        if (c->o.max_cost > 0 && usd > c->o.max_cost)
-            printf("note: the estimate exceeds --max-cost $%.2f; the run would stop there "
-                   "(exit 4, resumable)\n",
-                   c->o.max_cost);
-        c->ret = DM_EXIT_OK;
-        strbuf_release(&probe_from);
-        return -1;
-    }
-    return 0;
-}
+    double usd = -1, latency_s = c->o.latency_s;
+    long probed_len = 0;
 
-/* The client; the API key comes from the environment only. */
-static int open_client(struct run_ctx *c)
-{
-    size_t i;
-
-    if (c->client) /* opened early by resolve_lengths() */
+    if (!c->o.dry_run)
         return 0;
-    c->api_key = getenv(c->o.api_key_env);
-    if (c->api_key && !*c->api_key)
-        c->api_key = NULL;
-    if (!c->api_key && strcmp(c->o.api_key_env, "OPENAI_API_KEY"))
-        warning("environment variable %s (from --api-key-env) is not set; sending no API key",
-                c->o.api_key_env);
-    if (c->api_key)
-        keep_key_out_of_dumps();
-    for (i = 0; i < c->o.endpoints.nr; i++)
-        strvec_push(&c->ccfg.endpoints, c->o.endpoints.v[i]);
-    for (i = 0; i < c->o.headers.nr; i++)
-        strvec_push(&c->ccfg.headers, c->o.headers.v[i]);
-    c->ccfg.model = c->o.model;
-    c->ccfg.api_key = c->api_key;
-    c->ccfg.legacy_completions = c->o.completions;
-    c->ccfg.temperature = c->o.temperature;
-    c->ccfg.top_p = c->o.top_p;
-    c->ccfg.seed = c->o.seed;
-    c->ccfg.max_tokens = c->o.max_tokens;
-    c->ccfg.max_tokens_field = c->mtf;
-    c->ccfg.timeout_ms = (long)(c->o.timeout * 1000);
-    c->ccfg.connect_timeout_ms = (long)(c->o.connect_timeout * 1000);
-    c->ccfg.reasoning_effort = c->o.reasoning_effort;
-    c->ccfg.extra_body = c->extra_body.len ? c->extra_body.buf : NULL;
-    c->ccfg.reasoning_open = c->think_open;
-    c->ccfg.reasoning_close = c->think_close;
-    c->ccfg.insecure = c->o.insecure;
-    c->ccfg.verbose = c->o.verbose;
-    c->ccfg.no_count_probe = c->o.dry_run && !c->o.probe;
-    strbuf_reset(&c->err);
-    c->client = client_new(&c->ccfg, &c->err);
-    if (!c->client) {
-        error("run: %s", c->err.buf);
+    if (dry_run_checks(c) < 0)
         return -1;
+    strbuf_reset(&c->sb);
+    if (c->ord.on) {
+        dry_run_order(c, &c->sb, &usd);
+    } else {
+        if (c->o.probe) {
+            c->ret = DM_EXIT_INFRA;
+            if (open_client(c) || load_tokenizer(c) || preflight(c) ||
+                dry_run_probe(c, &latency_s, &probed_len) < 0)
+                return -1;
+        }
+        dry_run_estimate(c, latency_s, probed_len, &c->sb, &usd);
     }
-    return 0;
+    fputs(c->sb.buf, stdout);
+    if (c->sb.len && c->sb.buf[c->sb.len - 1] != '\n')
+        fputc('\n', stdout);
+    if (c->o.max_cost > 0 && usd > c->o.max_cost)
+        printf("note: the estimate exceeds --max-cost $%.2f; the run would stop there "
+               "(exit 4, resumable)\n",
+               c->o.max_cost);
+    c->ret = DM_EXIT_OK;
+    return -1;
 }
 
 /* The store and the run name (given, or the model and a UTC timestamp). */
@@ -850,35 +696,6 @@ static int open_store(struct run_ctx *c)
     return 0;
 }
 
-/* The tokenizer that counts lengths (server: the endpoint's /tokenize, cached in the store). */
-static int load_tokenizer(struct run_ctx *c)
-{
-    if (c->tk) /* loaded by the dry run's checks */
-        return 0;
-    if (!strcmp(c->o.tokenizer, "server")) {
-        /* named after the model, not the URL: a resume may reach it at another address */
-        c->tk = tokenizer_new_remote(c->o.model, client_tokenize_cb, c->client);
-        if (!c->db) {
-            /* a --probe dry run opens no store: its counts are not cached */
-        } else if ((c->count_cache.st = store_open(c->db, STORE_READWRITE))) {
-            tokenizer_set_remote_cache(c->tk, store_count_cache_get, store_count_cache_put,
-                                       &c->count_cache);
-        } else {
-            warning("server token counts are not cached in %s this time", c->db);
-        }
-    } else {
-        strbuf_reset(&c->err);
-        c->tk = tokenizer_load(c->o.tokenizer, &c->err);
-        if (!c->tk) {
-            error("run: %s", c->err.buf);
-            return -1;
-        }
-        if (c->o.special)
-            tokenizer_set_special(c->tk, !strcmp(c->o.special, "parse"));
-    }
-    return 0;
-}
-
 /*
  * The trials of the whole matrix, every shard's (plan.total_nr), of the
  * --questions kept: each question holds the same share of it.
@@ -902,7 +719,7 @@ static int describe_run(struct run_ctx *c)
     for (i = 0; i < client_endpoint_count(c->client); i++)
         strbuf_addf(&c->sb, "%s%s", i ? "," : "", client_endpoint_url(c->client, (int)i));
     c->want.endpoints = strbuf_detach(&c->sb, NULL);
-    c->want.settings_json = run_settings(c);
+    c->want.settings_json = run_ctx_settings(c);
     c->want.golden_sha256 = xstrdup(c->gs.sha256);
     strbuf_reset(&c->sb);
     score_version(c->default_scorer, &c->sb);
@@ -931,7 +748,6 @@ static int describe_run(struct run_ctx *c)
     return 0;
 }
 
-/* An existing run of that name is resumed only with the same inputs and shard, under its lock. */
 /* --tag on a resume: the run gets the tags it does not have yet (labels, not identity). */
 static int add_tags(struct run_ctx *c)
 {
@@ -964,6 +780,7 @@ static int add_tags(struct run_ctx *c)
     return ret;
 }
 
+/* An existing run of that name is resumed only with the same inputs and shard, under its lock. */
 static int check_resume(struct run_ctx *c)
 {
     int prc;
@@ -987,7 +804,7 @@ static int check_resume(struct run_ctx *c)
             run_identity_settings_turn_cost(c->have.settings_json, c->turn_cost);
             c->turn_overhead_known = 1;
             free(c->want.settings_json);
-            c->want.settings_json = run_settings(c);
+            c->want.settings_json = run_ctx_settings(c);
         }
         if (!run_identity_same_run(&c->have, &c->want, &field, NULL)) {
             strbuf_reset(&c->sb);
@@ -1022,41 +839,6 @@ static int check_resume(struct run_ctx *c)
     return 0;
 }
 
-/* Preflight the endpoint before the first trial: key, model, context length. */
-static int preflight(struct run_ctx *c)
-{
-    enum client_reason reason = CLIENT_R_NONE;
-    enum client_class cls;
-    if (c->have_pinfo) /* asked by the dry run's checks */
-        return 0;
-    strbuf_reset(&c->err);
-    cls = client_preflight(c->client, &c->pinfo, &reason, &c->err);
-    c->have_pinfo = 1;
-    if (cls == CLIENT_FATAL) {
-        if (reason == CLIENT_R_AUTH)
-            error("run: the endpoint refused the API key: %s", c->err.buf);
-        else if (reason == CLIENT_R_MODEL_NOT_FOUND && strstr(c->err.buf, c->o.model))
-            error("run: %s", c->err.buf); /* the server's words name the model already */
-        else if (reason == CLIENT_R_MODEL_NOT_FOUND)
-            error("run: model '%s' is not served: %s", c->o.model, c->err.buf);
-        else
-            error("run: preflight failed: %s", c->err.buf);
-        if (reason == CLIENT_R_AUTH && !c->api_key)
-            fprintf(stderr, "hint: no API key was sent; set %s\n", c->o.api_key_env);
-        c->ret = reason == CLIENT_R_QUOTA ? DM_EXIT_INFRA : DM_EXIT_USAGE;
-        return -1;
-    }
-    if (cls != CLIENT_OK) {
-        error("run: endpoint unreachable: %s", c->err.buf);
-        c->ret = DM_EXIT_INFRA;
-        return -1;
-    }
-    if (c->pinfo.model_listed == 0)
-        warning("model '%s' is not listed by the endpoint; probing with one request", c->o.model);
-    return check_context(c);
-}
-
-/* The run row, its lock, status running and the served model, committed. */
 /*
  * The golden set goes into the store (once per store, by its sha256), so report and
  * rescore need no --dataset. Read again from the file, and kept only if it is still
@@ -1077,6 +859,7 @@ static int keep_golden_set(struct run_ctx *c)
     return rc;
 }
 
+/* The run row, its lock, status running and the served model, committed. */
 static int record_run(struct run_ctx *c)
 {
     int prc;
@@ -1155,7 +938,6 @@ static int load_reuse(struct run_ctx *c)
     return 0;
 }
 
-/* The runner over the plan, skipping the trials already done. */
 /*
  * --schedule (default cache when the preflight says the server caches prefixes, else plan),
  * the hints the server understands (llama.cpp id_slot, OpenAI prompt_cache_key) and how
@@ -1236,6 +1018,7 @@ static int run_batches(struct run_ctx *c, const struct runner_config *rc)
     return batch_run(rc, &bc, &c->res);
 }
 
+/* The runner over the plan, skipping the trials already done. */
 static int execute(struct run_ctx *c)
 {
     struct runner_config rc;
@@ -1341,62 +1124,12 @@ static int execute(struct run_ctx *c)
 static int finish_run(struct run_ctx *c)
 {
     size_t i;
-
-    enum run_status status = RUN_FAILED;
     int no_score = 0;
-    switch (c->res.end) {
-    case RUNNER_COMPLETE:
-        status = RUN_COMPLETE;
-        c->ret = DM_EXIT_OK;
-        break;
-    case RUNNER_INTERRUPTED:
-        status = RUN_INTERRUPTED;
-        c->ret = DM_EXIT_INTERRUPTED;
-        break;
-    case RUNNER_BUDGET:
-        status = RUN_BUDGET;
-        c->ret = DM_EXIT_INCONCLUSIVE;
-        break;
-    case RUNNER_TOO_MANY_ERRORS:
-    case RUNNER_STORE_ERROR:
-        c->ret = DM_EXIT_INFRA;
-        break;
-    case RUNNER_FATAL:
-        c->ret = c->res.fatal_reason == CLIENT_R_QUOTA || c->res.fatal_reason == CLIENT_R_NONE
-                     ? DM_EXIT_INFRA
-                     : DM_EXIT_USAGE;
-        break;
-    case RUNNER_INPUT_ERROR:
-    case RUNNER_MISMATCH:
-        c->ret = DM_EXIT_USAGE;
-        break;
-    }
-    if (c->res.end == RUNNER_COMPLETE && c->res.finished > 0 && !c->res.already_done &&
-        c->res.outcomes[OUTCOME_CORRECT] + c->res.outcomes[OUTCOME_WRONG] == 0) {
-        /* nothing could be scored: never a success */
-        status = RUN_FAILED;
-        c->ret = c->res.outcomes[OUTCOME_ERROR] == c->res.finished ? DM_EXIT_INFRA
-                                                                   : DM_EXIT_INCONCLUSIVE;
-        no_score = 1;
-    }
+    enum run_status status = run_ctx_end_status(&c->res, &c->ret, &no_score);
+
     if (store_run_update_status(c->st, c->run_name, status) < 0 || store_flush(c->st) < 0)
         c->ret = c->ret ? c->ret : DM_EXIT_INFRA;
-    {
-        struct runbrief b;
-        struct run_info ri;
-        long correct = -1, valid = -1, stored = -1;
-        memset(&b, 0, sizeof(b));
-        if (runbrief_load(c->st, c->run_name, &b) == 0) {
-            correct = b.correct;
-            valid = b.valid;
-        }
-        runbrief_release(&b);
-        if (store_run_get(c->st, c->run_name, &ri) == 0)
-            stored = ri.trials_done; /* finished trial rows, controls included */
-        run_info_release(&ri);
-        runbrief_print_run(c->run_name, c->db, &c->res, status, (int)c->o.concurrency, correct,
-                           valid, stored);
-    }
+    runbrief_print_end(c->st, c->run_name, c->db, &c->res, status, (int)c->o.concurrency);
 
     switch (c->res.end) {
     case RUNNER_COMPLETE:
@@ -1490,10 +1223,10 @@ int cmd_run(int argc, const char **argv)
     struct run_ctx c;
 
     run_ctx_init(&c, argc, argv);
-    if (parse_run_options(&c) || validate_options(&c) || resolve_lengths(&c) || load_inputs(&c) ||
-        dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
-        describe_run(&c) || check_resume(&c) || preflight(&c) || measure_template_overhead(&c) ||
-        check_lengths(&c) || load_reuse(&c) || record_run(&c) || execute(&c))
+    if (parse_run_options(&c) || run_options_validate(&c) || resolve_lengths(&c) ||
+        load_inputs(&c) || dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
+        describe_run(&c) || check_resume(&c) || preflight(&c) || run_checks_overhead(&c) ||
+        run_checks_lengths(&c) || load_reuse(&c) || record_run(&c) || execute(&c))
         return run_ctx_release(&c);
     finish_run(&c);
     return run_ctx_release(&c);

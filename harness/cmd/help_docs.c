@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "base/escape.h"
 #include "base/opt.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
@@ -301,17 +302,13 @@ static void positional_kind(const struct cmd_struct *c, const struct opt_capture
     }
 }
 
-/* Single-quoted for sh and zsh: ' becomes '\'' */
+/* Single-quoted for sh and zsh (escape_shell) */
 static void sh_quote(FILE *out, const char *s)
 {
-    fputc('\'', out);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputs("'\\''", out);
-        else
-            fputc(*s, out);
-    }
-    fputc('\'', out);
+    struct strbuf q = STRBUF_INIT;
+    escape_shell(&q, s);
+    fputs(q.buf, out);
+    strbuf_release(&q);
 }
 
 static void bash_command(FILE *out, const struct cmd_struct *c)

@@ -210,3 +210,21 @@ void runbrief_print_run(const char *run, const char *db, const struct runner_res
                100.0 * res->worst_mismatch);
     printf("store: %s\n", db);
 }
+
+void runbrief_print_end(struct store *st, const char *run, const char *db,
+                        const struct runner_result *res, enum run_status status, int window)
+{
+    struct runbrief b;
+    struct run_info ri;
+    long correct = -1, valid = -1, stored = -1;
+    memset(&b, 0, sizeof(b));
+    if (runbrief_load(st, run, &b) == 0) {
+        correct = b.correct;
+        valid = b.valid;
+    }
+    runbrief_release(&b);
+    if (store_run_get(st, run, &ri) == 0)
+        stored = ri.trials_done; /* finished trial rows, controls included */
+    run_info_release(&ri);
+    runbrief_print_run(run, db, res, status, window, correct, valid, stored);
+}

@@ -46,6 +46,12 @@ void runbrief_release(struct runbrief *b);
 void runbrief_print_run(const char *run, const char *db, const struct runner_result *res,
                         enum run_status status, int window, long run_correct, long run_valid,
                         long run_stored);
+/*
+ * runbrief_print_run() for run in st as it ended: the whole run's accuracy and its stored
+ * trials read from the store (unknown when it cannot be read).
+ */
+void runbrief_print_end(struct store *st, const char *run, const char *db,
+                        const struct runner_result *res, enum run_status status, int window);
 
 /*
  * The schedule and what the server's prefix cache did with it: prompt tokens

@@ -3,55 +3,15 @@
  * context, the first prompt of every length can be built, and the tokens the
  * server adds per request and per turn pair (measured, given or stored).
  */
-#include <errno.h>
-#include <pthread.h>
-#include <limits.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cmd/builtin.h"
-#include "client/client.h"
-#include "base/config.h"
 #include "base/escape.h"
-#include "prompt/dataset.h"
-#include "base/json.h"
-#include "base/num.h"
-#include "base/opt.h"
-#include "prompt/order.h"
 #include "client/overhead.h"
 #include "run/axes.h"
-#include "run/estimate.h"
-#include "run/batch.h"
-#include "run/plan.h"
-#include "stats/power.h"
-#include "prompt/layout.h"
-#include "prompt/prompt.h"
-#include "client/reasoning.h"
-#include "prompt/retrieval.h"
-#include "run/reuse.h"
-#include "run/run_identity.h"
-#include "report/runbrief.h"
-#include "run/runner.h"
-#include "run/score.h"
-#include "stats/stats.h"
-#include "base/secret.h"
-#include "store/store.h"
-#include "base/strbuf.h"
-#include "base/strvec.h"
-#include "tokenizer/tokenizer.h"
-#include "base/usage.h"
-#include "base/version.h"
-#include "base/xalloc.h"
-#include "base/utc.h"
 
+#include "base/usage.h"
 #include "run/run_cmd.h"
 
 #include "base/banned.h"
@@ -61,7 +21,7 @@
  * all the lengths that do not are named at once, so one correction is enough.
  * With --no-context-check they are sent anyway and recorded as overflows.
  */
-int check_context(struct run_ctx *c)
+int run_checks_context(struct run_ctx *c)
 {
     struct strbuf bad = STRBUF_INIT;
     size_t i, nbad = 0;
@@ -104,7 +64,7 @@ int check_context(struct run_ctx *c)
 /*
  * The first planned trial of the shortest planned length, built without an
  * overhead: the longer of the two requests the overhead is measured on.
- * Returns 0, or -1 when it cannot be built (check_lengths() says why).
+ * Returns 0, or -1 when it cannot be built (run_checks_lengths() says why).
  */
 static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
 {
@@ -132,6 +92,59 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
 }
 
 /*
+ * The layout axis (README.md "Conversation and tool-output layouts"): the server's tokens per
+ * haystack turn pair of each layout the run crosses, measured on whole message lists
+ * (overhead_measure_turns()), unless stored with the resumed run. Not fatal, as above.
+ */
+static void measure_turn_overhead(struct run_ctx *c)
+{
+    struct prompt_builder *pb;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    const struct plan_axis *ax = NULL;
+    size_t i;
+
+    for (i = 0; i < c->axes_nr; i++)
+        if (!strcmp(c->axes[i].name, "layout"))
+            ax = &c->axes[i];
+    if (ax && !c->turn_overhead_known && c->plan.nr && !c->o.completions) {
+        pb = prompt_builder_new(c->tk, &c->tpl, NULL);
+        prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
+        for (i = 0; i < ax->values_nr; i++) {
+            int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
+            struct prompt_turn_cost tc;
+            if (l <= PROMPT_LAYOUT_DOCUMENTS || l == PROMPT_LAYOUT_TOOL_LONG)
+                continue; /* tool-long: one pair of the tools layout */
+            strbuf_reset(&c->err);
+            if (overhead_measure_turns(c->client, c->tk, l, bp.system.buf, bp.user.buf, c->overhead,
+                                       &tc, &c->err) < 0) {
+                warning("cannot measure the tokens the server adds per %s turn pair (%s); "
+                        "taking 0",
+                        ax->values[i], c->err.buf);
+                continue;
+            }
+            c->turn_cost[l] = tc;
+            fprintf(stderr,
+                    "turn overhead: %ld tokens per %s turn pair (whole message lists "
+                    "counted by the server",
+                    tc.per_pair, prompt_layout_name(l));
+            if (tc.suffix[0]) {
+                struct strbuf e = STRBUF_INIT;
+                escape_json_n(&e, tc.suffix, strlen(tc.suffix));
+                fprintf(stderr, "; a turn's end merges with the %s the template puts after it",
+                        e.buf);
+                strbuf_release(&e);
+            }
+            fprintf(stderr, ")\n");
+        }
+        c->turn_cost[PROMPT_LAYOUT_TOOL_LONG] = c->turn_cost[PROMPT_LAYOUT_TOOLS];
+        built_prompt_release(&bp);
+        prompt_builder_free(pb);
+    }
+    free(c->want.settings_json);
+    c->want.settings_json = run_ctx_settings(c);
+}
+
+/*
  * The tokens the server adds per request (chat template, BOS), measured with
  * the first planned question's request without distractors (overhead.h),
  * unless given or stored with the resumed run, and measured again on the
@@ -141,9 +154,7 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
  * --allow-tokenizer-mismatch. Not fatal when the server cannot count: the
  * first answers' prompt counts catch a mismatch above 2% (mismatch stop).
  */
-static void measure_turn_overhead(struct run_ctx *c);
-
-int measure_template_overhead(struct run_ctx *c)
+int run_checks_overhead(struct run_ctx *c)
 {
     struct prompt_builder *pb;
     struct built_prompt bp = BUILT_PROMPT_INIT, bp2 = BUILT_PROMPT_INIT;
@@ -203,7 +214,7 @@ int measure_template_overhead(struct run_ctx *c)
             c->overhead, client_count_method_name(ov.method), ov.server_count, ov.local_count);
 done:
     free(c->want.settings_json);
-    c->want.settings_json = run_settings(c);
+    c->want.settings_json = run_ctx_settings(c);
     strbuf_release(&why);
     built_prompt_release(&bp);
     built_prompt_release(&bp2);
@@ -214,99 +225,36 @@ done:
 }
 
 /*
- * The layout axis (README.md "Conversation and tool-output layouts"): the server's tokens per
- * haystack turn pair of each layout the run crosses, measured on whole message lists
- * (overhead_measure_turns()), unless stored with the resumed run. Not fatal, as above.
- */
-static void measure_turn_overhead(struct run_ctx *c)
-{
-    struct prompt_builder *pb;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
-    const struct plan_axis *ax = NULL;
-    size_t i;
-
-    for (i = 0; i < c->axes_nr; i++)
-        if (!strcmp(c->axes[i].name, "layout"))
-            ax = &c->axes[i];
-    if (ax && !c->turn_overhead_known && c->plan.nr && !c->o.completions) {
-        pb = prompt_builder_new(c->tk, &c->tpl, NULL);
-        prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
-        for (i = 0; i < ax->values_nr; i++) {
-            int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
-            struct prompt_turn_cost tc;
-            if (l <= PROMPT_LAYOUT_DOCUMENTS || l == PROMPT_LAYOUT_TOOL_LONG)
-                continue; /* tool-long: one pair of the tools layout */
-            strbuf_reset(&c->err);
-            if (overhead_measure_turns(c->client, c->tk, l, bp.system.buf, bp.user.buf, c->overhead,
-                                       &tc, &c->err) < 0) {
-                warning("cannot measure the tokens the server adds per %s turn pair (%s); "
-                        "taking 0",
-                        ax->values[i], c->err.buf);
-                continue;
-            }
-            c->turn_cost[l] = tc;
-            fprintf(stderr,
-                    "turn overhead: %ld tokens per %s turn pair (whole message lists "
-                    "counted by the server",
-                    tc.per_pair, prompt_layout_name(l));
-            if (tc.suffix[0]) {
-                struct strbuf e = STRBUF_INIT;
-                escape_json_n(&e, tc.suffix, strlen(tc.suffix));
-                fprintf(stderr, "; a turn's end merges with the %s the template puts after it",
-                        e.buf);
-                strbuf_release(&e);
-            }
-            fprintf(stderr, ")\n");
-        }
-        c->turn_cost[PROMPT_LAYOUT_TOOL_LONG] = c->turn_cost[PROMPT_LAYOUT_TOOLS];
-        built_prompt_release(&bp);
-        prompt_builder_free(pb);
-    }
-    free(c->want.settings_json);
-    c->want.settings_json = run_settings(c);
-}
-
-/* Build the first planned prompt of every length once before anything is
+ * Build the first planned prompt of every length once before anything is
  * recorded: a length the distractor material cannot fill (--lengths 10M)
- * is refused here, not after the run row exists. */
-int check_lengths(struct run_ctx *c)
+ * is refused here, not after the run row exists. Every length that fails is named.
+ */
+int run_checks_lengths(struct run_ctx *c)
 {
-    /*
-     * Build the first planned prompt of every length once before anything is
-     * recorded: a length the distractor material cannot fill (--lengths 10M)
-     * is refused here, not after the run row exists.
-     */
-    {
-        struct prompt_builder *pb =
-            prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
-        struct built_prompt bp = BUILT_PROMPT_INIT;
-        size_t li, ti;
-        int bad = 0;
-        for (li = 0; li < c->nl; li++) { /* every length that fails is named */
-            for (ti = 0; ti < c->plan.nr && c->plan.t[ti].length != c->lengths[li]; ti++)
-                ;
-            if (ti == c->plan.nr)
-                continue; /* not in this shard */
-            {
-                const struct plan_trial *pt = &c->plan.t[ti];
-                struct prompt_request pr;
-                prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
-                                         c->o.max_tokens, !c->o.completions);
-                pr.overhead = c->overhead > 0 ? c->overhead : 0;
-                pr.turn_cost = c->turn_cost;
-                strbuf_reset(&c->err);
-                if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
-                    error("run: cannot build the prompt of question %s at length %ld, depth "
-                          "%g%%: %s",
-                          pr.q->id, pr.target_len, pr.depth_bp / 100.0, c->err.buf);
-                    bad = 1;
-                }
-            }
+    struct prompt_builder *pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    size_t li, ti;
+    int bad = 0;
+    for (li = 0; li < c->nl; li++) {
+        const struct plan_trial *pt;
+        struct prompt_request pr;
+        for (ti = 0; ti < c->plan.nr && c->plan.t[ti].length != c->lengths[li]; ti++)
+            ;
+        if (ti == c->plan.nr)
+            continue; /* not in this shard */
+        pt = &c->plan.t[ti];
+        prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
+                                 c->o.max_tokens, !c->o.completions);
+        pr.overhead = c->overhead > 0 ? c->overhead : 0;
+        pr.turn_cost = c->turn_cost;
+        strbuf_reset(&c->err);
+        if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
+            error("run: cannot build the prompt of question %s at length %ld, depth %g%%: %s",
+                  pr.q->id, pr.target_len, pr.depth_bp / 100.0, c->err.buf);
+            bad = 1;
         }
-        built_prompt_release(&bp);
-        prompt_builder_free(pb);
-        if (bad)
-            return -1;
     }
-    return 0;
+    built_prompt_release(&bp);
+    prompt_builder_free(pb);
+    return bad ? -1 : 0;
 }

@@ -124,29 +124,75 @@ struct run_ctx {
     int ret;
 };
 
-/* run_options.c */
-int shard_parse(const char *s, unsigned *index, unsigned *count, struct strbuf *err);
+/*
+ * run_options.c: run_opts_init() sets the defaults (the runner's own, runner_config_init());
+ * run_opts_release() frees what the options own.
+ */
 void run_opts_init(struct run_opts *o);
 void run_opts_release(struct run_opts *o);
-int check_long(const char *name, long v, long lo, long hi);
-int check_double(const char *name, double v, double lo, int lo_open, double hi);
-int check_settings(struct run_opts *o);
-int validate_options(struct run_ctx *c);
+/*
+ * Every numeric setting of o against its range, one error() naming the option, its range and
+ * the value given ("run: --repeats must be 1 to 1000000 (got 0)"); the prices only together
+ * (unset ones become -1), the batch prices default to half the online ones. 0 or -1.
+ */
+int run_options_check(struct run_opts *o);
+/*
+ * The options of c->o checked and parsed into c (schedule, scorer, lengths, depths, controls,
+ * the named axes, --experiment order, the shard), after run_options_check(). 0, or -1 after
+ * one error() (c->ret stays DM_EXIT_USAGE).
+ */
+int run_options_validate(struct run_ctx *c);
 
-/* run_ctx.c */
+/*
+ * run_ctx.c: run_ctx_init() sets up an empty context for argv (c->ret DM_EXIT_USAGE);
+ * run_ctx_release() frees whatever the phases got to and returns the exit code (a store that
+ * fails to close turns success into DM_EXIT_INFRA).
+ */
 void run_ctx_init(struct run_ctx *c, int argc, const char **argv);
 int run_ctx_release(struct run_ctx *c);
-char *run_settings(const struct run_ctx *c);
+/* The run's identity settings (run_identity_settings()) from what c holds now; malloc'd. */
+char *run_ctx_settings(const struct run_ctx *c);
+/*
+ * The run's status for how res ended, *ret its exit code (enum dm_exit); *no_score 1 when it
+ * completed without a single correct or wrong answer (then RUN_FAILED, never a success).
+ */
+enum run_status run_ctx_end_status(const struct runner_result *res, int *ret, int *no_score);
 
-/* run_checks.c */
-int check_context(struct run_ctx *c);
-int measure_template_overhead(struct run_ctx *c);
-int check_lengths(struct run_ctx *c);
+/*
+ * run_checks.c, the checks before the first trial; each returns 0, or -1 after error() (the
+ * exit code in c->ret). run_checks_context(): every length plus --max-tokens fits the
+ * server's context (c->pinfo); run_checks_overhead(): the tokens the server adds per request
+ * and per turn pair measured (c->overhead, c->turn_cost; c->want's settings updated);
+ * run_checks_lengths(): the first prompt of every planned length can be built.
+ */
+int run_checks_context(struct run_ctx *c);
+int run_checks_overhead(struct run_ctx *c);
+int run_checks_lengths(struct run_ctx *c);
 
-/* dry_run.c */
+/*
+ * dry_run.c: the --dry-run text appended to out, for the command to print. *usd is the
+ * estimated cost, -1 without prices. dry_run_estimate(): the matrix, tokens, cost, time at
+ * latency_s per request (probed_len > 0: measured by --probe at that length), the batch cost
+ * with --batch, the prefix cache and the power; dry_run_order(): the order experiment's
+ * prompt tokens per k (counted when c->tk is a local tokenizer); dry_run_batch(): the batch
+ * line. dry_run_probe(): one real request timed (the client, tokenizer and preflight ready);
+ * 0, or -1 with c->ret set.
+ */
+void dry_run_estimate(struct run_ctx *c, double latency_s, long probed_len, struct strbuf *out,
+                      double *usd);
+void dry_run_order(struct run_ctx *c, struct strbuf *out, double *usd);
 void dry_run_batch(struct run_ctx *c, double online_usd, struct strbuf *out);
+int dry_run_probe(struct run_ctx *c, double *seconds, long *length);
 
-/* resume_hint.c */
+/*
+ * resume_hint.c: resume_hint_format() appends to out the lines that resume the run: the same
+ * command (argv, shell-quoted, credential header values redacted) naming the run unless
+ * run_given, with option opt's value replaced by val when opt is given (added when argv did
+ * not have it: it came from --config). resume_hint() and resume_hint_with() print them on
+ * stderr.
+ */
+void resume_hint_format(struct strbuf *out, int argc, const char **argv, const char *run,
+                        const char *db, int run_given, const char *opt, const char *val);
 void resume_hint_with(int argc, const char **argv, const char *run, const char *db, int run_given,
                       const char *opt, const char *val);
 void resume_hint(int argc, const char **argv, const char *run, const char *db, int run_given);

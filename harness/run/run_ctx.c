@@ -2,54 +2,10 @@
  * The life cycle of struct run_ctx (one `dipmap run` between its phases) and
  * the run's identity settings built from what the context holds.
  */
-#include <errno.h>
-#include <pthread.h>
-#include <limits.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cmd/builtin.h"
-#include "client/client.h"
-#include "base/config.h"
-#include "base/escape.h"
-#include "prompt/dataset.h"
-#include "base/json.h"
-#include "base/num.h"
-#include "base/opt.h"
-#include "prompt/order.h"
-#include "client/overhead.h"
-#include "run/axes.h"
-#include "run/estimate.h"
-#include "run/batch.h"
-#include "run/plan.h"
-#include "stats/power.h"
-#include "prompt/layout.h"
-#include "prompt/prompt.h"
-#include "client/reasoning.h"
-#include "prompt/retrieval.h"
-#include "run/reuse.h"
 #include "run/run_identity.h"
-#include "report/runbrief.h"
-#include "run/runner.h"
-#include "run/score.h"
-#include "stats/stats.h"
-#include "base/secret.h"
-#include "store/store.h"
-#include "base/strbuf.h"
-#include "base/strvec.h"
-#include "tokenizer/tokenizer.h"
-#include "base/usage.h"
-#include "base/version.h"
-#include "base/xalloc.h"
-#include "base/utc.h"
 
 #include "run/run_cmd.h"
 
@@ -129,7 +85,7 @@ int run_ctx_release(struct run_ctx *c)
 }
 
 /* The run's identity settings with what c holds now (the overhead once known). */
-char *run_settings(const struct run_ctx *c)
+char *run_ctx_settings(const struct run_ctx *c)
 {
     struct run_identity_opts id;
     id.completions = c->o.completions;
@@ -149,4 +105,51 @@ char *run_settings(const struct run_ctx *c)
                                  tokenizer_is_remote(c->tk)       ? "server"
                                  : tokenizer_special_parse(c->tk) ? "parse"
                                                                   : "plain");
+}
+
+/*
+ * How the runner ended, as the run's status and the command's exit code: a run that
+ * completed without one scorable answer (this invocation's, nothing done before) is never a
+ * success.
+ */
+enum run_status run_ctx_end_status(const struct runner_result *res, int *ret, int *no_score)
+{
+    enum run_status status = RUN_FAILED;
+
+    *no_score = 0;
+    switch (res->end) {
+    case RUNNER_COMPLETE:
+        status = RUN_COMPLETE;
+        *ret = DM_EXIT_OK;
+        break;
+    case RUNNER_INTERRUPTED:
+        status = RUN_INTERRUPTED;
+        *ret = DM_EXIT_INTERRUPTED;
+        break;
+    case RUNNER_BUDGET:
+        status = RUN_BUDGET;
+        *ret = DM_EXIT_INCONCLUSIVE;
+        break;
+    case RUNNER_TOO_MANY_ERRORS:
+    case RUNNER_STORE_ERROR:
+        *ret = DM_EXIT_INFRA;
+        break;
+    case RUNNER_FATAL:
+        *ret = res->fatal_reason == CLIENT_R_QUOTA || res->fatal_reason == CLIENT_R_NONE
+                   ? DM_EXIT_INFRA
+                   : DM_EXIT_USAGE;
+        break;
+    case RUNNER_INPUT_ERROR:
+    case RUNNER_MISMATCH:
+        *ret = DM_EXIT_USAGE;
+        break;
+    }
+    if (res->end == RUNNER_COMPLETE && res->finished > 0 && !res->already_done &&
+        res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG] == 0) {
+        /* nothing could be scored: never a success */
+        status = RUN_FAILED;
+        *ret = res->outcomes[OUTCOME_ERROR] == res->finished ? DM_EXIT_INFRA : DM_EXIT_INCONCLUSIVE;
+        *no_score = 1;
+    }
+    return status;
 }

@@ -5,61 +5,26 @@
  * Owns struct run_opts' defaults; the option table stays in cmd/cmd_run.c.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <limits.h>
 #include <math.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cmd/builtin.h"
-#include "client/client.h"
-#include "base/config.h"
-#include "base/escape.h"
-#include "prompt/dataset.h"
 #include "base/json.h"
 #include "base/num.h"
-#include "base/opt.h"
-#include "prompt/order.h"
-#include "client/overhead.h"
-#include "run/axes.h"
-#include "run/estimate.h"
 #include "run/batch.h"
-#include "run/plan.h"
-#include "stats/power.h"
-#include "prompt/layout.h"
-#include "prompt/prompt.h"
 #include "client/reasoning.h"
-#include "prompt/retrieval.h"
-#include "run/reuse.h"
-#include "run/run_identity.h"
-#include "report/runbrief.h"
-#include "run/runner.h"
-#include "run/score.h"
-#include "stats/stats.h"
-#include "base/secret.h"
-#include "store/store.h"
-#include "base/strbuf.h"
-#include "base/strvec.h"
-#include "tokenizer/tokenizer.h"
-#include "base/usage.h"
-#include "base/version.h"
-#include "base/xalloc.h"
-#include "base/utc.h"
 
+#include "base/usage.h"
 #include "run/run_cmd.h"
 
 #include "base/banned.h"
 
-/* --shard I/N, counting shards from 1 (1/2 and 2/2 make a whole). */
-/* --shard: auto from the scheduler's environment, else plan_parse_shard. */
-int shard_parse(const char *s, unsigned *index, unsigned *count, struct strbuf *err)
+/*
+ * --shard I/N, counting shards from 1 (1/2 and 2/2 make a whole: plan_parse_shard), or auto
+ * from the scheduler's environment.
+ */
+static int parse_shard(const char *s, unsigned *index, unsigned *count, struct strbuf *err)
 {
     if (!strcmp(s, "auto"))
         return plan_shard_auto(index, count, err);
@@ -234,6 +199,7 @@ static int parse_hops(struct run_ctx *c)
     return ret;
 }
 
+/* The named axes given (run_axes[], then --hops) into c->axes, in the table's order. */
 static int parse_axes(struct run_ctx *c)
 {
     size_t i;
@@ -246,7 +212,7 @@ static int parse_axes(struct run_ctx *c)
 }
 
 /* --NAME's value is in lo..hi; else an error naming the option, the range and the value. */
-int check_long(const char *name, long v, long lo, long hi)
+static int check_long(const char *name, long v, long lo, long hi)
 {
     if (v >= lo && v <= hi)
         return 0;
@@ -256,7 +222,7 @@ int check_long(const char *name, long v, long lo, long hi)
 }
 
 /* --NAME's value is in [lo, hi], or in (lo, hi] when lo_open; hi INFINITY = no upper bound. */
-int check_double(const char *name, double v, double lo, int lo_open, double hi)
+static int check_double(const char *name, double v, double lo, int lo_open, double hi)
 {
     if (!isnan(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
         return 0;
@@ -270,7 +236,7 @@ int check_double(const char *name, double v, double lo, int lo_open, double hi)
  * Every numeric setting against its range, one message per option. Prices are unset (-1)
  * unless given, and then only together: a cost from one of them would be a wrong number.
  */
-int check_settings(struct run_opts *o)
+int run_options_check(struct run_opts *o)
 {
     int in = o->price_in_seen, out = o->price_out_seen;
 
@@ -400,7 +366,7 @@ static int validate_order(struct run_ctx *c)
 }
 
 /* Ranges and names of the options; the axes and the shard parsed. */
-int validate_options(struct run_ctx *c)
+int run_options_validate(struct run_ctx *c)
 {
     size_t i;
 
@@ -434,7 +400,7 @@ int validate_options(struct run_ctx *c)
         error("run: --endpoint is required");
         return -1;
     }
-    if (check_settings(&c->o) < 0)
+    if (run_options_check(&c->o) < 0)
         return -1;
     if (strcmp(c->o.template_overhead, "auto")) {
         char *end;
@@ -487,7 +453,7 @@ int validate_options(struct run_ctx *c)
     for (i = 0; i < c->nl; i++)
         if (c->lengths[i] > c->max_len)
             c->max_len = c->lengths[i];
-    if (c->o.shard && shard_parse(c->o.shard, &c->shard_i, &c->shard_n, &c->err) < 0) {
+    if (c->o.shard && parse_shard(c->o.shard, &c->shard_i, &c->shard_n, &c->err) < 0) {
         error("run: %s", c->err.buf);
         return -1;
     }

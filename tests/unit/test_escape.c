@@ -1,4 +1,4 @@
-/* Unit tests for escape.c: HTML, Markdown, gnuplot and file-name escaping. */
+/* Unit tests for escape.c: HTML, Markdown, gnuplot, file-name and shell-word escaping. */
 #include "base/escape.h"
 #include "base/unicode.h"
 #include "base/strbuf.h"
@@ -144,6 +144,21 @@ static void test_csv(void)
     CHECK_STR(esc(escape_csv, "bad\xC3"), "bad\xEF\xBF\xBD");
 }
 
+/* The shell words of the resume hints and the completion scripts: one quoting rule. */
+static void test_shell(void)
+{
+    CHECK_STR(esc(escape_shell, "plain"), "'plain'");
+    CHECK_STR(esc(escape_shell, "it's"), "'it'\\''s'");
+    CHECK_STR(esc(escape_shell, ""), "''");
+    CHECK_STR(esc(escape_shell_word, "--max-cost=2.20"), "--max-cost=2.20");
+    CHECK_STR(esc(escape_shell_word, "http://h:8080/v1,a@b%c+d"), "http://h:8080/v1,a@b%c+d");
+    CHECK_STR(esc(escape_shell_word, ""), "''");
+    CHECK_STR(esc(escape_shell_word, "two words"), "'two words'");
+    CHECK_STR(esc(escape_shell_word, "$HOME"), "'$HOME'");
+    CHECK_STR(esc(escape_shell_word, "it's"), "'it'\\''s'");
+    CHECK_STR(esc(escape_shell_word, "a;rm -rf x"), "'a;rm -rf x'");
+}
+
 int main(void)
 {
     RUN(test_html);
@@ -155,5 +170,6 @@ int main(void)
     RUN(test_json);
     RUN(test_json_n);
     RUN(test_csv);
+    RUN(test_shell);
     return TEST_EXIT();
 }
