@@ -629,18 +629,18 @@ int plot_write_file(const char *path, const struct strbuf *data)
     return 0;
 }
 
-int plot_svg_element(struct strbuf *out, const char *svg)
+const char *plot_svg_element(const char *svg, size_t *len)
 {
-    const char *start = strstr(svg, "<svg");
+    const char *start = svg ? strstr(svg, "<svg") : NULL;
     const char *end;
 
     if (!start)
-        return -1;
+        return NULL;
     end = strstr(start, "</svg>");
     if (!end)
-        return -1;
-    strbuf_add(out, start, (size_t)(end - start) + strlen("</svg>"));
-    return 0;
+        return NULL;
+    *len = (size_t)(end - start) + strlen("</svg>");
+    return start;
 }
 
 enum plot_status plot_save(const char *dir, const char *name, unsigned formats, plot_builder build,

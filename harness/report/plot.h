@@ -175,9 +175,10 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
                            const void *data, const struct plot_opts *o, struct strbuf *svg);
 
 /*
- * The <svg ...>...</svg> element of a gnuplot SVG, without the XML prolog,
- * appended to out, for inlining into HTML. Returns -1 when svg has none.
+ * The <svg ...>...</svg> element of a gnuplot SVG, without the XML prolog, for
+ * inlining into HTML (report_svg() writes it): its start in svg and its length
+ * in *len; NULL when svg has none.
  */
-int plot_svg_element(struct strbuf *out, const char *svg);
+const char *plot_svg_element(const char *svg, size_t *len);
 
 #endif

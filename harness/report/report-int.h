@@ -1,9 +1,12 @@
 /*
  * Private to the report files (report.c: run reports; report_markup.c: the
  * document model; report_plots.c: plots of a run; report_compare.c:
- * compare.html, the overlay plot and the verdict writers): a tiny document
- * model that writes Markdown or HTML from one set of calls, escaping every
- * piece of text in one place. report.h stays the API.
+ * compare.html, the overlay plot and the verdict writers; view.c: the pages of
+ * `dipmap view`): a tiny document model that writes Markdown or HTML from one
+ * set of calls, escaping every piece of text in one place. report.h stays the
+ * API. The rule (docs/conventions.md): HTML is written only through these
+ * calls; no other file writes a tag, and every value from the store, a dataset
+ * or a model answer passes report_text() or an attribute of report_open_attrs().
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -15,7 +18,19 @@ struct markup {
     int html;
     const char *align; /* per column 'l' or 'r' for the current table */
     int col;
+    int bare; /* the current table has no scrolling box (report_table_begin_class) */
 };
+/* A writer of HTML or Markdown into out (borrowed). */
+static inline struct markup report_markup_html(struct strbuf *out)
+{
+    struct markup d = {out, 1, NULL, 0, 0};
+    return d;
+}
+static inline struct markup report_markup_md(struct strbuf *out)
+{
+    struct markup d = {out, 0, NULL, 0, 0};
+    return d;
+}
 
 /* A heading (level 1..3) with an optional anchor id (HTML). */
 void report_heading(struct markup *d, int level, const char *title, const char *id);
@@ -38,10 +53,80 @@ void report_cell_depth(struct markup *d, int depth_bp);
 /* s, or an en dash for NULL. */
 const char *report_or_dash(const char *s);
 /*
- * <!DOCTYPE html> through <body>: charset, the Content-Security-Policy (with
- * script-src for report_script() when `script`) and the inline CSS.
+ * A table like report_table_begin() but without the scrolling box, with a
+ * class on <table> (HTML; "change" for the change grid); Markdown the same.
  */
-void report_html_page_head(struct strbuf *out, const char *title, int script);
+void report_table_begin_class(struct markup *d, const char *cls, const char *align,
+                              const char *const *head);
+/* A cell with a class (HTML: "num CLS" in a right-aligned column); Markdown: the text. */
+void report_cell_class(struct markup *d, const char *cls, const char *s);
+
+/*
+ * Elements. HTML only: in Markdown they write nothing, so one sequence of
+ * calls can carry structure that Markdown lacks. Tag and attribute names are
+ * constants of the caller; every value is escaped.
+ *
+ * report_open: <tag> or <tag class="cls"> (cls NULL: none).
+ * report_open_attrs: <tag name="value" ...> from name/value pairs ending in a
+ *   NULL name; a NULL value leaves its pair out, REPORT_BARE writes the bare
+ *   name (selected).
+ * report_close: </tag>. report_nl: a newline.
+ */
+extern const char report_attr_bare[];
+#define REPORT_BARE report_attr_bare
+void report_open(struct markup *d, const char *tag, const char *cls);
+void report_open_attrs(struct markup *d, const char *tag, ...);
+void report_close(struct markup *d, const char *tag);
+void report_nl(struct markup *d);
+/* Text, escaped for the format (HTML or Markdown); report_textf formats first, then escapes. */
+void report_text(struct markup *d, const char *s);
+void report_textf(struct markup *d, const char *fmt, ...) DM_PRINTF(2, 3);
+/* <tag class="cls">text</tag> (HTML); Markdown: the text. */
+void report_element(struct markup *d, const char *tag, const char *cls, const char *s);
+/* A paragraph with a class: <p class="cls">text</p> (HTML); Markdown as report_para(). */
+void report_para_class(struct markup *d, const char *cls, const char *s);
+/* <a href="href">text</a>: href built by the caller (escape_url_component for values). */
+void report_link(struct markup *d, const char *href, const char *s);
+/* One list item of report_bullets_begin(): <li>text</li> (HTML), "- text" (Markdown). */
+void report_item(struct markup *d, const char *s);
+/*
+ * A fragment that is HTML already and trusted: a constant of this source (an
+ * entity, a <code> in a fixed sentence), the page's script. Never a value.
+ */
+void report_trusted(struct markup *d, const char *html);
+/*
+ * The <svg>...</svg> element of a gnuplot SVG inlined (trusted: our gnuplot
+ * script, every label in it passed escape_gnuplot). -1 when svg has none.
+ */
+int report_svg(struct markup *d, const char *svg);
+/*
+ * <figure>: the SVG (or "(plot unavailable)") and the caption: text (escaped),
+ * or caption_html, a trusted constant (with caption NULL).
+ */
+void report_svg_figure(struct markup *d, const char *svg, const char *caption,
+                       const char *caption_html);
+/* <footer>text</footer> (HTML); Markdown: a rule and a paragraph. */
+void report_footer(struct markup *d, const char *s);
+
+/*
+ * A page: <!DOCTYPE html> through <body> (charset, an optional
+ * Content-Security-Policy meta, the inline CSS and extra_css, a navigation
+ * bar) and the escaped title as <title> and <h1>; report_page_end()
+ * closes body and html.
+ */
+struct markup_page {
+    const char *title;
+    const char *csp; /* the meta Content-Security-Policy, NULL: none (sent as a header) */
+    const char *extra_css;
+    void (*nav)(struct markup *d); /* writes what comes before <h1>, NULL: nothing */
+};
+void report_page_begin(struct markup *d, const struct markup_page *p);
+void report_page_end(struct markup *d);
+/*
+ * report.html's and compare.html's page: the CSP forbids network fetches and
+ * every script but report.html's sorting script (by its hash, when `script`).
+ */
+void report_html_page_head(struct markup *d, const char *title, int script);
 
 /* report_questions.c: the question x depth matrices, trial details and example prompt. */
 struct report_input;
@@ -72,8 +157,15 @@ void report_compare_heatmap_html(struct markup *d, const struct compare_result *
 void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
                              const struct compare_meta *m);
 void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *r);
+/*
+ * The colour band of a change in accuracy (candidate - baseline, a fraction)
+ * as the grid shows it: its class ("chg-n3" .. "chg-p3", "chg-na" when not
+ * finite). The thresholds are one table in report_flips.c, which also writes
+ * the legend.
+ */
+const char *report_change_band(double change);
 /* report.html's one inline script (sorting), allowed by report_script_csp() */
-void report_script(struct strbuf *out);
+void report_script(struct markup *d);
 
 void report_bullets_begin(struct markup *d);
 

@@ -259,12 +259,7 @@ void report_figure(struct markup *d, const struct report_plot *p)
     if (d->html) {
         if (!p->svg)
             return;
-        strbuf_addstr(d->out, "<figure>");
-        if (plot_svg_element(d->out, p->svg) < 0)
-            strbuf_addstr(d->out, "<p>(plot unavailable)</p>");
-        strbuf_addstr(d->out, "<figcaption>");
-        escape_html(d->out, p->title);
-        strbuf_addstr(d->out, "</figcaption></figure>\n");
+        report_svg_figure(d, p->svg, p->title, NULL);
     } else {
         struct strbuf sb = STRBUF_INIT;
         if (!p->file)
@@ -915,9 +910,9 @@ static void section_failures(struct markup *d, const struct report_input *in)
             strbuf_addf(&sb, ": %zu of %ld failed trials shown", j - i, c->n_trials - c->n_correct);
         else
             strbuf_addf(&sb, ": %zu failed trial%s shown", j - i, j - i == 1 ? "" : "s");
-        strbuf_addstr(d->out, "<details><summary>");
-        escape_html(d->out, sb.buf);
-        strbuf_addstr(d->out, "</summary>\n");
+        report_open(d, "details", NULL);
+        report_element(d, "summary", NULL, sb.buf);
+        report_nl(d);
         report_table_begin(d, "lllllrr", head);
         for (k = i; k < j; k++) {
             const struct report_failure *f = &in->failures[k];
@@ -949,7 +944,8 @@ static void section_failures(struct markup *d, const struct report_input *in)
             report_row_end(d);
         }
         report_table_end(d);
-        strbuf_addstr(d->out, "</details>\n");
+        report_close(d, "details");
+        report_nl(d);
         strbuf_release(&sb);
         i = j;
     }
@@ -973,14 +969,7 @@ static void footer(struct markup *d, const struct report_input *in)
         report_time(&sb, in->generated_at);
     }
     strbuf_addch(&sb, '.');
-    if (d->html) {
-        strbuf_addstr(d->out, "<footer>");
-        escape_html(d->out, sb.buf);
-        strbuf_addstr(d->out, "</footer>\n");
-    } else {
-        strbuf_addstr(d->out, "---\n\n");
-        report_para(d, sb.buf);
-    }
+    report_footer(d, sb.buf);
     strbuf_release(&sb);
 }
 
@@ -1014,7 +1003,7 @@ static void write_sections(struct markup *d, const struct report_input *in)
 
 void report_markdown(struct strbuf *out, const struct report_input *in)
 {
-    struct markup d = {out, 0, NULL, 0};
+    struct markup d = report_markup_md(out);
     struct strbuf sb = STRBUF_INIT;
 
     title_text(&sb, in);
@@ -1077,43 +1066,17 @@ const char *report_css(void)
            "overflow-y:auto;font-size:.8rem;background:#f7f7f7;padding:.5rem;margin:0}\n";
 }
 
-/*
- * The start of every self-contained page (report.html, compare.html): a
- * Content-Security-Policy that forbids network fetches and every script but
- * report.html's sorting script (by its hash, when `script`), the
- * inline stylesheet, and the escaped title as <title> and <h1>.
- */
-void report_html_page_head(struct strbuf *out, const char *title, int script)
-{
-    strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-                       "'none'; style-src 'unsafe-inline'; img-src data:");
-    if (script) {
-        strbuf_addstr(out, "; script-src ");
-        strbuf_addstr(out, report_script_csp());
-    }
-    strbuf_addstr(out, "\">\n"
-                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                       "<title>");
-    escape_html(out, title);
-    strbuf_addstr(out, "</title>\n<style>\n");
-    strbuf_addstr(out, report_css());
-    strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
-    escape_html(out, title);
-    strbuf_addstr(out, "</h1>\n");
-}
-
 void report_html(struct strbuf *out, const struct report_input *in)
 {
-    struct markup d = {out, 1, NULL, 0};
+    struct markup d = report_markup_html(out);
     struct strbuf sb = STRBUF_INIT;
 
     title_text(&sb, in);
-    report_html_page_head(out, sb.buf, 1);
+    report_html_page_head(&d, sb.buf, 1);
     strbuf_release(&sb);
     write_sections(&d, in);
-    report_script(out);
-    strbuf_addstr(out, "</body>\n</html>\n");
+    report_script(&d);
+    report_page_end(&d);
 }
 
 /* ---- failure selection ---- */

@@ -6,6 +6,7 @@
  * report files; the tests and their verdicts come from compare.c.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "report/report-int.h"
 #include "report/report.h"
 #include "base/strbuf.h"
+#include "base/strvec.h"
 #include "base/unicode.h"
 #include "base/xalloc.h"
 
@@ -278,25 +280,40 @@ static const char *change_mark(const struct compare_test *t)
     }
 }
 
-/* Colour bucket of a change in accuracy (candidate - baseline), 7 steps. */
+/*
+ * The change grid's colour bands, written once: |change| of at least band_pp[k]
+ * percentage points is k steps from the middle (red below zero, green above),
+ * judged on the change as the cell shows it (rounded to 0.1 pp, so a cell that
+ * reads "-20.0 pp" is in the "<= -20 pp" band). report_change_band() colours the
+ * cells by it and change_legend() writes the legend from it.
+ */
+static const double band_pp[] = {2.5, 10, 20};
+#define N_BAND_PP (sizeof(band_pp) / sizeof(band_pp[0]))
+static const char *const band_class[] = {"chg-n3", "chg-n2", "chg-n1", "chg-0",
+                                         "chg-p1", "chg-p2", "chg-p3"};
+_Static_assert(sizeof(band_class) / sizeof(band_class[0]) == 2 * N_BAND_PP + 1,
+               "one class per band: both sides of every threshold and the middle");
+
+const char *report_change_band(double change)
+{
+    char shown[64];
+    double pp;
+    size_t k = 0;
+
+    if (!isfinite(change))
+        return "chg-na";
+    /* the value report_pp() prints */
+    snprintf(shown, sizeof(shown), "%.1f", fabs(change) < 0.0005 ? 0.0 : change * 100.0);
+    pp = strtod(shown, NULL);
+    while (k < N_BAND_PP && fabs(pp) >= band_pp[k])
+        k++;
+    return band_class[pp < 0 ? N_BAND_PP - k : N_BAND_PP + k];
+}
+
+/* Colour band of a cell's change in accuracy (candidate - baseline). */
 static const char *change_class(const struct compare_test *t)
 {
-    double c = -t->drop;
-    if (!t->n_pairs || !isfinite(c))
-        return "chg-na";
-    if (c <= -0.20)
-        return "chg-n3";
-    if (c <= -0.10)
-        return "chg-n2";
-    if (c <= -0.025)
-        return "chg-n1";
-    if (c < 0.025)
-        return "chg-0";
-    if (c < 0.10)
-        return "chg-p1";
-    if (c < 0.20)
-        return "chg-p2";
-    return "chg-p3";
+    return t->n_pairs ? report_change_band(-t->drop) : "chg-na";
 }
 
 static void change_text(struct strbuf *out, const struct compare_test *t)
@@ -308,17 +325,87 @@ static void change_text(struct strbuf *out, const struct compare_test *t)
     strbuf_addstr(out, change_mark(t));
 }
 
-static const char change_legend[] =
+static const char change_legend_text[] =
     "Change in accuracy, candidate minus baseline, over the pairs valid in both runs. "
     "\xE2\x96\xBC significant regression, \xE2\x96\xB2 significant improvement (Holm-adjusted "
     "p < alpha and a change of at least the tolerance), ? not tested (too few pairs or low "
     "coverage), no mark: no significant change.";
 
+/*
+ * The colour legend (HTML; Markdown has no colour), one span per band of
+ * band_pp: "<= -20 pp", "-10 to -20", ..., "within +-2.5", ..., ">= +20 pp".
+ * The labels are built from constants only (entities and the thresholds).
+ */
+static void change_legend(struct markup *d)
+{
+    struct strbuf label = STRBUF_INIT;
+    size_t b, n = 2 * N_BAND_PP + 1;
+
+    report_open(d, "p", "legend");
+    report_text(d, "Colour:");
+    for (b = 0; b < n; b++) {
+        strbuf_reset(&label);
+        if (b == 0)
+            strbuf_addf(&label, "&le; &minus;%g pp", band_pp[N_BAND_PP - 1]);
+        else if (b < N_BAND_PP)
+            strbuf_addf(&label, "&minus;%g to &minus;%g", band_pp[N_BAND_PP - 1 - b],
+                        band_pp[N_BAND_PP - b]);
+        else if (b == N_BAND_PP)
+            strbuf_addf(&label, "within &plusmn;%g", band_pp[0]);
+        else if (b < n - 1)
+            strbuf_addf(&label, "+%g to +%g", band_pp[b - N_BAND_PP - 1], band_pp[b - N_BAND_PP]);
+        else
+            strbuf_addf(&label, "&ge; +%g pp", band_pp[N_BAND_PP - 1]);
+        report_text(d, " ");
+        report_open(d, "span", band_class[b]);
+        report_trusted(d, label.buf);
+        report_close(d, "span");
+    }
+    report_close(d, "p");
+    report_nl(d);
+    strbuf_release(&label);
+}
+
+/*
+ * The grid, one description for both formats: depths as rows, lengths as
+ * columns, each cell its change (and mark) coloured by its band in HTML.
+ */
+static void change_grid_write(struct markup *d, const struct change_grid *g)
+{
+    struct strvec head = STRVEC_INIT;
+    struct strbuf sb = STRBUF_INIT, align = STRBUF_INIT;
+    size_t l, dd;
+
+    strvec_push(&head, "depth");
+    strbuf_addch(&align, 'l');
+    for (l = 0; l < g->nl; l++) {
+        strbuf_reset(&sb);
+        plan_format_length(&sb, g->lengths[l]);
+        strvec_push(&head, sb.buf);
+        strbuf_addch(&align, 'r');
+    }
+    report_table_begin_class(d, "change", align.buf, (const char *const *)head.v);
+    for (dd = 0; dd < g->nd; dd++) {
+        report_row_begin(d, NULL);
+        report_cell_depth(d, g->depths[dd]);
+        for (l = 0; l < g->nl; l++) {
+            const struct compare_test *t = g->cell[dd * g->nl + l];
+            strbuf_reset(&sb);
+            if (t)
+                change_text(&sb, t);
+            report_cell_class(d, t ? change_class(t) : "chg-na", sb.buf);
+        }
+        report_row_end(d);
+    }
+    report_table_end(d);
+    strvec_clear(&head);
+    strbuf_release(&sb);
+    strbuf_release(&align);
+}
+
 void report_compare_heatmap_html(struct markup *d, const struct compare_result *r)
 {
     struct change_grid g;
-    struct strbuf *out = d->out, sb = STRBUF_INIT;
-    size_t l, dd;
 
     if (r->has_axes) {
         /* several cells share a (length, depth): the per-cell table names them */
@@ -329,95 +416,34 @@ void report_compare_heatmap_html(struct markup *d, const struct compare_result *
     }
     grid_build(r, &g);
     report_heading(d, 2, "Change by depth and length", "change");
-    report_para(d, change_legend);
-    strbuf_addstr(out, "<table class=\"change\">\n<thead><tr><th>depth</th>");
-    for (l = 0; l < g.nl; l++) {
-        strbuf_addstr(out, "<th class=\"num\">");
-        plan_format_length(out, g.lengths[l]);
-        strbuf_addstr(out, "</th>");
-    }
-    strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
-    for (dd = 0; dd < g.nd; dd++) {
-        strbuf_addstr(out, "<tr><td>");
-        plan_format_depth(out, g.depths[dd]);
-        strbuf_addstr(out, "</td>");
-        for (l = 0; l < g.nl; l++) {
-            const struct compare_test *t = g.cell[dd * g.nl + l];
-            if (!t) {
-                strbuf_addstr(out, "<td class=\"num chg-na\"></td>");
-                continue;
-            }
-            strbuf_reset(&sb);
-            change_text(&sb, t);
-            strbuf_addf(out, "<td class=\"num %s\">", change_class(t));
-            escape_html(out, sb.buf);
-            strbuf_addstr(out, "</td>");
-        }
-        strbuf_addstr(out, "</tr>\n");
-    }
-    strbuf_addstr(out, "</tbody>\n</table>\n<p class=\"legend\">Colour: "
-                       "<span class=\"chg-n3\">&le; &minus;20 pp</span> "
-                       "<span class=\"chg-n2\">&minus;10 to &minus;20</span> "
-                       "<span class=\"chg-n1\">&minus;2.5 to &minus;10</span> "
-                       "<span class=\"chg-0\">within &plusmn;2.5</span> "
-                       "<span class=\"chg-p1\">+2.5 to +10</span> "
-                       "<span class=\"chg-p2\">+10 to +20</span> "
-                       "<span class=\"chg-p3\">&ge; +20 pp</span></p>\n");
+    report_para(d, change_legend_text);
+    change_grid_write(d, &g);
+    change_legend(d);
     grid_release(&g);
-    strbuf_release(&sb);
 }
 
 /* ---- Markdown ---- */
 
 void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *r)
 {
+    struct markup md = report_markup_md(out);
     struct change_grid g;
-    struct strbuf sb = STRBUF_INIT;
-    size_t l, dd;
 
     if (r->has_axes) /* several cells share a (length, depth): the cell tables name them */
         return;
     grid_build(r, &g);
-    if (!g.nl) {
-        grid_release(&g);
-        return;
+    if (g.nl) {
+        strbuf_addstr(out, "### Change by depth and length\n\n");
+        report_para(&md, change_legend_text);
+        change_grid_write(&md, &g);
     }
-    strbuf_addstr(out, "### Change by depth and length\n\n");
-    escape_md(out, change_legend);
-    strbuf_addstr(out, "\n\n| depth |");
-    for (l = 0; l < g.nl; l++) {
-        strbuf_addch(out, ' ');
-        plan_format_length(out, g.lengths[l]);
-        strbuf_addstr(out, " |");
-    }
-    strbuf_addstr(out, "\n|---|");
-    for (l = 0; l < g.nl; l++)
-        strbuf_addstr(out, "---:|");
-    strbuf_addch(out, '\n');
-    for (dd = 0; dd < g.nd; dd++) {
-        strbuf_addstr(out, "| ");
-        plan_format_depth(out, g.depths[dd]);
-        strbuf_addstr(out, " |");
-        for (l = 0; l < g.nl; l++) {
-            const struct compare_test *t = g.cell[dd * g.nl + l];
-            strbuf_reset(&sb);
-            if (t)
-                change_text(&sb, t);
-            strbuf_addch(out, ' ');
-            escape_md(out, sb.buf);
-            strbuf_addstr(out, " |");
-        }
-        strbuf_addch(out, '\n');
-    }
-    strbuf_addch(out, '\n');
     grid_release(&g);
-    strbuf_release(&sb);
 }
 
 static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n,
                      int axes)
 {
-    struct markup md = {out, 0, NULL, 0};
+    struct markup md = report_markup_md(out);
     strbuf_addf(out, "%s: %zu\n\n", caption, n);
     if (!n)
         return;

@@ -1,13 +1,15 @@
 /*
- * The report's document model: headings, paragraphs, bullets and tables
- * written as Markdown or HTML from one set of calls, every piece of text
- * escaped here; and the number formats (percent, pp, time, interval) the
- * reports share.
+ * The report's document model: headings, paragraphs, bullets, tables,
+ * elements and pages written as Markdown or HTML from one set of calls, every
+ * piece of text and every attribute value escaped here (the only file under
+ * report/ that writes a tag); and the number formats (percent, pp, time,
+ * interval) the reports share.
  */
 #include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,10 +73,8 @@ void report_add_interval(struct strbuf *out, double lo, double hi)
 void report_heading(struct markup *d, int level, const char *title, const char *id)
 {
     if (d->html) {
-        strbuf_addf(d->out, "<h%d", level);
-        if (id)
-            strbuf_addf(d->out, " id=\"%s\"", id); /* ids are constants from this file */
-        strbuf_addch(d->out, '>');
+        char tag[4] = {'h', (char)('0' + level), 0};
+        report_open_attrs(d, tag, "id", id, NULL);
         escape_html(d->out, title);
         strbuf_addf(d->out, "</h%d>\n", level);
     } else {
@@ -125,13 +125,20 @@ void report_bullets_end(struct markup *d)
     strbuf_addstr(d->out, d->html ? "</ul>\n" : "\n");
 }
 
-void report_table_begin(struct markup *d, const char *align, const char *const *head)
+static void table_begin(struct markup *d, const char *cls, const char *align,
+                        const char *const *head)
 {
     size_t i, n = strlen(align);
 
     d->align = align;
+    d->bare = cls != NULL;
     if (d->html) {
-        strbuf_addstr(d->out, "<div class=\"scroll\"><table>\n<thead><tr>");
+        if (cls) {
+            report_open(d, "table", cls);
+            strbuf_addstr(d->out, "\n<thead><tr>");
+        } else {
+            strbuf_addstr(d->out, "<div class=\"scroll\"><table>\n<thead><tr>");
+        }
         for (i = 0; i < n; i++) {
             strbuf_addstr(d->out, align[i] == 'r' ? "<th class=\"num\">" : "<th>");
             escape_html(d->out, head[i]);
@@ -152,14 +159,22 @@ void report_table_begin(struct markup *d, const char *align, const char *const *
     }
 }
 
+void report_table_begin(struct markup *d, const char *align, const char *const *head)
+{
+    table_begin(d, NULL, align, head);
+}
+
+void report_table_begin_class(struct markup *d, const char *cls, const char *align,
+                              const char *const *head)
+{
+    table_begin(d, cls, align, head);
+}
+
 void report_row_begin(struct markup *d, const char *cls)
 {
     d->col = 0;
     if (d->html) {
-        if (cls)
-            strbuf_addf(d->out, "<tr class=\"%s\">", cls);
-        else
-            strbuf_addstr(d->out, "<tr>");
+        report_open(d, "tr", cls);
     } else {
         strbuf_addch(d->out, '|');
     }
@@ -211,8 +226,221 @@ void report_row_end(struct markup *d)
 
 void report_table_end(struct markup *d)
 {
-    strbuf_addstr(d->out, d->html ? "</tbody></table></div>\n" : "\n");
+    if (!d->html)
+        strbuf_addch(d->out, '\n');
+    else
+        strbuf_addstr(d->out, d->bare ? "</tbody>\n</table>\n" : "</tbody></table></div>\n");
     d->align = NULL;
+    d->bare = 0;
+}
+
+void report_cell_class(struct markup *d, const char *cls, const char *s)
+{
+    int right = d->align && d->align[d->col] == 'r';
+    if (!d->html || !cls) {
+        report_cell(d, s);
+        return;
+    }
+    strbuf_addstr(d->out, right ? "<td class=\"num " : "<td class=\"");
+    escape_html(d->out, cls);
+    strbuf_addstr(d->out, "\">");
+    escape_html(d->out, s);
+    strbuf_addstr(d->out, "</td>");
+    if (d->align && d->align[d->col + 1])
+        d->col++;
+}
+
+/* ---- elements (HTML only), text, trusted fragments, pages ---- */
+
+const char report_attr_bare[] = "";
+
+void report_open(struct markup *d, const char *tag, const char *cls)
+{
+    report_open_attrs(d, tag, "class", cls, NULL);
+}
+
+void report_open_attrs(struct markup *d, const char *tag, ...)
+{
+    const char *name;
+    va_list ap;
+
+    if (!d->html)
+        return;
+    strbuf_addch(d->out, '<');
+    strbuf_addstr(d->out, tag);
+    va_start(ap, tag);
+    while ((name = va_arg(ap, const char *))) {
+        const char *v = va_arg(ap, const char *);
+        if (!v)
+            continue;
+        strbuf_addch(d->out, ' ');
+        strbuf_addstr(d->out, name);
+        if (v == report_attr_bare)
+            continue;
+        strbuf_addstr(d->out, "=\"");
+        escape_html(d->out, v);
+        strbuf_addch(d->out, '"');
+    }
+    va_end(ap);
+    strbuf_addch(d->out, '>');
+}
+
+void report_close(struct markup *d, const char *tag)
+{
+    if (!d->html)
+        return;
+    strbuf_addstr(d->out, "</");
+    strbuf_addstr(d->out, tag);
+    strbuf_addch(d->out, '>');
+}
+
+void report_nl(struct markup *d)
+{
+    if (d->html)
+        strbuf_addch(d->out, '\n');
+}
+
+void report_text(struct markup *d, const char *s)
+{
+    if (d->html)
+        escape_html(d->out, s);
+    else
+        escape_md(d->out, s);
+}
+
+void report_textf(struct markup *d, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    report_text(d, sb.buf);
+    strbuf_release(&sb);
+}
+
+void report_element(struct markup *d, const char *tag, const char *cls, const char *s)
+{
+    report_open(d, tag, cls);
+    report_text(d, s);
+    report_close(d, tag);
+}
+
+void report_para_class(struct markup *d, const char *cls, const char *s)
+{
+    if (!d->html) {
+        report_para(d, s);
+        return;
+    }
+    report_element(d, "p", cls, s);
+    report_nl(d);
+}
+
+void report_link(struct markup *d, const char *href, const char *s)
+{
+    report_open_attrs(d, "a", "href", href, NULL);
+    report_text(d, s);
+    report_close(d, "a");
+}
+
+void report_item(struct markup *d, const char *s)
+{
+    if (d->html) {
+        report_element(d, "li", NULL, s);
+        report_nl(d);
+    } else {
+        strbuf_addstr(d->out, "- ");
+        escape_md(d->out, s);
+        strbuf_addch(d->out, '\n');
+    }
+}
+
+void report_trusted(struct markup *d, const char *html)
+{
+    if (d->html)
+        strbuf_addstr(d->out, html);
+}
+
+int report_svg(struct markup *d, const char *svg)
+{
+    size_t len;
+    const char *start = plot_svg_element(svg, &len);
+    if (!start)
+        return -1;
+    if (d->html)
+        strbuf_add(d->out, start, len);
+    return 0;
+}
+
+void report_svg_figure(struct markup *d, const char *svg, const char *caption,
+                       const char *caption_html)
+{
+    report_open(d, "figure", NULL);
+    if (report_svg(d, svg) < 0)
+        report_element(d, "p", NULL, "(plot unavailable)");
+    report_open(d, "figcaption", NULL);
+    if (caption)
+        report_text(d, caption);
+    else
+        report_trusted(d, caption_html);
+    report_close(d, "figcaption");
+    report_close(d, "figure");
+    report_nl(d);
+}
+
+void report_footer(struct markup *d, const char *s)
+{
+    if (d->html) {
+        report_element(d, "footer", NULL, s);
+        report_nl(d);
+    } else {
+        strbuf_addstr(d->out, "---\n\n");
+        report_para(d, s);
+    }
+}
+
+void report_page_begin(struct markup *d, const struct markup_page *p)
+{
+    strbuf_addstr(d->out,
+                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    if (p->csp) {
+        /* trusted: our policy, whose quotes ('none') must stay quotes */
+        strbuf_addstr(d->out, "<meta http-equiv=\"Content-Security-Policy\" content=\"");
+        strbuf_addstr(d->out, p->csp);
+        strbuf_addstr(d->out, "\">\n");
+    }
+    strbuf_addstr(d->out, "<meta name=\"viewport\" content=\"width=device-width, "
+                          "initial-scale=1\">\n");
+    report_element(d, "title", NULL, p->title);
+    strbuf_addstr(d->out, "\n<style>\n");
+    strbuf_addstr(d->out, report_css());
+    if (p->extra_css)
+        strbuf_addstr(d->out, p->extra_css);
+    strbuf_addstr(d->out, "</style>\n</head>\n<body>\n");
+    if (p->nav)
+        p->nav(d);
+    report_element(d, "h1", NULL, p->title);
+    report_nl(d);
+}
+
+void report_page_end(struct markup *d)
+{
+    strbuf_addstr(d->out, "</body>\n</html>\n");
+}
+
+void report_html_page_head(struct markup *d, const char *title, int script)
+{
+    struct strbuf csp = STRBUF_INIT;
+    struct markup_page p = {title, NULL, NULL, NULL};
+
+    strbuf_addstr(&csp, "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    if (script) {
+        strbuf_addstr(&csp, "; script-src ");
+        strbuf_addstr(&csp, report_script_csp());
+    }
+    p.csp = csp.buf;
+    report_page_begin(d, &p);
+    strbuf_release(&csp);
 }
 
 /* Cell helpers on a scratch strbuf. */

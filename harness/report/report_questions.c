@@ -7,6 +7,7 @@
  * enhancement, allowed by its hash in the CSP). Private to the report files.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,11 +81,12 @@ const char *report_script_csp(void)
     return csp;
 }
 
-void report_script(struct strbuf *out)
+void report_script(struct markup *d)
 {
-    strbuf_addstr(out, "<script>");
-    strbuf_addstr(out, sort_script);
-    strbuf_addstr(out, "</script>\n");
+    report_open(d, "script", NULL);
+    report_trusted(d, sort_script);
+    report_close(d, "script");
+    report_nl(d);
 }
 
 /* ---- distractor answers ---- */
@@ -217,19 +219,19 @@ struct shown {
     size_t n, max;
 };
 
-static void link_trial(struct strbuf *out, const struct shown *sh, const struct trial_ref *r,
+static void link_trial(struct markup *d, const struct shown *sh, const struct trial_ref *r,
                        const char *text)
 {
     if (sh->detailed[r->idx]) {
-        strbuf_addf(out, "<a href=\"#t%zu\">", r->idx);
-        strbuf_addstr(out, text);
-        strbuf_addstr(out, "</a>");
+        char href[32];
+        snprintf(href, sizeof(href), "#t%zu", r->idx);
+        report_link(d, href, text);
     } else {
-        strbuf_addstr(out, text);
+        report_text(d, text);
     }
 }
 
-static void matrix_cell(struct strbuf *out, const struct report_input *in, const struct shown *sh,
+static void matrix_cell(struct markup *d, const struct report_input *in, const struct shown *sh,
                         const struct trial_ref *refs, size_t n)
 {
     size_t i, k = 0, first_bad = n;
@@ -237,13 +239,12 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in, const
     int dis = 0;
 
     if (!n) {
-        strbuf_addstr(out, "<td></td>");
+        report_element(d, "td", NULL, "");
         return;
     }
     for (i = 0; i < n; i++) {
-        int d = distractor_of(find_question(in, refs[i].t->question_id), refs[i].t) != NULL;
         counts[refs[i].t->outcome]++;
-        dis += d;
+        dis += distractor_of(find_question(in, refs[i].t->question_id), refs[i].t) != NULL;
         if (refs[i].t->outcome != OUTCOME_CORRECT && first_bad == n)
             first_bad = i;
     }
@@ -251,12 +252,12 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in, const
         /* the cell takes the colour of its worst trial; each symbol links to its trial */
         const struct trial_ref *worst = first_bad < n ? &refs[first_bad] : &refs[0];
         int wd = distractor_of(find_question(in, worst->t->question_id), worst->t) != NULL;
-        strbuf_addf(out, "<td class=\"%s\">", outcome_class(worst->t, wd));
+        report_open(d, "td", outcome_class(worst->t, wd));
         for (i = 0; i < n; i++) {
-            int d = distractor_of(find_question(in, refs[i].t->question_id), refs[i].t) != NULL;
-            link_trial(out, sh, &refs[i], outcome_symbol(refs[i].t, d));
+            int di = distractor_of(find_question(in, refs[i].t->question_id), refs[i].t) != NULL;
+            link_trial(d, sh, &refs[i], outcome_symbol(refs[i].t, di));
         }
-        strbuf_addstr(out, "</td>");
+        report_close(d, "td");
         return;
     }
     /* many repeats: "correct/valid", linking to the first trial that did not end correct */
@@ -270,9 +271,9 @@ static void matrix_cell(struct strbuf *out, const struct report_input *in, const
         strbuf_addf(&txt, "%ld/%ld", counts[OUTCOME_CORRECT], valid);
         if ((long)n > valid)
             strbuf_addf(&txt, "+%ld", (long)n - valid);
-        strbuf_addf(out, "<td class=\"%s\">", cls);
-        link_trial(out, sh, to, txt.buf);
-        strbuf_addstr(out, "</td>");
+        report_open(d, "td", cls);
+        link_trial(d, sh, to, txt.buf);
+        report_close(d, "td");
         strbuf_release(&txt);
         k = 1;
     }
@@ -284,7 +285,7 @@ static void matrix_length(struct markup *d, const struct report_input *in,
                           struct qrow *rows, size_t nrows, struct shown *sh)
 {
     const struct run_stats *s = in->stats;
-    struct strbuf *out = d->out;
+    struct strbuf sb = STRBUF_INIT;
     size_t r, j, nshow;
 
     for (r = 0; r < nrows; r++) {
@@ -311,43 +312,58 @@ static void matrix_length(struct markup *d, const struct report_input *in,
             }
     }
 
-    strbuf_addstr(out, "<h3>");
-    plan_format_length(out, l->length);
-    strbuf_addf(out, " tokens: %zu questions x %zu depths</h3>\n", nrows, l->n_cells);
+    plan_format_length(&sb, l->length);
+    strbuf_addf(&sb, " tokens: %zu questions x %zu depths", nrows, l->n_cells);
+    report_heading(d, 3, sb.buf, NULL);
     if (nshow < nrows) {
-        strbuf_addf(out,
-                    "<p class=\"cut\">The %zu least accurate of the %zu questions at this length "
-                    "(the matrix stops at %d rows to keep the page small; every trial: "
-                    "<code>dipmap export</code>).</p>\n",
-                    nshow, nrows, QROWS_MAX);
+        report_open(d, "p", "cut");
+        report_textf(d,
+                     "The %zu least accurate of the %zu questions at this length (the matrix "
+                     "stops at %d rows to keep the page small; every trial: ",
+                     nshow, nrows, QROWS_MAX);
+        report_element(d, "code", NULL, "dipmap export");
+        report_text(d, ").");
+        report_close(d, "p");
+        report_nl(d);
     }
-    strbuf_addstr(out, "<table class=\"qm sortable\">\n<thead><tr><th data-sort=\"text\">question"
-                       "</th><th data-sort=\"num\" class=\"num\">accuracy</th>");
+    report_open(d, "table", "qm sortable");
+    report_nl(d);
+    report_open(d, "thead", NULL);
+    report_open(d, "tr", NULL);
+    report_open_attrs(d, "th", "data-sort", "text", NULL);
+    report_text(d, "question");
+    report_close(d, "th");
+    report_open_attrs(d, "th", "data-sort", "num", "class", "num", NULL);
+    report_text(d, "accuracy");
+    report_close(d, "th");
     for (j = 0; j < l->n_cells; j++) {
-        strbuf_addstr(out, "<th class=\"num\">");
-        plan_format_depth(out, s->cells[l->first_cell + j].depth_bp);
-        strbuf_addstr(out, "</th>");
+        strbuf_reset(&sb);
+        plan_format_depth(&sb, s->cells[l->first_cell + j].depth_bp);
+        report_element(d, "th", "num", sb.buf);
     }
-    strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
+    report_close(d, "tr");
+    report_close(d, "thead");
+    report_nl(d);
+    report_open(d, "tbody", NULL);
+    report_nl(d);
     for (r = 0; r < nshow; r++) {
         const struct question *q = find_question(in, rows[r].id);
         size_t i = rows[r].start;
-        strbuf_addstr(out, "<tr><th scope=\"row\" data-v=\"");
-        escape_html(out, rows[r].id);
-        strbuf_addstr(out, "\"");
-        if (q) {
-            strbuf_addstr(out, " title=\"");
-            escape_html(out, q->question);
-            strbuf_addstr(out, "\"");
+        report_open(d, "tr", NULL);
+        report_open_attrs(d, "th", "scope", "row", "data-v", rows[r].id, "title",
+                          q ? q->question : NULL, NULL);
+        report_text(d, rows[r].id);
+        report_close(d, "th");
+        strbuf_reset(&sb);
+        if (isnan(rows[r].acc)) {
+            report_open_attrs(d, "td", "class", "num", "data-v", "-1", NULL);
+            report_trusted(d, "&ndash;");
+        } else {
+            strbuf_addf(&sb, "%.6f", rows[r].acc);
+            report_open_attrs(d, "td", "class", "num", "data-v", sb.buf, NULL);
+            report_textf(d, "%.0f%%", 100.0 * rows[r].acc);
         }
-        strbuf_addstr(out, ">");
-        escape_html(out, rows[r].id);
-        strbuf_addstr(out, "</th>");
-        if (isnan(rows[r].acc))
-            strbuf_addstr(out, "<td class=\"num\" data-v=\"-1\">&ndash;</td>");
-        else
-            strbuf_addf(out, "<td class=\"num\" data-v=\"%.6f\">%.0f%%</td>", rows[r].acc,
-                        100.0 * rows[r].acc);
+        report_close(d, "td");
         for (j = 0; j < l->n_cells; j++) {
             int dbp = s->cells[l->first_cell + j].depth_bp;
             size_t a, b;
@@ -360,122 +376,162 @@ static void matrix_length(struct markup *d, const struct report_input *in,
                  b < rows[r].end && refs[b].t->length == l->length && refs[b].t->depth_bp == dbp;
                  b++)
                 ;
-            matrix_cell(out, in, sh, refs + a, b - a);
+            matrix_cell(d, in, sh, refs + a, b - a);
             i = b;
         }
-        strbuf_addstr(out, "</tr>\n");
+        report_close(d, "tr");
+        report_nl(d);
     }
-    strbuf_addstr(out, "</tbody>\n</table>\n");
+    report_close(d, "tbody");
+    report_nl(d);
+    report_close(d, "table");
+    report_nl(d);
+    strbuf_release(&sb);
 }
 
 /* ---- trial details ---- */
 
-static void capped(struct strbuf *out, const char *s)
+/* s escaped, cut at DETAIL_TEXT_MAX bytes on a UTF-8 boundary ("... (N bytes more)"). */
+static void capped(struct markup *d, const char *s)
 {
+    struct strbuf sb = STRBUF_INIT;
     size_t n = s ? strlen(s) : 0, k = n;
     if (!s)
         return;
     if (k > DETAIL_TEXT_MAX) {
         k = utf8_char_start(s, DETAIL_TEXT_MAX);
     }
-    escape_html_n(out, s, k);
+    strbuf_add(&sb, s, k);
     if (k < n)
-        strbuf_addf(out, " \xE2\x80\xA6 (%zu bytes more)", n - k);
+        strbuf_addf(&sb, " \xE2\x80\xA6 (%zu bytes more)", n - k);
+    report_text(d, sb.buf);
+    strbuf_release(&sb);
 }
 
-static void dt(struct strbuf *out, const char *term)
+/* A term of the details list and the opening of its description (closed by dd_end). */
+static void dt(struct markup *d, const char *term)
 {
-    strbuf_addstr(out, "<dt>");
-    strbuf_addstr(out, term);
-    strbuf_addstr(out, "</dt><dd>");
+    report_element(d, "dt", NULL, term);
+    report_open(d, "dd", NULL);
 }
 
-static void trial_details(struct strbuf *out, const struct report_input *in, size_t idx)
+static void dd_end(struct markup *d)
+{
+    report_close(d, "dd");
+}
+
+static void trial_details(struct markup *d, const struct report_input *in, size_t idx)
 {
     const struct trial_result *t = &in->trials[idx];
     const struct question *q = find_question(in, t->question_id);
     const struct chunk *dis = distractor_of(q, t);
+    struct strbuf sb = STRBUF_INIT;
     size_t a;
 
-    strbuf_addf(out, "<details id=\"t%zu\" class=\"trial\"><summary>", idx);
-    escape_html(out, t->question_id);
-    strbuf_addstr(out, " \xC2\xB7 ");
-    plan_format_length(out, t->length);
-    strbuf_addstr(out, " \xC2\xB7 ");
-    plan_format_depth(out, t->depth_bp);
-    strbuf_addf(out, " \xC2\xB7 repeat %d \xC2\xB7 <span class=\"%s\">%s%s</span></summary>\n<dl>",
-                t->repeat, outcome_class(t, dis != NULL), outcome_name(t->outcome),
-                dis ? " (a distractor's value)" : "");
+    strbuf_addf(&sb, "t%zu", idx);
+    report_open_attrs(d, "details", "id", sb.buf, "class", "trial", NULL);
+    report_open(d, "summary", NULL);
+    strbuf_reset(&sb);
+    strbuf_addstr(&sb, t->question_id ? t->question_id : "");
+    strbuf_addstr(&sb, " \xC2\xB7 ");
+    plan_format_length(&sb, t->length);
+    strbuf_addstr(&sb, " \xC2\xB7 ");
+    plan_format_depth(&sb, t->depth_bp);
+    strbuf_addf(&sb, " \xC2\xB7 repeat %d \xC2\xB7 ", t->repeat);
+    report_text(d, sb.buf);
+    report_open(d, "span", outcome_class(t, dis != NULL));
+    report_text(d, outcome_name(t->outcome));
+    if (dis)
+        report_trusted(d, " (a distractor's value)"); /* a constant: its quote stays a quote */
+    report_close(d, "span");
+    report_close(d, "summary");
+    report_nl(d);
+    report_open(d, "dl", NULL);
     if (q) {
-        dt(out, "question");
-        capped(out, q->question);
-        strbuf_addstr(out, "</dd>");
-        dt(out, "expected");
+        dt(d, "question");
+        capped(d, q->question);
+        dd_end(d);
+        dt(d, "expected");
         for (a = 0; a < q->answers.nr; a++) {
             if (a)
-                strbuf_addstr(out, " | ");
-            capped(out, q->answers.v[a]);
+                report_text(d, " | ");
+            capped(d, q->answers.v[a]);
         }
-        strbuf_addstr(out, "</dd>");
+        dd_end(d);
     }
-    dt(out, "answer");
+    dt(d, "answer");
     if (t->answer && *t->answer)
-        capped(out, t->answer);
+        capped(d, t->answer);
     else
-        strbuf_addstr(out, "(no answer)");
-    strbuf_addstr(out, "</dd>");
+        report_text(d, "(no answer)");
+    dd_end(d);
     if (dis) {
-        dt(out, "distractor");
-        strbuf_addstr(out, "the answer gives the value of hard negative ");
-        escape_html(out, dis->id);
-        strbuf_addstr(out, ": ");
-        capped(out, dis->value);
-        strbuf_addstr(out, "</dd>");
+        dt(d, "distractor");
+        report_text(d, "the answer gives the value of hard negative ");
+        report_text(d, dis->id);
+        report_text(d, ": ");
+        capped(d, dis->value);
+        dd_end(d);
     }
     if (t->error && *t->error) {
-        dt(out, "reason");
-        capped(out, t->error);
-        strbuf_addstr(out, "</dd>");
+        dt(d, "reason");
+        capped(d, t->error);
+        dd_end(d);
     }
-    dt(out, "length");
+    dt(d, "length");
     if (t->realized_length > 0)
-        strbuf_addf(out, "%ld tokens realized (target %ld)", t->realized_length, t->length);
+        report_textf(d, "%ld tokens realized (target %ld)", t->realized_length, t->length);
     else
-        strbuf_addf(out, "target %ld (no prompt recorded)", t->length);
+        report_textf(d, "target %ld (no prompt recorded)", t->length);
     if (t->usage_prompt_tokens >= 0)
-        strbuf_addf(out, "; the server counted %ld", t->usage_prompt_tokens);
-    strbuf_addstr(out, "</dd>");
-    dt(out, "depth");
-    plan_format_depth(out, t->depth_bp);
-    strbuf_addstr(out, " requested");
+        report_textf(d, "; the server counted %ld", t->usage_prompt_tokens);
+    dd_end(d);
+    dt(d, "depth");
+    strbuf_reset(&sb);
+    plan_format_depth(&sb, t->depth_bp);
+    strbuf_addstr(&sb, " requested");
     if (t->realized_length > 0 && isfinite(t->realized_depth))
-        strbuf_addf(out, ", %.1f%% realized (gold at token %ld)", 100.0 * t->realized_depth,
+        strbuf_addf(&sb, ", %.1f%% realized (gold at token %ld)", 100.0 * t->realized_depth,
                     t->gold_offset);
-    strbuf_addstr(out, "</dd>");
+    report_text(d, sb.buf);
+    dd_end(d);
     if (t->finish_reason || t->http_status) {
-        dt(out, "server");
+        dt(d, "server");
         if (t->http_status)
-            strbuf_addf(out, "HTTP %d", t->http_status);
+            report_textf(d, "HTTP %d", t->http_status);
         if (t->finish_reason) {
-            strbuf_addstr(out, t->http_status ? ", finish_reason " : "finish_reason ");
-            escape_html(out, t->finish_reason);
+            report_text(d, t->http_status ? ", finish_reason " : "finish_reason ");
+            report_text(d, t->finish_reason);
         }
-        strbuf_addf(out, ", %d attempt%s", t->attempts, t->attempts == 1 ? "" : "s");
-        strbuf_addstr(out, "</dd>");
+        report_textf(d, ", %d attempt%s", t->attempts, t->attempts == 1 ? "" : "s");
+        dd_end(d);
     }
     if (in->excerpts && in->excerpts[idx]) {
-        dt(out, "prompt around the gold");
-        strbuf_addstr(out, "<pre class=\"prompt\">");
-        escape_html(out, in->excerpts[idx]);
-        strbuf_addstr(out, "</pre></dd>");
+        dt(d, "prompt around the gold");
+        report_element(d, "pre", "prompt", in->excerpts[idx]);
+        dd_end(d);
     }
-    strbuf_addstr(out, "</dl></details>\n");
+    report_close(d, "dl");
+    report_close(d, "details");
+    report_nl(d);
+    strbuf_release(&sb);
 }
+
+/* The legend of the matrix's marks: class and label (constant HTML: an entity, no value). */
+static const struct {
+    const char *cls, *label;
+} outcome_legend[] = {
+    {"o-c", "&#10003; correct"},
+    {"o-w", "&#10007; wrong"},
+    {"o-d", "D wrong with a distractor's value"},
+    {"o-x", "T truncated, O overflow, E empty, F filtered, ! error"},
+    {"o-p", "&middot; pending"},
+};
 
 void report_section_questions(struct markup *d, const struct report_input *in)
 {
     const struct run_stats *s = in->stats;
-    struct strbuf *out = d->out;
+    struct strbuf sb = STRBUF_INIT;
     struct trial_ref *refs;
     struct qrow *rows = NULL;
     struct shown sh;
@@ -488,16 +544,20 @@ void report_section_questions(struct markup *d, const struct report_input *in)
         report_para(d, "No trials.");
         return;
     }
-    strbuf_addstr(
-        out, "<p>One row per question, one column per depth; each mark is one trial "
-             "(one per repeat) and links to its details below: "
-             "<span class=\"o-c\">&#10003; correct</span> "
-             "<span class=\"o-w\">&#10007; wrong</span> "
-             "<span class=\"o-d\">D wrong with a distractor's value</span> "
-             "<span class=\"o-x\">T truncated, O overflow, E empty, F filtered, ! error</span> "
-             "<span class=\"o-p\">&middot; pending</span>. A cell takes the colour of its "
-             "worst trial. Rows start with the least accurate question; with scripts on, "
-             "click a column title to sort.</p>\n");
+    report_open(d, "p", NULL);
+    report_text(d, "One row per question, one column per depth; each mark is one trial (one per "
+                   "repeat) and links to its details below: ");
+    for (i = 0; i < sizeof(outcome_legend) / sizeof(outcome_legend[0]); i++) {
+        if (i)
+            report_text(d, " ");
+        report_open(d, "span", outcome_legend[i].cls);
+        report_trusted(d, outcome_legend[i].label);
+        report_close(d, "span");
+    }
+    report_text(d, ". A cell takes the colour of its worst trial. Rows start with the least "
+                   "accurate question; with scripts on, click a column title to sort.");
+    report_close(d, "p");
+    report_nl(d);
     if (!in->golden)
         report_para(d, "The golden set is not available here: questions, expected answers and "
                        "the distractor-answer flag are not shown.");
@@ -529,41 +589,53 @@ void report_section_questions(struct markup *d, const struct report_input *in)
         nbad += report_trial_detailed(in->n_trials, refs[i].t);
         ncurve += !trial_is_control(refs[i].t->length, refs[i].t->depth_bp);
     }
-    strbuf_addf(out, "<h3 id=\"trials\">Trial details</h3>\n<p>%zu trial%s", sh.n,
-                sh.n == 1 ? "" : "s");
+    report_heading(d, 3, "Trial details", "trials");
+    report_open(d, "p", NULL);
+    report_textf(d, "%zu trial%s", sh.n, sh.n == 1 ? "" : "s");
     if (sh.n < nbad)
-        strbuf_addf(out,
-                    " (%zu of the %zu %s: those of the questions shown above, least accurate "
-                    "first, up to %d; the run has %zu)",
-                    sh.n, nbad, in->n_trials <= DETAIL_MAX ? "trials" : "that did not end correct",
-                    DETAIL_MAX, ncurve);
+        report_textf(d,
+                     " (%zu of the %zu %s: those of the questions shown above, least accurate "
+                     "first, up to %d; the run has %zu)",
+                     sh.n, nbad, in->n_trials <= DETAIL_MAX ? "trials" : "that did not end correct",
+                     DETAIL_MAX, ncurve);
     else if (sh.n < ncurve)
-        strbuf_addf(out, " (the %zu that did not end correct; the run has %zu)", sh.n, ncurve);
-    strbuf_addstr(out, ", by question, length, depth and repeat.</p>\n<div class=\"trials\">\n");
+        report_textf(d, " (the %zu that did not end correct; the run has %zu)", sh.n, ncurve);
+    report_text(d, ", by question, length, depth and repeat.");
+    report_close(d, "p");
+    report_nl(d);
+    report_open(d, "div", "trials");
+    report_nl(d);
     for (i = 0; i < in->n_trials; i++)
         if (sh.detailed[refs[i].idx])
-            trial_details(out, in, refs[i].idx);
-    strbuf_addstr(out, "</div>\n");
+            trial_details(d, in, refs[i].idx);
+    report_close(d, "div");
+    report_nl(d);
     free(sh.detailed);
     free(refs);
     free(rows);
 
     /* one whole prompt */
-    strbuf_addstr(out, "<h3 id=\"example-prompt\">Example prompt</h3>\n");
+    report_heading(d, 3, "Example prompt", "example-prompt");
     if (in->example_prompt && in->example_trial < in->n_trials) {
         const struct trial_result *t = &in->trials[in->example_trial];
-        strbuf_addstr(out, "<details class=\"prompt\"><summary>The prompt of question ");
-        escape_html(out, t->question_id);
-        strbuf_addstr(out, " at ");
-        plan_format_length(out, t->length);
-        strbuf_addstr(out, " tokens, depth ");
-        plan_format_depth(out, t->depth_bp);
-        strbuf_addf(out, ", repeat %d (%zu bytes), as sent</summary>\n<pre class=\"prompt\">",
-                    t->repeat, strlen(in->example_prompt));
-        escape_html(out, in->example_prompt);
-        strbuf_addstr(out, "</pre></details>\n");
+        report_open(d, "details", "prompt");
+        report_open(d, "summary", NULL);
+        strbuf_addstr(&sb, "The prompt of question ");
+        strbuf_addstr(&sb, t->question_id ? t->question_id : "");
+        strbuf_addstr(&sb, " at ");
+        plan_format_length(&sb, t->length);
+        strbuf_addstr(&sb, " tokens, depth ");
+        plan_format_depth(&sb, t->depth_bp);
+        strbuf_addf(&sb, ", repeat %d (%zu bytes), as sent", t->repeat, strlen(in->example_prompt));
+        report_text(d, sb.buf);
+        report_close(d, "summary");
+        report_nl(d);
+        report_element(d, "pre", "prompt", in->example_prompt);
+        report_close(d, "details");
+        report_nl(d);
     } else {
         report_para(d, "No prompt of this run was stored (run with --store-prompts to keep them); "
                        "`dipmap show-prompt` rebuilds any trial's prompt from the same inputs.");
     }
+    strbuf_release(&sb);
 }

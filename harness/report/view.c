@@ -19,6 +19,7 @@
 #include "run/plan.h"
 #include "report/plot.h"
 #include "report/report.h"
+#include "report/report-int.h"
 #include "report/report_doc.h"
 #include "report/runbrief.h"
 #include "store/store.h"
@@ -65,32 +66,25 @@ static void set_headers(struct httpd_response *resp)
     resp->nheaders = 4;
 }
 
-static const char nav_html[] = "<nav><a href=\"/\">All runs</a></nav>\n";
-
-static void page_head(struct strbuf *out, const char *title)
+/* The navigation bar above every page's title. */
+static void view_nav(struct markup *d)
 {
-    strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                       "<title>");
-    escape_html(out, title);
-    strbuf_addstr(out, "</title>\n<style>\n");
-    strbuf_addstr(out, report_css());
-    strbuf_addstr(out, view_css);
-    strbuf_addstr(out, "</style>\n</head>\n<body>\n");
-    strbuf_addstr(out, nav_html);
-    strbuf_addstr(out, "<h1>");
-    escape_html(out, title);
-    strbuf_addstr(out, "</h1>\n");
+    report_open(d, "nav", NULL);
+    report_link(d, "/", "All runs");
+    report_close(d, "nav");
+    report_nl(d);
 }
 
-static void page_tail(struct strbuf *out)
+static void page_head(struct markup *d, const char *title)
 {
-    strbuf_addstr(out, "</body>\n</html>\n");
+    struct markup_page p = {title, NULL, view_css, view_nav};
+    report_page_begin(d, &p);
 }
 
 /* A whole document from report.c with the view's navigation bar and CSS added. */
 static void add_document(struct strbuf *out, const struct strbuf *doc)
 {
+    struct markup d = report_markup_html(out);
     const char *body = strstr(doc->buf, "<body>\n");
     const char *style = strstr(doc->buf, "</style>");
     if (!body || !style || style > body) {
@@ -100,90 +94,191 @@ static void add_document(struct strbuf *out, const struct strbuf *doc)
     strbuf_add(out, doc->buf, (size_t)(style - doc->buf));
     strbuf_addstr(out, view_css);
     strbuf_add(out, style, (size_t)(body - style) + strlen("<body>\n"));
-    strbuf_addstr(out, nav_html);
+    view_nav(&d);
     strbuf_addstr(out, body + strlen("<body>\n"));
 }
 
 static void error_page(struct httpd_response *resp, int status, const char *title,
                        const char *detail)
 {
+    struct markup d = report_markup_html(&resp->body);
     resp->status = status;
     strbuf_reset(&resp->body);
-    page_head(&resp->body, title);
-    strbuf_addstr(&resp->body, "<p>");
-    escape_html(&resp->body, detail);
-    strbuf_addstr(&resp->body, "</p>\n");
-    page_tail(&resp->body);
+    page_head(&d, title);
+    report_para(&d, detail);
+    report_page_end(&d);
 }
 
-static void link_run(struct strbuf *out, const char *name)
+static void link_run(struct markup *d, const char *name)
 {
-    strbuf_addstr(out, "<a href=\"/run?name=");
-    escape_url_component(out, name);
-    strbuf_addstr(out, "\">");
-    escape_html(out, name);
-    strbuf_addstr(out, "</a>");
+    struct strbuf href = STRBUF_INIT;
+    strbuf_addstr(&href, "/run?name=");
+    escape_url_component(&href, name);
+    report_link(d, href.buf, name);
+    strbuf_release(&href);
 }
 
-static void link_compare(struct strbuf *out, const char *base, const char *cand, const char *text)
+static void link_compare(struct markup *d, const char *base, const char *cand, const char *text)
 {
-    strbuf_addstr(out, "<a href=\"/compare?base=");
-    escape_url_component(out, base);
-    strbuf_addstr(out, "&amp;cand=");
-    escape_url_component(out, cand);
-    strbuf_addstr(out, "\">");
-    escape_html(out, text);
-    strbuf_addstr(out, "</a>");
+    struct strbuf href = STRBUF_INIT;
+    strbuf_addstr(&href, "/compare?base=");
+    escape_url_component(&href, base);
+    strbuf_addstr(&href, "&cand=");
+    escape_url_component(&href, cand);
+    report_link(d, href.buf, text);
+    strbuf_release(&href);
 }
 
-static void format_time(struct strbuf *out, double t)
+static void dash(struct markup *d)
 {
-    if (utc_format(out, t, "%Y-%m-%d %H:%M") < 0)
-        strbuf_addstr(out, "&ndash;");
+    report_trusted(d, "&ndash;");
 }
 
-static void tag_links(struct strbuf *out, const char *tags)
+static void format_time(struct markup *d, double t)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (utc_format(&sb, t, "%Y-%m-%d %H:%M") < 0)
+        dash(d);
+    else
+        report_text(d, sb.buf);
+    strbuf_release(&sb);
+}
+
+static void tag_links(struct markup *d, const char *tags)
 {
     struct strvec v = STRVEC_INIT;
+    struct strbuf href = STRBUF_INIT;
     size_t i;
     int any = 0;
     strvec_split(&v, tags ? tags : "", ',');
     for (i = 0; i < v.nr; i++) {
         if (!*v.v[i])
             continue;
-        strbuf_addstr(out, any ? ", " : "");
-        strbuf_addstr(out, "<a href=\"/trend?tag=");
-        escape_url_component(out, v.v[i]);
-        strbuf_addstr(out, "\">");
-        escape_html(out, v.v[i]);
-        strbuf_addstr(out, "</a>");
+        if (any)
+            report_text(d, ", ");
+        strbuf_reset(&href);
+        strbuf_addstr(&href, "/trend?tag=");
+        escape_url_component(&href, v.v[i]);
+        report_link(d, href.buf, v.v[i]);
         any = 1;
     }
     if (!any)
-        strbuf_addstr(out, "&ndash;");
+        dash(d);
     strvec_clear(&v);
+    strbuf_release(&href);
 }
 
-static void run_select(struct strbuf *out, const char *name, const char *label,
+static void run_select(struct markup *d, const char *name, const char *label,
                        const struct run_info *v, size_t n, size_t selected)
 {
     size_t i;
-    strbuf_addf(out, "<label>%s <select name=\"%s\">", label, name);
+    report_open(d, "label", NULL);
+    report_text(d, label);
+    report_text(d, " ");
+    report_open_attrs(d, "select", "name", name, NULL);
     for (i = 0; i < n; i++) {
-        strbuf_addstr(out, "<option value=\"");
-        escape_html(out, v[i].name);
-        strbuf_addstr(out, i == selected ? "\" selected>" : "\">");
-        escape_html(out, v[i].name);
-        strbuf_addstr(out, "</option>");
+        report_open_attrs(d, "option", "value", v[i].name, "selected",
+                          i == selected ? REPORT_BARE : NULL, NULL);
+        report_text(d, v[i].name);
+        report_close(d, "option");
     }
-    strbuf_addstr(out, "</select></label>\n");
+    report_close(d, "select");
+    report_close(d, "label");
+    report_nl(d);
+}
+
+/* A table with an id, its columns' titles, and the opening of its body. */
+static void table_begin(struct markup *d, const char *id, const char *const *head)
+{
+    size_t i;
+    report_open_attrs(d, "table", "id", id, NULL);
+    report_nl(d);
+    report_open(d, "thead", NULL);
+    report_open(d, "tr", NULL);
+    for (i = 0; head[i]; i++)
+        report_element(d, "th", NULL, head[i]);
+    report_close(d, "tr");
+    report_close(d, "thead");
+    report_nl(d);
+    report_open(d, "tbody", NULL);
+    report_nl(d);
+}
+
+static void table_end(struct markup *d)
+{
+    report_close(d, "tbody");
+    report_nl(d);
+    report_close(d, "table");
+    report_nl(d);
 }
 
 /* ---- / : the runs ---- */
 
+/* The numbers cell of a run: accuracy or dip, an en dash when not estimable. */
+static void number_cell(struct markup *d, const char *text)
+{
+    report_open(d, "td", "num");
+    if (text)
+        report_text(d, text);
+    else
+        dash(d);
+    report_close(d, "td");
+}
+
+/* One run of the list: name, model, tags, status, valid / finished, accuracy, dip, created. */
+static void runs_row(struct markup *d, struct store *st, const struct run_info *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct runbrief b;
+    int brc = runbrief_load(st, r->name, &b);
+
+    report_open(d, "tr", NULL);
+    report_open(d, "td", NULL);
+    link_run(d, r->name);
+    report_close(d, "td");
+    report_open(d, "td", NULL);
+    report_text(d, r->model_requested);
+    if (r->model_served && r->model_requested && strcmp(r->model_served, r->model_requested)) {
+        report_text(d, " (");
+        report_text(d, r->model_served);
+        report_text(d, ")");
+    }
+    report_close(d, "td");
+    report_open(d, "td", NULL);
+    tag_links(d, r->tags);
+    report_close(d, "td");
+    report_element(d, "td", NULL, run_info_status_text(r));
+    if (brc) {
+        report_open_attrs(d, "td", "colspan", "3", NULL);
+        report_text(d, "cannot read trials");
+        report_close(d, "td");
+    } else {
+        strbuf_addf(&sb, "%ld / %ld", b.valid, b.trials);
+        number_cell(d, sb.buf);
+        strbuf_reset(&sb);
+        report_pct(&sb, b.accuracy);
+        number_cell(d, isnan(b.accuracy) ? NULL : sb.buf);
+        strbuf_reset(&sb);
+        report_pp(&sb, b.dip_max);
+        strbuf_addstr(&sb, " at ");
+        plan_format_length(&sb, b.dip_max_length);
+        number_cell(d, isnan(b.dip_max) ? NULL : sb.buf);
+        runbrief_release(&b);
+    }
+    report_open(d, "td", NULL);
+    format_time(d, r->created_at);
+    report_close(d, "td");
+    report_close(d, "tr");
+    report_nl(d);
+    strbuf_release(&sb);
+}
+
 static void page_runs(struct store *st, const char *db, struct httpd_response *resp)
 {
-    struct strbuf *out = &resp->body;
+    static const char *const head[] = {
+        "Run",      "Model",         "Tags",          "Status", "Valid / finished",
+        "Accuracy", "Dip (largest)", "Created (UTC)", NULL};
+    struct markup m = report_markup_html(&resp->body), *d = &m;
     struct run_info *v = NULL;
     size_t n = 0, i;
 
@@ -191,67 +286,43 @@ static void page_runs(struct store *st, const char *db, struct httpd_response *r
         error_page(resp, 500, "Cannot read the store", db);
         return;
     }
-    page_head(out, "dipmap runs");
-    strbuf_addstr(out, "<p>Store <code>");
-    escape_html(out, db);
-    strbuf_addf(out,
-                "</code>: %zu run%s, oldest first. Read-only; every page is rendered from "
-                "the store when it is requested.</p>\n",
-                n, n == 1 ? "" : "s");
+    page_head(d, "dipmap runs");
+    report_open(d, "p", NULL);
+    report_text(d, "Store ");
+    report_element(d, "code", NULL, db);
+    report_textf(d,
+                 ": %zu run%s, oldest first. Read-only; every page is rendered from the store "
+                 "when it is requested.",
+                 n, n == 1 ? "" : "s");
+    report_close(d, "p");
+    report_nl(d);
     if (n >= 2) {
-        strbuf_addstr(out, "<form class=\"cmp\" method=\"get\" action=\"/compare\">\n"
-                           "<strong>Compare two runs</strong> ");
-        run_select(out, "base", "baseline", v, n, n - 2);
-        run_select(out, "cand", "candidate", v, n, n - 1);
-        strbuf_addstr(out, "<button type=\"submit\">Compare</button>\n</form>\n");
+        report_open_attrs(d, "form", "class", "cmp", "method", "get", "action", "/compare", NULL);
+        report_nl(d);
+        report_element(d, "strong", NULL, "Compare two runs");
+        report_text(d, " ");
+        run_select(d, "base", "baseline", v, n, n - 2);
+        run_select(d, "cand", "candidate", v, n, n - 1);
+        report_open_attrs(d, "button", "type", "submit", NULL);
+        report_text(d, "Compare");
+        report_close(d, "button");
+        report_nl(d);
+        report_close(d, "form");
+        report_nl(d);
     }
-    strbuf_addstr(out, "<table id=\"runs\">\n<thead><tr><th>Run</th><th>Model</th><th>Tags</th>"
-                       "<th>Status</th><th>Valid / finished</th><th>Accuracy</th>"
-                       "<th>Dip (largest)</th><th>Created (UTC)</th></tr></thead>\n<tbody>\n");
-    for (i = 0; i < n; i++) {
-        struct runbrief b;
-        int brc = runbrief_load(st, v[i].name, &b);
-        strbuf_addstr(out, "<tr><td>");
-        link_run(out, v[i].name);
-        strbuf_addstr(out, "</td><td>");
-        escape_html(out, v[i].model_requested);
-        if (v[i].model_served && v[i].model_requested &&
-            strcmp(v[i].model_served, v[i].model_requested)) {
-            strbuf_addstr(out, " (");
-            escape_html(out, v[i].model_served);
-            strbuf_addstr(out, ")");
-        }
-        strbuf_addstr(out, "</td><td>");
-        tag_links(out, v[i].tags);
-        strbuf_addf(out, "</td><td>%s</td>", run_info_status_text(&v[i]));
-        if (brc) {
-            strbuf_addstr(out, "<td colspan=\"3\">cannot read trials</td>");
-        } else {
-            strbuf_addf(out, "<td class=\"num\">%ld / %ld</td><td class=\"num\">", b.valid,
-                        b.trials);
-            if (isnan(b.accuracy))
-                strbuf_addstr(out, "&ndash;");
-            else
-                report_pct(out, b.accuracy);
-            strbuf_addstr(out, "</td><td class=\"num\">");
-            if (isnan(b.dip_max)) {
-                strbuf_addstr(out, "&ndash;");
-            } else {
-                report_pp(out, b.dip_max);
-                strbuf_addstr(out, " at ");
-                plan_format_length(out, b.dip_max_length);
-            }
-            strbuf_addstr(out, "</td>");
-            runbrief_release(&b);
-        }
-        strbuf_addstr(out, "<td>");
-        format_time(out, v[i].created_at);
-        strbuf_addstr(out, "</td></tr>\n");
+    table_begin(d, "runs", head);
+    for (i = 0; i < n; i++)
+        runs_row(d, st, &v[i]);
+    table_end(d);
+    if (!n) {
+        report_open(d, "p", NULL);
+        report_text(d, "No runs yet: ");
+        report_element(d, "code", NULL, "dipmap run ... --db");
+        report_text(d, " this store.");
+        report_close(d, "p");
+        report_nl(d);
     }
-    strbuf_addstr(out, "</tbody>\n</table>\n");
-    if (!n)
-        strbuf_addstr(out, "<p>No runs yet: <code>dipmap run ... --db</code> this store.</p>\n");
-    page_tail(out);
+    report_page_end(d);
     run_info_list_free(v, n);
 }
 
@@ -330,23 +401,24 @@ cleanup:
 
 /* ---- /trend?tag=T ---- */
 
-static void add_estimate_cell(struct strbuf *out, const struct length_stats *l, int dip)
+static void add_estimate_cell(struct markup *d, const struct length_stats *l, int dip)
 {
-    strbuf_addstr(out, "<td class=\"num\">");
-    if (!l || !l->has_middle) {
-        strbuf_addstr(out, "&ndash;</td>");
-        return;
+    struct strbuf sb = STRBUF_INIT;
+    if (l && l->has_middle) {
+        if (dip)
+            report_pp(&sb, l->dip.est);
+        else
+            report_pct(&sb, l->edge.est);
     }
-    if (dip)
-        report_pp(out, l->dip.est);
-    else
-        report_pct(out, l->edge.est);
-    strbuf_addstr(out, "</td>");
+    number_cell(d, l && l->has_middle ? sb.buf : NULL);
+    strbuf_release(&sb);
 }
 
 static void page_trend(struct store *st, const char *tag, struct httpd_response *resp)
 {
-    struct strbuf *out = &resp->body, svg = STRBUF_INIT, err = STRBUF_INIT, what = STRBUF_INIT;
+    struct markup m = report_markup_html(&resp->body), *d = &m;
+    struct strbuf svg = STRBUF_INIT, err = STRBUF_INIT, what = STRBUF_INIT, sb = STRBUF_INIT;
+    struct strvec head = STRVEC_INIT;
     struct run_filter f = {NULL, tag, NULL};
     struct trend tr;
     size_t i, j;
@@ -361,64 +433,77 @@ static void page_trend(struct store *st, const char *tag, struct httpd_response 
             error_page(resp, 500, "Cannot load the trend", err.len ? err.buf : tag);
         goto cleanup;
     }
-    page_head(out, what.buf);
+    page_head(d, what.buf);
     pr = trend_plot(&tr, what.buf, NULL, 1u << PLOT_SVG, &svg);
-    if (pr == PLOT_OK && plot_svg_element(out, svg.buf) == 0)
-        strbuf_addstr(out, "\n");
+    if (pr == PLOT_OK && report_svg(d, svg.buf) == 0)
+        report_nl(d);
     else
-        strbuf_addstr(out, "<p class=\"note\">Trend plot not drawn: gnuplot is not available "
-                           "here.</p>\n");
-    strbuf_addstr(out, "<h2>Runs, oldest first</h2>\n<table id=\"trend\">\n<thead><tr><th>Run</th>"
-                       "<th>Created (UTC)</th><th>Status</th>");
+        report_para_class(d, "note", "Trend plot not drawn: gnuplot is not available here.");
+    report_heading(d, 2, "Runs, oldest first", NULL);
+    strvec_push(&head, "Run");
+    strvec_push(&head, "Created (UTC)");
+    strvec_push(&head, "Status");
     for (j = 0; j < tr.nlen; j++) {
-        strbuf_addstr(out, "<th>Edge ");
-        plan_format_length(out, tr.lengths[j]);
-        strbuf_addstr(out, "</th><th>Dip ");
-        plan_format_length(out, tr.lengths[j]);
-        strbuf_addstr(out, "</th>");
+        strbuf_reset(&sb);
+        strbuf_addstr(&sb, "Edge ");
+        plan_format_length(&sb, tr.lengths[j]);
+        strvec_push(&head, sb.buf);
+        strbuf_reset(&sb);
+        strbuf_addstr(&sb, "Dip ");
+        plan_format_length(&sb, tr.lengths[j]);
+        strvec_push(&head, sb.buf);
     }
-    strbuf_addstr(out, "<th>vs previous complete run</th></tr></thead>\n<tbody>\n");
+    strvec_push(&head, "vs previous complete run");
+    table_begin(d, "trend", (const char *const *)head.v);
     for (i = 0; i < tr.n; i++) {
         const struct trend_run *t = &tr.t[i];
         int failed = t->compared && t->verdict == VERDICT_FAIL;
-        strbuf_addstr(out, failed ? "<tr class=\"regressed\"><td>" : "<tr><td>");
-        link_run(out, tr.runs[i].name);
-        strbuf_addstr(out, "</td><td>");
-        format_time(out, tr.runs[i].created_at);
-        strbuf_addf(out, "</td><td>%s</td>", run_info_status_text(&tr.runs[i]));
+        report_open(d, "tr", failed ? "regressed" : NULL);
+        report_open(d, "td", NULL);
+        link_run(d, tr.runs[i].name);
+        report_close(d, "td");
+        report_open(d, "td", NULL);
+        format_time(d, tr.runs[i].created_at);
+        report_close(d, "td");
+        report_element(d, "td", NULL, run_info_status_text(&tr.runs[i]));
         for (j = 0; j < tr.nlen; j++) {
             const struct length_stats *l = NULL;
             size_t k;
             for (k = 0; k < t->stats.n_lengths; k++)
                 if (t->stats.lengths[k].length == tr.lengths[j])
                     l = &t->stats.lengths[k];
-            add_estimate_cell(out, l, 0);
-            add_estimate_cell(out, l, 1);
+            add_estimate_cell(d, l, 0);
+            add_estimate_cell(d, l, 1);
         }
         if (t->prev < 0) {
-            strbuf_addstr(out, "<td>&ndash; (no earlier complete run)</td>");
+            report_open(d, "td", NULL);
+            dash(d);
+            report_text(d, " (no earlier complete run)");
+            report_close(d, "td");
         } else if (!t->compared) {
-            strbuf_addstr(out, "<td>not comparable (inputs differ)</td>");
+            report_element(d, "td", NULL, "not comparable (inputs differ)");
         } else {
-            struct strbuf txt = STRBUF_INIT;
-            strbuf_addf(&txt, "%s vs %s", compare_verdict_name(t->verdict), tr.runs[t->prev].name);
+            strbuf_reset(&sb);
+            strbuf_addf(&sb, "%s vs %s", compare_verdict_name(t->verdict), tr.runs[t->prev].name);
             if (failed)
-                strbuf_addf(&txt, " (%ld regression%s)", t->regressions,
+                strbuf_addf(&sb, " (%ld regression%s)", t->regressions,
                             t->regressions == 1 ? "" : "s");
-            strbuf_addf(out, "<td class=\"%s\">", failed ? "fail" : "pass");
-            link_compare(out, tr.runs[t->prev].name, tr.runs[i].name, txt.buf);
-            strbuf_addstr(out, "</td>");
-            strbuf_release(&txt);
+            report_open(d, "td", failed ? "fail" : "pass");
+            link_compare(d, tr.runs[t->prev].name, tr.runs[i].name, sb.buf);
+            report_close(d, "td");
         }
-        strbuf_addstr(out, "</tr>\n");
+        report_close(d, "tr");
+        report_nl(d);
     }
-    strbuf_addstr(out, "</tbody>\n</table>\n");
-    page_tail(out);
+    table_end(d);
+    report_page_end(d);
 cleanup:
     trend_release(&tr);
+    strvec_clear(&head);
     strbuf_release(&svg);
     strbuf_release(&err);
     strbuf_release(&what);
+    strbuf_release(&sb);
 }
 
 /* ---- dispatch ---- */

@@ -423,14 +423,15 @@ static void test_render_error(void)
 
 static void test_svg_element(void)
 {
-    struct strbuf sb = STRBUF_INIT;
-    CHECK_INT(plot_svg_element(&sb, "<?xml version='1.0'?>\n<svg a='1'><g/></svg>\n"), 0);
-    CHECK_STR(sb.buf, "<svg a='1'><g/></svg>");
-    strbuf_reset(&sb);
-    CHECK_INT(plot_svg_element(&sb, "<html>"), -1);
+    const char *svg = "<?xml version='1.0'?>\n<svg a='1'><g/></svg>\n", *start;
+    size_t len = 0;
+    start = plot_svg_element(svg, &len);
+    CHECK(start == svg + strlen("<?xml version='1.0'?>\n"));
+    CHECK_INT(len, strlen("<svg a='1'><g/></svg>"));
+    CHECK(plot_svg_element("<html>", &len) == NULL);
+    CHECK(plot_svg_element("<svg a='1'> no end", &len) == NULL);
     CHECK_STR(plot_format_ext(PLOT_PNG), "png");
     CHECK_STR(plot_format_ext(PLOT_SVG), "svg");
-    strbuf_release(&sb);
 }
 
 /* Small multiples: one titled panel per plot_panel, blocks per panel, one key (the first panel). */
