@@ -1,0 +1,140 @@
+#ifndef RUNNER_INT_H
+#define RUNNER_INT_H
+
+/*
+ * The runner's private header (runner.h stays the API): the event loop's state (struct
+ * runner, its slots and the cache schedule's groups), shared by runner.c (the loop),
+ * runner_order.c (the send order) and runner_prebuild.c (the prompts built ahead).
+ */
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "client/client.h"
+#include "client/throttle.h"
+#include "prompt/prompt.h"
+#include "run/runner.h"
+
+struct prebuild;
+
+enum slot_state { SLOT_FREE = 0, SLOT_WAITING, SLOT_FLIGHT };
+
+struct slot {
+    enum slot_state state;
+    size_t trial; /* index into plan->t */
+    int attempts;
+    double ready_ms; /* SLOT_WAITING: when the retry may go */
+    long realized_len;
+    double realized_depth;
+    long gold_offset;
+    double est_tokens; /* prompt + answer budget, for --max-cost and --tpm */
+    char sha[SHA256_HEX_LEN + 1];
+    const char *reused_from; /* while finishing a reused trial: its source */
+    double sent_at;          /* wall time the latest attempt went out (0: not sent) */
+    int id_slot;             /* the llama.cpp slot its request in flight counts at, -1 none */
+};
+
+/*
+ * A llama.cpp slot of the CACHE schedule (id_slots): the group last pinned to it and the
+ * requests in flight there (at most one: the server computes one request per slot at once,
+ * and a second one queued there only reaches it in whatever order the server takes it).
+ */
+struct id_slot {
+    size_t group; /* the group last pinned to it, SIZE_MAX none */
+    int inflight;
+};
+
+struct runner {
+    const struct runner_config *cfg;
+    struct runner_result *res;
+    struct slot *slots;
+    int nslots;
+    int busy; /* slots not free */
+    size_t next;
+    long to_send; /* trials of the plan not already done */
+    struct built_prompt bp;
+    struct strbuf err;
+    struct throttle_backoff backoff;
+    struct throttle_aimd aimd;
+    struct throttle_bucket rpm, tpm;
+    int stop;        /* no more scheduling */
+    int budget_stop; /* the stop was the budget */
+    double inflight_tokens;
+    double start_ms;
+    double last_flush_ms, last_progress_ms;
+    int flush_failures;
+    int bar;   /* live bar on stderr */
+    int lines; /* plain progress lines */
+    int bar_drawn;
+    int warned_mismatch;
+    long answers_checked; /* answers with usage.prompt_tokens seen (the first decide a stop) */
+    int probing;          /* probe_first: no second request before the first answer */
+    struct prebuild *pb;
+    int exhausted; /* every trial of the plan has been handed out */
+    /* the schedule (run --schedule): plan indexes in send order, and the groups */
+    size_t *ord; /* plan->nr entries */
+    size_t *grp; /* per plan index: its group */
+    struct sgroup *groups;
+    size_t ngroups;
+    struct id_slot *id_slots; /* CACHE with id_slots: the llama.cpp slots used */
+    int nid_slots;            /* runner_id_slots_used() of them */
+    int open_groups;          /* CACHE: groups whose leader went and that are not done */
+    long pending;             /* CACHE: unsent followers of the open groups */
+    long open_below;          /* CACHE: a new group opens while pending is below this */
+    uint64_t nonce_next;      /* --no-cache-reuse salts and nonces */
+    struct strbuf nonce;      /* the nonce-led first message of the request being sent */
+    struct strbuf messages;   /* a layout request's messages array (prompt_messages_json()) */
+    double start_wall;        /* wall clock at the start (send times per depth) */
+};
+
+/*
+ * A group of the CACHE schedule: its leader (the deepest trial not done yet) goes first;
+ * the others wait for its answer, then go to the endpoint (and slot) that answered it.
+ */
+struct sgroup {
+    size_t leader;  /* plan index, SIZE_MAX when the group has nothing to send */
+    int released;   /* the leader was answered (or given up) */
+    int endpoint;   /* where the leader was answered, -1 any */
+    int slot;       /* llama.cpp slot (id_slots), -1 none */
+    long remaining; /* trials not final yet */
+    long unsent;    /* trials not taken to be sent yet */
+    int opened;     /* its leader was taken to be sent (counted in open_groups) */
+    char key[24];   /* prompt_cache_key (cache_keys) */
+};
+
+struct prebuilt {
+    struct prebuilt *next;
+    size_t trial;
+    int failed;
+    struct built_prompt bp;
+    struct strbuf err;
+};
+
+/* May this built trial be sent now (the schedule's release rule)? */
+typedef int (*pb_ready_fn)(void *ctx, size_t trial);
+
+/* runner_prebuild.c */
+size_t runner_group_max(const struct plan *plan);
+long runner_open_below(int concurrency, size_t gmax);
+int trial_done(const struct runner_config *cfg, size_t i);
+struct prebuild *pb_start(const struct runner_config *cfg, const size_t *ord, const size_t *grp);
+void pb_stop(struct prebuild *pb);
+struct prebuilt *pb_take(struct prebuild *pb, pb_ready_fn ready, void *ctx, int *exhausted);
+void pb_unget(struct prebuild *pb, struct prebuilt *e);
+void pb_recycle(struct prebuild *pb, struct prebuilt *e);
+void pb_halt(struct prebuild *pb);
+
+/* runner_order.c */
+int group_ready(void *ctx, size_t trial);
+void schedule_init(struct runner *r);
+void schedule_release(struct runner *r);
+void request_hints(struct runner *r, const struct slot *s, struct client_cache_hints *h,
+                   char salt[32]);
+void group_answered(struct runner *r, size_t trial, const struct client_response *resp);
+void group_taken(struct runner *r, size_t trial);
+void group_trial_final(struct runner *r, size_t trial);
+
+#endif
