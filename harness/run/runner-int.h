@@ -114,27 +114,51 @@ struct prebuilt {
 };
 
 /* May this built trial be sent now (the schedule's release rule)? */
-typedef int (*pb_ready_fn)(void *ctx, size_t trial);
+typedef int (*runner_ready_fn)(void *ctx, size_t trial);
 
-/* runner_prebuild.c */
+/* runner.c: was trial i of the plan finished by an earlier invocation (cfg->done)? */
+int runner_trial_done(const struct runner_config *cfg, size_t i);
+
+/*
+ * runner_prebuild.c. runner_prebuild_start(): threads (cfg->build_threads; none: built
+ * inline by runner_prebuild_take()) building the trials of ord (plan indexes in send
+ * order; grp: each one's group) not done yet; runner_prebuild_stop() joins and frees
+ * everything. runner_prebuild_take(): the first built prompt ready() allows (every one
+ * with ready NULL), out of the queue; NULL when none may go yet (*exhausted 0) or every
+ * trial has been handed out (*exhausted 1). A taken prompt goes back with
+ * runner_prebuild_recycle() once sent (its buffers are kept), or to the head of the queue
+ * with runner_prebuild_unget() (not sent after all: budget, buckets).
+ * runner_prebuild_halt(): nothing new is claimed (signal, budget, errors).
+ */
+struct prebuild *runner_prebuild_start(const struct runner_config *cfg, const size_t *ord,
+                                       const size_t *grp);
+void runner_prebuild_stop(struct prebuild *pb);
+struct prebuilt *runner_prebuild_take(struct prebuild *pb, runner_ready_fn ready, void *ctx,
+                                      int *exhausted);
+void runner_prebuild_unget(struct prebuild *pb, struct prebuilt *e);
+void runner_prebuild_recycle(struct prebuild *pb, struct prebuilt *e);
+void runner_prebuild_halt(struct prebuild *pb);
+
+/*
+ * runner_order.c, the send order of --schedule. runner_order_init(): r->ord (plan indexes in
+ * send order), r->grp (each one's group) and, for cache, r->groups (leaders, cache keys) and
+ * the llama.cpp slots used; the depths the send times are reported by (r->res);
+ * runner_order_release() frees them. runner_order_ready(): the cache release rule, a
+ * runner_ready_fn over r. runner_order_hints(): a request's cache hints (its group's
+ * endpoint, slot and prompt_cache_key; the no-reuse salt, written into salt).
+ * runner_order_answered(), _taken(), _final(): a group's leader answered (or given up), a
+ * trial taken to be sent, a trial final. runner_group_max(): the most trials one group of
+ * the plan has; runner_open_below(): the cache schedule's opening rule.
+ */
+void runner_order_init(struct runner *r);
+void runner_order_release(struct runner *r);
+int runner_order_ready(void *ctx, size_t trial);
+void runner_order_hints(struct runner *r, const struct slot *s, struct client_cache_hints *h,
+                        char salt[32]);
+void runner_order_answered(struct runner *r, size_t trial, const struct client_response *resp);
+void runner_order_taken(struct runner *r, size_t trial);
+void runner_order_final(struct runner *r, size_t trial);
 size_t runner_group_max(const struct plan *plan);
 long runner_open_below(int concurrency, size_t gmax);
-int trial_done(const struct runner_config *cfg, size_t i);
-struct prebuild *pb_start(const struct runner_config *cfg, const size_t *ord, const size_t *grp);
-void pb_stop(struct prebuild *pb);
-struct prebuilt *pb_take(struct prebuild *pb, pb_ready_fn ready, void *ctx, int *exhausted);
-void pb_unget(struct prebuild *pb, struct prebuilt *e);
-void pb_recycle(struct prebuild *pb, struct prebuilt *e);
-void pb_halt(struct prebuild *pb);
-
-/* runner_order.c */
-int group_ready(void *ctx, size_t trial);
-void schedule_init(struct runner *r);
-void schedule_release(struct runner *r);
-void request_hints(struct runner *r, const struct slot *s, struct client_cache_hints *h,
-                   char salt[32]);
-void group_answered(struct runner *r, size_t trial, const struct client_response *resp);
-void group_taken(struct runner *r, size_t trial);
-void group_trial_final(struct runner *r, size_t trial);
 
 #endif

@@ -1,37 +1,30 @@
 /*
  * The runner: a single-threaded event loop that turns a plan into stored
- * trials. It owns scheduling (window, buckets, retries), just-in-time prompt
- * building, scoring dispatch, batched store writes, progress on stderr and
- * the SIGINT/SIGTERM handling of `dipmap run`.
+ * trials. It owns filling the window (buckets, retries, the budget), scoring
+ * dispatch, batched store writes, progress on stderr and the SIGINT/SIGTERM
+ * handling of `dipmap run`; the send order is runner_order.c's, the prompts
+ * built ahead runner_prebuild.c's (runner-int.h).
  */
 #define _GNU_SOURCE
 #include "run/runner.h"
-#include "run/runner-int.h"
 
-#include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "prompt/dataset.h"
 #include "run/plan.h"
 #include "prompt/layout.h"
-#include "prompt/prompt.h"
 #include "run/reuse.h"
-#include "base/rng.h"
 #include "store/store.h"
-#include "client/throttle.h"
 #include "tokenizer/tokenizer.h"
-#include "base/strbuf.h"
-#include "base/usage.h"
+#include "base/rng.h"
 #include "base/xalloc.h"
 #include "base/utc.h"
+
+#include "run/runner-int.h"
 
 #include "base/banned.h"
 
@@ -310,6 +303,21 @@ static int flush(struct runner *r, double now)
     return -1;
 }
 
+/* Was trial i of the plan finished by an earlier invocation (cfg->done)? */
+int runner_trial_done(const struct runner_config *cfg, size_t i)
+{
+    const struct plan_trial *pt = &cfg->plan->t[i];
+    struct trial_key k;
+    if (!cfg->done)
+        return 0;
+    k.question_id = cfg->gs->q[pt->question].id;
+    k.length = pt->length;
+    k.depth_bp = pt->depth_bp;
+    k.repeat = pt->repeat;
+    k.axes = pt->axes;
+    return store_done_set_has(cfg->done, &k);
+}
+
 static void slot_free(struct runner *r, struct slot *s)
 {
     if (s->state == SLOT_FLIGHT)
@@ -415,8 +423,8 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
             r->res->depth_sent[d]++;
         }
     }
-    group_answered(r, s->trial, s->reused_from ? NULL : resp);
-    group_trial_final(r, s->trial);
+    runner_order_answered(r, s->trial, s->reused_from ? NULL : resp);
+    runner_order_final(r, s->trial);
     if (outcome == OUTCOME_STARVED)
         r->res->starved_reasoning_tokens += trial_reasoning_spent(&t);
     if (outcome == OUTCOME_ERROR)
@@ -543,7 +551,7 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     req.expected_prompt_tokens = bp->realized_len;
     req.context_tokens = cfg->server_context;
     req.tag = s;
-    request_hints(r, s, &hints, salt);
+    runner_order_hints(r, s, &hints, salt);
     req.hints = &hints;
     if (cfg->no_reuse == RUNNER_REUSE_NONCE) {
         /* a unique first line: no two requests share a prefix (--no-cache-reuse) */
@@ -656,7 +664,7 @@ static double spent_cost(const struct runner *r)
 }
 
 /* Fill the window: due retries first, then new trials. Returns ms until the next due event. */
-static double schedule(struct runner *r, double now)
+static double fill_window(struct runner *r, double now)
 {
     const struct runner_config *cfg = r->cfg;
     int limit = throttle_aimd_limit(&r->aimd);
@@ -694,7 +702,8 @@ static double schedule(struct runner *r, double now)
     }
     while (!r->stop && r->busy < limit) {
         int exhausted;
-        struct prebuilt *e = pb_take(r->pb, r->groups ? group_ready : NULL, r, &exhausted);
+        struct prebuilt *e =
+            runner_prebuild_take(r->pb, r->groups ? runner_order_ready : NULL, r, &exhausted);
         const struct plan_trial *pt;
         struct slot *s;
         double est, w;
@@ -712,7 +721,7 @@ static double schedule(struct runner *r, double now)
             double pending = committed_cost(r);
             double mine = cost_of(cfg, (double)e->bp.realized_len, 0, (double)cfg->max_tokens);
             if (spent + pending + mine > cfg->max_cost) {
-                pb_unget(r->pb, e);
+                runner_prebuild_unget(r->pb, e);
                 r->budget_stop = 1;
                 stop_with(r, RUNNER_BUDGET);
                 break;
@@ -720,13 +729,13 @@ static double schedule(struct runner *r, double now)
         }
         w = bucket_wait(r, est, now);
         if (w > 0) {
-            pb_unget(r->pb, e);
+            runner_prebuild_unget(r->pb, e);
             if (w < next)
                 next = w;
             break;
         }
         if (r->groups)
-            group_taken(r, e->trial);
+            runner_order_taken(r, e->trial);
         s = free_slot(r);
         if (!s)
             BUG("runner: busy %d < limit %d but no free slot", r->busy, limit);
@@ -743,7 +752,7 @@ static double schedule(struct runner *r, double now)
         } else {
             send_built(r, s, &e->bp, now);
         }
-        pb_recycle(r->pb, e);
+        runner_prebuild_recycle(r->pb, e);
     }
     return next;
 }
@@ -864,7 +873,7 @@ static void take_response(struct runner *r, struct client_response *resp, double
     if (resp->cls == CLIENT_RETRYABLE) {
         if (r->stop) {
             /* Stopping: leave it unsent (not an error); a resume sends it again. */
-            group_answered(r, s->trial, NULL);
+            runner_order_answered(r, s->trial, NULL);
             s->state = SLOT_WAITING;
             r->busy--;
             s->state = SLOT_FREE;
@@ -884,7 +893,7 @@ static void take_response(struct runner *r, struct client_response *resp, double
         set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
                     resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
         stop_with(r, RUNNER_FATAL);
-        group_answered(r, s->trial, NULL);
+        runner_order_answered(r, s->trial, NULL);
         r->busy--;
         s->state = SLOT_FREE;
         return;
@@ -987,8 +996,10 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     r.probing = cfg->probe_first;
     r.start_wall = utc_now();
     strbuf_init(&r.nonce, 0);
-    schedule_init(&r);
-    r.pb = pb_start(cfg, r.ord, r.grp);
+    strbuf_init(&r.messages, 0);
+    r.nonce_next = cfg->jitter_seed ^ 0x6e6f6e6365ULL;
+    runner_order_init(&r);
+    r.pb = runner_prebuild_start(cfg, r.ord, r.grp);
     if (cfg->progress == RUNNER_PROGRESS_BAR ||
         (cfg->progress == RUNNER_PROGRESS_AUTO && isatty(STDERR_FILENO)))
         r.bar = 1;
@@ -1001,7 +1012,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     res->min_window = cfg->concurrency;
     res->cost_usd = prices_known(cfg) ? 0 : -1;
     for (i = 0; i < cfg->plan->nr; i++)
-        if (trial_done(cfg, i))
+        if (runner_trial_done(cfg, i))
             res->already_done++;
     r.to_send = res->planned - res->already_done;
 
@@ -1034,9 +1045,9 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
                 if (r.slots[i].state == SLOT_WAITING)
                     slot_free(&r, &r.slots[i]);
         }
-        wait = schedule(&r, now);
+        wait = fill_window(&r, now);
         if (r.stop)
-            pb_halt(r.pb);
+            runner_prebuild_halt(r.pb);
         if (r.busy == 0 && (r.stop || r.exhausted))
             break;
         if (r.stop && res->end != RUNNER_INTERRUPTED && res->end != RUNNER_BUDGET)
@@ -1094,10 +1105,12 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    pb_stop(r.pb);
-    schedule_release(&r);
+    runner_prebuild_stop(r.pb);
+    runner_order_release(&r);
     built_prompt_release(&r.bp);
     strbuf_release(&r.err);
+    strbuf_release(&r.nonce);
+    strbuf_release(&r.messages);
     free(r.slots);
     return 0;
 }

@@ -4,37 +4,46 @@
  * trial leads, the rest follow its answer to the same endpoint and llama.cpp slot)
  * and the cache hints of each request. Owns the order arrays and groups of struct runner.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "prompt/dataset.h"
 #include "run/plan.h"
-#include "prompt/layout.h"
-#include "prompt/prompt.h"
-#include "run/reuse.h"
 #include "base/rng.h"
-#include "store/store.h"
-#include "client/throttle.h"
-#include "tokenizer/tokenizer.h"
-#include "base/strbuf.h"
-#include "base/usage.h"
 #include "base/xalloc.h"
-#include "base/utc.h"
 
 #include "run/runner-int.h"
 
 #include "base/banned.h"
 
-/* ---- the schedule -------------------------------------------------------- */
+/* The most trials one group of the plan has. */
+size_t runner_group_max(const struct plan *plan)
+{
+    size_t gmax = 1, g = 0;
+    while (g < plan->nr) {
+        size_t e = plan_group_end(plan, g);
+        if (e - g > gmax)
+            gmax = e - g;
+        g = e;
+    }
+    return gmax;
+}
+
+/*
+ * The CACHE schedule's opening rule: a new group (its leader) goes only while the open
+ * groups' unsent followers (released, or waiting for a leader in flight) are fewer than
+ * this: C (a leader waits behind about a window of requests at the server, the C
+ * followers in hand keep the window busy meanwhile) plus one group. Every group opened
+ * beyond that only makes the server's cache hold more groups at once and evict the
+ * prefixes the followers need: 2 C + one group kept 5 more of 64 requests in flight but
+ * computed 0.63 instead of 0.59 of the prompt tokens with a cache of C prompts
+ * (BENCHMARKS.md "Prefix-cache schedule").
+ */
+long runner_open_below(int concurrency, size_t gmax)
+{
+    return (long)concurrency + (long)gmax;
+}
 
 int runner_id_slots_used(int id_slots, int concurrency)
 {
@@ -65,11 +74,11 @@ static int group_pick_slot(const struct runner *r, size_t gi)
 }
 
 /*
- * The CACHE schedule's release rule (pb_ready_fn): a group's leader, or a released group;
+ * The CACHE schedule's release rule (runner_ready_fn): a group's leader, or a released group;
  * with llama.cpp slots, when group_pick_slot() has a slot for it (which also bounds the open
  * groups), else while the open groups' unsent followers are below open_below.
  */
-int group_ready(void *ctx, size_t trial)
+int runner_order_ready(void *ctx, size_t trial)
 {
     const struct runner *r = ctx;
     size_t gi = r->grp[trial];
@@ -83,7 +92,7 @@ int group_ready(void *ctx, size_t trial)
  * The send order (r->ord) and groups (r->grp; r->groups for CACHE) of the plan, and the
  * depths the send times are reported by.
  */
-void schedule_init(struct runner *r)
+void runner_order_init(struct runner *r)
 {
     const struct runner_config *cfg = r->cfg;
     const struct plan *plan = cfg->plan;
@@ -121,7 +130,7 @@ void schedule_init(struct runner *r)
             sg->endpoint = -1;
             sg->slot = -1;
             for (a = i; a < end; a++)
-                if (!trial_done(cfg, r->ord[a])) {
+                if (!runner_trial_done(cfg, r->ord[a])) {
                     if (sg->leader == SIZE_MAX)
                         sg->leader = r->ord[a];
                     sg->remaining++;
@@ -160,22 +169,19 @@ void schedule_init(struct runner *r)
     }
     r->res->depth_send_s = xcalloc(r->res->depth_nr ? r->res->depth_nr : 1, sizeof(double));
     r->res->depth_sent = xcalloc(r->res->depth_nr ? r->res->depth_nr : 1, sizeof(long));
-    r->nonce_next = cfg->jitter_seed ^ 0x6e6f6e6365ULL;
 }
 
-void schedule_release(struct runner *r)
+void runner_order_release(struct runner *r)
 {
     free(r->ord);
     free(r->grp);
     free(r->groups);
     free(r->id_slots);
-    strbuf_release(&r->nonce);
-    strbuf_release(&r->messages);
 }
 
 /* The cache hints of a trial's request: its group's endpoint, slot and key; no reuse. */
-void request_hints(struct runner *r, const struct slot *s, struct client_cache_hints *h,
-                   char salt[32])
+void runner_order_hints(struct runner *r, const struct slot *s, struct client_cache_hints *h,
+                        char salt[32])
 {
     const struct runner_config *cfg = r->cfg;
     h->endpoint = -1;
@@ -189,7 +195,7 @@ void request_hints(struct runner *r, const struct slot *s, struct client_cache_h
             h->endpoint = g->endpoint;
         if (r->id_slots) {
             if (g->slot < 0) {
-                /* the leader: group_ready() found it a slot */
+                /* the leader: runner_order_ready() found it a slot */
                 g->slot = group_pick_slot(r, r->grp[s->trial]);
                 if (g->slot < 0)
                     BUG("runner: a group's leader went with no llama.cpp slot free");
@@ -212,7 +218,7 @@ void request_hints(struct runner *r, const struct slot *s, struct client_cache_h
  * The CACHE schedule: the leader of trial's group is done with (answered, failed, or dropped
  * by a stop): release the rest of the group to the endpoint that answered it.
  */
-void group_answered(struct runner *r, size_t trial, const struct client_response *resp)
+void runner_order_answered(struct runner *r, size_t trial, const struct client_response *resp)
 {
     struct sgroup *g;
     if (!r->groups)
@@ -226,7 +232,7 @@ void group_answered(struct runner *r, size_t trial, const struct client_response
 }
 
 /* The CACHE schedule: trial is taken to be sent (once; retries are not taken again). */
-void group_taken(struct runner *r, size_t trial)
+void runner_order_taken(struct runner *r, size_t trial)
 {
     struct sgroup *g = &r->groups[r->grp[trial]];
     if (g->unsent <= 0)
@@ -242,7 +248,7 @@ void group_taken(struct runner *r, size_t trial)
 }
 
 /* A trial of a group reached a final state; the last one frees the group's slot. */
-void group_trial_final(struct runner *r, size_t trial)
+void runner_order_final(struct runner *r, size_t trial)
 {
     struct sgroup *g;
     if (!r->groups)

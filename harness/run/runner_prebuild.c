@@ -1,74 +1,21 @@
 /*
  * The runner's prompts built ahead: worker threads (one prompt builder each) claim
  * the plan's trials in send order, a (question, length, repeat) group at a time, and
- * queue the built prompts, at most a cap of them unsent; with no threads the event
- * loop builds inline. Owns struct prebuild (its threads, builders and queue).
+ * queue the built prompts, so refilling the window after an answer costs the event
+ * loop no tokenization. At most a cap of them are built and not yet sent: memory
+ * stays bounded by the window, never the matrix. With no threads the event loop
+ * builds inline. Owns struct prebuild (its threads, builders and queue).
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <math.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "prompt/dataset.h"
 #include "run/plan.h"
-#include "prompt/layout.h"
-#include "prompt/prompt.h"
-#include "run/reuse.h"
-#include "base/rng.h"
-#include "store/store.h"
-#include "client/throttle.h"
-#include "tokenizer/tokenizer.h"
-#include "base/strbuf.h"
-#include "base/usage.h"
 #include "base/xalloc.h"
-#include "base/utc.h"
 
 #include "run/runner-int.h"
 
 #include "base/banned.h"
-
-/* ---- prompts built ahead ------------------------------------------------ */
-
-/*
- * Prompts are built ahead of need by worker threads (one builder each), so
- * refilling the window after an answer costs the event loop no tokenization.
- * At most `cap` prompts are built and not yet sent: memory stays bounded by
- * the window, never the matrix. With no threads the event loop builds inline.
- */
-/* The most trials one group of the plan has. */
-size_t runner_group_max(const struct plan *plan)
-{
-    size_t gmax = 1, g = 0;
-    while (g < plan->nr) {
-        size_t e = plan_group_end(plan, g);
-        if (e - g > gmax)
-            gmax = e - g;
-        g = e;
-    }
-    return gmax;
-}
-
-/*
- * The CACHE schedule's opening rule: a new group (its leader) goes only while the open
- * groups' unsent followers (released, or waiting for a leader in flight) are fewer than
- * this: C (a leader waits behind about a window of requests at the server, the C
- * followers in hand keep the window busy meanwhile) plus one group. Every group opened
- * beyond that only makes the server's cache hold more groups at once and evict the
- * prefixes the followers need: 2 C + one group kept 5 more of 64 requests in flight but
- * computed 0.63 instead of 0.59 of the prompt tokens with a cache of C prompts
- * (BENCHMARKS.md "Prefix-cache schedule").
- */
-long runner_open_below(int concurrency, size_t gmax)
-{
-    return (long)concurrency + (long)gmax;
-}
 
 struct prebuild {
     const struct runner_config *cfg;
@@ -105,24 +52,10 @@ static struct prebuilt *pb_entry(struct prebuild *pb)
     return e;
 }
 
-int trial_done(const struct runner_config *cfg, size_t i)
-{
-    const struct plan_trial *pt = &cfg->plan->t[i];
-    struct trial_key k;
-    if (!cfg->done)
-        return 0;
-    k.question_id = cfg->gs->q[pt->question].id;
-    k.length = pt->length;
-    k.depth_bp = pt->depth_bp;
-    k.repeat = pt->repeat;
-    k.axes = pt->axes;
-    return store_done_set_has(cfg->done, &k);
-}
-
 /* Claim the next trial not done yet (caller holds the lock); 0 when none is left. */
 static int pb_claim_pos(struct prebuild *pb, size_t *pos)
 {
-    while (pb->next < pb->cfg->plan->nr && trial_done(pb->cfg, pb->ord[pb->next]))
+    while (pb->next < pb->cfg->plan->nr && runner_trial_done(pb->cfg, pb->ord[pb->next]))
         pb->next++;
     if (pb->next >= pb->cfg->plan->nr)
         return 0;
@@ -149,7 +82,7 @@ struct pb_worker {
 /* Trials left to build in the worker's reserved group (caller holds the lock)? */
 static int pb_reserved_left(struct prebuild *pb, struct pb_worker *w)
 {
-    while (w->next < w->end && trial_done(pb->cfg, pb->ord[w->next]))
+    while (w->next < w->end && runner_trial_done(pb->cfg, pb->ord[w->next]))
         w->next++;
     return w->next < w->end;
 }
@@ -182,7 +115,7 @@ static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *tria
     while (w->end < plan->nr && pb->grp[pb->ord[w->end]] == pb->grp[pb->ord[w->next]])
         w->end++;
     for (i = w->next + 1; i < w->end; i++)
-        if (!trial_done(pb->cfg, pb->ord[i]))
+        if (!runner_trial_done(pb->cfg, pb->ord[i]))
             pb->reserved++;
     pb->next = w->end;
     *trial = pb->ord[w->next++];
@@ -250,7 +183,8 @@ static void *pb_thread(void *arg)
     return NULL;
 }
 
-struct prebuild *pb_start(const struct runner_config *cfg, const size_t *ord, const size_t *grp)
+struct prebuild *runner_prebuild_start(const struct runner_config *cfg, const size_t *ord,
+                                       const size_t *grp)
 {
     struct prebuild *pb = xcalloc(1, sizeof(*pb));
     int i, n = cfg->build_threads;
@@ -306,7 +240,7 @@ static void pb_free_list(struct prebuilt *e)
     }
 }
 
-void pb_stop(struct prebuild *pb)
+void runner_prebuild_stop(struct prebuild *pb)
 {
     int i;
     pthread_mutex_lock(&pb->mu);
@@ -329,10 +263,12 @@ void pb_stop(struct prebuild *pb)
 
 /*
  * The first built prompt that ready() allows (all with ready NULL), taken out of the
- * queue: give it back with pb_recycle() once sent, or pb_unget() to keep it. NULL when
- * none may go yet (*exhausted = 0) or every trial has been handed out (*exhausted = 1).
+ * queue: give it back with runner_prebuild_recycle() once sent, or runner_prebuild_unget() to keep
+ * it. NULL when none may go yet (*exhausted = 0) or every trial has been handed out (*exhausted =
+ * 1).
  */
-struct prebuilt *pb_take(struct prebuild *pb, pb_ready_fn ready, void *ctx, int *exhausted)
+struct prebuilt *runner_prebuild_take(struct prebuild *pb, runner_ready_fn ready, void *ctx,
+                                      int *exhausted)
 {
     struct prebuilt *e, *prev = NULL;
     pthread_mutex_lock(&pb->mu);
@@ -369,7 +305,7 @@ struct prebuilt *pb_take(struct prebuild *pb, pb_ready_fn ready, void *ctx, int 
         pb->reserved == 0) {
         /* only trials already done remain between next and the end? let a claim decide */
         size_t save = pb->next;
-        while (save < pb->cfg->plan->nr && trial_done(pb->cfg, pb->ord[save]))
+        while (save < pb->cfg->plan->nr && runner_trial_done(pb->cfg, pb->ord[save]))
             save++;
         pb->next = save;
         *exhausted = save >= pb->cfg->plan->nr;
@@ -379,7 +315,7 @@ struct prebuilt *pb_take(struct prebuild *pb, pb_ready_fn ready, void *ctx, int 
 }
 
 /* Put a taken prompt back at the head (not sent after all: budget, buckets). */
-void pb_unget(struct prebuild *pb, struct prebuilt *e)
+void runner_prebuild_unget(struct prebuild *pb, struct prebuilt *e)
 {
     pthread_mutex_lock(&pb->mu);
     e->next = pb->head;
@@ -390,7 +326,7 @@ void pb_unget(struct prebuild *pb, struct prebuilt *e)
 }
 
 /* A taken prompt was used: recycle it (its buffers are kept). */
-void pb_recycle(struct prebuild *pb, struct prebuilt *e)
+void runner_prebuild_recycle(struct prebuild *pb, struct prebuilt *e)
 {
     pthread_mutex_lock(&pb->mu);
     e->next = pb->spare;
@@ -401,7 +337,7 @@ void pb_recycle(struct prebuild *pb, struct prebuilt *e)
 }
 
 /* Stop building (signal, budget, errors): nothing new is claimed. */
-void pb_halt(struct prebuild *pb)
+void runner_prebuild_halt(struct prebuild *pb)
 {
     pthread_mutex_lock(&pb->mu);
     pb->stop = 1;

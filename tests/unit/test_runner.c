@@ -1,7 +1,7 @@
 /*
- * The runner's pure parts (run/runner.c): the --progress and --schedule names, and how many
- * llama.cpp slots a cache-scheduled run sends to. Its event loop runs against serve-sim over
- * real HTTP in the CLI tests (tests/cli/18xx: schedules, the prefix cache, slots, resume).
+ * The runner's pure parts (run/runner.c, runner_order.c): the --progress and --schedule names, and
+ * how many llama.cpp slots a cache-scheduled run sends to. Its event loop runs against serve-sim
+ * over real HTTP in the CLI tests (tests/cli/18xx: schedules, the prefix cache, slots, resume).
  */
 #include "run/runner.h"
 
