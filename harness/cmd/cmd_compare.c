@@ -53,8 +53,8 @@ static int append_step_summary(const char *path, const struct compare_result *r,
  * module (report_compare_files()), from the same trials and result.
  */
 static int write_out_dir(const char *dir, const struct compare_result *r,
-                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                         const struct trial_result *cand, size_t nc)
+                         const struct compare_meta *m, const struct trial_point *base, size_t nb,
+                         const struct trial_point *cand, size_t nc)
 {
     struct strbuf path = STRBUF_INIT, sb = STRBUF_INIT;
     int ret = 0;

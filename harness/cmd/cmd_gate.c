@@ -58,8 +58,7 @@ struct gate_cmd {
     struct strvec stored; /* the rounds' states kept in the store */
 
     /* the last round analysed */
-    struct trial_result *bt, *ct;
-    size_t nb, nc;
+    struct trial_point_set bt, ct;
     struct compare_result res;
     int have_res;
     struct run_info bi, ci;
@@ -292,10 +291,8 @@ static int gate_run(struct gate_cmd *c, int baseline, size_t n)
 
 static void free_trials(struct gate_cmd *c)
 {
-    store_trials_free(c->bt, c->nb);
-    store_trials_free(c->ct, c->nc);
-    c->bt = c->ct = NULL;
-    c->nb = c->nc = 0;
+    trial_point_set_release(&c->bt);
+    trial_point_set_release(&c->ct);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -305,7 +302,7 @@ static int cmp_id(const void *a, const void *b)
 
 /* Keep the trials of the first n questions of the order (the questions of looks 1..k): the
    ids sorted once, each trial found by binary search (was a scan of n ids per trial). */
-static void keep_first(struct gate_cmd *c, struct trial_result *v, size_t *nr, size_t n)
+static void keep_first(struct gate_cmd *c, struct trial_point *v, size_t *nr, size_t n)
 {
     const char **ids = xcalloc(n ? n : 1, sizeof(*ids));
     size_t kept = 0;
@@ -316,8 +313,6 @@ static void keep_first(struct gate_cmd *c, struct trial_result *v, size_t *nr, s
         const char *id = v[i].question_id;
         if (id && bsearch(&id, ids, n, sizeof(*ids), cmp_id))
             v[kept++] = v[i];
-        else
-            trial_result_release(&v[i]);
     }
     *nr = kept;
     free(ids);
@@ -342,31 +337,32 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     run_info_init(&c->bi);
     run_info_init(&c->ci);
     if (store_run_get(st, c->base_run.buf, &c->bi) || store_run_get(st, c->cand_run.buf, &c->ci) ||
-        store_trials_load(st, c->base_run.buf, &c->bt, &c->nb) ||
-        store_trials_load(st, c->cand_run.buf, &c->ct, &c->nc)) {
+        store_points_load(st, c->base_run.buf, &c->bt) ||
+        store_points_load(st, c->cand_run.buf, &c->ct)) {
         error("gate: cannot read the runs of round %zu from %s", k + 1, c->db_path.buf);
         goto out;
     }
-    keep_first(c, c->bt, &c->nb, n);
-    keep_first(c, c->ct, &c->nc, n);
-    for (size_t i = 0; i < c->nb; i++)
-        sent += !c->bt[i].reused_from;
-    for (size_t i = 0; i < c->nc; i++)
-        sent += !c->ct[i].reused_from;
+    keep_first(c, c->bt.v, &c->bt.nr, n);
+    keep_first(c, c->ct.v, &c->ct.nr, n);
+    for (size_t i = 0; i < c->bt.nr; i++)
+        sent += !c->bt.v[i].reused;
+    for (size_t i = 0; i < c->ct.nr; i++)
+        sent += !c->ct.v[i].reused;
 
     compare_options_init(&co);
     co.tolerance = c->tolerance;
     co.alpha = c->alpha;
     if (c->have_res)
         compare_result_release(&c->res);
-    compare_runs_look(c->bt, c->nb, c->ct, c->nc, &co, c->spending, c->t, k, &lv, &c->res);
+    compare_runs_look(c->bt.v, c->bt.nr, c->ct.v, c->ct.nr, &co, c->spending, c->t, k, &lv,
+                      &c->res);
     c->have_res = 1;
 
     s = json_new_object();
     json_add_num(s, "round", (double)(k + 1));
     json_add_num(s, "questions", (double)n);
     json_add_num(s, "information_fraction", c->t[k]);
-    json_add_num(s, "trials", (double)(c->nb + c->nc));
+    json_add_num(s, "trials", (double)(c->bt.nr + c->ct.nr));
     json_add_num(s, "trials_sent", (double)sent);
     json_add_num(s, "primary_tests", (double)lv.primary_tests);
     json_add_num(s, "fail_z", lv.fail_z < SEQ_NEVER ? lv.fail_z : -1);
@@ -586,13 +582,21 @@ static int gate_write(struct gate_cmd *c)
              : !strcmp(c->decision, "FAIL") ? DM_EXIT_REGRESSION
                                             : DM_EXIT_INCONCLUSIVE;
 
+    struct store *st = store_open(c->db_path.buf, STORE_READONLY);
+    struct compare_answers ans = {st, st, c->base_run.buf, c->cand_run.buf};
+
     memset(&m, 0, sizeof(m));
     m.baseline = &c->bi;
     m.candidate = &c->ci;
-    m.base_trials = c->bt;
-    m.cand_trials = c->ct;
-    m.n_base = c->nb;
-    m.n_cand = c->nc;
+    m.base_trials = c->bt.v;
+    m.cand_trials = c->ct.v;
+    m.n_base = c->bt.nr;
+    m.n_cand = c->ct.nr;
+    if (st) {
+        /* the answers of the flips listed, read when listed */
+        m.answer = compare_answer_from_store;
+        m.answer_ctx = &ans;
+    }
     /* the last round's comparison carries the gate's decision (INCONCLUSIVE at the cap) */
     c->res.verdict = !strcmp(c->decision, "PASS")   ? VERDICT_PASS
                      : !strcmp(c->decision, "FAIL") ? VERDICT_FAIL
@@ -649,6 +653,7 @@ static int gate_write(struct gate_cmd *c)
     }
     strbuf_release(&md);
     strbuf_release(&x);
+    store_close(st);
     return rc;
 }
 

@@ -93,15 +93,16 @@ static int pilot_cells(const struct plan_opts *o, struct power_cell **cells, siz
                        size_t *questions, int *repeats)
 {
     struct store *st = store_open(store_default_path(o->db), STORE_READONLY);
-    struct trial_result *t = NULL;
-    size_t nt = 0, i;
+    struct trial_point_set t = TRIAL_POINT_SET_INIT;
+    size_t i;
     struct run_stats rs;
     struct stats_options so;
     int lr;
     if (!st)
         return -1;
-    lr = store_trials_load(st, o->pilot, &t, &nt);
+    lr = store_points_load(st, o->pilot, &t);
     if (lr) {
+        trial_point_set_release(&t);
         if (lr > 0)
             error("plan: no run named '%s' in %s", o->pilot, store_path(st));
         store_close(st);
@@ -109,9 +110,9 @@ static int pilot_cells(const struct plan_opts *o, struct power_cell **cells, siz
     }
     stats_options_init(&so);
     so.bootstrap_iters = 0;
-    if (stats_compute(t, nt, &so, &rs, NULL) < 0 || !rs.n_valid) {
+    if (stats_compute(t.v, t.nr, &so, &rs, NULL) < 0 || !rs.n_valid) {
         error("plan: run '%s' has no scored trials to measure accuracy from", o->pilot);
-        store_trials_free(t, nt);
+        trial_point_set_release(&t);
         store_close(st);
         return -1;
     }
@@ -127,7 +128,7 @@ static int pilot_cells(const struct plan_opts *o, struct power_cell **cells, siz
     *questions = rs.n_questions;
     *repeats = rs.n_repeats > 0 ? rs.n_repeats : 1;
     run_stats_release(&rs);
-    store_trials_free(t, nt);
+    trial_point_set_release(&t);
     store_close(st);
     return 0;
 }

@@ -74,8 +74,7 @@ static int plot_rc(int pr)
 static int load_stats(struct store *st, const char *name, struct run_info *run,
                       struct run_stats *stats)
 {
-    struct trial_result *trials = NULL;
-    size_t n = 0;
+    struct trial_point_set trials = TRIAL_POINT_SET_INIT;
     struct stats_options o;
     struct strbuf err = STRBUF_INIT;
     int r = store_run_get(st, name, run);
@@ -85,13 +84,15 @@ static int load_stats(struct store *st, const char *name, struct run_info *run,
             error("plot: no run named '%s' in %s", name, store_path(st));
         return r > 0 ? DM_EXIT_USAGE : DM_EXIT_INFRA;
     }
-    if (store_trials_load(st, name, &trials, &n) != 0)
+    if (store_points_load(st, name, &trials) != 0) {
+        trial_point_set_release(&trials);
         return DM_EXIT_INFRA;
+    }
     stats_options_init(&o);
-    r = stats_compute(trials, n, &o, stats, &err);
+    r = stats_compute(trials.v, trials.nr, &o, stats, &err);
     if (r < 0)
         error("plot: %s", err.buf);
-    store_trials_free(trials, n);
+    trial_point_set_release(&trials);
     strbuf_release(&err);
     return r < 0 ? DM_EXIT_USAGE : DM_EXIT_OK;
 }

@@ -5,6 +5,8 @@
 
 #include "run/trial.h"
 
+struct store;
+
 struct strbuf;
 struct run_info;
 struct run_stats;
@@ -179,9 +181,24 @@ struct compare_meta {
      * HTML list, per regressed cell, the questions that flipped with both
      * answers.
      */
-    const struct trial_result *base_trials, *cand_trials;
+    const struct trial_point *base_trials, *cand_trials;
     size_t n_base, n_cand;
+    /*
+     * The answer of a listed flipped trial (malloc'd; NULL: none), asked only for the
+     * pairs a list shows, so a comparison holds the trials' points, not their texts
+     * (report_doc.h: compare_answer_from_store). NULL: the lists show no answers.
+     */
+    char *(*answer)(void *ctx, int candidate, const struct trial_point *p);
+    void *answer_ctx;
 };
+
+/* Where compare_answer_from_store (report_doc.c) reads a listed flip's answers (borrowed). */
+struct compare_answers {
+    struct store *base_st, *cand_st;
+    const char *base_run, *cand_run;
+};
+/* compare_meta.answer from the runs' stores (ctx: a struct compare_answers). */
+char *compare_answer_from_store(void *ctx, int candidate, const struct trial_point *p);
 
 /*
  * GitHub-flavoured Markdown summary: verdict line, counts, the regressed and
@@ -262,8 +279,8 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
  * warning. Returns 0, or -1 after an error (a file could not be written).
  */
 int report_compare_files(const char *dir, const struct compare_result *r,
-                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                         const struct trial_result *cand, size_t nc);
+                         const struct compare_meta *m, const struct trial_point *base, size_t nb,
+                         const struct trial_point *cand, size_t nc);
 
 /*
  * compare.html as one page in memory (dipmap view): the same page as
@@ -271,8 +288,8 @@ int report_compare_files(const char *dir, const struct compare_result *r,
  * without gnuplot). Appends to out; returns 0, or -1 after an error.
  */
 int report_compare_page(struct strbuf *out, const struct compare_result *r,
-                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                        const struct trial_result *cand, size_t nc);
+                        const struct compare_meta *m, const struct trial_point *base, size_t nb,
+                        const struct trial_point *cand, size_t nc);
 
 /*
  * mkdir -p for an output folder. Returns 0 when path is (now) a folder, or

@@ -356,8 +356,8 @@ static int append_file(const char *path, const char *text)
  * Returns a plot_status, or -2 after an error (statistics failed).
  */
 static int draw_overlay(const char *dir, unsigned formats, const struct compare_result *r,
-                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                        const struct trial_result *cand, size_t nc, struct strbuf *svg)
+                        const struct compare_meta *m, const struct trial_point *base, size_t nb,
+                        const struct trial_point *cand, size_t nc, struct strbuf *svg)
 {
     struct run_stats sb, sc;
     struct stats_options o;
@@ -422,8 +422,8 @@ cleanup:
 }
 
 int report_compare_files(const char *dir, const struct compare_result *r,
-                         const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                         const struct trial_result *cand, size_t nc)
+                         const struct compare_meta *m, const struct trial_point *base, size_t nb,
+                         const struct trial_point *cand, size_t nc)
 {
     struct strbuf svg = STRBUF_INIT, html = STRBUF_INIT, path = STRBUF_INIT;
     int ret = 0, pr;
@@ -459,8 +459,8 @@ cleanup:
 }
 
 int report_compare_page(struct strbuf *out, const struct compare_result *r,
-                        const struct compare_meta *m, const struct trial_result *base, size_t nb,
-                        const struct trial_result *cand, size_t nc)
+                        const struct compare_meta *m, const struct trial_point *base, size_t nb,
+                        const struct trial_point *cand, size_t nc)
 {
     struct strbuf svg = STRBUF_INIT;
     int pr = draw_overlay(NULL, 1u << PLOT_SVG, r, m, base, nb, cand, nc, &svg);

@@ -136,7 +136,7 @@ static void declared_axes(const char *settings, struct report_doc *d, const stru
         decl[n].values_nr = k;
         n++;
     }
-    stats_axes_compute(d->trials, d->ntrials, decl, n, o, &d->axes, &d->n_axes);
+    stats_axes_compute(d->points, d->ntrials, decl, n, o, &d->axes, &d->n_axes);
     json_free(j);
 }
 
@@ -157,7 +157,7 @@ static void load_order(struct report_doc *d, struct store *st)
     size_t nr = 0, i;
 
     if (!run_identity_is_order(&d->run) ||
-        order_stats_compute(d->trials, d->ntrials, &d->order, &err) < 0) {
+        order_stats_compute(d->points, d->ntrials, &d->order, &err) < 0) {
         strbuf_release(&err);
         return; /* not an order experiment */
     }
@@ -165,23 +165,25 @@ static void load_order(struct report_doc *d, struct store *st)
     if (store_run_list(st, NULL, &runs, &nr) < 0)
         nr = 0;
     for (i = nr; i-- > 0;) {
-        struct trial_result *t = NULL;
-        size_t nt = 0, l;
+        struct trial_point_set t = TRIAL_POINT_SET_INIT;
+        size_t l;
         struct run_stats rs;
         int found = 0;
-        if (!curve_candidate(&d->run, &runs[i]) || store_trials_load(st, runs[i].name, &t, &nt))
+        if (!curve_candidate(&d->run, &runs[i]) || store_points_load(st, runs[i].name, &t)) {
+            trial_point_set_release(&t);
             continue;
+        }
         strbuf_reset(&err);
-        if (stats_compute(t, nt, NULL, &rs, &err) == 0) {
+        if (stats_compute(t.v, t.nr, NULL, &rs, &err) == 0) {
             for (l = 0; l < rs.n_lengths; l++)
                 found |= rs.lengths[l].n_depths >= 2;
             if (found) {
-                order_stats_expect(&d->order, d->trials, d->ntrials, &rs);
+                order_stats_expect(&d->order, d->points, d->ntrials, &rs);
                 d->curve_run = xstrdup(runs[i].name);
             }
             run_stats_release(&rs);
         }
-        store_trials_free(t, nt);
+        trial_point_set_release(&t);
         if (found)
             break;
     }
@@ -257,7 +259,7 @@ static void bm25_axis(struct report_doc *d, const struct golden_set *gs,
     }
     label = label_trials(d, by_id, nq);
     d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
-    stats_axes_grouping(d->trials, d->ntrials, label, "bm25-rank", values, 2, o,
+    stats_axes_grouping(d->points, d->ntrials, label, "bm25-rank", values, 2, o,
                         &d->axes[d->n_axes]);
     strbuf_addf(&note,
                 "Questions by the gold's BM25 rank for the question among the question's own "
@@ -322,7 +324,7 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
     d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
     {
         static const char *const terciles[] = {"low", "mid", "high"};
-        stats_axes_grouping(d->trials, d->ntrials, label, "overlap", terciles, 3, o,
+        stats_axes_grouping(d->points, d->ntrials, label, "overlap", terciles, 3, o,
                             &d->axes[d->n_axes]);
     }
     strbuf_addf(&note,
@@ -359,11 +361,12 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     store_read_end(st);
     if (rc)
         return rc;
+    d->points = trial_points_of(d->trials, d->ntrials);
     if (!o) {
         stats_options_init(&def);
         o = &def;
     }
-    if (stats_compute(d->trials, d->ntrials, o, &d->stats, err) < 0)
+    if (stats_compute(d->points, d->ntrials, o, &d->stats, err) < 0)
         return -1;
     d->have_stats = 1;
     /*
@@ -623,6 +626,7 @@ void report_doc_release(struct report_doc *d)
     free(d->golden);
     free(d->golden_text);
     golden_set_release(&d->gs);
+    free(d->points);
     store_trials_free(d->trials, d->ntrials);
     run_info_release(&d->run);
     strbuf_release(&d->usvg);
@@ -668,14 +672,34 @@ static void identity_note(struct strbuf *out, const struct run_info *bi, const s
     strbuf_release(&why);
 }
 
+char *compare_answer_from_store(void *ctx, int candidate, const struct trial_point *p)
+{
+    const struct compare_answers *a = ctx;
+    struct trial_key k = {p->question_id, p->length, p->depth_bp, p->repeat, p->axes};
+    char *answer = NULL;
+    if (store_trial_answer(candidate ? a->cand_st : a->base_st,
+                           candidate ? a->cand_run : a->base_run, &k, &answer) < 0)
+        warning("compare: a flipped trial's answer could not be read: shown as none");
+    return answer;
+}
+
 int compare_doc_load(struct compare_doc *d, struct store *base_st, struct store *cand_st,
                      const struct run_info *bi, const struct run_info *ci,
                      const struct compare_options *o, int forced)
 {
-    if (store_trials_load(base_st, bi->name, &d->base_trials, &d->n_base) < 0 ||
-        store_trials_load(cand_st, ci->name, &d->cand_trials, &d->n_cand) < 0)
+    /* the points only: the few answers the flip lists show are read when shown */
+    if (store_points_load(base_st, bi->name, &d->base) < 0 ||
+        store_points_load(cand_st, ci->name, &d->cand) < 0)
         return -1;
+    d->base_trials = d->base.v;
+    d->n_base = d->base.nr;
+    d->cand_trials = d->cand.v;
+    d->n_cand = d->cand.nr;
     identity_note(&d->note, bi, ci, forced);
+    d->answers.base_st = base_st;
+    d->answers.cand_st = cand_st;
+    d->answers.base_run = bi->name;
+    d->answers.cand_run = ci->name;
     d->meta.baseline = bi;
     d->meta.candidate = ci;
     d->meta.inputs_note = d->note.len ? d->note.buf : NULL;
@@ -683,6 +707,8 @@ int compare_doc_load(struct compare_doc *d, struct store *base_st, struct store 
     d->meta.n_base = d->n_base;
     d->meta.cand_trials = d->cand_trials;
     d->meta.n_cand = d->n_cand;
+    d->meta.answer = compare_answer_from_store;
+    d->meta.answer_ctx = &d->answers;
     compare_runs(d->base_trials, d->n_base, d->cand_trials, d->n_cand, o, &d->res);
     d->have_res = 1;
     return 0;
@@ -692,8 +718,8 @@ void compare_doc_release(struct compare_doc *d)
 {
     if (d->have_res)
         compare_result_release(&d->res);
-    store_trials_free(d->base_trials, d->n_base);
-    store_trials_free(d->cand_trials, d->n_cand);
+    trial_point_set_release(&d->base);
+    trial_point_set_release(&d->cand);
     strbuf_release(&d->note);
     compare_doc_init(d);
 }

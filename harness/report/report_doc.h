@@ -25,6 +25,7 @@ struct report_doc {
     struct run_info run;
     struct trial_result *trials;
     size_t ntrials;
+    struct trial_point *points; /* of trials (borrowing their strings): what statistics read */
     struct run_stats stats;
     int have_stats;
     struct axis_stats *axes; /* the run's named axes (stats_axes.h), NULL/0 without */
@@ -115,8 +116,11 @@ void report_doc_release(struct report_doc *d);
  * d->meta; compare_doc_release().
  */
 struct compare_doc {
-    struct trial_result *base_trials, *cand_trials;
+    /* both runs' points (trial.h); answers are read from the stores when a list shows them */
+    struct trial_point_set base, cand;
+    const struct trial_point *base_trials, *cand_trials; /* base.v, cand.v */
     size_t n_base, n_cand;
+    struct compare_answers answers; /* the stores and runs given to compare_doc_load */
     struct compare_result res;
     int have_res;
     struct compare_meta meta;
@@ -126,10 +130,10 @@ struct compare_doc {
 void compare_doc_init(struct compare_doc *d);
 /*
  * Compare run bi (in base_st) with run ci (in cand_st) under o (NULL:
- * defaults); bi and ci are borrowed and must outlive d. forced: the caller
- * was told to compare runs that differ, and the note names the options that
- * said so (--allow-different-inputs, --allow-different-scoring). Returns 0,
- * or -1 after a store error (printed).
+ * defaults); bi, ci and both stores are borrowed and must outlive d (a list of flips reads answers
+ * from the stores). forced: the caller was told to compare runs that differ, and the note names the
+ * options that said so (--allow-different-inputs, --allow-different-scoring). Returns 0, or -1
+ * after a store error (printed).
  */
 int compare_doc_load(struct compare_doc *d, struct store *base_st, struct store *cand_st,
                      const struct run_info *bi, const struct run_info *ci,

@@ -30,7 +30,7 @@
 
 /* One flipped pair of a cell. */
 struct flip {
-    const struct trial_result *b, *c;
+    const struct trial_point *b, *c;
 };
 
 struct cell_flips {
@@ -39,7 +39,7 @@ struct cell_flips {
 };
 
 /* One trial in the cell of test t: its length, depth and axes. */
-static int in_cell(const struct trial_result *x, const struct compare_test *t)
+static int in_cell(const struct trial_point *x, const struct compare_test *t)
 {
     return x->length == t->length && x->depth_bp == t->depth_bp &&
            !strcmp(axes_or_empty(x->axes), axes_or_empty(t->axes));
@@ -49,7 +49,7 @@ static int in_cell(const struct trial_result *x, const struct compare_test *t)
 static void find_flips(const struct compare_meta *m, const struct compare_test *t,
                        struct cell_flips *out)
 {
-    const struct trial_result **cand;
+    const struct trial_point **cand;
     size_t i, nc = 0, al = 0, ag = 0;
 
     memset(out, 0, sizeof(*out));
@@ -59,12 +59,12 @@ static void find_flips(const struct compare_meta *m, const struct compare_test *
     for (i = 0; i < m->n_cand; i++)
         if (in_cell(&m->cand_trials[i], t))
             cand[nc++] = &m->cand_trials[i];
-    qsort(cand, nc, sizeof(*cand), trial_key_cmp_ptr);
+    qsort(cand, nc, sizeof(*cand), trial_point_cmp_ptr);
     for (i = 0; i < m->n_base; i++) {
-        const struct trial_result *b = &m->base_trials[i], **hit;
+        const struct trial_point *b = &m->base_trials[i], **hit;
         if (!in_cell(b, t) || !outcome_is_scored(b->outcome))
             continue;
-        hit = bsearch(&b, cand, nc, sizeof(*cand), trial_key_cmp_ptr);
+        hit = bsearch(&b, cand, nc, sizeof(*cand), trial_point_cmp_ptr);
         if (!hit || !outcome_is_scored((*hit)->outcome) || (*hit)->outcome == b->outcome)
             continue;
         if (b->outcome == OUTCOME_CORRECT) {
@@ -127,7 +127,17 @@ static void cell_title(struct strbuf *out, const struct compare_test *t)
  * The table of flipped pairs (the first FLIPS_MAX), in either format; axes:
  * the cell has named axes (a column naming each row's).
  */
-static void flips_rows(struct markup *d, const struct flip *v, size_t n, int axes)
+/* The answer of flipped trial p of the baseline (candidate 0) or the candidate, as shown. */
+static void flip_answer(struct strbuf *out, const struct compare_meta *m, int candidate,
+                        const struct trial_point *p)
+{
+    char *a = m->answer ? m->answer(m->answer_ctx, candidate, p) : NULL;
+    answer_text(out, a);
+    free(a);
+}
+
+static void flips_rows(struct markup *d, const struct compare_meta *m, const struct flip *v,
+                       size_t n, int axes)
 {
     static const char *const head[] = {"question", "repeat", "baseline answer", "candidate answer",
                                        NULL};
@@ -147,10 +157,10 @@ static void flips_rows(struct markup *d, const struct flip *v, size_t n, int axe
         }
         report_cellf(d, "%d", v[i].b->repeat);
         strbuf_reset(&sb);
-        answer_text(&sb, v[i].b->answer);
+        flip_answer(&sb, m, 0, v[i].b);
         report_cell(d, sb.buf);
         strbuf_reset(&sb);
-        answer_text(&sb, v[i].c->answer);
+        flip_answer(&sb, m, 1, v[i].c);
         report_cell(d, sb.buf);
         report_row_end(d);
     }
@@ -160,15 +170,15 @@ static void flips_rows(struct markup *d, const struct flip *v, size_t n, int axe
 
 /* ---- HTML ---- */
 
-static void flips_table(struct markup *d, const char *caption, const struct flip *v, size_t n,
-                        int axes)
+static void flips_table(struct markup *d, const struct compare_meta *m, const char *caption,
+                        const struct flip *v, size_t n, int axes)
 {
     struct strbuf sb = STRBUF_INIT;
 
     strbuf_addf(&sb, "%s: %zu", caption, n);
     report_para(d, sb.buf);
     if (n)
-        flips_rows(d, v, n, axes);
+        flips_rows(d, m, v, n, axes);
     if (n > FLIPS_MAX) {
         strbuf_reset(&sb);
         strbuf_addf(&sb, "... and %zu more.", n - FLIPS_MAX);
@@ -198,9 +208,9 @@ void report_compare_flips_html(struct markup *d, const struct compare_result *r,
         find_flips(m, t, &f);
         cell_title(&sb, t);
         report_heading(d, 3, sb.buf, NULL);
-        flips_table(d, "Correct in the baseline, wrong in the candidate", f.lost, f.nlost,
+        flips_table(d, m, "Correct in the baseline, wrong in the candidate", f.lost, f.nlost,
                     t->axes != NULL);
-        flips_table(d, "Wrong in the baseline, correct in the candidate", f.gained, f.ngained,
+        flips_table(d, m, "Wrong in the baseline, correct in the candidate", f.gained, f.ngained,
                     t->axes != NULL);
         cell_flips_release(&f);
         strbuf_release(&sb);
@@ -440,14 +450,14 @@ void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *
     grid_release(&g);
 }
 
-static void md_flips(struct strbuf *out, const char *caption, const struct flip *v, size_t n,
-                     int axes)
+static void md_flips(struct strbuf *out, const struct compare_meta *m, const char *caption,
+                     const struct flip *v, size_t n, int axes)
 {
     struct markup md = report_markup_md(out);
     strbuf_addf(out, "%s: %zu\n\n", caption, n);
     if (!n)
         return;
-    flips_rows(&md, v, n, axes);
+    flips_rows(&md, m, v, n, axes);
     if (n > FLIPS_MAX)
         strbuf_addf(out, "... and %zu more.\n\n", n - FLIPS_MAX);
 }
@@ -470,8 +480,8 @@ void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
         strbuf_addstr(out, "#### ");
         escape_md(out, sb.buf);
         strbuf_addstr(out, "\n\n");
-        md_flips(out, "Correct -> wrong", f.lost, f.nlost, t->axes != NULL);
-        md_flips(out, "Wrong -> correct", f.gained, f.ngained, t->axes != NULL);
+        md_flips(out, m, "Correct -> wrong", f.lost, f.nlost, t->axes != NULL);
+        md_flips(out, m, "Wrong -> correct", f.gained, f.ngained, t->axes != NULL);
         cell_flips_release(&f);
         strbuf_release(&sb);
     }

@@ -20,27 +20,10 @@
 
 #include "base/banned.h"
 
-struct brief_load {
-    struct trial_result *v;
-    size_t nr, alloc;
-};
-
-/* A trial without the texts the statistics do not read (answers, reasoning, errors). */
-static int brief_one(const struct trial_result *t, void *data)
-{
-    struct brief_load *c = data;
-    struct trial_result lean = *t;
-    lean.finish_reason = lean.answer = lean.reasoning = lean.error = lean.reused_from = NULL;
-    ALLOC_GROW(c->v, c->nr + 1, c->alloc);
-    trial_result_copy(&c->v[c->nr++], &lean);
-    return 0;
-}
-
 int runbrief_load(struct store *st, const char *name, struct runbrief *b)
 {
-    struct brief_load c = {NULL, 0, 0};
-    struct trial_result *t;
-    size_t n, i;
+    struct trial_point_set c = TRIAL_POINT_SET_INIT;
+    size_t i;
     struct stats_options o;
     struct run_stats s;
     struct strbuf err = STRBUF_INIT;
@@ -49,18 +32,17 @@ int runbrief_load(struct store *st, const char *name, struct runbrief *b)
     memset(b, 0, sizeof(*b));
     b->accuracy = NAN;
     b->dip_max = NAN;
-    rc = store_trials_each(st, name, brief_one, &c);
-    t = c.v;
-    n = c.nr;
+    /* the points only (no texts): a million trials' statistics in about 100 MB */
+    rc = store_points_load(st, name, &c);
     if (rc) {
-        store_trials_free(t, n);
+        trial_point_set_release(&c);
         return rc;
     }
     stats_options_init(&o);
     o.bootstrap_iters = 0;
-    if (stats_compute(t, n, &o, &s, &err) < 0) {
+    if (stats_compute(c.v, c.nr, &o, &s, &err) < 0) {
         strbuf_release(&err);
-        store_trials_free(t, n);
+        trial_point_set_release(&c);
         return -1;
     }
     b->trials = s.n_trials;
@@ -81,7 +63,7 @@ int runbrief_load(struct store *st, const char *name, struct runbrief *b)
     }
     run_stats_release(&s);
     strbuf_release(&err);
-    store_trials_free(t, n);
+    trial_point_set_release(&c);
     return 0;
 }
 

@@ -233,7 +233,7 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void axes_names_of(const struct trial_result *t, size_t n, struct strvec *names)
+void axes_names_of(const struct trial_point *t, size_t n, struct strvec *names)
 {
     struct strvec found = STRVEC_INIT;
     size_t i, j;
@@ -254,7 +254,7 @@ void axes_names_of(const struct trial_result *t, size_t n, struct strvec *names)
     strvec_clear(&found);
 }
 
-void axes_values_of(const struct trial_result *t, size_t n, const char *name, struct strvec *values)
+void axes_values_of(const struct trial_point *t, size_t n, const char *name, struct strvec *values)
 {
     struct strbuf v = STRBUF_INIT;
     size_t i;

@@ -5,7 +5,7 @@
 
 struct strbuf;
 struct strvec;
-struct trial_result;
+struct trial_point;
 
 /*
  * Named axes of a trial beyond (question, length, depth, repeat): the one
@@ -89,9 +89,8 @@ void axes_format(struct strbuf *out, const char *axes, const char *none);
  * The axis names present in trials[0..n-1] (sorted, each once) appended to
  * names; the values of one axis (in first-seen order, each once) to values.
  */
-void axes_names_of(const struct trial_result *t, size_t n, struct strvec *names);
-void axes_values_of(const struct trial_result *t, size_t n, const char *name,
-                    struct strvec *values);
+void axes_names_of(const struct trial_point *t, size_t n, struct strvec *names);
+void axes_values_of(const struct trial_point *t, size_t n, const char *name, struct strvec *values);
 
 /*
  * The trials whose axis name has value (a shallow copy: struct copies that

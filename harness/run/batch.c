@@ -575,7 +575,8 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
         res->prompt_cached += resp->cached_tokens;
     }
     if (outcome == OUTCOME_STARVED)
-        res->starved_reasoning_tokens += trial_reasoning_spent(&t);
+        res->starved_reasoning_tokens +=
+            trial_reasoning_spent(t.reasoning_tokens, t.completion_tokens);
     {
         double c = batch_cost(b->bc, in, out);
         if (c >= 0)

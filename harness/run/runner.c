@@ -426,7 +426,8 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
     runner_order_answered(r, s->trial, s->reused_from ? NULL : resp);
     runner_order_final(r, s->trial);
     if (outcome == OUTCOME_STARVED)
-        r->res->starved_reasoning_tokens += trial_reasoning_spent(&t);
+        r->res->starved_reasoning_tokens +=
+            trial_reasoning_spent(t.reasoning_tokens, t.completion_tokens);
     if (outcome == OUTCOME_ERROR)
         count_error_message(r->res, error_msg);
     slot_free(r, s);

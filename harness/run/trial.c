@@ -4,10 +4,12 @@
  */
 #include "run/trial.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/axes.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include "base/banned.h"
@@ -37,19 +39,117 @@ int outcome_is_scored(enum trial_outcome o)
     return o == OUTCOME_CORRECT || o == OUTCOME_WRONG;
 }
 
+/* The key order: question id (NULL as ""), length, depth, repeat, named axes. */
+#define KEY_CMP(x, y)                                                                              \
+    do {                                                                                           \
+        int c_ = strcmp((x)->question_id ? (x)->question_id : "",                                  \
+                        (y)->question_id ? (y)->question_id : "");                                 \
+        if (c_)                                                                                    \
+            return c_;                                                                             \
+        if ((x)->length != (y)->length)                                                            \
+            return (x)->length < (y)->length ? -1 : 1;                                             \
+        if ((x)->depth_bp != (y)->depth_bp)                                                        \
+            return (x)->depth_bp < (y)->depth_bp ? -1 : 1;                                         \
+        if ((x)->repeat != (y)->repeat)                                                            \
+            return (x)->repeat < (y)->repeat ? -1 : 1;                                             \
+        /* named axes: a pair is one key, so the two trials have equal axis values */              \
+        return strcmp(axes_or_empty((x)->axes), axes_or_empty((y)->axes));                         \
+    } while (0)
+
 int trial_key_cmp(const struct trial_result *x, const struct trial_result *y)
 {
-    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
-    if (c)
-        return c;
-    if (x->length != y->length)
-        return x->length < y->length ? -1 : 1;
-    if (x->depth_bp != y->depth_bp)
-        return x->depth_bp < y->depth_bp ? -1 : 1;
-    if (x->repeat != y->repeat)
-        return x->repeat < y->repeat ? -1 : 1;
-    /* named axes: a pair is one key, so the two trials have equal axis values */
-    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
+    KEY_CMP(x, y);
+}
+
+int trial_point_cmp(const struct trial_point *x, const struct trial_point *y)
+{
+    KEY_CMP(x, y);
+}
+
+int trial_point_cmp_ptr(const void *a, const void *b)
+{
+    return trial_point_cmp(*(const struct trial_point *const *)a,
+                           *(const struct trial_point *const *)b);
+}
+
+/* A long token figure as the point's int (counts past INT_MAX are not real; kept at INT_MAX). */
+static int point_int(long v)
+{
+    return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+}
+
+void trial_point_of(struct trial_point *p, const struct trial_result *t)
+{
+    p->question_id = t->question_id;
+    p->axes = t->axes;
+    p->length = t->length;
+    p->depth_bp = t->depth_bp;
+    p->repeat = t->repeat;
+    p->outcome = t->outcome;
+    p->cut = t->cut != 0;
+    p->reused = t->reused_from != NULL;
+    p->realized_depth = t->realized_depth;
+    p->realized_length = point_int(t->realized_length);
+    p->usage_prompt_tokens = point_int(t->usage_prompt_tokens);
+    p->gold_offset = point_int(t->gold_offset);
+    p->completion_tokens = point_int(t->completion_tokens);
+    p->reasoning_tokens = point_int(t->reasoning_tokens);
+    p->cache_n = point_int(t->cache_n);
+    p->prompt_n = point_int(t->prompt_n);
+    p->cached_tokens = point_int(t->cached_tokens);
+}
+
+struct trial_point *trial_points_of(const struct trial_result *t, size_t n)
+{
+    struct trial_point *v = xcalloc(n + 1, sizeof(*v));
+    size_t i;
+    for (i = 0; i < n; i++)
+        trial_point_of(&v[i], &t[i]);
+    return v;
+}
+
+static int str_eq(const void *key, size_t entry, const void *data)
+{
+    const struct trial_point_set *s = data;
+    return !strcmp(key, s->str[entry]);
+}
+
+/* s's copy of str (NULL stays NULL). */
+static const char *set_string(struct trial_point_set *s, const char *str)
+{
+    uint64_t h;
+    size_t e;
+    if (!str)
+        return NULL;
+    h = fnv64_str(FNV64_INIT, str);
+    e = hashmap_find(&s->str_map, h, str, str_eq, s);
+    if (e != HASHMAP_NONE)
+        return s->str[e];
+    ALLOC_GROW(s->str, s->str_nr + 1, s->str_alloc);
+    s->str[s->str_nr] = xstrdup(str);
+    hashmap_put(&s->str_map, h, str, s->str_nr, str_eq, s);
+    return s->str[s->str_nr++];
+}
+
+void trial_point_set_add(struct trial_point_set *s, const struct trial_result *t)
+{
+    struct trial_point *p;
+    ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+    p = &s->v[s->nr++];
+    trial_point_of(p, t);
+    p->question_id = set_string(s, t->question_id);
+    p->axes = set_string(s, t->axes);
+}
+
+void trial_point_set_release(struct trial_point_set *s)
+{
+    size_t i;
+    for (i = 0; i < s->str_nr; i++)
+        free(s->str[i]);
+    free(s->str);
+    free(s->v);
+    hashmap_clear(&s->str_map);
+    memset(s, 0, sizeof(*s));
 }
 
 int trial_key_cmp_ptr(const void *a, const void *b)
@@ -58,11 +158,11 @@ int trial_key_cmp_ptr(const void *a, const void *b)
                          *(const struct trial_result *const *)b);
 }
 
-long trial_reasoning_spent(const struct trial_result *t)
+long trial_reasoning_spent(long reasoning_tokens, long completion_tokens)
 {
-    if (t->reasoning_tokens >= 0)
-        return t->reasoning_tokens;
-    return t->completion_tokens > 0 ? t->completion_tokens : 0;
+    if (reasoning_tokens >= 0)
+        return reasoning_tokens;
+    return completion_tokens > 0 ? completion_tokens : 0;
 }
 
 void trial_result_init(struct trial_result *t)

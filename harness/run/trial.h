@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "base/hashmap.h"
 #include "base/sha256.h"
 
 /*
@@ -111,8 +112,62 @@ int trial_key_cmp(const struct trial_result *x, const struct trial_result *y);
 /* trial_key_cmp for qsort()/bsearch() over an array of `const struct trial_result *`. */
 int trial_key_cmp_ptr(const void *a, const void *b);
 
-/* Reasoning tokens a trial spent: reasoning_tokens when known, else its completion tokens. */
-long trial_reasoning_spent(const struct trial_result *t);
+/*
+ * Reasoning tokens a trial spent: its reasoning_tokens when known (>= 0), else its completion
+ * tokens (0 when unknown).
+ */
+long trial_reasoning_spent(long reasoning_tokens, long completion_tokens);
+
+/*
+ * What the statistics read of a trial (stats, compare, the gate, hops, order and axes
+ * statistics): its key, outcome and token figures, without texts or digests: about 90 bytes
+ * against a trial_result's 360 and its strings, so a million trials' statistics fit in about
+ * 100 MB. The strings are borrowed: from the trial_results the points were taken from
+ * (trial_points_of) or from the trial_point_set that holds them (the store's loader).
+ */
+struct trial_point {
+    const char *question_id; /* NULL = "" */
+    const char *axes;        /* NULL or "" = none */
+    long length;
+    int depth_bp;
+    int repeat;
+    enum trial_outcome outcome;
+    unsigned char cut;    /* as trial_result's */
+    unsigned char reused; /* the answer was taken from another run (reused_from set) */
+    double realized_depth;
+    /* token figures as in trial_result (-1 unknown); int: a prompt's count fits */
+    int realized_length, usage_prompt_tokens, gold_offset;
+    int completion_tokens, reasoning_tokens;
+    int cache_n, prompt_n, cached_tokens;
+};
+
+/* The point of trial t (strings borrowed from t). */
+void trial_point_of(struct trial_point *p, const struct trial_result *t);
+/* The points of n trials in a new array (n + 1 allocated; strings borrowed from t). */
+struct trial_point *trial_points_of(const struct trial_result *t, size_t n);
+/* trial_key_cmp's order over points, and for qsort()/bsearch() over `const struct trial_point *`.
+ */
+int trial_point_cmp(const struct trial_point *x, const struct trial_point *y);
+int trial_point_cmp_ptr(const void *a, const void *b);
+
+/*
+ * A run's points with the strings they borrow: question ids and axes kept once each (a run of
+ * a million trials has a few thousand distinct ids). Filled by trial_point_set_add.
+ */
+struct trial_point_set {
+    struct trial_point *v;
+    size_t nr, alloc;
+    char **str; /* owned: the distinct strings */
+    size_t str_nr, str_alloc;
+    struct hashmap str_map;
+};
+#define TRIAL_POINT_SET_INIT                                                                       \
+    {                                                                                              \
+        NULL, 0, 0, NULL, 0, 0, HASHMAP_INIT                                                       \
+    }
+/* Append the point of t; its strings are copied into the set once. */
+void trial_point_set_add(struct trial_point_set *s, const struct trial_result *t);
+void trial_point_set_release(struct trial_point_set *s);
 
 void trial_result_init(struct trial_result *t);
 void trial_result_release(struct trial_result *t);

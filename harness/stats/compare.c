@@ -94,7 +94,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Question ids answered correctly closed-book in t[0..n-1], appended to ids (sorted later). */
-static void known_ids(const struct trial_result *t, size_t n, const char ***ids, size_t *nr,
+static void known_ids(const struct trial_point *t, size_t n, const char ***ids, size_t *nr,
                       size_t *alloc)
 {
     size_t i;
@@ -110,10 +110,10 @@ static void known_ids(const struct trial_result *t, size_t n, const char ***ids,
  * Final (non-pending) curve trials sorted by key, duplicates dropped (first
  * kept); control trials and the questions in known[0..nk-1] (sorted) left out.
  */
-static const struct trial_result **sorted_final(const struct trial_result *t, size_t n, size_t *nr,
-                                                const char **known, size_t nk)
+static const struct trial_point **sorted_final(const struct trial_point *t, size_t n, size_t *nr,
+                                               const char **known, size_t nk)
 {
-    const struct trial_result **v = xcalloc(n ? n : 1, sizeof(*v));
+    const struct trial_point **v = xcalloc(n ? n : 1, sizeof(*v));
     size_t i, m = 0, k = 0;
     for (i = 0; i < n; i++) {
         const char *q = t[i].question_id ? t[i].question_id : "";
@@ -123,9 +123,9 @@ static const struct trial_result **sorted_final(const struct trial_result *t, si
             continue;
         v[m++] = &t[i];
     }
-    qsort(v, m, sizeof(*v), trial_key_cmp_ptr);
+    qsort(v, m, sizeof(*v), trial_point_cmp_ptr);
     for (i = 0; i < m; i++)
-        if (!k || trial_key_cmp(v[k - 1], v[i]))
+        if (!k || trial_point_cmp(v[k - 1], v[i]))
             v[k++] = v[i];
     *nr = k;
     return v;
@@ -414,10 +414,9 @@ static void axis_tests(struct compare_result *out, const struct pair *pairs, siz
  * Both runs' final trials sorted by key (*b, *c: caller frees), without the questions
  * answered closed-book when opt.exclude_known; out->n_known counts those questions.
  */
-static void sorted_inputs(const struct trial_result *base, size_t nb,
-                          const struct trial_result *cand, size_t nc, struct compare_result *out,
-                          const struct trial_result ***b, size_t *nbs,
-                          const struct trial_result ***c, size_t *ncs)
+static void sorted_inputs(const struct trial_point *base, size_t nb, const struct trial_point *cand,
+                          size_t nc, struct compare_result *out, const struct trial_point ***b,
+                          size_t *nbs, const struct trial_point ***c, size_t *ncs)
 {
     const char **known = NULL;
     size_t nk = 0, ka = 0, u = 0;
@@ -439,8 +438,8 @@ static void sorted_inputs(const struct trial_result *base, size_t nb,
  * One pair per trial key of either run (an outcome of -1 where a run lacks the key), in
  * cell order; *nq the questions (clusters). The pairs borrow the trials' strings.
  */
-static struct pair *pair_keys(const struct trial_result **b, size_t nbs,
-                              const struct trial_result **c, size_t ncs, struct compare_result *out,
+static struct pair *pair_keys(const struct trial_point **b, size_t nbs,
+                              const struct trial_point **c, size_t ncs, struct compare_result *out,
                               size_t *np_out, size_t *nq_out)
 {
     struct pair *pairs = NULL;
@@ -448,8 +447,8 @@ static struct pair *pair_keys(const struct trial_result **b, size_t nbs,
     const char *prev_q = NULL;
 
     while (i < nbs || j < ncs) {
-        int d = i >= nbs ? 1 : j >= ncs ? -1 : trial_key_cmp(b[i], c[j]);
-        const struct trial_result *ref = d <= 0 ? b[i] : c[j];
+        int d = i >= nbs ? 1 : j >= ncs ? -1 : trial_point_cmp(b[i], c[j]);
+        const struct trial_point *ref = d <= 0 ? b[i] : c[j];
         const char *qid = ref->question_id ? ref->question_id : "";
         ALLOC_GROW(pairs, np + 1, alloc);
         /* keys are sorted by question first: a new id is a new cluster */
@@ -793,10 +792,10 @@ static void decide_verdict(struct compare_result *out, struct compare_test *over
                                                              : CMP_OK;
 }
 
-void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
+void compare_runs(const struct trial_point *base, size_t nb, const struct trial_point *cand,
                   size_t nc, const struct compare_options *opt, struct compare_result *out)
 {
-    const struct trial_result **b, **c;
+    const struct trial_point **b, **c;
     size_t nbs, ncs, np, nq, alloc = 0;
     struct pair *pairs;
     struct compare_test overall;

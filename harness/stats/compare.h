@@ -193,7 +193,7 @@ struct compare_result {
  * The sequential gate calls this on the trials of the rounds so far with the
  * round's alpha and bound_alpha.
  */
-void compare_runs(const struct trial_result *base, size_t nb, const struct trial_result *cand,
+void compare_runs(const struct trial_point *base, size_t nb, const struct trial_point *cand,
                   size_t nc, const struct compare_options *opt, struct compare_result *out);
 void compare_result_release(struct compare_result *r);
 

@@ -34,7 +34,7 @@ void compare_look_levels(enum seq_spending f, double alpha, const double *t, siz
 void compare_look_apply(const struct compare_look *look, struct compare_options *o);
 
 /* opt->alpha is the gate's total alpha (NULL = defaults); *out as compare_runs(). */
-void compare_runs_look(const struct trial_result *base, size_t nb, const struct trial_result *cand,
+void compare_runs_look(const struct trial_point *base, size_t nb, const struct trial_point *cand,
                        size_t nc, const struct compare_options *opt, enum seq_spending f,
                        const double *t, size_t k, struct compare_look *look,
                        struct compare_result *out);

@@ -62,7 +62,7 @@ static enum hops_order order_of(double depth_a, double depth_b)
 }
 
 /* 1 when x is a scored two-hop trial (not a control), with its depth B (percent) in *db. */
-static int hop_trial(const struct trial_result *x, struct strbuf *v, double *db)
+static int hop_trial(const struct trial_point *x, struct strbuf *v, double *db)
 {
     return outcome_is_scored(x->outcome) && !trial_is_control(x->length, x->depth_bp) &&
            axes_has(x->axes, "hops", "2") && axes_get(x->axes, "depth-b", v) &&
@@ -73,14 +73,14 @@ static int hop_trial(const struct trial_result *x, struct strbuf *v, double *db)
  * Each group's interval clustered by question (a question's depths and repeats are
  * correlated): cluster_interval() over the questions of the group's trials.
  */
-static void group_intervals(struct hops_stats *h, const struct trial_result *t, size_t n, double z)
+static void group_intervals(struct hops_stats *h, const struct trial_point *t, size_t n, double z)
 {
     struct hop_obs *o = xcalloc(n + 1, sizeof(*o));
     long *m = xcalloc(n + 1, sizeof(*m)), *y = xcalloc(n + 1, sizeof(*y));
     struct strbuf v = STRBUF_INIT;
     size_t i, j, no = 0;
     for (i = 0; i < n; i++) {
-        const struct trial_result *x = &t[i];
+        const struct trial_point *x = &t[i];
         double db, d;
         enum hops_order ord;
         if (!hop_trial(x, &v, &db))
@@ -148,7 +148,7 @@ static size_t uniq_double(double *v, size_t n)
     return k;
 }
 
-struct hops_stats *hops_stats_compute(const struct trial_result *t, size_t n, double z)
+struct hops_stats *hops_stats_compute(const struct trial_point *t, size_t n, double z)
 {
     struct hops_stats *h;
     struct strbuf v = STRBUF_INIT;
@@ -159,7 +159,7 @@ struct hops_stats *hops_stats_compute(const struct trial_result *t, size_t n, do
     h->depth_a = xcalloc(n + 1, sizeof(*h->depth_a));
     h->depth_b = xcalloc(n + 1, sizeof(*h->depth_b));
     for (i = 0; i < n; i++) {
-        const struct trial_result *x = &t[i];
+        const struct trial_point *x = &t[i];
         struct hops_cell c;
         double db;
         if (!hop_trial(x, &v, &db))

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-struct trial_result;
+struct trial_point;
 
 /*
  * Two-hop chains (run --hops 2, README.md "Two-hop chains"): needle A at the trial's depth, needle
@@ -41,7 +41,7 @@ struct hops_stats {
 };
 
 /* NULL when no trial has the hops axes; else the statistics (free with hops_stats_free()). */
-struct hops_stats *hops_stats_compute(const struct trial_result *t, size_t n, double z);
+struct hops_stats *hops_stats_compute(const struct trial_point *t, size_t n, double z);
 void hops_stats_free(struct hops_stats *h);
 
 /* The cell of (length, depth_a, depth_b), or NULL. */

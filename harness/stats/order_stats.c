@@ -36,7 +36,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* A trial's policy and k, or -1 when it has not both. */
-static int trial_axes(const struct trial_result *t, struct strbuf *tmp, enum ordering *policy,
+static int trial_axes(const struct trial_point *t, struct strbuf *tmp, enum ordering *policy,
                       int *k)
 {
     long v;
@@ -166,7 +166,7 @@ static void choose(struct order_stats *s)
     }
 }
 
-int order_stats_compute(const struct trial_result *t, size_t n, struct order_stats *out,
+int order_stats_compute(const struct trial_point *t, size_t n, struct order_stats *out,
                         struct strbuf *err)
 {
     struct strbuf tmp = STRBUF_INIT;
@@ -328,7 +328,7 @@ static const struct length_stats *nearest_length(const struct run_stats *curve, 
     return best;
 }
 
-void order_stats_expect(struct order_stats *s, const struct trial_result *t, size_t n,
+void order_stats_expect(struct order_stats *s, const struct trial_point *t, size_t n,
                         const struct run_stats *curve)
 {
     struct strbuf tmp = STRBUF_INIT;

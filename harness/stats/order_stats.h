@@ -5,7 +5,7 @@
 
 #include "prompt/order.h"
 
-struct trial_result;
+struct trial_point;
 struct run_stats;
 struct strbuf;
 
@@ -70,7 +70,7 @@ struct order_stats {
 };
 
 /* Returns 0; -1 with a reason in err when no trial carries the order axes. */
-int order_stats_compute(const struct trial_result *t, size_t n, struct order_stats *out,
+int order_stats_compute(const struct trial_point *t, size_t n, struct order_stats *out,
                         struct strbuf *err);
 void order_stats_release(struct order_stats *s);
 /* The cell of (policy, k), or NULL. */
@@ -84,7 +84,7 @@ const struct order_cell *order_stats_cell(const struct order_stats *s, enum orde
  * curve cells' interval bounds (a conservative band: the curve's own
  * uncertainty). curve NULL: leaves NAN.
  */
-void order_stats_expect(struct order_stats *s, const struct trial_result *t, size_t n,
+void order_stats_expect(struct order_stats *s, const struct trial_point *t, size_t n,
                         const struct run_stats *curve);
 
 /* The cost per question of every cell at these prices (USD per 1M prompt / completion tokens). */

@@ -303,7 +303,7 @@ struct run_stats {
  * with a reason in err for invalid options (e.g. a rank distribution that
  * sums over 1). Trials with the same key twice are all counted.
  */
-int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt,
+int stats_compute(const struct trial_point *trials, size_t n, const struct stats_options *opt,
                   struct run_stats *out, struct strbuf *err);
 void run_stats_release(struct run_stats *s);
 

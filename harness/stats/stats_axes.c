@@ -19,7 +19,7 @@
 
 #include "base/banned.h"
 
-static int counted(const struct trial_result *t)
+static int counted(const struct trial_point *t)
 {
     return outcome_is_scored(t->outcome) && !trial_is_control(t->length, t->depth_bp);
 }
@@ -30,7 +30,7 @@ static int cmp_str_ptr(const void *a, const void *b)
 }
 
 /* Sorted unique question ids of the counted trials (borrowed pointers). */
-static const char **question_ids(const struct trial_result *t, size_t n, size_t *nq)
+static const char **question_ids(const struct trial_point *t, size_t n, size_t *nq)
 {
     const char **ids = xcalloc(n ? n : 1, sizeof(*ids));
     size_t k = 0, i, u = 0;
@@ -89,7 +89,7 @@ static size_t find_length(const struct grid_axes *g, long length)
  * per length) of the trials labelled `value`. Every interval is
  * cluster_interval() over the questions, the rule of the run's own cells.
  */
-static void value_stats(const struct trial_result *t, size_t n, const char *const *label,
+static void value_stats(const struct trial_point *t, size_t n, const char *const *label,
                         const char *value, const struct grid_axes *g, const char **ids, size_t nq,
                         const struct stats_options *o, struct axis_value_stats *v)
 {
@@ -166,7 +166,7 @@ static void value_stats(const struct trial_result *t, size_t n, const char *cons
 }
 
 /* The depths and lengths of the counted trials, ascending, each once. */
-static void grid_of(const struct trial_result *t, size_t n, struct grid_axes *g)
+static void grid_of(const struct trial_point *t, size_t n, struct grid_axes *g)
 {
     size_t k = 0, i, ud = 0, ul = 0;
     g->depths = xcalloc(n ? n : 1, sizeof(*g->depths));
@@ -189,7 +189,7 @@ static void grid_of(const struct trial_result *t, size_t n, struct grid_axes *g)
 }
 
 /* Values ordered as declared (those given first, in their order), then first-seen. */
-static void grouping_ordered(const struct trial_result *t, size_t n, const char *const *label,
+static void grouping_ordered(const struct trial_point *t, size_t n, const char *const *label,
                              const char *name, const struct plan_axis *declared,
                              const struct stats_options *o, struct axis_stats *out)
 {
@@ -226,7 +226,7 @@ static void grouping_ordered(const struct trial_result *t, size_t n, const char 
     strvec_clear(&values);
 }
 
-void stats_axes_grouping(const struct trial_result *t, size_t n, const char *const *label,
+void stats_axes_grouping(const struct trial_point *t, size_t n, const char *const *label,
                          const char *name, const char *const *order, size_t n_order,
                          const struct stats_options *o, struct axis_stats *out)
 {
@@ -314,7 +314,7 @@ static uint64_t name_seed(uint64_t seed, const char *a, const char *b)
     return fnv64_str(h, b);
 }
 
-static void one_axis(const struct trial_result *t, size_t n, const char *name,
+static void one_axis(const struct trial_point *t, size_t n, const char *name,
                      const struct plan_axis *declared, const struct stats_options *o,
                      struct axis_stats *out)
 {
@@ -369,7 +369,7 @@ static void one_axis(const struct trial_result *t, size_t n, const char *name,
     strbuf_release(&key);
 }
 
-void stats_axes_compute(const struct trial_result *t, size_t n, const struct plan_axis *declared,
+void stats_axes_compute(const struct trial_point *t, size_t n, const struct plan_axis *declared,
                         size_t n_declared, const struct stats_options *o, struct axis_stats **out,
                         size_t *nr)
 {

@@ -72,7 +72,7 @@ struct plan_axis;
  * o->confidence (o NULL: stats_options_init defaults). Free with
  * stats_axes_free().
  */
-void stats_axes_compute(const struct trial_result *t, size_t n, const struct plan_axis *declared,
+void stats_axes_compute(const struct trial_point *t, size_t n, const struct plan_axis *declared,
                         size_t n_declared, const struct stats_options *o, struct axis_stats **out,
                         size_t *nr);
 /*
@@ -81,7 +81,7 @@ void stats_axes_compute(const struct trial_result *t, size_t n, const struct pla
  * NULL) then first-seen, no effects: used for groupings that are not part
  * of the key (lexical-overlap terciles).
  */
-void stats_axes_grouping(const struct trial_result *t, size_t n, const char *const *label,
+void stats_axes_grouping(const struct trial_point *t, size_t n, const char *const *label,
                          const char *name, const char *const *order, size_t n_order,
                          const struct stats_options *o, struct axis_stats *out);
 void stats_axes_free(struct axis_stats *a, size_t nr);

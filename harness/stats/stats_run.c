@@ -40,8 +40,8 @@ void stats_options_init(struct stats_options *o)
 
 static int cmp_trial_cell(const void *a, const void *b)
 {
-    const struct trial_result *x = *(const struct trial_result *const *)a;
-    const struct trial_result *y = *(const struct trial_result *const *)b;
+    const struct trial_point *x = *(const struct trial_point *const *)a;
+    const struct trial_point *y = *(const struct trial_point *const *)b;
     if (x->length != y->length)
         return x->length < y->length ? -1 : 1;
     if (x->depth_bp != y->depth_bp)
@@ -347,7 +347,7 @@ void length_interval_at(const struct run_stats *s, const struct length_stats *ls
     *hi = length_value_at(s, ls, depth, 2);
 }
 
-static void length_realized(struct length_stats *ls, const struct trial_result *const *t, size_t n,
+static void length_realized(struct length_stats *ls, const struct trial_point *const *t, size_t n,
                             double tol)
 {
     size_t i;
@@ -505,7 +505,7 @@ static int check_options(const struct stats_options *opt, struct strbuf *err)
 }
 
 /* The distinct question ids, sorted, pointing into trials (caller frees the array). */
-static const char **distinct_question_ids(const struct trial_result *trials, size_t n, size_t *nids)
+static const char **distinct_question_ids(const struct trial_point *trials, size_t n, size_t *nids)
 {
     const char **ids = xcalloc(n, sizeof(*ids));
     size_t i;
@@ -520,7 +520,7 @@ static const char **distinct_question_ids(const struct trial_result *trials, siz
 }
 
 /* One cell per (length, depth) of the sorted trials: outcomes, accuracy, Wilson; run totals. */
-static void sum_cells(const struct trial_result **sorted, size_t n, double z, struct run_stats *out)
+static void sum_cells(const struct trial_point **sorted, size_t n, double z, struct run_stats *out)
 {
     size_t i, j, cell_alloc = 0;
     for (i = 0; i < n; i = j) {
@@ -546,7 +546,8 @@ static void sum_cells(const struct trial_result **sorted, size_t n, double z, st
             }
             c->n_trials++;
             if (o == OUTCOME_STARVED)
-                c->starved_reasoning_tokens += trial_reasoning_spent(sorted[k]);
+                c->starved_reasoning_tokens += trial_reasoning_spent(sorted[k]->reasoning_tokens,
+                                                                     sorted[k]->completion_tokens);
             if (outcome_is_scored(o)) {
                 c->n_cut += sorted[k]->cut != 0;
                 c->n_valid++;
@@ -575,7 +576,7 @@ static void sum_cells(const struct trial_result **sorted, size_t n, double z, st
 }
 
 /* The questions with a scored trial and the repeats (qseen: nids bytes of scratch). */
-static void count_questions(const struct trial_result *trials, size_t n, const char **ids,
+static void count_questions(const struct trial_point *trials, size_t n, const char **ids,
                             size_t nids, char *qseen, struct run_stats *out)
 {
     size_t i;
@@ -640,7 +641,7 @@ static void length_shape(struct length_stats *ls, const struct cell_stats *cl, c
  * (valid, correct) count matrix of its nt trials t (qseen: nids bytes of scratch).
  */
 static void length_questions(struct length_stats *ls, struct cell_stats *cl,
-                             const struct trial_result *const *t, size_t nt, const char **ids,
+                             const struct trial_point *const *t, size_t nt, const char **ids,
                              size_t nids, char *qseen, const struct stats_options *opt,
                              const struct curve *cv)
 {
@@ -650,7 +651,7 @@ static void length_questions(struct length_stats *ls, struct cell_stats *cl,
 
     memset(qseen, 0, nids);
     for (k = 0; k < nt; k++) {
-        const struct trial_result *tr = t[k];
+        const struct trial_point *tr = t[k];
         long q;
         size_t cell = 0;
         if (!outcome_is_scored(tr->outcome))
@@ -679,7 +680,7 @@ static void length_questions(struct length_stats *ls, struct cell_stats *cl,
 
 /* One length from cells [i, j) (its trials contiguous in sorted): sums, shape, intervals. */
 static void compute_length(struct run_stats *out, size_t i, size_t j,
-                           const struct trial_result **sorted, size_t n, const char **ids,
+                           const struct trial_point **sorted, size_t n, const char **ids,
                            size_t nids, char *qseen, const struct stats_options *opt)
 {
     struct length_stats *ls = &out->lengths[out->n_lengths - 1];
@@ -722,13 +723,13 @@ static void compute_length(struct run_stats *out, size_t i, size_t j,
 }
 
 /* The depth curve of the non-control trials: cells, lengths, effective length, advice. */
-static int compute_curve(const struct trial_result *trials, size_t n,
+static int compute_curve(const struct trial_point *trials, size_t n,
                          const struct stats_options *opt_in, struct run_stats *out,
                          struct strbuf *err)
 {
     struct stats_options defopt;
     const struct stats_options *opt = opt_in;
-    const struct trial_result **sorted;
+    const struct trial_point **sorted;
     const char **ids;
     size_t nids = 0, i, j, len_alloc = 0;
     char *qseen;
@@ -838,7 +839,7 @@ void stats_warnings(const struct run_stats *s, struct strvec *out)
 }
 
 /* Accuracy of one control over its trials (pointers), clustered by question. */
-static void control_summary(struct control_stats *c, const struct trial_result **t, size_t n,
+static void control_summary(struct control_stats *c, const struct trial_point **t, size_t n,
                             double z)
 {
     long *m, *y;
@@ -874,16 +875,16 @@ static void control_summary(struct control_stats *c, const struct trial_result *
 
 static int cmp_trial_qid(const void *a, const void *b)
 {
-    const struct trial_result *x = *(const struct trial_result *const *)a;
-    const struct trial_result *y = *(const struct trial_result *const *)b;
+    const struct trial_point *x = *(const struct trial_point *const *)a;
+    const struct trial_point *y = *(const struct trial_point *const *)b;
     return strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
 }
 
 /* Group order for plan_cache_estimate(): question, length, repeat, axes, then depth. */
 static int cmp_trial_group(const void *a, const void *b)
 {
-    const struct trial_result *x = *(const struct trial_result *const *)a,
-                              *y = *(const struct trial_result *const *)b;
+    const struct trial_point *x = *(const struct trial_point *const *)a,
+                             *y = *(const struct trial_point *const *)b;
     int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
     if (c)
         return c;
@@ -898,14 +899,14 @@ static int cmp_trial_group(const void *a, const void *b)
 }
 
 /* struct cache_stats from every finished trial (see stats.h). */
-static void cache_stats(const struct trial_result *trials, size_t n, struct cache_stats *cs)
+static void cache_stats(const struct trial_point *trials, size_t n, struct cache_stats *cs)
 {
-    const struct trial_result **v = xcalloc(n + 1, sizeof(*v));
+    const struct trial_point **v = xcalloc(n + 1, sizeof(*v));
     struct plan p = {0};
     size_t i, nv = 0;
     memset(cs, 0, sizeof(*cs));
     for (i = 0; i < n; i++) {
-        const struct trial_result *t = &trials[i];
+        const struct trial_point *t = &trials[i];
         int timings = t->cache_n >= 0 && t->prompt_n >= 0;
         if (t->outcome == OUTCOME_PENDING)
             continue;
@@ -940,7 +941,7 @@ static void cache_stats(const struct trial_result *trials, size_t n, struct cach
 }
 
 /* Does trial t count in the curve (not a control, not a known question left out)? */
-static int on_curve(const struct trial_result *t, const struct stats_options *opt,
+static int on_curve(const struct trial_point *t, const struct stats_options *opt,
                     const char **known, size_t nknown)
 {
     const char *q = t->question_id ? t->question_id : "";
@@ -949,15 +950,15 @@ static int on_curve(const struct trial_result *t, const struct stats_options *op
     return !opt->exclude_known || !bsearch(&q, known, nknown, sizeof(*known), cmp_str);
 }
 
-int stats_compute(const struct trial_result *trials, size_t n, const struct stats_options *opt_in,
+int stats_compute(const struct trial_point *trials, size_t n, const struct stats_options *opt_in,
                   struct run_stats *out, struct strbuf *err)
 {
     struct stats_options defopt;
     const struct stats_options *opt = opt_in;
-    const struct trial_result **cb = xcalloc(n + 1, sizeof(*cb)),
-                              **orc = xcalloc(n + 1, sizeof(*orc));
+    const struct trial_point **cb = xcalloc(n + 1, sizeof(*cb)),
+                             **orc = xcalloc(n + 1, sizeof(*orc));
     const char **known = xcalloc(n + 1, sizeof(*known));
-    struct trial_result *kept = NULL;
+    struct trial_point *kept = NULL;
     size_t ncb = 0, nor = 0, nknown = 0, nk = 0, i, k;
     int rc;
     if (!opt) {

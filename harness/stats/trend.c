@@ -32,8 +32,8 @@ long trend_previous(const struct run_info *runs, size_t i)
 long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
                      const struct compare_options *opt)
 {
-    struct trial_result *bt = NULL, *ct = NULL;
-    size_t nb = 0, nc = 0, j;
+    struct trial_point_set bt = TRIAL_POINT_SET_INIT, ct = TRIAL_POINT_SET_INIT;
+    size_t j;
     long base = -1;
 
     for (j = 0; j < i; j++) {
@@ -43,30 +43,28 @@ long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
             continue;
         if (base < 0) {
             base = (long)j;
-            if (store_trials_load(st, runs[j].name, &bt, &nb) != 0)
+            if (store_points_load(st, runs[j].name, &bt) != 0)
                 goto fail;
             continue;
         }
-        if (store_trials_load(st, runs[j].name, &ct, &nc) != 0)
+        if (store_points_load(st, runs[j].name, &ct) != 0)
             goto fail;
-        compare_runs(bt, nb, ct, nc, opt, &r);
+        compare_runs(bt.v, bt.nr, ct.v, ct.nr, opt, &r);
         if (r.verdict == VERDICT_PASS) {
-            store_trials_free(bt, nb);
+            trial_point_set_release(&bt);
             bt = ct;
-            nb = nc;
             base = (long)j;
         } else {
-            store_trials_free(ct, nc);
+            trial_point_set_release(&ct);
         }
-        ct = NULL;
-        nc = 0;
+        memset(&ct, 0, sizeof(ct));
         compare_result_release(&r);
     }
-    store_trials_free(bt, nb);
+    trial_point_set_release(&bt);
     return base;
 fail:
-    store_trials_free(bt, nb);
-    store_trials_free(ct, nc);
+    trial_point_set_release(&bt);
+    trial_point_set_release(&ct);
     return -2;
 }
 
@@ -105,8 +103,8 @@ static void add_length(struct trend *tr, long len, size_t *alloc)
 
 int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, struct strbuf *err)
 {
-    struct trial_result **trials = NULL;
-    size_t *ntrials = NULL, i, alloc = 0;
+    struct trial_point_set *trials = NULL;
+    size_t i, alloc = 0;
     struct stats_options o;
     int ret = 0;
 
@@ -118,17 +116,16 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
     keep_series(tr);
     tr->t = xcalloc(tr->n, sizeof(*tr->t));
     trials = xcalloc(tr->n, sizeof(*trials));
-    ntrials = xcalloc(tr->n, sizeof(*ntrials));
     stats_options_init(&o);
     for (i = 0; i < tr->n; i++) {
         struct trend_run *t = &tr->t[i];
         size_t k;
         t->prev = -1;
-        if (store_trials_load(st, tr->runs[i].name, &trials[i], &ntrials[i]) != 0) {
+        if (store_points_load(st, tr->runs[i].name, &trials[i]) != 0) {
             ret = -1;
             goto cleanup;
         }
-        if (stats_compute(trials[i], ntrials[i], &o, &t->stats, err) < 0) {
+        if (stats_compute(trials[i].v, trials[i].nr, &o, &t->stats, err) < 0) {
             ret = -1;
             goto cleanup;
         }
@@ -139,7 +136,7 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
         if (t->prev >= 0) {
             struct compare_result r;
             size_t p = (size_t)t->prev;
-            compare_runs(trials[p], ntrials[p], trials[i], ntrials[i], NULL, &r);
+            compare_runs(trials[p].v, trials[p].nr, trials[i].v, trials[i].nr, NULL, &r);
             t->compared = 1;
             t->verdict = r.verdict;
             t->regressions = r.n_regressions;
@@ -148,9 +145,8 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
     }
 cleanup:
     for (i = 0; i < tr->n; i++)
-        store_trials_free(trials[i], ntrials[i]);
+        trial_point_set_release(&trials[i]);
     free(trials);
-    free(ntrials);
     return ret;
 }
 

@@ -351,6 +351,20 @@ void store_trials_free(struct trial_result *v, size_t nr);
 typedef int (*store_trial_fn)(const struct trial_result *t, void *data);
 int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data);
 
+/*
+ * Append the points of run's trials (what the statistics read: trial.h) to out, in the order
+ * of store_trials_load, reading no answer, reasoning or error text: a million trials take
+ * about 90 MB. Returns 0, 1 when no such run, -1 on error (out keeps what was read).
+ */
+int store_points_load(struct store *st, const char *run, struct trial_point_set *out);
+
+/*
+ * The answer of run's trial k (malloc'd into *answer; NULL when it has none): what a report
+ * lists of a few trials whose points it holds. Returns 0, 1 when no such run or trial, -1 on
+ * error.
+ */
+int store_trial_answer(struct store *st, const char *run, const struct trial_key *k, char **answer);
+
 /* ---- resume: the set of finished trials ---------------------------------- */
 
 /* Flags for store_done_set_load(). */

@@ -207,10 +207,10 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
     t->axes = store_col_text(s, 30);
 }
 
-int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+/* A private statement over run's trials (the columns of trial_from_row), bound; 0, 1 no run, -1. */
+static int trials_stmt(struct store *st, const char *run, sqlite3_stmt **out)
 {
     sqlite3_int64 id;
-    sqlite3_stmt *s;
     /* a read-only v2 store reads the columns of migration 3 as their defaults */
     enum stmt_id sel = st->version >= 6   ? S_TRIAL_SELECT
                        : st->version >= 5 ? S_TRIAL_SELECT_V5
@@ -218,14 +218,25 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
                        : st->version >= 3 ? S_TRIAL_SELECT_V3
                                           : S_TRIAL_SELECT_V2;
     int rc = store_run_id(st, run, &id);
+    *out = NULL;
     if (rc)
         return rc;
-    /* A private statement: fn may call back into the store (e.g. merge puts). */
-    if (sqlite3_prepare_v2(st->db, store_stmt_sql[sel], -1, &s, NULL) != SQLITE_OK) {
-        sqlite3_finalize(s);
+    /* A private statement: the caller may call back into the store (e.g. merge puts). */
+    if (sqlite3_prepare_v2(st->db, store_stmt_sql[sel], -1, out, NULL) != SQLITE_OK) {
+        sqlite3_finalize(*out);
+        *out = NULL;
         return store_db_error(st, "cannot read trials");
     }
-    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_int64(*out, 1, id);
+    return 0;
+}
+
+int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+{
+    sqlite3_stmt *s;
+    int rc = trials_stmt(st, run, &s);
+    if (rc)
+        return rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trial_result t;
         int r;
@@ -236,6 +247,99 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
             sqlite3_finalize(s);
             return r;
         }
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        return store_db_error(st, "cannot read trials");
+    return 0;
+}
+
+/* NULL for a NULL column, else its text (valid until the next step). */
+static const char *col_text_or_null(sqlite3_stmt *s, int col)
+{
+    return sqlite3_column_type(s, col) == SQLITE_NULL ? NULL
+                                                      : (const char *)sqlite3_column_text(s, col);
+}
+
+/* Only the columns a trial_point keeps, read as trial_from_row reads them, without copies. */
+static void point_from_row(sqlite3_stmt *s, struct trial_result *t)
+{
+    enum trial_outcome o;
+    const char *name;
+    trial_result_init(t);
+    t->length = (long)sqlite3_column_int64(s, 1);
+    t->depth_bp = sqlite3_column_int(s, 2);
+    t->repeat = sqlite3_column_int(s, 3);
+    t->realized_length = (long)sqlite3_column_int64(s, 5);
+    t->usage_prompt_tokens = (long)sqlite3_column_int64(s, 6);
+    t->realized_depth = store_col_real_nan(s, 7);
+    t->gold_offset = (long)sqlite3_column_int64(s, 8);
+    name = (const char *)sqlite3_column_text(s, 9);
+    t->outcome = !name || outcome_parse(name, &o) ? OUTCOME_ERROR : o;
+    t->completion_tokens = (long)sqlite3_column_int64(s, 13);
+    t->cut = sqlite3_column_int(s, 20) != 0;
+    t->reasoning_tokens =
+        sqlite3_column_type(s, 21) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 21);
+    t->cache_n = sqlite3_column_type(s, 25) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 25);
+    t->prompt_n =
+        sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
+    t->cached_tokens =
+        sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
+}
+
+/* A reused trial's point: reused_from non-NULL (its text is not kept). */
+static char reused_mark[] = "";
+
+int store_trial_answer(struct store *st, const char *run, const struct trial_key *k, char **answer)
+{
+    /* by the primary key; a store before version 6 has no axes column (every axes is "") */
+    static const char *const sql[] = {
+        "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2 AND length = ?3"
+        " AND depth_bp = ?4 AND repeat = ?5 AND axes = ?6",
+        "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2 AND length = ?3"
+        " AND depth_bp = ?4 AND repeat = ?5"};
+    sqlite3_int64 id;
+    sqlite3_stmt *s = NULL;
+    int rc = store_run_id(st, run, &id);
+    *answer = NULL;
+    if (rc)
+        return rc;
+    if (sqlite3_prepare_v2(st->db, sql[st->version < 6], -1, &s, NULL) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return store_db_error(st, "cannot read a trial's answer");
+    }
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_text(s, 2, k->question_id ? k->question_id : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)k->length);
+    sqlite3_bind_int(s, 4, k->depth_bp);
+    sqlite3_bind_int(s, 5, k->repeat);
+    if (st->version >= 6)
+        sqlite3_bind_text(s, 6, k->axes ? k->axes : "", -1, SQLITE_STATIC);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *answer = store_col_text(s, 0);
+    sqlite3_finalize(s);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc == SQLITE_DONE)
+        return 1;
+    return store_db_error(st, "cannot read a trial's answer");
+}
+
+int store_points_load(struct store *st, const char *run, struct trial_point_set *out)
+{
+    sqlite3_stmt *s;
+    int rc = trials_stmt(st, run, &s);
+    if (rc)
+        return rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct trial_result t;
+        point_from_row(s, &t);
+        /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
+        t.question_id = (char *)col_text_or_null(s, 0);
+        t.axes = (char *)col_text_or_null(s, 30);
+        t.reused_from = sqlite3_column_type(s, 24) == SQLITE_NULL ? NULL : reused_mark;
+        trial_point_set_add(out, &t);
     }
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)

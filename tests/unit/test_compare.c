@@ -19,7 +19,16 @@
 struct tset {
     struct trial_result *t;
     size_t n, alloc;
+    struct trial_point *p; /* P(): the points statistics read */
 };
+
+/* s's trials as points (trial.h), taken again on every call (trials may have changed). */
+static const struct trial_point *P(struct tset *s)
+{
+    free(s->p);
+    s->p = trial_points_of(s->t, s->n);
+    return s->p;
+}
 
 static void add(struct tset *s, const char *q, long len, int depth, int rep, enum trial_outcome o)
 {
@@ -40,6 +49,7 @@ static void tset_free(struct tset *s)
     for (i = 0; i < s->n; i++)
         trial_result_release(&s->t[i]);
     free(s->t);
+    free(s->p);
     memset(s, 0, sizeof(*s));
 }
 
@@ -91,7 +101,7 @@ static void test_identical_pass(void)
     const struct compare_test *t;
     make_run(&a, 60, 0, -1);
     make_run(&b, 60, 0, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_PASS);
     CHECK_INT(r.n_regressions, 0);
     CHECK_INT(r.n_no_data, 0);
@@ -113,7 +123,7 @@ static void test_identical_pass(void)
 
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 0, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
     CHECK(r.n_primary_over == 3 && r.need_questions > 40);
     CHECK(r.n_reasons == 1 && strstr(r.reasons[0], "upper bound") != NULL &&
@@ -121,7 +131,7 @@ static void test_identical_pass(void)
     compare_result_release(&r);
     compare_options_init(&o);
     o.pass_rule = COMPARE_PASS_NO_REGRESSION;
-    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, &o, &r);
     CHECK_INT(r.verdict, VERDICT_PASS);
     {
         struct strbuf h = STRBUF_INIT;
@@ -142,7 +152,7 @@ static void test_middle_dip_fails(void)
     struct strbuf md = STRBUF_INIT, ann = STRBUF_INIT;
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 12, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_FAIL);
     t = find(&r, COMPARE_CELL, 8192, 5000);
     CHECK(t != NULL);
@@ -197,13 +207,13 @@ static void test_drop_below_tolerance_passes(void)
         add(&a, id, 1000, 5000, 0, OUTCOME_CORRECT);
         add(&b, id, 1000, 5000, 0, q < 12 ? OUTCOME_WRONG : OUTCOME_CORRECT);
     }
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_PASS);
     CHECK(r.tests[0].p_drop_adj < 0.05);
     compare_result_release(&r);
     compare_options_init(&o);
     o.tolerance = 0.02;
-    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, &o, &r);
     CHECK_INT(r.verdict, VERDICT_FAIL);
     compare_result_release(&r);
     tset_free(&a);
@@ -216,7 +226,7 @@ static void test_improvement_reported(void)
     struct compare_result r;
     make_run(&a, 40, 12, -1);
     make_run(&b, 40, 0, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_PASS);
     CHECK_INT(find(&r, COMPARE_CELL, 8192, 5000)->status, CMP_IMPROVEMENT);
     CHECK(r.n_improvements >= 1);
@@ -232,7 +242,7 @@ static void test_too_few_inconclusive(void)
     struct strbuf junit = STRBUF_INIT;
     make_run(&a, 6, 0, -1);
     make_run(&b, 6, 0, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
     /* every cell: 6 pairs < 10; the length (30), middle (18) and dip (30) are tested */
     CHECK_INT(r.n_no_data, 5);
@@ -253,14 +263,14 @@ static void test_too_few_inconclusive(void)
         struct compare_options o;
         compare_options_init(&o);
         o.gate = COMPARE_GATE_CELLS;
-        compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+        compare_runs(P(&a), a.n, P(&b), b.n, &o, &r);
         CHECK(r.n_reasons && strstr(r.reasons[0], "5 cells without enough data") != NULL);
         CHECK(r.n_reasons && strstr(r.reasons[0], "8k @ 0% (6 pairs") != NULL);
         compare_result_release(&r);
     }
     strbuf_release(&junit);
     /* no candidate trials at all */
-    compare_runs(a.t, a.n, NULL, 0, NULL, &r);
+    compare_runs(P(&a), a.n, NULL, 0, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
     CHECK(r.n_reasons && strstr(r.reasons[0], "candidate run has no trials") != NULL);
     CHECK_INT(r.baseline_only_keys, 30);
@@ -276,7 +286,7 @@ static void test_low_coverage_inconclusive(void)
     /* the candidate overflows on half of the questions: never counted as wrong */
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 0, 20);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.verdict, VERDICT_INCONCLUSIVE);
     CHECK_INT(r.n_regressions, 0);
     CHECK(r.n_reasons && strstr(r.reasons[0], "coverage 50.0%") != NULL);
@@ -295,7 +305,7 @@ static void test_pending_and_duplicates(void)
     add(&a, "q", 1, 0, 1, OUTCOME_PENDING);
     add(&b, "q", 1, 0, 0, OUTCOME_CORRECT);
     add(&b, "q", 1, 0, 1, OUTCOME_CORRECT);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     CHECK_INT(r.tests[0].n_keys, 2);
     CHECK_INT(r.tests[0].n_pairs, 1);
     CHECK_INT(r.tests[0].both_correct, 1);
@@ -323,7 +333,7 @@ static void test_one_repeat_equals_mcnemar(void)
     for (i = 0; i < a.n; i++)
         if (a.t[i].depth_bp == 5000 && (i / 5) >= 50 && (i / 5) < 53)
             a.t[i].outcome = OUTCOME_WRONG;
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     t = find(&r, COMPARE_CELL, 8192, 5000);
     CHECK(t != NULL);
     if (t) {
@@ -366,7 +376,7 @@ static void test_one_question_is_one_cluster(void)
         add(&a, "only", 8192, 5000, rep, OUTCOME_CORRECT);
         add(&b, "only", 8192, 5000, rep, rep < 30 ? OUTCOME_WRONG : OUTCOME_CORRECT);
     }
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     t = find(&r, COMPARE_CELL, 8192, 5000);
     CHECK(t != NULL);
     if (t) {
@@ -399,7 +409,7 @@ static void test_controls_and_exclude_known(void)
     add(&b, "q000", TRIAL_CONTROL_LENGTH, DEPTH_BP_CLOSED_BOOK, 0, OUTCOME_WRONG);
     add(&a, "q001", TRIAL_CONTROL_LENGTH, DEPTH_BP_ORACLE, 0, OUTCOME_CORRECT);
     add(&b, "q001", TRIAL_CONTROL_LENGTH, DEPTH_BP_ORACLE, 0, OUTCOME_CORRECT);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     for (i = 0; i < r.n_tests; i++)
         CHECK(r.tests[i].scope == COMPARE_OVERALL || r.tests[i].length == 8192);
     CHECK_INT(r.n_questions, 40);
@@ -407,7 +417,7 @@ static void test_controls_and_exclude_known(void)
     compare_result_release(&r);
     compare_options_init(&o);
     o.exclude_known = 1;
-    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, &o, &r);
     CHECK_INT(r.n_questions, 39);
     CHECK_INT(r.tests[r.n_tests - 1].n_pairs, 39 * 5);
     compare_result_release(&r);
@@ -498,7 +508,7 @@ static void test_junit_injection(void)
     m.candidate = &y;
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 12, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     report_compare_junit(&junit, &r, &m);
     CHECK(xmllint_ok(junit.buf));
     CHECK(strstr(junit.buf, "base&lt;/testsuite&gt;&lt;x a=&quot;1&quot;&gt;&amp;") != NULL);
@@ -545,7 +555,7 @@ static void test_markdown_limit_and_annotation_cap(void)
             }
     }
     compare_options_init(&o);
-    compare_runs(a.t, a.n, b.t, b.n, &o, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, &o, &r);
     CHECK_INT(r.verdict, VERDICT_FAIL);
     CHECK_INT(r.n_regressions, 30 * 11 + 30 * 2); /* cells, all depths and middles */
     CHECK_INT(r.n_primary_regressions, 30 * 2);   /* the dips stay: everything fell alike */
@@ -571,7 +581,7 @@ static void test_json(void)
     struct strbuf js = STRBUF_INIT;
     make_run(&a, 40, 0, -1);
     make_run(&b, 40, 12, -1);
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     report_compare_json(&js, &r, NULL);
     CHECK(strstr(js.buf, "\"schema\":\t\"dipmap.compare/1\"") != NULL);
     CHECK(strstr(js.buf, "\"verdict\":\t\"FAIL\"") != NULL);
@@ -607,7 +617,7 @@ static void test_axes_cells(void)
             c.t[c.n - 1].axes = xstrdup(combos[k]);
         }
     }
-    compare_runs(b.t, b.n, c.t, c.n, NULL, &r);
+    compare_runs(P(&b), b.n, P(&c), c.n, NULL, &r);
     CHECK(r.has_axes && r.axes_only);
     CHECK(r.verdict == VERDICT_FAIL);
     for (i = 0; i < r.n_tests; i++) {
@@ -640,7 +650,7 @@ static void test_axes_cells(void)
         b.t[i].axes = c.t[i].axes = NULL;
         b.t[i].repeat = c.t[i].repeat = (int)(i % 4);
     }
-    compare_runs(b.t, b.n, c.t, c.n, NULL, &r);
+    compare_runs(P(&b), b.n, P(&c), c.n, NULL, &r);
     CHECK(!r.has_axes && r.n_tests == 3);
     CHECK(r.tests[0].scope == COMPARE_CELL && r.tests[0].axes == NULL && r.tests[0].n_pairs == 120);
     compare_result_release(&r);
@@ -696,7 +706,7 @@ static void test_dip_signflip(void)
         add(&b, id, 4096, 5000, 0, q < 10 ? OUTCOME_WRONG : OUTCOME_CORRECT);
         add(&b, id, 4096, 10000, 0, OUTCOME_CORRECT);
     }
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     t = find(&r, COMPARE_DIP, 4096, -1);
     CHECK(t != NULL);
     if (t) {
@@ -734,7 +744,7 @@ static void test_no_pairs_na(void)
     for (i = 0; i < b.n; i++)
         if (b.t[i].depth_bp == 10000)
             b.t[i].outcome = OUTCOME_OVERFLOW;
-    compare_runs(a.t, a.n, b.t, b.n, NULL, &r);
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
     report_compare_markdown(&md, &r, NULL, 0);
     CHECK(strstr(md.buf, "| 8k @ 100% | 0 | n/a | n/a | n/a |") != NULL);
     CHECK(strstr(md.buf, "| 8k @ 100% | 0 | 0.0%") == NULL);

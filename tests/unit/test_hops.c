@@ -11,17 +11,17 @@
 
 #define MAXT 32
 
-static struct trial_result tr[MAXT];
+static struct trial_point tr[MAXT];
 static size_t ntr;
 
 static void add(const char *q, long length, int depth_bp, const char *axes, int correct)
 {
-    struct trial_result *t = &tr[ntr++];
+    struct trial_point *t = &tr[ntr++];
     memset(t, 0, sizeof(*t));
-    t->question_id = (char *)q;
+    t->question_id = q;
     t->length = length;
     t->depth_bp = depth_bp;
-    t->axes = (char *)axes;
+    t->axes = axes;
     t->outcome = correct ? OUTCOME_CORRECT : OUTCOME_WRONG;
 }
 

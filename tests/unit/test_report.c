@@ -23,6 +23,15 @@
 
 #define HOSTILE_ANSWER "<script>document.title='pwned'</script>\"><img src=x onerror=alert(1)>"
 
+/* Trials as the points statistics read (trial.h); two slots, each kept until its next use. */
+static struct trial_point *pts_[2];
+static const struct trial_point *pts(int slot, const struct trial_result *t, size_t n)
+{
+    free(pts_[slot]);
+    pts_[slot] = trial_points_of(t, n);
+    return pts_[slot];
+}
+
 static struct strbuf serr = STRBUF_INIT;
 static const int depths[] = {0, 2500, 5000, 7500, 10000};
 /* correct answers out of 10 questions per (length, depth) */
@@ -134,7 +143,7 @@ static void test_pick_failures(void)
 
     stats_options_init(&o);
     o.bootstrap_iters = 200;
-    CHECK_INT(stats_compute(t, n, &o, &s, &serr), 0);
+    CHECK_INT(stats_compute(pts(0, t, n), n, &o, &s, &serr), 0);
     /* worst depth only: 8k at 50% has 5 failures, 32k at 50% has 7 (one empty) */
     k = report_pick_failures(t, n, &s, 1, 100, &f);
     CHECK_INT(k, 5 + 7);
@@ -177,7 +186,7 @@ static void build(struct strbuf *md, struct strbuf *html)
 
     stats_options_init(&o);
     o.bootstrap_iters = 200;
-    CHECK_INT(stats_compute(t, n, &o, &s, &serr), 0);
+    CHECK_INT(stats_compute(pts(0, t, n), n, &o, &s, &serr), 0);
     fill_run(&r);
     k = report_pick_failures(t, n, &s, 1, 100, &f);
     rf = xcalloc(k + 1, sizeof(*rf));
@@ -364,7 +373,7 @@ static void test_long_answer_cut(void)
     t[1].answer = longa;
     stats_options_init(&o);
     o.bootstrap_iters = 0;
-    CHECK_INT(stats_compute(t, 3, &o, &s, &serr), 0);
+    CHECK_INT(stats_compute(pts(0, t, 3), 3, &o, &s, &serr), 0);
     fill_run(&r);
     memset(&in, 0, sizeof(in));
     memset(&f, 0, sizeof(f));
@@ -395,7 +404,7 @@ static void test_plot_adapters(void)
 
     stats_options_init(&o);
     o.bootstrap_iters = 0;
-    CHECK_INT(stats_compute(t, n, &o, &s, &serr), 0);
+    CHECK_INT(stats_compute(pts(0, t, n), n, &o, &s, &serr), 0);
     k = report_ucurve_series(&s, &v);
     CHECK_INT(k, 2);
     CHECK_STR(v[0].label, "8k tokens");
@@ -435,7 +444,7 @@ static void test_compare_html(void)
             c[i].outcome = OUTCOME_WRONG;
     compare_options_init(&co);
     co.alpha = 0.9; /* 10 questions are too few for 0.05; the page is what is tested */
-    compare_runs(b, nb, c, nc, &co, &r);
+    compare_runs(pts(0, b, nb), nb, pts(1, c, nc), nc, &co, &r);
     fill_run(&rb);
     fill_run(&rc);
     rb.name = "base<x>";
@@ -630,5 +639,7 @@ int main(int argc, char **argv)
     RUN(test_plot_adapters);
     RUN(test_compare_html);
     RUN(test_step_summary_room);
+    free(pts_[0]);
+    free(pts_[1]);
     return TEST_EXIT();
 }

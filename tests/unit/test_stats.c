@@ -18,6 +18,15 @@
 
 #include "test.h"
 
+/* Trials as the points statistics read (trial.h); two slots, each kept until its next use. */
+static struct trial_point *pts_[2];
+static const struct trial_point *pts(int slot, const struct trial_result *t, size_t n)
+{
+    free(pts_[slot]);
+    pts_[slot] = trial_points_of(t, n);
+    return pts_[slot];
+}
+
 static void test_wilson(void)
 {
     double lo, hi;
@@ -140,7 +149,16 @@ static void test_quantile_rng(void)
 struct tset {
     struct trial_result *t;
     size_t n, alloc;
+    struct trial_point *p; /* P(): the points statistics read */
 };
+
+/* s's trials as points (trial.h), taken again on every call (trials may have changed). */
+static const struct trial_point *P(struct tset *s)
+{
+    free(s->p);
+    s->p = trial_points_of(s->t, s->n);
+    return s->p;
+}
 
 static void add(struct tset *s, const char *q, long len, int depth, int rep, enum trial_outcome o)
 {
@@ -165,6 +183,7 @@ static void tset_free(struct tset *s)
     for (i = 0; i < s->n; i++)
         trial_result_release(&s->t[i]);
     free(s->t);
+    free(s->p);
 }
 
 static void test_cells_and_coverage(void)
@@ -182,7 +201,7 @@ static void test_cells_and_coverage(void)
     add(&s, "q", 1000, 0, 9, OUTCOME_ERROR);
     add(&s, "q", 1000, 0, 10, OUTCOME_PENDING);
     add(&s, "q", 1000, 5000, 0, OUTCOME_TRUNCATED); /* cell with no valid trial */
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     CHECK_INT(rs.n_cells, 2);
     c = run_stats_cell(&rs, 1000, 0);
     CHECK(c != NULL);
@@ -236,7 +255,7 @@ static void test_bootstrap(void)
     const struct length_stats *ls;
     two_question_set(&s);
     stats_options_init(&o);
-    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs, NULL) == 0);
     ls = &rs.lengths[0];
     CHECK(ls->has_middle);
     CHECK_INT(ls->middle_worst_depth_bp, 5000);
@@ -254,18 +273,18 @@ static void test_bootstrap(void)
     CHECK_NEAR(ls->auc, 0.75, 1e-12); /* trapezoids: (1+.5)/2*.5 + (.5+1)/2*.5 */
     CHECK_INT(ls->n_questions, 2);
     o.confidence = 0.40;
-    CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs2, NULL) == 0);
     CHECK_NEAR(rs2.lengths[0].dip.lo, 0.0, 1e-12);
     CHECK_NEAR(rs2.lengths[0].dip.hi, 1.0, 1e-12);
     run_stats_release(&rs2);
     o.confidence = 0.20;
-    CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs2, NULL) == 0);
     CHECK_NEAR(rs2.lengths[0].dip.lo, 0.5, 1e-12);
     CHECK_NEAR(rs2.lengths[0].dip.hi, 0.5, 1e-12);
     run_stats_release(&rs2);
     /* same seed -> identical intervals */
     o.confidence = 0.95;
-    CHECK(stats_compute(s.t, s.n, &o, &rs2, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs2, NULL) == 0);
     CHECK(rs2.lengths[0].dip.lo == ls->dip.lo && rs2.lengths[0].dip.hi == ls->dip.hi);
     run_stats_release(&rs2);
     run_stats_release(&rs);
@@ -288,8 +307,8 @@ static void test_bootstrap_reproducible(void)
     }
     stats_options_init(&o);
     o.seed = 7;
-    CHECK(stats_compute(s.t, s.n, &o, &a, NULL) == 0);
-    CHECK(stats_compute(s.t, s.n, &o, &b, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &a, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &b, NULL) == 0);
     CHECK(a.lengths[0].dip.lo == b.lengths[0].dip.lo);
     CHECK(a.lengths[0].dip.hi == b.lengths[0].dip.hi);
     CHECK(a.lengths[0].dip.lo <= a.lengths[0].dip.est);
@@ -368,7 +387,7 @@ static void test_cell_interval_clustered(void)
         add(&s, "q1", 1000, 0, r, OUTCOME_CORRECT);
         add(&s, "q2", 1000, 0, r, OUTCOME_WRONG);
     }
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     c = run_stats_cell(&rs, 1000, 0);
     CHECK(c != NULL);
     if (c) {
@@ -400,7 +419,7 @@ static void test_one_question_many_repeats(void)
         for (d = 0; d <= 10000; d += 5000)
             add(&s, "only", 1000, d, r,
                 (d == 5000 && r % 3 == 0) ? OUTCOME_WRONG : OUTCOME_CORRECT);
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     CHECK_NEAR(rs.lengths[0].dip.lo, -1.0, 0);
     CHECK_NEAR(rs.lengths[0].dip.hi, 1.0, 0);
     CHECK_NEAR(rs.lengths[0].dip_worst.lo, -1.0, 0);
@@ -428,14 +447,14 @@ static void test_warnings_quiet_when_enough(void)
         snprintf(id, sizeof(id), "q%02d", q);
         add(&s, id, 1000, 0, 0, q % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG);
     }
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     stats_warnings(&rs, &w);
     CHECK_INT(w.nr, 0);
     strvec_clear(&w);
     run_stats_release(&rs);
     /* 29 questions: the first warning only */
     trial_result_release(&s.t[--s.n]);
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     stats_warnings(&rs, &w);
     CHECK_INT(w.nr, 1);
     CHECK(w.nr == 1 && strstr(w.v[0], "only 29 questions carry") != NULL);
@@ -456,7 +475,7 @@ static void test_effective_length_degenerate(void)
         for (d = 0; d <= 10000; d += 5000)
             add(&s, id, 8192, d, 0, OUTCOME_WRONG);
     }
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     CHECK_INT(rs.effective_defined, 0);
     CHECK_INT(rs.effective_length, 0);
     CHECK_NEAR(rs.effective_threshold, 0.0, 0);
@@ -487,7 +506,7 @@ static void test_controls_and_exclude_known(void)
             q < 3 ? OUTCOME_CORRECT : OUTCOME_WRONG);
     }
     stats_options_init(&o);
-    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs, NULL) == 0);
     CHECK_INT(rs.n_cells, 3); /* the controls are no cells */
     CHECK_INT(rs.n_lengths, 1);
     CHECK_INT(rs.n_valid, 12);
@@ -503,7 +522,7 @@ static void test_controls_and_exclude_known(void)
     CHECK_INT(rs.effective_length, 0);
     run_stats_release(&rs);
     o.exclude_known = 1;
-    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs, NULL) == 0);
     CHECK_INT(rs.n_questions, 3);
     CHECK_INT(rs.n_valid, 9);
     CHECK_NEAR(rs.lengths[0].dip.est, 1.0, 1e-12); /* q1..q3 all wrong at 50% */
@@ -532,7 +551,7 @@ static void test_effective_length_and_mismatch(void)
     }
     /* one trial where the server counted 5% more tokens */
     s.t[0].usage_prompt_tokens = 1075;
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     CHECK_INT(rs.n_lengths, 3);
     CHECK_INT(rs.effective_defined, 1);
     CHECK_NEAR(rs.effective_reference, 1.0, 1e-12);
@@ -562,7 +581,7 @@ static void test_advice_from_run(void)
     o.n_rank_probs = 2;
     o.advice_k = k3;
     o.n_advice_k = 1;
-    CHECK(stats_compute(s.t, s.n, &o, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs, NULL) == 0);
     CHECK_INT(rs.n_advice, 1);
     /* slots at depth 0, .5, 1 -> accuracy 1, .5, 1 */
     CHECK_NEAR(length_accuracy_at(&rs, &rs.lengths[0], 0.25), 0.75, 1e-12);
@@ -572,7 +591,7 @@ static void test_advice_from_run(void)
     CHECK_NEAR(rs.advice[0].accuracy[ORDER_EDGES_FIRST], 1.0, 1e-12);
     run_stats_release(&rs);
     /* default: geometric p = 0.5, k = 5, 10, 20 */
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     CHECK_INT(rs.n_advice, 3);
     CHECK_NEAR(rs.advice[0].retrieved, 1.0 - 1.0 / 32, 1e-12);
     for (i = 0; i < rs.n_advice; i++)
@@ -612,7 +631,7 @@ static void test_bad_options(void)
     stats_options_init(&o);
     o.rank_probs = bad;
     o.n_rank_probs = 2;
-    CHECK(stats_compute(s.t, s.n, &o, &rs, &err) == -1);
+    CHECK(stats_compute(P(&s), s.n, &o, &rs, &err) == -1);
     CHECK(strstr(err.buf, "more than 1") != NULL);
     strbuf_release(&err);
     tset_free(&s);
@@ -636,7 +655,7 @@ static void test_summary_json(void)
     ri.model_requested = xstrdup("m");
     ri.tags = xstrdup("a,b");
     ri.settings_json = xstrdup("{\"repeats\":1}");
-    CHECK(stats_compute(s.t, s.n, NULL, &rs, NULL) == 0);
+    CHECK(stats_compute(P(&s), s.n, NULL, &rs, NULL) == 0);
     CHECK(summary_json_write(&ri, &rs, NULL, 0, &out) == 0);
     root = cJSON_Parse(out.buf);
     CHECK(root != NULL);
@@ -732,7 +751,7 @@ static void test_axes_stats(void)
     t[n].length = 2048;
     t[n].outcome = OUTCOME_WRONG;
     t[n++].axes = "needles=1;question-at=start";
-    stats_axes_compute(t, n, &decl, 1, NULL, &a, &na);
+    stats_axes_compute(pts(0, t, n), n, &decl, 1, NULL, &a, &na);
     CHECK_INT(na, 2);
     if (na == 2) {
         CHECK_STR(a[0].name, "needles");
@@ -787,5 +806,7 @@ int main(void)
     RUN(test_rank_dist_parse);
     RUN(test_bad_options);
     RUN(test_summary_json);
+    free(pts_[0]);
+    free(pts_[1]);
     return TEST_EXIT();
 }

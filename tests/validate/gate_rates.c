@@ -83,12 +83,12 @@ static void model(struct sim_model *m, int base, double icc, double mid, unsigne
 }
 
 /* The trials of questions 0..q-1 (question by question, depths inside) of model m. */
-static void answer(struct trial_result *t, int q, const struct sim_model *m, char ids[][16])
+static void answer(struct trial_point *t, int q, const struct sim_model *m, char ids[][16])
 {
     int k = 0;
     for (int i = 0; i < q; i++)
         for (int d = 0; d < DEPTHS; d++) {
-            trial_result_init(&t[k]);
+            memset(&t[k], 0, sizeof(t[k]));
             t[k].question_id = ids[i];
             t[k].length = LENGTH;
             t[k].depth_bp = d * 1000;
@@ -146,8 +146,8 @@ static void fixed_rates(int reps, int base, double icc, double mid, int q, unsig
     int n = q * DEPTHS, v[3] = {0, 0, 0};
     struct power_verdicts pred;
     char(*ids)[16] = xcalloc((size_t)q, sizeof(*ids));
-    struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
-    struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
+    struct trial_point *tb = xcalloc((size_t)n, sizeof(*tb));
+    struct trial_point *tc = xcalloc((size_t)n, sizeof(*tc));
     for (int i = 0; i < q; i++)
         snprintf(ids[i], sizeof(ids[i]), "q%04d", i);
     for (int rep = 0; rep < reps; rep++) {
@@ -200,8 +200,8 @@ static void sequential(int reps, int base, double icc, double mid, unsigned long
     int want = mid > 0.07 ? 0 : 1; /* the decision this scenario should reach: FAIL or PASS */
     double fixed[3][SEQ_LOOKS], asn = 0, target, nfix;
     char(*ids)[16] = xcalloc((size_t)q, sizeof(*ids));
-    struct trial_result *tb = xcalloc((size_t)n, sizeof(*tb));
-    struct trial_result *tc = xcalloc((size_t)n, sizeof(*tc));
+    struct trial_point *tb = xcalloc((size_t)n, sizeof(*tb));
+    struct trial_point *tc = xcalloc((size_t)n, sizeof(*tc));
 
     if (only) {
         char key[96];
