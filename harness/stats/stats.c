@@ -243,7 +243,9 @@ double stats_t_upper_inv(double p, long df)
     int i;
     if (df < 1)
         return NAN;
-    if (p >= 0.5)
+    if (p == 0.5)
+        return 0.0; /* the median (1 - p is p again: no recursion) */
+    if (p > 0.5)
         return p >= 1.0 ? -INFINITY : -stats_t_upper_inv(1.0 - p, df);
     if (p <= 0.0)
         return INFINITY;

@@ -955,16 +955,21 @@ int stats_compute(const struct trial_point *trials, size_t n, const struct stats
 {
     struct stats_options defopt;
     const struct stats_options *opt = opt_in;
-    const struct trial_point **cb = xcalloc(n + 1, sizeof(*cb)),
-                             **orc = xcalloc(n + 1, sizeof(*orc));
-    const char **known = xcalloc(n + 1, sizeof(*known));
+    const struct trial_point **cb, **orc;
+    const char **known;
     struct trial_point *kept = NULL;
-    size_t ncb = 0, nor = 0, nknown = 0, nk = 0, i, k;
+    size_t ncb = 0, nor = 0, nknown = 0, nk = 0, ncontrols = 0, i, k;
     int rc;
     if (!opt) {
         stats_options_init(&defopt);
         opt = &defopt;
     }
+    /* the control trials' lists sized by their count, not by the run's (a million trials) */
+    for (i = 0; i < n; i++)
+        ncontrols += trial_is_control(trials[i].length, trials[i].depth_bp);
+    cb = xcalloc(ncontrols + 1, sizeof(*cb));
+    orc = xcalloc(ncontrols + 1, sizeof(*orc));
+    known = xcalloc(ncontrols + 1, sizeof(*known));
     for (i = 0; i < n; i++) {
         if (!trial_is_control(trials[i].length, trials[i].depth_bp))
             continue;

@@ -123,6 +123,9 @@ static void test_t_quantiles(void)
         CHECK_NEAR(stats_t_upper_inv(0.025, v[i].df), v[i].t, 1e-8);
     CHECK_NEAR(stats_t_upper_inv(0.005, 3), 5.840909309733351, 1e-8);
     CHECK_NEAR(stats_t_upper_inv(0.975, 4), -2.776445105197793, 1e-8);
+    /* the median: 1 - p is p again (it recursed forever: compare --alpha 0.5 crashed) */
+    CHECK_NEAR(stats_t_upper_inv(0.5, 4), 0.0, 1e-15);
+    CHECK_NEAR(stats_t_upper_inv(0.5, 1000), 0.0, 1e-15);
     CHECK(isnan(stats_t_upper_inv(0.025, 0)));
 }
 

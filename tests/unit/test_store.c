@@ -1041,6 +1041,85 @@ static void test_trial_roundtrip(void)
     strbuf_release(&big);
 }
 
+/*
+ * A run's points (store_points_load): every field the statistics read equal to the point of
+ * the trial store_trials_load gives, in its order; each distinct id and axes kept once; the
+ * answers only through store_trial_answer (by key, axes part of it; 1 for a missing trial or
+ * run).
+ */
+static void test_points_and_answers(void)
+{
+    struct store *st = fresh_store("points.db");
+    struct trial_result t, *v = NULL;
+    struct trial_point_set ps = TRIAL_POINT_SET_INIT;
+    struct trial_key k = {"q1", 8192, 5000, 1, "needles=2"};
+    char *answer = (char *)"unset";
+    size_t n = 0, i;
+
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    for (i = 0; i < 12; i++) {
+        char q[8];
+        snprintf(q, sizeof(q), "q%zu", i % 3);
+        make_trial(&t, q, 8192, (int)(i / 3) * 2500, 1, i % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG);
+        t.axes = xstrdup(i % 2 ? "needles=2" : "");
+        t.realized_length = 8000 + (long)i;
+        t.usage_prompt_tokens = 8100 + (long)i;
+        t.realized_depth = (double)i / 12;
+        t.gold_offset = 100 * (long)i;
+        t.completion_tokens = 5;
+        t.reasoning_tokens = i % 2 ? 3 : -1;
+        t.cut = i == 7;
+        t.cache_n = (long)i;
+        t.prompt_n = 8000;
+        t.cached_tokens = i % 3 ? (long)i : -1;
+        if (i == 5)
+            t.reused_from = xstrdup("other.db:r0");
+        free(t.answer);
+        t.answer = xstrdup(i == 7 ? "the answer of q1 at 50%" : "x");
+        CHECK_INT(store_trial_put(st, "r", &t), 0);
+        trial_result_release(&t);
+    }
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
+    CHECK_INT(store_points_load(st, "r", &ps), 0);
+    CHECK_INT(ps.nr, n);
+    CHECK_INT(ps.str_nr, 5); /* q0 q1 q2, "needles=2", "" */
+    for (i = 0; i < n && i < ps.nr; i++) {
+        struct trial_point want, *p = &ps.v[i];
+        trial_point_of(&want, &v[i]);
+        CHECK_STR(p->question_id, want.question_id);
+        CHECK_STR(p->axes, want.axes);
+        CHECK(!trial_point_cmp(p, &want));
+        CHECK_INT(p->outcome, want.outcome);
+        CHECK_INT(p->cut, want.cut);
+        CHECK_INT(p->reused, want.reused);
+        CHECK_NEAR(p->realized_depth, want.realized_depth, 1e-12);
+        CHECK_INT(p->realized_length, want.realized_length);
+        CHECK_INT(p->usage_prompt_tokens, want.usage_prompt_tokens);
+        CHECK_INT(p->gold_offset, want.gold_offset);
+        CHECK_INT(p->completion_tokens, want.completion_tokens);
+        CHECK_INT(p->reasoning_tokens, want.reasoning_tokens);
+        CHECK_INT(p->cache_n, want.cache_n);
+        CHECK_INT(p->prompt_n, want.prompt_n);
+        CHECK_INT(p->cached_tokens, want.cached_tokens);
+        /* one copy of each string per set */
+        CHECK(i == 0 || strcmp(p->question_id, ps.v[i - 1].question_id) ||
+              p->question_id == ps.v[i - 1].question_id);
+    }
+    CHECK_INT(store_trial_answer(st, "r", &k, &answer), 0);
+    CHECK_STR(answer, "the answer of q1 at 50%");
+    free(answer);
+    k.axes = "";
+    CHECK_INT(store_trial_answer(st, "r", &k, &answer), 1); /* q1 at 50% has needles=2 only */
+    CHECK(answer == NULL);
+    CHECK_INT(store_trial_answer(st, "nope", &k, &answer), 1);
+    trial_point_set_release(&ps);
+    CHECK_INT(store_points_load(st, "nope", &ps), 1);
+    trial_point_set_release(&ps);
+    store_trials_free(v, n);
+    store_close(st);
+}
+
 static void test_trial_put_validation(void)
 {
     struct store *st = fresh_store("valid.db");
@@ -1891,6 +1970,7 @@ int main(int argc, char **argv)
     RUN(test_runs_create_get_list);
     RUN(test_secrets_refused);
     RUN(test_trial_roundtrip);
+    RUN(test_points_and_answers);
     RUN(test_trial_put_validation);
     RUN(test_upsert_no_duplicates);
     RUN(test_done_set);
