@@ -844,19 +844,35 @@ static int check_resume(struct run_ctx *c)
  * rescore need no --dataset. Read again from the file, and kept only if it is still
  * the content the run loaded.
  */
+static int golden_block(const void *block, size_t len, void *data)
+{
+    return store_golden_write(data, block, len) ? 1 : 0;
+}
+
 static int keep_golden_set(struct run_ctx *c)
 {
-    struct strbuf text = STRBUF_INIT;
-    char sha[SHA256_HEX_LEN + 1];
-    int rc = 0;
-    if (dataset_read_text(c->o.dataset, &text, sha) < 0 || strcmp(sha, c->gs.sha256)) {
-        warning("run: %s changed while the run started: its golden set is not kept in the store",
-                c->o.dataset);
-    } else {
-        rc = store_golden_put(c->st, sha, text.buf, text.len);
-    }
-    strbuf_release(&text);
-    return rc;
+    struct store_golden_writer *w;
+    char sha[SHA256_HEX_LEN + 1], again[SHA256_HEX_LEN + 1];
+    size_t size, written;
+    int rc;
+    /*
+     * Streamed twice (its length and hash, then into the store's blob): a golden set of tens
+     * of MB is never held in memory (it was, twice: the file's text and SQLite's record).
+     */
+    if (dataset_text_each(c->o.dataset, NULL, NULL, sha, &size) < 0 || strcmp(sha, c->gs.sha256))
+        goto changed;
+    rc = store_golden_begin(c->st, sha, size, &w);
+    if (rc)
+        return rc < 0 ? -1 : 0; /* kept already */
+    rc = dataset_text_each(c->o.dataset, golden_block, w, again, &written);
+    if (store_golden_end(w, !rc && written == size && !strcmp(again, sha)) < 0)
+        return -1;
+    if (!rc && written == size && !strcmp(again, sha))
+        return 0;
+changed:
+    warning("run: %s changed while the run started: its golden set is not kept in the store",
+            c->o.dataset);
+    return 0;
 }
 
 /* The run row, its lock, status running and the served model, committed. */

@@ -822,16 +822,18 @@ int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf
     return golden_set_read(gs, &r, name);
 }
 
-int dataset_read_text(const char *spec, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1])
+int dataset_text_each(const char *spec, dataset_block_fn fn, void *data,
+                      char sha256[SHA256_HEX_LEN + 1], size_t *size)
 {
     struct sha256_ctx sha;
     struct strbuf resolved = STRBUF_INIT;
     const char *path;
     gzFile gz;
     char buf[64 * 1024];
-    int got;
+    int got, r = 0;
     dataset_resolve(spec, &resolved);
     path = resolved.buf;
+    *size = 0;
     errno = 0;
     gz = gzopen(path, "rb");
     if (!gz) {
@@ -840,24 +842,39 @@ int dataset_read_text(const char *spec, struct strbuf *out, char sha256[SHA256_H
         return -1;
     }
     sha256_init(&sha);
-    strbuf_reset(out);
-    while ((got = gzread(gz, buf, sizeof(buf))) > 0) {
-        strbuf_add(out, buf, (size_t)got);
+    while (!r && (got = gzread(gz, buf, sizeof(buf))) > 0) {
         sha256_update(&sha, buf, (size_t)got);
+        *size += (size_t)got;
+        if (fn)
+            r = fn(buf, (size_t)got, data);
     }
-    if (got < 0) {
+    if (!r && got < 0) {
         int zerr;
         const char *msg = gzerror(gz, &zerr);
         error("%s: read error: %s", path, zerr == Z_ERRNO ? strerror(errno) : msg);
-        gzclose(gz);
-        sha256_release(&sha);
-        strbuf_release(&resolved);
-        return -1;
+        r = -1;
     }
     gzclose(gz);
     strbuf_release(&resolved);
+    if (r) {
+        sha256_release(&sha);
+        return r;
+    }
     sha256_final_hex(&sha, sha256);
     return 0;
+}
+
+static int add_block(const void *block, size_t len, void *data)
+{
+    strbuf_add(data, block, len);
+    return 0;
+}
+
+int dataset_read_text(const char *spec, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1])
+{
+    size_t size;
+    strbuf_reset(out);
+    return dataset_text_each(spec, add_block, out, sha256, &size);
 }
 
 /* Closes r (opened by the caller) whatever happens. */

@@ -146,6 +146,15 @@ int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf
  * gs->sha256). Returns 0, or -1 after printing an error naming the file.
  */
 int dataset_read_text(const char *path, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1]);
+/*
+ * The same content streamed: fn (may be NULL) gets it in blocks of up to 64 KiB, in order;
+ * *size is its length and sha256 its hash as above. Nothing is held: a 40 MB golden set
+ * costs 64 KiB. Returns 0, -1 after printing an error naming the file, or fn's non-zero
+ * return (which stops the read).
+ */
+typedef int (*dataset_block_fn)(const void *block, size_t len, void *data);
+int dataset_text_each(const char *path, dataset_block_fn fn, void *data,
+                      char sha256[SHA256_HEX_LEN + 1], size_t *size);
 void golden_set_release(struct golden_set *gs);
 /*
  * When load excluded hard negatives (dropped_negatives), appends one line

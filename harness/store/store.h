@@ -440,6 +440,19 @@ int store_golden_put(struct store *st, const char *sha256, const char *content, 
  */
 int store_golden_get(struct store *st, const char *sha256, char **content, size_t *len);
 
+/*
+ * A golden set kept without holding it in memory: store_golden_begin() opens a transaction
+ * and a blob of size bytes under sha256 (returns 1 when the store already keeps that set:
+ * nothing to write; 0 with *w open; -1 on error), store_golden_write() appends to it in
+ * order, store_golden_end() commits when ok and everything was written, else rolls back
+ * (nothing of it kept). A kill in between leaves no partial set. Returns 0 or -1.
+ */
+struct store_golden_writer;
+int store_golden_begin(struct store *st, const char *sha256, size_t size,
+                       struct store_golden_writer **w);
+int store_golden_write(struct store_golden_writer *w, const void *data, size_t len);
+int store_golden_end(struct store_golden_writer *w, int ok);
+
 /* ---- dipmap gate's rounds (store_gate.c) ----------------------------------- */
 
 struct strvec;

@@ -5,6 +5,7 @@
  */
 #include "store/store.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -638,6 +639,91 @@ int store_golden_put(struct store *st, const char *sha256, const char *content, 
     store_bind_text(s, 1, sha256);
     sqlite3_bind_blob64(s, 2, content, len, SQLITE_STATIC);
     return store_stmt_done(st, s, "cannot store the golden set");
+}
+
+struct store_golden_writer {
+    struct store *st;
+    sqlite3_blob *blob;
+    size_t size, off;
+    int failed;
+};
+
+int store_golden_begin(struct store *st, const char *sha256, size_t size,
+                       struct store_golden_writer **w)
+{
+    static const char *const has = "SELECT 1 FROM golden_sets WHERE sha256 = ?1";
+    static const char *const put =
+        "INSERT INTO golden_sets (sha256, content) VALUES (?1, zeroblob(?2))";
+    sqlite3_stmt *s = NULL;
+    sqlite3_blob *blob = NULL;
+    int rc;
+    *w = NULL;
+    if (store_need_writable(st))
+        return -1;
+    if (size > (size_t)INT_MAX)
+        return error("%s: a golden set of %zu bytes is past what one SQLite value holds",
+                     store_path(st), size);
+    if (store_txn_begin(st))
+        return -1;
+    if (sqlite3_prepare_v2(st->db, has, -1, &s, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    s = NULL;
+    if (rc == SQLITE_ROW) {
+        store_txn_rollback(st);
+        return 1;
+    }
+    if (rc != SQLITE_DONE || sqlite3_prepare_v2(st->db, put, -1, &s, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)size);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    s = NULL;
+    if (rc != SQLITE_DONE ||
+        sqlite3_blob_open(st->db, "main", "golden_sets", "content",
+                          sqlite3_last_insert_rowid(st->db), 1, &blob) != SQLITE_OK)
+        goto fail;
+    *w = xcalloc(1, sizeof(**w));
+    (*w)->st = st;
+    (*w)->blob = blob;
+    (*w)->size = size;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    sqlite3_blob_close(blob);
+    rc = store_db_error(st, "cannot store the golden set");
+    store_txn_rollback(st);
+    return rc;
+}
+
+int store_golden_write(struct store_golden_writer *w, const void *data, size_t len)
+{
+    if (w->failed || len > w->size - w->off ||
+        sqlite3_blob_write(w->blob, data, (int)len, (int)w->off) != SQLITE_OK) {
+        w->failed = 1;
+        return -1;
+    }
+    w->off += len;
+    return 0;
+}
+
+int store_golden_end(struct store_golden_writer *w, int ok)
+{
+    struct store *st = w->st;
+    int rc = 0;
+    ok = ok && !w->failed && w->off == w->size;
+    if (sqlite3_blob_close(w->blob) != SQLITE_OK)
+        ok = 0;
+    free(w);
+    if (ok && store_txn_commit(st) == 0)
+        return 0;
+    if (ok)
+        rc = -1; /* the commit failed (printed) */
+    store_txn_rollback(st);
+    return rc;
 }
 
 int store_golden_get(struct store *st, const char *sha256, char **content, size_t *len)

@@ -1120,6 +1120,46 @@ static void test_points_and_answers(void)
     store_close(st);
 }
 
+/*
+ * A golden set written in pieces (store_golden_begin/write/end): the content read back whole;
+ * a set already kept is not written again; a set left short, or ended not ok, keeps nothing.
+ */
+static void test_golden_streamed(void)
+{
+    struct store *st = fresh_store("golden.db");
+    struct store_golden_writer *w = NULL;
+    char *content = NULL;
+    size_t len = 0;
+    const char *text = "{\"id\": \"q1\"}\n{\"id\": \"q2\"}\n";
+    size_t n = strlen(text);
+
+    CHECK_INT(store_golden_begin(st, "aa", n, &w), 0);
+    CHECK_INT(store_golden_write(w, text, 5), 0);
+    CHECK_INT(store_golden_write(w, text + 5, n - 5), 0);
+    CHECK_INT(store_golden_write(w, "x", 1), -1); /* past the size given */
+    CHECK_INT(store_golden_end(w, 1), 0);         /* a failed write: rolled back */
+    CHECK_INT(store_golden_get(st, "aa", &content, &len), 0);
+    CHECK_INT(store_golden_begin(st, "aa", n, &w), 0);
+    CHECK_INT(store_golden_write(w, text, n), 0);
+    CHECK_INT(store_golden_end(w, 1), 0);
+    CHECK_INT(store_golden_get(st, "aa", &content, &len), 1);
+    CHECK_INT(len, n);
+    CHECK(content && !memcmp(content, text, n));
+    free(content);
+    CHECK_INT(store_golden_begin(st, "aa", n, &w), 1); /* kept already */
+    CHECK(w == NULL);
+    /* short, then ended not ok: nothing kept under either name */
+    CHECK_INT(store_golden_begin(st, "bb", n, &w), 0);
+    CHECK_INT(store_golden_write(w, text, n - 1), 0);
+    CHECK_INT(store_golden_end(w, 1), 0);
+    CHECK_INT(store_golden_get(st, "bb", &content, &len), 0);
+    CHECK_INT(store_golden_begin(st, "cc", n, &w), 0);
+    CHECK_INT(store_golden_write(w, text, n), 0);
+    CHECK_INT(store_golden_end(w, 0), 0);
+    CHECK_INT(store_golden_get(st, "cc", &content, &len), 0);
+    store_close(st);
+}
+
 static void test_trial_put_validation(void)
 {
     struct store *st = fresh_store("valid.db");
@@ -1971,6 +2011,7 @@ int main(int argc, char **argv)
     RUN(test_secrets_refused);
     RUN(test_trial_roundtrip);
     RUN(test_points_and_answers);
+    RUN(test_golden_streamed);
     RUN(test_trial_put_validation);
     RUN(test_upsert_no_duplicates);
     RUN(test_done_set);
