@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "run/axes.h"
-#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include "base/banned.h"
@@ -108,47 +107,20 @@ struct trial_point *trial_points_of(const struct trial_result *t, size_t n)
     return v;
 }
 
-static int str_eq(const void *key, size_t entry, const void *data)
-{
-    const struct trial_point_set *s = data;
-    return !strcmp(key, s->str[entry]);
-}
-
-/* s's copy of str (NULL stays NULL). */
-static const char *set_string(struct trial_point_set *s, const char *str)
-{
-    uint64_t h;
-    size_t e;
-    if (!str)
-        return NULL;
-    h = fnv64_str(FNV64_INIT, str);
-    e = hashmap_find(&s->str_map, h, str, str_eq, s);
-    if (e != HASHMAP_NONE)
-        return s->str[e];
-    ALLOC_GROW(s->str, s->str_nr + 1, s->str_alloc);
-    s->str[s->str_nr] = xstrdup(str);
-    hashmap_put(&s->str_map, h, str, s->str_nr, str_eq, s);
-    return s->str[s->str_nr++];
-}
-
 void trial_point_set_add(struct trial_point_set *s, const struct trial_result *t)
 {
     struct trial_point *p;
     ALLOC_GROW(s->v, s->nr + 1, s->alloc);
     p = &s->v[s->nr++];
     trial_point_of(p, t);
-    p->question_id = set_string(s, t->question_id);
-    p->axes = set_string(s, t->axes);
+    p->question_id = strpool_intern(&s->str, t->question_id);
+    p->axes = strpool_intern(&s->str, t->axes);
 }
 
 void trial_point_set_release(struct trial_point_set *s)
 {
-    size_t i;
-    for (i = 0; i < s->str_nr; i++)
-        free(s->str[i]);
-    free(s->str);
+    strpool_clear(&s->str);
     free(s->v);
-    hashmap_clear(&s->str_map);
     memset(s, 0, sizeof(*s));
 }
 

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "base/hashmap.h"
+#include "base/strpool.h"
 #include "base/sha256.h"
 
 /*
@@ -157,13 +157,11 @@ int trial_point_cmp_ptr(const void *a, const void *b);
 struct trial_point_set {
     struct trial_point *v;
     size_t nr, alloc;
-    char **str; /* owned: the distinct strings */
-    size_t str_nr, str_alloc;
-    struct hashmap str_map;
+    struct strpool str; /* the distinct strings the points borrow */
 };
 #define TRIAL_POINT_SET_INIT                                                                       \
     {                                                                                              \
-        NULL, 0, 0, NULL, 0, 0, HASHMAP_INIT                                                       \
+        NULL, 0, 0, STRPOOL_INIT                                                                   \
     }
 /* Append the point of t; its strings are copied into the set once. */
 void trial_point_set_add(struct trial_point_set *s, const struct trial_result *t);

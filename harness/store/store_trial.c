@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/usage.h"
+#include "base/strpool.h"
 #include "base/xalloc.h"
 #include "base/hash.h"
 #include "base/hashmap.h"
@@ -387,18 +388,22 @@ void store_trials_free(struct trial_result *v, size_t nr)
 /* ---- done set ------------------------------------------------------------ */
 
 struct done_entry {
-    char *qid;  /* owned */
-    char *axes; /* owned; "" for none */
+    const char *qid;  /* in the set's pool */
+    const char *axes; /* in the set's pool; "" for none */
     long length;
     int depth_bp;
     int repeat;
 };
 
-/* The finished trials, found by base/hashmap.h. */
+/*
+ * The finished trials, found by base/hashmap.h; ids and axes kept once (a resumed run of a
+ * million trials: 32 bytes and a slot per trial, not two strings each).
+ */
 struct store_done_set {
     struct done_entry *e;
     size_t nr, alloc;
     struct hashmap map;
+    struct strpool str;
 };
 
 static uint64_t key_hash(const struct trial_key *k)
@@ -419,23 +424,19 @@ static int done_entry_is(const void *key, size_t entry, const void *set)
            !strcmp(e->qid, k->question_id) && !strcmp(e->axes, axes_or_empty(k->axes));
 }
 
-/* Takes qid and axes (malloc'd; axes NULL is ""); a key already there frees them. */
-static void done_add(struct store_done_set *s, char *qid, long length, int depth, int repeat,
-                     char *axes)
+/* qid and axes (axes NULL is "") are copied into the set's pool; a key already there is kept. */
+static void done_add(struct store_done_set *s, const char *qid, long length, int depth, int repeat,
+                     const char *axes)
 {
     struct trial_key k;
     ALLOC_GROW(s->e, s->nr + 1, s->alloc);
-    k.question_id = s->e[s->nr].qid = qid;
+    k.question_id = s->e[s->nr].qid = strpool_intern(&s->str, qid ? qid : "");
     k.length = s->e[s->nr].length = length;
     k.depth_bp = s->e[s->nr].depth_bp = depth;
     k.repeat = s->e[s->nr].repeat = repeat;
-    k.axes = s->e[s->nr].axes = axes ? axes : xstrdup("");
-    if (hashmap_put(&s->map, key_hash(&k), &k, s->nr, done_entry_is, s) != HASHMAP_NONE) {
-        free(qid);
-        free((char *)k.axes);
-        return;
-    }
-    s->nr++;
+    k.axes = s->e[s->nr].axes = strpool_intern(&s->str, axes ? axes : "");
+    if (hashmap_put(&s->map, key_hash(&k), &k, s->nr, done_entry_is, s) == HASHMAP_NONE)
+        s->nr++;
 }
 
 struct store_done_set *store_done_set_load(struct store *st, const char *run, unsigned flags)
@@ -454,8 +455,9 @@ struct store_done_set *store_done_set_load(struct store *st, const char *run, un
     sqlite3_bind_int64(s, 1, id);
     sqlite3_bind_int(s, 2, (flags & STORE_DONE_KEEP_ERRORS) ? 1 : 0);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        done_add(set, store_col_text(s, 0), (long)sqlite3_column_int64(s, 1),
-                 sqlite3_column_int(s, 2), sqlite3_column_int(s, 3), store_col_text(s, 4));
+        done_add(set, (const char *)sqlite3_column_text(s, 0), (long)sqlite3_column_int64(s, 1),
+                 sqlite3_column_int(s, 2), sqlite3_column_int(s, 3),
+                 (const char *)sqlite3_column_text(s, 4));
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
         store_db_error(st, "cannot read finished trials");
@@ -479,15 +481,11 @@ size_t store_done_set_count(const struct store_done_set *s)
 
 void store_done_set_free(struct store_done_set *s)
 {
-    size_t i;
     if (!s)
         return;
-    for (i = 0; i < s->nr; i++) {
-        free(s->e[i].qid);
-        free(s->e[i].axes);
-    }
     free(s->e);
     hashmap_clear(&s->map);
+    strpool_clear(&s->str);
     free(s);
 }
 

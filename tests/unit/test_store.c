@@ -1083,7 +1083,7 @@ static void test_points_and_answers(void)
     CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
     CHECK_INT(store_points_load(st, "r", &ps), 0);
     CHECK_INT(ps.nr, n);
-    CHECK_INT(ps.str_nr, 5); /* q0 q1 q2, "needles=2", "" */
+    CHECK_INT(ps.str.nr, 5); /* q0 q1 q2, "needles=2", "" */
     for (i = 0; i < n && i < ps.nr; i++) {
         struct trial_point want, *p = &ps.v[i];
         trial_point_of(&want, &v[i]);

@@ -11,6 +11,7 @@
 #include "base/base64.h"
 #include "base/hash.h"
 #include "base/hashmap.h"
+#include "base/strpool.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/proc.h"
@@ -91,6 +92,35 @@ static int word_is(const void *key, size_t entry, const void *words)
  * absent keys are HASHMAP_NONE, and equal hashes of different keys (all hashed to 7 here)
  * are told apart by the caller's comparison.
  */
+/* One copy per distinct string: equal strings the same pointer, across a table grown past 1000. */
+static void test_strpool(void)
+{
+    struct strpool p = STRPOOL_INIT;
+    const char *a = strpool_intern(&p, "q1"), *first[2000];
+    char buf[16];
+    int i, same = 1;
+    CHECK_STR(a, "q1");
+    CHECK(strpool_intern(&p, "q1") == a);
+    CHECK(strpool_intern(&p, "q2") != a);
+    CHECK(strpool_intern(&p, NULL) == NULL);
+    CHECK(strpool_intern(&p, "") != NULL);
+    for (i = 0; i < 2000; i++) {
+        snprintf(buf, sizeof(buf), "id-%d", i);
+        first[i] = strpool_intern(&p, buf);
+    }
+    for (i = 0; i < 2000; i++) {
+        snprintf(buf, sizeof(buf), "id-%d", i);
+        same &= strpool_intern(&p, buf) == first[i] && !strcmp(first[i], buf);
+    }
+    CHECK(same);
+    CHECK_INT(p.nr, 2003);
+    CHECK(strpool_intern(&p, "q1") == a);
+    strpool_clear(&p);
+    CHECK_INT(p.nr, 0);
+    CHECK_STR(strpool_intern(&p, "again"), "again");
+    strpool_clear(&p);
+}
+
 static void test_hashmap(void)
 {
     struct hashmap m = HASHMAP_INIT, same = HASHMAP_INIT;
@@ -568,6 +598,7 @@ int main(void)
     RUN(test_base64);
     RUN(test_fnv64);
     RUN(test_hashmap);
+    RUN(test_strpool);
     RUN(test_utc_clocks);
     RUN(test_rng_shuffle);
     return TEST_EXIT();
