@@ -11,10 +11,8 @@
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "cmd/builtin.h"
-#include "base/num.h"
 #include "base/opt.h"
 #include "run/batch.h"
 #include "run/run_identity.h"
@@ -551,46 +549,8 @@ static int load_inputs(struct run_ctx *c)
     c->spec.controls = c->controls;
     c->spec.axes = c->axes;
     c->spec.axes_nr = c->axes_nr;
-    for (i = 0; i < c->axes_nr; i++)
-        for (size_t v = 0; !strcmp(c->axes[i].name, "needles") && v < c->axes[i].values_nr; v++)
-            for (size_t q = 0; q < c->gs.nr; q++) {
-                unsigned long k = 0;
-                (void)parse_ulong(c->axes[i].values[v], &k);
-                if (c->gs.q[q].gold_nr < k) {
-                    error("%s:%ld: question %s has %zu gold chunk%s; --needles %lu needs as "
-                          "many (each with a \"value\")",
-                          c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr,
-                          c->gs.q[q].gold_nr == 1 ? "" : "s", k);
-                    return -1;
-                }
-            }
-    for (i = 0; i < c->axes_nr; i++)
-        for (size_t v = 0; !strcmp(c->axes[i].name, "question-at") && v < c->axes[i].values_nr;
-             v++) {
-            const char *missing = prompt_question_at_check(&c->tpl, c->axes[i].values[v]);
-            if (missing) {
-                error("run: --question-at %s: template %s has no line with {question} %s "
-                      "{documents} in [user] (the question slots; prompts/qa-both.txt has both)",
-                      c->axes[i].values[v], c->tpl_path.buf, missing);
-                return -1;
-            }
-        }
-    for (i = 0; i < c->axes_nr; i++)
-        for (size_t q = 0; !strcmp(c->axes[i].name, "hops") && q < c->gs.nr; q++)
-            if (c->gs.q[q].gold_nr < 2) {
-                error("%s:%ld: \"gold\": question %s has %zu gold chunk; --hops 2 needs two "
-                      "(needle A, then needle B)",
-                      c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr);
-                return -1;
-            }
-    for (i = 0; i < c->axes_nr; i++)
-        for (size_t v = 0; !strcmp(c->axes[i].name, "layout") && v < c->axes[i].values_nr; v++)
-            if (c->o.completions && strcmp(c->axes[i].values[v], "documents")) {
-                error("run: --layout %s needs chat requests: its turns are messages, which "
-                      "--completions cannot send",
-                      c->axes[i].values[v]);
-                return -1;
-            }
+    if (run_checks_axes(c) < 0)
+        return -1;
     strbuf_reset(&c->err);
     if (plan_build(&c->plan, &c->gs, &c->spec, &c->err) < 0) {
         error("run: %s", c->err.buf);
@@ -955,45 +915,6 @@ static int load_reuse(struct run_ctx *c)
 }
 
 /*
- * --schedule (default cache when the preflight says the server caches prefixes, else plan),
- * the hints the server understands (llama.cpp id_slot, OpenAI prompt_cache_key) and how
- * --no-cache-reuse forbids reuse there.
- */
-static void schedule_settings(struct run_ctx *c, struct runner_config *rc)
-{
-    enum client_server_kind kind = c->pinfo.kind;
-    char slots[96] = "";
-    rc->schedule = c->o.schedule                                        ? c->schedule
-                   : c->pinfo.prefix_cache == 1 && !c->o.no_cache_reuse ? RUNNER_SCHEDULE_CACHE
-                                                                        : RUNNER_SCHEDULE_PLAN;
-    c->schedule = rc->schedule;
-    if (rc->schedule == RUNNER_SCHEDULE_CACHE) {
-        if (kind == CLIENT_SERVER_LLAMACPP && c->pinfo.slots > 0 &&
-            client_endpoint_count(c->client) == 1)
-            rc->id_slots = c->pinfo.slots;
-        rc->cache_keys = kind == CLIENT_SERVER_OPENAI;
-    }
-    if (c->o.no_cache_reuse)
-        rc->no_reuse = kind == CLIENT_SERVER_LLAMACPP ? RUNNER_REUSE_CACHE_PROMPT
-                       : kind == CLIENT_SERVER_VLLM   ? RUNNER_REUSE_SALT
-                                                      : RUNNER_REUSE_NONCE;
-    rc->price_cached_in = c->o.price_cached_in;
-    if (rc->id_slots && rc->concurrency > rc->id_slots)
-        snprintf(slots, sizeof(slots), "; one request per slot in flight: %d of --concurrency %d",
-                 runner_id_slots_used(rc->id_slots, rc->concurrency), rc->concurrency);
-    fprintf(stderr, "schedule: %s (server %s%s)%s%s%s\n", runner_schedule_name(rc->schedule),
-            client_server_kind_name(kind),
-            c->pinfo.prefix_cache == 1   ? ", caches prompt prefixes"
-            : c->pinfo.prefix_cache == 0 ? ", no prefix cache"
-                                         : "",
-            rc->id_slots ? ", groups pinned to llama.cpp slots" : "", slots,
-            rc->no_reuse == RUNNER_REUSE_CACHE_PROMPT ? "; no cache reuse: cache_prompt false"
-            : rc->no_reuse == RUNNER_REUSE_SALT       ? "; no cache reuse: cache_salt per request"
-            : rc->no_reuse == RUNNER_REUSE_NONCE      ? "; no cache reuse: a unique first line"
-                                                      : "");
-}
-
-/*
  * llama-server answers HTTP on -np + 4 threads unless started with --threads-http (its
  * default: max(np + 4, cores - 1)), a thread per keep-alive connection: a connection beyond
  * them can wait until another's 5 s keep-alive lapses (measured: -np 2, --concurrency 8,
@@ -1068,58 +989,8 @@ static int execute(struct run_ctx *c)
                 c->spent_before, c->o.max_cost);
     }
 
-    runner_config_init(&rc);
-    rc.run_name = c->run_name;
-    rc.reuse = c->reuse;
-    rc.gs = &c->gs;
-    rc.plan = &c->plan;
-    rc.scorers = c->scorers;
-    rc.builder = c->builder;
-    {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        rc.build_threads = ncpu > 2 ? (ncpu > 5 ? 4 : (int)ncpu - 1) : 1;
-        /*
-         * Counting on the server waits on the network, not the CPU: one builder
-         * per request in flight (up to the client's counting handles), so
-         * prompts are ready while the window is full.
-         */
-        if (tokenizer_is_remote(c->tk))
-            rc.build_threads = c->o.concurrency < 8 ? (int)c->o.concurrency : 8;
-        rc.tokenizer = c->tk;
-        rc.tmpl = &c->tpl;
-        rc.haystack = c->have_hay ? &c->hay : NULL;
-    }
-    rc.client = c->client;
-    rc.store = c->st;
-    rc.done = c->done;
-    rc.seed = (unsigned long)c->o.seed;
-    rc.max_tokens = c->o.max_tokens;
-    rc.chat = !c->o.completions;
-    rc.overhead = c->overhead;
-    rc.turn_cost = c->turn_cost;
-    rc.mismatch_stop = !c->o.allow_mismatch;
-    rc.mismatch_warned = c->mismatch_warned;
-    rc.store_prompts = c->o.store_prompts;
-    rc.probe_first = c->pinfo.model_listed != 1;
-    rc.server_context = c->pinfo.context;
-    rc.concurrency = (int)c->o.concurrency;
-    rc.rpm = (double)c->o.rpm;
-    rc.tpm = (double)c->o.tpm;
-    rc.max_attempts = (int)c->o.max_attempts;
-    rc.backoff_base_ms = c->o.retry_base_ms;
-    rc.max_error_rate = c->o.max_error_rate;
-    rc.max_cost = c->o.max_cost;
-    if (c->o.max_cost > 0)
-        /* nothing left: a tiny positive budget stops before the first request */
-        rc.max_cost =
-            c->o.max_cost - c->spent_before > 1e-9 ? c->o.max_cost - c->spent_before : 1e-9;
-    rc.price_in = c->o.price_in;
-    rc.price_out = c->o.price_out;
-    rc.drain_seconds = c->o.drain_seconds;
-    rc.progress = c->progress;
-    rc.progress_interval = c->o.progress_interval;
-    rc.jitter_seed = (uint64_t)c->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)getpid();
-    schedule_settings(c, &rc);
+    rc = run_config_runner(c);
+    run_config_schedule(c, &rc);
     llama_connections(c);
     /* the schedule joins the run's record when this invocation has trials to send */
     if (store_done_set_count(c->done) < c->plan.nr &&

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "base/escape.h"
+#include "base/num.h"
 #include "client/overhead.h"
 #include "run/axes.h"
 
-#include "base/usage.h"
 #include "run/run_cmd.h"
 
 #include "base/banned.h"
@@ -58,6 +58,58 @@ int run_checks_context(struct run_ctx *c)
             "those trials will be recorded as overflow",
             bad.buf, c->o.max_tokens, ctx);
     strbuf_release(&bad);
+    return 0;
+}
+
+/*
+ * The named axes against the inputs: --needles N and --hops 2 need that many gold chunks in
+ * every question, --question-at a template with the question's slots, --layout other than
+ * documents chat requests.
+ */
+int run_checks_axes(struct run_ctx *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "needles") && v < c->axes[i].values_nr; v++)
+            for (size_t q = 0; q < c->gs.nr; q++) {
+                unsigned long k = 0;
+                (void)parse_ulong(c->axes[i].values[v], &k);
+                if (c->gs.q[q].gold_nr < k) {
+                    error("%s:%ld: question %s has %zu gold chunk%s; --needles %lu needs as "
+                          "many (each with a \"value\")",
+                          c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr,
+                          c->gs.q[q].gold_nr == 1 ? "" : "s", k);
+                    return -1;
+                }
+            }
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "question-at") && v < c->axes[i].values_nr;
+             v++) {
+            const char *missing = prompt_question_at_check(&c->tpl, c->axes[i].values[v]);
+            if (missing) {
+                error("run: --question-at %s: template %s has no line with {question} %s "
+                      "{documents} in [user] (the question slots; prompts/qa-both.txt has both)",
+                      c->axes[i].values[v], c->tpl_path.buf, missing);
+                return -1;
+            }
+        }
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t q = 0; !strcmp(c->axes[i].name, "hops") && q < c->gs.nr; q++)
+            if (c->gs.q[q].gold_nr < 2) {
+                error("%s:%ld: \"gold\": question %s has %zu gold chunk; --hops 2 needs two "
+                      "(needle A, then needle B)",
+                      c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr);
+                return -1;
+            }
+    for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "layout") && v < c->axes[i].values_nr; v++)
+            if (c->o.completions && strcmp(c->axes[i].values[v], "documents")) {
+                error("run: --layout %s needs chat requests: its turns are messages, which "
+                      "--completions cannot send",
+                      c->axes[i].values[v]);
+                return -1;
+            }
     return 0;
 }
 

@@ -5,7 +5,7 @@
  * The private header of `dipmap run` (cmd/cmd_run.c), shared with the modules that
  * hold its logic where the unit tests can link it: struct run_opts (the options as
  * given), struct run_ctx (everything one run holds between its phases) and the phases
- * kept in run_options.c, run_ctx.c, run_checks.c, dry_run.c and resume_hint.c.
+ * kept in run_options.c, run_ctx.c, run_checks.c, run_config.c, dry_run.c and resume_hint.c.
  */
 
 #include <pthread.h>
@@ -160,14 +160,26 @@ enum run_status run_ctx_end_status(const struct runner_result *res, int *ret, in
 
 /*
  * run_checks.c, the checks before the first trial; each returns 0, or -1 after error() (the
- * exit code in c->ret). run_checks_context(): every length plus --max-tokens fits the
+ * exit code in c->ret). run_checks_axes(): the named axes against the golden set, the
+ * template and the request kind (needles and hops need gold chunks, question-at its slots,
+ * a layout chat requests); run_checks_context(): every length plus --max-tokens fits the
  * server's context (c->pinfo); run_checks_overhead(): the tokens the server adds per request
  * and per turn pair measured (c->overhead, c->turn_cost; c->want's settings updated);
  * run_checks_lengths(): the first prompt of every planned length can be built.
  */
+int run_checks_axes(struct run_ctx *c);
 int run_checks_context(struct run_ctx *c);
 int run_checks_overhead(struct run_ctx *c);
 int run_checks_lengths(struct run_ctx *c);
+
+/*
+ * run_config.c: run_config_runner() is the runner's configuration for c's run (pointers into
+ * c: c outlives the runner); run_config_schedule() sets rc's send order (--schedule, else
+ * cache when the server caches prefixes and reuse is allowed, else plan), llama.cpp slots and
+ * prompt_cache_key hints, the no-reuse mode for the server kind, and says so on stderr.
+ */
+struct runner_config run_config_runner(struct run_ctx *c);
+void run_config_schedule(struct run_ctx *c, struct runner_config *rc);
 
 /*
  * dry_run.c: the --dry-run text appended to out, for the command to print. *usd is the
