@@ -799,16 +799,17 @@ static int check_resume(struct run_ctx *c)
     return 0;
 }
 
-/*
- * The golden set goes into the store (once per store, by its sha256), so report and
- * rescore need no --dataset. Read again from the file, and kept only if it is still
- * the content the run loaded.
- */
+/* One block of the golden set's text into the store's blob (dataset_text_each()'s callback). */
 static int golden_block(const void *block, size_t len, void *data)
 {
     return store_golden_write(data, block, len) ? 1 : 0;
 }
 
+/*
+ * The golden set goes into the store (once per store, by its sha256), so report and
+ * rescore need no --dataset. Read again from the file, and kept only if it is still
+ * the content the run loaded.
+ */
 static int keep_golden_set(struct run_ctx *c)
 {
     struct store_golden_writer *w;
