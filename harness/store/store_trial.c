@@ -159,15 +159,46 @@ size_t store_pending(const struct store *st)
     return st->nops;
 }
 
-static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
+/*
+ * Row s (the columns of S_TRIAL_SELECT) into t. texts: also its strings and digests
+ * (malloc'd, owned by t); without, t's strings stay NULL (what trial points read of a row:
+ * no answer, reasoning or error is copied).
+ */
+static void trial_from_row(sqlite3_stmt *s, struct trial_result *t, int texts)
 {
     const unsigned char *sha;
+    const char *name;
     enum trial_outcome o;
     trial_result_init(t);
-    t->question_id = store_col_text(s, 0);
     t->length = (long)sqlite3_column_int64(s, 1);
     t->depth_bp = sqlite3_column_int(s, 2);
     t->repeat = sqlite3_column_int(s, 3);
+    t->realized_length = (long)sqlite3_column_int64(s, 5);
+    t->usage_prompt_tokens = (long)sqlite3_column_int64(s, 6);
+    t->realized_depth = store_col_real_nan(s, 7);
+    t->gold_offset = (long)sqlite3_column_int64(s, 8);
+    name = (const char *)sqlite3_column_text(s, 9);
+    t->outcome = !name || outcome_parse(name, &o) ? OUTCOME_ERROR : o;
+    t->http_status = sqlite3_column_int(s, 10);
+    t->attempts = sqlite3_column_int(s, 11);
+    t->latency_ms = store_col_real_nan(s, 12);
+    t->completion_tokens = (long)sqlite3_column_int64(s, 13);
+    t->score = store_col_real_nan(s, 17);
+    t->finished_at = store_col_time(s, 19);
+    t->cut = sqlite3_column_int(s, 20) != 0;
+    t->reasoning_tokens =
+        sqlite3_column_type(s, 21) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 21);
+    t->reasoning_chars = (long)sqlite3_column_int64(s, 22);
+    t->cache_n = sqlite3_column_type(s, 25) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 25);
+    t->prompt_n =
+        sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
+    t->prompt_ms = sqlite3_column_type(s, 27) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 27);
+    t->cached_tokens =
+        sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
+    t->sent_at = sqlite3_column_type(s, 29) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 29);
+    if (!texts)
+        return;
+    t->question_id = store_col_text(s, 0);
     sha = sqlite3_column_text(s, 4);
     if (sha) {
         size_t n = strlen((const char *)sha);
@@ -176,36 +207,14 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t)
         memcpy(t->prompt_sha256, sha, n);
         t->prompt_sha256[n] = '\0';
     }
-    t->realized_length = (long)sqlite3_column_int64(s, 5);
-    t->usage_prompt_tokens = (long)sqlite3_column_int64(s, 6);
-    t->realized_depth = store_col_real_nan(s, 7);
-    t->gold_offset = (long)sqlite3_column_int64(s, 8);
-    t->outcome = outcome_parse((const char *)sqlite3_column_text(s, 9), &o) ? OUTCOME_ERROR : o;
-    t->http_status = sqlite3_column_int(s, 10);
-    t->attempts = sqlite3_column_int(s, 11);
-    t->latency_ms = store_col_real_nan(s, 12);
-    t->completion_tokens = (long)sqlite3_column_int64(s, 13);
     t->finish_reason = store_col_text(s, 14);
     t->answer = store_col_text(s, 15);
     t->reasoning = store_col_text(s, 16);
-    t->score = store_col_real_nan(s, 17);
     t->error = store_col_text(s, 18);
-    t->finished_at = store_col_time(s, 19);
-    t->cut = sqlite3_column_int(s, 20) != 0;
-    t->reasoning_tokens =
-        sqlite3_column_type(s, 21) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 21);
-    t->reasoning_chars = (long)sqlite3_column_int64(s, 22);
     sha = sqlite3_column_text(s, 23);
     if (sha && strlen((const char *)sha) == SHA256_HEX_LEN)
         memcpy(t->request_sha256, sha, SHA256_HEX_LEN + 1);
     t->reused_from = store_col_text(s, 24);
-    t->cache_n = sqlite3_column_type(s, 25) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 25);
-    t->prompt_n =
-        sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
-    t->prompt_ms = sqlite3_column_type(s, 27) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 27);
-    t->cached_tokens =
-        sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
-    t->sent_at = sqlite3_column_type(s, 29) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 29);
     t->axes = store_col_text(s, 30);
 }
 
@@ -242,7 +251,7 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trial_result t;
         int r;
-        trial_from_row(s, &t);
+        trial_from_row(s, &t, 1);
         r = fn(&t, data);
         trial_result_release(&t);
         if (r) {
@@ -261,32 +270,6 @@ static const char *col_text_or_null(sqlite3_stmt *s, int col)
 {
     return sqlite3_column_type(s, col) == SQLITE_NULL ? NULL
                                                       : (const char *)sqlite3_column_text(s, col);
-}
-
-/* Only the columns a trial_point keeps, read as trial_from_row reads them, without copies. */
-static void point_from_row(sqlite3_stmt *s, struct trial_result *t)
-{
-    enum trial_outcome o;
-    const char *name;
-    trial_result_init(t);
-    t->length = (long)sqlite3_column_int64(s, 1);
-    t->depth_bp = sqlite3_column_int(s, 2);
-    t->repeat = sqlite3_column_int(s, 3);
-    t->realized_length = (long)sqlite3_column_int64(s, 5);
-    t->usage_prompt_tokens = (long)sqlite3_column_int64(s, 6);
-    t->realized_depth = store_col_real_nan(s, 7);
-    t->gold_offset = (long)sqlite3_column_int64(s, 8);
-    name = (const char *)sqlite3_column_text(s, 9);
-    t->outcome = !name || outcome_parse(name, &o) ? OUTCOME_ERROR : o;
-    t->completion_tokens = (long)sqlite3_column_int64(s, 13);
-    t->cut = sqlite3_column_int(s, 20) != 0;
-    t->reasoning_tokens =
-        sqlite3_column_type(s, 21) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 21);
-    t->cache_n = sqlite3_column_type(s, 25) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 25);
-    t->prompt_n =
-        sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
-    t->cached_tokens =
-        sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
 }
 
 /* A reused trial's point: reused_from non-NULL (its text is not kept). */
@@ -336,7 +319,7 @@ int store_points_load(struct store *st, const char *run, struct trial_point_set 
         return rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trial_result t;
-        point_from_row(s, &t);
+        trial_from_row(s, &t, 0);
         /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
         t.question_id = (char *)col_text_or_null(s, 0);
         t.axes = (char *)col_text_or_null(s, 30);
