@@ -176,7 +176,7 @@ test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BUILD)/tests/validate/gate_rates 
 test-asan:
 	$(MAKE) BUILD=$(BUILD)-asan SAN=1 test
 
-# The real llama-server family only (tests/cli/17xx-llama-*.sh, helpers in tests/llama/);
+# The real llama-server family only (tests/cli/99x-llama-*.sh, helpers in tests/llama/);
 # `make test` runs it too when LLAMA_SERVER is in the environment, and skips it otherwise.
 test-llama: build
 	@if [ -z "$(LLAMA_SERVER)" ]; then \
@@ -186,7 +186,7 @@ test-llama: build
 		tests/run.sh $(BUILD) $(abspath $(BIN)) -llama-
 
 # README's quoted demo output, its CPU time and reports/examples/, rewritten from a fresh demo
-# (test 1565 checks them against the program)
+# (test 067 checks them against the program)
 readme: build
 	@scripts/readme-quotes.sh $(abspath $(BIN)) --update
 
@@ -288,7 +288,7 @@ SCRIPT_FILES := scripts/demo.sh
 
 # build/docs/: dipmap.1, dipmap-COMMAND.1, completions/dipmap (bash), completions/_dipmap (zsh)
 # (remade every time, under a second: a stamp would keep pages of an older binary when the
-# binary is given as up to date with make -o, as test 3401 does)
+# binary is given as up to date with make -o, as test 020 does)
 docs: $(BIN)
 	@rm -rf $(BUILD)/docs && mkdir -p $(BUILD)/docs/man $(BUILD)/docs/completions
 	$(abspath $(BIN)) help --man >$(BUILD)/docs/man/dipmap.1

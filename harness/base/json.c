@@ -1,6 +1,6 @@
 /*
  * JSON over cJSON (see json.h): the only file that includes <cJSON.h>
- * (tests/cli/1513 checks it). Owns the mapping of
+ * (tests/cli/059 checks it). Owns the mapping of
  * struct json to cJSON, the trees' life cycle and printed text's ownership
  * (cJSON_free stays here), and the wording of typed-getter errors.
  */

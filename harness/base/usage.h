@@ -26,10 +26,10 @@
  *
  * Function length: a function reads on one or two screens, at most about 150
  * lines between its column-0 braces. One that must be longer says why in the
- * comment directly above it, with "Long because: REASON" (tests/cli/1560
+ * comment directly above it, with "Long because: REASON" (tests/cli/063
  * checks every .c file in harness/). The reason is a table, not a sequence of steps:
  * parse_run_options is run's option table, one entry per option, kept whole
- * because `dipmap help run`, --config and test 1412 read it. Steps become
+ * because `dipmap help run`, --config and test 006 read it. Steps become
  * named phases instead (builtin.h: how a command is shaped).
  */
 

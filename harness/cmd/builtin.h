@@ -9,12 +9,12 @@
  * (cmd_serve_sim.c, cmd_report.c, cmd_show_prompt.c, cmd_rescore.c, cmd_plan.c,
  * cmd_run.c): one struct holds the options as given, their defaults set in its
  * _init(), and what the command builds from them; NAME_parse() holds the option
- * table (opt.h: the parser, `dipmap help NAME` and test 1412 read the table, so
+ * table (opt.h: the parser, `dipmap help NAME` and test 006 read the table, so
  * it stays in cmd_<name>.c), parse_options() and the positional arguments, and
  * returns 0, 1 after --help or -1 after an error; then named phases (check the
  * values, load, run, write), each returning 0 / -1 or an exit code, keep the
  * error messages and their order; cmd_<name>() calls them in order and releases
- * the struct. Test 1561 pins every option's error for those commands.
+ * the struct. Test 064 pins every option's error for those commands.
  */
 int cmd_help(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);

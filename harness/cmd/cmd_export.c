@@ -247,7 +247,7 @@ static void get_sent_at(const struct row *r, struct value *v)
 
 /*
  * The export schema, in column order (README "Export schema" documents each).
- * tests/cli/2300 checks that every column of the store's trials table is here.
+ * tests/cli/510 checks that every column of the store's trials table is here.
  */
 static const struct column columns[] = {
     /* the run's identity */

@@ -77,7 +77,7 @@ static void note_seen_options(struct run_ctx *c, struct option *opts)
  * --api-key is refused outright).
  * Long because: the table has one entry per option with its help text (some 70);
  * it stays here, in one piece, because `dipmap help run` prints it, --config applies
- * to it and test 1412 reads it. The code after it is a few lines.
+ * to it and test 006 reads it. The code after it is a few lines.
  */
 static int parse_run_options(struct run_ctx *c)
 {

@@ -1,7 +1,7 @@
 # The JSON writers keep their bytes now that they go through json.c (issue 15): summary.json of a
 # depth run with a named axis and a closed-book control and of an order run, `runs --json`,
 # `compare --json`, its JUnit XML and its Markdown, for seeded serve-sim runs, equal
-# 1540-json-writers-pinned.out, which was made by the cJSON writers before the move. Only what
+# 062-json-writers-pinned.out, which was made by the cJSON writers before the move. Only what
 # changes per invocation is masked: timestamps, the endpoint's port, dipmap's version and commit,
 # the scratch and repository paths. A new summary.json field (a schema-2 addition) updates the
 # .out file in the same commit.

@@ -1,7 +1,7 @@
 # The option parsers of serve-sim, report, run, show-prompt, plan and rescore keep their
 # behaviour (issue 15 rewrote them as named phases): for every option `dipmap help CMD` lists,
 # a missing value (or a value given to a flag) and each bad value in the table below is refused
-# with the exit code and first error line pinned in 1561-option-errors-pinned.out (made with the
+# with the exit code and first error line pinned in 064-option-errors-pinned.out (made with the
 # parsers before the rewrite); an option in the help with no case here fails the test, so a new
 # option gets its cases. show-prompt --axes question-at=middle crashed (read past the value names). serve-sim starts with a good value for every one of its options.
 . "$TESTS/cli/lib/lib.sh"
@@ -65,7 +65,7 @@ bad = {
         "batch-max-requests": ["0"], "batch-max-bytes": ["10"], "batch-fallback": ["never"],
         "batch-poll": ["0"], "price-batch-in": ["1"], "price-batch-out": ["1"],
         "layout": ["forum", "chat,chat"], "hops": ["3", "x"], "depths-b": ["150", "x"],
-        # parse_run_options is only the table: the rest have their own tests (1404, ...)
+        # parse_run_options is only the table: the rest have their own tests (824, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
            "reuse reasoning-tags seed api-key-env header timeout connect-timeout rpm tpm "

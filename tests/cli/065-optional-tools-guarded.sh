@@ -1,6 +1,6 @@
 # The programs CI requires (.ci/run exports DIPMAP_REQUIRE_GNUPLOT, _CHROMIUM, _ZSH) are checked
 # through lib.sh's one guard (need_tool, has_tool, require_or_skip), which fails where CI set the
-# variable: 2340 and 2371 fell back to a skip of their own that exited 0, 2400 and 2401 skipped
+# variable: 750 and 741 fell back to a skip of their own that exited 0, 715 and 716 skipped
 # without gnuplot whatever DIPMAP_REQUIRE_GNUPLOT said, so CI could pass without running them.
 # No test defines its own skip().
 . "$TESTS/cli/lib/lib.sh"

@@ -1,6 +1,6 @@
 # Fatal answers stop the run at once, not retried: 429 insufficient_quota exits 3 (infra),
 # 400 unsupported_parameter exits 2 (config) with the server's message; one request each. (A
-# refused budget field is switched once when the auto rule chose it, cli/1661; given by hand it
+# refused budget field is switched once when the auto rule chose it, cli/856; given by hand it
 # is fatal like the rest.)
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"

@@ -1,5 +1,5 @@
 # A run counting lengths with a different tokenizer than the server's: it stops on the first
-# answers (exit 2, see 1653); with --allow-tokenizer-mismatch every trial is flagged as a
+# answers (exit 2, see 852); with --allow-tokenizer-mismatch every trial is flagged as a
 # tokenizer mismatch (usage.prompt_tokens vs the local count), with one warning.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/data/run/lib.sh"

@@ -3,7 +3,7 @@
 # "slot context shift") yet answers "stop" with usage unchanged. dipmap sees that prompt +
 # answer exceed the context (GET /props) and records the trial as truncated, never as
 # correct or wrong (without the check all 12 were scored). --completions, so the server
-# counts exactly dipmap's realized length (1708).
+# counts exactly dipmap's realized length (996).
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/llama/lib.sh"
 llama_require

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks for the llama-server tests (tests/cli/17xx-llama-*.sh), standard library only.
+"""Checks for the llama-server tests (tests/cli/99x-llama-*.sh), standard library only.
 
 usage: check.py CMD ARGS...
   sent-once LOG DB RUN MAX_RESENT

@@ -1,4 +1,4 @@
-# Helpers for the real llama-server tests (tests/cli/17xx-llama-*.sh), sourced after
+# Helpers for the real llama-server tests (tests/cli/99x-llama-*.sh), sourced after
 # tests/cli/lib/lib.sh. The server is the binary named by $LLAMA_SERVER (see README "Test
 # against a real server"); without it every test of the family is skipped with the reason.
 #

@@ -1,8 +1,8 @@
 # make dist writes dipmap-RELEASE.tar.gz; unpacked in a folder outside any git checkout it
 # holds every committed file (and nothing else but .tarball-version), builds, says its release
 # and commit from .tarball-version (dipmap --version), and passes there what can differ outside
-# a checkout: the unit tests, the end-to-end acceptance tests (9xx) and every CLI test that calls
-# git (002 version, 1510, 1564; a test that needs a checkout says so and skips). Not the whole
+# a checkout: the unit tests, the end-to-end acceptance tests (90x, -e2e-) and every CLI test that calls
+# git (002 version, 056, 066; a test that needs a checkout says so and skips). Not the whole
 # make test: the tarball is git archive of the same commit, so the file list check above covers
 # what the rest would, and CI runs the whole suite on the clone (a second whole suite here cost
 # 10 more minutes of CI). The git-calling set is found by grep, so a new one is run here too.
@@ -34,7 +34,7 @@ make -j2 >build.log 2>&1 || { tail -n 30 build.log >&2; fail "make in the tarbal
 head -n 1 v.txt | grep -qxF "dipmap $release (commit $commit)" || fail "version line: $(head -n 1 v.txt)"
 # run.sh's TESTS (this checkout's tests folder) would be read there as a name pattern
 # (and under make test-package, the parent make's MAKEFLAGS would add "Leaving directory" lines)
-sets="test_ 90 $(grep -lw git tests/cli/*.sh | sed 's|.*/||; s|\.sh$||' | tr '\n' ' ')"
+sets="test_ -e2e- $(grep -lw git tests/cli/*.sh | sed 's|.*/||; s|\.sh$||' | tr '\n' ' ')"
 case " $sets " in *" 002-version "*) ;; *) fail "the git-calling tests were not found: $sets" ;; esac
 passed=0
 for set in $sets; do

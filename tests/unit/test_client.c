@@ -1084,7 +1084,7 @@ static void test_http_classes(void)
         {"{\"status\":429,\"json\":{\"error\":{\"message\":\"You exceeded your current quota\","
          "\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}}",
          0, CLIENT_FATAL, CLIENT_R_QUOTA, 429},
-        /* (a refused budget field is switched and sent again: test_budget_verdict, cli/1661) */
+        /* (a refused budget field is switched and sent again: test_budget_verdict, cli/856) */
         {"{\"status\":400,\"json\":{\"error\":{\"message\":\"Unsupported value: 'temperature' "
          "does not support 0 with this model.\",\"param\":\"temperature\",\"code\":"
          "\"unsupported_value\"}}}",

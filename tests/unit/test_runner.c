@@ -1,7 +1,8 @@
 /*
  * The runner's pure parts (run/runner.c, runner_order.c): the --progress and --schedule names, and
  * how many llama.cpp slots a cache-scheduled run sends to. Its event loop runs against serve-sim
- * over real HTTP in the CLI tests (tests/cli/18xx: schedules, the prefix cache, slots, resume).
+ * over real HTTP in the CLI tests (tests/cli/86x: schedules, the prefix cache, slots, resume;
+ * 309, 311).
  */
 #include "run/runner.h"
 
