@@ -5,7 +5,7 @@
 # before any output file exists (it used to leave an empty file), and a failed import leaves
 # no partial output.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

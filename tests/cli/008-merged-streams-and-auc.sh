@@ -3,7 +3,7 @@
 # stderr messages. summary.md shows AUC n/a for a length without data, as summary.json's null
 # (it printed 0.000).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --ctx 1500
 run_args

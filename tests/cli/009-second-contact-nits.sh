@@ -7,7 +7,7 @@
 # questions in gen, a limit in import and --dry-run in run; -q a question id in show-prompt
 # and a number of questions in plan).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 for c in plan run serve-sim report compare show-prompt gen; do
     "$DIPMAP" help "$c" >h.txt 2>&1
     if awk 'prev == "" && $0 == "" && NR > 1 { bad = 1 } { prev = $0 } END { exit !bad }' h.txt; then

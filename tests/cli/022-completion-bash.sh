@@ -3,7 +3,7 @@
 # of them), enumerated values (--schedule cache|shuffle|plan, --format csv|jsonl), files for
 # FILE, and run names from the store (--db on the line) for commands that take runs.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" help --completion bash >dipmap.bash || fail "help --completion bash"
 bash -n dipmap.bash || fail "the script does not parse"
 # complete WORDS...: COMPREPLY for the last word, sorted, one per line, into ./got

@@ -3,7 +3,7 @@
 # (_arguments, _describe, _files) it offers the commands with their summaries, every option of
 # a command with its help and value (enumerated values, files, run names from the store).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 need_tool zsh DIPMAP_REQUIRE_ZSH "zsh is not installed"
 "$DIPMAP" help --completion zsh >_dipmap || fail "help --completion zsh"
 head -n 1 _dipmap | grep -qx '#compdef dipmap' || fail "no #compdef line"

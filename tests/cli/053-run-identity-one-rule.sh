@@ -2,7 +2,7 @@
 # its file hash when it has one, so naming the same tokenizer file another way resumes the run,
 # merges, and compares as the same inputs; a different tokenizer, model or setting still refuses.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

@@ -4,7 +4,7 @@
 # "session_token" in --extra-body through to the settings, and -v and the resume hint
 # printed an X-Amz-Credential header in clear.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

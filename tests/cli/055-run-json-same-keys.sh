@@ -2,7 +2,7 @@
 # "run" describe a run with the same keys and values (runs --json adds live, lock,
 # trials_stored, trials_valid, accuracy, dip and missing_shards).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

@@ -3,7 +3,7 @@
 # with reasoning tokens spent at finish_reason length, is starved after rescore as the client
 # classifies such a reply, not empty (rescore's own copy looked at the reasoning text alone).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl --model dipmap-sim:edge=1,dip=0
 run_args

@@ -2,7 +2,7 @@
 # differently: view's compare page printed no note at all (its copy checked the inputs only),
 # compare --allow-different-scoring warned on stderr but its Markdown and compare.json were silent.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 6
 start_sim sim --dataset golden.jsonl
 run_args

@@ -6,7 +6,7 @@
 # the scratch and repository paths. A new summary.json field (a schema-2 addition) updates the
 # .out file in the same commit.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model base --model cand:start=0.4
 args=(--endpoint "$SIM_URL" --dataset "$REPO/datasets/needle.jsonl"
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --template "$REPO/prompts/qa-both.txt"

@@ -5,7 +5,7 @@
 # parsers before the rewrite); an option in the help with no case here fails the test, so a new
 # option gets its cases. show-prompt --axes question-at=middle crashed (read past the value names). serve-sim starts with a good value for every one of its options.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

@@ -2,7 +2,7 @@
 # same (compare, gate, plan), the output says the value read in pp, and a bare number above 1
 # is refused naming the forms (`--tolerance 5pp` was refused while `--detect 0.1` meant 0.1 pp).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 for t in 0.05 5pp 5%; do
     expect_code 0 "$DIPMAP" plan --questions 100 --lengths 8k --tolerance "$t" --detect 0.1 --iterations 1000
     assert_contains out "tolerance 5.0 pp"

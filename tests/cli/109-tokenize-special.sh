@@ -3,7 +3,7 @@
 # keeps it plain (as OpenAI's API); each can be overridden, bad values are exit 2, and a run
 # stores the mode it counted with. WordPiece and Unigram files are refused naming --tokenizer server.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 T=$REPO/tests/data/tokenizer
 printf '<|im_start|>user\nHi<|im_end|>' >chat.txt
 # qwen3: <|im_start|> 151644, <|im_end|> 151645 (HF tokenizers: 151644 872 198 13048 151645)

@@ -38,7 +38,7 @@ for a, lit in zip(qs[0::2], qs[1::2]):
         assert m2.group(1) == d["value"] != name and country[m2.group(2)] != country[landmark], d
 PY
 # dipmap's overlap measure (prompt/overlap.c, via serve-sim's log): associative < literal
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 start_sim sim --dataset a.jsonl --model m:edge=1,dip=0
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model m --dataset a.jsonl --template needle \
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --lengths 1k --depths 50 --progress none \

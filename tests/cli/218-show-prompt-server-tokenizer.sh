@@ -2,7 +2,7 @@
 # counts with the server's /tokenize, and its request is the run's (the same realized length as
 # the stored trial); without them it says what to give. The header's sha256 is the request's.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 2 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"
 start_sim sim --dataset golden.jsonl --tokenizer "$REPO/tests/data/tokenizer/gpt2/tokenizer.json.gz"

@@ -6,7 +6,7 @@
 # (both vs end: no effect). A template without a start slot and an unknown value are refused
 # before anything is sent.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 60 >golden.jsonl
 start_sim sim --dataset golden.jsonl --model dipmap-sim:start=0.15

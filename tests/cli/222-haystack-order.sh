@@ -2,7 +2,7 @@
 # consecutive eligible chunks from a seeded start), coherent in file order, shuffled in the
 # repeat's seeded order; lengths as usual; the report has the axis with both values paired.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 20 >nq.jsonl
 start_sim sim --dataset nq.jsonl

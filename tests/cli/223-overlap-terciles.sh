@@ -4,7 +4,7 @@
 # numbers of questions, ordered low < mid < high by the overlap dipmap tokenize computes, and
 # each tercile's trial count is its questions' trials. A run with no named axes has it too.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl"
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim \
     --dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" \

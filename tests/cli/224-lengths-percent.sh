@@ -3,7 +3,7 @@
 # fractions sends nothing; a server that reports no context, or a bad percentage, is refused
 # before anything is sent (exit 2).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim ctx --dataset "$REPO/datasets/needle.jsonl" --ctx 8192
 args=(--model dipmap-sim --dataset "$REPO/datasets/needle.jsonl" --template needle

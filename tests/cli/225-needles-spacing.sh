@@ -5,7 +5,7 @@
 # names every needle's value; serve-sim's planted needles=0.1 (per needle beyond the first) is
 # recovered inside its interval; more needles than a question's gold chunks is refused.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 python3 - <<'PY'
 import json, random

@@ -3,7 +3,7 @@
 # ones); a candidate that plants a drop at start only fails the gate; a candidate run without
 # the start value leaves the baseline's start trials unpaired (baseline-only keys).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model base --model cand:start=0.4
 args=(--endpoint "$SIM_URL" --dataset "$REPO/datasets/needle.jsonl"
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --template "$REPO/prompts/qa-both.txt"

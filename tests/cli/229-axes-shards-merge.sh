@@ -2,7 +2,7 @@
 # are disjoint, cover the matrix, keep each group's depths together, and `merge` joins them into
 # one run whose trials (axes included) equal an unsharded run's keys.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl"
 args=(--endpoint "$SIM_URL" --model dipmap-sim --dataset "$REPO/datasets/needle.jsonl"

@@ -11,7 +11,7 @@
 # summary.md carry per length the depth A x depth B table. Bad input: --hops 3, --depths-b
 # without --hops, a golden set whose question has one gold chunk (file:line).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 expect_code 0 "$DIPMAP" gen hops --n 30 --seed 3 --out hops.jsonl
 python3 - <<'PY' || fail "gen hops wrote no two-hop chains"
 import json

@@ -8,7 +8,7 @@
 # The draws are seeded (seed 12): with five rows at 95% each, some seeds put one row's planted
 # value outside its interval (seeds 11 and 13 did, both in the 60-trial B-first 100 pp row).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 expect_code 0 "$DIPMAP" gen hops --n 60 --seed 5 --out hops.jsonl
 hay="$REPO/datasets/nq-haystack.jsonl.gz"
 args=(--model m --dataset hops.jsonl --haystack "$hay" --lengths 2k --depths 0,50,100 --hops 2

@@ -2,7 +2,7 @@
 # substring scorers: run refuses it with file:line before sending anything, unless the question
 # names the exact (or regex) scorer; import litm drops such answers and says so.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 python3 - <<'PY'
 import json

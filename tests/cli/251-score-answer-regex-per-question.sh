@@ -1,7 +1,7 @@
 # A question's "answer_regex" selects the regex scorer for that question without --scorer regex
 # (the golden set chooses per question); other questions keep the run's scorer.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 python3 - <<'PY'
 import json

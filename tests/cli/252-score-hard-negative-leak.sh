@@ -1,7 +1,7 @@
 # A hard negative that states the question's gold answer would put the answer at two depths at
 # once: it is excluded like leaking filler, and run and report both say so.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 python3 - <<'PY'
 import json

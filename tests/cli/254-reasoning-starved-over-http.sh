@@ -3,7 +3,7 @@
 # budget gives "starved" (kept out of accuracy, shown in coverage with the reasoning tokens spent),
 # whether the server says finish_reason length or, after a forced end of thinking, stop.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim plain --dataset golden.jsonl --model dipmap-sim:edge=0.5,dip=0.3
 PLAIN=$SIM_URL

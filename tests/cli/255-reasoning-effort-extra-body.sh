@@ -3,7 +3,7 @@
 # identity. serve-sim thinks 1/4 as long at effort low and not at all with enable_thinking false,
 # so both change what comes back over HTTP.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --think 600
 run_args

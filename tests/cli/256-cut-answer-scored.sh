@@ -1,7 +1,7 @@
 # An answer cut at the answer budget (finish_reason length) is scored on what it said and
 # counted as "cut" in coverage; "truncated" stays for prompts the server shortened.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl
 run_args

@@ -2,7 +2,7 @@
 # content-addressed and once per store, so report shows questions and expected answers (and the
 # hygiene note) without --dataset, even after the file is gone.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 python3 - <<'PY'
 import json

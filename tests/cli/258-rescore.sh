@@ -2,7 +2,7 @@
 # (--as) or in place, recording the scorer version; answers an older dipmap stored as truncated
 # (cut at the budget) are scored, and inline <think> it left in answers is split off.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 python3 - <<'PY'
 import json

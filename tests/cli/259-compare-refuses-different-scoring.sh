@@ -2,7 +2,7 @@
 # version, e.g. a baseline scored before the scoring fixes) unless told; rescoring makes them
 # comparable.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 12
 start_sim sim --dataset golden.jsonl
 run_args

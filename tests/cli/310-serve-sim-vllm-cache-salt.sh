@@ -3,7 +3,7 @@
 # cached_tokens show reuse; with --no-cache-reuse each request carries its own cache_salt
 # (vLLM's way to forbid reuse; no cache_prompt, no id_slot) and serve-sim reports 0 cached tokens.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim reuse --dataset golden.jsonl --prefix-cache 1m --owned-by vllm
 run_args

@@ -2,7 +2,7 @@
 # --slots 0 (the default: no slot limit, one shared cache) no total_slots at all, so dipmap run
 # pins nothing to slots there.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 props() { curl -s "$SIM_URL/props"; }
 start_sim three --dataset golden.jsonl --prefix-cache 1m --slots 3

@@ -4,7 +4,7 @@
 # inside its interval; the model's p (--log) is lower for every spaced prompt than for its
 # adjacent pair by about that much; without the key p is the same for both spacings.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 python3 - <<'PY'
 import json, random

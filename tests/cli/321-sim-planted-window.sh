@@ -4,7 +4,7 @@
 # dip interval holds the dip the model's own p (--log) implies; without the key the model's dip
 # is the same at every length.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 args=(--model dipmap-sim --dataset "$REPO/datasets/needle.jsonl" --template needle
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --depths 0,50,100 --repeats 2
     --lengths 25%,50%,90% --progress none --run w)

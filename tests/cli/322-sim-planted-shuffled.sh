@@ -4,7 +4,7 @@
 # shuffled one as out of it (the model's p, --log, is E lower for exactly half the prompts);
 # without the key the effect's interval holds 0; shuffled=E without --haystack is refused.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 40 >nq.jsonl
 hay="$REPO/datasets/nq-haystack.jsonl.gz"

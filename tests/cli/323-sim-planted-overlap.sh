@@ -7,7 +7,7 @@
 # and, for low-overlap questions, larger mid-prompt than at the edges; the model's p (--log) is
 # lower by exactly the planted amount. Without the effect in the code the drop is 0 and this fails.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 60 >nq.jsonl
 hay="$REPO/datasets/nq-haystack.jsonl.gz"
 args=(--dataset nq.jsonl --haystack "$hay" --lengths 2k --depths 0:100:25 --progress none)

@@ -7,7 +7,7 @@
 # narrower than the unpaired interval of the two values' accuracies (each question-clustered,
 # half-widths in quadrature). A corr outside [0,1] is refused.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 60 >golden.jsonl
 args=(--model dipmap-sim --dataset golden.jsonl --haystack "$REPO/datasets/nq-haystack.jsonl.gz"

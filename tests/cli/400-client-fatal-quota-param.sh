@@ -4,7 +4,7 @@
 # is fatal like the rest.)
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 2
 start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[{\"status\":429,\"json\":{\"error\":{\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}}]}"

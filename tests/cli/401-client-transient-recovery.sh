@@ -3,7 +3,7 @@
 # trial scored, and the attempts are recorded.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 2
 start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[

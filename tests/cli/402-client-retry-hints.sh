@@ -2,7 +2,7 @@
 # HTTP-date, and the larger of x-ratelimit-reset-requests / -tokens given as durations ("1.2s").
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1
 start_fake fake "{\"/v1/models\":[$(models_json m)],\"/v1/chat/completions\":[

@@ -2,7 +2,7 @@
 # max_completion_tokens under --max-tokens-field auto, and --max-tokens-field max_tokens wins.
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1
 start_fake fake "{\"/v1/models\":[$(models_json m o3-mini)],\"/v1/chat/completions\":[$(chat_ok 'x')],\"/v1/completions\":[{\"json\":{\"choices\":[{\"index\":0,\"text\":\" x\",\"finish_reason\":\"stop\"}]}}]}"

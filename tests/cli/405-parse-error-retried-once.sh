@@ -4,7 +4,7 @@
 # still gets every attempt. Same shape as llama-server 0253fb21f5 (common/chat.cpp).
 # (--template-overhead 0: the fake server adds no tokens, and a probe request would shift its script)
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/servers/fake.sh"
 make_kv 1
 parse500='{"status":500,"json":{"error":{"code":500,"message":"Failed to parse input at pos 5: <tool_call>x","type":"server_error"}}}'

@@ -2,7 +2,7 @@
 # left byte-identical: no WAL switch, no -wal/-shm file. It used to be switched to WAL mode
 # (header bytes 18-19 and the change counter changed) before the refusal.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

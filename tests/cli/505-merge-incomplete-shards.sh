@@ -4,7 +4,7 @@
 # matrix's (issue 30): 3 of 4 shards merged read 15/20 (75%), not 15/15 (100%), in merge, runs,
 # runs --json, report and summary.json; a lone shard reads 5/20.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl
 run_args

@@ -2,7 +2,7 @@
 # directory alone; `view --listen 0.0.0.0` prints a URL a browser elsewhere can open (the host's
 # name), not http://0.0.0.0:PORT/.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 mkdir d
 expect_code 2 "$DIPMAP" runs --db d
 assert_contains err "error: d: is a directory; --db names the store file (e.g. d/dipmap.db)"

@@ -2,7 +2,7 @@
 # 100%" in PROGRESS but 0/N valid with no accuracy; --json carries the same figures, and they
 # agree with summary.json from `dipmap report` (accuracy, per-length dip point estimates).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --model dipmap-sim:edge=0.95,dip=0.7,seed=2
 run_args

@@ -2,7 +2,7 @@
 # table plus the run's identity and the axes; CSV and JSON lines parse back to exactly the
 # stored values (hostile text included); unknown runs and bad formats exit 2 with nothing written.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl
 run_args

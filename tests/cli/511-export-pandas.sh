@@ -2,7 +2,7 @@
 # "export-example: pandas" marker) reads a real export -- CSV, and JSON lines with the reader
 # swapped -- and prints the per-cell accuracies the store holds. Skipped without pandas.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/export-lib.bash"
 readme_snippet pandas >ex.py
 [ -s ex.py ] || fail "README lost its pandas export example"

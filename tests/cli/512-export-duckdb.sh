@@ -2,7 +2,7 @@
 # duckdb" marker) on a real CSV export and gives the per-cell accuracies the store holds.
 # Skipped where neither the duckdb CLI nor the Python module is installed.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/export-lib.bash"
 readme_snippet duckdb >ex.sql
 [ -s ex.sql ] || fail "README lost its DuckDB export example"

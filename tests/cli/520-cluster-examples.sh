@@ -4,7 +4,7 @@
 # and the merge commands (dipmap-merge-begin/end) join the stores into one complete run whose
 # trials equal an unsharded run of the same options.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 EX=$REPO/examples
 make_kv 4
 start_sim sim --dataset golden.jsonl

@@ -3,7 +3,7 @@
 # merge the three stores and say the run is incomplete with shard 3/4 missing (merge, runs,
 # runs --json, the report); rerunning index 2 and merging again completes the run.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 EX=$REPO/examples
 make_kv 4
 start_sim sim --dataset golden.jsonl

@@ -4,7 +4,7 @@
 # p < alpha, so it is not FAIL; nor can one question bound the drop, so it is
 # INCONCLUSIVE (exit 4), and the Markdown and --json say why.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 head -n1 golden.jsonl >one.jsonl
 start_sim sim --dataset one.jsonl --model base:edge=0.95,dip=0.0 --model deep:edge=0.95,dip=1.0

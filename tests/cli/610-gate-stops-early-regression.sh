@@ -3,7 +3,7 @@
 # all 100: fewer requests than the fixed design's 2200, every round in the store and in
 # compare.json, a progress line per round, JUnit with the failure and the step summary.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/gate-lib.sh"
 gate_setup 100 --model base:edge=0.95,dip=0.1,flat=1 --model bad:edge=0.95,dip=0.1,flat=1,mid=0.3,seed=2
 GITHUB_STEP_SUMMARY=$PWD/summary.md expect_code 1 "$DIPMAP" gate "${GATE_ARGS[@]}" \

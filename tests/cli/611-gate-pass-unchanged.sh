@@ -2,7 +2,7 @@
 # (exit 0) before --max-questions: every primary endpoint's repeated upper bound falls under
 # the tolerance at some round, with fewer requests than mapping every question.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/gate-lib.sh"
 gate_setup 300 --model base:edge=0.99,dip=0.02,flat=1,seed=1 --model same:edge=0.99,dip=0.02,flat=1,seed=2
 expect_code 0 "$DIPMAP" gate "${GATE_ARGS[@]}" --baseline-model base --model same --db g.db \

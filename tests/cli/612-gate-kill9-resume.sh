@@ -3,7 +3,7 @@
 # and decides as an uninterrupted gate does. Once decided, the same command again prints the
 # decision and sends nothing.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/gate-lib.sh"
 gate_setup 60 --latency-ms 15 --model base:edge=0.95,dip=0.1,flat=1 \
     --model bad:edge=0.95,dip=0.1,flat=1,mid=0.1,seed=2

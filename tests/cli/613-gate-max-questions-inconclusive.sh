@@ -2,7 +2,7 @@
 # rounds of 10 questions of an unchanged model cannot bound the drop under 5 pp; the JSON says
 # so, JUnit is not green, and no question beyond the cap is mapped. Bad options exit 2.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/gate-lib.sh"
 gate_setup 60 --model base:edge=0.9,dip=0.2,flat=1 --model same:edge=0.9,dip=0.2,flat=1,seed=2
 expect_code 4 "$DIPMAP" gate "${GATE_ARGS[@]}" --baseline-model base --model same --db g.db \

@@ -5,7 +5,7 @@
 # 36 needles it never PASSes (here serve-sim's draws are coupled, so it already FAILs), and with
 # 100 needles (the README's CI set) it FAILs, naming the middle and the dip at 32k.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl >/dev/null || fail "gen needle"
 start_sim sim --dataset needle-100.jsonl --model base:edge=0.95,dip=0.15 --model cand:edge=0.95,dip=0.28
 map() { # map DATASET RUN MODEL

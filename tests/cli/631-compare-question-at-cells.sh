@@ -4,7 +4,7 @@
 # cell and the pooled line "question-at=start (pooled)" are start, the end cells and
 # "question-at=end (pooled)" pass, the per-length test pools both, exit 1.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 60 >golden.jsonl
 start_sim sim --dataset golden.jsonl --model base --model cand:start=0.3
 for m in base cand; do

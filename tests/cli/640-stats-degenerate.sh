@@ -4,7 +4,7 @@
 # the whole range instead of a zero-width one, a cell design effect of 12,
 # and the small-sample warnings in summary.md, report.html and summary.json.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --model zero:edge=0,dip=0 --model sim:edge=0.9,dip=0.5
 run_args

@@ -5,7 +5,7 @@
 # too), --accuracy per depth, --pilot from a real run, run --dry-run's power section, and bad
 # input named with exit 2.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 expect_code 0 "$DIPMAP" plan --questions 60 --lengths 3000 --depths 0:100:10 --accuracy 0.85 \
     --detect 8pp --power 10pp@25-75
 # 3 primary tests (all depths, middle, dip) at 0.05/3; the 11 cells secondary at 0.05/11

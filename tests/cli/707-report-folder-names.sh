@@ -3,7 +3,7 @@
 # slug plus 8 hex digits of its SHA-256. `runs` aligns non-ASCII names by terminal columns; a run
 # name that starts with '-' is reported after '--', and the unknown-option error says so.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

@@ -6,7 +6,7 @@
 # store whose trials carry only timings (as llama.cpp's) counts cache_n; a run whose server
 # reports no cache data has neither the key nor the section.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim cache --dataset golden.jsonl --prefix-cache 1m --timings
 run_args

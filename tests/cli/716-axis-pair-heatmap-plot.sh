@@ -4,7 +4,7 @@
 # back from the SVG and checked against the stored trials; the tick labels name the values;
 # summary.md links it above the same numbers as a table, report.html inlines it.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 need_tool gnuplot DIPMAP_REQUIRE_GNUPLOT "gnuplot not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" \

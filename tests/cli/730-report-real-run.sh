@@ -2,7 +2,7 @@
 # `dipmap report --dataset`: the report checks the golden set against the run's hash and
 # lists failed trials with their questions; the plots show both lengths.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/7xx-lib.bash"
 make_kv 8
 start_sim sim --dataset golden.jsonl --model 'dipmap-sim:edge=0.95,dip=0.6'

@@ -6,7 +6,7 @@
 # prompt is shown collapsed. The sorting script is the page's only script and is allowed by its
 # hash in the CSP; the page reads the same without scripts.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 6 --seed 2 --out g.jsonl >/dev/null || fail "gen needle"
 start_sim sim --dataset g.jsonl --model sim:edge=0.95,dip=0.7,seed=4
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model sim --dataset g.jsonl \

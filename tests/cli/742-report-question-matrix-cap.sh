@@ -3,7 +3,7 @@
 # trial has its details block, which are only those of the rows drawn; the page stays small. The
 # md and json summaries still count every question.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 620
 start_sim sim --dataset golden.jsonl --model sim:edge=0.9,dip=0.5,seed=5
 run_args

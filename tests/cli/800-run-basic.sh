@@ -1,6 +1,6 @@
 # dipmap run: a small matrix against serve-sim completes, every trial stored once, exit 0.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl
 run_args

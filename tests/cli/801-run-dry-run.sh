@@ -1,6 +1,6 @@
 # dipmap run --dry-run: matrix size, prompt tokens per length and cost; generates nothing, needs no endpoint.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl
 run_args

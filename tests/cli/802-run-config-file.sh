@@ -1,6 +1,6 @@
 # dipmap run --config: every option can come from a JSON file; flags override it.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 cat >cfg.json <<JSON
 {"dataset": "golden.jsonl", "haystack": "hay.jsonl", "lengths": ["1k", 2048], "depths": "0:100:50", "repeats": 2,

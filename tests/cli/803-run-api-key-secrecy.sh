@@ -1,7 +1,7 @@
 # The API key comes only from the environment and never reaches the store, stdout or stderr;
 # `--api-key VALUE` is refused.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 KEY=sk-dipmaptest-7f3a9c1e55d04b2f
 export SIMKEY=$KEY

@@ -1,6 +1,6 @@
 # Wrong key or unknown model: exit 2 before the matrix is sent; the store stays consistent.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 export SIMKEY=sk-right-key-000
 start_sim sim --dataset golden.jsonl --api-key-env SIMKEY

@@ -1,7 +1,7 @@
 # Transient faults (500, 503, dropped connections, short bodies, HTML, 200-with-error) are retried
 # with backoff; every trial still ends scored, and attempts are recorded per trial.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl \
     --faults 500=0.1,503=0.05,drop=0.05,truncate=0.05,garbage=0.05,error200=0.05 --fault-seed 3

@@ -1,7 +1,7 @@
 # A 429's Retry-After is honoured: the retry of a rate-limited request comes no earlier than the
 # advertised delay (measured in the server's request log).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --faults 429=0.3 --fault-seed 5 --retry-after-ms 700
 run_args

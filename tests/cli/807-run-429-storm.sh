@@ -1,6 +1,6 @@
 # A 429 storm lowers the in-flight window (AIMD); the run still completes.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --faults 429=0.5 --fault-seed 11 --retry-after-ms 50
 run_args

@@ -1,7 +1,7 @@
 # Context overflow: refused up front when the server's context is known to be too small; with
 # --no-context-check the overflowing trials are stored as overflow and kept out of accuracy.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --ctx 1500
 run_args

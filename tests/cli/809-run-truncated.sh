@@ -1,7 +1,7 @@
 # Silent server-side truncation (llama.cpp context shift): usage.prompt_tokens below what was sent
 # -> stored as truncated, never scored.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --shift-ctx 1500
 run_args

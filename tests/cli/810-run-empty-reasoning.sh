@@ -2,7 +2,7 @@
 # text and the reasoning tokens spent, excluded from accuracy; with nothing scored the run is not
 # a success (exit 4).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --reasoning 1
 run_args

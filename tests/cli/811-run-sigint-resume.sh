@@ -1,7 +1,7 @@
 # SIGINT stops scheduling, waits for the requests in flight, commits, prints how to resume and
 # exits 130; the resume completes the matrix with no trial sent twice.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --latency-ms 150
 run_args

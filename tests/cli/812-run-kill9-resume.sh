@@ -1,6 +1,6 @@
 # kill -9 mid-run loses no committed trial and corrupts nothing; the resume completes the run.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --latency-ms 100
 run_args

@@ -1,6 +1,6 @@
 # Resuming a run whose inputs changed is refused (exit 2): dataset, template, settings.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl
 run_args

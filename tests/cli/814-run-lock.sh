@@ -1,7 +1,7 @@
 # Two processes on the same run: the second refuses (exit 2); a different run in the same
 # database works side by side.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --latency-ms 200
 run_args

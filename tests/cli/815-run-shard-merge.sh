@@ -1,6 +1,6 @@
 # --shard 1/2 + 2/2 into two stores, merged with `dipmap merge`, equals the unsharded run.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 5
 start_sim sim --dataset golden.jsonl
 run_args

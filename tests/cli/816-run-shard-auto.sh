@@ -1,6 +1,6 @@
 # --shard auto reads Kubernetes, Slurm and GitLab job indices; the same index gives the same share.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 B=(--dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0:100:10 --dry-run)
 A=("${B[@]}" --shard auto)

@@ -1,6 +1,6 @@
 # --max-cost stops scheduling before the budget is exceeded: exit 4, status budget, resumable.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl
 run_args

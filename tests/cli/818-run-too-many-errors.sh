@@ -1,7 +1,7 @@
 # Too many trials ending in error after retries: stop with exit 3 and a summary of the errors;
 # an unreachable endpoint exits 3 before anything is stored.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --faults 500=0.6 --fault-seed 2
 run_args

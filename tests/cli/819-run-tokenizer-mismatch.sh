@@ -2,7 +2,7 @@
 # answers (exit 2, see 852); with --allow-tokenizer-mismatch every trial is flagged as a
 # tokenizer mismatch (usage.prompt_tokens vs the local count), with one warning.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen kv --n 3 --seed 1 --negatives 1 --out golden.jsonl >/dev/null || fail "gen"
 # filler in German, French and Japanese: cl100k_base (the server) needs far more tokens than o200k_base
 python3 - >hay.jsonl <<'PY'

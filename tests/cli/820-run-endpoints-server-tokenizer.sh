@@ -1,7 +1,7 @@
 # Several --endpoint values share the load; --tokenizer server counts with the endpoint's
 # /tokenize (cached in the store); --completions uses the legacy endpoint.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim a --dataset golden.jsonl --latency-ms 30
 A=$SIM_URL

@@ -1,7 +1,7 @@
 # Progress on stderr: plain lines every --progress-interval seconds off a terminal (CI logs),
 # a live one-line bar (\r-redrawn: done/total, rate, ETA, retries, errors, accuracy) on a terminal.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --latency-ms 100
 run_args

@@ -4,7 +4,7 @@
 # read from the run's own send times (sent_at, taken where the limit is applied) and only bounded
 # below, so a busy machine cannot fail it.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

@@ -2,7 +2,7 @@
 # process is still a zombie (its parent has not reaped it yet: kill(pid, 0) still succeeds).
 # It used to be refused ("in use by pid N") until the parent reaped it or 60 s passed.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --latency-ms 200
 run_args

@@ -2,7 +2,7 @@
 # in "tokens: N prompt", in the cost or in the --tpm pacing (they used to be: 2k prompts counted
 # in full); after a resume the accuracy line counts the whole run, not only this invocation.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --ctx 1500
 run_args

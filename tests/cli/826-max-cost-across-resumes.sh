@@ -3,7 +3,7 @@
 # prices: a merged store holds every shard's trials, so its spend too), and stops before the
 # first request when nothing is left.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl
 run_args

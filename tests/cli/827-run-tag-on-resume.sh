@@ -1,7 +1,7 @@
 # --tag given on a resume is added to the run (it used to be ignored silently); tags the run
 # already has are not repeated; a resume without --tag keeps them.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 2
 start_sim sim --dataset golden.jsonl
 run_args

@@ -6,7 +6,7 @@
 # --exclude-known is accepted by report and compare and says which set it
 # shows. serve-sim never answers without the gold chunk, so closed-book is 0%.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 12
 start_sim sim --dataset golden.jsonl --model m:edge=0.9,dip=0.6
 run_args

@@ -2,7 +2,7 @@
 # (they are keyed with negative depths and were shown as "-0.01%", "-0.02%"), after the
 # curve's depths; the spread is over the curve's depths alone.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl
 run_args

@@ -2,7 +2,7 @@
 # with a larger N adds questions and sends only the new questions' trials (dipmap gate's rounds);
 # another seed orders them differently; without the option every question is mapped.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 12
 start_sim sim --dataset golden.jsonl
 run_args

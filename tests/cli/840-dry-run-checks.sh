@@ -5,7 +5,7 @@
 # request: the server's model list, context and counting endpoint only. Without --endpoint it
 # checks the prompts and says what it could not check.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --ctx 32k
 A=(--endpoint "$SIM_URL" --model dipmap-sim --dataset "$REPO/datasets/needle.jsonl" --depths 0,50

@@ -3,7 +3,7 @@
 # without a latency it gives the rate-limit lower bound or says what to pass; --latency-s is
 # range-checked. Sends nothing and writes no store.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 10
 D=(--dataset golden.jsonl --haystack hay.jsonl --lengths 1k,4k --depths 0:100:10 --dry-run --db t.db)
 # 220 trials x 2.5 s / 4 in flight = 137.5 s

@@ -2,7 +2,7 @@
 # times it and estimates the wall time from it; nothing is stored. A probe that cannot reach
 # the endpoint exits 3, one the endpoint refuses 2, --probe without --dry-run or an endpoint 2.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 6
 start_sim sim --dataset golden.jsonl --latency-ms 300
 run_args

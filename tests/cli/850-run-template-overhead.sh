@@ -4,7 +4,7 @@
 # in the report; every prompt is at most the length and (>= 95%) exactly it as the server counts
 # it, and nothing is flagged as a tokenizer mismatch at --lengths 512 with the exact tokenizer.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 6 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"
 n=0

@@ -3,7 +3,7 @@
 # template's tokens, so no prompt overflows a context the check passed); a context of 8400 is
 # refused before anything is sent.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 4 --seed 5 --out golden.jsonl >/dev/null || fail "gen needle"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"
 start_sim sim --dataset golden.jsonl --chat-template chatml --template-overhead 1 --ctx 8448

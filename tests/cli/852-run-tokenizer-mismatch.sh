@@ -6,7 +6,7 @@
 # server cut (a context shift to the context size), and a run where nothing could be scored
 # never exits 0.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 GPT2="$REPO/tests/data/tokenizer/gpt2/tokenizer.json.gz"
 KV=(--dataset golden.jsonl --haystack hay.jsonl --template "$REPO/prompts/kv.txt" --scorer kv

@@ -4,7 +4,7 @@
 # /apply-template, the probe) must carry it, so the measured overhead grows by that block and
 # every prompt the server counts is still exactly the length the run built.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 4 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"
 kw='{"chat_template_kwargs":{"enable_thinking":false}}'

@@ -6,7 +6,7 @@
 # a mismatch records the answer that showed it, and its report says MISMATCH, never "local counts
 # agree with the server's usage".
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 GPT2="$REPO/tests/data/tokenizer/gpt2/tokenizer.json.gz"
 KV=(--dataset golden.jsonl --haystack hay.jsonl --template "$REPO/prompts/kv.txt" --scorer kv

@@ -6,7 +6,7 @@
 # chat requests stay in flight is a wall-clock figure (the client's CPU on a busy machine): it is
 # not asserted here.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 8 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
 start_sim sim --dataset golden.jsonl --tokenize-latency-ms 300 --latency-ms 300
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl \

@@ -5,7 +5,7 @@
 # the server's minimum (a 400 naming the field) makes the probe ask with that minimum. The probe
 # used to send max_tokens 1 whatever the trials sent, failed, and the run went on with overhead 0.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 4 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
 HAY="$REPO/datasets/nq-haystack.jsonl.gz"
 start_sim sim --dataset golden.jsonl --tokenize-api none --chat-template chatml \

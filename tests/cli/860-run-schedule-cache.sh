@@ -5,7 +5,7 @@
 # --slots the server's /props makes the run pin each group to one llama.cpp slot (id_slot);
 # the default schedule is cache when the server says it caches prefixes, plan otherwise.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 6
 for s in cache shuffle; do
     # a cache of 24k tokens: what is still cached depends on the order (72 prompts, 110k tokens)

@@ -4,7 +4,7 @@
 # the cost and --max-cost count the reported cached tokens at that price, across a resume too:
 # a budget the cache schedule stays under stops the run that forbids reuse (exit 4).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim nocache --dataset golden.jsonl --prefix-cache 1m
 run_args

@@ -2,7 +2,7 @@
 # the resume, its deepest remaining depth first and the rest after its answer; no trial is
 # stored twice and no trial stored before the kill is sent again (the server's log).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --latency-ms 60 --prefix-cache 1m
 run_args

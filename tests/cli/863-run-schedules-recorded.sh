@@ -3,7 +3,7 @@
 # sends with another --schedule adds it ("plan", then "plan,cache": the figures mix them); a
 # resume with nothing left to send adds nothing; merge carries every shard's schedule.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim cache --dataset golden.jsonl --prefix-cache 1m
 run_args

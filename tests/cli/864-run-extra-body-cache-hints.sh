@@ -2,7 +2,7 @@
 # cache_prompt, vLLM cache_salt): the user's value goes to the server, once; the request body
 # holds no duplicate key (serve-sim logs the unknown members as it parsed them, duplicates kept).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 # check LOG KEY VALUE: every generation request carried KEY once, with VALUE (JSON)
 check() {

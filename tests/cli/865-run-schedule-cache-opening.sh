@@ -8,7 +8,7 @@
 # properties: they are measured by `make bench` (bench/bench_cache.sh, BENCHMARKS.md), not asserted
 # here, where a busy machine (the client starved of CPU) idled the window ("mean 5.9 of 8").
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 30
 start_sim sim --dataset golden.jsonl --prefix-cache 16k --prefill-throughput 200000 --latency-ms 5
 run_args

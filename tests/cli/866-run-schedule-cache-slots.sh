@@ -7,7 +7,7 @@
 # (before: 38.9 % at C = 2, 29.9 % at C = 8, 28.4 % at C = 16); the server never had more than
 # 2 requests in flight, and each slot served its groups whole, one after another.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 8
 share() { q "$1" "select sum(cached_tokens) || ' ' || sum(usage_prompt_tokens) from trials"; }
 for c in 2 8 16; do

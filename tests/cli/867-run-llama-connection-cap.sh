@@ -4,7 +4,7 @@
 # llama-server"), and queues the rest of --concurrency itself. serve-sim --slots answers
 # /props like llama.cpp; its --log records how many requests were in flight on arrival.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 6
 max_inflight() { # LOG -> the most chat requests in flight at once
     python3 -c 'import json, sys

@@ -2,7 +2,7 @@
 # every sampling parameter, extra body) takes the stored answer instead of being sent, scored with
 # this run's scorer and marked with its source; another model or parameter is always sent.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --model dipmap-sim:edge=0.5,dip=0.3 --model other:edge=0.9,dip=0.1
 run_args

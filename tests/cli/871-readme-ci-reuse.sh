@@ -3,7 +3,7 @@
 # pull request maps the baseline, the second reuses every baseline answer (nothing sent to the
 # baseline server) and compare still gives its verdict.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 60
 start_sim base --dataset golden.jsonl --tokenizer cl100k_base
 BASE_URL=$SIM_URL

@@ -5,7 +5,7 @@
 # (context exceeded) gets the online outcome; batch prices make the cost; a batch that fails
 # validation names the provider's reason.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --ctx 1500 --batch-delay-ms 300 --batch-expire 0.25
 run_args

@@ -5,7 +5,7 @@
 # created twice: a create whose answer was lost is found by its input file) and answered
 # each line once (nothing paid twice).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 for point in prepared uploaded created submitted final; do
     start_sim "sim-$point" --dataset golden.jsonl

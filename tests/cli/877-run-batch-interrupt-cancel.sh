@@ -5,7 +5,7 @@
 # are reported with file and line and their trials sent again; with --batch-fallback online
 # the expired lines are sent online.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 start_sim sim --dataset golden.jsonl --batch-delay-ms 40000
 run_args

@@ -4,7 +4,7 @@
 # accuracy is that of its questions' scored trials over every policy and k (from the store). No
 # depth columns or depth curves (the order trials have none), no small multiples.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model m:edge=0.92,dip=0.37,flat=1
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model m \

@@ -14,7 +14,7 @@
 # holds in 98.5% of seeds, while a curve the pipeline moved leaves most cells outside. The
 # seeds are fixed, so the test is deterministic.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 model=edge=0.95,dip=0.8,shape=1.6
 "$DIPMAP" gen needle --n ${E2E_N:-60} --seed ${E2E_SEED:-16} --out golden.jsonl >/dev/null || fail "gen needle"
 start_sim sim --dataset golden.jsonl --model "m:$model,seed=${E2E_SIMSEED:-8}"

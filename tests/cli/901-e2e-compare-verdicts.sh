@@ -4,7 +4,7 @@
 # (10%-90%, 50% among them: the planted drop is 0.7 x (1 - |2x - 1|^1.6), 21 pp at 10% and 90%, 70 pp
 # at 50%), never an edge (0%, 100%: no planted drop), in compare.json, compare.md and JUnit.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 60 21
 start_sim sim --dataset golden.jsonl --model base:edge=0.95,dip=0.1,seed=4 --model deep:edge=0.95,dip=0.8,seed=4

@@ -3,7 +3,7 @@
 # state, and each trial's correct/wrong (hence every cell's accuracy) equals
 # that of a fault-free run against an identical, fault-free server.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 30 31
 faults=429=0.04,500=0.04,503=0.04,drop=0.03,truncate=0.03,garbage=0.03,slow=0.03,error200=0.03

@@ -5,7 +5,7 @@
 # None counts as wrong, and the report's coverage table (summary.md and
 # report.html) shows each of them.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 12 41
 start_sim shift --dataset golden.jsonl --shift-ctx 3000

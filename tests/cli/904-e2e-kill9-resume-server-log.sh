@@ -3,7 +3,7 @@
 # twice except those in flight at the kill: the requests on the wire (the
 # runner commits finished trials at every event-loop turn, runner.h).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 10 51
 start_sim sim --dataset golden.jsonl --latency-ms 40

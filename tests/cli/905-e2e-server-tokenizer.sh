@@ -3,7 +3,7 @@
 # usage agrees (zero tokenizer mismatches in summary.json), and the run
 # prints no tokenizer-mismatch warning.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 6 61
 start_sim sim --dataset golden.jsonl

@@ -2,7 +2,7 @@
 # against serve-sim, one per "night") gives `dipmap runs --tag nightly` three
 # rows and `dipmap plot --tag nightly` a trend with three points per series.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
 e2e_gen 12 71
 start_sim sim --dataset golden.jsonl --model prod:seed=1

@@ -4,7 +4,7 @@
 # (Authorization and the header redacted), reports directory, the resume hint, and the
 # process arguments; the process disables core dumps. `--api-key VALUE` and a config-file key are refused without echoing it.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 KEY=sk-dipmap-h11-SECRET-5f1e2d3c4b5a6978
 HDR=hdr-dipmap-h11-SECRET-0a9b8c7d

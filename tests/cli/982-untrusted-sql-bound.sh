@@ -5,7 +5,7 @@
 # sqlite3_mprintf and no printf-built SQL with %s. Behaviour: a run name and a tag that are
 # SQL injections are stored and listed literally, and every table survives.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 others=$(grep -l 'sqlite3_\|<sqlite3\.h>'  "$REPO"/harness/*.[ch] "$REPO"/harness/*/*.[ch] | grep -v '/store\(_[a-z]*\.c\|\.c\|-int\.h\)$' || true)
 [ -z "$others" ] || fail "sqlite3 used outside the store module: $others"
 python3 - "$REPO"/harness/store/store.c "$REPO"/harness/store/store_*.c <<'PY' || fail "the store builds SQL from data"

@@ -3,7 +3,7 @@
 # (outcome counts add up to the trials planned; counts only grow; every cell's trials add
 # up to the total).
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
 start_sim sim --dataset golden.jsonl --latency-ms 400 # runs of ~18 s: several snapshots even at load 8 (150 ms gave 1 there)
 run_args

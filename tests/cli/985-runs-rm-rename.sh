@@ -3,7 +3,7 @@
 # run (deleting none of the others named), a run in use by a live process, and a missing
 # confirmation. dipmap rename moves a run to a free valid name; its trials follow.
 . "$TESTS/cli/lib/lib.sh"
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
 "$DIPMAP" gen kv --n 3 --seed 2 --out other.jsonl --haystack-out other-hay.jsonl \
     --haystack-size 400 >/dev/null || fail "gen kv (other) failed"

@@ -1,7 +1,7 @@
 # Helpers for the bad-input catalogue (tests/cli/950-999, tests/bad-inputs.md); source after
 # lib.sh. Each case starts from a store holding one complete run ("prior", 6 trials), makes one
 # bad attempt, checks its exit code and message, and then that the store is intact.
-. "$TESTS/data/run/lib.sh"
+. "$TESTS/cli/lib/run-lib.sh"
 
 PRIOR_SQL="select count(*), sum(score), group_concat(answer) from trials where run_id = (select id from runs where name = 'prior')"
 

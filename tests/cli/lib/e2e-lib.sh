@@ -1,5 +1,5 @@
 # Helpers for the end-to-end acceptance tests (tests/cli/9xx-*.sh), sourced
-# after tests/cli/lib/lib.sh and tests/data/run/lib.sh (start_sim, q). Golden sets
+# after tests/cli/lib/lib.sh and tests/cli/lib/run-lib.sh (start_sim, q). Golden sets
 # come from `dipmap gen needle`, the haystack is the shipped NQ one.
 
 # e2e_gen N SEED: golden.jsonl with N needle questions

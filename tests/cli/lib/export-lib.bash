@@ -1,4 +1,4 @@
-# Helpers for the export example tests (511, 512); sourced after lib.sh and tests/data/run/lib.sh.
+# Helpers for the export example tests (511, 512); sourced after lib.sh and tests/cli/lib/run-lib.sh.
 # skip() comes from lib.sh; a tree without it reports the skip as a pass that names the reason.
 type skip >/dev/null 2>&1 || skip() {
     echo "skipped: $*"

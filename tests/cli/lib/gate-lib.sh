@@ -1,5 +1,5 @@
 # Helpers for the `dipmap gate` CLI tests (tests/cli/61x-gate-*.sh), sourced after lib.sh and
-# tests/data/run/lib.sh: a kv golden set, serve-sim with the models a test names, and the gate's
+# tests/cli/lib/run-lib.sh: a kv golden set, serve-sim with the models a test names, and the gate's
 # common arguments (one length of 1000 tokens, 11 depths).
 
 # gate_setup N SIM_ARGS...: golden.jsonl (N questions), hay.jsonl, serve-sim "sim" (log sim.log)
