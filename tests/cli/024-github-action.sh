@@ -15,7 +15,7 @@ python3 -c 'import yaml' 2>/dev/null || require_or_skip DIPMAP_REQUIRE_PYYAML "p
 "$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl || fail "gen needle"
 start_sim sim --dataset needle-100.jsonl \
     --model base:edge=0.95,dip=0.10,shape=1.6,seed=7 --model cand:edge=0.95,dip=0.60,shape=1.6,seed=7
-url=http://127.0.0.1:$SIM_PORT
+url=$SIM_URL
 cat >runner.py <<'PY'
 import os, re, subprocess, sys, yaml
 action, inputs_kv = sys.argv[1], sys.argv[2:]

@@ -20,7 +20,7 @@ assert body["error"]["message"] == "the request body is not valid UTF-8 (byte 13
 PY
 expect_code 0 "$DIPMAP" tokenize --tokenizer "$SIM_TOKENIZER" replaced.txt
 want=$(cat out)
-expect_code 0 "$DIPMAP" tokenize --tokenizer server --endpoint "http://127.0.0.1:$SIM_PORT/v1" \
+expect_code 0 "$DIPMAP" tokenize --tokenizer server --endpoint "$SIM_URL/v1" \
     --model dipmap-sim bad.txt
 [ "$(cat out)" = "$want" ] || fail "server count of bad.txt: $(cat out), want $want (replaced.txt)"
 stop_sim "$SIM_PID"

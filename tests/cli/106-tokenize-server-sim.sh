@@ -11,10 +11,10 @@ start_sim sim
 for f in a.txt b.txt; do
     expect_code 0 "$DIPMAP" tokenize --tokenizer "$SIM_TOKENIZER" $f
     want=$(cat out)
-    expect_code 0 "$DIPMAP" tokenize --tokenizer server --endpoint "http://127.0.0.1:$SIM_PORT/v1" --model dipmap-sim $f
+    expect_code 0 "$DIPMAP" tokenize --tokenizer server --endpoint "$SIM_URL/v1" --model dipmap-sim $f
     [ "$(cat out)" = "$want" ] || fail "server count of $f: $(cat out), local $want"
 done
-expect_code 0 "$DIPMAP" tokenize --tokenizer server --endpoint "http://127.0.0.1:$SIM_PORT" --model dipmap-sim a.txt b.txt a.txt
+expect_code 0 "$DIPMAP" tokenize --tokenizer server --endpoint "$SIM_URL" --model dipmap-sim a.txt b.txt a.txt
 [ "$(wc -l <out)" = 4 ] || fail "expected 3 file lines and a total: $(cat out)"
 a1=$(sed -n 1p out | cut -f1); a2=$(sed -n 3p out | cut -f1); b=$(sed -n 2p out | cut -f1)
 [ "$a1" = "$a2" ] && [ "$a1" != "$b" ] || fail "per-file counts wrong: $(cat out)"

@@ -13,7 +13,7 @@ start_sim sim --dataset set.jsonl --model m:edge=1,dip=0,flat=1
 for mode in chat completions; do
     extra=()
     [ $mode = completions ] && extra=(--completions)
-    expect_code 0 "$DIPMAP" run --endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset set.jsonl \
+    expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model m --dataset set.jsonl \
         --experiment order --policies best-first --k 20 --template litm-qa --scorer litm \
         --db t.db --run $mode --progress none --store-prompts "${extra[@]}"
     assert_contains out "trials: 3 of 3 done"

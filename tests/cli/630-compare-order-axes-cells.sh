@@ -15,7 +15,7 @@ for m in base cand; do
     expect_code 0 "$DIPMAP" run --dataset "$REPO/datasets/needle.jsonl" \
         --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --experiment order --k 10,20 \
         --policies source,best-first,edges-first --rank-dist rank1.txt --db t.db --progress none \
-        --endpoint "http://127.0.0.1:$SIM_PORT" --model $m --run $m
+        --endpoint "$SIM_URL" --model $m --run $m
 done
 expect_code 1 "$DIPMAP" compare base cand --db t.db --json cmp.json --junit cmp.xml --out o
 cp out cmp.md

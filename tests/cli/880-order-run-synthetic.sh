@@ -9,7 +9,7 @@
 . "$TESTS/cli/lib/sim-lib.sh"
 
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model m:edge=0.92,dip=0.37,flat=1
-run=("$DIPMAP" run --endpoint "http://127.0.0.1:$SIM_PORT" --model m
+run=("$DIPMAP" run --endpoint "$SIM_URL" --model m
      --dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz"
      --experiment order --k 3,5,10 --rank-p 0.4 --db t.db --run o1 --progress none)
 expect_code 0 "${run[@]}"

@@ -9,7 +9,7 @@
 
 set_=$TESTS/data/order/retrieval.jsonl
 start_sim sim --dataset "$set_" --model m:edge=0.92,dip=0.37,flat=1
-base=("$DIPMAP" run --endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset "$set_"
+base=("$DIPMAP" run --endpoint "$SIM_URL" --model m --dataset "$set_"
       --experiment order --db t.db --progress none --store-prompts)
 expect_code 0 "${base[@]}" --run plain --k 2,4,8
 assert_contains out "trials: 180 of 180 done"
@@ -58,7 +58,7 @@ PY
 
 expect_code 2 "${base[@]}" --run bad --k 4,9
 assert_contains err "retrieval.jsonl:1: \"retrieved\" has 8 chunks, --k 9 needs 9 (the shortest list has 8: every k must be at most that)"
-expect_code 2 "$DIPMAP" run --endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset "$set_" \
+expect_code 2 "$DIPMAP" run --endpoint "$SIM_URL" --model m --dataset "$set_" \
     --db t.db --run depth --lengths 2000 --progress none
 assert_contains err "retrieval.jsonl:12: no gold chunk among \"retrieved\""
 expect_code 2 "${base[@]}" --run tiny --k 2 --budget 40

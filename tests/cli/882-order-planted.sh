@@ -11,7 +11,7 @@
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 600 >set.jsonl
 printf '0.1\n0.3\n0.3\n0.2\n0.05\n0.05\n' >ranks.txt
 start_sim sim --dataset set.jsonl --model m:edge=0.92,dip=0.37,flat=1
-common=(--endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset set.jsonl
+common=(--endpoint "$SIM_URL" --model m --dataset set.jsonl
         --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --db t.db --progress none)
 expect_code 0 "$DIPMAP" run "${common[@]}" --run order --experiment order \
     --policies best-first,edges-first --k 5,10 --rank-dist ranks.txt

@@ -18,7 +18,7 @@ dry=$(sed -n 's/^total: \([0-9]*\) prompt tokens.*/\1/p' out)
 [ -n "$dry" ] || fail "no total in the dry run: $(cat out)"
 [ ! -e t.db ] || fail "a dry run wrote the store"
 for m in base cand; do
-    expect_code 0 "$DIPMAP" run "${args[@]}" --endpoint "http://127.0.0.1:$SIM_PORT" --model $m \
+    expect_code 0 "$DIPMAP" run "${args[@]}" --endpoint "$SIM_URL" --model $m \
         --run $m
 done
 sent=$(sed -n 's/^requests: .*tokens: \([0-9]*\) prompt.*/\1/p' out)

@@ -6,7 +6,7 @@
 
 set_=$TESTS/data/order/retrieval.jsonl
 start_sim sim --dataset "$set_" --model m:edge=0.92,dip=0.37,flat=1
-args=(--endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset "$set_" --experiment order
+args=(--endpoint "$SIM_URL" --model m --dataset "$set_" --experiment order
       --k 2,4 --policies best-first,edges-first,ascending --group-by-doc --progress none --run o)
 expect_code 0 "$DIPMAP" run "${args[@]}" --db whole.db
 expect_code 0 "$DIPMAP" run "${args[@]}" --db s1.db --shard 1/2

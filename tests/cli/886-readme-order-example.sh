@@ -11,7 +11,7 @@ grep -q -- '--experiment order' cmd.sh || fail "README's order command not found
 grep -q 'tests/data/order/retrieval.jsonl' cmd.sh || fail "the command does not name the example file"
 start_sim sim --dataset "$TESTS/data/order/retrieval.jsonl" --model my-model:edge=0.92,dip=0.37,flat=1
 # run in the scratch folder: the example file by its path in this checkout, the store here
-sed -i "s|http://127.0.0.1:8000|http://127.0.0.1:$SIM_PORT|; s|^\./dipmap|\"\$DIPMAP\"|
+sed -i "s|http://127.0.0.1:8000|$SIM_URL|; s|^\./dipmap|\"\$DIPMAP\"|
         s|tests/data/order/retrieval.jsonl|$TESTS/data/order/retrieval.jsonl|; \$s|\$| --db t.db --progress none|" cmd.sh
 DIPMAP=$DIPMAP bash cmd.sh >out 2>err || fail "README's command failed: $(cat err)"
 assert_contains out "trials: "

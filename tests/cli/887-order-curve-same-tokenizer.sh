@@ -9,7 +9,7 @@ mkdir -p a/tok b/tok
 cp "$TESTS/data/tokenizer/qwen3/tokenizer.json.gz" a/tok/
 cp "$TESTS/data/tokenizer/llama2/tokenizer.json.gz" b/tok/
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model m:edge=0.92,dip=0.37,flat=1
-common=(--endpoint "http://127.0.0.1:$SIM_PORT" --model m --dataset "$REPO/datasets/needle.jsonl"
+common=(--endpoint "$SIM_URL" --model m --dataset "$REPO/datasets/needle.jsonl"
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --db t.db --progress none
     --allow-tokenizer-mismatch) # serve-sim counts cl100k tokens: only the stored identity matters here
 expect_code 0 "$DIPMAP" run "${common[@]}" --experiment order --k 3,5 --rank-p 0.4 \

@@ -1,5 +1,5 @@
 # Start tests/servers/fake_openai.py from a CLI test (sourced; needs tests/cli/lib/lib.sh).
-# The server is killed when the test exits (added to SIM_PIDS when tests/cli/lib/run-lib.sh
+# The server is killed when the test exits (added to SIM_PIDS when tests/cli/lib/sim-lib.sh
 # is sourced, otherwise by its own EXIT trap).
 
 # start_fake NAME SCRIPT_JSON: serve SCRIPT_JSON on 127.0.0.1 (port 0); logs every request to

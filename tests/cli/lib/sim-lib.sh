@@ -1,25 +1,42 @@
-# Helpers for the serve-sim CLI tests (tests/cli/3xx-*.sh); source after lib.sh.
-# Servers are started on 127.0.0.1 with --port 0 and killed on exit.
+# Helpers for the CLI tests that start servers: serve-sim (start_sim, stop_sim), dipmap view
+# (start_view), a server's request log (wait_requests) and simclient.py (simpy). Source after
+# lib.sh (run-lib.sh sources this file). Servers listen on 127.0.0.1 with --port 0 and are
+# stopped when the test exits (tests/servers/fake.sh adds its server to SIM_PIDS too).
 
 SIM_TOKENIZER=${SIM_TOKENIZER:-$REPO/datasets/tokenizers/cl100k_base.tiktoken.gz}
-SIM_PIDS=""
-trap 'for p in $SIM_PIDS; do kill -TERM "$p" 2>/dev/null; done; wait 2>/dev/null' EXIT
+declare -p SIM_PIDS >/dev/null 2>&1 || SIM_PIDS=()
+cleanup_sims() {
+    local p
+    for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    for p in "${SIM_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+}
+trap cleanup_sims EXIT
 
-# start_sim NAME ARGS...: start `dipmap serve-sim --port 0 ARGS...` in the
-# background (stdout NAME.out, stderr NAME.err); sets SIM_PID and SIM_PORT.
+# start_sim NAME [ARGS...]: start `dipmap serve-sim --port 0 ARGS...` in the background and
+# wait for its port (stdout NAME.out, stderr NAME.err); sets SIM_PID, SIM_PORT and SIM_URL
+# (http://127.0.0.1:PORT). Unless ARGS give their own, serve-sim logs every request to NAME.log
+# (--log) and counts tokens with $SIM_TOKENIZER (--tokenizer; default cl100k_base).
 start_sim() {
-    local name=$1 i
+    local name=$1 i a log=1 tok=1
     shift
-    "$DIPMAP" serve-sim --port 0 --tokenizer "$SIM_TOKENIZER" "$@" >"$name.out" 2>"$name.err" &
+    for a in "$@"; do
+        case "$a" in
+        --log | --log=*) log= ;;
+        --tokenizer | --tokenizer=* | -t) tok= ;;
+        esac
+    done
+    "$DIPMAP" serve-sim --port 0 ${log:+--log "$name.log"} ${tok:+--tokenizer "$SIM_TOKENIZER"} \
+        "$@" >"$name.out" 2>"$name.err" &
     SIM_PID=$!
-    SIM_PIDS="$SIM_PIDS $SIM_PID"
-    for i in $(seq 200); do
+    SIM_PIDS+=("$SIM_PID")
+    for i in $(seq 1200); do # 60 s: a busy machine starts it late
         [ -s "$name.out" ] && break
         kill -0 "$SIM_PID" 2>/dev/null || { cat "$name.err" >&2; fail "serve-sim $name exited at start"; }
         sleep 0.05
     done
     SIM_PORT=$(head -n 1 "$name.out")
     case "$SIM_PORT" in '' | *[!0-9]*) fail "serve-sim $name printed no port: '$SIM_PORT'" ;; esac
+    SIM_URL="http://127.0.0.1:$SIM_PORT"
 }
 
 # stop_sim PID: SIGTERM, wait, and require exit status 0.
@@ -29,6 +46,27 @@ stop_sim() {
     wait "$1"
     rc=$?
     [ "$rc" = 0 ] || fail "serve-sim (pid $1) exited $rc after SIGTERM"
+}
+
+# start_view DB: `dipmap view --db DB --port 0` (127.0.0.1), stopped when the test exits like the
+# sims; sets VIEW_URL (ending in /); logs to view.out, view.err.
+start_view() {
+    local i
+    "$DIPMAP" view --db "$1" --port 0 >view.out 2>view.err &
+    SIM_PIDS+=("$!")
+    for i in $(seq 200); do [ -s view.out ] && break; sleep 0.05; done
+    VIEW_URL=$(head -n 1 view.out)
+    case "$VIEW_URL" in http://127.0.0.1:[0-9]*/) ;; *) fail "view printed '$VIEW_URL' (stderr: $(cat view.err))" ;; esac
+}
+
+# wait_requests LOG N: wait (up to 30 s) until the server logged N generation requests
+wait_requests() {
+    local i
+    for i in $(seq 600); do
+        [ "$(grep -c '/completions' "$1" 2>/dev/null)" -ge "$2" ] && return 0
+        sleep 0.05
+    done
+    fail "the server did not see $2 requests"
 }
 
 # simpy: run python3 with tests/cli/lib on the module path (for simclient.py).
