@@ -32,7 +32,7 @@ start_sim base --dataset hops.jsonl --model m:edge=0.95,dip=0.2,seed=7
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" "${args[@]}" --run base --db t.db
 start_sim rev --dataset hops.jsonl --model m:edge=0.95,dip=0.2,seed=7,reversed=0.3
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" "${args[@]}" --run rev --db t.db
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'rev'")" = 540 ] ||
+[ "$(n_trials rev)" = 540 ] ||
     fail "not 30 questions x 2 lengths x 3 depths A x 3 depths B"
 python3 - <<'PY' || fail "the prompts do not hold the two needles as claimed (above)"
 import json, re, sqlite3

@@ -15,7 +15,6 @@ SIM_URL=$PLAIN
 run_args
 args=("${RUN_ARGS[@]}" --lengths 1k --depths 0:100:25 --db t.db)
 set_ep() { RUN_ARGS=("${args[@]}"); RUN_ARGS[1]=$1; }
-n() { q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = '$1' and $2"; }
 
 # the budget (256 tokens) goes to 300 tokens of thinking: every trial starved, none scored, so
 # the run is not a success (exit 4)
@@ -25,7 +24,7 @@ assert_contains err "no trial could be scored (20 starved)"
 assert_contains out "starved 20"
 assert_contains out "starved: 20 trial(s) spent the answer budget on reasoning (5120 reasoning tokens)"
 assert_not_contains out "accuracy:"
-[ "$(n starved "outcome = 'starved' and reasoning_tokens = 256 and reasoning_chars > 0 and ifnull(answer, '') = ''")" = 20 ] ||
+[ "$(n_trials starved "outcome = 'starved' and reasoning_tokens = 256 and reasoning_chars > 0 and ifnull(answer, '') = ''")" = 20 ] ||
     fail "not starved with reasoning: $(q t.db "select outcome, reasoning_tokens, reasoning_chars, answer from trials")"
 # both forms were served (field and inline), and neither leaked into the answer
 grep -q '"think_form":"field"' think.log || fail "no reasoning_content answers"
@@ -33,21 +32,21 @@ grep -q '"think_form":"inline"' think.log || fail "no inline <think> answers"
 # a forced end of thinking (finish_reason stop, empty answer) is starved too
 set_ep "$STOP"
 expect_code 4 "$DIPMAP" run "${RUN_ARGS[@]}" --run forced
-[ "$(n forced "outcome = 'starved' and finish_reason = 'stop'")" = 20 ] || fail "a forced stop was not starved"
+[ "$(n_trials forced "outcome = 'starved' and finish_reason = 'stop'")" = 20 ] || fail "a forced stop was not starved"
 
 # with room for the answer: scored exactly like the model without thinking, though every
 # thought names the gold answer (crediting it would raise accuracy)
 set_ep "$THINK"
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --run thought --max-tokens 400
-[ "$(n thought "outcome in ('correct','wrong')")" = 20 ] || fail "answers after thinking not scored"
-[ "$(n thought "answer like '%think>%'")" = 0 ] || fail "a <think> block reached the answer"
-[ "$(n thought "reasoning like 'Is the answer %' and reasoning_tokens = 300")" = 20 ] ||
+[ "$(n_trials thought "outcome in ('correct','wrong')")" = 20 ] || fail "answers after thinking not scored"
+[ "$(n_trials thought "answer like '%think>%'")" = 0 ] || fail "a <think> block reached the answer"
+[ "$(n_trials thought "reasoning like 'Is the answer %' and reasoning_tokens = 300")" = 20 ] ||
     fail "reasoning not stored: $(q t.db "select reasoning_tokens, substr(reasoning, 1, 40) from trials")"
-[ "$(n thought "outcome = 'wrong'")" -gt 0 ] || fail "the simulated model should answer some trials wrongly"
+[ "$(n_trials thought "outcome = 'wrong'")" -gt 0 ] || fail "the simulated model should answer some trials wrongly"
 set_ep "$PLAIN"
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --run plain
-[ "$(n thought "outcome = 'correct'")" = "$(n plain "outcome = 'correct'")" ] ||
-    fail "thinking changed accuracy: $(n thought "outcome = 'correct'") vs $(n plain "outcome = 'correct'")"
+[ "$(n_trials thought "outcome = 'correct'")" = "$(n_trials plain "outcome = 'correct'")" ] ||
+    fail "thinking changed accuracy: $(n_trials thought "outcome = 'correct'") vs $(n_trials plain "outcome = 'correct'")"
 # the report's coverage shows starved trials and the reasoning tokens they spent
 expect_code 0 "$DIPMAP" report starved --db t.db --out rep --format md,json --no-plots
 assert_contains rep/summary.md "20 starved trials spent 5120 reasoning tokens and gave no answer"

@@ -8,18 +8,17 @@ make_kv 3
 start_sim sim --dataset golden.jsonl --think 600
 run_args
 args=("${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db t.db)
-n() { q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = '$1' and $2"; }
 # 600 tokens of thinking do not fit 256: starved (nothing scored: exit 4); at effort low (150)
 # they do
 expect_code 4 "$DIPMAP" run "${args[@]}" --run high --reasoning-effort high
-[ "$(n high "outcome = 'starved'")" = 6 ] || fail "effort high should starve"
+[ "$(n_trials high "outcome = 'starved'")" = 6 ] || fail "effort high should starve"
 expect_code 0 "$DIPMAP" run "${args[@]}" --run low --reasoning-effort low
-[ "$(n low "outcome in ('correct','wrong') and reasoning_tokens = 150")" = 6 ] || fail "effort low not applied"
+[ "$(n_trials low "outcome in ('correct','wrong') and reasoning_tokens = 150")" = 6 ] || fail "effort low not applied"
 [ "$(grep -c '"reasoning_effort":"low"' sim.log)" = 6 ] || fail "reasoning_effort not sent"
 # thinking off through the chat template, merged into every request
 kw='{"chat_template_kwargs": {"enable_thinking": false}}'
 expect_code 0 "$DIPMAP" run "${args[@]}" --run nothink --extra-body "$kw"
-[ "$(n nothink "outcome in ('correct','wrong') and reasoning_tokens is null")" = 6 ] || fail "extra body not applied"
+[ "$(n_trials nothink "outcome in ('correct','wrong') and reasoning_tokens is null")" = 6 ] || fail "extra body not applied"
 [ "$(grep -c '"extra":{"chat_template_kwargs":{"enable_thinking":false}}' sim.log)" = 6 ] ||
     fail "extra body not in every request"
 # stored with the run, part of its identity: resuming with another body is refused

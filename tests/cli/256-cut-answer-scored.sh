@@ -15,7 +15,7 @@ assert_contains out "accuracy: 0.0% (0 of 9 scored trials)"
     fail "cut answers not scored: $(q t.db "select outcome, cut, finish_reason from trials")"
 # a budget the answer fits: nothing cut
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,50,100 --db t.db --run full
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'full' and cut = 0 and outcome in ('correct','wrong')")" = 9 ] || fail "full answers flagged cut"
+[ "$(n_trials full "cut = 0 and outcome in ('correct','wrong')")" = 9 ] || fail "full answers flagged cut"
 expect_code 0 "$DIPMAP" report r --db t.db --out rep --format md,json --no-plots
 python3 - <<'PY' || fail "report: cut not in coverage"
 import json

@@ -24,7 +24,7 @@ q t.db "select content from golden_sets" >kept
 cmp <(head -c "$(wc -c <set.jsonl)" kept) set.jsonl || fail "kept content differs from the file"
 # the file is gone: report still shows the questions of failed trials and the hygiene note
 mkdir away && mv set.jsonl away/
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'a' and outcome = 'wrong'")" -gt 0 ] ||
+[ "$(n_trials a "outcome = 'wrong'")" -gt 0 ] ||
     fail "the simulated model should fail some trials"
 expect_code 0 "$DIPMAP" report a --db t.db --out rep --format md,html --no-plots
 assert_not_contains rep/report.html "Questions and expected answers are not shown"

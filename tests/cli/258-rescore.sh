@@ -16,8 +16,7 @@ run_args
 RUN_ARGS=("${RUN_ARGS[@]/golden.jsonl/two.jsonl}")
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,50,100 --db t.db --run r
 sent=$(grep -c '/completions' sim.log)
-n() { q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = '$1' and $2"; }
-[ "$(n r "outcome = 'correct'")" = 9 ] || fail "fixture: kv should credit every answer"
+[ "$(n_trials r "outcome = 'correct'")" = 9 ] || fail "fixture: kv should credit every answer"
 [ "$(q t.db "select scorer_version from runs where name = 'r'")" = "kv/2" ] || fail "run did not record its scorer"
 # all: every gold answer must occur; "never said" never does -> every trial wrong, in a new run
 expect_code 0 "$DIPMAP" rescore r --scorer all --as r-all --db t.db
@@ -25,8 +24,8 @@ assert_contains out "rescored run r with all/2 into r-all: 9 answers scored, 9 t
 assert_contains out "accuracy: 100.0% (9 of 9) -> 0.0% (0 of 9)"
 assert_contains out "nothing was sent"
 [ "$(grep -c '/completions' sim.log)" = "$sent" ] || fail "rescore sent requests"
-[ "$(n r-all "outcome = 'wrong'")" = 9 ] || fail "new run not rescored"
-[ "$(n r "outcome = 'correct'")" = 9 ] || fail "--as changed the original run"
+[ "$(n_trials r-all "outcome = 'wrong'")" = 9 ] || fail "new run not rescored"
+[ "$(n_trials r "outcome = 'correct'")" = 9 ] || fail "--as changed the original run"
 [ "$(q t.db "select scorer_version, json_extract(settings_json, '$.scorer') from runs where name = 'r-all'")" = "all/2|all" ] ||
     fail "scorer not recorded: $(q t.db "select scorer_version, settings_json from runs where name = 'r-all'")"
 [ "$(q t.db "select golden_sha256 = (select golden_sha256 from runs where name = 'r') from runs where name = 'r-all'")" = 1 ] ||
@@ -41,10 +40,10 @@ sqlite3 t.db "update trials set outcome = 'truncated', cut = 0, error = 'finish_
               update runs set scorer_version = NULL where name in ('old', 'r')"
 expect_code 0 "$DIPMAP" rescore old --scorer kv --db t.db
 assert_contains out "3 answers cut at the answer budget (stored as truncated by an older dipmap) are now scored, flagged cut"
-[ "$(n old "outcome = 'wrong' and cut = 1")" = 9 ] || fail "old cut answers not scored: $(q t.db "select outcome, cut from trials t join runs r on r.id = t.run_id where r.name = 'old'")"
+[ "$(n_trials old "outcome = 'wrong' and cut = 1")" = 9 ] || fail "old cut answers not scored: $(q t.db "select outcome, cut from trials t join runs r on r.id = t.run_id where r.name = 'old'")"
 expect_code 0 "$DIPMAP" rescore r --scorer kv --db t.db
 assert_contains out "1 trials changed outcome (0 now correct, 1 now wrong)"
-[ "$(n r "question_id = 'kv-0001' and depth_bp = 10000 and outcome = 'wrong' and answer = 'no idea' and reasoning is not null")" = 1 ] ||
+[ "$(n_trials r "question_id = 'kv-0001' and depth_bp = 10000 and outcome = 'wrong' and answer = 'no idea' and reasoning is not null")" = 1 ] ||
     fail "inline thinking not split off: $(q t.db "select outcome, answer, reasoning from trials t join runs r on r.id = t.run_id where r.name = 'r' and depth_bp = 10000")"
 [ "$(q t.db "select scorer_version from runs where name = 'r'")" = "kv/2" ] || fail "in place: version not recorded"
 # errors: unknown run, existing --as, bad scorer, no golden set kept and none given

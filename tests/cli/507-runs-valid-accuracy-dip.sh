@@ -13,7 +13,7 @@ GOOD_URL=$SIM_URL
 start_sim starve --dataset golden.jsonl --reasoning 1
 RUN_ARGS[1]=$SIM_URL
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:50 --db t.db --run cut >/dev/null 2>&1
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'cut' and outcome = 'starved'")" = 12 ] ||
+[ "$(n_trials cut "outcome = 'starved'")" = 12 ] ||
     fail "fixture: 'cut' is not all starved: $(q t.db "select outcome, count(*) from trials group by 1")"
 RUN_ARGS[1]=$GOOD_URL
 expect_code 0 "$DIPMAP" runs --db t.db

@@ -19,7 +19,7 @@ SIM_URL=$A run_args
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db t.db --run srv --tokenizer server
 [ "$(q t.db "select tokenizer_name from runs where name='srv'")" = "server:dipmap-sim" ] || fail "tokenizer name"
 [ "$(q t.db "select count(*) from token_counts")" -gt 0 ] || fail "no cached counts"
-[ "$(q t.db "select count(*) from trials t join runs r on t.run_id = r.id where r.name='srv' and usage_prompt_tokens = realized_length")" = 8 ] ||
+[ "$(n_trials srv "usage_prompt_tokens = realized_length")" = 8 ] ||
     fail "server counts differ from usage"
 grep -q '"route":"/tokenize"' a.log || fail "/tokenize not used"
 # legacy completions

@@ -17,9 +17,9 @@ assert_contains out "cost \$$cost"
 # whole-run accuracy after a resume: interrupt by budget, then finish
 expect_code 4 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run r \
     --max-tokens 64 --price-in 10 --price-out 10 --max-cost 0.05 --concurrency 1
-first=$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'r' and outcome in ('correct','wrong')")
+first=$(n_trials r "outcome in ('correct','wrong')")
 [ "$first" -gt 0 ] || fail "the first part scored nothing"
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run r \
     --max-tokens 64 --price-in 10 --price-out 10 --concurrency 1
-correct=$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'r' and outcome = 'correct'")
+correct=$(n_trials r "outcome = 'correct'")
 assert_contains out "($correct of 33 scored trials in the run)"

@@ -24,11 +24,11 @@ for api in vllm:vllm-tokenize llamacpp:llamacpp-apply-template none:probe; do
     [ "$(q t.db "select json_extract(settings_json, '$.\"template-overhead\"') from runs where name='r$n'")" = "$ov" ] ||
         fail "$api: overhead not stored with the run"
     # what the server counted is what the run built: never above the length, exact in >= 95%
-    [ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='r$n' and (t.realized_length > t.length or t.usage_prompt_tokens <> t.realized_length)")" = 0 ] ||
+    [ "$(n_trials "r$n" "(t.realized_length > t.length or t.usage_prompt_tokens <> t.realized_length)")" = 0 ] ||
         fail "$api: $(q t.db "select length, realized_length, usage_prompt_tokens from trials t join runs r on r.id = t.run_id where r.name='r$n'")"
-    exact=$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='r$n' and t.realized_length = t.length")
+    exact=$(n_trials "r$n" "t.realized_length = t.length")
     [ $((exact * 100)) -ge $((60 * 95)) ] || fail "$api: only $exact of 60 prompts exactly on target"
-    [ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='r$n' and outcome in ('correct','wrong')")" = 60 ] ||
+    [ "$(n_trials "r$n" "outcome in ('correct','wrong')")" = 60 ] ||
         fail "$api: every trial should be scored"
 done
 # a resume reuses the stored overhead (nothing measured again) and keeps the trials

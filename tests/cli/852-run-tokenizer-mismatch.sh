@@ -25,7 +25,7 @@ expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim "${KV[@]}" 
     --allow-tokenizer-mismatch
 assert_contains out "run more: complete"
 assert_contains out "tokenizer mismatch: "
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='more' and outcome in ('correct','wrong')")" = 12 ] ||
+[ "$(n_trials more "outcome in ('correct','wrong')")" = 12 ] ||
     fail "allowed: every trial scored"
 
 # the server counts fewer: not truncation either
@@ -35,9 +35,9 @@ expect_code 2 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim "${KV[@]}" 
 assert_contains err "tokenizer mismatch: the server counted "
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim "${KV[@]}" --run fewer \
     --tokenizer "$GPT2" --allow-tokenizer-mismatch
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='fewer' and outcome = 'truncated'")" = 0 ] ||
+[ "$(n_trials fewer "outcome = 'truncated'")" = 0 ] ||
     fail "a count difference was recorded as truncation"
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='fewer' and outcome in ('correct','wrong')")" = 12 ] ||
+[ "$(n_trials fewer "outcome in ('correct','wrong')")" = 12 ] ||
     fail "fewer, allowed: every trial scored"
 
 # the exact tokenizer: nothing flagged

@@ -19,7 +19,7 @@ for api in vllm llamacpp none; do
             --db t.db --run "r$n-${#body}" ${body:+--extra-body "$body"}
         ov+=("$(sed -n 's/.*template overhead: \([0-9]*\) tokens per request.*/\1/p' err)")
         assert_not_contains err "mismatch"
-        bad=$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='r$n-${#body}' and (t.usage_prompt_tokens <> t.realized_length or t.realized_length > t.length)")
+        bad=$(n_trials "r$n-${#body}" "(t.usage_prompt_tokens <> t.realized_length or t.realized_length > t.length)")
         [ "$bad" = 0 ] || fail "$api ${body:-no body}: $bad prompts counted differently by the server: $(q t.db "select realized_length, usage_prompt_tokens from trials t join runs r on r.id = t.run_id where r.name='r$n-${#body}'")"
     done
     # "<think>\n\n</think>\n\n" is several tokens more in the rendered template

@@ -31,7 +31,7 @@ assert_contains err "tokenizer mismatch: the server counted "
 # its hint does not repeat the command that stopped (it would stop the same way)
 assert_not_contains err "hint: resume with"
 assert_contains err "hint: count with the model's tokens: --tokenizer server"
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name='given' and t.usage_prompt_tokens > t.realized_length * 1.02")" -ge 1 ] ||
+[ "$(n_trials given "t.usage_prompt_tokens > t.realized_length * 1.02")" -ge 1 ] ||
     fail "the mismatched answer was not recorded"
 expect_code 0 "$DIPMAP" report given --db t.db --out rep --format md --no-plots
 grep -rq "MISMATCH" rep || fail "the report does not name the mismatch"

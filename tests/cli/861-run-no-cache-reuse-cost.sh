@@ -28,7 +28,7 @@ EOF
 
 # the same server, reuse allowed: cached tokens reported and stored
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db t.db --run rc
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'rc' and cached_tokens > 0")" -gt 30 ] ||
+[ "$(n_trials rc "cached_tokens > 0")" -gt 30 ] ||
     fail "no cached tokens with reuse allowed"
 
 # cost: prompt $10 per 1M, cached $0, completion $0; the matrix is 40 prompts of 1k-2k tokens

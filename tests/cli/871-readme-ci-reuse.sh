@@ -41,5 +41,5 @@ GITHUB_RUN_ID=2 bash -e ci.sh >pr2.out 2>pr2.err || { cat pr2.err >&2; fail "sec
 [ "$(base_sent)" = 300 ] || fail "the unchanged baseline was paid for again: $(base_sent) requests"
 assert_contains pr2.out "reused: 300 trial(s) answered from stored byte-identical requests (not sent)"
 assert_contains pr2.out "PASS"
-[ "$(q base.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'base-2' and reused_from = 'base.db:base-1'")" = 300 ] ||
+[ "$(n_trials base-2 "reused_from = 'base.db:base-1'" base.db)" = 300 ] ||
     fail "reused trials not marked"

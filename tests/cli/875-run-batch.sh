@@ -16,7 +16,7 @@ expect_code 0 "$DIPMAP" run "${ARGS[@]}" --run b --batch --batch-poll 0.05 --bat
 assert_contains out "run b: complete"
 for st in validating in_progress finalizing; do assert_contains err ": $st"; done
 assert_contains err "expired: "
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'b'")" = 40 ] ||
+[ "$(n_trials b)" = 40 ] ||
     fail "expected 40 trials"
 # 3 files in the first round (15 + 15 + 10), then new batches for the expired lines
 [ "$(q t.db "select group_concat(requests) from (select requests from batches order by id limit 3)")" = 15,15,10 ] ||
@@ -30,7 +30,7 @@ assert_contains err "expired: "
       where a.request_sha256 = o.request_sha256 and a.outcome = o.outcome and a.answer is o.answer")" = 40 ] ||
     fail "batch trials differ from the online ones"
 # 2k is over the server's context: overflow, as online
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'b' and t.outcome = 'overflow'")" = 20 ] ||
+[ "$(n_trials b "t.outcome = 'overflow'")" = 20 ] ||
     fail "context-exceeded lines are not overflow"
 # cost at batch prices (half the online prices by default): half the online run's for the
 # same tokens (the expired lines were never run, so they cost nothing)

@@ -20,11 +20,11 @@ for k in 429 500 503 drop truncate garbage slow error200; do
     grep -q "\"fault\":\"$k\"" faulty.log || fail "fault $k never drawn"
 done
 grep completions clean.log | grep -qv '"fault":"none"' && fail "the clean server faulted"
-[ "$(q t.db "select count(*) from trials t join runs r on r.id=t.run_id where r.name='faulty'")" = 300 ] ||
+[ "$(n_trials faulty)" = 300 ] ||
     fail "faulty run: not 300 trials"
-[ "$(q t.db "select count(*) from trials t join runs r on r.id=t.run_id where r.name='faulty' and attempts > 1")" -gt 0 ] ||
+[ "$(n_trials faulty "attempts > 1")" -gt 0 ] ||
     fail "no trial was retried"
-[ "$(q t.db "select count(*) from trials t join runs r on r.id=t.run_id where r.name='faulty' and outcome not in ('correct','wrong')")" = 0 ] ||
+[ "$(n_trials faulty "outcome not in ('correct','wrong')")" = 0 ] ||
     fail "faults leaked into outcomes: $(q t.db "select outcome, error from trials where outcome not in ('correct','wrong')")"
 e2e_check same-scores t.db faulty clean || fail "fault-free and faulty runs differ"
 # per cell, from the reports

@@ -14,14 +14,13 @@ start_sim ctx --dataset golden.jsonl --ctx 3000
 e2e_run ctx "$SIM_URL" dipmap-sim --lengths 2k,4k --depths 0:100:25 --max-tokens 64 --no-context-check
 start_sim think --dataset golden.jsonl --reasoning 0.3 --fault-seed 2
 e2e_run think "$SIM_URL" dipmap-sim --lengths 2k --depths 0:100:25 --max-tokens 64
-n() { q t.db "select count(*) from trials t join runs r on r.id=t.run_id where r.name='$1' and $2"; }
-[ "$(n shift "length=4096 and outcome='truncated'")" = 60 ] || fail "shifted 4k trials not truncated: $(n shift "length=4096 and outcome='truncated'")"
-[ "$(n shift "length=2048 and outcome in ('correct','wrong')")" = 60 ] || fail "2k trials not scored"
-[ "$(n ctx "length=4096 and outcome='overflow'")" = 60 ] || fail "4k trials not overflow"
-[ "$(n ctx "length=2048 and outcome in ('correct','wrong')")" = 60 ] || fail "2k trials not scored"
-empties=$(n think "outcome='starved'")
+[ "$(n_trials shift "length=4096 and outcome='truncated'")" = 60 ] || fail "shifted 4k trials not truncated: $(n_trials shift "length=4096 and outcome='truncated'")"
+[ "$(n_trials shift "length=2048 and outcome in ('correct','wrong')")" = 60 ] || fail "2k trials not scored"
+[ "$(n_trials ctx "length=4096 and outcome='overflow'")" = 60 ] || fail "4k trials not overflow"
+[ "$(n_trials ctx "length=2048 and outcome in ('correct','wrong')")" = 60 ] || fail "2k trials not scored"
+empties=$(n_trials think "outcome='starved'")
 [ "$empties" -gt 5 ] && [ "$empties" -lt 40 ] || fail "expected some starved trials, got $empties"
-[ "$(n think "outcome not in ('starved','correct','wrong')")" = 0 ] || fail "unexpected outcomes"
+[ "$(n_trials think "outcome not in ('starved','correct','wrong')")" = 0 ] || fail "unexpected outcomes"
 # none is counted as wrong: the store's wrong trials are exactly the wrong
 # answers the server logged for complete prompts
 for r in shift ctx think; do
@@ -35,7 +34,7 @@ for line in open(sys.argv[1]):
             and d["outcome"] in ("negative", "idk"):
         n += 1
 print(n)' "$r.log")
-    [ "$(n "$r" "outcome='wrong'")" = "$logged_wrong" ] || fail "$r: wrong trials != the server's wrong answers"
+    [ "$(n_trials "$r" "outcome='wrong'")" = "$logged_wrong" ] || fail "$r: wrong trials != the server's wrong answers"
     expect_code 0 "$DIPMAP" report "$r" --db t.db --out "rep-$r" --format md,json,html --no-plots
 done
 python3 - <<'PY' || fail "summary.json counts"

@@ -4,5 +4,5 @@
 setup_prior
 bad_run 2 "cannot build the prompt of question kv-0001 at length 10485760" --lengths 10M
 assert_contains err "not enough distractor material for 10485760 tokens"
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'bad'")" = 0 ] || fail "trials stored for the 10M run"
+[ "$(n_trials bad)" = 0 ] || fail "trials stored for the 10M run"
 [ "$(q t.db "select count(*) from runs where name = 'bad'")" = 0 ] || fail "a run row was recorded for the refused 10M run"

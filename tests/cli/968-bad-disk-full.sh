@@ -14,7 +14,7 @@ assert_contains err "error: t.db: cannot commit: disk I/O error"
 assert_contains err "error: run: cannot commit trials to t.db"
 # the summary says what is stored (the trials of the failed commit were answered, not stored) and
 # how to resume
-stored=$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'bad' and t.outcome <> 'pending'")
+stored=$(n_trials bad "t.outcome <> 'pending'")
 assert_contains out "trials: $stored of 189 stored ("
 assert_contains out "of them not stored"
 grep -q " done (" out && fail "the summary says done: $(cat out)"

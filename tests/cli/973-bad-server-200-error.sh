@@ -6,4 +6,4 @@ setup_prior
 start_fake fake "{\"/v1/models\":[$(models_json dipmap-sim)],\"/v1/chat/completions\":[{\"status\":200,\"json\":{\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"server_error\"}}}]}"
 RUN_ARGS[1]=$FAKE_URL
 bad_run 3 "CUDA out of memory" --max-attempts 2 --retry-base-ms 10 --concurrency 1
-[ "$(q t.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'bad' and t.outcome = 'error'")" -ge 1 ] || fail "no error trial stored"
+[ "$(n_trials bad "t.outcome = 'error'")" -ge 1 ] || fail "no error trial stored"

@@ -69,7 +69,7 @@ while IFS= read -r -d '' f; do
 done < <(find . -type f ! -name '*.sh' ! -name 'cfg.json' -print0)
 [ $found = 0 ] || fail "a secret leaked into an artifact"
 # the store holds the run, its prompts and its trials (so there was something to leak)
-[ "$(q s.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'sec'")" = 30 ] ||
+[ "$(n_trials sec "" s.db)" = 30 ] ||
     fail "unexpected trial count"
 [ "$(q s.db "select count(*) from prompts")" -ge 1 ] || fail "--store-prompts stored nothing"
 ls reports/sec/summary.md reports/sec/report.html reports/sec/summary.json >/dev/null ||
