@@ -1,9 +1,4 @@
 # Helpers for the export example tests (511, 512); sourced after lib.sh and tests/cli/lib/run-lib.sh.
-# skip() comes from lib.sh; a tree without it reports the skip as a pass that names the reason.
-type skip >/dev/null 2>&1 || skip() {
-    echo "skipped: $*"
-    exit 0
-}
 
 # export_fixture: a real run r1 against serve-sim (2k tokens x 3 depths x 4 questions x 3
 # repeats) exported as trials.csv and trials.jsonl; ./want holds the store's own per-cell
