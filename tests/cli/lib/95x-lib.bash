@@ -1,4 +1,4 @@
-# Helpers for the bad-input catalogue (tests/cli/950-999, tests/bad-inputs.md); source after
+# Helpers for the bad-input catalogue (tests/cli/950-977, tests/bad-inputs.md); source after
 # lib.sh. Each case starts from a store holding one complete run ("prior", 6 trials), makes one
 # bad attempt, checks its exit code and message, and then that the store is intact.
 . "$TESTS/cli/lib/run-lib.sh"

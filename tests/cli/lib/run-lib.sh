@@ -23,5 +23,6 @@ q() {
 # n_trials RUN [WHERE] [DB]: how many of run RUN's trials in DB (default t.db) match the SQL
 # condition WHERE (default: all of them)
 n_trials() {
-    q "${3:-t.db}" "select count(*) from trials t join runs r on r.id = t.run_id where r.name = '$1' and (${2:-1})"
+    q "${3:-t.db}" "select count(*) from trials t join runs r on r.id = t.run_id
+        where r.name = '$1' and (${2:-1})"
 }
