@@ -7,7 +7,6 @@
 # before anything is sent.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 60 >golden.jsonl
 start_sim sim --dataset golden.jsonl --model dipmap-sim:start=0.15
 args=(--endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl

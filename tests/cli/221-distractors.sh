@@ -6,7 +6,6 @@
 # the question: its chunks score far above random's.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model dipmap-sim:hard=0.15
 args=(--endpoint "$SIM_URL" --model dipmap-sim --haystack "$REPO/datasets/nq-haystack.jsonl.gz"
     --lengths 1k --depths 0:100:25 --progress none --db t.db --store-prompts)

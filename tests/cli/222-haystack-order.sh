@@ -3,7 +3,6 @@
 # repeat's seeded order; lengths as usual; the report has the axis with both values paired.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 20 >nq.jsonl
 start_sim sim --dataset nq.jsonl
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim --dataset nq.jsonl \

@@ -4,7 +4,6 @@
 # before anything is sent (exit 2).
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim ctx --dataset "$REPO/datasets/needle.jsonl" --ctx 8192
 args=(--model dipmap-sim --dataset "$REPO/datasets/needle.jsonl" --template needle
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --depths 0,100 --progress none --db t.db)

@@ -6,7 +6,6 @@
 # recovered inside its interval; more needles than a question's gold chunks is refused.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 python3 - <<'PY'
 import json, random
 rnd = random.Random(7)

@@ -3,7 +3,6 @@
 # stored trials); a pair the run does not have, or a malformed pair, is refused (exit 2).
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model dipmap-sim:hard=0.2
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim \
     --dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" \

@@ -3,7 +3,6 @@
 # one run whose trials (axes included) equal an unsharded run's keys.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl"
 args=(--endpoint "$SIM_URL" --model dipmap-sim --dataset "$REPO/datasets/needle.jsonl"
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --template qa-both --lengths 1k

@@ -10,7 +10,6 @@
 # (chat vs documents: -15 pp) inside its interval.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 TK=$REPO/tests/data/tokenizer/qwen3/tokenizer.json.gz
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --tokenizer "$TK" --chat-template chatml \
     --model dipmap-sim:chat=0.15,corr=0.9

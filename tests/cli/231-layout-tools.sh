@@ -8,7 +8,6 @@
 # report recovers serve-sim's planted tools=0.15 drop for both values inside its interval.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 TK=$REPO/tests/data/tokenizer/qwen3/tokenizer.json.gz
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --tokenizer "$TK" --chat-template chatml \
     --model dipmap-sim:tools=0.15,corr=0.9

@@ -5,7 +5,6 @@
 # adjacent pair by about that much; without the key p is the same for both spacings.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 python3 - <<'PY'
 import json, random
 rnd = random.Random(11)

@@ -5,7 +5,6 @@
 # without the key the effect's interval holds 0; shuffled=E without --haystack is refused.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 40 >nq.jsonl
 hay="$REPO/datasets/nq-haystack.jsonl.gz"
 args=(--model dipmap-sim --dataset nq.jsonl --haystack "$hay" --lengths 2k --depths 0,50,100

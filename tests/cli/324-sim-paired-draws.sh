@@ -8,7 +8,6 @@
 # half-widths in quadrature). A corr outside [0,1] is refused.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 60 >golden.jsonl
 args=(--model dipmap-sim --dataset golden.jsonl --haystack "$REPO/datasets/nq-haystack.jsonl.gz"
     --template qa-both --question-at end,start --lengths 2k --depths 0:100:25 --progress none)

@@ -10,7 +10,8 @@ py=""
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null && "$p" -c 'import pandas' 2>/dev/null; then py=$p; break; fi
 done
-[ -n "$py" ] || skip "python3 with pandas is not installed (apt-get install python3-pandas)"
+[ -n "$py" ] ||
+    require_or_skip DIPMAP_REQUIRE_PANDAS "python3 with pandas is not installed (apt-get install python3-pandas)"
 export_fixture
 "$py" ex.py >pandas.out 2>pandas.err || fail "pandas example failed: $(cat pandas.err)"
 # the printed table: "r1 2048 ACC@0 ACC@0.5 ACC@1"

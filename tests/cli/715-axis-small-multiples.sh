@@ -9,7 +9,6 @@
 # axis's curve equals the run's own cells.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 need_tool gnuplot DIPMAP_REQUIRE_GNUPLOT "gnuplot not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model dipmap-sim:hard=0.3,dip=0.6,flat=1
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim \

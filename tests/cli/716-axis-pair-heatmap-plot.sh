@@ -5,7 +5,6 @@
 # summary.md links it above the same numbers as a table, report.html inlines it.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI not installed"
 need_tool gnuplot DIPMAP_REQUIRE_GNUPLOT "gnuplot not installed"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" \
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --model dipmap-sim:hard=0.4,shuffled=0.2
