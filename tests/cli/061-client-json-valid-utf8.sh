@@ -9,7 +9,7 @@
 printf 'caf\xe9 au lait \xff\xfe and more\n' >bad.txt
 printf 'caf\xef\xbf\xbd au lait \xef\xbf\xbd\xef\xbf\xbd and more\n' >replaced.txt
 start_sim sim
-simpy - "$SIM_PORT" <<'PY' || fail "serve-sim accepted or misreported a body that is not UTF-8"
+pylib - "$SIM_PORT" <<'PY' || fail "serve-sim accepted or misreported a body that is not UTF-8"
 import http.client, json, sys
 c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
 c.request("POST", "/tokenize", body=b'{"prompt":"a\xff"}', headers={"Content-Type": "application/json"})

@@ -4,12 +4,12 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 20, answer=lambda i: "PASS-%d-OK" % i if i != 7 else "a very long answer " * 10)'
+pylib -c 'import simclient; simclient.make_dataset("ds.jsonl", 20, answer=lambda i: "PASS-%d-OK" % i if i != 7 else "a very long answer " * 10)'
 start_sim sim --dataset ds.jsonl --model base:edge=1,dip=0 --model cand:edge=0.9,dip=0.3,seed=4 --log log.jsonl
 [ "$(wc -l <sim.out)" = 1 ] || fail "stdout should hold only the port line"
 assert_contains sim.err "listening on $SIM_URL"
 
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])

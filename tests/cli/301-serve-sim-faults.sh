@@ -5,12 +5,12 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 5)'
+pylib -c 'import simclient; simclient.make_dataset("ds.jsonl", 5)'
 rates="429=0.06,500=0.05,503=0.05,drop=0.05,truncate=0.05,garbage=0.05,slow=0.04,error200=0.05"
 start_sim sim --dataset ds.jsonl --model m:edge=1,dip=0 --faults "$rates" --fault-seed 3 \
     --slow-ms 300 --retry-after-ms 1500 --log log.jsonl
 
-simpy - "$SIM_PORT" "$rates" <<'EOF' || exit 1
+pylib - "$SIM_PORT" "$rates" <<'EOF' || exit 1
 import sys, json, math, collections, simclient as sc
 from simclient import check
 port, spec = int(sys.argv[1]), sys.argv[2]
@@ -84,14 +84,14 @@ stop_sim "$SIM_PID"
 # the same seed gives the same fault sequence (sequential requests)
 start_sim seq --model m --faults "429=0.3,500=0.2" --fault-seed 11
 p1=$SIM_PORT
-simpy - "$p1" >seq1 <<'EOF' || exit 1
+pylib - "$p1" >seq1 <<'EOF' || exit 1
 import sys, simclient as sc
 port = int(sys.argv[1])
 print(" ".join(str(sc.chat(port, "hello %d" % i, model="m").status) for i in range(40)))
 EOF
 stop_sim "$SIM_PID"
 start_sim seq2 --model m --faults "429=0.3,500=0.2" --fault-seed 11
-simpy - "$SIM_PORT" >seq2 <<'EOF' || exit 1
+pylib - "$SIM_PORT" >seq2 <<'EOF' || exit 1
 import sys, simclient as sc
 port = int(sys.argv[1])
 print(" ".join(str(sc.chat(port, "other text %d" % i, model="m").status) for i in range(40)))

@@ -6,10 +6,10 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 2000)'
+pylib -c 'import simclient; simclient.make_dataset("ds.jsonl", 2000)'
 start_sim sim --dataset ds.jsonl --model m:edge=0.9,dip=0.4,shape=1.6,seed=2 --log log.jsonl
 
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])

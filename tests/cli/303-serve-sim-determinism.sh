@@ -4,7 +4,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 150)'
+pylib -c 'import simclient; simclient.make_dataset("ds.jsonl", 150)'
 models=(--model deep:edge=0.9,dip=0.5,seed=8 --model shallow:edge=0.9,dip=0.1,seed=8
     --model other:edge=0.9,dip=0.1,seed=9)
 
@@ -21,14 +21,14 @@ def one(job):
 print(json.dumps(sc.parallel(one, jobs, workers=8)))
 EOF
 start_sim a --dataset ds.jsonl "${models[@]}"
-simpy client.py "$SIM_PORT" >run1.json || fail "first client run"
+pylib client.py "$SIM_PORT" >run1.json || fail "first client run"
 stop_sim "$SIM_PID"
 start_sim b --dataset ds.jsonl "${models[@]}"
-simpy client.py "$SIM_PORT" >run2.json || fail "second client run"
+pylib client.py "$SIM_PORT" >run2.json || fail "second client run"
 stop_sim "$SIM_PID"
 cmp -s run1.json run2.json || fail "answers differ across restarts"
 
-simpy - <<'EOF' || exit 1
+pylib - <<'EOF' || exit 1
 import json, simclient as sc
 from simclient import check
 rows = json.load(open("run1.json"))

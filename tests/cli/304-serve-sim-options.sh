@@ -5,11 +5,11 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 400)'
+pylib -c 'import simclient; simclient.make_dataset("ds.jsonl", 400)'
 
 # --ctx
 start_sim ctx --dataset ds.jsonl --model m:edge=1,dip=0 --ctx 2k
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])
@@ -37,7 +37,7 @@ stop_sim "$SIM_PID"
 
 # --shift-ctx: llama.cpp-style silent truncation to the last N tokens
 start_sim shift --dataset ds.jsonl --model m:edge=1,dip=0 --shift-ctx 1000 --log shift.jsonl
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])
@@ -59,7 +59,7 @@ stop_sim "$SIM_PID"
 
 # --reasoning
 start_sim reason --dataset ds.jsonl --model m:edge=1,dip=0 --reasoning 0.3
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])
@@ -89,7 +89,7 @@ stop_sim "$SIM_PID"
 # --api-key-env (the key never needs to be on the command line)
 export SIM_TEST_KEY=s3cret-key
 start_sim auth --model m --api-key-env SIM_TEST_KEY
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port = int(sys.argv[1])

@@ -4,10 +4,10 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-simpy -c 'import simclient; simclient.make_dataset("ds.jsonl", 100)'
+pylib -c 'import simclient; simclient.make_dataset("ds.jsonl", 100)'
 start_sim sim --dataset ds.jsonl --model flat:edge=1,dip=0 --log log.jsonl
 
-simpy - "$SIM_PORT" <<'EOF' || exit 1
+pylib - "$SIM_PORT" <<'EOF' || exit 1
 import sys, time, simclient as sc
 from simclient import check
 port = int(sys.argv[1])

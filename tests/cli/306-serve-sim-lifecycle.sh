@@ -16,7 +16,7 @@ assert_contains int.err "stopped (SIGINT)"
 # a request delayed by --latency-ms 30000 does not hold up shutdown
 start_sim busy --model m --latency-ms 30000
 port=$SIM_PORT
-simpy - "$port" >busy.client 2>&1 <<'EOF' &
+pylib - "$port" >busy.client 2>&1 <<'EOF' &
 import sys, json, http.client
 conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=60)
 body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hello"}]})
@@ -65,6 +65,6 @@ assert_contains out "--faults"
 
 # --host: bind to an explicit address
 start_sim host --model m --host 127.0.0.1
-simpy -c "import simclient as sc; sc.check(sc.get($SIM_PORT, '/health').status == 200, 'health')" || exit 1
+pylib -c "import simclient as sc; sc.check(sc.get($SIM_PORT, '/health').status == 200, 'health')" || exit 1
 stop_sim "$SIM_PID"
 exit 0

@@ -11,7 +11,7 @@ plain_n=$("$DIPMAP" tokenize --tokenizer "$SIM_TOKENIZER" --special plain text.t
 [ -n "$parse_n" ] && [ "$plain_n" -gt "$parse_n" ] || fail "counts: parse $parse_n, plain $plain_n"
 
 start_sim q --tokenize-api vllm --template-overhead 0
-simpy - "$SIM_PORT" "$parse_n" <<'PY' || exit 1
+pylib - "$SIM_PORT" "$parse_n" <<'PY' || exit 1
 import sys, simclient as sc
 from simclient import check
 port, want = int(sys.argv[1]), int(sys.argv[2])

@@ -15,7 +15,7 @@ chatml_n=$("$DIPMAP" tokenize --tokenizer "$SIM_TOKENIZER" chatml.txt | awk '{pr
 [ -n "$sys_n" ] && [ -n "$user_n" ] && [ -n "$chatml_n" ] || fail "dipmap tokenize gave no counts"
 
 start_sim both --chat-template chatml --template-overhead 3
-simpy - "$SIM_PORT" "$sys_n" "$user_n" "$chatml_n" <<'EOF' || exit 1
+pylib - "$SIM_PORT" "$sys_n" "$user_n" "$chatml_n" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check
 port, sys_n, user_n, chatml_n = (int(a) for a in sys.argv[1:])
@@ -53,7 +53,7 @@ start_sim vllm --chat-template chatml --tokenize-api vllm
 start_sim llama --chat-template chatml --tokenize-api llamacpp
 start_sim none --chat-template chatml --tokenize-api none
 start_sim plain --template-overhead 2
-simpy - "$(head -n1 vllm.out)" "$(head -n1 llama.out)" "$(head -n1 none.out)" "$(head -n1 plain.out)" \
+pylib - "$(head -n1 vllm.out)" "$(head -n1 llama.out)" "$(head -n1 none.out)" "$(head -n1 plain.out)" \
     "$sys_n" "$user_n" <<'EOF' || exit 1
 import sys, simclient as sc
 from simclient import check

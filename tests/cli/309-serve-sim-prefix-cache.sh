@@ -15,7 +15,7 @@ start_sim small --prefix-cache 700
 small=$SIM_PORT
 start_sim off
 off=$SIM_PORT
-simpy - "$shared" "$slots" "$small" "$off" <<'EOF' || exit 1
+pylib - "$shared" "$slots" "$small" "$off" <<'EOF' || exit 1
 import sys, time, simclient as sc
 from simclient import check
 shared, slots, small, off = (int(a) for a in sys.argv[1:])

@@ -12,7 +12,7 @@ start_sim engine --prefix-cache 100k --timings --prefill-throughput 1500 --log e
 engine=$SIM_PORT
 start_sim latency --prefix-cache 100k --timings --prefill-ms-per-1k 500 --log latency.jsonl
 latency=$SIM_PORT
-simpy - "$engine" "$latency" <<'EOF2' || exit 1
+pylib - "$engine" "$latency" <<'EOF2' || exit 1
 import sys, simclient as sc
 from simclient import check
 engine, latency = (int(a) for a in sys.argv[1:])

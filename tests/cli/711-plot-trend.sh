@@ -11,21 +11,12 @@ expect_code 0 "$DIPMAP" plot --tag nightly --db t.db
 f=reports/trend-tag_nightly/trend.svg
 xmllint --noout $f || fail "trend.svg not XML"
 [ "$(png_size reports/trend-tag_nightly/trend.png)" = "900 560" ] || fail "trend.png"
-python3 - $f <<'PY' || fail "trend series wrong"
-import re, sys, xml.etree.ElementTree as ET
-ns = '{http://www.w3.org/2000/svg}'
-root = ET.parse(sys.argv[1]).getroot()
-series = {}
-for g in root.iter(ns + 'g'):
-    if not (g.get('id') or '').startswith('gnuplot_plot_'):
-        continue
-    texts = [t.text for t in g.iter(ns + 'text')]
-    if texts:
-        # points are drawn as <use> markers: one per run plus one key sample
-        series[texts[0]] = len(list(g.iter(ns + 'use'))) - 1
+pylib - $f <<'PY' || fail "trend series wrong"
+import sys, gnuplot_svg as svg
+series = svg.marker_counts(sys.argv[1])  # one point per run
 want = {f'{m} {l}': 4 for m in ('edge', 'middle', 'dip') for l in ('8k', '32k')}
 assert series == want, series
-texts = [t.text for t in root.iter(ns + 'text')]
+texts = svg.texts(sys.argv[1])
 assert 'trend of tag nightly' in texts, texts
 PY
 # by model prefix: only the dev run

@@ -14,22 +14,14 @@ expect_code 0 "$DIPMAP" compare n3 n4 --db t.db --pass-rule no-regression
 expect_code 0 "$DIPMAP" plot --tag nightly --db t.db --format svg
 f=reports/trend-tag_nightly/trend.svg
 xmllint --noout $f || fail "trend.svg not XML"
-python3 - $f <<'PY' || fail "trend plot wrong"
-import sys, xml.etree.ElementTree as ET
-ns = '{http://www.w3.org/2000/svg}'
-root = ET.parse(sys.argv[1]).getroot()
-texts = [(t.text or '').strip() for t in root.iter(ns + 'text')]
+pylib - $f <<'PY' || fail "trend plot wrong"
+import sys, gnuplot_svg as svg
+texts = svg.texts(sys.argv[1])
 for n in ('n1', 'n2', 'n3', 'n4'):
     assert texts.count(n) == 1, (n, texts.count(n), texts)
 assert not any(':' in t and t[:4].isdigit() for t in texts), f'date ticks remain: {texts}'
 assert '4 runs, 95% intervals; 1 failed vs the previous run' in texts, texts
-series = {}
-for g in root.iter(ns + 'g'):
-    if not (g.get('id') or '').startswith('gnuplot_plot_'):
-        continue
-    t = [x.text for x in g.iter(ns + 'text')]
-    if t:
-        series[t[0]] = len(list(g.iter(ns + 'use'))) - 1
+series = svg.marker_counts(sys.argv[1])
 want = {f'{m} {l}': 4 for m in ('edge', 'middle', 'dip') for l in ('8k', '32k')}
 want['failed vs previous run'] = 2   # n3's dip at 8k and 32k
 assert series == want, series

@@ -15,18 +15,9 @@ python3 -c 'import json,sys; r=json.load(open("out")); assert sorted(x["name"] f
     fail "runs --tag nightly"
 expect_code 0 "$DIPMAP" plot --tag nightly --db t.db --out trend --format svg
 xmllint --noout trend/trend.svg || fail "trend.svg is not XML"
-python3 - trend/trend.svg <<'PY' || fail "the trend does not have three points per series"
-import sys, xml.etree.ElementTree as ET
-ns = '{http://www.w3.org/2000/svg}'
-root = ET.parse(sys.argv[1]).getroot()
-series = {}
-for g in root.iter(ns + 'g'):
-    if not (g.get('id') or '').startswith('gnuplot_plot_'):
-        continue
-    texts = [t.text for t in g.iter(ns + 'text')]
-    if texts:
-        # points are <use> markers: one per run plus one in the key
-        series[texts[0]] = len(list(g.iter(ns + 'use'))) - 1
+pylib - trend/trend.svg <<'PY' || fail "the trend does not have three points per series"
+import sys, gnuplot_svg as svg
+series = svg.marker_counts(sys.argv[1])  # one point per run
 print(series)
 want = {f'{m} {l}': 3 for m in ('edge', 'middle', 'dip') for l in ('2k', '4k')}
 assert series == want, series

@@ -27,23 +27,18 @@ PY
 # SUFFIX, print "LABEL POINTS" (POINTS = vertices of its drawn line, after the
 # key sample). Parses the SVG as XML, so a broken file fails.
 svg_curves() {
-    python3 - "$1" "$2" <<'PY' || fail "$1: cannot parse SVG"
-import re, sys, xml.etree.ElementTree as ET
-ns = '{http://www.w3.org/2000/svg}'
-root = ET.parse(sys.argv[1]).getroot()
-for g in root.iter(ns + 'g'):
-    if not (g.get('id') or '').startswith('gnuplot_plot_'):
-        continue
-    texts = [t.text or '' for t in g.iter(ns + 'text')]
-    if not texts or not texts[0].endswith(sys.argv[2]):
+    pylib - "$1" "$2" <<'PY' || fail "$1: cannot parse SVG"
+import re, sys, gnuplot_svg as svg
+for label, g in svg.plot_groups(sys.argv[1]):
+    if label is None or not label.endswith(sys.argv[2]):
         continue
     best = 0
-    for p in g.iter(ns + 'path'):
+    for p in g.iter(svg.NS + 'path'):
         # "M key-sample L key-end M x,y L x,y ..." : count vertices after the 2nd M
         subpaths = re.split(r'M', p.get('d') or '')[1:]
         for sp in subpaths[1:]:
             best = max(best, len(re.findall(r'[-\d.]+,[-\d.]+', sp)))
-    print(texts[0].replace(' ', '_'), best)
+    print(label.replace(' ', '_'), best)
 PY
 }
 

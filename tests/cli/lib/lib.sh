@@ -69,3 +69,8 @@ assert_not_contains() {
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+
+# pylib ARGS...: python3 with tests/cli/lib on the module path (simclient.py, gnuplot_svg.py)
+pylib() {
+    PYTHONPATH="$TESTS/cli/lib${PYTHONPATH:+:$PYTHONPATH}" python3 "$@"
+}

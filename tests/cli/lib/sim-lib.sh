@@ -1,7 +1,7 @@
 # Helpers for the CLI tests that start servers: serve-sim (start_sim, stop_sim), dipmap view
-# (start_view), a server's request log (wait_requests) and simclient.py (simpy). Source after
-# lib.sh (run-lib.sh sources this file). Servers listen on 127.0.0.1 with --port 0 and are
-# stopped when the test exits (tests/servers/fake.sh adds its server to SIM_PIDS too).
+# (start_view) and a server's request log (wait_requests). Source after lib.sh (run-lib.sh
+# sources this file). Servers listen on 127.0.0.1 with --port 0 and are stopped when the test
+# exits (tests/servers/fake.sh adds its server to SIM_PIDS too).
 
 SIM_TOKENIZER=${SIM_TOKENIZER:-$REPO/datasets/tokenizers/cl100k_base.tiktoken.gz}
 declare -p SIM_PIDS >/dev/null 2>&1 || SIM_PIDS=()
@@ -67,9 +67,4 @@ wait_requests() {
         sleep 0.05
     done
     fail "the server did not see $2 requests"
-}
-
-# simpy: run python3 with tests/cli/lib on the module path (for simclient.py).
-simpy() {
-    PYTHONPATH="$TESTS/cli/lib${PYTHONPATH:+:$PYTHONPATH}" python3 "$@"
 }
