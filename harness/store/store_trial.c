@@ -277,19 +277,24 @@ static char reused_mark[] = "";
 
 int store_trial_answer(struct store *st, const char *run, const struct trial_key *k, char **answer)
 {
-    /* by the primary key; a store before version 6 has no axes column (every axes is "") */
-    static const char *const sql[] = {
-        "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2 AND length = ?3"
-        " AND depth_bp = ?4 AND repeat = ?5 AND axes = ?6",
-        "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2 AND length = ?3"
-        " AND depth_bp = ?4 AND repeat = ?5"};
     sqlite3_int64 id;
     sqlite3_stmt *s = NULL;
-    int rc = store_run_id(st, run, &id);
+    int rc = store_run_id(st, run, &id), prc;
     *answer = NULL;
     if (rc)
         return rc;
-    if (sqlite3_prepare_v2(st->db, sql[st->version < 6], -1, &s, NULL) != SQLITE_OK) {
+    /* by the primary key; a store before version 6 has no axes column (every axes is "") */
+    if (st->version >= 6)
+        prc = sqlite3_prepare_v2(st->db,
+                                 "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2"
+                                 " AND length = ?3 AND depth_bp = ?4 AND repeat = ?5 AND axes = ?6",
+                                 -1, &s, NULL);
+    else
+        prc = sqlite3_prepare_v2(st->db,
+                                 "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2"
+                                 " AND length = ?3 AND depth_bp = ?4 AND repeat = ?5",
+                                 -1, &s, NULL);
+    if (prc != SQLITE_OK) {
         sqlite3_finalize(s);
         return store_db_error(st, "cannot read a trial's answer");
     }
@@ -632,9 +637,6 @@ struct store_golden_writer {
 int store_golden_begin(struct store *st, const char *sha256, size_t size,
                        struct store_golden_writer **w)
 {
-    static const char *const has = "SELECT 1 FROM golden_sets WHERE sha256 = ?1";
-    static const char *const put =
-        "INSERT INTO golden_sets (sha256, content) VALUES (?1, zeroblob(?2))";
     sqlite3_stmt *s = NULL;
     sqlite3_blob *blob = NULL;
     int rc;
@@ -646,7 +648,8 @@ int store_golden_begin(struct store *st, const char *sha256, size_t size,
                      store_path(st), size);
     if (store_txn_begin(st))
         return -1;
-    if (sqlite3_prepare_v2(st->db, has, -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM golden_sets WHERE sha256 = ?1", -1, &s, NULL) !=
+        SQLITE_OK)
         goto fail;
     sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
     rc = sqlite3_step(s);
@@ -656,7 +659,10 @@ int store_golden_begin(struct store *st, const char *sha256, size_t size,
         store_txn_rollback(st);
         return 1;
     }
-    if (rc != SQLITE_DONE || sqlite3_prepare_v2(st->db, put, -1, &s, NULL) != SQLITE_OK)
+    if (rc != SQLITE_DONE ||
+        sqlite3_prepare_v2(st->db,
+                           "INSERT INTO golden_sets (sha256, content) VALUES (?1, zeroblob(?2))",
+                           -1, &s, NULL) != SQLITE_OK)
         goto fail;
     sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)size);
