@@ -19,7 +19,7 @@ case $headline in "INCONCLUSIVE: no primary regression, but "*"a decision needs 
 grep -qF "  verdict (candidate vs baseline): $headline   [compare exit code 4]" demo.out ||
     fail "the demo's verdict line is not the headline: $(grep verdict demo.out)"
 # on a terminal (script gives it a pty): bold, unless NO_COLOR is set
-command -v script >/dev/null || skip "script (util-linux) is not installed: the terminal half needs a pty"
+need_tool script DIPMAP_REQUIRE_SCRIPT "script (util-linux) is not installed: the terminal half needs a pty"
 TERM=xterm script -qec "'$DIPMAP' demo --out '$PWD/b'" /dev/null >tty.out 2>&1 ||
     fail "demo on a pty failed: $(tail -5 tty.out)"
 grep -q "${esc}\[1mdemo:" tty.out || fail "no bold prefix on a terminal"

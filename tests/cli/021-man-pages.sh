@@ -3,7 +3,7 @@
 # `dipmap help COMMAND` and exactly its options with their placeholders; dipmap(1) lists every
 # command. A page that drops, renames or adds an option fails here.
 . "$TESTS/cli/lib/lib.sh"
-command -v groff >/dev/null || skip "groff is not installed (man pages are checked rendered)"
+need_tool groff DIPMAP_REQUIRE_GROFF "groff is not installed (man pages are checked rendered)"
 python3 - "$DIPMAP" <<'PY' || fail "man pages and help disagree (above)"
 import re, subprocess, sys
 dipmap = sys.argv[1]

@@ -14,7 +14,7 @@ else
         if command -v "$p" >/dev/null && "$p" -c 'import duckdb' 2>/dev/null; then how=$p; break; fi
     done
 fi
-[ -n "$how" ] || skip "neither the duckdb CLI nor the duckdb Python module is installed"
+[ -n "$how" ] || require_or_skip DIPMAP_REQUIRE_DUCKDB "neither the duckdb CLI nor the duckdb Python module is installed"
 export_fixture
 if [ "$how" = cli ]; then
     duckdb -csv -noheader <ex.sql >duck.out 2>duck.err || fail "duckdb example failed: $(cat duck.err)"
