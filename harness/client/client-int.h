@@ -153,6 +153,11 @@ void client_add_error_of(struct strbuf *err, const struct strbuf *resp, long sta
 void client_open_body(struct client *c, const char *messages, const char *system, const char *user,
                       size_t ulen, int chat, struct strbuf *b);
 
+/* The cache hints (add_hints()) an extra body of client_extra_body_check() sets. */
+enum { HINT_ID_SLOT = 1, HINT_CACHE_PROMPT = 2, HINT_CACHE_SALT = 4, HINT_CACHE_KEY = 8 };
+
+void build_body(struct client *c, const struct client_request *req, int hints, struct strbuf *b);
+
 /*
  * The one rule for an answer budget a server refuses (the overhead probe and
  * the trials), given the field the request sent: a 400 saying the field is
