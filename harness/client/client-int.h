@@ -156,7 +156,12 @@ void client_open_body(struct client *c, const char *messages, const char *system
 /* The cache hints (add_hints()) an extra body of client_extra_body_check() sets. */
 enum { HINT_ID_SLOT = 1, HINT_CACHE_PROMPT = 2, HINT_CACHE_SALT = 4, HINT_CACHE_KEY = 8 };
 
-void build_body(struct client *c, const struct client_request *req, int hints, struct strbuf *b);
+/*
+ * A trial's whole body (client_open_body(), then sampling, the answer budget field, "n",
+ * "stream" and, with hints, req's cache hints except those the extra body sets), closed.
+ */
+void client_body_build(struct client *c, const struct client_request *req, int hints,
+                       struct strbuf *b);
 
 /*
  * The one rule for an answer budget a server refuses (the overhead probe and

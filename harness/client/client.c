@@ -1,9 +1,9 @@
 /*
  * OpenAI-compatible HTTP client: endpoint configuration and libcurl multi
  * transfers for one event loop. The blocking preflight and /tokenize calls
- * are client_sync.c, a request's server-side count client_count.c (all
- * behind client-int.h, the only header with <curl/curl.h>). Classification of a
- * finished exchange is client_classify.c, Retry-After parsing
+ * are client_sync.c, a request's server-side count client_count.c, the
+ * request bodies client_body.c (all behind client-int.h, the only header with <curl/curl.h>).
+ * Classification of a finished exchange is client_classify.c, Retry-After parsing
  * client_retry_after.c; the retry policy (backoff, AIMD, token buckets) is the
  * runner's (throttle.c).
  */
@@ -488,7 +488,7 @@ int client_submit(struct client *c, const struct client_request *req, struct str
                       ? req->hints->endpoint
                       : pick_endpoint(c);
     x->errbuf[0] = '\0';
-    build_body(c, req, 1, &x->body);
+    client_body_build(c, req, 1, &x->body);
     /* the request's hash leaves the hints out (client_request_sha256) */
     if (req->hints)
         client_request_sha256(c, req, x->sha);

@@ -82,7 +82,8 @@ void client_open_body(struct client *c, const char *messages, const char *system
     }
 }
 
-void build_body(struct client *c, const struct client_request *req, int hints, struct strbuf *b)
+void client_body_build(struct client *c, const struct client_request *req, int hints,
+                       struct strbuf *b)
 {
     long mt = req->max_tokens > 0 ? req->max_tokens : c->cfg.max_tokens;
     client_open_body(c, c->cfg.legacy_completions ? NULL : req->messages, req->system,
@@ -140,7 +141,7 @@ int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf 
 
 void client_request_body(struct client *c, const struct client_request *req, struct strbuf *out)
 {
-    build_body(c, req, 1, out);
+    client_body_build(c, req, 1, out);
 }
 
 const char *client_request_path(const struct client *c)
@@ -152,7 +153,7 @@ void client_request_sha256(struct client *c, const struct client_request *req,
                            char hex[SHA256_HEX_LEN + 1])
 {
     struct strbuf b = STRBUF_INIT;
-    build_body(c, req, 0, &b);
+    client_body_build(c, req, 0, &b);
     sha256_hex(b.buf, b.len, hex);
     strbuf_release(&b);
 }
