@@ -1008,30 +1008,6 @@ static int execute(struct run_ctx *c)
     return 0;
 }
 
-/*
- * What only sending needed (the done set, the prompt builder, the reuse index, the plan, the
- * golden set and haystack) freed before the closing figures read the store: a million-trial
- * run's plan and done set would otherwise sit under the statistics' points.
- */
-static void release_sending_state(struct run_ctx *c)
-{
-    store_done_set_free(c->done);
-    c->done = NULL;
-    prompt_builder_free(c->builder);
-    c->builder = NULL;
-    reuse_index_free(c->reuse);
-    c->reuse = NULL;
-    if (c->have_plan)
-        plan_release(&c->plan);
-    c->have_plan = 0;
-    if (c->have_hay)
-        haystack_release(&c->hay);
-    c->have_hay = 0;
-    if (c->have_gs)
-        golden_set_release(&c->gs);
-    c->have_gs = 0;
-}
-
 /* The run's final status, exit code, summary and what to do next. */
 static int finish_run(struct run_ctx *c)
 {
@@ -1041,7 +1017,7 @@ static int finish_run(struct run_ctx *c)
 
     if (store_run_update_status(c->st, c->run_name, status) < 0 || store_flush(c->st) < 0)
         c->ret = c->ret ? c->ret : DM_EXIT_INFRA;
-    release_sending_state(c);
+    run_ctx_release_sending(c);
     runbrief_print_end(c->st, c->run_name, c->db, &c->res, status, (int)c->o.concurrency);
 
     switch (c->res.end) {

@@ -150,6 +150,13 @@ int run_options_validate(struct run_ctx *c);
  */
 void run_ctx_init(struct run_ctx *c, int argc, const char **argv);
 int run_ctx_release(struct run_ctx *c);
+/*
+ * Free what only sending needed (the done set, the prompt builder, the reuse index, the plan,
+ * the golden set and haystack) before the closing figures read the store: a million-trial run's
+ * plan and done set would otherwise sit under the statistics' points. Safe to repeat;
+ * run_ctx_release() calls it.
+ */
+void run_ctx_release_sending(struct run_ctx *c);
 /* The run's identity settings (run_identity_settings()) from what c holds now; malloc'd. */
 char *run_ctx_settings(const struct run_ctx *c);
 /*

@@ -35,6 +35,25 @@ void run_ctx_init(struct run_ctx *c, int argc, const char **argv)
 }
 
 /* Frees the context; returns the exit code (a failed close turns success into DM_EXIT_INFRA). */
+void run_ctx_release_sending(struct run_ctx *c)
+{
+    store_done_set_free(c->done);
+    c->done = NULL;
+    prompt_builder_free(c->builder);
+    c->builder = NULL;
+    reuse_index_free(c->reuse);
+    c->reuse = NULL;
+    if (c->have_plan)
+        plan_release(&c->plan);
+    c->have_plan = 0;
+    if (c->have_hay)
+        haystack_release(&c->hay);
+    c->have_hay = 0;
+    if (c->have_gs)
+        golden_set_release(&c->gs);
+    c->have_gs = 0;
+}
+
 int run_ctx_release(struct run_ctx *c)
 {
     if (c->st) {
@@ -43,8 +62,7 @@ int run_ctx_release(struct run_ctx *c)
         if (store_close(c->st) < 0 && c->ret == DM_EXIT_OK)
             c->ret = DM_EXIT_INFRA;
     }
-    store_done_set_free(c->done);
-    prompt_builder_free(c->builder);
+    run_ctx_release_sending(c);
     tokenizer_free(c->tk);
     if (c->count_cache.st)
         store_close(c->count_cache.st);
@@ -56,14 +74,8 @@ int run_ctx_release(struct run_ctx *c)
     if (c->have_pinfo)
         client_preflight_info_release(&c->pinfo);
     client_config_release(&c->ccfg);
-    if (c->have_plan)
-        plan_release(&c->plan);
     if (c->have_tpl)
         prompt_template_release(&c->tpl);
-    if (c->have_hay)
-        haystack_release(&c->hay);
-    if (c->have_gs)
-        golden_set_release(&c->gs);
     for (size_t a = 0; a < c->axes_nr; a++)
         strvec_clear(&c->axis_values[a]);
     order_setup_release(&c->ord);
@@ -75,7 +87,6 @@ int run_ctx_release(struct run_ctx *c)
     strbuf_release(&c->tpl_path);
     strbuf_release(&c->sb);
     strbuf_release(&c->extra_body);
-    reuse_index_free(c->reuse);
     free(c->think_open);
     free(c->think_close);
     strvec_clear(&c->rest);

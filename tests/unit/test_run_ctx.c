@@ -3,6 +3,8 @@
  * code (a completed run with nothing scorable is never a success), and the context's life
  * cycle on an empty run.
  */
+#include "prompt/dataset.h"
+
 #include "test.h"
 
 #include "base/usage.h"
@@ -62,9 +64,26 @@ static void test_life_cycle(void)
     CHECK_INT(run_ctx_release(&c), DM_EXIT_USAGE);
 }
 
+/* What sending needed freed once, before the closing figures; again, and at release, a no-op. */
+static void test_release_sending(void)
+{
+    struct run_ctx c;
+    static const char set[] = "{\"id\": \"q1\", \"question\": \"Who?\", \"answers\": [\"Ada\"], "
+                              "\"gold\": [{\"title\": \"T\", \"text\": \"Ada did it.\"}]}\n";
+    run_ctx_init(&c, 0, NULL);
+    CHECK_INT(golden_set_load_mem(&c.gs, "mem.jsonl", set, sizeof(set) - 1), 0);
+    c.have_gs = 1;
+    run_ctx_release_sending(&c);
+    CHECK_INT(c.have_gs, 0);
+    CHECK(c.done == NULL && c.builder == NULL && c.reuse == NULL);
+    run_ctx_release_sending(&c);
+    CHECK_INT(run_ctx_release(&c), DM_EXIT_USAGE);
+}
+
 int main(void)
 {
     RUN(test_end_status);
     RUN(test_life_cycle);
+    RUN(test_release_sending);
     return TEST_EXIT();
 }
