@@ -813,26 +813,23 @@ static int golden_block(const void *block, size_t len, void *data)
 static int keep_golden_set(struct run_ctx *c)
 {
     struct store_golden_writer *w;
-    char sha[SHA256_HEX_LEN + 1], again[SHA256_HEX_LEN + 1];
-    size_t size, written;
-    int rc;
+    char sha[SHA256_HEX_LEN + 1];
+    size_t size;
+    int rc, same;
     /*
-     * Streamed twice (its length and hash, then into the store's blob): a golden set of tens
-     * of MB is never held in memory (it was, twice: the file's text and SQLite's record).
+     * Streamed into the store's blob under the hash and length the load measured (a golden
+     * set of tens of MB is never held in memory; it was, twice); not read at all when kept.
      */
-    if (dataset_text_each(c->o.dataset, NULL, NULL, sha, &size) < 0 || strcmp(sha, c->gs.sha256))
-        goto changed;
-    rc = store_golden_begin(c->st, sha, size, &w);
+    rc = store_golden_begin(c->st, c->gs.sha256, c->gs.text_len, &w);
     if (rc)
         return rc < 0 ? -1 : 0; /* kept already */
-    rc = dataset_text_each(c->o.dataset, golden_block, w, again, &written);
-    if (store_golden_end(w, !rc && written == size && !strcmp(again, sha)) < 0)
+    rc = dataset_text_each(c->o.dataset, golden_block, w, sha, &size);
+    same = !rc && size == c->gs.text_len && !strcmp(sha, c->gs.sha256);
+    if (store_golden_end(w, same) < 0)
         return -1;
-    if (!rc && written == size && !strcmp(again, sha))
-        return 0;
-changed:
-    warning("run: %s changed while the run started: its golden set is not kept in the store",
-            c->o.dataset);
+    if (!same)
+        warning("run: %s changed while the run started: its golden set is not kept in the store",
+                c->o.dataset);
     return 0;
 }
 

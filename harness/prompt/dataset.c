@@ -183,6 +183,7 @@ struct line_reader {
     int eof;
     long lineno;
     struct sha256_ctx sha;
+    size_t hashed; /* bytes of content hashed so far: its length at EOF */
 };
 
 static int reader_open(struct line_reader *r, const char *path)
@@ -205,6 +206,7 @@ static void reader_open_mem(struct line_reader *r, const char *name, const char 
     r->path = name;
     sha256_init(&r->sha);
     sha256_update(&r->sha, buf, len);
+    r->hashed = len;
     r->alloc = len + 1;
     r->buf = xmalloc(r->alloc);
     memcpy(r->buf, buf, len);
@@ -280,6 +282,7 @@ static int reader_next(struct line_reader *r, char **line, size_t *len)
                 r->eof = 1;
             }
             sha256_update(&r->sha, r->buf + r->len, (size_t)got);
+            r->hashed += (size_t)got;
             r->len += (size_t)got;
         }
     }
@@ -845,8 +848,7 @@ int dataset_text_each(const char *spec, dataset_block_fn fn, void *data,
     while (!r && (got = gzread(gz, buf, sizeof(buf))) > 0) {
         sha256_update(&sha, buf, (size_t)got);
         *size += (size_t)got;
-        if (fn)
-            r = fn(buf, (size_t)got, data);
+        r = fn(buf, (size_t)got, data);
     }
     if (!r && got < 0) {
         int zerr;
@@ -920,6 +922,7 @@ static int golden_set_read(struct golden_set *gs, struct line_reader *r, const c
         goto cleanup;
     }
     sha256_final_hex(&r->sha, gs->sha256);
+    gs->text_len = r->hashed;
     ret = 0;
 cleanup:
     reader_close(r);

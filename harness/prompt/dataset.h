@@ -89,6 +89,7 @@ struct golden_set {
     size_t nr;
     size_t retrieval_nr;             /* questions given as retrieval items ("retrieved") */
     char sha256[SHA256_HEX_LEN + 1]; /* of the uncompressed content */
+    size_t text_len;                 /* bytes of the uncompressed content */
     struct hashmap ids;              /* id -> index of q, as loaded (golden_set_find()) */
 };
 
@@ -147,7 +148,7 @@ int golden_set_load_mem(struct golden_set *gs, const char *name, const char *buf
  */
 int dataset_read_text(const char *path, struct strbuf *out, char sha256[SHA256_HEX_LEN + 1]);
 /*
- * The same content streamed: fn (may be NULL) gets it in blocks of up to 64 KiB, in order;
+ * The same content streamed: fn gets it in blocks of up to 64 KiB, in order;
  * *size is its length and sha256 its hash as above. Nothing is held: a 40 MB golden set
  * costs 64 KiB. Returns 0, -1 after printing an error naming the file, or fn's non-zero
  * return (which stops the read).
