@@ -39,30 +39,36 @@ int outcome_is_scored(enum trial_outcome o)
 }
 
 /* The key order: question id (NULL as ""), length, depth, repeat, named axes. */
-#define KEY_CMP(x, y)                                                                              \
-    do {                                                                                           \
-        int c_ = strcmp((x)->question_id ? (x)->question_id : "",                                  \
-                        (y)->question_id ? (y)->question_id : "");                                 \
-        if (c_)                                                                                    \
-            return c_;                                                                             \
-        if ((x)->length != (y)->length)                                                            \
-            return (x)->length < (y)->length ? -1 : 1;                                             \
-        if ((x)->depth_bp != (y)->depth_bp)                                                        \
-            return (x)->depth_bp < (y)->depth_bp ? -1 : 1;                                         \
-        if ((x)->repeat != (y)->repeat)                                                            \
-            return (x)->repeat < (y)->repeat ? -1 : 1;                                             \
-        /* named axes: a pair is one key, so the two trials have equal axis values */              \
-        return strcmp(axes_or_empty((x)->axes), axes_or_empty((y)->axes));                         \
-    } while (0)
+static int key_cmp(const struct trial_key *x, const struct trial_key *y)
+{
+    int c = strcmp(x->question_id ? x->question_id : "", y->question_id ? y->question_id : "");
+    if (c)
+        return c;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    if (x->depth_bp != y->depth_bp)
+        return x->depth_bp < y->depth_bp ? -1 : 1;
+    if (x->repeat != y->repeat)
+        return x->repeat < y->repeat ? -1 : 1;
+    /* named axes: a pair is one key, so the two trials have equal axis values */
+    return strcmp(axes_or_empty(x->axes), axes_or_empty(y->axes));
+}
+
+#define KEY_OF(t)                                                                                  \
+    {                                                                                              \
+        (t)->question_id, (t)->length, (t)->depth_bp, (t)->repeat, (t)->axes                       \
+    }
 
 int trial_key_cmp(const struct trial_result *x, const struct trial_result *y)
 {
-    KEY_CMP(x, y);
+    struct trial_key a = KEY_OF(x), b = KEY_OF(y);
+    return key_cmp(&a, &b);
 }
 
 int trial_point_cmp(const struct trial_point *x, const struct trial_point *y)
 {
-    KEY_CMP(x, y);
+    struct trial_key a = KEY_OF(x), b = KEY_OF(y);
+    return key_cmp(&a, &b);
 }
 
 int trial_point_cmp_ptr(const void *a, const void *b)

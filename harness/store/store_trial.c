@@ -272,9 +272,6 @@ static const char *col_text_or_null(sqlite3_stmt *s, int col)
                                                       : (const char *)sqlite3_column_text(s, col);
 }
 
-/* A reused trial's point: reused_from non-NULL (its text is not kept). */
-static char reused_mark[] = "";
-
 int store_trial_answer(struct store *st, const char *run, const struct trial_key *k, char **answer)
 {
     sqlite3_int64 id;
@@ -328,8 +325,8 @@ int store_points_load(struct store *st, const char *run, struct trial_point_set 
         /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
         t.question_id = (char *)col_text_or_null(s, 0);
         t.axes = (char *)col_text_or_null(s, 30);
-        t.reused_from = sqlite3_column_type(s, 24) == SQLITE_NULL ? NULL : reused_mark;
         trial_point_set_add(out, &t);
+        out->v[out->nr - 1].reused = sqlite3_column_type(s, 24) != SQLITE_NULL;
     }
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)
