@@ -19,18 +19,10 @@
 #include "store/store.h"
 #include "base/strbuf.h"
 #include "test.h"
+#include "test_points.h"
 #include "base/xalloc.h"
 
 #define HOSTILE_ANSWER "<script>document.title='pwned'</script>\"><img src=x onerror=alert(1)>"
-
-/* Trials as the points statistics read (trial.h); two slots, each kept until its next use. */
-static struct trial_point *pts_[2];
-static const struct trial_point *pts(int slot, const struct trial_result *t, size_t n)
-{
-    free(pts_[slot]);
-    pts_[slot] = trial_points_of(t, n);
-    return pts_[slot];
-}
 
 static struct strbuf serr = STRBUF_INIT;
 static const int depths[] = {0, 2500, 5000, 7500, 10000};
@@ -639,7 +631,6 @@ int main(int argc, char **argv)
     RUN(test_plot_adapters);
     RUN(test_compare_html);
     RUN(test_step_summary_room);
-    free(pts_[0]);
-    free(pts_[1]);
+    test_points_free();
     return TEST_EXIT();
 }

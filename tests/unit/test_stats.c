@@ -17,15 +17,7 @@
 #include "base/xalloc.h"
 
 #include "test.h"
-
-/* Trials as the points statistics read (trial.h); two slots, each kept until its next use. */
-static struct trial_point *pts_[2];
-static const struct trial_point *pts(int slot, const struct trial_result *t, size_t n)
-{
-    free(pts_[slot]);
-    pts_[slot] = trial_points_of(t, n);
-    return pts_[slot];
-}
+#include "test_points.h"
 
 static void test_wilson(void)
 {
@@ -809,7 +801,6 @@ int main(void)
     RUN(test_rank_dist_parse);
     RUN(test_bad_options);
     RUN(test_summary_json);
-    free(pts_[0]);
-    free(pts_[1]);
+    test_points_free();
     return TEST_EXIT();
 }
