@@ -448,10 +448,19 @@ static void add_thousands(struct strbuf *out, double v)
     }
 }
 
+/* The control trials among the plan's kept trials. */
+static size_t plan_controls_kept(const struct plan *p)
+{
+    size_t i, nc = 0;
+    for (i = 0; i < p->nr; i++)
+        nc += trial_is_control(p->t[i].length, p->t[i].depth_bp);
+    return nc;
+}
+
 void plan_summary(const struct plan *p, const struct plan_spec *spec, const struct plan_cost *cost,
                   struct strbuf *out, double *usd)
 {
-    size_t li, i;
+    size_t li, i, per_question, all_q, kept_q;
     double total_in = 0, total_out = 0;
     unsigned count = spec->shard_count ? spec->shard_count : 1;
 
@@ -462,10 +471,15 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
         add_thousands(out, (double)p->total_nr);
         strbuf_addch(out, ')');
     }
-    strbuf_addf(out, " = %zu questions x %zu lengths x %zu depths x %d repeats\n",
-                (p->total_nr - p->controls_nr) /
-                    (spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats),
-                spec->lengths_nr, spec->depths_nr, spec->repeats);
+    per_question = spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats;
+    all_q = (p->total_nr - p->controls_nr) / per_question;
+    kept_q = count > 1 ? all_q : (p->nr - plan_controls_kept(p)) / per_question;
+    if (kept_q < all_q) /* run --questions N: the first N of the seed's order */
+        strbuf_addf(out, " = %zu of %zu questions (--questions)", kept_q, all_q);
+    else
+        strbuf_addf(out, " = %zu questions", all_q);
+    strbuf_addf(out, " x %zu lengths x %zu depths x %d repeats\n", spec->lengths_nr,
+                spec->depths_nr, spec->repeats);
     for (li = 0; li < spec->lengths_nr; li++) {
         double n = 0, toks;
         for (i = 0; i < p->nr; i++)
@@ -480,11 +494,8 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
         strbuf_addstr(out, " prompt tokens\n");
     }
     if (p->controls_nr) {
-        size_t nc = 0;
-        for (i = 0; i < p->nr; i++)
-            nc += trial_is_control(p->t[i].length, p->t[i].depth_bp);
         strbuf_addstr(out, "controls: ");
-        add_thousands(out, (double)nc);
+        add_thousands(out, (double)plan_controls_kept(p));
         strbuf_addstr(out, " trials (closed-book: no documents; oracle: the gold chunk alone; "
                            "short prompts, not in the totals below)\n");
     }

@@ -19,3 +19,7 @@ grep -q '"route":"/v1/chat/completions"' sim.log && fail "the dry run generated:
 # no endpoint or model needed; a shard shows its share
 expect_code 0 "$DIPMAP" run --dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0,50,100 --shard 1/2 --dry-run
 assert_contains out "trials: 6"
+# --questions N: the trials of the first N questions, said as N of the set's (it printed the
+# set's count beside the kept trials: "trials: 24 = 4 questions x ...")
+expect_code 0 "$DIPMAP" run --dataset golden.jsonl --haystack hay.jsonl --lengths 1k,2k --depths 0,50,100 --questions 2 --dry-run
+assert_contains out "trials: 12 = 2 of 4 questions (--questions) x 2 lengths x 3 depths x 1 repeats"
