@@ -161,11 +161,15 @@ static void measure_turn_overhead(struct run_ctx *c)
     if (ax && !c->turn_overhead_known && c->plan.nr && !c->o.completions) {
         pb = prompt_builder_new(c->tk, &c->tpl, NULL);
         prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
+        int measured[PROMPT_LAYOUT__COUNT] = {0};
         for (i = 0; i < ax->values_nr; i++) {
             int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
             struct prompt_turn_cost tc;
-            if (l <= PROMPT_LAYOUT_DOCUMENTS || l == PROMPT_LAYOUT_TOOL_LONG)
-                continue; /* tool-long: one pair of the tools layout */
+            if (l == PROMPT_LAYOUT_TOOL_LONG) /* one pair of the tools layout */
+                l = PROMPT_LAYOUT_TOOLS;
+            if (l <= PROMPT_LAYOUT_DOCUMENTS || measured[l])
+                continue;
+            measured[l] = 1;
             strbuf_reset(&c->err);
             if (overhead_measure_turns(c->client, c->tk, l, bp.system.buf, bp.user.buf, c->overhead,
                                        &tc, &c->err) < 0) {

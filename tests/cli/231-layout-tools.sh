@@ -23,6 +23,16 @@ assert_contains err "turn overhead: 10 tokens per tools turn pair (whole message
     fail "a prompt is over its length"
 [ "$(q t.db "select count(*) from (select axes, length from trials group by axes, length
     having sum(realized_length = length) * 100 < count(*) * 90)")" = 0 ] || fail "not exact lengths"
+# tool-long without tools: its one pair's overhead is still measured (it was taken as 0, and the
+# server's 10 more tokens per prompt stopped the run as a tokenizer mismatch)
+expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim --dataset \
+    "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz" \
+    --tokenizer "$TK" --lengths 1k --depths 0:100:50 --questions 4 --progress none --db long.db \
+    --layout documents,tool-long --run long
+assert_contains err "turn overhead: 10 tokens per tools turn pair"
+[ "$(q long.db "select count(*) from trials where axes = 'layout=tool-long'
+    and usage_prompt_tokens = realized_length and realized_length <= length")" = 12 ] ||
+    fail "tool-long alone: the server counts its prompts differently from the run"
 python3 - "$REPO" <<'PY' || fail "tool prompts are not the tool calls claimed"
 import json, sqlite3, sys, re
 qs = {json.loads(l)["id"]: json.loads(l) for l in open(sys.argv[1] + "/datasets/needle.jsonl")}
