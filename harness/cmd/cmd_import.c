@@ -28,7 +28,7 @@
 
 static const char *const import_usage[] = {
     "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N] "
-    "[--as golden|retrieval] [--kv-question sentence|key]",
+    "[--haystack-limit N] [--kv-negatives N] [--as golden|retrieval] [--kv-question sentence|key]",
     "dipmap import nolima FILE --out SET.jsonl[.gz] [--limit N] [--seed N]",
     "dipmap import ruler FILE --out SET.jsonl[.gz] [--limit N]",
     "dipmap import longbench-v2 FILE --out HAYSTACK.jsonl[.gz] [--limit N]",

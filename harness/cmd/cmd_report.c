@@ -32,8 +32,9 @@
 static const char *const report_usage[] = {
     "dipmap report RUN [--db FILE] [--out DIR] [--format md,json,html] [--no-plots] "
     "[--dataset FILE]",
-    "                  [--rank-dist FILE | --rank-p P] [--axis-pair A,B] [--ruler-threshold PCT]",
-    "                  [--nolima-base N]",
+    "                  [--rank-dist FILE | --rank-p P] [--exclude-known] "
+    "[--price-in USD --price-out USD]",
+    "                  [--axis-pair A,B] [--ruler-threshold PCT] [--nolima-base N]",
     NULL,
 };
 

@@ -24,11 +24,13 @@
 #include "base/banned.h"
 
 static const char *const serve_sim_usage[] = {
-    "dipmap serve-sim [--port P] [--dataset FILE] [--haystack FILE] [--model "
+    "dipmap serve-sim [--host ADDR] [--port P] [--dataset FILE] [--haystack FILE] [--model "
     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H]...",
-    "                 [--faults KIND=RATE,...] [--ctx N] [--shift-ctx N] [--reasoning P]",
+    "                 [--tokenizer NAME|FILE] [--faults KIND=RATE,...] [--fault-seed N]",
+    "                 [--slow-ms MS] [--retry-after-ms MS] [--ctx N] [--shift-ctx N] [--reasoning "
+    "P]",
     "                 [--think N [--think-form field|inline|both] [--think-stop]]",
-    "                 [--api-key-env VAR] [--log FILE] [--template-overhead N]",
+    "                 [--api-key KEY | --api-key-env VAR] [--log FILE] [--template-overhead N]",
     "                 [--chat-template none|chatml] [--tokenize-api both|vllm|llamacpp|none]",
     "                 [--prefix-cache TOKENS] [--slots N] [--timings] [--latency-ms MS]",
     "                 [--prefill-ms-per-1k MS] [--prefill-throughput TOKENS_PER_S]",

@@ -19,7 +19,8 @@
 #include "base/banned.h"
 
 static const char *const tokenize_usage[] = {
-    "dipmap tokenize --tokenizer NAME|FILE [--ids|--pieces] [--special parse|plain] [FILE...]",
+    "dipmap tokenize --tokenizer NAME|FILE [--ids|--pieces] [--special parse|plain] "
+    "[--allow-special] [FILE...]",
     "dipmap tokenize --tokenizer server --endpoint URL [--model NAME] [FILE...]",
     NULL,
 };
