@@ -77,7 +77,8 @@ drop_status = [l["status"] for l in log if l["fault"] == "drop"]
 check(set(drop_status) <= {0}, "a dropped request is logged with status 0: %r" % drop_status[:5])
 
 # faults do not depend on content: the same request failed and succeeded
-check(seen["ok"] > 1000 and seen["429"] > 0, "identical requests got different faults")
+# (from the log: an answer without a fault that took 0.3 s on a busy machine counts as "slow" above)
+check(logged["none"] > 1000 and seen["429"] > 0, "identical requests got different faults")
 EOF
 stop_sim "$SIM_PID"
 

@@ -3,6 +3,8 @@
 # them can wait for another's 5 s keep-alive; BENCHMARKS.md "The same sweep against a real
 # llama-server"), and queues the rest of --concurrency itself. serve-sim --slots answers
 # /props like llama.cpp; its --log records how many requests were in flight on arrival.
+# Answers take 600 ms on serve-sim's clock so that the lower bounds on requests in flight hold
+# on a busy machine too (at 200 ms a client starved of CPU could send 7 requests too slowly).
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 make_kv 6
@@ -11,7 +13,7 @@ max_inflight() { # LOG -> the most chat requests in flight at once
 print(max(json.loads(l)["inflight"] for l in open(sys.argv[1]) if json.loads(l)["route"] == "/v1/chat/completions"))' "$1"
 }
 for slots in 2 4; do
-    start_sim "s$slots" --dataset golden.jsonl --prefix-cache 1m --slots "$slots" --latency-ms 200
+    start_sim "s$slots" --dataset golden.jsonl --prefix-cache 1m --slots "$slots" --latency-ms 600
     run_args
     expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:25 --db "t$slots.db" \
         --run r -c 8 --schedule shuffle
@@ -28,7 +30,7 @@ for slots in 2 4; do
     fi
 done
 # a server that is not llama.cpp: nothing capped
-start_sim vllm --dataset golden.jsonl --owned-by vllm --latency-ms 200
+start_sim vllm --dataset golden.jsonl --owned-by vllm --latency-ms 600
 run_args
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:25 --db v.db --run r -c 8
 assert_not_contains err "connections:"
