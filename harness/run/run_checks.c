@@ -62,13 +62,43 @@ int run_checks_context(struct run_ctx *c)
 }
 
 /*
+ * --distractors hard over questions without hard negatives (golden set "distractors"): their
+ * hard prompts are the haystack ranked by BM25 only (README "Distractor difficulty"), said once, so that
+ * a set whose hard negatives were lost (a misspelled field, another converter) does not pass
+ * for one that has them.
+ */
+static void warn_hard_without_negatives(const struct run_ctx *c)
+{
+    size_t i, v, q, none = 0;
+    for (i = 0; i < c->axes_nr; i++)
+        for (v = 0; !strcmp(c->axes[i].name, "distractors") && v < c->axes[i].values_nr; v++)
+            if (!strcmp(c->axes[i].values[v], "hard")) {
+                for (q = 0; q < c->gs.nr; q++)
+                    none += c->gs.q[q].distractors_nr == 0;
+                break;
+            }
+    if (!none)
+        return;
+    if (none == c->gs.nr)
+        warning("--distractors hard: no question of %s has hard negatives (golden set "
+                "\"distractors\"): its hard prompts are the haystack ranked by BM25 only",
+                c->o.dataset);
+    else
+        warning("--distractors hard: %zu of %zu questions of %s have no hard negatives (golden "
+                "set \"distractors\"): their hard prompts are the haystack ranked by BM25 only",
+                none, c->gs.nr, c->o.dataset);
+}
+
+/*
  * The named axes against the inputs: --needles N and --hops 2 need that many gold chunks in
  * every question, --question-at a template with the question's slots, --layout other than
- * documents chat requests.
+ * documents chat requests; --distractors hard without hard negatives is said.
  */
 int run_checks_axes(struct run_ctx *c)
 {
     size_t i;
+
+    warn_hard_without_negatives(c);
 
     for (i = 0; i < c->axes_nr; i++)
         for (size_t v = 0; !strcmp(c->axes[i].name, "needles") && v < c->axes[i].values_nr; v++)

@@ -3,7 +3,7 @@
 # chunks, none ones no haystack chunk at all (neutral repeated filler), all at the length;
 # the report recovers serve-sim's planted hard=0.15 drop (random and none vs hard: +15 pp)
 # inside its interval. Without golden distractors, hard ranks the haystack by BM25 similarity to
-# the question: its chunks score far above random's.
+# the question: its chunks score far above random's, and run warns that no question has any.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model dipmap-sim:hard=0.15
@@ -57,6 +57,8 @@ PY
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 20 >nq.jsonl
 expect_code 0 "$DIPMAP" run "${args[@]}" --dataset nq.jsonl --distractors hard,random --depths 0 \
     --run b --endpoint "$SIM_URL"
+# ... and says so (a set whose "distractors" were lost does not pass for one that has them)
+assert_contains err "warning: --distractors hard: no question of nq.jsonl has hard negatives (golden set \"distractors\"): its hard prompts are the haystack ranked by BM25 only"
 python3 - "$REPO" <<'PY' || fail "hard is not the BM25 ranking"
 import json, sqlite3, sys, gzip, math, re
 repo = sys.argv[1]
