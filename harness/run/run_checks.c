@@ -63,9 +63,9 @@ int run_checks_context(struct run_ctx *c)
 
 /*
  * --distractors hard over questions without hard negatives (golden set "distractors"): their
- * hard prompts are the haystack ranked by BM25 only (README "Distractor difficulty"), said once, so that
- * a set whose hard negatives were lost (a misspelled field, another converter) does not pass
- * for one that has them.
+ * hard prompts are the haystack ranked by BM25 only (README "Distractor difficulty"), said
+ * once, so that a set whose hard negatives were lost (a misspelled field, another converter)
+ * does not pass for one that has them.
  */
 static void warn_hard_without_negatives(const struct run_ctx *c)
 {
