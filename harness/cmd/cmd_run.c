@@ -1034,6 +1034,8 @@ static int finish_run(struct run_ctx *c)
               "trial(s) not sent",
               c->o.max_cost, c->spent_before + c->res.cost_usd, c->res.cost_usd,
               c->res.planned - c->res.already_done - c->res.finished);
+        if (c->res.message) /* --batch: the submission the budget refused */
+            fprintf(stderr, "%s\n", c->res.message);
         {
             /* the same --max-cost stops the resume at once: suggest the run's projected cost */
             long done = c->res.already_done + c->res.finished;

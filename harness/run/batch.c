@@ -76,8 +76,9 @@ struct bstate {
     struct built_prompt bp;
     int stop;
     double start;
-    double spent;  /* USD of the lines stored this invocation (batch prices) */
-    long requeued; /* lines that expired or failed for the server's reasons */
+    double spent;     /* USD of the lines stored this invocation (batch prices) */
+    double committed; /* USD at most of the batches submitted since the last collection */
+    long requeued;    /* lines that expired or failed for the server's reasons */
 };
 
 static void set_message(struct bstate *b, enum runner_end end, const char *fmt, ...)
@@ -302,11 +303,12 @@ static int submit(struct bstate *b, struct infile *in)
         set_message(b, RUNNER_STORE_ERROR, "cannot write %s: %s", in->path.buf, strerror(errno));
         return -1;
     }
-    if (rc->max_cost > 0 && b->spent + in->est_usd > rc->max_cost) {
+    /* the batches submitted before this one are not answered yet: their cost is committed */
+    if (rc->max_cost > 0 && b->spent + b->committed + in->est_usd > rc->max_cost) {
         set_message(b, RUNNER_BUDGET,
                     "a batch of %zu requests would cost up to $%.4f at batch prices; $%.4f of "
                     "--max-cost is left",
-                    in->n, in->est_usd, rc->max_cost - b->spent);
+                    in->n, in->est_usd, rc->max_cost - b->spent - b->committed);
         return -1;
     }
     if (store_batch_add(rc->store, rc->run_name, in->tag.buf, in->bytes, in->t, in->n, &id) < 0) {
@@ -354,6 +356,7 @@ static int submit(struct bstate *b, struct infile *in)
             rc2 = -1;
         } else {
             b->res->requests += (long)in->n;
+            b->committed += in->est_usd;
             fprintf(stderr, "batch %s: %zu requests (%.1f MB) submitted as %s\n", in->tag.buf,
                     in->n, (double)in->bytes / 1e6, cb.id);
             kill_point("submitted");
@@ -382,6 +385,7 @@ static int submit_pending(struct bstate *b, long *submitted)
     strbuf_init(&in.tag, 0);
     ord = xmalloc(st_mult(plan->nr ? plan->nr : 1, sizeof(*ord)));
     *submitted = 0;
+    b->committed = 0; /* every earlier batch was collected: its cost is in b->spent */
     while (i < plan->nr && !b->stop && !interrupted) {
         size_t end = plan_group_end(plan, i), n = 0;
         for (size_t k = i; k < end; k++) {
@@ -398,14 +402,17 @@ static int submit_pending(struct bstate *b, long *submitted)
                 ord[c - 1] = t;
             }
         for (size_t k = 0; k < n && !b->stop; k++) {
+            double before = in.est_usd, line_usd;
             if (add_trial(b, &in, ord[k], &line) < 0) {
                 ret = -1;
                 break;
             }
+            line_usd = in.est_usd - before;
             if (in.f && ((long)in.n > b->bc->max_requests ||
                          in.bytes + (long)line.len > b->bc->max_bytes)) {
-                /* this line goes into the next file */
+                /* this line (and its cost) goes into the next file */
                 struct store_batch_trial last = in.t[--in.n];
+                in.est_usd -= line_usd;
                 if (submit(b, &in) < 0) {
                     in.t[in.n++] = last;
                     ret = -1;
@@ -416,6 +423,7 @@ static int submit_pending(struct bstate *b, long *submitted)
                 in.t = xmalloc(sizeof(*in.t));
                 in.alloc = 1;
                 in.t[in.n++] = last;
+                in.est_usd = line_usd;
             }
             if (!in.f) {
                 if (infile_open(b, &in, ++seq) < 0) {
@@ -966,8 +974,15 @@ int batch_run(const struct runner_config *rc, const struct batch_config *bc,
             res->end = RUNNER_INTERRUPTED;
             break;
         }
-        if (submit_pending(&b, &submitted) < 0 || interrupted)
+        if (submit_pending(&b, &submitted) < 0 || interrupted) {
+            if (res->end == RUNNER_BUDGET && !interrupted) {
+                /* the batches submitted within the budget are paid for: collect them */
+                b.stop = 0;
+                attach_and_wait(&b);
+                b.stop = 1;
+            }
             break;
+        }
         if (!submitted)
             break;
     }
