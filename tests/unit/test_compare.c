@@ -279,6 +279,39 @@ static void test_too_few_inconclusive(void)
     tset_free(&b);
 }
 
+/*
+ * Cells are the secondary family (issue 29): 40 of 200 questions lose the 0% edge, a 20 pp
+ * cell drop, while all depths drop 4 pp (under the tolerance), the middle not at all and the
+ * dip narrows. The cell is tested and shown as a regression but does not fail the gate;
+ * --gate cells makes it FAIL.
+ */
+static void test_secondary_cells_gate(void)
+{
+    struct tset a = {0}, b = {0};
+    struct compare_result r;
+    struct compare_options o;
+    size_t i;
+    make_run(&a, 200, 0, -1);
+    make_run(&b, 200, 0, -1);
+    for (i = 0; i < b.n; i++)
+        if (b.t[i].depth_bp == 0 && strcmp(b.t[i].question_id, "q040") < 0)
+            b.t[i].outcome = OUTCOME_WRONG;
+    compare_runs(P(&a), a.n, P(&b), b.n, NULL, &r);
+    CHECK_INT(find(&r, COMPARE_CELL, 8192, 0)->status, CMP_REGRESSION);
+    CHECK_INT(r.n_primary_regressions, 0);
+    CHECK(r.n_regressions >= 1);
+    CHECK(r.verdict != VERDICT_FAIL);
+    compare_result_release(&r);
+    compare_options_init(&o);
+    o.gate = COMPARE_GATE_CELLS;
+    compare_runs(P(&a), a.n, P(&b), b.n, &o, &r);
+    CHECK_INT(r.verdict, VERDICT_FAIL);
+    CHECK_INT(find(&r, COMPARE_CELL, 8192, 0)->status, CMP_REGRESSION);
+    compare_result_release(&r);
+    tset_free(&a);
+    tset_free(&b);
+}
+
 static void test_low_coverage_inconclusive(void)
 {
     struct tset a = {0}, b = {0};
@@ -780,6 +813,7 @@ int main(void)
     RUN(test_drop_below_tolerance_passes);
     RUN(test_improvement_reported);
     RUN(test_too_few_inconclusive);
+    RUN(test_secondary_cells_gate);
     RUN(test_low_coverage_inconclusive);
     RUN(test_pending_and_duplicates);
     RUN(test_one_repeat_equals_mcnemar);
