@@ -21,6 +21,7 @@
 #include "base/num.h"
 #include "sim/sim-int.h"
 #include "base/strbuf.h"
+#include "base/strvec.h"
 #include "tokenizer/tokenizer.h"
 #include "base/unicode.h"
 #include "base/version.h"
@@ -411,11 +412,98 @@ static int add_content(struct strbuf *sb, const struct json *content)
     return -1;
 }
 
+/* One element of an assistant message's "tool_calls": 0, or -1 with the reason in *why. */
+static int check_tool_call(const struct json *call, size_t i, size_t k, struct strbuf *why)
+{
+    const struct json *fn = json_get(call, "function");
+    const char *type = json_get_str(call, "type"), *args = json_get_str(fn, "arguments");
+    struct json *parsed;
+    if (!json_get_str(call, "id") || !*json_get_str(call, "id"))
+        strbuf_addf(why, "messages[%zu].tool_calls[%zu]: 'id' must be a non-empty string", i, k);
+    else if (!type || strcmp(type, "function"))
+        strbuf_addf(why, "messages[%zu].tool_calls[%zu]: 'type' must be 'function'", i, k);
+    else if (!json_get_str(fn, "name") || !*json_get_str(fn, "name"))
+        strbuf_addf(
+            why, "messages[%zu].tool_calls[%zu].function: 'name' must be a non-empty string", i, k);
+    else if (!args || !(parsed = json_parse_str(args)))
+        strbuf_addf(why,
+                    "messages[%zu].tool_calls[%zu].function: 'arguments' must be a string "
+                    "holding JSON",
+                    i, k);
+    else
+        json_free(parsed);
+    return why->len ? -1 : 0;
+}
+
+/*
+ * The OpenAI tool-call rules a chat request's messages keep (the API answers 400 otherwise):
+ * "tool_calls" only in an assistant message, a non-empty array of {"id", "type": "function",
+ * "function": {"name", "arguments": JSON text}}; each call answered by a following "tool"
+ * message whose "tool_call_id" names it, before any other message; a "tool" message answers a
+ * call. Returns 0, or -1 with the reason in *why.
+ */
+static int check_tool_calls(const struct json *messages, struct strbuf *why)
+{
+    struct strvec open = STRVEC_INIT; /* the ids not answered yet */
+    const struct json *msg, *call;
+    size_t i = 0, k;
+    for (msg = json_first(messages); msg && !why->len; msg = json_next(msg), i++) {
+        const char *role = json_get_str(msg, "role"), *id = json_get_str(msg, "tool_call_id");
+        const struct json *calls = json_get(msg, "tool_calls");
+        if (role && !strcmp(role, "tool")) {
+            long at = id ? strvec_find(&open, id) : -1;
+            char *t;
+            if (at < 0) {
+                strbuf_addf(why,
+                            "messages[%zu]: a message with role 'tool' must answer a tool call "
+                            "of the assistant message before it ('tool_call_id' %s%s%s)",
+                            i, id ? "'" : "", id ? id : "missing", id ? "' names none" : "");
+                break;
+            }
+            t = open.v[at];
+            open.v[at] = open.v[open.nr - 1];
+            open.v[open.nr - 1] = t;
+            strvec_pop(&open);
+            continue;
+        }
+        if (open.nr) {
+            strbuf_addf(why,
+                        "messages[%zu]: the tool calls before it must each be answered by a "
+                        "'tool' message first (not answered: %s)",
+                        i, open.v[0]);
+            break;
+        }
+        if (!calls || json_kind(calls) == JSON_NULL)
+            continue;
+        if (!role || strcmp(role, "assistant") || json_kind(calls) != JSON_ARRAY ||
+            !json_size(calls)) {
+            strbuf_addf(why,
+                        "messages[%zu]: 'tool_calls' must be a non-empty array in an assistant "
+                        "message",
+                        i);
+            break;
+        }
+        for (call = json_first(calls), k = 0; call && !why->len; call = json_next(call), k++)
+            if (!check_tool_call(call, i, k, why))
+                strvec_push(&open, json_get_str(call, "id"));
+    }
+    if (!why->len && open.nr)
+        strbuf_addf(why, "the tool call %s is not answered by a 'tool' message", open.v[0]);
+    strvec_clear(&open);
+    return why->len ? -1 : 0;
+}
+
 static int add_messages(struct sim_prompt *p, const struct json *messages, struct reply *r)
 {
     const struct json *msg;
+    struct strbuf why = STRBUF_INIT;
     if (json_kind(messages) != JSON_ARRAY || !json_size(messages)) {
         bad_request(r, "'messages' must be a non-empty array");
+        return -1;
+    }
+    if (check_tool_calls(messages, &why)) {
+        bad_request(r, why.buf);
+        strbuf_release(&why);
         return -1;
     }
     for (msg = json_first(messages); msg; msg = json_next(msg)) {
