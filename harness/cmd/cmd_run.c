@@ -973,16 +973,22 @@ static int execute(struct run_ctx *c)
 
     if (c->exists && c->o.max_cost > 0) {
         /* --max-cost caps the run, not this command: what earlier invocations spent counts */
-        double in = 0, out = 0, cached = 0;
+        double in = 0, out = 0, cached = 0, bin = 0, bout = 0, bcached = 0;
         double pc = c->o.price_cached_in >= 0 ? c->o.price_cached_in : c->o.price_in;
-        if (store_run_usage(c->st, c->run_name, &in, &out, &cached) < 0) {
+        if (store_run_usage(c->st, c->run_name, 0, &in, &out, &cached) < 0 ||
+            store_run_usage(c->st, c->run_name, 1, &bin, &bout, &bcached) < 0) {
             c->ret = DM_EXIT_INFRA;
             return -1;
         }
+        /* the trials batches answered cost batch prices (as batch.c prices them) */
+        in -= bin;
+        out -= bout;
+        cached -= bcached;
         if (cached > in)
             cached = in;
-        c->spent_before =
-            (in - cached) / 1e6 * c->o.price_in + cached / 1e6 * pc + out / 1e6 * c->o.price_out;
+        c->spent_before = (in - cached) / 1e6 * c->o.price_in + cached / 1e6 * pc +
+                          out / 1e6 * c->o.price_out + bin / 1e6 * c->o.price_batch_in +
+                          bout / 1e6 * c->o.price_batch_out;
         fprintf(stderr, "budget: $%.4f of --max-cost $%.2f already spent by this run\n",
                 c->spent_before, c->o.max_cost);
     }

@@ -47,6 +47,7 @@ enum stmt_id {
     S_PROMPT_ALL,
     S_COUNT_ALL,
     S_RUN_USAGE,
+    S_RUN_USAGE_BATCH,
     S_RUN_TAGS,
     S_RUN_SCORER_GET,
     S_RUN_SCORER_SET,

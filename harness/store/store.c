@@ -258,6 +258,15 @@ static const char *const migrations[] = {
     " cache_n = excluded.cache_n, prompt_n = excluded.prompt_n, prompt_ms = excluded.prompt_ms,"   \
     " cached_tokens = excluded.cached_tokens, sent_at = excluded.sent_at"
 
+/* A run's finished trials' token sums (store_run_usage); ?1 the run's id. */
+#define RUN_USAGE_SQL                                                                              \
+    "SELECT total(CASE WHEN usage_prompt_tokens >= 0 THEN usage_prompt_tokens"                     \
+    " WHEN outcome IN ('correct', 'wrong', 'truncated', 'empty', 'starved')"                       \
+    " THEN realized_length ELSE 0 END),"                                                           \
+    " total(max(ifnull(completion_tokens, 0), 0)),"                                                \
+    " total(max(coalesce(cached_tokens, cache_n, 0), 0))"                                          \
+    " FROM trials t WHERE run_id = ?1 AND outcome <> 'pending'"
+
 const char *const store_stmt_sql[S__COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
     [S_BEGIN_READ] = "BEGIN DEFERRED",
@@ -325,12 +334,14 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_PROMPT_ALL] = "SELECT sha256, text FROM prompts",
     [S_COUNT_ALL] = "SELECT tokenizer, text_sha256, count FROM token_counts",
     /* tokens the server processed for a run's finished trials (see store_run_usage) */
-    [S_RUN_USAGE] = "SELECT total(CASE WHEN usage_prompt_tokens >= 0 THEN usage_prompt_tokens"
-                    " WHEN outcome IN ('correct', 'wrong', 'truncated', 'empty', 'starved')"
-                    " THEN realized_length ELSE 0 END),"
-                    " total(max(ifnull(completion_tokens, 0), 0)),"
-                    " total(max(coalesce(cached_tokens, cache_n, 0), 0))"
-                    " FROM trials WHERE run_id = ?1 AND outcome <> 'pending'",
+    [S_RUN_USAGE] = RUN_USAGE_SQL,
+    /* the same over the trials a batch of the run held (run --batch) */
+    [S_RUN_USAGE_BATCH] =
+        RUN_USAGE_SQL " AND EXISTS (SELECT 1 FROM batch_trials bt"
+                      " JOIN batches b ON b.id = bt.batch WHERE b.run_id = t.run_id"
+                      " AND bt.question_id = t.question_id AND bt.length = t.length"
+                      " AND bt.depth_bp = t.depth_bp AND bt.repeat = t.repeat"
+                      " AND bt.axes = t.axes)",
     [S_RUN_SCORER_GET] = "SELECT scorer_version FROM runs WHERE name = ?1",
     [S_RUN_SCORER_SET] = "UPDATE runs SET scorer_version = ?2 WHERE name = ?1",
     [S_RUN_SCHEDULES_GET] = "SELECT schedules FROM runs WHERE name = ?1",

@@ -250,10 +250,11 @@ int store_run_set_tags(struct store *st, const char *name, const char *tags);
  * invocations and merged shards: per trial the server's usage.prompt_tokens, else the local
  * count when the server answered (an overflow or error without usage counts 0), plus its
  * completion tokens, and of the prompt tokens those the server said it took from its cache
- * (cached_tokens, else llama.cpp's cache_n). Returns 0, 1 when no such run (all 0), -1 on
- * error.
+ * (cached_tokens, else llama.cpp's cache_n). batched: only the trials a batch of the run
+ * held (run --batch; their cost is at batch prices). Returns 0, 1 when no such run (all 0),
+ * -1 on error.
  */
-int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
+int store_run_usage(struct store *st, const char *name, int batched, double *prompt_tokens,
                     double *completion_tokens, double *cached_tokens);
 
 /* Filter for store_run_list(); NULL fields match everything. */

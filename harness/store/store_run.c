@@ -522,7 +522,7 @@ int store_run_set_tags(struct store *st, const char *name, const char *tags)
     return update_run_done(st, s, name);
 }
 
-int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
+int store_run_usage(struct store *st, const char *name, int batched, double *prompt_tokens,
                     double *completion_tokens, double *cached_tokens)
 {
     sqlite3_int64 id;
@@ -533,7 +533,7 @@ int store_run_usage(struct store *st, const char *name, double *prompt_tokens,
     rc = store_run_id(st, name, &id);
     if (rc)
         return rc;
-    s = store_stmt_get(st, S_RUN_USAGE);
+    s = store_stmt_get(st, batched ? S_RUN_USAGE_BATCH : S_RUN_USAGE);
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, id);

@@ -1,7 +1,8 @@
 # run --batch (issue 33), the parts 875-877 leave out: --max-cost is checked before each
 # submission counting the batches already submitted and not yet answered (it used to compare
 # each file alone with the budget, so files of $0.012 each all went out under a $0.02 cap),
-# and the batches the budget let through are collected before the run stops; lines that fail
+# and the batches the budget let through are collected before the run stops; a resume counts
+# what the batches cost at batch prices (not online ones); lines that fail
 # for the server's reasons (the error file) go into a new batch; files over
 # --batch-max-bytes are split, and within a file each group's depths go deepest first (the
 # prefix-cache schedule); kill -9 while a batch is in progress, then the same command
@@ -25,8 +26,11 @@ assert_contains err "30 trial(s) not sent"
 [ "$(n_batches)" = 1 ] || fail "--max-cost \$0.02 let $(n_batches) batches of ~\$0.011 through"
 [ "$(n_trials c "1" c.db)" = 10 ] || fail "the batch within the budget was not collected"
 [ "$(q c.db "select status from runs")" = budget ] || fail "status not budget"
+spent=$(sed -n 's/.*reached (\$\([0-9.]*\) spent by the run.*/\1/p' err)
 expect_code 0 "$DIPMAP" run "${A[@]}" --db c.db --run c --max-cost 1
 [ "$(n_trials c "1" c.db)" = 40 ] || fail "the resume did not complete the run"
+# the resume counts what the batch cost at batch prices (it counted online prices: twice)
+assert_contains err "budget: \$$spent of --max-cost \$1.00 already spent by this run"
 
 # the server's errors: their lines go into a new batch, never stored as errors
 start_sim sim-e --dataset golden.jsonl --batch-errors 0.3
