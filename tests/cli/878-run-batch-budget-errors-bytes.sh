@@ -61,7 +61,7 @@ for a, b in zip(lines, lines[1:]):
 PY
 
 # kill -9 while the batch is in progress at the provider, then the same command
-start_sim sim-k --dataset golden.jsonl --batch-delay-ms 300
+start_sim sim-k --dataset golden.jsonl --batch-delay-ms 1500 # 4.5 s before it completes
 run_args
 A=("${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --batch --batch-poll 0.05 --db k.db --run k)
 DIPMAP_TEST_BATCH_KILL=polled "$DIPMAP" run "${A[@]}" >k.out 2>k.err
