@@ -57,7 +57,7 @@ void estimate_power(const struct plan_spec *spec, size_t questions, struct strbu
     ps.cells = cells;
     ps.n_cells = n;
     strbuf_addstr(out, "\nassuming accuracy 70% and independent draws (dipmap plan --pilot RUN "
-                       "measures them; --detect 10pp gives the questions needed):\n");
+                       "measures them; dipmap plan --detect 10pp gives the questions needed):\n");
     if (ps.questions)
         power_summary(&ps, 0.0, out);
     free(cells);

@@ -32,6 +32,11 @@ assert_not_contains err "is not served: model"
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,50 --db t.db --run c --dry-run \
     --schedule cache --price-in 3 --price-out 15
 if grep -q 'about \$\([0-9.]*\) instead of \$\1 ' out; then fail "$(grep 'instead of' out)"; fi
+# the dry run's power hint names the command whose option it gives (run has no --detect), and
+# that command runs as written
+assert_contains out "; dipmap plan --detect 10pp gives the questions needed"
+expect_code 0 "$DIPMAP" plan --dataset golden.jsonl --lengths 1k --depths 0,50 --detect 10pp
+assert_contains out "for a drop of 10.0 pp at 80% power"
 # show-prompt prints the prompt_sha256 run stored for the same trial, on its own line
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 50 --db t.db --run sha
 qid=$(q t.db "select question_id from trials t join runs r on r.id = t.run_id where r.name = 'sha' order by question_id limit 1")
