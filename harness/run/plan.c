@@ -471,15 +471,20 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
         add_thousands(out, (double)p->total_nr);
         strbuf_addch(out, ')');
     }
-    per_question = spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats;
+    /* a question's trials: its lengths x depths x repeats x combinations of named axis values */
+    per_question = spec->lengths_nr * spec->depths_nr * (size_t)spec->repeats *
+                   (p->combos_nr > 1 ? p->combos_nr : 1);
     all_q = (p->total_nr - p->controls_nr) / per_question;
     kept_q = count > 1 ? all_q : (p->nr - plan_controls_kept(p)) / per_question;
     if (kept_q < all_q) /* run --questions N: the first N of the seed's order */
         strbuf_addf(out, " = %zu of %zu questions (--questions)", kept_q, all_q);
     else
         strbuf_addf(out, " = %zu questions", all_q);
-    strbuf_addf(out, " x %zu lengths x %zu depths x %d repeats\n", spec->lengths_nr,
-                spec->depths_nr, spec->repeats);
+    strbuf_addf(out, " x %zu lengths x %zu depths x %d repeats", spec->lengths_nr, spec->depths_nr,
+                spec->repeats);
+    if (p->combos_nr > 1) /* "distractors=hard;question-at=end", ... */
+        strbuf_addf(out, " x %zu axis combinations", p->combos_nr);
+    strbuf_addch(out, '\n');
     for (li = 0; li < spec->lengths_nr; li++) {
         double n = 0, toks;
         for (i = 0; i < p->nr; i++)

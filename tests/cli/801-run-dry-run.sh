@@ -23,3 +23,7 @@ assert_contains out "trials: 6"
 # set's count beside the kept trials: "trials: 24 = 4 questions x ...")
 expect_code 0 "$DIPMAP" run --dataset golden.jsonl --haystack hay.jsonl --lengths 1k,2k --depths 0,50,100 --questions 2 --dry-run
 assert_contains out "trials: 12 = 2 of 4 questions (--questions) x 2 lengths x 3 depths x 1 repeats"
+# named axes multiply a question's trials (it said "8 questions" for 4 questions x 2 axis values)
+expect_code 0 "$DIPMAP" run --dataset golden.jsonl --haystack hay.jsonl --lengths 1k --depths 0,50,100 \
+    --distractors hard,random --question-at end,start --template qa-both --dry-run
+assert_contains out "trials: 48 = 4 questions x 1 lengths x 3 depths x 1 repeats x 4 axis combinations"
