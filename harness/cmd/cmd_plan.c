@@ -39,9 +39,12 @@ struct plan_opts {
     double alpha, tolerance, discordance, icc;
 };
 
-/* --power: "10pp" (every depth), "10pp@25-75" (depths in 25..75%), or one drop per depth. */
+/*
+ * --power: "10pp" (every depth), "10pp@25-75" (depths in 25..75%), or one drop per depth; *read
+ * gets the drops as read, in pp (0.1, 10pp and 10% all read "10.0 pp").
+ */
 static int parse_power(const char *spec, const struct power_cell *cells, size_t n, size_t ndepths,
-                       double *drop, struct strbuf *err)
+                       double *drop, struct strbuf *read, struct strbuf *err)
 {
     struct strvec parts = STRVEC_INIT;
     const char *at = strchr(spec, '@');
@@ -56,6 +59,9 @@ static int parse_power(const char *spec, const struct power_cell *cells, size_t 
         }
         for (i = 0; !rc && i < n; i++)
             rc = power_parse_drop(parts.v[i % ndepths], &drop[i], err);
+        for (i = 0; !rc && i < ndepths && i < n; i++)
+            strbuf_addf(read, "%s%.1f", i ? ", " : "", drop[i] * 100.0);
+        strbuf_addstr(read, " pp (one per depth)");
     } else {
         struct strbuf d = STRBUF_INIT;
         double v, lo = 0.0, hi = 100.0;
@@ -72,6 +78,9 @@ static int parse_power(const char *spec, const struct power_cell *cells, size_t 
             }
             strbuf_release(&a);
         }
+        strbuf_addf(read, "%.1f pp", v * 100.0);
+        if (at)
+            strbuf_addf(read, " at depths %g-%g%%", lo, hi);
         for (i = 0; !rc && i < n; i++) {
             double dp = cells[i].depth_bp / 100.0;
             drop[i] = dp >= lo - 1e-9 && dp <= hi + 1e-9 ? v : 0.0;
@@ -331,11 +340,11 @@ static int plan_power(const struct plan_opts *o, const struct power_spec *spec, 
     size_t n = spec->n_cells;
     double *drop = xcalloc(n + 1, sizeof(double));
     double *zero = xcalloc(n + 1, sizeof(double));
-    struct strbuf err = STRBUF_INIT;
+    struct strbuf err = STRBUF_INIT, read = STRBUF_INIT;
     struct power_verdicts v, v0;
     int rc = 0;
 
-    if (parse_power(o->power, spec->cells, n, ndepths, drop, &err) < 0) {
+    if (parse_power(o->power, spec->cells, n, ndepths, drop, &read, &err) < 0) {
         rc = error("plan: %s", err.buf);
     } else {
         power_verdict_rates(spec, drop, (unsigned)o->iters, (unsigned long long)o->seed, &v);
@@ -344,7 +353,7 @@ static int plan_power(const struct plan_opts *o, const struct power_spec *spec, 
                     "power: compare says FAIL with probability %.1f%%, PASS %.1f%%, "
                     "INCONCLUSIVE %.1f%% for the drop %s; with no drop FAIL %.1f%%, PASS "
                     "%.1f%% (%s; %ld Monte Carlo draws, seed %ld)\n",
-                    v.fail * 100.0, v.pass * 100.0, v.inconclusive * 100.0, o->power,
+                    v.fail * 100.0, v.pass * 100.0, v.inconclusive * 100.0, read.buf,
                     v0.fail * 100.0, v0.pass * 100.0,
                     spec->gate == POWER_GATE_CELLS
                         ? "--gate cells: a primary or a cell regression fails"
@@ -354,6 +363,7 @@ static int plan_power(const struct plan_opts *o, const struct power_spec *spec, 
     free(drop);
     free(zero);
     strbuf_release(&err);
+    strbuf_release(&read);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 # Drops and tolerances are written the same way in every option: 0.05, 5pp and 5% read the
 # same (compare, gate, plan), the output says the value read in pp, and a bare number above 1
-# is refused naming the forms (`--tolerance 5pp` was refused while `--detect 0.1` meant 0.1 pp).
+# is refused naming the forms (`--tolerance 5pp` was refused while `--detect 0.1` meant 0.1 pp);
+# --power says the drop it read.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 for t in 0.05 5pp 5%; do
@@ -14,6 +15,15 @@ for cmd in plan compare gate; do
     expect_code 2 "$DIPMAP" $cmd a b --tolerance 5
     assert_contains err "option '--tolerance' takes a fraction or points: 0.05, 5pp or 5%, not '5'"
 done
+# --power says the drop it read, in pp (it echoed the argument: "for the drop 0.05")
+for t in 0.05 5pp 5%; do
+    expect_code 0 "$DIPMAP" plan --questions 100 --lengths 8k --depths 0,50,100 --power "$t" --iterations 1000
+    assert_contains out "for the drop 5.0 pp; with no drop"
+done
+expect_code 0 "$DIPMAP" plan --questions 100 --lengths 8k --depths 0,50,100 --power 0,5pp,0.1 --iterations 1000
+assert_contains out "for the drop 0.0, 5.0, 10.0 pp (one per depth); with no drop"
+expect_code 0 "$DIPMAP" plan --questions 100 --lengths 8k --depths 0,50,100 --power 10%@25-75 --iterations 1000
+assert_contains out "for the drop 10.0 pp at depths 25-75%; with no drop"
 expect_code 2 "$DIPMAP" plan --questions 100 --power 10
 assert_contains err "'10' is not a drop between 0 and 100 pp"
 

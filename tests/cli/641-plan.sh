@@ -18,7 +18,7 @@ assert_contains out "each cell                     1     85.0%  31.6 pp         
 assert_contains out "overall                      11     85.0%  6.8 pp                  34"
 assert_contains out "an unchanged model PASSes (every primary 95% upper bound below 5.0 pp) with probability 8.3% at 60 questions"
 assert_contains out "it needs 452 questions to PASS with 80% probability and 771 with 95%"
-assert_contains out "power: compare says FAIL with probability 80.1%, PASS 0.0%, INCONCLUSIVE 19.9% for the drop 10pp@25-75; with no drop FAIL 2.9%, PASS 8.3% (a primary regression fails, the cells do not"
+assert_contains out "power: compare says FAIL with probability 80.1%, PASS 0.0%, INCONCLUSIVE 19.9% for the drop 10.0 pp at depths 25-75%; with no drop FAIL 2.9%, PASS 8.3% (a primary regression fails, the cells do not"
 # --gate cells: the cells fail the gate too, so an unchanged model FAILs more often
 expect_code 0 "$DIPMAP" plan --questions 60 --lengths 3000 --depths 0:100:10 --accuracy 0.85 \
     --power 10pp@25-75 --gate cells
