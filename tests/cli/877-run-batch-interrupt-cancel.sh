@@ -3,7 +3,8 @@
 # cancelled, nothing is stored, the run stays resumable); a store whose batch the provider no
 # longer knows is reported and nothing is submitted again silently. Malformed output lines
 # are reported with file and line and their trials sent again; with --batch-fallback online
-# the expired lines are sent online.
+# the expired lines are sent online. A batch cancelled at the provider (its dashboard) answers
+# "cancelling", then "cancelled"; the run waits it out and sends its unanswered trials again.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 make_kv 4
@@ -59,4 +60,22 @@ online=$(grep -c '"route":"/v1/chat/completions"' sim4.log)
 [ "$online" -gt 0 ] || fail "nothing was sent online"
 [ "$(q f.db "select count(*) from batches")" = 1 ] || fail "a second batch was made"
 [ "$(q f.db "select count(*) from trials")" = 40 ] || fail "expected 40 trials"
+# cancelled elsewhere: the cancel answers "cancelling" (a tenth of a state), then "cancelled";
+# the polling run takes the batch's cancelled lines into a new batch and completes
+start_sim sim5 --dataset golden.jsonl --batch-delay-ms 6000
+run_args
+"$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db x.db --run x --batch \
+    --batch-poll 0.05 >out5 2>err5 &
+pid=$!
+for i in $(seq 400); do grep -q 'submitted as' err5 && break; sleep 0.05; done
+bid=$(q x.db "select batch_id from batches")
+[ -n "$bid" ] || fail "no batch submitted: $(cat err5)"
+[ "$(curl -s -X POST "$SIM_URL/v1/batches/$bid/cancel" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')" = cancelling ] ||
+    fail "a cancel did not answer cancelling"
+wait $pid || fail "the run whose batch was cancelled elsewhere exited $?: $(cat err5)"
+[ "$(curl -s "$SIM_URL/v1/batches/$bid" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')" = cancelled ] ||
+    fail "the cancelled batch did not end cancelled"
+[ "$(q x.db "select group_concat(status, ' ') from (select status from batches order by id)")" = "cancelled completed" ] ||
+    fail "store: $(q x.db 'select * from batches')"
+[ "$(q x.db "select count(*) from trials")" = 40 ] || fail "the cancelled batch's trials were lost"
 echo ok
