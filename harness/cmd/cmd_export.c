@@ -244,6 +244,14 @@ static void get_sent_at(const struct row *r, struct value *v)
 {
     v_real(v, r->t->sent_at > 0 ? r->t->sent_at : NAN);
 }
+static void get_gold_bm25_rank(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->gold_bm25_rank, r->t->gold_bm25_rank <= 0);
+}
+static void get_bm25_docs(const struct row *r, struct value *v)
+{
+    v_int(v, r->t->bm25_docs, r->t->gold_bm25_rank <= 0);
+}
 
 /*
  * The export schema, in column order (README "Export schema" documents each).
@@ -304,6 +312,9 @@ static const struct column columns[] = {
     {"cached_tokens", get_cached_tokens},
     {"sent_at", get_sent_at},
     {"axes", get_axes},
+    /* schema 11: the gold's BM25 rank among the prompt's documents */
+    {"gold_bm25_rank", get_gold_bm25_rank},
+    {"bm25_docs", get_bm25_docs},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 

@@ -333,7 +333,8 @@ static int report_write(struct report_cmd *r)
     if (r->formats & FMT_JSON) {
         strbuf_reset(&r->doc);
         if (summary_json_write_order(&d->run, &d->stats, d->axes, d->n_axes,
-                                     d->have_order ? &d->order : NULL, d->curve_run, &r->doc) < 0 ||
+                                     d->have_order ? &d->order : NULL, d->curve_run, d->lexical,
+                                     d->n_lexical, &r->doc) < 0 ||
             write_out(r->dir.buf, "summary.json", &r->doc) < 0)
             return -1;
     }

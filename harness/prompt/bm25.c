@@ -1,7 +1,8 @@
 /*
- * Okapi BM25 ranking of haystack chunks against a question (bm25.h): a term
- * list per chunk built once, scores over the chunks being ranked. Used for
- * question-specific hard negatives (run --distractors hard). Owns its index.
+ * Okapi BM25 ranking of documents against a question (bm25.h): a term list per
+ * document built once, scores over the documents being ranked. One definition
+ * serves the haystack index (run --distractors hard) and a prompt's own documents
+ * (the gold's rank among them, bm25_gold_rank). Owns its index.
  */
 #include "prompt/bm25.h"
 
@@ -26,7 +27,7 @@ struct doc_terms {
 };
 
 struct bm25_index {
-    const struct haystack *hay;
+    size_t nr;
     struct doc_terms *d;
 };
 
@@ -66,21 +67,35 @@ static void terms_of(const char *s, size_t n, uint64_t **h, size_t *nr, size_t *
     }
 }
 
-struct bm25_index *bm25_index_new(const struct haystack *hay)
+struct bm25_index *bm25_index_docs(const struct bm25_doc *docs, size_t n)
 {
     struct bm25_index *ix = xcalloc(1, sizeof(*ix));
     size_t i;
-    ix->hay = hay;
-    ix->d = xcalloc(hay->nr ? hay->nr : 1, sizeof(*ix->d));
-    for (i = 0; i < hay->nr; i++) {
-        const struct chunk *c = &hay->c[i];
+    ix->nr = n;
+    ix->d = xcalloc(n ? n : 1, sizeof(*ix->d));
+    for (i = 0; i < n; i++) {
         size_t alloc = 0;
-        if (c->title)
-            terms_of(c->title, strlen(c->title), &ix->d[i].h, &ix->d[i].nr, &alloc);
-        terms_of(c->text, c->text_len, &ix->d[i].h, &ix->d[i].nr, &alloc);
+        if (docs[i].title)
+            terms_of(docs[i].title, strlen(docs[i].title), &ix->d[i].h, &ix->d[i].nr, &alloc);
+        terms_of(docs[i].text, docs[i].len, &ix->d[i].h, &ix->d[i].nr, &alloc);
         if (ix->d[i].nr)
             qsort(ix->d[i].h, ix->d[i].nr, sizeof(*ix->d[i].h), cmp_u64);
     }
+    return ix;
+}
+
+struct bm25_index *bm25_index_new(const struct haystack *hay)
+{
+    struct bm25_doc *docs = xcalloc(hay->nr ? hay->nr : 1, sizeof(*docs));
+    struct bm25_index *ix;
+    size_t i;
+    for (i = 0; i < hay->nr; i++) {
+        docs[i].title = hay->c[i].title;
+        docs[i].text = hay->c[i].text;
+        docs[i].len = hay->c[i].text_len;
+    }
+    ix = bm25_index_docs(docs, hay->nr);
+    free(docs);
     return ix;
 }
 
@@ -89,7 +104,7 @@ void bm25_index_free(struct bm25_index *ix)
     size_t i;
     if (!ix)
         return;
-    for (i = 0; i < ix->hay->nr; i++)
+    for (i = 0; i < ix->nr; i++)
         free(ix->d[i].h);
     free(ix->d);
     free(ix);
@@ -111,6 +126,52 @@ static size_t term_count(const struct doc_terms *d, uint64_t t)
     return n;
 }
 
+/* The distinct terms of query, sorted, into *q (malloc'd); their count. */
+static size_t query_terms(const char *query, uint64_t **q)
+{
+    size_t nq = 0, aq = 0, i, u = 0;
+    *q = NULL;
+    terms_of(query, strlen(query), q, &nq, &aq);
+    if (nq)
+        qsort(*q, nq, sizeof(**q), cmp_u64);
+    for (i = 0; i < nq; i++) /* a query term counts once */
+        if (!u || (*q)[u - 1] != (*q)[i])
+            (*q)[u++] = (*q)[i];
+    return u;
+}
+
+/*
+ * Okapi BM25, the one scoring of this file: n documents of len[i] terms, tf[i * nq + j] the
+ * occurrences of query term j in document i; document frequencies and the mean length over
+ * these n. The scores into out[0..n).
+ */
+static void bm25_score(const size_t *len, const uint32_t *tf, size_t n, size_t nq, double *out)
+{
+    double avg = 0, *idf = xcalloc(nq ? nq : 1, sizeof(*idf));
+    size_t i, j;
+    for (i = 0; i < n; i++)
+        avg += (double)len[i];
+    avg = n ? avg / (double)n : 1;
+    if (avg <= 0)
+        avg = 1;
+    for (j = 0; j < nq; j++) {
+        size_t df = 0;
+        for (i = 0; i < n; i++)
+            df += tf[i * nq + j] > 0;
+        idf[j] = log(1.0 + ((double)n - (double)df + 0.5) / ((double)df + 0.5));
+    }
+    for (i = 0; i < n; i++) {
+        double sc = 0, norm = BM25_K1 * (1 - BM25_B + BM25_B * (double)len[i] / avg);
+        for (j = 0; j < nq; j++) {
+            double f = (double)tf[i * nq + j];
+            if (f > 0)
+                sc += idf[j] * f * (BM25_K1 + 1) / (f + norm);
+        }
+        out[i] = sc;
+    }
+    free(idf);
+}
+
 struct ranked {
     size_t idx, pos;
     double score;
@@ -127,42 +188,23 @@ static int cmp_ranked(const void *a, const void *b)
 void bm25_rank(const struct bm25_index *ix, const char *query, size_t *idx, size_t n,
                double *scores)
 {
-    uint64_t *q = NULL;
-    size_t nq = 0, aq = 0, i, j, u = 0;
-    double avg = 0;
-    struct ranked *r;
-    double *idf;
-    terms_of(query, strlen(query), &q, &nq, &aq);
-    if (nq)
-        qsort(q, nq, sizeof(*q), cmp_u64);
-    for (i = 0; i < nq; i++) /* a query term counts once */
-        if (!u || q[u - 1] != q[i])
-            q[u++] = q[i];
-    nq = u;
-    for (i = 0; i < n; i++)
-        avg += (double)ix->d[idx[i]].nr;
-    avg = n ? avg / (double)n : 1;
-    if (avg <= 0)
-        avg = 1;
-    idf = xcalloc(nq ? nq : 1, sizeof(*idf));
-    for (j = 0; j < nq; j++) {
-        size_t df = 0;
-        for (i = 0; i < n; i++)
-            df += term_count(&ix->d[idx[i]], q[j]) > 0;
-        idf[j] = log(1.0 + ((double)n - (double)df + 0.5) / ((double)df + 0.5));
-    }
-    r = xcalloc(n ? n : 1, sizeof(*r));
+    uint64_t *q;
+    size_t nq = query_terms(query, &q), i, j;
+    size_t *len = xcalloc(n ? n : 1, sizeof(*len));
+    uint32_t *tf = xcalloc(n * nq + 1, sizeof(*tf));
+    double *sc = xcalloc(n ? n : 1, sizeof(*sc));
+    struct ranked *r = xcalloc(n ? n : 1, sizeof(*r));
     for (i = 0; i < n; i++) {
         const struct doc_terms *d = &ix->d[idx[i]];
-        double s = 0, norm = BM25_K1 * (1 - BM25_B + BM25_B * (double)d->nr / avg);
-        for (j = 0; j < nq; j++) {
-            double tf = (double)term_count(d, q[j]);
-            if (tf > 0)
-                s += idf[j] * tf * (BM25_K1 + 1) / (tf + norm);
-        }
+        len[i] = d->nr;
+        for (j = 0; j < nq; j++)
+            tf[i * nq + j] = (uint32_t)term_count(d, q[j]);
+    }
+    bm25_score(len, tf, n, nq, sc);
+    for (i = 0; i < n; i++) {
         r[i].idx = idx[i];
         r[i].pos = i;
-        r[i].score = s;
+        r[i].score = sc[i];
     }
     qsort(r, n, sizeof(*r), cmp_ranked);
     for (i = 0; i < n; i++) {
@@ -171,6 +213,62 @@ void bm25_rank(const struct bm25_index *ix, const char *query, size_t *idx, size
             scores[i] = r[i].score;
     }
     free(r);
-    free(idf);
+    free(sc);
+    free(tf);
+    free(len);
     free(q);
+}
+
+/* Index of t in the sorted q[0..nq), or nq. */
+static size_t query_term_at(const uint64_t *q, size_t nq, uint64_t t)
+{
+    size_t lo = 0, hi = nq;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (q[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nq && q[lo] == t ? lo : nq;
+}
+
+/*
+ * The documents are ranked once each (a prompt's), so no index is built: each document's terms
+ * are hashed into one scratch list and only the query's are counted.
+ */
+size_t bm25_gold_rank(const struct bm25_doc *docs, size_t n, size_t gold, const char *query)
+{
+    uint64_t *q, *h = NULL;
+    size_t nq, i, j, rank = 1, alloc = 0;
+    size_t *len;
+    uint32_t *tf;
+    double *sc;
+    if (gold >= n)
+        return 0;
+    nq = query_terms(query, &q);
+    len = xcalloc(n, sizeof(*len));
+    tf = xcalloc(n * nq + 1, sizeof(*tf));
+    sc = xcalloc(n, sizeof(*sc));
+    for (i = 0; i < n; i++) {
+        size_t nh = 0;
+        if (docs[i].title)
+            terms_of(docs[i].title, strlen(docs[i].title), &h, &nh, &alloc);
+        terms_of(docs[i].text, docs[i].len, &h, &nh, &alloc);
+        len[i] = nh;
+        for (j = 0; j < nh; j++) {
+            size_t at = query_term_at(q, nq, h[j]);
+            if (at < nq)
+                tf[i * nq + at]++;
+        }
+    }
+    bm25_score(len, tf, n, nq, sc);
+    for (i = 0; i < n; i++) /* ties rank the gold below */
+        rank += i != gold && sc[i] >= sc[gold];
+    free(sc);
+    free(tf);
+    free(len);
+    free(h);
+    free(q);
+    return rank;
 }

@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "base/xalloc.h"
-#include "prompt/bm25.h"
 #include "prompt/dataset.h"
 #include "prompt/overlap.h"
 #include "tokenizer/tokenizer.h"
@@ -68,37 +66,4 @@ double overlap_share(struct tokenizer *tk, const struct question *q)
     free(gi);
     strbuf_release(&gold);
     return share;
-}
-
-size_t overlap_bm25_rank(const struct question *q, size_t *candidates)
-{
-    struct haystack h;
-    struct bm25_index *ix;
-    size_t n = q->distractors_nr + 1, *idx, i, rank = 0;
-
-    if (candidates)
-        *candidates = 0;
-    if (!q->gold_nr)
-        return 0;
-    /* the hard negatives first, the gold last: bm25_rank keeps ties in this order */
-    memset(&h, 0, sizeof(h));
-    h.c = xcalloc(n, sizeof(*h.c));
-    for (i = 0; i < q->distractors_nr; i++)
-        h.c[i] = q->distractors[i];
-    h.c[n - 1] = q->gold[0];
-    h.nr = n;
-    idx = xcalloc(n, sizeof(*idx));
-    for (i = 0; i < n; i++)
-        idx[i] = i;
-    ix = bm25_index_new(&h);
-    bm25_rank(ix, q->question, idx, n, NULL);
-    for (i = 0; i < n; i++)
-        if (idx[i] == n - 1)
-            rank = i + 1;
-    bm25_index_free(ix);
-    free(idx);
-    free(h.c);
-    if (candidates)
-        *candidates = n;
-    return rank;
 }

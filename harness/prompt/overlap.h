@@ -16,12 +16,4 @@ struct question;
  */
 double overlap_share(struct tokenizer *tk, const struct question *q);
 
-/*
- * The gold's BM25 rank for the question (prompt/bm25.h: Okapi BM25 over "title text") among the
- * question's own chunks, its hard negatives and its first gold chunk: 1 when no hard negative
- * scores at least as high as the gold (ties rank the gold below), up to distractors_nr + 1.
- * *candidates (may be NULL) gets the number of chunks ranked. 0 when q has no gold chunk.
- */
-size_t overlap_bm25_rank(const struct question *q, size_t *candidates);
-
 #endif

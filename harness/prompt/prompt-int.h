@@ -58,8 +58,9 @@ struct seq {
     const struct chunk *avoid[CUT_TRIES]; /* chunks whose cut could not hit the count exactly */
     int navoid;
     size_t hard, filler, filler_dropped;
-    long pre_docs; /* tokens of the request before the documents block */
-    long fixed;    /* tokens of the request without distractors */
+    size_t bm25_rank, bm25_docs; /* the gold's (built_prompt.gold_bm25_rank); 0: not yet */
+    long pre_docs;               /* tokens of the request before the documents block */
+    long fixed;                  /* tokens of the request without distractors */
     uint64_t last_used;
     /*
      * The cut of each recent repeat's order with the gold first: every depth

@@ -601,6 +601,7 @@ static int build_control(struct prompt_builder *b, const struct prompt_request *
     out->docs_nr = r->depth_bp == DEPTH_BP_ORACLE ? q->gold_nr : 0;
     out->gold_index = 0;
     out->hard_negatives = out->filler = out->filler_dropped = 0;
+    out->gold_bm25_rank = out->bm25_docs = 0;
     prompt_hash(r, out);
     return 0;
 }
@@ -864,6 +865,37 @@ static void place_needles(struct prompt_builder *b, const struct seq *s, const s
     }
 }
 
+/* Chunk c as a document the prompt shows: its title only when the template renders it. */
+static void bm25_doc_of(const struct prompt_builder *b, const struct chunk *c, size_t len,
+                        struct bm25_doc *d)
+{
+    d->title =
+        c->title && strstr(prompt_template_document(b->tpl, c->title), "{title}") ? c->title : NULL;
+    d->text = c->text;
+    d->len = len;
+}
+
+/*
+ * The gold's BM25 rank among the selection's documents (prompt.h: gold_bm25_rank): its first
+ * gold chunk and every distractor the prompt holds whole, once per selection (every depth and
+ * repeat of it has the same documents).
+ */
+static void seq_bm25_rank(const struct prompt_builder *b, struct seq *s)
+{
+    struct bm25_doc *docs;
+    size_t i, n = 0;
+    if (s->bm25_docs || !s->q->gold_nr)
+        return;
+    docs = xcalloc(s->nr + 1, sizeof(*docs));
+    for (i = 0; i < s->nr; i++)
+        if ((long)i != s->cut && s->it[i].len == s->it[i].c->text_len)
+            bm25_doc_of(b, s->it[i].c, s->it[i].len, &docs[n++]);
+    bm25_doc_of(b, &s->q->gold[0], s->q->gold[0].text_len, &docs[n++]);
+    s->bm25_rank = bm25_gold_rank(docs, n, n - 1, s->q->question);
+    s->bm25_docs = n;
+    free(docs);
+}
+
 /*
  * The cut length every depth of repeat r starts from (*len; SIZE_MAX: the
  * selection's): the exact fit of the repeat's order with the gold first,
@@ -1018,6 +1050,9 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     out->hard_negatives = s->hard;
     out->filler = s->filler;
     out->filler_dropped = s->filler_dropped;
+    seq_bm25_rank(b, s);
+    out->gold_bm25_rank = s->bm25_rank;
+    out->bm25_docs = s->bm25_docs;
     prompt_hash(r, out);
     ret = 0;
 cleanup:

@@ -146,14 +146,26 @@ struct built_prompt {
     double realized_depth; /* fraction of distractor tokens before the gold block, 0..1 */
     long gold_offset; /* token offset of the gold block in the request (from cached counts: exact up
                          to merges at block boundaries, i.e. a few tokens) */
-    size_t gold_start, gold_end;     /* byte range of the gold block (all gold chunks) in user */
-    size_t cut_start, cut_end;       /* byte range in user of the cut filler chunk's text (the
-                                        prefix used), 0/0 when no chunk is cut */
-    size_t docs_nr;                  /* documents in the prompt, gold included */
-    size_t gold_index;               /* 0-based document position of the first gold chunk */
-    size_t hard_negatives;           /* question's own distractors used */
-    size_t filler;                   /* haystack chunks used (the last possibly trimmed) */
-    size_t filler_dropped;           /* haystack chunks excluded for this question (answer leaks) */
+    size_t gold_start, gold_end; /* byte range of the gold block (all gold chunks) in user */
+    size_t cut_start, cut_end;   /* byte range in user of the cut filler chunk's text (the
+                                    prefix used), 0/0 when no chunk is cut */
+    size_t docs_nr;              /* documents in the prompt, gold included */
+    size_t gold_index;           /* 0-based document position of the first gold chunk */
+    size_t hard_negatives;       /* question's own distractors used */
+    size_t filler;               /* haystack chunks used (the last possibly trimmed) */
+    size_t filler_dropped;       /* haystack chunks excluded for this question (answer leaks) */
+    /*
+     * The gold's Okapi BM25 rank for the question (bm25.h: bm25_gold_rank, ties rank the gold
+     * below) among the prompt's documents: its first gold chunk and the distractors it holds
+     * whole (hard negatives and filler; a filler chunk held in part -- the cut one, whose end
+     * moves by a few tokens between depths, or one shortened to make room for a question
+     * line -- is not ranked), each as the template shows it (its title
+     * only when the template's document section renders {title}), statistics over those
+     * bm25_docs documents.
+     * The same at every depth and repeat of a (question, length, axes): computed once per
+     * distractor selection. 0/0 for controls and order trials.
+     */
+    size_t gold_bm25_rank, bm25_docs;
     char sha256[SHA256_HEX_LEN + 1]; /* of the request: system "\0" user (chat) or text; with a
                                         layout, of its messages JSON (prompt_messages_json()) */
     /*
@@ -171,8 +183,8 @@ struct built_prompt {
 };
 #define BUILT_PROMPT_INIT                                                                          \
     {                                                                                              \
-        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0,    \
-            STRBUF_INIT, NULL, 0, 0, 0                                                             \
+        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, \
+            0, STRBUF_INIT, NULL, 0, 0, 0                                                          \
     }
 void built_prompt_init(struct built_prompt *p);
 void built_prompt_release(struct built_prompt *p);

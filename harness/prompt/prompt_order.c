@@ -103,6 +103,7 @@ static int render_docs(struct prompt_builder *b, const struct order_request *r, 
     out->gold_index = gi;
     out->cut_start = out->cut_end = 0;
     out->hard_negatives = out->filler = out->filler_dropped = 0;
+    out->gold_bm25_rank = out->bm25_docs = 0;
     if (gi < n) {
         out->gold_start = docs_at + gold_s;
         out->gold_end = docs_at + gold_e;

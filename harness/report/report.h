@@ -30,6 +30,27 @@ struct report_failure {
     size_t n_answers;
 };
 
+/*
+ * A question's measured lexical overlap with its gold (README "Lexical overlap"): the share of
+ * its distinct tokens found in the gold text (prompt/overlap.h; -1 unknown: no golden set in
+ * the store, or no gold chunk) and, per length (ascending), the gold's BM25 rank among its
+ * prompts' documents (trial.h gold_bm25_rank: min and max over the question's trials at that
+ * length, which differ only between axis values; docs the most documents ranked); no ranks for
+ * a run stored before schema 11.
+ */
+struct report_lexical_rank {
+    long length, min, max, docs;
+};
+struct report_lexical {
+    const char *id; /* borrowed from the run's trials */
+    double share;
+    struct report_lexical_rank *ranks; /* owned by whoever made the table */
+    size_t n_ranks;
+};
+/* The entry of question id in lex[0..n) (sorted by id), or NULL. */
+const struct report_lexical *report_lexical_find(const struct report_lexical *lex, size_t n,
+                                                 const char *id);
+
 /* One plot, already rendered. */
 struct report_plot {
     const char *title; /* heading and alt text, e.g. "Accuracy vs depth (U-curve)" */
@@ -74,6 +95,9 @@ struct report_input {
     const struct trial_result *trials;
     size_t n_trials;
     const struct golden_set *golden;
+    /* per question its overlap and BM25 ranks, sorted by id (NULL/0: none) */
+    const struct report_lexical *lexical;
+    size_t n_lexical;
     const char *const *excerpts;
     const char *example_prompt;
     size_t example_trial;

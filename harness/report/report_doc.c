@@ -230,46 +230,119 @@ static int cmp_overlap(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/*
- * The gold's BM25 rank among the question's own chunks (prompt/overlap.h), as the grouping
- * "bm25-rank": "first" when no hard negative scores as high for the question, "lower" else.
- * Only when some question has hard negatives (without them every gold ranks first).
- */
-static void bm25_axis(struct report_doc *d, const struct golden_set *gs,
-                      const struct stats_options *o)
+/* A trial's BM25 rank as the grouping "bm25-rank" labels it (README "Lexical overlap"). */
+static const char *const bm25_values[] = {"1", "2-3", "4+"};
+static const char *bm25_label(long rank)
 {
-    static const char *const values[] = {"first", "lower"};
-    struct q_tercile *by_id;
+    return rank <= 0   ? NULL
+           : rank == 1 ? bm25_values[0]
+           : rank <= 3 ? bm25_values[1]
+                       : bm25_values[2];
+}
+
+/*
+ * The gold's BM25 rank for the question among each trial's prompt documents (trial.h
+ * gold_bm25_rank), as the grouping "bm25-rank": 1, 2-3, 4+. Only when some trial carries a
+ * rank (runs stored since schema 11; not order trials or controls).
+ */
+static void bm25_axis(struct report_doc *d, const struct stats_options *o)
+{
     const char **label;
     struct strbuf note = STRBUF_INIT;
-    size_t i, nq = 0, first = 0, with_negatives = 0;
+    size_t i, ranked = 0, first = 0;
 
-    for (i = 0; i < gs->nr; i++)
-        with_negatives += gs->q[i].gold_nr && gs->q[i].distractors_nr;
-    if (!with_negatives)
-        return;
-    by_id = xcalloc(gs->nr, sizeof(*by_id));
-    for (i = 0; i < gs->nr; i++) {
-        size_t rank = overlap_bm25_rank(&gs->q[i], NULL);
-        if (!rank)
-            continue;
-        by_id[nq].id = gs->q[i].id;
-        by_id[nq++].label = rank == 1 ? values[0] : values[1];
-        first += rank == 1;
+    label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
+    for (i = 0; i < d->ntrials; i++) {
+        label[i] = bm25_label(d->trials[i].gold_bm25_rank);
+        ranked += label[i] != NULL;
+        first += d->trials[i].gold_bm25_rank == 1;
     }
-    label = label_trials(d, by_id, nq);
-    d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
-    stats_axes_grouping(d->points, d->ntrials, label, "bm25-rank", values, 2, o,
-                        &d->axes[d->n_axes]);
-    strbuf_addf(&note,
-                "Questions by the gold's BM25 rank for the question among the question's own "
-                "chunks (its gold and hard negatives; Okapi BM25, k1 1.2, b 0.75): first when no "
-                "hard negative scores as high (%zu of %zu questions), lower otherwise.",
-                first, nq);
-    d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
-    d->n_axes++;
+    if (ranked) {
+        d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
+        stats_axes_grouping(d->points, d->ntrials, label, "bm25-rank", bm25_values, 3, o,
+                            &d->axes[d->n_axes]);
+        strbuf_addf(&note,
+                    "Trials by the gold's BM25 rank for the question among the documents of "
+                    "its prompt (the gold, hard negatives and filler; Okapi BM25, k1 1.2, b "
+                    "0.75; a tie ranks the gold below): 1 in %zu of %zu trials.",
+                    first, ranked);
+        d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
+        d->n_axes++;
+    }
     free(label);
+}
+
+static int cmp_overlap_id(const void *a, const void *b)
+{
+    return strcmp(((const struct q_overlap *)a)->id, ((const struct q_overlap *)b)->id);
+}
+
+static int cmp_lexical(const void *a, const void *b)
+{
+    return strcmp(((const struct report_lexical *)a)->id, ((const struct report_lexical *)b)->id);
+}
+
+const struct report_lexical *report_lexical_find(const struct report_lexical *lex, size_t n,
+                                                 const char *id)
+{
+    struct report_lexical key;
+    if (!lex || !id)
+        return NULL;
+    memset(&key, 0, sizeof(key));
+    key.id = id;
+    return bsearch(&key, lex, n, sizeof(*lex), cmp_lexical);
+}
+
+/*
+ * d->lexical: per question with trials (controls aside) its overlap share (qo[0..nq), by id;
+ * -1 when absent) and per length the min and max of its trials' BM25 ranks.
+ */
+static void lexical_table(struct report_doc *d, const struct q_overlap *qo, size_t nq)
+{
+    const struct trial_result **t = xcalloc(d->ntrials + 1, sizeof(*t));
+    struct q_overlap *by_id = xcalloc(nq + 1, sizeof(*by_id));
+    size_t i, n = 0, alloc = 0;
+    if (nq)
+        memcpy(by_id, qo, nq * sizeof(*qo));
+    qsort(by_id, nq, sizeof(*by_id), cmp_overlap_id);
+    for (i = 0; i < d->ntrials; i++)
+        if (d->trials[i].question_id &&
+            !trial_is_control(d->trials[i].length, d->trials[i].depth_bp))
+            t[n++] = &d->trials[i];
+    qsort(t, n, sizeof(*t), trial_key_cmp_ptr);
+    for (i = 0; i < n; i++) {
+        struct report_lexical *e = d->n_lexical ? &d->lexical[d->n_lexical - 1] : NULL;
+        struct report_lexical_rank *r;
+        if (!e || strcmp(e->id, t[i]->question_id)) {
+            struct q_overlap key = {t[i]->question_id, 0}, *hit;
+            ALLOC_GROW(d->lexical, d->n_lexical + 1, alloc);
+            e = &d->lexical[d->n_lexical++];
+            memset(e, 0, sizeof(*e));
+            e->id = t[i]->question_id;
+            e->share = -1;
+            hit = bsearch(&key, by_id, nq, sizeof(*by_id), cmp_overlap_id);
+            if (hit)
+                e->share = hit->overlap;
+        }
+        if (t[i]->gold_bm25_rank <= 0)
+            continue;
+        r = e->n_ranks ? &e->ranks[e->n_ranks - 1] : NULL;
+        if (!r || r->length != t[i]->length) {
+            e->ranks = xrealloc(e->ranks, (e->n_ranks + 1) * sizeof(*e->ranks));
+            r = &e->ranks[e->n_ranks++];
+            r->length = t[i]->length;
+            r->min = r->max = t[i]->gold_bm25_rank;
+            r->docs = 0;
+        }
+        if (t[i]->gold_bm25_rank < r->min)
+            r->min = t[i]->gold_bm25_rank;
+        if (t[i]->gold_bm25_rank > r->max)
+            r->max = t[i]->gold_bm25_rank;
+        if (t[i]->bm25_docs > r->docs)
+            r->docs = t[i]->bm25_docs;
+    }
     free(by_id);
+    free(t);
 }
 
 /*
@@ -288,8 +361,10 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
     struct q_overlap *qo;
     size_t i, nq = 0, k;
     int fallback = 0;
-    if (!d->golden_text || golden_set_load_mem(&gs, "golden set", d->golden_text, d->golden_len))
+    if (!d->golden_text || golden_set_load_mem(&gs, "golden set", d->golden_text, d->golden_len)) {
+        lexical_table(d, NULL, 0);
         return;
+    }
     tk = tname && strcmp(tname, "server") ? tokenizer_load(tname, &err) : NULL;
     if (!tk) {
         strbuf_reset(&err);
@@ -297,6 +372,7 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
         fallback = 1;
     }
     if (!tk) {
+        lexical_table(d, NULL, 0);
         golden_set_release(&gs);
         strbuf_release(&err);
         return;
@@ -337,8 +413,8 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
     d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
     d->n_axes++;
     free(label);
+    lexical_table(d, qo, nq);
     free(qo);
-    bm25_axis(d, &gs, o);
     tokenizer_free(tk);
     golden_set_release(&gs);
     strbuf_release(&err);
@@ -377,6 +453,7 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     if (!d->have_order)
         declared_axes(d->run.settings_json, d, o);
     overlap_axis(d, o);
+    bm25_axis(d, o);
     return 0;
 }
 
@@ -501,6 +578,8 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.hops_plots = d->hops_plots;
     d->in.n_hops_plots = d->n_hops_plots;
     d->in.golden = d->have_golden ? &d->gs : NULL;
+    d->in.lexical = d->lexical;
+    d->in.n_lexical = d->n_lexical;
     d->in.order = d->have_order ? &d->order : NULL;
     d->in.curve_run = d->curve_run;
 }
@@ -613,6 +692,9 @@ void report_doc_release(struct report_doc *d)
     strbuf_release(&d->hops_files);
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;
+    for (size_t i = 0; i < d->n_lexical; i++)
+        free(d->lexical[i].ranks);
+    free(d->lexical);
     d->n_axes = 0;
     if (d->have_order)
         order_stats_release(&d->order);

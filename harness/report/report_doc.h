@@ -29,6 +29,9 @@ struct report_doc {
     struct run_stats stats;
     int have_stats;
     struct axis_stats *axes; /* the run's named axes (stats_axes.h), NULL/0 without */
+    /* per question (with trials) its overlap and BM25 ranks, sorted by id (report.h) */
+    struct report_lexical *lexical;
+    size_t n_lexical;
     size_t n_axes;
     struct strbuf usvg, hsvg; /* U-curve and heatmap SVG, filled by the caller */
     /* report_doc_axis_plots(): per axis its small multiples; the --axis-pair heatmap */

@@ -280,6 +280,43 @@ static void matrix_cell(struct markup *d, const struct report_input *in, const s
     (void)k;
 }
 
+/*
+ * A question's overlap share and its gold's BM25 rank at this length ("3 / 41": rank 3 of 41
+ * documents; "1-2 / 41" when its axis values differ), en dash when unknown.
+ */
+static void lexical_cells(struct markup *d, const struct report_input *in, const char *id,
+                          long length)
+{
+    const struct report_lexical *e = report_lexical_find(in->lexical, in->n_lexical, id);
+    const struct report_lexical_rank *rk = NULL;
+    char v[32];
+    size_t k;
+    for (k = 0; e && k < e->n_ranks; k++)
+        if (e->ranks[k].length == length)
+            rk = &e->ranks[k];
+    if (e && e->share >= 0) {
+        snprintf(v, sizeof(v), "%.6f", e->share);
+        report_open_attrs(d, "td", "class", "num", "data-v", v, NULL);
+        report_textf(d, "%.0f%%", 100.0 * e->share);
+    } else {
+        report_open_attrs(d, "td", "class", "num", "data-v", "-1", NULL);
+        report_trusted(d, "&ndash;");
+    }
+    report_close(d, "td");
+    if (rk) {
+        snprintf(v, sizeof(v), "%ld", rk->min);
+        report_open_attrs(d, "td", "class", "num", "data-v", v, NULL);
+        if (rk->min == rk->max)
+            report_textf(d, "%ld / %ld", rk->min, rk->docs);
+        else
+            report_textf(d, "%ld-%ld / %ld", rk->min, rk->max, rk->docs);
+    } else {
+        report_open_attrs(d, "td", "class", "num", "data-v", "-1", NULL);
+        report_trusted(d, "&ndash;");
+    }
+    report_close(d, "td");
+}
+
 static void matrix_length(struct markup *d, const struct report_input *in,
                           const struct length_stats *l, const struct trial_ref *refs,
                           struct qrow *rows, size_t nrows, struct shown *sh)
@@ -336,6 +373,17 @@ static void matrix_length(struct markup *d, const struct report_input *in,
     report_open_attrs(d, "th", "data-sort", "num", "class", "num", NULL);
     report_text(d, "accuracy");
     report_close(d, "th");
+    if (in->lexical) {
+        report_open_attrs(d, "th", "data-sort", "num", "class", "num", "title",
+                          "share of the question's distinct tokens found in its gold text", NULL);
+        report_text(d, "overlap");
+        report_close(d, "th");
+        report_open_attrs(d, "th", "data-sort", "num", "class", "num", "title",
+                          "the gold's BM25 rank for the question among the prompt's documents",
+                          NULL);
+        report_text(d, "BM25 rank");
+        report_close(d, "th");
+    }
     for (j = 0; j < l->n_cells; j++) {
         strbuf_reset(&sb);
         plan_format_depth(&sb, s->cells[l->first_cell + j].depth_bp);
@@ -364,6 +412,8 @@ static void matrix_length(struct markup *d, const struct report_input *in,
             report_textf(d, "%.0f%%", 100.0 * rows[r].acc);
         }
         report_close(d, "td");
+        if (in->lexical)
+            lexical_cells(d, in, rows[r].id, l->length);
         for (j = 0; j < l->n_cells; j++) {
             int dbp = s->cells[l->first_cell + j].depth_bp;
             size_t a, b;

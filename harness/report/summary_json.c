@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "stats/hops.h"
 #include "stats/order_stats.h"
+#include "report/report.h"
 #include "stats/stats.h"
 #include "stats/stats_axes.h"
 #include "store/store.h"
@@ -281,6 +282,26 @@ static void add_hops(struct json *root, const struct hops_stats *h)
     }
 }
 
+/* "lexical": per question its overlap share with the gold and the gold's BM25 ranks. */
+static void add_lexical(struct json *root, const struct report_lexical *lex, size_t n)
+{
+    struct json *arr = json_add_array(root, "lexical");
+    size_t i, j;
+    for (i = 0; i < n; i++) {
+        struct json *o = json_add_object(arr, NULL), *ranks;
+        json_add_str(o, "question", lex[i].id);
+        json_add_num(o, "overlap", lex[i].share >= 0 ? lex[i].share : NAN);
+        ranks = json_add_array(o, "bm25_rank");
+        for (j = 0; j < lex[i].n_ranks; j++) {
+            struct json *r = json_add_object(ranks, NULL);
+            json_add_num(r, "length", (double)lex[i].ranks[j].length);
+            json_add_num(r, "min", (double)lex[i].ranks[j].min);
+            json_add_num(r, "max", (double)lex[i].ranks[j].max);
+            json_add_num(r, "documents", (double)lex[i].ranks[j].docs);
+        }
+    }
+}
+
 /* "axes": per named axis its values and paired effects. */
 static void add_axes(struct json *root, const struct axis_stats *ax, size_t n, int curves)
 {
@@ -399,7 +420,7 @@ static void add_cache(struct json *root, const struct cache_stats *c)
 int summary_json_write(const struct run_info *run, const struct run_stats *s,
                        const struct axis_stats *axes, size_t n_axes, struct strbuf *out)
 {
-    return summary_json_write_order(run, s, axes, n_axes, NULL, NULL, out);
+    return summary_json_write_order(run, s, axes, n_axes, NULL, NULL, NULL, 0, out);
 }
 
 static void add_totals(struct json *root, const struct run_stats *s)
@@ -525,7 +546,7 @@ static void add_ordering_advice(struct json *root, const struct run_stats *s)
 int summary_json_write_order(const struct run_info *run, const struct run_stats *s,
                              const struct axis_stats *axes, size_t n_axes,
                              const struct order_stats *os, const char *curve_run,
-                             struct strbuf *out)
+                             const struct report_lexical *lex, size_t n_lex, struct strbuf *out)
 {
     struct json *root = json_new_object(), *arr;
     size_t i;
@@ -545,6 +566,7 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
     for (i = 0; i < s->n_cells; i++)
         add_cell(arr, &s->cells[i]);
     add_axes(root, axes, n_axes, !os);
+    add_lexical(root, lex, n_lex);
     if (s->hops)
         add_hops(root, s->hops);
     add_ordering_advice(root, s);

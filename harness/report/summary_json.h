@@ -34,13 +34,15 @@ int summary_json_write(const struct run_info *run, const struct run_stats *stats
                        const struct axis_stats *axes, size_t n_axes, struct strbuf *out);
 /*
  * The same with the order experiment's "order" object (order_stats.h) when os
- * is not NULL; curve_run names the depth run its expectations came from (NULL: none).
+ * is not NULL; curve_run names the depth run its expectations came from (NULL: none);
+ * "lexical": per question of lex[0..n_lex) (report.h) its overlap share and BM25 ranks.
  */
 struct order_stats;
+struct report_lexical;
 int summary_json_write_order(const struct run_info *run, const struct run_stats *stats,
                              const struct axis_stats *axes, size_t n_axes,
                              const struct order_stats *os, const char *curve_run,
-                             struct strbuf *out);
+                             const struct report_lexical *lex, size_t n_lex, struct strbuf *out);
 
 /*
  * The JSON object of one run, the one writer of a run record: summary.json's

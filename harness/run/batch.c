@@ -282,6 +282,8 @@ static int add_trial(struct bstate *b, struct infile *in, size_t i, struct strbu
     t->realized_length = b->bp.realized_len;
     t->realized_depth = b->bp.realized_depth;
     t->gold_offset = b->bp.gold_offset;
+    t->gold_bm25_rank = (long)b->bp.gold_bm25_rank;
+    t->bm25_docs = (long)b->bp.bm25_docs;
     {
         double c = batch_cost(b->bc, (double)b->bp.realized_len, (double)rc->max_tokens);
         in->est_usd += c > 0 ? c : 0;
@@ -546,6 +548,8 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
     t.realized_length = m->realized_length;
     t.realized_depth = m->realized_depth;
     t.gold_offset = m->gold_offset;
+    t.gold_bm25_rank = m->gold_bm25_rank;
+    t.bm25_docs = m->bm25_docs;
     t.usage_prompt_tokens = resp->prompt_tokens;
     t.outcome = outcome;
     t.http_status = (int)resp->http_status;

@@ -30,6 +30,7 @@ struct slot {
     long realized_len;
     double realized_depth;
     long gold_offset;
+    long gold_bm25_rank, bm25_docs;
     double est_tokens; /* prompt + answer budget, for --max-cost and --tpm */
     char sha[SHA256_HEX_LEN + 1];
     const char *reused_from; /* while finishing a reused trial: its source */

@@ -372,6 +372,8 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
     t.realized_length = s->realized_len;
     t.realized_depth = s->realized_depth;
     t.gold_offset = s->gold_offset;
+    t.gold_bm25_rank = s->gold_bm25_rank;
+    t.bm25_docs = s->bm25_docs;
     t.usage_prompt_tokens = resp ? resp->prompt_tokens : -1;
     t.outcome = outcome;
     t.http_status = resp ? (int)resp->http_status : 0;
@@ -513,6 +515,8 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     s->realized_len = bp->realized_len;
     s->realized_depth = bp->realized_depth;
     s->gold_offset = bp->gold_offset;
+    s->gold_bm25_rank = (long)bp->gold_bm25_rank;
+    s->bm25_docs = (long)bp->bm25_docs;
     memcpy(s->sha, bp->sha256, sizeof(s->sha));
     s->est_tokens = (double)bp->realized_len + (double)cfg->max_tokens;
     s->id_slot = -1;

@@ -75,6 +75,10 @@ struct trial_result {
     long usage_prompt_tokens; /* server's usage.prompt_tokens, -1 when not given */
     double realized_depth;    /* fraction 0..1 of distractor tokens before the gold chunk */
     long gold_offset;         /* token offset of the gold chunk in the prompt */
+    /* the gold's BM25 rank for the question among the prompt's bm25_docs documents
+       (prompt.h: built_prompt.gold_bm25_rank); 0 unknown (controls, order trials, runs
+       stored before schema 11) */
+    long gold_bm25_rank, bm25_docs;
 
     enum trial_outcome outcome;
     int http_status;   /* last HTTP status, 0 when none */

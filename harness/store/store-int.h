@@ -35,6 +35,7 @@ enum stmt_id {
     S_TRIAL_SELECT_V3,
     S_TRIAL_SELECT_V4,
     S_TRIAL_SELECT_V5,
+    S_TRIAL_SELECT_V10,
     S_DONE,
     S_LOCK_GET,
     S_LOCK_SET,

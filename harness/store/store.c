@@ -39,7 +39,8 @@
     TRIAL_COLS_V2 ", cut, reasoning_tokens, reasoning_chars, request_sha256, reused_from"
 #define TRIAL_COLS_V4 TRIAL_COLS_V3 ", cache_n, prompt_n, prompt_ms"
 #define TRIAL_COLS_V5 TRIAL_COLS_V4 ", cached_tokens, sent_at"
-#define TRIAL_COLS    TRIAL_COLS_V5 ", axes"
+#define TRIAL_COLS_V6 TRIAL_COLS_V5 ", axes"
+#define TRIAL_COLS    TRIAL_COLS_V6 ", gold_bm25_rank, bm25_docs"
 
 /*
  * Forward migrations: entry i takes the schema from version i to i + 1. Append
@@ -229,6 +230,15 @@ static const char *const migrations[] = {
     " realized_depth REAL,"
     " gold_offset INTEGER,"
     " PRIMARY KEY (batch, custom_id)) WITHOUT ROWID;",
+    /*
+     * 10 -> 11: the gold's BM25 rank for the question among its prompt's documents and how
+     * many were ranked (prompt.h: built_prompt.gold_bm25_rank), per trial and per batch trial;
+     * NULL before schema 11
+     */
+    "ALTER TABLE trials ADD COLUMN gold_bm25_rank INTEGER;"
+    "ALTER TABLE trials ADD COLUMN bm25_docs INTEGER;"
+    "ALTER TABLE batch_trials ADD COLUMN gold_bm25_rank INTEGER;"
+    "ALTER TABLE batch_trials ADD COLUMN bm25_docs INTEGER;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -241,7 +251,7 @@ static const char *const migrations[] = {
 
 #define TRIAL_VALUES                                                                               \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "  \
-    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32"
+    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34"
 
 #define TRIAL_UPDATE                                                                               \
     " ON CONFLICT (run_id, question_id, length, depth_bp, repeat, axes) DO UPDATE SET"             \
@@ -256,7 +266,8 @@ static const char *const migrations[] = {
     " reasoning_tokens = excluded.reasoning_tokens, reasoning_chars = excluded.reasoning_chars,"   \
     " request_sha256 = excluded.request_sha256, reused_from = excluded.reused_from,"               \
     " cache_n = excluded.cache_n, prompt_n = excluded.prompt_n, prompt_ms = excluded.prompt_ms,"   \
-    " cached_tokens = excluded.cached_tokens, sent_at = excluded.sent_at"
+    " cached_tokens = excluded.cached_tokens, sent_at = excluded.sent_at,"                         \
+    " gold_bm25_rank = excluded.gold_bm25_rank, bm25_docs = excluded.bm25_docs"
 
 /* A run's finished trials' token sums (store_run_usage); ?1 the run's id. */
 #define RUN_USAGE_SQL                                                                              \
@@ -307,18 +318,22 @@ const char *const store_stmt_sql[S__COUNT] = {
                        " ORDER BY question_id, length, depth_bp, repeat, axes",
     /* a version-2 store opened read-only: the columns of migration 3 read as their defaults */
     [S_TRIAL_SELECT_V2] = "SELECT " TRIAL_COLS_V2 ", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL,"
-                          " NULL, NULL, ''"
+                          " NULL, NULL, '', NULL, NULL"
                           " FROM trials WHERE run_id = ?1 ORDER BY question_id, length, depth_bp,"
                           " repeat",
     /* a version-3 store opened read-only: no timings */
-    [S_TRIAL_SELECT_V3] = "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL, NULL, NULL, '' FROM trials"
-                          " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
+    [S_TRIAL_SELECT_V3] =
+        "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL, NULL, NULL, '', NULL, NULL FROM trials"
+        " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
     /* a version-4 store opened read-only: no cached tokens, no send times */
-    [S_TRIAL_SELECT_V4] = "SELECT " TRIAL_COLS_V4 ", NULL, NULL, '' FROM trials"
+    [S_TRIAL_SELECT_V4] = "SELECT " TRIAL_COLS_V4 ", NULL, NULL, '', NULL, NULL FROM trials"
                           " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
     /* a version-5 store opened read-only: no axes */
-    [S_TRIAL_SELECT_V5] = "SELECT " TRIAL_COLS_V5 ", '' FROM trials"
+    [S_TRIAL_SELECT_V5] = "SELECT " TRIAL_COLS_V5 ", '', NULL, NULL FROM trials"
                           " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
+    /* a version-6..10 store opened read-only: no BM25 ranks */
+    [S_TRIAL_SELECT_V10] = "SELECT " TRIAL_COLS_V6 ", NULL, NULL FROM trials WHERE run_id = ?1"
+                           " ORDER BY question_id, length, depth_bp, repeat, axes",
     [S_DONE] = "SELECT question_id, length, depth_bp, repeat, axes FROM trials WHERE run_id = ?1"
                " AND outcome <> 'pending' AND (?2 OR outcome <> 'error')",
     [S_LOCK_GET] = "SELECT pid, host, token, heartbeat_at FROM locks WHERE run_id = ?1",

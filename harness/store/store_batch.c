@@ -98,7 +98,8 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
     s = prepare(st,
                 "INSERT INTO batch_trials (batch, custom_id, question_id, length, depth_bp, "
                 "repeat, axes, prompt_sha256, request_sha256, realized_length, realized_depth, "
-                "gold_offset) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                "gold_offset, gold_bm25_rank, bm25_docs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                " ?9, ?10, ?11, ?12, ?13, ?14)",
                 "cannot record a batch's trials");
     if (!s)
         goto fail;
@@ -116,6 +117,13 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
         sqlite3_bind_int64(s, 10, t[i].realized_length);
         sqlite3_bind_double(s, 11, t[i].realized_depth);
         sqlite3_bind_int64(s, 12, t[i].gold_offset);
+        if (t[i].gold_bm25_rank > 0) {
+            sqlite3_bind_int64(s, 13, t[i].gold_bm25_rank);
+            sqlite3_bind_int64(s, 14, t[i].bm25_docs);
+        } else {
+            sqlite3_bind_null(s, 13);
+            sqlite3_bind_null(s, 14);
+        }
         if (sqlite3_step(s) != SQLITE_DONE) {
             store_db_error(st, "cannot record a batch's trials");
             sqlite3_finalize(s);
@@ -232,7 +240,8 @@ int store_batch_trials(struct store *st, long id, struct store_batch_trial **out
     *nr = 0;
     s = prepare(st,
                 "SELECT custom_id, question_id, length, depth_bp, repeat, axes, prompt_sha256,"
-                " request_sha256, realized_length, realized_depth, gold_offset FROM batch_trials"
+                " request_sha256, realized_length, realized_depth, gold_offset, gold_bm25_rank,"
+                " bm25_docs FROM batch_trials"
                 " WHERE batch = ?1",
                 "cannot read a batch's trials");
     if (!s)
@@ -254,6 +263,8 @@ int store_batch_trials(struct store *st, long id, struct store_batch_trial **out
         t->realized_length = (long)sqlite3_column_int64(s, 8);
         t->realized_depth = sqlite3_column_double(s, 9);
         t->gold_offset = (long)sqlite3_column_int64(s, 10);
+        t->gold_bm25_rank = (long)sqlite3_column_int64(s, 11); /* NULL reads 0: unknown */
+        t->bm25_docs = (long)sqlite3_column_int64(s, 12);
     }
     if (rc != SQLITE_DONE) {
         store_db_error(st, "cannot read a batch's trials");

@@ -40,6 +40,7 @@ struct store_batch_trial {
     long realized_length;
     double realized_depth;
     long gold_offset;
+    long gold_bm25_rank, bm25_docs; /* 0 unknown (trial.h) */
 };
 
 void store_batch_release(struct store_batch *b);

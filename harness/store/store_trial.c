@@ -110,6 +110,10 @@ static int write_trial(struct store *st, const struct op *o)
         sqlite3_bind_int64(s, 30, t->cached_tokens);
     if (t->sent_at > 0)
         sqlite3_bind_double(s, 31, t->sent_at);
+    if (t->gold_bm25_rank > 0) {
+        sqlite3_bind_int64(s, 33, t->gold_bm25_rank);
+        sqlite3_bind_int64(s, 34, t->bm25_docs);
+    }
     return store_stmt_done(st, s, "cannot write a trial");
 }
 
@@ -196,6 +200,8 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t, int texts)
     t->cached_tokens =
         sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
     t->sent_at = sqlite3_column_type(s, 29) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 29);
+    t->gold_bm25_rank = (long)sqlite3_column_int64(s, 31); /* NULL reads 0: unknown */
+    t->bm25_docs = (long)sqlite3_column_int64(s, 32);
     if (!texts)
         return;
     t->question_id = store_col_text(s, 0);
@@ -223,7 +229,8 @@ static int trials_stmt(struct store *st, const char *run, sqlite3_stmt **out)
 {
     sqlite3_int64 id;
     /* a read-only v2 store reads the columns of migration 3 as their defaults */
-    enum stmt_id sel = st->version >= 6   ? S_TRIAL_SELECT
+    enum stmt_id sel = st->version >= 11  ? S_TRIAL_SELECT
+                       : st->version >= 6 ? S_TRIAL_SELECT_V10
                        : st->version >= 5 ? S_TRIAL_SELECT_V5
                        : st->version >= 4 ? S_TRIAL_SELECT_V4
                        : st->version >= 3 ? S_TRIAL_SELECT_V3

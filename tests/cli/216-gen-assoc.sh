@@ -3,9 +3,10 @@
 # landmark's country (no word of the question in the needle) and assoc-NNNN-literal asking who
 # lives next to the landmark, with the same hard negatives (other names next to the landmarks of
 # other countries); seeded; dipmap's own overlap measure (the report's, serve-sim's) is lower for
-# every associative question than for its literal twin, and the report's bm25-rank grouping
-# ranks every literal gold first and most associative ones lower; a bad table is refused naming file, line
-# and field, and nothing is written.
+# every associative question than for its literal twin, and the gold's BM25 rank among its
+# prompt's documents (the report's bm25-rank grouping) is 1 for every literal question and lower
+# for most associative ones; a bad table is refused naming file, line and field, and nothing is
+# written.
 . "$TESTS/cli/lib/lib.sh"
 tsv="$REPO/datasets/associations.tsv"
 expect_code 0 "$DIPMAP" gen assoc --n 12 --seed 3 --associations "$tsv" --out a.jsonl
@@ -57,16 +58,24 @@ for q, v in o.items():
 print("associative", sum(v for q, v in o.items() if not q.endswith("-literal")) / 12,
       "literal", sum(v for q, v in o.items() if q.endswith("-literal")) / 12)
 PY
-# the report's bm25-rank grouping: every literal question's gold ranks first for the question
-# among its own chunks; most associative ones do not (BM25 keeps "the": an associative question
-# about "the Netherlands" can still lift a gold "... next to the X" over negatives without "the")
+# the gold's BM25 rank among each prompt's documents (README "Lexical overlap"): every literal
+# question's gold ranks first; most associative ones do not (BM25 keeps "the": an associative
+# question about "the Netherlands" can still lift a gold "... next to the X"); the report's
+# bm25-rank grouping counts them so
 expect_code 0 "$DIPMAP" report r --db t.db --out rep --format json --no-plots
+expect_code 0 "$DIPMAP" export r --db t.db --format jsonl --out t.jsonl
 python3 - <<'PY' || fail "bm25-rank grouping (above)"
 import json
+rank = {e["question_id"]: e["gold_bm25_rank"] for e in map(json.loads, open("t.jsonl"))}
+assert len(rank) == 24, rank
+assert all(r == 1 for q, r in rank.items() if q.endswith("-literal")), rank
+assert sum(r > 1 for q, r in rank.items() if not q.endswith("-literal")) >= 8, rank
 a = {x["name"]: x for x in json.load(open("rep/summary.json"))["axes"]}
-v = {x["value"]: x for x in a["bm25-rank"]["values"]}
-assert v["first"]["questions"] >= 12 and v["lower"]["questions"] >= 8, a["bm25-rank"]
-assert v["first"]["questions"] + v["lower"]["questions"] == 24, a["bm25-rank"]
+v = {x["value"]: x["questions"] for x in a["bm25-rank"]["values"]}
+label = lambda r: "1" if r == 1 else "2-3" if r <= 3 else "4+"
+for k in v:
+    assert v[k] == sum(label(r) == k for r in rank.values()), (v, rank)
+assert sum(v.values()) == 24, v
 PY
 # bad tables: file, line and field named; nothing written
 printf '# c\nthe Atomium\tBelgium\tAtomium\nthe Kiasma museum\t\tKiasma\n' >bad1.tsv

@@ -3,7 +3,8 @@
 # trial's outcome (as the store holds it) and link to its details (question, expected, answer,
 # outcome, realized length and depth, the stored prompt around the gold); a wrong answer equal to
 # a hard negative's value is flagged "D"; the cells table counts outcomes per cell; one whole
-# prompt is shown collapsed. The sorting script is the page's only script and is allowed by its
+# prompt is shown collapsed; each row shows the question's overlap share and its gold's BM25 rank
+# at that length (as the store holds it). The sorting script is the page's only script and is allowed by its
 # hash in the CSP; the page reads the same without scripts.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
@@ -14,7 +15,8 @@ expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model sim --dataset g.jsonl 
     --store-prompts --db t.db --run r --progress none
 expect_code 0 "$DIPMAP" report r --db t.db --dataset g.jsonl --out rep --no-plots
 q t.db "select question_id, length, depth_bp, repeat, outcome, coalesce(answer, ''), realized_length,
-        coalesce(realized_depth, -1), prompt_sha256 from trials order by 1, 2, 3, 4" >trials.txt
+        coalesce(realized_depth, -1), prompt_sha256, gold_bm25_rank, bm25_docs from trials
+        order by 1, 2, 3, 4" >trials.txt
 [ "$(wc -l <trials.txt)" = 120 ] || fail "fixture has $(wc -l <trials.txt) trials"
 grep -q '|wrong|' trials.txt || fail "fixture: no wrong answer to show"
 q t.db "select sha256, hex(text) from prompts" >prompts.txt
@@ -75,7 +77,7 @@ sym = {'correct': '\u2713', 'wrong': '\u2717', 'truncated': 'T', 'overflow': 'O'
 flagged = 0
 for t, L in zip(p.tables, (1024, 2048)):
     head = [c['text'].strip() for c in t[0]]
-    assert head == ['question', 'accuracy'] + depths, head
+    assert head == ['question', 'accuracy', 'overlap', 'BM25 rank'] + depths, head
     body = t[1:]
     assert len(body) == 6, len(body)
     accs = []
@@ -86,7 +88,12 @@ for t, L in zip(p.tables, (1024, 2048)):
         acc = sum(x[4] == 'correct' for x in valid) / len(valid)
         assert abs(float(r[1]['v']) - acc) < 1e-6, (qid, L, r[1]['v'], acc)
         accs.append(acc)
-        for di, cell in enumerate(r[2:]):
+        # the question's overlap share and its gold's BM25 rank at this length (one value: no axes)
+        assert 0 <= float(r[2]['v']) <= 1 and r[2]['text'].endswith('%'), r[2]
+        ranks = {(x[9], x[10]) for x in mine}
+        assert len(ranks) == 1, ranks
+        assert r[3]['text'] == '%s / %s' % ranks.pop() and r[3]['v'] == mine[0][9], r[3]
+        for di, cell in enumerate(r[4:]):
             dbp = di * 2500
             trials = [by_key[(qid, L, dbp, k)] for k in (0, 1)]
             want = ''

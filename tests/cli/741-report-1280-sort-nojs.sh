@@ -21,7 +21,7 @@ chromium_run --window-size=1280,2000 --screenshot="$PWD/shot.png" "file://$page"
 chromium_run --window-size=1280,900 --virtual-time-budget=3000 --dump-dom "file://$page" >js.dom ||
     fail "chromium --dump-dom failed"
 n=$(grep -o '<button type="button" class="sort">' js.dom | wc -l)
-[ "$n" = 4 ] || fail "$n sort buttons (want 2 per question matrix: the CSP hash does not match?)"
+[ "$n" = 8 ] || fail "$n sort buttons (want 4 per question matrix: the CSP hash does not match?)"
 # scripts off: the page paints, and what it shows is the file itself: both matrices, every
 # trial's details, no buttons (the script adds them)
 # (headless Chromium cannot screenshot with scripts disabled: render a copy without the script)

@@ -1,6 +1,7 @@
 # run --batch through serve-sim's Batch API: the states a batch goes through are shown while
 # polling; the input lines carry the very bodies online mode sends (the stored request hashes
-# and answers equal an online run's); files over --batch-max-requests are split; expired
+# and answers, and the gold's BM25 ranks, equal an online run's); files over
+# --batch-max-requests are split; expired
 # lines go into a new batch until every trial is stored; a line refused for its own fault
 # (context exceeded) gets the online outcome; batch prices make the cost; a batch that fails
 # validation names the provider's reason.
@@ -27,7 +28,8 @@ assert_contains err "expired: "
 [ "$(q t.db "select count(*) from trials a join runs ra on ra.id = a.run_id and ra.name = 'b'
       join trials o on o.question_id = a.question_id and o.length = a.length and o.depth_bp = a.depth_bp
       join runs ro on ro.id = o.run_id and ro.name = 'on'
-      where a.request_sha256 = o.request_sha256 and a.outcome = o.outcome and a.answer is o.answer")" = 40 ] ||
+      where a.request_sha256 = o.request_sha256 and a.outcome = o.outcome and a.answer is o.answer
+      and a.gold_bm25_rank = o.gold_bm25_rank and a.bm25_docs = o.bm25_docs")" = 40 ] ||
     fail "batch trials differ from the online ones"
 # 2k is over the server's context: overflow, as online
 [ "$(n_trials b "t.outcome = 'overflow'")" = 20 ] ||

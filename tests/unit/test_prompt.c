@@ -4,11 +4,13 @@
  * combinations on the shipped datasets with cl100k_base and tokenizer.json
  * tokenizers. Run from the repository root (make test does).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "test.h"
 
+#include "prompt/bm25.h"
 #include "prompt/dataset.h"
 #include "prompt/prompt.h"
 #include "base/strbuf.h"
@@ -756,6 +758,41 @@ static void test_question_at(void)
     strbuf_release(&err);
 }
 
+/*
+ * The gold's BM25 rank (bm25.h) on a case computed by hand. Query "red apple" over
+ * d0 "red apple", d1 "green apple pie", d2 "blue sky", gold d3 "red red car": N 4, mean length
+ * 2.5, df(red) = df(apple) = 2, so idf = ln(1 + 2.5 / 2.5) = ln 2 for both; with k1 1.2, b 0.75
+ * d0 = 2 ln2 x 2.2 / (1 + 1.02) = 1.5098, d1 = ln2 x 2.2 / (1 + 1.38) = 0.6407, d2 = 0, and the
+ * gold ln2 x 2 x 2.2 / (2 + 1.38) = 0.9023: rank 2. A tie ranks the gold below; terms are
+ * case-folded runs of letters and digits; a title counts as text.
+ */
+static void test_bm25_gold_rank(void)
+{
+    struct bm25_doc d[4] = {{NULL, "red apple", 9},
+                            {NULL, "green apple pie", 15},
+                            {NULL, "blue sky", 8},
+                            {NULL, "red red car", 11}};
+    struct bm25_doc tie[2] = {{NULL, "blue sky", 8}, {NULL, "blue sky", 8}};
+    struct bm25_index *ix = bm25_index_docs(d, 4);
+    size_t idx[4] = {0, 1, 2, 3};
+    double sc[4];
+    bm25_rank(ix, "red apple", idx, 4, sc);
+    CHECK(idx[0] == 0 && idx[1] == 3 && idx[2] == 1 && idx[3] == 2);
+    CHECK(fabs(sc[0] - 1.50978) < 1e-4 && fabs(sc[1] - 0.90231) < 1e-4);
+    CHECK(fabs(sc[2] - 0.64070) < 1e-4 && sc[3] == 0);
+    bm25_index_free(ix);
+    CHECK(bm25_gold_rank(d, 4, 3, "red apple") == 2);
+    CHECK(bm25_gold_rank(d, 4, 3, "RED, Apple!") == 2);
+    CHECK(bm25_gold_rank(d, 4, 0, "red apple") == 1);
+    CHECK(bm25_gold_rank(d, 4, 3, "car") == 1);
+    CHECK(bm25_gold_rank(d, 4, 3, "sky") == 4); /* the gold's 0: every other scores as much */
+    CHECK(bm25_gold_rank(tie, 2, 0, "sky") == 2);
+    CHECK(bm25_gold_rank(tie, 2, 1, "sky") == 2);
+    CHECK(bm25_gold_rank(d, 4, 4, "red") == 0);
+    d[2].title = "Car car car"; /* 3 x 2.2 / (3 + 1.6846) against the gold's 2.2 / 2.1308 */
+    CHECK(bm25_gold_rank(d, 4, 3, "car") == 2);
+}
+
 int main(void)
 {
     RUN(test_template_parse);
@@ -771,6 +808,7 @@ int main(void)
     RUN(test_deterministic);
     RUN(test_completion_and_errors);
     RUN(test_question_at);
+    RUN(test_bm25_gold_rank);
     strbuf_release(&captured);
     return TEST_EXIT();
 }

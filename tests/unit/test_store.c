@@ -478,6 +478,86 @@ static void test_migration_v9_to_v10(void)
     }
 }
 
+/*
+ * 10 -> 11: the gold's BM25 rank per trial and per batch trial. A trial of a v10 store reads
+ * rank 0 (unknown: NULL) read-only and after the migration; a rank written round-trips, and a
+ * trial without one stores NULL.
+ */
+static void test_migration_v10_to_v11(void)
+{
+    const char *p = tpath("v10.db");
+    struct store *st;
+    struct trial_result *v = NULL, t;
+    struct store_batch_trial bt, *got = NULL;
+    struct strbuf out = STRBUF_INIT;
+    size_t n = 0, ntr = 0;
+    long id = 0;
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 10), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: v10 migration check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 2);"
+                         "INSERT INTO trials (run_id, question_id, length, depth_bp, repeat, "
+                         "outcome, answer) VALUES (1, 'q1', 8192, 0, 0, 'correct', 'Paris')",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        CHECK_INT(store_schema_version(st), 10);
+        CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+        CHECK_INT(n, 1);
+        if (n == 1)
+            CHECK_INT(v[0].gold_bm25_rank, 0);
+        store_trials_free(v, n);
+        store_close(st);
+    }
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+    trial_result_init(&t);
+    t.question_id = "q1";
+    t.length = 8192;
+    t.depth_bp = 5000;
+    t.outcome = OUTCOME_CORRECT;
+    t.gold_bm25_rank = 3;
+    t.bm25_docs = 17;
+    CHECK_INT(store_trial_put(st, "old", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_INT(v[0].gold_bm25_rank, 0);
+        CHECK_INT(v[0].bm25_docs, 0);
+        CHECK_INT(v[1].gold_bm25_rank, 3);
+        CHECK_INT(v[1].bm25_docs, 17);
+    }
+    store_trials_free(v, n);
+    memset(&bt, 0, sizeof(bt));
+    bt.custom_id = "q1-8192-0-0";
+    bt.question_id = "q1";
+    bt.length = 8192;
+    bt.axes = "";
+    bt.gold_bm25_rank = 2;
+    bt.bm25_docs = 9;
+    CHECK_INT(store_batch_add(st, "old", "dipmap-old-1", 100, &bt, 1, &id), 0);
+    CHECK_INT(store_batch_trials(st, id, &got, &ntr), 0);
+    CHECK(ntr == 1);
+    if (ntr == 1)
+        CHECK(got[0].gold_bm25_rank == 2 && got[0].bm25_docs == 9);
+    store_batch_trials_free(got, ntr);
+    store_close(st);
+    CHECK_INT(sqlite_cli(p, "SELECT count(*) FROM trials WHERE gold_bm25_rank IS NULL", &out), 0);
+    CHECK_STR(out.buf, "1\n");
+    strbuf_release(&out);
+}
+
 static void test_migration_v5_to_v6(void)
 {
     const char *p = tpath("v5.db");
@@ -2004,6 +2084,7 @@ int main(int argc, char **argv)
     RUN(test_migration_v5_to_v6);
     RUN(test_run_schedules);
     RUN(test_migration_v9_to_v10);
+    RUN(test_migration_v10_to_v11);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
