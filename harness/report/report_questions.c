@@ -578,6 +578,75 @@ static const struct {
     {"o-p", "&middot; pending"},
 };
 
+/*
+ * summary.md's per-question table (report.html shows the same in its matrix): per question
+ * its overlap share and its gold's BM25 rank at each length, by id, at most QROWS_MAX rows.
+ */
+static void lexical_md(struct markup *d, const struct report_input *in)
+{
+    const struct run_stats *s = in->stats;
+    size_t n = s->n_lengths, i, li, shown;
+    const char **head = xcalloc(n + 3, sizeof(*head));
+    char *align = xcalloc(n + 3, 1);
+    struct strbuf *titles = xcalloc(n + 1, sizeof(*titles));
+
+    if (!in->lexical || !in->n_lexical)
+        goto cleanup;
+    report_heading(d, 2, "Lexical overlap per question", "lexical");
+    report_para(d, "Per question the share of its distinct tokens found in its gold text and, at "
+                   "each length, its gold's Okapi BM25 rank for the question among its prompt's "
+                   "documents (rank / documents ranked; README \"Lexical overlap\").");
+    head[0] = "question";
+    head[1] = "overlap";
+    align[0] = 'l';
+    align[1] = 'r';
+    for (li = 0; li < n; li++) {
+        strbuf_init(&titles[li], 0);
+        strbuf_addstr(&titles[li], "BM25 rank at ");
+        plan_format_length(&titles[li], s->lengths[li].length);
+        head[li + 2] = titles[li].buf;
+        align[li + 2] = 'r';
+    }
+    report_table_begin(d, align, head);
+    shown = in->n_lexical > QROWS_MAX ? QROWS_MAX : in->n_lexical;
+    for (i = 0; i < shown; i++) {
+        const struct report_lexical *e = &in->lexical[i];
+        report_row_begin(d, NULL);
+        report_cell(d, e->id);
+        report_cell_pct(d, e->share >= 0 ? e->share : NAN);
+        for (li = 0; li < n; li++) {
+            const struct report_lexical_rank *rk = NULL;
+            size_t k;
+            for (k = 0; k < e->n_ranks; k++)
+                if (e->ranks[k].length == s->lengths[li].length)
+                    rk = &e->ranks[k];
+            if (!rk)
+                report_cell(d, "\xE2\x80\x93");
+            else if (rk->min == rk->max)
+                report_cellf(d, "%ld / %ld", rk->min, rk->docs);
+            else
+                report_cellf(d, "%ld-%ld / %ld", rk->min, rk->max, rk->docs);
+        }
+        report_row_end(d);
+    }
+    report_table_end(d);
+    if (shown < in->n_lexical) {
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb,
+                    "The first %zu of %zu questions by id; summary.json's \"lexical\" has every "
+                    "question.",
+                    shown, in->n_lexical);
+        report_para(d, sb.buf);
+        strbuf_release(&sb);
+    }
+cleanup:
+    for (li = 0; li < n; li++)
+        strbuf_release(&titles[li]);
+    free(titles);
+    free(align);
+    free(head);
+}
+
 void report_section_questions(struct markup *d, const struct report_input *in)
 {
     const struct run_stats *s = in->stats;
@@ -587,8 +656,10 @@ void report_section_questions(struct markup *d, const struct report_input *in)
     struct shown sh;
     size_t i, nrows = 0, alloc = 0, li, nbad = 0, ncurve = 0;
 
-    if (!d->html)
+    if (!d->html) {
+        lexical_md(d, in);
         return;
+    }
     report_heading(d, 2, "Questions by depth", "questions");
     if (!in->trials || !in->n_trials) {
         report_para(d, "No trials.");

@@ -5,7 +5,8 @@
 # b 0.75, dipmap's term rule) over the documents of the stored prompt; the associative questions
 # rank their gold lower than their literal twins on average; export carries the columns; the
 # report groups trials by rank (bm25-rank: 1, 2-3, 4+) and shows each question's overlap and
-# rank in the per-question table and in summary.json's "lexical".
+# rank in report.html's per-question matrix, summary.md's per-question table and summary.json's
+# "lexical".
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 expect_code 0 "$DIPMAP" gen assoc --n 8 --seed 5 --associations "$REPO/datasets/associations.tsv" \
@@ -109,4 +110,10 @@ for qid, x in lex.items():
     rk = x["bm25_rank"][0]
     cell = "%d / %d" % (rk["min"], rk["documents"])
     assert re.search(r'data-v="%s"[^\n]*?%s' % (re.escape(qid), re.escape(cell)), html), (qid, cell)
+md = open("rep/summary.md").read()
+assert "| question | overlap | BM25 rank at 1k | BM25 rank at 2k |" in md
+for qid, x in lex.items():
+    row = "| %s | %.1f%% | %s |" % (qid, 100 * x["overlap"], " | ".join(
+        "%d / %d" % (rk["min"], rk["documents"]) for rk in x["bm25_rank"]))
+    assert row in md, row
 PY
