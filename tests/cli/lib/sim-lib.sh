@@ -25,6 +25,11 @@ start_sim() {
         --tokenizer | --tokenizer=* | -t) tok= ;;
         esac
     done
+    # emptied here, not only by the redirection below: that happens in the background child, so
+    # a name used again could still show the previous server's port to the wait loop (311 on a
+    # busy machine: "serve-sim none printed no port: ''")
+    : >"$name.out"
+    : >"$name.err"
     "$DIPMAP" serve-sim --port 0 ${log:+--log "$name.log"} ${tok:+--tokenizer "$SIM_TOKENIZER"} \
         "$@" >"$name.out" 2>"$name.err" &
     SIM_PID=$!
@@ -52,6 +57,7 @@ stop_sim() {
 # sims; sets VIEW_URL (ending in /); logs to view.out, view.err.
 start_view() {
     local i
+    : >view.out # (as in start_sim: a second view must not show the first one's URL)
     "$DIPMAP" view --db "$1" --port 0 >view.out 2>view.err &
     SIM_PIDS+=("$!")
     for i in $(seq 200); do [ -s view.out ] && break; sleep 0.05; done
