@@ -50,6 +50,11 @@ struct report_lexical {
 /* The entry of question id in lex[0..n) (sorted by id), or NULL. */
 const struct report_lexical *report_lexical_find(const struct report_lexical *lex, size_t n,
                                                  const char *id);
+/* e's ranks at length (NULL when e is NULL or has none there). */
+const struct report_lexical_rank *report_lexical_rank_at(const struct report_lexical *e,
+                                                         long length);
+/* "3 / 41" (rank 3 of 41 documents), "1-2 / 41" when the trials' ranks differ. */
+void report_lexical_rank_text(struct strbuf *out, const struct report_lexical_rank *rk);
 
 /* One plot, already rendered. */
 struct report_plot {

@@ -293,6 +293,23 @@ const struct report_lexical *report_lexical_find(const struct report_lexical *le
     return bsearch(&key, lex, n, sizeof(*lex), cmp_lexical);
 }
 
+const struct report_lexical_rank *report_lexical_rank_at(const struct report_lexical *e,
+                                                         long length)
+{
+    for (size_t k = 0; e && k < e->n_ranks; k++)
+        if (e->ranks[k].length == length)
+            return &e->ranks[k];
+    return NULL;
+}
+
+void report_lexical_rank_text(struct strbuf *out, const struct report_lexical_rank *rk)
+{
+    if (rk->min == rk->max)
+        strbuf_addf(out, "%ld / %ld", rk->min, rk->docs);
+    else
+        strbuf_addf(out, "%ld-%ld / %ld", rk->min, rk->max, rk->docs);
+}
+
 /*
  * d->lexical: per question with trials (controls aside) its overlap share (qo[0..nq), by id;
  * -1 when absent) and per length the min and max of its trials' BM25 ranks.
@@ -350,21 +367,18 @@ static void lexical_table(struct report_doc *d, const struct q_overlap *qo, size
  * of its distinct tokens (the run's tokenizer) that occur in its gold
  * chunk(s), the questions split into terciles (low, mid, high; equal counts,
  * ties by id), and each tercile's accuracy and depth curve, appended to
- * d->axes as the grouping "overlap". Needs the golden set kept in the store.
+ * d->axes as the grouping "overlap". Returns the shares (malloc'd, *nq_out of them, ids
+ * borrowed from gs), NULL when no tokenizer loads.
  */
-static void overlap_axis(struct report_doc *d, const struct stats_options *o)
+static struct q_overlap *overlap_terciles(struct report_doc *d, const struct stats_options *o,
+                                          const struct golden_set *gs, size_t *nq_out)
 {
-    struct golden_set gs;
     struct tokenizer *tk;
     struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
     const char *tname = d->run.tokenizer_name, **label;
     struct q_overlap *qo;
     size_t i, nq = 0, k;
     int fallback = 0;
-    if (!d->golden_text || golden_set_load_mem(&gs, "golden set", d->golden_text, d->golden_len)) {
-        lexical_table(d, NULL, 0);
-        return;
-    }
     tk = tname && strcmp(tname, "server") ? tokenizer_load(tname, &err) : NULL;
     if (!tk) {
         strbuf_reset(&err);
@@ -372,14 +386,12 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
         fallback = 1;
     }
     if (!tk) {
-        lexical_table(d, NULL, 0);
-        golden_set_release(&gs);
         strbuf_release(&err);
-        return;
+        return NULL;
     }
-    qo = xcalloc(gs.nr ? gs.nr : 1, sizeof(*qo));
-    for (i = 0; i < gs.nr; i++) {
-        const struct question *q = &gs.q[i];
+    qo = xcalloc(gs->nr ? gs->nr : 1, sizeof(*qo));
+    for (i = 0; i < gs->nr; i++) {
+        const struct question *q = &gs->q[i];
         double share = overlap_share(tk, q);
         if (share < 0)
             continue; /* a retrieval item whose retriever missed the gold: no overlap to measure */
@@ -413,11 +425,29 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
     d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
     d->n_axes++;
     free(label);
-    lexical_table(d, qo, nq);
-    free(qo);
     tokenizer_free(tk);
-    golden_set_release(&gs);
     strbuf_release(&err);
+    *nq_out = nq;
+    return qo;
+}
+
+/*
+ * The overlap grouping (overlap_terciles) and the per-question lexical table (lexical_table),
+ * from the golden set kept in the store.
+ */
+static void overlap_axis(struct report_doc *d, const struct stats_options *o)
+{
+    struct golden_set gs;
+    struct q_overlap *qo = NULL;
+    size_t nq = 0;
+    int loaded =
+        d->golden_text && !golden_set_load_mem(&gs, "golden set", d->golden_text, d->golden_len);
+    if (loaded)
+        qo = overlap_terciles(d, o, &gs, &nq);
+    lexical_table(d, qo, nq); /* before the set is released: qo's ids are its */
+    free(qo);
+    if (loaded)
+        golden_set_release(&gs);
 }
 
 int report_doc_load(struct report_doc *d, struct store *st, const char *name,

@@ -288,12 +288,9 @@ static void lexical_cells(struct markup *d, const struct report_input *in, const
                           long length)
 {
     const struct report_lexical *e = report_lexical_find(in->lexical, in->n_lexical, id);
-    const struct report_lexical_rank *rk = NULL;
+    const struct report_lexical_rank *rk = report_lexical_rank_at(e, length);
+    struct strbuf text = STRBUF_INIT;
     char v[32];
-    size_t k;
-    for (k = 0; e && k < e->n_ranks; k++)
-        if (e->ranks[k].length == length)
-            rk = &e->ranks[k];
     if (e && e->share >= 0) {
         snprintf(v, sizeof(v), "%.6f", e->share);
         report_open_attrs(d, "td", "class", "num", "data-v", v, NULL);
@@ -306,15 +303,14 @@ static void lexical_cells(struct markup *d, const struct report_input *in, const
     if (rk) {
         snprintf(v, sizeof(v), "%ld", rk->min);
         report_open_attrs(d, "td", "class", "num", "data-v", v, NULL);
-        if (rk->min == rk->max)
-            report_textf(d, "%ld / %ld", rk->min, rk->docs);
-        else
-            report_textf(d, "%ld-%ld / %ld", rk->min, rk->max, rk->docs);
+        report_lexical_rank_text(&text, rk);
+        report_text(d, text.buf);
     } else {
         report_open_attrs(d, "td", "class", "num", "data-v", "-1", NULL);
         report_trusted(d, "&ndash;");
     }
     report_close(d, "td");
+    strbuf_release(&text);
 }
 
 static void matrix_length(struct markup *d, const struct report_input *in,
@@ -586,12 +582,15 @@ static void lexical_md(struct markup *d, const struct report_input *in)
 {
     const struct run_stats *s = in->stats;
     size_t n = s->n_lengths, i, li, shown;
-    const char **head = xcalloc(n + 3, sizeof(*head));
-    char *align = xcalloc(n + 3, 1);
-    struct strbuf *titles = xcalloc(n + 1, sizeof(*titles));
+    const char **head;
+    char *align;
+    struct strbuf *titles, text = STRBUF_INIT;
 
     if (!in->lexical || !in->n_lexical)
-        goto cleanup;
+        return;
+    head = xcalloc(n + 3, sizeof(*head));
+    align = xcalloc(n + 3, 1);
+    titles = xcalloc(n + 1, sizeof(*titles));
     report_heading(d, 2, "Lexical overlap per question", "lexical");
     report_para(d, "Per question the share of its distinct tokens found in its gold text and, at "
                    "each length, its gold's Okapi BM25 rank for the question among its prompt's "
@@ -615,17 +614,11 @@ static void lexical_md(struct markup *d, const struct report_input *in)
         report_cell(d, e->id);
         report_cell_pct(d, e->share >= 0 ? e->share : NAN);
         for (li = 0; li < n; li++) {
-            const struct report_lexical_rank *rk = NULL;
-            size_t k;
-            for (k = 0; k < e->n_ranks; k++)
-                if (e->ranks[k].length == s->lengths[li].length)
-                    rk = &e->ranks[k];
-            if (!rk)
-                report_cell(d, "\xE2\x80\x93");
-            else if (rk->min == rk->max)
-                report_cellf(d, "%ld / %ld", rk->min, rk->docs);
-            else
-                report_cellf(d, "%ld-%ld / %ld", rk->min, rk->max, rk->docs);
+            const struct report_lexical_rank *rk = report_lexical_rank_at(e, s->lengths[li].length);
+            strbuf_reset(&text);
+            if (rk)
+                report_lexical_rank_text(&text, rk);
+            report_cell(d, rk ? text.buf : "\xE2\x80\x93");
         }
         report_row_end(d);
     }
@@ -639,7 +632,7 @@ static void lexical_md(struct markup *d, const struct report_input *in)
         report_para(d, sb.buf);
         strbuf_release(&sb);
     }
-cleanup:
+    strbuf_release(&text);
     for (li = 0; li < n; li++)
         strbuf_release(&titles[li]);
     free(titles);
