@@ -19,8 +19,8 @@ svg=rep/axis-pair-distractors-haystack-order.svg
 assert_contains rep/summary.md "](axis-pair-distractors-haystack-order.svg)"
 assert_contains rep/report.html "<figcaption>Accuracy per pair of axis values (heatmap)</figcaption>"
 q t.db "select axes, count(*), sum(outcome = 'correct') from trials group by axes" >cells.txt
-python3 - "$svg" <<'PY' || fail "the heatmap's cells do not match the trials"
-import re, sys
+pylib - "$svg" <<'PY' || fail "the heatmap's cells do not match the trials"
+import sys, gnuplot_svg
 svg = open(sys.argv[1]).read()
 want = {}
 for line in open("cells.txt"):
@@ -30,14 +30,12 @@ for line in open("cells.txt"):
 rows, cols = ["hard", "random", "none"], ["coherent", "shuffled"]
 for v in rows + cols:
     assert svg.count("<text>%s</text>" % v) == 1, v
-# each cell: <g transform="translate(x,y)"...><text>0.62</text></g> then the n line below it
-cells = re.findall(r'translate\(([\d.]+),([\d.]+)\)[^>]*>\s*<text>(\d\.\d\d)</text>\s*</g>\s*'
-                   r'<g transform="translate\(([\d.]+),([\d.]+)\)[^>]*>\s*<text>n=(\d+)</text>', svg)
+cells = gnuplot_svg.heatmap_cells(sys.argv[1])
 assert len(cells) == 6, cells
-xs = sorted({float(c[0]) for c in cells})
-ys = sorted({float(c[1]) for c in cells})
+xs = sorted({c[0] for c in cells})
+ys = sorted({c[1] for c in cells})
 assert len(xs) == 2 and len(ys) == 3, (xs, ys)
-got = {(rows[ys.index(float(c[1]))], cols[xs.index(float(c[0]))]): (c[2], int(c[5])) for c in cells}
+got = {(rows[ys.index(c[1])], cols[xs.index(c[0])]): (c[2], c[3]) for c in cells}
 for key, (acc, n) in want.items():
     assert got[key] == ("%.2f" % acc, n), (key, got[key], acc, n)
 # the planted effects show: hard below random, shuffled below coherent

@@ -21,8 +21,8 @@ done
 [ "$(grep -c "<figcaption>Two-hop chains: accuracy by depth A and depth B</figcaption>" rep/report.html)" = 2 ] ||
     fail "report.html does not inline both lengths' heatmaps"
 q t.db "select length, depth_bp, axes, count(*), sum(outcome = 'correct') from trials group by length, depth_bp, axes" >cells.txt
-python3 - <<'PY' || fail "the heatmaps' cells do not match the trials (above)"
-import re
+pylib - <<'PY' || fail "the heatmaps' cells do not match the trials (above)"
+import gnuplot_svg
 want = {}
 for line in open("cells.txt"):
     length, a, axes, n, k = line.strip().split("|")
@@ -34,16 +34,14 @@ for length, cells_want in want.items():
     assert "two-hop chains at %d tokens" % length in svg, length
     for t in ("depth A (needle A)", "depth B (needle B)"):
         assert "<text>%s</text>" % t in svg, t
-    # each cell: <g transform="translate(x,y)"...><text>0.62</text></g> then the n line below it
-    cells = re.findall(r'translate\(([\d.]+),([\d.]+)\)[^>]*>\s*<text>(\d\.\d\d)</text>\s*</g>\s*'
-                       r'<g transform="translate\(([\d.]+),([\d.]+)\)[^>]*>\s*<text>n=(\d+)</text>', svg)
+    cells = gnuplot_svg.heatmap_cells("rep/hops-%d.svg" % length)
     assert len(cells) == 9, cells
-    xs = sorted({float(c[0]) for c in cells})
-    ys = sorted({float(c[1]) for c in cells})
+    xs = sorted({c[0] for c in cells})
+    ys = sorted({c[1] for c in cells})
     assert len(xs) == 3 and len(ys) == 3, (xs, ys)
     depths = [0, 50, 100]
     # rows: depth A from the top (0 % first), columns: depth B from the left
-    got = {(depths[ys.index(float(c[1]))], depths[xs.index(float(c[0]))]): (c[2], int(c[5]))
+    got = {(depths[ys.index(c[1])], depths[xs.index(c[0])]): (c[2], c[3])
            for c in cells}
     for key, (acc, n) in cells_want.items():
         assert got[key] == ("%.2f" % acc, n), (length, key, got[key], acc, n)
