@@ -6,6 +6,9 @@
 # packages are still missing after the install stops with exit 2 instead of looping.
 . "$TESTS/cli/lib/lib.sh"
 command -v make >/dev/null || skip "make is not installed"
+# the make that runs this suite passes its command-line variables down in MAKEFLAGS (DEPS_TRIED=1
+# when make test installed packages first): the makes below start from none of them
+unset MAKEFLAGS MFLAGS MAKELEVEL DEPS_TRIED
 mk() { make -s -n -C "$REPO" BUILD="$PWD/b" "$@" 2>&1; }
 build=$(mk deps-build)
 case $build in *"apt-get install"*build-essential*libpcre2-dev*) ;; *) fail "deps-build: $build" ;; esac
