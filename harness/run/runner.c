@@ -875,6 +875,12 @@ static void take_response(struct runner *r, struct client_response *resp, double
         s->id_slot = -1;
     }
 
+    /* an HTML page is a glitch retried like a 502, until the server keeps answering pages */
+    if (!resp->html_page)
+        r->html_streak = 0;
+    else if (++r->html_streak >= CLIENT_HTML_ANSWERS_MAX)
+        resp->cls = CLIENT_FATAL;
+
     if (resp->cls == CLIENT_RETRYABLE) {
         if (r->stop) {
             /* Stopping: leave it unsent (not an error); a resume sends it again. */
@@ -895,8 +901,15 @@ static void take_response(struct runner *r, struct client_response *resp, double
     }
     if (resp->cls == CLIENT_FATAL) {
         r->res->fatal_reason = resp->reason;
-        set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
-                    resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
+        if (resp->html_page)
+            set_message(r,
+                        "%s: %d answers in a row were HTML pages (one is retried as a proxy's "
+                        "glitch, %d in a row stop the run); the last: %s",
+                        client_reason_name(resp->reason), r->html_streak, CLIENT_HTML_ANSWERS_MAX,
+                        resp->error);
+        else
+            set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
+                        resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
         stop_with(r, RUNNER_FATAL);
         runner_order_answered(r, s->trial, NULL);
         r->busy--;
