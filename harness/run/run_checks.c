@@ -206,8 +206,6 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
 static int measure_turn_overhead(struct run_ctx *c)
 {
     int ret = 0;
-    struct prompt_builder *pb;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
     const struct plan_axis *ax = NULL;
     size_t i;
 
@@ -215,8 +213,6 @@ static int measure_turn_overhead(struct run_ctx *c)
         if (!strcmp(c->axes[i].name, "layout"))
             ax = &c->axes[i];
     if (ax && !c->turn_overhead_known && c->plan.nr && !c->o.completions) {
-        pb = prompt_builder_new(c->tk, &c->tpl, NULL);
-        prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
         int measured[PROMPT_LAYOUT__COUNT] = {0};
         for (i = 0; i < ax->values_nr; i++) {
             int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
@@ -227,8 +223,9 @@ static int measure_turn_overhead(struct run_ctx *c)
                 continue;
             measured[l] = 1;
             strbuf_reset(&c->err);
-            if (overhead_measure_turns(c->client, c->tk, l, bp.system.buf, bp.user.buf, c->overhead,
-                                       &tc, &c->err) < 0) {
+            if (overhead_measure_turns_question(c->client, c->tk, &c->tpl,
+                                                &c->gs.q[c->plan.t[0].question], l, c->overhead,
+                                                &tc, &c->err) < 0) {
                 if (run_checks_auth(c)) {
                     ret = -1;
                     break;
@@ -253,8 +250,6 @@ static int measure_turn_overhead(struct run_ctx *c)
             fprintf(stderr, ")\n");
         }
         c->turn_cost[PROMPT_LAYOUT_TOOL_LONG] = c->turn_cost[PROMPT_LAYOUT_TOOLS];
-        built_prompt_release(&bp);
-        prompt_builder_free(pb);
     }
     free(c->want.settings_json);
     c->want.settings_json = run_ctx_settings(c);
@@ -277,8 +272,7 @@ static int measure_turn_overhead(struct run_ctx *c)
  */
 int run_checks_overhead(struct run_ctx *c)
 {
-    struct prompt_builder *pb;
-    struct built_prompt bp = BUILT_PROMPT_INIT, bp2 = BUILT_PROMPT_INIT;
+    struct built_prompt bp2 = BUILT_PROMPT_INIT;
     struct template_overhead ov, ov2;
     struct strbuf why = STRBUF_INIT;
     int chat = !c->o.completions, ret = 0;
@@ -289,11 +283,9 @@ int run_checks_overhead(struct run_ctx *c)
     c->overhead = stored > 0 ? stored : 0;
     if (!c->plan.nr)
         return 0;
-    pb = prompt_builder_new(c->tk, &c->tpl, NULL);
-    prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
     strbuf_reset(&c->err);
-    if (overhead_measure(c->client, c->tk, bp.system.buf, chat ? bp.user.buf : bp.text.buf, chat,
-                         &ov, &c->err) < 0) {
+    if (overhead_measure_question(c->client, c->tk, &c->tpl, &c->gs.q[c->plan.t[0].question], chat,
+                                  &ov, &c->err) < 0) {
         if (run_checks_auth(c))
             ret = -1;
         else if (stored >= 0)
@@ -363,9 +355,7 @@ done:
     free(c->want.settings_json);
     c->want.settings_json = run_ctx_settings(c);
     strbuf_release(&why);
-    built_prompt_release(&bp);
     built_prompt_release(&bp2);
-    prompt_builder_free(pb);
     if (ret == 0)
         ret = measure_turn_overhead(c);
     return ret;
