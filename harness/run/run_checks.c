@@ -66,6 +66,10 @@ int run_checks_context(struct run_ctx *c)
         return 0;
     }
     if (c->o.context_check) {
+        long need = 0;
+        for (i = 0; i < c->nl; i++)
+            if (c->lengths[i] + c->o.max_tokens > need)
+                need = c->lengths[i] + c->o.max_tokens;
         if (nbad == 1)
             error("run: length %ld plus --max-tokens %ld needs %ld tokens, but the server's "
                   "context is %ld",
@@ -74,6 +78,18 @@ int run_checks_context(struct run_ctx *c)
             error("run: the server's context is %ld tokens; with --max-tokens %ld, %zu of %zu "
                   "lengths do not fit: %s",
                   ctx, c->o.max_tokens, nbad, c->nl, bad.buf);
+        if (c->pinfo.kind == CLIENT_SERVER_LLAMACPP && c->pinfo.slots > 1)
+            fprintf(stderr,
+                    "hint: llama.cpp splits -c across its slots: this server has %d slots of "
+                    "%ld tokens (-c %ld -np %d); for %ld tokens a request start it with -c %ld "
+                    "-np %d, or -np 1 -c %ld\n",
+                    c->pinfo.slots, ctx, ctx * c->pinfo.slots, c->pinfo.slots, need,
+                    need * c->pinfo.slots, c->pinfo.slots, need);
+        else if (c->pinfo.kind == CLIENT_SERVER_LLAMACPP && c->pinfo.slots < 0)
+            fprintf(stderr,
+                    "hint: llama.cpp splits -c across its slots (-np): the context above is one "
+                    "slot's; for %ld tokens a request give -c %ld times -np\n",
+                    need, need);
         fprintf(stderr, "hint: lower --lengths or --max-tokens (or --no-context-check "
                         "to send anyway and record overflows)\n");
         strbuf_release(&bad);
