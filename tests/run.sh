@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every unit test binary and every numbered CLI test, prints one line per
-# test and ends with exactly one summary line "N passed, N failed, N skipped".
+# test and ends with exactly one summary line "N passed, N failed, N skipped in TIME".
 #
 # usage: tests/run.sh BUILD_DIR DIPMAP_BINARY [PATTERN]
 #
@@ -16,6 +16,11 @@
 # a unit test calls TEST_SKIP("why") (tests/unit/test.h: "ok - name # skip why").
 # Both are listed as "skip - NAME (why)" and counted apart. CI (.ci/run) sets
 # DIPMAP_REQUIRE_* variables that turn those skips into failures.
+#
+# Times: a CLI test's line ends with its wall time, "[1.2 s]", a unit test binary's cases
+# are followed by "# unit/NAME [1.2 s]", the slowest ten are listed before the summary line,
+# which ends with the suite's time, "in 9 min 48 s" (tests/README.md "Running tests" has the
+# measured total).
 set -u
 build=$1
 bin=$2
@@ -43,11 +48,18 @@ jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 results=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-tests.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 
+# secs START: seconds since START ($EPOCHREALTIME), one decimal
+secs() {
+    awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
 run_unit() {
-    local t=$1 name out rc
+    local t=$1 name out rc start
     name=$(basename "$t")
+    start=$EPOCHREALTIME
     out=$("$t" 2>"$results/$name.stderr")
     rc=$?
+    secs "$start" >"$results/$name.time"
     printf '%s\n' "$out" >"$results/$name.unit"
     if [ $rc -ne 0 ] && ! grep -q '^not ok' <<<"$out"; then
         echo "not ok - $name (exited $rc)" >>"$results/$name.unit"
@@ -55,12 +67,14 @@ run_unit() {
 }
 
 run_cli() {
-    local t=$1 name base scratch rc want=0 ok=1 msg=""
+    local t=$1 name base scratch rc want=0 ok=1 msg="" start
     base=${t%.sh}
     name=$(basename "$base")
     scratch=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-cli-$name.XXXXXX")
+    start=$EPOCHREALTIME
     (cd "$scratch" && timeout "${CLI_TIMEOUT:-300}" bash "$t" >"$results/$name.stdout" 2>"$results/$name.stderr")
     rc=$?
+    secs "$start" >"$results/$name.time"
     [ -f "$base.code" ] && want=$(cat "$base.code")
     if [ "$rc" = 77 ] && [ "$want" != 77 ]; then
         msg=$(sed -n 's/^skip: //p' "$results/$name.stderr" | tail -n 1)
@@ -87,7 +101,7 @@ run_cli() {
         } >"$results/$name.cli"
     fi
 }
-export -f run_unit run_cli
+export -f secs run_unit run_cli
 export results
 
 units=()
@@ -104,6 +118,7 @@ for t in "$repo"/tests/cli/[0-9]*.sh; do
     clis+=("$t")
 done
 
+suite_start=$EPOCHREALTIME
 if [ ${#units[@]} -gt 0 ]; then
     printf '%s\0' "${units[@]}" | xargs -0 -n1 -P "$jobs" bash -c 'run_unit "$0"'
 fi
@@ -116,7 +131,12 @@ fail=0
 skipped=0
 for f in "$results"/*.unit "$results"/*.cli; do
     [ -f "$f" ] || continue
+    tm=$(cat "${f%.*}.time" 2>/dev/null)
+    first=1
     while IFS= read -r line; do
+        # a CLI test's time on its line (its first: the failure's details follow)
+        if [ $first = 1 ] && [ -n "$tm" ] && [[ "$f" == *.cli ]]; then line="$line [$tm s]"; fi
+        first=0
         case "$line" in
         "ok - "*" # skip "*)
             skipped=$((skipped + 1))
@@ -130,6 +150,8 @@ for f in "$results"/*.unit "$results"/*.cli; do
         *) echo "$line" ;;
         esac
     done <"$f"
+    # a unit test binary's time after its cases
+    if [[ "$f" == *.unit ]] && [ -n "$tm" ]; then echo "# unit/$(basename "${f%.unit}") [$tm s]"; fi
     if [[ "$f" == *.unit ]] && grep -q '^not ok' "$f"; then
         sed 's/^/    /' "${f%.unit}.stderr"
     fi
@@ -138,5 +160,10 @@ if [ -n "${VALGRIND:-}" ]; then
     vg_bad=$(find "$VALGRIND_LOGS" -name 'vg.*.log' -size +0 | wc -l) # -q: only errors are logged
     echo "valgrind: $(ls "$VALGRIND_LOGS"/vg.*.log 2>/dev/null | wc -l) processes, $vg_bad logs with errors; logs in $VALGRIND_LOGS"
 fi
-echo "$pass passed, $fail failed, $skipped skipped"
+total=$(secs "$suite_start")
+echo "slowest:"
+for f in "$results"/*.time; do
+    [ -f "$f" ] && printf '%s %s\n' "$(cat "$f")" "$(basename "${f%.time}")"
+done | sort -rn | head -n 10 | awk '{ printf "  %6.1f s  %s\n", $1, $2 }'
+echo "$pass passed, $fail failed, $skipped skipped in $(awk -v t="$total" 'BEGIN { m = int(t / 60); printf (m ? "%d min %d s" : "%.1f s"), (m ? m : t), t - 60 * m }')"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]

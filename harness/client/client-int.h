@@ -123,8 +123,16 @@ struct client {
     struct client_response **ready;
     size_t ready_head, ready_nr, ready_alloc;
     struct xfer *free_xfers;
-    struct xfer *active;       /* in curl, for client_free() */
-    CURL *sync;                /* blocking helper handle (preflight, tokenize) */
+    struct xfer *active; /* in curl, for client_free() */
+    CURL *sync;          /* blocking helper handle (preflight, tokenize) */
+    /*
+     * The first 401/403 a blocking call got (models, /tokenize, /apply-template, the overhead
+     * probe) and its URL, for client_auth_refused(); 0 while none. Written under auth_lock:
+     * the tokenize pool's threads perform blocking calls too.
+     */
+    long auth_status;
+    char *auth_url;
+    pthread_mutex_t auth_lock;
     int tok_kind;              /* 0 unknown, 1 vLLM/SGLang {"prompt"}, 2 llama.cpp {"content"} */
     pthread_mutex_t sync_lock; /* serialises the users of sync and tok_kind */
     /*

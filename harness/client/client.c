@@ -112,7 +112,17 @@ int client_is_reasoning_model(const char *model)
 
 /* ------------------------------------------------------- the multi client */
 
-static int global_init_done;
+/*
+ * curl_global_init is not thread-safe and must run once per process: pthread_once makes
+ * two clients created on two threads at the same time safe (a plain flag was a race).
+ */
+static pthread_once_t global_init_once = PTHREAD_ONCE_INIT;
+static CURLcode global_init_rc;
+
+static void global_init(void)
+{
+    global_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 static int is_openai_host(const char *root)
 {
@@ -264,16 +274,15 @@ struct client *client_new(const struct client_config *cfg, struct strbuf *err)
         strbuf_addstr(err, "no model given");
         return NULL;
     }
-    if (!global_init_done) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-            strbuf_addstr(err, "curl_global_init failed");
-            return NULL;
-        }
-        global_init_done = 1;
+    pthread_once(&global_init_once, global_init);
+    if (global_init_rc != CURLE_OK) {
+        strbuf_addstr(err, "curl_global_init failed");
+        return NULL;
     }
     c = xcalloc(1, sizeof(*c));
     pthread_mutex_init(&c->sync_lock, NULL);
     pthread_mutex_init(&c->tok_lock, NULL);
+    pthread_mutex_init(&c->auth_lock, NULL);
     pthread_cond_init(&c->tok_free, NULL);
     c->cfg = *cfg;
     strvec_init(&c->cfg.endpoints);
@@ -403,6 +412,8 @@ void client_free(struct client *c)
             curl_easy_cleanup(c->tok_pool[i]);
     pthread_mutex_destroy(&c->sync_lock);
     pthread_mutex_destroy(&c->tok_lock);
+    pthread_mutex_destroy(&c->auth_lock);
+    free(c->auth_url);
     pthread_cond_destroy(&c->tok_free);
     curl_slist_free_all(c->hdrs);
     curl_slist_free_all(c->get_hdrs);

@@ -66,8 +66,9 @@ enum client_reason {
     CLIENT_R_TIMEOUT,           /* RETRYABLE: total or connect timeout */
     CLIENT_R_CONNECT,           /* RETRYABLE: cannot connect / resolve / TLS */
     CLIENT_R_TRANSPORT,         /* RETRYABLE: reset, empty reply, partial body, other curl error */
-    CLIENT_R_BAD_BODY,          /* RETRYABLE: 2xx body that is not a completion (bad JSON);
-                                   FATAL when it is an HTML page (client_body_is_html) */
+    CLIENT_R_BAD_BODY,          /* RETRYABLE: 2xx body that is not a completion (bad JSON, or
+                                   an HTML page: html_page, which the runner stops on after
+                                   CLIENT_HTML_ANSWERS_MAX in a row) */
     CLIENT_R_ERROR_IN_BODY,     /* RETRYABLE: 2xx carrying an error object */
     CLIENT_R_TOO_LARGE,         /* RETRYABLE: response bigger than max_response_bytes */
     CLIENT_R_AUTH,              /* FATAL: 401/403 */
@@ -217,6 +218,7 @@ struct client_response {
     enum client_reason reason;
     long http_status; /* 0 when no HTTP response (transport failure) */
     int curl_code;    /* CURLcode of the transfer, 0 = CURLE_OK */
+    int html_page;    /* 1: a 2xx answer that is an HTML page (client_body_is_html) */
     int endpoint;     /* index into the config's endpoints */
 
     /* All strings below are malloc'd and owned by the response; any may be NULL. */
@@ -398,6 +400,15 @@ void client_preflight_info_release(struct client_preflight_info *info);
 enum client_class client_preflight(struct client *c, struct client_preflight_info *info,
                                    enum client_reason *reason, struct strbuf *err);
 
+/*
+ * 401 or 403 when a blocking call of c (the preflight's /v1/models, /tokenize,
+ * /apply-template, the template-overhead probe) was refused that way, else 0; url (may be
+ * NULL) gets the refused URL appended. A setup step that fails reads it to say "the endpoint
+ * refused the API key" instead of its own failure (a llama-server --api-key answers
+ * /v1/models without a key but refuses /tokenize).
+ */
+long client_auth_refused(struct client *c, struct strbuf *url);
+
 /* ------------------------------------------------------------- tokenize */
 
 /*
@@ -487,6 +498,13 @@ int client_error_message(const char *body, size_t len, struct strbuf *msg, struc
  * and the preflight stop on it rather than ask again.
  */
 int client_body_is_html(const char *body, size_t len);
+
+/*
+ * HTML pages in a row (answers to the run's requests, any trial) after which a run stops:
+ * one is a proxy's or gateway's glitch and is retried like a 502, a server that keeps
+ * answering a page (a login page, a web UI at the address) is not an OpenAI API.
+ */
+#define CLIENT_HTML_ANSWERS_MAX 5
 
 /* 1 when an error message/code says the context was exceeded (reference §4.4 patterns). */
 int client_is_overflow_message(const char *msg);

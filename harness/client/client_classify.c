@@ -525,23 +525,23 @@ static void split_inline_reasoning(const struct client_exchange *ex, struct clie
 }
 
 /*
- * A 2xx body that is not a JSON object: an HTML page (a login page, a proxy's or a web UI's)
- * stops the run, since asking again gets the same page; anything else (a body cut short) is
- * retried.
+ * A 2xx body that is not a JSON object is retried: a body cut short, or an HTML page (a
+ * proxy's or gateway's glitch; html_page set, the runner stops when they keep coming:
+ * CLIENT_HTML_ANSWERS_MAX).
  */
 static void classify_not_json(const struct client_exchange *ex, struct client_response *r)
 {
     struct strbuf raw = STRBUF_INIT;
     add_raw_body(&raw, ex->body ? ex->body : "", ex->body ? ex->body_len : 0);
     r->reason = CLIENT_R_BAD_BODY;
+    r->cls = CLIENT_RETRYABLE;
     if (client_body_is_html(ex->body, ex->body ? ex->body_len : 0)) {
-        r->cls = CLIENT_FATAL;
+        r->html_page = 1;
         client_set_error(r,
                          "HTTP %ld with an HTML page, not an OpenAI API answer (a login page, a "
                          "proxy or a web UI at this address?): %.200s",
                          ex->status, raw.buf);
     } else {
-        r->cls = CLIENT_RETRYABLE;
         client_set_error(r, "HTTP %ld with a body that is not a JSON object: %.200s", ex->status,
                          raw.len ? raw.buf : "(empty)");
     }

@@ -84,7 +84,26 @@ static int http_perform(struct client *c, CURL **hp, const char *url, const char
         return -1;
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    if (*status == 401 || *status == 403) {
+        pthread_mutex_lock(&c->auth_lock);
+        if (!c->auth_status) {
+            c->auth_status = *status;
+            c->auth_url = xstrdup(url);
+        }
+        pthread_mutex_unlock(&c->auth_lock);
+    }
     return 0;
+}
+
+long client_auth_refused(struct client *c, struct strbuf *url)
+{
+    long st;
+    pthread_mutex_lock(&c->auth_lock);
+    st = c->auth_status;
+    if (st && url)
+        strbuf_addstr(url, c->auth_url);
+    pthread_mutex_unlock(&c->auth_lock);
+    return st;
 }
 
 void client_add_error_of(struct strbuf *err, const struct strbuf *resp, long status)

@@ -34,6 +34,20 @@ int overhead_measure(struct client *c, struct tokenizer *tk, const char *system,
     return 0;
 }
 
+int overhead_measure_question(struct client *c, struct tokenizer *tk,
+                              const struct prompt_template *tpl, const struct question *q, int chat,
+                              struct template_overhead *out, struct strbuf *err)
+{
+    struct prompt_builder *pb = prompt_builder_new(tk, tpl, NULL);
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    int rc;
+    prompt_render_fixed(pb, q, &bp);
+    rc = overhead_measure(c, tk, bp.system.buf, chat ? bp.user.buf : bp.text.buf, chat, out, err);
+    built_prompt_release(&bp);
+    prompt_builder_free(pb);
+    return rc;
+}
+
 int overhead_agree(const struct template_overhead *a, const struct template_overhead *b)
 {
     long longer = a->local_count > b->local_count ? a->local_count : b->local_count;
@@ -129,4 +143,19 @@ int overhead_measure_turns(struct client *c, struct tokenizer *tk, int layout, c
                 prompt_layout_name(layout), server[0][0] - fixed - base,
                 server[0][1] - server[0][0], server[1][0] - fixed - base);
     return -1;
+}
+
+int overhead_measure_turns_question(struct client *c, struct tokenizer *tk,
+                                    const struct prompt_template *tpl, const struct question *q,
+                                    int layout, long base, struct prompt_turn_cost *out,
+                                    struct strbuf *err)
+{
+    struct prompt_builder *pb = prompt_builder_new(tk, tpl, NULL);
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    int rc;
+    prompt_render_fixed(pb, q, &bp);
+    rc = overhead_measure_turns(c, tk, layout, bp.system.buf, bp.user.buf, base, out, err);
+    built_prompt_release(&bp);
+    prompt_builder_free(pb);
+    return rc;
 }

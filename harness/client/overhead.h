@@ -6,6 +6,8 @@
 struct tokenizer;
 struct strbuf;
 struct prompt_turn_cost;
+struct prompt_template;
+struct question;
 
 /*
  * The template overhead: tokens the server adds around a request's content
@@ -30,6 +32,15 @@ int overhead_measure(struct client *c, struct tokenizer *tk, const char *system,
                      int chat, struct template_overhead *out, struct strbuf *err);
 
 /*
+ * The measurement run makes, and show-prompt --tokenizer server with it: question q's request
+ * rendered by tpl without documents (prompt_render_fixed(): chat its system and user, else
+ * the completion prompt) measured by overhead_measure(). Same returns.
+ */
+int overhead_measure_question(struct client *c, struct tokenizer *tk,
+                              const struct prompt_template *tpl, const struct question *q, int chat,
+                              struct template_overhead *out, struct strbuf *err);
+
+/*
  * A template adds the same tokens to every request, whatever its content: two
  * measurements of requests of different sizes whose overheads differ by more
  * than 1% of the longer one's local count (and 2 tokens) mean the run's
@@ -52,5 +63,14 @@ int overhead_agree(const struct template_overhead *a, const struct template_over
 int overhead_measure_turns(struct client *c, struct tokenizer *tk, int layout, const char *system,
                            const char *user, long base, struct prompt_turn_cost *out,
                            struct strbuf *err);
+
+/*
+ * overhead_measure_turns() on question q's request rendered by tpl without documents, as run
+ * measures a layout's turn pairs (and show-prompt --tokenizer server with it).
+ */
+int overhead_measure_turns_question(struct client *c, struct tokenizer *tk,
+                                    const struct prompt_template *tpl, const struct question *q,
+                                    int layout, long base, struct prompt_turn_cost *out,
+                                    struct strbuf *err);
 
 #endif

@@ -384,16 +384,15 @@ static int preflight(struct run_ctx *c)
     cls = client_preflight(c->client, &c->pinfo, &reason, &c->err);
     c->have_pinfo = 1;
     if (cls == CLIENT_FATAL) {
-        if (reason == CLIENT_R_AUTH)
-            error("run: the endpoint refused the API key: %s", c->err.buf);
-        else if (reason == CLIENT_R_MODEL_NOT_FOUND && strstr(c->err.buf, c->o.model))
+        if (reason == CLIENT_R_AUTH) {
+            run_auth_error(c, c->err.buf);
+            return -1;
+        } else if (reason == CLIENT_R_MODEL_NOT_FOUND && strstr(c->err.buf, c->o.model))
             error("run: %s", c->err.buf); /* the server's words name the model already */
         else if (reason == CLIENT_R_MODEL_NOT_FOUND)
             error("run: model '%s' is not served: %s", c->o.model, c->err.buf);
         else
             error("run: preflight failed: %s", c->err.buf);
-        if (reason == CLIENT_R_AUTH && !c->api_key)
-            fprintf(stderr, "hint: no API key was sent; set %s\n", c->o.api_key_env);
         c->ret = reason == CLIENT_R_QUOTA ? DM_EXIT_INFRA : DM_EXIT_USAGE;
         return -1;
     }
@@ -761,6 +760,7 @@ static int check_resume(struct run_ctx *c)
         if (c->overhead < 0) {
             /* auto on resume: the prompts were built against the stored overhead */
             c->overhead = run_identity_settings_overhead(c->have.settings_json);
+            c->overhead_stored = 1;
             run_identity_settings_turn_cost(c->have.settings_json, c->turn_cost);
             c->turn_overhead_known = 1;
             free(c->want.settings_json);

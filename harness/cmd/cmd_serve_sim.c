@@ -185,7 +185,7 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
         {OPT_STRING, "faults", 'f', &s->faults, "SPEC",
          "e.g. 429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,slow=0.01,"
-         "error200=0.01",
+         "error200=0.01,html200=0.01",
          0},
         {OPT_LONG, "fault-seed", 0, &s->fault_seed, "N", "seed of the fault draws (default 0)", 0},
         {OPT_LONG, "latency-ms", 0, &s->latency_ms, "MS",

@@ -3,6 +3,7 @@
  * (question, length, depth, repeat, seed) with its realized length, depth,
  * gold position and hash -- for debugging a strange result.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "run/axes.h"
 #include "cmd/builtin.h"
 #include "client/client.h"
+#include "client/overhead.h"
 #include "prompt/dataset.h"
 #include "base/json.h"
 #include "base/num.h"
@@ -35,6 +37,9 @@ static const char *const show_prompt_usage[] = {
     NULL,
 };
 
+/* --template-overhead and --turn-overhead when not given: measured with --tokenizer server */
+#define NOT_GIVEN LONG_MIN
+
 /* The options as given (defaults in show_prompt_init) and what show-prompt builds from them. */
 struct show_prompt {
     const char *dataset, *haystack, *qid, *length_s, *tpl_spec, *tok_spec, *special, *axes_spec;
@@ -43,6 +48,7 @@ struct show_prompt {
     double depth;
     long repeat, seed, max_tokens, overhead, length, turn_overhead;
     const char *turn_suffix; /* --turn-suffix, as run's settings keep it (JSON escapes) */
+    struct strbuf ov_how;    /* how the template overhead was had: given, measured or not */
     struct prompt_turn_cost turn_table[PROMPT_LAYOUT__COUNT];
     int completion, json;
     struct strvec rest;
@@ -65,7 +71,9 @@ static void show_prompt_init(struct show_prompt *s)
     s->tok_spec = "cl100k_base";
     s->depth = 50;
     s->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
+    s->overhead = s->turn_overhead = NOT_GIVEN;
     strvec_init(&s->rest);
+    strbuf_init(&s->ov_how, 0);
     built_prompt_init(&s->bp);
     strbuf_init(&s->axes, 0);
     strbuf_init(&s->err, 0);
@@ -87,6 +95,7 @@ static void show_prompt_release(struct show_prompt *s)
     strbuf_release(&s->err);
     strbuf_release(&s->axes);
     strbuf_release(&s->path);
+    strbuf_release(&s->ov_how);
     strvec_clear(&s->rest);
 }
 
@@ -113,10 +122,12 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
         {OPT_LONG, "max-tokens", 0, &s->max_tokens, "N",
          "answer budget shown (default 256, as run)", 0},
         {OPT_LONG, "template-overhead", 0, &s->overhead, "N",
-         "tokens the server adds per request (as run measured them; default 0)", 0},
+         "tokens the server adds per request (as run measured them; default: with --tokenizer "
+         "server measured as run measures them, else 0, said to be not measured)",
+         0},
         {OPT_LONG, "turn-overhead", 0, &s->turn_overhead, "N",
          "with --axes layout=...: tokens the server adds per turn pair (as run measured them; "
-         "default 0)",
+         "default: with --tokenizer server measured as run measures them, else 0)",
          0},
         {OPT_STRING, "turn-suffix", 0, &s->turn_suffix, "TEXT",
          "with --axes layout=...: the text after a turn that its end merges with, as the run's "
@@ -202,10 +213,53 @@ static int show_prompt_load(struct show_prompt *s)
     return 0;
 }
 
+/*
+ * The overheads not given: with --tokenizer server measured by the functions run measures
+ * them with (overhead.h, on the shown question), else 0 and said to be not measured
+ * (s->ov_how says which, for the header). layout: the layout the axes ask for.
+ */
+static void show_prompt_overheads(struct show_prompt *s, int layout)
+{
+    struct template_overhead ov;
+    if (s->overhead != NOT_GIVEN) {
+        strbuf_addstr(&s->ov_how, "given");
+    } else if (!s->client) {
+        s->overhead = 0;
+        strbuf_addstr(&s->ov_how, "not measured: give --template-overhead N as the run measured "
+                                  "it, or --tokenizer server --endpoint URL --model NAME");
+    } else if (overhead_measure_question(s->client, s->tk, &s->tpl, s->q, !s->completion, &ov,
+                                         &s->err) < 0) {
+        s->overhead = 0;
+        strbuf_addf(&s->ov_how, "not measured: %s", s->err.buf);
+        strbuf_reset(&s->err);
+    } else {
+        s->overhead = ov.tokens > 0 ? ov.tokens : 0;
+        strbuf_addf(&s->ov_how,
+                    "measured as run measures it, %s: the server counts %ld, the tokenizer %ld",
+                    client_count_method_name(ov.method), ov.server_count, ov.local_count);
+    }
+    if (s->turn_overhead == NOT_GIVEN) {
+        struct prompt_turn_cost tc;
+        s->turn_overhead = 0;
+        if (layout == PROMPT_LAYOUT_TOOL_LONG)
+            layout = PROMPT_LAYOUT_TOOLS; /* one pair of the tools layout, as run */
+        if (s->client && layout > PROMPT_LAYOUT_DOCUMENTS && !s->completion &&
+            overhead_measure_turns_question(s->client, s->tk, &s->tpl, s->q, layout, s->overhead,
+                                            &tc, &s->err) == 0) {
+            s->turn_overhead = tc.per_pair;
+            if (!s->turn_suffix)
+                snprintf(s->turn_table[1].suffix, sizeof(s->turn_table[1].suffix), "%s", tc.suffix);
+        }
+        strbuf_reset(&s->err);
+    }
+}
+
 /* The trial's request, built as run builds it. */
 static int show_prompt_build(struct show_prompt *s)
 {
     struct prompt_request req;
+    size_t len = 0;
+    const char *lv;
 
     s->b = prompt_builder_new(s->tk, &s->tpl, s->have_hay ? &s->hay : NULL);
     memset(&req, 0, sizeof(req));
@@ -216,6 +270,10 @@ static int show_prompt_build(struct show_prompt *s)
     req.seed = (unsigned long)s->seed;
     req.max_answer_tokens = s->max_tokens;
     req.chat = !s->completion;
+    if (s->axes_spec && axes_canonical(s->axes_spec, &s->axes, &s->err) < 0)
+        return error("show-prompt: --axes: %s", s->err.buf);
+    lv = axes_find(s->axes.buf, "layout", &len);
+    show_prompt_overheads(s, lv ? prompt_layout_parse(lv, len) : PROMPT_LAYOUT_DOCUMENTS);
     req.overhead = s->overhead;
     if (s->turn_suffix) {
         /* the run's settings' JSON string, e.g. "\n" */
@@ -241,8 +299,6 @@ static int show_prompt_build(struct show_prompt *s)
                l ? sizeof(s->turn_table[l].suffix) : 1);
     }
     req.turn_cost = s->turn_table;
-    if (s->axes_spec && axes_canonical(s->axes_spec, &s->axes, &s->err) < 0)
-        return error("show-prompt: --axes: %s", s->err.buf);
     req.axes = s->axes.buf;
     if (s->overhead < 0 || s->overhead >= s->length)
         return error("show-prompt: --template-overhead must be in 0..%ld (below the length)",
@@ -294,8 +350,8 @@ static void print_text(const struct show_prompt *s)
            "%.2f%%), repeat %ld, seed %ld\n",
            s->q->id, length, bp->realized_len, 100.0 * (double)(bp->realized_len - length) / length,
            s->depth, 100.0 * bp->realized_depth, s->repeat, s->seed);
-    printf("# length: target %ld, realized %ld = content %ld + template overhead %ld\n", length,
-           bp->realized_len, bp->realized_len - bp->overhead, bp->overhead);
+    printf("# length: target %ld, realized %ld = content %ld + template overhead %ld (%s)\n",
+           length, bp->realized_len, bp->realized_len - bp->overhead, bp->overhead, s->ov_how.buf);
     printf("# gold: document %zu of %zu, token offset %ld; %zu hard negative%s, %zu filler "
            "chunk%s (%zu excluded: they contain an answer)\n",
            bp->gold_index + 1, bp->docs_nr, bp->gold_offset, bp->hard_negatives,

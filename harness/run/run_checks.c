@@ -16,6 +16,31 @@
 
 #include "base/banned.h"
 
+void run_auth_error(struct run_ctx *c, const char *what)
+{
+    error("run: the endpoint refused the API key: %s", what);
+    if (!c->api_key)
+        fprintf(stderr, "hint: no API key was sent; set %s\n", c->o.api_key_env);
+    else
+        fprintf(stderr, "hint: the key in %s was sent and refused; set the one the server takes\n",
+                c->o.api_key_env);
+    c->ret = DM_EXIT_USAGE;
+}
+
+int run_checks_auth(struct run_ctx *c)
+{
+    struct strbuf what = STRBUF_INIT;
+    long status = c->client ? client_auth_refused(c->client, &what) : 0;
+    if (!status) {
+        strbuf_release(&what);
+        return 0;
+    }
+    strbuf_addf(&what, " answered HTTP %ld", status);
+    run_auth_error(c, what.buf);
+    strbuf_release(&what);
+    return -1;
+}
+
 /*
  * Every length plus --max-tokens must fit the server's context (when known):
  * all the lengths that do not are named at once, so one correction is enough.
@@ -41,6 +66,10 @@ int run_checks_context(struct run_ctx *c)
         return 0;
     }
     if (c->o.context_check) {
+        long need = 0;
+        for (i = 0; i < c->nl; i++)
+            if (c->lengths[i] + c->o.max_tokens > need)
+                need = c->lengths[i] + c->o.max_tokens;
         if (nbad == 1)
             error("run: length %ld plus --max-tokens %ld needs %ld tokens, but the server's "
                   "context is %ld",
@@ -49,6 +78,18 @@ int run_checks_context(struct run_ctx *c)
             error("run: the server's context is %ld tokens; with --max-tokens %ld, %zu of %zu "
                   "lengths do not fit: %s",
                   ctx, c->o.max_tokens, nbad, c->nl, bad.buf);
+        if (c->pinfo.kind == CLIENT_SERVER_LLAMACPP && c->pinfo.slots > 1)
+            fprintf(stderr,
+                    "hint: llama.cpp splits -c across its slots: this server has %d slots of "
+                    "%ld tokens (-c %ld -np %d); for %ld tokens a request start it with -c %ld "
+                    "-np %d, or -np 1 -c %ld\n",
+                    c->pinfo.slots, ctx, ctx * c->pinfo.slots, c->pinfo.slots, need,
+                    need * c->pinfo.slots, c->pinfo.slots, need);
+        else if (c->pinfo.kind == CLIENT_SERVER_LLAMACPP && c->pinfo.slots < 0)
+            fprintf(stderr,
+                    "hint: llama.cpp splits -c across its slots (-np): the context above is one "
+                    "slot's; for %ld tokens a request give -c %ld times -np\n",
+                    need, need);
         fprintf(stderr, "hint: lower --lengths or --max-tokens (or --no-context-check "
                         "to send anyway and record overflows)\n");
         strbuf_release(&bad);
@@ -178,10 +219,9 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
  * haystack turn pair of each layout the run crosses, measured on whole message lists
  * (overhead_measure_turns()), unless stored with the resumed run. Not fatal, as above.
  */
-static void measure_turn_overhead(struct run_ctx *c)
+static int measure_turn_overhead(struct run_ctx *c)
 {
-    struct prompt_builder *pb;
-    struct built_prompt bp = BUILT_PROMPT_INIT;
+    int ret = 0;
     const struct plan_axis *ax = NULL;
     size_t i;
 
@@ -189,8 +229,6 @@ static void measure_turn_overhead(struct run_ctx *c)
         if (!strcmp(c->axes[i].name, "layout"))
             ax = &c->axes[i];
     if (ax && !c->turn_overhead_known && c->plan.nr && !c->o.completions) {
-        pb = prompt_builder_new(c->tk, &c->tpl, NULL);
-        prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
         int measured[PROMPT_LAYOUT__COUNT] = {0};
         for (i = 0; i < ax->values_nr; i++) {
             int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
@@ -201,8 +239,13 @@ static void measure_turn_overhead(struct run_ctx *c)
                 continue;
             measured[l] = 1;
             strbuf_reset(&c->err);
-            if (overhead_measure_turns(c->client, c->tk, l, bp.system.buf, bp.user.buf, c->overhead,
-                                       &tc, &c->err) < 0) {
+            if (overhead_measure_turns_question(c->client, c->tk, &c->tpl,
+                                                &c->gs.q[c->plan.t[0].question], l, c->overhead,
+                                                &tc, &c->err) < 0) {
+                if (run_checks_auth(c)) {
+                    ret = -1;
+                    break;
+                }
                 warning("cannot measure the tokens the server adds per %s turn pair (%s); "
                         "taking 0",
                         ax->values[i], c->err.buf);
@@ -223,46 +266,52 @@ static void measure_turn_overhead(struct run_ctx *c)
             fprintf(stderr, ")\n");
         }
         c->turn_cost[PROMPT_LAYOUT_TOOL_LONG] = c->turn_cost[PROMPT_LAYOUT_TOOLS];
-        built_prompt_release(&bp);
-        prompt_builder_free(pb);
     }
     free(c->want.settings_json);
     c->want.settings_json = run_ctx_settings(c);
+    return ret;
 }
 
 /*
  * The tokens the server adds per request (chat template, BOS), measured with
  * the first planned question's request without distractors (overhead.h),
- * unless given or stored with the resumed run, and measured again on the
- * first trial at the shortest length: a template adds the same tokens to
- * both, so overheads that differ (or a negative one) are a tokenizer
- * mismatch, whichever side counts more; it stops the run (exit 2) unless
- * --allow-tokenizer-mismatch. Not fatal when the server cannot count: the
- * first answers' prompt counts catch a mismatch above 2% (mismatch stop).
+ * unless given, and measured again on the first trial at the shortest length:
+ * a template adds the same tokens to both, so overheads that differ (or a
+ * negative one) are a tokenizer mismatch, whichever side counts more; it stops
+ * the run (exit 2) unless --allow-tokenizer-mismatch. Not fatal when the server
+ * cannot count: the first answers' prompt counts catch a mismatch above 2%
+ * (mismatch stop). A key the server refuses stops here (run_checks_auth()), so
+ * no run is recorded with an overhead that was never measured. A resumed run's
+ * stored overhead is measured again: one that differs (a first run that could
+ * not count, a server with another template) refuses the resume, since the
+ * stored trials were built against it; one the server cannot count now is kept.
  */
 int run_checks_overhead(struct run_ctx *c)
 {
-    struct prompt_builder *pb;
-    struct built_prompt bp = BUILT_PROMPT_INIT, bp2 = BUILT_PROMPT_INIT;
+    struct built_prompt bp2 = BUILT_PROMPT_INIT;
     struct template_overhead ov, ov2;
     struct strbuf why = STRBUF_INIT;
     int chat = !c->o.completions, ret = 0;
+    long stored = c->overhead_stored ? c->overhead : -1, measured;
 
-    if (c->overhead >= 0) {
-        measure_turn_overhead(c);
-        return 0;
-    }
-    c->overhead = 0;
+    if (c->overhead >= 0 && stored < 0)
+        return measure_turn_overhead(c); /* --template-overhead N */
+    c->overhead = stored > 0 ? stored : 0;
     if (!c->plan.nr)
         return 0;
-    pb = prompt_builder_new(c->tk, &c->tpl, NULL);
-    prompt_render_fixed(pb, &c->gs.q[c->plan.t[0].question], &bp);
     strbuf_reset(&c->err);
-    if (overhead_measure(c->client, c->tk, bp.system.buf, chat ? bp.user.buf : bp.text.buf, chat,
-                         &ov, &c->err) < 0) {
-        warning("cannot measure the tokens the server adds per request (%s); taking 0, give "
-                "them with --template-overhead N",
-                c->err.buf);
+    if (overhead_measure_question(c->client, c->tk, &c->tpl, &c->gs.q[c->plan.t[0].question], chat,
+                                  &ov, &c->err) < 0) {
+        if (run_checks_auth(c))
+            ret = -1;
+        else if (stored >= 0)
+            warning("cannot measure the tokens the server adds per request again (%s); keeping "
+                    "the %ld stored with run '%s'",
+                    c->err.buf, stored, c->run_name);
+        else
+            warning("cannot measure the tokens the server adds per request (%s); taking 0, give "
+                    "them with --template-overhead N",
+                    c->err.buf);
         goto done;
     }
     if (ov.tokens < 0) {
@@ -282,6 +331,10 @@ int run_checks_overhead(struct run_ctx *c)
                     ov.server_count, ov.local_count, ov.tokens, ov2.server_count, ov2.local_count,
                     ov2.tokens);
     }
+    if (run_checks_auth(c)) {
+        ret = -1;
+        goto done;
+    }
     if (why.len && !c->o.allow_mismatch) {
         error("run: %s: the lengths would not be in the model's tokens; use --tokenizer server "
               "or the model's tokenizer (or --allow-tokenizer-mismatch to keep going)",
@@ -293,20 +346,34 @@ int run_checks_overhead(struct run_ctx *c)
         warning("%s; template overhead taken as %ld", why.buf, ov.tokens > 0 ? ov.tokens : 0);
         c->mismatch_warned = 1;
     }
-    c->overhead = ov.tokens > 0 ? ov.tokens : 0;
+    measured = ov.tokens > 0 ? ov.tokens : 0;
+    if (stored >= 0 && measured != stored) {
+        error("run: cannot resume run '%s': its prompts were built for a template overhead of "
+              "%ld tokens per request, but the server adds %ld (%s: the server counts %ld, the "
+              "run's tokenizer %ld for the same content), so its stored trials are not at their "
+              "lengths for this server",
+              c->run_name, stored, measured, client_count_method_name(ov.method), ov.server_count,
+              ov.local_count);
+        fprintf(stderr,
+                "hint: start a new run (another --run NAME, or 'dipmap rm %s' first); "
+                "--template-overhead %ld resumes it as it was built\n",
+                c->run_name, stored);
+        ret = -1;
+        goto done;
+    }
+    c->overhead = measured;
     fprintf(stderr,
             "template overhead: %ld tokens per request (%s: the server counts %ld, the "
-            "run's tokenizer %ld for the same content)\n",
-            c->overhead, client_count_method_name(ov.method), ov.server_count, ov.local_count);
+            "run's tokenizer %ld for the same content%s)\n",
+            c->overhead, client_count_method_name(ov.method), ov.server_count, ov.local_count,
+            stored >= 0 ? "; measured again, as stored with the run" : "");
 done:
     free(c->want.settings_json);
     c->want.settings_json = run_ctx_settings(c);
     strbuf_release(&why);
-    built_prompt_release(&bp);
     built_prompt_release(&bp2);
-    prompt_builder_free(pb);
     if (ret == 0)
-        measure_turn_overhead(c);
+        ret = measure_turn_overhead(c);
     return ret;
 }
 
@@ -335,6 +402,10 @@ int run_checks_lengths(struct run_ctx *c)
         pr.turn_cost = c->turn_cost;
         strbuf_reset(&c->err);
         if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
+            if (run_checks_auth(c)) {
+                bad = 1;
+                break;
+            }
             error("run: cannot build the prompt of question %s at length %ld, depth %g%%: %s",
                   pr.q->id, pr.target_len, pr.depth_bp / 100.0, c->err.buf);
             bad = 1;

@@ -84,6 +84,7 @@ struct run_ctx {
     enum scorer_kind default_scorer;
     long *lengths, max_len;
     long overhead;       /* template overhead (overhead.h); -1 until given, stored or measured */
+    int overhead_stored; /* c->overhead is the resumed run's: measured again, must agree */
     int mismatch_warned; /* the overhead measurement warned of a tokenizer mismatch */
     /* per layout (layout.h): what the server adds per haystack turn pair; measured or stored */
     struct prompt_turn_cost turn_cost[PROMPT_LAYOUT__COUNT];
@@ -176,6 +177,15 @@ enum run_status run_ctx_end_status(const struct runner_result *res, int *ret, in
  */
 int run_checks_axes(struct run_ctx *c);
 int run_checks_context(struct run_ctx *c);
+/*
+ * The one message for a key the endpoint refused (401/403) at any setup step: the preflight's
+ * /v1/models, /tokenize, the overhead probe. what: the refusal (the URL and the server's
+ * words); the hint names the key's variable when none was sent. c->ret = DM_EXIT_USAGE
+ * (README "Exit codes": auth refused). run_checks_auth(): the same when a blocking call of the
+ * client was refused (client_auth_refused()); 0 when none was, else -1 after saying so.
+ */
+void run_auth_error(struct run_ctx *c, const char *what);
+int run_checks_auth(struct run_ctx *c);
 int run_checks_overhead(struct run_ctx *c);
 int run_checks_lengths(struct run_ctx *c);
 

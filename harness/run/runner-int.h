@@ -73,6 +73,7 @@ struct runner {
     int warned_mismatch;
     long answers_checked; /* answers with usage.prompt_tokens seen (the first decide a stop) */
     int probing;          /* probe_first: no second request before the first answer */
+    int html_streak;      /* answers in a row that were HTML pages (CLIENT_HTML_ANSWERS_MAX) */
     struct prebuild *pb;
     int exhausted; /* every trial of the plan has been handed out */
     /* the schedule (run --schedule): plan indexes in send order, and the groups */

@@ -142,17 +142,24 @@ void runner_result_release(struct runner_result *r)
 
 /* ---- signals ------------------------------------------------------------- */
 
-static volatile sig_atomic_t signals_seen;
+static volatile sig_atomic_t signals_seen, first_signal;
 
+/*
+ * The first SIGINT or SIGTERM drains (runner.h). Only a Ctrl-C after it exits at once: GNU
+ * timeout sends its SIGTERM to the process and again to its process group, and a service
+ * manager may repeat it, so a SIGTERM never counts as "again" (it drains like one Ctrl-C).
+ */
 static void on_signal(int sig)
 {
-    (void)sig;
-    if (++signals_seen >= 2) {
+    if (signals_seen && sig == SIGINT) {
         static const char msg[] = "\ninterrupted again: exiting now (committed trials are kept)\n";
         ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
         (void)w;
         _exit(DM_EXIT_INTERRUPTED);
     }
+    if (!signals_seen)
+        first_signal = sig;
+    signals_seen = 1;
 }
 
 /* USD of in_tokens prompt tokens, cached of them from the server's cache, and out_tokens. */
@@ -875,6 +882,12 @@ static void take_response(struct runner *r, struct client_response *resp, double
         s->id_slot = -1;
     }
 
+    /* an HTML page is a glitch retried like a 502, until the server keeps answering pages */
+    if (!resp->html_page)
+        r->html_streak = 0;
+    else if (++r->html_streak >= CLIENT_HTML_ANSWERS_MAX)
+        resp->cls = CLIENT_FATAL;
+
     if (resp->cls == CLIENT_RETRYABLE) {
         if (r->stop) {
             /* Stopping: leave it unsent (not an error); a resume sends it again. */
@@ -895,8 +908,15 @@ static void take_response(struct runner *r, struct client_response *resp, double
     }
     if (resp->cls == CLIENT_FATAL) {
         r->res->fatal_reason = resp->reason;
-        set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
-                    resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
+        if (resp->html_page)
+            set_message(r,
+                        "%s: %d answers in a row were HTML pages (one is retried as a proxy's "
+                        "glitch, %d in a row stop the run); the last: %s",
+                        client_reason_name(resp->reason), r->html_streak, CLIENT_HTML_ANSWERS_MAX,
+                        resp->error);
+        else
+            set_message(r, "%s%s%s (HTTP %ld)", client_reason_name(resp->reason),
+                        resp->error ? ": " : "", resp->error ? resp->error : "", resp->http_status);
         stop_with(r, RUNNER_FATAL);
         runner_order_answered(r, s->trial, NULL);
         r->busy--;
@@ -1021,13 +1041,19 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
             res->already_done++;
     r.to_send = res->planned - res->already_done;
 
-    signals_seen = 0;
+    signals_seen = first_signal = 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0; /* no SA_RESTART: waits end early */
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    /* from here a signal drains (tests wait for this line before they send one) */
+    if (r.to_send > 0)
+        fprintf(stderr,
+                "sending %ld trial(s): Ctrl-C or SIGTERM stops after the requests in flight, "
+                "and the run resumes\n",
+                r.to_send);
 
     for (;;) {
         double now = utc_monotonic_ms();
@@ -1040,9 +1066,10 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
             drain_deadline = now + cfg->drain_seconds * 1000.0;
             bar_break(&r);
             fprintf(stderr,
-                    "interrupted: waiting up to %.0fs for %zu request(s) in flight "
-                    "(interrupt again to exit at once)\n",
-                    cfg->drain_seconds, client_inflight(cfg->client));
+                    "interrupted%s: waiting up to %.0fs for %zu request(s) in flight "
+                    "(Ctrl-C again to exit at once)\n",
+                    first_signal == SIGTERM ? " (SIGTERM)" : "", cfg->drain_seconds,
+                    client_inflight(cfg->client));
         }
         if (r.stop) {
             /* Retries that have not gone out are dropped: a resume sends them. */

@@ -37,9 +37,12 @@ struct store_done_set;
  *
  * Signals: while runner_run() executes, the first SIGINT/SIGTERM stops
  * scheduling and waits up to drain_seconds for the requests in flight, then
- * commits and returns RUNNER_INTERRUPTED; a second one terminates the process
- * at once with status 130 (_exit: committed trials are safe, the store is
- * never corrupted). The previous handlers are restored on return.
+ * commits and returns RUNNER_INTERRUPTED; a SIGINT after it terminates the
+ * process at once with status 130 (_exit: committed trials are safe, the store
+ * is never corrupted), a SIGTERM after it does not (GNU timeout sends its
+ * SIGTERM twice). Once the handlers are installed, a run with trials to send
+ * says "sending N trial(s): ..." on stderr. The previous handlers are restored
+ * on return.
  *
  * Progress goes to stderr: a live one-line bar on a terminal (done/total,
  * rate, ETA, retries, errors, running accuracy, window), otherwise one plain

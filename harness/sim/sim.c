@@ -261,7 +261,7 @@ cleanup:
 /* ---- faults --------------------------------------------------------------- */
 
 static const char *const fault_names[SIM_FAULT__COUNT] = {
-    "none", "429", "500", "503", "drop", "truncate", "garbage", "slow", "error200",
+    "none", "429", "500", "503", "drop", "truncate", "garbage", "slow", "error200", "html200",
 };
 
 const char *sim_fault_name(enum sim_fault f)
@@ -295,7 +295,7 @@ int sim_faults_parse(const char *spec, struct sim_faults *out, struct strbuf *er
         if (k == SIM_FAULT__COUNT) {
             strbuf_addf(err,
                         "faults: unknown kind '%s' (known: 429, 500, 503, drop, truncate, "
-                        "garbage, slow, error200)",
+                        "garbage, slow, error200, html200)",
                         kv.v[i]);
             goto cleanup;
         }

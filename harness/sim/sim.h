@@ -222,6 +222,7 @@ int sim_decide(const struct sim_model *m, const char *question_id, double x, lon
  *   garbage   a 200 whose body is a completion cut short (not JSON)
  *   slow      a normal answer after slow_ms extra delay
  *   error200  a 200 carrying {"error":{...}} and no choices
+ *   html200   a 200 whose body is an HTML page (a proxy's or gateway's glitch)
  * Other routes never fault.
  */
 enum sim_fault {
@@ -234,9 +235,10 @@ enum sim_fault {
     SIM_FAULT_GARBAGE,
     SIM_FAULT_SLOW,
     SIM_FAULT_ERROR200,
+    SIM_FAULT_HTML200,
     SIM_FAULT__COUNT
 };
-/* "none", "429", "500", "503", "drop", "truncate", "garbage", "slow", "error200". */
+/* "none", "429", "500", "503", "drop", "truncate", "garbage", "slow", "error200", "html200". */
 const char *sim_fault_name(enum sim_fault f);
 
 struct sim_faults {

@@ -948,6 +948,14 @@ static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
                     "The server had an error while processing your request (simulated).");
         r->status = 200;
         break;
+    case SIM_FAULT_HTML200:
+        /* a gateway's page for one request, then the API again: retried (runner.c) */
+        free(r->body);
+        r->body = xstrdup("<html><body>bad gateway (simulated by dipmap serve-sim)</body></html>");
+        r->len = strlen(r->body);
+        r->status = 200;
+        r->content_type = "text/html";
+        break;
     case SIM_FAULT__COUNT:
         break;
     }

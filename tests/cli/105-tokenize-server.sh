@@ -6,7 +6,7 @@
 cat >srv.py <<'PY'
 import json, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
-mode = sys.argv[2]
+mode = sys.argv[2]  # argv[1]: the file the port is written to
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
     def do_POST(self):
@@ -25,18 +25,18 @@ class H(BaseHTTPRequestHandler):
         data = json.dumps(out).encode()
         self.send_response(200); self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
-HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+srv = HTTPServer(("127.0.0.1", 0), H)  # port 0: listening before its port is written
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % srv.server_address[1])
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+srv.serve_forever()
 PY
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' EXIT
 start() { # start MODE -> sets PORT
-    PORT=$(free_port)
-    python3 srv.py "$PORT" "$1" & pids+=($!)
-    for _ in $(seq 50); do
-        python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2)' "$PORT" 2>/dev/null && return
-        sleep 0.1
-    done
-    fail "server $1 did not start"
+    python3 srv.py "$1.port" "$1" & pids+=($!)
+    wait_for_file "$1.port" "$!"
+    PORT=$(cat "$1.port")
 }
 printf 'one two three four' >in.txt
 start vllm

@@ -17,7 +17,7 @@ run_args
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0 --db e.db --run r
 "$DIPMAP" view --db e.db --port 0 --listen 0.0.0.0 >vout 2>verr2 &
 pid=$!
-for i in $(seq 1200); do [ -s vout ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+wait_for_file vout $pid
 kill $pid 2>/dev/null; wait $pid 2>/dev/null
 url=$(head -n 1 vout)
 [ -n "$url" ] || fail "view did not start: $(cat verr2)"

@@ -13,14 +13,11 @@ args=("${GATE_ARGS[@]}" --baseline-model base --model bad --db g.db --name k --r
 "$DIPMAP" gate "${args[@]}" >out1 2>err1 &
 pid=$!
 # kill once round 1 is recorded and round 2 has stored part of its trials
-for i in $(seq 1200); do
-    [ "$(q g.db "select (select count(*) from gate_rounds) = 1 and (select count(*) from trials) between 115 and 210" 2>/dev/null)" = 1 ] && break
-    sleep 0.05
-done
+wait_for_query g.db "select (select count(*) from gate_rounds) = 1 and (select count(*) from trials) between 115 and 210" $pid
 kill -9 $pid
 wait $pid 2>/dev/null
 [ "$(q g.db "select count(*) from gate_rounds")" = 1 ] || fail "expected round 1 stored at the kill"
-sleep 1 # requests in flight at the kill reach the server's log
+wait_port_idle "$SIM_PORT" # the requests in flight at the kill are answered and logged
 before=$(gate_requests)
 stored=$(q g.db "select count(*) from trials")
 [ "$stored" -gt 110 ] && [ "$stored" -lt 220 ] || fail "killed at $stored trials, not inside round 2"

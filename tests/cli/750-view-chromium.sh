@@ -20,7 +20,7 @@ make_run t.db --run "$hostile" --model '<b>m</b>' --tag 'x"y' --time 1764100000 
 "$DIPMAP" view --db t.db --port 0 >view.out 2>view.err &
 VIEW_PID=$!
 trap 'kill $VIEW_PID 2>/dev/null; wait $VIEW_PID 2>/dev/null' EXIT
-for _ in $(seq 100); do [ -s view.out ] && break; sleep 0.05; done
+wait_for_file view.out $VIEW_PID
 url=$(head -n 1 view.out)
 case "$url" in http://127.0.0.1:[0-9]*/) ;; *) fail "view printed '$url' (stderr: $(cat view.err))" ;; esac
 port=${url#http://127.0.0.1:}

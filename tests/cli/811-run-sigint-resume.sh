@@ -35,10 +35,9 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0:100:10 --db t.db --run int2 --concurrency 1 \
     >out2 2>err2 &
 pid=$!
-for i in $(seq 600); do grep -q "^starting run 'int2'" err2 && break; sleep 0.05; done
-sleep 0.3
+wait_for_line err2 "sending 44 trial(s): Ctrl-C or SIGTERM stops" $pid # the handlers are in place
 kill -INT $pid
-sleep 0.3
+wait_for_line err2 "interrupted: waiting up to" $pid # the first one was taken
 kill -INT $pid
 wait $pid
 rc=$?

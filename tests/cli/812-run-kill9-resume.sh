@@ -7,11 +7,7 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:10 --db t.db --run k9 --concurrency 2 \
     >out1 2>err1 &
 pid=$!
-for i in $(seq 600); do
-    [ "$(q t.db "select count(*) from trials" 2>/dev/null)" -ge 4 ] 2>/dev/null && break
-    sleep 0.05
-done
-sleep 0.3
+wait_for_query t.db "select count(*) >= 4 from trials" $pid
 kill -9 $pid
 wait $pid 2>/dev/null
 [ "$(q t.db "pragma integrity_check")" = ok ] || fail "store corrupted"

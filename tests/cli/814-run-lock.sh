@@ -8,10 +8,7 @@ run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run busy --concurrency 1 \
     >out1 2>err1 &
 pid=$!
-for i in $(seq 100); do
-    [ "$(q t.db "select count(*) from locks" 2>/dev/null)" = 1 ] && break
-    sleep 0.05
-done
+wait_for_query t.db "select count(*) = 1 from locks" $pid
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run busy
 assert_contains err "run 'busy' is in use by pid $pid"
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db t.db --run other --concurrency 4

@@ -24,7 +24,8 @@ expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db
     --max-attempts 2 --retry-base-ms 5 --max-error-rate 1
 [ "$(q t.db "select count(*) from trials")" = 44 ] || fail "not finished"
 # unreachable endpoint: exit 3, no run stored
-SIM_URL=http://127.0.0.1:$(free_port)
+closed_port
+SIM_URL=http://127.0.0.1:$CLOSED_PORT
 run_args
 expect_code 3 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --db u.db --run u
 assert_contains err "unreachable"

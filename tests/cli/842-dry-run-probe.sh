@@ -18,7 +18,8 @@ lat=$(echo "$line" | sed 's/^  concurrency 4 x \([0-9.]*\) s per request.*/\1/')
 python3 -c "import sys; sys.exit(0 if float('$lat') >= 0.3 else 1)" || fail "probed latency $lat s < 0.3 s"
 assert_contains out "estimated (bound by concurrency)"
 # a probe that fails: nothing listens (3), the endpoint does not serve the model (2)
-port=$(free_port)
+closed_port
+port=$CLOSED_PORT
 expect_code 3 "$DIPMAP" run "${RUN_ARGS[@]}" --endpoint "http://127.0.0.1:$port" --lengths 1k --dry-run --probe --db t.db
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --model nosuch --lengths 1k --dry-run --probe --db t.db
 [ ! -e t.db ] || fail "a failed probe created the store"

@@ -31,11 +31,13 @@ for api in vllm:vllm-tokenize llamacpp:llamacpp-apply-template none:probe; do
     [ "$(n_trials "r$n" "outcome in ('correct','wrong')")" = 60 ] ||
         fail "$api: every trial should be scored"
 done
-# a resume reuses the stored overhead (nothing measured again) and keeps the trials
+# a resume measures the overhead again (issue 43: a stored one may never have been measured),
+# finds the stored one and keeps the trials (a differing one refuses the resume: test 407)
 expect_code 0 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl \
     --haystack "$HAY" --template needle --lengths 512,2k --depths 0:100:25 --progress none \
     --db t.db --run r3
-assert_not_contains err "template overhead: "
+assert_contains err "template overhead: $ov tokens per request (probe: the server counts "
+assert_contains err "; measured again, as stored with the run)"
 assert_contains out "trials: 60 of 60 done (0 this time, 60 kept from before)"
 # given by hand: a different value is a different run
 expect_code 2 "$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl \

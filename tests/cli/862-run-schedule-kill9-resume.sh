@@ -11,11 +11,8 @@ run_args
 pid=$!
 # kill once 14 trials are stored and some group is stored in part (groups go one after
 # another, so a kill between two flushes can find only whole groups stored)
-for i in $(seq 600); do
-    [ "$(q t.db "select count(*) >= 14 and exists (select 1 from trials group by question_id,
-          length having count(*) < 11) from trials" 2>/dev/null)" = 1 ] 2>/dev/null && break
-    sleep 0.05
-done
+wait_for_query t.db "select count(*) >= 14 and exists (select 1 from trials group by question_id,
+    length having count(*) < 11) from trials" $pid
 kill -9 $pid
 wait $pid 2>/dev/null
 [ "$(q t.db "pragma integrity_check")" = ok ] || fail "store corrupted"

@@ -86,7 +86,7 @@ PY
 # dipmap view shows the same order report (its section and the accuracy-vs-k plot)
 "$DIPMAP" view --db t.db --port 0 >view.out 2>view.err &
 view_pid=$!
-for _ in $(seq 100); do [ -s view.out ] && break; sleep 0.05; done
+wait_for_file view.out $view_pid
 url=$(head -n 1 view.out)
 python3 - "${url}run?name=o1" <<'PY' || { kill "$view_pid"; fail "view of an order run (above)"; }
 import sys, urllib.request

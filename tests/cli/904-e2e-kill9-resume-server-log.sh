@@ -13,25 +13,15 @@ args=(--endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl --haystack
 pid=$!
 # a random moment after the first trials are committed and before the end (220 trials)
 target=$((10 + RANDOM % 150))
-for i in $(seq 1200); do
-    [ "$(q t.db "select count(*) from trials" 2>/dev/null)" -ge "$target" ] 2>/dev/null && break
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.02
-done
+wait_for_query t.db "select count(*) >= $target from trials" $pid
 kill_ts=$(date +%s.%N)
 kill -9 $pid 2>/dev/null || fail "the run ended before the kill (target $target)"
 wait $pid 2>/dev/null
 n1=$(q t.db "select count(*) from trials")
 echo "killed after $n1 trials (target $target)"
 [ "$n1" -gt 0 ] && [ "$n1" -lt 220 ] || fail "expected a partial run, got $n1"
-# let the server finish (and log) the requests that were in flight: wait until its log is quiet
-prev=-1
-for i in $(seq 100); do
-    cur=$(wc -l <sim.log)
-    [ "$cur" = "$prev" ] && break
-    prev=$cur
-    sleep 0.5
-done
+# let the server finish (and log) the requests that were in flight: no connection left open
+wait_port_idle "$SIM_PORT"
 resume_ts=$(date +%s.%N)
 expect_code 0 "$DIPMAP" run "${args[@]}"
 assert_contains out "run k9: complete"

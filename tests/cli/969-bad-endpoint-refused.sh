@@ -2,7 +2,8 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/95x-lib.bash"
 setup_prior
-port=$(free_port)
+closed_port
+port=$CLOSED_PORT
 RUN_ARGS[1]="http://127.0.0.1:$port"
 bad_run 3 "error: run: endpoint unreachable: http://127.0.0.1:$port/v1/models: Failed to connect"
 [ "$(q t.db "select count(*) from runs")" = 1 ] || fail "a run was stored"

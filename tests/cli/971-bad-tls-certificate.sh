@@ -7,8 +7,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 
     fail "openssl could not make a certificate"
 python3 "$TESTS/servers/tls_proxy.py" --cert cert.pem --key key.pem --backend "${SIM_URL##*:}" --port-file tls.port 2>tls.err &
 SIM_PIDS+=($!)
-for i in $(seq 200); do [ -s tls.port ] && break; sleep 0.05; done
-[ -s tls.port ] || fail "TLS proxy did not start"
+wait_for_file tls.port $!
 url="https://127.0.0.1:$(cat tls.port)"
 RUN_ARGS[1]=$url
 bad_run 3 "error: run: endpoint unreachable: $url/v1/models: SSL certificate problem: self-signed certificate"

@@ -45,7 +45,8 @@ rm cmdline.txt # (it holds the -H value we passed ourselves)
 assert_contains run.err "Authorization: <redacted>"
 assert_contains run.err "X-Api-Key: <redacted>"
 # 3. a failing run prints a resume hint: no header value in it
-expect_code 3 "$DIPMAP" run "${RUN_ARGS[@]}" --endpoint "http://127.0.0.1:$(free_port)" --lengths 1k \
+closed_port
+expect_code 3 "$DIPMAP" run "${RUN_ARGS[@]}" --endpoint "http://127.0.0.1:$CLOSED_PORT" --lengths 1k \
     --db s.db --run sec2 -H "X-Api-Key: $HDR"
 cp err hint.err
 # 4. everything that reads the store

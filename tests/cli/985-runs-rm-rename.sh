@@ -98,10 +98,7 @@ start_sim slow --dataset golden.jsonl --latency-ms 30000
     --template "$REPO/prompts/kv.txt" --scorer kv --progress none --lengths 1k --depths 50 \
     --db t.db --run live >live.out 2>live.err &
 live=$!
-for i in $(seq 600); do
-    [ "$(q t.db "SELECT count(*) FROM locks JOIN runs ON runs.id = locks.run_id WHERE runs.name = 'live'" 2>/dev/null)" = 1 ] && break
-    sleep 0.1
-done
+wait_for_query t.db "SELECT count(*) = 1 FROM locks JOIN runs ON runs.id = locks.run_id WHERE runs.name = 'live'" $live
 expect_code 2 "$DIPMAP" rm --db t.db --yes live
 assert_contains err "run 'live' is in use by pid $live"
 expect_code 2 "$DIPMAP" rename --db t.db live other

@@ -24,14 +24,8 @@ wait $pid 2>/dev/null
 n1=$(q t.db "select count(*) from trials where outcome <> 'pending'")
 echo "killed after $n1 trials (target $target)"
 [ "$n1" -gt 0 ] && [ "$n1" -lt $total ] || fail "expected a partial run, got $n1 of $total"
-# the server finishes (and logs) what was in flight: wait until its log is quiet
-prev=-1
-for i in $(seq 100); do
-    cur=$(llama_check requests "$LLAMA_LOG")
-    [ "$cur" = "$prev" ] && break
-    prev=$cur
-    sleep 0.5
-done
+# the server finishes (and logs) what was in flight: no connection to it left open
+python3 "$TESTS/cli/lib/tcpstate.py" idle "${LLAMA_URL##*:}" || fail "llama-server kept connections open"
 llama_run k9 "${args[@]}"
 [ "$LLAMA_RC" = 0 ] || { cat run-k9.err >&2; fail "resume exited $LLAMA_RC"; }
 assert_contains run-k9.out "run k9: complete"

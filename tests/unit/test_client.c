@@ -278,8 +278,9 @@ static const struct ccase ccases[] = {
     /* broken 2xx bodies: retry */
     {200, NULL, "{\"choices\":[{\"index\":0,\"mess", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
      "not a JSON object"},
-    /* an HTML page (login, proxy, web UI): asking again gets the same page */
-    {200, NULL, "<html><body>Sign in</body></html>", 0, 0, CLIENT_FATAL, CLIENT_R_BAD_BODY,
+    /* an HTML page (a proxy's glitch, or a login page): retried; the runner stops on
+       CLIENT_HTML_ANSWERS_MAX in a row (html_page) */
+    {200, NULL, "<html><body>Sign in</body></html>", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
      "HTML page"},
     {200, NULL, "", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, NULL},
     {200, NULL, "{\"choices\":[]}", 0, 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, "choices"},
@@ -474,6 +475,8 @@ static void test_classify_table(void)
             CHECK(r.error && strstr(r.error, k->error_has));
         if (k->cls != CLIENT_OK)
             CHECK(r.error != NULL);
+        /* html_page marks exactly the HTML pages (the runner counts them in a row) */
+        CHECK_INT(r.html_page, k->error_has && !strcmp(k->error_has, "HTML page"));
         client_response_release(&r);
     }
 }
@@ -1070,7 +1073,7 @@ static void test_http_classes(void)
          0, CLIENT_RETRYABLE, CLIENT_R_SERVER_ERROR, 503},
         {"{\"status\":200,\"body\":\"<html>captive portal</html>\",\"headers\":{\"Content-Type\":"
          "\"text/html\"}}",
-         0, CLIENT_FATAL, CLIENT_R_BAD_BODY, 200},
+         0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY, 200}, /* html_page: the runner counts them */
         {"{\"status\":200,\"body\":\"{\\\"choices\\\":[\"}", 0, CLIENT_RETRYABLE, CLIENT_R_BAD_BODY,
          200},
         {"{\"status\":200,\"json\":{\"error\":{\"message\":\"generation failed\"}}}", 0,

@@ -41,12 +41,33 @@ bad_run() {
 }
 
 # as_nobody CMD...: run CMD as uid/gid 65534 when we are root (so file modes apply), else as is.
-# The scratch directory is opened to other users for it.
+# The scratch directory is opened to other users for it, and what CMD names inside the
+# repository (the dipmap binary, a template) is run from a copy in the scratch directory
+# (nobody-data/, also the command's DIPMAP_DATA, holding the default tokenizer): a clone in
+# root's home (mode 0700) is out of nobody's reach, and the test must not depend on where the
+# clone lies.
 as_nobody() {
-    if [ "$(id -u)" = 0 ]; then
-        chmod 755 .
-        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-    else
+    local a d=$PWD/nobody-data args=()
+    if [ "$(id -u)" != 0 ]; then
         "$@"
+        return
     fi
+    chmod 755 .
+    mkdir -p "$d/bin" "$d/datasets/tokenizers"
+    [ -e "$d/bin/dipmap" ] || cp "$DIPMAP" "$d/bin/dipmap"
+    [ -e "$d/datasets/tokenizers/cl100k_base.tiktoken.gz" ] ||
+        cp "$REPO/datasets/tokenizers/cl100k_base.tiktoken.gz" "$d/datasets/tokenizers/"
+    for a in "$@"; do
+        if [ ${#args[@]} = 0 ] && [ "$a" = "$DIPMAP" ]; then
+            args+=("$d/bin/dipmap")
+        elif [[ "$a" == "$REPO"/* ]] && [ -f "$a" ]; then
+            mkdir -p "$d/$(dirname "${a#"$REPO"/}")"
+            cp "$a" "$d/${a#"$REPO"/}"
+            args+=("$d/${a#"$REPO"/}")
+        else
+            args+=("$a")
+        fi
+    done
+    chmod -R a+rX "$d"
+    DIPMAP_DATA=$d setpriv --reuid=65534 --regid=65534 --clear-groups "${args[@]}"
 }

@@ -65,7 +65,42 @@ assert_not_contains() {
     if grep -qF -- "$2" "$1"; then fail "$1 contains '$2'"; fi
 }
 
-# free_port: an unused TCP port on 127.0.0.1
+# Waiting on state, never on time: each wait polls for something a program writes (a file,
+# a line) and fails after 60 s or as soon as PID (when given) has exited without writing it.
+# wait_for_file FILE [PID]: FILE exists and is not empty
+wait_for_file() {
+    local i
+    for i in $(seq 1200); do
+        [ -s "$1" ] && return 0
+        if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then
+            [ -s "$1" ] && return 0
+            fail "pid $2 exited before it wrote $1"
+        fi
+        sleep 0.05
+    done
+    fail "$1 was not written within 60 s"
+}
+
+# wait_for_line FILE TEXT [PID]: FILE holds TEXT (a fixed string)
+wait_for_line() {
+    local i
+    for i in $(seq 1200); do
+        grep -qF -- "$2" "$1" 2>/dev/null && return 0
+        if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+            grep -qF -- "$2" "$1" 2>/dev/null && return 0
+            echo "--- $1:" >&2; tail -c 2000 "$1" >&2
+            fail "pid $3 exited before '$2' appeared in $1"
+        fi
+        sleep 0.05
+    done
+    fail "'$2' did not appear in $1 within 60 s"
+}
+
+# free_port: a TCP port on 127.0.0.1 that was free a moment ago (bound, then released: another
+# process may take it before it is used). Only for a server that cannot bind port 0 itself and
+# is started again on a taken port (llama-server: tests/llama/lib.sh llama_start); a CLI test
+# starts its servers on port 0 and reads the port they print (start_sim, start_fake), and uses
+# closed_port (sim-lib.sh) for a port that refuses connections.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }

@@ -15,6 +15,21 @@ run_args() {
         --template "$REPO/prompts/kv.txt" --scorer kv --progress none)
 }
 
+# wait_for_query DB SQL [PID]: wait (up to 60 s, polling the store) until SQL answers 1 in DB;
+# fails when PID (when given) exits first. For "once N trials are stored" and the like.
+wait_for_query() {
+    local i
+    for i in $(seq 1200); do
+        [ "$(q "$1" "$2" 2>/dev/null)" = 1 ] && return 0
+        if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+            [ "$(q "$1" "$2" 2>/dev/null)" = 1 ] && return 0
+            fail "pid $3 exited before $1 answered 1 to: $2"
+        fi
+        sleep 0.05
+    done
+    fail "$1 did not answer 1 within 60 s to: $2"
+}
+
 # q DB SQL: run one query with the sqlite3 CLI
 q() {
     sqlite3 -batch -noheader "$1" "$2"

@@ -1,5 +1,6 @@
 # Helpers for the CLI tests that start servers: serve-sim (start_sim, stop_sim), dipmap view
-# (start_view) and a server's request log (wait_requests). Source after lib.sh (run-lib.sh
+# (start_view), a server's request log (wait_requests), a port that refuses connections
+# (closed_port) and a server's connections (wait_port_read, wait_port_idle). Source after lib.sh (run-lib.sh
 # sources this file). Servers listen on 127.0.0.1 with --port 0 and are stopped when the test
 # exits (tests/servers/fake.sh adds its server to SIM_PIDS too).
 
@@ -37,7 +38,7 @@ start_sim() {
     for i in $(seq 1200); do # 60 s: a busy machine starts it late
         [ -s "$name.out" ] && break
         kill -0 "$SIM_PID" 2>/dev/null || { cat "$name.err" >&2; fail "serve-sim $name exited at start"; }
-        sleep 0.05
+        sleep 0.05 # polls for the port line (state), as wait_for_file
     done
     SIM_PORT=$(head -n 1 "$name.out")
     case "$SIM_PORT" in '' | *[!0-9]*) fail "serve-sim $name printed no port: '$SIM_PORT'" ;; esac
@@ -60,7 +61,7 @@ start_view() {
     : >view.out # (as in start_sim: a second view must not show the first one's URL)
     "$DIPMAP" view --db "$1" --port 0 >view.out 2>view.err &
     SIM_PIDS+=("$!")
-    for i in $(seq 200); do [ -s view.out ] && break; sleep 0.05; done
+    wait_for_file view.out "$!"
     VIEW_URL=$(head -n 1 view.out)
     case "$VIEW_URL" in http://127.0.0.1:[0-9]*/) ;; *) fail "view printed '$VIEW_URL' (stderr: $(cat view.err))" ;; esac
 }
@@ -73,4 +74,33 @@ wait_requests() {
         sleep 0.05
     done
     fail "the server did not see $2 requests"
+}
+
+# closed_port: sets CLOSED_PORT, a TCP port on 127.0.0.1 that refuses connections for the rest
+# of the test: bound (port 0) by a process that never listens, so no other test can take it
+# (a port found free and released could be taken by the time it is used).
+closed_port() {
+    rm -f closed.port closed.port.tmp
+    python3 -c 'import os, signal, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()' closed.port &
+    SIM_PIDS+=("$!")
+    wait_for_file closed.port "$!"
+    CLOSED_PORT=$(cat closed.port)
+}
+
+# wait_port_read PORT: a connection to the server on PORT whose request the server has read
+# (its receive queue is empty: /proc/net/tcp); for "a request in flight" without a timer.
+wait_port_read() {
+    python3 "$TESTS/cli/lib/tcpstate.py" read "$1" || fail "the server on port $1 did not read a request"
+}
+
+# wait_port_idle PORT: no connection to the server on PORT is open any more (each was answered
+# and closed, or closed by the server): what was in flight when a client died is finished and
+# logged.
+wait_port_idle() {
+    python3 "$TESTS/cli/lib/tcpstate.py" idle "$1" || fail "the server on port $1 kept connections open"
 }
