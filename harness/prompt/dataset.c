@@ -195,7 +195,9 @@ static int check_fields(const struct dataset_pos *c, const struct json *obj, con
 }
 
 static const char *const question_fields[] = {
-    "id", "question", "answers", "gold", "distractors", "scorer", "answer_regex", "retrieved", NULL,
+    "id",          "question", "answers",      "gold",
+    "distractors", "scorer",   "answer_regex", "answer_outside_gold",
+    "retrieved",   NULL,
 };
 /* a "retrieved" item's "doc", "gold" and "score" are far from these: not taken for typos */
 static const char *const chunk_fields[] = {"id", "title", "text", "value", NULL};
@@ -355,6 +357,135 @@ static int check_empty_golds(const struct dataset_pos *c, const struct question 
                                 "question \"scorer\": \"exact\" or an \"answer_regex\"",
                                 i, q->answers.v[i]);
     return 0;
+}
+
+/*
+ * "title\ntext" of each gold chunk, normalised, joined by spaces: what the contains family
+ * of scorers would see if the model answered with the gold itself. Answers are looked for as
+ * substrings, as those scorers do ("S" is in "S-shaped", normalised "sshaped"): the check
+ * refuses only an answer no scorer of that family could find.
+ */
+static void gold_union_norm(struct strbuf *sb, const struct question *q)
+{
+    for (size_t i = 0; i < q->gold_nr; i++) {
+        if (i)
+            strbuf_addch(sb, ' ');
+        dataset_chunk_normalize(sb, &q->gold[i]);
+    }
+}
+
+/* 1 when the question's answer_regex matches the text of one of its gold chunks. */
+static int regex_in_gold(const struct question *q)
+{
+    struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+    int hit = 0;
+    for (size_t i = 0; i < q->gold_nr && !hit; i++) {
+        double score = 0;
+        strbuf_reset(&text);
+        strbuf_addf(&text, "%s\n%s", q->gold[i].title ? q->gold[i].title : "", q->gold[i].text);
+        /* an invalid pattern is the scorer's own error, reported when the run scores */
+        if (score_answer(SCORER_REGEX, text.buf, NULL, 0, q->answer_regex, &score, &err) < 0)
+            hit = 1;
+        else
+            hit = score > 0;
+    }
+    strbuf_release(&text);
+    strbuf_release(&err);
+    return hit;
+}
+
+/* A needle's value its own text does not state: appends why, returns 0; else 1. */
+static int values_in_their_chunks(const struct question *q, struct strbuf *why)
+{
+    struct strbuf norm = STRBUF_INIT, v = STRBUF_INIT;
+    int ok = 1;
+    for (size_t i = 0; i < q->gold_nr && ok; i++) {
+        const struct chunk *g = &q->gold[i];
+        if (!g->value)
+            continue;
+        strbuf_reset(&norm);
+        strbuf_reset(&v);
+        dataset_chunk_normalize(&norm, g);
+        score_normalize(g->value, strlen(g->value), &v);
+        if (v.len && !memmem(norm.buf, norm.len, v.buf, v.len)) {
+            strbuf_addf(why, "\"gold\"[%zu].\"value\": \"%s\" is not in that chunk's text", i,
+                        g->value);
+            ok = 0;
+        }
+    }
+    strbuf_release(&norm);
+    strbuf_release(&v);
+    return ok;
+}
+
+int question_answer_in_gold(const struct question *q, struct strbuf *why)
+{
+    struct norm_answers na;
+    struct strbuf gold = STRBUF_INIT;
+    int all, regex, ok = 1;
+    size_t i, stated = 0, first_missing = 0;
+
+    if (!q->gold_nr || q->retrieved_nr)
+        return 1; /* a retrieval item: its gold is what states an answer */
+    if (!values_in_their_chunks(q, why))
+        return 0;
+    /*
+     * A pattern may describe the answer's form rather than the gold's text (^\s*A\b for a
+     * multiple-choice label): it passes when it matches the gold, else the answers decide.
+     */
+    regex = q->answer_regex && (!q->scorer || !strcmp(q->scorer, "regex"));
+    if (regex && regex_in_gold(q))
+        return 1;
+    dataset_norm_answers_init(&na, q);
+    gold_union_norm(&gold, q);
+    all = q->scorer && !strcmp(q->scorer, "all");
+    for (i = na.v.nr; i-- > 0;) { /* backwards: first_missing ends at the first one */
+        if (memmem(gold.buf, gold.len, na.v.v[i], strlen(na.v.v[i])))
+            stated++;
+        else
+            first_missing = i;
+    }
+    /* answers that normalise to "" (the exact scorer's "A") state nothing to look for */
+    if (na.v.nr && (all ? stated < na.v.nr : !stated)) {
+        ok = 0;
+        if (regex)
+            strbuf_addf(why, "\"answer_regex\": /%s/ matches no gold chunk's text and ",
+                        q->answer_regex);
+        if (all)
+            strbuf_addf(why,
+                        "\"answers\": the gold does not state \"%s\" (normalised; scorer all "
+                        "needs every answer)",
+                        na.v.v[first_missing]);
+        else
+            strbuf_addf(why, "\"answers\": no gold chunk states %s\"%s\"%s",
+                        q->answers.nr > 1 ? "any of " : "", q->answers.v[0],
+                        q->answers.nr > 2    ? ", ..."
+                        : q->answers.nr == 2 ? " or the other"
+                                             : "");
+    }
+    strvec_clear(&na.v);
+    strbuf_release(&gold);
+    return ok;
+}
+
+/*
+ * An answer the gold never states is scored wrong at every depth ("KX-78" where the chunk
+ * says KX-77): refused unless the line says the gold implies it without stating it.
+ */
+static int check_answer_in_gold(const struct dataset_pos *c, const struct question *q)
+{
+    struct strbuf why = STRBUF_INIT;
+    int rc = 0;
+    if (!q->answer_outside_gold && !question_answer_in_gold(q, &why))
+        rc = dataset_ferr(c,
+                          "%s, so the scorer would never credit the gold (compared as the "
+                          "scorer normalises: lower case, no punctuation or articles); fix the "
+                          "answer or the gold, or add \"answer_outside_gold\": true when the "
+                          "gold implies the answer without stating it (an inference, a yes/no, "
+                          "a label)",
+                          why.buf);
+    strbuf_release(&why);
+    return rc;
 }
 
 /*
@@ -579,7 +710,13 @@ static int parse_question(const struct dataset_pos *c, const struct json *j, str
     if (opt_string(c, j, "scorer", "", &q->scorer) < 0 ||
         opt_string(c, j, "answer_regex", "", &q->answer_regex) < 0)
         return -1;
-    if (check_empty_golds(c, q) < 0)
+    f = json_get(j, "answer_outside_gold");
+    if (json_kind(f) != JSON_ABSENT && json_kind(f) != JSON_NULL) {
+        if (json_kind(f) != JSON_BOOL)
+            return dataset_ferr(c, "\"answer_outside_gold\" must be true or false");
+        q->answer_outside_gold = json_is_true(f);
+    }
+    if (check_empty_golds(c, q) < 0 || check_answer_in_gold(c, q) < 0)
         return -1;
     drop_leaking_negatives(q);
     return 0;

@@ -324,6 +324,8 @@ overrides:
         strbuf_addstr(out, ", \"answer_regex\": ");
         escape_json(out, q->answer_regex);
     }
+    if (q->answer_outside_gold)
+        strbuf_addstr(out, ", \"answer_outside_gold\": true");
     strbuf_addstr(out, "}\n");
 }
 
