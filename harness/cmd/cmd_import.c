@@ -426,8 +426,8 @@ static const char *need_str(const struct importer *im, const struct json *j, con
  * One NoLiMa needle-set entry (one element of its needle_set.json per line): for every
  * question type x test, the needle with the test's input_args and a character from
  * character_set as the gold chunk (its value the character), the question with the same
- * args, the answers gold_answers or the character, the type's distractor (when given) as a
- * hard negative.
+ * args, the answer the character for a {CHAR} needle (as NoLiMa scores it), else the test's
+ * gold_answers, the type's distractor (when given) as a hard negative.
  */
 static int import_nolima(struct importer *im, const struct json *j, long lineno)
 {
@@ -485,7 +485,11 @@ static int import_nolima(struct importer *im, const struct json *j, long lineno)
             fill_template(&gtext, needle, args, ch);
             memset(&q, 0, sizeof(q));
             strvec_init(&q.answers);
-            if (json_kind(ga) == JSON_ARRAY) {
+            /* NoLiMa's own rule (evaluation/async_evaluate.py): a {CHAR} needle is scored
+               against the character it names, "gold_answers" only a needle without one */
+            if (strstr(needle, "{CHAR}")) {
+                strvec_push(&q.answers, ch);
+            } else if (json_kind(ga) == JSON_ARRAY) {
                 for (const struct json *a = json_first(ga); a; a = json_next(a))
                     if (json_str(a) && *json_str(a) && !score_gold_is_empty(json_str(a)))
                         strvec_push(&q.answers, json_str(a));
@@ -762,12 +766,17 @@ static int run_import(struct importer *im)
 }
 
 /*
- * The golden set as written, loaded as run and show-prompt load it, before it is kept: an
- * importer never leaves a file the rest of dipmap refuses (longbench-v2 writes a haystack).
+ * The golden set as written, loaded as run and show-prompt load it, before it is kept, and a
+ * haystack with a chunk at least: an importer never leaves a file the rest of dipmap refuses
+ * (longbench-v2 writes a haystack).
  */
-static int check_written(struct importer *im, const char *out)
+static int check_written(struct importer *im, const char *out, const char *hay_out)
 {
     struct golden_set gs;
+    if (im->hay && !im->chunks)
+        return error("import: no chunk is left for --haystack-out %s (a haystack needs one; with "
+                     "a KV file, keep fewer pairs as hard negatives: --kv-negatives N)",
+                     hay_out);
     if (im->format == 5)
         return 0;
     if (golden_set_load_mem(&gs, out, im->set_text.buf, im->set_text.len) < 0)
@@ -863,7 +872,7 @@ int cmd_import(int argc, const char **argv)
         goto done;
     if (hay_out && !(im.hay = dataset_writer_open(hay_out)))
         goto done;
-    if (run_import(&im) < 0 || check_written(&im, out) < 0)
+    if (run_import(&im) < 0 || check_written(&im, out, hay_out) < 0)
         goto done;
     if (dataset_writer_close(im.set) < 0) {
         im.set = NULL;

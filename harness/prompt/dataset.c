@@ -420,42 +420,42 @@ static int values_in_their_chunks(const struct question *q, struct strbuf *why)
 
 int question_answer_in_gold(const struct question *q, struct strbuf *why)
 {
-    struct norm_answers na;
-    struct strbuf gold = STRBUF_INIT;
+    struct strbuf gold = STRBUF_INIT, a = STRBUF_INIT;
     int all, regex, ok = 1;
-    size_t i, stated = 0, first_missing = 0;
+    size_t i, looked = 0, stated = 0, first_missing = 0;
 
     if (!q->gold_nr || q->retrieved_nr)
         return 1; /* a retrieval item: its gold is what states an answer */
-    if (!values_in_their_chunks(q, why))
-        return 0;
     /*
      * A pattern may describe the answer's form rather than the gold's text (^\s*A\b for a
      * multiple-choice label): it passes when it matches the gold, else the answers decide.
      */
     regex = q->answer_regex && (!q->scorer || !strcmp(q->scorer, "regex"));
     if (regex && regex_in_gold(q))
-        return 1;
-    dataset_norm_answers_init(&na, q);
+        return values_in_their_chunks(q, why);
     gold_union_norm(&gold, q);
     all = q->scorer && !strcmp(q->scorer, "all");
-    for (i = na.v.nr; i-- > 0;) { /* backwards: first_missing ends at the first one */
-        if (memmem(gold.buf, gold.len, na.v.v[i], strlen(na.v.v[i])))
+    for (i = q->answers.nr; i-- > 0;) { /* backwards: first_missing ends at the first one */
+        strbuf_reset(&a);
+        score_normalize(q->answers.v[i], strlen(q->answers.v[i]), &a);
+        if (!a.len) /* "" (the exact scorer's "A") states nothing to look for */
+            continue;
+        looked++;
+        if (memmem(gold.buf, gold.len, a.buf, a.len))
             stated++;
         else
             first_missing = i;
     }
-    /* answers that normalise to "" (the exact scorer's "A") state nothing to look for */
-    if (na.v.nr && (all ? stated < na.v.nr : !stated)) {
+    if (looked && (all ? stated < looked : !stated)) {
         ok = 0;
         if (regex)
             strbuf_addf(why, "\"answer_regex\": /%s/ matches no gold chunk's text and ",
                         q->answer_regex);
         if (all)
             strbuf_addf(why,
-                        "\"answers\": the gold does not state \"%s\" (normalised; scorer all "
-                        "needs every answer)",
-                        na.v.v[first_missing]);
+                        "\"answers\": the gold does not state \"%s\" (scorer all needs every "
+                        "answer)",
+                        q->answers.v[first_missing]);
         else
             strbuf_addf(why, "\"answers\": no gold chunk states %s\"%s\"%s",
                         q->answers.nr > 1 ? "any of " : "", q->answers.v[0],
@@ -463,9 +463,9 @@ int question_answer_in_gold(const struct question *q, struct strbuf *why)
                         : q->answers.nr == 2 ? " or the other"
                                              : "");
     }
-    strvec_clear(&na.v);
+    strbuf_release(&a);
     strbuf_release(&gold);
-    return ok;
+    return ok && values_in_their_chunks(q, why);
 }
 
 /*
