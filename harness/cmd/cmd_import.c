@@ -680,19 +680,28 @@ static void lb_piece(void *arg, const char *text, size_t len, size_t piece, int 
 /*
  * One LongBench v2 record (one element of its data.json per line): its context cut into
  * haystack chunks (ids lb2-ID#N, no title), paragraphs at blank lines (the newlines inside
- * kept: code and tables keep their lines) and long paragraphs as a text haystack cuts them.
+ * kept: code and tables keep their lines; CRLF and CR line ends read as LF) and long paragraphs
+ * as a text haystack cuts them (200-word pieces, text without spaces at its sentence ends).
  * The multiple-choice question marks no evidence to place at a depth and is not imported.
  * --limit counts records.
  */
 static int import_longbench(struct importer *im, const struct json *j, long lineno)
 {
-    const char *rid = need_str(im, j, "_id", lineno), *ctx, *p, *from = NULL, *to = NULL;
+    const char *rid = need_str(im, j, "_id", lineno), *raw, *ctx, *p, *from = NULL, *to = NULL;
     struct lb_ctx c = {im, rid, 0, 0};
-    if (!rid || !(ctx = need_str(im, j, "context", lineno)))
+    struct strbuf text = STRBUF_INIT;
+    if (!rid || !(raw = need_str(im, j, "context", lineno)))
         return -1;
     if (im->limit > 0 && im->questions >= im->limit)
         return 0;
     im->questions++; /* records */
+    /* line ends normalised: CRLF and a lone CR are "\n" (a chunk kept a trailing "\r") */
+    for (p = raw; *p; p++) {
+        if (*p == '\r' && p[1] == '\n')
+            continue;
+        strbuf_addch(&text, *p == '\r' ? '\n' : *p);
+    }
+    ctx = text.buf;
     /* line by line: a blank line (only spaces, tabs, CR) ends the paragraph [from, to) */
     for (p = ctx; !c.rc; p++) {
         const char *e = strchr(p, '\n'), *q = p;
@@ -713,6 +722,7 @@ static int import_longbench(struct importer *im, const struct json *j, long line
     }
     if (from && !c.rc)
         haystack_paragraph_pieces(from, (size_t)(to - from), lb_piece, &c);
+    strbuf_release(&text);
     if (!c.rc && !c.n)
         return error("%s:%ld: \"context\": no text", im->path, lineno);
     return c.rc;

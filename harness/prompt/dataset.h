@@ -227,7 +227,10 @@ void question_to_jsonl(struct strbuf *out, const struct question *q);
 void chunk_to_jsonl(struct strbuf *out, const struct chunk *c);
 /*
  * The chunks one paragraph of a text haystack becomes: the whole paragraph, or pieces of 200
- * words when it has more than 300 (the last piece takes the rest), whitespace-trimmed. Calls
+ * words when it has more than 300 (the last piece takes the rest), whitespace-trimmed; a piece
+ * over 3,000 bytes (a script written without spaces: Chinese, Japanese) is cut again after
+ * the sentences that fit about 1,500 bytes (。！？｡… ؟ । ॥, or . ! ? before a space), a sentence
+ * longer than that at a space or a character boundary. Calls
  * emit(arg, text, len, piece, whole) for each, whole set when the paragraph is one piece.
  * Used by the .txt haystack loader and by `import longbench-v2`.
  */

@@ -93,6 +93,69 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* A piece longer than this (bytes) is cut again at sentence ends, about every PIECE_AIM. */
+#define PIECE_MAX 3000
+#define PIECE_AIM 1500
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t';
+}
+
+/*
+ * The bytes of the sentence end at p, or 0: ".", "!" or "?" before a space or the end, or
+ * the full stops of scripts written without spaces (Chinese and Japanese 。！？｡, the
+ * ellipsis, Arabic ؟, Devanagari । ॥).
+ */
+static size_t sentence_end_at(const char *p, const char *end)
+{
+    static const char *const marks[] = {
+        "\xe3\x80\x82", "\xef\xbc\x81", "\xef\xbc\x9f", "\xef\xbd\xa1",
+        "\xe2\x80\xa6", "\xd8\x9f",     "\xe0\xa5\xa4", "\xe0\xa5\xa5",
+    };
+    if ((*p == '.' || *p == '!' || *p == '?') && (p + 1 == end || is_space(p[1])))
+        return 1;
+    for (size_t i = 0; i < sizeof(marks) / sizeof(*marks); i++) {
+        size_t m = strlen(marks[i]);
+        if ((size_t)(end - p) >= m && !memcmp(p, marks[i], m))
+            return m;
+    }
+    return 0;
+}
+
+/*
+ * Where the next piece of s[0..n) ends: all of it up to PIECE_MAX bytes; else after the
+ * sentences that fit PIECE_AIM (at least one); a first sentence over PIECE_MAX is cut near
+ * PIECE_AIM at a space, or else at a UTF-8 character boundary.
+ */
+static size_t next_cut(const char *s, size_t n)
+{
+    size_t last = 0, i = 0;
+    if (n <= PIECE_MAX)
+        return n;
+    while (i < n) {
+        size_t m = sentence_end_at(s + i, s + n);
+        if (!m) {
+            i++;
+            continue;
+        }
+        if (last && i + m > PIECE_AIM)
+            break;
+        last = i += m;
+    }
+    if (!last || last > PIECE_MAX) {
+        last = PIECE_AIM;
+        while (last > 1 && ((unsigned char)s[last] & 0xC0) == 0x80)
+            last--;
+        for (size_t k = last; k > PIECE_AIM / 2; k--)
+            if (is_space(s[k])) {
+                last = k;
+                break;
+            }
+    }
+    return last;
+}
+
 void haystack_paragraph_pieces(const char *s, size_t n,
                                void (*emit)(void *arg, const char *text, size_t len, size_t piece,
                                             int whole),
@@ -102,7 +165,7 @@ void haystack_paragraph_pieces(const char *s, size_t n,
     size_t words = 0, piece = 0;
     int in = 0;
     for (p = s; p < end; p++) {
-        int sp = *p == ' ' || *p == '\n' || *p == '\t';
+        int sp = is_space(*p);
         if (!sp && !in)
             words++;
         in = !sp;
@@ -113,7 +176,7 @@ void haystack_paragraph_pieces(const char *s, size_t n,
             size_t w = 0;
             in = 0;
             for (p = s; p < end; p++) {
-                int sp = *p == ' ' || *p == '\n' || *p == '\t';
+                int sp = is_space(*p);
                 if (!sp && !in && ++w > 200) {
                     cut = p;
                     break;
@@ -122,13 +185,20 @@ void haystack_paragraph_pieces(const char *s, size_t n,
             }
             words = words > 200 ? words - 200 : 0;
         }
-        e = cut;
-        while (e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'))
-            e--;
-        emit(arg, s, (size_t)(e - s), piece, !piece && cut == end);
-        piece++;
+        /* a long run without spaces (Chinese, Japanese) is cut again at its sentence ends */
+        for (const char *q = s; q < cut;) {
+            size_t c = next_cut(q, (size_t)(cut - q));
+            e = q + c;
+            while (e > q && is_space(e[-1]))
+                e--;
+            emit(arg, q, (size_t)(e - q), piece, !piece && cut == end && q + c == cut);
+            piece++;
+            q += c;
+            while (q < cut && is_space(*q))
+                q++;
+        }
         s = cut;
-        while (s < end && (*s == ' ' || *s == '\n' || *s == '\t'))
+        while (s < end && is_space(*s))
             s++;
     }
 }
