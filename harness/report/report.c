@@ -83,6 +83,12 @@ static void published_effective_bullets(struct markup *d, const struct run_stats
         report_bullet(d, "effective length, NoLiMa",
                       "undefined: the base score (accuracy on the shortest lengths) is 0.0%");
     }
+    if (s->ruler.defined || s->nolima.defined || s->nolima.base_lengths)
+        report_bullet(d, "which effective length",
+                      "\"effective length\" is dipmap's own: every depth must hold the "
+                      "threshold, so a dip in the middle shortens it; RULER's and NoLiMa's are "
+                      "the published definitions, over the accuracy averaged across all depths, "
+                      "so a dip lowers them less and they are usually the longer");
     strbuf_release(&sb);
 }
 
@@ -202,10 +208,11 @@ static void section_summary(struct markup *d, const struct report_input *in)
     } else {
         if (s->effective_length > 0) {
             plan_format_length(&sb, s->effective_length);
-            strbuf_addf(&sb, " tokens (longest length where every depth reaches ");
+            strbuf_addf(&sb, " tokens (dipmap's definition: the longest length where every depth "
+                             "reaches ");
         } else {
-            strbuf_addstr(&sb,
-                          "none of the measured lengths (no length where every depth reaches ");
+            strbuf_addstr(&sb, "none of the measured lengths (dipmap's definition: no length "
+                               "where every depth reaches ");
         }
         report_pct(&sb, s->effective_threshold);
         strbuf_addf(&sb, ", %.0f%% of the %s accuracy ",
