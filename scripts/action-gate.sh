@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# The gate step of action.yml: map the baseline (taking stored answers from the reuse cache
-# when it exists) and the candidate with the same inputs, compare them (compare appends its
-# Markdown verdict to $GITHUB_STEP_SUMMARY and annotates the worst regressions), and write
-# the outputs verdict, exit-code and report-dir to $GITHUB_OUTPUT. Always exits 0 once the
-# outputs are written, so the report is uploaded before the Verdict step fails the job.
-# Inputs arrive as DIPMAP_* environment variables (action.yml); DIPMAP is the binary.
+# The gate step of action.yml: `dipmap gate` maps the baseline and the candidate in rounds on the
+# same prompts and stops as soon as the verdict is decided (exit 0 PASS, 1 FAIL, 4
+# INCONCLUSIVE); it appends its Markdown to $GITHUB_STEP_SUMMARY and writes compare.md,
+# compare.json and junit.xml into the out folder. The store is the reuse cache (kept between
+# workflow runs by actions/cache): baseline requests byte-identical to an earlier run's take
+# its stored answers, and only baseline runs stay in it (a candidate of the same model name
+# must never answer for the baseline). Writes the outputs verdict, exit-code and report-dir to
+# $GITHUB_OUTPUT and always exits 0 once they are written, so the report is uploaded before
+# the Verdict step fails the job. Inputs arrive as DIPMAP_* environment variables
+# (action.yml); DIPMAP is the binary.
 set -uo pipefail
 dipmap=${DIPMAP:?DIPMAP: the dipmap binary}
 out=${DIPMAP_OUT:-dipmap-compare}
 cache=${DIPMAP_REUSE_CACHE:-}
 cand_model=${DIPMAP_CAND_MODEL:-$DIPMAP_MODEL}
-run_id=${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}
-base_db=${cache:-dipmap-baseline.db}
-cand_db=dipmap-candidate.db
+name=${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}
+db=${cache:-dipmap-gate.db}
 mkdir -p "$out"
 dataset=${DIPMAP_DATASET:-}
 output() { echo "$1=$2" >>"${GITHUB_OUTPUT:-/dev/null}"; }
@@ -31,24 +34,16 @@ if [ -z "$dataset" ]; then
     "$dipmap" gen needle --n "${DIPMAP_QUESTIONS:-100}" --seed 1 --out "$dataset" ||
         { echo "::error::dipmap gen needle --n ${DIPMAP_QUESTIONS:-100} failed"; finish 2; }
 fi
-common=(--dataset "$dataset" --haystack "$DIPMAP_HAYSTACK" --lengths "$DIPMAP_LENGTHS"
-    --depths "$DIPMAP_DEPTHS" --tokenizer "$DIPMAP_TOKENIZER" --progress lines)
 reuse=()
 [ -n "$cache" ] && [ -f "$cache" ] && reuse=(--reuse "$cache")
-echo "::group::map the baseline ($DIPMAP_BASE_URL)"
-"$dipmap" run "${common[@]}" --endpoint "$DIPMAP_BASE_URL" --model "$DIPMAP_MODEL" --db "$base_db" \
-    --run "base-$run_id" "${reuse[@]}"
+echo "::group::dipmap gate: $DIPMAP_MODEL at $DIPMAP_BASE_URL against $cand_model at $DIPMAP_CAND_URL"
+"$dipmap" gate --endpoint "$DIPMAP_CAND_URL" --baseline-endpoint "$DIPMAP_BASE_URL" \
+    --baseline-model "$DIPMAP_MODEL" --model "$cand_model" --dataset "$dataset" \
+    --haystack "$DIPMAP_HAYSTACK" --lengths "$DIPMAP_LENGTHS" --depths "$DIPMAP_DEPTHS" \
+    --tokenizer "$DIPMAP_TOKENIZER" --tolerance "$DIPMAP_TOLERANCE" --db "$db" --name "$name" \
+    "${reuse[@]}" --out "$out" --progress lines
 rc=$?
 echo "::endgroup::"
-[ $rc = 0 ] || { echo "::error::mapping the baseline failed (exit code $rc)"; finish "$rc"; }
-echo "::group::map the candidate ($DIPMAP_CAND_URL)"
-rm -f "$cand_db"
-"$dipmap" run "${common[@]}" --endpoint "$DIPMAP_CAND_URL" --model "$cand_model" --db "$cand_db" \
-    --run "cand-$run_id"
-rc=$?
-echo "::endgroup::"
-[ $rc = 0 ] || { echo "::error::mapping the candidate failed (exit code $rc)"; finish "$rc"; }
-"$dipmap" compare "base-$run_id" "cand-$run_id" --baseline-db "$base_db" --db "$cand_db" \
-    --tolerance "$DIPMAP_TOLERANCE" --pass-rule "${DIPMAP_PASS_RULE:-bound}" --json "$out/compare.json" --junit "$out/junit.xml" \
-    --out "$out" >"$out/compare-stdout.md"
-finish $?
+# the cache keeps baseline answers only
+"$dipmap" rm --yes "$name-candidate" --db "$db" >/dev/null 2>&1 || true
+finish $rc

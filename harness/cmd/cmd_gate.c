@@ -170,6 +170,10 @@ static int gate_design(struct gate_cmd *c)
         return error("%s: the golden set has no questions", c->dataset);
     c->nmax = c->max_questions > 0 && (size_t)c->max_questions < c->gs.nr ? (size_t)c->max_questions
                                                                           : c->gs.nr;
+    if (c->max_questions > 0 && (size_t)c->max_questions > c->gs.nr)
+        warning("gate: --max-questions %ld is more than the golden set's %zu questions: the gate "
+                "stops at %zu (every question of %s)",
+                c->max_questions, c->gs.nr, c->gs.nr, c->dataset);
     c->looks = (c->nmax + (size_t)c->round - 1) / (size_t)c->round;
     c->t = xcalloc(c->looks, sizeof(double));
     for (size_t k = 0; k < c->looks; k++) {
@@ -504,6 +508,14 @@ static int gate_rounds(struct gate_cmd *c)
     return error("gate '%s': no round left to decide", c->name);
 }
 
+/* Which limit the last look is: the --max-questions cap or the whole golden set. */
+static const char *gate_limit_name(const struct gate_cmd *c)
+{
+    return c->max_questions > 0 && (size_t)c->max_questions <= c->gs.nr
+               ? "--max-questions"
+               : "every question of the golden set";
+}
+
 /* The gate's own Markdown: the verdict, the design and a line per round. */
 static void gate_markdown(struct strbuf *out, const struct gate_cmd *c)
 {
@@ -513,9 +525,9 @@ static void gate_markdown(struct strbuf *out, const struct gate_cmd *c)
                 c->looks);
     if (!strcmp(c->decision, "INCONCLUSIVE"))
         strbuf_addf(out,
-                    "The gate reached --max-questions (%zu) without a decision: neither a "
+                    "The gate reached %s (%zu) without a decision: neither a "
                     "significant primary regression nor every bound below the tolerance.\n\n",
-                    c->nmax);
+                    gate_limit_name(c), c->nmax);
     strbuf_addf(out,
                 "Sequential design: rounds of %ld questions, Lan-DeMets %s alpha-spending at "
                 "alpha %.3g for FAIL (Holm over the primary endpoints) and for the PASS bounds "

@@ -14,6 +14,7 @@
 
 #include "cmd/builtin.h"
 #include "prompt/dataset.h"
+#include "base/datadir.h"
 #include "base/opt.h"
 #include "base/rng.h"
 #include "base/strbuf.h"
@@ -114,6 +115,21 @@ static const char *draw_unique(struct strvec *used, struct strbuf *sb, uint64_t 
     return NULL;
 }
 
+/*
+ * q as one JSONL line to w (line: scratch), after the loader's answer rule: a generated gold
+ * that does not state its answer is a bug of the generator, never a file run refuses.
+ */
+static int write_checked(struct dataset_writer *w, struct strbuf *line, const struct question *q)
+{
+    struct strbuf why = STRBUF_INIT;
+    if (!question_answer_in_gold(q, &why))
+        BUG("gen: question %s: %s", q->id, why.buf);
+    strbuf_release(&why);
+    strbuf_reset(line);
+    question_to_jsonl(line, q);
+    return dataset_writer_write(w, line->buf, line->len);
+}
+
 /* q with its one gold chunk and nneg negatives, written to w as one JSONL line (line: scratch). */
 static int write_question(struct dataset_writer *w, struct strbuf *line, struct question *q,
                           struct chunk *gold, struct chunk *neg, size_t nneg)
@@ -122,9 +138,7 @@ static int write_question(struct dataset_writer *w, struct strbuf *line, struct 
     q->gold_nr = 1;
     q->distractors = neg;
     q->distractors_nr = nneg;
-    strbuf_reset(line);
-    question_to_jsonl(line, q);
-    return dataset_writer_write(w, line->buf, line->len);
+    return write_checked(w, line, q);
 }
 
 /* Distinct invented entities gen needle can draw: each needle takes negatives + 1 of them. */
@@ -438,9 +452,7 @@ static int gen_hops(struct dataset_writer *w, long n, long negatives, uint64_t r
             q.gold_nr = 2;
             q.distractors = neg;
             q.distractors_nr = nneg;
-            strbuf_reset(&line);
-            question_to_jsonl(&line, &q);
-            rc = dataset_writer_write(w, line.buf, line.len);
+            rc = write_checked(w, &line, &q);
             strvec_clear(&q.answers);
             free(g[0].text);
             free(g[1].text);
@@ -563,6 +575,7 @@ int cmd_gen(int argc, const char **argv)
     long assoc_nr = 0, ai;
     long n = 40, seed = 1, negatives = -1, hay_size = 2000;
     struct strvec rest = STRVEC_INIT;
+    struct strbuf assoc_found = STRBUF_INIT;
     struct dataset_writer *w = NULL, *hw = NULL;
     uint64_t rng;
     int rc, ret = DM_EXIT_USAGE, kv, as, hops;
@@ -616,6 +629,10 @@ int cmd_gen(int argc, const char **argv)
         goto cleanup;
     }
     if (as) {
+        /* the shipped table is looked up in the data search order, as datasets are */
+        if (!strcmp(assoc_path, "datasets/associations.tsv") &&
+            !datadir_find(assoc_path, &assoc_found, NULL))
+            assoc_path = assoc_found.buf;
         /* read before the output file exists: a refused command writes nothing */
         assoc_nr = assoc_load(assoc_path, &assoc);
         if (assoc_nr < 0)
@@ -662,6 +679,7 @@ cleanup:
         free(assoc[ai].country);
     }
     free(assoc);
+    strbuf_release(&assoc_found);
     strvec_clear(&rest);
     return ret;
 }

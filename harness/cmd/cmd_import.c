@@ -23,6 +23,7 @@
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "base/hash.h"
+#include "base/hashmap.h"
 
 #include "base/banned.h"
 
@@ -44,6 +45,12 @@ struct importer {
     int kv_key;         /* KV: the question is the bare key (the paper's prompt names only it) */
     unsigned long seed; /* nolima: which character of character_set each test names */
     int format; /* 0 litm (qa or kv from the first record), 3 nolima, 4 ruler, 5 longbench-v2 */
+    int allow_outside;      /* --allow-answer-outside-gold */
+    long outside;           /* questions marked "answer_outside_gold" */
+    long renamed;           /* ids taken already, written with a line suffix */
+    struct strvec ids;      /* every question id written, in order */
+    struct hashmap idx;     /* id -> its entry in ids */
+    struct strbuf set_text; /* the golden set as written, loaded once more at the end */
     struct strbuf line;
     char prefix[16];
 };
@@ -52,6 +59,68 @@ static int write_line(struct dataset_writer *w, struct strbuf *sb)
 {
     int rc = dataset_writer_write(w, sb->buf, sb->len);
     strbuf_reset(sb);
+    return rc;
+}
+
+static int id_is(const void *id, size_t entry, const void *ids)
+{
+    return !strcmp(((const struct strvec *)ids)->v[entry], id);
+}
+
+/* 1 when id was not written yet (and is now recorded), 0 when it was. */
+static int id_claim(struct importer *im, const char *id)
+{
+    uint64_t h = fnv64_str(FNV64_INIT_DIPMAP, id);
+    if (hashmap_find(&im->idx, h, id, id_is, &im->ids) != HASHMAP_NONE)
+        return 0;
+    strvec_push(&im->ids, id);
+    hashmap_put(&im->idx, h, id, im->ids.nr - 1, id_is, &im->ids);
+    return 1;
+}
+
+/*
+ * One question written (or counted against --limit), as the rest of dipmap will read it: an
+ * id taken already (RULER's current niah.py writes the answer's offset as "index") gets the
+ * input line as a suffix, "-L<line>", then a count until it is free; a gold that does not
+ * state the answer (question_answer_in_gold()) is refused naming the input line, or, with
+ * --allow-answer-outside-gold, marked "answer_outside_gold": true.
+ */
+static int write_question(struct importer *im, struct question *q, long lineno)
+{
+    struct strbuf id = STRBUF_INIT, why = STRBUF_INIT;
+    char *given = q->id;
+    int rc = 0;
+    if (im->limit > 0 && im->questions >= im->limit)
+        return 0;
+    if (!question_answer_in_gold(q, &why)) {
+        if (!im->allow_outside) {
+            rc = error("%s:%ld: question \"%s\": %s, so it would be scored wrong at every depth "
+                       "(--allow-answer-outside-gold imports it marked \"answer_outside_gold\": "
+                       "true, when the gold implies the answer)",
+                       im->path, lineno, q->id, why.buf);
+            goto done;
+        }
+        q->answer_outside_gold = 1;
+        im->outside++;
+    }
+    if (!id_claim(im, q->id)) {
+        strbuf_addf(&id, "%s-L%ld", given, lineno);
+        for (long k = 2; !id_claim(im, id.buf); k++) {
+            strbuf_reset(&id);
+            strbuf_addf(&id, "%s-L%ld-%ld", given, lineno, k);
+        }
+        q->id = id.buf;
+        im->renamed++;
+    }
+    question_to_jsonl(&im->line, q);
+    strbuf_add(&im->set_text, im->line.buf, im->line.len);
+    rc = write_line(im->set, &im->line);
+    im->questions++;
+done:
+    q->id = given;
+    q->answer_outside_gold = 0;
+    strbuf_release(&id);
+    strbuf_release(&why);
     return rc;
 }
 
@@ -170,12 +239,10 @@ static int import_qa(struct importer *im, const struct json *j, long lineno)
     if (im->questions < im->limit || im->limit <= 0) {
         if (im->as_retrieval)
             qa_as_retrieval(&q, ctxs, gold, &g, neg, nneg);
-        question_to_jsonl(&im->line, &q);
+        rc = write_question(im, &q, lineno);
         free(q.retrieved);
         q.retrieved = NULL;
         q.retrieved_nr = 0;
-        rc = write_line(im->set, &im->line);
-        im->questions++;
     }
     /* every passage goes to the haystack too (filler for the other questions) */
     if (!rc && im->hay && (im->hay_limit <= 0 || im->chunks < im->hay_limit)) {
@@ -288,9 +355,7 @@ static int import_kv(struct importer *im, const struct json *j, long lineno)
         q.gold_nr = 1;
         q.distractors = neg;
         q.distractors_nr = nneg;
-        question_to_jsonl(&im->line, &q);
-        rc = write_line(im->set, &im->line);
-        im->questions++;
+        rc = write_question(im, &q, lineno);
     }
     for (i = 0; i < nneg; i++) {
         free(neg[i].id);
@@ -306,18 +371,6 @@ static int import_kv(struct importer *im, const struct json *j, long lineno)
 }
 
 /* ---- NoLiMa and RULER ---- */
-
-/* One question written (or counted against --limit). */
-static int write_question(struct importer *im, struct question *q)
-{
-    int rc = 0;
-    if (im->limit <= 0 || im->questions < im->limit) {
-        question_to_jsonl(&im->line, q);
-        rc = write_line(im->set, &im->line);
-        im->questions++;
-    }
-    return rc;
-}
 
 /* s with "{1}", "{2}", ... replaced by args[0], args[1], ... and "{CHAR}" by ch (NULL: kept). */
 static void fill_template(struct strbuf *out, const char *s, const struct json *args,
@@ -373,8 +426,8 @@ static const char *need_str(const struct importer *im, const struct json *j, con
  * One NoLiMa needle-set entry (one element of its needle_set.json per line): for every
  * question type x test, the needle with the test's input_args and a character from
  * character_set as the gold chunk (its value the character), the question with the same
- * args, the answers gold_answers or the character, the type's distractor (when given) as a
- * hard negative.
+ * args, the answer the character for a {CHAR} needle (as NoLiMa scores it), else the test's
+ * gold_answers, the type's distractor (when given) as a hard negative.
  */
 static int import_nolima(struct importer *im, const struct json *j, long lineno)
 {
@@ -432,7 +485,11 @@ static int import_nolima(struct importer *im, const struct json *j, long lineno)
             fill_template(&gtext, needle, args, ch);
             memset(&q, 0, sizeof(q));
             strvec_init(&q.answers);
-            if (json_kind(ga) == JSON_ARRAY) {
+            /* NoLiMa's own rule (evaluation/async_evaluate.py): a {CHAR} needle is scored
+               against the character it names, "gold_answers" only a needle without one */
+            if (strstr(needle, "{CHAR}")) {
+                strvec_push(&q.answers, ch);
+            } else if (json_kind(ga) == JSON_ARRAY) {
                 for (const struct json *a = json_first(ga); a; a = json_next(a))
                     if (json_str(a) && *json_str(a) && !score_gold_is_empty(json_str(a)))
                         strvec_push(&q.answers, json_str(a));
@@ -473,7 +530,7 @@ static int import_nolima(struct importer *im, const struct json *j, long lineno)
                 q.distractors = &neg;
                 q.distractors_nr = 1;
             }
-            rc = write_question(im, &q);
+            rc = write_question(im, &q, lineno);
             strvec_clear(&q.answers);
         }
     }
@@ -578,7 +635,7 @@ static int import_ruler(struct importer *im, const struct json *j, long lineno)
         q.gold_nr = ng;
         q.distractors = neg;
         q.distractors_nr = nn;
-        rc = write_question(im, &q);
+        rc = write_question(im, &q, lineno);
     }
     free(gold);
     free(neg);
@@ -623,19 +680,28 @@ static void lb_piece(void *arg, const char *text, size_t len, size_t piece, int 
 /*
  * One LongBench v2 record (one element of its data.json per line): its context cut into
  * haystack chunks (ids lb2-ID#N, no title), paragraphs at blank lines (the newlines inside
- * kept: code and tables keep their lines) and long paragraphs as a text haystack cuts them.
+ * kept: code and tables keep their lines; CRLF and CR line ends read as LF) and long paragraphs
+ * as a text haystack cuts them (200-word pieces, text without spaces at its sentence ends).
  * The multiple-choice question marks no evidence to place at a depth and is not imported.
  * --limit counts records.
  */
 static int import_longbench(struct importer *im, const struct json *j, long lineno)
 {
-    const char *rid = need_str(im, j, "_id", lineno), *ctx, *p, *from = NULL, *to = NULL;
+    const char *rid = need_str(im, j, "_id", lineno), *raw, *ctx, *p, *from = NULL, *to = NULL;
     struct lb_ctx c = {im, rid, 0, 0};
-    if (!rid || !(ctx = need_str(im, j, "context", lineno)))
+    struct strbuf text = STRBUF_INIT;
+    if (!rid || !(raw = need_str(im, j, "context", lineno)))
         return -1;
     if (im->limit > 0 && im->questions >= im->limit)
         return 0;
     im->questions++; /* records */
+    /* line ends normalised: CRLF and a lone CR are "\n" (a chunk kept a trailing "\r") */
+    for (p = raw; *p; p++) {
+        if (*p == '\r' && p[1] == '\n')
+            continue;
+        strbuf_addch(&text, *p == '\r' ? '\n' : *p);
+    }
+    ctx = text.buf;
     /* line by line: a blank line (only spaces, tabs, CR) ends the paragraph [from, to) */
     for (p = ctx; !c.rc; p++) {
         const char *e = strchr(p, '\n'), *q = p;
@@ -656,6 +722,7 @@ static int import_longbench(struct importer *im, const struct json *j, long line
     }
     if (from && !c.rc)
         haystack_paragraph_pieces(from, (size_t)(to - from), lb_piece, &c);
+    strbuf_release(&text);
     if (!c.rc && !c.n)
         return error("%s:%ld: \"context\": no text", im->path, lineno);
     return c.rc;
@@ -708,10 +775,32 @@ static int run_import(struct importer *im)
     return 0;
 }
 
+/*
+ * The golden set as written, loaded as run and show-prompt load it, before it is kept, and a
+ * haystack with a chunk at least: an importer never leaves a file the rest of dipmap refuses
+ * (longbench-v2 writes a haystack).
+ */
+static int check_written(struct importer *im, const char *out, const char *hay_out)
+{
+    struct golden_set gs;
+    if (im->hay && !im->chunks)
+        return error("import: no chunk is left for --haystack-out %s (a haystack needs one; with "
+                     "a KV file, keep fewer pairs as hard negatives: --kv-negatives N)",
+                     hay_out);
+    if (im->format == 5)
+        return 0;
+    if (golden_set_load_mem(&gs, out, im->set_text.buf, im->set_text.len) < 0)
+        return error("import: the golden set above would be refused by run: %s is not written",
+                     out);
+    golden_set_release(&gs);
+    return 0;
+}
+
 int cmd_import(int argc, const char **argv)
 {
     const char *out = NULL, *hay_out = NULL, *as = "golden", *kv_question = "sentence";
     long limit = 0, hay_limit = 0, kv_neg = -1, seed = 1;
+    int allow_outside = 0;
     struct strvec rest = STRVEC_INIT;
     struct importer im;
     int rc, ret = DM_EXIT_USAGE;
@@ -735,6 +824,10 @@ int cmd_import(int argc, const char **argv)
          "KV: the question as a sentence (default) or the bare key (for the litm-kv templates)", 0},
         {OPT_LONG, "seed", 's', &seed, "N",
          "nolima: the seed of each test's character from character_set (default 1)", 0},
+        {OPT_BOOL, "allow-answer-outside-gold", 0, &allow_outside, NULL,
+         "import a question whose gold does not state its answer (an inference, a label), "
+         "marked \"answer_outside_gold\": true, instead of refusing it",
+         0},
         OPT_END_MARK,
     };
 
@@ -779,14 +872,17 @@ int cmd_import(int argc, const char **argv)
                 : !strcmp(rest.v[0], "ruler")        ? 4
                 : !strcmp(rest.v[0], "longbench-v2") ? 5
                                                      : 0;
+    im.allow_outside = allow_outside;
     strbuf_init(&im.line, 0);
+    strbuf_init(&im.set_text, 0);
+    strvec_init(&im.ids);
     snprintf(im.prefix, sizeof(im.prefix), "nq");
     im.set = dataset_writer_open(out);
     if (!im.set)
         goto done;
     if (hay_out && !(im.hay = dataset_writer_open(hay_out)))
         goto done;
-    if (run_import(&im) < 0)
+    if (run_import(&im) < 0 || check_written(&im, out, hay_out) < 0)
         goto done;
     if (dataset_writer_close(im.set) < 0) {
         im.set = NULL;
@@ -812,12 +908,23 @@ int cmd_import(int argc, const char **argv)
     if (im.empty_answers)
         fprintf(stderr, " (%ld answers that are empty once normalised dropped, e.g. \"*\")",
                 im.empty_answers);
+    if (im.renamed)
+        fprintf(stderr, " (%ld ids taken already got their input line as a suffix, -L<line>)",
+                im.renamed);
+    if (im.outside)
+        fprintf(stderr,
+                " (%ld questions whose gold does not state the answer marked "
+                "\"answer_outside_gold\")",
+                im.outside);
     fputc('\n', stderr);
     ret = DM_EXIT_OK;
 done:
     dataset_writer_abort(im.set);
     dataset_writer_abort(im.hay);
     strbuf_release(&im.line);
+    strbuf_release(&im.set_text);
+    strvec_clear(&im.ids);
+    hashmap_clear(&im.idx);
 cleanup:
     strvec_clear(&rest);
     return ret;

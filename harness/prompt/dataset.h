@@ -80,7 +80,9 @@ struct question {
     struct strvec dropped_negatives;
     char *scorer;       /* optional override, NULL when absent */
     char *answer_regex; /* optional override, NULL when absent */
-    long line;          /* 1-based line in the file */
+    /* "answer_outside_gold": true: the gold implies the answer without stating it */
+    int answer_outside_gold;
+    long line; /* 1-based line in the file */
 };
 
 struct golden_set {
@@ -164,6 +166,15 @@ void golden_set_release(struct golden_set *gs);
  * print it.
  */
 size_t golden_set_negatives_note(const struct golden_set *gs, struct strbuf *out);
+/*
+ * 1 when q's gold states its answer as the scorer would look for it: every gold chunk's
+ * "value" is in that chunk's text; an "answer_regex" (scorer regex) matches a gold chunk's
+ * "title\ntext"; else one answer (scorer all: every answer), normalised by score_normalize(),
+ * is in the gold's normalised text (answers that normalise to "" are not looked for). A
+ * retrieval item is 1. Else appends why (no file or line) and returns 0. The loader refuses
+ * such a line unless it has "answer_outside_gold": true; import and gen check with it.
+ */
+int question_answer_in_gold(const struct question *q, struct strbuf *why);
 /* The question with this id, or NULL. */
 const struct question *golden_set_find(const struct golden_set *gs, const char *id);
 
@@ -216,7 +227,10 @@ void question_to_jsonl(struct strbuf *out, const struct question *q);
 void chunk_to_jsonl(struct strbuf *out, const struct chunk *c);
 /*
  * The chunks one paragraph of a text haystack becomes: the whole paragraph, or pieces of 200
- * words when it has more than 300 (the last piece takes the rest), whitespace-trimmed. Calls
+ * words when it has more than 300 (the last piece takes the rest), whitespace-trimmed; a piece
+ * over 3,000 bytes (a script written without spaces: Chinese, Japanese) is cut again after
+ * the sentences that fit about 1,500 bytes (。！？｡… ؟ । ॥, or . ! ? before a space), a sentence
+ * longer than that at a space or a character boundary. Calls
  * emit(arg, text, len, piece, whole) for each, whole set when the paragraph is one piece.
  * Used by the .txt haystack loader and by `import longbench-v2`.
  */

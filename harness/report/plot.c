@@ -66,6 +66,15 @@ static void terminal(struct strbuf *sb, const struct plot_opts *o, int w, int h)
 }
 
 /* The title and subtitle as one gnuplot string expression. */
+/* Characters (not bytes) of a UTF-8 string: "·" is one. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 static void title_expr(struct strbuf *sb, const struct plot_opts *o)
 {
     escape_gnuplot(sb, o->title ? o->title : "");
@@ -292,6 +301,16 @@ void plot_script_multiples(struct strbuf *sb, const struct plot_opts *o, const s
     int w = o->width > 0 ? o->width : (int)(80 + 340 * cols);
     int h = o->height > 0 ? o->height : (int)(120 + 300 * rows) + key_px;
     size_t i;
+
+    /* one or two panels must not clip the figure's title lines (8 px a character is
+       gnuplot's default font at its widest) */
+    if (o->width <= 0) {
+        size_t tl = o->title ? utf8_chars(o->title) : 0;
+        if (o->subtitle && utf8_chars(o->subtitle) > tl)
+            tl = utf8_chars(o->subtitle);
+        if ((int)(40 + 8 * tl) > w)
+            w = (int)(40 + 8 * tl);
+    }
 
     terminal(sb, o, w, h);
     strbuf_addstr(sb, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n"
@@ -556,7 +575,7 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     if (nflag && !first)
         strbuf_addstr(sb,
                       ", \\\n     $rings using 1:2 with points pt 6 ps 2.6 lw 2 lc rgb '#D55E00' "
-                      "title 'failed vs previous run'");
+                      "title 'failed vs last passing run'");
     if (first)
         strbuf_addstr(sb, "set label 1 'no runs' at graph 0.5, graph 0.5 center\n"
                           "set xdata\nset format x '%g'\nset xrange [0:1]\nplot NaN notitle");

@@ -83,6 +83,12 @@ static void published_effective_bullets(struct markup *d, const struct run_stats
         report_bullet(d, "effective length, NoLiMa",
                       "undefined: the base score (accuracy on the shortest lengths) is 0.0%");
     }
+    if (s->ruler.defined || s->nolima.defined || s->nolima.base_lengths)
+        report_bullet(d, "which effective length",
+                      "\"effective length\" is dipmap's own: every depth must hold the "
+                      "threshold, so a dip in the middle shortens it; RULER's and NoLiMa's are "
+                      "the published definitions, over the accuracy averaged across all depths, "
+                      "so a dip lowers them less and they are usually the longer");
     strbuf_release(&sb);
 }
 
@@ -105,6 +111,20 @@ static void control_text(struct strbuf *sb, const char *name, const struct contr
     strbuf_addf(sb, "] (%ld of %ld, %zu questions)", c->n_correct, c->n_valid, c->n_questions);
 }
 
+/* "+12.0 pp [+8.1, +15.9] (edge 90.0%, middle 25-75% 78.0%; 40 questions)" */
+static void dip_summary(struct strbuf *sb, const struct length_stats *l)
+{
+    report_pp(sb, l->dip.est);
+    strbuf_addstr(sb, " [");
+    report_pp(sb, l->dip.lo);
+    strbuf_addstr(sb, ", ");
+    report_pp(sb, l->dip.hi);
+    strbuf_addstr(sb, "] (edge ");
+    report_pct(sb, l->edge.est);
+    strbuf_addstr(sb, ", middle 25-75% ");
+    report_pct(sb, l->middle.est);
+    strbuf_addf(sb, "; %zu questions)", l->n_questions);
+}
 static void section_summary(struct markup *d, const struct report_input *in)
 {
     const struct run_info *r = in->run;
@@ -139,17 +159,10 @@ static void section_summary(struct markup *d, const struct report_input *in)
         if (!l->has_middle)
             continue;
         strbuf_reset(&sb);
-        report_pp(&sb, l->dip.est);
-        strbuf_addstr(&sb, " [");
-        report_pp(&sb, l->dip.lo);
-        strbuf_addstr(&sb, ", ");
-        report_pp(&sb, l->dip.hi);
-        strbuf_addch(&sb, ']');
-        strbuf_addstr(&sb, " (edge ");
-        report_pct(&sb, l->edge.est);
-        strbuf_addstr(&sb, ", middle 25-75% ");
-        report_pct(&sb, l->middle.est);
-        strbuf_addf(&sb, "; %zu questions)", l->n_questions);
+        if (stats_dip_bound_text(l))
+            strbuf_addstr(&sb, stats_dip_bound_text(l));
+        else
+            dip_summary(&sb, l);
         {
             struct strbuf lab = STRBUF_INIT;
             strbuf_addstr(&lab, "dip at ");
@@ -195,10 +208,11 @@ static void section_summary(struct markup *d, const struct report_input *in)
     } else {
         if (s->effective_length > 0) {
             plan_format_length(&sb, s->effective_length);
-            strbuf_addf(&sb, " tokens (longest length where every depth reaches ");
+            strbuf_addf(&sb, " tokens (dipmap's definition: the longest length where every depth "
+                             "reaches ");
         } else {
-            strbuf_addstr(&sb,
-                          "none of the measured lengths (no length where every depth reaches ");
+            strbuf_addstr(&sb, "none of the measured lengths (dipmap's definition: no length "
+                               "where every depth reaches ");
         }
         report_pct(&sb, s->effective_threshold);
         strbuf_addf(&sb, ", %.0f%% of the %s accuracy ",
@@ -318,7 +332,11 @@ static void section_dip(struct markup *d, const struct run_stats *s)
         report_cell_length(d, l->length);
         report_cell_pct(d, l->n_depths ? l->edge.est : NAN);
         report_cell_interval(d, l->n_depths ? l->edge.lo : NAN, l->n_depths ? l->edge.hi : NAN);
-        if (l->has_middle) {
+        if (stats_dip_bound(l)) { /* 0% or 100% everywhere: no dip to measure */
+            report_cell_pct(d, l->middle.est);
+            report_cellf(d, "not measurable (%s)", stats_dip_bound(l));
+            report_cell(d, "\xE2\x80\x93");
+        } else if (l->has_middle) {
             report_cell_pct(d, l->middle.est);
             pp_cell(d, l->dip.est);
             interval_cell(d, &l->dip);
@@ -327,7 +345,7 @@ static void section_dip(struct markup *d, const struct run_stats *s)
             report_cell(d, "\xE2\x80\x93");
             report_cell(d, "\xE2\x80\x93");
         }
-        if (l->has_worst) {
+        if (l->has_worst && !stats_dip_bound(l)) {
             report_cell_depth(d, l->middle_worst_depth_bp);
             report_cell_pct(d, l->middle_worst.est);
             pp_cell(d, l->dip_worst.est);
@@ -643,12 +661,15 @@ static void section_advice(struct markup *d, const struct run_stats *s)
         report_cell_length(d, a->length);
         report_cellf(d, "%d", a->k);
         report_cell_pct(d, a->retrieved);
+        int tie = 1;
         for (o = 0; o < ORDER__COUNT; o++) {
             report_cell_pct(d, a->accuracy[o]);
             if (a->accuracy[o] > a->accuracy[best] + 1e-12)
                 best = o;
+            tie &= fabs(a->accuracy[o] - a->accuracy[0]) <= 1e-12;
         }
-        report_cell(d, ordering_name((enum ordering)best));
+        /* every order the same (0% everywhere at the floor): no advice from a tie */
+        report_cell(d, tie ? "none (every order ties)" : ordering_name((enum ordering)best));
         report_row_end(d);
     }
     report_table_end(d);
@@ -678,6 +699,12 @@ static void section_order(struct markup *d, const struct report_input *in)
     size_t i;
 
     report_heading(d, 2, "Ordering experiment", "order");
+    if (os->bound)
+        report_para(d, os->bound < 0
+                           ? "No recommendation: every policy and k scored 0% (the accuracy "
+                             "floor), so this run cannot tell the orders apart."
+                           : "No recommendation: every policy and k scored 100% (the accuracy "
+                             "ceiling), so this run cannot tell the orders apart.");
     order_recommendation(os, &sb);
     if (sb.len) {
         struct strbuf p = STRBUF_INIT;

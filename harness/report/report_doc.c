@@ -266,6 +266,11 @@ static void bm25_axis(struct report_doc *d, const struct stats_options *o)
                     "its prompt (the gold, hard negatives and filler; Okapi BM25, k1 1.2, b "
                     "0.75; a tie ranks the gold below): 1 in %zu of %zu trials.",
                     first, ranked);
+        if (first == ranked)
+            strbuf_addstr(&note, " Every gold ranks first: the question's words alone find it "
+                                 "in every prompt, so these prompts test no lexical difficulty "
+                                 "and the grouping compares nothing (a set with hard negatives "
+                                 "or run --distractors hard gives ranks below 1).");
         d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
         d->n_axes++;
     }

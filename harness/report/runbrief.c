@@ -55,8 +55,9 @@ int runbrief_load(struct store *st, const char *name, struct runbrief *b)
     for (i = 0; i < s.n_lengths; i++) {
         const struct length_stats *l = &s.lengths[i];
         b->dips[i].length = l->length;
-        b->dips[i].dip = l->has_middle ? l->dip.est : NAN;
-        if (l->has_middle && (isnan(b->dip_max) || l->dip.est > b->dip_max)) {
+        /* at the floor or the ceiling there is no dip to list (stats_dip_bound) */
+        b->dips[i].dip = l->has_middle && !stats_dip_bound(l) ? l->dip.est : NAN;
+        if (!isnan(b->dips[i].dip) && (isnan(b->dip_max) || l->dip.est > b->dip_max)) {
             b->dip_max = l->dip.est;
             b->dip_max_length = l->length;
         }
@@ -168,6 +169,10 @@ void runbrief_print_run(const char *run, const char *db, const struct runner_res
     if (scored)
         printf("accuracy: %.1f%% (%ld of %ld scored trials%s)\n", 100.0 * correct / scored, correct,
                scored, run_valid >= 0 && res->already_done ? " in the run" : "");
+    if (scored && (!correct || correct == scored))
+        printf("dip: cannot be measured: every scored trial is %s (the accuracy %s); the report "
+               "gives no dip and no ordering advice\n",
+               correct ? "correct" : "wrong", correct ? "ceiling" : "floor");
     printf("requests: %ld (%ld retries); tokens: %ld prompt, %ld completion", res->requests,
            res->retries, res->prompt_tokens, res->completion_tokens);
     if (res->cost_usd >= 0)

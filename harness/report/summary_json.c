@@ -159,14 +159,22 @@ static void add_length(struct json *arr, const struct length_stats *l)
         json_add_null(o, "edge");
         json_add_null(o, "auc");
     }
+    /* at the floor or the ceiling the dip is not measured: null, and "dip_bound" says why */
     if (l->has_middle) {
         add_estimate(o, "middle", &l->middle);
-        add_estimate(o, "dip", &l->dip);
+        if (stats_dip_bound(l))
+            json_add_null(o, "dip");
+        else
+            add_estimate(o, "dip", &l->dip);
     } else {
         json_add_null(o, "middle");
         json_add_null(o, "dip");
     }
-    if (l->has_worst) {
+    if (stats_dip_bound(l))
+        json_add_str(o, "dip_bound", stats_dip_bound(l));
+    else
+        json_add_null(o, "dip_bound");
+    if (l->has_worst && !stats_dip_bound(l)) {
         x = add_estimate(o, "middle_worst", &l->middle_worst);
         json_add_num(x, "depth", depth_frac(l->middle_worst_depth_bp));
         add_estimate(o, "dip_worst", &l->dip_worst);
@@ -385,6 +393,8 @@ static void add_order(struct json *root, const struct order_stats *os, const cha
         json_add_num(e, "p", d->p);
         json_add_num(e, "p_holm", d->p_holm);
     }
+    if (os->bound)
+        json_add_str(o, "no_recommendation", os->bound < 0 ? "floor" : "ceiling");
     if (os->best >= 0) {
         const struct order_cell *b = &os->cells[os->best], *r = &os->cells[os->recommended];
         struct json *e = json_add_object(o, "recommendation");

@@ -143,7 +143,19 @@ static void paired(const struct qcount *a, const struct qcount *r, size_t nq, st
 static void choose(struct order_stats *s)
 {
     size_t i, n = s->n_policies * s->n_ks;
+    int zero = 0, one = 0, other = 0;
     s->best = s->recommended = -1;
+    s->bound = 0;
+    for (i = 0; i < n; i++) {
+        double a = s->cells[i].accuracy;
+        zero += !isnan(a) && a <= 0;
+        one += !isnan(a) && a >= 1;
+        other += !isnan(a) && a > 0 && a < 1;
+    }
+    if (!other && (!zero != !one)) { /* every cell 0% or every one 100%: a tie, no advice */
+        s->bound = zero ? -1 : 1;
+        return;
+    }
     for (i = 0; i < n; i++) {
         const struct order_cell *c = &s->cells[i];
         if (isnan(c->accuracy))

@@ -67,6 +67,9 @@ struct order_stats {
     size_t n_questions;
     int best;        /* index of the most accurate cell, -1 when none has data */
     int recommended; /* the fewest prompt tokens within ORDER_MARGIN of the best, -1 none */
+    /* -1 every cell with data at 0% (the floor), 1 all at 100% (the ceiling), else 0: the
+       cells tie by construction, so best and recommended are -1 (no advice from ties) */
+    int bound;
 };
 
 /* Returns 0; -1 with a reason in err when no trial carries the order axes. */

@@ -341,6 +341,15 @@ const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, 
  * measured depths of one length (clamped at the ends). Used by the ordering
  * advice; exposed for tests and reports.
  */
+/*
+ * "floor" when every scored trial of the length is wrong, "ceiling" when every one is correct,
+ * else NULL: at a bound edge and middle are 0% or 100% by construction, so the dip (and
+ * dip_worst) cannot be measured there, and every report says so instead of "+0.0 pp".
+ */
+const char *stats_dip_bound(const struct length_stats *ls);
+/* The same in words for the reports: "cannot be measured: every scored trial is wrong (the
+   accuracy floor)"; NULL when the dip can be measured. Static strings. */
+const char *stats_dip_bound_text(const struct length_stats *ls);
 double length_accuracy_at(const struct run_stats *s, const struct length_stats *ls, double depth);
 /* The cells' interval bounds interpolated the same way (the order experiment's expectation). */
 void length_interval_at(const struct run_stats *s, const struct length_stats *ls, double depth,

@@ -1039,3 +1039,20 @@ const struct cell_stats *run_stats_cell(const struct run_stats *s, long length, 
             return &s->cells[i];
     return NULL;
 }
+
+const char *stats_dip_bound(const struct length_stats *ls)
+{
+    if (!ls->has_middle || ls->n_valid <= 0)
+        return NULL;
+    return !ls->n_correct ? "floor" : ls->n_correct == ls->n_valid ? "ceiling" : NULL;
+}
+
+const char *stats_dip_bound_text(const struct length_stats *ls)
+{
+    const char *b = stats_dip_bound(ls);
+    if (!b)
+        return NULL;
+    return !strcmp(b, "floor")
+               ? "cannot be measured: every scored trial is wrong (the accuracy floor)"
+               : "cannot be measured: every scored trial is correct (the accuracy ceiling)";
+}
