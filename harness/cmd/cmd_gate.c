@@ -156,8 +156,8 @@ static int gate_check(struct gate_cmd *c)
         return error("--tolerance must be between 0 and 1 (an absolute accuracy drop), not %g",
                      c->tolerance);
     if (c->fail_margin >= 0 && !(c->fail_margin <= c->tolerance))
-        return error("--fail-margin must be between 0 and the tolerance (%g), not %g",
-                     c->tolerance, c->fail_margin);
+        return error("--fail-margin must be between 0 and the tolerance (%g), not %g", c->tolerance,
+                     c->fail_margin);
     if (c->spending_s && seq_spending_parse(c->spending_s, &c->spending))
         return error("--spending must be pocock or obf, not '%s'", c->spending_s);
     if (c->name && (!*c->name || c->name[0] == '-'))
@@ -228,7 +228,8 @@ static int gate_resume(struct gate_cmd *c)
         json_free(want);
         if (!same) {
             error("gate '%s' in %s was started with other settings (models, golden set, "
-                  "--round, --max-questions, --seed, --alpha, --tolerance, --fail-margin or --spending)",
+                  "--round, --max-questions, --seed, --alpha, --tolerance, --fail-margin or "
+                  "--spending)",
                   c->name, c->db_path.buf);
             fprintf(stderr, "hint: use the original options, or start another gate with --name\n");
             return -1;

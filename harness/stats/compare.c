@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+#include "base/rng.h"
 #include "run/axes.h"
 #include "run/plan.h"
 #include "stats/power.h"
@@ -553,9 +555,29 @@ static struct pair *pair_keys(const struct trial_point **b, size_t nbs,
     return pairs;
 }
 
-/* The question indexes 0..nq-1 (ids[q], sorted) in the order of o->order, the rest after. */
+/* A question's place in the default order: FNV-1a of its id, a shuffle no outcome knows. */
+struct ranked {
+    uint64_t h;
+    size_t q;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->q < y->q ? -1 : x->q > y->q;
+}
+
+/*
+ * The question indexes 0..nq-1 (ids[q], sorted) in the order of o->order, the rest after
+ * in the order of their ids' hashes: the betting tests need an order that does not follow
+ * the outcomes, and ids often group questions by topic or difficulty.
+ */
 static size_t *questions_by_rank(const char **ids, size_t nq, const struct compare_options *o)
 {
+    struct ranked *rest = xcalloc(nq + 1, sizeof(*rest));
+    size_t nr = 0;
     size_t *by = xcalloc(nq + 1, sizeof(*by));
     char *used = xcalloc(nq + 1, 1);
     size_t n = 0;
@@ -568,8 +590,16 @@ static size_t *questions_by_rank(const char **ids, size_t nq, const struct compa
         }
     }
     for (size_t q = 0; q < nq; q++)
-        if (!used[q])
-            by[n++] = q;
+        if (!used[q]) {
+            /* FNV-1a alone keeps ids that differ in their last byte together: mixed */
+            uint64_t st = fnv64_str(FNV64_INIT, ids[q]);
+            rest[nr].h = rng_splitmix64(&st);
+            rest[nr++].q = q;
+        }
+    qsort(rest, nr, sizeof(*rest), cmp_ranked);
+    for (size_t k = 0; k < nr; k++)
+        by[n++] = rest[k].q;
+    free(rest);
     free(used);
     return by;
 }

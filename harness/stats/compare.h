@@ -35,7 +35,8 @@ struct run_info;
  * per-question differences x_q, the question's own endpoint (each depth the
  * mean of its pairs there, the depths weighted as the endpoint weighs them:
  * x_q in [-1, 1], the dip's in [-2, 2]), taken in the order the questions
- * entered (opt.order; else by id). They hold whatever the distribution of
+ * entered (opt.order; the others in the order of a hash of their id, which no
+ * outcome follows: ids often group questions by topic). They hold whatever the distribution of
  * x_q (a drop concentrated on whole questions included), at any number of
  * questions and under optional stopping (the gate's rounds, a later compare
  * over more questions), with no normal approximation.
@@ -111,11 +112,11 @@ struct compare_options {
     enum compare_gate gate; /* default COMPARE_GATE_PRIMARY */
     enum compare_pass_rule pass_rule; /* default COMPARE_PASS_BOUND */
     double bound_alpha;               /* one-sided level of the PASS bounds; 0 (default) = alpha */
-    double fail_margin;  /* FAIL claims "worse by more than fail_margin" (absolute, as the
-                            tolerance); < 0 (default): half the tolerance */
-    const char **order;  /* borrowed, may be NULL: question ids in the order they entered
-                            (the gate's rounds); the betting tests take the questions in this
-                            order, the others after them by id */
+    double fail_margin; /* FAIL claims "worse by more than fail_margin" (absolute, as the
+                           tolerance); < 0 (default): half the tolerance */
+    const char **order; /* borrowed, may be NULL: question ids in the order they entered
+                           (the gate's rounds); the betting tests take the questions in this
+                           order, the others after them in the order of their ids' hashes */
     size_t n_order;
 };
 void compare_options_init(struct compare_options *o);

@@ -209,8 +209,7 @@ static double bet_run(const double *x, size_t n, size_t total, double range, dou
     return best;
 }
 
-double seq_bet_p(const double *x, size_t n, double range, double m, enum seq_side side,
-                 double tune)
+double seq_bet_p(const double *x, size_t n, double range, double m, enum seq_side side, double tune)
 {
     double best;
     if (!n)
@@ -244,8 +243,8 @@ double seq_bet_bound(const double *x, size_t n, double range, enum seq_side side
     return side == SEQ_BELOW ? hi : lo;
 }
 
-size_t seq_bet_first_reject(const double *x, size_t n, double range, double m,
-                            enum seq_side side, double a, size_t cap)
+size_t seq_bet_first_reject(const double *x, size_t n, double range, double m, enum seq_side side,
+                            double a, size_t cap)
 {
     size_t hit;
     if (!n)

@@ -55,12 +55,11 @@ double seq_nominal(double c);
  * y and m_y mapped to [0, 1], the bet lambda_i chosen from the values before
  * i alone (a predictable plug-in: lambda_i = sqrt(2 ln(1/a) / (s2_{i-1}
  * 150)), s2 their running variance, tuned for 150 questions and capped at
- * 0.9 of what keeps the capital positive: sequential.c says why). Under the hypothesis K is a nonnegative supermartingale
- * whatever the values' distribution, so by Ville's inequality P(K_t ever
- * reaches 1/a) <= a: a test valid at every t at once (optional stopping,
- * more questions later), with no normal approximation and no variance
- * assumption. The bound is the set of m never rejected so far.
- * Pure functions: no I/O.
+ * 0.9 of what keeps the capital positive: sequential.c says why). Under the hypothesis K is a
+ * nonnegative supermartingale whatever the values' distribution, so by Ville's inequality P(K_t
+ * ever reaches 1/a) <= a: a test valid at every t at once (optional stopping, more questions
+ * later), with no normal approximation and no variance assumption. The bound is the set of m never
+ * rejected so far. Pure functions: no I/O.
  */
 
 /* Which side a betting test takes: the mean above m ("worse by more than m"), or below. */
@@ -88,7 +87,7 @@ double seq_bet_bound(const double *x, size_t n, double range, enum seq_side side
  * repeated in its order, up to cap values. 0 when it does not by cap (or n
  * == 0).
  */
-size_t seq_bet_first_reject(const double *x, size_t n, double range, double m,
-                            enum seq_side side, double a, size_t cap);
+size_t seq_bet_first_reject(const double *x, size_t n, double range, double m, enum seq_side side,
+                            double a, size_t cap);
 
 #endif
