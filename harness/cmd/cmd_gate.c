@@ -41,7 +41,7 @@ struct gate_cmd {
     const char *lengths, *depths, *tmpl, *tokenizer, *scorer, *db, *name, *reuse, *api_key_env;
     const char *junit, *json, *out_dir, *spending_s, *progress;
     long repeats, seed, concurrency, round, max_questions, max_tokens;
-    double alpha, tolerance;
+    double alpha, tolerance, fail_margin;
     struct strvec run_args;
     struct strvec rest;
 
@@ -114,9 +114,11 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
          0},
         {OPT_POINTS, "tolerance", 0, &c->tolerance, "T",
          "smallest drop that counts, absolute (default 0.05)", 0},
+        {OPT_POINTS, "fail-margin", 0, &c->fail_margin, "D",
+         "FAIL means worse by more than D, absolute (default half the tolerance)", 0},
         {OPT_STRING, "spending", 0, &c->spending_s, "pocock|obf",
-         "alpha-spending function (Lan-DeMets): pocock (default; stops early) or obf "
-         "(O'Brien-Fleming type: keeps most of alpha for the last round)",
+         "kept for gates started with it: the rounds' tests are anytime-valid and spend "
+         "nothing, so it changes no level",
          0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "store and output", 0},
         {OPT_STRING, "db", 0, &c->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
@@ -153,6 +155,9 @@ static int gate_check(struct gate_cmd *c)
     if (!(c->tolerance >= 0 && c->tolerance <= 1))
         return error("--tolerance must be between 0 and 1 (an absolute accuracy drop), not %g",
                      c->tolerance);
+    if (c->fail_margin >= 0 && !(c->fail_margin <= c->tolerance))
+        return error("--fail-margin must be between 0 and the tolerance (%g), not %g", c->tolerance,
+                     c->fail_margin);
     if (c->spending_s && seq_spending_parse(c->spending_s, &c->spending))
         return error("--spending must be pocock or obf, not '%s'", c->spending_s);
     if (c->name && (!*c->name || c->name[0] == '-'))
@@ -188,6 +193,7 @@ static int gate_design(struct gate_cmd *c)
         struct json *s = json_new_object();
         json_add_num(s, "alpha", c->alpha);
         json_add_str(s, "baseline_model", c->baseline_model);
+        json_add_num(s, "fail_margin", c->fail_margin >= 0 ? c->fail_margin : c->tolerance / 2);
         json_add_str(s, "candidate_model", c->model);
         json_add_str(s, "golden_sha256", c->gs.sha256);
         json_add_num(s, "max_questions", (double)c->nmax);
@@ -226,7 +232,8 @@ static int gate_resume(struct gate_cmd *c)
         json_free(want);
         if (!same) {
             error("gate '%s' in %s was started with other settings (models, golden set, "
-                  "--round, --max-questions, --seed, --alpha, --tolerance or --spending)",
+                  "--round, --max-questions, --seed, --alpha, --tolerance, --fail-margin or "
+                  "--spending)",
                   c->name, c->db_path.buf);
             fprintf(stderr, "hint: use the original options, or start another gate with --name\n");
             return -1;
@@ -331,6 +338,7 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     size_t n = look_questions(c, k);
     long sent = 0;
     struct json *s, *eps;
+    const char **order = NULL;
     int ret = -1;
 
     if (!st)
@@ -356,6 +364,13 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     compare_options_init(&co);
     co.tolerance = c->tolerance;
     co.alpha = c->alpha;
+    co.fail_margin = c->fail_margin;
+    /* the betting tests take the questions in the order they entered the rounds */
+    order = xcalloc(n ? n : 1, sizeof(*order));
+    for (size_t j = 0; j < n; j++)
+        order[j] = c->gs.q[c->order[j]].id;
+    co.order = order;
+    co.n_order = n;
     if (c->have_res)
         compare_result_release(&c->res);
     compare_runs_look(c->bt.v, c->bt.nr, c->ct.v, c->ct.nr, &co, c->spending, c->t, k, &lv,
@@ -400,6 +415,7 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     *state = s;
     ret = 0;
 out:
+    free(order);
     store_close(st);
     return ret;
 }
@@ -529,10 +545,12 @@ static void gate_markdown(struct strbuf *out, const struct gate_cmd *c)
                     "significant primary regression nor every bound below the tolerance.\n\n",
                     gate_limit_name(c), c->nmax);
     strbuf_addf(out,
-                "Sequential design: rounds of %ld questions, Lan-DeMets %s alpha-spending at "
-                "alpha %.3g for FAIL (Holm over the primary endpoints) and for the PASS bounds "
-                "(repeated confidence bounds), tolerance %.1f pp. %.0f trials (%.0f sent).\n\n",
-                c->round, c->spending == SEQ_SPEND_OBF ? "O'Brien-Fleming" : "Pocock", c->alpha,
+                "Sequential design: rounds of %ld questions; anytime-valid betting tests at alpha "
+                "%.3g at every round: FAIL when a primary endpoint is worse by more than %.1f pp "
+                "(Holm over the primary endpoints), PASS when every primary upper bound is below "
+                "the tolerance, %.1f pp. %.0f trials (%.0f sent).\n\n",
+                c->round, c->alpha,
+                100.0 * (c->fail_margin >= 0 ? c->fail_margin : c->tolerance / 2),
                 100.0 * c->tolerance, json_num(json_get(last, "trials"), 0),
                 json_num(json_get(last, "trials_sent"), 0));
     strbuf_addstr(out, "| round | questions | trials | FAIL below Holm p | PASS bound level | "
@@ -569,6 +587,7 @@ static void gate_json(struct strbuf *out, const struct gate_cmd *c, const struct
     json_add_str(seq, "spending", seq_spending_name(c->spending));
     json_add_num(seq, "alpha", c->alpha);
     json_add_num(seq, "tolerance", c->tolerance);
+    json_add_num(seq, "fail_margin", c->fail_margin >= 0 ? c->fail_margin : c->tolerance / 2);
     json_add_str(seq, "baseline_run", c->base_run.buf);
     json_add_str(seq, "candidate_run", c->cand_run.buf);
     json_add(seq, "rounds", json_copy(c->rounds));
@@ -689,6 +708,7 @@ int cmd_gate(int argc, const char **argv)
     c.alpha = 0.05;
     c.tolerance = 0.05;
     c.spending = SEQ_SPEND_POCOCK;
+    c.fail_margin = -1;
     c.name = "gate";
 
     rc = gate_parse(&c, argc, argv);

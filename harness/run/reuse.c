@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "base/json.h"
+#include "base/usage.h"
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "run/trial.h"
@@ -66,6 +68,20 @@ static void build_table(struct reuse_index *ix)
     }
 }
 
+/*
+ * The temperature a stored run sampled its answers at (its settings; 0 when absent). An
+ * answer drawn at temperature > 0 is one draw of many: reusing it freezes that draw, and
+ * every comparison against it would be conditional on it (VALIDATION.md, "A frozen
+ * sampled baseline"). Such answers are not reused: the requests are sent again (redrawn).
+ */
+static double run_temperature(const struct run_info *r)
+{
+    struct json *o = json_parse_str(r->settings_json);
+    double t = o ? json_num(json_get(o, "temperature"), 0.0) : 0.0;
+    json_free(o);
+    return t;
+}
+
 struct reuse_index *reuse_index_load(struct store *st, const char *run, const char *label,
                                      size_t *n_out)
 {
@@ -81,6 +97,14 @@ struct reuse_index *reuse_index_load(struct store *st, const char *run, const ch
         struct trial_result *v = NULL;
         struct strbuf sb = STRBUF_INIT;
         size_t n = 0;
+        double temp = run_temperature(&runs[r]);
+        if (temp > 0.0) {
+            warning("reuse: %s:%s was sampled at temperature %g: its answers are drawn again, "
+                    "not reused (a frozen draw would make every comparison against it "
+                    "conditional on that one draw)",
+                    label, runs[r].name, temp);
+            continue;
+        }
         if (store_trials_load(st, runs[r].name, &v, &n) < 0)
             goto fail;
         strbuf_addf(&sb, "%s:%s", label, runs[r].name);

@@ -17,7 +17,10 @@ struct trial_result;
  * so nothing is ever reused across models or parameters.
  *
  * Only answers are reused: trials that ended correct, wrong, empty or
- * starved and carry a request hash (runs made before schema 3 have none).
+ * starved and carry a request hash (runs made before schema 3 have none), from
+ * runs sampled at temperature 0: a sampled answer is one draw, and freezing it
+ * would make every comparison against it conditional on that draw, so those
+ * requests are sent again (reuse.c says so on stderr).
  */
 struct reuse_index;
 

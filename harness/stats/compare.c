@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+#include "base/rng.h"
 #include "run/axes.h"
 #include "run/plan.h"
 #include "stats/power.h"
+#include "stats/sequential.h"
 #include "stats/stats.h"
 #include "store/store.h"
 #include "base/strbuf.h"
@@ -32,6 +35,9 @@ void compare_options_init(struct compare_options *o)
     o->gate = COMPARE_GATE_PRIMARY;
     o->pass_rule = COMPARE_PASS_BOUND;
     o->bound_alpha = 0.0;
+    o->fail_margin = -1.0;
+    o->order = NULL;
+    o->n_order = 0;
 }
 
 static const char *const status_names[] = {"ok", "regression", "improvement", "not enough data"};
@@ -58,6 +64,11 @@ static const char *const scope_names[] = {"cell", "length", "overall", "axis", "
 const char *compare_scope_name(enum compare_scope s)
 {
     return (unsigned)s <= COMPARE_DIP ? scope_names[s] : "unknown";
+}
+
+double compare_fail_margin(const struct compare_options *o)
+{
+    return o->fail_margin < 0.0 ? o->tolerance / 2.0 : o->fail_margin;
 }
 
 double compare_upper_bound(const double *x, size_t n, double level, double *se)
@@ -180,22 +191,50 @@ static double bound_level(const struct compare_options *o)
 }
 
 /*
+ * What the tests of one comparison share about its questions: nq of them
+ * (pair.q), by_rank the question indexes in the order the questions entered
+ * (compare_options.order, then by id), d scratch of nq longs (zeroed).
+ */
+struct qctx {
+    size_t nq;
+    size_t *by_rank;
+    long *d;
+};
+
+/* Per-question values beyond this many questions observed are not extrapolated further. */
+#define NEED_FACTOR 10
+#define NEED_MIN    1000
+
+/*
  * The paired test over questions for pairs[0..n-1] (compare.h): per question
  * the integer d = sum of kw[p] * (baseline correct - candidate correct) over
- * its valid pairs, then the exact sign-flip test on the d's (stats.h); and
- * the drop as a sum of per-question contributions u = sum of a[p] * (the same
- * difference), with its question-clustered bound. a NULL: every valid pair
- * weighs 1 / t->n_pairs (the pooled accuracy difference); kw NULL: 1. d is
- * scratch of nq longs, left zeroed.
+ * its valid pairs, then the exact sign-flip test on the d's (stats.h); the
+ * drop as a sum of per-question contributions u = sum of a[p] * (the same
+ * difference), with its question-clustered se; and the betting tests and
+ * bounds on the question's own endpoint x_q = sum over groups gi of gw[gi]
+ * * the mean difference of its pairs in the group (g[p] a pair's group, a
+ * depth; g NULL: one group of weight 1). a NULL: every valid pair weighs 1 /
+ * t->n_pairs (the pooled accuracy difference); kw NULL: 1.
  */
 static void cluster_test(struct compare_test *t, const struct compare_options *o,
                          const struct pair *pairs, size_t n, const double *a, const long *kw,
-                         long *d, size_t nq)
+                         const int *g, const double *gw, size_t ng, struct qctx *qc)
 {
-    size_t k, q = 0;
+    size_t k, q = 0, nq = qc->nq, nv = 0;
+    long *d = qc->d;
     long *m = xcalloc(nq ? nq : 1, sizeof(*m));
     double *u = xcalloc(nq ? nq : 1, sizeof(*u));
+    double *gs, *x, range = 0.0, margin = compare_fail_margin(o), level = bound_level(o);
+    long *gc;
     double uniform = t->n_pairs ? 1.0 / (double)t->n_pairs : 0.0;
+    static const double one = 1.0;
+    if (!g) {
+        gw = &one;
+        ng = 1;
+    }
+    gs = xcalloc(nq * ng + 1, sizeof(*gs));
+    gc = xcalloc(nq * ng + 1, sizeof(*gc));
+    x = xcalloc(nq + 1, sizeof(*x));
     for (k = 0; k < n; k++) {
         const struct pair *p = &pairs[k];
         int delta;
@@ -205,21 +244,54 @@ static void cluster_test(struct compare_test *t, const struct compare_options *o
         m[p->q]++;
         d[p->q] += (kw ? kw[k] : 1) * delta;
         u[p->q] += (a ? a[k] : uniform) * delta;
+        gs[p->q * ng + (g ? (size_t)g[k] : 0)] += delta;
+        gc[p->q * ng + (g ? (size_t)g[k] : 0)]++;
         if (p->repeat + 1 > t->n_repeats)
             t->n_repeats = p->repeat + 1;
     }
+    for (k = 0; k < ng; k++)
+        range += fabs(gw[k]);
     t->n_questions = 0;
     for (k = 0; k < nq; k++)
         t->n_questions += m[k] > 0;
+    /* the question's own endpoint, in the order the questions entered */
+    for (size_t r = 0; r < nq; r++) {
+        size_t qq = qc->by_rank[r], gi;
+        double v = 0.0;
+        if (!m[qq])
+            continue;
+        for (gi = 0; gi < ng; gi++)
+            if (gc[qq * ng + gi])
+                v += gw[gi] * gs[qq * ng + gi] / (double)gc[qq * ng + gi];
+        x[nv++] = v;
+    }
     /* x_q = Q u_q over the questions with a pair: their mean is the drop */
     for (k = 0; k < nq; k++)
         if (m[k])
             u[q++] = (double)t->n_questions * u[k];
-    t->upper = compare_upper_bound(u, q, bound_level(o), &t->se);
-    signflip_p(d, nq, &t->p_drop, &t->p_gain);
+    (void)compare_upper_bound(u, q, level, &t->se);
+    signflip_p(d, nq, &t->p_signflip_drop, &t->p_signflip_gain);
+    if (range <= 0.0)
+        range = 1.0;
+    t->upper = seq_bet_bound(x, nv, range, SEQ_BELOW, level);
+    t->lower = seq_bet_bound(x, nv, range, SEQ_ABOVE, level);
+    t->p_drop = seq_bet_p(x, nv, range, margin, SEQ_ABOVE, o->alpha);
+    t->p_gain = seq_bet_p(x, nv, range, -margin, SEQ_BELOW, o->alpha);
+    t->p_any_drop = seq_bet_p(x, nv, range, 0.0, SEQ_ABOVE, o->alpha);
+    t->need_q = 0;
+    if (nv) {
+        size_t cap = nv * NEED_FACTOR > NEED_MIN ? nv * NEED_FACTOR : NEED_MIN;
+        size_t np = seq_bet_first_reject(x, nv, range, o->tolerance, SEQ_BELOW, level, cap);
+        size_t nf = seq_bet_first_reject(x, nv, range, margin, SEQ_ABOVE, o->alpha, cap);
+        size_t first = np && nf ? (np < nf ? np : nf) : np ? np : nf;
+        t->need_q = first ? (long)(first > nv ? first : nv) : -1;
+    }
     memset(d, 0, nq * sizeof(*d));
     free(m);
     free(u);
+    free(gs);
+    free(gc);
+    free(x);
 }
 
 static void test_status(struct compare_test *t, const struct compare_options *o)
@@ -233,7 +305,7 @@ static void test_status(struct compare_test *t, const struct compare_options *o)
 }
 
 static void finish_test(struct compare_test *t, const struct compare_options *o,
-                        const struct pair *pairs, size_t n, long *d, size_t nq)
+                        const struct pair *pairs, size_t n, struct qctx *qc)
 {
     t->coverage = t->n_keys ? (double)t->n_pairs / (double)t->n_keys : 0.0;
     if (t->n_pairs) {
@@ -241,7 +313,7 @@ static void finish_test(struct compare_test *t, const struct compare_options *o,
         t->acc_cand = (double)(t->both_correct + t->cand_only) / (double)t->n_pairs;
     }
     t->drop = t->acc_base - t->acc_cand;
-    cluster_test(t, o, pairs, n, NULL, NULL, d, nq);
+    cluster_test(t, o, pairs, n, NULL, NULL, NULL, NULL, 0, qc);
     test_status(t, o);
 }
 
@@ -373,7 +445,7 @@ static void axis_items(const struct pair *pairs, size_t n, struct strvec *names,
 
 /* One COMPARE_AXIS test per value of each axis with more than one value (compare.h). */
 static void axis_tests(struct compare_result *out, const struct pair *pairs, size_t np,
-                       long *scratch, size_t nq, size_t *alloc)
+                       struct qctx *qc, size_t *alloc)
 {
     struct strvec names = STRVEC_INIT, items = STRVEC_INIT;
     struct strbuf val = STRBUF_INIT;
@@ -401,7 +473,7 @@ static void axis_tests(struct compare_result *out, const struct pair *pairs, siz
             t->axes = xstrdup(items.v[k]);
             for (i = 0; i < ns; i++)
                 tally(t, &sub[i]);
-            finish_test(t, &out->opt, sub, ns, scratch, nq);
+            finish_test(t, &out->opt, sub, ns, qc);
         }
     }
     free(sub);
@@ -436,14 +508,16 @@ static void sorted_inputs(const struct trial_point *base, size_t nb, const struc
 
 /*
  * One pair per trial key of either run (an outcome of -1 where a run lacks the key), in
- * cell order; *nq the questions (clusters). The pairs borrow the trials' strings.
+ * cell order; *nq the questions (clusters), *ids_out their ids by index (malloc'd, borrowed
+ * strings). The pairs borrow the trials' strings.
  */
 static struct pair *pair_keys(const struct trial_point **b, size_t nbs,
                               const struct trial_point **c, size_t ncs, struct compare_result *out,
-                              size_t *np_out, size_t *nq_out)
+                              size_t *np_out, size_t *nq_out, const char ***ids_out)
 {
     struct pair *pairs = NULL;
-    size_t i = 0, j = 0, np = 0, nq = 0, alloc = 0;
+    const char **ids = NULL;
+    size_t i = 0, j = 0, np = 0, nq = 0, alloc = 0, ialloc = 0;
     const char *prev_q = NULL;
 
     while (i < nbs || j < ncs) {
@@ -452,8 +526,10 @@ static struct pair *pair_keys(const struct trial_point **b, size_t nbs,
         const char *qid = ref->question_id ? ref->question_id : "";
         ALLOC_GROW(pairs, np + 1, alloc);
         /* keys are sorted by question first: a new id is a new cluster */
-        if (!prev_q || strcmp(prev_q, qid))
-            nq++;
+        if (!prev_q || strcmp(prev_q, qid)) {
+            ALLOC_GROW(ids, nq + 1, ialloc);
+            ids[nq++] = qid;
+        }
         prev_q = qid;
         pairs[np].q = nq - 1;
         pairs[np].length = ref->length;
@@ -475,7 +551,57 @@ static struct pair *pair_keys(const struct trial_point **b, size_t nbs,
                      pairs[0].depth_bp == pairs[np - 1].depth_bp;
     *np_out = np;
     *nq_out = nq;
+    *ids_out = ids;
     return pairs;
+}
+
+/* A question's place in the default order: FNV-1a of its id, a shuffle no outcome knows. */
+struct ranked {
+    uint64_t h;
+    size_t q;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->q < y->q ? -1 : x->q > y->q;
+}
+
+/*
+ * The question indexes 0..nq-1 (ids[q], sorted) in the order of o->order, the rest after
+ * in the order of their ids' hashes: the betting tests need an order that does not follow
+ * the outcomes, and ids often group questions by topic or difficulty.
+ */
+static size_t *questions_by_rank(const char **ids, size_t nq, const struct compare_options *o)
+{
+    struct ranked *rest = xcalloc(nq + 1, sizeof(*rest));
+    size_t nr = 0;
+    size_t *by = xcalloc(nq + 1, sizeof(*by));
+    char *used = xcalloc(nq + 1, 1);
+    size_t n = 0;
+    for (size_t i = 0; i < o->n_order && o->order; i++) {
+        const char *id = o->order[i];
+        const char **hit = id ? bsearch(&id, ids, nq, sizeof(*ids), cmp_str) : NULL;
+        if (hit && !used[hit - ids]) {
+            used[hit - ids] = 1;
+            by[n++] = (size_t)(hit - ids);
+        }
+    }
+    for (size_t q = 0; q < nq; q++)
+        if (!used[q]) {
+            /* FNV-1a alone keeps ids that differ in their last byte together: mixed */
+            uint64_t st = fnv64_str(FNV64_INIT, ids[q]);
+            rest[nr].h = rng_splitmix64(&st);
+            rest[nr++].q = q;
+        }
+    qsort(rest, nr, sizeof(*rest), cmp_ranked);
+    for (size_t k = 0; k < nr; k++)
+        by[n++] = rest[k].q;
+    free(rest);
+    free(used);
+    return by;
 }
 
 /* A depth of one length: its pairs [a, b) and their valid counts. */
@@ -493,12 +619,14 @@ struct depth_span {
  */
 static void band_test(struct compare_result *out, enum compare_scope scope,
                       const struct pair *pairs, const struct depth_span *dv, size_t nd, int n_edge,
-                      int n_mid, long *scratch, size_t nq, size_t *alloc)
+                      int n_mid, struct qctx *qc, size_t *alloc)
 {
     struct compare_test *t;
     struct pair *sub = NULL;
     double *a = NULL, mid_b = 0.0, mid_c = 0.0, edge_b = 0.0, edge_c = 0.0;
+    double *gw = xcalloc(nd + 1, sizeof(*gw));
     long *kw = NULL;
+    int *g = NULL;
     size_t i, k, ns = 0, na = 0;
 
     ALLOC_GROW(out->tests, out->n_tests + 1, *alloc);
@@ -527,11 +655,14 @@ static void band_test(struct compare_result *out, enum compare_scope scope,
         } else {
             continue;
         }
+        gw[i] = w;
         for (k = dp->a; k < dp->b; k++) {
             ALLOC_GROW(sub, ns + 1, na);
             a = xreallocarray(a, na, sizeof(*a));
             kw = xreallocarray(kw, na, sizeof(*kw));
+            g = xreallocarray(g, na, sizeof(*g));
             sub[ns] = pairs[k];
+            g[ns] = (int)i;
             a[ns] = w / (double)dp->valid;
             kw[ns] = scope == COMPARE_DIP ? kk : 1;
             tally(t, &pairs[k]);
@@ -548,11 +679,13 @@ static void band_test(struct compare_result *out, enum compare_scope scope,
         t->acc_cand = edge_c - mid_c;
         t->drop = t->acc_cand - t->acc_base;
     }
-    cluster_test(t, &out->opt, sub, ns, a, kw, scratch, nq);
+    cluster_test(t, &out->opt, sub, ns, a, kw, g, gw, nd, qc);
     test_status(t, &out->opt);
     free(sub);
     free(a);
     free(kw);
+    free(g);
+    free(gw);
 }
 
 /*
@@ -560,7 +693,7 @@ static void band_test(struct compare_result *out, enum compare_scope scope,
  * depth): none when no middle depth has data (fewer than 3 depths).
  */
 static void band_tests(struct compare_result *out, const struct pair *pairs, size_t n,
-                       long *scratch, size_t nq, size_t *alloc)
+                       struct qctx *qc, size_t *alloc)
 {
     struct depth_span *dv = xcalloc(n + 1, sizeof(*dv));
     size_t i, j, k, nd = 0;
@@ -588,15 +721,15 @@ static void band_tests(struct compare_result *out, const struct pair *pairs, siz
         n_mid += dv[i].role == DEPTH_ROLE_MIDDLE;
     }
     if (n_mid) {
-        band_test(out, COMPARE_MIDDLE, pairs, dv, nd, n_edge, n_mid, scratch, nq, alloc);
-        band_test(out, COMPARE_DIP, pairs, dv, nd, n_edge, n_mid, scratch, nq, alloc);
+        band_test(out, COMPARE_MIDDLE, pairs, dv, nd, n_edge, n_mid, qc, alloc);
+        band_test(out, COMPARE_DIP, pairs, dv, nd, n_edge, n_mid, qc, alloc);
     }
     free(dv);
 }
 
 /* A COMPARE_CELL test per cell (each pair also into overall), then COMPARE_LENGTH per length. */
 static void cell_length_tests(struct compare_result *out, const struct pair *pairs, size_t np,
-                              long *scratch, size_t nq, struct compare_test *overall, size_t *alloc)
+                              struct qctx *qc, struct compare_test *overall, size_t *alloc)
 {
     size_t i, j, k;
     for (i = 0; i < np; i = j) {
@@ -616,7 +749,7 @@ static void cell_length_tests(struct compare_result *out, const struct pair *pai
             tally(t, &pairs[k]);
             tally(overall, &pairs[k]);
         }
-        finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
+        finish_test(t, &out->opt, pairs + i, j - i, qc);
     }
     if (out->axes_only)
         return;
@@ -633,9 +766,20 @@ static void cell_length_tests(struct compare_result *out, const struct pair *pai
         t->primary = 1;
         for (k = i; k < j; k++)
             tally(t, &pairs[k]);
-        finish_test(t, &out->opt, pairs + i, j - i, scratch, nq);
-        band_tests(out, pairs + i, j - i, scratch, nq, alloc);
+        finish_test(t, &out->opt, pairs + i, j - i, qc);
+        band_tests(out, pairs + i, j - i, qc, alloc);
     }
+}
+
+/* The middle band of the dip tests[i] (band_tests() makes it just before), or NULL. */
+static const struct compare_test *dip_middle(const struct compare_result *out, size_t i)
+{
+    if (out->tests[i].scope != COMPARE_DIP || !i)
+        return NULL;
+    for (size_t k = i; k-- > 0;)
+        if (out->tests[k].scope == COMPARE_MIDDLE && out->tests[k].length == out->tests[i].length)
+            return &out->tests[k];
+    return NULL;
 }
 
 /*
@@ -662,13 +806,18 @@ static size_t holm_family(struct compare_result *out, int want)
     level = out->opt.alpha / (double)(fam ? fam : 1);
     for (k = 0; k < fam; k++) {
         struct compare_test *t = &out->tests[idx[k]];
-        const double eps = 1e-9;
         t->p_drop_adj = pd[k];
         t->p_gain_adj = pg[k];
-        if (t->p_drop_adj < out->opt.alpha && t->drop >= out->opt.tolerance - eps)
-            t->status = CMP_REGRESSION;
-        else if (t->p_gain_adj < out->opt.alpha && -t->drop >= out->opt.tolerance - eps)
+        if (t->p_drop_adj < out->opt.alpha) {
+            const struct compare_test *mid = dip_middle(out, idx[k]);
+            /* a dip regresses only when its middle dropped: else a change of shape */
+            if (t->scope != COMPARE_DIP || (mid && mid->p_any_drop < out->opt.alpha))
+                t->status = CMP_REGRESSION;
+            else
+                t->shape_change = 1;
+        } else if (t->p_gain_adj < out->opt.alpha) {
             t->status = CMP_IMPROVEMENT;
+        }
     }
     /* planned at Holm's first step, as dipmap plan plans */
     for (i = 0; i < out->n_tests; i++) {
@@ -676,7 +825,6 @@ static size_t holm_family(struct compare_result *out, int want)
         if (t->primary != want || !t->n_questions)
             continue;
         t->mde = power_mde_se(t->se, level);
-        t->need_q = power_need_se(t->se, t->n_questions, out->opt.tolerance, level);
     }
     free(pd);
     free(pg);
@@ -702,6 +850,7 @@ static void holm_statuses(struct compare_result *out)
         out->n_primary++;
         if (t->status == CMP_REGRESSION)
             out->n_primary_regressions++;
+        out->n_shape_changes += t->shape_change;
         if (t->status == CMP_NO_DATA) {
             out->n_primary_no_data++;
             continue;
@@ -742,12 +891,17 @@ static void bound_reason(struct compare_result *r)
         strbuf_addf(&sb, "; and %lu more", (unsigned long)((size_t)r->n_primary_over - shown));
     if (r->need_questions > 0)
         strbuf_addf(&sb,
-                    ". The planner says a decision needs about %ld questions (this comparison "
-                    "has %lu; see dipmap plan)",
-                    r->need_questions, (unsigned long)r->n_questions);
+                    ". If later questions differ as these %lu did, a decision needs about %ld "
+                    "questions",
+                    (unsigned long)r->n_questions, r->need_questions);
     else
-        strbuf_addstr(&sb, ". No number of questions the planner tries (up to 10^6) decides it "
-                           "at this tolerance");
+        strbuf_addf(&sb,
+                    ". If later questions differ as these %lu did, %lu questions do not decide "
+                    "it at this tolerance",
+                    (unsigned long)r->n_questions,
+                    (unsigned long)(r->n_questions * NEED_FACTOR > NEED_MIN
+                                        ? r->n_questions * NEED_FACTOR
+                                        : NEED_MIN));
     add_reason(r, &sb);
 }
 
@@ -799,7 +953,8 @@ void compare_runs(const struct trial_point *base, size_t nb, const struct trial_
     size_t nbs, ncs, np, nq, alloc = 0;
     struct pair *pairs;
     struct compare_test overall;
-    long *scratch;
+    struct qctx qctx, *qc = &qctx;
+    const char **ids;
 
     memset(out, 0, sizeof(*out));
     if (opt)
@@ -807,21 +962,25 @@ void compare_runs(const struct trial_point *base, size_t nb, const struct trial_
     else
         compare_options_init(&out->opt);
     sorted_inputs(base, nb, cand, nc, out, &b, &nbs, &c, &ncs);
-    pairs = pair_keys(b, nbs, c, ncs, out, &np, &nq);
-    scratch = xcalloc(nq ? nq : 1, sizeof(*scratch));
+    pairs = pair_keys(b, nbs, c, ncs, out, &np, &nq, &ids);
+    qc->nq = nq;
+    qc->d = xcalloc(nq ? nq : 1, sizeof(*qc->d));
+    qc->by_rank = questions_by_rank(ids, nq, &out->opt);
 
     /* cells, then lengths, then axis values, then overall */
     memset(&overall, 0, sizeof(overall));
     overall.scope = COMPARE_OVERALL;
     overall.depth_bp = -1;
-    cell_length_tests(out, pairs, np, scratch, nq, &overall, &alloc);
+    cell_length_tests(out, pairs, np, qc, &overall, &alloc);
     if (out->has_axes)
-        axis_tests(out, pairs, np, scratch, nq, &alloc);
-    finish_test(&overall, &out->opt, pairs, np, scratch, nq);
+        axis_tests(out, pairs, np, qc, &alloc);
+    finish_test(&overall, &out->opt, pairs, np, qc);
     out->n_questions = overall.n_questions;
     out->n_repeats = overall.n_repeats;
     free(pairs);
-    free(scratch);
+    free(qc->d);
+    free(qc->by_rank);
+    free(ids);
     /* the pairs borrowed the question ids of the sorted trial lists */
     free(b);
     free(c);

@@ -28,8 +28,28 @@ struct run_info;
  * cells are axes alone, the order experiment, have no lengths: there the
  * cells are the primary endpoints.) Their p-values are Holm-adjusted as one
  * family (gains likewise). The secondary family: every (length, depth, axes)
- * cell and pooled axis value, Holm over those. A regression is adjusted p <
- * alpha AND a drop (a dip increase) >= tolerance.
+ * cell and pooled axis value, Holm over those.
+ *
+ * The decision statistics are anytime-valid betting tests and confidence
+ * bounds (sequential.h seq_bet_*; Waudby-Smith and Ramdas 2024) on the
+ * per-question differences x_q, the question's own endpoint (each depth the
+ * mean of its pairs there, the depths weighted as the endpoint weighs them:
+ * x_q in [-1, 1], the dip's in [-2, 2]), taken in the order the questions
+ * entered (opt.order; the others in the order of a hash of their id, which no
+ * outcome follows: ids often group questions by topic). They hold whatever the distribution of
+ * x_q (a drop concentrated on whole questions included), at any number of
+ * questions and under optional stopping (the gate's rounds, a later compare
+ * over more questions), with no normal approximation.
+ *
+ * A regression (status CMP_REGRESSION) is the claim "worse by more than the
+ * fail margin delta" (compare_fail_margin(): --fail-margin, default half the
+ * tolerance): Holm-adjusted p_drop < alpha, p_drop the test of "drop <=
+ * delta", so P(a regression is claimed anywhere | every true drop <= delta)
+ * <= alpha. A dip is a regression only when, beside that, its length's
+ * middle band dropped (the middle's p_any_drop, the test of "middle drop <=
+ * 0", below alpha): a dip grown from better edges with the middle unchanged
+ * is a change of shape (shape_change), never a regression. An improvement
+ * is the mirror claim (better by more than delta).
  *
  * The estimate of a middle or dip endpoint weights its depths equally (the
  * report's cell means); its sign-flip test gives each question the integer
@@ -37,16 +57,22 @@ struct run_info;
  * over M middle and E edge depths (the same weights when every depth has the
  * same pairs per question).
  *
- * The bound (compare_upper_bound()): every test also carries a one-sided
- * (1 - alpha) upper confidence bound on its drop, clustered by question: the
+ * The bounds: every test carries the one-sided (1 - alpha) anytime-valid
+ * upper and lower bounds on its drop (upper, lower). compare_upper_bound(),
+ * the older question-clustered t bound, gives the standard error (se) the
+ * detectable drop is planned with: the
  * estimate is a sum of per-question contributions u_q; with x_q = Q u_q
  * (the question's own drop, in accuracy units) the bound is mean(x) +
  * t(Q - 1) * s / sqrt(Q), s the standard deviation of x augmented by two
  * pseudo-questions x = +1 and x = -1 (one that lost the endpoint entirely,
  * one that gained it: the Agresti-Caffo idea, so that no discordance in a
  * small sample does not give a zero-width bound). The planner's normal model
- * (power.h power_mde_se()) turns the same standard error into the drop
- * detectable at 80% power and the questions a decision needs.
+ * (power.h power_mde_se()) turns that standard error into the drop
+ * detectable at 80% power. The questions a decision needs (need_q) come from
+ * what was observed: the betting test run on, the questions so far repeated
+ * in their order (assumption: later questions differ as these did), until
+ * the upper bound falls below the tolerance or the drop beyond the margin is
+ * significant (at alpha).
  *
  * The verdict (COMPARE_PASS_BOUND, the default):
  *   FAIL          a primary regression (with COMPARE_GATE_CELLS also any
@@ -85,11 +111,17 @@ struct compare_options {
                                (control trials, trial.h, are never tested themselves) */
     enum compare_gate gate; /* default COMPARE_GATE_PRIMARY */
     enum compare_pass_rule pass_rule; /* default COMPARE_PASS_BOUND */
-    double bound_alpha;               /* one-sided level of the PASS bounds; 0 (default) = alpha. A
-                                         sequential gate spending alpha over rounds sets alpha and
-                                         bound_alpha to the round's levels. */
+    double bound_alpha;               /* one-sided level of the PASS bounds; 0 (default) = alpha */
+    double fail_margin; /* FAIL claims "worse by more than fail_margin" (absolute, as the
+                           tolerance); < 0 (default): half the tolerance */
+    const char **order; /* borrowed, may be NULL: question ids in the order they entered
+                           (the gate's rounds); the betting tests take the questions in this
+                           order, the others after them in the order of their ids' hashes */
+    size_t n_order;
 };
 void compare_options_init(struct compare_options *o);
+/* The fail margin in force: o->fail_margin, or half the tolerance when it is < 0. */
+double compare_fail_margin(const struct compare_options *o);
 
 /*
  * With named axes (axes.h) a cell is (length, depth, axes): each axis
@@ -113,8 +145,9 @@ const char *compare_scope_name(enum compare_scope s);
 
 enum compare_status {
     CMP_OK,          /* tested, no significant change beyond tolerance */
-    CMP_REGRESSION,  /* significant drop >= tolerance */
-    CMP_IMPROVEMENT, /* significant gain >= tolerance */
+    CMP_REGRESSION,  /* worse by more than the fail margin (Holm p_drop_adj < alpha; a dip
+                        also needs its middle to have dropped) */
+    CMP_IMPROVEMENT, /* better by more than the fail margin (Holm p_gain_adj < alpha) */
     CMP_NO_DATA      /* too few valid pairs or coverage too low: not tested */
 };
 /* "ok", "regression", "improvement", "not enough data". */
@@ -135,16 +168,31 @@ struct compare_test {
                                       increase): a positive drop is always a worsening */
     size_t n_questions;            /* questions (clusters) with a valid pair */
     int n_repeats;                 /* distinct repeats among the valid pairs */
-    double p_drop, p_gain;         /* exact one-sided sign-flip test over questions */
+    double p_drop, p_gain;         /* anytime-valid betting p-values of "drop <= fail margin"
+                                      (p_drop: small = worse by more than the margin) and of
+                                      "drop >= -fail margin" (p_gain: better by more) */
     double p_drop_adj, p_gain_adj; /* Holm-adjusted; 1 when not tested */
+    double p_signflip_drop, p_signflip_gain; /* the exact one-sided sign-flip test of any drop
+                                                (gain) over questions: descriptive, decides
+                                                nothing */
+    double p_any_drop; /* betting p-value of "drop <= 0": for a middle band, what its dip's
+                          regression needs below alpha */
+    double lower;      /* one-sided (1 - bound_alpha) anytime-valid lower bound on drop (the
+                          FAIL side: drop > margin is claimed when the Holm p says so) */
+    int shape_change;  /* dip only: grew by more than the margin (Holm p_drop_adj < alpha)
+                          while the middle did not drop: reported as a change of shape, not a
+                          regression (status CMP_OK) */
     enum compare_status status;
     int primary;  /* in the primary family (the gate) */
     double se;    /* question-clustered standard error of drop (compare_upper_bound()) */
-    double upper; /* one-sided (1 - bound_alpha) upper confidence bound on drop */
+    double upper; /* one-sided (1 - bound_alpha) anytime-valid upper bound on drop (betting) */
     double mde;   /* drop detectable at 80% power at the test's planned level (alpha / family
                      size, Holm's first step); < 0 when not estimable */
-    long need_q;  /* questions the planner says a decision on this test needs (the
-                     detectable drop down to the tolerance); 0 when not estimable */
+    long need_q;  /* questions at which this endpoint would be decided (upper bound below
+                     the tolerance, or drop beyond the margin significant at alpha) if later
+                     questions differ as the observed ones did (their sequence repeated); 0
+                     when not estimable, -1 when not within 10 times the questions observed
+                     (at least 1000) */
     int n_edge, n_middle; /* middle and dip: the depths in each role */
     char *axes;           /* owned: a cell's axes, canonical ("k=10;policy=source"), or an axis
                              test's "name=value"; NULL without axes */
@@ -169,8 +217,10 @@ struct compare_result {
     long n_primary_regressions;
     long n_primary_no_data;
     long n_primary_over;      /* primary tests whose upper bound is >= the tolerance */
-    long need_questions;      /* the questions a decision needs by the planner: the largest
-                                 need_q of the primary tests (0 when none) */
+    long need_questions;      /* the questions a decision needs from what was observed: the
+                                 largest need_q of the primary tests (0 when none, -1 when one
+                                 is not within its cap) */
+    long n_shape_changes;     /* primary dips with shape_change */
     double max_mde;           /* the largest detectable drop of the primary tests */
     long baseline_only_keys;  /* keys with a trial only in the baseline */
     long candidate_only_keys; /* keys with a trial only in the candidate */

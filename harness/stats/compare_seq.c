@@ -1,6 +1,7 @@
 /*
- * One look of the sequential gate: compare_runs() at the look's spending
- * levels (compare_seq.h).
+ * One look of the sequential gate: compare_runs() at the look's levels
+ * (compare_seq.h). The decisions are anytime-valid betting tests, so every
+ * look uses the whole alpha.
  */
 #include <stdlib.h>
 
@@ -9,29 +10,18 @@
 
 #include "base/banned.h"
 
-/* Levels below this are treated as this (a boundary that spends nothing stays unreachable). */
-#define LOOK_MIN_LEVEL 1e-12
-
 void compare_look_levels(enum seq_spending f, double alpha, const double *t, size_t k, size_t m,
                          struct compare_look *look)
 {
-    double *c = xcalloc(k + 1, sizeof(double));
-    if (!m)
-        m = 1;
-    seq_bounds(f, alpha / (double)m, t, k + 1, c);
-    look->primary_tests = m;
-    look->fail_z = c[k];
-    look->fail_alpha = seq_nominal(c[k]) * (double)m;
-    seq_bounds(f, alpha, t, k + 1, c);
-    look->bound_z = c[k];
-    look->bound_alpha = seq_nominal(c[k]);
-    if (look->fail_alpha < LOOK_MIN_LEVEL)
-        look->fail_alpha = LOOK_MIN_LEVEL;
-    if (look->fail_alpha > 0.5)
-        look->fail_alpha = 0.5;
-    if (look->bound_alpha < LOOK_MIN_LEVEL)
-        look->bound_alpha = LOOK_MIN_LEVEL;
-    free(c);
+    /* betting tests are valid at every look at once: nothing to spend (f, t, k unused) */
+    (void)f;
+    (void)t;
+    (void)k;
+    look->primary_tests = m ? m : 1;
+    look->fail_alpha = alpha;
+    look->fail_z = SEQ_NEVER;
+    look->bound_alpha = alpha;
+    look->bound_z = SEQ_NEVER;
 }
 
 void compare_look_apply(const struct compare_look *look, struct compare_options *o)
@@ -51,10 +41,8 @@ void compare_runs_look(const struct trial_point *base, size_t nb, const struct t
         co = *opt;
     else
         compare_options_init(&co);
-    /* the size of the primary family (it depends on the lengths with data, not on levels) */
-    compare_runs(base, nb, cand, nc, &co, out);
-    compare_look_levels(f, co.alpha, t, k, out->n_primary_family, look);
-    compare_result_release(out);
+    compare_look_levels(f, co.alpha, t, k, 1, look);
     compare_look_apply(look, &co);
     compare_runs(base, nb, cand, nc, &co, out);
+    look->primary_tests = out->n_primary_family ? out->n_primary_family : 1;
 }

@@ -8,26 +8,27 @@
 
 /*
  * One look of the sequential gate (`dipmap gate`, README "Sequential gate"):
- * compare_runs() on the trials of the questions so far, at the levels the
- * spending function gives look k (0-based) of the looks at information
- * fractions t[0..k]. FAIL: each of the m primary tests spends alpha / m by
- * the spending function (its boundary z_k), and Holm runs at m times that
- * boundary's nominal level (the first Holm step is then exactly the
- * per-test sequential level). PASS: every primary endpoint's repeated
- * confidence bound at the boundary of the whole alpha (no multiplicity
- * adjustment: PASS needs every bound below the tolerance, an
- * intersection-union test). The error rates under this optional stopping are
- * measured in tests/validate/gate_rates.c (VALIDATION.md). Pure: no I/O.
+ * compare_runs() on the trials of the questions so far, taken in the order
+ * they entered (compare_options.order). Its FAIL (Holm over anytime-valid
+ * betting p-values of "worse by more than the fail margin") and PASS (every
+ * primary endpoint's anytime-valid upper bound below the tolerance, an
+ * intersection-union test) hold at every look at once (compare.h), so each
+ * look runs at the whole alpha: nothing is spent, and a later look, a larger
+ * cap or another gate over the same questions keeps the error rates. The
+ * spending function and information fractions are kept in the interface for
+ * the gates recorded with them; they no longer change a level. The error
+ * rates under this optional stopping are measured in
+ * tests/validate/gate_rates.c (VALIDATION.md). Pure: no I/O.
  */
 struct compare_look {
     size_t primary_tests; /* m: the primary family at this look */
     double fail_alpha;    /* Holm's alpha for FAIL */
-    double fail_z;        /* the per-test FAIL boundary (SEQ_NEVER: spends nothing) */
+    double fail_z;        /* SEQ_NEVER: no Gaussian boundary (betting tests) */
     double bound_alpha;   /* one-sided level of the PASS bounds */
-    double bound_z;       /* the PASS bounds' boundary */
+    double bound_z;       /* SEQ_NEVER, as fail_z */
 };
 
-/* The levels of look k for a primary family of m tests at total level alpha. */
+/* The levels of look k for a primary family of m tests at total level alpha: alpha each. */
 void compare_look_levels(enum seq_spending f, double alpha, const double *t, size_t k, size_t m,
                          struct compare_look *look);
 /* The options of a comparison at those levels: o->alpha and o->bound_alpha. */

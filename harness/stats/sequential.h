@@ -44,4 +44,50 @@ int seq_bounds(enum seq_spending f, double alpha, const double *t, size_t k, dou
 /* The nominal one-sided level of boundary c: P(Z >= c) (0 for SEQ_NEVER). */
 double seq_nominal(double c);
 
+/*
+ * Anytime-valid one-sided tests and confidence bounds for the mean of
+ * bounded values by betting (Waudby-Smith and Ramdas, "Estimating means of
+ * bounded random variables by betting", JRSS-B 86, 2024, 1-27). The values
+ * x[0..n-1], each in [-range, range], arrive in a fixed order (the order the
+ * questions entered: a data-independent order). To test "the mean is <= m"
+ * a gambler starts with capital 1 and bets on each value in turn:
+ *     K_t = prod_{i <= t} (1 + lambda_i (y_i - m_y)),
+ * y and m_y mapped to [0, 1], the bet lambda_i chosen from the values before
+ * i alone (a predictable plug-in: lambda_i = sqrt(2 ln(1/a) / (s2_{i-1}
+ * 150)), s2 their running variance, tuned for 150 questions and capped at
+ * 0.9 of what keeps the capital positive: sequential.c says why). Under the hypothesis K is a
+ * nonnegative supermartingale whatever the values' distribution, so by Ville's inequality P(K_t
+ * ever reaches 1/a) <= a: a test valid at every t at once (optional stopping, more questions
+ * later), with no normal approximation and no variance assumption. The bound is the set of m never
+ * rejected so far. Pure functions: no I/O.
+ */
+
+/* Which side a betting test takes: the mean above m ("worse by more than m"), or below. */
+enum seq_side { SEQ_ABOVE, SEQ_BELOW };
+
+/*
+ * The anytime-valid p-value of "the mean is <= m" (SEQ_ABOVE) or ">= m"
+ * (SEQ_BELOW) after x[0..n-1]: min(1, 1 / the largest capital reached),
+ * the bets tuned for level tune (0 < tune < 1). 1 when n == 0.
+ */
+double seq_bet_p(const double *x, size_t n, double range, double m, enum seq_side side,
+                 double tune);
+
+/*
+ * The one-sided (1 - a) anytime-valid bound on the mean after x[0..n-1]:
+ * SEQ_BELOW gives the upper bound (the smallest m whose "mean >= m" was
+ * rejected at some t <= n), SEQ_ABOVE the lower bound. range (-range for the
+ * lower) when n == 0 or nothing is rejected.
+ */
+double seq_bet_bound(const double *x, size_t n, double range, enum seq_side side, double a);
+
+/*
+ * The questions at which the test of m at level a (side as seq_bet_p) first
+ * rejects when the values keep coming as x[0..n-1] did: the sequence
+ * repeated in its order, up to cap values. 0 when it does not by cap (or n
+ * == 0).
+ */
+size_t seq_bet_first_reject(const double *x, size_t n, double range, double m, enum seq_side side,
+                            double a, size_t cap);
+
 #endif

@@ -1,10 +1,10 @@
-# dipmap compare: two runs of the same model on the same inputs -> PASS, exit 0 (60
+# dipmap compare: two runs of the same model on the same inputs -> PASS, exit 0 (160
 # questions: enough for every primary upper bound to fall below the 5 pp tolerance);
 # JUnit parses (xmllint) with GitLab's fields, JSON parses, the step summary is
 # appended, and no ::error annotation is printed.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/compare-lib.sh"
-cmp_gen g 60 1
+cmp_gen g 160 1
 cmp_sim g.jsonl
 cmp_run r1 base g 8k 0:100:50
 cmp_run r2 base g 8k 0:100:50
@@ -12,10 +12,10 @@ echo "previous step text" >summary.md
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$PWD/summary.md \
     expect_code 0 "$DIPMAP" compare r1 r2 --db t.db --junit junit.xml --json cmp.json --out outdir
 assert_contains out "## dipmap compare: PASS"
-assert_contains out "0 regressions, 0 improvements, 0 tests without enough data; 180 valid pairs of 180 trial keys"
-assert_contains out "| 8k @ 50% | 60 |"
+assert_contains out "0 regressions, 0 improvements, 0 tests without enough data; 480 valid pairs of 480 trial keys"
+assert_contains out "| 8k @ 50% | 160 |"
 assert_contains out "**PASS: no primary endpoint worsened by 5.0 pp or more, at 95% confidence"
-assert_contains out "| 8k middle (25-75%) | 60 | "
+assert_contains out "| 8k middle (25-75%) | 160 | "
 assert_not_contains out "::error"
 assert_contains summary.md "previous step text"
 assert_contains summary.md "## dipmap compare: PASS"

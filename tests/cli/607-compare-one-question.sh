@@ -23,6 +23,6 @@ d = json.load(open(sys.argv[1]))
 assert d["verdict"] == "INCONCLUSIVE" and d["questions"] == 1, d["verdict"]
 mid = [t for t in d["tests"] if t["scope"] == "cell" and t["depth"] == 0.5][0]
 assert mid["lost"] >= 5 and mid["questions"] == 1, mid     # a real drop ...
-assert mid["p_drop"] == 0.5, mid["p_drop"]                 # ... but one cluster
+assert mid["p_drop"] > 0.05, mid["p_drop"]                 # ... but one cluster
 assert len(d["warnings"]) == 3, d["warnings"]
 PY

@@ -6,8 +6,8 @@
 . "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/gate-lib.sh"
 gate_setup 60 --latency-ms 15 --model base:edge=0.95,dip=0.1,flat=1 \
-    --model bad:edge=0.95,dip=0.1,flat=1,mid=0.1,seed=2
-# (a 10 pp middle regression: FAIL at round 6 of 12 with these seeds, so the kill falls in round 2)
+    --model bad:edge=0.95,dip=0.1,flat=1,mid=0.3,seed=2
+# (a 30 pp middle regression: FAILs after round 2 with these seeds, so the kill falls in round 2)
 args=("${GATE_ARGS[@]}" --baseline-model base --model bad --db g.db --name k --round 5
     --max-questions 60 --concurrency 2 --json cmp.json)
 "$DIPMAP" gate "${args[@]}" >out1 2>err1 &
