@@ -9,6 +9,8 @@
 #   make bench        benchmarks (numbers, never failures); see BENCHMARKS.md
 #   make tokenizer-conformance  optional: ids vs Hugging Face tokenizers, 8 tokenizer.json families
 #   make validate     the statistics' simulation study against serve-sim; see VALIDATION.md
+#   make reference    docs/reference/*.md from the option tables (after changing an option)
+#   make readme       the README and docs quotes of a run, regenerated (scripts/readme-quotes.sh)
 #   make install PREFIX=/usr/local DESTDIR=   binary, data (share/dipmap), man pages, completions
 #   make uninstall    the same variables: removes what install put there
 #   make dist         dipmap-RELEASE.tar.gz (builds and passes make test outside git)
@@ -93,7 +95,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build docs install uninstall dist deb image test-package deps deps-build deps-plot test test-asan test-llama demo readme bench validate format format-check check-banned clean \
+.PHONY: all build docs reference install uninstall dist deb image test-package deps deps-build deps-plot test test-asan test-llama demo readme bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -296,6 +298,14 @@ docs: $(BIN)
 		$(abspath $(BIN)) help --man $$c >$(BUILD)/docs/man/dipmap-$$c.1 || exit 1; done
 	$(abspath $(BIN)) help --completion bash >$(BUILD)/docs/completions/dipmap
 	$(abspath $(BIN)) help --completion zsh >$(BUILD)/docs/completions/_dipmap
+
+# docs/reference/: one Markdown page per command and an index, generated from the option tables
+# like `dipmap help` and the man pages (dipmap help --markdown); test 070 regenerates and diffs
+reference: $(BIN)
+	@rm -rf docs/reference && mkdir -p docs/reference
+	$(abspath $(BIN)) help --markdown >docs/reference/README.md
+	@for c in $$($(abspath $(BIN)) help | sed -n 's/^   \([a-z][a-z-]*\)  .*/\1/p'); do \
+		$(abspath $(BIN)) help --markdown $$c >docs/reference/$$c.md || exit 1; done
 
 install: build docs
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/prompts $(DESTDIR)$(SHAREDIR)/datasets/tokenizers \

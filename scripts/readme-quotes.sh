@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
-# README.md's quoted output, made by running the program instead of copied by hand: the end of
-# `dipmap demo` (Quick start), the candidate's dip lines from its summary.md, the demo's
-# ordering table ("Choose an ordering"), the demo's CPU time, and reports/examples/ (the
-# candidate's report and the comparison, which README shows and links).
+# The output README.md and docs/ quote, made by running the program instead of copied by hand:
+# the end of `dipmap demo` and the candidate's dip lines (README), the demo's ordering table
+# (docs/ordering.md), the demo's CPU time (README), and reports/examples/ (the candidate's report
+# and the comparison, which README shows and links).
 #
 # usage: scripts/readme-quotes.sh DIPMAP [--check | --update]
-#   --check   (default) run the demo in a scratch folder and exit 1, showing a diff, when README.md
-#             or reports/examples/*.md say something else; run durations, the runs' UTC stamps,
+#   --check   (default) run the demo in a scratch folder and exit 1, showing a diff, when README.md,
+#             a docs/ page or reports/examples/*.md say something else; run durations, the runs' UTC stamps,
 #             ports, dates, the build's commit and the CPU-time line are not compared (they
 #             differ on every run)
-#   --update  rewrite those README blocks and the CPU-time line, and copy the new reports/examples/
+#   --update  rewrite those blocks and the CPU-time line, and copy the new reports/examples/
 #             (make readme)
-# A block is the fenced block right after a line "<!-- readme-quotes: NAME -->" in README.md;
-# the CPU-time line is the README line that starts with "It needs about".
+# A block is the fenced block right after a line "<!-- readme-quotes: NAME -->" in README.md or
+# a docs/*.md page; the CPU-time line is the README line that starts with "It needs about".
 set -euo pipefail
 bin=${1:?usage: readme-quotes.sh DIPMAP [--check|--update]}
 mode=${2:---check}
 case $mode in --check | --update) ;; *) echo "readme-quotes: unknown mode $mode" >&2; exit 2 ;; esac
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 repo=$(cd "$(dirname "$0")/.." && pwd)
-readme=$repo/README.md
 tmp=$(mktemp -d)
+# the files that quote the demo: README.md and every docs page with a marker
+quoting=(README.md)
+for f in "$repo"/docs/*.md; do
+    grep -q '^<!-- readme-quotes: ' "$f" && quoting+=("docs/$(basename "$f")")
+done
 trap 'rm -rf "$tmp"' EXIT
 
 # the demo as README's Quick start runs it (its defaults, reports/ under the current folder)
@@ -55,27 +59,35 @@ cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
 wall=$(awk -v w="$wall" 'BEGIN { printf "%.1f", w }')
 cpu_line="It needs about $cpu CPU-seconds ($wall s wall when \`make readme\` last measured it, on a 2-core machine at load average $load; BENCHMARKS.md \"Demo\"),"
 
-# README with every marked block replaced by the files in $tmp/blocks, and the CPU line
-awk -v dir="$tmp/blocks" -v cpu="$cpu_line" '
-    state == 0 && /^<!-- readme-quotes: [a-z-]+ -->$/ {
-        name = $3; print; state = 1; next
-    }
-    state == 1 {
-        if ($0 !~ /^```/) { print "readme-quotes: no fenced block after the marker of " name > "/dev/stderr"; exit 3 }
-        print; f = dir "/" name
-        if ((getline line < f) <= 0) { print "readme-quotes: unknown block " name > "/dev/stderr"; exit 3 }
-        do print line; while ((getline line < f) > 0)
-        close(f); seen[name] = 1; state = 2; next
-    }
-    state == 2 { if ($0 ~ /^```/) { print; state = 0 } next }
-    /^It needs about [0-9.]+ CPU-seconds / { print cpu; ncpu++; next }
-    { print }
-    END {
-        if (state != 0) { print "readme-quotes: unterminated block " name > "/dev/stderr"; exit 3 }
-        if (!seen["demo-end"] || !seen["demo-dip"] || !seen["demo-order"] || ncpu != 1) {
-            print "readme-quotes: README.md lacks a marker or the CPU-time line" > "/dev/stderr"; exit 3
+# each quoting file with every marked block replaced by the files in $tmp/blocks (and README's
+# CPU line); the names seen go to $tmp/seen, checked once over all files
+mkdir "$tmp/new"
+: >"$tmp/seen"
+for f in "${quoting[@]}"; do
+    mkdir -p "$tmp/new/$(dirname "$f")"
+    awk -v dir="$tmp/blocks" -v cpu="$cpu_line" -v seenf="$tmp/seen" -v readme="$([ "$f" = README.md ] && echo 1)" '
+        state == 0 && /^<!-- readme-quotes: [a-z-]+ -->$/ {
+            name = $3; print; state = 1; next
         }
-    }' "$readme" >"$tmp/README.md"
+        state == 1 {
+            if ($0 !~ /^```/) { print "readme-quotes: no fenced block after the marker of " name > "/dev/stderr"; exit 3 }
+            print; f = dir "/" name
+            if ((getline line < f) <= 0) { print "readme-quotes: unknown block " name > "/dev/stderr"; exit 3 }
+            do print line; while ((getline line < f) > 0)
+            close(f); print name >> seenf; state = 2; next
+        }
+        state == 2 { if ($0 ~ /^```/) { print; state = 0 } next }
+        readme && /^It needs about [0-9.]+ CPU-seconds / { print cpu; print "cpu" >> seenf; next }
+        { print }
+        END { if (state != 0) { print "readme-quotes: unterminated block " name > "/dev/stderr"; exit 3 } }' \
+        "$repo/$f" >"$tmp/new/$f"
+done
+for b in demo-end demo-dip demo-order cpu; do
+    [ "$(grep -cx "$b" "$tmp/seen")" = 1 ] || {
+        echo "readme-quotes: README.md and docs/ must hold the marker $b (or README's CPU-time line) once" >&2
+        exit 3
+    }
+done
 
 examples=(demo-cand/summary.md demo-cand/summary.json demo-cand/report.html demo-cand/ucurve.svg
     demo-cand/ucurve.png demo-cand/heatmap.svg demo-cand/heatmap.png compare/compare.md
@@ -85,12 +97,12 @@ src_of() {
 }
 
 if [ "$mode" = --update ]; then
-    cp "$tmp/README.md" "$readme"
+    for f in "${quoting[@]}"; do cp "$tmp/new/$f" "$repo/$f"; done
     for f in "${examples[@]}"; do
         mkdir -p "$repo/reports/examples/$(dirname "$f")"
         cp "$(src_of "$f")" "$repo/reports/examples/$f"
     done
-    echo "readme-quotes: README.md and reports/examples/ rewritten from a demo of $cpu CPU-seconds ($wall s wall)"
+    echo "readme-quotes: ${quoting[*]} and reports/examples/ rewritten from a demo of $cpu CPU-seconds ($wall s wall)"
     exit 0
 fi
 
@@ -104,11 +116,13 @@ norm() {
         s/^It needs about [0-9.]+ CPU-seconds .*/It needs about N CPU-seconds (measured)/' "$1"
 }
 bad=0
-diff -u <(norm "$readme") <(norm "$tmp/README.md") >"$tmp/readme.diff" || {
-    echo "readme-quotes: README.md's quoted output is not what the program prints now (make readme):" >&2
-    cat "$tmp/readme.diff" >&2
-    bad=1
-}
+for f in "${quoting[@]}"; do
+    diff -u <(norm "$repo/$f") <(norm "$tmp/new/$f") >"$tmp/readme.diff" || {
+        echo "readme-quotes: $f's quoted output is not what the program prints now (make readme):" >&2
+        cat "$tmp/readme.diff" >&2
+        bad=1
+    }
+done
 for f in demo-cand/summary.md compare/compare.md; do
     diff -u <(norm "$repo/reports/examples/$f") <(norm "$(src_of "$f")") >"$tmp/ex.diff" || {
         echo "readme-quotes: reports/examples/$f is not what the demo writes now (make readme):" >&2
@@ -116,5 +130,5 @@ for f in demo-cand/summary.md compare/compare.md; do
         bad=1
     }
 done
-[ "$bad" = 0 ] && echo "readme-quotes: README.md and reports/examples/ agree with the demo"
+[ "$bad" = 0 ] && echo "readme-quotes: ${quoting[*]} and reports/examples/ agree with the demo"
 exit "$bad"

@@ -32,6 +32,13 @@ int cmd_help(int argc, const char **argv)
         }
         return help_man_page(stdout, argc == 3 ? argv[2] : NULL) ? DM_EXIT_USAGE : DM_EXIT_OK;
     }
+    if (argc >= 2 && !strcmp(argv[1], "--markdown")) {
+        if (argc > 3) {
+            error("help: --markdown takes at most one command");
+            return DM_EXIT_USAGE;
+        }
+        return help_markdown_page(stdout, argc == 3 ? argv[2] : NULL) ? DM_EXIT_USAGE : DM_EXIT_OK;
+    }
     if (argc >= 2 && !strncmp(argv[1], "--completion", 12)) {
         const char *shell = argv[1][12] == '=' ? argv[1] + 13 : argc == 3 ? argv[2] : NULL;
         if (!shell || (argv[1][12] != '=' && argv[1][12]) || argc > (argv[1][12] ? 2 : 3)) {
@@ -51,6 +58,7 @@ int cmd_help(int argc, const char **argv)
         if (c->fn == cmd_help || c->fn == cmd_version) {
             printf("usage: dipmap %s%s\n\n%s\n", c->name,
                    c->fn == cmd_help ? " [COMMAND]\n   or: dipmap help --man [COMMAND]\n"
+                                       "   or: dipmap help --markdown [COMMAND]\n"
                                        "   or: dipmap help --completion bash|zsh"
                                      : "",
                    c->summary);

@@ -13,6 +13,10 @@
    Returns 0, or -1 after an error naming an unknown command. */
 int help_man_page(FILE *out, const char *command);
 
+/* The Markdown reference page of COMMAND (docs/reference/COMMAND.md), or the index of all
+   commands (docs/reference/README.md) when command is NULL. 0, or -1 after an error. */
+int help_markdown_page(FILE *out, const char *command);
+
 /* The completion script for shell "bash" or "zsh"; -1 after an error for another shell.
    Run names are completed at completion time by `dipmap runs --names`. */
 int help_completion(FILE *out, const char *shell);

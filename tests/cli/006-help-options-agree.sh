@@ -1,29 +1,16 @@
 # Help and behaviour agree. Every option a command's parser accepts is listed by `dipmap help
-# CMD` (and nothing else is), and README's Usage entry for the command lists the same options
-# (it missed serve-sim's and import's, among others); one spelling --completions in run and
+# CMD` (and nothing else is), and the command's reference page (docs/reference/CMD.md, generated
+# by make reference; README's hand-kept Usage section missed serve-sim's and import's options) lists
+# the same options; one spelling --completions in run and
 # show-prompt; show-prompt's --max-tokens default is run's (256, it was 100); a boolean that is
 # on by default shows as --[no-]NAME (the context-check hint names --no-context-check);
 # continuation lines of a synopsis are not prefixed "or:"; help merge describes the command;
 # help compare names compare.html and the overlay plot; help report shows --rank-dist/--rank-p;
 # a usage synopsis without "[options]" names every option the command takes.
 . "$TESTS/cli/lib/lib.sh"
-python3 - "$REPO" "$DIPMAP" <<'PY' || fail "options, help and README disagree (above)"
+python3 - "$REPO" "$DIPMAP" <<'PY' || fail "options, help and docs/reference disagree (above)"
 import re, subprocess, sys, os
 repo, dipmap = sys.argv[1], sys.argv[2]
-readme = open(os.path.join(repo, "README.md"), encoding="utf-8").read()
-# the Usage section: command lines start with "dipmap CMD"; continuation lines are indented
-usage = readme[readme.index("## Usage"):]
-usage = usage[:usage.index("\n## ", 5)]
-blocks = {}
-cur = None
-for line in usage.splitlines():
-    m = re.match(r"dipmap ([a-z-]+)", line)
-    if m:
-        cur = m.group(1)
-        blocks.setdefault(cur, "")
-    # synopsis lines only: descriptions are indented 27 columns and may name other commands' options
-    if cur and len(line) - len(line.lstrip(" ")) < 27:
-        blocks[cur] += line + "\n"
 bad = 0
 for f in sorted(os.listdir(os.path.join(repo, "harness", "cmd"))):
     m = re.match(r"cmd_([a-z_]+)\.c$", f)
@@ -49,15 +36,16 @@ for f in sorted(os.listdir(os.path.join(repo, "harness", "cmd"))):
         for o in opts:
             if not re.search(r"--(?:\[no-\])?" + re.escape(o) + r"(?![a-z0-9-])", synopsis):
                 print(f"{cmd}: the usage of 'dipmap help {cmd}' leaves out --{o} (add it or say [options])"); bad += 1
-    if cmd not in blocks:
-        print(f"{cmd}: no 'dipmap {cmd}' entry in README's Usage section"); bad += 1
+    page = os.path.join(repo, "docs", "reference", cmd + ".md")
+    if not os.path.exists(page):
+        print(f"{cmd}: no docs/reference/{cmd}.md (make reference)"); bad += 1
         continue
-    readme_opts = set(re.findall(r"--(?:\[no-\])?([a-z][a-z0-9-]*)", blocks[cmd]))
+    ref_opts = set(re.findall(r"^\| `(?:-\w, )?--(?:\[no-\])?([a-z][a-z0-9-]*)", open(page, encoding="utf-8").read(), re.M))
     for o in opts:
-        if o not in readme_opts:
-            print(f"{cmd}: --{o} is accepted but README's Usage entry does not list it"); bad += 1
-    for o in readme_opts - set(opts) - {"help"}:
-        print(f"{cmd}: README's Usage entry lists --{o}, which the parser does not accept"); bad += 1
+        if o not in ref_opts:
+            print(f"{cmd}: --{o} is accepted but docs/reference/{cmd}.md does not list it"); bad += 1
+    for o in ref_opts - set(opts):
+        print(f"{cmd}: docs/reference/{cmd}.md lists --{o}, which the parser does not accept"); bad += 1
 sys.exit(1 if bad else 0)
 PY
 expect_code 0 "$DIPMAP" help run

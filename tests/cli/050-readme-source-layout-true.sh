@@ -1,4 +1,4 @@
-# The table of every file (docs/design.md "Every file"; README's Source layout gives the folders)
+# The table of every file (docs/design.md "Every file"; docs/development.md "Source layout" gives the folders)
 # states facts about the code; they stay true: it names every source file, main.c is the only
 # file that calls exit() (usage.c's unused die() did too), the fuzz row names every libFuzzer
 # target (it listed 3 of 8), and plan.c holds the --shard I/N and --shard auto parsers it is
@@ -12,8 +12,8 @@ for f in "$REPO"/harness/main.c "$REPO"/harness/*/*.c; do
     case "$b:$table" in cmd_*'harness/cmd/cmd_*.c'*) continue ;; esac # one row for the commands
     case "$table" in *"$b"*) ;; *) fail "docs/design.md's file table does not name $b" ;; esac
 done
-grep -q '^| `harness/main.c`, `harness/cmd/` | the subcommand dispatch table (the only file that calls `exit()`)' "$REPO/README.md" ||
-    fail "README's Source layout lost its main.c row"
+grep -q '^| `harness/main.c`, `harness/cmd/` | the subcommand dispatch table (the only file that calls `exit()`)' "$REPO/docs/development.md" ||
+    fail "docs/development.md's Source layout lost its main.c row"
 assert_contains "$readme" '| `harness/main.c` | subcommand dispatch table; the only file that calls `exit()` |'
 others=$(grep -l -E '(^|[^_a-z])exit\(' "$REPO"/harness/*.c "$REPO"/harness/*/*.c | grep -v '/main\.c$')
 [ -z "$others" ] || fail "files other than main.c call exit(): $others"

@@ -1,11 +1,12 @@
-# README's quoted output is the program's: scripts/readme-quotes.sh (make readme) runs the demo and
-# compares README's marked blocks (the demo's last lines, the candidate's dip lines, the ordering
-# table) and reports/examples/*.md with what it prints and writes, masking only durations, run
+# The quoted output of README and docs/ is the program's: scripts/readme-quotes.sh (make readme)
+# runs the demo and compares the marked blocks (README: the demo's last lines, the candidate's dip
+# lines; docs/ordering.md: the ordering table) and reports/examples/*.md with what it prints and writes, masking only durations, run
 # stamps, ports and dates. Run on a copy of README with one figure changed, the check must fail
 # naming that line and nothing else (so everything else agrees with the program, and a stale
 # quote is caught).
 . "$TESTS/cli/lib/lib.sh"
-mkdir -p copy/scripts copy/reports
+mkdir -p copy/scripts copy/reports copy/docs
+cp "$REPO"/docs/*.md copy/docs/
 cp "$REPO/scripts/readme-quotes.sh" copy/scripts/
 cp -r "$REPO/reports/examples" copy/reports/
 grep -q '^<!-- readme-quotes: demo-dip -->$' "$REPO/README.md" || fail "README has no demo-dip marker"

@@ -1,11 +1,11 @@
-# The README's pandas export example runs as written: the snippet (README.md, after its
+# docs/schemas.md's pandas export example runs as written: the snippet (docs/schemas.md, after its
 # "export-example: pandas" marker) reads a real export -- CSV, and JSON lines with the reader
 # swapped -- and prints the per-cell accuracies the store holds. Skipped without pandas.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/export-lib.bash"
 readme_snippet pandas >ex.py
-[ -s ex.py ] || fail "README lost its pandas export example"
+[ -s ex.py ] || fail "docs/schemas.md lost its pandas export example"
 py=""
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null && "$p" -c 'import pandas' 2>/dev/null; then py=$p; break; fi

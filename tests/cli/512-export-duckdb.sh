@@ -1,11 +1,11 @@
-# The README's DuckDB export example runs as written (README.md, after its "export-example:
+# docs/schemas.md's DuckDB export example runs as written (docs/schemas.md, after its "export-example:
 # duckdb" marker) on a real CSV export and gives the per-cell accuracies the store holds.
 # Skipped where neither the duckdb CLI nor the Python module is installed.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/export-lib.bash"
 readme_snippet duckdb >ex.sql
-[ -s ex.sql ] || fail "README lost its DuckDB export example"
+[ -s ex.sql ] || fail "docs/schemas.md lost its DuckDB export example"
 how=""
 if command -v duckdb >/dev/null; then
     how=cli

@@ -1,4 +1,4 @@
-# The README's GitHub Actions example runs as written (smaller matrix, local servers, 60 kv
+# docs/ci.md's GitHub Actions example (run + compare, formerly in README) runs as written (smaller matrix, local servers, 60 kv
 # questions for its 100 needles: enough for an unchanged model to PASS): the first
 # pull request maps the baseline, the second reuses every baseline answer (nothing sent to the
 # baseline server) and compare still gives its verdict.
@@ -11,7 +11,7 @@ start_sim cand --dataset golden.jsonl --tokenizer cl100k_base
 CAND_URL=$SIM_URL
 export BASE_URL CAND_URL
 # the run: blocks of the "Map baseline and candidate" and "Compare" steps
-python3 - "$REPO/README.md" >ci.sh <<'PY'
+python3 - "$REPO/docs/ci.md" >ci.sh <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 y = text[text.index("name: context-regression"):]

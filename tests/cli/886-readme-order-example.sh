@@ -1,4 +1,4 @@
-# README "Choose an ordering": its first command, run as written against serve-sim (the endpoint
+# docs/ordering.md ("Choose an ordering", formerly in README): its first command, run as written against serve-sim (the endpoint
 # and model swapped in, a scratch store), maps the retrieval set it names. It used --k 20 on the
 # example's 8-chunk lists and was refused; the refusal now names the longest k every list allows.
 . "$TESTS/cli/lib/lib.sh"
@@ -6,7 +6,7 @@
 # the command: from the line after "# your retriever's lists" to the first line without a
 # trailing backslash
 awk '/^# your retriever.s lists/ { on = 1; next } on && /^#/ { next }
-     on { print; if ($0 !~ /\\$/) exit }' "$REPO/README.md" >cmd.sh
+     on { print; if ($0 !~ /\\$/) exit }' "$REPO/docs/ordering.md" >cmd.sh
 grep -q -- '--experiment order' cmd.sh || fail "README's order command not found: $(cat cmd.sh)"
 grep -q 'tests/data/order/retrieval.jsonl' cmd.sh || fail "the command does not name the example file"
 start_sim sim --dataset "$TESTS/data/order/retrieval.jsonl" --model my-model:edge=0.92,dip=0.37,flat=1

@@ -15,10 +15,10 @@ export_fixture() {
     [ "$(wc -l <want)" = 3 ] || fail "store has $(wc -l <want) cells"
 }
 
-# readme_snippet NAME: the fenced block after "<!-- export-example: NAME -->" in README.md
+# readme_snippet NAME: the fenced block after "<!-- export-example: NAME -->" in docs/schemas.md (formerly README.md)
 readme_snippet() {
     awk -v m="<!-- export-example: $1 -->" '
         $0 == m { want = 1; next }
         want && /^```/ { if (inblock) exit; inblock = 1; next }
-        inblock { print }' "$REPO/README.md"
+        inblock { print }' "$REPO/docs/schemas.md"
 }
