@@ -48,9 +48,12 @@ enum dm_exit {
 #if defined(__GNUC__)
 #define DM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define DM_NORETURN     __attribute__((noreturn))
+/* The result must be looked at (the build has -Werror=unused-result). */
+#define DM_WARN_UNUSED __attribute__((warn_unused_result))
 #else
 #define DM_PRINTF(f, a)
 #define DM_NORETURN
+#define DM_WARN_UNUSED
 #endif
 
 /* "error: ..." on stderr; always returns -1 so callers can `return error(...)`. */
