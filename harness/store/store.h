@@ -397,7 +397,6 @@ void store_done_set_free(struct store_done_set *s);
 int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count);
 int store_count_put(struct store *st, const char *tokenizer, const char *text_sha256, long count);
 
-/* A template given as a name ("qa") is looked up in the prompts/ folders. */
 /*
  * The remote tokenizer's counts live in the run store, through a handle of
  * their own: prompt builders in several threads count while the runner
