@@ -291,10 +291,12 @@ static int parse_run_options(struct run_ctx *c)
         error("run: unexpected argument '%s'", c->rest.v[0]);
         return -1;
     }
+    strbuf_reset(&c->err);
     if (c->o.config &&
         config_apply_file(&c->cfgfile, c->o.config, opts, refused,
-                          "API keys come only from the environment (see --api-key-env)") < 0)
-        return -1;
+                          "API keys come only from the environment (see --api-key-env)",
+                          &c->err) < 0)
+        return error("%s", c->err.buf);
     note_seen_options(c, opts);
     return 0;
 }
