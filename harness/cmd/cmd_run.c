@@ -533,8 +533,9 @@ static int load_inputs(struct run_ctx *c)
         error("run: template '%s' not found (a file, or a name in prompts/)", c->o.tmpl);
         return -1;
     }
-    if (prompt_template_load(&c->tpl, c->tpl_path.buf) < 0)
-        return -1;
+    strbuf_reset(&c->err);
+    if (prompt_template_load(&c->tpl, c->tpl_path.buf, &c->err) < 0)
+        return error("%s", c->err.buf);
     c->have_tpl = 1;
 
     if (c->ord.on && order_lists(c) < 0)

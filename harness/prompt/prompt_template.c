@@ -77,7 +77,7 @@ struct sec_info {
  * "documents", "question", "text" into counts[0..2]. Returns 0 or -1.
  */
 static int check_placeholders(const char *name, enum section s, const struct sec_info *si,
-                              int counts[3])
+                              int counts[3], struct strbuf *err)
 {
     const char *p = si->text.buf;
     long line = si->line + 1;
@@ -94,11 +94,11 @@ static int check_placeholders(const char *name, enum section s, const struct sec
             while ((*e >= 'a' && *e <= 'z') || *e == '_')
                 e++;
             if (*e != '}' || e == p + 1)
-                return error("%s:%ld: [%s]: a lone '{' (write '{{' for a literal brace)", name,
-                             line, section_names[s]);
+                return error_to(err, "%s:%ld: [%s]: a lone '{' (write '{{' for a literal brace)",
+                                name, line, section_names[s]);
             if (!placeholder_allowed(s, p + 1, (size_t)(e - p - 1)))
-                return error("%s:%ld: [%s]: unknown placeholder {%.*s}", name, line,
-                             section_names[s], (int)(e - p - 1), p + 1);
+                return error_to(err, "%s:%ld: [%s]: unknown placeholder {%.*s}", name, line,
+                                section_names[s], (int)(e - p - 1), p + 1);
             if (!strncmp(p + 1, "documents}", 10))
                 counts[0]++;
             else if (!strncmp(p + 1, "question}", 9))
@@ -108,8 +108,8 @@ static int check_placeholders(const char *name, enum section s, const struct sec
             p = e;
         } else if (*p == '}') {
             if (p[1] != '}')
-                return error("%s:%ld: [%s]: a lone '}' (write '}}' for a literal brace)", name,
-                             line, section_names[s]);
+                return error_to(err, "%s:%ld: [%s]: a lone '}' (write '}}' for a literal brace)",
+                                name, line, section_names[s]);
             p++;
         }
     }
@@ -135,7 +135,8 @@ static char *unescape_separator(const char *s)
     return strbuf_detach(&sb, NULL);
 }
 
-int prompt_template_parse(struct prompt_template *t, const char *name, const char *text)
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text,
+                          struct strbuf *err)
 {
     struct sec_info sec[SEC__COUNT];
     enum section cur = SEC_NONE;
@@ -167,14 +168,15 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
                         !memcmp(p + 1, section_names[i], m - 2))
                         s = (enum section)i;
                 if (s == SEC_NONE) {
-                    error("%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
-                          "[document_untitled], [separator])",
-                          name, line, (int)(m - 2), p + 1);
+                    error_to(err,
+                             "%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
+                             "[document_untitled], [separator])",
+                             name, line, (int)(m - 2), p + 1);
                     goto cleanup;
                 }
                 if (sec[s].line) {
-                    error("%s:%ld: section [%s] given twice (first on line %ld)", name, line,
-                          section_names[s], sec[s].line);
+                    error_to(err, "%s:%ld: section [%s] given twice (first on line %ld)", name,
+                             line, section_names[s], sec[s].line);
                     goto cleanup;
                 }
                 sec[s].line = line;
@@ -184,7 +186,8 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
         }
         if (cur == SEC_NONE) {
             if (m && p[0] != '#') {
-                error("%s:%ld: text before the first section header (e.g. [user])", name, line);
+                error_to(err, "%s:%ld: text before the first section header (e.g. [user])", name,
+                         line);
                 goto cleanup;
             }
         } else {
@@ -204,40 +207,44 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
             strbuf_setlen(sb, sb->len - 1);
     }
     if (!sec[SEC_USER].line) {
-        error("%s:%ld: no [user] section", name, last_line ? last_line : 1);
+        error_to(err, "%s:%ld: no [user] section", name, last_line ? last_line : 1);
         goto cleanup;
     }
     if (!sec[SEC_DOCUMENT].line) {
-        error("%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
-              name, last_line ? last_line : 1);
+        error_to(
+            err,
+            "%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
+            name, last_line ? last_line : 1);
         goto cleanup;
     }
-    if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys) < 0 ||
-        check_placeholders(name, SEC_USER, &sec[SEC_USER], counts) < 0 ||
-        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc) < 0 ||
-        check_placeholders(name, SEC_DOCUMENT_UNTITLED, &sec[SEC_DOCUMENT_UNTITLED], c_untitled) <
-            0)
+    if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys, err) < 0 ||
+        check_placeholders(name, SEC_USER, &sec[SEC_USER], counts, err) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc, err) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT_UNTITLED, &sec[SEC_DOCUMENT_UNTITLED], c_untitled,
+                           err) < 0)
         goto cleanup;
     if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}')) {
-        error("%s:%ld: [separator] takes no placeholders", name, sec[SEC_SEPARATOR].line + 1);
+        error_to(err, "%s:%ld: [separator] takes no placeholders", name,
+                 sec[SEC_SEPARATOR].line + 1);
         goto cleanup;
     }
     if (counts[0] != 1) {
-        error("%s:%ld: [user] must contain {documents} exactly once (found %d)", name,
-              sec[SEC_USER].line, counts[0]);
+        error_to(err, "%s:%ld: [user] must contain {documents} exactly once (found %d)", name,
+                 sec[SEC_USER].line, counts[0]);
         goto cleanup;
     }
     if (counts[1] < 1) {
-        error("%s:%ld: [user] has no {question} placeholder", name, sec[SEC_USER].line);
+        error_to(err, "%s:%ld: [user] has no {question} placeholder", name, sec[SEC_USER].line);
         goto cleanup;
     }
     if (c_doc[2] != 1) {
-        error("%s:%ld: [document] must contain {text} exactly once", name, sec[SEC_DOCUMENT].line);
+        error_to(err, "%s:%ld: [document] must contain {text} exactly once", name,
+                 sec[SEC_DOCUMENT].line);
         goto cleanup;
     }
     if (sec[SEC_DOCUMENT_UNTITLED].line && c_untitled[2] != 1) {
-        error("%s:%ld: [document_untitled] must contain {text} exactly once", name,
-              sec[SEC_DOCUMENT_UNTITLED].line);
+        error_to(err, "%s:%ld: [document_untitled] must contain {text} exactly once", name,
+                 sec[SEC_DOCUMENT_UNTITLED].line);
         goto cleanup;
     }
     t->path = xstrdup(name);
@@ -257,22 +264,22 @@ cleanup:
     return ret;
 }
 
-int prompt_template_load(struct prompt_template *t, const char *path)
+int prompt_template_load(struct prompt_template *t, const char *path, struct strbuf *err)
 {
     struct strbuf sb = STRBUF_INIT;
     int rc;
     memset(t, 0, sizeof(*t));
     strbuf_set_cap(&sb, 1024 * 1024);
     if (strbuf_read_file(&sb, path) < 0) {
-        rc = error("%s: cannot read template: %s", path, strerror(errno));
+        rc = error_to(err, "%s: cannot read template: %s", path, strerror(errno));
         strbuf_release(&sb);
         return rc;
     }
     if (memchr(sb.buf, '\0', sb.len) || !utf8_valid(sb.buf, sb.len)) {
         strbuf_release(&sb);
-        return error("%s: template is not valid UTF-8 text", path);
+        return error_to(err, "%s: template is not valid UTF-8 text", path);
     }
-    rc = prompt_template_parse(t, path, sb.buf);
+    rc = prompt_template_parse(t, path, sb.buf, err);
     strbuf_release(&sb);
     return rc;
 }
