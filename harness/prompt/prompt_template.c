@@ -135,68 +135,67 @@ static char *unescape_separator(const char *s)
     return strbuf_detach(&sb, NULL);
 }
 
-int prompt_template_parse(struct prompt_template *t, const char *name, const char *text,
+/* A header line naming no known section. */
+#define SEC_UNKNOWN (-2)
+
+/* The section of a header line p[0..m) ("[user]"): SEC_NONE when it is no header. */
+static int section_of(const char *p, size_t m)
+{
+    size_t k = 1;
+    int i;
+    if (m < 3 || p[0] != '[' || p[m - 1] != ']')
+        return SEC_NONE;
+    while (k < m - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '_'))
+        k++;
+    if (k != m - 1)
+        return SEC_NONE;
+    for (i = 0; i < SEC__COUNT; i++)
+        if (strlen(section_names[i]) == m - 2 && !memcmp(p + 1, section_names[i], m - 2))
+            return i;
+    return SEC_UNKNOWN;
+}
+
+/*
+ * The text's lines into the sections' texts (sec[].line: the header's line), comments
+ * before the first header skipped; *last_line the text's last line. 0, or -1 with err.
+ */
+static int split_sections(const char *name, const char *text, struct sec_info *sec, long *last_line,
                           struct strbuf *err)
 {
-    struct sec_info sec[SEC__COUNT];
     enum section cur = SEC_NONE;
     const char *p = text;
-    long line = 0, last_line = 0;
-    int i, ret = -1, counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0},
-           c_untitled[3] = {0, 0, 0};
-
-    memset(t, 0, sizeof(*t));
-    for (i = 0; i < SEC__COUNT; i++) {
-        strbuf_init(&sec[i].text, 0);
-        sec[i].line = 0;
-    }
+    long line = 0;
+    int i;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         size_t m = n;
+        int s;
         line++;
         while (m && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r'))
             m--;
-        if (m >= 3 && p[0] == '[' && p[m - 1] == ']') {
-            size_t k = 1;
-            while (k < m - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '_'))
-                k++;
-            if (k == m - 1) {
-                enum section s = SEC_NONE;
-                for (i = 0; i < SEC__COUNT; i++)
-                    if (strlen(section_names[i]) == m - 2 &&
-                        !memcmp(p + 1, section_names[i], m - 2))
-                        s = (enum section)i;
-                if (s == SEC_NONE) {
-                    error_to(err,
-                             "%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
-                             "[document_untitled], [separator])",
-                             name, line, (int)(m - 2), p + 1);
-                    goto cleanup;
-                }
-                if (sec[s].line) {
-                    error_to(err, "%s:%ld: section [%s] given twice (first on line %ld)", name,
-                             line, section_names[s], sec[s].line);
-                    goto cleanup;
-                }
-                sec[s].line = line;
-                cur = s;
-                goto next;
-            }
-        }
-        if (cur == SEC_NONE) {
-            if (m && p[0] != '#') {
-                error_to(err, "%s:%ld: text before the first section header (e.g. [user])", name,
-                         line);
-                goto cleanup;
-            }
+        s = section_of(p, m);
+        if (s == SEC_UNKNOWN)
+            return error_to(err,
+                            "%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
+                            "[document_untitled], [separator])",
+                            name, line, (int)(m - 2), p + 1);
+        if (s != SEC_NONE && sec[s].line)
+            return error_to(err, "%s:%ld: section [%s] given twice (first on line %ld)", name, line,
+                            section_names[s], sec[s].line);
+        if (s != SEC_NONE) {
+            sec[s].line = line;
+            cur = (enum section)s;
+        } else if (cur == SEC_NONE) {
+            if (m && p[0] != '#')
+                return error_to(err, "%s:%ld: text before the first section header (e.g. [user])",
+                                name, line);
         } else {
             /* CRLF files: the '\r' is not part of the text */
             strbuf_add(&sec[cur].text, p, n && p[n - 1] == '\r' ? n - 1 : n);
             strbuf_addch(&sec[cur].text, '\n');
         }
-    next:
-        last_line = line;
+        *last_line = line;
         if (!nl)
             break;
         p = nl + 1;
@@ -206,47 +205,61 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
         while (sb->len && (sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))
             strbuf_setlen(sb, sb->len - 1);
     }
-    if (!sec[SEC_USER].line) {
-        error_to(err, "%s:%ld: no [user] section", name, last_line ? last_line : 1);
-        goto cleanup;
-    }
-    if (!sec[SEC_DOCUMENT].line) {
-        error_to(
+    return 0;
+}
+
+/* The sections a template needs and their placeholders; 0, or -1 with err. */
+static int check_sections(const char *name, const struct sec_info *sec, long last_line,
+                          struct strbuf *err)
+{
+    int counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0},
+        c_untitled[3] = {0, 0, 0};
+    if (!sec[SEC_USER].line)
+        return error_to(err, "%s:%ld: no [user] section", name, last_line ? last_line : 1);
+    if (!sec[SEC_DOCUMENT].line)
+        return error_to(
             err,
             "%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
             name, last_line ? last_line : 1);
-        goto cleanup;
-    }
     if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys, err) < 0 ||
         check_placeholders(name, SEC_USER, &sec[SEC_USER], counts, err) < 0 ||
         check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc, err) < 0 ||
         check_placeholders(name, SEC_DOCUMENT_UNTITLED, &sec[SEC_DOCUMENT_UNTITLED], c_untitled,
                            err) < 0)
-        goto cleanup;
-    if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}')) {
-        error_to(err, "%s:%ld: [separator] takes no placeholders", name,
-                 sec[SEC_SEPARATOR].line + 1);
-        goto cleanup;
+        return -1;
+    if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}'))
+        return error_to(err, "%s:%ld: [separator] takes no placeholders", name,
+                        sec[SEC_SEPARATOR].line + 1);
+    if (counts[0] != 1)
+        return error_to(err, "%s:%ld: [user] must contain {documents} exactly once (found %d)",
+                        name, sec[SEC_USER].line, counts[0]);
+    if (counts[1] < 1)
+        return error_to(err, "%s:%ld: [user] has no {question} placeholder", name,
+                        sec[SEC_USER].line);
+    if (c_doc[2] != 1)
+        return error_to(err, "%s:%ld: [document] must contain {text} exactly once", name,
+                        sec[SEC_DOCUMENT].line);
+    if (sec[SEC_DOCUMENT_UNTITLED].line && c_untitled[2] != 1)
+        return error_to(err, "%s:%ld: [document_untitled] must contain {text} exactly once", name,
+                        sec[SEC_DOCUMENT_UNTITLED].line);
+    return 0;
+}
+
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text,
+                          struct strbuf *err)
+{
+    struct sec_info sec[SEC__COUNT];
+    long last_line = 0;
+    int i, ret = -1;
+
+    memset(t, 0, sizeof(*t));
+    for (i = 0; i < SEC__COUNT; i++) {
+        strbuf_init(&sec[i].text, 0);
+        sec[i].line = 0;
     }
-    if (counts[0] != 1) {
-        error_to(err, "%s:%ld: [user] must contain {documents} exactly once (found %d)", name,
-                 sec[SEC_USER].line, counts[0]);
+    if (split_sections(name, text, sec, &last_line, err) < 0 ||
+        check_sections(name, sec, last_line, err) < 0)
         goto cleanup;
-    }
-    if (counts[1] < 1) {
-        error_to(err, "%s:%ld: [user] has no {question} placeholder", name, sec[SEC_USER].line);
-        goto cleanup;
-    }
-    if (c_doc[2] != 1) {
-        error_to(err, "%s:%ld: [document] must contain {text} exactly once", name,
-                 sec[SEC_DOCUMENT].line);
-        goto cleanup;
-    }
-    if (sec[SEC_DOCUMENT_UNTITLED].line && c_untitled[2] != 1) {
-        error_to(err, "%s:%ld: [document_untitled] must contain {text} exactly once", name,
-                 sec[SEC_DOCUMENT_UNTITLED].line);
-        goto cleanup;
-    }
     t->path = xstrdup(name);
     t->system = strbuf_detach(&sec[SEC_SYSTEM].text, NULL);
     t->user = strbuf_detach(&sec[SEC_USER].text, NULL);
