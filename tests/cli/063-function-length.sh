@@ -1,4 +1,4 @@
-# No function in harness/**/*.c is longer than 150 lines (counted between its column-0 braces,
+# No function in harness/**/*.c is longer than 120 lines (counted between its column-0 braces,
 # as clang-format places them) unless the comment directly above it says why, with
 # "Long because:" and a reason (usage.h, "Function length"). cmd_serve_sim was 321 lines,
 # stats_compute 253, cmd_report 230, parse_run_options 199, get_seq 196, cmd_show_prompt
