@@ -63,7 +63,7 @@ SAN ?=
 OPT ?= -O2
 CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-Wformat=2 -Wvla
+	-Wformat=2 -Wvla -Werror=unused-result -Wmissing-field-initializers
 ifdef SAN
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT := -O1

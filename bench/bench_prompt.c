@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     if (golden_set_load(&gs, argv[1]) < 0 || haystack_load(&hay, argv[2]) < 0)
         return 2;
     prompt_template_resolve(argv[3], &path);
-    if (prompt_template_load(&tpl, path.buf) < 0)
+    if (prompt_template_load(&tpl, path.buf, &err) < 0)
         return 2;
     tk = tokenizer_load(argv[4], &err);
     if (!tk) {

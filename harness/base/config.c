@@ -77,12 +77,13 @@ static int scalar_text(const struct json *v, struct strbuf *out)
     return -1;
 }
 
-static int bad_type(const char *path, const char *key, const char *want)
+static int bad_type(struct strbuf *err, const char *path, const char *key, const char *want)
 {
-    return error("%s: \"%s\" must be %s", path, key, want);
+    return error_to(err, "%s: \"%s\" must be %s", path, key, want);
 }
 
-static int apply_one(struct config *c, const char *path, struct option *o, const struct json *v)
+static int apply_one(struct config *c, const char *path, struct option *o, const struct json *v,
+                     struct strbuf *err)
 {
     struct strbuf sb = STRBUF_INIT;
     const char *key = o->long_name;
@@ -91,13 +92,13 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
     switch (o->type) {
     case OPT_BOOL:
         if (json_kind(v) != JSON_BOOL)
-            return bad_type(path, key, "true or false");
+            return bad_type(err, path, key, "true or false");
         *(int *)o->value = json_is_true(v);
         break;
     case OPT_LONG: {
         long n;
         if (scalar_text(v, &sb) < 0 || parse_long(sb.buf, &n) < 0)
-            ret = bad_type(path, key, "an integer");
+            ret = bad_type(err, path, key, "an integer");
         else
             *(long *)o->value = n;
         break;
@@ -105,7 +106,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
     case OPT_DOUBLE: {
         double d;
         if (scalar_text(v, &sb) < 0 || parse_double(sb.buf, &d) < 0)
-            ret = bad_type(path, key, "a number");
+            ret = bad_type(err, path, key, "a number");
         else
             *(double *)o->value = d;
         break;
@@ -113,7 +114,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
     case OPT_POINTS: {
         double d;
         if (scalar_text(v, &sb) < 0 || parse_points(sb.buf, &d) < 0)
-            ret = bad_type(path, key, PARSE_POINTS_FORMS);
+            ret = bad_type(err, path, key, PARSE_POINTS_FORMS);
         else
             *(double *)o->value = d;
         break;
@@ -127,12 +128,12 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
                     strbuf_addch(&sb, ',');
                 first = 0;
                 if (scalar_text(e, &sb) < 0) {
-                    ret = bad_type(path, key, "a string, a number or an array of them");
+                    ret = bad_type(err, path, key, "a string, a number or an array of them");
                     break;
                 }
             }
         } else if (scalar_text(v, &sb) < 0) {
-            ret = bad_type(path, key, "a string or a number");
+            ret = bad_type(err, path, key, "a string or a number");
         }
         if (!ret)
             *(const char **)o->value = strvec_push(&c->values, sb.buf);
@@ -144,7 +145,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
             for (e = json_first(v); e; e = json_next(e)) {
                 strbuf_reset(&sb);
                 if (scalar_text(e, &sb) < 0) {
-                    ret = bad_type(path, key, "a string or an array of strings");
+                    ret = bad_type(err, path, key, "a string or an array of strings");
                     break;
                 }
                 strvec_push(sv, sb.buf);
@@ -152,12 +153,12 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
         } else if (scalar_text(v, &sb) == 0) {
             strvec_push(sv, sb.buf);
         } else {
-            ret = bad_type(path, key, "a string or an array of strings");
+            ret = bad_type(err, path, key, "a string or an array of strings");
         }
         break;
     }
     default:
-        ret = error("%s: \"%s\" is not a settable option", path, key);
+        ret = error_to(err, "%s: \"%s\" is not a settable option", path, key);
     }
     strbuf_release(&sb);
     if (!ret)
@@ -170,7 +171,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
  * ("lenghts" -> "lengths"), so a typo is not silently a default.
  */
 static void unknown_key(const char *path, const struct strbuf *text, const char *key,
-                        const struct option *opts)
+                        const struct option *opts, struct strbuf *err)
 {
     struct strbuf pat = STRBUF_INIT;
     const char **names;
@@ -189,16 +190,18 @@ static void unknown_key(const char *path, const struct strbuf *text, const char 
     for (i = 0; at && text->buf + i < at; i++)
         line += text->buf[i] == '\n';
     if (near)
-        error("%s:%ld: unknown setting \"%s\" (did you mean \"%s\"?)", path, line, key, near);
+        error_to(err, "%s:%ld: unknown setting \"%s\" (did you mean \"%s\"?)", path, line, key,
+                 near);
     else
-        error("%s:%ld: unknown setting \"%s\" (the keys are the command's long option names)", path,
-              line, key);
+        error_to(err,
+                 "%s:%ld: unknown setting \"%s\" (the keys are the command's long option names)",
+                 path, line, key);
     free(names);
     strbuf_release(&pat);
 }
 
 int config_apply_file(struct config *c, const char *path, struct option *opts,
-                      const char *const *refused, const char *refused_hint)
+                      const char *const *refused, const char *refused_hint, struct strbuf *err)
 {
     struct strbuf sb = STRBUF_INIT;
     struct json *root = NULL;
@@ -208,8 +211,8 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
 
     strbuf_set_cap(&sb, CONFIG_MAX_BYTES);
     if (strbuf_read_file(&sb, path) < 0) {
-        error("cannot read config file %s: %s", path,
-              errno == EFBIG ? "file too large" : strerror(errno));
+        error_to(err, "cannot read config file %s: %s", path,
+                 errno == EFBIG ? "file too large" : strerror(errno));
         goto cleanup;
     }
     root = json_parse_at(sb.buf, sb.len, &bad_at);
@@ -218,41 +221,42 @@ int config_apply_file(struct config *c, const char *path, struct option *opts,
         size_t i;
         for (i = 0; i < bad_at; i++)
             line += sb.buf[i] == '\n';
-        error("%s:%ld: not valid JSON", path, line);
+        error_to(err, "%s:%ld: not valid JSON", path, line);
         goto cleanup;
     }
     if (json_kind(root) != JSON_OBJECT) {
-        error("%s: a config file must be a JSON object of option names and values", path);
+        error_to(err, "%s: a config file must be a JSON object of option names and values", path);
         goto cleanup;
     }
     for (item = json_first(root); item; item = json_next(item)) {
         struct option *o;
         const char *key = json_key(item);
         if (!strcmp(key, "config")) {
-            error("%s: \"config\" cannot be set in a config file (a config file cannot name "
-                  "another; give one --config FILE)",
-                  path);
+            error_to(err,
+                     "%s: \"config\" cannot be set in a config file (a config file cannot name "
+                     "another; give one --config FILE)",
+                     path);
             goto cleanup;
         }
         if (in_list(refused, key)) {
-            error("%s: \"%s\" cannot be set in a config file%s%s", path, key,
-                  refused_hint ? "; " : "", refused_hint ? refused_hint : "");
+            error_to(err, "%s: \"%s\" cannot be set in a config file%s%s", path, key,
+                     refused_hint ? "; " : "", refused_hint ? refused_hint : "");
             goto cleanup;
         }
         o = find_key(opts, key);
         if (!o || in_list(refused, o->long_name)) {
             if (o)
-                error("%s: \"%s\" cannot be set in a config file%s%s", path, key,
-                      refused_hint ? "; " : "", refused_hint ? refused_hint : "");
+                error_to(err, "%s: \"%s\" cannot be set in a config file%s%s", path, key,
+                         refused_hint ? "; " : "", refused_hint ? refused_hint : "");
             else
-                unknown_key(path, &sb, key, opts);
+                unknown_key(path, &sb, key, opts, err);
             goto cleanup;
         }
         if (o->seen == 1)
             continue; /* the command line wins */
         if (json_kind(item) == JSON_NULL)
             continue;
-        if (apply_one(c, path, o, item) < 0)
+        if (apply_one(c, path, o, item, err) < 0)
             goto cleanup;
     }
     ret = 0;

@@ -4,6 +4,7 @@
 #include "base/strvec.h"
 
 struct option;
+struct strbuf;
 
 /*
  * JSON config files for commands with an option table (`dipmap run --config
@@ -33,11 +34,11 @@ void config_release(struct config *c);
  * Keys listed in `refused` (NULL-terminated, may be NULL) are rejected with
  * the message "<key> cannot be set in a config file" plus `refused_hint`
  * when non-NULL (e.g. the API key, which only comes from the environment).
- * Returns 0, or -1 after error() naming the file and the key: unreadable
- * file, bad JSON, not an object, unknown key, wrong value type.
+ * Returns 0, or -1 with one message in err naming the file and the key:
+ * unreadable file, bad JSON, not an object, unknown key, wrong value type.
  */
 int config_apply_file(struct config *c, const char *path, struct option *opts,
-                      const char *const *refused, const char *refused_hint);
+                      const char *const *refused, const char *refused_hint, struct strbuf *err);
 
 /*
  * The effective settings of an option table as one compact JSON object

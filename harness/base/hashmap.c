@@ -35,7 +35,7 @@ static void place(struct hashmap *m, uint64_t hash, size_t entry)
 
 static void grow(struct hashmap *m)
 {
-    struct hashmap n = {NULL, m->cap ? m->cap * 2 : 64, 0};
+    struct hashmap n = {.slot = NULL, .cap = m->cap ? m->cap * 2 : 64, .nr = 0};
     size_t i;
     n.slot = xcalloc(n.cap, sizeof(*n.slot));
     for (i = 0; i < m->cap; i++)

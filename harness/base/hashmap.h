@@ -26,7 +26,7 @@ struct hashmap {
 
 #define HASHMAP_INIT                                                                               \
     {                                                                                              \
-        NULL, 0, 0                                                                                 \
+        .slot = NULL, .cap = 0, .nr = 0                                                            \
     }
 #define HASHMAP_NONE ((size_t)-1)
 

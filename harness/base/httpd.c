@@ -177,7 +177,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (h->o.bodies) {
         k = *con_cls;
         if (*upload_size) {
-            if (!k->too_big && strbuf_add(&k->body, upload_data, *upload_size))
+            if (!k->too_big && strbuf_add_capped(&k->body, upload_data, *upload_size))
                 k->too_big = 1;
             *upload_size = 0;
             return MHD_YES;

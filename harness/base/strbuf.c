@@ -90,29 +90,42 @@ static int over_cap(const struct strbuf *sb, size_t extra)
     return sb->cap && (extra > sb->cap || sb->len > sb->cap - extra);
 }
 
-int strbuf_add(struct strbuf *sb, const void *data, size_t len)
+static void append(struct strbuf *sb, const void *data, size_t len)
 {
-    if (over_cap(sb, len))
-        return -1;
     strbuf_grow(sb, len);
     if (len)
         memcpy(sb->buf + sb->len, data, len);
     strbuf_setlen(sb, sb->len + len);
+}
+
+int strbuf_add_capped(struct strbuf *sb, const void *data, size_t len)
+{
+    if (over_cap(sb, len))
+        return -1;
+    append(sb, data, len);
     return 0;
 }
 
-int strbuf_addstr(struct strbuf *sb, const char *s)
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
 {
-    return strbuf_add(sb, s, strlen(s));
+    if (over_cap(sb, len))
+        BUG("strbuf_add past the cap of %zu bytes: bytes from outside take strbuf_add_capped",
+            sb->cap);
+    append(sb, data, len);
 }
 
-int strbuf_addch(struct strbuf *sb, int c)
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+    strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
 {
     char ch = (char)c;
-    return strbuf_add(sb, &ch, 1);
+    strbuf_add(sb, &ch, 1);
 }
 
-int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
     va_list cp;
     int n;
@@ -125,10 +138,9 @@ int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
     va_end(cp);
     if (n < 0)
         BUG("vsnprintf failed for format '%s'", fmt);
-    if (over_cap(sb, (size_t)n)) {
-        sb->buf[sb->len] = '\0';
-        return -1;
-    }
+    if (over_cap(sb, (size_t)n))
+        BUG("strbuf_addf past the cap of %zu bytes: bytes from outside take strbuf_add_capped",
+            sb->cap);
     if ((size_t)n >= avail) {
         strbuf_grow(sb, (size_t)n);
         avail = sb->alloc - sb->len;
@@ -139,17 +151,14 @@ int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
             BUG("vsnprintf changed its mind for format '%s'", fmt);
     }
     strbuf_setlen(sb, sb->len + (size_t)n);
-    return 0;
 }
 
-int strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 {
     va_list ap;
-    int r;
     va_start(ap, fmt);
-    r = strbuf_vaddf(sb, fmt, ap);
+    strbuf_vaddf(sb, fmt, ap);
     va_end(ap);
-    return r;
 }
 
 static int is_space(char c)
@@ -287,7 +296,7 @@ int strbuf_read_file_gz(struct strbuf *sb, const char *path)
         return -1;
     }
     if (raw.len < 2 || (unsigned char)raw.buf[0] != 0x1f || (unsigned char)raw.buf[1] != 0x8b) {
-        r = strbuf_add(sb, raw.buf, raw.len);
+        r = strbuf_add_capped(sb, raw.buf, raw.len);
         if (r < 0)
             errno = EFBIG;
         strbuf_release(&raw);
@@ -312,7 +321,8 @@ int strbuf_getline(struct strbuf *sb, void *stdio_file)
     if (c == EOF)
         return 0;
     while (c != EOF && c != '\n') {
-        if (!too_long && strbuf_addch(sb, c) < 0)
+        char ch = (char)c;
+        if (!too_long && strbuf_add_capped(sb, &ch, 1) < 0)
             too_long = 1;
         c = getc(fp);
     }

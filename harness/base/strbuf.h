@@ -11,9 +11,17 @@
  * hold embedded NULs. Life cycle: strbuf_init()/STRBUF_INIT, then
  * strbuf_release() (frees the storage; the struct is reusable afterwards).
  *
- * cap, when non-zero, is the most bytes the buffer may hold: an append that
- * would exceed it changes nothing and returns -1. HTTP bodies and file reads
- * use this so a hostile peer cannot exhaust memory. cap == 0 means no limit.
+ * cap, when non-zero, is the most bytes the buffer may hold, so that a
+ * hostile peer cannot exhaust memory (HTTP bodies and headers, file reads).
+ * cap == 0 means no limit. Two families of appends:
+ *
+ * - strbuf_add, _addstr, _addch, _addf, _vaddf cannot fail and return nothing.
+ *   They are for bytes the program chose; one that would take a capped buffer
+ *   past its cap is a broken invariant (BUG()).
+ * - strbuf_add_capped is the append for bytes from outside: past the cap it
+ *   changes nothing and returns -1, and the compiler refuses a caller that
+ *   ignores the result (warn_unused_result; the build has -Werror=unused-result).
+ *   The readers below (strbuf_read_*, strbuf_getline) honour the cap the same way.
  */
 struct strbuf {
     char *buf;
@@ -25,7 +33,7 @@ struct strbuf {
 extern char strbuf_slopbuf[];
 #define STRBUF_INIT                                                                                \
     {                                                                                              \
-        strbuf_slopbuf, 0, 0, 0                                                                    \
+        .buf = strbuf_slopbuf, .len = 0, .alloc = 0, .cap = 0                                      \
     }
 
 void strbuf_init(struct strbuf *sb, size_t hint);
@@ -37,12 +45,14 @@ void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_reset(struct strbuf *sb);
 void strbuf_setlen(struct strbuf *sb, size_t len);
 
-/* Appends. Return 0, or -1 when the cap would be exceeded (sb unchanged). */
-int strbuf_add(struct strbuf *sb, const void *data, size_t len);
-int strbuf_addstr(struct strbuf *sb, const char *s);
-int strbuf_addch(struct strbuf *sb, int c);
-int strbuf_addf(struct strbuf *sb, const char *fmt, ...) DM_PRINTF(2, 3);
-int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) DM_PRINTF(2, 0);
+/* Appends of the program's own bytes: they always append (a capped buffer's cap is a BUG()). */
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) DM_PRINTF(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) DM_PRINTF(2, 0);
+/* The append of bytes from outside: 0, or -1 when the cap would be exceeded (sb unchanged). */
+int strbuf_add_capped(struct strbuf *sb, const void *data, size_t len) DM_WARN_UNUSED;
 
 /* Trim ASCII whitespace at the end / both ends. */
 void strbuf_rtrim(struct strbuf *sb);

@@ -19,7 +19,7 @@ struct strpool {
 
 #define STRPOOL_INIT                                                                               \
     {                                                                                              \
-        NULL, 0, 0, HASHMAP_INIT                                                                   \
+        .s = NULL, .nr = 0, .alloc = 0, .map = HASHMAP_INIT                                        \
     }
 
 /* The pool's copy of str (NULL stays NULL). */

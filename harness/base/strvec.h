@@ -18,7 +18,7 @@ struct strvec {
 extern char *strvec_empty[];
 #define STRVEC_INIT                                                                                \
     {                                                                                              \
-        strvec_empty, 0, 0                                                                         \
+        .v = strvec_empty, .nr = 0, .alloc = 0                                                     \
     }
 
 void strvec_init(struct strvec *sv);

@@ -77,7 +77,7 @@ struct unicode_cps {
 };
 #define UNICODE_CPS_INIT                                                                           \
     {                                                                                              \
-        NULL, 0, 0                                                                                 \
+        .v = NULL, .n = 0, .alloc = 0                                                              \
     }
 void unicode_cps_push(struct unicode_cps *c, uint32_t cp);
 void unicode_cps_release(struct unicode_cps *c);

@@ -1,6 +1,7 @@
 /*
- * The error/warning/die API: one place that formats diagnostics, so every
- * message has the same "error: subject: problem" shape.
+ * The error/warning/BUG API: one place that formats diagnostics, so every
+ * message has the same "error: subject: problem" shape; error_to() is the
+ * modules' half (the message into the caller's strbuf).
  */
 #include "base/usage.h"
 
@@ -36,6 +37,15 @@ int error(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vreport("error", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int error_to(struct strbuf *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(err, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -2,29 +2,25 @@
 #define USAGE_H
 
 /*
- * Error reporting, one convention per layer:
+ * Error reporting, one convention (docs/conventions.md "Errors"):
  *
  * - Commands (cmd_*.c) are the only code that decides what the user sees and
  *   how the process ends: they print with error()/warning(), add a "hint:"
  *   line where one helps, and return a DM_EXIT_* code to main.c (the only
- *   caller of exit()). die() is for commands only.
- * - Library modules return: 0 / -1, a pointer or NULL, or an enum with a
- *   NAME_name() / NAME_strerror() where the caller must decide (client_class,
- *   runner_end, STORE_E*). The message goes into a caller's `struct strbuf
- *   *err` ("what: why", lower case, naming the file:line and field or the
- *   option and its valid range), never to stdout, and a module never exits.
- *   Examples: plan_parse_*, prompt_build, client_new, tokenizer_load,
- *   sim_model_parse, run_identity_same_inputs (why).
- * - The loaders of user files and the store still print their own
- *   "error: FILE:LINE: ..." with error() and return -1 (dataset.c, config.c,
- *   prompt.c's template loader, store*.c, plot.c's gnuplot runner): their
- *   messages name the file the command cannot know; moving them to a
- *   strbuf *err is the direction, one module at a time, and a new module
- *   uses strbuf *err from the start.
+ *   caller of exit()).
+ * - Modules (everything outside cmd/ and main.c) return: 0 / -1, a pointer or
+ *   NULL, or an enum with a NAME_name() / NAME_strerror() where the caller
+ *   must decide (client_class, runner_end, STORE_E*). The message goes into a
+ *   caller's `struct strbuf *err` ("what: why", lower case, naming the
+ *   file:line and field or the option and its valid range; error_to() appends
+ *   it and returns -1), never to stdout or stderr, and a module never exits.
+ *   The command prints it: error("%s", err.buf), or with its own prefix.
+ * - What still prints outside cmd/ is listed in docs/conventions.md "Errors",
+ *   each with the comment that says why at the call.
  * - Broken invariants are BUG() (file:line, abort), never an error return;
  *   out of memory aborts in xalloc.c.
  *
- * Function length: a function reads on one or two screens, at most about 150
+ * Function length: a function reads on one or two screens, at most 120
  * lines between its column-0 braces. One that must be longer says why in the
  * comment directly above it, with "Long because: REASON" (tests/cli/063
  * checks every .c file in harness/). The reason is a table, not a sequence of steps:
@@ -34,6 +30,8 @@
  */
 
 #include <stdarg.h>
+
+struct strbuf;
 
 /* Exit codes shared by every command (README.md "Exit codes", docs/design.md "Exit codes"). */
 enum dm_exit {
@@ -48,13 +46,21 @@ enum dm_exit {
 #if defined(__GNUC__)
 #define DM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define DM_NORETURN     __attribute__((noreturn))
+/* The result must be looked at (the build has -Werror=unused-result). */
+#define DM_WARN_UNUSED __attribute__((warn_unused_result))
 #else
 #define DM_PRINTF(f, a)
 #define DM_NORETURN
+#define DM_WARN_UNUSED
 #endif
 
 /* "error: ..." on stderr; always returns -1 so callers can `return error(...)`. */
 int error(const char *fmt, ...) DM_PRINTF(1, 2);
+/*
+ * A module's error: appends the formatted message to *err (the caller's; it
+ * prints) and returns -1, so a module writes `return error_to(err, ...)`.
+ */
+int error_to(struct strbuf *err, const char *fmt, ...) DM_PRINTF(2, 3);
 /* "warning: ..." on stderr. */
 void warning(const char *fmt, ...) DM_PRINTF(1, 2);
 /* Broken internal invariant: prints file:line and aborts. */

@@ -177,7 +177,7 @@ size_t client_write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
     struct xfer *x = ud;
     size_t n = size * nmemb;
-    if (strbuf_add(&x->resp, ptr, n)) {
+    if (strbuf_add_capped(&x->resp, ptr, n)) {
         x->too_large = 1;
         return 0;
     }
@@ -191,7 +191,8 @@ size_t client_header_cb(char *ptr, size_t size, size_t nmemb, void *ud)
     /* a new status line (100 Continue, redirects): keep only the last block */
     if (n >= 5 && !memcmp(ptr, "HTTP/", 5))
         strbuf_reset(h);
-    strbuf_add(h, ptr, n); /* silently dropped past the cap */
+    if (strbuf_add_capped(h, ptr, n) < 0)
+        return n; /* dropped past the cap; the headers read so far stay */
     return n;
 }
 

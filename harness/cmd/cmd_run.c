@@ -291,10 +291,12 @@ static int parse_run_options(struct run_ctx *c)
         error("run: unexpected argument '%s'", c->rest.v[0]);
         return -1;
     }
+    strbuf_reset(&c->err);
     if (c->o.config &&
         config_apply_file(&c->cfgfile, c->o.config, opts, refused,
-                          "API keys come only from the environment (see --api-key-env)") < 0)
-        return -1;
+                          "API keys come only from the environment (see --api-key-env)",
+                          &c->err) < 0)
+        return error("%s", c->err.buf);
     note_seen_options(c, opts);
     return 0;
 }
@@ -530,8 +532,9 @@ static int load_inputs(struct run_ctx *c)
         error("run: template '%s' not found (a file, or a name in prompts/)", c->o.tmpl);
         return -1;
     }
-    if (prompt_template_load(&c->tpl, c->tpl_path.buf) < 0)
-        return -1;
+    strbuf_reset(&c->err);
+    if (prompt_template_load(&c->tpl, c->tpl_path.buf, &c->err) < 0)
+        return error("%s", c->err.buf);
     c->have_tpl = 1;
 
     if (c->ord.on && order_lists(c) < 0)
@@ -596,6 +599,14 @@ static int dry_run_checks(struct run_ctx *c)
     return 0;
 }
 
+/* The options checked and parsed into c (run_options_validate()); its message printed. */
+static int validate_options(struct run_ctx *c)
+{
+    if (run_options_validate(c) < 0)
+        return error("run: %s", c->err.buf);
+    return 0;
+}
+
 /* --dry-run: the matrix, tokens and cost on stdout; stops with exit 0. */
 static int dry_run(struct run_ctx *c)
 {
@@ -612,9 +623,12 @@ static int dry_run(struct run_ctx *c)
     } else {
         if (c->o.probe) {
             c->ret = DM_EXIT_INFRA;
-            if (open_client(c) || load_tokenizer(c) || preflight(c) ||
-                dry_run_probe(c, &latency_s, &probed_len) < 0)
+            if (open_client(c) || load_tokenizer(c) || preflight(c))
                 return -1;
+            if (dry_run_probe(c, &latency_s, &probed_len) < 0)
+                return error("run: %s", c->err.buf);
+            fprintf(stderr, "probe: one request at %ld tokens took %.3f s\n", probed_len,
+                    latency_s);
         }
         dry_run_estimate(c, latency_s, probed_len, &c->sb, &usd);
     }
@@ -1117,8 +1131,8 @@ int cmd_run(int argc, const char **argv)
     struct run_ctx c;
 
     run_ctx_init(&c, argc, argv);
-    if (parse_run_options(&c) || run_options_validate(&c) || resolve_lengths(&c) ||
-        load_inputs(&c) || dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
+    if (parse_run_options(&c) || validate_options(&c) || resolve_lengths(&c) || load_inputs(&c) ||
+        dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
         describe_run(&c) || check_resume(&c) || preflight(&c) || run_checks_overhead(&c) ||
         run_checks_lengths(&c) || load_reuse(&c) || record_run(&c) || execute(&c))
         return run_ctx_release(&c);

@@ -178,8 +178,8 @@ static int show_prompt_load(struct show_prompt *s)
     }
     if (prompt_template_resolve(s->tpl_spec, &s->path) < 0)
         return error("show-prompt: template '%s' not found (%s)", s->tpl_spec, s->path.buf);
-    if (prompt_template_load(&s->tpl, s->path.buf) < 0)
-        return -1;
+    if (prompt_template_load(&s->tpl, s->path.buf, &s->err) < 0)
+        return error("%s", s->err.buf);
     s->have_tpl = 1;
     s->q = s->qid ? golden_set_find(&s->gs, s->qid) : &s->gs.q[0];
     if (!s->q)

@@ -61,155 +61,169 @@ static void print_piece(const char *p, size_t n)
     putchar('\n');
 }
 
-int cmd_tokenize(int argc, const char **argv)
+struct tokenize_opts {
+    const char *spec, *endpoint, *model, *special;
+    int ids, pieces, allow_special;
+};
+
+/* The options that go together; 0, or -1 after error(). --allow-special becomes --special parse. */
+static int check_options(struct tokenize_opts *o)
 {
-    const char *spec = NULL, *endpoint = NULL, *model = "default";
-    const char *special = NULL;
-    int ids = 0, pieces = 0, allow_special = 0, rc = DM_EXIT_OK;
-    struct option opts[] = {
-        {OPT_STRING, "tokenizer", 't', &spec, "NAME|FILE|server",
-         "cl100k_base, o200k_base, a .tiktoken or tokenizer.json path, or server", 0},
-        {OPT_STRING, "endpoint", 0, &endpoint, "URL", "server base URL (for --tokenizer server)",
-         0},
-        {OPT_STRING, "model", 0, &model, "NAME", "model name sent to the server's /tokenize", 0},
-        {OPT_BOOL, "ids", 0, &ids, NULL, "print the token ids (one line per input)", 0},
-        {OPT_BOOL, "pieces", 0, &pieces, NULL, "print each token's text, one per line", 0},
-        {OPT_STRING, "special", 0, &special, "parse|plain",
-         "special-token text (<|endoftext|>, added tokens): its id (parse; default for "
-         "tokenizer.json) or ordinary text (plain; default for .tiktoken)",
-         0},
-        {OPT_BOOL, "allow-special", 0, &allow_special, NULL, "the same as --special parse", 0},
-        OPT_END_MARK,
-    };
-    struct strvec files = STRVEC_INIT;
-    struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+    if (!o->spec)
+        return error("tokenize: --tokenizer is required");
+    if (o->special && strcmp(o->special, "parse") && strcmp(o->special, "plain"))
+        return error("tokenize: --special must be parse or plain, not '%s'", o->special);
+    if (o->allow_special) {
+        if (o->special && strcmp(o->special, "parse"))
+            return error("tokenize: --allow-special contradicts --special %s", o->special);
+        o->special = "parse";
+    }
+    if (o->ids && o->pieces)
+        return error("tokenize: --ids and --pieces cannot be used together");
+    if (!strcmp(o->spec, "server")) {
+        if (!o->endpoint)
+            return error("tokenize: --tokenizer server needs --endpoint URL");
+        if (o->ids || o->pieces || o->special)
+            return error("tokenize: --ids, --pieces and --special need a local tokenizer");
+    } else if (o->endpoint) {
+        warning("tokenize: --endpoint is only used with --tokenizer server");
+    }
+    return 0;
+}
+
+/* The tokenizer named by --tokenizer (the server's through *client); NULL after error(). */
+static struct tokenizer *open_tokenizer(const struct tokenize_opts *o, struct client **client)
+{
+    struct strbuf err = STRBUF_INIT;
     struct tokenizer *tk = NULL;
-    struct client *client = NULL;
-    long total = 0;
-    size_t i, ninputs;
-    int prc = parse_options(argc, argv, opts, tokenize_usage, &files);
-
-    if (prc) {
-        strvec_clear(&files);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    }
-    if (!spec) {
-        error("tokenize: --tokenizer is required");
-        rc = DM_EXIT_USAGE;
-        goto out;
-    }
-    if (special && strcmp(special, "parse") && strcmp(special, "plain")) {
-        error("tokenize: --special must be parse or plain, not '%s'", special);
-        rc = DM_EXIT_USAGE;
-        goto out;
-    }
-    if (allow_special) {
-        if (special && strcmp(special, "parse")) {
-            error("tokenize: --allow-special contradicts --special %s", special);
-            rc = DM_EXIT_USAGE;
-            goto out;
-        }
-        special = "parse";
-    }
-    if (ids && pieces) {
-        error("tokenize: --ids and --pieces cannot be used together");
-        rc = DM_EXIT_USAGE;
-        goto out;
-    }
-    if (!strcmp(spec, "server")) {
+    if (!strcmp(o->spec, "server")) {
         struct client_config cfg;
-        if (!endpoint) {
-            error("tokenize: --tokenizer server needs --endpoint URL");
-            rc = DM_EXIT_USAGE;
-            goto out;
-        }
-        if (ids || pieces || special) {
-            error("tokenize: --ids, --pieces and --special need a local tokenizer");
-            rc = DM_EXIT_USAGE;
-            goto out;
-        }
         client_config_init(&cfg);
-        strvec_push(&cfg.endpoints, endpoint);
-        cfg.model = model;
-        client = client_new(&cfg, &err);
+        strvec_push(&cfg.endpoints, o->endpoint);
+        cfg.model = o->model;
+        *client = client_new(&cfg, &err);
         client_config_release(&cfg);
-        if (!client) {
-            error("tokenize: %s", err.buf);
-            rc = DM_EXIT_USAGE;
-            goto out;
-        }
-        tk = tokenizer_new_remote(endpoint, client_tokenize_cb, client);
+        if (*client)
+            tk = tokenizer_new_remote(o->endpoint, client_tokenize_cb, *client);
     } else {
-        if (endpoint)
-            warning("tokenize: --endpoint is only used with --tokenizer server");
-        tk = tokenizer_load(spec, &err);
-        if (!tk) {
-            error("tokenize: %s", err.buf);
-            rc = DM_EXIT_USAGE;
-            goto out;
-        }
-        if (special)
-            tokenizer_set_special(tk, !strcmp(special, "parse"));
+        tk = tokenizer_load(o->spec, &err);
+        if (tk && o->special)
+            tokenizer_set_special(tk, !strcmp(o->special, "parse"));
     }
+    if (!tk)
+        error("tokenize: %s", err.buf);
+    strbuf_release(&err);
+    return tk;
+}
 
-    ninputs = files.nr ? files.nr : 1;
-    for (i = 0; i < ninputs; i++) {
-        const char *path = files.nr ? files.v[i] : "-";
-        strbuf_reset(&text);
+/* --ids or --pieces of one input's text on stdout. */
+static void print_tokens(struct tokenizer *tk, const struct tokenize_opts *o,
+                         const struct strbuf *text)
+{
+    uint32_t *v;
+    size_t n, j;
+    tokenizer_encode(tk, text->buf, text->len, TOKENIZER_SPECIAL_DEFAULT, &v, &n);
+    if (o->ids) {
+        for (j = 0; j < n; j++)
+            printf("%s%u", j ? " " : "", v[j]);
+        putchar('\n');
+    } else {
+        for (j = 0; j < n; j++) {
+            const char *b;
+            size_t bl;
+            if (!tokenizer_token_bytes(tk, v[j], &b, &bl))
+                print_piece(b, bl);
+        }
+    }
+    free(v);
+}
+
+/*
+ * The count of one input's text in *n; DM_EXIT_OK, or the exit code after error(): a server
+ * without a /tokenize endpoint is a usage error, a transport failure an infrastructure one.
+ */
+static int count_tokens(struct tokenizer *tk, const struct strbuf *text, long *n)
+{
+    struct strbuf err = STRBUF_INIT;
+    int rc = DM_EXIT_OK;
+    *n = tokenizer_count_err(tk, text->buf, text->len, &err);
+    if (*n < 0) {
+        error("tokenize: %s", err.buf);
+        rc = strstr(err.buf, "no /tokenize endpoint") || strstr(err.buf, "did not count tokens") ||
+                     strstr(err.buf, "unexpected /tokenize answer")
+                 ? DM_EXIT_USAGE
+                 : DM_EXIT_INFRA;
+    }
+    strbuf_release(&err);
+    return rc;
+}
+
+/* Each input (the files, or stdin) counted or listed; DM_EXIT_OK or an exit code. */
+static int tokenize_inputs(struct tokenizer *tk, const struct tokenize_opts *o,
+                           const struct strvec *files)
+{
+    struct strbuf text = STRBUF_INIT;
+    size_t i, ninputs = files->nr ? files->nr : 1;
+    long total = 0, n;
+    int rc = DM_EXIT_OK;
+    for (i = 0; i < ninputs && rc == DM_EXIT_OK; i++) {
+        const char *path = files->nr ? files->v[i] : "-";
         /* gzip-compressed input (by its magic bytes) is decompressed */
-        int r = strbuf_read_file_gz(&text, path);
+        int r;
+        strbuf_reset(&text);
+        r = strbuf_read_file_gz(&text, path);
         if (r < 0) {
             error("tokenize: cannot read %s: %s", strcmp(path, "-") ? path : "standard input",
                   r == -2 ? "corrupt or truncated gzip data" : strerror(errno));
             rc = DM_EXIT_USAGE;
-            goto out;
-        }
-        if (ids || pieces) {
-            uint32_t *v;
-            size_t n, j;
-            tokenizer_encode(tk, text.buf, text.len, TOKENIZER_SPECIAL_DEFAULT, &v, &n);
-            if (ids) {
-                for (j = 0; j < n; j++)
-                    printf("%s%u", j ? " " : "", v[j]);
-                putchar('\n');
-            } else {
-                for (j = 0; j < n; j++) {
-                    const char *b;
-                    size_t bl;
-                    if (!tokenizer_token_bytes(tk, v[j], &b, &bl))
-                        print_piece(b, bl);
-                }
-            }
-            free(v);
-        } else {
-            long n;
-            strbuf_reset(&err);
-            n = tokenizer_count_err(tk, text.buf, text.len, &err);
-            if (n < 0) {
-                error("tokenize: %s", err.buf);
-                /* no /tokenize endpoint: a usage error; transport failures: infra */
-                rc = strstr(err.buf, "no /tokenize endpoint") ||
-                             strstr(err.buf, "did not count tokens") ||
-                             strstr(err.buf, "unexpected /tokenize answer")
-                         ? DM_EXIT_USAGE
-                         : DM_EXIT_INFRA;
-                goto out;
-            }
+        } else if (o->ids || o->pieces) {
+            print_tokens(tk, o, &text);
+        } else if ((rc = count_tokens(tk, &text, &n)) == DM_EXIT_OK) {
             total += n;
-            if (files.nr > 1)
+            if (files->nr > 1)
                 printf("%ld\t%s\n", n, path);
             else
                 printf("%ld\n", n);
         }
     }
-    if (files.nr > 1 && !ids && !pieces)
+    if (rc == DM_EXIT_OK && files->nr > 1 && !o->ids && !o->pieces)
         printf("%ld\ttotal\n", total);
-out:
+    strbuf_release(&text);
+    return rc;
+}
+
+int cmd_tokenize(int argc, const char **argv)
+{
+    struct tokenize_opts o = {.model = "default"};
+    struct option opts[] = {
+        {OPT_STRING, "tokenizer", 't', &o.spec, "NAME|FILE|server",
+         "cl100k_base, o200k_base, a .tiktoken or tokenizer.json path, or server", 0},
+        {OPT_STRING, "endpoint", 0, &o.endpoint, "URL", "server base URL (for --tokenizer server)",
+         0},
+        {OPT_STRING, "model", 0, &o.model, "NAME", "model name sent to the server's /tokenize", 0},
+        {OPT_BOOL, "ids", 0, &o.ids, NULL, "print the token ids (one line per input)", 0},
+        {OPT_BOOL, "pieces", 0, &o.pieces, NULL, "print each token's text, one per line", 0},
+        {OPT_STRING, "special", 0, &o.special, "parse|plain",
+         "special-token text (<|endoftext|>, added tokens): its id (parse; default for "
+         "tokenizer.json) or ordinary text (plain; default for .tiktoken)",
+         0},
+        {OPT_BOOL, "allow-special", 0, &o.allow_special, NULL, "the same as --special parse", 0},
+        OPT_END_MARK,
+    };
+    struct strvec files = STRVEC_INIT;
+    struct tokenizer *tk = NULL;
+    struct client *client = NULL;
+    int rc = parse_options(argc, argv, opts, tokenize_usage, &files);
+
+    if (rc)
+        rc = rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+    else if (check_options(&o) < 0 || !(tk = open_tokenizer(&o, &client)))
+        rc = DM_EXIT_USAGE;
+    else
+        rc = tokenize_inputs(tk, &o, &files);
     tokenizer_free(tk);
     if (client)
         client_free(client);
     strvec_clear(&files);
-    strbuf_release(&err);
-    strbuf_release(&text);
     return rc;
 }

@@ -39,10 +39,11 @@ struct prompt_template {
     char sha256[SHA256_HEX_LEN + 1]; /* of the file's bytes */
 };
 
-/* Returns 0, or -1 with a message printed ("prompts/x.txt:7: ..."). */
-int prompt_template_load(struct prompt_template *t, const char *path);
+/* Returns 0, or -1 with the message in err ("prompts/x.txt:7: ..."). */
+int prompt_template_load(struct prompt_template *t, const char *path, struct strbuf *err);
 /* Same, from a string; name is used in messages and as path. */
-int prompt_template_parse(struct prompt_template *t, const char *name, const char *text);
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text,
+                          struct strbuf *err);
 /* The section that renders a chunk with this title: [document_untitled] for a chunk without
    a title (a needle) when the template has one, else [document]. */
 const char *prompt_template_document(const struct prompt_template *t, const char *title);

@@ -77,7 +77,7 @@ struct sec_info {
  * "documents", "question", "text" into counts[0..2]. Returns 0 or -1.
  */
 static int check_placeholders(const char *name, enum section s, const struct sec_info *si,
-                              int counts[3])
+                              int counts[3], struct strbuf *err)
 {
     const char *p = si->text.buf;
     long line = si->line + 1;
@@ -94,11 +94,11 @@ static int check_placeholders(const char *name, enum section s, const struct sec
             while ((*e >= 'a' && *e <= 'z') || *e == '_')
                 e++;
             if (*e != '}' || e == p + 1)
-                return error("%s:%ld: [%s]: a lone '{' (write '{{' for a literal brace)", name,
-                             line, section_names[s]);
+                return error_to(err, "%s:%ld: [%s]: a lone '{' (write '{{' for a literal brace)",
+                                name, line, section_names[s]);
             if (!placeholder_allowed(s, p + 1, (size_t)(e - p - 1)))
-                return error("%s:%ld: [%s]: unknown placeholder {%.*s}", name, line,
-                             section_names[s], (int)(e - p - 1), p + 1);
+                return error_to(err, "%s:%ld: [%s]: unknown placeholder {%.*s}", name, line,
+                                section_names[s], (int)(e - p - 1), p + 1);
             if (!strncmp(p + 1, "documents}", 10))
                 counts[0]++;
             else if (!strncmp(p + 1, "question}", 9))
@@ -108,8 +108,8 @@ static int check_placeholders(const char *name, enum section s, const struct sec
             p = e;
         } else if (*p == '}') {
             if (p[1] != '}')
-                return error("%s:%ld: [%s]: a lone '}' (write '}}' for a literal brace)", name,
-                             line, section_names[s]);
+                return error_to(err, "%s:%ld: [%s]: a lone '}' (write '}}' for a literal brace)",
+                                name, line, section_names[s]);
             p++;
         }
     }
@@ -135,65 +135,67 @@ static char *unescape_separator(const char *s)
     return strbuf_detach(&sb, NULL);
 }
 
-int prompt_template_parse(struct prompt_template *t, const char *name, const char *text)
+/* A header line naming no known section. */
+#define SEC_UNKNOWN (-2)
+
+/* The section of a header line p[0..m) ("[user]"): SEC_NONE when it is no header. */
+static int section_of(const char *p, size_t m)
 {
-    struct sec_info sec[SEC__COUNT];
+    size_t k = 1;
+    int i;
+    if (m < 3 || p[0] != '[' || p[m - 1] != ']')
+        return SEC_NONE;
+    while (k < m - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '_'))
+        k++;
+    if (k != m - 1)
+        return SEC_NONE;
+    for (i = 0; i < SEC__COUNT; i++)
+        if (strlen(section_names[i]) == m - 2 && !memcmp(p + 1, section_names[i], m - 2))
+            return i;
+    return SEC_UNKNOWN;
+}
+
+/*
+ * The text's lines into the sections' texts (sec[].line: the header's line), comments
+ * before the first header skipped; *last_line the text's last line. 0, or -1 with err.
+ */
+static int split_sections(const char *name, const char *text, struct sec_info *sec, long *last_line,
+                          struct strbuf *err)
+{
     enum section cur = SEC_NONE;
     const char *p = text;
-    long line = 0, last_line = 0;
-    int i, ret = -1, counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0},
-           c_untitled[3] = {0, 0, 0};
-
-    memset(t, 0, sizeof(*t));
-    for (i = 0; i < SEC__COUNT; i++) {
-        strbuf_init(&sec[i].text, 0);
-        sec[i].line = 0;
-    }
+    long line = 0;
+    int i;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         size_t m = n;
+        int s;
         line++;
         while (m && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r'))
             m--;
-        if (m >= 3 && p[0] == '[' && p[m - 1] == ']') {
-            size_t k = 1;
-            while (k < m - 1 && ((p[k] >= 'a' && p[k] <= 'z') || p[k] == '_'))
-                k++;
-            if (k == m - 1) {
-                enum section s = SEC_NONE;
-                for (i = 0; i < SEC__COUNT; i++)
-                    if (strlen(section_names[i]) == m - 2 &&
-                        !memcmp(p + 1, section_names[i], m - 2))
-                        s = (enum section)i;
-                if (s == SEC_NONE) {
-                    error("%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
-                          "[document_untitled], [separator])",
-                          name, line, (int)(m - 2), p + 1);
-                    goto cleanup;
-                }
-                if (sec[s].line) {
-                    error("%s:%ld: section [%s] given twice (first on line %ld)", name, line,
-                          section_names[s], sec[s].line);
-                    goto cleanup;
-                }
-                sec[s].line = line;
-                cur = s;
-                goto next;
-            }
-        }
-        if (cur == SEC_NONE) {
-            if (m && p[0] != '#') {
-                error("%s:%ld: text before the first section header (e.g. [user])", name, line);
-                goto cleanup;
-            }
+        s = section_of(p, m);
+        if (s == SEC_UNKNOWN)
+            return error_to(err,
+                            "%s:%ld: unknown section [%.*s] (known: [system], [user], [document], "
+                            "[document_untitled], [separator])",
+                            name, line, (int)(m - 2), p + 1);
+        if (s != SEC_NONE && sec[s].line)
+            return error_to(err, "%s:%ld: section [%s] given twice (first on line %ld)", name, line,
+                            section_names[s], sec[s].line);
+        if (s != SEC_NONE) {
+            sec[s].line = line;
+            cur = (enum section)s;
+        } else if (cur == SEC_NONE) {
+            if (m && p[0] != '#')
+                return error_to(err, "%s:%ld: text before the first section header (e.g. [user])",
+                                name, line);
         } else {
             /* CRLF files: the '\r' is not part of the text */
             strbuf_add(&sec[cur].text, p, n && p[n - 1] == '\r' ? n - 1 : n);
             strbuf_addch(&sec[cur].text, '\n');
         }
-    next:
-        last_line = line;
+        *last_line = line;
         if (!nl)
             break;
         p = nl + 1;
@@ -203,43 +205,61 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
         while (sb->len && (sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))
             strbuf_setlen(sb, sb->len - 1);
     }
-    if (!sec[SEC_USER].line) {
-        error("%s:%ld: no [user] section", name, last_line ? last_line : 1);
-        goto cleanup;
+    return 0;
+}
+
+/* The sections a template needs and their placeholders; 0, or -1 with err. */
+static int check_sections(const char *name, const struct sec_info *sec, long last_line,
+                          struct strbuf *err)
+{
+    int counts[3] = {0, 0, 0}, c_sys[3] = {0, 0, 0}, c_doc[3] = {0, 0, 0},
+        c_untitled[3] = {0, 0, 0};
+    if (!sec[SEC_USER].line)
+        return error_to(err, "%s:%ld: no [user] section", name, last_line ? last_line : 1);
+    if (!sec[SEC_DOCUMENT].line)
+        return error_to(
+            err,
+            "%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
+            name, last_line ? last_line : 1);
+    if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys, err) < 0 ||
+        check_placeholders(name, SEC_USER, &sec[SEC_USER], counts, err) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc, err) < 0 ||
+        check_placeholders(name, SEC_DOCUMENT_UNTITLED, &sec[SEC_DOCUMENT_UNTITLED], c_untitled,
+                           err) < 0)
+        return -1;
+    if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}'))
+        return error_to(err, "%s:%ld: [separator] takes no placeholders", name,
+                        sec[SEC_SEPARATOR].line + 1);
+    if (counts[0] != 1)
+        return error_to(err, "%s:%ld: [user] must contain {documents} exactly once (found %d)",
+                        name, sec[SEC_USER].line, counts[0]);
+    if (counts[1] < 1)
+        return error_to(err, "%s:%ld: [user] has no {question} placeholder", name,
+                        sec[SEC_USER].line);
+    if (c_doc[2] != 1)
+        return error_to(err, "%s:%ld: [document] must contain {text} exactly once", name,
+                        sec[SEC_DOCUMENT].line);
+    if (sec[SEC_DOCUMENT_UNTITLED].line && c_untitled[2] != 1)
+        return error_to(err, "%s:%ld: [document_untitled] must contain {text} exactly once", name,
+                        sec[SEC_DOCUMENT_UNTITLED].line);
+    return 0;
+}
+
+int prompt_template_parse(struct prompt_template *t, const char *name, const char *text,
+                          struct strbuf *err)
+{
+    struct sec_info sec[SEC__COUNT];
+    long last_line = 0;
+    int i, ret = -1;
+
+    memset(t, 0, sizeof(*t));
+    for (i = 0; i < SEC__COUNT; i++) {
+        strbuf_init(&sec[i].text, 0);
+        sec[i].line = 0;
     }
-    if (!sec[SEC_DOCUMENT].line) {
-        error("%s:%ld: no [document] section (e.g. \"Document [{index}] (Title: {title}) {text}\")",
-              name, last_line ? last_line : 1);
+    if (split_sections(name, text, sec, &last_line, err) < 0 ||
+        check_sections(name, sec, last_line, err) < 0)
         goto cleanup;
-    }
-    if (check_placeholders(name, SEC_SYSTEM, &sec[SEC_SYSTEM], c_sys) < 0 ||
-        check_placeholders(name, SEC_USER, &sec[SEC_USER], counts) < 0 ||
-        check_placeholders(name, SEC_DOCUMENT, &sec[SEC_DOCUMENT], c_doc) < 0 ||
-        check_placeholders(name, SEC_DOCUMENT_UNTITLED, &sec[SEC_DOCUMENT_UNTITLED], c_untitled) <
-            0)
-        goto cleanup;
-    if (strchr(sec[SEC_SEPARATOR].text.buf, '{') || strchr(sec[SEC_SEPARATOR].text.buf, '}')) {
-        error("%s:%ld: [separator] takes no placeholders", name, sec[SEC_SEPARATOR].line + 1);
-        goto cleanup;
-    }
-    if (counts[0] != 1) {
-        error("%s:%ld: [user] must contain {documents} exactly once (found %d)", name,
-              sec[SEC_USER].line, counts[0]);
-        goto cleanup;
-    }
-    if (counts[1] < 1) {
-        error("%s:%ld: [user] has no {question} placeholder", name, sec[SEC_USER].line);
-        goto cleanup;
-    }
-    if (c_doc[2] != 1) {
-        error("%s:%ld: [document] must contain {text} exactly once", name, sec[SEC_DOCUMENT].line);
-        goto cleanup;
-    }
-    if (sec[SEC_DOCUMENT_UNTITLED].line && c_untitled[2] != 1) {
-        error("%s:%ld: [document_untitled] must contain {text} exactly once", name,
-              sec[SEC_DOCUMENT_UNTITLED].line);
-        goto cleanup;
-    }
     t->path = xstrdup(name);
     t->system = strbuf_detach(&sec[SEC_SYSTEM].text, NULL);
     t->user = strbuf_detach(&sec[SEC_USER].text, NULL);
@@ -257,22 +277,22 @@ cleanup:
     return ret;
 }
 
-int prompt_template_load(struct prompt_template *t, const char *path)
+int prompt_template_load(struct prompt_template *t, const char *path, struct strbuf *err)
 {
     struct strbuf sb = STRBUF_INIT;
     int rc;
     memset(t, 0, sizeof(*t));
     strbuf_set_cap(&sb, 1024 * 1024);
     if (strbuf_read_file(&sb, path) < 0) {
-        rc = error("%s: cannot read template: %s", path, strerror(errno));
+        rc = error_to(err, "%s: cannot read template: %s", path, strerror(errno));
         strbuf_release(&sb);
         return rc;
     }
     if (memchr(sb.buf, '\0', sb.len) || !utf8_valid(sb.buf, sb.len)) {
         strbuf_release(&sb);
-        return error("%s: template is not valid UTF-8 text", path);
+        return error_to(err, "%s: template is not valid UTF-8 text", path);
     }
-    rc = prompt_template_parse(t, path, sb.buf);
+    rc = prompt_template_parse(t, path, sb.buf, err);
     strbuf_release(&sb);
     return rc;
 }

@@ -14,11 +14,11 @@ struct golden_set;
 
 /*
  * Run reports (docs/design.md "Outputs"): summary.md (GitHub-flavoured Markdown)
- * and report.html (one self-contained file: inline CSS and SVG, no scripts,
- * no network fetches). The writers are pure: they take the run's metadata,
- * its statistics, already-rendered plots and a selection of failed trials,
- * and append text to a strbuf. Every string from the run, the dataset or the
- * model is escaped (escape_html / escape_md), so a model answer such as
+ * and report.html (one self-contained file: inline CSS and SVG, one inline
+ * sorting script whose hash report_script_csp() gives, no network fetches). The writers are pure:
+ * they take the run's metadata, its statistics, already-rendered plots and a selection of failed
+ * trials, and append text to a strbuf. Every string from the run, the dataset or the model is
+ * escaped (escape_html / escape_md), so a model answer such as
  * "<script>..." is shown as text and never executed.
  */
 

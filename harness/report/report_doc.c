@@ -240,6 +240,17 @@ static const char *bm25_label(long rank)
                        : bm25_values[2];
 }
 
+/* One more grouping of the trials (three values; label[i] per trial, NULL: none) with its note. */
+static void add_grouping(struct report_doc *d, const char **label, const char *name,
+                         const char *const *values, const struct stats_options *o,
+                         struct strbuf *note)
+{
+    d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
+    stats_axes_grouping(d->points, d->ntrials, label, name, values, 3, o, &d->axes[d->n_axes]);
+    d->axes[d->n_axes].note = strbuf_detach(note, NULL);
+    d->n_axes++;
+}
+
 /*
  * The gold's BM25 rank for the question among each trial's prompt documents (trial.h
  * gold_bm25_rank), as the grouping "bm25-rank": 1, 2-3, 4+. Only when some trial carries a
@@ -258,9 +269,6 @@ static void bm25_axis(struct report_doc *d, const struct stats_options *o)
         first += d->trials[i].gold_bm25_rank == 1;
     }
     if (ranked) {
-        d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
-        stats_axes_grouping(d->points, d->ntrials, label, "bm25-rank", bm25_values, 3, o,
-                            &d->axes[d->n_axes]);
         strbuf_addf(&note,
                     "Trials by the gold's BM25 rank for the question among the documents of "
                     "its prompt (the gold, hard negatives and filler; Okapi BM25, k1 1.2, b "
@@ -271,8 +279,7 @@ static void bm25_axis(struct report_doc *d, const struct stats_options *o)
                                  "in every prompt, so these prompts test no lexical difficulty "
                                  "and the grouping compares nothing (a set with hard negatives "
                                  "or run --distractors hard gives ranks below 1).");
-        d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
-        d->n_axes++;
+        add_grouping(d, label, "bm25-rank", bm25_values, o, &note);
     }
     free(label);
 }
@@ -414,12 +421,6 @@ static struct q_overlap *overlap_terciles(struct report_doc *d, const struct sta
         label = label_trials(d, by_id, nq);
         free(by_id);
     }
-    d->axes = xrealloc(d->axes, (d->n_axes + 1) * sizeof(*d->axes));
-    {
-        static const char *const terciles[] = {"low", "mid", "high"};
-        stats_axes_grouping(d->points, d->ntrials, label, "overlap", terciles, 3, o,
-                            &d->axes[d->n_axes]);
-    }
     strbuf_addf(&note,
                 "Questions in terciles of lexical overlap with their gold chunk: the share of the "
                 "question's distinct tokens (%s%s) found in the gold text; low %.0f%%-%.0f%%, "
@@ -427,8 +428,10 @@ static struct q_overlap *overlap_terciles(struct report_doc *d, const struct sta
                 fallback ? "cl100k_base; the run's tokenizer is not local" : "the run's tokenizer",
                 "", nq ? qo[0].overlap * 100 : 0, nq ? qo[(nq - 1) / 3].overlap * 100 : 0,
                 nq ? qo[(2 * nq - 1) / 3].overlap * 100 : 0, nq ? qo[nq - 1].overlap * 100 : 0);
-    d->axes[d->n_axes].note = strbuf_detach(&note, NULL);
-    d->n_axes++;
+    {
+        static const char *const terciles[] = {"low", "mid", "high"};
+        add_grouping(d, label, "overlap", terciles, o, &note);
+    }
     free(label);
     tokenizer_free(tk);
     strbuf_release(&err);

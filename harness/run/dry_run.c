@@ -43,7 +43,8 @@ void dry_run_batch(struct run_ctx *c, double online_usd, struct strbuf *out)
  * --dry-run --probe: send the plan's first trial at its longest length once
  * and time it (submit to done, as the runner measures latency). Nothing is
  * written: no store is opened, a server tokenizer counts without its cache.
- * Returns 0 with *seconds and *length, or -1 (c->ret set) when the request fails.
+ * Returns 0 with *seconds and *length, or -1 with the reason in c->err (c->ret set) when the
+ * request fails.
  */
 int dry_run_probe(struct run_ctx *c, double *seconds, long *length)
 {
@@ -54,25 +55,26 @@ int dry_run_probe(struct run_ctx *c, double *seconds, long *length)
     struct client_response *resp = NULL;
     const struct plan_trial *pt = NULL;
     struct prompt_request pr;
+    struct strbuf why = STRBUF_INIT;
     size_t i;
     int ret = -1;
 
     c->ret = DM_EXIT_INFRA;
+    strbuf_reset(&c->err);
     for (i = 0; i < c->plan.nr && !pt; i++)
         if (c->plan.t[i].length == c->max_len)
             pt = &c->plan.t[i];
     if (!pt) {
-        error("run: --probe: no trial at length %ld in this plan", c->max_len);
+        error_to(&c->err, "--probe: no trial at length %ld in this plan", c->max_len);
         goto out;
     }
     prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
                              c->o.max_tokens, !c->o.completions);
     pr.turn_cost = c->turn_cost;
     pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
-    strbuf_reset(&c->err);
-    if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
-        error("run: --probe: cannot build the prompt of question %s at length %ld: %s", pr.q->id,
-              pr.target_len, c->err.buf);
+    if (prompt_build(pb, &pr, &bp, &why) < 0) {
+        error_to(&c->err, "--probe: cannot build the prompt of question %s at length %ld: %s",
+                 pr.q->id, pr.target_len, why.buf);
         c->ret = DM_EXIT_USAGE;
         goto out;
     }
@@ -86,29 +88,27 @@ int dry_run_probe(struct run_ctx *c, double *seconds, long *length)
     }
     req.max_tokens = c->o.max_tokens;
     req.expected_prompt_tokens = bp.realized_len;
-    strbuf_reset(&c->err);
-    if (client_submit(c->client, &req, &c->err) < 0) {
-        error("run: --probe: %s", c->err.buf);
+    if (client_submit(c->client, &req, &why) < 0) {
+        error_to(&c->err, "--probe: %s", why.buf);
         goto out;
     }
     while (!(resp = client_take(c->client))) {
-        strbuf_reset(&c->err);
-        if (client_poll(c->client, 1000, &c->err) < 0) {
-            error("run: --probe: %s", c->err.buf);
+        if (client_poll(c->client, 1000, &why) < 0) {
+            error_to(&c->err, "--probe: %s", why.buf);
             goto out;
         }
     }
     if (resp->http_status != 200) {
-        error("run: --probe: the request failed (%s%s%s)", client_class_name(resp->cls),
-              resp->error ? ": " : "", resp->error ? resp->error : "");
+        error_to(&c->err, "--probe: the request failed (%s%s%s)", client_class_name(resp->cls),
+                 resp->error ? ": " : "", resp->error ? resp->error : "");
         goto out;
     }
     *seconds = resp->latency_ms / 1000.0;
     *length = pt->length;
-    fprintf(stderr, "probe: one request at %ld tokens took %.3f s\n", pt->length, *seconds);
     ret = 0;
     c->ret = DM_EXIT_OK;
 out:
+    strbuf_release(&why);
     client_response_free(resp);
     built_prompt_release(&bp);
     strbuf_release(&messages);

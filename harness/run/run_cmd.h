@@ -132,15 +132,15 @@ struct run_ctx {
 void run_opts_init(struct run_opts *o);
 void run_opts_release(struct run_opts *o);
 /*
- * Every numeric setting of o against its range, one error() naming the option, its range and
- * the value given ("run: --repeats must be 1 to 1000000 (got 0)"); the prices only together
+ * Every numeric setting of o against its range, the message in err naming the option, its range
+ * and the value given ("--repeats must be 1 to 1000000 (got 0)"); the prices only together
  * (unset ones become -1), the batch prices default to half the online ones. 0 or -1.
  */
-int run_options_check(struct run_opts *o);
+int run_options_check(struct run_opts *o, struct strbuf *err);
 /*
  * The options of c->o checked and parsed into c (schedule, scorer, lengths, depths, controls,
- * the named axes, --experiment order, the shard), after run_options_check(). 0, or -1 after
- * one error() (c->ret stays DM_EXIT_USAGE).
+ * the named axes, --experiment order, the shard), after run_options_check(). 0, or -1 with the
+ * message in c->err, naming the option (c->ret stays DM_EXIT_USAGE; the command prints it).
  */
 int run_options_validate(struct run_ctx *c);
 
@@ -205,7 +205,7 @@ void run_config_schedule(struct run_ctx *c, struct runner_config *rc);
  * with --batch, the prefix cache and the power; dry_run_order(): the order experiment's
  * prompt tokens per k (counted when c->tk is a local tokenizer); dry_run_batch(): the batch
  * line. dry_run_probe(): one real request timed (the client, tokenizer and preflight ready);
- * 0, or -1 with c->ret set.
+ * 0, or -1 with the reason in c->err and c->ret set (the command prints both).
  */
 void dry_run_estimate(struct run_ctx *c, double latency_s, long probed_len, struct strbuf *out,
                       double *usd);

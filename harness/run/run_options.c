@@ -132,16 +132,16 @@ static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *li
     struct strvec *v = &c->axis_values[c->axes_nr];
     size_t i, j;
     if (c->axes_nr >= RUN_AXES_MAX)
-        return error("run: more than %d named axes", RUN_AXES_MAX);
+        return error_to(&c->err, "more than %d named axes", RUN_AXES_MAX);
     strvec_init(v);
     strvec_split(v, list, ',');
     c->axes_nr++; /* from here on released with the context */
     if (!v->nr)
-        return error("run: --%s: give at least one value", ax->name);
+        return error_to(&c->err, "--%s: give at least one value", ax->name);
     for (i = 0; i < v->nr; i++) {
         if (ax->check) {
             if (ax->check(v->v[i]) < 0)
-                return error("run: --%s: '%s' is not %s", ax->name, v->v[i], ax->what);
+                return error_to(&c->err, "--%s: '%s' is not %s", ax->name, v->v[i], ax->what);
             goto unique;
         }
         for (j = 0; ax->values[j] && strcmp(ax->values[j], v->v[i]); j++)
@@ -150,14 +150,14 @@ static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *li
             struct strbuf known = STRBUF_INIT;
             for (j = 0; ax->values[j]; j++)
                 strbuf_addf(&known, "%s%s", j ? ", " : "", ax->values[j]);
-            error("run: --%s: unknown value '%s' (one of %s)", ax->name, v->v[i], known.buf);
+            error_to(&c->err, "--%s: unknown value '%s' (one of %s)", ax->name, v->v[i], known.buf);
             strbuf_release(&known);
             return -1;
         }
     unique:
         for (j = 0; j < i; j++)
             if (!strcmp(v->v[j], v->v[i]))
-                return error("run: --%s: %s given twice", ax->name, v->v[i]);
+                return error_to(&c->err, "--%s: %s given twice", ax->name, v->v[i]);
     }
     c->axes[c->axes_nr - 1].name = ax->name;
     c->axes[c->axes_nr - 1].values = (const char *const *)v->v;
@@ -180,15 +180,19 @@ static int parse_hops(struct run_ctx *c)
     size_t n = c->nd, i;
     if (!c->o.hops) {
         if (c->o.depths_b)
-            return error("run: --depths-b needs --hops 2");
+            return error_to(&c->err, "--depths-b needs --hops 2");
         return 0;
     }
     if (strcmp(c->o.hops, "2"))
-        return error("run: --hops: '%s' is not 2 (needle A, then needle B)", c->o.hops);
+        return error_to(&c->err, "--hops: '%s' is not 2 (needle A, then needle B)", c->o.hops);
     if (c->o.depths_b) {
-        strbuf_reset(&c->err);
-        if (plan_parse_depths(c->o.depths_b, &own, &n, &c->err) < 0)
-            return error("run: --depths-b: %s", c->err.buf);
+        struct strbuf why = STRBUF_INIT;
+        ret = plan_parse_depths(c->o.depths_b, &own, &n, &why);
+        if (ret < 0)
+            error_to(&c->err, "--depths-b: %s", why.buf);
+        strbuf_release(&why);
+        if (ret < 0)
+            return -1;
         d = own;
     }
     for (i = 0; i < n; i++)
@@ -212,74 +216,79 @@ static int parse_axes(struct run_ctx *c)
 }
 
 /* --NAME's value is in lo..hi; else an error naming the option, the range and the value. */
-static int check_long(const char *name, long v, long lo, long hi)
+static int check_long(struct strbuf *err, const char *name, long v, long lo, long hi)
 {
     if (v >= lo && v <= hi)
         return 0;
     if (hi == LONG_MAX)
-        return error("run: --%s must be at least %ld (got %ld)", name, lo, v);
-    return error("run: --%s must be %ld to %ld (got %ld)", name, lo, hi, v);
+        return error_to(err, "--%s must be at least %ld (got %ld)", name, lo, v);
+    return error_to(err, "--%s must be %ld to %ld (got %ld)", name, lo, hi, v);
 }
 
 /* --NAME's value is in [lo, hi], or in (lo, hi] when lo_open; hi INFINITY = no upper bound. */
-static int check_double(const char *name, double v, double lo, int lo_open, double hi)
+static int check_double(struct strbuf *err, const char *name, double v, double lo, int lo_open,
+                        double hi)
 {
     if (!isnan(v) && (lo_open ? v > lo : v >= lo) && v <= hi)
         return 0;
     if (isinf(hi))
-        return error("run: --%s must be %s %g (got %g)", name, lo_open ? "above" : "at least", lo,
-                     v);
-    return error("run: --%s must be in %c%g, %g] (got %g)", name, lo_open ? '(' : '[', lo, hi, v);
+        return error_to(err, "--%s must be %s %g (got %g)", name, lo_open ? "above" : "at least",
+                        lo, v);
+    return error_to(err, "--%s must be in %c%g, %g] (got %g)", name, lo_open ? '(' : '[', lo, hi,
+                    v);
 }
 
 /*
  * Every numeric setting against its range, one message per option. Prices are unset (-1)
  * unless given, and then only together: a cost from one of them would be a wrong number.
  */
-int run_options_check(struct run_opts *o)
+int run_options_check(struct run_opts *o, struct strbuf *err)
 {
     int in = o->price_in_seen, out = o->price_out_seen;
 
-    if (check_long("repeats", o->repeats, 1, 1000000) ||
-        check_long("questions", o->questions, 0, LONG_MAX) ||
-        check_long("concurrency", o->concurrency, 1, 100000) ||
-        check_long("max-tokens", o->max_tokens, 1, 10000000) ||
-        check_long("max-attempts", o->max_attempts, 1, 1000) ||
-        check_long("retry-base-ms", o->retry_base_ms, 0, 3600000) ||
-        check_long("rpm", o->rpm, 0, LONG_MAX) || check_long("tpm", o->tpm, 0, LONG_MAX) ||
-        check_double("temperature", o->temperature, 0, 0, 2) ||
-        check_double("top-p", o->top_p, 0, 1, 1) ||
-        check_double("timeout", o->timeout, 0, 1, INFINITY) ||
-        check_double("connect-timeout", o->connect_timeout, 0, 1, INFINITY) ||
-        check_double("drain-seconds", o->drain_seconds, 0, 0, INFINITY) ||
-        check_double("progress-interval", o->progress_interval, 0, 1, INFINITY) ||
-        check_double("max-error-rate", o->max_error_rate, 0, 0, 1) ||
-        check_double("max-cost", o->max_cost, 0, 0, INFINITY))
+    if (check_long(err, "repeats", o->repeats, 1, 1000000) ||
+        check_long(err, "questions", o->questions, 0, LONG_MAX) ||
+        check_long(err, "concurrency", o->concurrency, 1, 100000) ||
+        check_long(err, "max-tokens", o->max_tokens, 1, 10000000) ||
+        check_long(err, "max-attempts", o->max_attempts, 1, 1000) ||
+        check_long(err, "retry-base-ms", o->retry_base_ms, 0, 3600000) ||
+        check_long(err, "rpm", o->rpm, 0, LONG_MAX) ||
+        check_long(err, "tpm", o->tpm, 0, LONG_MAX) ||
+        check_double(err, "temperature", o->temperature, 0, 0, 2) ||
+        check_double(err, "top-p", o->top_p, 0, 1, 1) ||
+        check_double(err, "timeout", o->timeout, 0, 1, INFINITY) ||
+        check_double(err, "connect-timeout", o->connect_timeout, 0, 1, INFINITY) ||
+        check_double(err, "drain-seconds", o->drain_seconds, 0, 0, INFINITY) ||
+        check_double(err, "progress-interval", o->progress_interval, 0, 1, INFINITY) ||
+        check_double(err, "max-error-rate", o->max_error_rate, 0, 0, 1) ||
+        check_double(err, "max-cost", o->max_cost, 0, 0, INFINITY))
         return -1;
     if (!(o->latency_s >= 0 && o->latency_s <= 86400))
-        return error("run: --latency-s is the mean seconds per request, 0 to 86400 (got %g)",
-                     o->latency_s);
-    if ((in && check_double("price-in", o->price_in, 0, 0, INFINITY)) ||
-        (out && check_double("price-out", o->price_out, 0, 0, INFINITY)))
+        return error_to(err, "--latency-s is the mean seconds per request, 0 to 86400 (got %g)",
+                        o->latency_s);
+    if ((in && check_double(err, "price-in", o->price_in, 0, 0, INFINITY)) ||
+        (out && check_double(err, "price-out", o->price_out, 0, 0, INFINITY)))
         return -1;
     if (in != out)
-        return error("run: --%s needs --%s too (USD per 1M prompt and completion tokens; "
-                     "use 0 for a free side)",
-                     in ? "price-in" : "price-out", in ? "price-out" : "price-in");
+        return error_to(err,
+                        "--%s needs --%s too (USD per 1M prompt and completion tokens; "
+                        "use 0 for a free side)",
+                        in ? "price-in" : "price-out", in ? "price-out" : "price-in");
     if (!in)
         o->price_in = o->price_out = -1;
     if (o->max_cost > 0 && !in)
-        return error("run: --max-cost needs --price-in and --price-out (USD per 1M tokens)");
-    if (check_long("batch-max-requests", o->batch_max_requests, 1, 50000000) ||
-        check_long("batch-max-bytes", o->batch_max_bytes, 1024, 100000000000L) ||
-        check_double("batch-poll", o->batch_poll, 0, 1, 3600))
+        return error_to(err, "--max-cost needs --price-in and --price-out (USD per 1M tokens)");
+    if (check_long(err, "batch-max-requests", o->batch_max_requests, 1, 50000000) ||
+        check_long(err, "batch-max-bytes", o->batch_max_bytes, 1024, 100000000000L) ||
+        check_double(err, "batch-poll", o->batch_poll, 0, 1, 3600))
         return -1;
     if (strcmp(o->batch_fallback, "batch") && strcmp(o->batch_fallback, "online"))
-        return error("run: --batch-fallback must be batch or online (got '%s')", o->batch_fallback);
+        return error_to(err, "--batch-fallback must be batch or online (got '%s')",
+                        o->batch_fallback);
     if ((o->price_batch_in >= 0) != (o->price_batch_out >= 0))
-        return error("run: --price-batch-in and --price-batch-out go together");
+        return error_to(err, "--price-batch-in and --price-batch-out go together");
     if (o->price_batch_in >= 0 && !in)
-        return error("run: --price-batch-in needs --price-in and --price-out");
+        return error_to(err, "--price-batch-in needs --price-in and --price-out");
     if (o->price_batch_in < 0 && in) {
         o->price_batch_in = o->price_in / 2;
         o->price_batch_out = o->price_out / 2;
@@ -287,10 +296,10 @@ int run_options_check(struct run_opts *o)
     if (o->batch_cancel)
         o->batch = 1;
     if (o->price_cached_in != -1) {
-        if (check_double("price-cached-in", o->price_cached_in, 0, 0, INFINITY))
+        if (check_double(err, "price-cached-in", o->price_cached_in, 0, 0, INFINITY))
             return -1;
         if (!in)
-            return error("run: --price-cached-in needs --price-in and --price-out");
+            return error_to(err, "--price-cached-in needs --price-in and --price-out");
     }
     return 0;
 }
@@ -308,33 +317,30 @@ static int validate_order(struct run_ctx *c)
     size_t i;
 
     if (strcmp(c->o.experiment, "depth") && strcmp(c->o.experiment, "order")) {
-        error("run: --experiment must be depth or order, not '%s'", c->o.experiment);
-        return -1;
+        return error_to(&c->err, "--experiment must be depth or order, not '%s'", c->o.experiment);
     }
     x->on = !strcmp(c->o.experiment, "order");
     if (!x->on) {
         if (x->order_opts_seen) {
-            error("run: --policies, --k, --group-by-doc, --budget, --rank-dist and --rank-p "
-                  "go with --experiment order");
-            return -1;
+            return error_to(&c->err,
+                            "--policies, --k, --group-by-doc, --budget, --rank-dist and --rank-p "
+                            "go with --experiment order");
         }
         return 0;
     }
     if (c->o.lengths_seen || c->o.depths_seen) {
-        error("run: --experiment order has no --lengths or --depths: a prompt holds the top k "
-              "chunks in the policy's order (--budget TOKENS caps its length)");
-        return -1;
+        return error_to(&c->err,
+                        "--experiment order has no --lengths or --depths: a prompt holds the top k "
+                        "chunks in the policy's order (--budget TOKENS caps its length)");
     }
     strbuf_reset(&c->err);
     if (order_setup_parse(x, c->o.policies, c->o.ks, c->o.group_by_doc, c->o.budget, c->o.rank_dist,
                           c->o.rank_p, &c->err) < 0) {
-        error("run: %s", c->err.buf);
         return -1;
     }
     for (i = 0; i < x->axes_nr; i++) {
         if (c->axes_nr >= RUN_AXES_MAX) {
-            error("run: more than %d named axes", RUN_AXES_MAX);
-            return -1;
+            return error_to(&c->err, "more than %d named axes", RUN_AXES_MAX);
         }
         c->axes[c->axes_nr++] = x->axes[i];
     }
@@ -370,37 +376,34 @@ int run_options_validate(struct run_ctx *c)
 {
     size_t i;
 
+    strbuf_reset(&c->err);
     if (c->o.schedule && runner_schedule_parse(c->o.schedule, &c->schedule) < 0) {
-        error("run: --schedule must be cache, shuffle or plan, not '%s'", c->o.schedule);
-        return -1;
+        return error_to(&c->err, "--schedule must be cache, shuffle or plan, not '%s'",
+                        c->o.schedule);
     }
     if (c->o.special && strcmp(c->o.special, "parse") && strcmp(c->o.special, "plain")) {
-        error("run: --special must be parse or plain, not '%s'", c->o.special);
-        return -1;
+        return error_to(&c->err, "--special must be parse or plain, not '%s'", c->o.special);
     }
     if (c->o.special && !strcmp(c->o.tokenizer, "server")) {
-        error("run: --special needs a local tokenizer (with --tokenizer server the server "
-              "decides)");
-        return -1;
+        return error_to(&c->err,
+                        "--special needs a local tokenizer (with --tokenizer server the server "
+                        "decides)");
     }
     if (!c->o.dataset) {
-        error("run: --dataset is required");
-        return -1;
+        return error_to(&c->err, "--dataset is required");
     }
     if (c->o.probe && (!c->o.dry_run || !c->o.endpoints.nr || !c->o.model || !*c->o.model)) {
-        error("run: --probe goes with --dry-run and needs --endpoint and --model (it sends one "
-              "request)");
-        return -1;
+        return error_to(
+            &c->err, "--probe goes with --dry-run and needs --endpoint and --model (it sends one "
+                     "request)");
     }
     if (!c->o.dry_run && (!c->o.model || !*c->o.model)) {
-        error("run: --model is required");
-        return -1;
+        return error_to(&c->err, "--model is required");
     }
     if (!c->o.dry_run && !c->o.endpoints.nr) {
-        error("run: --endpoint is required");
-        return -1;
+        return error_to(&c->err, "--endpoint is required");
     }
-    if (run_options_check(&c->o) < 0)
+    if (run_options_check(&c->o, &c->err) < 0)
         return -1;
     if (strcmp(c->o.template_overhead, "auto")) {
         char *end;
@@ -408,44 +411,42 @@ int run_options_validate(struct run_ctx *c)
         c->overhead = strtol(c->o.template_overhead, &end, 10);
         if (errno || end == c->o.template_overhead || *end || c->overhead < 0 ||
             c->overhead > 1000000) {
-            error("run: --template-overhead must be auto or a token count (0..1000000)");
-            return -1;
+            return error_to(&c->err,
+                            "--template-overhead must be auto or a token count (0..1000000)");
         }
     }
     if (runner_progress_parse(c->o.progress, &c->progress) < 0) {
-        error("run: --progress must be auto, bar, lines or none");
-        return -1;
+        return error_to(&c->err, "--progress must be auto, bar, lines or none");
     }
     if (client_max_tokens_field_parse(c->o.max_tokens_field, &c->mtf) < 0) {
-        error("run: --max-tokens-field must be auto, max_tokens or max_completion_tokens");
-        return -1;
+        return error_to(&c->err,
+                        "--max-tokens-field must be auto, max_tokens or max_completion_tokens");
     }
     if (c->o.scorer && scorer_parse(c->o.scorer, &c->default_scorer) < 0) {
-        error("run: unknown scorer '%s' (one of %s)", c->o.scorer, scorer_names());
-        return -1;
+        return error_to(&c->err, "unknown scorer '%s' (one of %s)", c->o.scorer, scorer_names());
     }
     if (c->o.reasoning_effort && strcmp(c->o.reasoning_effort, "low") &&
         strcmp(c->o.reasoning_effort, "medium") && strcmp(c->o.reasoning_effort, "high")) {
-        error("run: --reasoning-effort must be low, medium or high, got '%s'",
-              c->o.reasoning_effort);
-        return -1;
+        return error_to(&c->err, "--reasoning-effort must be low, medium or high, got '%s'",
+                        c->o.reasoning_effort);
     }
     strbuf_reset(&c->err);
     if (c->o.extra_body && client_extra_body_check(c->o.extra_body, &c->extra_body, &c->err) < 0) {
-        error("run: %s", c->err.buf);
         return -1;
     }
-    strbuf_reset(&c->err);
-    if (c->o.reasoning_tags &&
-        reasoning_tags_parse(c->o.reasoning_tags, &c->think_open, &c->think_close, &c->err) < 0) {
-        error("run: --reasoning-tags: %s", c->err.buf);
-        return -1;
+    if (c->o.reasoning_tags) {
+        struct strbuf why = STRBUF_INIT;
+        int rc = reasoning_tags_parse(c->o.reasoning_tags, &c->think_open, &c->think_close, &why);
+        if (rc < 0)
+            error_to(&c->err, "--reasoning-tags: %s", why.buf);
+        strbuf_release(&why);
+        if (rc < 0)
+            return -1;
     }
     if ((!plan_lengths_relative(c->o.lengths) &&
          plan_parse_lengths(c->o.lengths, &c->lengths, &c->nl, &c->err) < 0) ||
         plan_parse_depths(c->o.depths, &c->depths, &c->nd, &c->err) < 0 ||
         (c->o.controls && plan_parse_controls(c->o.controls, &c->controls, &c->err) < 0)) {
-        error("run: %s", c->err.buf);
         return -1;
     }
     if (parse_axes(c) < 0 || validate_order(c) < 0)
@@ -454,14 +455,13 @@ int run_options_validate(struct run_ctx *c)
         if (c->lengths[i] > c->max_len)
             c->max_len = c->lengths[i];
     if (c->o.shard && parse_shard(c->o.shard, &c->shard_i, &c->shard_n, &c->err) < 0) {
-        error("run: %s", c->err.buf);
         return -1;
     }
     if (c->shard_n > 1 && !c->o.run && !c->o.dry_run) {
         /* a timestamped default name would differ per shard and merge could not join them */
-        error("run: --shard needs --run NAME, the same on every shard, so that 'dipmap merge' "
-              "joins the shards into one run");
-        return -1;
+        return error_to(&c->err,
+                        "--shard needs --run NAME, the same on every shard, so that 'dipmap merge' "
+                        "joins the shards into one run");
     }
     return 0;
 }

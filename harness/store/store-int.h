@@ -116,7 +116,10 @@ struct store {
 
 /* ---- helpers (store.c) --------------------------------------------------- */
 
-/* Prints "error: <what>: <sqlite message>" and returns -1. */
+/*
+ * Prints "error: <what>: <sqlite message>" and returns -1: the store still prints its errors
+ * (store.h's conventions say why).
+ */
 int store_db_error(struct store *st, const char *what);
 /* The statement for id, prepared on first use and reset; NULL after printing an error. */
 sqlite3_stmt *store_stmt_get(struct store *st, enum stmt_id id);

@@ -16,7 +16,13 @@
  *
  * Conventions for every function below:
  * - Errors are printed with error() ("error: FILE: ...") and reported by a
- *   negative return (or NULL); nothing here prints to stdout or exits.
+ *   negative return (or NULL); nothing here prints to stdout or exits. The
+ *   store is the one module left that prints its own errors (base/usage.h,
+ *   docs/conventions.md "Errors"): a message names the database file, the run
+ *   and SQLite's own words, and about 190 calls in 22 files outside store/
+ *   (runner, batch, reports, statistics, commands) pass its -1 on without a
+ *   message of their own. Moving it to a `struct strbuf *err` changes each of
+ *   them in one step; until then a caller must not print a second line.
  * - Strings passed in are borrowed and copied when kept; strings handed out
  *   in structs are owned by the struct and freed by the matching release or free function.
  * - Timestamps are unix time in seconds (double); 0 means "not set".
@@ -397,7 +403,6 @@ void store_done_set_free(struct store_done_set *s);
 int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count);
 int store_count_put(struct store *st, const char *tokenizer, const char *text_sha256, long count);
 
-/* A template given as a name ("qa") is looked up in the prompts/ folders. */
 /*
  * The remote tokenizer's counts live in the run store, through a handle of
  * their own: prompt builders in several threads count while the runner

@@ -209,52 +209,34 @@ fail:
     return store_db_error(in, "cannot read prompts, token counts or golden sets");
 }
 
-int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
+/* The runs of the merge, one list over output and inputs */
+struct merge_runs {
+    struct merge_run *v;
+    size_t nr, alloc;
+};
+
+/*
+ * Pass 1: collect every run name of out (stores[0]) and the inputs and check that its parts
+ * agree. Nothing is written. 0, -1, or STORE_EMISMATCH after error().
+ */
+static int collect_runs(struct store *const *stores, size_t n_stores, struct merge_runs *runs)
 {
-    struct store *out = NULL, **ins = NULL;
-    struct merge_run *runs = NULL;
-    size_t nruns = 0, aruns = 0, i, j;
-    int rc = -1;
-
-    if (!nin)
-        return error("merge: no input databases");
-    ins = xcalloc(nin, sizeof(*ins));
-    for (i = 0; i < nin; i++) {
-        if (same_file(out_path, in_paths[i])) {
-            error("merge: %s is both the output and an input", in_paths[i]);
-            goto cleanup;
-        }
-        ins[i] = store_open(in_paths[i], STORE_READONLY);
-        if (!ins[i])
-            goto cleanup;
-    }
-    out = store_open(out_path, STORE_CREATE);
-    if (!out)
-        goto cleanup;
-    /*
-     * A page cache of up to 64 MiB (SQLite's default is 2 MiB) for the one transaction that
-     * writes every shard's trials: with 8 shards of a million-trial run the default spilled
-     * and re-read pages (CPU 15.9 s, 16x the 100k merge's; 11.5 s and 14x with it, peak RSS
-     * 108 -> 178 MB; BENCHMARKS.md). Only a hint: merging works without it.
-     */
-    (void)sqlite3_exec(out->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
-
-    /* Pass 1: collect every run name and check that its parts agree. Nothing is written. */
-    for (i = 0; i <= nin; i++) {
-        struct store *st = i == 0 ? out : ins[i - 1];
+    size_t i, j;
+    for (i = 0; i < n_stores; i++) {
+        struct store *st = stores[i];
         struct run_info *v;
         size_t n, k;
         if (store_run_list(st, NULL, &v, &n))
-            goto cleanup;
+            return -1;
         for (k = 0; k < n; k++) {
             struct merge_run *m = NULL;
             const char *field;
-            for (j = 0; j < nruns; j++)
-                if (!strcmp(runs[j].info.name, v[k].name))
-                    m = &runs[j];
+            for (j = 0; j < runs->nr; j++)
+                if (!strcmp(runs->v[j].info.name, v[k].name))
+                    m = &runs->v[j];
             if (!m) {
-                ALLOC_GROW(runs, nruns + 1, aruns);
-                m = &runs[nruns++];
+                ALLOC_GROW(runs->v, runs->nr + 1, runs->alloc);
+                m = &runs->v[runs->nr++];
                 memset(m, 0, sizeof(*m));
                 strvec_init(&m->shards);
                 m->info = v[k];
@@ -269,80 +251,124 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
                       "to merge shards of different runs",
                       m->from, store_path(st), v[k].name, field);
                 run_info_list_free(v, n);
-                rc = STORE_EMISMATCH;
-                goto cleanup;
+                return STORE_EMISMATCH;
             }
             merge_account(m, &v[k]);
         }
         run_info_list_free(v, n);
     }
+    return 0;
+}
 
-    /* Pass 2: write everything in one transaction (all or nothing). */
-    if (store_exec_simple(out, S_BEGIN, "cannot begin the merge"))
-        goto cleanup;
-    out->in_outer_txn = 1;
-    for (j = 0; j < nruns; j++) {
-        struct merge_run *m = &runs[j];
-        sqlite3_stmt *s;
-        char *shard = merged_shard(m);
-        if (!m->in_out && store_insert_run(out, &m->info, m->info.settings_json)) {
-            free(shard);
-            goto rollback;
-        }
-        s = store_stmt_get(out, S_RUN_MERGED);
-        if (!s) {
-            free(shard);
-            goto rollback;
-        }
-        store_bind_text(s, 1, m->info.name);
-        store_bind_text(s, 2, run_status_name(rank_status(m->rank)));
-        sqlite3_bind_int64(s, 3, m->planned);
-        store_bind_text(s, 4, shard);
-        store_bind_time(s, 5, m->started_at);
-        store_bind_time(s, 6, m->rank == 0 || m->finished_at != 0 ? m->finished_at : 0);
-        if (store_stmt_done(out, s, "cannot update the merged run")) {
-            free(shard);
-            goto rollback;
-        }
-        free(shard);
-        if (merge_schedules(out, m) ||
-            (m->matrix > 0 && store_run_set_matrix(out, m->info.name, m->matrix)))
-            goto rollback;
-        for (i = 0; i < nin; i++) {
-            struct merge_copy c = {out, m->info.name};
-            int r = store_trials_each(ins[i], m->info.name, merge_trial, &c);
-            if (r < 0 || store_flush(out))
-                goto rollback;
-        }
+/* Pass 2, inside the merge's transaction: one merged run, its schedules and its trials. */
+static int write_run(struct store *out, struct store **ins, size_t nin, struct merge_run *m)
+{
+    sqlite3_stmt *s;
+    char *shard = merged_shard(m);
+    size_t i;
+    int rc = -1;
+    if (!m->in_out && store_insert_run(out, &m->info, m->info.settings_json))
+        goto out;
+    s = store_stmt_get(out, S_RUN_MERGED);
+    if (!s)
+        goto out;
+    store_bind_text(s, 1, m->info.name);
+    store_bind_text(s, 2, run_status_name(rank_status(m->rank)));
+    sqlite3_bind_int64(s, 3, m->planned);
+    store_bind_text(s, 4, shard);
+    store_bind_time(s, 5, m->started_at);
+    store_bind_time(s, 6, m->rank == 0 || m->finished_at != 0 ? m->finished_at : 0);
+    if (store_stmt_done(out, s, "cannot update the merged run"))
+        goto out;
+    if (merge_schedules(out, m) ||
+        (m->matrix > 0 && store_run_set_matrix(out, m->info.name, m->matrix)))
+        goto out;
+    for (i = 0; i < nin; i++) {
+        struct merge_copy c = {.out = out, .run = m->info.name};
+        int r = store_trials_each(ins[i], m->info.name, merge_trial, &c);
+        if (r < 0 || store_flush(out))
+            goto out;
     }
+    rc = 0;
+out:
+    free(shard);
+    return rc;
+}
+
+/* Pass 2: write everything in one transaction (all or nothing). 0, or -1 rolled back. */
+static int write_runs(struct store *out, struct store **ins, size_t nin,
+                      const struct merge_runs *runs)
+{
+    size_t i;
+    if (store_exec_simple(out, S_BEGIN, "cannot begin the merge"))
+        return -1;
+    out->in_outer_txn = 1;
+    for (i = 0; i < runs->nr; i++)
+        if (write_run(out, ins, nin, &runs->v[i]))
+            goto rollback;
     for (i = 0; i < nin; i++)
         if (merge_extras(out, ins[i]))
             goto rollback;
     out->in_outer_txn = 0;
     if (store_exec_simple(out, S_COMMIT, "cannot commit the merge"))
         goto rollback;
-    if (out->merge_kept)
-        warning("merge: %zu trial(s) were present in more than one input; kept the first "
-                "finished result of each",
-                out->merge_kept);
-    rc = 0;
-    goto cleanup;
+    return 0;
 rollback:
     for (i = 0; i < out->nops; i++)
         store_op_release(&out->ops[i]);
     out->nops = 0;
     out->in_outer_txn = 0;
     store_txn_rollback(out);
-cleanup:
-    for (j = 0; j < nruns; j++) {
-        run_info_release(&runs[j].info);
-        strvec_clear(&runs[j].shards);
+    return -1;
+}
+
+int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
+{
+    struct store **stores = NULL; /* the output, then the inputs */
+    struct merge_runs runs = {.v = NULL, .nr = 0, .alloc = 0};
+    size_t i;
+    int rc = -1;
+
+    if (!nin)
+        return error("merge: no input databases");
+    stores = xcalloc(nin + 1, sizeof(*stores));
+    for (i = 0; i < nin; i++) {
+        if (same_file(out_path, in_paths[i])) {
+            error("merge: %s is both the output and an input", in_paths[i]);
+            goto cleanup;
+        }
+        stores[i + 1] = store_open(in_paths[i], STORE_READONLY);
+        if (!stores[i + 1])
+            goto cleanup;
     }
-    free(runs);
-    if (out && store_close(out))
+    stores[0] = store_open(out_path, STORE_CREATE);
+    if (!stores[0])
+        goto cleanup;
+    /*
+     * A page cache of up to 64 MiB (SQLite's default is 2 MiB) for the one transaction that
+     * writes every shard's trials: with 8 shards of a million-trial run the default spilled
+     * and re-read pages (CPU 15.9 s, 16x the 100k merge's; 11.5 s and 14x with it, peak RSS
+     * 108 -> 178 MB; BENCHMARKS.md). Only a hint: merging works without it.
+     */
+    (void)sqlite3_exec(stores[0]->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
+    rc = collect_runs(stores, nin + 1, &runs);
+    if (rc)
+        goto cleanup;
+    rc = write_runs(stores[0], stores + 1, nin, &runs);
+    if (!rc && stores[0]->merge_kept)
+        warning("merge: %zu trial(s) were present in more than one input; kept the first "
+                "finished result of each",
+                stores[0]->merge_kept);
+cleanup:
+    for (i = 0; i < runs.nr; i++) {
+        run_info_release(&runs.v[i].info);
+        strvec_clear(&runs.v[i].shards);
+    }
+    free(runs.v);
+    if (stores[0] && store_close(stores[0]))
         rc = -1;
     for (i = 0; i < nin; i++)
-        store_close(ins[i]);
-    free(ins);
+        store_close(stores[i + 1]);
+    free(stores);
     return rc;
 }

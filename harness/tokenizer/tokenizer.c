@@ -241,8 +241,6 @@ long tokenizer_count(struct tokenizer *tk, const char *text, size_t len)
 {
     struct strbuf err = STRBUF_INIT;
     long n = tokenizer_count_err(tk, text, len, &err);
-    if (n < 0)
-        error("tokenizer %s: %s", tk->name, err.len ? err.buf : "counting failed");
     strbuf_release(&err);
     return n;
 }

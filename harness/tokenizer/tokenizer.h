@@ -57,11 +57,12 @@ int tokenizer_special_parse(const struct tokenizer *tk);
 /*
  * Token count of text with the tokenizer's special-token mode (see
  * tokenizer_set_special(); no BOS). Thread-safe: may be called concurrently from several
- * threads on one tokenizer. Returns -1 only for a remote tokenizer failure
- * (the message is printed with error(); use tokenizer_count_err() to get it).
+ * threads on one tokenizer. Returns -1 only for a remote tokenizer failure,
+ * without a message: its callers (the runner's --no-cache-reuse nonce, serve-sim)
+ * count 0 then; a caller that must say why uses tokenizer_count_err().
  */
 long tokenizer_count(struct tokenizer *tk, const char *text, size_t len);
-/* The same, but a remote failure's message is appended to err instead of printed. */
+/* The same, and a remote failure's message is appended to err. */
 long tokenizer_count_err(struct tokenizer *tk, const char *text, size_t len, struct strbuf *err);
 
 /* allow_special for tokenizer_encode(): the tokenizer's own mode. */

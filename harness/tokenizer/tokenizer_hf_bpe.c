@@ -57,77 +57,84 @@ static void hpush(struct workspace *ws, uint32_t rank, uint32_t pos, uint32_t ni
 
 #define DEAD UINT32_MAX
 
-void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n)
+/*
+ * The initial symbols of a word for a model that is not byte-level: each character's id
+ * (with the model's continuing prefix and end suffix), else its byte fallbacks, else unk
+ * (consecutive unks fused when the model says so). Returns how many, in ws->sym_c.
+ */
+static size_t char_symbols(const struct tokenizer *tk, struct workspace *ws, const char *p,
+                           size_t n)
 {
     const struct hf_model *m = tk->hf;
-    uint32_t *c, *nx, *pv;
+    uint32_t *c = ws->sym_c;
     size_t ns = 0, i;
     long unk = -1; /* pending (fused) unk */
-    sym_reserve(ws, n + 1);
-    c = ws->sym_c;
-    if (m->byte_level) {
-        for (i = 0; i < n; i++)
-            c[ns++] = tk->byte_id[(unsigned char)p[i]];
-    } else {
-        char tmp[512];
-        i = 0;
-        while (i < n) {
-            size_t k, len = 0;
-            uint32_t id;
-            uint32_t cp = utf8_decode_valid((const unsigned char *)p + i, &k);
-            if (m->char_id && cp < 0x10000 && m->char_id[cp] != NO_RANK) {
-                if (unk >= 0) {
-                    c[ns++] = (uint32_t)unk;
-                    unk = -1;
-                }
-                c[ns++] = m->char_id[cp];
-                i += k;
-                continue;
+    char tmp[512];
+    i = 0;
+    while (i < n) {
+        size_t k, len = 0;
+        uint32_t id;
+        uint32_t cp = utf8_decode_valid((const unsigned char *)p + i, &k);
+        if (m->char_id && cp < 0x10000 && m->char_id[cp] != NO_RANK) {
+            if (unk >= 0) {
+                c[ns++] = (uint32_t)unk;
+                unk = -1;
             }
-            if (i > 0 && m->prefix_len + k + m->suffix_len <= sizeof(tmp)) {
-                memcpy(tmp, m->prefix, m->prefix_len);
-                len = m->prefix_len;
-            }
-            if (len + k + m->suffix_len > sizeof(tmp))
-                len = 0;
-            memcpy(tmp + len, p + i, k);
-            len += k;
-            if (i + k == n && len + m->suffix_len <= sizeof(tmp)) {
-                memcpy(tmp + len, m->suffix, m->suffix_len);
-                len += m->suffix_len;
-            }
+            c[ns++] = m->char_id[cp];
             i += k;
-            id = tk_vocab_find(tk, tmp, len);
-            if (id != NO_RANK) {
-                if (unk >= 0) {
-                    c[ns++] = (uint32_t)unk;
-                    unk = -1;
-                }
-                c[ns++] = id;
-                continue;
+            continue;
+        }
+        if (i > 0 && m->prefix_len + k + m->suffix_len <= sizeof(tmp)) {
+            memcpy(tmp, m->prefix, m->prefix_len);
+            len = m->prefix_len;
+        }
+        if (len + k + m->suffix_len > sizeof(tmp))
+            len = 0;
+        memcpy(tmp + len, p + i, k);
+        len += k;
+        if (i + k == n && len + m->suffix_len <= sizeof(tmp)) {
+            memcpy(tmp + len, m->suffix, m->suffix_len);
+            len += m->suffix_len;
+        }
+        i += k;
+        id = tk_vocab_find(tk, tmp, len);
+        if (id != NO_RANK) {
+            if (unk >= 0) {
+                c[ns++] = (uint32_t)unk;
+                unk = -1;
             }
-            if (m->byte_fallback) {
-                size_t q;
+            c[ns++] = id;
+            continue;
+        }
+        if (m->byte_fallback) {
+            size_t q;
+            for (q = 0; q < len; q++)
+                if (m->fallback[(unsigned char)tmp[q]] == NO_RANK)
+                    break;
+            if (q == len) {
+                sym_reserve(ws, ns + len + 2);
+                c = ws->sym_c;
                 for (q = 0; q < len; q++)
-                    if (m->fallback[(unsigned char)tmp[q]] == NO_RANK)
-                        break;
-                if (q == len) {
-                    sym_reserve(ws, ns + len + 2);
-                    c = ws->sym_c;
-                    for (q = 0; q < len; q++)
-                        c[ns++] = m->fallback[(unsigned char)tmp[q]];
-                    continue;
-                }
-            }
-            if (m->unk_id >= 0) {
-                if (unk >= 0 && !m->fuse_unk)
-                    c[ns++] = (uint32_t)unk;
-                unk = m->unk_id;
+                    c[ns++] = m->fallback[(unsigned char)tmp[q]];
+                continue;
             }
         }
-        if (unk >= 0)
-            c[ns++] = (uint32_t)unk;
+        if (m->unk_id >= 0) {
+            if (unk >= 0 && !m->fuse_unk)
+                c[ns++] = (uint32_t)unk;
+            unk = m->unk_id;
+        }
     }
+    if (unk >= 0)
+        c[ns++] = (uint32_t)unk;
+    return ns;
+}
+
+/* The merges applied, lowest rank first (a heap of candidate pairs), then the ids to ws->pids. */
+static void merge_symbols(const struct hf_model *m, struct workspace *ws, size_t ns)
+{
+    uint32_t *c, *nx, *pv;
+    size_t i;
     sym_reserve(ws, ns + 1);
     c = ws->sym_c;
     nx = ws->sym_next;
@@ -182,4 +189,16 @@ void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, siz
         ALLOC_GROW(ws->pids, ws->pids_nr + 1, ws->pids_alloc);
         ws->pids[ws->pids_nr++] = c[i];
     }
+}
+
+void hf_bpe(const struct tokenizer *tk, struct workspace *ws, const char *p, size_t n)
+{
+    size_t ns = 0, i;
+    sym_reserve(ws, n + 1);
+    if (tk->hf->byte_level)
+        for (i = 0; i < n; i++)
+            ws->sym_c[ns++] = tk->byte_id[(unsigned char)p[i]];
+    else
+        ns = char_symbols(tk, ws, p, n);
+    merge_symbols(tk->hf, ws, ns);
 }

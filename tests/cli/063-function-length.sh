@@ -1,10 +1,10 @@
-# No function in harness/**/*.c is longer than 150 lines (counted between its column-0 braces,
+# No function in harness/**/*.c is longer than 120 lines (counted between its column-0 braces,
 # as clang-format places them) unless the comment directly above it says why, with
 # "Long because:" and a reason (usage.h, "Function length"). cmd_serve_sim was 321 lines,
 # stats_compute 253, cmd_report 230, parse_run_options 199, get_seq 196, cmd_show_prompt
 # 185, compare_runs 177, cmd_rescore 156, cmd_plan 155.
 . "$TESTS/cli/lib/lib.sh"
-python3 - "$REPO/harness" <<'PY' || fail "functions over 150 lines without a reason (above)"
+python3 - "$REPO/harness" <<'PY' || fail "functions over 120 lines without a reason (above)"
 import os, re, sys
 root = sys.argv[1]
 bad = 0
@@ -19,7 +19,7 @@ for f in files:
             start = i
         elif line.startswith("}") and start is not None:
             n = i - start
-            if n > 150:
+            if n > 120:
                 # the declaration: the lines above the brace back to a blank line or a comment
                 d = start - 1
                 while d > 0 and lines[d - 1].strip() and not lines[d - 1].rstrip().endswith("*/"):
@@ -34,7 +34,7 @@ for f in files:
                     comment = " ".join(l.strip(" /*") for l in lines[c:d])
                 m = re.search(r"Long because:\s*(\S.{10,})", comment)
                 if not m:
-                    print(f"harness/{f}:{d + 1}: {name} is {n} lines (over 150), and the comment "
+                    print(f"harness/{f}:{d + 1}: {name} is {n} lines (over 120), and the comment "
                           "above it gives no 'Long because: REASON'")
                     bad += 1
             start = None

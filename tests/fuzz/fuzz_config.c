@@ -2,7 +2,7 @@
  * libFuzzer target for the config-file parser (config.c config_apply_file):
  * any file content against an option table with every option type, one
  * option already set on the command line and one refused key. A failure
- * must print exactly one error naming the file; a success leaves the
+ * must print nothing and leave a message naming the file in err; a success leaves the
  * command-line option untouched, never sets the refused one, and
  * config_settings_json() gives valid JSON.
  * Build and run: `make fuzz-config` (clang, -fsanitize=fuzzer,address,undefined).
@@ -40,16 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const refused[] = {"api-key", "api_key", NULL};
     static const char *const exclude[] = {"verbose", NULL};
     struct config c;
+    struct strbuf err = STRBUF_INIT;
     const char *path = fuzz_write_file(0, ".json", data, size);
     char *json;
     cJSON *back;
 
     config_init(&c);
     fuzz_errors_reset();
-    if (config_apply_file(&c, path, opts, refused, "use the environment") < 0) {
-        if (fuzz_error_count != 1 || !strstr(fuzz_errors.buf, path)) {
-            fprintf(stderr, "failure without exactly one message naming the file:\n%s",
-                    fuzz_errors.buf);
+    if (config_apply_file(&c, path, opts, refused, "use the environment", &err) < 0) {
+        if (fuzz_error_count != 0 || !strstr(err.buf, path)) {
+            fprintf(stderr, "failure without a message naming the file, or printed:\n%s%s\n",
+                    fuzz_errors.buf, err.buf);
             abort();
         }
     } else {
@@ -70,5 +71,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(json);
     strvec_clear(&endpoints);
     config_release(&c);
+    strbuf_release(&err);
     return 0;
 }

@@ -64,7 +64,7 @@ static void test_apply_all_types(void)
                      " \"temperature\": 0.5, \"dry_run\": true,"
                      " \"endpoint\": [\"http://a\", \"http://b\"]}");
     config_init(&c);
-    CHECK_INT(config_apply_file(&c, path, opts, NULL, NULL), 0);
+    CHECK_INT(config_apply_file(&c, path, opts, NULL, NULL, &captured), 0);
     CHECK_STR(v.model, "flagmodel"); /* flag wins */
     CHECK_STR(v.lengths, "1k,2048");
     CHECK_INT(v.conc, 16);
@@ -99,32 +99,32 @@ static void test_errors(void)
 
     strbuf_reset(&captured);
     path = write_tmp("{\"modle\": \"x\"}");
-    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL), -1);
+    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL, &captured), -1);
     CHECK(strstr(captured.buf, "unknown setting \"modle\"") != NULL);
 
     strbuf_reset(&captured);
     path = write_tmp("{\"concurrency\": \"many\"}");
-    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL), -1);
+    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL, &captured), -1);
     CHECK(strstr(captured.buf, "\"concurrency\" must be an integer") != NULL);
 
     strbuf_reset(&captured);
     path = write_tmp("{\"api-key\": \"sk-secret\"}");
-    CHECK_INT(config_apply_file(&c, path, opts, refused, "use --api-key-env"), -1);
+    CHECK_INT(config_apply_file(&c, path, opts, refused, "use --api-key-env", &captured), -1);
     CHECK(strstr(captured.buf, "cannot be set in a config file; use --api-key-env") != NULL);
     CHECK(strstr(captured.buf, "sk-secret") == NULL);
 
     strbuf_reset(&captured);
     path = write_tmp("{\n\"model\": \"x\",\n oops}");
-    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL), -1);
+    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL, &captured), -1);
     CHECK(strstr(captured.buf, ":3: not valid JSON") != NULL);
 
     strbuf_reset(&captured);
     path = write_tmp("[1,2]");
-    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL), -1);
+    CHECK_INT(config_apply_file(&c, path, opts, refused, NULL, &captured), -1);
     CHECK(strstr(captured.buf, "must be a JSON object") != NULL);
 
     strbuf_reset(&captured);
-    CHECK_INT(config_apply_file(&c, "/nonexistent/x.json", opts, refused, NULL), -1);
+    CHECK_INT(config_apply_file(&c, "/nonexistent/x.json", opts, refused, NULL, &captured), -1);
     CHECK(strstr(captured.buf, "cannot read config file /nonexistent/x.json") != NULL);
 
     usage_set_hook(NULL);

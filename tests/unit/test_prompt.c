@@ -33,7 +33,7 @@ static int template_error(const char *text, const char *want)
     int rc;
     strbuf_reset(&captured);
     usage_set_hook(capture);
-    rc = prompt_template_parse(&t, "prompts/t.txt", text);
+    rc = prompt_template_parse(&t, "prompts/t.txt", text, &captured);
     usage_set_hook(NULL);
     if (rc == 0) {
         prompt_template_release(&t);
@@ -53,7 +53,8 @@ static void test_template_parse(void)
     CHECK_INT(prompt_template_parse(&t, "x.txt",
                                     "# comment\n[system]\nBe brief.\n\n[user]\nDocs:\n{documents}\n"
                                     "Q: {question} {{literal}}\n[document]\nDoc [{index}] {title}: "
-                                    "{text}\n[separator]\n,\\n\n"),
+                                    "{text}\n[separator]\n,\\n\n",
+                                    &captured),
               0);
     CHECK_STR(t.system, "Be brief.");
     CHECK_STR(t.user, "Docs:\n{documents}\nQ: {question} {{literal}}");
@@ -62,10 +63,10 @@ static void test_template_parse(void)
     CHECK_INT(strlen(t.sha256), 64);
     prompt_template_release(&t);
     /* CRLF line ends are accepted and dropped */
-    CHECK_INT(
-        prompt_template_parse(&t, "crlf.txt",
-                              "[user]\r\n{documents}\r\nQ: {question}\r\n[document]\r\n{text}\r\n"),
-        0);
+    CHECK_INT(prompt_template_parse(
+                  &t, "crlf.txt",
+                  "[user]\r\n{documents}\r\nQ: {question}\r\n[document]\r\n{text}\r\n", &captured),
+              0);
     CHECK_STR(t.user, "{documents}\nQ: {question}");
     CHECK_STR(t.separator, "\n");
     prompt_template_release(&t);
@@ -95,7 +96,7 @@ static void test_shipped_templates(void)
         struct prompt_template t;
         struct strbuf p = STRBUF_INIT;
         CHECK_INT(prompt_template_resolve(names[i], &p), 0);
-        CHECK_INT(prompt_template_load(&t, p.buf), 0);
+        CHECK_INT(prompt_template_load(&t, p.buf, &captured), 0);
         if (i == 1) { /* question before and after the documents */
             const char *a = strstr(t.user, "{question}"), *d = strstr(t.user, "{documents}");
             CHECK(a && d && a < d && strstr(d, "{question}"));
@@ -123,7 +124,7 @@ static int fixture_init(struct fixture *f, const char *set, const char *hay, con
     if (golden_set_load(&f->gs, set) < 0 || haystack_load(&f->hay, hay) < 0)
         return -1;
     prompt_template_resolve(tpl, &p);
-    if (prompt_template_load(&f->tpl, p.buf) < 0)
+    if (prompt_template_load(&f->tpl, p.buf, &err) < 0)
         return -1;
     f->tk = tokenizer_load(tok, &err);
     if (!f->tk) {

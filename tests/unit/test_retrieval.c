@@ -30,7 +30,7 @@ static int fx_init(struct fx *f, const char *set, size_t list_len, const double 
         haystack_load(&f->hay, "datasets/nq-haystack.jsonl.gz") < 0)
         return -1;
     prompt_template_resolve("qa", &p);
-    if (prompt_template_load(&f->tpl, p.buf) < 0)
+    if (prompt_template_load(&f->tpl, p.buf, &err) < 0)
         return -1;
     f->tk = tokenizer_load("cl100k_base", &err);
     if (!f->tk)

@@ -77,7 +77,7 @@ static int axes_with(const char *name, const char *value, int completions)
     if (golden_set_load(&c.gs, c.o.dataset) == 0) {
         c.have_gs = 1;
         if (prompt_template_resolve("qa", &c.tpl_path) == 0 &&
-            prompt_template_load(&c.tpl, c.tpl_path.buf) == 0) {
+            prompt_template_load(&c.tpl, c.tpl_path.buf, &c.err) == 0) {
             c.have_tpl = 1;
             strbuf_reset(&captured);
             rc = run_checks_axes(&c);

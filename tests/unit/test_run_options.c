@@ -25,7 +25,7 @@ static int check_one(void (*set)(struct run_opts *))
     run_opts_init(&o);
     set(&o);
     strbuf_reset(&captured);
-    rc = run_options_check(&o);
+    rc = run_options_check(&o, &captured); /* the hook would add a printed line */
     run_opts_release(&o);
     return rc;
 }
@@ -70,21 +70,20 @@ static void test_check_ranges(void)
     CHECK_INT(check_one(set_none), 0);
     CHECK_STR(captured.buf, "");
     CHECK_INT(check_one(set_repeats_0), -1);
-    CHECK_STR(captured.buf, "error: run: --repeats must be 1 to 1000000 (got 0)\n");
+    CHECK_STR(captured.buf, "--repeats must be 1 to 1000000 (got 0)");
     CHECK_INT(check_one(set_top_p_0), -1);
-    CHECK_STR(captured.buf, "error: run: --top-p must be in (0, 1] (got 0)\n");
+    CHECK_STR(captured.buf, "--top-p must be in (0, 1] (got 0)");
     CHECK_INT(check_one(set_timeout_neg), -1);
-    CHECK_STR(captured.buf, "error: run: --timeout must be above 0 (got -1)\n");
+    CHECK_STR(captured.buf, "--timeout must be above 0 (got -1)");
     CHECK_INT(check_one(set_temperature_3), -1);
-    CHECK_STR(captured.buf, "error: run: --temperature must be in [0, 2] (got 3)\n");
+    CHECK_STR(captured.buf, "--temperature must be in [0, 2] (got 3)");
     CHECK_INT(check_one(set_price_in_only), -1);
-    CHECK_STR(captured.buf, "error: run: --price-in needs --price-out too (USD per 1M prompt and "
-                            "completion tokens; use 0 for a free side)\n");
+    CHECK_STR(captured.buf, "--price-in needs --price-out too (USD per 1M prompt and "
+                            "completion tokens; use 0 for a free side)");
     CHECK_INT(check_one(set_max_cost_no_prices), -1);
-    CHECK_STR(captured.buf,
-              "error: run: --max-cost needs --price-in and --price-out (USD per 1M tokens)\n");
+    CHECK_STR(captured.buf, "--max-cost needs --price-in and --price-out (USD per 1M tokens)");
     CHECK_INT(check_one(set_batch_fallback), -1);
-    CHECK_STR(captured.buf, "error: run: --batch-fallback must be batch or online (got 'later')\n");
+    CHECK_STR(captured.buf, "--batch-fallback must be batch or online (got 'later')");
     usage_set_hook(NULL);
 }
 
@@ -93,14 +92,14 @@ static void test_check_prices(void)
 {
     struct run_opts o;
     run_opts_init(&o);
-    CHECK_INT(run_options_check(&o), 0);
+    CHECK_INT(run_options_check(&o, &captured), 0);
     CHECK(o.price_in == -1 && o.price_out == -1);
     run_opts_release(&o);
     run_opts_init(&o);
     o.price_in_seen = o.price_out_seen = 1;
     o.price_in = 3;
     o.price_out = 15;
-    CHECK_INT(run_options_check(&o), 0);
+    CHECK_INT(run_options_check(&o, &captured), 0);
     CHECK_NEAR(o.price_batch_in, 1.5, 1e-12);
     CHECK_NEAR(o.price_batch_out, 7.5, 1e-12);
     run_opts_release(&o);
@@ -139,36 +138,40 @@ static void test_validate_axes(void)
     c.o.needles = "1,65";
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK_STR(captured.buf, "error: run: --needles: '65' is not a count 1..64\n");
+    CHECK_STR(c.err.buf, "--needles: '65' is not a count 1..64");
+    CHECK_STR(captured.buf, "");
     run_ctx_release(&c);
 
     ctx_with_required(&c);
     c.o.question_at = "end,middle";
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK_STR(captured.buf,
-              "error: run: --question-at: unknown value 'middle' (one of end, start, both)\n");
+    CHECK_STR(c.err.buf, "--question-at: unknown value 'middle' (one of end, start, both)");
+    CHECK_STR(captured.buf, "");
     run_ctx_release(&c);
 
     ctx_with_required(&c);
     c.o.layout = "chat,chat";
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK_STR(captured.buf, "error: run: --layout: chat given twice\n");
+    CHECK_STR(c.err.buf, "--layout: chat given twice");
+    CHECK_STR(captured.buf, "");
     run_ctx_release(&c);
 
     ctx_with_required(&c);
     c.o.schedule = "fifo";
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK_STR(captured.buf, "error: run: --schedule must be cache, shuffle or plan, not 'fifo'\n");
+    CHECK_STR(c.err.buf, "--schedule must be cache, shuffle or plan, not 'fifo'");
+    CHECK_STR(captured.buf, "");
     run_ctx_release(&c);
 
     ctx_with_required(&c);
     c.o.model = NULL;
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK_STR(captured.buf, "error: run: --model is required\n");
+    CHECK_STR(c.err.buf, "--model is required");
+    CHECK_STR(captured.buf, "");
     run_ctx_release(&c);
     usage_set_hook(NULL);
 }
@@ -195,7 +198,8 @@ static void test_validate_hops(void)
     c.o.depths_b = "0,50";
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK_STR(captured.buf, "error: run: --depths-b needs --hops 2\n");
+    CHECK_STR(c.err.buf, "--depths-b needs --hops 2");
+    CHECK_STR(captured.buf, "");
     run_ctx_release(&c);
     usage_set_hook(NULL);
 }
@@ -226,8 +230,7 @@ static void test_validate_order(void)
     c.o.lengths_seen = 1;
     strbuf_reset(&captured);
     CHECK_INT(run_options_validate(&c), -1);
-    CHECK(strstr(captured.buf, "error: run: --experiment order has no --lengths or --depths") ==
-          captured.buf);
+    CHECK(strstr(c.err.buf, "--experiment order has no --lengths or --depths") == c.err.buf);
     run_ctx_release(&c);
     usage_set_hook(NULL);
 }

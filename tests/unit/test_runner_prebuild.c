@@ -37,7 +37,8 @@ static int fixture_init(struct fixture *f, int threads)
         haystack_load(&f->hay, "datasets/nq-haystack.jsonl.gz") < 0)
         return -1;
     prompt_template_resolve("qa", &p);
-    if (prompt_template_load(&f->tpl, p.buf) < 0 || !(f->tk = tokenizer_load("cl100k_base", &err)))
+    if (prompt_template_load(&f->tpl, p.buf, &err) < 0 ||
+        !(f->tk = tokenizer_load("cl100k_base", &err)))
         return -1;
     f->b = prompt_builder_new(f->tk, &f->tpl, &f->hay);
     if (plan_build(&f->plan, &f->gs, &spec, &err) < 0)

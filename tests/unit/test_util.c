@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/base64.h"
@@ -217,7 +219,7 @@ static void test_strbuf_append_huge(void)
     struct strbuf sb = STRBUF_INIT;
     size_t i;
     for (i = 0; i < 100000; i++)
-        CHECK_INT(strbuf_addf(&sb, "%05zu", i % 100000), 0);
+        strbuf_addf(&sb, "%05zu", i % 100000);
     CHECK_INT(sb.len, 500000);
     CHECK(!memcmp(sb.buf + 499995, "99999", 5));
     CHECK_INT(sb.buf[sb.len], 0);
@@ -227,7 +229,7 @@ static void test_strbuf_append_huge(void)
 static void test_strbuf_embedded_nul(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    CHECK_INT(strbuf_add(&sb, "a\0b", 3), 0);
+    strbuf_add(&sb, "a\0b", 3);
     CHECK_INT(sb.len, 3);
     CHECK(!memcmp(sb.buf, "a\0b", 4));
     strbuf_addch(&sb, 0);
@@ -239,16 +241,36 @@ static void test_strbuf_cap(void)
 {
     struct strbuf sb = STRBUF_INIT;
     strbuf_set_cap(&sb, 10);
-    CHECK_INT(strbuf_addstr(&sb, "0123456789"), 0);
-    CHECK_INT(strbuf_addch(&sb, 'x'), -1);
+    CHECK_INT(strbuf_add_capped(&sb, "0123456789", 10), 0);
+    CHECK_INT(strbuf_add_capped(&sb, "x", 1), -1);
     CHECK_INT(sb.len, 10);
     CHECK_STR(sb.buf, "0123456789");
     strbuf_reset(&sb);
-    CHECK_INT(strbuf_addf(&sb, "%s", "01234567890"), -1);
+    CHECK_INT(strbuf_add_capped(&sb, "abc", (size_t)-1), -1);
     CHECK_INT(sb.len, 0);
-    CHECK_STR(sb.buf, "");
-    CHECK_INT(strbuf_add(&sb, "abc", (size_t)-1), -1);
+    /* the program's own appends stay within the cap without a check */
+    strbuf_addf(&sb, "%s", "012345678");
+    strbuf_addch(&sb, '9');
+    CHECK_STR(sb.buf, "0123456789");
     strbuf_release(&sb);
+}
+
+/* A plain append that would pass the cap is a broken invariant: the child aborts in BUG(). */
+static void test_strbuf_plain_append_past_cap_is_bug(void)
+{
+    int status = 0;
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        struct strbuf sb = STRBUF_INIT;
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(2);
+        strbuf_set_cap(&sb, 4);
+        strbuf_addstr(&sb, "01234");
+        _exit(0);
+    }
+    CHECK_INT(waitpid(pid, &status, 0), pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 }
 
 static void test_strbuf_trim_and_file(void)
@@ -583,6 +605,7 @@ int main(void)
     RUN(test_strbuf_append_huge);
     RUN(test_strbuf_embedded_nul);
     RUN(test_strbuf_cap);
+    RUN(test_strbuf_plain_append_past_cap_is_bug);
     RUN(test_strbuf_trim_and_file);
     RUN(test_strvec);
     RUN(test_parse_long);
