@@ -124,8 +124,12 @@ void sim_cache_release(struct sim_cache *c, int slot);
 /*
  * serve-sim's Batch API (sim_batch.c): files and batches in memory. sim_batch_request()
  * answers /v1/files... and /v1/batches... (returns 1 and fills a, body malloc'd) and returns 0
- * for any other path. ctype: the request's Content-Type; after: the ?after= of a list.
+ * for any other path. ctype: the request's Content-Type; q: the query of a list (any member
+ * NULL when not given).
  */
+struct sim_list_query {
+    const char *after, *limit, *order, *purpose;
+};
 struct sim_answer {
     int status;
     char *body;
@@ -137,8 +141,8 @@ struct sim_batches;
 struct sim_batches *sim_batches_new(const struct sim_config *cfg);
 void sim_batches_free(struct sim_batches *b);
 int sim_batch_request(struct sim_server *s, struct sim_batches *b, const char *method,
-                      const char *path, const char *ctype, const char *after, const char *body,
-                      size_t len, struct sim_answer *a);
+                      const char *path, const char *ctype, const struct sim_list_query *q,
+                      const char *body, size_t len, struct sim_answer *a);
 /*
  * Answer one generation request body as POST /v1/chat/completions (chat) or /v1/completions
  * would (sim_http.c; logged with route "batch"): the status, and the body in *out (malloc'd).

@@ -55,7 +55,8 @@ struct sim_server {
     /* --prefill-throughput: the shared prefill engine, FIFO by ticket (under stop_lock) */
     pthread_cond_t engine_cond;
     uint64_t engine_next, engine_serving;
-    double t0_ms; /* the server's start, utc_monotonic_ms (engine times in the log) */
+    double t0_ms;   /* the server's start, utc_monotonic_ms (engine times in the log) */
+    time_t created; /* the server's start, the models' "created" */
     struct sim_batches *batches; /* the Batch API's files and batches (sim_batch.c) */
 };
 
@@ -68,11 +69,13 @@ struct reply {
     long retry_after_ms; /* > 0: add Retry-After headers */
     int drop;            /* close without a response */
     int truncate;        /* send half the body with the full Content-Length */
+    char request_id[40]; /* x-request-id, as OpenAI's "req_" and 32 hex digits */
 };
 
 /* Everything the log line says about one request. */
 struct logrec {
     const char *route;
+    const char *request_id; /* the x-request-id header sent, or NULL (a batch line) */
     const char *model;
     const char *question_id;
     double x; /* < 0: unknown */
@@ -129,7 +132,8 @@ static void json_reply(struct reply *r, int status, struct json *obj)
     json_free(obj);
 }
 
-/* {"error":{"message","type","param","code"}}; code as an int (vLLM) or a string (OpenAI). */
+/* OpenAI's error object {"error":{"message","type","param","code"}}; param and code null when NULL.
+ */
 static void error_reply(struct reply *r, int status, const char *type, const char *param,
                         const char *str_code, const char *fmt, ...) DM_PRINTF(6, 7);
 static void error_reply(struct reply *r, int status, const char *type, const char *param,
@@ -150,14 +154,15 @@ static void error_reply(struct reply *r, int status, const char *type, const cha
     if (str_code)
         json_add_str(e, "code", str_code);
     else
-        json_add_num(e, "code", status);
+        json_add_null(e, "code");
     strbuf_release(&msg);
     json_reply(r, status, root);
 }
 
-static void bad_request(struct reply *r, const char *msg)
+/* A 400 invalid_request_error naming the field at fault (param, or NULL for the body). */
+static void bad_request(struct reply *r, const char *param, const char *msg)
 {
-    error_reply(r, 400, "BadRequestError", NULL, NULL, "%s", msg);
+    error_reply(r, 400, "invalid_request_error", param, NULL, "%s", msg);
 }
 
 static int delay_ms(struct sim_server *s, double ms)
@@ -194,6 +199,8 @@ static void write_log(struct sim_server *s, const struct logrec *l, int status)
     o = json_new_object();
     json_add_num(o, "ts", (double)now.tv_sec + now.tv_nsec / 1e9);
     json_add_str(o, "route", l->route);
+    if (l->request_id)
+        json_add_str(o, "request_id", l->request_id);
     json_add_num(o, "status", status);
     if (l->model)
         json_add_str(o, "model", l->model);
@@ -388,7 +395,8 @@ static const struct sim_model *find_model(struct sim_server *s, const char *name
 
 static void model_not_found(struct reply *r, const char *name)
 {
-    error_reply(r, 404, "NotFoundError", "model", NULL, "The model `%s` does not exist.", name);
+    error_reply(r, 404, "invalid_request_error", NULL, "model_not_found",
+                "The model `%s` does not exist or you do not have access to it.", name);
 }
 
 /* Text of a message content: a string, or an array of parts whose "text" is concatenated. */
@@ -497,12 +505,17 @@ static int add_messages(struct sim_prompt *p, const struct json *messages, struc
 {
     const struct json *msg;
     struct strbuf why = STRBUF_INIT;
+    if (!messages) {
+        error_reply(r, 400, "invalid_request_error", "messages", "missing_required_parameter",
+                    "Missing required parameter: 'messages'.");
+        return -1;
+    }
     if (json_kind(messages) != JSON_ARRAY || !json_size(messages)) {
-        bad_request(r, "'messages' must be a non-empty array");
+        bad_request(r, "messages", "'messages' must be a non-empty array");
         return -1;
     }
     if (check_tool_calls(messages, &why)) {
-        bad_request(r, why.buf);
+        bad_request(r, "messages", why.buf);
         strbuf_release(&why);
         return -1;
     }
@@ -510,8 +523,9 @@ static int add_messages(struct sim_prompt *p, const struct json *messages, struc
         const struct json *content = json_get(msg, "content");
         const struct json *role = json_get(msg, "role");
         if (json_kind(msg) != JSON_OBJECT || add_content(sim_prompt_add(p), content)) {
-            bad_request(r, "each message must be an object whose 'content' is a string or "
-                           "an array of text parts");
+            bad_request(r, "messages",
+                        "each message must be an object whose 'content' is a string or "
+                        "an array of text parts");
             return -1;
         }
         ALLOC_GROW(p->role, p->nr, p->role_alloc);
@@ -573,14 +587,14 @@ static int decode_ids(struct sim_server *s, const struct json *arr, struct strbu
     int ret = 0;
     for (it = json_first(arr); it; it = json_next(it)) {
         if (json_kind(it) != JSON_NUMBER || json_num(it, 0) < 0 || json_num(it, 0) > 4294967295.0) {
-            bad_request(r, "token ids must be non-negative integers");
+            bad_request(r, NULL, "token ids must be non-negative integers");
             ret = -1;
             goto cleanup;
         }
         ids[i++] = (uint32_t)json_num(it, 0);
     }
     if (tokenizer_decode(s->cfg->tokenizer, ids, n, out)) {
-        bad_request(r, "unknown token id");
+        bad_request(r, NULL, "unknown token id");
         ret = -1;
     }
 cleanup:
@@ -602,7 +616,8 @@ static int add_completion_prompt(struct sim_server *s, struct sim_prompt *p,
     if (json_kind(prompt) == JSON_ARRAY &&
         (!json_first(prompt) || json_kind(json_first(prompt)) == JSON_NUMBER))
         return decode_ids(s, prompt, sim_prompt_add(p), r);
-    bad_request(r, "'prompt' must be a string, a one-element array of strings, or token ids");
+    bad_request(r, "prompt",
+                "'prompt' must be a string, a one-element array of strings, or token ids");
     return -1;
 }
 
@@ -611,12 +626,26 @@ static long get_max_tokens(const struct json *req, const char *name, struct repl
     const struct json *v = json_get(req, name);
     if (!v || json_kind(v) == JSON_NULL)
         return -1;
-    if (json_kind(v) != JSON_NUMBER || json_num(v, 0) < 1 || json_num(v, 0) > 1e9 ||
-        json_num(v, 0) != floor(json_num(v, 0))) {
-        error_reply(r, 400, "BadRequestError", name, NULL, "'%s' must be a positive integer", name);
+    if (json_kind(v) != JSON_NUMBER || json_num(v, 0) != floor(json_num(v, 0))) {
+        error_reply(r, 400, "invalid_request_error", name, "invalid_type",
+                    "Invalid type for '%s': expected an integer.", name);
+        *bad = 1;
+    } else if (json_num(v, 0) < 1 || json_num(v, 0) > 1e9) {
+        error_reply(r, 400, "invalid_request_error", name,
+                    json_num(v, 0) < 1 ? "integer_below_min_value" : "integer_above_max_value",
+                    "Invalid '%s': '%s' must be a positive integer (1..1000000000), got %.0f.",
+                    name, name, json_num(v, 0));
         *bad = 1;
     }
     return (long)json_num(v, 0);
+}
+
+/* OpenAI's x-request-id: "req_" and 32 hex digits, unique per request. */
+static void request_id(struct sim_server *s, char *buf, size_t size)
+{
+    uint64_t n = atomic_fetch_add(&s->id_counter, 1), h = sim_mix64(n ^ (uint64_t)time(NULL));
+    snprintf(buf, size, "req_%016llx%016llx", (unsigned long long)h,
+             (unsigned long long)sim_mix64(h ^ n));
 }
 
 static char *new_id(struct sim_server *s, const char *prefix)
@@ -918,8 +947,14 @@ static void apply_fault(struct sim_server *s, enum sim_fault f, struct reply *r)
         r->retry_after_ms = s->cfg->retry_after_ms > 0 ? s->cfg->retry_after_ms : 1;
         break;
     case SIM_FAULT_500:
-        error_reply(r, 500, "InternalServerError", NULL, NULL,
-                    "Internal server error (simulated by dipmap serve-sim)");
+        /* vLLM's shape: the exception's class as the type, the status as an integer code */
+        root = json_new_object();
+        e = json_add_object(root, "error");
+        json_add_str(e, "message", "Internal server error (simulated by dipmap serve-sim)");
+        json_add_str(e, "type", "InternalServerError");
+        json_add_null(e, "param");
+        json_add_num(e, "code", 500);
+        json_reply(r, 500, root);
         break;
     case SIM_FAULT_503:
         /* llama.cpp's shape: {"error":{"code":503,"message":"Loading model","type":...}} */
@@ -1031,7 +1066,7 @@ static int cache_request(struct sim_server *s, const struct json *req, struct ge
     v = json_get(req, "cache_salt");
     if (v && json_kind(v) != JSON_NULL) {
         if (json_kind(v) != JSON_STRING || !*json_str(v)) {
-            bad_request(r, "'cache_salt' must be a non-empty string");
+            bad_request(r, "cache_salt", "'cache_salt' must be a non-empty string");
             return -1;
         }
         g->cache_salt = json_str(v);
@@ -1079,13 +1114,13 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
     g.cache_prompt = 1;
     g.slot = -1;
     if (json_kind(req) != JSON_OBJECT) {
-        bad_request(r, "the request body is not a JSON object");
+        bad_request(r, NULL, "the request body is not a JSON object");
         l->outcome = "bad_request";
         goto cleanup;
     }
     model = json_get(req, "model");
     if (model && json_kind(model) != JSON_STRING && json_kind(model) != JSON_NULL) {
-        bad_request(r, "'model' must be a string");
+        bad_request(r, "model", "'model' must be a string");
         l->outcome = "bad_request";
         goto cleanup;
     }
@@ -1099,13 +1134,13 @@ static void handle_generation(struct sim_server *s, int chat, const char *body, 
     l->model = g.model->name;
     stream = json_get(req, "stream");
     if (json_is_true(stream)) {
-        bad_request(r, "streaming is not supported by dipmap serve-sim");
+        bad_request(r, "stream", "streaming is not supported by dipmap serve-sim");
         l->outcome = "bad_request";
         goto cleanup;
     }
     n = json_get(req, "n");
     if (n && json_kind(n) != JSON_NULL && (json_kind(n) != JSON_NUMBER || json_num(n, 0) != 1)) {
-        bad_request(r, "only n=1 is supported");
+        bad_request(r, "n", "only n=1 is supported");
         l->outcome = "bad_request";
         goto cleanup;
     }
@@ -1186,24 +1221,39 @@ int sim_generate(struct sim_server *s, int chat, const char *body, size_t len, c
 
 /* ---- other routes --------------------------------------------------------- */
 
+/* A model object as GET /v1/models lists it and GET /v1/models/{id} returns it. */
+static struct json *model_json(const struct sim_server *s, const struct sim_model *sm)
+{
+    struct json *m = json_new_object();
+    json_add_str(m, "id", sm->name);
+    json_add_str(m, "object", "model");
+    json_add_num(m, "created", (double)s->created);
+    json_add_str(m, "owned_by", s->cfg->owned_by ? s->cfg->owned_by : "dipmap-sim");
+    json_add_str(m, "root", sm->name);
+    json_add_null(m, "parent");
+    if (s->cfg->ctx > 0)
+        json_add_num(m, "max_model_len", (double)s->cfg->ctx);
+    return m;
+}
+
 static void handle_models(struct sim_server *s, struct reply *r)
 {
     struct json *root = json_new_object(), *data;
     json_add_str(root, "object", "list");
     data = json_add_array(root, "data");
-    for (size_t i = 0; i < s->cfg->nr_models; i++) {
-        struct json *m = json_new_object();
-        json_add_str(m, "id", s->cfg->models[i].name);
-        json_add_str(m, "object", "model");
-        json_add_num(m, "created", (double)time(NULL));
-        json_add_str(m, "owned_by", s->cfg->owned_by ? s->cfg->owned_by : "dipmap-sim");
-        json_add_str(m, "root", s->cfg->models[i].name);
-        json_add_null(m, "parent");
-        if (s->cfg->ctx > 0)
-            json_add_num(m, "max_model_len", (double)s->cfg->ctx);
-        json_add(data, NULL, m);
-    }
+    for (size_t i = 0; i < s->cfg->nr_models; i++)
+        json_add(data, NULL, model_json(s, &s->cfg->models[i]));
     json_reply(r, 200, root);
+}
+
+/* GET /v1/models/{id}: the model, or OpenAI's 404 model_not_found. */
+static void handle_model(struct sim_server *s, const char *id, struct reply *r)
+{
+    const struct sim_model *m = *id ? find_model(s, id) : NULL;
+    if (m)
+        json_reply(r, 200, model_json(s, m));
+    else
+        model_not_found(r, id);
 }
 
 /* llama.cpp's /props: served unless --owned-by names another server */
@@ -1243,7 +1293,7 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
     size_t n = 0;
 
     if (json_kind(req) != JSON_OBJECT) {
-        bad_request(r, "the request body is not a JSON object");
+        bad_request(r, NULL, "the request body is not a JSON object");
         goto cleanup;
     }
     model = json_get(req, "model");
@@ -1358,8 +1408,9 @@ static void handle_tokenize(struct sim_server *s, const char *body, size_t len, 
         json_reply(r, 200, root);
         goto cleanup;
     }
-    bad_request(r, "expected {\"prompt\": string}, {\"messages\": [...]} (vLLM) or "
-                   "{\"content\": string} (llama.cpp)");
+    bad_request(r, NULL,
+                "expected {\"prompt\": string}, {\"messages\": [...]} (vLLM) or "
+                "{\"content\": string} (llama.cpp)");
 cleanup:
     free(ids);
     json_free(req);
@@ -1377,7 +1428,7 @@ static void handle_apply_template(const char *body, size_t len, struct reply *r)
     struct strbuf out = STRBUF_INIT;
     memset(&p, 0, sizeof(p));
     if (json_kind(req) != JSON_OBJECT) {
-        bad_request(r, "the request body is not a JSON object");
+        bad_request(r, NULL, "the request body is not a JSON object");
     } else if (add_messages(&p, json_get(req, "messages"), &tmp)) {
         *r = tmp;
     } else {
@@ -1397,7 +1448,7 @@ static void handle_detokenize(struct sim_server *s, const char *body, size_t len
     const struct json *tokens = json_get(req, "tokens");
     struct strbuf out = STRBUF_INIT;
     if (json_kind(tokens) != JSON_ARRAY) {
-        bad_request(r, "expected {\"tokens\": [ids]}");
+        bad_request(r, NULL, "expected {\"tokens\": [ids]}");
         goto cleanup;
     }
     if (decode_ids(s, tokens, &out, r))
@@ -1430,12 +1481,22 @@ static int authorised(struct sim_server *s, const struct httpd_request *rq)
     return h && !strcmp(h, key);
 }
 
+/* The list parameters of GET /v1/files and /v1/batches (?after=, ?limit=, ?order=, ?purpose=). */
+static void list_query(const struct httpd_request *rq, struct sim_list_query *q)
+{
+    q->after = httpd_query(rq, "after");
+    q->limit = httpd_query(rq, "limit");
+    q->order = httpd_query(rq, "order");
+    q->purpose = httpd_query(rq, "purpose");
+}
+
 /* The reply as httpd sends it: Retry-After headers, a dropped or truncated transfer. */
 static void to_response(const struct reply *r, struct httpd_response *resp)
 {
     resp->status = r->status;
     resp->content_type = r->content_type;
     strbuf_add(&resp->body, r->body, r->len);
+    httpd_add_header(resp, "x-request-id", r->request_id);
     if (r->retry_after_ms > 0) {
         char v[32];
         snprintf(v, sizeof(v), "%ld", (r->retry_after_ms + 999) / 1000);
@@ -1454,11 +1515,14 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
     struct reply r;
     struct logrec l;
     struct sim_answer ans;
+    struct sim_list_query lq;
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     int post = !strcmp(method, "POST");
 
     memset(&r, 0, sizeof(r));
     logrec_init(&l, url);
+    request_id(s, r.request_id, sizeof(r.request_id));
+    l.request_id = r.request_id;
     if (!strcmp(url, "/health") && get) {
         struct json *o = json_new_object();
         json_add_str(o, "status", "ok");
@@ -1468,12 +1532,12 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
                     "Incorrect API key provided. You can pass it as 'Authorization: Bearer KEY'.");
         l.outcome = "unauthorised";
     } else if (rq->body_too_big) {
-        error_reply(&r, 413, "BadRequestError", NULL, NULL, "request body larger than %zu bytes",
-                    (size_t)BODY_CAP);
+        error_reply(&r, 413, "invalid_request_error", NULL, NULL,
+                    "request body larger than %zu bytes", (size_t)BODY_CAP);
         l.outcome = "too_big";
     } else if (post && !utf8_valid(rq->body, rq->body_len)) {
         /* JSON text is UTF-8: llama.cpp's and Python's parsers refuse other bytes, so does this */
-        error_reply(&r, 400, "BadRequestError", NULL, NULL,
+        error_reply(&r, 400, "invalid_request_error", NULL, NULL,
                     "the request body is not valid UTF-8 (byte %zu)",
                     utf8_valid_prefix((const unsigned char *)rq->body, rq->body_len) + 1);
         l.outcome = "bad_request";
@@ -1481,8 +1545,9 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
         l.inflight = atomic_fetch_add(&s->gen_inflight, 1) + 1;
         handle_generation(s, !strcmp(url, "/v1/chat/completions"), rq->body, rq->body_len, &r, &l);
         atomic_fetch_sub(&s->gen_inflight, 1);
-    } else if (sim_batch_request(s, s->batches, method, url, httpd_header(rq, "Content-Type"),
-                                 httpd_query(rq, "after"), rq->body, rq->body_len, &ans)) {
+    } else if (list_query(rq, &lq),
+               sim_batch_request(s, s->batches, method, url, httpd_header(rq, "Content-Type"), &lq,
+                                 rq->body, rq->body_len, &ans)) {
         r.status = ans.status;
         r.body = ans.body;
         r.len = ans.len;
@@ -1490,6 +1555,8 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
         l.outcome = ans.status == 200 ? "ok" : "batch_error";
     } else if (!strcmp(url, "/v1/models") && get) {
         handle_models(s, &r);
+    } else if (!strncmp(url, "/v1/models/", 11) && get) {
+        handle_model(s, url + 11, &r);
     } else if (!strcmp(url, "/props") && get && sim_has_props(s->cfg)) {
         handle_props(s, &r);
     } else if (!strcmp(url, "/tokenize") && post && s->cfg->tokenize_api != SIM_API_NONE) {
@@ -1511,18 +1578,20 @@ static void on_request(const struct httpd_request *rq, struct httpd_response *re
     } else {
         int known = !strcmp(url, "/health") || !strcmp(url, "/v1/chat/completions") ||
                     !strcmp(url, "/v1/completions") || !strcmp(url, "/v1/models") ||
+                    !strncmp(url, "/v1/models/", 11) ||
                     (!strcmp(url, "/props") && sim_has_props(s->cfg)) ||
                     (!strcmp(url, "/tokenize") && s->cfg->tokenize_api != SIM_API_NONE) ||
                     !strcmp(url, "/detokenize");
         if (known)
-            error_reply(&r, 405, "MethodNotAllowed", NULL, NULL, "method %s not allowed on %s",
-                        method, url);
+            error_reply(&r, 405, "invalid_request_error", NULL, NULL,
+                        "Invalid method for URL (%s %s)", method, url);
         else
-            error_reply(&r, 404, "NotFoundError", NULL, NULL, "no route %s %s", method, url);
+            error_reply(&r, 404, "invalid_request_error", NULL, NULL, "Invalid URL (%s %s)", method,
+                        url);
         l.outcome = "bad_route";
     }
     if (!r.content_type) /* a handler always replies; this guards a missed path */
-        bad_request(&r, "request not handled");
+        bad_request(&r, NULL, "request not handled");
 
     write_log(s, &l, r.drop ? 0 : r.status);
     json_free(l.extra);
@@ -1571,6 +1640,7 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     pthread_cond_init(&s->stop_cond, NULL);
     pthread_cond_init(&s->engine_cond, NULL);
     s->t0_ms = utc_monotonic_ms();
+    s->created = time(NULL);
     atomic_init(&s->gen_counter, 0);
     atomic_init(&s->id_counter, 0);
     sim_qindex_build(&s->qix, cfg->gs);
