@@ -253,7 +253,7 @@ enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, u
 
 /* ---- The server ----------------------------------------------------------
  *
- * Routes (one thread per connection; bodies up to 64 MiB, else 413):
+ * Routes (a thread per connection; bodies up to 256 MiB, over a 200 MB batch file; else 413):
  *   GET  /health               {"status":"ok"} (never needs the API key)
  *   GET  /v1/models            {"object":"list","data":[{"id",...,"max_model_len" (with ctx)}]}
  *   GET  /v1/models/{id}       one model object, or 404 model_not_found
