@@ -512,13 +512,12 @@ static char *output_file(struct sim_batches *b, const struct sim_batch *x, const
 static void answer_batch_lines(struct sim_server *s, struct sim_batches *b, struct sim_batch *x)
 {
     const struct sim_file *f = file_find(b, x->input_file_id);
-    struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT, data = STRBUF_INIT;
-    const char *p, *end;
+    struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
+    const char *p = f ? f->data.buf : "", *end = f ? p + f->data.len : p;
     long n = 0;
+    /* f stays put: the lines are answered under the lock, and files are added after them */
     x->processed = 1;
-    if (f) /* the file may be deleted after validation: its copy is what the batch answers */
-        strbuf_add(&data, f->data.buf, f->data.len);
-    for (p = data.buf, end = p + data.len; p < end;) {
+    while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         struct json *o = len ? json_parse(p, len, NULL) : NULL;
@@ -536,7 +535,6 @@ static void answer_batch_lines(struct sim_server *s, struct sim_batches *b, stru
         x->error_file_id = output_file(b, x, "error", &errs);
     strbuf_release(&out);
     strbuf_release(&errs);
-    strbuf_release(&data);
 }
 
 /* Bring x up to time t: validate when validating is over, answer when in_progress is. */
