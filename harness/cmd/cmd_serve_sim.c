@@ -77,7 +77,7 @@ static void serve_sim_init(struct serve_sim *s)
     s->slow_ms = 5000;
     s->retry_after_ms = 1000;
     s->batch_max_requests = 50000;
-    s->batch_max_bytes = 64L << 20; /* the server's body cap */
+    s->batch_max_bytes = 200000000; /* OpenAI's 200 MB per input file, as run --batch */
     strvec_init(&s->models);
     strvec_init(&s->rest);
     sim_config_init(&s->cfg);
@@ -207,7 +207,9 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_LONG, "batch-max-requests", 0, &s->batch_max_requests, "N",
          "requests per input file past which a batch fails validation (default 50000)", 0},
         {OPT_LONG, "batch-max-bytes", 0, &s->batch_max_bytes, "N",
-         "bytes per input file past which a batch fails validation (default 64 MiB)", 0},
+         "bytes per input file past which a batch fails validation (default 200 MB, "
+         "OpenAI's)",
+         0},
         OPT_END_MARK,
     };
     int rc = parse_options(argc, argv, opts, serve_sim_usage, &s->rest);

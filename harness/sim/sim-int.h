@@ -1,20 +1,28 @@
 /*
- * Private to the simulated model (sim.c, sim_prompt.c, sim_http.c), the way
- * sqliteInt.h sits behind sqlite3.h: the hash mixer every draw uses, the
- * question index, and the prompt as the model sees it. sim.h stays the API.
+ * Private to the simulated model (sim.c, sim_prompt.c, sim_cache.c, sim_batch.c and the
+ * HTTP server's files), the way sqliteInt.h sits behind sqlite3.h: the hash mixer every draw
+ * uses, the question index, the prompt as the model sees it, and the server's state, replies
+ * and requests. sim.h stays the API.
  */
 #ifndef SIM_INT_H
 #define SIM_INT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "base/rng.h"
+#include "base/usage.h"
 #include "sim/sim.h"
 #include "base/strbuf.h"
 
 struct chunk;
 struct golden_set;
+struct httpd;
+struct json;
 struct question;
 struct sim_config;
 struct tokenizer;
@@ -124,8 +132,12 @@ void sim_cache_release(struct sim_cache *c, int slot);
 /*
  * serve-sim's Batch API (sim_batch.c): files and batches in memory. sim_batch_request()
  * answers /v1/files... and /v1/batches... (returns 1 and fills a, body malloc'd) and returns 0
- * for any other path. ctype: the request's Content-Type; after: the ?after= of a list.
+ * for any other path. ctype: the request's Content-Type; q: the query of a list (any member
+ * NULL when not given).
  */
+struct sim_list_query {
+    const char *after, *limit, *order, *purpose;
+};
 struct sim_answer {
     int status;
     char *body;
@@ -137,13 +149,147 @@ struct sim_batches;
 struct sim_batches *sim_batches_new(const struct sim_config *cfg);
 void sim_batches_free(struct sim_batches *b);
 int sim_batch_request(struct sim_server *s, struct sim_batches *b, const char *method,
-                      const char *path, const char *ctype, const char *after, const char *body,
-                      size_t len, struct sim_answer *a);
+                      const char *path, const char *ctype, const struct sim_list_query *q,
+                      const char *body, size_t len, struct sim_answer *a);
 /*
  * Answer one generation request body as POST /v1/chat/completions (chat) or /v1/completions
- * would (sim_http.c; logged with route "batch"): the status, and the body in *out (malloc'd).
+ * would (sim_generate.c; logged with route "batch"): the status, and the body in *out (malloc'd).
  */
 int sim_generate(struct sim_server *s, int chat, const char *body, size_t len, char **out,
                  size_t *out_len);
+
+/* ---- the HTTP server (sim_http.c, sim_request.c, sim_generate.c, sim_fault.c) ---------- */
+
+struct sim_server {
+    const struct sim_config *cfg;
+    struct httpd *http;
+    int port;
+    struct qindex qix;
+    FILE *log;
+    pthread_mutex_t log_lock;
+    pthread_mutex_t stop_lock;
+    pthread_cond_t stop_cond;
+    int stopping;
+    atomic_uint_fast64_t gen_counter;      /* generation requests, for fault draws */
+    atomic_uint_fast64_t id_counter;       /* response ids */
+    struct sim_cache *cache;               /* prefix cache and slots */
+    atomic_int gen_inflight, tok_inflight; /* requests being answered, per kind (log) */
+    /* --prefill-throughput: the shared prefill engine, FIFO by ticket (under stop_lock) */
+    pthread_cond_t engine_cond;
+    uint64_t engine_next, engine_serving;
+    double t0_ms;   /* the server's start, utc_monotonic_ms (engine times in the log) */
+    time_t created; /* the server's start, the models' "created" */
+    struct sim_batches *batches; /* the Batch API's files and batches (sim_batch.c) */
+};
+
+/* What a handler decided to send. */
+struct sim_reply {
+    int status;
+    char *body; /* malloc'd */
+    size_t len;
+    const char *content_type;
+    long retry_after_ms; /* > 0: add Retry-After headers */
+    int drop;            /* close without a response */
+    int truncate;        /* send half the body with the full Content-Length */
+    char request_id[40]; /* x-request-id, as OpenAI's: "req_" and 32 hex digits */
+};
+
+/* Everything the log line says about one request. */
+struct sim_logrec {
+    const char *route;
+    const char *request_id; /* the x-request-id header sent, or NULL (a batch's lines) */
+    const char *model;
+    const char *question_id;
+    double x; /* < 0: unknown */
+    long T;   /* prompt tokens seen by the model (after shift); -1 unknown */
+    long sent_tokens;
+    double p, u;    /* < 0: not drawn */
+    double overlap; /* the question's overlap with its gold (sim_features), < 0: unknown */
+    int reversed;   /* -1: the question has one gold chunk; else sim_features.reversed */
+    double spacing; /* with reversed: sim_features.spacing (the needles' gap / T) */
+    const char *outcome;
+    const char *finish;           /* finish_reason of an answer, else NULL */
+    const char *reasoning_effort; /* as requested, else NULL */
+    long think;                   /* reasoning tokens emitted, -1 none */
+    const char *think_form;       /* "field" or "inline", else NULL */
+    struct json *extra;           /* request fields serve-sim does not use (a root), or NULL */
+    enum sim_fault fault;
+    int gold;
+    long cached;   /* prompt tokens taken from the prefix cache, -1 not looked up */
+    int slot;      /* the slot that served it, -1 none (no --slots) */
+    long inflight; /* requests of this kind in flight on arrival, -1 not counted */
+    /* --prefill-throughput: ms waited for the engine, its start and end (ms since start) */
+    double queue_ms, engine_start_ms, engine_end_ms; /* < 0: no engine */
+};
+
+/* A generation request as sim_request.c checked it, and what answering it took. */
+struct sim_gen {
+    int chat;
+    const struct sim_model *model;
+    long max_tokens; /* -1 = not given */
+    long think;      /* reasoning tokens to emit before the answer (config, effort, kwargs) */
+    int no_think;    /* chat_template_kwargs.enable_thinking false (the template renders it) */
+    struct sim_prompt prompt;
+    /* the prefix cache (sim_cache.c) */
+    int id_slot;            /* llama.cpp "id_slot", -1 any */
+    int cache_prompt;       /* llama.cpp "cache_prompt" (default true): reuse and keep */
+    const char *cache_salt; /* vLLM "cache_salt": only requests with the same salt share */
+    uint32_t *ids;          /* the prompt as cached: markers and token ids */
+    size_t nids;
+    int slot; /* taken, -1 none */
+    long T;   /* prompt tokens */
+    long cached;
+    long ctok;  /* completion tokens */
+    int engine; /* holds the prefill engine (--prefill-throughput) */
+};
+
+/* Replies (sim_http.c): the JSON (obj freed), OpenAI's error object (param and code null when
+ * NULL), a 400 invalid_request_error naming the field at fault (param NULL: the body). */
+void sim_json_reply(struct sim_reply *r, int status, struct json *obj);
+void sim_error_reply(struct sim_reply *r, int status, const char *type, const char *param,
+                     const char *str_code, const char *fmt, ...) DM_PRINTF(6, 7);
+void sim_bad_request(struct sim_reply *r, const char *param, const char *msg);
+/* The model a request names (NULL: the first), or NULL; OpenAI's 404 model_not_found. */
+const struct sim_model *sim_find_model(struct sim_server *s, const char *name);
+void sim_model_not_found(struct sim_reply *r, const char *name);
+/* Wait ms (woken by sim_stop); 1 when the server is stopping. */
+int sim_delay_ms(struct sim_server *s, double ms);
+/* A log record with nothing known yet; one --log line for it. */
+void sim_logrec_init(struct sim_logrec *l, const char *route);
+void sim_write_log(struct sim_server *s, const struct sim_logrec *l, int status);
+/* OpenAI's x-request-id: "req_" and 32 hex digits, unique per request. */
+void sim_request_id(struct sim_server *s, char *buf, size_t size);
+
+/*
+ * The request checks (sim_request.c). sim_gen_parse: a generation request's fields into g
+ * (g->chat set, the rest zero but id_slot, slot -1 and cache_prompt 1); 0, or -1 with the
+ * 400/404 in r and l->outcome set. sim_add_messages: "messages" into p (each message a
+ * segment, its role kept); 0, or -1 with the 400 in r. sim_decode_ids: token ids into out.
+ */
+int sim_gen_parse(struct sim_server *s, const struct json *req, struct sim_gen *g,
+                  struct sim_reply *r, struct sim_logrec *l);
+int sim_add_messages(struct sim_prompt *p, const struct json *messages, struct sim_reply *r);
+int sim_decode_ids(struct sim_server *s, const struct json *arr, struct strbuf *out,
+                   struct sim_reply *r);
+/*
+ * The chat template (--chat-template chatml): each message as
+ * "<|im_start|>ROLE\nCONTENT<|im_end|>\n", then "<|im_start|>assistant\n", and, as Qwen3's
+ * template does for chat_template_kwargs.enable_thinking false (sim_kwargs_no_think), an empty
+ * think block after it (so the kwargs change the rendered length).
+ */
+void sim_render_chatml(const struct sim_prompt *p, int no_think, struct strbuf *out);
+int sim_kwargs_no_think(const struct json *req);
+/*
+ * Tokens the server adds around the content it counts: the chat template's (chatml: the
+ * rendered text minus its messages) plus --template-overhead (BOS-like, chat and
+ * completions alike).
+ */
+long sim_template_tokens(struct sim_server *s, const struct sim_prompt *p, int chat, int no_think);
+
+/* Answer POST /v1/chat/completions (chat) or /v1/completions (sim_generate.c). */
+void sim_handle_generation(struct sim_server *s, int chat, const char *body, size_t len,
+                           struct sim_reply *r, struct sim_logrec *l);
+/* Put fault f's reply in place of r (sim_fault.c; none and slow leave it). */
+void sim_fault_apply(struct sim_server *s, enum sim_fault f, struct sim_reply *r);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * The simulated model of `dipmap serve-sim`: the planted accuracy curve (pure
- * functions of the question, position, length and seed), the model and fault
- * specs, and the fault draw. The prompt analysis is in sim_prompt.c, the HTTP
- * server in sim_http.c (both behind sim-int.h).
+ * functions of the question, position, length and seed) and the model specs. The
+ * prompt analysis is in sim_prompt.c, the faults in sim_fault.c, the HTTP server in
+ * sim_http.c (all behind sim-int.h).
  */
 #include "sim/sim.h"
 
@@ -256,77 +256,6 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 cleanup:
     strvec_clear(&kv);
     return ret;
-}
-
-/* ---- faults --------------------------------------------------------------- */
-
-static const char *const fault_names[SIM_FAULT__COUNT] = {
-    "none", "429", "500", "503", "drop", "truncate", "garbage", "slow", "error200", "html200",
-};
-
-const char *sim_fault_name(enum sim_fault f)
-{
-    return (unsigned)f < SIM_FAULT__COUNT ? fault_names[f] : "unknown";
-}
-
-int sim_faults_parse(const char *spec, struct sim_faults *out, struct strbuf *err)
-{
-    struct sim_faults f;
-    struct strvec kv = STRVEC_INIT;
-    double sum = 0;
-    int ret = -1;
-
-    memset(&f, 0, sizeof(f));
-    strvec_split(&kv, spec, ',');
-    for (size_t i = 0; i < kv.nr; i++) {
-        char *eq = strchr(kv.v[i], '=');
-        int k;
-        double r;
-        if (!*kv.v[i] && kv.nr == 1)
-            break; /* "" = no faults */
-        if (!eq) {
-            strbuf_addf(err, "faults: '%s' is not KIND=RATE", kv.v[i]);
-            goto cleanup;
-        }
-        *eq = '\0';
-        for (k = 1; k < SIM_FAULT__COUNT; k++)
-            if (!strcmp(kv.v[i], fault_names[k]))
-                break;
-        if (k == SIM_FAULT__COUNT) {
-            strbuf_addf(err,
-                        "faults: unknown kind '%s' (known: 429, 500, 503, drop, truncate, "
-                        "garbage, slow, error200, html200)",
-                        kv.v[i]);
-            goto cleanup;
-        }
-        if (parse_double_range(eq + 1, 0, 1, &r)) {
-            strbuf_addf(err, "faults: rate of '%s' must be a number in [0,1]", kv.v[i]);
-            goto cleanup;
-        }
-        f.rate[k] = r;
-    }
-    for (int k = 1; k < SIM_FAULT__COUNT; k++)
-        sum += f.rate[k];
-    if (sum > 1 + 1e-9) {
-        strbuf_addf(err, "faults: the rates add up to %g, more than 1", sum);
-        goto cleanup;
-    }
-    *out = f;
-    ret = 0;
-cleanup:
-    strvec_clear(&kv);
-    return ret;
-}
-
-enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, uint64_t counter)
-{
-    double u = sim_to_unit(sim_mix64(sim_mix64(fault_seed ^ 0xfa017ULL) ^ counter)), acc = 0;
-    for (int k = 1; k < SIM_FAULT__COUNT; k++) {
-        acc += f->rate[k];
-        if (u < acc)
-            return (enum sim_fault)k;
-    }
-    return SIM_FAULT_NONE;
 }
 
 void sim_config_init(struct sim_config *cfg)

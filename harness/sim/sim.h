@@ -255,13 +255,17 @@ enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, u
 
 /* ---- The server ----------------------------------------------------------
  *
- * Routes (one thread per connection; bodies up to 64 MiB, else 413):
+ * Routes (a thread per connection; bodies up to 256 MiB, over a 200 MB batch file; else 413):
  *   GET  /health               {"status":"ok"} (never needs the API key)
  *   GET  /v1/models            {"object":"list","data":[{"id",...,"max_model_len" (with ctx)}]}
+ *   GET  /v1/models/{id}       one model object, or 404 model_not_found
  *   POST /v1/chat/completions  OpenAI/vLLM chat response; max_completion_tokens or
  *                              max_tokens cut the answer (finish_reason "length")
  *   POST /v1/completions       legacy completions; "prompt" string, [string] or token ids;
  *                              max_tokens defaults to 16 as in OpenAI's API
+ *   /v1/files, /v1/batches     the Batch API (sim_batch.c): files create (multipart), list
+ *                              (?purpose, ?order, ?after, ?limit), retrieve, content, delete;
+ *                              batches create, retrieve, list (?after, ?limit), cancel
  *   POST /tokenize             vLLM {"prompt"} | {"messages"} -> {"count","max_model_len",
  *                              "tokens","token_strs"} (messages counted as above, no BOS;
  *                              max_model_len = ctx or 1048576); llama.cpp {"content",
@@ -269,28 +273,31 @@ enum sim_fault sim_fault_draw(const struct sim_faults *f, uint64_t fault_seed, u
  *   POST /detokenize           {"tokens"} -> {"prompt","content"}
  *   GET  /props                llama.cpp: default_generation_settings.n_ctx = ctx or
  *                              shift_ctx (absent when neither), build_info
+ * Every answer carries an "x-request-id: req_<32 hex>" header (logged as request_id).
+ * Errors are OpenAI's error object {"error":{"message","type","param","code"}}: type
+ * "invalid_request_error", param the field at fault or null, code a string or null.
  * "model" absent = the first model; unknown -> 404 {"error":{"message":"The model `X` does
- * not exist.","type":"NotFoundError","param":"model","code":404}}. Bad requests -> 400
- * vLLM-style (type BadRequestError, code 400); "stream": true and n > 1 are refused.
+ * not exist or you do not have access to it.","type":"invalid_request_error","param":null,
+ * "code":"model_not_found"}}. Bad requests -> 400 ("stream": true and n > 1 are refused);
+ * an unknown route 404 "Invalid URL (METHOD PATH)", a known one with another method 405.
  * Over-long (T + max_tokens > ctx) -> 400 {"error":{"message":"This model's maximum context
  * length is N tokens. ...","type":"invalid_request_error","param":"messages",
  * "code":"context_length_exceeded"}}. Missing/wrong key -> 401 (code "invalid_api_key");
- * accepted: "Authorization: Bearer KEY" or "api-key: KEY".
+ * accepted: "Authorization: Bearer KEY" or "api-key: KEY". The faults keep the shapes of the
+ * servers they imitate (500 vLLM's, 503 llama.cpp's, 429 OpenAI's).
  *
  * Request log (log_path): one JSON object per request and line, flushed at once:
- *   ts, route, status (0 = dropped), model, question_id, x, T (prompt tokens the model
- *   saw), sent_tokens (before a context shift), p and u (when a question was recognised),
- *   gold (bool), outcome, fault, finish_reason (of an answer), reasoning_effort (as sent),
- *   think and think_form (reasoning mode), extra (request fields serve-sim does not use,
- *   e.g. chat_template_kwargs), inflight (generation and counting routes: requests of the
- *   same kind -- generation, or /tokenize and /apply-template -- in flight when this one
- *   arrived, itself included). outcome is what the model
- *   answered; fault says whether the answer was delivered (none/slow) or replaced.
- * Outcomes of generation requests: "correct", "negative" (a hard negative's value),
- *   "idk", "unrecognised" (no question), "empty" (reasoning only), "starved" (reasoning
- *   mode: the thinking reached the budget), "overflow" (ctx 400),
- *   "bad_request", "unknown_model"; other routes "ok";
- *   "unauthorised", "too_big", "bad_route".
+ *   ts, route, request_id (the x-request-id sent; none for a batch's lines), status (0 = dropped),
+ * model, question_id, x, T (prompt tokens the model saw), sent_tokens (before a context shift), p
+ * and u (when a question was recognised), gold (bool), outcome, fault, finish_reason (of an
+ * answer), reasoning_effort (as sent), think and think_form (reasoning mode), extra (request fields
+ * serve-sim does not use, e.g. chat_template_kwargs), inflight (generation and counting routes:
+ * requests of the same kind -- generation, or /tokenize and /apply-template -- in flight when this
+ * one arrived, itself included). outcome is what the model answered; fault says whether the answer
+ * was delivered (none/slow) or replaced. Outcomes of generation requests: "correct", "negative" (a
+ * hard negative's value), "idk", "unrecognised" (no question), "empty" (reasoning only), "starved"
+ * (reasoning mode: the thinking reached the budget), "overflow" (ctx 400), "bad_request",
+ * "unknown_model"; other routes "ok"; "unauthorised", "too_big", "bad_route".
  */
 
 /* Where the reasoning mode puts its thinking. */

@@ -5,7 +5,9 @@
  * not validate; cancelling -> cancelled), each state lasting --batch-delay-ms; its lines are
  * answered by the same generation code as POST /v1/chat/completions when it leaves
  * in_progress. Lines may be made to expire, fail with a server error or come back malformed
- * (--batch-expire, --batch-errors, --batch-malformed) for the client's tests.
+ * (--batch-expire, --batch-errors, --batch-malformed) for the client's tests. The objects
+ * carry every field of OpenAI's File and Batch objects (the state's timestamps, usage), as
+ * the official SDK reads them; files can be listed and deleted.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,10 +15,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/json.h"
+#include "base/num.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
@@ -36,11 +40,14 @@ struct sim_batch {
     char *id, *input_file_id, *endpoint, *window, *metadata; /* metadata: JSON text or NULL */
     char *output_file_id, *error_file_id;
     char *errors;         /* JSON text of errors.data, or NULL */
+    char *model;          /* the first line's body "model", or NULL */
     double t0, cancel_at; /* ms (monotonic); cancel_at 0: not cancelled */
+    double created;       /* s (wall clock): created_at; the other timestamps follow from t0 */
     int seq;
     int validated, processed, failed;
     long total, completed, nfailed;
     int any_expired;
+    long in_tokens, out_tokens, cached_tokens, reasoning_tokens; /* the answered lines' usage */
 };
 
 struct sim_batches {
@@ -87,6 +94,7 @@ void sim_batches_free(struct sim_batches *b)
         free(x->output_file_id);
         free(x->error_file_id);
         free(x->errors);
+        free(x->model);
     }
     free(b->files);
     free(b->batches);
@@ -110,8 +118,10 @@ static void answer_json(struct sim_answer *a, int status, struct json *o)
     answer(a, status, "application/json", &sb);
 }
 
-static void answer_error(struct sim_answer *a, int status, const char *fmt, ...) DM_PRINTF(3, 4);
-static void answer_error(struct sim_answer *a, int status, const char *fmt, ...)
+/* OpenAI's error object: invalid_request_error, param the field at fault (or NULL), code null. */
+static void answer_error(struct sim_answer *a, int status, const char *param, const char *fmt, ...)
+    DM_PRINTF(4, 5);
+static void answer_error(struct sim_answer *a, int status, const char *param, const char *fmt, ...)
 {
     struct strbuf msg = STRBUF_INIT;
     struct json *o = json_new_object(), *e = json_add_object(o, "error");
@@ -121,7 +131,10 @@ static void answer_error(struct sim_answer *a, int status, const char *fmt, ...)
     va_end(ap);
     json_add_str(e, "message", msg.buf);
     json_add_str(e, "type", "invalid_request_error");
-    json_add_null(e, "param");
+    if (param)
+        json_add_str(e, "param", param);
+    else
+        json_add_null(e, "param");
     json_add_null(e, "code");
     strbuf_release(&msg);
     answer_json(a, status, o);
@@ -168,6 +181,9 @@ static struct json *file_json(const struct sim_file *f)
     json_add_num(o, "created_at", f->created);
     json_add_str(o, "filename", f->name);
     json_add_str(o, "purpose", f->purpose);
+    json_add_str(o, "status", "processed");
+    json_add_null(o, "status_details");
+    json_add_null(o, "expires_at");
     return o;
 }
 
@@ -260,10 +276,10 @@ static void files_post(struct sim_batches *b, const char *ctype, const char *bod
 {
     struct strbuf purpose = STRBUF_INIT, fname = STRBUF_INIT, data = STRBUF_INIT, err = STRBUF_INIT;
     if (parse_form(ctype, body, len, &purpose, &fname, &data, &err) < 0) {
-        answer_error(a, 400, "%s", err.buf);
+        answer_error(a, 400, "file", "%s", err.buf);
     } else if (strcmp(purpose.buf, "batch")) {
-        answer_error(a, 400, "serve-sim takes files of purpose \"batch\" only, not \"%s\"",
-                     purpose.buf);
+        answer_error(a, 400, "purpose",
+                     "serve-sim takes files of purpose \"batch\" only, not \"%s\"", purpose.buf);
     } else {
         struct sim_file *f = file_new(b, fname.len ? fname.buf : "upload", purpose.buf);
         f->data = data;
@@ -359,6 +375,8 @@ static void validate(struct sim_batches *b, struct sim_batch *x)
                         break;
                     }
                 strvec_push(&ids, cid);
+                if (!x->model && json_get_str(json_get(o, "body"), "model"))
+                    x->model = xstrdup(json_get_str(json_get(o, "body"), "model"));
             }
             json_free(o);
         }
@@ -407,90 +425,114 @@ static void add_line(struct strbuf *file, const char *rid, const char *cid, int 
     json_free(o);
 }
 
+/* Add a 200 line's usage to the batch's (OpenAI's Batch.usage). */
+static void add_usage(struct sim_batch *x, const struct json *body)
+{
+    const struct json *u = json_get(body, "usage");
+    x->in_tokens += (long)json_num(json_get(u, "prompt_tokens"), 0);
+    x->out_tokens += (long)json_num(json_get(u, "completion_tokens"), 0);
+    x->cached_tokens +=
+        (long)json_num(json_get(json_get(u, "prompt_tokens_details"), "cached_tokens"), 0);
+    x->reasoning_tokens +=
+        (long)json_num(json_get(json_get(u, "completion_tokens_details"), "reasoning_tokens"), 0);
+}
+
+/* Answer one line o (custom_id cid, response id rid) into the output or the error file. */
+static void answer_line(struct sim_server *s, struct sim_batches *b, struct sim_batch *x,
+                        const struct json *o, const char *rid, struct strbuf *out,
+                        struct strbuf *errs)
+{
+    const char *cid = json_get_str(o, "custom_id");
+    struct strbuf req = STRBUF_INIT;
+    char *ans = NULL;
+    size_t alen = 0;
+    int status;
+    struct json *body;
+    if (line_draw(x, cid, 0xe7) < b->cfg->batch_expire) {
+        add_line(errs, rid, cid, 0, NULL, "batch_expired",
+                 "This request could not be executed before the completion window expired.");
+        x->any_expired = 1;
+        x->nfailed++;
+        return;
+    }
+    if (line_draw(x, cid, 0x5e) < b->cfg->batch_errors) {
+        struct json *e;
+        body = json_new_object();
+        e = json_add_object(body, "error");
+        json_add_str(e, "message", "The server had an error while processing your request.");
+        json_add_str(e, "type", "server_error");
+        add_line(errs, rid, cid, 500, body, NULL, NULL);
+        x->nfailed++;
+        return;
+    }
+    json_print(&req, json_get(o, "body"), 0);
+    status = sim_generate(s, !strcmp(x->endpoint, "/v1/chat/completions"), req.buf, req.len, &ans,
+                          &alen);
+    strbuf_release(&req);
+    body = json_parse(ans ? ans : "", alen, NULL);
+    if (!body) {
+        body = json_new_object();
+        json_add_str(body, "raw", ans ? ans : "");
+    }
+    if (status == 200)
+        add_usage(x, body);
+    if (status == 200 && line_draw(x, cid, 0xaa) < b->cfg->batch_malformed) {
+        /* a line cut short, as a broken download or a provider bug leaves it */
+        struct strbuf tmp = STRBUF_INIT;
+        add_line(&tmp, rid, cid, status, body, NULL, NULL);
+        strbuf_add(out, tmp.buf, tmp.len / 2);
+        strbuf_addch(out, '\n');
+        strbuf_release(&tmp);
+        x->completed++;
+    } else if (status == 200) {
+        add_line(out, rid, cid, status, body, NULL, NULL);
+        x->completed++;
+    } else {
+        add_line(errs, rid, cid, status, body, NULL, NULL);
+        x->nfailed++;
+    }
+    free(ans);
+}
+
+/* A file of purpose batch_output named after the batch ("ID_output.jsonl"); takes data. */
+static char *output_file(struct sim_batches *b, const struct sim_batch *x, const char *kind,
+                         struct strbuf *data)
+{
+    struct strbuf name = STRBUF_INIT;
+    struct sim_file *f;
+    strbuf_addf(&name, "%s_%s.jsonl", x->id, kind);
+    f = file_new(b, name.buf, "batch_output");
+    f->data = *data;
+    strbuf_init(data, 0);
+    strbuf_release(&name);
+    return xstrdup(f->id);
+}
+
 /* Answer every line (leaving in_progress): the output and error files. */
 static void answer_batch_lines(struct sim_server *s, struct sim_batches *b, struct sim_batch *x)
 {
     const struct sim_file *f = file_find(b, x->input_file_id);
     struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
-    const char *p, *end;
-    int chat = !strcmp(x->endpoint, "/v1/chat/completions");
+    const char *p = f ? f->data.buf : "", *end = f ? p + f->data.len : p;
     long n = 0;
+    /* f stays put: the lines are answered under the lock, and files are added after them */
     x->processed = 1;
-    for (p = f->data.buf, end = p + f->data.len; p < end;) {
+    while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         struct json *o = len ? json_parse(p, len, NULL) : NULL;
+        char rid[48];
         p += len + 1;
         if (!o)
             continue;
-        char rid[48];
-        const char *cid = json_get_str(o, "custom_id");
         snprintf(rid, sizeof(rid), "batch_req_%d_%ld", x->seq, ++n);
-        if (line_draw(x, cid, 0xe7) < b->cfg->batch_expire) {
-            add_line(&errs, rid, cid, 0, NULL, "batch_expired",
-                     "This request could not be executed before the completion window "
-                     "expired.");
-            x->any_expired = 1;
-            x->nfailed++;
-        } else if (line_draw(x, cid, 0x5e) < b->cfg->batch_errors) {
-            struct json *body = json_new_object(), *e = json_add_object(body, "error");
-            json_add_str(e, "message", "The server had an error while processing your request.");
-            json_add_str(e, "type", "server_error");
-            add_line(&errs, rid, cid, 500, body, NULL, NULL);
-            x->nfailed++;
-        } else {
-            struct strbuf req = STRBUF_INIT;
-            char *ans = NULL;
-            size_t alen = 0;
-            int status;
-            struct json *body;
-            json_print(&req, json_get(o, "body"), 0);
-            status = sim_generate(s, chat, req.buf, req.len, &ans, &alen);
-            strbuf_release(&req);
-            body = json_parse(ans ? ans : "", alen, NULL);
-            if (!body) {
-                body = json_new_object();
-                json_add_str(body, "raw", ans ? ans : "");
-            }
-            if (status == 200 && line_draw(x, cid, 0xaa) < b->cfg->batch_malformed) {
-                /* a line cut short, as a broken download or a provider bug leaves it */
-                struct strbuf tmp = STRBUF_INIT;
-                add_line(&tmp, rid, cid, status, body, NULL, NULL);
-                strbuf_add(&out, tmp.buf, tmp.len / 2);
-                strbuf_addch(&out, '\n');
-                strbuf_release(&tmp);
-                x->completed++;
-            } else if (status == 200) {
-                add_line(&out, rid, cid, status, body, NULL, NULL);
-                x->completed++;
-            } else {
-                add_line(&errs, rid, cid, status, body, NULL, NULL);
-                x->nfailed++;
-            }
-            free(ans);
-        }
+        answer_line(s, b, x, o, rid, &out, &errs);
         json_free(o);
     }
-    if (out.len) {
-        struct strbuf name = STRBUF_INIT;
-        struct sim_file *fo;
-        strbuf_addf(&name, "%s_output.jsonl", x->id);
-        fo = file_new(b, name.buf, "batch_output");
-        fo->data = out;
-        strbuf_init(&out, 0);
-        x->output_file_id = xstrdup(fo->id);
-        strbuf_release(&name);
-    }
-    if (errs.len) {
-        struct strbuf name = STRBUF_INIT;
-        struct sim_file *fe;
-        strbuf_addf(&name, "%s_error.jsonl", x->id);
-        fe = file_new(b, name.buf, "batch_output");
-        fe->data = errs;
-        strbuf_init(&errs, 0);
-        x->error_file_id = xstrdup(fe->id);
-        strbuf_release(&name);
-    }
+    if (out.len)
+        x->output_file_id = output_file(b, x, "output", &out);
+    if (errs.len)
+        x->error_file_id = output_file(b, x, "error", &errs);
     strbuf_release(&out);
     strbuf_release(&errs);
 }
@@ -507,6 +549,49 @@ static void advance(struct sim_server *s, struct sim_batches *b, struct sim_batc
         answer_batch_lines(s, b, x);
 }
 
+/* A timestamp of the batch (Unix seconds) at monotonic ms t, or null when when is 0. */
+static void add_time(struct json *o, const char *key, const struct sim_batch *x, int when, double t)
+{
+    if (when)
+        json_add_num(o, key, floor(x->created + (t - x->t0) / 1000.0));
+    else
+        json_add_null(o, key);
+}
+
+/*
+ * The timestamps of OpenAI's Batch object: each state's start once the batch reached it
+ * (validating at t0, in_progress at t0 + d, finalizing at t0 + 2d, the end at t0 + 3d;
+ * failed when validation ends; cancelling when asked, cancelled a tenth of d later), null
+ * before; expires_at the end of the 24 h window.
+ */
+static void batch_times(struct json *o, const struct sim_batches *b, const struct sim_batch *x,
+                        const char *st)
+{
+    double d = (double)b->cfg->batch_delay_ms;
+    add_time(o, "created_at", x, 1, x->t0);
+    add_time(o, "in_progress_at", x, x->validated && !x->failed, x->t0 + d);
+    add_time(o, "expires_at", x, 1, x->t0 + 24 * 3600 * 1000.0);
+    add_time(o, "finalizing_at", x, x->processed, x->t0 + 2 * d);
+    add_time(o, "completed_at", x, !strcmp(st, "completed"), x->t0 + 3 * d);
+    add_time(o, "failed_at", x, !strcmp(st, "failed"), x->t0 + d);
+    add_time(o, "expired_at", x, !strcmp(st, "expired"), x->t0 + 3 * d);
+    add_time(o, "cancelling_at", x, x->cancel_at > 0, x->cancel_at);
+    add_time(o, "cancelled_at", x, !strcmp(st, "cancelled"), x->cancel_at + d / 10);
+}
+
+/* OpenAI's Batch.usage: the answered lines' tokens (zero until they are answered). */
+static void batch_usage(struct json *o, const struct sim_batch *x)
+{
+    struct json *u = json_add_object(o, "usage");
+    json_add_num(u, "input_tokens", (double)x->in_tokens);
+    json_add_num(json_add_object(u, "input_tokens_details"), "cached_tokens",
+                 (double)x->cached_tokens);
+    json_add_num(u, "output_tokens", (double)x->out_tokens);
+    json_add_num(json_add_object(u, "output_tokens_details"), "reasoning_tokens",
+                 (double)x->reasoning_tokens);
+    json_add_num(u, "total_tokens", (double)(x->in_tokens + x->out_tokens));
+}
+
 static struct json *batch_json(const struct sim_batches *b, const struct sim_batch *x, double t)
 {
     struct json *o = json_new_object(), *rc;
@@ -516,6 +601,10 @@ static struct json *batch_json(const struct sim_batches *b, const struct sim_bat
     json_add_str(o, "id", x->id);
     json_add_str(o, "object", "batch");
     json_add_str(o, "endpoint", x->endpoint);
+    if (x->model)
+        json_add_str(o, "model", x->model);
+    else
+        json_add_null(o, "model");
     if (x->errors) {
         struct json *e = json_add_object(o, "errors");
         json_add_str(e, "object", "list");
@@ -535,6 +624,7 @@ static struct json *batch_json(const struct sim_batches *b, const struct sim_bat
         json_add_str(o, "error_file_id", x->error_file_id);
     else
         json_add_null(o, "error_file_id");
+    batch_times(o, b, x, st);
     if (!strcmp(st, "in_progress") && d > 0) {
         /* progress as the provider shows it: a share of the lines, by time */
         double share = (t - x->t0 - d) / d;
@@ -551,6 +641,7 @@ static struct json *batch_json(const struct sim_batches *b, const struct sim_bat
         json_add(o, "metadata", json_parse_str(x->metadata));
     else
         json_add_null(o, "metadata");
+    batch_usage(o, x);
     return o;
 }
 
@@ -564,13 +655,18 @@ static void batches_create(struct sim_batches *b, const char *body, size_t len,
     struct sim_batch *x;
     char id[40];
     if (!in || !ep || !win) {
-        answer_error(a, 400, "input_file_id, endpoint and completion_window are required");
+        answer_error(a, 400,
+                     !in   ? "input_file_id"
+                     : !ep ? "endpoint"
+                           : "completion_window",
+                     "input_file_id, endpoint and completion_window are required");
     } else if (!file_find(b, in)) {
-        answer_error(a, 404, "No such File object: %s", in);
+        answer_error(a, 404, "input_file_id", "No such File object: %s", in);
     } else if (strcmp(ep, "/v1/chat/completions") && strcmp(ep, "/v1/completions")) {
-        answer_error(a, 400, "endpoint must be /v1/chat/completions or /v1/completions");
+        answer_error(a, 400, "endpoint",
+                     "endpoint must be /v1/chat/completions or /v1/completions");
     } else if (strcmp(win, "24h")) {
-        answer_error(a, 400, "completion_window must be 24h");
+        answer_error(a, 400, "completion_window", "completion_window must be 24h");
     } else {
         ALLOC_GROW(b->batches, b->nbatches + 1, b->abatches);
         x = &b->batches[b->nbatches++];
@@ -584,96 +680,216 @@ static void batches_create(struct sim_batches *b, const char *body, size_t len,
         if (json_kind(meta) == JSON_OBJECT)
             x->metadata = json_print_str(meta, 0);
         x->t0 = utc_monotonic_ms();
+        x->created = (double)time(NULL);
         answer_json(a, 200, batch_json(b, x, x->t0));
     }
     json_free(req);
 }
 
-static void batches_list(struct sim_server *s, struct sim_batches *b, const char *after,
-                         struct sim_answer *a)
+/*
+ * ?limit= of a list: 1..max (default def), or -1 with OpenAI's 400 in a.
+ */
+static long list_limit(const struct sim_list_query *q, long def, long max, struct sim_answer *a)
 {
-    struct json *o = json_new_object(), *data = json_add_array(o, "data");
-    double t = utc_monotonic_ms();
-    size_t i = b->nbatches, shown = 0;
-    const char *last = NULL;
-    json_add_str(o, "object", "list");
-    if (after)
-        while (i > 0 && strcmp(b->batches[i - 1].id, after))
-            i--;
-    if (after && i > 0)
-        i--;
-    for (; i > 0 && shown < 100; i--, shown++) {
-        advance(s, b, &b->batches[i - 1], t);
-        json_add(data, NULL, batch_json(b, &b->batches[i - 1], t));
-        last = b->batches[i - 1].id;
+    long n = def;
+    if (q->limit && parse_long_range(q->limit, 1, max, &n)) {
+        answer_error(a, 400, "limit", "Invalid 'limit': expected an integer in 1..%ld, got '%s'.",
+                     max, q->limit);
+        return -1;
     }
-    json_add_bool(o, "has_more", i > 0);
-    if (last)
-        json_add_str(o, "last_id", last);
+    return n;
+}
+
+/*
+ * A cursor page of OpenAI's lists: {"object":"list","data","first_id","last_id","has_more"}.
+ * ids[0..n) in the listing order; the page [*from, *to) starts after the id q->after names;
+ * the caller adds its objects to *data.
+ */
+static struct json *list_page(const char *const *ids, size_t n, const struct sim_list_query *q,
+                              long limit, size_t *from, size_t *to, struct json **data)
+{
+    struct json *o = json_new_object();
+    size_t i = 0;
+    if (q->after) {
+        while (i < n && strcmp(ids[i], q->after))
+            i++;
+        i = i < n ? i + 1 : n;
+    }
+    *from = i;
+    *to = i + (size_t)limit < n ? i + (size_t)limit : n;
+    json_add_str(o, "object", "list");
+    *data = json_add_array(o, "data");
+    if (*to > *from) {
+        json_add_str(o, "first_id", ids[*from]);
+        json_add_str(o, "last_id", ids[*to - 1]);
+    } else {
+        json_add_null(o, "first_id");
+        json_add_null(o, "last_id");
+    }
+    json_add_bool(o, "has_more", *to < n);
+    return o;
+}
+
+/* GET /v1/batches: newest first, ?after= and ?limit= (default 20, at most 100). */
+static void batches_list(struct sim_server *s, struct sim_batches *b,
+                         const struct sim_list_query *q, struct sim_answer *a)
+{
+    double t = utc_monotonic_ms();
+    long limit = list_limit(q, 20, 100, a);
+    const char **ids;
+    struct json *o, *data;
+    size_t from, to;
+    if (limit < 0)
+        return;
+    ids = xcalloc(b->nbatches + 1, sizeof(*ids));
+    for (size_t i = 0; i < b->nbatches; i++)
+        ids[i] = b->batches[b->nbatches - 1 - i].id;
+    o = list_page(ids, b->nbatches, q, limit, &from, &to, &data);
+    for (size_t i = from; i < to; i++) {
+        struct sim_batch *x = &b->batches[b->nbatches - 1 - i];
+        advance(s, b, x, t);
+        json_add(data, NULL, batch_json(b, x, t));
+    }
+    free(ids);
     answer_json(a, 200, o);
 }
 
-int sim_batch_request(struct sim_server *s, struct sim_batches *b, const char *method,
-                      const char *path, const char *ctype, const char *after, const char *body,
-                      size_t len, struct sim_answer *a)
+/* GET /v1/files: ?purpose=, ?order=asc|desc (default desc), ?after=, ?limit= (1..10000). */
+static void files_list(struct sim_batches *b, const struct sim_list_query *q, struct sim_answer *a)
 {
-    int get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
+    long limit = list_limit(q, 10000, 10000, a);
+    int asc = q->order && !strcmp(q->order, "asc");
+    const char **ids;
+    const struct sim_file **fs;
+    struct json *o, *data;
+    size_t n = 0, from, to;
+    if (limit < 0)
+        return;
+    if (q->order && !asc && strcmp(q->order, "desc")) {
+        answer_error(a, 400, "order", "Invalid 'order': expected 'asc' or 'desc', got '%s'.",
+                     q->order);
+        return;
+    }
+    ids = xcalloc(b->nfiles + 1, sizeof(*ids));
+    fs = xcalloc(b->nfiles + 1, sizeof(*fs));
+    for (size_t k = 0; k < b->nfiles; k++) {
+        const struct sim_file *f = &b->files[asc ? k : b->nfiles - 1 - k];
+        if (q->purpose && strcmp(q->purpose, f->purpose))
+            continue;
+        fs[n] = f;
+        ids[n++] = f->id;
+    }
+    o = list_page(ids, n, q, limit, &from, &to, &data);
+    for (size_t i = from; i < to; i++)
+        json_add(data, NULL, file_json(fs[i]));
+    free(ids);
+    free(fs);
+    answer_json(a, 200, o);
+}
+
+/* DELETE /v1/files/{id}: {"id","object":"file","deleted":true}. */
+static void files_delete(struct sim_batches *b, struct sim_file *f, struct sim_answer *a)
+{
+    struct json *o = json_new_object();
+    size_t i = (size_t)(f - b->files);
+    json_add_str(o, "id", f->id);
+    json_add_str(o, "object", "file");
+    json_add_bool(o, "deleted", 1);
+    free(f->id);
+    free(f->name);
+    free(f->purpose);
+    strbuf_release(&f->data);
+    memmove(f, f + 1, (b->nfiles - i - 1) * sizeof(*f));
+    b->nfiles--;
+    answer_json(a, 200, o);
+}
+
+/* /v1/files/{id}[/content]: GET the object or its bytes, DELETE it. */
+static void file_request(struct sim_batches *b, const char *method, const char *path,
+                         struct sim_answer *a)
+{
+    const char *id = path + 10, *slash = strchr(id, '/');
+    struct strbuf fid = STRBUF_INIT;
+    struct sim_file *f;
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    strbuf_add(&fid, id, slash ? (size_t)(slash - id) : strlen(id));
+    f = file_find(b, fid.buf);
+    if (slash && strcmp(slash, "/content")) {
+        answer_error(a, 404, NULL, "Invalid URL (%s %s)", method, path);
+    } else if (!(get || (!slash && !strcmp(method, "DELETE")))) {
+        answer_error(a, 405, NULL, "Invalid method for URL (%s %s)", method, path);
+    } else if (!f) {
+        answer_error(a, 404, "id", "No such File object: %s", fid.buf);
+    } else if (!strcmp(method, "DELETE")) {
+        files_delete(b, f, a);
+    } else if (!slash) {
+        answer_json(a, 200, file_json(f));
+    } else {
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_add(&sb, f->data.buf, f->data.len);
+        answer(a, 200, "application/octet-stream", &sb);
+    }
+    strbuf_release(&fid);
+}
+
+/* /v1/batches/{id}[/cancel]: GET the batch, POST a cancel. */
+static void batch_request(struct sim_server *s, struct sim_batches *b, const char *method,
+                          const char *path, struct sim_answer *a)
+{
+    const char *id = path + 12, *slash = strchr(id, '/');
+    struct strbuf bid = STRBUF_INIT;
+    struct sim_batch *x;
     double t = utc_monotonic_ms();
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    strbuf_add(&bid, id, slash ? (size_t)(slash - id) : strlen(id));
+    x = batch_find(b, bid.buf);
+    if (slash && strcmp(slash, "/cancel")) {
+        answer_error(a, 404, NULL, "Invalid URL (%s %s)", method, path);
+    } else if (slash ? strcmp(method, "POST") : !get) {
+        answer_error(a, 405, NULL, "Invalid method for URL (%s %s)", method, path);
+    } else if (!x) {
+        answer_error(a, 404, "batch_id", "No such Batch object: %s", bid.buf);
+    } else if (!slash) {
+        advance(s, b, x, t);
+        answer_json(a, 200, batch_json(b, x, t));
+    } else {
+        advance(s, b, x, t);
+        if (is_final(batch_status(b, x, t)) && x->cancel_at <= 0) {
+            answer_error(a, 400, NULL, "Cannot cancel a batch with status %s",
+                         batch_status(b, x, t));
+        } else {
+            if (x->cancel_at <= 0)
+                x->cancel_at = t;
+            answer_json(a, 200, batch_json(b, x, t));
+        }
+    }
+    strbuf_release(&bid);
+}
+
+int sim_batch_request(struct sim_server *s, struct sim_batches *b, const char *method,
+                      const char *path, const char *ctype, const struct sim_list_query *q,
+                      const char *body, size_t len, struct sim_answer *a)
+{
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
     memset(a, 0, sizeof(*a));
     if (strcmp(path, "/v1/files") && strncmp(path, "/v1/files/", 10) &&
         strcmp(path, "/v1/batches") && strncmp(path, "/v1/batches/", 12))
         return 0;
     pthread_mutex_lock(&b->lock);
-    if (!strcmp(path, "/v1/files") && post) {
+    if (!strcmp(path, "/v1/files") && post)
         files_post(b, ctype, body, len, a);
-    } else if (!strncmp(path, "/v1/files/", 10) && get) {
-        const char *id = path + 10, *slash = strchr(id, '/');
-        struct strbuf fid = STRBUF_INIT;
-        const struct sim_file *f;
-        strbuf_add(&fid, id, slash ? (size_t)(slash - id) : strlen(id));
-        f = file_find(b, fid.buf);
-        if (!f)
-            answer_error(a, 404, "No such File object: %s", fid.buf);
-        else if (!slash)
-            answer_json(a, 200, file_json(f));
-        else if (!strcmp(slash, "/content")) {
-            struct strbuf sb = STRBUF_INIT;
-            strbuf_add(&sb, f->data.buf, f->data.len);
-            answer(a, 200, "application/octet-stream", &sb);
-        } else
-            answer_error(a, 404, "no route %s %s", method, path);
-        strbuf_release(&fid);
-    } else if (!strcmp(path, "/v1/batches") && post) {
+    else if (!strcmp(path, "/v1/files") && get)
+        files_list(b, q, a);
+    else if (!strncmp(path, "/v1/files/", 10))
+        file_request(b, method, path, a);
+    else if (!strcmp(path, "/v1/batches") && post)
         batches_create(b, body, len, a);
-    } else if (!strcmp(path, "/v1/batches") && get) {
-        batches_list(s, b, after, a);
-    } else if (!strncmp(path, "/v1/batches/", 12)) {
-        const char *id = path + 12, *slash = strchr(id, '/');
-        struct strbuf bid = STRBUF_INIT;
-        struct sim_batch *x;
-        strbuf_add(&bid, id, slash ? (size_t)(slash - id) : strlen(id));
-        x = batch_find(b, bid.buf);
-        if (!x) {
-            answer_error(a, 404, "No such Batch object: %s", bid.buf);
-        } else if (!slash && get) {
-            advance(s, b, x, t);
-            answer_json(a, 200, batch_json(b, x, t));
-        } else if (slash && !strcmp(slash, "/cancel") && post) {
-            advance(s, b, x, t);
-            if (is_final(batch_status(b, x, t)) && x->cancel_at <= 0) {
-                answer_error(a, 400, "Cannot cancel a batch with status %s", batch_status(b, x, t));
-            } else {
-                if (x->cancel_at <= 0)
-                    x->cancel_at = t;
-                answer_json(a, 200, batch_json(b, x, t));
-            }
-        } else {
-            answer_error(a, 405, "method %s not allowed on %s", method, path);
-        }
-        strbuf_release(&bid);
-    } else {
-        answer_error(a, 405, "method %s not allowed on %s", method, path);
-    }
+    else if (!strcmp(path, "/v1/batches") && get)
+        batches_list(s, b, q, a);
+    else if (!strncmp(path, "/v1/batches/", 12))
+        batch_request(s, b, method, path, a);
+    else
+        answer_error(a, 405, NULL, "Invalid method for URL (%s %s)", method, path);
     pthread_mutex_unlock(&b->lock);
     return 1;
 }

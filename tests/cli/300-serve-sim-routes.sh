@@ -1,6 +1,6 @@
 # serve-sim: every route answers in the vLLM / llama.cpp / OpenAI shapes (models, chat,
-# completions, both /tokenize shapes, detokenize, props, health), errors have the
-# documented bodies, --port 0 prints the port first, and --log writes one line per request.
+# completions, both /tokenize shapes, detokenize, props, health), errors have OpenAI's
+# error object, --port 0 prints the port first, and --log writes one line per request.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
@@ -89,14 +89,16 @@ check(r.json["choices"][0]["finish_reason"] == "length" and r.json["usage"]["com
 r = sc.chat(port, "What is the capital of France?", model="cand"); n += 1
 check(r.status == 200 and sc.content_of(r) == "I don't know", "unrecognised: %r" % r)
 
-# errors: vLLM's 404 body for an unknown model, 400s, unknown route, wrong method
+# errors: OpenAI's error object (type invalid_request_error, param, code) for an unknown model,
+# 400s, unknown route, wrong method
 r = sc.chat(port, p, model="gpt-x"); n += 1
-check(r.status == 404 and r.json == {"error": {"message": "The model `gpt-x` does not exist.",
-      "type": "NotFoundError", "param": "model", "code": 404}}, "unknown model: %r" % r)
+check(r.status == 404 and r.json == {"error": {"message":
+      "The model `gpt-x` does not exist or you do not have access to it.",
+      "type": "invalid_request_error", "param": None, "code": "model_not_found"}}, "unknown model: %r" % r)
 r = sc.post(port, "/tokenize", {"model": "gpt-x", "prompt": "a"}); n += 1
-check(r.status == 404 and r.json["error"]["code"] == 404, "tokenize unknown model: %r" % r)
+check(r.status == 404 and r.json["error"]["code"] == "model_not_found", "tokenize unknown model: %r" % r)
 r = sc.request(port, "POST", "/v1/chat/completions", raw=b"{not json"); n += 1
-check(r.status == 400 and r.json["error"]["type"] == "BadRequestError" and r.json["error"]["code"] == 400,
+check(r.status == 400 and r.json["error"]["type"] == "invalid_request_error" and r.json["error"]["code"] is None,
       "bad json: %r" % r)
 r = sc.post(port, "/v1/chat/completions", {"model": "base"}); n += 1
 check(r.status == 400 and "messages" in r.json["error"]["message"], "no messages: %r" % r)

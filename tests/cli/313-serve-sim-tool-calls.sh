@@ -65,7 +65,7 @@ for name, msgs in ok.items():
 for name, (msgs, why) in bad.items():
     for route in ("/v1/chat/completions", "/tokenize", "/apply-template"):
         r = sc.post(port, route, {"messages": msgs, "temperature": 0})
-        check(r.status == 400 and r.json["error"]["type"] == "BadRequestError", "%s: %s: %r" % (name, route, r))
+        check(r.status == 400 and r.json["error"]["type"] == "invalid_request_error", "%s: %s: %r" % (name, route, r))
         check(why in r.json["error"]["message"], "%s: %s: %r" % (name, route, r.json["error"]["message"]))
 EOF
 exit 0

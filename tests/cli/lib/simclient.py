@@ -85,6 +85,8 @@ def prompt_at(i, words, frac, rng, negative=True):
     gold chunk at word fraction frac (0 = first, 1 = last), the hard negative at a random
     place (when negative), then the question."""
     pool = _pool(12345)
+    if words >= len(pool):  # a million-token prompt: the pool over and over
+        pool = pool * (words // len(pool) + 2)
     off = rng.randrange(len(pool) - words)
     text = pool[off : off + words]
     pos = int(round(frac * len(text)))
