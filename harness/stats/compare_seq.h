@@ -7,7 +7,7 @@
 #include "stats/sequential.h"
 
 /*
- * One look of the sequential gate (`dipmap gate`, README "Sequential gate"):
+ * One look of the sequential gate (`dipmap gate`, docs/ci.md "Recommended"):
  * compare_runs() on the trials of the questions so far, at the levels the
  * spending function gives look k (0-based) of the looks at information
  * fractions t[0..k]. FAIL: each of the m primary tests spends alpha / m by

@@ -17,7 +17,7 @@ say, one directive each:
   <!-- docs-test: exit N -->         the block ends with exit code N (default 0)
   <!-- docs-test: prints TEXT -->    its standard output or error contains TEXT
 
-A block runs with `bash -e` (a failing command fails it). Prints one line per block
+A block runs with `bash -e -o pipefail` (a failing command fails it, also inside a pipe). Prints one line per block
 ("run FILE:LINE", "skip FILE:LINE (REASON)") and a last line "N blocks run, N skipped";
 exits 1 when a block ends with another code or lacks its text, naming FILE:LINE.
 """
@@ -26,6 +26,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 DIRECTIVE = re.compile(r"^\s*<!-- docs-test: (.*?) -->\s*$")
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
@@ -95,6 +96,7 @@ class Page:
 
 def main():
     repo, dipmap, scratch = sys.argv[1:4]
+    scratch = os.path.abspath(scratch)
     files = sys.argv[4:] or (["README.md"] + sorted(
         os.path.relpath(p, repo) for p in glob.glob(os.path.join(repo, "docs", "**", "*.md"), recursive=True)))
     run = skipped = 0
@@ -132,10 +134,11 @@ def main():
                     bad.append(f"{where}: names {URL} but no docs-test sim marker starts a server")
                     continue
                 script = code.replace(URL, page.url) if page.url else code
-                p = subprocess.run(["bash", "-e", "-c", script], cwd=page.folder, env=page.env,
+                t0 = time.monotonic()
+                p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=page.folder, env=page.env,
                                    capture_output=True, text=True)
                 run += 1
-                print(f"run {where}: exit {p.returncode}")
+                print(f"run {where}: exit {p.returncode} ({time.monotonic() - t0:.1f} s)")
                 text = p.stdout + p.stderr
                 if p.returncode != want_code:
                     bad.append(f"{where}: exit {p.returncode}, the page says {want_code}\n"
