@@ -42,9 +42,10 @@ BUILD_DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libssl-dev lib
 # The plots of reports and of the demo.
 PLOT_DEB_PKGS := gnuplot-nox
 # The tests: xmllint (JUnit, HTML), sqlite3 (stores), clang (fuzz build), clang-format, curl,
-# procps, python3 with pandas (export), chromium (report.html rendered headless).
+# procps, python3 with pandas (export) and jsonschema (export --format eee against Every Eval
+# Ever's schemas), chromium (report.html rendered headless).
 TEST_DEB_PKGS := libxml2-utils sqlite3 clang clang-format curl procps python3 chromium \
-	python3-pandas
+	python3-pandas python3-jsonschema
 DEB_PKGS := $(BUILD_DEB_PKGS) $(PLOT_DEB_PKGS) $(TEST_DEB_PKGS)
 
 HAVE_BUILD_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \

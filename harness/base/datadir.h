@@ -5,7 +5,7 @@ struct strbuf;
 
 /*
  * Where dipmap finds the data it ships (prompts/, datasets/, datasets/tokenizers/): the
- * one search order of every command (README "Where dipmap finds its data"). A file given
+ * one search order of every command (docs/install.md "Where dipmap finds its data"). A file given
  * by path in an option (--template FILE, --dataset FILE, --tokenizer FILE) is used as
  * given and never searched; a bare name (--template qa, --dataset needle, --tokenizer
  * cl100k_base) is looked up as REL ("prompts/qa.txt") in, in order:

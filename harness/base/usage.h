@@ -33,7 +33,8 @@
 
 struct strbuf;
 
-/* Exit codes shared by every command (README.md "Exit codes", docs/design.md "Exit codes"). */
+/* Exit codes shared by every command (docs/troubleshooting.md "Exit codes", docs/design.md "Exit
+ * codes"). */
 enum dm_exit {
     DM_EXIT_OK = 0,           /* success; for compare: no regression */
     DM_EXIT_REGRESSION = 1,   /* compare found a significant regression */

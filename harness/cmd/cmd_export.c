@@ -1,10 +1,12 @@
 /*
- * `dipmap export RUN... --format csv|jsonl [--out FILE]`: every trial of the
+ * `dipmap export RUN... --format csv|jsonl|eee [--out FILE|DIR]`: every trial of the
  * runs as one row, with the run's identity and the trial's axes and stored
- * fields, for pandas, DuckDB or a spreadsheet. Owns the column table (README
- * "Export schema"); the store streams the trials.
+ * fields, for pandas, DuckDB or a spreadsheet. Owns the column table (docs/schemas.md
+ * "Export schema"); the store streams the trials. `--format eee --out DIR` writes Every Eval
+ * Ever's records instead (below).
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,10 @@
 
 #include "cmd/builtin.h"
 #include "base/escape.h"
+#include "base/json.h"
+#include "base/sha256.h"
+#include "prompt/dataset.h"
+#include "stats/stats.h"
 #include "base/opt.h"
 #include "store/store.h"
 #include "base/strbuf.h"
@@ -24,6 +30,7 @@
 
 static const char *const export_usage[] = {
     "dipmap export RUN... [--db FILE] [--format csv|jsonl] [--out FILE]",
+    "dipmap export RUN... [--db FILE] --format eee --out DIR",
     NULL,
 };
 
@@ -254,7 +261,7 @@ static void get_bm25_docs(const struct row *r, struct value *v)
 }
 
 /*
- * The export schema, in column order (README "Export schema" documents each).
+ * The export schema, in column order (docs/schemas.md "Export schema" documents each).
  * tests/cli/510 checks that every column of the store's trials table is here.
  */
 static const struct column columns[] = {
@@ -318,7 +325,7 @@ static const struct column columns[] = {
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
-enum export_format { EXPORT_CSV, EXPORT_JSONL };
+enum export_format { EXPORT_CSV, EXPORT_JSONL, EXPORT_EEE };
 
 struct export_ctx {
     enum export_format format;
@@ -393,14 +400,483 @@ static int export_trial(const struct trial_result *t, void *data)
     return write_line(x) ? 2 : 0;
 }
 
+/* ---- Every Eval Ever (--format eee) ---------------------------------------------------------
+ *
+ * Every Eval Ever (evaleval/every_eval_ever, schema 0.3.0) keeps an evaluation as one aggregate
+ * record (eval.schema.json) and its samples as JSON lines (instance_level_eval.schema.json), in
+ * data/BENCHMARK/DEVELOPER/MODEL/UUID.json and UUID_samples.jsonl. A run becomes one of each:
+ * a result per (length, depth) cell (accuracy, its question-clustered 95% interval and the
+ * valid trials) and per length the dip (edge - middle, its bootstrap interval over questions),
+ * depth and length in each result's metadata, the run's settings as generation config, and
+ * every finished trial as an instance. The UUID is derived from the run (name, creation time,
+ * golden set), so exporting a run again replaces the same files. tests/cli/513 validates the
+ * output against the published schemas (tests/data/eee/).
+ */
+#define EEE_SCHEMA_VERSION "0.3.0"
+#define EEE_BENCHMARK      "dipmap"
+
+struct eee_run {
+    const struct run_info *run;
+    struct golden_set gs; /* the stored golden set (question texts, answers); nr 0 if absent */
+    struct run_stats stats;
+    struct strbuf uuid, developer, model, dir, eval_id, samples_rel;
+    struct json *gen; /* generation_config, copied into every result */
+    FILE *samples;
+    long rows;
+};
+
+/* A version-4-shaped UUID from the run's identity (deterministic: the same run, the same id). */
+static void eee_uuid(const struct run_info *r, struct strbuf *out)
+{
+    struct strbuf key = STRBUF_INIT;
+    char hex[SHA256_HEX_LEN + 1];
+    strbuf_addf(&key, "%s\n%.6f\n%s", r->name, r->created_at,
+                r->golden_sha256 ? r->golden_sha256 : "");
+    sha256_hex(key.buf, key.len, hex);
+    hex[12] = '4';
+    hex[16] = "89ab"[(hex[16] >= 'a' ? hex[16] - 'a' + 10 : hex[16] - '0') & 3];
+    strbuf_reset(out);
+    strbuf_addf(out, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+    strbuf_release(&key);
+}
+
+/* A path component from a model name: '/' and anything outside [A-Za-z0-9._-] as '_'. */
+static void eee_component(struct strbuf *out, const char *s, size_t n)
+{
+    size_t i;
+    strbuf_reset(out);
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        strbuf_addch(out, ok ? c : '_');
+    }
+    if (!out->len || !strcmp(out->buf, ".") || !strcmp(out->buf, ".."))
+        strbuf_addstr(out, "unknown");
+}
+
+static int mkdir_each(const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    const char *p = path;
+    int rc = 0;
+    while (!rc && (p = strchr(p + 1, '/')) != NULL) {
+        strbuf_reset(&sb);
+        strbuf_add(&sb, path, (size_t)(p - path));
+        if (mkdir(sb.buf, 0777) && errno != EEXIST)
+            rc = error("export: cannot create %s: %s", sb.buf, strerror(errno));
+    }
+    if (!rc && mkdir(path, 0777) && errno != EEXIST)
+        rc = error("export: cannot create %s: %s", path, strerror(errno));
+    strbuf_release(&sb);
+    return rc;
+}
+
+/* Every setting of the run as generation config: the sampling ones in generation_args, all of
+   them (as JSON text) in additional_details, which the schema keeps string-valued. */
+static struct json *eee_generation_config(const struct run_info *r)
+{
+    struct json *g = json_new_object(), *args = json_add_object(g, "generation_args");
+    struct json *det = json_add_object(g, "additional_details");
+    struct json *s = json_parse_str(r->settings_json);
+    const struct json *m;
+    if (json_get(s, "temperature"))
+        json_add_num(args, "temperature", json_num(json_get(s, "temperature"), 0));
+    if (json_get(s, "top-p"))
+        json_add_num(args, "top_p", json_num(json_get(s, "top-p"), 1));
+    if (json_num(json_get(s, "max-tokens"), 0) >= 1)
+        json_add_num(args, "max_tokens", json_num(json_get(s, "max-tokens"), 256));
+    for (m = json_first(s); m; m = json_next(m)) {
+        char *text = json_kind(m) == JSON_STRING ? NULL : json_print_str(m, 0);
+        json_add_str(det, json_key(m), text ? text : json_str(m));
+        free(text);
+    }
+    json_add_str(det, "template_sha256", r->template_sha256);
+    json_add_str(det, "haystack_sha256", r->haystack_sha256);
+    json_add_str(det, "tokenizer", r->tokenizer_name);
+    json_free(s);
+    return g;
+}
+
+static void eee_source_data(struct json *res, const struct run_info *r)
+{
+    struct json *sd = json_add_object(res, "source_data"), *det;
+    json_add_str(sd, "dataset_name", "dipmap golden set");
+    json_add_str(sd, "source_type", "other");
+    det = json_add_object(sd, "additional_details");
+    json_add_str(det, "golden_sha256", r->golden_sha256 ? r->golden_sha256 : "");
+    json_add_str(det, "haystack_sha256", r->haystack_sha256 ? r->haystack_sha256 : "");
+}
+
+static void eee_cell_id(struct strbuf *sb, long length, int depth_bp)
+{
+    strbuf_reset(sb);
+    strbuf_addf(sb, "accuracy@length=%ld,depth=%g", length, (double)depth_bp / DEPTH_BP_MAX);
+}
+
+/* One result: the metric, its score, interval and sample count, and its metadata. */
+static struct json *eee_result(struct eee_run *e, struct json *results, const char *id,
+                               const char *metric, double score, double lo, double hi, long n)
+{
+    struct json *res = json_new_object(), *mc, *sd, *unc, *ci;
+    int dip = !strcmp(metric, "dip");
+    json_add_str(res, "evaluation_result_id", id);
+    json_add_str(res, "evaluation_name", dip ? "dipmap dip" : "dipmap depth accuracy");
+    eee_source_data(res, e->run);
+    mc = json_add_object(res, "metric_config");
+    json_add_str(mc, "evaluation_description",
+                 dip ? "edge accuracy minus the mean accuracy at depths 25-75% of the prompt"
+                     : "accuracy with the evidence at this depth of a prompt of this length");
+    json_add_str(mc, "metric_id", dip ? "dipmap.dip" : "accuracy");
+    json_add_str(mc, "metric_name", dip ? "Dip (edge - middle)" : "Accuracy");
+    json_add_str(mc, "metric_kind", dip ? "accuracy_difference" : "accuracy");
+    json_add_str(mc, "metric_unit", "proportion");
+    json_add_bool(mc, "lower_is_better", dip);
+    json_add_str(mc, "score_type", "continuous");
+    json_add_num(mc, "min_score", dip ? -1 : 0);
+    json_add_num(mc, "max_score", 1);
+    json_add_object(mc, "additional_details");
+    sd = json_add_object(res, "score_details");
+    json_add_num(sd, "score", score);
+    json_add_object(sd, "details");
+    unc = json_add_object(sd, "uncertainty");
+    ci = json_add_object(unc, "confidence_interval");
+    json_add_num(ci, "lower", lo);
+    json_add_num(ci, "upper", hi);
+    json_add_num(ci, "confidence_level", 0.95);
+    json_add_str(ci, "method",
+                 dip ? "percentile bootstrap over questions"
+                     : "Wilson, question-clustered (design effect)");
+    json_add_num(unc, "num_samples", (double)n);
+    if (dip)
+        json_add_num(unc, "num_bootstrap_samples", (double)e->stats.bootstrap_iters);
+    json_add(res, "generation_config", json_copy(e->gen));
+    json_add(results, NULL, res);
+    return res;
+}
+
+/* The metadata strings of a result: in metric_config and score_details (both string maps). */
+static void eee_meta(struct json *res, const char *key, const char *value)
+{
+    json_add_str((struct json *)json_get(json_get(res, "metric_config"), "additional_details"), key,
+                 value);
+    json_add_str((struct json *)json_get(json_get(res, "score_details"), "details"), key, value);
+}
+
+static void eee_results(struct eee_run *e, struct json *results)
+{
+    struct strbuf id = STRBUF_INIT, v = STRBUF_INIT;
+    size_t i;
+    for (i = 0; i < e->stats.n_cells; i++) {
+        const struct cell_stats *c = &e->stats.cells[i];
+        struct json *res;
+        if (!c->n_valid)
+            continue;
+        eee_cell_id(&id, c->length, c->depth_bp);
+        res =
+            eee_result(e, results, id.buf, "accuracy", c->accuracy, c->ci_lo, c->ci_hi, c->n_valid);
+        strbuf_reset(&v);
+        strbuf_addf(&v, "%ld", c->length);
+        eee_meta(res, "length_tokens", v.buf);
+        strbuf_reset(&v);
+        strbuf_addf(&v, "%g", (double)c->depth_bp / DEPTH_BP_MAX);
+        eee_meta(res, "depth", v.buf);
+        strbuf_reset(&v);
+        strbuf_addf(&v, "%zu", c->n_questions);
+        eee_meta(res, "questions", v.buf);
+    }
+    for (i = 0; i < e->stats.n_lengths; i++) {
+        const struct length_stats *l = &e->stats.lengths[i];
+        struct json *res;
+        if (!l->has_middle)
+            continue;
+        strbuf_reset(&id);
+        strbuf_addf(&id, "dip@length=%ld", l->length);
+        res = eee_result(e, results, id.buf, "dip", l->dip.est, l->dip.lo, l->dip.hi,
+                         (long)l->n_questions);
+        strbuf_reset(&v);
+        strbuf_addf(&v, "%ld", l->length);
+        eee_meta(res, "length_tokens", v.buf);
+        eee_meta(res, "middle_depths", "0.25-0.75");
+    }
+    strbuf_release(&id);
+    strbuf_release(&v);
+}
+
+static void eee_model_info(struct json *root, const struct run_info *r, const struct eee_run *e)
+{
+    struct json *mi = json_add_object(root, "model_info"), *det;
+    json_add_str(mi, "name", r->model_served ? r->model_served : r->model_requested);
+    json_add_str(mi, "id", r->model_requested);
+    if (strcmp(e->developer.buf, "unknown"))
+        json_add_str(mi, "developer", e->developer.buf);
+    det = json_add_object(mi, "additional_details");
+    json_add_str(det, "deployment_type", "unknown");
+    json_add_str(det, "model_availability", "unknown");
+    if (r->system_fingerprint)
+        json_add_str(det, "system_fingerprint", r->system_fingerprint);
+}
+
+/* The aggregate record, after the samples file (its checksum and row count). */
+static struct json *eee_aggregate(struct eee_run *e, const char *samples_sha256)
+{
+    const struct run_info *r = e->run;
+    struct json *root = json_new_object(), *sm, *lib, *det, *der;
+    struct strbuf sb = STRBUF_INIT;
+    json_add_str(root, "schema_version", EEE_SCHEMA_VERSION);
+    json_add_str(root, "evaluation_id", e->eval_id.buf);
+    strbuf_addf(&sb, "%.0f", r->started_at > 0 ? r->started_at : r->created_at);
+    json_add_str(root, "evaluation_timestamp", sb.buf);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "%.0f", r->finished_at > 0 ? r->finished_at : r->created_at);
+    json_add_str(root, "retrieved_timestamp", sb.buf);
+    sm = json_add_object(root, "source_metadata");
+    json_add_str(sm, "source_name", "dipmap");
+    json_add_str(sm, "source_type", "evaluation_run");
+    json_add_str(sm, "source_organization_name", "unknown");
+    json_add_str(sm, "evaluator_relationship", "other");
+    det = json_add_object(sm, "additional_details");
+    json_add_str(det, "run", r->name);
+    json_add_str(det, "status", run_status_name(r->status));
+    lib = json_add_object(root, "eval_library");
+    json_add_str(lib, "name", "dipmap");
+    json_add_str(lib, "version", r->dipmap_version ? r->dipmap_version : "unknown");
+    det = json_add_object(lib, "additional_details");
+    json_add_str(det, "commit", r->dipmap_commit ? r->dipmap_commit : "unknown");
+    eee_model_info(root, r, e);
+    eee_results(e, json_add_array(root, "evaluation_results"));
+    der = json_add_object(root, "detailed_evaluation_results");
+    json_add_str(der, "format", "jsonl");
+    json_add_str(der, "file_path", e->samples_rel.buf);
+    json_add_str(der, "hash_algorithm", "sha256");
+    json_add_str(der, "checksum", samples_sha256);
+    json_add_num(der, "total_rows", (double)e->rows);
+    strbuf_release(&sb);
+    return root;
+}
+
+/* One trial as an instance-level record. */
+static int eee_trial(const struct trial_result *t, void *data)
+{
+    struct eee_run *e = data;
+    const struct question *q = e->gs.nr ? golden_set_find(&e->gs, t->question_id) : NULL;
+    struct json *o, *in, *ref, *out, *attr, *ev, *meta;
+    struct strbuf sb = STRBUF_INIT;
+    char *line;
+    size_t i;
+    int scored = outcome_is_scored(t->outcome), rc;
+    if (t->outcome == OUTCOME_PENDING)
+        return 0;
+    o = json_new_object();
+    json_add_str(o, "schema_version", EEE_SCHEMA_VERSION);
+    json_add_str(o, "evaluation_id", e->eval_id.buf);
+    json_add_str(o, "model_id", e->run->model_requested);
+    json_add_str(o, "evaluation_name", "dipmap depth accuracy");
+    eee_cell_id(&sb, t->length, t->depth_bp);
+    json_add_str(o, "evaluation_result_id", sb.buf);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "%s@length=%ld,depth=%g,repeat=%d%s%s", t->question_id, t->length,
+                (double)t->depth_bp / DEPTH_BP_MAX, t->repeat, t->axes && *t->axes ? "," : "",
+                t->axes ? t->axes : "");
+    json_add_str(o, "sample_id", sb.buf);
+    json_add_str(o, "sample_hash", t->prompt_sha256[0] ? t->prompt_sha256 : NULL);
+    json_add_str(o, "interaction_type", "single_turn");
+    in = json_add_object(o, "input");
+    json_add_str(in, "raw", q ? q->question : t->question_id);
+    ref = json_add_array(in, "reference");
+    for (i = 0; q && i < q->answers.nr; i++)
+        json_add_str(ref, NULL, q->answers.v[i]);
+    out = json_add_object(o, "output");
+    json_add_str(json_add_array(out, "raw"), NULL, t->answer ? t->answer : "");
+    attr = json_add_object(json_add_array(o, "answer_attribution"), NULL);
+    json_add_num(attr, "turn_idx", 0);
+    json_add_str(attr, "source", "output.raw");
+    json_add_str(attr, "extracted_value", t->answer ? t->answer : "");
+    json_add_str(attr, "extraction_method", "dipmap scorer");
+    json_add_bool(attr, "is_terminal", 1);
+    ev = json_add_object(o, "evaluation");
+    json_add_num(ev, "score", scored ? t->score : 0);
+    json_add_bool(ev, "is_correct", t->outcome == OUTCOME_CORRECT);
+    if (t->usage_prompt_tokens >= 0 && t->completion_tokens >= 0) {
+        struct json *u = json_add_object(o, "token_usage");
+        json_add_num(u, "input_tokens", (double)t->usage_prompt_tokens);
+        json_add_num(u, "output_tokens", (double)t->completion_tokens);
+        json_add_num(u, "total_tokens", (double)(t->usage_prompt_tokens + t->completion_tokens));
+    }
+    if (isfinite(t->latency_ms) && t->latency_ms >= 0)
+        json_add_num(json_add_object(o, "performance"), "latency_ms", t->latency_ms);
+    json_add_str(o, "error", t->error && *t->error ? t->error : NULL);
+    meta = json_add_object(o, "metadata");
+    json_add_str(meta, "question_id", t->question_id);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "%ld", t->length);
+    json_add_str(meta, "length_tokens", sb.buf);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "%g", (double)t->depth_bp / DEPTH_BP_MAX);
+    json_add_str(meta, "depth", sb.buf);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "%d", t->repeat);
+    json_add_str(meta, "repeat", sb.buf);
+    json_add_str(meta, "outcome", outcome_name(t->outcome));
+    if (t->axes && *t->axes)
+        json_add_str(meta, "axes", t->axes);
+    line = json_print_str(o, 0);
+    rc = fprintf(e->samples, "%s\n", line) < 0 ? 2 : 0;
+    e->rows++;
+    free(line);
+    json_free(o);
+    strbuf_release(&sb);
+    return rc;
+}
+
+/* Names, folders, statistics and the stored golden set of one run. */
+static int eee_setup(struct eee_run *e, struct store *st, const struct run_info *r,
+                     const char *out_dir)
+{
+    struct trial_point_set pts = TRIAL_POINT_SET_INIT;
+    struct stats_options o;
+    struct strbuf err = STRBUF_INIT;
+    const char *slash = strchr(r->model_requested, '/');
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    e->run = r;
+    eee_uuid(r, &e->uuid);
+    eee_component(&e->developer, r->model_requested,
+                  slash ? (size_t)(slash - r->model_requested) : 0);
+    eee_component(&e->model, slash ? slash + 1 : r->model_requested,
+                  strlen(slash ? slash + 1 : r->model_requested));
+    strbuf_addf(&e->samples_rel, "data/%s/%s/%s/%s_samples.jsonl", EEE_BENCHMARK, e->developer.buf,
+                e->model.buf, e->uuid.buf);
+    strbuf_addf(&e->dir, "%s/data/%s/%s/%s", out_dir, EEE_BENCHMARK, e->developer.buf,
+                e->model.buf);
+    strbuf_addf(&e->eval_id, "%s/%s/%.0f", EEE_BENCHMARK, r->model_requested,
+                r->finished_at > 0 ? r->finished_at : r->created_at);
+    e->gen = eee_generation_config(r);
+    if (mkdir_each(e->dir.buf))
+        return -1;
+    if (r->golden_sha256 && store_golden_get(st, r->golden_sha256, &text, &len) == 1) {
+        rc = golden_set_load_mem(&e->gs, "the stored golden set", text, len);
+        free(text);
+        if (rc)
+            return -1;
+    }
+    if (store_points_load(st, r->name, &pts))
+        return -1;
+    stats_options_init(&o);
+    rc = stats_compute(pts.v, pts.nr, &o, &e->stats, &err);
+    if (rc < 0)
+        error("export: %s: %s", r->name, err.buf);
+    trial_point_set_release(&pts);
+    strbuf_release(&err);
+    return rc < 0 ? -1 : 0;
+}
+
+static void eee_release(struct eee_run *e)
+{
+    golden_set_release(&e->gs);
+    run_stats_release(&e->stats);
+    strbuf_release(&e->uuid);
+    strbuf_release(&e->developer);
+    strbuf_release(&e->model);
+    strbuf_release(&e->dir);
+    strbuf_release(&e->eval_id);
+    strbuf_release(&e->samples_rel);
+    json_free(e->gen);
+}
+
+/* Write FILE.tmp.PID with fn, then rename it to FILE: a partial file never replaces a whole. */
+static int eee_write(const char *path, int (*fn)(FILE *, void *), void *data)
+{
+    struct strbuf tmp = STRBUF_INIT;
+    FILE *fp;
+    int rc;
+    strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+    fp = fopen(tmp.buf, "w");
+    if (!fp) {
+        rc = error("export: cannot write %s: %s", tmp.buf, strerror(errno));
+        strbuf_release(&tmp);
+        return rc;
+    }
+    rc = fn(fp, data);
+    if ((fclose(fp) || rc) && !rc)
+        rc = error("export: cannot write %s: %s", tmp.buf, strerror(errno));
+    if (!rc && rename(tmp.buf, path))
+        rc = error("export: cannot rename %s to %s: %s", tmp.buf, path, strerror(errno));
+    if (rc)
+        unlink(tmp.buf);
+    strbuf_release(&tmp);
+    return rc;
+}
+
+struct eee_samples_arg {
+    struct store *st;
+    struct eee_run *e;
+};
+
+static int eee_samples_fn(FILE *fp, void *data)
+{
+    struct eee_samples_arg *a = data;
+    a->e->samples = fp;
+    return store_trials_each(a->st, a->e->run->name, eee_trial, a->e) ? -1 : 0;
+}
+
+static int eee_aggregate_fn(FILE *fp, void *data)
+{
+    return fputs(data, fp) < 0 || fputc('\n', fp) < 0 ? -1 : 0;
+}
+
+/* One run's aggregate record and samples under out_dir; 0 or an exit code. */
+static int export_eee_run(struct store *st, const struct run_info *r, const char *out_dir)
+{
+    struct eee_run e;
+    struct eee_samples_arg a = {st, &e};
+    struct strbuf path = STRBUF_INIT;
+    char hex[SHA256_HEX_LEN + 1];
+    char *text = NULL;
+    struct json *agg;
+    int rc = DM_EXIT_INFRA;
+
+    memset(&e, 0, sizeof(e));
+    strbuf_init(&e.uuid, 40);
+    strbuf_init(&e.developer, 32);
+    strbuf_init(&e.model, 64);
+    strbuf_init(&e.dir, 128);
+    strbuf_init(&e.eval_id, 128);
+    strbuf_init(&e.samples_rel, 128);
+    if (eee_setup(&e, st, r, out_dir))
+        goto done;
+    strbuf_addf(&path, "%s/%s_samples.jsonl", e.dir.buf, e.uuid.buf);
+    if (eee_write(path.buf, eee_samples_fn, &a) || sha256_file_hex(path.buf, hex))
+        goto done;
+    agg = eee_aggregate(&e, hex);
+    text = json_print_str(agg, 1);
+    json_free(agg);
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/%s.json", e.dir.buf, e.uuid.buf);
+    if (eee_write(path.buf, eee_aggregate_fn, text))
+        goto done;
+    fprintf(stderr, "wrote %s and %ld samples beside it (Every Eval Ever %s)\n", path.buf, e.rows,
+            EEE_SCHEMA_VERSION);
+    rc = DM_EXIT_OK;
+done:
+    free(text);
+    eee_release(&e);
+    strbuf_release(&path);
+    return rc;
+}
+
 static int parse_format(const char *s, enum export_format *out)
 {
     if (!strcmp(s, "csv"))
         *out = EXPORT_CSV;
     else if (!strcmp(s, "jsonl") || !strcmp(s, "ndjson"))
         *out = EXPORT_JSONL;
+    else if (!strcmp(s, "eee"))
+        *out = EXPORT_EEE;
     else
-        return error("export: --format '%s': expected csv or jsonl", s);
+        return error("export: --format '%s': expected csv, jsonl or eee", s);
     return 0;
 }
 
@@ -458,10 +934,15 @@ int cmd_export(int argc, const char **argv)
     struct option opts[] = {
         {OPT_STRING, "db", 0, &db, "FILE",
          "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
-        {OPT_STRING, "format", 0, &format_arg, "csv|jsonl",
-         "csv (RFC 4180, header row) or jsonl (one JSON object per line); default csv", 0},
-        {OPT_STRING, "out", 'o', &out, "FILE",
-         "write to FILE (replaced only when complete) instead of standard output", 0},
+        {OPT_STRING, "format", 0, &format_arg, "csv|jsonl|eee",
+         "csv (RFC 4180, header row), jsonl (one JSON object per line), or eee (Every Eval Ever "
+         "0.3.0: per run an aggregate record and its instance-level samples under --out DIR); "
+         "default csv",
+         0},
+        {OPT_STRING, "out", 'o', &out, "FILE|DIR",
+         "write to FILE (replaced only when complete) instead of standard output; with eee, the "
+         "folder the data/ tree goes into",
+         0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -486,6 +967,10 @@ int cmd_export(int argc, const char **argv)
     }
     if (parse_format(format_arg, &x.format))
         goto cleanup;
+    if (x.format == EXPORT_EEE && !out) {
+        error("export: --format eee writes two files per run: give the folder with --out DIR");
+        goto cleanup;
+    }
     st = store_open(store_default_path(db), STORE_READONLY);
     if (!st)
         goto cleanup;
@@ -495,6 +980,11 @@ int cmd_export(int argc, const char **argv)
     if (load_runs(st, &rest, runs))
         goto cleanup;
 
+    if (x.format == EXPORT_EEE) {
+        for (i = 0, rc = DM_EXIT_OK; i < rest.nr && rc == DM_EXIT_OK; i++)
+            rc = export_eee_run(st, &runs[i], out);
+        goto cleanup;
+    }
     if (out) {
         /* a partial file never takes the place of a complete one */
         strbuf_addf(&tmp, "%s.tmp.%ld", out, (long)getpid());

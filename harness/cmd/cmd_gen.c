@@ -389,7 +389,7 @@ static void hop_chunk(struct chunk *c, struct strbuf *t, struct strvec *strs, co
 
 /*
  * Needle A "The locker of X is in room R." and needle B "The door code of room R is C.": the
- * question names X and asks for C, so it needs both (README.md "Two-hop chains"). Each hard
+ * question names X and asks for C, so it needs both (docs/axes.md "Two-hop chains"). Each hard
  * negative pair is another person's locker and its room's code. Rooms and codes are unique.
  */
 static int gen_hops(struct dataset_writer *w, long n, long negatives, uint64_t rng)

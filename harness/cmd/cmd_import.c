@@ -5,7 +5,8 @@
  * `dipmap import nolima FILE` and `dipmap import ruler FILE` convert NoLiMa's
  * needle-set entries and RULER's generated needle-in-a-haystack samples;
  * `dipmap import longbench-v2 FILE` makes a haystack of LongBench v2's long
- * documents (README.md "Importing NoLiMa, RULER and LongBench v2": the field mapping).
+ * documents (docs/layouts-and-imports.md "Importing NoLiMa, RULER and LongBench v2": the field
+ * mapping).
  */
 #include <math.h>
 #include <stdint.h>

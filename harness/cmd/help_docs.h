@@ -13,7 +13,7 @@
    Returns 0, or -1 after an error naming an unknown command. */
 int help_man_page(FILE *out, const char *command);
 
-/* The Markdown reference page of COMMAND (docs/reference/COMMAND.md), or the index of all
+/* The Markdown reference page of COMMAND (in docs/reference/, named after it), or the index of all
    commands (docs/reference/README.md) when command is NULL. 0, or -1 after an error. */
 int help_markdown_page(FILE *out, const char *command);
 

@@ -170,7 +170,7 @@ static int opt_string(const struct dataset_pos *c, const struct json *obj, const
  * A field near a known name is a typo ("distractor" for "distractors" dropped
  * the hard negatives; "answer" for "answers"): refused, naming the field and
  * the name meant. Other unknown fields are the user's own metadata, ignored
- * (README "Golden-set format").
+ * (docs/formats.md "Golden-set format").
  */
 static int check_fields(const struct dataset_pos *c, const struct json *obj, const char *where,
                         const char *const *known)

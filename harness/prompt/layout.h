@@ -7,9 +7,9 @@ struct strbuf;
 struct built_prompt;
 
 /*
- * Prompt layouts (run --layout, README.md "Conversation and tool-output layouts"): where the
- * haystack sits in the request. The builder selects and orders the same chunks for every
- * layout and places the gold at the same chunk boundary; a layout only says which message
+ * Prompt layouts (run --layout, docs/layouts-and-imports.md "Conversation and tool-output
+ * layouts"): where the haystack sits in the request. The builder selects and orders the same chunks
+ * for every layout and places the gold at the same chunk boundary; a layout only says which message
  * each chunk's block goes into:
  *
  *   documents  one user message holding the documents block (the template as written)

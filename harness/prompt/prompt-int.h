@@ -85,7 +85,7 @@ struct qfill {
 
 /*
  * How a request's distractors are chosen (the distractors and haystack-order
- * axes; README "Distractor difficulty", "Haystack order"). FILL_DEFAULT: the
+ * axes; docs/axes.md "Distractor difficulty", "Haystack order"). FILL_DEFAULT: the
  * question's hard negatives, then a seeded permutation of the eligible
  * haystack (no axis: as before axes). FILL_HARD: hard negatives, then the
  * eligible haystack by BM25 similarity to the question. FILL_RANDOM: the
@@ -117,7 +117,8 @@ struct pack_memo;
 
 #define PROMPT_MAX_NEEDLES 64
 
-/* --question-at values (README "Question placement"); QA_TEMPLATE renders the template as is. */
+/* --question-at values (docs/axes.md "Question placement"); QA_TEMPLATE renders the template as is.
+ */
 enum qa_slot { QA_TEMPLATE, QA_END, QA_START, QA_BOTH, QA_NONE, QA__COUNT };
 
 struct prompt_builder {
@@ -139,7 +140,7 @@ struct prompt_builder {
     size_t needles;
     size_t pos[PROMPT_MAX_NEEDLES];
     /*
-     * The two-hop axes (hops=2, depth-b=PCT; README.md "Two-hop chains"): gold chunk 0
+     * The two-hop axes (hops=2, depth-b=PCT; docs/axes.md "Two-hop chains"): gold chunk 0
      * (needle A) at the depth, gold chunk 1 (needle B) at the boundary nearest depth_b on
      * its own; depth_b < 0 without them.
      */

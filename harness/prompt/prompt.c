@@ -948,8 +948,8 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         return -1;
     if (trial_is_control(r->target_len, r->depth_bp) ||
         axes_find(r->axes, "policy", &(size_t){0})) {
-        /* controls and order trials: the template as written (README.md "Conversation and
-         * tool-output layouts") */
+        /* controls and order trials: the template as written (docs/layouts-and-imports.md
+         * "Conversation and tool-output layouts") */
         b->layout = PROMPT_LAYOUT_DOCUMENTS;
         b->turn_overhead = 0;
         b->turn_suffix = "";

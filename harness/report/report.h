@@ -31,12 +31,12 @@ struct report_failure {
 };
 
 /*
- * A question's measured lexical overlap with its gold (README "Lexical overlap"): the share of
- * its distinct tokens found in the gold text (prompt/overlap.h; -1 unknown: no golden set in
- * the store, or no gold chunk) and, per length (ascending), the gold's BM25 rank among its
- * prompts' documents (trial.h gold_bm25_rank: min and max over the question's trials at that
- * length, which differ only between axis values; docs the most documents ranked); no ranks for
- * a run stored before schema 11.
+ * A question's measured lexical overlap with its gold (docs/axes.md "Lexical overlap"): the share
+ * of its distinct tokens found in the gold text (prompt/overlap.h; -1 unknown: no golden set in the
+ * store, or no gold chunk) and, per length (ascending), the gold's BM25 rank among its prompts'
+ * documents (trial.h gold_bm25_rank: min and max over the question's trials at that length, which
+ * differ only between axis values; docs the most documents ranked); no ranks for a run stored
+ * before schema 11.
  */
 struct report_lexical_rank {
     long length, min, max, docs;
@@ -279,7 +279,8 @@ void report_compare_refused_json(struct strbuf *out, const char *baseline, const
 /* "::error title=dipmap compare refused::WHY" (GitHub Actions), escaped. */
 void report_compare_refused_annotation(struct strbuf *out, const char *why);
 
-/* JSON (documented in README "compare JSON"): options, verdict, reasons, every test. */
+/* JSON (documented in docs/statistics.md "Scoring, statistics and compare"): options, verdict,
+ * reasons, every test. */
 void report_compare_json(struct strbuf *out, const struct compare_result *r,
                          const struct compare_meta *m);
 

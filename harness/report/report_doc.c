@@ -230,7 +230,7 @@ static int cmp_overlap(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* A trial's BM25 rank as the grouping "bm25-rank" labels it (README "Lexical overlap"). */
+/* A trial's BM25 rank as the grouping "bm25-rank" labels it (docs/axes.md "Lexical overlap"). */
 static const char *const bm25_values[] = {"1", "2-3", "4+"};
 static const char *bm25_label(long rank)
 {

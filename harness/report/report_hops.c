@@ -1,5 +1,5 @@
 /*
- * The Two-hop chains section of run reports (run --hops 2, README.md "Two-hop chains"): per
+ * The Two-hop chains section of run reports (run --hops 2, docs/axes.md "Two-hop chains"): per
  * length the accuracy of every (depth A, depth B) as a heatmap (hops-LENGTH.svg) and a table,
  * then accuracy by hop distance and order (A before B, the same depth, B before A). Reads
  * run_stats.hops (hops.h); owns nothing.

@@ -594,7 +594,7 @@ static void lexical_md(struct markup *d, const struct report_input *in)
     report_heading(d, 2, "Lexical overlap per question", "lexical");
     report_para(d, "Per question the share of its distinct tokens found in its gold text and, at "
                    "each length, its gold's Okapi BM25 rank for the question among its prompt's "
-                   "documents (rank / documents ranked; README \"Lexical overlap\").");
+                   "documents (rank / documents ranked; docs/axes.md \"Lexical overlap\").");
     head[0] = "question";
     head[1] = "overlap";
     align[0] = 'l';

@@ -1,7 +1,7 @@
 /*
  * summary.json writer: run metadata, per-cell stats, per-length dip with
  * intervals, coverage, effective length and ordering advice, in the stable
- * schema documented in README.md ("summary.json schema"). Pure: builds the
+ * schema documented in docs/schemas.md ("summary.json schema"). Pure: builds the
  * document with the JSON module and appends it to a strbuf.
  */
 #include "report/summary_json.h"
@@ -361,7 +361,7 @@ static void add_order_cell(struct json *arr, const struct order_cell *c)
         json_add_null(e, "curve_length");
 }
 
-/* The order experiment's "order" object (README "summary.json schema"). */
+/* The order experiment's "order" object (docs/schemas.md "summary.json schema"). */
 static void add_order(struct json *root, const struct order_stats *os, const char *curve_run)
 {
     struct json *o = json_add_object(root, "order"), *arr;
@@ -411,7 +411,7 @@ static void add_order(struct json *root, const struct order_stats *os, const cha
     strbuf_release(&rec);
 }
 
-/* "prompt_cache": what the server's prefix cache reused (README "summary.json schema"). */
+/* "prompt_cache": what the server's prefix cache reused (docs/schemas.md "summary.json schema"). */
 static void add_cache(struct json *root, const struct cache_stats *c)
 {
     struct json *o = json_add_object(root, "prompt_cache"), *e;

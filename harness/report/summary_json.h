@@ -10,14 +10,14 @@ struct run_stats;
 
 /*
  * summary.json: the documented, stable machine-readable summary of one run
- * (README.md "summary.json schema"), read by CI scripts and the nightly
+ * (docs/schemas.md "summary.json schema"), read by CI scripts and the nightly
  * trend. `dipmap report RUN --format json` writes it.
  *
  * The schema is versioned by the top-level "schema" field
  * ("dipmap.summary/2", and "schema_version": 2); fields are only ever added
  * within a version. Version 2: "dip" is edge - the 25-75% interior mean (v1:
  * edge - the worst depth, now "dip_worst"), cells carry the question-clustered
- * "interval95" and "design_effect" (v1: "wilson95"); README lists every change.
+ * "interval95" and "design_effect" (v1: "wilson95"); docs/schemas.md lists every change.
  */
 #define SUMMARY_JSON_SCHEMA  "dipmap.summary/2"
 #define SUMMARY_JSON_VERSION 2

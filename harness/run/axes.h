@@ -9,7 +9,7 @@ struct trial_point;
 
 /*
  * Named axes of a trial beyond (question, length, depth, repeat): the one
- * representation every module shares (README.md "Axes beyond depth"). A trial's axes are a
+ * representation every module shares (docs/axes.md "Axes beyond depth"). A trial's axes are a
  * canonical string
  *
  *     "name=value;name=value"     names sorted ascending (strcmp), each once

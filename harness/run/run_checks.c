@@ -104,7 +104,7 @@ int run_checks_context(struct run_ctx *c)
 
 /*
  * --distractors hard over questions without hard negatives (golden set "distractors"): their
- * hard prompts are the haystack ranked by BM25 only (README "Distractor difficulty"), said
+ * hard prompts are the haystack ranked by BM25 only (docs/axes.md "Distractor difficulty"), said
  * once, so that a set whose hard negatives were lost (a misspelled field, another converter)
  * does not pass for one that has them.
  */
@@ -215,9 +215,9 @@ static int build_shortest_trial(struct run_ctx *c, struct built_prompt *bp)
 }
 
 /*
- * The layout axis (README.md "Conversation and tool-output layouts"): the server's tokens per
- * haystack turn pair of each layout the run crosses, measured on whole message lists
- * (overhead_measure_turns()), unless stored with the resumed run. Not fatal, as above.
+ * The layout axis (docs/layouts-and-imports.md "Conversation and tool-output layouts"): the
+ * server's tokens per haystack turn pair of each layout the run crosses, measured on whole message
+ * lists (overhead_measure_turns()), unless stored with the resumed run. Not fatal, as above.
  */
 static int measure_turn_overhead(struct run_ctx *c)
 {

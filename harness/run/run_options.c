@@ -89,7 +89,7 @@ void run_opts_release(struct run_opts *o)
  * The run options that are named axes (axes.h): the option's name is the
  * axis name, its value a comma list of the values to cross. A new axis is a
  * field in run_opts, an OPT_STRING above and a row here; its prompts read
- * the value with axes_find(prompt_request.axes, NAME) (README.md "Axes").
+ * the value with axes_find(prompt_request.axes, NAME) (docs/axes.md "Axes").
  */
 struct run_axis {
     const char *name;
@@ -166,7 +166,7 @@ static int add_axis(struct run_ctx *c, const struct run_axis *ax, const char *li
 }
 
 /*
- * --hops 2 (README.md "Two-hop chains"): the axis hops=2 and the axis depth-b, needle B's depth
+ * --hops 2 (docs/axes.md "Two-hop chains"): the axis hops=2 and the axis depth-b, needle B's depth
  * swept on its own (--depths-b, default the run's --depths), crossed with the depth (needle A).
  */
 static int parse_hops(struct run_ctx *c)

@@ -10,7 +10,7 @@
  * The trial: dipmap's unit of measurement, shared by runner, store, stats,
  * compare and report. A trial is keyed by (question, length, depth, repeat,
  * axes) within a run (axes: the named axes of axes.h, "" when none); it ends in exactly one outcome
- * (README.md "Scoring, statistics and compare", docs/design.md "Results").
+ * (docs/statistics.md "Scoring, statistics and compare", docs/design.md "Results").
  */
 
 /* Depths are kept in basis points (1/100 of a percent) so keys are exact: 50% = 5000. */

@@ -65,7 +65,7 @@ struct golden_set;
  */
 
 /*
- * Planted axis effects (run's named axes, README "Axes"): accuracy drops
+ * Planted axis effects (run's named axes, docs/axes.md "Axes"): accuracy drops
  * subtracted from P(x,T) (then clamped) when the prompt shows the feature:
  *   start=S  the question occurs only before the gold chunk (--question-at start)
  *   hard=H   one of the question's own distractors (golden set "distractors") occurs

@@ -7,7 +7,7 @@
 #include "stats/sequential.h"
 
 /*
- * One look of the sequential gate (`dipmap gate`, README "Sequential gate"):
+ * One look of the sequential gate (`dipmap gate`, docs/ci.md "Recommended"):
  * compare_runs() on the trials of the questions so far, taken in the order
  * they entered (compare_options.order). Its FAIL (Holm over anytime-valid
  * betting p-values of "worse by more than the fail margin") and PASS (every

@@ -6,8 +6,8 @@
 struct trial_point;
 
 /*
- * Two-hop chains (run --hops 2, README.md "Two-hop chains"): needle A at the trial's depth, needle
- * B at its axis depth-b. Accuracy per (length, depth A, depth B), and per hop distance
+ * Two-hop chains (run --hops 2, docs/axes.md "Two-hop chains"): needle A at the trial's depth,
+ * needle B at its axis depth-b. Accuracy per (length, depth A, depth B), and per hop distance
  * |depth B - depth A| and order. Scored, non-control trials with the axes hops and depth-b only.
  */
 enum hops_order { HOPS_A_FIRST = 0, HOPS_SAME, HOPS_B_FIRST, HOPS_ORDER__COUNT };

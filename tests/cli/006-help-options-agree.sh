@@ -1,5 +1,5 @@
 # Help and behaviour agree. Every option a command's parser accepts is listed by `dipmap help
-# CMD` (and nothing else is), and the command's reference page (docs/reference/CMD.md, generated
+# CMD` (and nothing else is), and the command's reference page (docs/reference/, one per command, generated
 # by make reference; README's hand-kept Usage section missed serve-sim's and import's options) lists
 # the same options; one spelling --completions in run and
 # show-prompt; show-prompt's --max-tokens default is run's (256, it was 100); a boolean that is

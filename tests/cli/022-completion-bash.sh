@@ -1,6 +1,6 @@
 # The bash completion (dipmap help --completion bash, installed by make install) is made from
 # the option tables of `dipmap help`: it completes the commands, each command's options (all
-# of them), enumerated values (--schedule cache|shuffle|plan, --format csv|jsonl), files for
+# of them), enumerated values (--schedule cache|shuffle|plan, --format csv|jsonl|eee), files for
 # FILE, and run names from the store (--db on the line) for commands that take runs.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
@@ -28,7 +28,7 @@ complete_line dipmap run --schedule ""
 complete_line dipmap run --progress ""
 [ "$(tr '\n' ' ' <got)" = "auto bar lines none " ] || fail "progress values: $(cat got)"
 complete_line dipmap export --format ""
-[ "$(tr '\n' ' ' <got)" = "csv jsonl " ] || fail "export formats: $(cat got)"
+[ "$(tr '\n' ' ' <got)" = "csv eee jsonl " ] || fail "export formats: $(cat got)"
 complete_line dipmap gen ""
 [ "$(tr '\n' ' ' <got)" = "assoc hops kv needle " ] || fail "gen subcommands: $(cat got)"
 touch data-file.jsonl

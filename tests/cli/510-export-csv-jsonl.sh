@@ -72,7 +72,7 @@ assert_contains err "export: no run named 'nope'"
 [ "$(cat kept.csv)" = keep ] || fail "a failed export replaced the output file"
 ls kept.csv.tmp.* 2>/dev/null && fail "temporary file left behind"
 expect_code 2 "$DIPMAP" export r1 --db t.db --format xlsx
-assert_contains err "--format 'xlsx': expected csv or jsonl"
+assert_contains err "--format 'xlsx': expected csv, jsonl or eee"
 expect_code 2 "$DIPMAP" export --db t.db
 assert_contains err "export: which runs?"
 expect_code 2 "$DIPMAP" export r1 --db missing.db

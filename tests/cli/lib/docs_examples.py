@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Run every ```sh block of README.md and docs/ as written (test 071).
 
-usage: docs_examples.py REPO DIPMAP SCRATCH [FILE...]   (default: README.md and docs/**/*.md)
+usage: docs_examples.py REPO DIPMAP SCRATCH [--group NAME | FILE...]
+       (default: README.md and docs/**/*.md; a group is a share of them, so that each of the
+       tests 071, 073, 074 and 075 runs in its time limit: GROUPS below, "rest" every page the
+       other groups do not name)
 
 Each Markdown file gets its own folder under SCRATCH, holding links to the checkout's datasets/,
 prompts/, tests/ and examples/ and a `./dipmap` (also first on PATH), and runs its blocks in
@@ -17,7 +20,7 @@ say, one directive each:
   <!-- docs-test: exit N -->         the block ends with exit code N (default 0)
   <!-- docs-test: prints TEXT -->    its standard output or error contains TEXT
 
-A block runs with `bash -e` (a failing command fails it). Prints one line per block
+A block runs with `bash -e -o pipefail` (a failing command fails it, also inside a pipe). Prints one line per block
 ("run FILE:LINE", "skip FILE:LINE (REASON)") and a last line "N blocks run, N skipped";
 exits 1 when a block ends with another code or lacks its text, naming FILE:LINE.
 """
@@ -26,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 DIRECTIVE = re.compile(r"^\s*<!-- docs-test: (.*?) -->\s*$")
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
@@ -93,10 +97,29 @@ class Page:
             self.sim = None
 
 
+GROUPS = {
+    "readme": ["README.md"],
+    "journeys": ["docs/map.md", "docs/servers.md", "docs/ci.md", "docs/nightly.md"],
+    "measure": ["docs/axes.md", "docs/layouts-and-imports.md", "docs/ordering.md",
+                "docs/lost-in-the-middle.md"],
+}
+
+
 def main():
     repo, dipmap, scratch = sys.argv[1:4]
-    files = sys.argv[4:] or (["README.md"] + sorted(
-        os.path.relpath(p, repo) for p in glob.glob(os.path.join(repo, "docs", "**", "*.md"), recursive=True)))
+    scratch = os.path.abspath(scratch)
+    pages = ["README.md"] + sorted(
+        os.path.relpath(p, repo) for p in glob.glob(os.path.join(repo, "docs", "**", "*.md"), recursive=True))
+    if sys.argv[4:5] == ["--group"]:
+        g = sys.argv[5]
+        named = [f for fs in GROUPS.values() for f in fs]
+        files = GROUPS[g] if g in GROUPS else [f for f in pages if f not in named]
+        missing = [f for f in files if f not in pages]
+        if missing:
+            print("docs_examples: group %s names pages that do not exist: %s" % (g, missing), file=sys.stderr)
+            return 1
+    else:
+        files = sys.argv[4:] or pages
     run = skipped = 0
     bad = []
     for rel in files:
@@ -132,10 +155,11 @@ def main():
                     bad.append(f"{where}: names {URL} but no docs-test sim marker starts a server")
                     continue
                 script = code.replace(URL, page.url) if page.url else code
-                p = subprocess.run(["bash", "-e", "-c", script], cwd=page.folder, env=page.env,
+                t0 = time.monotonic()
+                p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=page.folder, env=page.env,
                                    capture_output=True, text=True)
                 run += 1
-                print(f"run {where}: exit {p.returncode}")
+                print(f"run {where}: exit {p.returncode} ({time.monotonic() - t0:.1f} s)")
                 text = p.stdout + p.stderr
                 if p.returncode != want_code:
                     bad.append(f"{where}: exit {p.returncode}, the page says {want_code}\n"
