@@ -27,7 +27,7 @@
  * the tolerance or above (-5, -10 pp, the whole-question loss), above alpha + 2 pp in any
  * row; a frozen baseline whose own FAIL rate exceeds the same.
  *
- * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROWS]]]] (defaults 400, 200, 29000; ROWS
+ * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROWS]]]] (defaults 200, 100, 29000; ROWS
  * runs the rows whose "baseline/scenario/icc" contains it, e.g. "low/unchanged/0.3" or "lost
  * whole"); built by `make test`
  * (so it keeps compiling) and run by `make validate` (build/tests/validate/gate_rates).
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 {
     static const int qs[] = {36, 100, 200, 400};
     static const double iccs[] = {0.0, 0.3};
-    int reps = argc > 1 ? atoi(argv[1]) : 400, seq_reps = argc > 2 ? atoi(argv[2]) : 200;
+    int reps = argc > 1 ? atoi(argv[1]) : 200, seq_reps = argc > 2 ? atoi(argv[2]) : 100;
     only = argc > 4 ? argv[4] : NULL;
     unsigned long seed = argc > 3 ? strtoul(argv[3], NULL, 10) : 29000;
     double t[SEQ_LOOKS];
