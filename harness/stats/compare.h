@@ -82,11 +82,12 @@ struct run_info;
  *                 test: PASS wrongly claims "no drop >= tolerance" with
  *                 probability <= alpha, no multiplicity adjustment needed);
  *   INCONCLUSIVE  otherwise, with reasons (data missing, or which bounds are
- *                 not below the tolerance and how many questions the planner
- *                 says a decision needs).
- * COMPARE_PASS_NO_REGRESSION is the older rule: PASS when nothing regressed
- * significantly, which does not show that no regression larger than the
- * tolerance exists (the reports say so, with the detectable drop).
+ *                 not below the tolerance and how many questions a decision
+ *                 needs if later questions differ as these did).
+ * COMPARE_PASS_NO_REGRESSION is the older rule: PASS when no regression
+ * (worse by more than the fail margin) was shown, which does not show that no
+ * regression larger than the tolerance exists (the reports say so, with the
+ * detectable drop).
  * Pure functions: no I/O.
  */
 

@@ -25,7 +25,9 @@ expect_code 0 "$DIPMAP" run "${args[@]}" --experiment order --policies source,be
 expect_code 0 "$DIPMAP" report o --db o.db --format json --no-plots --out ro2
 "$DIPMAP" runs --db t.db --json >runs.json || fail "runs --json failed"
 "$DIPMAP" compare b c --db t.db --json compare.json --junit junit.xml >compare.md 2>compare.err
-[ $? = 1 ] || fail "compare b c should fail (a planted drop at start)"
+# a planted drop at start, 36 questions: FAIL, or INCONCLUSIVE where the anytime-valid bounds
+# cannot yet claim "worse by more than the margin" (the bytes are what this test pins)
+case $? in 1 | 4) ;; *) fail "compare b c should not PASS (a planted drop at start)" ;; esac
 mask() {
     sed -E -e 's/("(created_at|started_at|finished_at|heartbeat_at)":[[:space:]]*)[0-9.e+]+/\1T/' \
         -e 's/127\.0\.0\.1:[0-9]+/127.0.0.1:PORT/g' \

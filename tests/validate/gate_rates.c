@@ -27,8 +27,9 @@
  * the tolerance or above (-5, -10 pp, the whole-question loss), above alpha + 2 pp in any
  * row; a frozen baseline whose own FAIL rate exceeds the same.
  *
- * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROW]]]] (defaults 400, 200, 29000; ROW
- * "low/unchanged/0.3" runs that sequential row alone); built by `make test`
+ * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROWS]]]] (defaults 200, 100, 29000; ROWS
+ * runs the rows whose "baseline/scenario/icc" contains it, e.g. "low/unchanged/0.3" or "lost
+ * whole"); built by `make test`
  * (so it keeps compiling) and run by `make validate` (build/tests/validate/gate_rates).
  */
 #include <math.h>
@@ -145,7 +146,9 @@ static void cand_model(struct sim_model *m, int base, double icc, const struct s
 static void lose_questions(struct trial_point *tc, const struct trial_point *tb, int q, double v,
                            unsigned long seed)
 {
-    uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 7;
+    /* the stream starts at a mixed point: seed * gamma would start consecutive replicates'
+       streams a few steps apart on splitmix64's one sequence (the same questions lost) */
+    uint64_t mix = seed, st = rng_splitmix64(&mix);
     memcpy(tc, tb, (size_t)q * DEPTHS * sizeof(*tc));
     for (int i = 0; i < q; i++) {
         double u = (double)(rng_splitmix64(&st) >> 11) / 9007199254740992.0;
@@ -178,10 +181,13 @@ static double mc_se(double rate, int reps)
     return 100.0 * sqrt(rate * (1.0 - rate) / reps);
 }
 
-static void criterion(const struct scenario *sc, const char *design, const int *v, int reps)
+static void criterion(const struct scenario *sc, int base, const char *design, const int *v,
+                      int reps)
 {
     char what[160];
-    if (sc->check < 0)
+    /* the low baseline's lost questions were right 70-90% of the time: losing 5.5% of them
+       drops 3.9-4.3 pp, under the tolerance, where PASS is no error */
+    if (sc->check < 0 || (sc->kind == SKEW && base == 1))
         return;
     snprintf(what, sizeof(what), "%s %s rate, %s", design, sc->check ? "PASS" : "FAIL", sc->name);
     check(what, (double)v[sc->check ? 1 : 0] / reps);
@@ -196,9 +202,13 @@ static void fixed_rates(int reps, int base, double icc, const struct scenario *s
                         unsigned long *seed)
 {
     int n = q * DEPTHS, v[3] = {0, 0, 0};
-    char(*ids)[16] = xcalloc((size_t)q, sizeof(*ids));
-    struct trial_point *tb = xcalloc((size_t)n, sizeof(*tb));
-    struct trial_point *tc = xcalloc((size_t)n, sizeof(*tc));
+    char(*ids)[16];
+    struct trial_point *tb, *tc;
+    if (only && !strstr(sc->name, only))
+        return;
+    ids = xcalloc((size_t)q, sizeof(*ids));
+    tb = xcalloc((size_t)n, sizeof(*tb));
+    tc = xcalloc((size_t)n, sizeof(*tc));
     for (int i = 0; i < q; i++)
         snprintf(ids[i], sizeof(ids[i]), "q%04d", i);
     for (int rep = 0; rep < reps; rep++) {
@@ -212,7 +222,7 @@ static void fixed_rates(int reps, int base, double icc, const struct scenario *s
            base_name[base], sc->name, q, icc, reps, 100.0 * v[0] / reps,
            mc_se((double)v[0] / reps, reps), 100.0 * v[1] / reps, mc_se((double)v[1] / reps, reps),
            100.0 * v[2] / reps);
-    criterion(sc, "fixed", v, reps);
+    criterion(sc, base, "fixed", v, reps);
     fflush(stdout);
     free(ids);
     free(tb);
@@ -232,7 +242,7 @@ static void sequential(int reps, int base, double icc, const struct scenario *sc
     if (only) {
         char key[160];
         snprintf(key, sizeof(key), "%s/%s/%.1f", base_name[base], sc->name, icc);
-        if (strcmp(key, only)) {
+        if (!strstr(key, only)) {
             free(ids);
             free(order);
             free(tb);
@@ -271,7 +281,7 @@ static void sequential(int reps, int base, double icc, const struct scenario *sc
            base_name[base], sc->name, icc, reps, 100.0 * v[0] / reps,
            mc_se((double)v[0] / reps, reps), 100.0 * v[1] / reps, mc_se((double)v[1] / reps, reps),
            100.0 * v[2] / reps, asn);
-    criterion(sc, "sequential", v, reps);
+    criterion(sc, base, "sequential", v, reps);
     fflush(stdout);
     free(ids);
     free(order);
@@ -336,7 +346,7 @@ int main(int argc, char **argv)
 {
     static const int qs[] = {36, 100, 200, 400};
     static const double iccs[] = {0.0, 0.3};
-    int reps = argc > 1 ? atoi(argv[1]) : 400, seq_reps = argc > 2 ? atoi(argv[2]) : 200;
+    int reps = argc > 1 ? atoi(argv[1]) : 200, seq_reps = argc > 2 ? atoi(argv[2]) : 100;
     only = argc > 4 ? argv[4] : NULL;
     unsigned long seed = argc > 3 ? strtoul(argv[3], NULL, 10) : 29000;
     double t[SEQ_LOOKS];
@@ -352,7 +362,7 @@ int main(int argc, char **argv)
                         continue; /* the high baseline's edges cannot gain 8 pp */
                     fixed_rates(reps, b, iccs[i], &scenarios[c], qs[a], &seed);
                 }
-    if (reps > 0)
+    if (reps > 0 && !only)
         for (int b = 0; b < 2; b++)
             frozen(20, reps / 8 > 10 ? reps / 8 : 10, b, 0.3, 200, &seed);
 
