@@ -44,10 +44,10 @@
 #include "stats/compare_seq.h"
 #include "stats/power.h"
 
-#define LENGTH 1000
-#define DEPTHS 11
+#define LENGTH    1000
+#define DEPTHS    11
 #define SEQ_ROUND 20
-#define SEQ_MAX 400
+#define SEQ_MAX   400
 #define SEQ_LOOKS (SEQ_MAX / SEQ_ROUND)
 /* VALIDATION.md's criteria: FAIL on an unchanged model and PASS on a drop at the tolerance at
    most alpha + 2 pp, in every design */
@@ -166,9 +166,8 @@ static void fixed_rates(int reps, int base, double icc, double mid, int q, unsig
     planner(base, icc, mid, q, &pred);
     printf("fixed | %s | %s | %d | %.1f | %d | %.1f%% | %.1f%% | %.1f%% | planner %.1f%% | "
            "%.1f%% | %.1f%%\n",
-           base_name[base], scenario(mid), q, icc, reps, 100.0 * v[0] / reps,
-           100.0 * v[1] / reps, 100.0 * v[2] / reps, 100.0 * pred.fail, 100.0 * pred.pass,
-           100.0 * pred.inconclusive);
+           base_name[base], scenario(mid), q, icc, reps, 100.0 * v[0] / reps, 100.0 * v[1] / reps,
+           100.0 * v[2] / reps, 100.0 * pred.fail, 100.0 * pred.pass, 100.0 * pred.inconclusive);
     if (mid == 0.0)
         check("fixed FAIL rate on an unchanged model", (double)v[0] / reps);
     else if (mid < 0.07)
@@ -307,12 +306,13 @@ int main(int argc, char **argv)
                 for (size_t a = 0; a < sizeof(qs) / sizeof(*qs); a++)
                     fixed_rates(reps, b, iccs[i], mids[c], qs[a], &seed);
 
-    /* one length: the primary family is its middle, dip and all depths (3 tests) at every
-       look; the levels depend on the look alone, so they are computed once */
+    /* one length: the primary family is its endpoints (compare.h compare_endpoints[]: all
+       depths, middle, dip) at every look; the levels depend on the look alone, so they are
+       computed once */
     for (int k = 0; k < SEQ_LOOKS; k++)
         t[k] = (double)(k + 1) / SEQ_LOOKS;
     for (int k = 0; k < SEQ_LOOKS; k++)
-        compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, (size_t)k, 3, &lv[k]);
+        compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, (size_t)k, COMPARE_N_ENDPOINTS, &lv[k]);
     printf("\nsequential gate (Pocock, rounds of %d, at most %d questions) vs fixed, same draws\n",
            SEQ_ROUND, SEQ_MAX);
     for (int b = 0; b < 2 && seq_reps > 0; b++)
