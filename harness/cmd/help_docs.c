@@ -134,16 +134,37 @@ static void man_options(FILE *out, const struct opt_capture *cap)
     }
 }
 
-static void man_exit_status(FILE *out)
+/*
+ * EXIT STATUS: what each code means; for compare and gate (verdict 1) 0, 1 and 4 are the
+ * verdict under each PASS rule, which the other pages name in one line each.
+ */
+static void man_exit_status(FILE *out, int verdict)
 {
-    fputs(".SH EXIT STATUS\n"
-          ".TP\n0\nsuccess; for compare: no significant regression\n"
-          ".TP\n1\ncompare found a significant regression\n"
-          ".TP\n2\nusage, configuration or input error\n"
-          ".TP\n3\nendpoint or infrastructure failure\n"
-          ".TP\n4\ninconclusive, incomplete, or the budget was reached\n"
-          ".TP\n130\ninterrupted; the run can be resumed\n",
-          out);
+    fputs(".SH EXIT STATUS\n", out);
+    if (verdict)
+        fputs(".TP\n0\nPASS. Under the default rule (\\-\\-pass\\-rule bound) every primary "
+              "endpoint (per length: all depths, the middle band, the dip) has a one\\-sided "
+              "upper confidence bound on its worsening below the tolerance: no drop of the "
+              "tolerance or more, at 1 \\- alpha confidence. Under \\-\\-pass\\-rule "
+              "no\\-regression: no primary endpoint regressed significantly, which does not "
+              "show that there is no drop.\n"
+              ".TP\n1\nFAIL: a primary endpoint regressed (with \\-\\-gate cells also a cell "
+              "or axis value); the same under either PASS rule.\n"
+              ".TP\n2\nusage, configuration or input error\n"
+              ".TP\n3\nendpoint or infrastructure failure\n"
+              ".TP\n4\nINCONCLUSIVE: neither PASS nor FAIL (an upper bound not below the "
+              "tolerance, too little data or coverage), or the comparison was refused (different "
+              "inputs or scoring)\n",
+              out);
+    else
+        fputs(".TP\n0\nsuccess; for compare and gate: PASS (see dipmap\\-compare(1) for what "
+              "PASS means under each \\-\\-pass\\-rule)\n"
+              ".TP\n1\ncompare or gate: FAIL, a primary endpoint regressed\n"
+              ".TP\n2\nusage, configuration or input error\n"
+              ".TP\n3\nendpoint or infrastructure failure\n"
+              ".TP\n4\ninconclusive, incomplete, or the budget was reached\n",
+              out);
+    fputs(".TP\n130\ninterrupted; the run can be resumed\n", out);
 }
 
 static void man_main_page(FILE *out)
@@ -185,7 +206,7 @@ static void man_main_page(FILE *out)
         "$DIPMAP_DATA, the share folder relative to the binary (\\fI../share/dipmap\\fR), and "
         "the source tree (the binary's folder and its parent). A path is used as given.\n",
         out);
-    man_exit_status(out);
+    man_exit_status(out, 0);
     fputs(".SH SEE ALSO\n", out);
     for (c = dipmap_commands; c->name; c++)
         fprintf(out, ".BR dipmap\\-%s (1)%s\n", c->name, c[1].name ? "," : "");
@@ -213,7 +234,7 @@ int help_man_page(FILE *out, const char *command)
     man_header(out, title.buf, name.buf, c->summary);
     man_synopsis(out, cap.usage);
     man_options(out, &cap);
-    man_exit_status(out);
+    man_exit_status(out, !strcmp(c->name, "compare") || !strcmp(c->name, "gate"));
     fputs(".SH SEE ALSO\n.BR dipmap (1)\n", out);
     strbuf_release(&name);
     strbuf_release(&title);

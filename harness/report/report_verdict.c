@@ -165,7 +165,8 @@ void verdict_row_p(struct strbuf *out, const struct verdict_row *w)
 void verdict_sentence(struct strbuf *out, const struct verdict_row *w)
 {
     compare_test_name(out, w->t);
-    strbuf_addf(out, ": %s ", verdict_measure(w));
+    /* a dip's values say "dip" themselves */
+    strbuf_addstr(out, w->ep && w->ep->worse_up ? ": " : ": accuracy ");
     verdict_value(out, w, 0);
     strbuf_addstr(out, " -> ");
     verdict_value(out, w, 1);
