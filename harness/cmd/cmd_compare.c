@@ -477,6 +477,12 @@ static int compare_write_refused(const struct compare_cmd *c)
         report_compare_junit_error(&x, b, cn, why);
         if (plot_write_file(path.buf, &x))
             rc = DM_EXIT_USAGE;
+        strbuf_reset(&x);
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/compare.html", c->out_dir);
+        report_compare_refused_html(&x, b, cn, why);
+        if (plot_write_file(path.buf, &x))
+            rc = DM_EXIT_USAGE;
     }
 out:
     strbuf_release(&x);

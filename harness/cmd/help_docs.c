@@ -136,26 +136,62 @@ static void man_options(FILE *out, const struct opt_capture *cap)
     }
 }
 
-/* The exit codes every command shares (base/usage.h's DM_EXIT_*), for the man pages and the
-   Markdown reference. */
-static const struct {
+/*
+ * The exit codes (base/usage.h's DM_EXIT_*), once for the man pages and the Markdown reference:
+ * every command's, and for compare and gate (verdict) 0, 1 and 4 as the verdict under each PASS
+ * rule, which the other pages name in one line each.
+ */
+struct exit_code {
     int code;
     const char *meaning;
-} exit_codes[] = {
-    {DM_EXIT_OK, "success; for compare: no significant regression"},
-    {DM_EXIT_REGRESSION, "compare found a significant regression"},
+};
+static const struct exit_code exit_codes[] = {
+    {DM_EXIT_OK, "success; for compare and gate: PASS (see dipmap-compare(1) for what PASS means "
+                 "under each --pass-rule)"},
+    {DM_EXIT_REGRESSION, "compare or gate: FAIL, a primary endpoint regressed"},
     {DM_EXIT_USAGE, "usage, configuration or input error"},
     {DM_EXIT_INFRA, "endpoint or infrastructure failure"},
     {DM_EXIT_INCONCLUSIVE, "inconclusive, incomplete, or the budget was reached"},
     {DM_EXIT_INTERRUPTED, "interrupted; the run can be resumed"},
 };
+static const struct exit_code exit_codes_verdict[] = {
+    {DM_EXIT_OK, "PASS. Under the default rule (--pass-rule bound) every primary endpoint (per "
+                 "length: all depths, the middle band, the dip) has a one-sided upper confidence "
+                 "bound on its worsening below the tolerance (an anytime-valid bound, so it holds "
+                 "however many rounds the gate ran): no drop of the tolerance or more, at "
+                 "1 - alpha confidence. Under --pass-rule no-regression: no primary endpoint "
+                 "regressed significantly, which does not show that there is no drop."},
+    {DM_EXIT_REGRESSION, "FAIL: a primary endpoint is worse by more than the fail margin "
+                         "(--fail-margin, default half the tolerance) at 1 - alpha confidence, "
+                         "Holm over the primary endpoints; the dip only when its middle band "
+                         "dropped too (a larger dip from better edges is a change of shape); "
+                         "with --gate cells also a cell or axis value. The same under either "
+                         "PASS rule."},
+    {DM_EXIT_USAGE, "usage, configuration or input error"},
+    {DM_EXIT_INFRA, "endpoint or infrastructure failure"},
+    {DM_EXIT_INCONCLUSIVE, "INCONCLUSIVE: neither PASS nor FAIL (an upper bound not below the "
+                           "tolerance, too little data or coverage), or the comparison was "
+                           "refused (different inputs or scoring)"},
+    {DM_EXIT_INTERRUPTED, "interrupted; the run can be resumed"},
+};
 
-static void man_exit_status(FILE *out)
+static const struct exit_code *exit_code_table(int verdict, size_t *n)
 {
-    size_t i;
+    *n = verdict ? sizeof(exit_codes_verdict) / sizeof(exit_codes_verdict[0])
+                 : sizeof(exit_codes) / sizeof(exit_codes[0]);
+    return verdict ? exit_codes_verdict : exit_codes;
+}
+
+static void man_exit_status(FILE *out, int verdict)
+{
+    size_t i, n;
+    const struct exit_code *e = exit_code_table(verdict, &n);
     fputs(".SH EXIT STATUS\n", out);
-    for (i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
-        fprintf(out, ".TP\n%d\n%s\n", exit_codes[i].code, exit_codes[i].meaning);
+    for (i = 0; i < n; i++) {
+        fprintf(out, ".TP\n%d\n", e[i].code);
+        roff_text(out, e[i].meaning);
+        fputc('\n', out);
+    }
 }
 
 static void man_main_page(FILE *out)
@@ -197,7 +233,7 @@ static void man_main_page(FILE *out)
         "$DIPMAP_DATA, the share folder relative to the binary (\\fI../share/dipmap\\fR), and "
         "the source tree (the binary's folder and its parent). A path is used as given.\n",
         out);
-    man_exit_status(out);
+    man_exit_status(out, 0);
     fputs(".SH SEE ALSO\n", out);
     for (c = dipmap_commands; c->name; c++)
         fprintf(out, ".BR dipmap\\-%s (1)%s\n", c->name, c[1].name ? "," : "");
@@ -225,7 +261,7 @@ int help_man_page(FILE *out, const char *command)
     man_header(out, title.buf, name.buf, c->summary);
     man_synopsis(out, cap.usage);
     man_options(out, &cap);
-    man_exit_status(out);
+    man_exit_status(out, !strcmp(c->name, "compare") || !strcmp(c->name, "gate"));
     fputs(".SH SEE ALSO\n.BR dipmap (1)\n", out);
     strbuf_release(&name);
     strbuf_release(&title);
@@ -249,12 +285,16 @@ static void md_text(FILE *out, const char *s)
     }
 }
 
-static void md_exit_status(FILE *out)
+static void md_exit_status(FILE *out, int verdict)
 {
-    size_t i;
+    size_t i, n;
+    const struct exit_code *e = exit_code_table(verdict, &n);
     fputs("## Exit status\n\n| code | meaning |\n|---|---|\n", out);
-    for (i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
-        fprintf(out, "| %d | %s |\n", exit_codes[i].code, exit_codes[i].meaning);
+    for (i = 0; i < n; i++) {
+        fprintf(out, "| %d | ", e[i].code);
+        md_text(out, e[i].meaning);
+        fputs(" |\n", out);
+    }
     fputs("\nEvery code, its messages and their fixes: [troubleshooting](../troubleshooting.md).\n",
           out);
 }
@@ -285,7 +325,7 @@ static void md_index(FILE *out)
           "| `DIPMAP_DB` | the store used when `--db` is not given (default dipmap.db) |\n"
           "| `NO_COLOR` | plain output on a terminal |\n\n",
           out);
-    md_exit_status(out);
+    md_exit_status(out, 0);
 }
 
 int help_markdown_page(FILE *out, const char *command)
@@ -350,7 +390,7 @@ int help_markdown_page(FILE *out, const char *command)
         }
         fputs("\n", out);
     }
-    md_exit_status(out);
+    md_exit_status(out, !strcmp(c->name, "compare") || !strcmp(c->name, "gate"));
     opt_capture_release(&cap);
     return 0;
 }

@@ -1,7 +1,9 @@
 /*
  * Private to the report files (report.c: run reports; report_markup.c: the
- * document model; report_plots.c: plots of a run; report_compare.c:
- * compare.html, the overlay plot and the verdict writers; view.c: the pages of
+ * document model; report_plots.c: plots of a run; report_verdict.c: a
+ * comparison's verdict and its document (compare.md, compare.html's body);
+ * report_compare.c: compare.html and the overlay plot; report_compare_ci.c:
+ * JSON, JUnit, annotations, the step summary; view.c: the pages of
  * `dipmap view`): a tiny document model that writes Markdown or HTML from one
  * set of calls, escaping every piece of text in one place. report.h stays the
  * API. The rule (docs/conventions.md): HTML is written only through these
@@ -164,6 +166,71 @@ void report_compare_heatmap_md(struct strbuf *out, const struct compare_result *
  * the legend.
  */
 const char *report_change_band(double change);
+/*
+ * report_verdict.c: the verdict of a comparison as every format shows it
+ * (compare.md, the step summary, compare.html, compare.json, JUnit and the
+ * GitHub annotations read this one structure, so they say the same thing).
+ */
+struct compare_test;
+struct compare_endpoint;
+struct strvec;
+struct verdict_row {
+    const struct compare_test *t;      /* borrowed from the result */
+    const struct compare_endpoint *ep; /* a primary endpoint's row of compare_endpoints[];
+                                          NULL for a cell, an axis value and overall */
+    int gated;            /* the gate tests it: primary, or with --gate cells every test but
+                             overall */
+    int fails;            /* a gated regression: it fails the gate */
+    int undecided;        /* gated, no regression, upper bound not below the tolerance (the
+                             bound rule): keeps the verdict from PASS */
+    const char *decision; /* "regression", "regression (not gated)", "improvement", "within
+                             tolerance", "undecided", "not enough data", "ok" */
+    double margin;        /* the margin a FAIL claims ("worse by more than"); NAN: the rule
+                             states none (then no margin column is shown) */
+    int shape_change;     /* a change of the dip's shape reported, not a regression */
+};
+struct verdict {
+    const struct compare_result *r; /* borrowed */
+    const struct compare_meta *m;   /* borrowed, may be NULL */
+    /* the primary endpoints first (the result's order: per length the table's order), then
+       the secondary tests worst first, overall last */
+    struct verdict_row *rows;
+    size_t n, n_primary;
+    size_t n_gated, n_secondary; /* rows the gate tests; rows it does not (but overall) */
+    long gated_regressions, gated_improvements, gated_no_data, gated_undecided;
+    long secondary_regressions, secondary_improvements; /* among the rows not gated */
+    struct strbuf headline;                             /* compare_headline() */
+};
+void verdict_init(struct verdict *v, const struct compare_result *r, const struct compare_meta *m);
+void verdict_release(struct verdict *v);
+/* "0.0012" or "3.1e-07" */
+void verdict_p(struct strbuf *out, double p);
+/* A row's p (Holm; the side of its change), or an en dash when not tested. */
+void verdict_row_p(struct strbuf *out, const struct verdict_row *w);
+/* "accuracy" or "dip": what the row measures. */
+const char *verdict_measure(const struct verdict_row *w);
+/* The baseline's (candidate 0) or candidate's value: "55.0%", "dip 13.9 pp", "n/a". */
+void verdict_value(struct strbuf *out, const struct verdict_row *w, int candidate);
+/* Candidate minus baseline of what the row measures (a fraction; a dip's rise is positive). */
+double verdict_change_of(const struct verdict_row *w);
+/* verdict_change_of() as "+16.6 pp", "n/a" without pairs. */
+void verdict_change(struct strbuf *out, const struct verdict_row *w);
+/* "8k dip: dip 13.9 pp -> 30.5 pp (+16.6 pp); worse by +16.6 pp, upper bound ...; Holm p ...;
+   regression": one row in one sentence (annotations, JUnit). */
+void verdict_sentence(struct strbuf *out, const struct verdict_row *w);
+/* "FAIL: 2 of 6 primary endpoints regressed, ...; not gated: ... (alpha 0.05, ...)" */
+void verdict_counts(struct strbuf *out, const struct verdict *v);
+/* What was tested, one line each: models, golden set, lengths and depths, tokenizer,
+   endpoints. */
+void verdict_tested(struct strvec *out, const struct verdict *v);
+/*
+ * The document of a verdict: compare.md and the step summary (Markdown,
+ * kept under max_bytes, 0 = no limit, by leaving out table rows) and the body
+ * of compare.html (HTML; with the overlay plot svg, may be NULL).
+ */
+void report_verdict_doc(struct markup *d, const struct verdict *v, const char *svg,
+                        size_t max_bytes);
+
 /* report.html's one inline script (sorting), allowed by report_script_csp() */
 void report_script(struct markup *d);
 

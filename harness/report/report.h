@@ -276,6 +276,9 @@ void report_compare_refused_markdown(struct strbuf *out, const char *baseline,
                                      const char *candidate, const char *why);
 void report_compare_refused_json(struct strbuf *out, const char *baseline, const char *candidate,
                                  const char *why);
+/* The same refusal as compare.html: the verdict INCONCLUSIVE, "not compared" and why. */
+void report_compare_refused_html(struct strbuf *out, const char *baseline, const char *candidate,
+                                 const char *why);
 /* "::error title=dipmap compare refused::WHY" (GitHub Actions), escaped. */
 void report_compare_refused_annotation(struct strbuf *out, const char *why);
 

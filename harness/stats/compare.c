@@ -59,11 +59,27 @@ const char *compare_verdict_name(enum compare_verdict v)
     }
 }
 
-static const char *const scope_names[] = {"cell", "length", "overall", "axis", "middle", "dip"};
+const struct compare_endpoint compare_endpoints[COMPARE_N_ENDPOINTS] = {
+    {COMPARE_LENGTH, "length", "(all depths)", "all depths", "accuracy", 0, 1, 0, 0},
+    {COMPARE_MIDDLE, "middle", "middle (25-75%)", "the middle (25-75%)", "accuracy", 0, 0, 1, 0},
+    {COMPARE_DIP, "dip", "dip", "the dip", "dip", 1, 0, 1, -1},
+};
+
+const struct compare_endpoint *compare_endpoint_of(enum compare_scope s)
+{
+    size_t i;
+    for (i = 0; i < COMPARE_N_ENDPOINTS; i++)
+        if (compare_endpoints[i].scope == s)
+            return &compare_endpoints[i];
+    return NULL;
+}
 
 const char *compare_scope_name(enum compare_scope s)
 {
-    return (unsigned)s <= COMPARE_DIP ? scope_names[s] : "unknown";
+    const struct compare_endpoint *ep = compare_endpoint_of(s);
+    if (ep)
+        return ep->name;
+    return s == COMPARE_CELL ? "cell" : s == COMPARE_OVERALL ? "overall" : "axis";
 }
 
 double compare_fail_margin(const struct compare_options *o)
@@ -339,32 +355,23 @@ void compare_test_name(struct strbuf *out, const struct compare_test *t)
         return;
     }
     plan_format_length(out, t->length);
-    if (t->scope == COMPARE_MIDDLE) {
-        strbuf_addstr(out, " middle (25-75%)");
+    if (compare_endpoint_of(t->scope)) {
+        strbuf_addf(out, " %s", compare_endpoint_of(t->scope)->label);
         return;
     }
-    if (t->scope == COMPARE_DIP) {
-        strbuf_addstr(out, " dip");
-        return;
-    }
-    if (t->scope == COMPARE_CELL) {
-        strbuf_addstr(out, " @ ");
-        plan_format_depth(out, t->depth_bp);
-        if (t->axes) {
-            strbuf_addstr(out, ", ");
-            axes_format(out, t->axes, "");
-        }
-    } else {
-        strbuf_addstr(out, " (all depths)");
+    strbuf_addstr(out, " @ ");
+    plan_format_depth(out, t->depth_bp);
+    if (t->axes) {
+        strbuf_addstr(out, ", ");
+        axes_format(out, t->axes, "");
     }
 }
 
 void compare_endpoint_name(struct strbuf *out, const struct compare_test *t)
 {
-    if (t->scope == COMPARE_MIDDLE || t->scope == COMPARE_DIP || t->scope == COMPARE_LENGTH) {
-        strbuf_addstr(out, t->scope == COMPARE_MIDDLE ? "the middle (25-75%) at "
-                           : t->scope == COMPARE_DIP  ? "the dip at "
-                                                      : "all depths at ");
+    const struct compare_endpoint *ep = compare_endpoint_of(t->scope);
+    if (ep) {
+        strbuf_addf(out, "%s at ", ep->phrase);
         plan_format_length(out, t->length);
         return;
     }
@@ -1025,8 +1032,9 @@ void compare_warnings(const struct compare_result *r, struct strvec *out)
 /* "the dip at 32k +9.8 pp": an endpoint and its change (a dip's rise, an accuracy's fall) */
 static void endpoint_change(struct strbuf *out, const struct compare_test *t)
 {
+    const struct compare_endpoint *ep = compare_endpoint_of(t->scope);
     compare_endpoint_name(out, t);
-    strbuf_addf(out, " %+.1f pp", (t->scope == COMPARE_DIP ? t->drop : -t->drop) * 100.0);
+    strbuf_addf(out, " %+.1f pp", (ep && ep->worse_up ? t->drop : -t->drop) * 100.0);
 }
 
 void compare_headline(struct strbuf *out, const struct compare_result *r)

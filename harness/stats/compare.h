@@ -144,6 +144,30 @@ enum compare_scope {
 /* "cell", "length", "overall", "axis", "middle", "dip" (the JSON scope names). */
 const char *compare_scope_name(enum compare_scope s);
 
+/*
+ * The primary endpoints of a length: ONE table (compare.c compare_endpoints[]),
+ * in the order compare tests them, the planner (power.c) models them, every
+ * report lists them and the validation study (tests/validate/gate_rates.c)
+ * counts them. An endpoint is a weighted mean of its depths' accuracies: the
+ * depths of a role (stats.h stats_depth_role()) weigh 1 / (depths of that
+ * role), times the role's sign below; "all depths" weighs every depth alike.
+ */
+struct compare_endpoint {
+    enum compare_scope scope; /* COMPARE_LENGTH, COMPARE_MIDDLE, COMPARE_DIP */
+    const char *name;         /* the JSON scope name: "length", "middle", "dip" */
+    const char *label;        /* after the length in a table: "(all depths)", "middle (25-75%)" */
+    const char *phrase;       /* in a sentence, before " at 32k": "the middle (25-75%)" */
+    const char *measure;      /* what it measures: "accuracy" or "dip" (edge - middle) */
+    int worse_up;             /* direction: 1 when a rise is the worsening (the dip), 0 a fall */
+    /* the power model (power.h): the sign of each role's weight, 0 = not in the endpoint */
+    int all_depths;       /* every depth weighs 1/N (then the roles below are unused) */
+    int w_middle, w_edge; /* middle depths: +1/M; edge depths: -1/E (the dip) */
+};
+#define COMPARE_N_ENDPOINTS 3
+extern const struct compare_endpoint compare_endpoints[COMPARE_N_ENDPOINTS];
+/* A primary scope's row of compare_endpoints[]; NULL for cells, axis values and overall. */
+const struct compare_endpoint *compare_endpoint_of(enum compare_scope s);
+
 enum compare_status {
     CMP_OK,          /* tested, no significant change beyond tolerance */
     CMP_REGRESSION,  /* worse by more than the fail margin (Holm p_drop_adj < alpha; a dip

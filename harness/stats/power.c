@@ -28,7 +28,7 @@
 
 /* An endpoint: x = sum w[j] D_{cell[j]} / r per question (power.h). */
 struct endpoint {
-    enum power_scope scope;
+    enum compare_scope scope;
     int primary;
     long length;
     int depth_bp;
@@ -43,7 +43,7 @@ struct endpoints {
     size_t n, n_primary, n_secondary;
 };
 
-static void ep_add(struct endpoints *e, enum power_scope scope, int primary, long length,
+static void ep_add(struct endpoints *e, enum compare_scope scope, int primary, long length,
                    int depth_bp, double k)
 {
     struct endpoint *p;
@@ -85,7 +85,7 @@ static void endpoints_release(struct endpoints *e)
  */
 static void endpoints_build(const struct power_spec *s, struct endpoints *e)
 {
-    size_t i, j, c;
+    size_t i, j, c, k;
     double r = (double)s->repeats;
     memset(e, 0, sizeof(*e));
     for (i = 0; i < s->n_cells; i = j) {
@@ -99,32 +99,33 @@ static void endpoints_build(const struct power_spec *s, struct endpoints *e)
             n_edge += role == DEPTH_ROLE_EDGE;
             n_mid += role == DEPTH_ROLE_MIDDLE;
         }
-        ep_add(e, POWER_LENGTH, 1, len, -1, (double)nd * r);
-        for (c = i; c < j; c++)
-            ep_cell(e, c, 1.0 / (double)nd, nd);
-        if (!n_mid)
-            continue;
-        ep_add(e, POWER_MIDDLE, 1, len, -1, (double)n_mid * r);
-        for (c = i; c < j; c++)
-            if (stats_depth_role(c - i, nd, s->cells[c].depth_bp) == DEPTH_ROLE_MIDDLE)
-                ep_cell(e, c, 1.0 / (double)n_mid, nd);
-        ep_add(e, POWER_DIP, 1, len, -1, (double)(n_edge * n_mid) * r);
-        for (c = i; c < j; c++) {
-            enum depth_role role = stats_depth_role(c - i, nd, s->cells[c].depth_bp);
-            if (role == DEPTH_ROLE_MIDDLE)
-                ep_cell(e, c, 1.0 / (double)n_mid, nd);
-            else if (role == DEPTH_ROLE_EDGE)
-                ep_cell(e, c, -1.0 / (double)n_edge, nd);
+        /* the primary endpoints, from compare's one table */
+        for (k = 0; k < COMPARE_N_ENDPOINTS; k++) {
+            const struct compare_endpoint *ep = &compare_endpoints[k];
+            size_t per_q =
+                ep->all_depths ? nd : (ep->w_middle ? n_mid : 1) * (ep->w_edge ? n_edge : 1);
+            if (!ep->all_depths && !n_mid)
+                continue; /* no middle: the all-depths endpoint alone */
+            ep_add(e, ep->scope, 1, len, -1, (double)per_q * r);
+            for (c = i; c < j; c++) {
+                enum depth_role role = stats_depth_role(c - i, nd, s->cells[c].depth_bp);
+                if (ep->all_depths)
+                    ep_cell(e, c, 1.0 / (double)nd, nd);
+                else if (role == DEPTH_ROLE_MIDDLE && ep->w_middle)
+                    ep_cell(e, c, ep->w_middle / (double)n_mid, nd);
+                else if (role == DEPTH_ROLE_EDGE && ep->w_edge)
+                    ep_cell(e, c, ep->w_edge / (double)n_edge, nd);
+            }
         }
     }
     e->n_primary = e->n;
     for (c = 0; c < s->n_cells; c++) {
-        ep_add(e, POWER_CELL, 0, s->cells[c].length, s->cells[c].depth_bp, r);
+        ep_add(e, COMPARE_CELL, 0, s->cells[c].length, s->cells[c].depth_bp, r);
         ep_cell(e, c, 1.0, 1);
     }
     e->n_secondary = s->n_cells;
     if (s->n_cells) {
-        ep_add(e, POWER_OVERALL, 0, 0, -1, (double)s->n_cells * r);
+        ep_add(e, COMPARE_OVERALL, 0, 0, -1, (double)s->n_cells * r);
         for (c = 0; c < s->n_cells; c++)
             ep_cell(e, c, 1.0 / (double)s->n_cells, s->n_cells);
     }
@@ -193,7 +194,7 @@ static double ep_base(const struct power_spec *s, const struct endpoint *p)
     size_t j;
     for (j = 0; j < p->n; j++)
         v += p->w[j] * s->cells[p->cell[j]].accuracy;
-    return p->scope == POWER_DIP ? -v : v;
+    return compare_endpoint_of(p->scope) && compare_endpoint_of(p->scope)->worse_up ? -v : v;
 }
 
 /* Power of endpoint p's test at level `level` with q questions: significant and drop >= tol. */
@@ -323,7 +324,7 @@ void power_rows(const struct power_spec *s, double target, struct power_row **ro
         r->primary = p->primary;
         r->length = p->length;
         r->depth_bp = p->depth_bp;
-        r->level = p->scope == POWER_OVERALL ? s->alpha : s->alpha / (double)(fam ? fam : 1);
+        r->level = p->scope == COMPARE_OVERALL ? s->alpha : s->alpha / (double)(fam ? fam : 1);
         r->pairs = (long)p->n * (long)s->repeats;
         r->base = ep_base(s, p);
         memset(drop, 0, (s->n_cells + 1) * sizeof(*drop));
@@ -390,7 +391,9 @@ static void mc_run(const struct mc *mc, double q, struct power_verdicts *out)
         ep_moments(s, &e->v[j], mc->drop, &m);
         var[j] = m.var;
         sd0[j] = sqrt(q * (m.var + m.mean * m.mean));
-        most[j] = e->v[j].scope == POWER_DIP ? 1.0 - b : b; /* compare's floor */
+        most[j] = compare_endpoint_of(e->v[j].scope) && compare_endpoint_of(e->v[j].scope)->worse_up
+                      ? 1.0 - b
+                      : b; /* compare's floor */
     }
     rng_seed(&rng, mc->seed);
     for (it = 0; it < mc->iters; it++) {
@@ -565,18 +568,16 @@ static void add_drop(struct strbuf *out, double d)
 
 static void row_name(struct strbuf *out, const struct power_row *r)
 {
-    if (r->scope == POWER_OVERALL) {
+    if (r->scope == COMPARE_OVERALL) {
         strbuf_addstr(out, "overall");
         return;
     }
     plan_format_length(out, r->length);
-    if (r->scope == POWER_CELL) {
+    if (r->scope == COMPARE_CELL) {
         strbuf_addstr(out, " @ ");
         plan_format_depth(out, r->depth_bp);
     } else {
-        strbuf_addstr(out, r->scope == POWER_LENGTH   ? " (all depths)"
-                           : r->scope == POWER_MIDDLE ? " middle 25-75%"
-                                                      : " dip");
+        strbuf_addf(out, " %s", compare_endpoint_of(r->scope)->label);
     }
 }
 
@@ -584,7 +585,9 @@ static void add_row(struct strbuf *out, const char *name, const struct power_row
 {
     struct strbuf d = STRBUF_INIT;
     add_drop(&d, r->mde);
-    if (r->scope == POWER_DIP) /* 1e-9 keeps a flat curve's dip from printing as -0.0 */
+    if (compare_endpoint_of(r->scope) &&
+        compare_endpoint_of(r->scope)
+            ->worse_up) /* 1e-9 keeps a flat curve's dip from printing as -0.0 */
         strbuf_addf(out, "  %-22s %8ld %+7.1fpp", name, r->pairs,
                     fabs(r->base) < 1e-9 ? 0.0 : r->base * 100.0);
     else
@@ -654,9 +657,9 @@ void power_summary(const struct power_spec *s, double target, struct strbuf *out
     same_cells = s->n_cells > 1 && i == s->n_cells;
     for (i = 0; i < n; i++) {
         struct strbuf name = STRBUF_INIT;
-        if (rows[i].scope != POWER_CELL)
+        if (rows[i].scope != COMPARE_CELL)
             continue;
-        if (same_cells && i > 0 && rows[i - 1].scope == POWER_CELL)
+        if (same_cells && i > 0 && rows[i - 1].scope == COMPARE_CELL)
             continue;
         if (same_cells)
             strbuf_addstr(&name, "each cell");
@@ -666,7 +669,7 @@ void power_summary(const struct power_spec *s, double target, struct strbuf *out
         strbuf_release(&name);
     }
     for (i = 0; i < n; i++)
-        if (rows[i].scope == POWER_OVERALL) {
+        if (rows[i].scope == COMPARE_OVERALL) {
             strbuf_addf(out, "reported, not part of the verdict (at alpha %g):\n", s->alpha);
             add_row(out, "overall", &rows[i], target);
         }

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "stats/compare.h"
+
 struct strbuf;
 
 /*
@@ -84,20 +86,19 @@ size_t power_primary_size(const struct power_spec *s);
 /* Tests in the secondary family: the cells. */
 size_t power_secondary_size(const struct power_spec *s);
 
-enum power_scope { POWER_CELL, POWER_LENGTH, POWER_MIDDLE, POWER_DIP, POWER_OVERALL };
-
 struct power_row {
-    enum power_scope scope;
-    int primary;  /* in the primary family (the gate) */
-    long length;  /* 0 for overall */
-    int depth_bp; /* -1 unless a cell */
-    double level; /* significance level the test is planned at */
-    long pairs;   /* pairs per question in the scope */
-    double base;  /* the endpoint in the baseline: accuracy, or for the dip edge - middle */
-    double sd;    /* per-question standard deviation of the endpoint's drop x, no drop */
-    double mde;   /* smallest drop (on the row's cells, see above) with power >= 0.8; < 0
-                     when none up to the accuracy (not detectable) */
-    long need_q;  /* with a target drop: questions needed (-1 none up to 10^6; 0 not asked) */
+    enum compare_scope scope; /* a primary endpoint (compare.h compare_endpoints[]), a cell or
+                                 overall */
+    int primary;              /* in the primary family (the gate) */
+    long length;              /* 0 for overall */
+    int depth_bp;             /* -1 unless a cell */
+    double level;             /* significance level the test is planned at */
+    long pairs;               /* pairs per question in the scope */
+    double base; /* the endpoint in the baseline: accuracy, or for the dip edge - middle */
+    double sd;   /* per-question standard deviation of the endpoint's drop x, no drop */
+    double mde;  /* smallest drop (on the row's cells, see above) with power >= 0.8; < 0
+                    when none up to the accuracy (not detectable) */
+    long need_q; /* with a target drop: questions needed (-1 none up to 10^6; 0 not asked) */
 };
 
 /*

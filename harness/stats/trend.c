@@ -246,7 +246,8 @@ int trend_plot(const struct trend *tr, const char *what, const char *dir, unsign
     }
     memset(&o, 0, sizeof(o));
     strbuf_addf(&title, "trend of %s", what);
-    strbuf_addf(&sub, "%zu runs, 95%% intervals; %ld failed vs the last passing run", tr->n, failed);
+    strbuf_addf(&sub, "%zu runs, 95%% intervals; %ld failed vs the last passing run", tr->n,
+                failed);
     o.title = title.buf;
     o.subtitle = sub.buf;
     o.group = M__COUNT;

@@ -12,18 +12,19 @@ struct strbuf;
 /*
  * The trend of a set of runs (a tag or a model prefix), oldest first: per run
  * its statistics (edge, middle (25-75%) and dip per length, with bootstrap
- * intervals) and the verdict of its paired comparison with the previous
- * complete run (trend_previous()). Drawn by `dipmap plot --tag`, shown by
- * `dipmap view /trend`; `dipmap compare --latest` picks its baseline with the
- * same rule.
+ * intervals) and the verdict of the comparison the nightly job makes
+ * (`compare --latest --against last-pass`, README "nightly"): with the newest
+ * earlier complete run that passed its own comparison (trend_last_pass()'s
+ * walk), so a regression that persists is ringed on every night it lasts.
+ * Drawn by `dipmap plot --tag`, shown by `dipmap view /trend`.
  */
 struct trend_run {
     struct run_stats stats;
     int have_stats;
-    long prev;    /* index of the run it was compared with, -1 when none */
-    int compared; /* 1 when compared (same inputs); 0: no previous, or inputs differ */
+    long prev;    /* index of the run it was compared with (the last passing run), -1 none */
+    int compared; /* 1 when compared; 0: no earlier complete run */
     enum compare_verdict verdict;
-    long regressions;
+    long regressions; /* primary endpoints that regressed (what the gate tested) */
 };
 
 struct trend {

@@ -12,9 +12,10 @@ echo "previous step text" >summary.md
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$PWD/summary.md \
     expect_code 0 "$DIPMAP" compare r1 r2 --db t.db --junit junit.xml --json cmp.json --out outdir
 assert_contains out "## dipmap compare: PASS"
-assert_contains out "0 regressions, 0 improvements, 0 tests without enough data; 480 valid pairs of 480 trial keys"
+assert_contains out "PASS: 0 of 3 primary endpoints regressed, 0 improved, 0 without enough data, 0 undecided"
+assert_contains out "480 valid pairs of 480 trial keys"
 assert_contains out "| 8k @ 50% | 160 |"
-assert_contains out "**PASS: no primary endpoint worsened by 5.0 pp or more, at 95% confidence"
+assert_contains out "PASS: no primary endpoint worsened by 5.0 pp or more, at 95% confidence"
 assert_contains out "| 8k middle (25-75%) | 160 | "
 assert_not_contains out "::error"
 assert_contains summary.md "previous step text"

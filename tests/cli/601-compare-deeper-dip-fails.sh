@@ -10,16 +10,21 @@ cmp_run deep1 deep g 8k 0:100:50
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$PWD/summary.md \
     expect_code 1 "$DIPMAP" compare base1 deep1 --db t.db --junit junit.xml --json cmp.json
 assert_contains out "## dipmap compare: FAIL"
-assert_contains out "### Regressions"
-grep -q '^| 8k @ 50% |.*| regression |$' out || fail "the 50% cell is not named as a regression"
-grep -q '^| 8k @ 0% |.*| regression |$' out && fail "the 0% edge must not regress"
-grep -q '^| 8k @ 100% |.*| regression |$' out && fail "the 100% edge must not regress"
-assert_contains out "::error title=dipmap regression 8k @ 50%25::accuracy"
+assert_contains out "### Secondary regressions and improvements"
+grep -q '^| 8k @ 50% |.*| regression (not gated) |$' out || fail "the 50% cell is not named as a regression"
+grep -q '^| 8k @ 0% |.*| regression' out && fail "the 0% edge must not regress"
+grep -q '^| 8k @ 100% |.*| regression' out && fail "the 100% edge must not regress"
+# the primary endpoints fail the gate (::error, first); a secondary cell is a ::warning after them
+assert_contains out "::warning title=dipmap secondary 8k @ 50%25::8k @ 50%25: accuracy"
+grep -m1 '^::' out | grep -q '^::error title=dipmap regression 8k \(middle\|dip\|(all\)' || fail "the first annotation is not a primary endpoint: $(grep -m1 '^::' out)"
 [ "$(grep -c '^::error' out)" -le 10 ] || fail "more than 10 annotations"
 assert_contains summary.md "## dipmap compare: FAIL"
 xmllint --noout junit.xml || fail "junit.xml is not well-formed"
-[ "$(xmllint --xpath 'count(//testcase[@name="depth 50%"]/failure)' junit.xml)" = 1 ] ||
-    fail "no JUnit failure for the 50% cell"
+# the 50% cell regressed, but a secondary cell is not a JUnit failure (--gate cells makes it one)
+[ "$(xmllint --xpath 'count(//testcase[@name="depth 50%"]/failure)' junit.xml)" = 0 ] ||
+    fail "a JUnit failure for the secondary 50% cell"
+xmllint --xpath 'string(//testcase[@name="depth 50%"]/system-out)' junit.xml | grep -q "regression (not gated)" ||
+    fail "the 50% cell's testcase does not say it regressed"
 [ "$(xmllint --xpath 'count(//testcase[@name="overall"]/failure)' junit.xml)" = 1 ] ||
     fail "no overall failure"
 python3 -c '

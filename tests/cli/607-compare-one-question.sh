@@ -14,8 +14,8 @@ for m in base deep; do
         --depths 0,50,100 --repeats 12 --db t.db --run $m
 done
 expect_code 4 "$DIPMAP" compare base deep --db t.db --json c.json
-assert_contains out "**Warning:** only 1 question carry a result"
-assert_contains out "**Warning:** 12 repeats exceed the 1 question"
+assert_contains out "Warning: only 1 question carry a result"
+assert_contains out "Warning: 12 repeats exceed the 1 question"
 assert_contains out "sign-flip test over questions"
 python3 - c.json <<'PY' || fail "compare JSON"
 import json, sys

@@ -11,7 +11,7 @@ expect_code 0 "$DIPMAP" plan --questions 60 --lengths 3000 --depths 0:100:10 --a
 # 3 primary tests (all depths, middle, dip) at 0.05/3; the 11 cells secondary at 0.05/11
 assert_contains out "primary endpoints (the gate): 3 tests, one Holm family, each planned at alpha/3 = 0.0167"
 assert_contains out "3000 (all depths)            11     85.0%  6.8 pp                  47"
-assert_contains out "3000 middle 25-75%            5     85.0%  10.6 pp                 96"
+assert_contains out "3000 middle (25-75%)          5     85.0%  10.6 pp                 96"
 assert_contains out "3000 dip                      7    +0.0pp  18.2 pp                 269"
 assert_contains out "secondary (the cells; they fail the gate only with --gate cells): 11 tests, each planned at alpha/11 = 0.00455"
 assert_contains out "each cell                     1     85.0%  31.6 pp                 601"
@@ -40,7 +40,7 @@ assert_contains out "3000 (all depths)            44     85.0%  17.1 pp"
 # --accuracy per depth (a U-curve): the baseline dip is edge - middle
 expect_code 0 "$DIPMAP" plan --questions 60 --lengths 1000 --depths 0,50,100 --accuracy 0.9,0.6,0.9
 assert_contains out "assumed accuracy per depth (--accuracy): 90.0% 60.0% 90.0%"
-assert_contains out "1000 middle 25-75%            1     60.0%"
+assert_contains out "1000 middle (25-75%)          1     60.0%"
 assert_contains out "1000 dip                      3   +30.0pp"
 assert_contains out "1000 @ 50%                    1     60.0%"
 

@@ -50,9 +50,9 @@ static void test_rows_by_hand(void)
     CHECK_INT(power_primary_size(&s), 3);
     power_rows(&s, 0.0, &rows, &n);
     CHECK_INT(n, 7); /* length, middle, dip, 3 cells, overall */
-    CHECK(rows[0].scope == POWER_LENGTH && rows[1].scope == POWER_MIDDLE &&
-          rows[2].scope == POWER_DIP && rows[3].scope == POWER_CELL &&
-          rows[6].scope == POWER_OVERALL);
+    CHECK(rows[0].scope == COMPARE_LENGTH && rows[1].scope == COMPARE_MIDDLE &&
+          rows[2].scope == COMPARE_DIP && rows[3].scope == COMPARE_CELL &&
+          rows[6].scope == COMPARE_OVERALL);
     CHECK(rows[0].primary && rows[1].primary && rows[2].primary && !rows[3].primary &&
           !rows[6].primary);
     CHECK_NEAR(rows[0].sd, sqrt(0.133333333), 1e-6);
@@ -88,8 +88,8 @@ static void test_mde_and_need(void)
     double drop[1];
     power_rows(&s, 0.15, &rows, &n);
     CHECK_INT(n, 4); /* 1 length (no middle with 2 depths), 2 cells, overall */
-    CHECK(rows[0].scope == POWER_LENGTH && rows[1].scope == POWER_CELL &&
-          rows[3].scope == POWER_OVERALL);
+    CHECK(rows[0].scope == COMPARE_LENGTH && rows[1].scope == COMPARE_CELL &&
+          rows[3].scope == COMPARE_OVERALL);
     CHECK(rows[0].mde > 0 && rows[0].mde < rows[1].mde); /* a length pools its depths */
     CHECK_INT(rows[0].pairs, 2);
     /* at a single cell's mde the Monte Carlo of the verdict agrees on 80% */

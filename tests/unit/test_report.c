@@ -450,9 +450,13 @@ static void test_compare_html(void)
     CHECK(!strstr(html.buf, "<script"));
     CHECK_INT(r.verdict, VERDICT_FAIL);
     CHECK(strstr(html.buf, "<p class=\"verdict fail\">FAIL:"));
-    CHECK(strstr(html.buf, "<tr class=\"regression\"><td>8k (8192)</td><td>50%</td><td "
+    /* the cell's row: name, pairs, both accuracies, the change, candidate minus baseline */
+    CHECK(strstr(html.buf, "<tr class=\"regression\"><td>8k @ 50%</td><td "
                            "class=\"num\">10</td><td class=\"num\">50.0%</td><td "
                            "class=\"num\">0.0%</td><td class=\"num\">-50.0 pp</td>"));
+    /* the dip's rows say "dip", never a depth "all" or an accuracy with the other sign */
+    CHECK(strstr(html.buf, "<td>8k dip</td>"));
+    CHECK(!strstr(html.buf, "<td>all</td>"));
     compare_result_release(&r);
     strbuf_release(&html);
     free_trials(b, nb);

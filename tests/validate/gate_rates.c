@@ -369,7 +369,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < SEQ_LOOKS; k++)
         t[k] = (double)(k + 1) / SEQ_LOOKS;
     for (int k = 0; k < SEQ_LOOKS; k++)
-        compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, (size_t)k, 3, &lv[k]);
+        compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, (size_t)k, COMPARE_N_ENDPOINTS, &lv[k]);
     printf("\nsequential gate (rounds of %d, at most %d questions, the questions in the order "
            "they entered)\n",
            SEQ_ROUND, SEQ_MAX);

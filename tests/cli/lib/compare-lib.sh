@@ -16,10 +16,11 @@ cmp_sim() {
     CMP_URL=$SIM_URL
 }
 
-# cmp_run RUN MODEL GOLDEN LENGTHS DEPTHS: one run into t.db (must exit 0)
+# cmp_run RUN MODEL GOLDEN LENGTHS DEPTHS [ARGS...]: one run into t.db (must exit 0); ARGS go
+# to `dipmap run` (e.g. --tag nightly)
 cmp_run() {
     "$DIPMAP" run --endpoint "$CMP_URL" --model "$2" --dataset "$3.jsonl" --haystack "$3-hay.jsonl" \
         --template "$REPO/prompts/kv.txt" --scorer kv --progress none --lengths "$4" \
-        --depths "$5" --db t.db --run "$1" >"run-$1.out" 2>"run-$1.err" ||
+        --depths "$5" --db t.db --run "$1" "${@:6}" >"run-$1.out" 2>"run-$1.err" ||
         { cat "run-$1.err" >&2; fail "dipmap run $1 failed"; }
 }
