@@ -162,6 +162,27 @@ static void on_signal(int sig)
     signals_seen = 1;
 }
 
+/*
+ * on_signal() for SIGINT and SIGTERM (the old actions kept for the return); from here a
+ * signal drains, which the "sending" line says (tests wait for it before they send one).
+ */
+static void signals_install(struct sigaction *old_int, struct sigaction *old_term, long to_send)
+{
+    struct sigaction sa;
+    signals_seen = first_signal = 0;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: waits end early */
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+    if (to_send > 0)
+        fprintf(stderr,
+                "sending %ld trial(s): Ctrl-C or SIGTERM stops after the requests in flight, "
+                "and the run resumes\n",
+                to_send);
+}
+
 /* USD of in_tokens prompt tokens, cached of them from the server's cache, and out_tokens. */
 static double cost_of(const struct runner_config *cfg, double in_tokens, double cached,
                       double out_tokens)
@@ -991,7 +1012,7 @@ static void take_response(struct runner *r, struct client_response *resp, double
 int runner_run(const struct runner_config *cfg, struct runner_result *res)
 {
     struct runner r;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction old_int, old_term;
     double drain_deadline = 0;
     double first_submit_ms = 0, last_busy_ms = 0, inflight_area = 0, before;
     size_t inflight;
@@ -1041,19 +1062,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
             res->already_done++;
     r.to_send = res->planned - res->already_done;
 
-    signals_seen = first_signal = 0;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: waits end early */
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    /* from here a signal drains (tests wait for this line before they send one) */
-    if (r.to_send > 0)
-        fprintf(stderr,
-                "sending %ld trial(s): Ctrl-C or SIGTERM stops after the requests in flight, "
-                "and the run resumes\n",
-                r.to_send);
+    signals_install(&old_int, &old_term, r.to_send);
 
     for (;;) {
         double now = utc_monotonic_ms();
