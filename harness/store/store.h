@@ -324,6 +324,8 @@ int store_run_rename(struct store *st, const char *old_name, const char *new_nam
  * failed automatic flush).
  */
 int store_trial_put(struct store *st, const char *run, const struct trial_result *t);
+/* The same for a trial whose strings are borrowed (trial.h: struct trial_view). */
+int store_trial_put_view(struct store *st, const char *run, const struct trial_view *v);
 
 /*
  * Commit every buffered write in one transaction and refresh this handle's

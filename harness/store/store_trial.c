@@ -64,6 +64,20 @@ int store_trial_put(struct store *st, const char *run, const struct trial_result
     return store_queue_trial(st, run, t, 0);
 }
 
+int store_trial_put_view(struct store *st, const char *run, const struct trial_view *v)
+{
+    /* the view's strings in a trial_result for store_trial_put(), which only copies them */
+    struct trial_result t = v->figures;
+    t.question_id = (char *)v->question_id;
+    t.axes = (char *)v->axes;
+    t.finish_reason = (char *)v->finish_reason;
+    t.answer = (char *)v->answer;
+    t.reasoning = (char *)v->reasoning;
+    t.reused_from = (char *)v->reused_from;
+    t.error = (char *)v->error;
+    return store_trial_put(st, run, &t);
+}
+
 static int write_trial(struct store *st, const struct op *o)
 {
     sqlite3_stmt *s = store_stmt_get(st, o->merge ? S_TRIAL_MERGE : S_TRIAL_UPSERT);
