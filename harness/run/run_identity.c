@@ -12,6 +12,7 @@
 #include "store/store.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "base/strvec.h"
 #include "prompt/layout.h"
 #include "run/plan.h"
 
@@ -80,12 +81,49 @@ int run_identity_same_inputs(const struct run_info *a, const struct run_info *b,
     return same;
 }
 
+/* Does the settings' layout axis hold the layout named name? */
+static int uses_layout(const struct json *root, const char *name)
+{
+    const struct json *v = json_get(json_get(root, "axes"), "layout");
+    for (size_t i = 0; i < json_size(v); i++) {
+        const char *l = json_str(json_at(v, i));
+        if (l && !strcmp(l, name))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * "turn-overhead" and "turn-suffix" hold only the layouts the run's layout axis uses: runs
+ * recorded before that wrote every layout's (the unused ones 0), and a layout added since
+ * must not change an older run's identity.
+ */
+static void only_used_layouts(struct json *root)
+{
+    static const char *const keys[] = {"turn-overhead", "turn-suffix"};
+    for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+        struct json *o = (struct json *)json_get(root, keys[k]);
+        struct strvec drop = STRVEC_INIT;
+        if (!o)
+            continue;
+        for (const struct json *m = json_first(o); m; m = json_next(m))
+            if (!uses_layout(root, json_key(m)))
+                strvec_push(&drop, json_key(m));
+        for (size_t i = 0; i < drop.nr; i++)
+            json_remove(o, drop.v[i]);
+        strvec_clear(&drop);
+        if (!json_size(o))
+            json_remove(root, keys[k]);
+    }
+}
+
 char *run_identity_canonical_json(const char *json)
 {
     struct json *root = json_parse_str(json);
     char *ret;
     if (!root)
         return NULL;
+    only_used_layouts(root);
     json_sort_keys(root);
     ret = json_print_str(root, 0);
     json_free(root);
@@ -266,6 +304,7 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
                 json_add_str(ts, prompt_layout_name(l), o->turn_cost[l].suffix);
             }
     }
+    only_used_layouts(root);
     ret = json_print_str(root, 0);
     json_free(root);
     return ret;
