@@ -407,3 +407,75 @@ char *run_identity_reasoning_tags(const char *settings)
     json_free(o);
     return ret;
 }
+
+/* The settings that shape a prompt's bytes beside its trial key, equal in a and b? */
+static int same_prompt_settings(const struct run_info *a, const struct run_info *b)
+{
+    static const char *const keys[] = {"seed",        "template-overhead", "turn-overhead",
+                                       "turn-suffix", "completions",       "special",
+                                       "experiment"};
+    char *ca = run_identity_canonical_json(a->settings_json);
+    char *cb = run_identity_canonical_json(b->settings_json);
+    struct json *ja = json_parse_str(ca ? ca : "{}"), *jb = json_parse_str(cb ? cb : "{}");
+    int same = ja && jb;
+    for (size_t i = 0; same && i < sizeof(keys) / sizeof(*keys); i++) {
+        const struct json *x = json_get(ja, keys[i]), *y = json_get(jb, keys[i]);
+        same = (!x && !y) || (x && y && json_equal(x, y));
+    }
+    json_free(ja);
+    json_free(jb);
+    free(ca);
+    free(cb);
+    return same;
+}
+
+int run_identity_same_prompts(struct store *sa, const struct run_info *a, struct store *sb,
+                              const struct run_info *b, struct strbuf *why)
+{
+    struct strvec x = STRVEC_INIT, y = STRVEC_INIT;
+    size_t i = 0, j = 0, shared = 0, differ = 0, first = 0;
+    int ret = 1;
+
+    if (!run_identity_same_inputs(a, b, NULL, NULL) || !same_prompt_settings(a, b))
+        return 1; /* built from other inputs or settings: their prompts may differ */
+    if (store_trial_prompt_index(sa, a->name, &x) < 0 ||
+        store_trial_prompt_index(sb, b->name, &y) < 0) {
+        ret = -1;
+        goto out;
+    }
+    while (i < x.nr && j < y.nr) {
+        const char *tx = strchr(x.v[i], '\t'), *ty = strchr(y.v[j], '\t');
+        size_t lx = (size_t)(tx - x.v[i]), ly = (size_t)(ty - y.v[j]);
+        int c = strncmp(x.v[i], y.v[j], lx < ly ? lx : ly);
+        if (!c)
+            c = lx < ly ? -1 : lx > ly;
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            shared++;
+            if (strcmp(tx, ty) && !differ++)
+                first = i;
+            i++;
+            j++;
+        }
+    }
+    if (differ) {
+        const char *tx = strchr(x.v[first], '\t');
+        size_t k;
+        for (k = 0; k < y.nr && strncmp(y.v[k], x.v[first], (size_t)(tx - x.v[first]) + 1); k++)
+            ;
+        ret = 0;
+        if (why)
+            strbuf_addf(why,
+                        "they sent other prompts for the same trials: %zu of %zu shared trial "
+                        "keys (first %.*s: prompt %.12s... vs %.12s...)\n",
+                        differ, shared, (int)(tx - x.v[first]), x.v[first], tx + 1,
+                        k < y.nr ? strchr(y.v[k], '\t') + 1 : "?");
+    }
+out:
+    strvec_clear(&x);
+    strvec_clear(&y);
+    return ret;
+}
