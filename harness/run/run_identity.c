@@ -294,11 +294,12 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
     if (o->turn_cost) {
         /* what layout prompts are built against: the server's tokens per turn pair ... */
         struct json *to = json_add_object(root, "turn-overhead"), *ts = NULL;
-        for (int l = PROMPT_LAYOUT_CHAT; l < PROMPT_LAYOUT__COUNT; l++)
-            json_add_num(to, prompt_layout_name(l), (double)o->turn_cost[l].per_pair);
+        for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++)
+            if (prompt_layout_in_turns(l))
+                json_add_num(to, prompt_layout_name(l), (double)o->turn_cost[l].per_pair);
         /* ... and the text after a turn that its end merges with (only when any) */
-        for (int l = PROMPT_LAYOUT_CHAT; l < PROMPT_LAYOUT__COUNT; l++)
-            if (o->turn_cost[l].suffix[0]) {
+        for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++)
+            if (prompt_layout_in_turns(l) && o->turn_cost[l].suffix[0]) {
                 if (!ts)
                     ts = json_add_object(root, "turn-suffix");
                 json_add_str(ts, prompt_layout_name(l), o->turn_cost[l].suffix);

@@ -51,7 +51,7 @@ static void prompt_bytes(const struct runner_config *cfg, const struct built_pro
                          struct strbuf *out)
 {
     strbuf_reset(out);
-    if (cfg->chat && bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
+    if (cfg->chat && prompt_layout_in_turns(bp->layout)) {
         prompt_messages_json(bp, NULL, out);
     } else if (cfg->chat) {
         strbuf_add(out, bp->system.buf, bp->system.len);
@@ -66,7 +66,7 @@ void trial_request_make(const struct runner_config *cfg, const struct built_prom
                         const char *nonce, struct trial_request *tr)
 {
     struct client_request *req = &tr->req;
-    int layout = cfg->chat && bp->layout != PROMPT_LAYOUT_DOCUMENTS;
+    int layout = cfg->chat && prompt_layout_in_turns(bp->layout);
 
     trial_prompt_facts(bp, &tr->facts);
     if (cfg->store_prompts)
