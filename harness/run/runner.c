@@ -815,8 +815,7 @@ static void take_response(struct runner *r, struct client_response *resp, double
         struct strbuf msg = STRBUF_INIT;
         double score;
         enum trial_outcome o = trial_answer_outcome(cfg, s->trial, resp, &score, &msg);
-        record_trial(r, s, resp, o, score,
-                     o == OUTCOME_ERROR || !outcome_is_scored(o) ? msg.buf : NULL);
+        record_trial(r, s, resp, o, score, !outcome_is_scored(o) ? msg.buf : NULL);
         strbuf_release(&msg);
         if (o == OUTCOME_ERROR)
             check_error_rate(r);
