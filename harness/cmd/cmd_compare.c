@@ -351,6 +351,23 @@ static int compare_check_runs(struct compare_cmd *c)
         warning("comparing runs with different inputs: %s", why.buf);
     }
     strbuf_reset(&why);
+    /* what was sent: the same inputs and prompt settings must have sent the same prompts */
+    if (!run_identity_same_prompts(c->bst ? c->bst : c->st, &c->bi, c->st, &c->ci, &why)) {
+        strbuf_rtrim(&why);
+        if (!c->allow_diff) {
+            error("runs '%s' and '%s' are not comparable: %s\n"
+                  "(pass --allow-different-inputs to compare them anyway)",
+                  c->bi.name, c->ci.name, why.buf);
+            strbuf_addf(&c->refused,
+                        "runs '%s' and '%s' are not comparable (%s; --allow-different-inputs "
+                        "compares them anyway)",
+                        c->bi.name, c->ci.name, why.buf);
+            rc = DM_EXIT_INCONCLUSIVE;
+            goto out;
+        }
+        warning("comparing runs that sent other prompts: %s", why.buf);
+    }
+    strbuf_reset(&why);
     if (!run_identity_same_scoring(&c->bi, &c->ci, &why)) {
         strbuf_rtrim(&why);
         if (!c->allow_scoring) {

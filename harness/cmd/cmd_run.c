@@ -1081,6 +1081,10 @@ static int finish_run(struct run_ctx *c)
             fprintf(stderr, "  %5ld x %s\n", c->res.top_error_count[i], c->res.top_error[i]);
         resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
         break;
+    case RUNNER_INCOMPLETE:
+        error("run: incomplete: %s", c->res.message ? c->res.message : runner_end_name(c->res.end));
+        resume_hint(c->argc, c->argv, c->run_name, c->db, c->o.run != NULL);
+        break;
     case RUNNER_FATAL:
         error("run: the endpoint refused the run: %s",
               c->res.message ? c->res.message : "fatal error");

@@ -15,19 +15,51 @@
 
 #include "base/banned.h"
 
-static const char *const names[PROMPT_LAYOUT__COUNT] = {"documents", "chat", "tools", "tool-long"};
+const struct prompt_layout_def prompt_layouts[PROMPT_LAYOUT__COUNT] = {
+    [PROMPT_LAYOUT_DOCUMENTS] = {.name = "documents",
+                                 .in_turns = 0,
+                                 .turns_per_pair = 1,
+                                 .pairs_per_unit = 0,
+                                 .measured_as = PROMPT_LAYOUT_DOCUMENTS},
+    /* a user turn and an assistant turn per pair, one chunk per turn */
+    [PROMPT_LAYOUT_CHAT] = {.name = "chat",
+                            .in_turns = 1,
+                            .turns_per_pair = 2,
+                            .pairs_per_unit = 0.5,
+                            .measured_as = PROMPT_LAYOUT_CHAT},
+    /* a tool call and its result per chunk */
+    [PROMPT_LAYOUT_TOOLS] = {.name = "tools",
+                             .in_turns = 1,
+                             .turns_per_pair = 1,
+                             .pairs_per_unit = 1,
+                             .measured_as = PROMPT_LAYOUT_TOOLS},
+    /* one tool call whose result holds every chunk: one pair of the tools layout */
+    [PROMPT_LAYOUT_TOOL_LONG] = {.name = "tool-long",
+                                 .in_turns = 1,
+                                 .turns_per_pair = 1,
+                                 .pairs_per_unit = 0,
+                                 .measured_as = PROMPT_LAYOUT_TOOLS},
+};
+
+const char *const prompt_layout_names[PROMPT_LAYOUT__COUNT + 1] = {"documents", "chat", "tools",
+                                                                   "tool-long", NULL};
+
+int prompt_layout_in_turns(int layout)
+{
+    return layout > 0 && layout < PROMPT_LAYOUT__COUNT && prompt_layouts[layout].in_turns;
+}
 
 int prompt_layout_parse(const char *s, size_t n)
 {
     for (int i = 0; i < PROMPT_LAYOUT__COUNT; i++)
-        if (strlen(names[i]) == n && !memcmp(s, names[i], n))
+        if (strlen(prompt_layouts[i].name) == n && !memcmp(s, prompt_layouts[i].name, n))
             return i;
     return -1;
 }
 
 const char *prompt_layout_name(int layout)
 {
-    return layout >= 0 && layout < PROMPT_LAYOUT__COUNT ? names[layout] : "?";
+    return layout >= 0 && layout < PROMPT_LAYOUT__COUNT ? prompt_layouts[layout].name : "?";
 }
 
 size_t prompt_layout_turn_of(int layout, size_t i, size_t units)
@@ -45,7 +77,8 @@ size_t prompt_layout_turn_of(int layout, size_t i, size_t units)
 
 size_t prompt_layout_pairs(int layout, size_t turns)
 {
-    return layout == PROMPT_LAYOUT_CHAT ? (turns + 1) / 2 : turns;
+    size_t per = (size_t)prompt_layouts[layout].turns_per_pair;
+    return (turns + per - 1) / per;
 }
 
 void prompt_layout_split(struct built_prompt *p, int layout, const char *docs, size_t docs_len,

@@ -45,6 +45,24 @@ struct prompt_turn_cost {
     char suffix[PROMPT_TURN_SUFFIX_MAX];
 };
 
+/*
+ * The layout table: what each layout is, in one place. Option parsing takes its values from
+ * prompt_layout_names, the identity and the overhead measurement iterate it, and the builder
+ * reads a layout's row instead of testing enum values (docs/internals/adding-a-layout.md).
+ */
+struct prompt_layout_def {
+    const char *name;
+    int in_turns;          /* the documents go into earlier turns, not the template's block */
+    int turns_per_pair;    /* turns per pair (the unit the server's per-turn cost is measured in) */
+    double pairs_per_unit; /* pairs each document unit adds (its share of the per-pair cost) */
+    int measured_as;       /* the layout whose per-pair cost it is built against */
+};
+extern const struct prompt_layout_def prompt_layouts[PROMPT_LAYOUT__COUNT];
+/* The layouts' names in table order, NULL-terminated (--layout's values). */
+extern const char *const prompt_layout_names[PROMPT_LAYOUT__COUNT + 1];
+/* 1 when layout puts the documents into turns (a valid layout other than documents). */
+int prompt_layout_in_turns(int layout);
+
 /* The layout named s[0..n) ("documents", "chat", "tools", "tool-long"), or -1. */
 int prompt_layout_parse(const char *s, size_t n);
 /* "documents", "chat", ... */

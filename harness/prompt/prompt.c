@@ -1042,7 +1042,7 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     if (b->layout != PROMPT_LAYOUT_DOCUMENTS)
         /* the turns before the gold's cost their pairs' share of the server's tokens */
         out->gold_offset += (long)((double)out->gold_turn * (double)b->turn_overhead /
-                                       (b->layout == PROMPT_LAYOUT_CHAT ? 2.0 : 1.0) +
+                                       (double)prompt_layouts[b->layout].turns_per_pair +
                                    0.5);
     out->realized_depth = total > 0 ? (double)before / (double)total : 0.0;
     out->docs_nr = s->nr + (b->needles ? b->needles : r->q->gold_nr);

@@ -182,10 +182,11 @@ struct built_prompt {
     size_t *turn_end;
     size_t turns_nr, turns_alloc, gold_turn;
 };
+/* the buffers empty, every figure 0 (fields not named are zero) */
 #define BUILT_PROMPT_INIT                                                                          \
     {                                                                                              \
-        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, \
-            0, STRBUF_INIT, NULL, 0, 0, 0                                                          \
+        .system = STRBUF_INIT, .user = STRBUF_INIT, .text = STRBUF_INIT, .turns = STRBUF_INIT,     \
+        .turn_end = NULL                                                                           \
     }
 void built_prompt_init(struct built_prompt *p);
 void built_prompt_release(struct built_prompt *p);

@@ -538,12 +538,10 @@ static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct s
 {
     long deficit = s->fixed - base->fixed + CUT_SLACK, extra = 0;
     size_t at, nr = base->nr;
-    int layout = b->layout != PROMPT_LAYOUT_DOCUMENTS;
+    int layout = prompt_layout_in_turns(b->layout);
 
-    if (layout)
-        extra = b->layout == PROMPT_LAYOUT_CHAT    ? b->turn_overhead / 2
-                : b->layout == PROMPT_LAYOUT_TOOLS ? b->turn_overhead
-                                                   : 0;
+    if (layout) /* each unit's share of the server's per-pair tokens */
+        extra = (long)((double)b->turn_overhead * prompt_layouts[b->layout].pairs_per_unit);
 
     s->it = xmalloc(st_mult(nr ? nr : 1, sizeof(*s->it)));
     memcpy(s->it, base->it, nr * sizeof(*s->it));

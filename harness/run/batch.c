@@ -27,6 +27,8 @@
 #include "prompt/dataset.h"
 #include "prompt/prompt.h"
 #include "run/plan.h"
+#include "run/trial_send.h"
+#include "base/rng.h"
 #include "store/store.h"
 #include "store/store_batch.h"
 #include "base/utc.h"
@@ -46,14 +48,7 @@ void batch_config_init(struct batch_config *bc)
     bc->max_rounds = 5;
 }
 
-/* ---- test hook, signals, time ------------------------------------------------ */
-
-static void kill_point(const char *point)
-{
-    const char *want = getenv("DIPMAP_TEST_BATCH_KILL");
-    if (want && !strcmp(want, point))
-        raise(SIGKILL);
-}
+/* ---- signals ------------------------------------------------------------------ */
 
 static volatile sig_atomic_t interrupted;
 
@@ -74,6 +69,10 @@ struct bstate {
     size_t ninflight;
     struct strbuf err;
     struct built_prompt bp;
+    struct trial_request req; /* the request of the trial being written (trial_send.h) */
+    uint64_t nonce_next;      /* --no-cache-reuse nonces, as online */
+    long answers_checked;     /* answers whose prompt count was checked (the first may stop) */
+    struct strbuf mismatch;   /* a mismatch that stops the run once its batch is stored */
     int stop;
     double start;
     double spent;     /* USD of the lines stored this invocation (batch prices) */
@@ -230,14 +229,12 @@ static int add_trial(struct bstate *b, struct infile *in, size_t i, struct strbu
     const struct plan_trial *pt = &rc->plan->t[i];
     const struct question *q = &rc->gs->q[pt->question];
     struct prompt_request pr;
-    struct client_request req;
     struct client_cache_hints hints = {-1, -1, NULL, NULL, 0};
     struct strbuf body = STRBUF_INIT, cid = STRBUF_INIT;
     struct store_batch_trial *t;
-    char key[32];
+    char key[32], nonce[40];
 
-    prompt_request_for_trial(&pr, q, pt, rc->seed, rc->max_tokens, rc->chat);
-    pr.overhead = rc->overhead;
+    trial_prompt_request(rc, i, &pr);
     strbuf_reset(&b->err);
     if (prompt_build(rc->builder, &pr, &b->bp, &b->err) < 0) {
         set_message(b, RUNNER_INPUT_ERROR,
@@ -245,19 +242,22 @@ static int add_trial(struct bstate *b, struct infile *in, size_t i, struct strbu
                     pt->length, pt->depth_bp / 100.0, b->err.buf);
         return -1;
     }
-    memset(&req, 0, sizeof(req));
-    req.system = rc->chat ? b->bp.system.buf : NULL;
-    req.user = rc->chat ? b->bp.user.buf : b->bp.text.buf;
-    req.user_len = rc->chat ? b->bp.user.len : b->bp.text.len;
-    req.max_tokens = rc->max_tokens;
-    req.expected_prompt_tokens = b->bp.realized_len;
+    if (rc->no_reuse == RUNNER_REUSE_NONCE)
+        snprintf(nonce, sizeof(nonce), "[request %016llx]\n",
+                 (unsigned long long)rng_splitmix64(&b->nonce_next));
+    trial_request_make(rc, &b->bp, rc->no_reuse == RUNNER_REUSE_NONCE ? nonce : NULL, &b->req);
+    if (rc->store_prompts && trial_request_store_prompt(rc, &b->req) < 0) {
+        set_message(b, RUNNER_STORE_ERROR, "cannot store a rendered prompt in %s",
+                    store_path(rc->store));
+        return -1;
+    }
     if (rc->cache_keys) {
         /* the group's key: its depths share a prefix (the same rule as online) */
         snprintf(key, sizeof(key), "dipmap-%.16s", b->bp.sha256);
         hints.prompt_cache_key = key;
-        req.hints = &hints;
+        b->req.req.hints = &hints;
     }
-    client_request_body(rc->client, &req, &body);
+    client_request_body(rc->client, &b->req.req, &body);
     custom_id_of(rc, i, &cid);
     strbuf_reset(line);
     strbuf_addstr(line, "{\"custom_id\":");
@@ -277,13 +277,9 @@ static int add_trial(struct bstate *b, struct infile *in, size_t i, struct strbu
     t->depth_bp = pt->depth_bp;
     t->repeat = pt->repeat;
     t->axes = xstrdup(pt->axes ? pt->axes : "");
-    memcpy(t->prompt_sha256, b->bp.sha256, sizeof(t->prompt_sha256));
-    client_request_sha256(rc->client, &req, t->request_sha256);
-    t->realized_length = b->bp.realized_len;
-    t->realized_depth = b->bp.realized_depth;
-    t->gold_offset = b->bp.gold_offset;
-    t->gold_bm25_rank = (long)b->bp.gold_bm25_rank;
-    t->bm25_docs = (long)b->bp.bm25_docs;
+    t->facts = b->req.facts;
+    client_request_sha256(rc->client, &b->req.req, t->request_sha256);
+    b->req.req.hints = NULL;
     {
         double c = batch_cost(b->bc, (double)b->bp.realized_len, (double)rc->max_tokens);
         in->est_usd += c > 0 ? c : 0;
@@ -317,7 +313,6 @@ static int submit(struct bstate *b, struct infile *in)
         set_message(b, RUNNER_STORE_ERROR, "cannot record a batch in %s", store_path(rc->store));
         return -1;
     }
-    kill_point("prepared");
     strbuf_reset(&b->err);
     {
         struct strbuf name = STRBUF_INIT;
@@ -337,7 +332,6 @@ static int submit(struct bstate *b, struct infile *in)
         strbuf_release(&fid);
         return -1;
     }
-    kill_point("uploaded");
     if (store_batch_set(rc->store, id, "creating", NULL, NULL, NULL) < 0) {
         set_message(b, RUNNER_STORE_ERROR, "cannot update a batch in %s", store_path(rc->store));
         strbuf_release(&fid);
@@ -351,7 +345,6 @@ static int submit(struct bstate *b, struct infile *in)
         store_batch_set(rc->store, id, "uploaded", NULL, NULL, NULL);
         set_message(b, RUNNER_FATAL, "%s", b->err.buf);
     } else {
-        kill_point("created");
         if (store_batch_set(rc->store, id, "submitted", NULL, cb.id, cb.status) < 0) {
             set_message(b, RUNNER_STORE_ERROR, "cannot record batch %s in %s", cb.id,
                         store_path(rc->store));
@@ -361,7 +354,6 @@ static int submit(struct bstate *b, struct infile *in)
             b->committed += in->est_usd;
             fprintf(stderr, "batch %s: %zu requests (%.1f MB) submitted as %s\n", in->tag.buf,
                     in->n, (double)in->bytes / 1e6, cb.id);
-            kill_point("submitted");
         }
     }
     client_batch_release(&cb);
@@ -490,94 +482,32 @@ static size_t plan_index(const struct bstate *b, const struct store_batch_trial 
     return found;
 }
 
-static enum trial_outcome outcome_of(enum client_class c)
-{
-    switch (c) {
-    case CLIENT_OVERFLOW:
-        return OUTCOME_OVERFLOW;
-    case CLIENT_TRUNCATED:
-        return OUTCOME_TRUNCATED;
-    case CLIENT_EMPTY:
-        return OUTCOME_EMPTY;
-    case CLIENT_STARVED:
-        return OUTCOME_STARVED;
-    case CLIENT_FILTERED:
-        return OUTCOME_FILTERED;
-    default:
-        return OUTCOME_ERROR;
-    }
-}
-
-/* Store one answered line of member t (plan trial i). */
+/* Store one answered line of member m (plan trial i). */
 static void store_line(struct bstate *b, const struct store_batch_trial *m, size_t i,
                        struct client_response *resp)
 {
     const struct runner_config *rc = b->rc;
     struct runner_result *res = b->res;
-    struct trial_result t;
+    struct trial_answer_meta meta = {.attempts = 1, .sent_at = 0, .reused_from = NULL};
+    struct trial_view v;
+    const struct trial_result *t = &v.figures;
     enum trial_outcome outcome;
     double score = 0, in, out;
     struct strbuf msg = STRBUF_INIT;
-    const char *error_msg = NULL;
 
-    if (resp->cls == CLIENT_TRUNCATED && resp->reason == CLIENT_R_PROMPT_SHORT &&
-        !(rc->server_context > 0 &&
-          resp->prompt_tokens + rc->max_tokens + 16 >= rc->server_context))
-        resp->cls = CLIENT_OK; /* counted differently, not cut: scored (as online) */
-    if (resp->cls == CLIENT_OK) {
-        strbuf_reset(&b->err);
-        if (runner_score(rc, i, resp->content, &score, &b->err) < 0) {
-            outcome = OUTCOME_ERROR;
-            strbuf_addf(&msg, "cannot score: %s", b->err.buf);
-            error_msg = msg.buf;
-        } else {
-            outcome = score >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG;
-        }
-    } else {
-        outcome = outcome_of(resp->cls);
-        error_msg = resp->error ? resp->error : client_class_name(resp->cls);
-    }
-    trial_result_init(&t);
-    t.question_id = m->question_id;
-    t.length = m->length;
-    t.depth_bp = m->depth_bp;
-    t.repeat = m->repeat;
-    t.axes = m->axes;
-    memcpy(t.prompt_sha256, m->prompt_sha256, sizeof(t.prompt_sha256));
-    memcpy(t.request_sha256, m->request_sha256, sizeof(t.request_sha256));
-    t.realized_length = m->realized_length;
-    t.realized_depth = m->realized_depth;
-    t.gold_offset = m->gold_offset;
-    t.gold_bm25_rank = m->gold_bm25_rank;
-    t.bm25_docs = m->bm25_docs;
-    t.usage_prompt_tokens = resp->prompt_tokens;
-    t.outcome = outcome;
-    t.http_status = (int)resp->http_status;
-    t.attempts = 1;
-    t.completion_tokens = resp->completion_tokens;
-    t.reasoning_tokens = resp->reasoning_tokens;
-    t.reasoning_chars = resp->reasoning ? (long)strlen(resp->reasoning) : 0;
-    t.cut = resp->cut && outcome_is_scored(outcome);
-    t.finish_reason = resp->finish_reason;
-    t.answer = resp->content;
-    t.reasoning = resp->reasoning;
-    t.score = score;
-    t.error = (char *)error_msg;
-    t.finished_at = utc_now();
-    t.cache_n = resp->timings_cache_n;
-    t.prompt_n = resp->timings_prompt_n;
-    t.prompt_ms = resp->timings_prompt_ms;
-    t.cached_tokens = resp->cached_tokens;
-    if (store_trial_put(rc->store, rc->run_name, &t) < 0)
+    outcome = trial_answer_outcome(rc, i, resp, &score, &msg);
+    memcpy(resp->request_sha256, m->request_sha256, sizeof(resp->request_sha256));
+    if (trial_answer_record(rc, i, &m->facts, resp, outcome, score,
+                            outcome_is_scored(outcome) ? NULL : msg.buf, &meta, &v) < 0)
         set_message(b, RUNNER_STORE_ERROR, "cannot store trial %s/%ld/%d/%d", m->question_id,
                     m->length, m->depth_bp, m->repeat);
-    /* t's strings are borrowed */
     res->finished++;
     res->outcomes[outcome]++;
-    res->cut += t.cut;
-    in = resp->prompt_tokens >= 0                                  ? (double)resp->prompt_tokens
-         : resp->cls == CLIENT_OK || resp->cls == CLIENT_TRUNCATED ? (double)m->realized_length
-                                                                   : 0;
+    res->cut += t->cut;
+    in = resp->prompt_tokens >= 0 ? (double)resp->prompt_tokens
+         : resp->cls == CLIENT_OK || resp->cls == CLIENT_TRUNCATED
+             ? (double)m->facts.realized_length
+             : 0;
     out = resp->completion_tokens >= 0 ? (double)resp->completion_tokens : 0;
     res->prompt_tokens += (long)in;
     res->completion_tokens += (long)out;
@@ -588,7 +518,7 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
     }
     if (outcome == OUTCOME_STARVED)
         res->starved_reasoning_tokens +=
-            trial_reasoning_spent(t.reasoning_tokens, t.completion_tokens);
+            trial_reasoning_spent(t->reasoning_tokens, t->completion_tokens);
     {
         double c = batch_cost(b->bc, in, out);
         if (c >= 0)
@@ -599,6 +529,28 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
     if (!res->system_fingerprint && resp->system_fingerprint)
         res->system_fingerprint = xstrdup(resp->system_fingerprint);
     strbuf_release(&msg);
+}
+
+/*
+ * The server's count of an answered line against the run's (trial_count_mismatch(), the
+ * online rule): counted; on one of the first answers, with mismatches stopping the run, the
+ * run stops once the batch is stored (its lines are paid for).
+ */
+static void check_mismatch(struct bstate *b, const struct store_batch_trial *m,
+                           const struct client_response *resp)
+{
+    const struct runner_config *rc = b->rc;
+    double dev = trial_count_mismatch(rc, m->facts.realized_length, resp);
+    if (dev < 0)
+        return;
+    b->answers_checked++;
+    if (dev <= TRIAL_MISMATCH_RATIO)
+        return;
+    b->res->tokenizer_mismatches++;
+    if (dev > b->res->worst_mismatch)
+        b->res->worst_mismatch = dev;
+    if (rc->mismatch_stop && b->answers_checked <= TRIAL_MISMATCH_FIRST && !b->mismatch.len)
+        trial_mismatch_message(rc, m->facts.realized_length, resp, dev, &b->mismatch);
 }
 
 /* One line of an output or error file. */
@@ -640,7 +592,7 @@ static void take_line(struct bstate *b, struct store_batch_trial *m, size_t nm, 
     }
     client_response_init(&resp);
     client_classify_answer(b->rc->client, bl.status, NULL, bl.body, bl.body_len,
-                           hit->realized_length, b->rc->server_context, &resp);
+                           hit->facts.realized_length, b->rc->server_context, &resp);
     if (resp.cls == CLIENT_RETRYABLE) {
         b->requeued++; /* the server's reasons (5xx, 429): another batch */
     } else if (resp.cls == CLIENT_FATAL) {
@@ -649,6 +601,7 @@ static void take_line(struct bstate *b, struct store_batch_trial *m, size_t nm, 
                     client_reason_name(resp.reason), resp.error ? ": " : "",
                     resp.error ? resp.error : "", resp.http_status, bl.custom_id);
     } else {
+        check_mismatch(b, hit, &resp);
         store_line(b, hit, i, &resp);
     }
     client_response_release(&resp);
@@ -700,7 +653,6 @@ static int collect(struct bstate *b, const struct store_batch *sb, const struct 
                     cb->errors ? cb->errors : "the provider gave no reason");
         return -1;
     }
-    kill_point("final");
     if (store_batch_trials(b->rc->store, sb->id, &m, &nm) < 0) {
         set_message(b, RUNNER_STORE_ERROR, "cannot read batch %s from the store", cb->id);
         return -1;
@@ -719,6 +671,10 @@ static int collect(struct bstate *b, const struct store_batch *sb, const struct 
     if (malformed)
         fprintf(stderr, ", %ld malformed line(s)\n", malformed);
     store_batch_trials_free(m, nm);
+    if (b->mismatch.len) {
+        set_message(b, RUNNER_MISMATCH, "%s", b->mismatch.buf);
+        return -1;
+    }
     return 0;
 fail:
     store_batch_trials_free(m, nm);
@@ -848,7 +804,6 @@ static int attach_and_wait(struct bstate *b)
                     progress(b, sb, &cb);
                 store_batch_set(rc->store, sb->id, "submitted", NULL, NULL, cb.status);
                 live++;
-                kill_point("polled");
             }
             client_batch_release(&cb);
         }
@@ -933,7 +888,10 @@ int batch_run(const struct runner_config *rc, const struct batch_config *bc,
     b.res = res;
     b.start = utc_now();
     strbuf_init(&b.err, 0);
+    strbuf_init(&b.mismatch, 0);
     built_prompt_init(&b.bp);
+    b.req = (struct trial_request)TRIAL_REQUEST_INIT;
+    b.nonce_next = rc->jitter_seed ^ 0x6e6f6e6365ULL;
     res->end = RUNNER_COMPLETE;
     res->planned = (long)rc->plan->nr;
     res->schedule = RUNNER_SCHEDULE_CACHE;
@@ -972,10 +930,14 @@ int batch_run(const struct runner_config *rc, const struct batch_config *bc,
             break;
         }
         if (round >= bc->max_rounds) {
-            warning("%ld trial(s) still unanswered after %d batch rounds; running the same "
-                    "command again submits them",
-                    left, round);
-            res->end = RUNNER_INTERRUPTED;
+            /* nothing interrupted the run: the provider expired or failed these lines in
+               every round (exit 4, resumable) */
+            set_message(&b, RUNNER_INCOMPLETE,
+                        "%ld of %ld trial(s) still unanswered after %d batch rounds: the "
+                        "provider expired or failed their lines in every round; running the "
+                        "same command again submits them (--batch-fallback online sends the "
+                        "rest online)",
+                        left, (long)rc->plan->nr, round);
             break;
         }
         if (submit_pending(&b, &submitted) < 0 || interrupted) {
@@ -1010,6 +972,8 @@ out:
     store_done_set_free(b.done);
     inflight_clear(&b);
     built_prompt_release(&b.bp);
+    trial_request_release(&b.req);
+    strbuf_release(&b.mismatch);
     strbuf_release(&b.err);
     return 0;
 }

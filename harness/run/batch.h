@@ -17,12 +17,8 @@
  * BATCH_FALLBACK_ONLINE); a line refused for its own fault gets the online outcome. SIGINT
  * leaves submitted batches running (RUNNER_INTERRUPTED: the same command collects them);
  * cancel cancels them and stores what they finished. A batch the provider no longer knows is
- * reported (RUNNER_FATAL), never submitted again silently.
- *
- * Environment, for tests only: DIPMAP_TEST_BATCH_KILL=prepared|uploaded|created|submitted|
- * final makes the process SIGKILL itself at that point (after the batch is recorded, after
- * the upload, after the create answer before its id is stored, after its id is stored, when
- * a final batch is about to be downloaded).
+ * reported (RUNNER_FATAL), never submitted again silently. Lines the provider still expired
+ * or failed after max_rounds batches end the run incomplete (RUNNER_INCOMPLETE, resumable).
  */
 
 enum batch_fallback { BATCH_FALLBACK_BATCH = 0, BATCH_FALLBACK_ONLINE };

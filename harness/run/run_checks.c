@@ -233,9 +233,10 @@ static int measure_turn_overhead(struct run_ctx *c)
         for (i = 0; i < ax->values_nr; i++) {
             int l = prompt_layout_parse(ax->values[i], strlen(ax->values[i]));
             struct prompt_turn_cost tc;
-            if (l == PROMPT_LAYOUT_TOOL_LONG) /* one pair of the tools layout */
-                l = PROMPT_LAYOUT_TOOLS;
-            if (l <= PROMPT_LAYOUT_DOCUMENTS || measured[l])
+            if (!prompt_layout_in_turns(l))
+                continue;
+            l = prompt_layouts[l].measured_as; /* tool-long: one pair of the tools layout */
+            if (measured[l])
                 continue;
             measured[l] = 1;
             strbuf_reset(&c->err);
@@ -265,7 +266,8 @@ static int measure_turn_overhead(struct run_ctx *c)
             }
             fprintf(stderr, ")\n");
         }
-        c->turn_cost[PROMPT_LAYOUT_TOOL_LONG] = c->turn_cost[PROMPT_LAYOUT_TOOLS];
+        for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++)
+            c->turn_cost[l] = c->turn_cost[prompt_layouts[l].measured_as];
     }
     free(c->want.settings_json);
     c->want.settings_json = run_ctx_settings(c);

@@ -141,6 +141,10 @@ enum run_status run_ctx_end_status(const struct runner_result *res, int *ret, in
         status = RUN_BUDGET;
         *ret = DM_EXIT_INCONCLUSIVE;
         break;
+    case RUNNER_INCOMPLETE: /* resumable: the same command submits what is left */
+        status = RUN_INTERRUPTED;
+        *ret = DM_EXIT_INCONCLUSIVE;
+        break;
     case RUNNER_TOO_MANY_ERRORS:
     case RUNNER_STORE_ERROR:
         *ret = DM_EXIT_INFRA;

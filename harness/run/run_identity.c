@@ -12,6 +12,7 @@
 #include "store/store.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "base/strvec.h"
 #include "prompt/layout.h"
 #include "run/plan.h"
 
@@ -80,12 +81,49 @@ int run_identity_same_inputs(const struct run_info *a, const struct run_info *b,
     return same;
 }
 
+/* Does the settings' layout axis hold the layout named name? */
+static int uses_layout(const struct json *root, const char *name)
+{
+    const struct json *v = json_get(json_get(root, "axes"), "layout");
+    for (size_t i = 0; i < json_size(v); i++) {
+        const char *l = json_str(json_at(v, i));
+        if (l && !strcmp(l, name))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * "turn-overhead" and "turn-suffix" hold only the layouts the run's layout axis uses: runs
+ * recorded before that wrote every layout's (the unused ones 0), and a layout added since
+ * must not change an older run's identity.
+ */
+static void only_used_layouts(struct json *root)
+{
+    static const char *const keys[] = {"turn-overhead", "turn-suffix"};
+    for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+        struct json *o = (struct json *)json_get(root, keys[k]);
+        struct strvec drop = STRVEC_INIT;
+        if (!o)
+            continue;
+        for (const struct json *m = json_first(o); m; m = json_next(m))
+            if (!uses_layout(root, json_key(m)))
+                strvec_push(&drop, json_key(m));
+        for (size_t i = 0; i < drop.nr; i++)
+            json_remove(o, drop.v[i]);
+        strvec_clear(&drop);
+        if (!json_size(o))
+            json_remove(root, keys[k]);
+    }
+}
+
 char *run_identity_canonical_json(const char *json)
 {
     struct json *root = json_parse_str(json);
     char *ret;
     if (!root)
         return NULL;
+    only_used_layouts(root);
     json_sort_keys(root);
     ret = json_print_str(root, 0);
     json_free(root);
@@ -256,16 +294,18 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
     if (o->turn_cost) {
         /* what layout prompts are built against: the server's tokens per turn pair ... */
         struct json *to = json_add_object(root, "turn-overhead"), *ts = NULL;
-        for (int l = PROMPT_LAYOUT_CHAT; l < PROMPT_LAYOUT__COUNT; l++)
-            json_add_num(to, prompt_layout_name(l), (double)o->turn_cost[l].per_pair);
+        for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++)
+            if (prompt_layout_in_turns(l))
+                json_add_num(to, prompt_layout_name(l), (double)o->turn_cost[l].per_pair);
         /* ... and the text after a turn that its end merges with (only when any) */
-        for (int l = PROMPT_LAYOUT_CHAT; l < PROMPT_LAYOUT__COUNT; l++)
-            if (o->turn_cost[l].suffix[0]) {
+        for (int l = 0; l < PROMPT_LAYOUT__COUNT; l++)
+            if (prompt_layout_in_turns(l) && o->turn_cost[l].suffix[0]) {
                 if (!ts)
                     ts = json_add_object(root, "turn-suffix");
                 json_add_str(ts, prompt_layout_name(l), o->turn_cost[l].suffix);
             }
     }
+    only_used_layouts(root);
     ret = json_print_str(root, 0);
     json_free(root);
     return ret;
@@ -366,5 +406,77 @@ char *run_identity_reasoning_tags(const char *settings)
     const char *t = json_get_str(o, "reasoning-tags");
     char *ret = t ? xstrdup(t) : NULL;
     json_free(o);
+    return ret;
+}
+
+/* The settings that shape a prompt's bytes beside its trial key, equal in a and b? */
+static int same_prompt_settings(const struct run_info *a, const struct run_info *b)
+{
+    static const char *const keys[] = {"seed",        "template-overhead", "turn-overhead",
+                                       "turn-suffix", "completions",       "special",
+                                       "experiment"};
+    char *ca = run_identity_canonical_json(a->settings_json);
+    char *cb = run_identity_canonical_json(b->settings_json);
+    struct json *ja = json_parse_str(ca ? ca : "{}"), *jb = json_parse_str(cb ? cb : "{}");
+    int same = ja && jb;
+    for (size_t i = 0; same && i < sizeof(keys) / sizeof(*keys); i++) {
+        const struct json *x = json_get(ja, keys[i]), *y = json_get(jb, keys[i]);
+        same = (!x && !y) || (x && y && json_equal(x, y));
+    }
+    json_free(ja);
+    json_free(jb);
+    free(ca);
+    free(cb);
+    return same;
+}
+
+int run_identity_same_prompts(struct store *sa, const struct run_info *a, struct store *sb,
+                              const struct run_info *b, struct strbuf *why)
+{
+    struct strvec x = STRVEC_INIT, y = STRVEC_INIT;
+    size_t i = 0, j = 0, shared = 0, differ = 0, first = 0;
+    int ret = 1;
+
+    if (!run_identity_same_inputs(a, b, NULL, NULL) || !same_prompt_settings(a, b))
+        return 1; /* built from other inputs or settings: their prompts may differ */
+    if (store_trial_prompt_index(sa, a->name, &x) < 0 ||
+        store_trial_prompt_index(sb, b->name, &y) < 0) {
+        ret = -1;
+        goto out;
+    }
+    while (i < x.nr && j < y.nr) {
+        const char *tx = strchr(x.v[i], '\t'), *ty = strchr(y.v[j], '\t');
+        size_t lx = (size_t)(tx - x.v[i]), ly = (size_t)(ty - y.v[j]);
+        int c = strncmp(x.v[i], y.v[j], lx < ly ? lx : ly);
+        if (!c)
+            c = lx < ly ? -1 : lx > ly;
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            shared++;
+            if (strcmp(tx, ty) && !differ++)
+                first = i;
+            i++;
+            j++;
+        }
+    }
+    if (differ) {
+        const char *tx = strchr(x.v[first], '\t');
+        size_t k;
+        for (k = 0; k < y.nr && strncmp(y.v[k], x.v[first], (size_t)(tx - x.v[first]) + 1); k++)
+            ;
+        ret = 0;
+        if (why)
+            strbuf_addf(why,
+                        "they sent other prompts for the same trials: %zu of %zu shared trial "
+                        "keys (first %.*s: prompt %.12s... vs %.12s...)\n",
+                        differ, shared, (int)(tx - x.v[first]), x.v[first], tx + 1,
+                        k < y.nr ? strchr(y.v[k], '\t') + 1 : "?");
+    }
+out:
+    strvec_clear(&x);
+    strvec_clear(&y);
     return ret;
 }

@@ -89,6 +89,20 @@ int run_identity_same_series(const struct run_info *a, const struct run_info *b,
                              struct strbuf *why);
 
 /*
+ * What was sent: two runs of the same inputs whose prompt settings are equal (seed, template
+ * and turn overheads, completions, special tokens, experiment) build the same prompt for a
+ * trial key, so they must have sent the same bytes. Compares the stored prompt hashes of every
+ * trial key both runs hold (sa, sb: the stores holding a and b). Returns 1 (the same, or not
+ * expected to be), 0 with "they sent other prompts for the same trials: N of M shared trial
+ * keys (first KEY: prompt 1a2b... vs 9f8e...)" appended to why (when non-NULL), -1 on a store
+ * error. compare refuses such runs (a run recorded by a path that built other requests, such
+ * as --batch before the one trial pipeline).
+ */
+struct store;
+int run_identity_same_prompts(struct store *sa, const struct run_info *a, struct store *sb,
+                              const struct run_info *b, struct strbuf *why);
+
+/*
  * How a run was scored: "SCORER/VERSION" (its recorded scorer_version, or
  * the settings' "scorer" with version 1 for runs made before versions were
  * recorded), plus " tags OPEN,CLOSE" when it split other reasoning tags.

@@ -17,6 +17,7 @@
 #include "client/throttle.h"
 #include "prompt/prompt.h"
 #include "run/runner.h"
+#include "run/trial_send.h"
 
 struct prebuild;
 
@@ -26,16 +27,12 @@ struct slot {
     enum slot_state state;
     size_t trial; /* index into plan->t */
     int attempts;
-    double ready_ms; /* SLOT_WAITING: when the retry may go */
-    long realized_len;
-    double realized_depth;
-    long gold_offset;
-    long gold_bm25_rank, bm25_docs;
-    double est_tokens; /* prompt + answer budget, for --max-cost and --tpm */
-    char sha[SHA256_HEX_LEN + 1];
-    const char *reused_from; /* while finishing a reused trial: its source */
-    double sent_at;          /* wall time the latest attempt went out (0: not sent) */
-    int id_slot;             /* the llama.cpp slot its request in flight counts at, -1 none */
+    double ready_ms;           /* SLOT_WAITING: when the retry may go */
+    struct prompt_facts facts; /* of the prompt sent (trial_send.h) */
+    double est_tokens;         /* prompt + answer budget, for --max-cost and --tpm */
+    const char *reused_from;   /* while finishing a reused trial: its source */
+    double sent_at;            /* wall time the latest attempt went out (0: not sent) */
+    int id_slot;               /* the llama.cpp slot its request in flight counts at, -1 none */
 };
 
 /*
@@ -87,8 +84,7 @@ struct runner {
     long pending;             /* CACHE: unsent followers of the open groups */
     long open_below;          /* CACHE: a new group opens while pending is below this */
     uint64_t nonce_next;      /* --no-cache-reuse salts and nonces */
-    struct strbuf nonce;      /* the nonce-led first message of the request being sent */
-    struct strbuf messages;   /* a layout request's messages array (prompt_messages_json()) */
+    struct trial_request req; /* the request being sent (trial_send.h) */
     double start_wall;        /* wall clock at the start (send times per depth) */
 };
 

@@ -35,7 +35,6 @@
 /* Consecutive failed commits before the run gives up. */
 #define MAX_FLUSH_FAILURES 5
 /* A tokenizer mismatch: |usage.prompt_tokens / realized - 1| above this. */
-#define MISMATCH_RATIO 0.02
 
 int runner_progress_parse(const char *s, enum runner_progress *out)
 {
@@ -94,6 +93,8 @@ const char *runner_end_name(enum runner_end e)
         return "tokenizer mismatch";
     case RUNNER_STORE_ERROR:
         return "store error";
+    case RUNNER_INCOMPLETE:
+        return "incomplete";
     }
     return "unknown";
 }
@@ -387,62 +388,28 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
 {
     const struct runner_config *cfg = r->cfg;
     const struct plan_trial *pt = &cfg->plan->t[s->trial];
-    const struct question *q = &cfg->gs->q[pt->question];
-    struct trial_result t;
+    struct trial_answer_meta meta = {
+        .attempts = s->attempts, .sent_at = s->sent_at, .reused_from = s->reused_from};
+    struct trial_view v;
+    const struct trial_result *t = &v.figures;
 
-    trial_result_init(&t);
-    t.question_id = q->id;
-    t.length = pt->length;
-    t.depth_bp = pt->depth_bp;
-    t.repeat = pt->repeat;
-    t.axes = (char *)pt->axes;
-    memcpy(t.prompt_sha256, s->sha, sizeof(t.prompt_sha256));
-    t.realized_length = s->realized_len;
-    t.realized_depth = s->realized_depth;
-    t.gold_offset = s->gold_offset;
-    t.gold_bm25_rank = s->gold_bm25_rank;
-    t.bm25_docs = s->bm25_docs;
-    t.usage_prompt_tokens = resp ? resp->prompt_tokens : -1;
-    t.outcome = outcome;
-    t.http_status = resp ? (int)resp->http_status : 0;
-    t.attempts = s->attempts;
-    t.latency_ms = resp ? resp->latency_ms : 0;
-    t.completion_tokens = resp ? resp->completion_tokens : -1;
-    t.reasoning_tokens = resp ? resp->reasoning_tokens : -1;
-    t.reasoning_chars = resp && resp->reasoning ? (long)strlen(resp->reasoning) : 0;
-    t.cut = resp && resp->cut && outcome_is_scored(outcome);
-    t.reused_from = (char *)s->reused_from;
-    if (resp)
-        memcpy(t.request_sha256, resp->request_sha256, sizeof(t.request_sha256));
-    t.finish_reason = resp ? resp->finish_reason : NULL;
-    t.answer = resp ? resp->content : NULL;
-    t.reasoning = resp ? resp->reasoning : NULL;
-    t.score = score;
-    t.error = (char *)error_msg;
-    t.finished_at = utc_now();
-    t.cache_n = resp ? resp->timings_cache_n : -1;
-    t.prompt_n = resp ? resp->timings_prompt_n : -1;
-    t.prompt_ms = resp ? resp->timings_prompt_ms : -1;
-    t.cached_tokens = resp ? resp->cached_tokens : -1;
-    t.sent_at = s->sent_at;
-
-    if (store_trial_put(cfg->store, cfg->run_name, &t) < 0) {
-        set_message(r, "cannot store trial %s/%ld/%d/%d", q->id, pt->length, pt->depth_bp,
+    if (trial_answer_record(cfg, s->trial, &s->facts, resp, outcome, score, error_msg, &meta, &v) <
+        0) {
+        set_message(r, "cannot store trial %s/%ld/%d/%d", v.question_id, pt->length, pt->depth_bp,
                     pt->repeat);
         stop_with(r, RUNNER_STORE_ERROR);
     }
-    /* t's strings are borrowed: do not release t. */
     r->res->finished++;
     r->res->outcomes[outcome]++;
-    r->res->cut += t.cut;
-    if (t.cache_n >= 0 && t.prompt_n >= 0) {
+    r->res->cut += t->cut;
+    if (t->cache_n >= 0 && t->prompt_n >= 0) {
         r->res->timings_trials++;
-        r->res->cache_n += t.cache_n;
-        r->res->prompt_n += t.prompt_n;
+        r->res->cache_n += t->cache_n;
+        r->res->prompt_n += t->prompt_n;
     }
-    if (t.cached_tokens >= 0) {
+    if (t->cached_tokens >= 0) {
         r->res->cached_trials++;
-        r->res->cached_tokens += t.cached_tokens;
+        r->res->cached_tokens += t->cached_tokens;
     }
     if (s->sent_at > 0) {
         size_t d;
@@ -457,7 +424,7 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
     runner_order_final(r, s->trial);
     if (outcome == OUTCOME_STARVED)
         r->res->starved_reasoning_tokens +=
-            trial_reasoning_spent(t.reasoning_tokens, t.completion_tokens);
+            trial_reasoning_spent(t->reasoning_tokens, t->completion_tokens);
     if (outcome == OUTCOME_ERROR)
         count_error_message(r->res, error_msg);
     slot_free(r, s);
@@ -475,9 +442,7 @@ static int send_slot(struct runner *r, struct slot *s, double now)
     const struct question *q = &cfg->gs->q[pt->question];
     struct prompt_request pr;
 
-    prompt_request_for_trial(&pr, q, pt, cfg->seed, cfg->max_tokens, cfg->chat);
-    pr.overhead = cfg->overhead;
-    pr.turn_cost = cfg->turn_cost;
+    trial_prompt_request(cfg, s->trial, &pr);
     strbuf_reset(&r->err);
     if (prompt_build(cfg->builder, &pr, &r->bp, &r->err) < 0) {
         set_message(r, "cannot build the prompt of question %s at length %ld, depth %g%%: %s",
@@ -536,90 +501,33 @@ static void finish_reused(struct runner *r, struct slot *s, const struct trial_r
 static int send_built(struct runner *r, struct slot *s, const struct built_prompt *bp, double now)
 {
     const struct runner_config *cfg = r->cfg;
-    struct client_request req;
+    struct client_request *req = &r->req.req;
     struct client_cache_hints hints;
-    char salt[32];
+    char salt[32], nonce[40];
 
-    s->realized_len = bp->realized_len;
-    s->realized_depth = bp->realized_depth;
-    s->gold_offset = bp->gold_offset;
-    s->gold_bm25_rank = (long)bp->gold_bm25_rank;
-    s->bm25_docs = (long)bp->bm25_docs;
-    memcpy(s->sha, bp->sha256, sizeof(s->sha));
+    if (cfg->no_reuse == RUNNER_REUSE_NONCE)
+        snprintf(nonce, sizeof(nonce), "[request %016llx]\n",
+                 (unsigned long long)rng_splitmix64(&r->nonce_next));
+    trial_request_make(cfg, bp, cfg->no_reuse == RUNNER_REUSE_NONCE ? nonce : NULL, &r->req);
+    s->facts = r->req.facts;
     s->est_tokens = (double)bp->realized_len + (double)cfg->max_tokens;
     s->id_slot = -1;
 
-    if (cfg->store_prompts && s->attempts == 0) {
-        struct strbuf all = STRBUF_INIT;
-        int rc;
-        if (cfg->chat && bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
-            prompt_messages_json(bp, NULL, &all); /* hashed the same (prompt_build()) */
-        } else if (cfg->chat) {
-            strbuf_add(&all, bp->system.buf, bp->system.len);
-            strbuf_addch(&all, '\0');
-            strbuf_add(&all, bp->user.buf, bp->user.len);
-        } else {
-            strbuf_add(&all, bp->text.buf, bp->text.len);
-        }
-        rc = store_prompt_put(cfg->store, all.buf, all.len, NULL);
-        strbuf_release(&all);
-        if (rc < 0) {
-            set_message(r, "cannot store a rendered prompt in %s", store_path(cfg->store));
-            stop_with(r, RUNNER_STORE_ERROR);
-            slot_free(r, s);
-            return -1;
-        }
+    if (cfg->store_prompts && s->attempts == 0 && trial_request_store_prompt(cfg, &r->req) < 0) {
+        set_message(r, "cannot store a rendered prompt in %s", store_path(cfg->store));
+        stop_with(r, RUNNER_STORE_ERROR);
+        slot_free(r, s);
+        return -1;
     }
-
-    memset(&req, 0, sizeof(req));
-    req.system = cfg->chat ? bp->system.buf : NULL;
-    req.user = cfg->chat ? bp->user.buf : bp->text.buf;
-    req.user_len = cfg->chat ? bp->user.len : bp->text.len;
-    if (cfg->chat && bp->layout != PROMPT_LAYOUT_DOCUMENTS) {
-        strbuf_reset(&r->messages);
-        prompt_messages_json(bp, NULL, &r->messages);
-        req.messages = r->messages.buf;
-    }
-    req.max_tokens = cfg->max_tokens;
-    req.expected_prompt_tokens = bp->realized_len;
-    req.context_tokens = cfg->server_context;
-    req.tag = s;
+    req->tag = s;
     runner_order_hints(r, s, &hints, salt);
-    req.hints = &hints;
-    if (cfg->no_reuse == RUNNER_REUSE_NONCE) {
-        /* a unique first line: no two requests share a prefix (--no-cache-reuse) */
-        const char *first = req.system && *req.system ? req.system : req.user;
-        size_t first_len = req.system && *req.system ? strlen(req.system) : req.user_len;
-        strbuf_reset(&r->nonce);
-        strbuf_addf(&r->nonce, "[request %016llx]\n",
-                    (unsigned long long)rng_splitmix64(&r->nonce_next));
-        if (cfg->tokenizer) {
-            long n = tokenizer_count(cfg->tokenizer, r->nonce.buf, r->nonce.len);
-            req.expected_prompt_tokens += n > 0 ? n : 0;
-        }
-        if (req.messages) {
-            /* a layout: the nonce opens the first message's content */
-            struct strbuf pre = STRBUF_INIT;
-            strbuf_add(&pre, r->nonce.buf, r->nonce.len);
-            strbuf_reset(&r->messages);
-            prompt_messages_json(bp, pre.buf, &r->messages);
-            req.messages = r->messages.buf;
-            strbuf_release(&pre);
-        }
-        strbuf_add(&r->nonce, first, first_len);
-        if (first == req.system)
-            req.system = r->nonce.buf;
-        else {
-            req.user = r->nonce.buf;
-            req.user_len = r->nonce.len;
-        }
-    }
+    req->hints = &hints;
 
     if (cfg->reuse && s->attempts == 0) {
         char hex[SHA256_HEX_LEN + 1];
         const char *src = NULL;
         const struct trial_result *old;
-        client_request_sha256(cfg->client, &req, hex);
+        client_request_sha256(cfg->client, req, hex);
         old = reuse_find(cfg->reuse, hex, &src);
         if (old) {
             finish_reused(r, s, old, hex, src);
@@ -635,7 +543,7 @@ static int send_built(struct runner *r, struct slot *s, const struct built_promp
     throttle_bucket_take(&r->tpm, s->est_tokens, now);
     s->sent_at = utc_now();
     strbuf_reset(&r->err);
-    if (client_submit(cfg->client, &req, &r->err) < 0) {
+    if (client_submit(cfg->client, req, &r->err) < 0) {
         /* Could not even set the transfer up: an attempt that failed locally. */
         if (s->attempts < cfg->max_attempts) {
             s->state = SLOT_WAITING;
@@ -683,7 +591,7 @@ static double committed_cost(const struct runner *r)
     for (i = 0; i < r->nslots; i++) {
         if (r->slots[i].state == SLOT_FREE)
             continue;
-        in += (double)r->slots[i].realized_len;
+        in += (double)r->slots[i].facts.realized_length;
         out += (double)r->cfg->max_tokens;
     }
     return cost_of(r->cfg, in, 0, out);
@@ -793,20 +701,6 @@ static double fill_window(struct runner *r, double now)
 /* ---- results ------------------------------------------------------------- */
 
 /*
- * The server says it cut the prompt: a context shift leaves it at the
- * context size. With the context unknown, a shorter count says nothing about
- * a cut: it is a tokenizer mismatch.
- */
-static int server_cut(const struct runner_config *cfg, const struct client_response *resp)
-{
-    return cfg->server_context > 0 &&
-           resp->prompt_tokens + cfg->max_tokens + 16 >= cfg->server_context;
-}
-
-/* Answers whose prompt count can stop the run as a tokenizer mismatch. */
-#define MISMATCH_FIRST 8
-
-/*
  * The server counts this prompt more than 2% off the run's count (content +
  * template overhead, like with like): counted as a mismatch, and on one of
  * the first answers the run stops when mismatches stop it. The trial itself
@@ -816,25 +710,21 @@ static int server_cut(const struct runner_config *cfg, const struct client_respo
 static void check_mismatch(struct runner *r, const struct slot *s,
                            const struct client_response *resp)
 {
-    double dev;
-    if (resp->prompt_tokens <= 0 || s->realized_len <= 0 ||
-        (resp->cls == CLIENT_TRUNCATED && resp->reason != CLIENT_R_PROMPT_SHORT) ||
-        (resp->reason == CLIENT_R_PROMPT_SHORT && server_cut(r->cfg, resp)))
+    long realized = s->facts.realized_length;
+    double dev = trial_count_mismatch(r->cfg, realized, resp);
+    if (dev < 0)
         return;
     r->answers_checked++;
-    dev = fabs((double)resp->prompt_tokens / (double)s->realized_len - 1.0);
-    if (dev <= MISMATCH_RATIO)
+    if (dev <= TRIAL_MISMATCH_RATIO)
         return;
     r->res->tokenizer_mismatches++;
     if (dev > r->res->worst_mismatch)
         r->res->worst_mismatch = dev;
-    if (r->cfg->mismatch_stop && r->answers_checked <= MISMATCH_FIRST) {
-        set_message(r,
-                    "tokenizer mismatch: the server counted %ld prompt tokens where the "
-                    "run's tokenizer counted %ld (template overhead %ld included), %.1f%% "
-                    "off: the lengths are not in the model's tokens; use --tokenizer server "
-                    "or the model's tokenizer (or --allow-tokenizer-mismatch to keep going)",
-                    resp->prompt_tokens, s->realized_len, r->cfg->overhead, dev * 100);
+    if (r->cfg->mismatch_stop && r->answers_checked <= TRIAL_MISMATCH_FIRST) {
+        struct strbuf msg = STRBUF_INIT;
+        trial_mismatch_message(r->cfg, realized, resp, dev, &msg);
+        set_message(r, "%s", msg.buf);
+        strbuf_release(&msg);
         stop_with(r, RUNNER_MISMATCH);
         return;
     }
@@ -844,7 +734,7 @@ static void check_mismatch(struct runner *r, const struct slot *s,
         warning("tokenizer mismatch: the server counted %ld prompt tokens where the run's "
                 "tokenizer counted %ld (%.1f%% off); lengths are not in the model's tokens "
                 "(use --tokenizer server or the model's tokenizer)",
-                resp->prompt_tokens, s->realized_len, dev * 100);
+                resp->prompt_tokens, realized, dev * 100);
     }
 }
 
@@ -878,8 +768,6 @@ static void take_response(struct runner *r, struct client_response *resp, double
 {
     const struct runner_config *cfg = r->cfg;
     struct slot *s = resp->tag;
-    const struct plan_trial *pt = &cfg->plan->t[s->trial];
-    const struct question *q = &cfg->gs->q[pt->question];
     long before = r->aimd.decreases;
     double in, out;
 
@@ -953,7 +841,7 @@ static void take_response(struct runner *r, struct client_response *resp, double
     in = resp->prompt_tokens >= 0 ? (double)resp->prompt_tokens
          : (resp->cls == CLIENT_OK || resp->cls == CLIENT_TRUNCATED || resp->cls == CLIENT_EMPTY ||
             resp->cls == CLIENT_STARVED)
-             ? (double)s->realized_len
+             ? (double)s->facts.realized_length
              : 0;
     out = resp->completion_tokens >= 0 ? (double)resp->completion_tokens : 0;
     r->res->prompt_tokens += (long)in;
@@ -964,46 +852,14 @@ static void take_response(struct runner *r, struct client_response *resp, double
         r->res->prompt_cached += resp->timings_cache_n;
     throttle_bucket_adjust(&r->tpm, s->est_tokens - (in + out));
     check_mismatch(r, s, resp);
-    if (resp->cls == CLIENT_TRUNCATED && resp->reason == CLIENT_R_PROMPT_SHORT &&
-        !server_cut(cfg, resp))
-        resp->cls = CLIENT_OK; /* counted differently, not cut: a mismatch, scored as usual */
-
-    switch (resp->cls) {
-    case CLIENT_OK: {
-        double score = 0;
-        strbuf_reset(&r->err);
-        if (score_trial(cfg, pt, q, resp->content, &score, &r->err) < 0) {
-            struct strbuf msg = STRBUF_INIT;
-            strbuf_addf(&msg, "cannot score: %s", r->err.buf);
-            record_trial(r, s, resp, OUTCOME_ERROR, 0, msg.buf);
-            strbuf_release(&msg);
+    {
+        struct strbuf msg = STRBUF_INIT;
+        double score;
+        enum trial_outcome o = trial_answer_outcome(cfg, s->trial, resp, &score, &msg);
+        record_trial(r, s, resp, o, score, !outcome_is_scored(o) ? msg.buf : NULL);
+        strbuf_release(&msg);
+        if (o == OUTCOME_ERROR)
             check_error_rate(r);
-            return;
-        }
-        record_trial(r, s, resp, score >= 0.5 ? OUTCOME_CORRECT : OUTCOME_WRONG, score, NULL);
-        return;
-    }
-    case CLIENT_OVERFLOW:
-        record_trial(r, s, resp, OUTCOME_OVERFLOW, 0,
-                     resp->error ? resp->error : "context exceeded");
-        return;
-    case CLIENT_TRUNCATED:
-        record_trial(r, s, resp, OUTCOME_TRUNCATED, 0, resp->error ? resp->error : "truncated");
-        return;
-    case CLIENT_EMPTY:
-        record_trial(r, s, resp, OUTCOME_EMPTY, 0, resp->error ? resp->error : "empty answer");
-        return;
-    case CLIENT_STARVED:
-        record_trial(r, s, resp, OUTCOME_STARVED, 0, resp->error ? resp->error : "no answer");
-        return;
-    case CLIENT_FILTERED:
-        record_trial(r, s, resp, OUTCOME_FILTERED, 0, resp->error ? resp->error : "content filter");
-        return;
-    default:
-        record_trial(r, s, resp, OUTCOME_ERROR, 0,
-                     resp->error ? resp->error : "unexpected response");
-        check_error_rate(r);
-        return;
     }
 }
 
@@ -1041,8 +897,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     r.last_flush_ms = r.last_progress_ms = r.start_ms;
     r.probing = cfg->probe_first;
     r.start_wall = utc_now();
-    strbuf_init(&r.nonce, 0);
-    strbuf_init(&r.messages, 0);
+    r.req = (struct trial_request)TRIAL_REQUEST_INIT;
     r.nonce_next = cfg->jitter_seed ^ 0x6e6f6e6365ULL;
     runner_order_init(&r);
     r.pb = runner_prebuild_start(cfg, r.ord, r.grp);
@@ -1150,8 +1005,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     runner_order_release(&r);
     built_prompt_release(&r.bp);
     strbuf_release(&r.err);
-    strbuf_release(&r.nonce);
-    strbuf_release(&r.messages);
+    trial_request_release(&r.req);
     free(r.slots);
     return 0;
 }

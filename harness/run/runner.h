@@ -167,7 +167,8 @@ enum runner_end {
     RUNNER_FATAL,           /* the endpoint refused the run (fatal_reason) */
     RUNNER_INPUT_ERROR,     /* a prompt could not be built (e.g. not enough filler) */
     RUNNER_STORE_ERROR,     /* the store could not be written */
-    RUNNER_MISMATCH         /* the server counts prompts differently (message says how) */
+    RUNNER_MISMATCH,        /* the server counts prompts differently (message says how) */
+    RUNNER_INCOMPLETE       /* --batch: trials left after the resubmission rounds (message) */
 };
 
 /* "complete", "interrupted", ... */

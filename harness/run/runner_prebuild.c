@@ -124,12 +124,8 @@ static int pb_claim_group(struct prebuild *pb, struct pb_worker *w, size_t *tria
 
 static void pb_build(const struct runner_config *cfg, struct prompt_builder *b, struct prebuilt *e)
 {
-    const struct plan_trial *pt = &cfg->plan->t[e->trial];
     struct prompt_request pr;
-    prompt_request_for_trial(&pr, &cfg->gs->q[pt->question], pt, cfg->seed, cfg->max_tokens,
-                             cfg->chat);
-    pr.overhead = cfg->overhead;
-    pr.turn_cost = cfg->turn_cost;
+    trial_prompt_request(cfg, e->trial, &pr);
     strbuf_reset(&e->err);
     e->failed = prompt_build(b, &pr, &e->bp, &e->err) < 0;
 }

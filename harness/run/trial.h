@@ -60,8 +60,22 @@ struct trial_key {
 };
 
 /*
+ * The facts of one built prompt that a stored trial keeps: the one record the runner's slot,
+ * the batch path's members (store_batch.h) and the request (trial_send.h) carry, copied by
+ * assignment; trial_result_set_facts() is the one place they become a trial's columns.
+ */
+struct prompt_facts {
+    char sha256[SHA256_HEX_LEN + 1]; /* prompt_sha256: the prompt bytes sent, "" unknown */
+    long realized_length;            /* tokens of the whole request (template overhead in) */
+    double realized_depth;           /* share of distractor tokens before the gold */
+    long gold_offset;                /* token offset of the gold block */
+    long gold_bm25_rank, bm25_docs;  /* the gold's BM25 rank among bm25_docs; 0 unknown */
+};
+
+/*
  * One finished (or pending) trial as stored. Strings are owned by the struct
- * and released with trial_result_release(); any may be NULL.
+ * and released with trial_result_release(); any may be NULL. (A trial about to
+ * be stored whose strings are borrowed is a struct trial_view.)
  */
 struct trial_result {
     char *question_id;
@@ -165,11 +179,27 @@ struct trial_point_set {
 };
 #define TRIAL_POINT_SET_INIT                                                                       \
     {                                                                                              \
-        NULL, 0, 0, STRPOOL_INIT                                                                   \
+        .v = NULL, .nr = 0, .alloc = 0, .str = STRPOOL_INIT                                        \
     }
 /* Append the point of t; its strings are copied into the set once. */
 void trial_point_set_add(struct trial_point_set *s, const struct trial_result *t);
 void trial_point_set_release(struct trial_point_set *s);
+
+/*
+ * A trial about to be stored whose strings are borrowed (the plan's key, the answer, an
+ * error text; trial_send.h fills them): never released. figures holds every other field (its
+ * own strings NULL). store_trial_put_view() copies what it keeps.
+ */
+struct trial_view {
+    const char *question_id, *axes;
+    const char *finish_reason, *answer, *reasoning, *reused_from, *error;
+    struct trial_result figures;
+};
+
+/* A prompt's facts into t's columns (prompt_sha256, realized_length, ...). */
+void trial_result_set_facts(struct trial_result *t, const struct prompt_facts *f);
+/* t's columns as facts. */
+void trial_result_facts(const struct trial_result *t, struct prompt_facts *out);
 
 void trial_result_init(struct trial_result *t);
 void trial_result_release(struct trial_result *t);

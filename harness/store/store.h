@@ -330,6 +330,15 @@ int store_run_rename(struct store *st, const char *old_name, const char *new_nam
  * failed automatic flush).
  */
 int store_trial_put(struct store *st, const char *run, const struct trial_result *t);
+/*
+ * The prompt hash of each of run's trials that has one, as "KEY\tSHA256" lines (KEY:
+ * "QID|LENGTH|DEPTH_BP|REPEAT|AXES") in KEY order, appended to out (run_identity.h compares
+ * two runs' prompts with it). 0, 1 no such run, -1.
+ */
+struct strvec;
+int store_trial_prompt_index(struct store *st, const char *run, struct strvec *out);
+/* The same for a trial whose strings are borrowed (trial.h: struct trial_view). */
+int store_trial_put_view(struct store *st, const char *run, const struct trial_view *v);
 
 /*
  * Commit every buffered write in one transaction and refresh this handle's

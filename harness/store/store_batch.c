@@ -112,14 +112,14 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
         sqlite3_bind_int(s, 5, t[i].depth_bp);
         sqlite3_bind_int(s, 6, t[i].repeat);
         store_bind_text(s, 7, t[i].axes ? t[i].axes : "");
-        store_bind_text(s, 8, t[i].prompt_sha256);
+        store_bind_text(s, 8, t[i].facts.sha256);
         store_bind_text(s, 9, t[i].request_sha256);
-        sqlite3_bind_int64(s, 10, t[i].realized_length);
-        sqlite3_bind_double(s, 11, t[i].realized_depth);
-        sqlite3_bind_int64(s, 12, t[i].gold_offset);
-        if (t[i].gold_bm25_rank > 0) {
-            sqlite3_bind_int64(s, 13, t[i].gold_bm25_rank);
-            sqlite3_bind_int64(s, 14, t[i].bm25_docs);
+        sqlite3_bind_int64(s, 10, t[i].facts.realized_length);
+        sqlite3_bind_double(s, 11, t[i].facts.realized_depth);
+        sqlite3_bind_int64(s, 12, t[i].facts.gold_offset);
+        if (t[i].facts.gold_bm25_rank > 0) {
+            sqlite3_bind_int64(s, 13, t[i].facts.gold_bm25_rank);
+            sqlite3_bind_int64(s, 14, t[i].facts.bm25_docs);
         } else {
             sqlite3_bind_null(s, 13);
             sqlite3_bind_null(s, 14);
@@ -258,13 +258,13 @@ int store_batch_trials(struct store *st, long id, struct store_batch_trial **out
         t->depth_bp = sqlite3_column_int(s, 3);
         t->repeat = sqlite3_column_int(s, 4);
         t->axes = store_col_text(s, 5);
-        copy_hex(t->prompt_sha256, sqlite3_column_text(s, 6));
+        copy_hex(t->facts.sha256, sqlite3_column_text(s, 6));
         copy_hex(t->request_sha256, sqlite3_column_text(s, 7));
-        t->realized_length = (long)sqlite3_column_int64(s, 8);
-        t->realized_depth = sqlite3_column_double(s, 9);
-        t->gold_offset = (long)sqlite3_column_int64(s, 10);
-        t->gold_bm25_rank = (long)sqlite3_column_int64(s, 11); /* NULL reads 0: unknown */
-        t->bm25_docs = (long)sqlite3_column_int64(s, 12);
+        t->facts.realized_length = (long)sqlite3_column_int64(s, 8);
+        t->facts.realized_depth = sqlite3_column_double(s, 9);
+        t->facts.gold_offset = (long)sqlite3_column_int64(s, 10);
+        t->facts.gold_bm25_rank = (long)sqlite3_column_int64(s, 11); /* NULL reads 0: unknown */
+        t->facts.bm25_docs = (long)sqlite3_column_int64(s, 12);
     }
     if (rc != SQLITE_DONE) {
         store_db_error(st, "cannot read a batch's trials");

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "base/sha256.h"
+#include "run/trial.h"
 
 struct store;
 
@@ -35,12 +36,8 @@ struct store_batch_trial {
     int depth_bp;
     int repeat;
     char *axes; /* "" none */
-    char prompt_sha256[SHA256_HEX_LEN + 1];
     char request_sha256[SHA256_HEX_LEN + 1];
-    long realized_length;
-    double realized_depth;
-    long gold_offset;
-    long gold_bm25_rank, bm25_docs; /* 0 unknown (trial.h) */
+    struct prompt_facts facts; /* its prompt's (trial.h; gold_bm25_rank 0 unknown) */
 };
 
 void store_batch_release(struct store_batch *b);

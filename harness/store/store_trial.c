@@ -64,6 +64,20 @@ int store_trial_put(struct store *st, const char *run, const struct trial_result
     return store_queue_trial(st, run, t, 0);
 }
 
+int store_trial_put_view(struct store *st, const char *run, const struct trial_view *v)
+{
+    /* the view's strings in a trial_result for store_trial_put(), which only copies them */
+    struct trial_result t = v->figures;
+    t.question_id = (char *)v->question_id;
+    t.axes = (char *)v->axes;
+    t.finish_reason = (char *)v->finish_reason;
+    t.answer = (char *)v->answer;
+    t.reasoning = (char *)v->reasoning;
+    t.reused_from = (char *)v->reused_from;
+    t.error = (char *)v->error;
+    return store_trial_put(st, run, &t);
+}
+
 static int write_trial(struct store *st, const struct op *o)
 {
     sqlite3_stmt *s = store_stmt_get(st, o->merge ? S_TRIAL_MERGE : S_TRIAL_UPSERT);
@@ -318,6 +332,35 @@ int store_trial_answer(struct store *st, const char *run, const struct trial_key
     if (rc == SQLITE_DONE)
         return 1;
     return store_db_error(st, "cannot read a trial's answer");
+}
+
+int store_trial_prompt_index(struct store *st, const char *run, struct strvec *out)
+{
+    sqlite3_int64 id;
+    sqlite3_stmt *s = NULL;
+    int rc = store_run_id(st, run, &id);
+    if (rc)
+        return rc;
+    if (st->version < 6)
+        return 0; /* no axes column: keys cannot be told apart; nothing to check */
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT question_id || '|' || length || '|' || depth_bp || '|' || repeat"
+                           " || '|' || axes, prompt_sha256 FROM trials WHERE run_id = ?1 AND"
+                           " prompt_sha256 IS NOT NULL AND prompt_sha256 <> '' ORDER BY 1",
+                           -1, &s, NULL) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return store_db_error(st, "cannot read a run's prompt hashes");
+    }
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct strbuf e = STRBUF_INIT;
+        strbuf_addf(&e, "%s\t%s", (const char *)sqlite3_column_text(s, 0),
+                    (const char *)sqlite3_column_text(s, 1));
+        strvec_push(out, e.buf);
+        strbuf_release(&e);
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : store_db_error(st, "cannot read a run's prompt hashes");
 }
 
 int store_points_load(struct store *st, const char *run, struct trial_point_set *out)

@@ -13,8 +13,8 @@ run_args
 ARGS=("${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --db t.db --run c --batch --batch-poll 0.05)
 "$DIPMAP" run "${ARGS[@]}" >out1 2>err1 &
 pid=$!
-for i in $(seq 200); do grep -q 'submitted as' err1 && break; sleep 0.05; done
-sleep 0.3
+# polling: the batch's first status is printed (the signal handlers are in place since the start)
+for i in $(seq 400); do grep -q ': validating' err1 && break; sleep 0.05; done
 kill -INT $pid
 wait $pid
 rc=$?
@@ -33,8 +33,7 @@ expect_code 130 "$DIPMAP" run "${ARGS[@]}" --batch-cancel
 # the provider forgot the run's batch (another endpoint, a purged account): reported, not resubmitted
 "$DIPMAP" run "${ARGS[@]}" --run u >out2 2>err2 &
 pid=$!
-for i in $(seq 200); do grep -q 'submitted as' err2 && break; sleep 0.05; done
-sleep 0.2
+for i in $(seq 400); do grep -q ': validating' err2 && break; sleep 0.05; done
 kill -INT $pid
 wait $pid
 start_sim sim2 --dataset golden.jsonl

@@ -60,11 +60,17 @@ for a, b in zip(lines, lines[1:]):
         assert a["x"] > b["x"], (a["question_id"], a["T"], a["x"], b["x"])
 PY
 
-# kill -9 while the batch is in progress at the provider, then the same command
+# kill -9 while the batch is in progress at the provider (its second poll held by a proxy, the
+# first one's status stored), then the same command
 start_sim sim-k --dataset golden.jsonl --batch-delay-ms 1500 # 4.5 s before it completes
+start_hold h-k "$SIM_PORT" "GET /v1/batches/" --nth 2
+SIM_URL=$HOLD_URL
 run_args
 A=("${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:25 --batch --batch-poll 0.05 --db k.db --run k)
-DIPMAP_TEST_BATCH_KILL=polled "$DIPMAP" run "${A[@]}" >k.out 2>k.err
+"$DIPMAP" run "${A[@]}" >k.out 2>k.err &
+pid=$!
+kill_when_held h-k "$pid" || fail "the run ended before its second poll: $(cat k.err)"
+wait "$pid"
 [ $? = 137 ] || fail "the killed run: $(cat k.err)"
 [ "$(q k.db "select state from batches")" = submitted ] || fail "store: $(q k.db 'select * from batches')"
 expect_code 0 "$DIPMAP" run "${A[@]}"

@@ -544,13 +544,13 @@ static void test_migration_v10_to_v11(void)
     bt.question_id = "q1";
     bt.length = 8192;
     bt.axes = "";
-    bt.gold_bm25_rank = 2;
-    bt.bm25_docs = 9;
+    bt.facts.gold_bm25_rank = 2;
+    bt.facts.bm25_docs = 9;
     CHECK_INT(store_batch_add(st, "old", "dipmap-old-1", 100, &bt, 1, &id), 0);
     CHECK_INT(store_batch_trials(st, id, &got, &ntr), 0);
     CHECK(ntr == 1);
     if (ntr == 1)
-        CHECK(got[0].gold_bm25_rank == 2 && got[0].bm25_docs == 9);
+        CHECK(got[0].facts.gold_bm25_rank == 2 && got[0].facts.bm25_docs == 9);
     store_batch_trials_free(got, ntr);
     store_close(st);
     CHECK_INT(sqlite_cli(p, "SELECT count(*) FROM trials WHERE gold_bm25_rank IS NULL", &out), 0);

@@ -104,3 +104,29 @@ wait_port_read() {
 wait_port_idle() {
     python3 "$TESTS/cli/lib/tcpstate.py" idle "$1" || fail "the server on port $1 kept connections open"
 }
+
+# start_hold NAME BACKEND_PORT "METHOD PATH_PREFIX" [--after] [--nth N]: a proxy in front of
+# BACKEND_PORT that holds the Nth matching request (tests/servers/hold_proxy.py), stopped when
+# the test exits; sets HOLD_URL. kill_when_held NAME PID: wait until NAME holds its request,
+# then SIGKILL PID (a client killed at that point of its protocol, from outside).
+start_hold() {
+    local name=$1 backend=$2 hold=$3 i
+    shift 3
+    rm -f "$name.port" "$name.held"
+    python3 "$TESTS/servers/hold_proxy.py" --backend "$backend" --port-file "$name.port" \
+        --held-file "$name.held" --hold "$hold" "$@" 2>"$name.err" &
+    SIM_PIDS+=("$!")
+    for i in $(seq 400); do [ -s "$name.port" ] && break; sleep 0.05; done
+    [ -s "$name.port" ] || fail "hold proxy $name printed no port ($(cat "$name.err"))"
+    HOLD_URL="http://127.0.0.1:$(cat "$name.port")"
+}
+kill_when_held() {
+    local i
+    for i in $(seq 1200); do
+        [ -s "$1.held" ] && break
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    [ -s "$1.held" ] || return 1
+    kill -KILL "$2"
+}
