@@ -575,7 +575,7 @@ void plot_script_trend(struct strbuf *sb, const struct plot_opts *o, const struc
     if (nflag && !first)
         strbuf_addstr(sb,
                       ", \\\n     $rings using 1:2 with points pt 6 ps 2.6 lw 2 lc rgb '#D55E00' "
-                      "title 'failed vs last passing run'");
+                      "title 'failed vs previous run'");
     if (first)
         strbuf_addstr(sb, "set label 1 'no runs' at graph 0.5, graph 0.5 center\n"
                           "set xdata\nset format x '%g'\nset xrange [0:1]\nplot NaN notitle");

@@ -453,7 +453,7 @@ static void page_trend(struct store *st, const char *tag, struct httpd_response 
         plan_format_length(&sb, tr.lengths[j]);
         strvec_push(&head, sb.buf);
     }
-    strvec_push(&head, "vs last passing run (--against last-pass)");
+    strvec_push(&head, "vs previous complete run");
     table_begin(d, "trend", (const char *const *)head.v);
     for (i = 0; i < tr.n; i++) {
         const struct trend_run *t = &tr.t[i];

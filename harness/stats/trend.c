@@ -1,9 +1,7 @@
 /*
  * The trend of runs over time (see trend.h): loads each run's statistics,
- * compares each with the last run that passed (the nightly job's
- * `compare --against last-pass`), and builds the trend plot's
- * series (one point per run, labelled by name). Owns the "previous run" and
- * "last passing run" rules.
+ * compares each with its previous complete run, and builds the trend plot's
+ * series (one point per run, labelled by name). Owns the "previous run" rule.
  */
 #include "stats/trend.h"
 
@@ -31,18 +29,6 @@ long trend_previous(const struct run_info *runs, size_t i)
     return -1;
 }
 
-/*
- * One step of the last-pass walk (trend.h): the baseline after run j, given the
- * baseline before it (-1: none yet) and whether j PASSed against it. Only a
- * complete run becomes a baseline: the first one, then each that passes.
- */
-static long last_pass_step(const struct run_info *runs, long base, size_t j, int passed)
-{
-    if (runs[j].status != RUN_COMPLETE)
-        return base;
-    return base < 0 || passed ? (long)j : base;
-}
-
 long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
                      const struct compare_options *opt)
 {
@@ -56,7 +42,7 @@ long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
             !run_identity_same_series(&runs[j], &runs[i], NULL, NULL))
             continue;
         if (base < 0) {
-            base = last_pass_step(runs, base, j, 0);
+            base = (long)j;
             if (store_points_load(st, runs[j].name, &bt) != 0)
                 goto fail;
             continue;
@@ -64,7 +50,7 @@ long trend_last_pass(struct store *st, const struct run_info *runs, size_t i,
         if (store_points_load(st, runs[j].name, &ct) != 0)
             goto fail;
         compare_runs(bt.v, bt.nr, ct.v, ct.nr, opt, &r);
-        if (last_pass_step(runs, base, j, r.verdict == VERDICT_PASS) == (long)j) {
+        if (r.verdict == VERDICT_PASS) {
             trial_point_set_release(&bt);
             bt = ct;
             base = (long)j;
@@ -120,7 +106,6 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
     struct trial_point_set *trials = NULL;
     size_t i, alloc = 0;
     struct stats_options o;
-    long base = -1; /* the last-pass baseline of the run being loaded */
     int ret = 0;
 
     memset(tr, 0, sizeof(*tr));
@@ -147,18 +132,16 @@ int trend_load(struct trend *tr, struct store *st, const struct run_filter *f, s
         t->have_stats = 1;
         for (k = 0; k < t->stats.n_lengths; k++)
             add_length(tr, t->stats.lengths[k].length, &alloc);
-        /* the comparison the nightly job makes: against the last run that passed */
-        t->prev = base;
+        t->prev = trend_previous(tr->runs, i);
         if (t->prev >= 0) {
             struct compare_result r;
             size_t p = (size_t)t->prev;
             compare_runs(trials[p].v, trials[p].nr, trials[i].v, trials[i].nr, NULL, &r);
             t->compared = 1;
             t->verdict = r.verdict;
-            t->regressions = r.n_primary_regressions;
+            t->regressions = r.n_regressions;
             compare_result_release(&r);
         }
-        base = last_pass_step(tr->runs, base, i, t->compared && t->verdict == VERDICT_PASS);
     }
 cleanup:
     for (i = 0; i < tr->n; i++)
@@ -246,7 +229,7 @@ int trend_plot(const struct trend *tr, const char *what, const char *dir, unsign
     }
     memset(&o, 0, sizeof(o));
     strbuf_addf(&title, "trend of %s", what);
-    strbuf_addf(&sub, "%zu runs, 95%% intervals; %ld failed vs the last passing run", tr->n, failed);
+    strbuf_addf(&sub, "%zu runs, 95%% intervals; %ld failed vs the previous run", tr->n, failed);
     o.title = title.buf;
     o.subtitle = sub.buf;
     o.group = M__COUNT;
