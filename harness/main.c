@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cmd/builtin.h"
+#include "base/suggest.h"
 #include "base/usage.h"
 
 #include "base/banned.h"
@@ -16,9 +17,10 @@
 const struct cmd_struct dipmap_commands[] = {
     {"help", cmd_help, "show help for dipmap or one command"},
     {"version", cmd_version, "print the version and the commit it was built from"},
-    {"gen", cmd_gen, "generate a seeded synthetic golden set (needle, kv)"},
+    {"gen", cmd_gen, "generate a seeded synthetic golden set (needle, assoc, hops, kv)"},
     {"plan", cmd_plan, "power: the smallest drop compare detects, questions needed"},
-    {"import", cmd_import, "convert Lost-in-the-Middle data files into a golden set and haystack"},
+    {"import", cmd_import,
+     "convert litm, nolima, ruler or longbench-v2 files into a golden set or haystack"},
     {"show-prompt", cmd_show_prompt, "print the exact request of one trial"},
     {"tokenize", cmd_tokenize, "count tokens, or print ids or pieces, with a model's tokenizer"},
     {"serve-sim", cmd_serve_sim, "simulated OpenAI-compatible model with a planted dip and faults"},
@@ -47,6 +49,17 @@ const struct cmd_struct *find_command(const char *name)
         if (!strcmp(c->name, name))
             return c;
     return NULL;
+}
+
+/* The command nearest to a mistyped one ("compar" -> "compare"), or NULL. */
+static const char *nearest_command(const char *name)
+{
+    const char *names[sizeof(dipmap_commands) / sizeof(dipmap_commands[0])];
+    size_t i;
+    for (i = 0; dipmap_commands[i].name; i++)
+        names[i] = dipmap_commands[i].name;
+    names[i] = NULL;
+    return suggest_name(name, names);
 }
 
 /*
@@ -106,7 +119,12 @@ int main(int argc, const char **argv)
     }
     c = find_command(argv[1]);
     if (!c) {
-        fprintf(stderr, "error: '%s' is not a dipmap command\nhint: see 'dipmap help'\n", argv[1]);
+        const char *near = nearest_command(argv[1]);
+        fprintf(stderr, "error: '%s' is not a dipmap command\n", argv[1]);
+        if (near)
+            fprintf(stderr, "hint: did you mean 'dipmap %s'? see 'dipmap help'\n", near);
+        else
+            fprintf(stderr, "hint: see 'dipmap help'\n");
         exit(DM_EXIT_USAGE);
     }
     rc = c->fn(argc - 1, argv + 1);

@@ -10,6 +10,7 @@
 #include "base/num.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
+#include "base/suggest.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
 
@@ -118,6 +119,22 @@ static struct option *find_short(struct option *opts, char c)
     return NULL;
 }
 
+/* The long option nearest to a mistyped one ("lenghts" -> "lengths"), or NULL. */
+static const char *nearest_option(const struct option *opts, const char *name)
+{
+    size_t n = 0, i = 0;
+    const char **names, *near;
+    while (opts[n].type != OPT_END)
+        n++;
+    names = xcalloc(n + 1, sizeof(*names));
+    for (; opts->type != OPT_END; opts++)
+        if (opts->type != OPT_GROUP && opts->long_name)
+            names[i++] = opts->long_name;
+    near = suggest_name(name, names); /* one of the table's literals */
+    free(names);
+    return near;
+}
+
 static int set_value(const char *cmd, struct option *o, const char *arg)
 {
     o->seen = 1;
@@ -189,9 +206,13 @@ int parse_options(int argc, const char **argv, struct option *opts, const char *
                     o = NULL;
             }
             if (!o || o->type == OPT_GROUP) {
+                const char *near = nearest_option(opts, key.buf);
                 error("%s: unknown option '--%s'", cmd, key.buf);
                 strbuf_release(&key);
-                fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
+                if (near)
+                    fprintf(stderr, "hint: did you mean '--%s'? see 'dipmap help %s'\n", near, cmd);
+                else
+                    fprintf(stderr, "hint: see 'dipmap help %s'\n", cmd);
                 return -1;
             }
             strbuf_release(&key);

@@ -30,9 +30,11 @@
 
 static const char *const import_usage[] = {
     "dipmap import litm FILE --out SET.jsonl[.gz] [--haystack-out HAY.jsonl[.gz]] [--limit N] "
-    "[--haystack-limit N] [--kv-negatives N] [--as golden|retrieval] [--kv-question sentence|key]",
-    "dipmap import nolima FILE --out SET.jsonl[.gz] [--limit N] [--seed N]",
-    "dipmap import ruler FILE --out SET.jsonl[.gz] [--limit N]",
+    "[--haystack-limit N] [--kv-negatives N] [--as golden|retrieval] [--kv-question sentence|key] "
+    "[--allow-answer-outside-gold]",
+    "dipmap import nolima FILE --out SET.jsonl[.gz] [--limit N] [--seed N] "
+    "[--allow-answer-outside-gold]",
+    "dipmap import ruler FILE --out SET.jsonl[.gz] [--limit N] [--allow-answer-outside-gold]",
     "dipmap import longbench-v2 FILE --out HAYSTACK.jsonl[.gz] [--limit N]",
     NULL,
 };

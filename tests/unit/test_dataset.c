@@ -220,9 +220,11 @@ static void test_leak_non_latin(void)
     static const char set[] =
         "{\"id\": \"g1\", \"question\": \"who sailed home\", \"answers\": "
         "[\"\u039f\u0394\u03a5\u03a3\u03a3\u0395\u03a5\u03a3\"], \"gold\": [{\"text\": "
-        "\"\u039f\u0394\u03a5\u03a3\u03a3\u0395\u03a5\u03a3: \u0397 \u0399\u03b8\u03ac\u03ba\u03b7.\"}]}\n"
+        "\"\u039f\u0394\u03a5\u03a3\u03a3\u0395\u03a5\u03a3: \u0397 "
+        "\u0399\u03b8\u03ac\u03ba\u03b7.\"}]}\n"
         "{\"id\": \"g2\", \"question\": \"which brand\", \"answers\": "
-        "[\"\uff21\uff23\uff2d\uff25\"], \"gold\": [{\"text\": \"\uff21\uff23\uff2d\uff25 \u305d\u308c.\"}]}\n";
+        "[\"\uff21\uff23\uff2d\uff25\"], \"gold\": [{\"text\": \"\uff21\uff23\uff2d\uff25 "
+        "\u305d\u308c.\"}]}\n";
     static const char hay[] =
         "\u03bf \u03bf\u03b4\u03c5\u03c3\u03c3\u03b5\u03c5\u03c2 "
         "\u03b3\u03cd\u03c1\u03b9\u03c3\u03b5 \u03c3\u03c0\u03af\u03c4\u03b9.\n\n"
