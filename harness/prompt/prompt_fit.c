@@ -673,6 +673,14 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
                 return -1;
             if (exact == content)
                 return 0;
+            if (content - exact > CUT_SLACK) {
+                /*
+                 * The cut item ended before the count (the tolerance grows with the
+                 * length, a chunk does not: 1,049 tokens at 1M): select again for them.
+                 */
+                budget += content - exact;
+                continue;
+            }
             s->avoid[s->navoid++] = s->it[s->cut].c;
             continue;
         }
