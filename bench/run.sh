@@ -6,7 +6,7 @@
 # stage that fails or cannot run (no node, offline npm) is noted and skipped.
 #
 # usage: bench/run.sh DIPMAP_BINARY [STAGE...]
-#   stages (default all): limits tokenizer prompt store runner scale peer cache cache-llama
+#   stages (default all): limits tokenizer prompt million-tokens store runner scale peer cache cache-llama
 #   (cache-llama needs LLAMA_SERVER, else it reports itself skipped)
 #   BENCH_REPEATS=N   repeats per stage (default 3)
 #   BENCH_CACHE_REPEATS=N  repeats of the cache stage (default 1: 30 minutes on 2 cores; its
@@ -27,15 +27,15 @@ repeats=${BENCH_REPEATS:-3}
 quick=${BENCH_QUICK:-0}
 out=${BENCH_OUT:-$repo/bench/results.json}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(limits tokenizer prompt store runner scale peer cache cache-llama)
+[ ${#stages[@]} -gt 0 ] || stages=(limits tokenizer prompt million-tokens store runner scale peer cache cache-llama)
 cd "$repo" || exit 1
 
 if [ "$quick" = 1 ]; then
-    prompt_q=10 store_n=20000 runner_lat=500 runner_rounds=2 scale_q=20 peer_len=1k
+    prompt_q=10 mtok_q=1 store_n=20000 runner_lat=500 runner_rounds=2 scale_q=20 peer_len=1k
     cache_len=8k cache_c=8
     export BENCH_CACHE_QUESTIONS=${BENCH_CACHE_QUESTIONS:-100}
 else
-    prompt_q=100 store_n=100000 runner_lat=2000 runner_rounds=5 scale_q=182 peer_len=8k
+    prompt_q=100 mtok_q=4 store_n=100000 runner_lat=2000 runner_rounds=5 scale_q=182 peer_len=8k
     cache_len=8k,32k cache_c=8,64
 fi
 
@@ -49,6 +49,7 @@ stage_cmd() { # STAGE -> the per-stage benchmark's command line
     limits) echo "bench/bench_limits.sh $build" ;;
     tokenizer) echo "bench/bench_tokenizer.sh $build/bench/bench_tokenizer" ;;
     prompt) echo "bench/bench_prompt.sh $build/bench/bench_prompt $prompt_q" ;;
+    million-tokens) echo "bench/bench_million_tokens.sh $bin $mtok_q" ;;
     store) echo "bench/bench_store.sh $build $store_n" ;;
     runner) echo "bench/bench_runner.sh $bin $runner_lat $runner_rounds" ;;
     scale) echo "bench/bench_scale.sh $bin $scale_q 8k 16" ;;

@@ -629,6 +629,12 @@ static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct s
 }
 
 /*
+ * The most tokens the cut item is left to grow by: the tolerance grows with the length, a
+ * chunk does not (at 1M, content / 1000 is 1,049 tokens, several chunks).
+ */
+#define CONVERGE_MAX 48
+
+/*
  * Converge on the exact count: cached block costs are not exactly additive (token merges
  * at boundaries, document numbers), so count the whole request (gold first, selection
  * order) and correct the budget. Each build then fine-tunes the cut item to its own exact
@@ -659,7 +665,9 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
             best_diff = labs(diff);
             best_budget = budget;
         }
-        if (diff >= 0 && diff <= (cut_is_member(s) ? 2 : content / 1000 + 1)) {
+        if (diff >= 0 && diff <= (cut_is_member(s)                    ? 2
+                                  : content / 1000 + 1 < CONVERGE_MAX ? content / 1000 + 1
+                                                                      : CONVERGE_MAX)) {
             long exact = real;
             /*
              * Some cut points cannot give the exact count (", " + "\n\n" is

@@ -22,3 +22,16 @@ done
 for f in nq-open.jsonl.gz nq-haystack.jsonl.gz kv-haystack.jsonl.gz; do
     cmp <(gzip -dc "datasets/$f") <(gzip -dc "$REPO/datasets/$f") || fail "datasets/$f differs from its documented command's output"
 done
+# books-haystack: its script re-run on the shipped file reproduces it byte for byte (the
+# documented second line), it holds no Project Gutenberg mention or URL, and it is enough
+# for a 1M-token prompt without repeating a chunk (its text counts at least 1.2M tokens)
+assert_contains "$readme" "    scripts/books-haystack.py --out datasets/books-haystack.jsonl.gz datasets/books-haystack.jsonl.gz"
+python3 "$REPO/scripts/books-haystack.py" --out datasets/books-haystack.jsonl.gz \
+    "$REPO/datasets/books-haystack.jsonl.gz" 2>>log || fail "scripts/books-haystack.py failed"
+cmp <(gzip -dc datasets/books-haystack.jsonl.gz) <(gzip -dc "$REPO/datasets/books-haystack.jsonl.gz") ||
+    fail "datasets/books-haystack.jsonl.gz differs from its script's output"
+gzip -dc "$REPO/datasets/books-haystack.jsonl.gz" >books.jsonl
+! grep -q -i -E 'gutenberg|https?:|www\.' books.jsonl || fail "books-haystack mentions Project Gutenberg or a URL"
+python3 -c 'import json, sys; print("\n\n".join(json.loads(l)["text"] for l in open(sys.argv[1])))' books.jsonl >books.txt
+tokens=$("$DIPMAP" tokenize --tokenizer cl100k_base books.txt)
+[ "$tokens" -ge 1200000 ] || fail "books-haystack holds $tokens cl100k tokens, fewer than 1.2M"
