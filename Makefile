@@ -196,16 +196,19 @@ readme: build
 bench: build
 	@bench/run.sh $(abspath $(BIN))
 
-# The simulation study of VALIDATION.md (about 10 minutes on 2 cores; exit 1 when a
-# criterion fails). VALIDATE_DIR=DIR keeps the stores there and reuses complete ones.
+# The simulation study of VALIDATION.md (about 13 minutes: the HTTP study ~7 min on 2 cores,
+# then gate_rates ~6 min of one core; exit 1 when a criterion fails). VALIDATE_DIR=DIR keeps
+# the stores there and reuses complete ones.
 validate: build $(BUILD)/tests/validate/gate_rates
 	@tests/validate/validate.sh $(abspath $(BIN))
-	@echo "validate: the gate's rates in process (VALIDATION.md \"The gate\"), about 10 min"
+	@echo "validate: the gate's rates in process (VALIDATION.md \"The verdict rules\"), about 6 min"
 	@$(BUILD)/tests/validate/gate_rates $(VALIDATE_RATES)
 endif
 
 # The gate's in-process rate study (tests/validate/gate_rates.c): built by make test, run by
-# make validate (VALIDATE_RATES="REPLICATES SEQ_REPLICATES", default 400 500).
+# make validate (VALIDATE_RATES="REPLICATES SEQ_REPLICATES", default 200 100: about 6 min of
+# CPU, estimated from rows timed on 2026-12-05: 1.4 s a fixed row (136 rows), 1.6 s (a clear
+# regression) to 8.5 s (a gate run to its cap) a sequential row (34 rows)).
 $(BUILD)/tests/validate/gate_rates: $(BUILD)/tests/validate/gate_rates.o $(LIB_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -4,8 +4,10 @@
 # and a legend (plot key and caption) that names every band and marker.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/7xx-lib.bash"
-make_run t.db --run base --model m --time 1764000000 --dip 0.1 --questions 40
-make_run t.db --run cand --model m --time 1764003600 --dip 0.6 --questions 40
+# 60 questions: at 40 the anytime-valid cell tests find one regressed cell of the six whose
+# accuracy fell 40-60 pp; at 60 all six, so several drill-down sections are checked
+make_run t.db --run base --model m --time 1764000000 --dip 0.1 --questions 60
+make_run t.db --run cand --model m --time 1764003600 --dip 0.6 --questions 60
 # one flip the other way in a regressed cell: q03 wrong in the baseline at 8k / 50%
 sqlite3 t.db "update trials set outcome = 'wrong', answer = 'base <b>wrong</b> | 3', score = 0
     where run_id = (select id from runs where name = 'base') and question_id = 'q03'
