@@ -1,6 +1,13 @@
 /*
  * The option parser every subcommand uses: one table per command describes
  * its flags, types and help text, so parsing, errors and help stay uniform.
+ *
+ * Its error() calls print, though it lives in base/: parse_options() is the command's own
+ * first phase, called only from a cmd_*() function with that command's argv, and its messages
+ * ("run: unknown option '--x'", the nearest option, --help's text) are the command's usage
+ * output, printed before any module runs; every caller maps its -1 to DM_EXIT_USAGE and
+ * prints nothing more. Printing here keeps that wording in one place instead of in each of
+ * the commands (usage.h, "Errors").
  */
 #include "base/opt.h"
 

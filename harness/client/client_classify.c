@@ -548,46 +548,17 @@ static void classify_not_json(const struct client_exchange *ex, struct client_re
     strbuf_release(&raw);
 }
 
-static void classify_success(const struct client_exchange *ex, struct client_response *r)
+/* The token counts of "usage" and llama.cpp's "timings" (absent fields stay -1). */
+static void read_usage(const struct json *root, struct client_response *r)
 {
-    struct json *root = ex->body && ex->body_len ? json_parse(ex->body, ex->body_len, NULL) : NULL;
-    const struct json *choice, *usage, *msg, *v;
-    struct err_info e;
-    double ratio = ex->truncation_ratio > 0 ? ex->truncation_ratio : 0.98;
+    const struct json *usage = json_get(root, "usage");
+    const struct json *v = json_get(root, "timings");
 
-    err_info_init(&e);
-    if (json_kind(root) != JSON_OBJECT) {
-        classify_not_json(ex, r);
-        goto out;
-    }
-    set_str(&r->model, json_get_str(root, "model"));
-    set_str(&r->system_fingerprint, json_get_str(root, "system_fingerprint"));
-    if (!r->request_id)
-        set_str(&r->request_id, json_get_str(root, "id"));
-
-    v = json_get(root, "error");
-    if (v && json_kind(v) != JSON_NULL && !extract_error(root, &e)) {
-        /* TGI 2.4 returned validation errors with HTTP 200 */
-        set_sb(&r->error, e.msg.len ? &e.msg : (e.code.len ? &e.code : &e.type));
-        set_sb(&r->error_code, e.code.len ? &e.code : &e.type);
-        if (!r->error)
-            client_set_error(r, "HTTP %ld with an error object in the body", ex->status);
-        if (is_overflow(&e)) {
-            r->cls = CLIENT_OVERFLOW;
-        } else {
-            r->cls = CLIENT_RETRYABLE;
-            r->reason = CLIENT_R_ERROR_IN_BODY;
-        }
-        goto out;
-    }
-
-    usage = json_get(root, "usage");
     r->prompt_tokens = client_obj_long(usage, "prompt_tokens");
     r->completion_tokens = client_obj_long(usage, "completion_tokens");
     r->reasoning_tokens =
         client_obj_long(json_get(usage, "completion_tokens_details"), "reasoning_tokens");
     r->cached_tokens = client_obj_long(json_get(usage, "prompt_tokens_details"), "cached_tokens");
-    v = json_get(root, "timings");
     if (json_kind(v) == JSON_OBJECT) {
         const struct json *ms = json_get(v, "prompt_ms");
         r->timings_cache_n = client_obj_long(v, "cache_n");
@@ -595,42 +566,16 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         if (json_kind(ms) == JSON_NUMBER && json_num(ms, 0) >= 0 && json_num(ms, 0) < 1e12)
             r->timings_prompt_ms = json_num(ms, 0);
     }
+}
 
-    v = json_get(root, "choices");
-    choice = json_kind(v) == JSON_ARRAY ? first_choice(v) : NULL;
-    if (!choice) {
-        r->cls = CLIENT_RETRYABLE;
-        r->reason = CLIENT_R_BAD_BODY;
-        client_set_error(r, "HTTP %ld response without choices", ex->status);
-        goto out;
-    }
-    set_str(&r->finish_reason, json_get_str(choice, "finish_reason"));
-    msg = json_get(choice, "message");
-    if (ex->legacy || !msg) {
-        set_str(&r->content, json_get_str(choice, "text"));
-        if (!r->content && msg)
-            set_str(&r->content, json_get_str(msg, "content"));
-    } else {
-        set_str(&r->content, json_get_str(msg, "content"));
-    }
-    {
-        /* vLLM "reasoning", llama.cpp/DeepSeek "reasoning_content"; legacy: on the choice */
-        const struct json *holder = msg ? msg : choice;
-        const char *reasoning = json_get_str(holder, "reasoning_content");
-        if (!reasoning)
-            reasoning = json_get_str(holder, "reasoning");
-        set_str(&r->reasoning, reasoning);
-        if (msg)
-            set_str(&r->refusal, json_get_str(msg, "refusal"));
-    }
-    if (!r->content && !r->reasoning && ex->legacy == 0 && !msg && !json_get(choice, "text")) {
-        r->cls = CLIENT_RETRYABLE;
-        r->reason = CLIENT_R_BAD_BODY;
-        client_set_error(r, "HTTP %ld choice without message or text", ex->status);
-        goto out;
-    }
+/*
+ * The class of a well-formed choice: filtered, server error, truncated (prompt short of what
+ * was sent, or a context shift), starved or empty, else an answer.
+ */
+static void classify_answer(const struct client_exchange *ex, struct client_response *r)
+{
+    double ratio = ex->truncation_ratio > 0 ? ex->truncation_ratio : 0.98;
 
-    split_inline_reasoning(ex, r);
     if (r->finish_reason && !strcmp(r->finish_reason, "content_filter")) {
         r->cls = CLIENT_FILTERED;
         client_set_error(r, "finish_reason content_filter");
@@ -687,6 +632,78 @@ static void classify_success(const struct client_exchange *ex, struct client_res
         r->cls = CLIENT_OK;
         r->cut = r->finish_reason && !strcmp(r->finish_reason, "length");
     }
+}
+
+static void classify_success(const struct client_exchange *ex, struct client_response *r)
+{
+    struct json *root = ex->body && ex->body_len ? json_parse(ex->body, ex->body_len, NULL) : NULL;
+    const struct json *choice, *msg, *v;
+    struct err_info e;
+
+    err_info_init(&e);
+    if (json_kind(root) != JSON_OBJECT) {
+        classify_not_json(ex, r);
+        goto out;
+    }
+    set_str(&r->model, json_get_str(root, "model"));
+    set_str(&r->system_fingerprint, json_get_str(root, "system_fingerprint"));
+    if (!r->request_id)
+        set_str(&r->request_id, json_get_str(root, "id"));
+
+    v = json_get(root, "error");
+    if (v && json_kind(v) != JSON_NULL && !extract_error(root, &e)) {
+        /* TGI 2.4 returned validation errors with HTTP 200 */
+        set_sb(&r->error, e.msg.len ? &e.msg : (e.code.len ? &e.code : &e.type));
+        set_sb(&r->error_code, e.code.len ? &e.code : &e.type);
+        if (!r->error)
+            client_set_error(r, "HTTP %ld with an error object in the body", ex->status);
+        if (is_overflow(&e)) {
+            r->cls = CLIENT_OVERFLOW;
+        } else {
+            r->cls = CLIENT_RETRYABLE;
+            r->reason = CLIENT_R_ERROR_IN_BODY;
+        }
+        goto out;
+    }
+
+    read_usage(root, r);
+
+    v = json_get(root, "choices");
+    choice = json_kind(v) == JSON_ARRAY ? first_choice(v) : NULL;
+    if (!choice) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_BAD_BODY;
+        client_set_error(r, "HTTP %ld response without choices", ex->status);
+        goto out;
+    }
+    set_str(&r->finish_reason, json_get_str(choice, "finish_reason"));
+    msg = json_get(choice, "message");
+    if (ex->legacy || !msg) {
+        set_str(&r->content, json_get_str(choice, "text"));
+        if (!r->content && msg)
+            set_str(&r->content, json_get_str(msg, "content"));
+    } else {
+        set_str(&r->content, json_get_str(msg, "content"));
+    }
+    {
+        /* vLLM "reasoning", llama.cpp/DeepSeek "reasoning_content"; legacy: on the choice */
+        const struct json *holder = msg ? msg : choice;
+        const char *reasoning = json_get_str(holder, "reasoning_content");
+        if (!reasoning)
+            reasoning = json_get_str(holder, "reasoning");
+        set_str(&r->reasoning, reasoning);
+        if (msg)
+            set_str(&r->refusal, json_get_str(msg, "refusal"));
+    }
+    if (!r->content && !r->reasoning && ex->legacy == 0 && !msg && !json_get(choice, "text")) {
+        r->cls = CLIENT_RETRYABLE;
+        r->reason = CLIENT_R_BAD_BODY;
+        client_set_error(r, "HTTP %ld choice without message or text", ex->status);
+        goto out;
+    }
+
+    split_inline_reasoning(ex, r);
+    classify_answer(ex, r);
 out:
     err_info_release(&e);
     json_free(root);

@@ -661,7 +661,8 @@ static int gate_write(struct gate_cmd *c)
     }
     if (c->out_dir) {
         struct strbuf p = STRBUF_INIT;
-        if (report_make_dirs(c->out_dir) < 0) {
+        if (report_make_dirs(c->out_dir, &p) < 0) {
+            error("%s", p.buf);
             rc = DM_EXIT_USAGE;
         } else {
             strbuf_addf(&p, "%s/compare.md", c->out_dir);

@@ -93,6 +93,16 @@ static void make_value(struct strbuf *sb, enum value_kind k, uint64_t *rng)
         strbuf_addf(sb, "%s-%s", adjs[rng_below(rng, N(adjs))], nouns[rng_below(rng, N(nouns))]);
 }
 
+/* A hard negative: the chunk takes id's and text's buffers (emptying them); value is borrowed. */
+static void set_negative(struct chunk *c, struct strbuf *id, struct strbuf *text, const char *value)
+{
+    c->id = strbuf_detach(id, NULL);
+    c->title = "";
+    c->text_len = text->len;
+    c->text = strbuf_detach(text, NULL);
+    c->value = (char *)value;
+}
+
 static void fact(struct strbuf *sb, size_t p, const char *e, const char *v)
 {
     strbuf_reset(sb);
@@ -189,11 +199,7 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
             }
             fact(&t, p, e2, v2);
             strbuf_addf(&nid, "needle-%04ld-n%ld", i + 1, k + 1);
-            neg[k].id = strbuf_detach(&nid, NULL);
-            neg[k].title = "";
-            neg[k].text_len = t.len;
-            neg[k].text = strbuf_detach(&t, NULL);
-            neg[k].value = (char *)v2;
+            set_negative(&neg[k], &nid, &t, v2);
         }
         q.id = id.buf;
         q.question = qtext.buf;
@@ -334,11 +340,7 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
             }
             strbuf_addf(&t, "%s lives next to %s.", n2, a[order[k]].landmark);
             strbuf_addf(&nid, "assoc-%04ld-n%ld", i + 1, k + 1);
-            neg[k].id = strbuf_detach(&nid, NULL);
-            neg[k].title = "";
-            neg[k].text_len = t.len;
-            neg[k].text = strbuf_detach(&t, NULL);
-            neg[k].value = (char *)n2;
+            set_negative(&neg[k], &nid, &t, n2);
         }
         for (form = 0; form < 2 && !rc; form++) {
             memset(&q, 0, sizeof(q));

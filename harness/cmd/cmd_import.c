@@ -799,6 +799,34 @@ static int check_written(struct importer *im, const char *out, const char *hay_o
     return 0;
 }
 
+/* The one line on stderr after a written import: what was written where, and what was not. */
+static void print_summary(const struct importer *im, const char *out, const char *hay_out)
+{
+    if (im->format == 5)
+        fprintf(stderr,
+                "import: %ld record%s -> %ld haystack chunks in %s (their multiple-choice "
+                "questions mark no evidence to place at a depth and are not imported)",
+                im->questions, im->questions == 1 ? "" : "s", im->chunks, out);
+    else
+        fprintf(stderr, "import: %ld questions -> %s", im->questions, out);
+    if (hay_out)
+        fprintf(stderr, ", %ld haystack chunks -> %s", im->chunks, hay_out);
+    if (im->skipped)
+        fprintf(stderr, " (%ld records without answers skipped)", im->skipped);
+    if (im->empty_answers)
+        fprintf(stderr, " (%ld answers that are empty once normalised dropped, e.g. \"*\")",
+                im->empty_answers);
+    if (im->renamed)
+        fprintf(stderr, " (%ld ids taken already got their input line as a suffix, -L<line>)",
+                im->renamed);
+    if (im->outside)
+        fprintf(stderr,
+                " (%ld questions whose gold does not state the answer marked "
+                "\"answer_outside_gold\")",
+                im->outside);
+    fputc('\n', stderr);
+}
+
 int cmd_import(int argc, const char **argv)
 {
     const char *out = NULL, *hay_out = NULL, *as = "golden", *kv_question = "sentence";
@@ -897,29 +925,7 @@ int cmd_import(int argc, const char **argv)
         goto done;
     }
     im.hay = NULL;
-    if (im.format == 5)
-        fprintf(stderr,
-                "import: %ld record%s -> %ld haystack chunks in %s (their multiple-choice "
-                "questions mark no evidence to place at a depth and are not imported)",
-                im.questions, im.questions == 1 ? "" : "s", im.chunks, out);
-    else
-        fprintf(stderr, "import: %ld questions -> %s", im.questions, out);
-    if (hay_out)
-        fprintf(stderr, ", %ld haystack chunks -> %s", im.chunks, hay_out);
-    if (im.skipped)
-        fprintf(stderr, " (%ld records without answers skipped)", im.skipped);
-    if (im.empty_answers)
-        fprintf(stderr, " (%ld answers that are empty once normalised dropped, e.g. \"*\")",
-                im.empty_answers);
-    if (im.renamed)
-        fprintf(stderr, " (%ld ids taken already got their input line as a suffix, -L<line>)",
-                im.renamed);
-    if (im.outside)
-        fprintf(stderr,
-                " (%ld questions whose gold does not state the answer marked "
-                "\"answer_outside_gold\")",
-                im.outside);
-    fputc('\n', stderr);
+    print_summary(&im, out, hay_out);
     ret = DM_EXIT_OK;
 done:
     dataset_writer_abort(im.set);

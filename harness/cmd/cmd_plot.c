@@ -106,7 +106,7 @@ static int plot_runs(struct store *st, const struct strvec *names, const char *o
     for (i = 0; i < names->nr && rc == DM_EXIT_OK; i++) {
         struct run_info run;
         struct run_stats stats;
-        struct strbuf dir = STRBUF_INIT;
+        struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
 
         run_info_init(&run);
         rc = load_stats(st, names->v[i], &run, &stats);
@@ -118,7 +118,8 @@ static int plot_runs(struct store *st, const struct strvec *names, const char *o
                 strbuf_addch(&dir, '/');
                 escape_folder_name(&dir, run.name);
             }
-            if (report_make_dirs(dir.buf) < 0) {
+            if (report_make_dirs(dir.buf, &err) < 0) {
+                error("%s", err.buf);
                 rc = DM_EXIT_USAGE;
             } else {
                 rc = plot_rc(report_run_plots(dir.buf, formats, &run, &stats, NULL, NULL));
@@ -131,6 +132,7 @@ static int plot_runs(struct store *st, const struct strvec *names, const char *o
         }
         run_info_release(&run);
         strbuf_release(&dir);
+        strbuf_release(&err);
     }
     return rc;
 }
@@ -172,7 +174,8 @@ static int plot_trend(struct store *st, const struct run_filter *f, const char *
         escape_folder_name(&dir, key.buf);
         strbuf_release(&key);
     }
-    if (report_make_dirs(dir.buf) < 0) {
+    if (report_make_dirs(dir.buf, &err) < 0) {
+        error("%s", err.buf);
         rc = DM_EXIT_USAGE;
         goto cleanup;
     }

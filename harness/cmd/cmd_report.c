@@ -328,8 +328,11 @@ static int report_write(struct report_cmd *r)
         strbuf_addstr(&r->dir, "reports/");
         escape_folder_name(&r->dir, d->run.name);
     }
-    if (report_make_dirs(r->dir.buf) < 0)
+    strbuf_reset(&r->err);
+    if (report_make_dirs(r->dir.buf, &r->err) < 0) {
+        error("%s", r->err.buf);
         return -1;
+    }
     if (r->formats & FMT_JSON) {
         strbuf_reset(&r->doc);
         if (summary_json_write_order(&d->run, &d->stats, d->axes, d->n_axes,

@@ -507,8 +507,11 @@ static int load_inputs(struct run_ctx *c)
     strbuf_reset(&c->err);
     if (!c->ord.on && golden_set_negatives_note(&c->gs, &c->err))
         fprintf(stderr, "golden set %s: %s\n", c->o.dataset, c->err.buf);
-    if (!c->ord.on && golden_set_require_gold(&c->gs) < 0)
+    strbuf_reset(&c->err);
+    if (!c->ord.on && golden_set_require_gold(&c->gs, &c->err) < 0) {
+        error("%s", c->err.buf);
         return -1;
+    }
     if (c->o.haystack) {
         size_t leaks = 0, affected = 0;
         if (haystack_load(&c->hay, c->o.haystack) < 0)

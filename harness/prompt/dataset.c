@@ -838,15 +838,17 @@ size_t golden_set_negatives_note(const struct golden_set *gs, struct strbuf *out
     return total;
 }
 
-int golden_set_require_gold(const struct golden_set *gs)
+int golden_set_require_gold(const struct golden_set *gs, struct strbuf *err)
 {
     size_t i;
     for (i = 0; i < gs->nr; i++)
         if (!gs->q[i].gold_nr)
-            return error("%s:%ld: no gold chunk among \"retrieved\" (none flagged \"gold\": true, "
-                         "none states an answer): the depth experiment needs one per question; "
-                         "use it with run --experiment order",
-                         gs->path, gs->q[i].line);
+            return error_to(
+                err,
+                "%s:%ld: no gold chunk among \"retrieved\" (none flagged \"gold\": true, "
+                "none states an answer): the depth experiment needs one per question; "
+                "use it with run --experiment order",
+                gs->path, gs->q[i].line);
     return 0;
 }
 

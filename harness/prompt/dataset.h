@@ -133,11 +133,11 @@ int golden_set_load(struct golden_set *gs, const char *path);
  */
 int dataset_resolve(const char *spec, struct strbuf *out);
 /*
- * -1 (message printed, naming the file, the line and why) when a question
- * has no gold chunk (a retrieval item whose retriever missed it): the depth
+ * -1 (why appended to err, naming the file and the line; nothing printed) when a
+ * question has no gold chunk (a retrieval item whose retriever missed it): the depth
  * experiment needs one per question. 0 otherwise.
  */
-int golden_set_require_gold(const struct golden_set *gs);
+int golden_set_require_gold(const struct golden_set *gs, struct strbuf *err);
 /*
  * The same from text in memory (a golden set kept in the store): name stands
  * for the path in messages and gs->path; buf is copied. sha256 is of buf.

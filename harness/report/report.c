@@ -675,6 +675,49 @@ static void section_advice(struct markup *d, const struct run_stats *s)
     report_table_end(d);
 }
 
+/* The order experiment's paired differences: each policy against the reference at the same k. */
+static void order_diff_table(struct markup *d, const struct order_stats *os)
+{
+    static const char *const dhead[] = {
+        "k", "policy", "against", "difference", "95% interval", "questions", "p", "p (Holm)", NULL};
+    struct strbuf sb = STRBUF_INIT;
+    size_t i;
+
+    strbuf_addf(&sb,
+                "Each policy against %s (rank order) at the same k: the mean per-question "
+                "difference in accuracy (normal 95%% interval over questions) and compare's "
+                "exact sign-flip test over questions, two-sided, Holm-adjusted over the table.",
+                ordering_name(os->reference));
+    report_para(d, sb.buf);
+    report_table_begin(d, "rllrlrrr", dhead);
+    for (i = 0; i < os->n_diffs; i++) {
+        const struct order_diff *x = &os->diffs[i];
+        struct strbuf v = STRBUF_INIT;
+        report_row_begin(d, x->p_holm < 0.05 ? "sig" : NULL);
+        report_cellf(d, "%d", x->k);
+        report_cell(d, ordering_name(x->policy));
+        report_cell(d, ordering_name(x->reference));
+        report_pp(&v, x->diff);
+        report_cell(d, v.buf);
+        strbuf_reset(&v);
+        if (isfinite(x->lo)) {
+            strbuf_addch(&v, '[');
+            report_pp(&v, x->lo);
+            strbuf_addstr(&v, ", ");
+            report_pp(&v, x->hi);
+            strbuf_addch(&v, ']');
+        }
+        report_cell(d, v.len ? v.buf : "\xE2\x80\x93");
+        report_cellf(d, "%zu", x->questions);
+        report_cellf(d, "%.3g", x->p);
+        report_cellf(d, "%.3g", x->p_holm);
+        report_row_end(d);
+        strbuf_release(&v);
+    }
+    report_table_end(d);
+    strbuf_release(&sb);
+}
+
 /* The order experiment: the recommendation, the (policy, k) table and the paired differences. */
 static void section_order(struct markup *d, const struct report_input *in)
 {
@@ -692,8 +735,6 @@ static void section_order(struct markup *d, const struct report_input *in)
                                        "scored",
                                        "not scored",
                                        NULL};
-    static const char *const dhead[] = {
-        "k", "policy", "against", "difference", "95% interval", "questions", "p", "p (Holm)", NULL};
     const struct order_stats *os = in->order;
     struct strbuf sb = STRBUF_INIT;
     size_t i;
@@ -765,41 +806,8 @@ static void section_order(struct markup *d, const struct report_input *in)
         report_row_end(d);
     }
     report_table_end(d);
-    if (os->n_diffs) {
-        strbuf_reset(&sb);
-        strbuf_addf(&sb,
-                    "Each policy against %s (rank order) at the same k: the mean per-question "
-                    "difference in accuracy (normal 95%% interval over questions) and compare's "
-                    "exact sign-flip test over questions, two-sided, Holm-adjusted over the table.",
-                    ordering_name(os->reference));
-        report_para(d, sb.buf);
-        report_table_begin(d, "rllrlrrr", dhead);
-        for (i = 0; i < os->n_diffs; i++) {
-            const struct order_diff *x = &os->diffs[i];
-            struct strbuf v = STRBUF_INIT;
-            report_row_begin(d, x->p_holm < 0.05 ? "sig" : NULL);
-            report_cellf(d, "%d", x->k);
-            report_cell(d, ordering_name(x->policy));
-            report_cell(d, ordering_name(x->reference));
-            report_pp(&v, x->diff);
-            report_cell(d, v.buf);
-            strbuf_reset(&v);
-            if (isfinite(x->lo)) {
-                strbuf_addch(&v, '[');
-                report_pp(&v, x->lo);
-                strbuf_addstr(&v, ", ");
-                report_pp(&v, x->hi);
-                strbuf_addch(&v, ']');
-            }
-            report_cell(d, v.len ? v.buf : "\xE2\x80\x93");
-            report_cellf(d, "%zu", x->questions);
-            report_cellf(d, "%.3g", x->p);
-            report_cellf(d, "%.3g", x->p_holm);
-            report_row_end(d);
-            strbuf_release(&v);
-        }
-        report_table_end(d);
-    }
+    if (os->n_diffs)
+        order_diff_table(d, os);
     strbuf_release(&sb);
 }
 

@@ -336,7 +336,11 @@ struct order_stats;
 int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,
                       const struct order_stats *os, struct strbuf *svg);
 
-int report_make_dirs(const char *path);
+/*
+ * Creates path and its missing parents (mode 0755). 0, or -1 with why appended to err
+ * (the folder that could not be made, or path is not a folder); prints nothing.
+ */
+int report_make_dirs(const char *path, struct strbuf *err);
 
 /* Formatting helpers shared with compare reports. */
 /* "95.0%" (one decimal); "–" for a non-finite value. */

@@ -222,37 +222,36 @@ void report_compare_flips_html(struct markup *d, const struct compare_result *r,
 /* Grid of the change: depths as rows, lengths as columns; NULL cells where not in both runs. */
 struct change_grid {
     long *lengths;
-    int *depths;
+    long *depths; /* depth_bp */
     size_t nl, nd;
     const struct compare_test **cell; /* [d * nl + l] */
 };
 
+/* Adds x to the ascending set v[0..*n) unless it is there. */
+static void add_sorted(long **v, size_t *n, size_t *alloc, long x)
+{
+    size_t j;
+    for (j = 0; j < *n && (*v)[j] != x; j++)
+        ;
+    if (j < *n)
+        return;
+    ALLOC_GROW(*v, *n + 1, *alloc);
+    for (j = *n; j > 0 && (*v)[j - 1] > x; j--)
+        (*v)[j] = (*v)[j - 1];
+    (*v)[j] = x;
+    (*n)++;
+}
+
 static void grid_build(const struct compare_result *r, struct change_grid *g)
 {
-    size_t i, j, al = 0, ad = 0;
+    size_t i, al = 0, ad = 0;
     memset(g, 0, sizeof(*g));
     for (i = 0; i < r->n_tests; i++) {
         const struct compare_test *t = &r->tests[i];
         if (t->scope != COMPARE_CELL)
             continue;
-        for (j = 0; j < g->nl && g->lengths[j] != t->length; j++)
-            ;
-        if (j == g->nl) {
-            ALLOC_GROW(g->lengths, g->nl + 1, al);
-            for (j = g->nl; j > 0 && g->lengths[j - 1] > t->length; j--)
-                g->lengths[j] = g->lengths[j - 1];
-            g->lengths[j] = t->length;
-            g->nl++;
-        }
-        for (j = 0; j < g->nd && g->depths[j] != t->depth_bp; j++)
-            ;
-        if (j == g->nd) {
-            ALLOC_GROW(g->depths, g->nd + 1, ad);
-            for (j = g->nd; j > 0 && g->depths[j - 1] > t->depth_bp; j--)
-                g->depths[j] = g->depths[j - 1];
-            g->depths[j] = t->depth_bp;
-            g->nd++;
-        }
+        add_sorted(&g->lengths, &g->nl, &al, t->length);
+        add_sorted(&g->depths, &g->nd, &ad, t->depth_bp);
     }
     g->cell = xcalloc(g->nl * g->nd + 1, sizeof(*g->cell));
     for (i = 0; i < r->n_tests; i++) {
@@ -397,7 +396,7 @@ static void change_grid_write(struct markup *d, const struct change_grid *g)
     report_table_begin_class(d, "change", align.buf, (const char *const *)head.v);
     for (dd = 0; dd < g->nd; dd++) {
         report_row_begin(d, NULL);
-        report_cell_depth(d, g->depths[dd]);
+        report_cell_depth(d, (int)g->depths[dd]);
         for (l = 0; l < g->nl; l++) {
             const struct compare_test *t = g->cell[dd * g->nl + l];
             strbuf_reset(&sb);

@@ -185,7 +185,7 @@ int report_run_plots(const char *dir, unsigned formats, const struct run_info *r
     return ret;
 }
 
-int report_make_dirs(const char *path)
+int report_make_dirs(const char *path, struct strbuf *err)
 {
     struct strbuf sb = STRBUF_INIT;
     struct stat st;
@@ -200,11 +200,11 @@ int report_make_dirs(const char *path)
         saved = sb.buf[i];
         sb.buf[i] = '\0';
         if (mkdir(sb.buf, 0755) < 0 && errno != EEXIST)
-            ret = error("cannot create %s: %s", sb.buf, strerror(errno));
+            ret = error_to(err, "cannot create %s: %s", sb.buf, strerror(errno));
         sb.buf[i] = saved;
     }
     if (!ret && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
-        ret = error("%s is not a folder", path);
+        ret = error_to(err, "%s is not a folder", path);
     strbuf_release(&sb);
     return ret;
 }

@@ -375,6 +375,20 @@ static void pp_cell(struct markup *d, double v, int measured)
     strbuf_release(&sb);
 }
 
+/* A row's baseline, candidate and change cells (sb is scratch). */
+static void value_cells(struct markup *d, const struct verdict_row *w, struct strbuf *sb)
+{
+    strbuf_reset(sb);
+    verdict_value(sb, w, 0);
+    report_cell(d, sb->buf);
+    strbuf_reset(sb);
+    verdict_value(sb, w, 1);
+    report_cell(d, sb->buf);
+    strbuf_reset(sb);
+    verdict_change(sb, w);
+    report_cell(d, sb->buf);
+}
+
 /* One gated (primary) row: the endpoint, both values, change, worse by, bound, decision. */
 static void primary_row(struct markup *d, const struct verdict_row *w, int margin)
 {
@@ -384,15 +398,7 @@ static void primary_row(struct markup *d, const struct verdict_row *w, int margi
     compare_test_name(&sb, w->t);
     report_cell(d, sb.buf);
     report_cellf(d, "%lu", (unsigned long)w->t->n_questions);
-    strbuf_reset(&sb);
-    verdict_value(&sb, w, 0);
-    report_cell(d, sb.buf);
-    strbuf_reset(&sb);
-    verdict_value(&sb, w, 1);
-    report_cell(d, sb.buf);
-    strbuf_reset(&sb);
-    verdict_change(&sb, w);
-    report_cell(d, sb.buf);
+    value_cells(d, w, &sb);
     pp_cell(d, w->t->drop, tested);
     if (margin)
         pp_cell(d, w->margin, tested);
@@ -464,15 +470,7 @@ static void secondary_row(struct markup *d, const struct verdict_row *w)
     compare_test_name(&sb, w->t);
     report_cell(d, sb.buf);
     report_cellf(d, "%ld", w->t->n_pairs);
-    strbuf_reset(&sb);
-    verdict_value(&sb, w, 0);
-    report_cell(d, sb.buf);
-    strbuf_reset(&sb);
-    verdict_value(&sb, w, 1);
-    report_cell(d, sb.buf);
-    strbuf_reset(&sb);
-    verdict_change(&sb, w);
-    report_cell(d, sb.buf);
+    value_cells(d, w, &sb);
     report_cellf(d, "%ld / %ld", w->t->base_only, w->t->cand_only);
     strbuf_reset(&sb);
     verdict_row_p(&sb, w);

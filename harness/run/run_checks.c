@@ -2,6 +2,11 @@
  * Before the first trial of `dipmap run`: every length fits the server's
  * context, the first prompt of every length can be built, and the tokens the
  * server adds per request and per turn pair (measured, given or stored).
+ *
+ * Its error() calls print, though it lives in run/: these are phases of the `run` command
+ * (cmd_run.c calls each one in its chain of phases, over the command's own struct run_ctx),
+ * kept out of cmd_run.c for its size. Each decides the exit code (c->ret) with the message,
+ * as a command does, and no other caller exists (run_cmd.h).
  */
 #include <stdlib.h>
 #include <stdio.h>

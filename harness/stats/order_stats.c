@@ -178,6 +178,36 @@ static void choose(struct order_stats *s)
     }
 }
 
+/* Every policy against the reference, per k, paired over questions; Holm over the whole family. */
+static void compare_to_reference(struct order_stats *out, const struct qcount *qc, size_t nq)
+{
+    size_t i, j, ncells = out->n_policies * out->n_ks;
+
+    out->diffs = xcalloc(ncells, sizeof(*out->diffs));
+    for (j = 0; j < out->n_ks; j++) {
+        size_t rci = cell_index(out, out->reference, out->ks[j]);
+        for (i = 0; i < out->n_policies; i++) {
+            struct order_diff *d;
+            if (out->policies[i] == out->reference)
+                continue;
+            d = &out->diffs[out->n_diffs++];
+            d->policy = out->policies[i];
+            d->reference = out->reference;
+            d->k = out->ks[j];
+            paired(&qc[(i * out->n_ks + j) * nq], &qc[rci * nq], nq, d);
+        }
+    }
+    if (out->n_diffs) {
+        double *p = xcalloc(out->n_diffs, sizeof(*p));
+        for (i = 0; i < out->n_diffs; i++)
+            p[i] = out->diffs[i].p;
+        holm_adjust(p, out->n_diffs, p);
+        for (i = 0; i < out->n_diffs; i++)
+            out->diffs[i].p_holm = p[i];
+        free(p);
+    }
+}
+
 int order_stats_compute(const struct trial_point *t, size_t n, struct order_stats *out,
                         struct strbuf *err)
 {
@@ -275,30 +305,7 @@ int order_stats_compute(const struct trial_point *t, size_t n, struct order_stat
             c->prompt_tokens = tokn[ci] ? tok[ci] / (double)tokn[ci] : NAN;
             c->completion_tokens = compn[ci] ? comp[ci] / (double)compn[ci] : NAN;
         }
-    /* every policy against the reference, per k; Holm over the whole family */
-    out->diffs = xcalloc(ncells, sizeof(*out->diffs));
-    for (j = 0; j < out->n_ks; j++) {
-        size_t rci = cell_index(out, out->reference, out->ks[j]);
-        for (i = 0; i < out->n_policies; i++) {
-            struct order_diff *d;
-            if (out->policies[i] == out->reference)
-                continue;
-            d = &out->diffs[out->n_diffs++];
-            d->policy = out->policies[i];
-            d->reference = out->reference;
-            d->k = out->ks[j];
-            paired(&qc[(i * out->n_ks + j) * nq], &qc[rci * nq], nq, d);
-        }
-    }
-    if (out->n_diffs) {
-        double *p = xcalloc(out->n_diffs, sizeof(*p));
-        for (i = 0; i < out->n_diffs; i++)
-            p[i] = out->diffs[i].p;
-        holm_adjust(p, out->n_diffs, p);
-        for (i = 0; i < out->n_diffs; i++)
-            out->diffs[i].p_holm = p[i];
-        free(p);
-    }
+    compare_to_reference(out, qc, nq);
     choose(out);
     free(m);
     free(y);

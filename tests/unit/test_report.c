@@ -18,6 +18,7 @@
 #include "stats/stats.h"
 #include "store/store.h"
 #include "base/strbuf.h"
+#include "base/usage.h"
 #include "test.h"
 #include "test_points.h"
 #include "base/xalloc.h"
@@ -622,6 +623,53 @@ static void test_step_summary_room(void)
     strbuf_release(&md);
 }
 
+static struct strbuf printed = STRBUF_INIT;
+static void capture_printed(const char *prefix, const char *msg)
+{
+    strbuf_addf(&printed, "%s%s\n", prefix ? prefix : "", msg);
+}
+
+/* report_make_dirs reports through err and prints nothing: the command prints it once. */
+static void test_make_dirs(void)
+{
+    char tmpl[] = "/tmp/dipmap-make-dirs.XXXXXX";
+    struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+    FILE *f;
+
+    CHECK(mkdtemp(tmpl) != NULL);
+    strbuf_addf(&path, "%s/a/b", tmpl);
+    strbuf_reset(&printed);
+    usage_set_hook(capture_printed);
+    CHECK_INT(report_make_dirs(path.buf, &err), 0);
+    CHECK_INT(err.len, 0);
+    /* a file where a folder must be */
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/file", tmpl);
+    f = fopen(path.buf, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    CHECK_INT(report_make_dirs(path.buf, &err), -1);
+    CHECK(strstr(err.buf, "/file is not a folder") != NULL);
+    strbuf_reset(&err);
+    strbuf_addstr(&path, "/sub");
+    CHECK_INT(report_make_dirs(path.buf, &err), -1);
+    CHECK(strstr(err.buf, "cannot create ") == err.buf);
+    usage_set_hook(NULL);
+    CHECK_STR(printed.buf, "");
+    strbuf_setlen(&path, path.len - strlen("/sub"));
+    CHECK_INT(unlink(path.buf), 0);
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/a/b", tmpl);
+    CHECK_INT(rmdir(path.buf), 0);
+    strbuf_setlen(&path, path.len - 2);
+    CHECK_INT(rmdir(path.buf), 0);
+    CHECK_INT(rmdir(tmpl), 0);
+    strbuf_release(&path);
+    strbuf_release(&err);
+    strbuf_release(&printed);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--make-store"))
@@ -635,6 +683,7 @@ int main(int argc, char **argv)
     RUN(test_plot_adapters);
     RUN(test_compare_html);
     RUN(test_step_summary_room);
+    RUN(test_make_dirs);
     test_points_free();
     return TEST_EXIT();
 }
