@@ -30,7 +30,7 @@ print("\n".join(out))
 PY
 grep -q -- '--reuse base.db' ci.sh || fail "the README's CI example does not use --reuse"
 # the same commands on this machine: the kv set, a small matrix, the local dipmap
-sed -i -e "s|needle-100.jsonl|golden.jsonl|; s|^ *./dipmap gen needle.*$||; s|datasets/nq-haystack.jsonl.gz|hay.jsonl|" \
+sed -i -e "s|needle-[0-9]*\.jsonl|golden.jsonl|; s|^ *./dipmap gen needle.*$||; s|datasets/nq-haystack.jsonl.gz|hay.jsonl|" \
     -e "s|--lengths 8k,32k --depths 0:100:10 --tokenizer server|--lengths 1k --depths 0:100:25 --template $REPO/prompts/kv.txt --scorer kv|" \
     -e "s|--model my-model|--model dipmap-sim|g" -e "s|\./dipmap|\"\$DIPMAP\"|g" ci.sh
 base_sent() { grep -c '/completions' base.log; }
