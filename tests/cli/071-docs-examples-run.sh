@@ -15,10 +15,10 @@ grep -q '^run README.md:' run.out || fail "no README block ran"
 [ "$(grep -c '^run README.md:' run.out)" -ge 4 ] || fail "too few README blocks ran: $(cat run.out)"
 # the harness fails a block that fails: README's gate block without --haystack (exit 2)
 mkdir -p neg/docs
-awk '/docs-test: sim --model my-model --dataset needle-100.jsonl/ { on = 1 } on { print } on && /^```$/ && ++n == 2 { exit }' \
+awk '/docs-test: sim --model my-model --dataset needle-[0-9]+\.jsonl/ { on = 1 } on { print } on && /^```$/ && ++n == 2 { exit }' \
     "$REPO/README.md" | sed 's/ --haystack nq-haystack//' >neg/gate.md
 grep -q 'dipmap gate' neg/gate.md || fail "README's gate block not found"
-{ printf '```sh\n./dipmap gen needle --n 100 --out needle-100.jsonl\n```\n\n'; cat neg/gate.md; } >neg/docs/gate.md
+{ printf '```sh\n./dipmap gen needle --n 160 --out needle-160.jsonl\n```\n\n'; cat neg/gate.md; } >neg/docs/gate.md
 printf '<!-- docs-test: skip -->\n```sh\ntrue\n```\n' >neg/docs/skip.md
 mkdir negrun
 for d in datasets prompts tests examples; do ln -s "$REPO/$d" "neg/$d"; done

@@ -1,4 +1,4 @@
-# The internals how-tos (docs/internals/adding-*.md) name every file a change touches; each file
+# The internals pages (the how-tos docs/internals/adding-*.md and the subsystem pages) name files; each file
 # they name exists in the repository (a how-to that names a file that was renamed or split is
 # stale). A file the how-to creates is written with a placeholder in capitals (cmd_NAME.c) and
 # is not checked. The index names the subsystems' folders, which exist too.
