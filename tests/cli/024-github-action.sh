@@ -7,14 +7,14 @@
 # Verdict step, the gate's verdict in the step summary and its report in the out folder, and
 # stops before mapping every question; the second run takes every baseline answer from the
 # reuse cache, which keeps baseline runs only; an unchanged candidate passes with exit 0 on the
-# action's default dataset (100 generated needle questions), and 20 questions are INCONCLUSIVE
+# action's default dataset (160 generated needle questions), and 20 questions are INCONCLUSIVE
 # (exit 4).
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 python3 -c 'import yaml' 2>/dev/null || require_or_skip DIPMAP_REQUIRE_PYYAML "python3-yaml is not installed (reads action.yml)"
-# the action generates needle-100.jsonl with the same command; the server answers from it
-"$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl || fail "gen needle"
-start_sim sim --dataset needle-100.jsonl \
+# the action generates needle-160.jsonl with the same command; the server answers from it
+"$DIPMAP" gen needle --n 160 --seed 1 --out needle-160.jsonl || fail "gen needle"
+start_sim sim --dataset needle-160.jsonl \
     --model base:edge=0.95,dip=0.10,shape=1.6,seed=7 --model cand:edge=0.95,dip=0.60,shape=1.6,seed=7
 url=$SIM_URL
 cat >runner.py <<'PY'
@@ -90,9 +90,9 @@ assert_contains r1/summary.md "dipmap gate: FAIL"
 assert_contains r1.log "dipmap gate: fail (exit code 1)"
 for f in compare.json junit.xml compare.md; do [ -s "r1/report/$f" ] || fail "no report/$f"; done
 grep -q '"sequential"' r1/report/compare.json || fail "compare.json is not the gate's"
-# the gate stopped early: fewer baseline trials than 100 questions x 5 depths
+# the gate stopped early: fewer baseline trials than 160 questions x 5 depths
 n=$(sqlite3 -batch -noheader cache.db "select count(*) from trials t join runs r on r.id = t.run_id where r.name = 'r1-1-baseline'")
-[ "$n" -gt 0 ] && [ "$n" -lt 500 ] || fail "the gate mapped $n baseline trials, want an early stop below 500"
+[ "$n" -gt 0 ] && [ "$n" -lt 800 ] || fail "the gate mapped $n baseline trials, want an early stop below 800"
 [ -z "$(sqlite3 -batch -noheader cache.db "select name from runs where name like '%-candidate'")" ] ||
     fail "the reuse cache keeps a candidate run"
 
@@ -109,9 +109,9 @@ gate r3 base >r3.log 2>&1
 [ $? = 0 ] || { tail -n 30 r3.log >&2; fail "unchanged candidate: want exit 0"; }
 grep -qx 'output verdict=pass' r3.log || fail "verdict not pass"
 grep -qx 'output exit-code=0' r3.log || fail "exit-code not 0"
-cmp -s r3/needle-100.jsonl needle-100.jsonl || fail "the action's generated needle set differs"
+cmp -s r3/needle-160.jsonl needle-160.jsonl || fail "the action's generated needle set differs"
 # 20 questions, fewer than a PASS needs: INCONCLUSIVE fails the job
-head -n 20 needle-100.jsonl >needle-20.jsonl
+head -n 20 needle-160.jsonl >needle-20.jsonl
 gate r5 base dataset="$top/needle-20.jsonl" reuse-cache= >r5.log 2>&1
 [ $? = 4 ] || { tail -n 30 r5.log >&2; fail "20 questions, unchanged: want exit 4"; }
 grep -qx 'output verdict=inconclusive' r5.log || fail "verdict not inconclusive"
