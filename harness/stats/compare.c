@@ -1057,7 +1057,7 @@ void compare_headline(struct strbuf *out, const struct compare_result *r)
             if (shown > 1)
                 strbuf_addstr(out, "; ");
             endpoint_change(out, t);
-            strbuf_addf(out, " (worse by > %.1f pp: Holm p %.2g)",
+            strbuf_addf(out, " (worse by more than %.1f pp: Holm p %.2g)",
                         compare_fail_margin(&r->opt) * 100.0, t->p_drop_adj);
         }
         /* the first four, and how many more the tables list */
