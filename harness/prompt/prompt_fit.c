@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -649,6 +650,7 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
                         struct strbuf *err)
 {
     long budget = content - s->fixed, real, best_diff = -1, best_budget = 0;
+    long lo = LONG_MIN / 2, hi = LONG_MAX / 2; /* budgets known short, known over */
 
     for (int iter = 0; iter < 8; iter++) {
         long diff;
@@ -684,7 +686,19 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
             s->avoid[s->navoid++] = s->it[s->cut].c;
             continue;
         }
+        /*
+         * Step by the difference, but inside the budgets already seen short and over: a
+         * whole chunk (and a layout's turn with it) can flip in and out at one step.
+         */
+        if (diff > 0 && budget > lo)
+            lo = budget;
+        else if (diff < 0 && budget < hi)
+            hi = budget;
         budget += diff ? diff : -1;
+        if (budget >= hi || budget <= lo)
+            budget = lo + (hi - lo) / 2;
+        if (budget == lo)
+            break;
     }
     return select_items(b, s, f, best_budget, err) < 0 ? -1 : 0;
 }
