@@ -934,6 +934,26 @@ static int repeat_cut(struct prompt_builder *b, struct seq *s, const size_t *ord
     return 0;
 }
 
+/* The order of this repeat's items (never depends on depth); the caller frees it. */
+static size_t *repeat_order(const struct seq *s, const struct prompt_request *r)
+{
+    size_t n_ord = s->order_nr ? s->order_nr : s->nr, i, j = 0;
+    size_t *order = xmalloc(st_mult(n_ord ? n_ord : 1, sizeof(*order)));
+    for (i = 0; i < n_ord; i++)
+        order[i] = i;
+    /* a coherent haystack keeps its source order; else the repeat's seeded order */
+    if (!(s->mode & FILL_COHERENT)) {
+        uint64_t st = mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order");
+        rng_shuffle_sizes(order, n_ord, &st);
+    }
+    for (i = 0; i < n_ord; i++) {
+        size_t m = s->omap ? s->omap[order[i]] : order[i];
+        if (m != SIZE_MAX)
+            order[j++] = m;
+    }
+    return order;
+}
+
 int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
                  struct strbuf *err)
 {
@@ -974,23 +994,7 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
     if (!s)
         return -1;
 
-    /* the order of this repeat (never depends on depth) */
-    {
-        size_t n_ord = s->order_nr ? s->order_nr : s->nr, j = 0;
-        order = xmalloc(st_mult(n_ord ? n_ord : 1, sizeof(*order)));
-        for (i = 0; i < n_ord; i++)
-            order[i] = i;
-        /* a coherent haystack keeps its source order; else the repeat's seeded order */
-        if (!(s->mode & FILL_COHERENT)) {
-            uint64_t st = mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order");
-            rng_shuffle_sizes(order, n_ord, &st);
-        }
-        for (i = 0; i < n_ord; i++) {
-            size_t m = s->omap ? s->omap[order[i]] : order[i];
-            if (m != SIZE_MAX)
-                order[j++] = m;
-        }
-    }
+    order = repeat_order(s, r);
 
     /* the boundary nearest the requested depth (ties: the earlier one) */
     for (i = 0; i < s->nr; i++)

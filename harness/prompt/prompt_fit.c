@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -625,6 +626,16 @@ static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct s
                 s->cut = (long)at;
         }
     }
+    if (layout) {
+        /* the fillers ran out before the turns' tokens did (hard negatives only are left) */
+        long real;
+        prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
+        real = prompt_count_request(b, tmp, r->chat, err);
+        if (real < 0)
+            return -1;
+        if (real > content)
+            return 1;
+    }
     return 0;
 }
 
@@ -645,6 +656,7 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
                         struct strbuf *err)
 {
     long budget = content - s->fixed, real, best_diff = -1, best_budget = 0;
+    long lo = LONG_MIN / 2, hi = LONG_MAX / 2; /* budgets known short, known over */
 
     for (int iter = 0; iter < 8; iter++) {
         long diff;
@@ -682,9 +694,32 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
             s->avoid[s->navoid++] = s->it[s->cut].c;
             continue;
         }
+        /*
+         * Step by the difference, but inside the budgets already seen short and over: a
+         * whole chunk (and a layout's turn with it) can flip in and out at one step.
+         */
+        if (diff > 0 && budget > lo)
+            lo = budget;
+        else if (diff < 0 && budget < hi)
+            hi = budget;
         budget += diff ? diff : -1;
+        if (budget >= hi || budget <= lo)
+            budget = lo + (hi - lo) / 2;
+        if (budget == lo)
+            break;
     }
     return select_items(b, s, f, best_budget, err) < 0 ? -1 : 0;
+}
+
+/* Forget a selection's items (its key and fixed part stay) to select them again. */
+static void seq_drop_items(struct seq *s)
+{
+    free(s->it);
+    free(s->omap);
+    s->it = NULL;
+    s->omap = NULL;
+    s->nr = s->order_nr = s->hard = s->filler = 0;
+    s->cut = -1;
 }
 
 /*
@@ -698,6 +733,7 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
     long content = r->target_len - r->overhead;
     unsigned mode;
     struct qfill *f;
+    int rc;
 
     if (prompt_request_fill_mode(r, &mode, err) < 0)
         return NULL;
@@ -728,9 +764,22 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
 
     f = prompt_get_fill(b, r->q, r->seed, mode);
     s->filler_dropped = f->dropped;
-    if (seq_fixed(b, s, r, content, tmp, err) < 0 ||
-        (base ? seq_from_base(b, s, base, r, content, tmp, err)
-              : seq_converge(b, s, f, r, content, tmp, err)) < 0) {
+    rc = seq_fixed(b, s, r, content, tmp, err);
+    if (!rc && base)
+        rc = seq_from_base(b, s, base, r, content, tmp, err);
+    if (rc > 0) {
+        /*
+         * A layout whose turns cost more than the base's fillers can give back (a key-value
+         * template: hard negatives fill most of the target, each one now a turn): its own
+         * selection, so the request still counts the target and never more.
+         */
+        seq_drop_items(s);
+        rc = 0;
+        base = NULL;
+    }
+    if (!rc && !base)
+        rc = seq_converge(b, s, f, r, content, tmp, err);
+    if (rc < 0) {
         prompt_seq_clear(s);
         return NULL;
     }

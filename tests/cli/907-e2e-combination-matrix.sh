@@ -8,6 +8,8 @@
 # and prompt hashes are the online run's (the same bytes sent); the server counted the run's
 # length (usage.prompt_tokens = realized_length <= length); the stored prompt is the bytes
 # hashed (sha256 of the stored text = prompt_sha256); every planned trial is stored once.
+# Then every layout over the key-value template (tests/data/old-store's kv data, 1k and 2k):
+# the server's count is never above the target and equals it in >= 95% of the prompts.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 TK=$REPO/tests/data/tokenizer/qwen3/tokenizer.json.gz
@@ -126,5 +128,27 @@ for i, row in enumerate(ROWS):
         bad += 1
         print(f"row {i} {row}:\n  " + "\n  ".join(why[:6]), file=sys.stderr)
 sys.exit(1 if bad else 0)
+PY
+# The length invariant on a key-value template too: its hard negatives fill nearly the whole
+# target, so a layout's turns must take their tokens from the selection itself (the rows above,
+# a QA template with haystack fillers, always had fillers to give back and never exceeded it).
+# Every layout of the table: the server counted the target, never more, in >= 95% exactly.
+KV=$REPO/tests/data/old-store
+start_sim kvsim --dataset "$KV/golden.jsonl" --tokenizer "$TK" --chat-template chatml
+"$DIPMAP" run --endpoint "$SIM_URL" --model dipmap-sim --dataset "$KV/golden.jsonl" \
+    --haystack "$KV/hay.jsonl" --template "$REPO/prompts/kv.txt" --scorer kv --tokenizer "$TK" \
+    --lengths 1k,2k --depths 0,50,100 --layout documents,chat,tools,tool-long --progress none \
+    --db kv.db --run kv 2>kv.err || { cat kv.err >&2; fail "the kv run failed"; }
+python3 - <<'PY' || fail "a kv-template prompt is not the target length as the server counts it (above)"
+import sqlite3, sys
+rows = sqlite3.connect("kv.db").execute(
+    "select question_id, axes, length, depth_bp, realized_length, usage_prompt_tokens from trials").fetchall()
+over = [r for r in rows if r[5] > r[2] or r[4] != r[5]]
+exact = sum(r[5] == r[2] for r in rows)
+for r in over[:8]:
+    print(f"{r[0]} {r[1]} depth {r[3]}: the server counted {r[5]} (the run {r[4]}) for {r[2]}", file=sys.stderr)
+if len(rows) != 72 or over or exact < 0.95 * len(rows):
+    print(f"{len(rows)} trials, {len(over)} over the target or miscounted, {exact} exact", file=sys.stderr)
+    sys.exit(1)
 PY
 echo ok
