@@ -220,7 +220,7 @@ static void test_trend_labels_rings(void)
     CHECK(strstr(sb.buf, "set xtics rotate by -30 ('n1' 0, 'it''s' 1, 'n1' 2)\n"));
     CHECK(strstr(sb.buf, "set xrange [-0.5:2.5]"));
     CHECK(strstr(sb.buf, "$rings << EOD\n1 0.5\n1 0.5\nEOD\n"));
-    CHECK(strstr(sb.buf, "title 'failed vs previous run'"));
+    CHECK(strstr(sb.buf, "title 'failed vs last passing run'"));
     /* without flags: no ring entry in the key */
     p[1].flag = 0;
     strbuf_reset(&sb);
