@@ -5,8 +5,9 @@ make_kv 3
 start_sim sim --dataset golden.jsonl
 run_args
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0,100 --db t.db --run ch
-# the same golden set with one answer changed
-sed 's/"answers": \["/"answers": ["x/' golden.jsonl >golden2.jsonl
+# the same golden set with each question reworded (an answer changed would now be refused on
+# its own: the gold must state it)
+sed 's/"question": "/"question": "Please answer: /' golden.jsonl >golden2.jsonl
 cmp -s golden.jsonl golden2.jsonl && fail "test setup: dataset unchanged"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --dataset golden2.jsonl --lengths 1k --depths 0,100 --db t.db --run ch
 assert_contains err "cannot resume run 'ch': its inputs changed (golden_sha256 differs)"
