@@ -1,11 +1,13 @@
 # compare pairs trials only within equal axis values: two runs crossing --question-at end,start
-# pair every (question, length, depth, repeat, axes) key once (216 pairs, not 108 collapsed
+# pair every (question, length, depth, repeat, axes) key once (600 pairs, not 300 collapsed
 # ones); a candidate that plants a drop at start only fails the gate; a candidate run without
 # the start value leaves the baseline's start trials unpaired (baseline-only keys).
+# 100 generated questions: the anytime-valid FAIL rule (issue 42) needs more than needle.jsonl's 36.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
-start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model base --model cand:start=0.4
-args=(--endpoint "$SIM_URL" --dataset "$REPO/datasets/needle.jsonl"
+"$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl >/dev/null || fail "gen needle"
+start_sim sim --dataset needle-100.jsonl --model base --model cand:start=0.4
+args=(--endpoint "$SIM_URL" --dataset needle-100.jsonl
     --haystack "$REPO/datasets/nq-haystack.jsonl.gz" --template "$REPO/prompts/qa-both.txt"
     --lengths 1k --depths 0,50,100 --progress none --db t.db)
 expect_code 0 "$DIPMAP" run "${args[@]}" --model base --question-at end,start --run b
@@ -15,7 +17,7 @@ python3 - <<'PY' || fail "compare did not pair within axis values"
 import json
 r = json.load(open("cmp.json"))
 o = [t for t in r["tests"] if t["scope"] == "overall"][0]
-assert o["keys"] == 216 and o["pairs"] == 216, o
+assert o["keys"] == 600 and o["pairs"] == 600, o
 assert r["baseline_only_keys"] == 0 and r["candidate_only_keys"] == 0, r
 assert o["lost"] > o["gained"], o
 PY
@@ -24,5 +26,5 @@ expect_code 0 "$DIPMAP" run "${args[@]}" --model base --question-at end --run e
 python3 -c '
 import json
 r = json.load(open("cmp2.json"))
-assert r["baseline_only_keys"] == 108 and r["candidate_only_keys"] == 0, r
+assert r["baseline_only_keys"] == 300 and r["candidate_only_keys"] == 0, r
 ' || fail "the start trials of b should be baseline-only against e"

@@ -52,7 +52,8 @@ assert_contains r2/summary.md "the 0 answered correctly closed-book are left out
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --model m --lengths 3000 --depths 0,50,100 \
     --repeats 2 --controls closed-book,oracle --db t.db --run c2 --seed 1
 expect_code 0 "$DIPMAP" compare c1 c2 --db t.db --exclude-known --json c.json --pass-rule no-regression
-assert_contains out "Question set: 12 questions; the 0 answered correctly closed-book"
+assert_contains out "golden set: 12 questions paired (sha256 "
+assert_contains out "; closed-book known questions left out)"
 python3 -c 'import json,sys; d=json.load(open("c.json")); assert all(t["length"] in (None, 3000) for t in d["tests"]) and d["exclude_known"] is True' ||
     fail "compare tested a control"
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --model m --lengths 3000 --controls book --db t.db --run bad

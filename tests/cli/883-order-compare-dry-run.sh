@@ -4,16 +4,19 @@
 # candidate's deeper dip (exit 1); a run compared with itself is refused (exit 2); order
 # options without --experiment order, --lengths with it, and bad --k/--policies/--budget values
 # exit 2 naming the option.
+# 100 generated questions: FAIL under the anytime-valid tests with Holm over the 10 (k, policy)
+# endpoints (issue 42) needs more than needle.jsonl's 36.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
-start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model base:edge=0.92,dip=0.1,flat=1 \
+"$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl >/dev/null || fail "gen needle"
+start_sim sim --dataset needle-100.jsonl --model base:edge=0.92,dip=0.1,flat=1 \
     --model cand:edge=0.92,dip=0.5,flat=1
-args=(--dataset "$REPO/datasets/needle.jsonl" --haystack "$REPO/datasets/nq-haystack.jsonl.gz"
+args=(--dataset needle-100.jsonl --haystack "$REPO/datasets/nq-haystack.jsonl.gz"
       --experiment order --k 5,10 --db t.db --progress none)
 expect_code 0 "$DIPMAP" run "${args[@]}" --dry-run --price-in 1 --price-out 0
-assert_contains out "order experiment: 36 questions x 2 k x 5 policies x 1 repeats = 360 trials"
-assert_contains out "  k=5: 180 trials, prompts of "
+assert_contains out "order experiment: 100 questions x 2 k x 5 policies x 1 repeats = 1000 trials"
+assert_contains out "  k=5: 500 trials, prompts of "
 dry=$(sed -n 's/^total: \([0-9]*\) prompt tokens.*/\1/p' out)
 [ -n "$dry" ] || fail "no total in the dry run: $(cat out)"
 [ ! -e t.db ] || fail "a dry run wrote the store"
@@ -31,7 +34,7 @@ python3 - <<'PY' || fail "compare of order runs (above)"
 import json
 c = json.load(open("cmp.json"))
 overall = [t for t in c["tests"] if t["scope"] == "overall"][0]
-assert overall["pairs"] == 360 and overall["drop"] > 0.05, overall
+assert overall["pairs"] == 1000 and overall["drop"] > 0.05, overall
 PY
 expect_code 2 "$DIPMAP" compare base base --db t.db
 
