@@ -1,12 +1,12 @@
 # Acceptance: compare's verdicts through the whole pipeline. The same model
-# mapped twice -> PASS, exit 0 (60 questions: every primary bound below 5 pp); a
+# mapped twice -> PASS, exit 0 (160 questions: every primary anytime-valid bound below 5 pp; 60 stay INCONCLUSIVE); a
 # candidate whose planted dip is deeper -> FAIL, exit 1, and the regressed cells it names are inner depths
 # (10%-90%, 50% among them: the planted drop is 0.7 x (1 - |2x - 1|^1.6), 21 pp at 10% and 90%, 70 pp
 # at 50%), never an edge (0%, 100%: no planted drop), in compare.json, compare.md and JUnit.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/e2e-lib.sh"
-e2e_gen 60 21
+e2e_gen 160 21
 start_sim sim --dataset golden.jsonl --model base:edge=0.95,dip=0.1,seed=4 --model deep:edge=0.95,dip=0.8,seed=4
 for r in base1:base base2:base deep1:deep; do
     e2e_run "${r%%:*}" "$SIM_URL" "${r##*:}" --lengths 4k --depths 0:100:10 --concurrency 8
