@@ -236,25 +236,18 @@ static long pack_whole(struct prompt_builder *b, struct seq *s, const struct qfi
 }
 
 /*
- * Select distractors for budget tokens (estimated from cached block costs).
- * Hard negatives first (skipped when they do not fit), then filler; the
- * first filler chunk that does not fit strictly below the budget becomes the
- * cut item: its longest prefix whose block fits the rest. Returns 0, or -1
- * (err) when the material runs out or counting fails.
+ * Hard negatives for select_items(), skipped when they do not fit (below a
+ * reserve that leaves a key-value filler pair room for a cut that can move).
+ * Returns the tokens they take, or -1 (err).
  */
-static int select_items(struct prompt_builder *b, struct seq *s, const struct qfill *f, long budget,
-                        struct strbuf *err)
+static long select_hard(struct prompt_builder *b, struct seq *s, const struct qfill *f, long budget,
+                        size_t *alloc, struct strbuf *err)
 {
     const struct question *q = s->q;
-    size_t i, alloc = 0, skipped = 0;
-    long sum = 0;
-    long reserve = 0;
-    int want_cut = 0; /* a chunk filled the budget whole: cut the next one */
+    long sum = 0, reserve = 0;
+    size_t i;
 
-    s->nr = s->hard = s->filler = 0;
-    s->cut = -1;
     if (f->nr) {
-        /* hard negatives leave a key-value filler pair room for a cut that can move */
         size_t mn, mx, mv;
         if (prompt_member_span(prompt_fill_at(b, f, 0), &mn, &mx, &mv))
             reserve = MEMBER_RESERVE;
@@ -268,11 +261,93 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
             return -1;
         if (sum + cost > budget - reserve)
             continue;
-        ALLOC_GROW(s->it, s->nr + 1, alloc);
+        ALLOC_GROW(s->it, s->nr + 1, *alloc);
         s->it[s->nr++] = (struct seq_item){c, c->text_len, cost, 1};
         s->hard++;
         sum += cost;
     }
+    return sum;
+}
+
+/*
+ * The length to cut filler chunk c to, for select_items(): its longest
+ * prefix whose block fits the rest of the budget. When too little is left,
+ * the last whole key-value pair is given back, or the previous chunk is
+ * shortened (*sum follows). Returns the length (0: none fits), or -1 (err).
+ */
+static long cut_length(struct prompt_builder *b, struct seq *s, const struct chunk *c, int member,
+                       long budget, long *sum, struct strbuf *err)
+{
+    long len = member && budget - *sum < MEMBER_RESERVE ? 0 : cut_chunk(b, c, budget - *sum, err);
+    if (len == 0 && member && s->nr > s->hard) {
+        /* too little room for a cut that can move: give the last whole pair back */
+        *sum -= s->it[s->nr - 1].cost;
+        s->nr--;
+        s->filler--;
+        len = cut_chunk(b, c, budget - *sum, err);
+    } else if (len == 0 && s->nr > s->hard &&
+               word_count(s->it[s->nr - 1].c->text, s->it[s->nr - 1].c->text_len) >=
+                   MIN_TRIM_WORDS) {
+        /*
+         * The rest is smaller than a block's header: shorten the previous
+         * chunk (once, for every depth) to make room for this one's
+         * header and a few tokens that each depth can move.
+         */
+        struct seq_item *p = &s->it[s->nr - 1];
+        long head = prompt_block_cost(b, c, "", 0, err), plen;
+        if (head < 0)
+            return -1;
+        *sum -= p->cost;
+        plen = cut_chunk(b, p->c, budget - *sum - head - 16, err);
+        if (plen < 0)
+            return -1;
+        if (plen == 0) {
+            s->nr--;
+            s->filler--;
+        } else {
+            p->len = (size_t)plen;
+            p->cost = prompt_block_cost(b, p->c, p->c->text, p->len, err);
+            if (p->cost < 0)
+                return -1;
+            *sum += p->cost;
+        }
+        len = cut_chunk(b, c, budget - *sum, err);
+    }
+    return len;
+}
+
+/* The error when the distractor material runs out before the budget. Returns -1. */
+static int material_short(const struct prompt_builder *b, const struct seq *s,
+                          const struct qfill *f, struct strbuf *err)
+{
+    const struct question *q = s->q;
+    strbuf_addf(err,
+                "question %s: not enough distractor material for %ld tokens (%zu hard "
+                "negative%s, %zu eligible filler chunk%s%s)",
+                q->id, s->target, q->distractors_nr, q->distractors_nr == 1 ? "" : "s", f->nr,
+                f->nr == 1 ? "" : "s", b->hay ? "" : "; no haystack given");
+    return -1;
+}
+
+/*
+ * Select distractors for budget tokens (estimated from cached block costs).
+ * Hard negatives first (skipped when they do not fit), then filler; the
+ * first filler chunk that does not fit strictly below the budget becomes the
+ * cut item: its longest prefix whose block fits the rest. Returns 0, or -1
+ * (err) when the material runs out or counting fails.
+ */
+static int select_items(struct prompt_builder *b, struct seq *s, const struct qfill *f, long budget,
+                        struct strbuf *err)
+{
+    size_t i, alloc = 0, skipped = 0;
+    long sum;
+    int want_cut = 0; /* a chunk filled the budget whole: cut the next one */
+
+    s->nr = s->hard = s->filler = 0;
+    s->cut = -1;
+    sum = select_hard(b, s, f, budget, &alloc, err);
+    if (sum < 0)
+        return -1;
     for (i = 0; i < f->nr && (sum < budget || want_cut); i++) {
         const struct chunk *c = prompt_fill_at(b, f, i);
         long cost, len, t;
@@ -313,41 +388,7 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
                 break;
             continue;
         }
-        len = member && budget - sum < MEMBER_RESERVE ? 0 : cut_chunk(b, c, budget - sum, err);
-        if (len == 0 && member && s->nr > s->hard) {
-            /* too little room for a cut that can move: give the last whole pair back */
-            sum -= s->it[s->nr - 1].cost;
-            s->nr--;
-            s->filler--;
-            len = cut_chunk(b, c, budget - sum, err);
-        } else if (len == 0 && s->nr > s->hard &&
-                   word_count(s->it[s->nr - 1].c->text, s->it[s->nr - 1].c->text_len) >=
-                       MIN_TRIM_WORDS) {
-            /*
-             * The rest is smaller than a block's header: shorten the previous
-             * chunk (once, for every depth) to make room for this one's
-             * header and a few tokens that each depth can move.
-             */
-            struct seq_item *p = &s->it[s->nr - 1];
-            long head = prompt_block_cost(b, c, "", 0, err), plen;
-            if (head < 0)
-                return -1;
-            sum -= p->cost;
-            plen = cut_chunk(b, p->c, budget - sum - head - 16, err);
-            if (plen < 0)
-                return -1;
-            if (plen == 0) {
-                s->nr--;
-                s->filler--;
-            } else {
-                p->len = (size_t)plen;
-                p->cost = prompt_block_cost(b, p->c, p->c->text, p->len, err);
-                if (p->cost < 0)
-                    return -1;
-                sum += p->cost;
-            }
-            len = cut_chunk(b, c, budget - sum, err);
-        }
+        len = cut_length(b, s, c, member, budget, &sum, err);
         if (len < 0)
             return -1;
         if ((size_t)len == c->text_len &&
@@ -376,14 +417,8 @@ static int select_items(struct prompt_builder *b, struct seq *s, const struct qf
             return -1;
         sum += got;
     }
-    if (i >= f->nr && budget - sum > budget / 200 + 16) {
-        strbuf_addf(err,
-                    "question %s: not enough distractor material for %ld tokens (%zu hard "
-                    "negative%s, %zu eligible filler chunk%s%s)",
-                    q->id, s->target, q->distractors_nr, q->distractors_nr == 1 ? "" : "s", f->nr,
-                    f->nr == 1 ? "" : "s", b->hay ? "" : "; no haystack given");
-        return -1;
-    }
+    if (i >= f->nr && budget - sum > budget / 200 + 16)
+        return material_short(b, s, f, err);
     return 0;
 }
 

@@ -865,47 +865,44 @@ static void take_response(struct runner *r, struct client_response *resp, double
 
 /* ---- the loop ------------------------------------------------------------ */
 
-int runner_run(const struct runner_config *cfg, struct runner_result *res)
+/* The runner's state for cfg at the start of a run: throttles, order, prebuild, progress. */
+static void runner_setup(struct runner *r, const struct runner_config *cfg,
+                         struct runner_result *res)
 {
-    struct runner r;
-    struct sigaction old_int, old_term;
-    double drain_deadline = 0;
-    double first_submit_ms = 0, last_busy_ms = 0, inflight_area = 0, before;
-    size_t inflight;
-    int draining = 0;
-    size_t i;
-
-    runner_result_init(res);
-    if (!cfg->run_name || !cfg->gs || !cfg->plan || !cfg->scorers || !cfg->builder ||
-        !cfg->client || !cfg->store || cfg->concurrency < 1 || cfg->max_attempts < 1)
-        return error("runner: incomplete configuration");
-
-    memset(&r, 0, sizeof(r));
-    r.cfg = cfg;
-    r.res = res;
-    r.nslots = cfg->concurrency;
-    r.slots = xcalloc((size_t)r.nslots, sizeof(*r.slots));
-    built_prompt_init(&r.bp);
-    strbuf_init(&r.err, 0);
-    throttle_backoff_init(&r.backoff, cfg->jitter_seed);
-    r.backoff.base_ms = cfg->backoff_base_ms;
-    r.backoff.max_ms = cfg->backoff_max_ms;
-    throttle_aimd_init(&r.aimd, cfg->concurrency, 1, cfg->concurrency);
-    r.start_ms = utc_monotonic_ms();
-    throttle_bucket_init(&r.rpm, cfg->rpm, r.start_ms);
-    throttle_bucket_init(&r.tpm, cfg->tpm, r.start_ms);
-    r.last_flush_ms = r.last_progress_ms = r.start_ms;
-    r.probing = cfg->probe_first;
-    r.start_wall = utc_now();
-    r.req = (struct trial_request)TRIAL_REQUEST_INIT;
-    r.nonce_next = cfg->jitter_seed ^ 0x6e6f6e6365ULL;
-    runner_order_init(&r);
-    r.pb = runner_prebuild_start(cfg, r.ord, r.grp);
+    memset(r, 0, sizeof(*r));
+    r->cfg = cfg;
+    r->res = res;
+    r->nslots = cfg->concurrency;
+    r->slots = xcalloc((size_t)r->nslots, sizeof(*r->slots));
+    built_prompt_init(&r->bp);
+    strbuf_init(&r->err, 0);
+    throttle_backoff_init(&r->backoff, cfg->jitter_seed);
+    r->backoff.base_ms = cfg->backoff_base_ms;
+    r->backoff.max_ms = cfg->backoff_max_ms;
+    throttle_aimd_init(&r->aimd, cfg->concurrency, 1, cfg->concurrency);
+    r->start_ms = utc_monotonic_ms();
+    throttle_bucket_init(&r->rpm, cfg->rpm, r->start_ms);
+    throttle_bucket_init(&r->tpm, cfg->tpm, r->start_ms);
+    r->last_flush_ms = r->last_progress_ms = r->start_ms;
+    r->probing = cfg->probe_first;
+    r->start_wall = utc_now();
+    r->req = (struct trial_request)TRIAL_REQUEST_INIT;
+    r->nonce_next = cfg->jitter_seed ^ 0x6e6f6e6365ULL;
+    runner_order_init(r);
+    r->pb = runner_prebuild_start(cfg, r->ord, r->grp);
     if (cfg->progress == RUNNER_PROGRESS_BAR ||
         (cfg->progress == RUNNER_PROGRESS_AUTO && isatty(STDERR_FILENO)))
-        r.bar = 1;
+        r->bar = 1;
     else if (cfg->progress != RUNNER_PROGRESS_NONE)
-        r.lines = 1;
+        r->lines = 1;
+}
+
+/* The result's figures known before the first request, and the trials left to send. */
+static void count_planned(struct runner *r)
+{
+    const struct runner_config *cfg = r->cfg;
+    struct runner_result *res = r->res;
+    size_t i;
 
     res->end = RUNNER_COMPLETE;
     res->schedule = cfg->schedule;
@@ -915,8 +912,104 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     for (i = 0; i < cfg->plan->nr; i++)
         if (runner_trial_done(cfg, i))
             res->already_done++;
-    r.to_send = res->planned - res->already_done;
+    r->to_send = res->planned - res->already_done;
+}
 
+/* The first Ctrl-C (or SIGTERM): stop sending and wait for what is in flight. Returns the deadline.
+ */
+static double start_drain(struct runner *r, double now)
+{
+    const struct runner_config *cfg = r->cfg;
+    stop_with(r, RUNNER_INTERRUPTED);
+    bar_break(r);
+    fprintf(stderr,
+            "interrupted%s: waiting up to %.0fs for %zu request(s) in flight "
+            "(Ctrl-C again to exit at once)\n",
+            first_signal == SIGTERM ? " (SIGTERM)" : "", cfg->drain_seconds,
+            client_inflight(cfg->client));
+    return now + cfg->drain_seconds * 1000.0;
+}
+
+/* Retries that have not gone out are dropped: a resume sends them. */
+static void drop_waiting(struct runner *r)
+{
+    size_t i;
+    for (i = 0; i < (size_t)r->nslots; i++)
+        if (r->slots[i].state == SLOT_WAITING)
+            slot_free(r, &r->slots[i]);
+}
+
+/* Flushes the store when its interval (or the run lock's heartbeat) is due, then the progress. */
+static void flush_and_report(struct runner *r, double now)
+{
+    const struct runner_config *cfg = r->cfg;
+    if (store_pending(cfg->store) && now - r->last_flush_ms >= cfg->flush_seconds * 1000.0)
+        flush(r, now);
+    else if (now - r->last_flush_ms >= 10000.0)
+        flush(r, now); /* heartbeat of the run lock */
+    if (r->bar ? now - r->last_progress_ms >= 200.0
+               : now - r->last_progress_ms >= cfg->progress_interval * 1000.0)
+        progress(r, now, 0);
+}
+
+/*
+ * The run's end, cost, wall time and mean requests in flight (inflight_area
+ * over the time from the first submit to the last busy moment), after the
+ * last flush; prints the final progress.
+ */
+static void settle_result(struct runner *r, double first_submit_ms, double last_busy_ms,
+                          double inflight_area)
+{
+    const struct runner_config *cfg = r->cfg;
+    struct runner_result *res = r->res;
+
+    /* Whatever is still in flight (drain timeout, fatal stop) is abandoned unsent. */
+    flush(r, utc_monotonic_ms());
+    if (store_pending(cfg->store))
+        stop_with(r, RUNNER_STORE_ERROR);
+    if (res->end == RUNNER_COMPLETE && (long)res->finished + res->already_done < res->planned)
+        res->end = RUNNER_INTERRUPTED; /* cannot happen without a stop; be safe */
+    if (res->end == RUNNER_COMPLETE && res->outcomes[OUTCOME_ERROR] &&
+        (double)res->outcomes[OUTCOME_ERROR] > cfg->max_error_rate * (double)r->to_send)
+        res->end = RUNNER_TOO_MANY_ERRORS;
+    if (prices_known(cfg))
+        res->cost_usd = spent_cost(r);
+    res->wall_seconds = (utc_monotonic_ms() - r->start_ms) / 1000.0;
+    if (last_busy_ms > first_submit_ms && first_submit_ms > 0)
+        res->mean_inflight = inflight_area / (last_busy_ms - first_submit_ms);
+    progress(r, utc_monotonic_ms(), 1);
+}
+
+/* Restores the signal handlers and frees what runner_setup() took. */
+static void runner_teardown(struct runner *r, const struct sigaction *old_int,
+                            const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
+    runner_prebuild_stop(r->pb);
+    runner_order_release(r);
+    built_prompt_release(&r->bp);
+    strbuf_release(&r->err);
+    trial_request_release(&r->req);
+    free(r->slots);
+}
+
+int runner_run(const struct runner_config *cfg, struct runner_result *res)
+{
+    struct runner r;
+    struct sigaction old_int, old_term;
+    double drain_deadline = 0;
+    double first_submit_ms = 0, last_busy_ms = 0, inflight_area = 0, before;
+    size_t inflight;
+    int draining = 0;
+
+    runner_result_init(res);
+    if (!cfg->run_name || !cfg->gs || !cfg->plan || !cfg->scorers || !cfg->builder ||
+        !cfg->client || !cfg->store || cfg->concurrency < 1 || cfg->max_attempts < 1)
+        return error("runner: incomplete configuration");
+
+    runner_setup(&r, cfg, res);
+    count_planned(&r);
     signals_install(&old_int, &old_term, r.to_send);
 
     for (;;) {
@@ -926,21 +1019,10 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
 
         if (signals_seen && !draining) {
             draining = 1;
-            stop_with(&r, RUNNER_INTERRUPTED);
-            drain_deadline = now + cfg->drain_seconds * 1000.0;
-            bar_break(&r);
-            fprintf(stderr,
-                    "interrupted%s: waiting up to %.0fs for %zu request(s) in flight "
-                    "(Ctrl-C again to exit at once)\n",
-                    first_signal == SIGTERM ? " (SIGTERM)" : "", cfg->drain_seconds,
-                    client_inflight(cfg->client));
+            drain_deadline = start_drain(&r, now);
         }
-        if (r.stop) {
-            /* Retries that have not gone out are dropped: a resume sends them. */
-            for (i = 0; i < (size_t)r.nslots; i++)
-                if (r.slots[i].state == SLOT_WAITING)
-                    slot_free(&r, &r.slots[i]);
-        }
+        if (r.stop)
+            drop_waiting(&r);
         wait = fill_window(&r, now);
         if (r.stop)
             runner_prebuild_halt(r.pb);
@@ -974,38 +1056,10 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
             take_response(&r, resp, now);
             client_response_free(resp);
         }
-        if (store_pending(cfg->store) && now - r.last_flush_ms >= cfg->flush_seconds * 1000.0)
-            flush(&r, now);
-        else if (now - r.last_flush_ms >= 10000.0)
-            flush(&r, now); /* heartbeat of the run lock */
-        if (r.bar ? now - r.last_progress_ms >= 200.0
-                  : now - r.last_progress_ms >= cfg->progress_interval * 1000.0)
-            progress(&r, now, 0);
+        flush_and_report(&r, now);
     }
 
-    /* Whatever is still in flight (drain timeout, fatal stop) is abandoned unsent. */
-    flush(&r, utc_monotonic_ms());
-    if (store_pending(cfg->store))
-        stop_with(&r, RUNNER_STORE_ERROR);
-    if (res->end == RUNNER_COMPLETE && (long)res->finished + res->already_done < res->planned)
-        res->end = RUNNER_INTERRUPTED; /* cannot happen without a stop; be safe */
-    if (res->end == RUNNER_COMPLETE && res->outcomes[OUTCOME_ERROR] &&
-        (double)res->outcomes[OUTCOME_ERROR] > cfg->max_error_rate * (double)r.to_send)
-        res->end = RUNNER_TOO_MANY_ERRORS;
-    if (prices_known(cfg))
-        res->cost_usd = spent_cost(&r);
-    res->wall_seconds = (utc_monotonic_ms() - r.start_ms) / 1000.0;
-    if (last_busy_ms > first_submit_ms && first_submit_ms > 0)
-        res->mean_inflight = inflight_area / (last_busy_ms - first_submit_ms);
-    progress(&r, utc_monotonic_ms(), 1);
-
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    runner_prebuild_stop(r.pb);
-    runner_order_release(&r);
-    built_prompt_release(&r.bp);
-    strbuf_release(&r.err);
-    trial_request_release(&r.req);
-    free(r.slots);
+    settle_result(&r, first_submit_ms, last_busy_ms, inflight_area);
+    runner_teardown(&r, &old_int, &old_term);
     return 0;
 }
