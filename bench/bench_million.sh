@@ -58,19 +58,7 @@ timed() {
     /usr/bin/time -v -o "$name.time" nice "$@" >"$name.out" 2>"$name.err" ||
         { echo "$name: exit $? ($(tail -n 2 "$name.err" | tr '\n' ' '))" >&2; }
 }
-# fig NAME -> "wall cpu rss_mb"
-fig() {
-    python3 - "$1.time" <<'PY'
-import re, sys
-t = open(sys.argv[1]).read()
-def get(k):
-    return re.search(re.escape(k) + r": (.*)", t).group(1).strip()
-w = get("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":")
-wall = sum(float(x) * 60 ** i for i, x in enumerate(reversed(w)))
-cpu = float(get("User time (seconds)")) + float(get("System time (seconds)"))
-print("%.1f %.1f %.1f" % (wall, cpu, int(get("Maximum resident set size (kbytes)")) / 1024.0))
-PY
-}
+. "$repo/bench/lib.sh" # fig
 row() { # LABEL WALL CPU RSS [NOTE]
     printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "${5:-}"
 }
