@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "prompt/dataset.h"
 #include "base/httpd.h"
@@ -685,7 +686,14 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
     s->t0_ms = utc_monotonic_ms();
     s->created = time(NULL);
     atomic_init(&s->gen_counter, 0);
-    atomic_init(&s->id_counter, 0);
+    {
+        /* ids count from a start unique to this server: two serve-sims started in the same
+         * second (one test often runs two) must not hand out the same ids */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        atomic_init(&s->id_counter, sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+                                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
+    }
     sim_qindex_build(&s->qix, cfg->gs);
     sim_hindex_build(&s->qix, cfg->hay);
     s->cache = sim_cache_new(cfg->prefix_cache, cfg->slots);

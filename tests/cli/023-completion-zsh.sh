@@ -30,7 +30,7 @@ want ":value:(cache shuffle plan)"
 want "--progress=[progress display (default auto)]:value:(auto bar lines none)"
 want "--dataset=["
 zcomplete dipmap export --format ""
-want ":value:(csv jsonl)"
+want ":value:(csv jsonl eee)"
 zcomplete dipmap --data-dir /tmp run ""
 want "--schedule=["
 # every option of every command's help is in its _arguments
