@@ -528,7 +528,9 @@ void plan_summary(const struct plan *p, const struct plan_spec *spec, const stru
 
 void plan_format_length(struct strbuf *out, long tokens)
 {
-    if (tokens >= 1024 && tokens % 1024 == 0)
+    if (tokens >= 1024L * 1024 && tokens % (1024L * 1024) == 0)
+        strbuf_addf(out, "%ldm", tokens / (1024L * 1024)); /* as --lengths writes it: 1m */
+    else if (tokens >= 1024 && tokens % 1024 == 0)
         strbuf_addf(out, "%ldk", tokens / 1024);
     else
         strbuf_addf(out, "%ld", tokens);

@@ -29,4 +29,4 @@ assert_contains out "run million: complete"
     fail "not every trial was answered: $(q t.db 'select outcome from trials')"
 expect_code 0 "$DIPMAP" report million --db t.db --out rep --format md --no-plots
 [ -s rep/summary.md ] || fail "report not written"
-assert_contains rep/summary.md "| 1024k (1048576) |"
+assert_contains rep/summary.md "| 1m (1048576) |"

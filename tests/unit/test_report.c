@@ -121,6 +121,12 @@ static void test_helpers(void)
     plan_format_length(&sb, 1000);
     CHECK_STR(sb.buf, "1000");
     strbuf_reset(&sb);
+    plan_format_length(&sb, 1048576); /* --lengths 1m reads back as 1m, not 1024k */
+    CHECK_STR(sb.buf, "1m");
+    strbuf_reset(&sb);
+    plan_format_length(&sb, 3L * 1048576 / 2);
+    CHECK_STR(sb.buf, "1536k");
+    strbuf_reset(&sb);
     report_time(&sb, 1764490000);
     CHECK_STR(sb.buf, "2025-11-30 08:06:40 UTC");
     strbuf_release(&sb);
