@@ -5,10 +5,14 @@
 #include "base/secret.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "base/strbuf.h"
+#include "base/usage.h"
 
 #include "base/banned.h"
 
@@ -64,4 +68,21 @@ int secret_value(const char *v)
     if (!strncmp(v, "sk-", 3) && len >= 20 && !strchr(v, ' '))
         return 1;
     return strchr(v, ':') && strchr(v, ':') > v && secret_header(v, len, NULL);
+}
+
+const char *secret_api_key(const char *var)
+{
+    const char *key = getenv(var);
+    struct rlimit rl = {0, 0};
+    if (key && !*key)
+        key = NULL;
+    if (!key) {
+        if (strcmp(var, "OPENAI_API_KEY"))
+            warning("environment variable %s (from --api-key-env) is not set; sending no API key",
+                    var);
+        return NULL;
+    }
+    (void)setrlimit(RLIMIT_CORE, &rl);
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    return key;
 }

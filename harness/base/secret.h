@@ -27,4 +27,14 @@ int secret_header(const char *line, size_t n, size_t *name_len);
  */
 int secret_value(const char *v);
 
+/*
+ * The API key every command that talks to an endpoint sends (run, gate's runs, show-prompt and
+ * tokenize with --tokenizer server): the value of the environment variable var (the
+ * --api-key-env option, default OPENAI_API_KEY), NULL when unset or empty (no auth header;
+ * a warning when var is not the default, which the user named on purpose). With a key in
+ * memory the process makes no core file and is not dumpable (no /proc/PID/environ, no
+ * ptrace by other processes of the same user).
+ */
+const char *secret_api_key(const char *var);
+
 #endif

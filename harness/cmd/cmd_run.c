@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 
 #include "cmd/builtin.h"
 #include "base/opt.h"
+#include "base/secret.h"
 #include "run/batch.h"
 #include "run/run_identity.h"
 #include "report/runbrief.h"
@@ -30,17 +29,6 @@ static const char *const run_usage[] = {
     "dipmap run --run NAME ...                   (an existing run is resumed)",
     NULL,
 };
-
-/*
- * With an API key in memory: no core file (RLIMIT_CORE 0) and not dumpable, which also makes
- * /proc/PID/environ and ptrace unavailable to other processes of the same user.
- */
-static void keep_key_out_of_dumps(void)
-{
-    struct rlimit rl = {0, 0};
-    (void)setrlimit(RLIMIT_CORE, &rl);
-    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-}
 
 /* A key on the command line ends up in shell history and ps: refuse it outright. */
 static int refuse_api_key_argument(int argc, const char **argv)
@@ -308,14 +296,7 @@ static int open_client(struct run_ctx *c)
 
     if (c->client) /* opened early by resolve_lengths() */
         return 0;
-    c->api_key = getenv(c->o.api_key_env);
-    if (c->api_key && !*c->api_key)
-        c->api_key = NULL;
-    if (!c->api_key && strcmp(c->o.api_key_env, "OPENAI_API_KEY"))
-        warning("environment variable %s (from --api-key-env) is not set; sending no API key",
-                c->o.api_key_env);
-    if (c->api_key)
-        keep_key_out_of_dumps();
+    c->api_key = secret_api_key(c->o.api_key_env);
     for (i = 0; i < c->o.endpoints.nr; i++)
         strvec_push(&c->ccfg.endpoints, c->o.endpoints.v[i]);
     for (i = 0; i < c->o.headers.nr; i++)

@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/num.h"
 #include "base/opt.h"
+#include "base/secret.h"
 #include "prompt/layout.h"
 #include "prompt/prompt.h"
 #include "base/strbuf.h"
@@ -43,7 +44,7 @@ static const char *const show_prompt_usage[] = {
 /* The options as given (defaults in show_prompt_init) and what show-prompt builds from them. */
 struct show_prompt {
     const char *dataset, *haystack, *qid, *length_s, *tpl_spec, *tok_spec, *special, *axes_spec;
-    const char *endpoint, *model; /* --tokenizer server: who counts */
+    const char *endpoint, *model, *api_key_env; /* --tokenizer server: who counts */
     struct client *client;
     double depth;
     long repeat, seed, max_tokens, overhead, length, turn_overhead;
@@ -69,6 +70,7 @@ static void show_prompt_init(struct show_prompt *s)
     s->length_s = "8k";
     s->tpl_spec = "qa";
     s->tok_spec = "cl100k_base";
+    s->api_key_env = "OPENAI_API_KEY";
     s->depth = 50;
     s->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
     s->overhead = s->turn_overhead = NOT_GIVEN;
@@ -117,6 +119,10 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
          "with --tokenizer server: the server whose /tokenize counts (as run --endpoint)", 0},
         {OPT_STRING, "model", 'm', &s->model, "NAME",
          "with --tokenizer server: the model its counts are for (as run --model)", 0},
+        {OPT_STRING, "api-key-env", 0, &s->api_key_env, "VAR",
+         "with --tokenizer server: the environment variable holding the API key sent (as run "
+         "--api-key-env; default OPENAI_API_KEY)",
+         0},
         {OPT_STRING, "special", 0, &s->special, "parse|plain",
          "special-token text: its id (parse; default for tokenizer.json) or plain text", 0},
         {OPT_LONG, "max-tokens", 0, &s->max_tokens, "N",
@@ -192,8 +198,10 @@ static int show_prompt_load(struct show_prompt *s)
         client_config_init(&cc);
         strvec_push(&cc.endpoints, s->endpoint);
         cc.model = s->model;
+        cc.api_key = secret_api_key(s->api_key_env);
         s->client = client_new(&cc, &s->err);
         cc.model = NULL; /* borrowed */
+        cc.api_key = NULL;
         client_config_release(&cc);
         if (!s->client)
             return error("show-prompt: %s", s->err.buf);

@@ -11,6 +11,7 @@
 #include "cmd/builtin.h"
 #include "client/client.h"
 #include "base/opt.h"
+#include "base/secret.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "tokenizer/tokenizer.h"
@@ -62,7 +63,7 @@ static void print_piece(const char *p, size_t n)
 }
 
 struct tokenize_opts {
-    const char *spec, *endpoint, *model, *special;
+    const char *spec, *endpoint, *model, *special, *api_key_env;
     int ids, pieces, allow_special;
 };
 
@@ -101,7 +102,9 @@ static struct tokenizer *open_tokenizer(const struct tokenize_opts *o, struct cl
         client_config_init(&cfg);
         strvec_push(&cfg.endpoints, o->endpoint);
         cfg.model = o->model;
+        cfg.api_key = secret_api_key(o->api_key_env);
         *client = client_new(&cfg, &err);
+        cfg.api_key = NULL;
         client_config_release(&cfg);
         if (*client)
             tk = tokenizer_new_remote(o->endpoint, client_tokenize_cb, *client);
@@ -140,27 +143,35 @@ static void print_tokens(struct tokenizer *tk, const struct tokenize_opts *o,
 
 /*
  * The count of one input's text in *n; DM_EXIT_OK, or the exit code after error(): a server
- * without a /tokenize endpoint is a usage error, a transport failure an infrastructure one.
+ * without a /tokenize endpoint or refusing the API key (client, may be NULL) is a usage error,
+ * a transport failure an infrastructure one.
  */
-static int count_tokens(struct tokenizer *tk, const struct strbuf *text, long *n)
+static int count_tokens(struct tokenizer *tk, struct client *client, const char *key_env,
+                        const struct strbuf *text, long *n)
 {
     struct strbuf err = STRBUF_INIT;
     int rc = DM_EXIT_OK;
     *n = tokenizer_count_err(tk, text->buf, text->len, &err);
     if (*n < 0) {
         error("tokenize: %s", err.buf);
-        rc = strstr(err.buf, "no /tokenize endpoint") || strstr(err.buf, "did not count tokens") ||
-                     strstr(err.buf, "unexpected /tokenize answer")
-                 ? DM_EXIT_USAGE
-                 : DM_EXIT_INFRA;
+        if (client && client_auth_refused(client, NULL)) {
+            fprintf(stderr, "hint: the server refused the API key; it is read from %s\n", key_env);
+            rc = DM_EXIT_USAGE;
+        } else {
+            rc = strstr(err.buf, "no /tokenize endpoint") ||
+                         strstr(err.buf, "did not count tokens") ||
+                         strstr(err.buf, "unexpected /tokenize answer")
+                     ? DM_EXIT_USAGE
+                     : DM_EXIT_INFRA;
+        }
     }
     strbuf_release(&err);
     return rc;
 }
 
 /* Each input (the files, or stdin) counted or listed; DM_EXIT_OK or an exit code. */
-static int tokenize_inputs(struct tokenizer *tk, const struct tokenize_opts *o,
-                           const struct strvec *files)
+static int tokenize_inputs(struct tokenizer *tk, struct client *client,
+                           const struct tokenize_opts *o, const struct strvec *files)
 {
     struct strbuf text = STRBUF_INIT;
     size_t i, ninputs = files->nr ? files->nr : 1;
@@ -178,7 +189,7 @@ static int tokenize_inputs(struct tokenizer *tk, const struct tokenize_opts *o,
             rc = DM_EXIT_USAGE;
         } else if (o->ids || o->pieces) {
             print_tokens(tk, o, &text);
-        } else if ((rc = count_tokens(tk, &text, &n)) == DM_EXIT_OK) {
+        } else if ((rc = count_tokens(tk, client, o->api_key_env, &text, &n)) == DM_EXIT_OK) {
             total += n;
             if (files->nr > 1)
                 printf("%ld\t%s\n", n, path);
@@ -194,13 +205,17 @@ static int tokenize_inputs(struct tokenizer *tk, const struct tokenize_opts *o,
 
 int cmd_tokenize(int argc, const char **argv)
 {
-    struct tokenize_opts o = {.model = "default"};
+    struct tokenize_opts o = {.model = "default", .api_key_env = "OPENAI_API_KEY"};
     struct option opts[] = {
         {OPT_STRING, "tokenizer", 't', &o.spec, "NAME|FILE|server",
          "cl100k_base, o200k_base, a .tiktoken or tokenizer.json path, or server", 0},
         {OPT_STRING, "endpoint", 0, &o.endpoint, "URL", "server base URL (for --tokenizer server)",
          0},
         {OPT_STRING, "model", 0, &o.model, "NAME", "model name sent to the server's /tokenize", 0},
+        {OPT_STRING, "api-key-env", 0, &o.api_key_env, "VAR",
+         "with --tokenizer server: the environment variable holding the API key sent (default "
+         "OPENAI_API_KEY)",
+         0},
         {OPT_BOOL, "ids", 0, &o.ids, NULL, "print the token ids (one line per input)", 0},
         {OPT_BOOL, "pieces", 0, &o.pieces, NULL, "print each token's text, one per line", 0},
         {OPT_STRING, "special", 0, &o.special, "parse|plain",
@@ -220,7 +235,7 @@ int cmd_tokenize(int argc, const char **argv)
     else if (check_options(&o) < 0 || !(tk = open_tokenizer(&o, &client)))
         rc = DM_EXIT_USAGE;
     else
-        rc = tokenize_inputs(tk, &o, &files);
+        rc = tokenize_inputs(tk, client, &o, &files);
     tokenizer_free(tk);
     if (client)
         client_free(client);

@@ -3,6 +3,7 @@
 # at the length the server counts (issue 43 item 13: it printed "template overhead 0" and
 # "realized 4096" where the server counted 4111). With a local tokenizer and no
 # --template-overhead it says the overhead is not measured; a given one is said to be given.
+# Against a server that wants a key, show-prompt and tokenize send --api-key-env's key.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 2 --seed 3 --out golden.jsonl >/dev/null || fail "gen needle"
@@ -40,3 +41,26 @@ assert_contains out "+ template overhead 0 (not measured: give --template-overhe
 expect_code 0 "$DIPMAP" show-prompt --dataset golden.jsonl --haystack "$HAY" --template needle \
     --length 1k --depth 50 --question "$q1" --template-overhead 7
 assert_contains out "= content 1017 + template overhead 7 (given)"
+
+# a server that wants a key: show-prompt and tokenize --tokenizer server send the key of
+# --api-key-env (default OPENAI_API_KEY) as run does; without it the server's 401 is the error
+start_sim keyed --dataset golden.jsonl --template-overhead 15 --api-key sk-sim-key-409-abcdef
+OPENAI_API_KEY= expect_code 2 "$DIPMAP" show-prompt --dataset golden.jsonl --haystack "$HAY" \
+    --template needle --length 1k --depth 50 --tokenizer server --endpoint "$SIM_URL" \
+    --model dipmap-sim --question "$q1"
+assert_contains err "HTTP 401"
+OPENAI_API_KEY=sk-sim-key-409-abcdef expect_code 0 "$DIPMAP" show-prompt --dataset golden.jsonl \
+    --haystack "$HAY" --template needle --length 1k --depth 50 --tokenizer server \
+    --endpoint "$SIM_URL" --model dipmap-sim --question "$q1"
+assert_contains out "# prompt_sha256 $sha "
+MY_KEY=sk-sim-key-409-abcdef expect_code 0 "$DIPMAP" show-prompt --dataset golden.jsonl \
+    --haystack "$HAY" --template needle --length 1k --depth 50 --tokenizer server \
+    --endpoint "$SIM_URL" --model dipmap-sim --question "$q1" --api-key-env MY_KEY
+assert_contains out "# prompt_sha256 $sha "
+assert_not_contains out sk-sim-key-409
+echo "hello world" >hw.txt
+OPENAI_API_KEY= expect_code 2 "$DIPMAP" tokenize --tokenizer server --endpoint "$SIM_URL" hw.txt
+assert_contains err "HTTP 401"
+OPENAI_API_KEY=sk-sim-key-409-abcdef expect_code 0 "$DIPMAP" tokenize --tokenizer server \
+    --endpoint "$SIM_URL" hw.txt
+[ "$(cat out)" = 3 ] || fail "tokenize through the keyed server: '$(cat out)'"
