@@ -577,7 +577,7 @@ int cmd_gen(int argc, const char **argv)
     long assoc_nr = 0, ai;
     long n = 40, seed = 1, negatives = -1, hay_size = 2000;
     struct strvec rest = STRVEC_INIT;
-    struct strbuf assoc_found = STRBUF_INIT;
+    struct strbuf assoc_found = STRBUF_INIT, werr = STRBUF_INIT; /* the writers' errors */
     struct dataset_writer *w = NULL, *hw = NULL;
     uint64_t rng;
     int rc, ret = DM_EXIT_USAGE, kv, as, hops;
@@ -654,10 +654,10 @@ int cmd_gen(int argc, const char **argv)
         goto cleanup;
     }
     rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : hops ? 4 : 1);
-    w = dataset_writer_open(out);
+    w = dataset_writer_open(out, &werr);
     if (!w)
         goto cleanup;
-    if (hay_out && !(hw = dataset_writer_open(hay_out)))
+    if (hay_out && !(hw = dataset_writer_open(hay_out, &werr)))
         goto cleanup;
     rc = kv     ? gen_kv(w, hw, n, negatives, hay_size, rng)
          : as   ? gen_assoc(w, assoc, (size_t)assoc_nr, n, negatives, rng)
@@ -674,6 +674,9 @@ int cmd_gen(int argc, const char **argv)
     if (!rc)
         ret = DM_EXIT_OK;
 cleanup:
+    if (werr.len)
+        error("%s", werr.buf);
+    strbuf_release(&werr);
     dataset_writer_abort(w);
     dataset_writer_abort(hw);
     for (ai = 0; ai < assoc_nr; ai++) {

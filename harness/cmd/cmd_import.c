@@ -55,6 +55,7 @@ struct importer {
     struct hashmap idx;     /* id -> its entry in ids */
     struct strbuf set_text; /* the golden set as written, loaded once more at the end */
     struct strbuf line;
+    struct strbuf werr; /* the writers' errors, printed when the command ends */
     char prefix[16];
 };
 
@@ -906,12 +907,13 @@ int cmd_import(int argc, const char **argv)
     im.allow_outside = allow_outside;
     strbuf_init(&im.line, 0);
     strbuf_init(&im.set_text, 0);
+    strbuf_init(&im.werr, 0);
     strvec_init(&im.ids);
     snprintf(im.prefix, sizeof(im.prefix), "nq");
-    im.set = dataset_writer_open(out);
+    im.set = dataset_writer_open(out, &im.werr);
     if (!im.set)
         goto done;
-    if (hay_out && !(im.hay = dataset_writer_open(hay_out)))
+    if (hay_out && !(im.hay = dataset_writer_open(hay_out, &im.werr)))
         goto done;
     if (run_import(&im) < 0 || check_written(&im, out, hay_out) < 0)
         goto done;
@@ -928,6 +930,9 @@ int cmd_import(int argc, const char **argv)
     print_summary(&im, out, hay_out);
     ret = DM_EXIT_OK;
 done:
+    if (im.werr.len)
+        error("%s", im.werr.buf);
+    strbuf_release(&im.werr);
     dataset_writer_abort(im.set);
     dataset_writer_abort(im.hay);
     strbuf_release(&im.line);
