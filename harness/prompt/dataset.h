@@ -19,6 +19,7 @@ struct strbuf;
  * Errors: loaders print one message with error() naming file, line and field,
  * e.g. `error: datasets/x.jsonl:17: "answers" must be a non-empty array of strings`,
  * and return -1; the command then exits DM_EXIT_USAGE (2). They never exit.
+ * (dataset.c says why they still print; the writer returns its message in err.)
  */
 
 /* A JSONL line longer than this (bytes, without the newline) is an input error. */

@@ -3,6 +3,12 @@
  * loaders and the importers, the data-search-order resolution of a --dataset value, a
  * file's whole content with its sha256, the JSONL writers of import/gen and the output
  * file that is renamed into place only when complete.
+ *
+ * Its error() calls print (docs/conventions.md "Errors"): the loaders golden_set_load(),
+ * golden_set_load_mem(), haystack_load() and dataset_text_each() report a file:line:field
+ * message and -1, and their callers (eight commands, report_doc.c, bench/ and about thirty
+ * unit tests that read the message through usage_set_hook) take no err yet; moving them to
+ * a `struct strbuf *err` changes every caller in one step. The writers already take one.
  */
 #define _GNU_SOURCE
 #include "prompt/dataset.h"

@@ -691,9 +691,10 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
             strbuf_add(svg, img.buf, img.len);
     }
     /*
-     * Printed here: plot_save's callers (the report pages, report_compare.c, the trend of
-     * harness/stats/trend.c) return a plot_status, which says "failed", not why, and each
-     * then warns that the plot is skipped. This line is the why, until they take an err.
+     * This error() call prints (docs/conventions.md "Errors"): plot_save's callers (the
+     * report pages, report_compare.c, the trend of harness/stats/trend.c) return a
+     * plot_status, which says "failed", not why, and each then warns that the plot is
+     * skipped. This line is the why, until they take an err.
      */
     if (ret == PLOT_FAILED)
         error("%s", err.buf);

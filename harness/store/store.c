@@ -385,9 +385,10 @@ int store_set_error(struct store *st, const char *fmt, ...)
     strbuf_vaddf(&st->err, fmt, ap);
     va_end(ap);
     /*
-     * The one line the store still prints: about 190 callers outside store/ pass its -1 on
-     * without a message of their own (store.h's conventions), so the message is printed
-     * here, once, until every command prints store_errmsg() itself.
+     * This error() call prints, the one line the store still prints (docs/conventions.md
+     * "Errors"): about 190 callers outside store/ pass its -1 on without a message of their
+     * own (store.h's conventions), so the message is printed here, once, until every
+     * command prints store_errmsg() itself.
      */
     error("%s", st->err.buf);
     return -1;
