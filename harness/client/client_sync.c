@@ -37,6 +37,29 @@ int client_http_sync(struct client *c, const char *url, const char *body, size_t
     return http_perform(c, &c->sync, url, body, body_len, status, resp, err);
 }
 
+/* The request's body (body_len bytes, JSON) with the JSON headers, or a GET when body is NULL. */
+static void set_body(struct client *c, CURL *h, const char *body, size_t body_len)
+{
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdrs);
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    } else {
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    }
+}
+
+/* Perform with the response headers into x->hdrs and curl's message into x->errbuf. */
+static CURLcode perform_into(CURL *h, struct xfer *x)
+{
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, client_header_cb);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x->hdrs);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+    return curl_easy_perform(h);
+}
+
 /* The same on *hp (created on first use), which the caller alone uses meanwhile. */
 static int http_perform(struct client *c, CURL **hp, const char *url, const char *body,
                         size_t body_len, long *status, struct strbuf *resp, struct strbuf *err)
@@ -59,21 +82,10 @@ static int http_perform(struct client *c, CURL **hp, const char *url, const char
     curl_easy_reset(h);
     client_setup_common(c, h);
     curl_easy_setopt(h, CURLOPT_URL, url);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdrs);
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-    } else {
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
-        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    }
+    set_body(c, h, body, body_len);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_write_cb);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, client_header_cb);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x.hdrs);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x.errbuf);
-    rc = curl_easy_perform(h);
+    rc = perform_into(h, &x);
     *resp = x.resp;
     strbuf_release(&x.hdrs);
     if (rc != CURLE_OK) {
@@ -532,14 +544,8 @@ int client_call(struct client *c, const struct client_call *call, long *status, 
         curl_mime_type(part, "application/jsonl");
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
         curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
-    } else if (call->body) {
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdrs);
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, call->body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)call->body_len);
     } else {
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->get_hdrs);
-        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+        set_body(c, h, call->body, call->body_len);
     }
     if (call->sink) {
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_cb);
@@ -549,10 +555,7 @@ int client_call(struct client *c, const struct client_call *call, long *status, 
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_write_cb);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
     }
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, client_header_cb);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x.hdrs);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x.errbuf);
-    rc = curl_easy_perform(h);
+    rc = perform_into(h, &x);
     if (rc != CURLE_OK) {
         strbuf_addf(err, "%s %s: %s", call->upload_path || call->body ? "POST" : "GET", url.buf,
                     x.errbuf[0] ? x.errbuf : curl_easy_strerror(rc));

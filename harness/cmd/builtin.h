@@ -39,6 +39,14 @@ int cmd_rescore(int argc, const char **argv);
 int cmd_view(int argc, const char **argv);
 int cmd_demo(int argc, const char **argv);
 
+struct strbuf;
+
+/*
+ * cmd_util.c, shared by the commands: write data to path (plot_write_file());
+ * returns 0, or -1 after printing "error: cannot write PATH: why".
+ */
+int cmd_write_file(const char *path, const struct strbuf *data);
+
 /* main.c's table, for `dipmap help`. */
 struct cmd_struct {
     const char *name;

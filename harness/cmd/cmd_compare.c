@@ -56,7 +56,7 @@ static int write_out_dir(const char *dir, const struct compare_result *r,
                          const struct compare_meta *m, const struct trial_point *base, size_t nb,
                          const struct trial_point *cand, size_t nc)
 {
-    struct strbuf path = STRBUF_INIT, sb = STRBUF_INIT;
+    struct strbuf path = STRBUF_INIT, sb = STRBUF_INIT, err = STRBUF_INIT;
     int ret = 0;
     if (mkdir(dir, 0777) && errno != EEXIST) {
         ret = error("cannot create %s: %s", dir, strerror(errno));
@@ -64,26 +64,27 @@ static int write_out_dir(const char *dir, const struct compare_result *r,
     }
     strbuf_addf(&path, "%s/compare.md", dir);
     report_compare_markdown(&sb, r, m, 0);
-    if (plot_write_file(path.buf, &sb))
+    if (cmd_write_file(path.buf, &sb))
         ret = -1;
     strbuf_reset(&path);
     strbuf_reset(&sb);
     strbuf_addf(&path, "%s/compare.json", dir);
     report_compare_json(&sb, r, m);
-    if (plot_write_file(path.buf, &sb))
+    if (cmd_write_file(path.buf, &sb))
         ret = -1;
     strbuf_reset(&path);
     strbuf_reset(&sb);
     strbuf_addf(&path, "%s/junit.xml", dir);
     report_compare_junit(&sb, r, m);
-    if (plot_write_file(path.buf, &sb))
+    if (cmd_write_file(path.buf, &sb))
         ret = -1;
     /* compare.html and the baseline/candidate overlay plot (report.c) */
-    if (!ret && report_compare_files(dir, r, m, base, nb, cand, nc) < 0)
-        ret = -1;
+    if (!ret && report_compare_files(dir, r, m, base, nb, cand, nc, &err) < 0)
+        ret = error("%s", err.buf);
 cleanup:
     strbuf_release(&path);
     strbuf_release(&sb);
+    strbuf_release(&err);
     return ret;
 }
 
@@ -417,13 +418,13 @@ static int compare_write(const struct compare_cmd *c)
     if (c->junit) {
         strbuf_reset(&x);
         report_compare_junit(&x, res, meta);
-        if (plot_write_file(c->junit, &x))
+        if (cmd_write_file(c->junit, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->json) {
         strbuf_reset(&x);
         report_compare_json(&x, res, meta);
-        if (plot_write_file(c->json, &x))
+        if (cmd_write_file(c->json, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->out_dir && write_out_dir(c->out_dir, res, meta, c->doc.base_trials, c->doc.n_base,
@@ -462,13 +463,13 @@ static int compare_write_refused(const struct compare_cmd *c)
     if (c->junit) {
         strbuf_reset(&x);
         report_compare_junit_error(&x, b, cn, why);
-        if (plot_write_file(c->junit, &x))
+        if (cmd_write_file(c->junit, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->json) {
         strbuf_reset(&x);
         report_compare_refused_json(&x, b, cn, why);
-        if (plot_write_file(c->json, &x))
+        if (cmd_write_file(c->json, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->out_dir) {
@@ -480,25 +481,25 @@ static int compare_write_refused(const struct compare_cmd *c)
         strbuf_reset(&x);
         strbuf_addf(&path, "%s/compare.md", c->out_dir);
         report_compare_refused_markdown(&x, b, cn, why);
-        if (plot_write_file(path.buf, &x))
+        if (cmd_write_file(path.buf, &x))
             rc = DM_EXIT_USAGE;
         strbuf_reset(&x);
         strbuf_reset(&path);
         strbuf_addf(&path, "%s/compare.json", c->out_dir);
         report_compare_refused_json(&x, b, cn, why);
-        if (plot_write_file(path.buf, &x))
+        if (cmd_write_file(path.buf, &x))
             rc = DM_EXIT_USAGE;
         strbuf_reset(&x);
         strbuf_reset(&path);
         strbuf_addf(&path, "%s/junit.xml", c->out_dir);
         report_compare_junit_error(&x, b, cn, why);
-        if (plot_write_file(path.buf, &x))
+        if (cmd_write_file(path.buf, &x))
             rc = DM_EXIT_USAGE;
         strbuf_reset(&x);
         strbuf_reset(&path);
         strbuf_addf(&path, "%s/compare.html", c->out_dir);
         report_compare_refused_html(&x, b, cn, why);
-        if (plot_write_file(path.buf, &x))
+        if (cmd_write_file(path.buf, &x))
             rc = DM_EXIT_USAGE;
     }
 out:

@@ -597,11 +597,6 @@ static void gate_json(struct strbuf *out, const struct gate_cmd *c, const struct
     strbuf_release(&cj);
 }
 
-static int write_file(const char *path, const struct strbuf *sb)
-{
-    return plot_write_file(path, sb) ? -1 : 0;
-}
-
 /* The verdict on stdout and in the step summary; --json, --junit, --out. */
 static int gate_write(struct gate_cmd *c)
 {
@@ -650,13 +645,13 @@ static int gate_write(struct gate_cmd *c)
     }
     if (c->junit) {
         report_compare_junit(&x, &c->res, &m);
-        if (write_file(c->junit, &x))
+        if (cmd_write_file(c->junit, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->json) {
         strbuf_reset(&x);
         gate_json(&x, c, &m);
-        if (write_file(c->json, &x))
+        if (cmd_write_file(c->json, &x))
             rc = DM_EXIT_USAGE;
     }
     if (c->out_dir) {
@@ -666,19 +661,19 @@ static int gate_write(struct gate_cmd *c)
             rc = DM_EXIT_USAGE;
         } else {
             strbuf_addf(&p, "%s/compare.md", c->out_dir);
-            if (write_file(p.buf, &md))
+            if (cmd_write_file(p.buf, &md))
                 rc = DM_EXIT_USAGE;
             strbuf_reset(&p);
             strbuf_reset(&x);
             gate_json(&x, c, &m);
             strbuf_addf(&p, "%s/compare.json", c->out_dir);
-            if (write_file(p.buf, &x))
+            if (cmd_write_file(p.buf, &x))
                 rc = DM_EXIT_USAGE;
             strbuf_reset(&p);
             strbuf_reset(&x);
             report_compare_junit(&x, &c->res, &m);
             strbuf_addf(&p, "%s/junit.xml", c->out_dir);
-            if (write_file(p.buf, &x))
+            if (cmd_write_file(p.buf, &x))
                 rc = DM_EXIT_USAGE;
         }
         strbuf_release(&p);

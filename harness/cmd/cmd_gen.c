@@ -151,6 +151,25 @@ static int write_question(struct dataset_writer *w, struct strbuf *line, struct 
     return write_checked(w, line, q);
 }
 
+/* The scratch text of one generator: sb for draw_unique, line for the JSONL, the question,
+ * the gold's text and the question id. */
+struct gen_text {
+    struct strbuf sb, line, qtext, gtext, id;
+};
+#define GEN_TEXT_INIT                                                                              \
+    {                                                                                              \
+        STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT                            \
+    }
+
+static void gen_text_release(struct gen_text *b)
+{
+    strbuf_release(&b->sb);
+    strbuf_release(&b->line);
+    strbuf_release(&b->qtext);
+    strbuf_release(&b->gtext);
+    strbuf_release(&b->id);
+}
+
 /* Distinct invented entities gen needle can draw: each needle takes negatives + 1 of them. */
 static size_t needle_entities(void)
 {
@@ -160,8 +179,7 @@ static size_t needle_entities(void)
 static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t rng)
 {
     struct strvec entities = STRVEC_INIT, values = STRVEC_INIT;
-    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT, gtext = STRBUF_INIT;
-    struct strbuf id = STRBUF_INIT;
+    struct gen_text b = GEN_TEXT_INIT;
     long i, k;
     int rc = 0;
 
@@ -169,8 +187,8 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
         size_t p = (size_t)i % NPATTERNS;
         struct question q;
         struct chunk g, *neg = xcalloc((size_t)negatives + 1, sizeof(*neg));
-        const char *e = draw_unique(&entities, &sb, &rng, 1, V_NUMBER);
-        const char *v = draw_unique(&values, &sb, &rng, 0, patterns[p].kind);
+        const char *e = draw_unique(&entities, &b.sb, &rng, 1, V_NUMBER);
+        const char *v = draw_unique(&values, &b.sb, &rng, 0, patterns[p].kind);
         if (!e || !v) {
             free(neg);
             rc = error("gen: ran out of distinct entities or values");
@@ -180,18 +198,18 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
         memset(&g, 0, sizeof(g));
         strvec_init(&q.answers);
         strvec_push(&q.answers, v);
-        strbuf_reset(&id);
-        strbuf_addf(&id, "needle-%04ld", i + 1);
-        strbuf_reset(&qtext);
-        strbuf_addf(&qtext, "%s%s%s", patterns[p].q_pre, e, patterns[p].q_post);
-        fact(&gtext, p, e, v);
-        g.id = id.buf;
+        strbuf_reset(&b.id);
+        strbuf_addf(&b.id, "needle-%04ld", i + 1);
+        strbuf_reset(&b.qtext);
+        strbuf_addf(&b.qtext, "%s%s%s", patterns[p].q_pre, e, patterns[p].q_post);
+        fact(&b.gtext, p, e, v);
+        g.id = b.id.buf;
         g.title = "";
-        g.text = gtext.buf;
-        g.text_len = gtext.len;
+        g.text = b.gtext.buf;
+        g.text_len = b.gtext.len;
         for (k = 0; k < negatives; k++) {
-            const char *e2 = draw_unique(&entities, &sb, &rng, 1, V_NUMBER);
-            const char *v2 = draw_unique(&values, &sb, &rng, 0, patterns[p].kind);
+            const char *e2 = draw_unique(&entities, &b.sb, &rng, 1, V_NUMBER);
+            const char *v2 = draw_unique(&values, &b.sb, &rng, 0, patterns[p].kind);
             struct strbuf t = STRBUF_INIT, nid = STRBUF_INIT;
             if (!e2 || !v2) {
                 rc = error("gen: ran out of distinct entities or values");
@@ -201,10 +219,10 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
             strbuf_addf(&nid, "needle-%04ld-n%ld", i + 1, k + 1);
             set_negative(&neg[k], &nid, &t, v2);
         }
-        q.id = id.buf;
-        q.question = qtext.buf;
+        q.id = b.id.buf;
+        q.question = b.qtext.buf;
         if (!rc)
-            rc = write_question(w, &line, &q, &g, neg, (size_t)k);
+            rc = write_question(w, &b.line, &q, &g, neg, (size_t)k);
         for (k = 0; k < negatives; k++) {
             free(neg[k].id);
             free(neg[k].text);
@@ -214,11 +232,7 @@ static int gen_needle(struct dataset_writer *w, long n, long negatives, uint64_t
     }
     strvec_clear(&entities);
     strvec_clear(&values);
-    strbuf_release(&sb);
-    strbuf_release(&line);
-    strbuf_release(&qtext);
-    strbuf_release(&gtext);
-    strbuf_release(&id);
+    gen_text_release(&b);
     return rc;
 }
 
@@ -303,8 +317,7 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
                      long negatives, uint64_t rng)
 {
     struct strvec names = STRVEC_INIT;
-    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT, gtext = STRBUF_INIT;
-    struct strbuf id = STRBUF_INIT;
+    struct gen_text b = GEN_TEXT_INIT;
     size_t *order = xcalloc(rows, sizeof(*order));
     long i, k;
     int rc = 0;
@@ -313,7 +326,7 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
         size_t row = (size_t)i % rows, j, m = 0;
         struct question q;
         struct chunk g, *neg = xcalloc((size_t)negatives + 1, sizeof(*neg));
-        const char *name = draw_unique(&names, &sb, &rng, 1, V_NUMBER);
+        const char *name = draw_unique(&names, &b.sb, &rng, 1, V_NUMBER);
         int form;
         if (!name) {
             free(neg);
@@ -326,13 +339,13 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
                 order[m++] = j;
         rng_shuffle_sizes(order, m, &rng);
         memset(&g, 0, sizeof(g));
-        strbuf_reset(&gtext);
-        strbuf_addf(&gtext, "%s lives next to %s.", name, a[row].landmark);
+        strbuf_reset(&b.gtext);
+        strbuf_addf(&b.gtext, "%s lives next to %s.", name, a[row].landmark);
         g.title = "";
-        g.text = gtext.buf;
-        g.text_len = gtext.len;
+        g.text = b.gtext.buf;
+        g.text_len = b.gtext.len;
         for (k = 0; k < negatives && (size_t)k < m; k++) {
-            const char *n2 = draw_unique(&names, &sb, &rng, 1, V_NUMBER);
+            const char *n2 = draw_unique(&names, &b.sb, &rng, 1, V_NUMBER);
             struct strbuf t = STRBUF_INIT, nid = STRBUF_INIT;
             if (!n2) {
                 rc = error("gen: ran out of distinct names");
@@ -346,17 +359,17 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
             memset(&q, 0, sizeof(q));
             strvec_init(&q.answers);
             strvec_push(&q.answers, name);
-            strbuf_reset(&id);
-            strbuf_addf(&id, form ? "assoc-%04ld-literal" : "assoc-%04ld", i + 1);
-            strbuf_reset(&qtext);
+            strbuf_reset(&b.id);
+            strbuf_addf(&b.id, form ? "assoc-%04ld-literal" : "assoc-%04ld", i + 1);
+            strbuf_reset(&b.qtext);
             if (form)
-                strbuf_addf(&qtext, "Which character lives next to %s?", a[row].landmark);
+                strbuf_addf(&b.qtext, "Which character lives next to %s?", a[row].landmark);
             else
-                strbuf_addf(&qtext, "Which character has been to %s?", a[row].country);
-            g.id = id.buf;
-            q.id = id.buf;
-            q.question = qtext.buf;
-            rc = write_question(w, &line, &q, &g, neg, (size_t)k);
+                strbuf_addf(&b.qtext, "Which character has been to %s?", a[row].country);
+            g.id = b.id.buf;
+            q.id = b.id.buf;
+            q.question = b.qtext.buf;
+            rc = write_question(w, &b.line, &q, &g, neg, (size_t)k);
             strvec_clear(&q.answers);
         }
         for (j = 0; j < (size_t)negatives && j < m; j++) {
@@ -367,11 +380,7 @@ static int gen_assoc(struct dataset_writer *w, const struct assoc *a, size_t row
     }
     free(order);
     strvec_clear(&names);
-    strbuf_release(&sb);
-    strbuf_release(&line);
-    strbuf_release(&qtext);
-    strbuf_release(&gtext);
-    strbuf_release(&id);
+    gen_text_release(&b);
     return rc;
 }
 
@@ -577,7 +586,7 @@ int cmd_gen(int argc, const char **argv)
     long assoc_nr = 0, ai;
     long n = 40, seed = 1, negatives = -1, hay_size = 2000;
     struct strvec rest = STRVEC_INIT;
-    struct strbuf assoc_found = STRBUF_INIT;
+    struct strbuf assoc_found = STRBUF_INIT, werr = STRBUF_INIT; /* the writers' errors */
     struct dataset_writer *w = NULL, *hw = NULL;
     uint64_t rng;
     int rc, ret = DM_EXIT_USAGE, kv, as, hops;
@@ -654,10 +663,10 @@ int cmd_gen(int argc, const char **argv)
         goto cleanup;
     }
     rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : hops ? 4 : 1);
-    w = dataset_writer_open(out);
+    w = dataset_writer_open(out, &werr);
     if (!w)
         goto cleanup;
-    if (hay_out && !(hw = dataset_writer_open(hay_out)))
+    if (hay_out && !(hw = dataset_writer_open(hay_out, &werr)))
         goto cleanup;
     rc = kv     ? gen_kv(w, hw, n, negatives, hay_size, rng)
          : as   ? gen_assoc(w, assoc, (size_t)assoc_nr, n, negatives, rng)
@@ -674,6 +683,9 @@ int cmd_gen(int argc, const char **argv)
     if (!rc)
         ret = DM_EXIT_OK;
 cleanup:
+    if (werr.len)
+        error("%s", werr.buf);
+    strbuf_release(&werr);
     dataset_writer_abort(w);
     dataset_writer_abort(hw);
     for (ai = 0; ai < assoc_nr; ai++) {

@@ -55,6 +55,7 @@ struct importer {
     struct hashmap idx;     /* id -> its entry in ids */
     struct strbuf set_text; /* the golden set as written, loaded once more at the end */
     struct strbuf line;
+    struct strbuf werr; /* the writers' errors, printed when the command ends */
     char prefix[16];
 };
 
@@ -63,6 +64,16 @@ static int write_line(struct dataset_writer *w, struct strbuf *sb)
     int rc = dataset_writer_write(w, sb->buf, sb->len);
     strbuf_reset(sb);
     return rc;
+}
+
+/* c as a view (nothing owned) of an untitled chunk: id and text borrowed from the caller. */
+static void chunk_view(struct chunk *c, const char *id, const char *text, size_t len)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = (char *)id;
+    c->title = (char *)"";
+    c->text = (char *)text;
+    c->text_len = len;
 }
 
 static int id_is(const void *id, size_t entry, const void *ids)
@@ -298,11 +309,7 @@ static int import_kv(struct importer *im, const struct json *j, long lineno)
         strbuf_addstr(&qtext, key);
     else
         strbuf_addf(&qtext, "What is the value of the key \"%s\"?", key);
-    memset(&g, 0, sizeof(g));
-    g.id = xstrdup(id.buf);
-    g.title = "";
-    g.text = gtext.buf;
-    g.text_len = gtext.len;
+    chunk_view(&g, xstrdup(id.buf), gtext.buf, gtext.len);
     for (e = json_first(recs); e; e = json_next(e)) {
         const struct json *k = json_at(e, 0), *v = json_at(e, 1);
         struct strbuf t = STRBUF_INIT;
@@ -319,13 +326,9 @@ static int import_kv(struct importer *im, const struct json *j, long lineno)
             if (im->hay && (im->hay_limit <= 0 || im->chunks < im->hay_limit)) {
                 struct chunk h;
                 struct strbuf hid = STRBUF_INIT;
-                memset(&h, 0, sizeof(h));
                 strbuf_addf(&hid, "%s-%04ld-%zu", im->prefix, lineno, i - 1);
                 kv_text(&t, json_str(k), json_str(v));
-                h.id = hid.buf;
-                h.title = "";
-                h.text = t.buf;
-                h.text_len = t.len;
+                chunk_view(&h, hid.buf, t.buf, t.len);
                 h.value = (char *)json_str(v); /* borrowed: written, never freed */
                 chunk_to_jsonl(&im->line, &h);
                 rc = write_line(im->hay, &im->line);
@@ -510,11 +513,7 @@ static int import_nolima(struct importer *im, const struct json *j, long lineno)
             strbuf_addf(&id, "nolima-%s-%s-%s", eid, json_key(t), json_key(qt));
             strbuf_reset(&gid);
             strbuf_addf(&gid, "%s-needle", id.buf);
-            memset(&g, 0, sizeof(g));
-            g.id = gid.buf;
-            g.title = "";
-            g.text = gtext.buf;
-            g.text_len = gtext.len;
+            chunk_view(&g, gid.buf, gtext.buf, gtext.len);
             g.value = (char *)q.answers.v[0];
             q.id = id.buf;
             q.question = qtext.buf;
@@ -525,11 +524,7 @@ static int import_nolima(struct importer *im, const struct json *j, long lineno)
                 fill_template(&dtext, json_get_str(dis, json_key(qt)), args, ch);
                 strbuf_reset(&did);
                 strbuf_addf(&did, "%s-distractor", id.buf);
-                memset(&neg, 0, sizeof(neg));
-                neg.id = did.buf;
-                neg.title = "";
-                neg.text = dtext.buf;
-                neg.text_len = dtext.len;
+                chunk_view(&neg, did.buf, dtext.buf, dtext.len);
                 q.distractors = &neg;
                 q.distractors_nr = 1;
             }
@@ -667,12 +662,9 @@ static void lb_piece(void *arg, const char *text, size_t len, size_t piece, int 
     (void)piece, (void)whole; /* the record's own count numbers every chunk */
     if (c->rc || !len)
         return;
-    memset(&ch, 0, sizeof(ch));
     strbuf_addf(&id, "lb2-%s#%ld", c->rid, c->n++);
-    ch.id = id.buf;
-    ch.title = (char *)"";
-    ch.text = xmemdup(text, len); /* a C string: text is inside the record's context */
-    ch.text_len = len;
+    /* a copy, as a C string: text is inside the record's context */
+    chunk_view(&ch, id.buf, xmemdup(text, len), len);
     chunk_to_jsonl(&c->im->line, &ch);
     c->rc = write_line(c->im->set, &c->im->line);
     c->im->chunks++;
@@ -906,12 +898,13 @@ int cmd_import(int argc, const char **argv)
     im.allow_outside = allow_outside;
     strbuf_init(&im.line, 0);
     strbuf_init(&im.set_text, 0);
+    strbuf_init(&im.werr, 0);
     strvec_init(&im.ids);
     snprintf(im.prefix, sizeof(im.prefix), "nq");
-    im.set = dataset_writer_open(out);
+    im.set = dataset_writer_open(out, &im.werr);
     if (!im.set)
         goto done;
-    if (hay_out && !(im.hay = dataset_writer_open(hay_out)))
+    if (hay_out && !(im.hay = dataset_writer_open(hay_out, &im.werr)))
         goto done;
     if (run_import(&im) < 0 || check_written(&im, out, hay_out) < 0)
         goto done;
@@ -928,6 +921,9 @@ int cmd_import(int argc, const char **argv)
     print_summary(&im, out, hay_out);
     ret = DM_EXIT_OK;
 done:
+    if (im.werr.len)
+        error("%s", im.werr.buf);
+    strbuf_release(&im.werr);
     dataset_writer_abort(im.set);
     dataset_writer_abort(im.hay);
     strbuf_release(&im.line);

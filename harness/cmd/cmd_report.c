@@ -73,7 +73,7 @@ static int write_out(const char *dir, const char *name, const struct strbuf *dat
     int ret;
 
     strbuf_addf(&path, "%s/%s", dir, name);
-    ret = plot_write_file(path.buf, data);
+    ret = cmd_write_file(path.buf, data);
     if (!ret)
         printf("wrote %s\n", path.buf);
     strbuf_release(&path);

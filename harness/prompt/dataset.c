@@ -3,6 +3,12 @@
  * chunks, retrieval items), the answer normalisation behind chunk hygiene (no hard negative
  * or filler that states an answer) and the set's id index. Owns every string of a loaded set.
  * Reading and writing files is dataset_io.c; haystacks are dataset_haystack.c.
+ *
+ * Its error() calls print (docs/conventions.md "Errors"): the loaders golden_set_load(),
+ * golden_set_load_mem(), haystack_load() and dataset_text_each() report a file:line:field
+ * message and -1, and their callers (eight commands, report_doc.c, bench/ and about thirty
+ * unit tests that read the message through usage_set_hook) take no err yet; moving them to
+ * a `struct strbuf *err` changes every caller in one step. The writers already take one.
  */
 #define _GNU_SOURCE
 #include "prompt/dataset.h"

@@ -19,6 +19,7 @@ struct strbuf;
  * Errors: loaders print one message with error() naming file, line and field,
  * e.g. `error: datasets/x.jsonl:17: "answers" must be a non-empty array of strings`,
  * and return -1; the command then exits DM_EXIT_USAGE (2). They never exit.
+ * (dataset.c says why they still print; the writer returns its message in err.)
  */
 
 /* A JSONL line longer than this (bytes, without the newline) is an input error. */
@@ -254,15 +255,17 @@ void dataset_lines_close(struct dataset_lines *r);
 
 /*
  * Output file that is gzip-compressed when path ends in ".gz"; "-" = stdout.
- * Returns NULL and prints an error naming the path. A regular file is written
- * as PATH.tmpPID and renamed to PATH by a clean dataset_writer_close(), so it
- * never exists half-written; dataset_writer_abort() discards it.
+ * Returns NULL with the reason, naming the path, appended to err. The writer
+ * keeps err (the caller's, borrowed): a failed write or close appends its
+ * message there too. A regular file is written as PATH.tmpPID and renamed to
+ * PATH by a clean dataset_writer_close(), so it never exists half-written;
+ * dataset_writer_abort() discards it.
  */
 struct dataset_writer;
-struct dataset_writer *dataset_writer_open(const char *path);
-/* Returns 0 or -1 (message printed). */
+struct dataset_writer *dataset_writer_open(const char *path, struct strbuf *err);
+/* Returns 0 or -1 (why in the open's err). */
 int dataset_writer_write(struct dataset_writer *w, const char *buf, size_t len);
-/* Flushes and closes; returns 0 or -1 (message printed). Frees w either way. */
+/* Flushes and closes; returns 0 or -1 (why in the open's err). Frees w either way. */
 int dataset_writer_close(struct dataset_writer *w);
 /* Closes without keeping anything (the command failed): the output is removed. Frees w; NULL ok. */
 void dataset_writer_abort(struct dataset_writer *w);

@@ -2,6 +2,12 @@
  * Haystacks: JSONL chunks or paragraph-split plain text loaded with file:line errors, exact
  * duplicates kept once, and the filler a question may use (no chunk that states its answer).
  * Owns every string of a loaded haystack.
+ *
+ * Its error() calls print (docs/conventions.md "Errors"): the loaders golden_set_load(),
+ * golden_set_load_mem(), haystack_load() and dataset_text_each() report a file:line:field
+ * message and -1, and their callers (eight commands, report_doc.c, bench/ and about thirty
+ * unit tests that read the message through usage_set_hook) take no err yet; moving them to
+ * a `struct strbuf *err` changes every caller in one step. The writers already take one.
  */
 #define _GNU_SOURCE
 #include "prompt/dataset.h"

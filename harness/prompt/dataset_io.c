@@ -3,6 +3,12 @@
  * loaders and the importers, the data-search-order resolution of a --dataset value, a
  * file's whole content with its sha256, the JSONL writers of import/gen and the output
  * file that is renamed into place only when complete.
+ *
+ * Its error() calls print (docs/conventions.md "Errors"): the loaders golden_set_load(),
+ * golden_set_load_mem(), haystack_load() and dataset_text_each() report a file:line:field
+ * message and -1, and their callers (eight commands, report_doc.c, bench/ and about thirty
+ * unit tests that read the message through usage_set_hook) take no err yet; moving them to
+ * a `struct strbuf *err` changes every caller in one step. The writers already take one.
  */
 #define _GNU_SOURCE
 #include "prompt/dataset.h"
@@ -333,9 +339,10 @@ struct dataset_writer {
     char *path;
     char *tmp; /* written here and renamed to path on a clean close; NULL: path itself */
     gzFile gz;
+    struct strbuf *err; /* the caller's: where write and close put their message */
 };
 
-struct dataset_writer *dataset_writer_open(const char *path)
+struct dataset_writer *dataset_writer_open(const char *path, struct strbuf *err)
 {
     struct dataset_writer *w;
     struct stat sb;
@@ -356,7 +363,8 @@ struct dataset_writer *dataset_writer_open(const char *path)
         gz = gzopen(tmp ? tmp : path, gzip ? "wb9" : "wbT");
     }
     if (!gz) {
-        error("%s: cannot open for writing: %s", path, errno ? strerror(errno) : "out of memory");
+        error_to(err, "%s: cannot open for writing: %s", path,
+                 errno ? strerror(errno) : "out of memory");
         free(tmp);
         return NULL;
     }
@@ -364,6 +372,7 @@ struct dataset_writer *dataset_writer_open(const char *path)
     w->path = xstrdup(path);
     w->tmp = tmp;
     w->gz = gz;
+    w->err = err;
     return w;
 }
 
@@ -375,7 +384,8 @@ int dataset_writer_write(struct dataset_writer *w, const char *buf, size_t len)
         if (got <= 0) {
             int zerr;
             const char *msg = gzerror(w->gz, &zerr);
-            return error("%s: write error: %s", w->path, zerr == Z_ERRNO ? strerror(errno) : msg);
+            return error_to(w->err, "%s: write error: %s", w->path,
+                            zerr == Z_ERRNO ? strerror(errno) : msg);
         }
         buf += got;
         len -= (size_t)got;
@@ -390,11 +400,12 @@ static int writer_finish(struct dataset_writer *w, int keep)
         return 0;
     z = gzclose(w->gz);
     if (z != Z_OK && keep)
-        rc = error("%s: write error on close (%s)", w->path,
-                   z == Z_ERRNO ? strerror(errno) : "zlib error");
+        rc = error_to(w->err, "%s: write error on close (%s)", w->path,
+                      z == Z_ERRNO ? strerror(errno) : "zlib error");
     if (w->tmp) {
         if (!rc && keep && rename(w->tmp, w->path) != 0)
-            rc = error("%s: cannot rename %s to it: %s", w->path, w->tmp, strerror(errno));
+            rc = error_to(w->err, "%s: cannot rename %s to it: %s", w->path, w->tmp,
+                          strerror(errno));
         if (rc || !keep)
             unlink(w->tmp);
     }

@@ -594,7 +594,7 @@ int plot_available(void)
     return proc_available(gnuplot_program());
 }
 
-enum plot_status plot_render(const struct strbuf *script, struct strbuf *out)
+enum plot_status plot_render(const struct strbuf *script, struct strbuf *out, struct strbuf *why)
 {
     const char *argv[] = {gnuplot_program(), NULL};
     struct strbuf err = STRBUF_INIT;
@@ -608,15 +608,15 @@ enum plot_status plot_render(const struct strbuf *script, struct strbuf *out)
         if (errno == ENOENT) {
             ret = PLOT_NO_GNUPLOT;
         } else {
-            error("cannot run %s: %s", argv[0], strerror(errno));
+            error_to(why, "cannot run %s: %s", argv[0], strerror(errno));
             ret = PLOT_FAILED;
         }
         goto cleanup;
     }
     if (status != 0 || out->len == before) {
         strbuf_trim(&err);
-        error("%s failed (exit %d)%s%s", argv[0], status, err.len ? ": " : "",
-              err.len ? err.buf : "");
+        error_to(why, "%s failed (exit %d)%s%s", argv[0], status, err.len ? ": " : "",
+                 err.len ? err.buf : "");
         strbuf_setlen(out, before);
         ret = PLOT_FAILED;
     }
@@ -625,13 +625,13 @@ cleanup:
     return ret;
 }
 
-int plot_write_file(const char *path, const struct strbuf *data)
+int plot_write_file(const char *path, const struct strbuf *data, struct strbuf *err)
 {
     size_t off = 0;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
     if (fd < 0)
-        return error("cannot write %s: %s", path, strerror(errno));
+        return error_to(err, "cannot write %s: %s", path, strerror(errno));
     while (off < data->len) {
         ssize_t w = write(fd, data->buf + off, data->len - off);
         if (w < 0 && errno == EINTR)
@@ -639,12 +639,12 @@ int plot_write_file(const char *path, const struct strbuf *data)
         if (w <= 0) {
             int e = errno;
             close(fd);
-            return error("cannot write %s: %s", path, strerror(e));
+            return error_to(err, "cannot write %s: %s", path, strerror(e));
         }
         off += (size_t)w;
     }
     if (close(fd) < 0)
-        return error("cannot write %s: %s", path, strerror(errno));
+        return error_to(err, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -666,6 +666,7 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
                            const void *data, const struct plot_opts *o, struct strbuf *svg)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT, path = STRBUF_INIT;
+    struct strbuf err = STRBUF_INIT;
     enum plot_status ret = PLOT_OK;
     int f;
 
@@ -679,16 +680,25 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
         strbuf_reset(&script);
         strbuf_reset(&img);
         build(&script, &fo, data);
-        ret = plot_render(&script, &img);
+        ret = plot_render(&script, &img, &err);
         if (ret != PLOT_OK)
             break;
         strbuf_reset(&path);
         strbuf_addf(&path, "%s/%s.%s", dir ? dir : ".", name, plot_format_ext(fo.format));
-        if (dir && plot_write_file(path.buf, &img) < 0)
+        if (dir && plot_write_file(path.buf, &img, &err) < 0)
             ret = PLOT_FAILED;
         else if (svg && f == PLOT_SVG)
             strbuf_add(svg, img.buf, img.len);
     }
+    /*
+     * This error() call prints (docs/conventions.md "Errors"): plot_save's callers (the
+     * report pages, report_compare.c, the trend of harness/stats/trend.c) return a
+     * plot_status, which says "failed", not why, and each then warns that the plot is
+     * skipped. This line is the why, until they take an err.
+     */
+    if (ret == PLOT_FAILED)
+        error("%s", err.buf);
+    strbuf_release(&err);
     strbuf_release(&script);
     strbuf_release(&img);
     strbuf_release(&path);

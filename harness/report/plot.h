@@ -142,23 +142,24 @@ void plot_script_order(struct strbuf *script, const struct plot_opts *o,
 enum plot_status {
     PLOT_OK = 0,
     PLOT_NO_GNUPLOT = 1, /* gnuplot not on PATH: nothing printed; caller warns once */
-    PLOT_FAILED = -1     /* gnuplot failed; an error naming its message was printed */
+    PLOT_FAILED = -1     /* gnuplot failed (plot_render: why in its err; plot_save printed it) */
 };
 
 /*
  * Run gnuplot (the program named by $DIPMAP_GNUPLOT, default "gnuplot", found
  * on PATH) on the script and append its stdout (SVG text or PNG bytes) to out.
+ * PLOT_FAILED appends why to `why` ("gnuplot failed (exit 1): its message").
  */
-enum plot_status plot_render(const struct strbuf *script, struct strbuf *out);
+enum plot_status plot_render(const struct strbuf *script, struct strbuf *out, struct strbuf *why);
 
 /* 1 when gnuplot can be started. */
 int plot_available(void);
 
 /*
  * Write data to path (created or truncated, mode 0644 before umask).
- * Returns 0, or -1 after printing an error naming the path.
+ * Returns 0, or -1 with "cannot write PATH: why" appended to err.
  */
-int plot_write_file(const char *path, const struct strbuf *data);
+int plot_write_file(const char *path, const struct strbuf *data, struct strbuf *err);
 
 /*
  * Build-render-write in one step: for each format in `formats` (bit 1 <<

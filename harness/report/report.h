@@ -309,20 +309,20 @@ void report_compare_html(struct strbuf *out, const struct compare_result *r,
  * cells with a significant regression circled) as DIR/compare.svg and .png,
  * link it from DIR/compare.md, and write DIR/compare.html. base/cand are the
  * runs' trials (borrowed). A missing gnuplot only skips the plot, with one
- * warning. Returns 0, or -1 after an error (a file could not be written).
+ * warning. Returns 0, or -1 with why appended to err (a file could not be written).
  */
 int report_compare_files(const char *dir, const struct compare_result *r,
                          const struct compare_meta *m, const struct trial_point *base, size_t nb,
-                         const struct trial_point *cand, size_t nc);
+                         const struct trial_point *cand, size_t nc, struct strbuf *err);
 
 /*
  * compare.html as one page in memory (dipmap view): the same page as
  * report_compare_files() writes, with the overlay plot inlined (left out
- * without gnuplot). Appends to out; returns 0, or -1 after an error.
+ * without gnuplot). Appends to out; returns 0, or -1 with why appended to err.
  */
 int report_compare_page(struct strbuf *out, const struct compare_result *r,
                         const struct compare_meta *m, const struct trial_point *base, size_t nb,
-                        const struct trial_point *cand, size_t nc);
+                        const struct trial_point *cand, size_t nc, struct strbuf *err);
 
 /*
  * mkdir -p for an output folder. Returns 0 when path is (now) a folder, or

@@ -155,14 +155,14 @@ static void relabel(struct plot_series *v, size_t n, const char *role)
     }
 }
 
-static int append_file(const char *path, const char *text)
+static int append_file(const char *path, const char *text, struct strbuf *err)
 {
     struct strbuf old = STRBUF_INIT;
     int ret;
     if (strbuf_read_file(&old, path) < 0 && old.len == 0)
         strbuf_reset(&old);
     strbuf_addstr(&old, text);
-    ret = plot_write_file(path, &old);
+    ret = plot_write_file(path, &old, err);
     strbuf_release(&old);
     return ret;
 }
@@ -171,15 +171,16 @@ static int append_file(const char *path, const char *text)
  * The baseline/candidate overlay: both runs' U-curves (no bootstrap: only cell
  * accuracies and Wilson bands are drawn), candidate cells with a significant
  * regression flagged, rendered by plot_save() into dir (NULL: only into svg).
- * Returns a plot_status, or -2 after an error (statistics failed).
+ * Returns a plot_status, or -2 with "compare: why" appended to err (statistics failed).
  */
 static int draw_overlay(const char *dir, unsigned formats, const struct compare_result *r,
                         const struct compare_meta *m, const struct trial_point *base, size_t nb,
-                        const struct trial_point *cand, size_t nc, struct strbuf *svg)
+                        const struct trial_point *cand, size_t nc, struct strbuf *svg,
+                        struct strbuf *err)
 {
     struct run_stats sb, sc;
     struct stats_options o;
-    struct strbuf err = STRBUF_INIT, title = STRBUF_INIT;
+    struct strbuf why = STRBUF_INIT, title = STRBUF_INIT;
     struct plot_series *vb = NULL, *vc = NULL;
     struct overlay ov;
     struct plot_opts po;
@@ -189,13 +190,13 @@ static int draw_overlay(const char *dir, unsigned formats, const struct compare_
     stats_options_init(&o);
     o.bootstrap_iters = 0;
     ov.nb = ov.nc = 0;
-    if (stats_compute(base, nb, &o, &sb, &err) < 0) {
-        error("compare: %s", err.buf);
+    if (stats_compute(base, nb, &o, &sb, &why) < 0) {
+        error_to(err, "compare: %s", why.buf);
         goto cleanup;
     }
     have_b = 1;
-    if (stats_compute(cand, nc, &o, &sc, &err) < 0) {
-        error("compare: %s", err.buf);
+    if (stats_compute(cand, nc, &o, &sc, &why) < 0) {
+        error_to(err, "compare: %s", why.buf);
         goto cleanup;
     }
     have_c = 1;
@@ -234,19 +235,19 @@ cleanup:
         run_stats_release(&sc);
     report_series_free(vb, ov.nb);
     report_series_free(vc, ov.nc);
-    strbuf_release(&err);
+    strbuf_release(&why);
     strbuf_release(&title);
     return pr;
 }
 
 int report_compare_files(const char *dir, const struct compare_result *r,
                          const struct compare_meta *m, const struct trial_point *base, size_t nb,
-                         const struct trial_point *cand, size_t nc)
+                         const struct trial_point *cand, size_t nc, struct strbuf *err)
 {
     struct strbuf svg = STRBUF_INIT, html = STRBUF_INIT, path = STRBUF_INIT;
     int ret = 0, pr;
 
-    pr = draw_overlay(dir, PLOT_BOTH, r, m, base, nb, cand, nc, &svg);
+    pr = draw_overlay(dir, PLOT_BOTH, r, m, base, nb, cand, nc, &svg, err);
     if (pr == -2) {
         ret = -1;
         goto cleanup;
@@ -258,15 +259,17 @@ int report_compare_files(const char *dir, const struct compare_result *r,
         warning("the compare plot is skipped: gnuplot failed");
     else {
         strbuf_addf(&path, "%s/compare.md", dir);
-        if (append_file(path.buf, "\n![Baseline (dashed) vs candidate (solid); circled: "
-                                  "significant regressions](compare.svg)\n") < 0)
+        if (append_file(path.buf,
+                        "\n![Baseline (dashed) vs candidate (solid); circled: "
+                        "significant regressions](compare.svg)\n",
+                        err) < 0)
             ret = -1;
     }
 
     report_compare_html(&html, r, m, svg.len ? svg.buf : NULL);
     strbuf_reset(&path);
     strbuf_addf(&path, "%s/compare.html", dir);
-    if (plot_write_file(path.buf, &html) < 0)
+    if (plot_write_file(path.buf, &html, err) < 0)
         ret = -1;
 
 cleanup:
@@ -278,10 +281,10 @@ cleanup:
 
 int report_compare_page(struct strbuf *out, const struct compare_result *r,
                         const struct compare_meta *m, const struct trial_point *base, size_t nb,
-                        const struct trial_point *cand, size_t nc)
+                        const struct trial_point *cand, size_t nc, struct strbuf *err)
 {
     struct strbuf svg = STRBUF_INIT;
-    int pr = draw_overlay(NULL, 1u << PLOT_SVG, r, m, base, nb, cand, nc, &svg);
+    int pr = draw_overlay(NULL, 1u << PLOT_SVG, r, m, base, nb, cand, nc, &svg, err);
     if (pr != -2)
         report_compare_html(out, r, m, pr == PLOT_OK && svg.len ? svg.buf : NULL);
     strbuf_release(&svg);

@@ -187,10 +187,52 @@ static void flips_table(struct markup *d, const struct compare_meta *m, const ch
     strbuf_release(&sb);
 }
 
+/*
+ * A walk over r's cells with a significant regression, the cells the HTML and Markdown lists
+ * both show: regressed_next() moves to the next one, with its test t (borrowed from r), its
+ * flips f and its title; it returns 0 after the last and has then freed what it held.
+ */
+struct regressed_walk {
+    const struct compare_result *r;
+    const struct compare_meta *m;
+    size_t i;
+    const struct compare_test *t; /* NULL before the first and after the last */
+    struct cell_flips f;
+    struct strbuf title;
+};
+
+static void regressed_walk_init(struct regressed_walk *w, const struct compare_result *r,
+                                const struct compare_meta *m)
+{
+    memset(w, 0, sizeof(*w));
+    w->r = r;
+    w->m = m;
+    strbuf_init(&w->title, 0);
+}
+
+static int regressed_next(struct regressed_walk *w)
+{
+    if (w->t)
+        cell_flips_release(&w->f);
+    w->t = NULL;
+    while (w->i < w->r->n_tests) {
+        const struct compare_test *t = &w->r->tests[w->i++];
+        if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
+            continue;
+        w->t = t;
+        find_flips(w->m, t, &w->f);
+        strbuf_reset(&w->title);
+        cell_title(&w->title, t);
+        return 1;
+    }
+    strbuf_release(&w->title);
+    return 0;
+}
+
 void report_compare_flips_html(struct markup *d, const struct compare_result *r,
                                const struct compare_meta *m)
 {
-    size_t i;
+    struct regressed_walk w;
     int any = 0;
 
     report_heading(d, 2, "Questions that flipped in regressed cells", "flips");
@@ -198,22 +240,14 @@ void report_compare_flips_html(struct markup *d, const struct compare_result *r,
         report_para(d, "Trials not available: the flipped questions are not listed.");
         return;
     }
-    for (i = 0; i < r->n_tests; i++) {
-        const struct compare_test *t = &r->tests[i];
-        struct cell_flips f;
-        struct strbuf sb = STRBUF_INIT;
-        if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
-            continue;
+    regressed_walk_init(&w, r, m);
+    while (regressed_next(&w)) {
         any = 1;
-        find_flips(m, t, &f);
-        cell_title(&sb, t);
-        report_heading(d, 3, sb.buf, NULL);
-        flips_table(d, m, "Correct in the baseline, wrong in the candidate", f.lost, f.nlost,
-                    t->axes != NULL);
-        flips_table(d, m, "Wrong in the baseline, correct in the candidate", f.gained, f.ngained,
-                    t->axes != NULL);
-        cell_flips_release(&f);
-        strbuf_release(&sb);
+        report_heading(d, 3, w.title.buf, NULL);
+        flips_table(d, m, "Correct in the baseline, wrong in the candidate", w.f.lost, w.f.nlost,
+                    w.t->axes != NULL);
+        flips_table(d, m, "Wrong in the baseline, correct in the candidate", w.f.gained,
+                    w.f.ngained, w.t->axes != NULL);
     }
     if (!any)
         report_para(d, "No cell regressed.");
@@ -464,24 +498,16 @@ static void md_flips(struct strbuf *out, const struct compare_meta *m, const cha
 void report_compare_flips_md(struct strbuf *out, const struct compare_result *r,
                              const struct compare_meta *m)
 {
-    size_t i;
+    struct regressed_walk w;
     if (!m || !m->base_trials || !r->n_regressions)
         return;
     strbuf_addstr(out, "### Questions that flipped in regressed cells\n\n");
-    for (i = 0; i < r->n_tests; i++) {
-        const struct compare_test *t = &r->tests[i];
-        struct cell_flips f;
-        struct strbuf sb = STRBUF_INIT;
-        if (t->scope != COMPARE_CELL || t->status != CMP_REGRESSION)
-            continue;
-        find_flips(m, t, &f);
-        cell_title(&sb, t);
+    regressed_walk_init(&w, r, m);
+    while (regressed_next(&w)) {
         strbuf_addstr(out, "#### ");
-        escape_md(out, sb.buf);
+        escape_md(out, w.title.buf);
         strbuf_addstr(out, "\n\n");
-        md_flips(out, m, "Correct -> wrong", f.lost, f.nlost, t->axes != NULL);
-        md_flips(out, m, "Wrong -> correct", f.gained, f.ngained, t->axes != NULL);
-        cell_flips_release(&f);
-        strbuf_release(&sb);
+        md_flips(out, m, "Correct -> wrong", w.f.lost, w.f.nlost, w.t->axes != NULL);
+        md_flips(out, m, "Wrong -> correct", w.f.gained, w.f.ngained, w.t->axes != NULL);
     }
 }

@@ -365,7 +365,7 @@ static void page_compare(struct store *st, const char *base, const char *cand,
 {
     struct run_info bi, ci;
     struct compare_doc cd;
-    struct strbuf doc = STRBUF_INIT;
+    struct strbuf doc = STRBUF_INIT, why = STRBUF_INIT;
     int rb, rcand;
 
     run_info_init(&bi);
@@ -387,8 +387,8 @@ static void page_compare(struct store *st, const char *base, const char *cand,
         goto cleanup;
     }
     if (report_compare_page(&doc, &cd.res, &cd.meta, cd.base_trials, cd.n_base, cd.cand_trials,
-                            cd.n_cand) < 0) {
-        error_page(resp, 500, "Cannot compare the runs", cand);
+                            cd.n_cand, &why) < 0) {
+        error_page(resp, 500, "Cannot compare the runs", why.buf);
         goto cleanup;
     }
     add_document(&resp->body, &doc);
@@ -397,6 +397,7 @@ cleanup:
     run_info_release(&bi);
     run_info_release(&ci);
     strbuf_release(&doc);
+    strbuf_release(&why);
 }
 
 /* ---- /trend?tag=T ---- */

@@ -881,7 +881,7 @@ int batch_run(const struct runner_config *rc, const struct batch_config *bc,
     runner_result_init(res);
     if (!rc->run_name || !rc->gs || !rc->plan || !rc->builder || !rc->client || !rc->store ||
         bc->max_requests < 1 || bc->max_bytes < 1)
-        return error("batch: incomplete configuration");
+        BUG("batch: incomplete configuration");
     memset(&b, 0, sizeof(b));
     b.rc = rc;
     b.bc = bc;

@@ -1006,7 +1006,7 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res)
     runner_result_init(res);
     if (!cfg->run_name || !cfg->gs || !cfg->plan || !cfg->scorers || !cfg->builder ||
         !cfg->client || !cfg->store || cfg->concurrency < 1 || cfg->max_attempts < 1)
-        return error("runner: incomplete configuration");
+        BUG("runner: incomplete configuration");
 
     runner_setup(&r, cfg, res);
     count_planned(&r);

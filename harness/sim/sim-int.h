@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,6 +247,9 @@ struct sim_gen {
 /* Replies (sim_http.c): the JSON (obj freed), OpenAI's error object (param and code null when
  * NULL), a 400 invalid_request_error naming the field at fault (param NULL: the body). */
 void sim_json_reply(struct sim_reply *r, int status, struct json *obj);
+/* OpenAI's error object {"error": {message, type, param, code}} (the caller frees it). */
+struct json *sim_error_object(const char *type, const char *param, const char *str_code,
+                              const char *fmt, va_list ap) DM_PRINTF(4, 0);
 void sim_error_reply(struct sim_reply *r, int status, const char *type, const char *param,
                      const char *str_code, const char *fmt, ...) DM_PRINTF(6, 7);
 void sim_bad_request(struct sim_reply *r, const char *param, const char *msg);

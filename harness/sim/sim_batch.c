@@ -123,20 +123,11 @@ static void answer_error(struct sim_answer *a, int status, const char *param, co
     DM_PRINTF(4, 5);
 static void answer_error(struct sim_answer *a, int status, const char *param, const char *fmt, ...)
 {
-    struct strbuf msg = STRBUF_INIT;
-    struct json *o = json_new_object(), *e = json_add_object(o, "error");
+    struct json *o;
     va_list ap;
     va_start(ap, fmt);
-    strbuf_vaddf(&msg, fmt, ap);
+    o = sim_error_object("invalid_request_error", param, NULL, fmt, ap);
     va_end(ap);
-    json_add_str(e, "message", msg.buf);
-    json_add_str(e, "type", "invalid_request_error");
-    if (param)
-        json_add_str(e, "param", param);
-    else
-        json_add_null(e, "param");
-    json_add_null(e, "code");
-    strbuf_release(&msg);
     answer_json(a, status, o);
 }
 

@@ -67,15 +67,12 @@ void sim_json_reply(struct sim_reply *r, int status, struct json *obj)
     json_free(obj);
 }
 
-void sim_error_reply(struct sim_reply *r, int status, const char *type, const char *param,
-                     const char *str_code, const char *fmt, ...)
+struct json *sim_error_object(const char *type, const char *param, const char *str_code,
+                              const char *fmt, va_list ap)
 {
     struct strbuf msg = STRBUF_INIT;
     struct json *root = json_new_object(), *e = json_add_object(root, "error");
-    va_list ap;
-    va_start(ap, fmt);
     strbuf_vaddf(&msg, fmt, ap);
-    va_end(ap);
     json_add_str(e, "message", msg.buf);
     json_add_str(e, "type", type);
     if (param)
@@ -87,6 +84,17 @@ void sim_error_reply(struct sim_reply *r, int status, const char *type, const ch
     else
         json_add_null(e, "code");
     strbuf_release(&msg);
+    return root;
+}
+
+void sim_error_reply(struct sim_reply *r, int status, const char *type, const char *param,
+                     const char *str_code, const char *fmt, ...)
+{
+    struct json *root;
+    va_list ap;
+    va_start(ap, fmt);
+    root = sim_error_object(type, param, str_code, fmt, ap);
+    va_end(ap);
     sim_json_reply(r, status, root);
 }
 

@@ -13,6 +13,7 @@
 
 #include "store/store.h"
 #include "base/hashmap.h"
+#include "base/strbuf.h"
 #include "base/strvec.h"
 
 /* Prepared statements, prepared on first use and kept for the handle's life. */
@@ -105,6 +106,7 @@ struct store {
     struct run_id_cache *ids;
     size_t nids, aids;
 
+    struct strbuf err;    /* the last error (store_set_error, store_errmsg) */
     struct strvec locked; /* run names this handle holds the lock of */
     char token[40];
     char host[256];
@@ -117,8 +119,7 @@ struct store {
 /* ---- helpers (store.c) --------------------------------------------------- */
 
 /*
- * Prints "error: <what>: <sqlite message>" and returns -1: the store still prints its errors
- * (store.h's conventions say why).
+ * store_set_error(st, "FILE: <what>: <sqlite message>"); returns -1 (store.h's conventions).
  */
 int store_db_error(struct store *st, const char *what);
 /* The statement for id, prepared on first use and reset; NULL after printing an error. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "base/sha256.h"
+#include "base/usage.h"
 #include "run/trial.h"
 
 /*
@@ -15,14 +16,15 @@
  * SQLite; nothing SQLite-specific leaks through this header.
  *
  * Conventions for every function below:
- * - Errors are printed with error() ("error: FILE: ...") and reported by a
- *   negative return (or NULL); nothing here prints to stdout or exits. The
- *   store is the one module left that prints its own errors (base/usage.h,
- *   docs/conventions.md "Errors"): a message names the database file, the run
- *   and SQLite's own words, and about 190 calls in 22 files outside store/
- *   (runner, batch, reports, statistics, commands) pass its -1 on without a
- *   message of their own. Moving it to a `struct strbuf *err` changes each of
- *   them in one step; until then a caller must not print a second line.
+ * - Errors: a failing function records its message in the handle
+ *   (store_set_error(), read back with store_errmsg()) and returns -1 (or
+ *   NULL, or its STORE_E* code); nothing here prints to stdout or exits. A
+ *   message names the database file, the run and SQLite's own words. For now
+ *   store_set_error() also prints the message with error(), the one print left
+ *   in the store (docs/conventions.md "Errors"): about 190 calls in 22 files
+ *   outside store/ (runner, batch, reports, statistics, commands) pass its -1
+ *   on without a message of their own, so a caller must not print a second
+ *   line. When every command prints store_errmsg() itself, that print goes.
  * - Strings passed in are borrowed and copied when kept; strings handed out
  *   in structs are owned by the struct and freed by the matching release or free function.
  * - Timestamps are unix time in seconds (double); 0 means "not set".
@@ -90,6 +92,17 @@ struct store *store_open(const char *path, enum store_open_mode mode);
  * NULL is a no-op.
  */
 int store_close(struct store *st);
+/*
+ * The handle's last error (docs/conventions.md "Errors"): a store function
+ * that fails records its message ("FILE: what: why", naming the run and
+ * SQLite's own words) with store_set_error() and returns its documented
+ * negative code; store_errmsg() reads it back for the command to print.
+ * store_errmsg() returns "" when nothing failed; the string is owned by the
+ * handle and valid until the next store call on it. store_set_error()
+ * replaces the last message and returns -1.
+ */
+const char *store_errmsg(const struct store *st);
+int store_set_error(struct store *st, const char *fmt, ...) DM_PRINTF(2, 3);
 /* The path given to store_open() (owned by the handle). */
 const char *store_path(const struct store *st);
 /* The schema version of the open database (STORE_SCHEMA_VERSION after a read-write open). */

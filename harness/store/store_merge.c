@@ -217,7 +217,7 @@ struct merge_runs {
 
 /*
  * Pass 1: collect every run name of out (stores[0]) and the inputs and check that its parts
- * agree. Nothing is written. 0, -1, or STORE_EMISMATCH after error().
+ * agree. Nothing is written. 0, -1, or STORE_EMISMATCH (store_set_error on the input).
  */
 static int collect_runs(struct store *const *stores, size_t n_stores, struct merge_runs *runs)
 {
@@ -247,9 +247,10 @@ static int collect_runs(struct store *const *stores, size_t n_stores, struct mer
                 continue;
             }
             if (!run_identity_same_run(&m->info, &v[k], &field, NULL)) {
-                error("merge: %s and %s hold different runs named '%s' (%s differs); refusing "
-                      "to merge shards of different runs",
-                      m->from, store_path(st), v[k].name, field);
+                store_set_error(st,
+                                "merge: %s and %s hold different runs named '%s' (%s differs); "
+                                "refusing to merge shards of different runs",
+                                m->from, store_path(st), v[k].name, field);
                 run_info_list_free(v, n);
                 return STORE_EMISMATCH;
             }
@@ -330,16 +331,18 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
     int rc = -1;
 
     if (!nin)
-        return error("merge: no input databases");
+        BUG("store_merge: no input databases");
     stores = xcalloc(nin + 1, sizeof(*stores));
     for (i = 0; i < nin; i++) {
-        if (same_file(out_path, in_paths[i])) {
-            error("merge: %s is both the output and an input", in_paths[i]);
-            goto cleanup;
-        }
         stores[i + 1] = store_open(in_paths[i], STORE_READONLY);
         if (!stores[i + 1])
             goto cleanup;
+        /* after the (read-only) open, so the input's handle carries the message */
+        if (same_file(out_path, in_paths[i])) {
+            store_set_error(stores[i + 1], "merge: %s is both the output and an input",
+                            in_paths[i]);
+            goto cleanup;
+        }
     }
     stores[0] = store_open(out_path, STORE_CREATE);
     if (!stores[0])

@@ -157,16 +157,18 @@ int store_run_rename(struct store *st, const char *old_name, const char *new_nam
     int rc;
 
     if (!store_valid_run_name(new_name))
-        return error("invalid run name '%s' (1-256 characters, no control characters)",
-                     new_name ? new_name : "");
+        return store_set_error(st,
+                               "invalid run name '%s' (1-256 characters, no control characters)",
+                               new_name ? new_name : "");
     rc = lock_existing(st, old_name, &id);
     if (rc)
         return rc;
     rc = store_run_id(st, new_name, &other);
     if (rc <= 0)
         return rc < 0 ? -1
-                      : error("%s: a run named '%s' exists already; remove it first (dipmap rm)",
-                              st->path, new_name);
+                      : store_set_error(
+                            st, "%s: a run named '%s' exists already; remove it first (dipmap rm)",
+                            st->path, new_name);
     if (store_txn_begin(st))
         return -1;
     if (sqlite3_prepare_v2(st->db, "UPDATE runs SET name = ?2 WHERE id = ?1", -1, &s, NULL) !=

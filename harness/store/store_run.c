@@ -82,8 +82,8 @@ static int check_json(const struct json *node, const char *path, struct strbuf *
     return 0;
 }
 
-/* Canonical settings JSON (malloc'd) in *out, or -1 after error(). */
-static int canonical_settings(const char *run, const char *json, char **out)
+/* Canonical settings JSON (malloc'd) in *out, or -1 (store_set_error). */
+static int canonical_settings(struct store *st, const char *run, const char *json, char **out)
 {
     struct json *root;
     struct strbuf why = STRBUF_INIT;
@@ -93,12 +93,13 @@ static int canonical_settings(const char *run, const char *json, char **out)
     root = json_parse_str(json);
     if (json_kind(root) != JSON_OBJECT) {
         json_free(root);
-        return error("run '%s': settings must be a JSON object", run);
+        return store_set_error(st, "run '%s': settings must be a JSON object", run);
     }
     if (check_json(root, "settings", &why)) {
-        error("run '%s': refusing to store the settings: %s (API keys and Authorization "
-              "headers are never stored)",
-              run, why.buf);
+        store_set_error(st,
+                        "run '%s': refusing to store the settings: %s (API keys and Authorization "
+                        "headers are never stored)",
+                        run, why.buf);
         strbuf_release(&why);
         json_free(root);
         return -1;
@@ -107,12 +108,12 @@ static int canonical_settings(const char *run, const char *json, char **out)
     json_free(root);
     *out = run_identity_canonical_json(json);
     if (!*out)
-        return error("run '%s': cannot serialise the settings", run);
+        return store_set_error(st, "run '%s': cannot serialise the settings", run);
     return 0;
 }
 
 /* Endpoints must not carry credentials (user:pass@host or ?api-key=...). */
-static int check_endpoints(const char *run, const char *endpoints)
+static int check_endpoints(struct store *st, const char *run, const char *endpoints)
 {
     struct strvec parts = STRVEC_INIT;
     size_t i;
@@ -138,9 +139,11 @@ static int check_endpoints(const char *run, const char *endpoints)
         }
     }
     if (rc)
-        error("run '%s': refusing to store an endpoint with credentials in it (%s); pass keys "
-              "through --api-key-env",
-              run, parts.v[i - 1]);
+        store_set_error(
+            st,
+            "run '%s': refusing to store an endpoint with credentials in it (%s); pass keys "
+            "through --api-key-env",
+            run, parts.v[i - 1]);
     strvec_clear(&parts);
     return rc;
 }
@@ -191,7 +194,7 @@ int store_run_id(struct store *st, const char *name, sqlite3_int64 *id)
 int store_need_writable(struct store *st)
 {
     if (st->readonly)
-        return error("%s: opened read-only", st->path);
+        return store_set_error(st, "%s: opened read-only", st->path);
     return 0;
 }
 
@@ -224,7 +227,7 @@ int store_insert_run(struct store *st, const struct run_info *r, const char *set
     rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc == SQLITE_CONSTRAINT_UNIQUE || (rc & 0xff) == SQLITE_CONSTRAINT) {
-        error("%s: a run named '%s' already exists", st->path, r->name);
+        store_set_error(st, "%s: a run named '%s' already exists", st->path, r->name);
         return STORE_EEXIST;
     }
     if (rc != SQLITE_DONE)
@@ -256,7 +259,7 @@ int store_run_set_settings(struct store *st, const char *name, const char *setti
     int rc;
     if (store_need_writable(st))
         return -1;
-    if (canonical_settings(name, settings_json, &canon))
+    if (canonical_settings(st, name, settings_json, &canon))
         return -1;
     s = store_stmt_get(st, S_RUN_SETTINGS_SET);
     if (!s) {
@@ -333,14 +336,15 @@ int store_run_create(struct store *st, const struct run_info *r)
     if (store_need_writable(st))
         return -1;
     if (!store_valid_run_name(r->name))
-        return error("invalid run name '%s' (1-256 characters, no control characters)",
-                     r->name ? r->name : "");
+        return store_set_error(st,
+                               "invalid run name '%s' (1-256 characters, no control characters)",
+                               r->name ? r->name : "");
     if (!r->model_requested || !*r->model_requested)
-        return error("run '%s': no model given", r->name);
+        return store_set_error(st, "run '%s': no model given", r->name);
     if ((unsigned)r->status >= RUN_STATUS__COUNT)
-        return error("run '%s': invalid status %d", r->name, (int)r->status);
-    if (check_endpoints(r->name, r->endpoints) ||
-        canonical_settings(r->name, r->settings_json, &settings))
+        return store_set_error(st, "run '%s': invalid status %d", r->name, (int)r->status);
+    if (check_endpoints(st, r->name, r->endpoints) ||
+        canonical_settings(st, r->name, r->settings_json, &settings))
         return -1;
     rc = store_insert_run(st, r, settings);
     free(settings);
@@ -443,7 +447,7 @@ static int update_run_done(struct store *st, sqlite3_stmt *s, const char *name)
     if (store_stmt_done(st, s, "cannot update the run"))
         return -1;
     if (sqlite3_changes(st->db) == 0)
-        return error("%s: no run named '%s'", st->path, name);
+        return store_set_error(st, "%s: no run named '%s'", st->path, name);
     return 0;
 }
 
@@ -453,7 +457,7 @@ int store_run_update_status(struct store *st, const char *name, enum run_status 
     if (store_need_writable(st))
         return -1;
     if ((unsigned)status >= RUN_STATUS__COUNT)
-        return error("invalid run status %d", (int)status);
+        return store_set_error(st, "invalid run status %d", (int)status);
     s = store_stmt_get(st, S_RUN_STATUS);
     if (!s)
         return -1;
@@ -654,7 +658,7 @@ int store_run_lock(struct store *st, const char *run, int stale_seconds)
         stale_seconds = STORE_LOCK_STALE_SECONDS;
     rc = store_run_id(st, run, &id);
     if (rc)
-        return rc < 0 ? -1 : error("%s: no run named '%s' to lock", st->path, run);
+        return rc < 0 ? -1 : store_set_error(st, "%s: no run named '%s' to lock", st->path, run);
     if (store_txn_begin(st))
         return -1;
     now = utc_now();
@@ -678,9 +682,11 @@ int store_run_lock(struct store *st, const char *run, int stale_seconds)
             warning("run '%s': taking over the lock of pid %ld on %s (no heartbeat for %.0fs)", run,
                     pid, host ? host : "?", now - beat);
         } else {
-            error("run '%s' is in use by pid %ld on host %s (heartbeat %.0fs ago); wait for it "
-                  "to finish, or stop that process and try again",
-                  run, pid, host ? host : "?", now - beat < 0 ? 0 : now - beat);
+            store_set_error(
+                st,
+                "run '%s' is in use by pid %ld on host %s (heartbeat %.0fs ago); wait for it "
+                "to finish, or stop that process and try again",
+                run, pid, host ? host : "?", now - beat < 0 ? 0 : now - beat);
             sqlite3_reset(s);
             store_txn_rollback(st);
             return STORE_ELOCKED;
@@ -732,7 +738,8 @@ int store_beat_locks(struct store *st, int report)
             return -1;
         if (sqlite3_changes(st->db) == 0) {
             if (report)
-                rc = error("run '%s': this process lost its lock (taken over as stale)", run);
+                rc = store_set_error(
+                    st, "run '%s': this process lost its lock (taken over as stale)", run);
             else
                 warning("run '%s': this process lost its lock (taken over as stale)", run);
             /* remove entry i */

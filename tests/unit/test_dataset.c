@@ -366,7 +366,7 @@ static void test_long_paragraph_split(void)
 static void test_round_trip(void)
 {
     struct golden_set a, b;
-    struct strbuf out = STRBUF_INIT;
+    struct strbuf out = STRBUF_INIT, werr = STRBUF_INIT;
     struct dataset_writer *w;
     char path[] = "/tmp/dipmap-test-rt-XXXXXX.jsonl.gz";
     int fd = mkstemps(path, 9);
@@ -375,10 +375,12 @@ static void test_round_trip(void)
     CHECK_INT(golden_set_load(&a, DIR "valid.jsonl"), 0);
     for (i = 0; i < a.nr; i++)
         question_to_jsonl(&out, &a.q[i]);
-    w = dataset_writer_open(path);
+    w = dataset_writer_open(path, &werr);
     CHECK(w != NULL);
     CHECK_INT(dataset_writer_write(w, out.buf, out.len), 0);
     CHECK_INT(dataset_writer_close(w), 0);
+    CHECK_STR(werr.buf, "");
+    strbuf_release(&werr);
     CHECK_INT(golden_set_load(&b, path), 0);
     CHECK_INT(b.nr, a.nr);
     for (i = 0; i < a.nr && i < b.nr; i++) {

@@ -18,6 +18,9 @@
 
 #define HOSTILE "x\"; system(\"touch pwned\"); \" `touch pwned2` @x '; print 1\n'"
 
+/* gnuplot's failure messages (plot_render's err) */
+static struct strbuf gp_err = STRBUF_INIT;
+
 static struct plot_point pts8[] = {
     {0, 0.95, 0.88, 0.98, 0},  {25, 0.80, 0.70, 0.87, 0},  {50, 0.55, 0.45, 0.65, 1},
     {75, 0.70, 0.60, 0.79, 0}, {100, 0.92, 0.85, 0.96, 0},
@@ -141,7 +144,7 @@ static void test_render_empty(void)
             plot_script_compare(&sb, &o, NULL, 0, NULL, 0);
         else
             plot_script_trend(&sb, &o, NULL, 0);
-        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK_INT(plot_render(&sb, &img, &gp_err), PLOT_OK);
         CHECK(strstr(img.buf, "</svg>"));
     }
     strbuf_release(&sb);
@@ -247,7 +250,7 @@ static void test_order_script(void)
     CHECK(strstr(sb.buf, "title 'edges''first'"));
     CHECK(strstr(sb.buf, "k: retrieved chunks passed to the model"));
     if (plot_available()) {
-        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK_INT(plot_render(&sb, &img, &gp_err), PLOT_OK);
         CHECK(strstr(img.buf, "<text>best-first</text>"));
     }
     strbuf_release(&sb);
@@ -296,7 +299,7 @@ static void test_render_svg_png(void)
         return;
     series(s);
     plot_script_ucurve(&script, &o, s, 2);
-    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_OK);
     CHECK(!strncmp(img.buf, "<?xml", 5));
     CHECK(strstr(img.buf, "</svg>"));
     /* one titled curve per length in the key */
@@ -311,7 +314,7 @@ static void test_render_svg_png(void)
     o.width = 640;
     o.height = 400;
     plot_script_ucurve(&script, &o, s, 2);
-    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_OK);
     CHECK(img.len > 33);
     if (img.len > 33) {
         const unsigned char *p = (const unsigned char *)img.buf;
@@ -340,20 +343,20 @@ static void test_render_all_kinds(void)
         return;
     series(s);
     plot_script_heatmap(&script, &o, &g);
-    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_OK);
     CHECK(strstr(img.buf, "<text>0.25</text>"));
     CHECK(strstr(img.buf, "<text>0.90</text>"));
 
     strbuf_reset(&script);
     strbuf_reset(&img);
     plot_script_compare(&script, &o, s, 2, s, 2);
-    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_OK);
     CHECK_INT(count(img.buf, "<text>significant regression</text>"), 1);
 
     strbuf_reset(&script);
     strbuf_reset(&img);
     plot_script_trend(&script, &o, ts, 2);
-    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_OK);
     CHECK(strstr(img.buf, "<text>dip 8k</text>"));
     CHECK(strstr(img.buf, "<text>edge 8k</text>"));
     strbuf_release(&script);
@@ -380,7 +383,7 @@ static void test_render_injection(void)
     series(s);
     s[0].label = HOSTILE;
     plot_script_ucurve(&script, &o, s, 2);
-    CHECK_INT(plot_render(&script, &img), PLOT_OK);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_OK);
     CHECK(stat("pwned", &st) < 0 && errno == ENOENT);
     CHECK(stat("pwned2", &st) < 0 && errno == ENOENT);
     CHECK(strstr(img.buf, "<text>x\"; system(\"touch pwned\"); \" `touch pwned2` @x '; print 1 "
@@ -401,7 +404,7 @@ static void test_render_missing_gnuplot(void)
     setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
     plot_script_ucurve(&script, &o, NULL, 0);
     CHECK_INT(plot_available(), 0);
-    CHECK_INT(plot_render(&script, &img), PLOT_NO_GNUPLOT);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_NO_GNUPLOT);
     CHECK_INT(img.len, 0);
     unsetenv("DIPMAP_GNUPLOT");
     strbuf_release(&script);
@@ -415,8 +418,10 @@ static void test_render_error(void)
     if (!have_gnuplot("render error"))
         return;
     strbuf_addstr(&script, "set terminal svg\nplot $nosuchblock using 1:2\n");
-    CHECK_INT(plot_render(&script, &img), PLOT_FAILED);
+    strbuf_reset(&gp_err);
+    CHECK_INT(plot_render(&script, &img, &gp_err), PLOT_FAILED);
     CHECK_INT(img.len, 0);
+    CHECK(strstr(gp_err.buf, "failed (exit ") != NULL);
     strbuf_release(&script);
     strbuf_release(&img);
 }
@@ -462,7 +467,7 @@ static void test_multiples_script(void)
     CHECK_INT(count(sb.buf, "unset key"), 3);
     CHECK(strstr(sb.buf, "unset multiplot\n"));
     if (have_gnuplot("multiples render")) {
-        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK_INT(plot_render(&sb, &img, &gp_err), PLOT_OK);
         CHECK_INT(count(img.buf, "<text>k=end (n=20)</text>"), 1);
         CHECK_INT(count(img.buf, "<text>k=start (n=20)</text>"), 1);
         CHECK_INT(count(img.buf, "<text>k=25% (n=20)</text>"), 1);
@@ -489,7 +494,7 @@ static void test_heatmap_labels(void)
     CHECK(strstr(sb.buf, "set xlabel 'haystack-order'"));
     CHECK(strstr(sb.buf, "$grid << EOD\n0 0 0.5 4\n0 1 0.25 8\n1 1 1 2\nEOD\n"));
     if (have_gnuplot("labelled heatmap render")) {
-        CHECK_INT(plot_render(&sb, &img), PLOT_OK);
+        CHECK_INT(plot_render(&sb, &img, &gp_err), PLOT_OK);
         CHECK(strstr(img.buf, "<text>25%</text>"));
         CHECK(strstr(img.buf, "<text>n=8</text>"));
         CHECK(strstr(img.buf, "<text>0.25</text>"));
