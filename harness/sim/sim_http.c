@@ -155,6 +155,8 @@ void sim_write_log(struct sim_server *s, const struct sim_logrec *l, int status)
         json_add_num(o, "u", l->u);
         if (l->overlap >= 0)
             json_add_num(o, "overlap", l->overlap);
+        if (l->gold_tokens > 0)
+            json_add_num(o, "gold_tokens", (double)l->gold_tokens);
         if (l->reversed >= 0) { /* a two-hop chain's order (run --hops 2) and the gap */
             json_add_bool(o, "reversed", l->reversed);
             json_add_num(o, "spacing", l->spacing);
@@ -691,8 +693,9 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
          * second (one test often runs two) must not hand out the same ids */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        atomic_init(&s->id_counter, sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
-                                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
+        atomic_init(&s->id_counter,
+                    sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
     }
     sim_qindex_build(&s->qix, cfg->gs);
     sim_hindex_build(&s->qix, cfg->hay);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prompt/dataset.h"
+#include "prompt/needle_size.h"
 #include "prompt/overlap.h"
 #include "sim/sim-int.h"
 #include "sim/sim.h"
@@ -324,6 +325,29 @@ static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, str
     }
 }
 
+/*
+ * A gold chunk sized by run --needle-tokens (prompt/needle_size.h): not its whole text but the
+ * sentence of gold chunk 0 that states the answer, first occurrence; sets a->gold and where.
+ */
+static void find_sized_gold(const struct question *q, const struct sim_prompt *p, size_t *seg,
+                            size_t *pos, size_t *len, struct sim_analysis *a)
+{
+    size_t s, n;
+    if (needle_answer_sentence(q, &s, &n) < 0)
+        return;
+    for (size_t i = 0; i < p->nr; i++) {
+        const char *base = p->seg[i].buf + p->start[i];
+        const char *hit = memmem(base, p->seg[i].len - p->start[i], q->gold[0].text + s, n);
+        if (hit) {
+            a->gold = 1;
+            *seg = i;
+            *pos = (size_t)(hit - base);
+            *len = n;
+            return;
+        }
+    }
+}
+
 void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
                  struct sim_analysis *a)
 {
@@ -371,8 +395,17 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
             }
         }
     }
+    if (a->q && !a->gold)
+        find_sized_gold(a->q, p, &gseg, &gpos, &glen, a);
     if (a->gold) {
+        const char *base = p->seg[gseg].buf + p->start[gseg];
+        size_t len = p->seg[gseg].len - p->start[gseg], ls = gpos, le = gpos + glen;
         long off = token_offset(tok, p, gseg, gpos);
+        while (ls > 0 && base[ls - 1] != '\n')
+            ls--;
+        while (le < len && base[le] != '\n')
+            le++;
+        a->features.gold_tokens = sim_count_tokens(tok, base + ls, le - ls);
         a->x = a->T > 0 ? (double)off / (double)a->T : 0;
         if (a->x >= 1)
             a->x = nextafter(1.0, 0.0);
