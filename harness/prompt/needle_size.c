@@ -90,27 +90,28 @@ static const char *find_ascii_nocase(const char *h, size_t hn, const char *n, si
     return NULL;
 }
 
-/* Bytes [*a0, *a1) of gold chunk 0's text where an answer first occurs; -1 when none does. */
-static int answer_at(const struct question *q, size_t *a0, size_t *a1)
+/*
+ * The answer chunk (*k: the first gold chunk that states an answer) and the bytes [*a0, *a1) of
+ * its text where an answer first occurs; -1 when no gold chunk states one.
+ */
+static int answer_at(const struct question *q, size_t *k, size_t *a0, size_t *a1)
 {
-    const struct chunk *g;
     size_t i;
     int pass;
-    if (!q->gold_nr)
-        return -1;
-    g = &q->gold[0];
-    for (pass = 0; pass < 2; pass++)
-        for (i = 0; i < q->answers.nr; i++) {
-            const char *a = q->answers.v[i];
-            size_t n = strlen(a);
-            const char *hit = pass ? find_ascii_nocase(g->text, g->text_len, a, n)
-                                   : memmem(g->text, g->text_len, a, n);
-            if (n && hit) {
-                *a0 = (size_t)(hit - g->text);
-                *a1 = *a0 + n;
-                return 0;
+    for (*k = 0; *k < q->gold_nr; (*k)++)
+        for (pass = 0; pass < 2; pass++)
+            for (i = 0; i < q->answers.nr; i++) {
+                const struct chunk *g = &q->gold[*k];
+                const char *a = q->answers.v[i];
+                size_t n = strlen(a);
+                const char *hit = pass ? find_ascii_nocase(g->text, g->text_len, a, n)
+                                       : memmem(g->text, g->text_len, a, n);
+                if (n && hit) {
+                    *a0 = (size_t)(hit - g->text);
+                    *a1 = *a0 + n;
+                    return 0;
+                }
             }
-        }
     return -1;
 }
 
@@ -129,13 +130,13 @@ static void covering(const struct span *v, size_t nr, size_t a0, size_t a1, size
         }
 }
 
-int needle_answer_sentence(const struct question *q, size_t *start, size_t *len)
+int needle_answer_sentence(const struct question *q, size_t *chunk, size_t *start, size_t *len)
 {
     struct span *v = NULL;
     size_t nr = 0, alloc = 0, a0, a1, lo, hi;
-    if (answer_at(q, &a0, &a1) < 0)
+    if (answer_at(q, chunk, &a0, &a1) < 0)
         return -1;
-    split_sentences(q->gold[0].text, q->gold[0].text_len, 0, &v, &nr, &alloc);
+    split_sentences(q->gold[*chunk].text, q->gold[*chunk].text_len, 0, &v, &nr, &alloc);
     covering(v, nr, a0, a1, &lo, &hi);
     *start = v[lo].s;
     *len = v[hi].e - v[lo].s;
@@ -196,9 +197,8 @@ static void add_flat(struct strbuf *out, const struct chunk *c)
  * own text, the chunks after it; its sentences into z->v. *gold_at: the gold's first byte.
  */
 static void make_context(struct sizing *z, const struct haystack *hay, const struct question *q,
-                         size_t want, size_t *gold_at)
+                         const struct chunk *g, size_t want, size_t *gold_at)
 {
-    const struct chunk *g = &q->gold[0];
     size_t *idx = NULL, nr = 0, dropped = 0, point, i, from, bytes;
     if (hay)
         haystack_filter(hay, q, &idx, &nr, &dropped);
@@ -355,21 +355,21 @@ static int grow(struct sizing *z, const struct question *q, size_t lo, size_t hi
 }
 
 int needle_size_text(struct tokenizer *tk, const struct haystack *hay, const struct question *q,
-                     long tokens, struct strbuf *out, struct strbuf *err)
+                     long tokens, struct strbuf *out, size_t *chunk, struct strbuf *err)
 {
     struct sizing z = {tk, STRBUF_INIT, NULL, 0, 0, err};
     size_t gold_at = 0, a0, a1, lo, hi, ws = 0, we = 0, i, first = 0, n_gold = 0;
     int ret = -1;
-    if (answer_at(q, &a0, &a1) < 0) {
+    if (answer_at(q, chunk, &a0, &a1) < 0) {
         error_to(err,
-                 "question %s: its gold chunk states none of its answers; --needle-tokens %ld "
+                 "question %s: no gold chunk states one of its answers; --needle-tokens %ld "
                  "keeps the sentence that does",
                  q->id, tokens);
         goto cleanup;
     }
-    make_context(&z, hay, q, (size_t)tokens * 8 + 256, &gold_at);
+    make_context(&z, hay, q, &q->gold[*chunk], (size_t)tokens * 8 + 256, &gold_at);
     for (i = 0; i < z.nr; i++)
-        if (z.v[i].s >= gold_at && z.v[i].e <= gold_at + q->gold[0].text_len && !n_gold++)
+        if (z.v[i].s >= gold_at && z.v[i].e <= gold_at + q->gold[*chunk].text_len && !n_gold++)
             first = i;
     covering(z.v + first, n_gold, gold_at + a0, gold_at + a1, &lo, &hi);
     if (grow(&z, q, first + lo, first + hi, tokens, &ws, &we) < 0)

@@ -173,7 +173,8 @@ struct prompt_builder {
 struct sized_question {
     const struct question *src;
     long tokens;
-    struct question q; /* src's fields (borrowed) but gold: owned, gold[0].text sized */
+    size_t k;          /* the gold chunk sized (needle_size.h: the answer chunk) */
+    struct question q; /* src's fields (borrowed) but gold: owned, gold[k].text sized */
 };
 /* Representative document number for cached counts (two digits, like most). */
 #define COUNT_INDEX 10

@@ -186,7 +186,7 @@ void prompt_builder_free(struct prompt_builder *b)
     strbuf_release(&b->turn_scratch);
     free(b->unit_at);
     for (i = 0; i < b->sized_nr; i++) {
-        free(b->sized[i]->q.gold[0].text);
+        free(b->sized[i]->q.gold[b->sized[i]->k].text);
         free(b->sized[i]->q.gold);
         free(b->sized[i]);
     }
@@ -967,11 +967,11 @@ static const struct question *sized_question(struct prompt_builder *b, const str
 {
     struct strbuf text = STRBUF_INIT;
     struct sized_question *e;
-    size_t i;
+    size_t i, k = 0;
     for (i = b->sized_nr; i > 0; i--)
         if (b->sized[i - 1]->src == q && b->sized[i - 1]->tokens == tokens)
             return &b->sized[i - 1]->q;
-    if (needle_size_text(b->tk, b->hay, q, tokens, &text, err) < 0) {
+    if (needle_size_text(b->tk, b->hay, q, tokens, &text, &k, err) < 0) {
         strbuf_release(&text);
         return NULL;
     }
@@ -981,10 +981,11 @@ static const struct question *sized_question(struct prompt_builder *b, const str
     e->q = *q;
     e->q.gold = xcalloc(q->gold_nr, sizeof(*e->q.gold));
     memcpy(e->q.gold, q->gold, q->gold_nr * sizeof(*q->gold));
-    e->q.gold[0].text_len = text.len;
-    e->q.gold[0].text = strbuf_detach(&text, NULL);
-    e->q.gold[0].norm = NULL;
-    e->q.gold[0].norm_len = 0;
+    e->k = k;
+    e->q.gold[k].text_len = text.len;
+    e->q.gold[k].text = strbuf_detach(&text, NULL);
+    e->q.gold[k].norm = NULL;
+    e->q.gold[k].norm_len = 0;
     ALLOC_GROW(b->sized, b->sized_nr + 1, b->sized_alloc);
     b->sized[b->sized_nr++] = e;
     return &e->q;

@@ -140,14 +140,15 @@ static void warn_hard_without_negatives(const struct run_ctx *c)
 static int check_needle_tokens(struct run_ctx *c, const struct plan_axis *ax)
 {
     struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+    size_t k;
     int ret = 0;
     for (size_t v = 0; v < ax->values_nr && !ret; v++)
         for (size_t q = 0; q < c->gs.nr && !ret; q++) {
             long n = 0;
             (void)parse_long(ax->values[v], &n);
             strbuf_reset(&text);
-            if (needle_size_text(c->tk, c->have_hay ? &c->hay : NULL, &c->gs.q[q], n, &text, &why) <
-                0) {
+            if (needle_size_text(c->tk, c->have_hay ? &c->hay : NULL, &c->gs.q[q], n, &text, &k,
+                                 &why) < 0) {
                 error("%s:%ld: %s", c->o.dataset, c->gs.q[q].line, why.buf);
                 ret = -1;
             }

@@ -28,7 +28,7 @@ l[1]["gold"][0]["text"] = "The code was changed last year."
 l[1]["answer_outside_gold"] = True
 open("outside.jsonl", "w").write("".join(json.dumps(x) + "\n" for x in l))'
 expect_code 2 "$DIPMAP" run "${args[@]/golden.jsonl/outside.jsonl}" --needle-tokens 64
-assert_contains err "outside.jsonl:2: question needle-0002: its gold chunk states none of its answers; --needle-tokens 64 keeps the sentence that does"
+assert_contains err "outside.jsonl:2: question needle-0002: no gold chunk states one of its answers; --needle-tokens 64 keeps the sentence that does"
 for bad in 0 abc 65537 -4; do
     expect_code 2 "$DIPMAP" run "${args[@]}" --needle-tokens "24,$bad"
     assert_contains err "--needle-tokens: '$bad' is not a size 1..65536 tokens"
