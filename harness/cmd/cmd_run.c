@@ -123,6 +123,10 @@ static int parse_run_options(struct run_ctx *c)
          0},
         {OPT_STRING, "spacing", 0, &c->o.spacing, "LIST",
          "axis: e.g. 0,25,50 -- % of the distractor tokens between consecutive needles", 0},
+        {OPT_STRING, "needle-tokens", 0, &c->o.needle_tokens, "LIST",
+         "axis: e.g. 16,64,256 -- the gold chunk trimmed around its answer sentence or padded "
+         "with the haystack text around it to exactly that many tokens",
+         0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
          "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "
@@ -1121,8 +1125,9 @@ int cmd_run(int argc, const char **argv)
     run_ctx_init(&c, argc, argv);
     if (parse_run_options(&c) || validate_options(&c) || resolve_lengths(&c) || load_inputs(&c) ||
         dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
-        describe_run(&c) || check_resume(&c) || preflight(&c) || run_checks_overhead(&c) ||
-        run_checks_lengths(&c) || load_reuse(&c) || record_run(&c) || execute(&c))
+        run_checks_needle_tokens(&c) || describe_run(&c) || check_resume(&c) || preflight(&c) ||
+        run_checks_overhead(&c) || run_checks_lengths(&c) || load_reuse(&c) || record_run(&c) ||
+        execute(&c))
         return run_ctx_release(&c);
     finish_run(&c);
     return run_ctx_release(&c);

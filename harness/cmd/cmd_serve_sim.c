@@ -118,11 +118,13 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          "the haystack's source order, for shuffled=E (chunks out of file order)", 0},
         {OPT_LIST, "model", 'm', &s->models, "SPEC",
          "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
-         "shuffled=0,overlap=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0] (repeatable; default "
+         "shuffled=0,overlap=0,size=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0] (repeatable; default "
          "dipmap-sim); start/hard/needles/spacing/shuffled/overlap plant accuracy drops: question "
          "only before the gold, a hard negative present, per gold chunk beyond the first, times "
          "the needles' spacing, haystack out of --haystack order, times 1 - the question's token "
-         "overlap with its gold (all of it mid-prompt, half at the edges); window: the dip deeper "
+         "overlap with its gold (all of it mid-prompt, half at the edges); size: times how small "
+         "the gold's line is (1 at 16 tokens, 0 at 256; all of it mid-prompt, half at the edges: "
+         "run --needle-tokens); window: the dip deeper "
          "at half the --ctx window; flat=1: the same "
          "dip at every prompt length; corr: how much one question's draws agree across its "
          "prompts (axis values, repeats); icc=R: a question effect, the intraclass correlation "

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "prompt/prompt.h"
+#include "prompt/dataset.h"
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 
@@ -161,6 +162,19 @@ struct prompt_builder {
     const char *turn_suffix; /* layout.h: struct prompt_turn_cost */
     struct strbuf turn_scratch;
     size_t *unit_at, units, unit_alloc;
+    /*
+     * The needle-tokens axis (needle_size.h): a question copied with its gold chunk 0 sized,
+     * one allocation each and kept for the builder's life, since the selection caches key on
+     * the question's address.
+     */
+    struct sized_question **sized;
+    size_t sized_nr, sized_alloc;
+};
+struct sized_question {
+    const struct question *src;
+    long tokens;
+    size_t k;          /* the gold chunk sized (needle_size.h: the answer chunk) */
+    struct question q; /* src's fields (borrowed) but gold: owned, gold[k].text sized */
 };
 /* Representative document number for cached counts (two digits, like most). */
 #define COUNT_INDEX 10

@@ -22,6 +22,7 @@
 #include "prompt/bm25.h"
 #include "prompt/dataset.h"
 #include "prompt/layout.h"
+#include "prompt/needle_size.h"
 #include "base/num.h"
 #include "prompt/order.h"
 #include "base/num.h"
@@ -184,6 +185,12 @@ void prompt_builder_free(struct prompt_builder *b)
     prompt_pack_memo_clear(b);
     strbuf_release(&b->turn_scratch);
     free(b->unit_at);
+    for (i = 0; i < b->sized_nr; i++) {
+        free(b->sized[i]->q.gold[b->sized[i]->k].text);
+        free(b->sized[i]->q.gold);
+        free(b->sized[i]);
+    }
+    free(b->sized);
     free(b);
 }
 
@@ -954,8 +961,39 @@ static size_t *repeat_order(const struct seq *s, const struct prompt_request *r)
     return order;
 }
 
-int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
-                 struct strbuf *err)
+/* q with its gold chunk 0 at tokens tokens (the needle-tokens axis), made once per builder. */
+static const struct question *sized_question(struct prompt_builder *b, const struct question *q,
+                                             long tokens, struct strbuf *err)
+{
+    struct strbuf text = STRBUF_INIT;
+    struct sized_question *e;
+    size_t i, k = 0;
+    for (i = b->sized_nr; i > 0; i--)
+        if (b->sized[i - 1]->src == q && b->sized[i - 1]->tokens == tokens)
+            return &b->sized[i - 1]->q;
+    if (needle_size_text(b->tk, b->hay, q, tokens, &text, &k, err) < 0) {
+        strbuf_release(&text);
+        return NULL;
+    }
+    e = xcalloc(1, sizeof(*e));
+    e->src = q;
+    e->tokens = tokens;
+    e->q = *q;
+    e->q.gold = xcalloc(q->gold_nr, sizeof(*e->q.gold));
+    memcpy(e->q.gold, q->gold, q->gold_nr * sizeof(*q->gold));
+    e->k = k;
+    e->q.gold[k].text_len = text.len;
+    e->q.gold[k].text = strbuf_detach(&text, NULL);
+    e->q.gold[k].norm = NULL;
+    e->q.gold[k].norm_len = 0;
+    ALLOC_GROW(b->sized, b->sized_nr + 1, b->sized_alloc);
+    b->sized[b->sized_nr++] = e;
+    return &e->q;
+}
+
+/* prompt_build() of a request whose gold is sized already. */
+static int build_sized(struct prompt_builder *b, const struct prompt_request *r,
+                       struct built_prompt *out, struct strbuf *err)
 {
     struct seq *s;
     size_t *order = NULL, i, k = 0, start = SIZE_MAX;
@@ -1062,6 +1100,23 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
 cleanup:
     free(order);
     return ret;
+}
+
+int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struct built_prompt *out,
+                 struct strbuf *err)
+{
+    struct prompt_request sized = *r;
+    long tokens;
+    int has = needle_tokens_of(r->axes, &tokens, err);
+    if (has < 0)
+        return -1;
+    if (has) {
+        sized.q = sized_question(b, r->q, tokens, err);
+        if (!sized.q)
+            return -1;
+        r = &sized;
+    }
+    return build_sized(b, r, out, err);
 }
 
 void prompt_render_fixed(struct prompt_builder *b, const struct question *q,

@@ -15,6 +15,7 @@
 #include "base/escape.h"
 #include "base/num.h"
 #include "client/overhead.h"
+#include "prompt/needle_size.h"
 #include "run/axes.h"
 
 #include "run/run_cmd.h"
@@ -133,6 +134,36 @@ static void warn_hard_without_negatives(const struct run_ctx *c)
         warning("--distractors hard: %zu of %zu questions of %s have no hard negatives (golden "
                 "set \"distractors\"): their hard prompts are the haystack ranked by BM25 only",
                 none, c->gs.nr, c->o.dataset);
+}
+
+/* One --needle-tokens axis: run_checks_needle_tokens(). */
+static int check_needle_tokens(struct run_ctx *c, const struct plan_axis *ax)
+{
+    struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+    size_t k;
+    int ret = 0;
+    for (size_t v = 0; v < ax->values_nr && !ret; v++)
+        for (size_t q = 0; q < c->gs.nr && !ret; q++) {
+            long n = 0;
+            (void)parse_long(ax->values[v], &n);
+            strbuf_reset(&text);
+            if (needle_size_text(c->tk, c->have_hay ? &c->hay : NULL, &c->gs.q[q], n, &text, &k,
+                                 &why) < 0) {
+                error("%s:%ld: %s", c->o.dataset, c->gs.q[q].line, why.buf);
+                ret = -1;
+            }
+        }
+    strbuf_release(&text);
+    strbuf_release(&why);
+    return ret;
+}
+
+int run_checks_needle_tokens(struct run_ctx *c)
+{
+    for (size_t i = 0; i < c->axes_nr; i++)
+        if (!strcmp(c->axes[i].name, NEEDLE_TOKENS_AXIS) && check_needle_tokens(c, &c->axes[i]) < 0)
+            return -1;
+    return 0;
 }
 
 /*

@@ -36,8 +36,8 @@ struct run_opts {
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
-    const char *question_at, *distractors, *haystack_order, *needles, *spacing,
-        *layout;                 /* named axes: run_axes[] */
+    const char *question_at, *distractors, *haystack_order, *needles, *spacing, *layout,
+        *needle_tokens;          /* named axes: run_axes[] */
     const char *hops, *depths_b; /* --hops 2: the axes hops and depth-b (parse_axes()) */
     const char *template_overhead;
     const char *batch_window, *batch_fallback; /* run --batch */
@@ -176,6 +176,12 @@ enum run_status run_ctx_end_status(const struct runner_result *res, int *ret, in
  * run_checks_lengths(): the first prompt of every planned length can be built.
  */
 int run_checks_axes(struct run_ctx *c);
+/*
+ * --needle-tokens: every question's gold sized to every size with the run's tokenizer before a
+ * trial is sent, so a size that cannot hold a question's answer sentence stops the run with
+ * one error naming the file, line, question and size (needle_size.h).
+ */
+int run_checks_needle_tokens(struct run_ctx *c);
 int run_checks_context(struct run_ctx *c);
 /*
  * The one message for a key the endpoint refused (401/403) at any setup step: the preflight's

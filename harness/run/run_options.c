@@ -15,6 +15,7 @@
 #include "run/batch.h"
 #include "client/reasoning.h"
 #include "prompt/layout.h"
+#include "prompt/needle_size.h"
 
 #include "base/usage.h"
 #include "run/run_cmd.h"
@@ -113,6 +114,12 @@ static int check_spacing(const char *v)
     double d;
     return parse_double_range(v, 0, 100, &d);
 }
+/* --needle-tokens: a size in tokens (needle_size.h) */
+static int check_needle_tokens(const char *v)
+{
+    long n;
+    return parse_long_range(v, NEEDLE_TOKENS_MIN, NEEDLE_TOKENS_MAX, &n);
+}
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
@@ -124,6 +131,8 @@ static const struct run_axis run_axes[] = {
     {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
     {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
     {"layout", offsetof(struct run_opts, layout), prompt_layout_names, NULL, NULL},
+    {NEEDLE_TOKENS_AXIS, offsetof(struct run_opts, needle_tokens), NULL, "a size 1..65536 tokens",
+     check_needle_tokens},
 };
 
 /* One "--NAME a,b" into c->axes; the values checked against ax->values. */

@@ -204,10 +204,11 @@ struct sim_logrec {
     double x; /* < 0: unknown */
     long T;   /* prompt tokens seen by the model (after shift); -1 unknown */
     long sent_tokens;
-    double p, u;    /* < 0: not drawn */
-    double overlap; /* the question's overlap with its gold (sim_features), < 0: unknown */
-    int reversed;   /* -1: the question has one gold chunk; else sim_features.reversed */
-    double spacing; /* with reversed: sim_features.spacing (the needles' gap / T) */
+    double p, u;      /* < 0: not drawn */
+    double overlap;   /* the question's overlap with its gold (sim_features), < 0: unknown */
+    int reversed;     /* -1: the question has one gold chunk; else sim_features.reversed */
+    double spacing;   /* with reversed: sim_features.spacing (the needles' gap / T) */
+    long gold_tokens; /* sim_features.gold_tokens, 0: no gold */
     const char *outcome;
     const char *finish;           /* finish_reason of an answer, else NULL */
     const char *reasoning_effort; /* as requested, else NULL */

@@ -47,6 +47,13 @@ double sim_curve_p(const struct sim_model *m, double x, long T)
     return clamp01(curve(m, x, m->flat ? m->dip : sim_depth(m->dip, T)));
 }
 
+double sim_size_smallness(long gold_tokens)
+{
+    if (gold_tokens <= 0)
+        return 0;
+    return clamp01(log2(256.0 / (double)gold_tokens) / 4.0);
+}
+
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f)
 {
     double depth = m->flat ? m->dip : sim_depth(m->dip, T), p;
@@ -72,6 +79,9 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
         p -= m->tools;
     if (f && f->reversed)
         p -= m->reversed;
+    if (f && f->gold_tokens > 0)
+        p -= m->size * sim_size_smallness(f->gold_tokens) *
+             (1.0 + (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape))) / 2.0;
     return clamp01(p);
 }
 
@@ -161,17 +171,19 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0,
+                          0,    0,    0,    0,   0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(err,
-                    "model '%s': expected NAME or "
-                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,"
-                    "qseed=N,mid=M",
-                    spec);
+        strbuf_addf(
+            err,
+            "model '%s': expected NAME or "
+            "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
+            "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,"
+            "qseed=N,mid=M",
+            spec);
         return -1;
     }
     if (colon)
@@ -204,7 +216,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
                    !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
-                   !strcmp(key, "reversed")) {
+                   !strcmp(key, "reversed") || !strcmp(key, "size")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -218,6 +230,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "chat")     ? &m.chat
                                    : !strcmp(key, "tools")    ? &m.tools
                                    : !strcmp(key, "reversed") ? &m.reversed
+                                   : !strcmp(key, "size")     ? &m.size
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -244,8 +257,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             strbuf_addf(
                 err,
                 "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                "needles, spacing, window, shuffled, overlap, chat, tools, reversed, flat, corr, "
-                "icc, qseed, mid)",
+                "needles, spacing, window, shuffled, overlap, chat, tools, reversed, size, flat, "
+                "corr, icc, qseed, mid)",
                 spec, key);
             goto cleanup;
         }

@@ -90,6 +90,13 @@ struct golden_set;
  *            server's tokenizer), w(x) = 1 - |2x - 1|^shape the dip's shape at the gold's
  *            position: half the drop at the edges, all of it in the middle (NoLiMa: without
  *            literal matches accuracy falls with position as well as length)
+ *   size=E   a small gold is harder (run --needle-tokens): E * s(g) * (1 + w(x)) / 2
+ *            subtracted, g the tokens of the prompt line that holds the gold (the text between
+ *            the newlines around it: the gold's document block in the shipped templates),
+ *            s = sim_size_smallness(g), w(x) the dip's shape at the gold: accuracy falls as
+ *            the gold gets smaller and the dip deepens (Lost in the Haystack, arXiv
+ *            2505.18148). A gold chunk trimmed by --needle-tokens is found by its answer
+ *            sentence (prompt/needle_size.h) when its whole text does not occur
  * All default to 0 (no effect), so models without them answer as before.
  * With several gold chunks in the prompt a correct answer lists the "value"
  * of each (dataset order, ", " between) when they all have one (all-of).
@@ -121,7 +128,7 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
+ * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -145,6 +152,7 @@ struct sim_model {
     double chat;     /* planted drop when the gold is in an earlier conversation turn, 0..1 */
     double tools;    /* planted drop when the gold is in a tool result, 0..1 */
     double reversed; /* planted drop when gold chunk 2 comes before gold chunk 1, 0..1 */
+    double size;     /* planted drop for a small gold chunk (its line's tokens), 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -160,6 +168,7 @@ struct sim_features {
                             -1 when unknown (no gold in the prompt) */
     int gold_turn;       /* where the gold chunk is: SIM_GOLD_* */
     int reversed;        /* the second gold chunk (needle B) occurs before the first (A) */
+    long gold_tokens;    /* tokens of the prompt line holding the gold (0: no gold) */
 };
 /*
  * The message holding the gold chunk (run --layout): the last message or a system message
@@ -167,6 +176,11 @@ struct sim_features {
  * earlier conversation turn), or a "tool" message (a tool result).
  */
 enum { SIM_GOLD_REQUEST = 0, SIM_GOLD_CHAT, SIM_GOLD_TOOL };
+/*
+ * How small a gold of g tokens is for size=E: clamp(log2(256 / g) / 4, 0, 1) -- 1 at 16 tokens
+ * or fewer, 0.5 at 64, 0 at 256 or more; 0 when g <= 0 (no gold).
+ */
+double sim_size_smallness(long gold_tokens);
 /* P(x,T) less the planted effects of the features present, clamped to [0,1]. */
 double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_features *f);
 

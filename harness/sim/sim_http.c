@@ -163,6 +163,8 @@ void sim_write_log(struct sim_server *s, const struct sim_logrec *l, int status)
         json_add_num(o, "u", l->u);
         if (l->overlap >= 0)
             json_add_num(o, "overlap", l->overlap);
+        if (l->gold_tokens > 0)
+            json_add_num(o, "gold_tokens", (double)l->gold_tokens);
         if (l->reversed >= 0) { /* a two-hop chain's order (run --hops 2) and the gap */
             json_add_bool(o, "reversed", l->reversed);
             json_add_num(o, "spacing", l->spacing);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prompt/dataset.h"
+#include "prompt/needle_size.h"
 #include "prompt/overlap.h"
 #include "sim/sim-int.h"
 #include "sim/sim.h"
@@ -287,6 +288,24 @@ static long token_offset(struct tokenizer *tok, const struct sim_prompt *p, size
 }
 
 /*
+ * Gold chunk g of q in base[0..len): its whole text, else, for the answer chunk, its answer
+ * sentence (a chunk run --needle-tokens sized: prompt/needle_size.h); NULL when neither occurs.
+ * *hit_len: the bytes found.
+ */
+static const char *gold_in(const struct question *q, size_t g, const char *base, size_t len,
+                           size_t *hit_len)
+{
+    const struct chunk *c = &q->gold[g];
+    const char *hit = memmem(base, len, c->text, c->text_len);
+    size_t k, s, n;
+    *hit_len = c->text_len;
+    if (hit || needle_answer_sentence(q, &k, &s, &n) < 0 || k != g)
+        return hit;
+    *hit_len = n;
+    return memmem(base, len, c->text + s, n);
+}
+
+/*
  * features.gold_present: the question's gold chunks that occur; with several, features.spacing:
  * the tokens from the end of the earliest (first occurrence) to the start of the latest, over T.
  */
@@ -294,10 +313,10 @@ static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, str
 {
     long first = -1, first_end = 0, last = -1, at[2] = {-1, -1};
     for (size_t g = 0; g < a->q->gold_nr; g++) {
-        const struct chunk *c = &a->q->gold[g];
         for (size_t i = 0; i < p->nr; i++) {
             const char *base = p->seg[i].buf + p->start[i];
-            const char *hit = memmem(base, p->seg[i].len - p->start[i], c->text, c->text_len);
+            size_t hl;
+            const char *hit = gold_in(a->q, g, base, p->seg[i].len - p->start[i], &hl);
             long off;
             if (!hit)
                 continue;
@@ -309,7 +328,7 @@ static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, str
                 at[g] = off;
             if (first < 0 || off < first) {
                 first = off;
-                first_end = off + sim_count_tokens(tok, c->text, c->text_len);
+                first_end = off + sim_count_tokens(tok, hit, hl);
             }
             if (off > last)
                 last = off;
@@ -357,22 +376,29 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
 
     if (a->q) {
         for (size_t g = 0; g < a->q->gold_nr && !a->gold; g++) {
-            const struct chunk *c = &a->q->gold[g];
             for (size_t i = 0; i < p->nr; i++) {
                 const char *base = p->seg[i].buf + p->start[i];
-                const char *hit = memmem(base, p->seg[i].len - p->start[i], c->text, c->text_len);
+                size_t hl;
+                const char *hit = gold_in(a->q, g, base, p->seg[i].len - p->start[i], &hl);
                 if (hit) {
                     a->gold = 1;
                     gseg = i;
                     gpos = (size_t)(hit - base);
-                    glen = c->text_len;
+                    glen = hl;
                     break;
                 }
             }
         }
     }
     if (a->gold) {
+        const char *base = p->seg[gseg].buf + p->start[gseg];
+        size_t len = p->seg[gseg].len - p->start[gseg], ls = gpos, le = gpos + glen;
         long off = token_offset(tok, p, gseg, gpos);
+        while (ls > 0 && base[ls - 1] != '\n')
+            ls--;
+        while (le < len && base[le] != '\n')
+            le++;
+        a->features.gold_tokens = sim_count_tokens(tok, base + ls, le - ls);
         a->x = a->T > 0 ? (double)off / (double)a->T : 0;
         if (a->x >= 1)
             a->x = nextafter(1.0, 0.0);

@@ -15,7 +15,7 @@
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
     struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0,
-                          0,    0,    0,   0,     0,    0, 0, 0, 0, 0};
+                          0,    0,    0,   0,     0,    0, 0, 0, 0, 0, 0};
     return m;
 }
 
@@ -243,6 +243,38 @@ static void test_axes_spacing_window(void)
 }
 
 /*
+ * size=E (run --needle-tokens): E * s(g) * (1 + w(x)) / 2 off, s = 1 at 16 tokens of gold or
+ * fewer, 0.5 at 64, 0 from 256; all of it mid-prompt, half at the edges; no gold, no effect.
+ */
+static void test_axes_size(void)
+{
+    struct sim_model m;
+    struct strbuf err = STRBUF_INIT;
+    struct sim_features f;
+    CHECK_NEAR(sim_size_smallness(16), 1, 1e-12);
+    CHECK_NEAR(sim_size_smallness(8), 1, 1e-12);
+    CHECK_NEAR(sim_size_smallness(64), 0.5, 1e-12);
+    CHECK_NEAR(sim_size_smallness(256), 0, 1e-12);
+    CHECK_NEAR(sim_size_smallness(1000), 0, 1e-12);
+    CHECK_NEAR(sim_size_smallness(0), 0, 1e-12);
+    CHECK_INT(sim_model_parse("a:edge=0.9,dip=0.2,flat=1,size=0.4", &m, &err), 0);
+    CHECK_NEAR(m.size, 0.4, 0);
+    memset(&f, 0, sizeof(f));
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.7, 1e-12);
+    f.gold_tokens = 16;
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.7 - 0.4, 1e-12);
+    CHECK_NEAR(sim_axes_p(&m, 0.0, 4096, &f), 0.9 - 0.2, 1e-12);
+    f.gold_tokens = 64;
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.7 - 0.2, 1e-12);
+    f.gold_tokens = 300;
+    CHECK_NEAR(sim_axes_p(&m, 0.5, 4096, &f), 0.7, 1e-12);
+    sim_model_release(&m);
+    CHECK_INT(sim_model_parse("a:size=1.5", &m, &err), -1);
+    CHECK(strstr(err.buf, "size must be a number in [0,1]") != NULL);
+    strbuf_release(&err);
+}
+
+/*
  * corr=C (common random numbers): corr 0 is sim_draw bit for bit; any corr keeps the draw
  * uniform (planted accuracies unchanged); corr 1 gives the prompts of a question at one
  * position and length one draw, and nearly one a few tokens away; in between, two prompts of
@@ -437,6 +469,7 @@ int main(void)
     RUN(test_shared_seed_pairs);
     RUN(test_model_parse);
     RUN(test_axes_spacing_window);
+    RUN(test_axes_size);
     RUN(test_faults_parse);
     RUN(test_fault_rates);
     return TEST_EXIT();
