@@ -20,7 +20,8 @@
  * unchanged model (what --reuse of a sampled baseline would do). Part 2, the sequential gate
  * (`dipmap gate`'s rule: compare_look_levels() and compare_look_apply(), the questions in the
  * order they entered; rounds of 20, at most SEQ_MAX): its rates and mean questions to a
- * decision. Every rate comes with its Monte Carlo standard error (in parentheses, pp).
+ * decision, and beside them what `dipmap plan` predicts (power_gate_simulate()). Every rate comes
+ * with its Monte Carlo standard error (in parentheses, pp).
  *
  * Exit 1 when a criterion fails (VALIDATION.md): FAIL where every true drop is at most the
  * fail margin (unchanged, -2, -2.5 pp, edges-only improvement), or PASS where a drop is at
