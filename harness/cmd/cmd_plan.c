@@ -35,7 +35,7 @@ static const char *const plan_usage[] = {
 
 struct plan_opts {
     const char *dataset, *lengths, *depths, *pilot, *db, *detect, *power, *accuracy, *gate;
-    long questions, repeats, iters, seed;
+    long questions, repeats, iters, seed, round, gates;
     double alpha, tolerance, discordance, icc;
 };
 
@@ -241,6 +241,8 @@ static void plan_opts_init(struct plan_opts *o)
     o->discordance = -1.0;
     o->iters = 20000;
     o->seed = 1;
+    o->round = 20;
+    o->gates = 200;
 }
 
 /*
@@ -287,6 +289,11 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         {OPT_LONG, "iterations", 0, &o->iters, "N",
          "Monte Carlo draws of --power and the PASS sizes (20000)", 0},
         {OPT_LONG, "seed", 0, &o->seed, "N", "Monte Carlo seed (default 1)", 0},
+        {OPT_GROUP, NULL, 0, NULL, NULL, "the sequential gate (dipmap gate), simulated", 0},
+        {OPT_LONG, "round", 0, &o->round, "N",
+         "questions per round, as dipmap gate --round (default 20); the cap is the questions", 0},
+        {OPT_LONG, "gates", 0, &o->gates, "N",
+         "gates simulated with compare's own tests (default 200; 0: only the normal model)", 0},
         OPT_END_MARK,
     };
     struct strvec rest = STRVEC_INIT;
@@ -320,9 +327,11 @@ static int plan_check(const struct plan_opts *o, double *target)
         return error("plan: --questions must be 1..1000000 and --repeats 1..10000");
     if (!(o->alpha > 0 && o->alpha < 1) || !(o->tolerance >= 0 && o->tolerance < 1) ||
         !(o->icc >= 0 && o->icc <= 1) || (o->discordance >= 0 && o->discordance > 1) ||
-        o->iters < 100 || o->iters > 10000000 || o->seed < 1)
+        o->iters < 100 || o->iters > 10000000 || o->seed < 1 || o->round < 1 || o->gates < 0 ||
+        o->gates > 100000)
         return error("plan: --alpha must be in (0,1), --tolerance in [0,1), --icc and "
-                     "--discordance in [0,1], --iterations 100..10000000, --seed >= 1");
+                     "--discordance in [0,1], --iterations 100..10000000, --seed >= 1, --round "
+                     ">= 1, --gates 0..100000");
     if (o->gate && strcmp(o->gate, "primary") && strcmp(o->gate, "cells"))
         return error("plan: --gate: '%s' is not primary or cells", o->gate);
     if (o->detect && power_parse_drop(o->detect, target, &err) < 0)
@@ -359,6 +368,13 @@ static int plan_power(const struct plan_opts *o, const struct power_spec *spec, 
                         ? "--gate cells: a primary or a cell regression fails"
                         : "a primary regression fails, the cells do not",
                     o->iters, o->seed);
+        if (spec->gate_reps) {
+            struct power_gate_rates g;
+            power_gate_simulate(spec, drop, spec->gate_reps, (unsigned long long)o->seed, &g);
+            strbuf_addf(out, "power: for the drop %s, ", read.buf);
+            power_gate_line(spec, &g, out);
+            strbuf_addch(out, '\n');
+        }
     }
     free(drop);
     free(zero);
@@ -407,6 +423,8 @@ int cmd_plan(int argc, const char **argv)
     spec.gate = o.gate && !strcmp(o.gate, "cells") ? POWER_GATE_CELLS : POWER_GATE_PRIMARY;
     spec.iters = (unsigned)o.iters;
     spec.seed = (unsigned long long)o.seed;
+    spec.gate_reps = (unsigned)o.gates;
+    spec.round = (size_t)o.round;
     if (o.pilot)
         strbuf_addf(&out, "accuracy per cell measured from run '%s' (%zu questions)\n", o.pilot,
                     questions);

@@ -7,13 +7,16 @@
  */
 #include "stats/power.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/num.h"
 #include "run/plan.h"
 #include "base/rng.h"
+#include "stats/compare_seq.h"
 #include "stats/stats.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -524,6 +527,111 @@ long power_pass_need(const struct power_spec *s, double prob, unsigned iters,
     return need;
 }
 
+/* One trial of a model whose question has difficulty v (power_gate_simulate(): sim.h icc=R). */
+static enum trial_outcome sim_trial(struct rng *r, double v, double share, double p)
+{
+    double u = rng_unit(rng_next(r)) < share ? v : rng_unit(rng_next(r));
+    return u < p ? OUTCOME_CORRECT : OUTCOME_WRONG;
+}
+
+/* Both runs' trials of q questions, question by question (cells, repeats inside). */
+static void sim_runs(const struct power_spec *s, const double *drop, struct rng *r, size_t q,
+                     char (*ids)[24], struct trial_point *tb, struct trial_point *tc)
+{
+    double share = sqrt(s->icc);
+    size_t k = 0;
+    for (size_t i = 0; i < q; i++) {
+        double vb = rng_unit(rng_next(r)), vc = rng_unit(rng_next(r));
+        for (size_t c = 0; c < s->n_cells; c++)
+            for (int rep = 0; rep < s->repeats; rep++, k++) {
+                double p = s->cells[c].accuracy;
+                memset(&tb[k], 0, sizeof(tb[k]));
+                tb[k].question_id = ids[i];
+                tb[k].length = s->cells[c].length;
+                tb[k].depth_bp = s->cells[c].depth_bp;
+                tb[k].repeat = rep;
+                tc[k] = tb[k];
+                tb[k].outcome = sim_trial(r, vb, share, p);
+                tc[k].outcome = sim_trial(r, vc, share, p - drop[c]);
+            }
+    }
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+void power_gate_simulate(const struct power_spec *s, const double *drop, unsigned reps,
+                         unsigned long long seed, struct power_gate_rates *out)
+{
+    size_t q = s->questions, round = s->round ? s->round : 20, per = s->n_cells * s->repeats;
+    size_t looks = (q + round - 1) / round;
+    char(*ids)[24] = xcalloc(q + 1, sizeof(*ids));
+    const char **order = xcalloc(q + 1, sizeof(*order));
+    struct trial_point *tb = xcalloc(q * per + 1, sizeof(*tb));
+    struct trial_point *tc = xcalloc(q * per + 1, sizeof(*tc));
+    long *pass_at = xcalloc(reps + 1, sizeof(*pass_at)), fails = 0, passes = 0;
+    double *t = xcalloc(looks + 1, sizeof(*t)), asn = 0.0;
+    struct rng r;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < q; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "q%06zu", i);
+        order[i] = ids[i];
+    }
+    for (size_t k = 0; k < looks; k++)
+        t[k] = (double)((k + 1) * round < q ? (k + 1) * round : q) / (double)q;
+    rng_seed(&r, seed);
+    for (unsigned rep = 0; rep < reps; rep++) {
+        sim_runs(s, drop, &r, q, ids, tb, tc);
+        pass_at[rep] = LONG_MAX;
+        for (size_t k = 0; k < looks; k++) {
+            size_t n = (k + 1) * round < q ? (k + 1) * round : q;
+            struct compare_options co;
+            struct compare_look look;
+            struct compare_result res;
+            enum compare_verdict v;
+            compare_options_init(&co);
+            co.alpha = s->alpha;
+            co.tolerance = s->tolerance;
+            co.gate = s->gate == POWER_GATE_CELLS ? COMPARE_GATE_CELLS : COMPARE_GATE_PRIMARY;
+            compare_look_levels(SEQ_SPEND_POCOCK, co.alpha, t, k, power_primary_size(s), &look);
+            compare_look_apply(&look, &co);
+            co.order = order;
+            co.n_order = n;
+            compare_runs(tb, n * per, tc, n * per, &co, &res);
+            v = res.verdict;
+            compare_result_release(&res);
+            if (v == VERDICT_FAIL || v == VERDICT_PASS || k + 1 == looks) {
+                fails += v == VERDICT_FAIL;
+                passes += v == VERDICT_PASS;
+                if (v == VERDICT_PASS)
+                    pass_at[rep] = (long)n;
+                asn += (double)n;
+                break;
+            }
+        }
+    }
+    qsort(pass_at, reps, sizeof(*pass_at), cmp_long);
+    for (int i = 0; i < 2; i++) {
+        size_t at = (size_t)ceil((i ? 0.95 : 0.8) * (double)reps);
+        long v = at ? pass_at[at - 1] : LONG_MAX;
+        out->pass_by[i] = v == LONG_MAX ? -1 : v;
+    }
+    out->fail = reps ? (double)fails / reps : 0.0;
+    out->pass = reps ? (double)passes / reps : 0.0;
+    out->inconclusive = 1.0 - out->fail - out->pass;
+    out->mean_questions = reps ? asn / reps : 0.0;
+    free(ids);
+    free(order);
+    free(tb);
+    free(tc);
+    free(pass_at);
+    free(t);
+}
+
 double power_mde_se(double se, double level)
 {
     return (stats_norm_upper_inv(level) + stats_norm_upper_inv(1.0 - POWER_TARGET)) * se;
@@ -617,6 +725,27 @@ static void add_need(struct strbuf *out, long need)
         strbuf_addf(out, "%ld", need);
 }
 
+/* "more than N" when fewer gates PASS by the cap N. */
+static void add_need_by(struct strbuf *out, long need, size_t cap)
+{
+    if (need < 0)
+        strbuf_addf(out, "more than %zu", cap);
+    else
+        strbuf_addf(out, "%ld", need);
+}
+
+void power_gate_line(const struct power_spec *s, const struct power_gate_rates *g,
+                     struct strbuf *out)
+{
+    strbuf_addf(out,
+                "the gate (dipmap gate --round %zu --max-questions %zu: compare's anytime-valid "
+                "betting tests after every round, simulated %u times with serve-sim's question "
+                "effect, icc %g): FAIL %.1f%%, PASS %.1f%%, INCONCLUSIVE %.1f%%, after %.0f "
+                "questions on average",
+                s->round ? s->round : 20, s->questions, s->gate_reps, s->icc, g->fail * 100.0,
+                g->pass * 100.0, g->inconclusive * 100.0, g->mean_questions);
+}
+
 void power_summary(const struct power_spec *s, double target, struct strbuf *out)
 {
     struct power_row *rows;
@@ -685,7 +814,16 @@ void power_summary(const struct power_spec *s, double target, struct strbuf *out
                     "drop at the tolerance does half the time, so 80%% power needs a larger "
                     "drop or a smaller --tolerance\n",
                     target * 100.0, s->tolerance * 100.0);
-    if (np) {
+    if (np && s->gate_reps) {
+        struct power_gate_rates g;
+        power_gate_simulate(s, zero, s->gate_reps, seed, &g);
+        power_gate_line(s, &g, out);
+        strbuf_addstr(out, "; an unchanged model needs ");
+        add_need_by(out, g.pass_by[0], s->questions);
+        strbuf_addstr(out, " questions to PASS with 80% probability and ");
+        add_need_by(out, g.pass_by[1], s->questions);
+        strbuf_addstr(out, " with 95%\n");
+    } else if (np) {
         power_verdict_rates(s, zero, iters, seed, &v);
         strbuf_addf(out,
                     "an unchanged model PASSes (every primary %.0f%% upper bound below %.1f pp) "

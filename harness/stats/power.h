@@ -78,6 +78,9 @@ struct power_spec {
     enum power_gate gate;    /* default POWER_GATE_PRIMARY */
     unsigned iters;          /* Monte Carlo draws of power_summary()'s PASS line (0: 20000) */
     unsigned long long seed; /* and their seed (0: 1) */
+    unsigned gate_reps;      /* power_summary(): simulated gates (power_gate_simulate()); 0: the
+                                normal model's PASS line instead */
+    size_t round;            /* the gate's questions per round (0: 20) */
 };
 
 /* Tests in compare's primary family: per length all depths, and middle and dip when it has a
@@ -130,6 +133,32 @@ double power_fail_rate(const struct power_spec *s, const double *drop, unsigned 
  */
 long power_pass_need(const struct power_spec *s, double prob, unsigned iters,
                      unsigned long long seed);
+
+/*
+ * The sequential gate as `dipmap gate` decides it, by simulation: reps
+ * replicates, each a baseline and a candidate answering s->questions
+ * questions (the gate's cap) at every cell and repeat, with serve-sim's
+ * question effect (sim.h icc=R: a uniform difficulty per question and model,
+ * taken by a trial with probability sqrt(s->icc), else the trial's own
+ * uniform draw; correct when below the cell's accuracy, less drop[c] for the
+ * candidate; s->discordance is not used). compare_runs() at the gate's
+ * levels (compare_look_levels()) after every round of s->round questions,
+ * the questions in the order they entered: the same tests the gate runs.
+ * Out: the rates of the final verdicts, the mean questions to a decision
+ * (the cap when none), and the questions by which 80% and 95% of the gates
+ * PASSed (-1 when fewer PASS by the cap).
+ */
+struct power_gate_rates {
+    double fail, pass, inconclusive;
+    double mean_questions;
+    long pass_by[2]; /* 80%, 95% */
+};
+void power_gate_simulate(const struct power_spec *s, const double *drop, unsigned reps,
+                         unsigned long long seed, struct power_gate_rates *out);
+/* "the gate (...): FAIL x%, PASS y%, INCONCLUSIVE z%, after N questions on average" (no
+   newline) appended to out. */
+void power_gate_line(const struct power_spec *s, const struct power_gate_rates *g,
+                     struct strbuf *out);
 
 /*
  * The power tables appended to out (dipmap plan, run --dry-run): the

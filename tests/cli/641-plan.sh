@@ -6,8 +6,9 @@
 # input named with exit 2.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
+# (--gates 0: the normal model's PASS line; test 642 checks the simulated gate's)
 expect_code 0 "$DIPMAP" plan --questions 60 --lengths 3000 --depths 0:100:10 --accuracy 0.85 \
-    --detect 8pp --power 10pp@25-75
+    --detect 8pp --power 10pp@25-75 --gates 0
 # 3 primary tests (all depths, middle, dip) at 0.05/3; the 11 cells secondary at 0.05/11
 assert_contains out "primary endpoints (the gate): 3 tests, one Holm family, each planned at alpha/3 = 0.0167"
 assert_contains out "3000 (all depths)            11     85.0%  6.8 pp                  47"

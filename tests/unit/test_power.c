@@ -15,7 +15,7 @@
 static void test_fail_rate_by_hand(void)
 {
     struct power_cell c = {3000, 5000, 0.5};
-    struct power_spec s = {100, 1, 0.05, 0.0, 0.0, 0.2, &c, 1, POWER_GATE_PRIMARY, 0, 0};
+    struct power_spec s = {100, 1, 0.05, 0.0, 0.0, 0.2, &c, 1, POWER_GATE_PRIMARY, 0, 0, 0, 0};
     struct power_verdicts v;
     double drop = 0.1, zero = 0.0, p;
     CHECK_INT(power_primary_size(&s), 1);
@@ -44,7 +44,7 @@ static void test_fail_rate_by_hand(void)
 static void test_rows_by_hand(void)
 {
     struct power_cell c[3] = {{1000, 0, 0.9}, {1000, 5000, 0.6}, {1000, 10000, 0.9}};
-    struct power_spec s = {100, 1, 0.05, 0.05, 0.5, 0.2, c, 3, POWER_GATE_PRIMARY, 0, 0};
+    struct power_spec s = {100, 1, 0.05, 0.05, 0.5, 0.2, c, 3, POWER_GATE_PRIMARY, 0, 0, 0, 0};
     struct power_row *rows;
     size_t n;
     CHECK_INT(power_primary_size(&s), 3);
@@ -82,7 +82,7 @@ static void test_rows_by_hand(void)
 static void test_mde_and_need(void)
 {
     struct power_cell c[2] = {{3000, 0, 0.8}, {3000, 5000, 0.8}};
-    struct power_spec s = {60, 1, 0.05, 0.05, 0.0, -1.0, c, 2, POWER_GATE_PRIMARY, 0, 0};
+    struct power_spec s = {60, 1, 0.05, 0.05, 0.0, -1.0, c, 2, POWER_GATE_PRIMARY, 0, 0, 0, 0};
     struct power_row *rows;
     size_t n;
     double drop[1];
@@ -95,7 +95,8 @@ static void test_mde_and_need(void)
     /* at a single cell's mde the Monte Carlo of the verdict agrees on 80% */
     {
         struct power_cell one = {3000, 0, 0.8};
-        struct power_spec s1 = {120, 1, 0.05, 0.05, 0.0, -1.0, &one, 1, POWER_GATE_PRIMARY, 0, 0};
+        struct power_spec s1 = {120, 1, 0.05, 0.05, 0.0, -1.0, &one, 1, POWER_GATE_PRIMARY,
+                                0,   0, 0,    0};
         struct power_row *r1;
         size_t n1;
         power_rows(&s1, 0.0, &r1, &n1);
@@ -121,7 +122,7 @@ static void test_mde_and_need(void)
 static void test_pass_by_hand(void)
 {
     struct power_cell c[2] = {{1000, 0, 0.8}, {1000, 10000, 0.8}};
-    struct power_spec s = {100, 1, 0.05, 0.05, 0.0, 0.2, c, 2, POWER_GATE_PRIMARY, 0, 0};
+    struct power_spec s = {100, 1, 0.05, 0.05, 0.0, 0.2, c, 2, POWER_GATE_PRIMARY, 0, 0, 0, 0};
     double zero[2] = {0.0, 0.0};
     struct power_verdicts v;
     long need;
@@ -145,7 +146,7 @@ static void test_pass_by_hand(void)
 static void test_gate_cells(void)
 {
     struct power_cell c[11];
-    struct power_spec s = {200, 1, 0.05, 0.05, 0.0, -1.0, c, 11, POWER_GATE_PRIMARY, 0, 0};
+    struct power_spec s = {200, 1, 0.05, 0.05, 0.0, -1.0, c, 11, POWER_GATE_PRIMARY, 0, 0, 0, 0};
     double drop[11] = {0.3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     double primary, cells;
     int i;

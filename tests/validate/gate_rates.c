@@ -20,7 +20,8 @@
  * unchanged model (what --reuse of a sampled baseline would do). Part 2, the sequential gate
  * (`dipmap gate`'s rule: compare_look_levels() and compare_look_apply(), the questions in the
  * order they entered; rounds of 20, at most SEQ_MAX): its rates and mean questions to a
- * decision. Every rate comes with its Monte Carlo standard error (in parentheses, pp).
+ * decision, and beside them what `dipmap plan` predicts (power_gate_simulate()). Every rate comes
+ * with its Monte Carlo standard error (in parentheses, pp).
  *
  * Exit 1 when a criterion fails (VALIDATION.md): FAIL where every true drop is at most the
  * fail margin (unchanged, -2, -2.5 pp, edges-only improvement), or PASS where a drop is at
@@ -43,6 +44,7 @@
 #include "sim/sim.h"
 #include "stats/compare.h"
 #include "stats/compare_seq.h"
+#include "stats/power.h"
 
 #define LENGTH    1000
 #define DEPTHS    11
@@ -229,6 +231,45 @@ static void fixed_rates(int reps, int base, double icc, const struct scenario *s
     free(tc);
 }
 
+/*
+ * What `dipmap plan` predicts for a sequential row (power_gate_simulate(): the same tests on its
+ * own draws of the planted per-depth accuracies, at most 40 gates: its own Monte Carlo error is
+ * a few questions): the mean questions to a decision. -1 for the whole-question loss, which is no
+ * per-depth drop.
+ */
+static double plan_mean_questions(int base, double icc, const struct scenario *sc, int reps)
+{
+    struct power_cell cells[DEPTHS];
+    double drop[DEPTHS + 1];
+    struct power_spec ps;
+    struct power_gate_rates g;
+    struct sim_model mb, mc;
+    if (sc->kind == SKEW)
+        return -1.0;
+    model(&mb, base, icc, 0.0, 1);
+    cand_model(&mc, base, icc, sc, 2);
+    for (int d = 0; d < DEPTHS; d++) {
+        cells[d].length = LENGTH;
+        cells[d].depth_bp = d * 1000;
+        cells[d].accuracy = sim_curve_p(&mb, d / 10.0, LENGTH);
+        drop[d] = cells[d].accuracy - sim_curve_p(&mc, d / 10.0, LENGTH);
+    }
+    memset(&ps, 0, sizeof(ps));
+    ps.questions = SEQ_MAX;
+    ps.repeats = 1;
+    ps.alpha = 0.05;
+    ps.tolerance = 0.05;
+    ps.icc = icc;
+    ps.discordance = -1.0;
+    ps.cells = cells;
+    ps.n_cells = DEPTHS;
+    ps.round = SEQ_ROUND;
+    power_gate_simulate(&ps, drop, (unsigned)reps, 1, &g);
+    sim_model_release(&mb);
+    sim_model_release(&mc);
+    return g.mean_questions;
+}
+
 static void sequential(int reps, int base, double icc, const struct scenario *sc,
                        unsigned long *seed, const struct compare_look *lv)
 {
@@ -277,10 +318,10 @@ static void sequential(int reps, int base, double icc, const struct scenario *sc
     }
     asn /= reps;
     printf("sequential | %s | %s | %.1f | %d | FAIL %.1f%% (%.1f) | PASS %.1f%% (%.1f) | "
-           "INCONCLUSIVE %.1f%% | mean questions %.1f\n",
+           "INCONCLUSIVE %.1f%% | mean questions %.1f | plan predicts %.1f\n",
            base_name[base], sc->name, icc, reps, 100.0 * v[0] / reps,
            mc_se((double)v[0] / reps, reps), 100.0 * v[1] / reps, mc_se((double)v[1] / reps, reps),
-           100.0 * v[2] / reps, asn);
+           100.0 * v[2] / reps, asn, plan_mean_questions(base, icc, sc, reps < 40 ? reps : 40));
     criterion(sc, base, "sequential", v, reps);
     fflush(stdout);
     free(ids);
