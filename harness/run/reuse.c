@@ -1,6 +1,7 @@
 /*
  * The run --reuse index: stored answers by request hash (see reuse.h).
- * Owns copies of the trials it indexes, found by base/hashmap.h.
+ * Owns copies of the trials it indexes, found by base/hashmap.h. A request
+ * that stored runs answered differently is not reused.
  */
 #include "run/reuse.h"
 
@@ -20,6 +21,7 @@
 struct reuse_entry {
     struct trial_result t; /* owned */
     size_t source;         /* index into sources */
+    int conflict;          /* another stored run answered the same request otherwise */
 };
 
 struct reuse_index {
@@ -52,6 +54,7 @@ static void add(struct reuse_index *ix, const struct trial_result *t, size_t sou
     e = &ix->e[ix->nr++];
     trial_result_copy(&e->t, t);
     e->source = source;
+    e->conflict = 0;
 }
 
 static int request_is(const void *hex, size_t entry, const void *index)
@@ -59,13 +62,39 @@ static int request_is(const void *hex, size_t entry, const void *index)
     return !strcmp(((const struct reuse_index *)index)->e[entry].t.request_sha256, hex);
 }
 
-/* The first stored answer of a request wins (hashmap_put keeps the earlier entry). */
-static void build_table(struct reuse_index *ix)
+/* One answer: the same text (scored runs may score it otherwise), the same unscored outcome. */
+static int same_answer(const struct trial_result *a, const struct trial_result *b)
 {
+    const char *x = a->answer ? a->answer : "", *y = b->answer ? b->answer : "";
+    if ((!outcome_is_scored(a->outcome) || !outcome_is_scored(b->outcome)) &&
+        a->outcome != b->outcome)
+        return 0;
+    return !strcmp(x, y);
+}
+
+/*
+ * The first stored answer of a request wins (hashmap_put keeps the earlier entry), unless
+ * another answer of the same bytes differs: at temperature 0 one request has one answer
+ * from one model, so two mean two servers (or models) under one model name -- the request
+ * body cannot tell which one this run talks to -- and the request is sent again. Returns
+ * the requests so marked; *a and *b name the first pair's sources.
+ */
+static size_t build_table(struct reuse_index *ix, const char **a, const char **b)
+{
+    size_t conflicts = 0;
     for (size_t i = 0; i < ix->nr; i++) {
         const char *hex = ix->e[i].t.request_sha256;
-        (void)hashmap_put(&ix->map, hash_hex(hex), hex, i, request_is, ix);
+        size_t had = hashmap_put(&ix->map, hash_hex(hex), hex, i, request_is, ix);
+        struct reuse_entry *first = had == HASHMAP_NONE ? NULL : &ix->e[had];
+        if (!first || first->conflict || same_answer(&first->t, &ix->e[i].t))
+            continue;
+        first->conflict = 1;
+        if (!conflicts++) {
+            *a = ix->sources[first->source];
+            *b = ix->sources[ix->e[i].source];
+        }
     }
+    return conflicts;
 }
 
 /*
@@ -88,7 +117,8 @@ struct reuse_index *reuse_index_load(struct store *st, const char *run, const ch
     struct reuse_index *ix = xcalloc(1, sizeof(*ix));
     struct run_info *runs = NULL;
     struct run_filter f = {NULL, NULL, run};
-    size_t nruns = 0;
+    size_t nruns = 0, conflicts;
+    const char *first_a = NULL, *first_b = NULL;
 
     if (store_run_list(st, run ? &f : NULL, &runs, &nruns) < 0)
         goto fail;
@@ -115,7 +145,12 @@ struct reuse_index *reuse_index_load(struct store *st, const char *run, const ch
         store_trials_free(v, n);
     }
     run_info_list_free(runs, nruns);
-    build_table(ix);
+    conflicts = build_table(ix, &first_a, &first_b);
+    if (conflicts)
+        warning("reuse: %zu request(s) were answered otherwise by %s than by %s (the same bytes "
+                "at temperature 0: another server or model under the same name?): not reused, "
+                "sent again",
+                conflicts, first_b, first_a);
     if (n_out)
         *n_out = ix->nr;
     return ix;
@@ -136,6 +171,8 @@ const struct trial_result *reuse_find(const struct reuse_index *ix,
     if (i == HASHMAP_NONE)
         return NULL;
     e = &ix->e[i];
+    if (e->conflict)
+        return NULL;
     if (source)
         *source = ix->sources[e->source];
     return &e->t;

@@ -20,7 +20,10 @@ struct trial_result;
  * starved and carry a request hash (runs made before schema 3 have none), from
  * runs sampled at temperature 0: a sampled answer is one draw, and freezing it
  * would make every comparison against it conditional on that draw, so those
- * requests are sent again (reuse.c says so on stderr).
+ * requests are sent again (reuse.c says so on stderr). Nor a request that
+ * stored runs answered otherwise: the body names the model only, so two
+ * answers of the same bytes at temperature 0 come from two servers (or models)
+ * under one name, and the request is sent again (with a warning naming both).
  */
 struct reuse_index;
 

@@ -503,9 +503,13 @@ int store_gate_rounds(struct store *st, const char *gate, struct strvec *out);
 /*
  * Join shard stores into `out_path` (created when missing; it may already hold
  * runs). Runs are matched by name; all runs of one name — in the inputs and
- * in the output — must have the same inputs (run_identity_same_run()), else
- * nothing is written and STORE_EMISMATCH is returned after an error naming
- * both files and the differing field. Trials are united: where two inputs hold
+ * in the output — must have the same inputs (run_identity_same_run()) and,
+ * where two parts can share trial keys (not two shards I/N of one N), the same
+ * prompt hashes for the keys they share (run_identity_same_prompts()); every
+ * store must count a text alike under one tokenizer name (a server tokenizer
+ * is known by name only). Else nothing is written and STORE_EMISMATCH is
+ * returned after an error naming both files and what differs. Trials are
+ * united: where two inputs hold
  * the same key, a final result beats a pending one, and between two final
  * results the first input wins (a warning counts such conflicts). Planned
  * counts of distinct shards add up; the merged status is "complete" only when

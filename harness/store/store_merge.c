@@ -1,7 +1,9 @@
 /*
  * Merging shard stores into one: runs are accounted across inputs (status,
  * planned trials, shard list), finished trials win over pending ones, and
- * prompts and token counts are copied; all in one outer transaction.
+ * prompts and token counts are copied; all in one outer transaction. Parts of
+ * one run must be one run (identity), have sent the same prompts for the keys
+ * they share, and the stores must count every text alike (the tokenizer).
  */
 #include "store/store.h"
 
@@ -13,6 +15,8 @@
 #include "run/run_identity.h"
 #include "store/store-int.h"
 #include "base/strbuf.h"
+#include "base/hash.h"
+#include "base/hashmap.h"
 #include "base/strvec.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
@@ -25,6 +29,7 @@
 struct merge_run {
     struct run_info info; /* first definition seen (output first, then inputs) */
     const char *from;     /* file it came from */
+    struct store *st;     /* the store it came from (borrowed) */
     int in_out;           /* already in the output store */
     struct strvec shards; /* shard tokens accounted for ("" = whole run) */
     long planned;
@@ -215,6 +220,128 @@ struct merge_runs {
     size_t nr, alloc;
 };
 
+/* The N of a shard token "I/N" (0: none). */
+static long shard_of(const char *tok)
+{
+    const char *slash = strchr(tok, '/');
+    return slash ? strtol(slash + 1, NULL, 10) : 0;
+}
+
+/*
+ * r is a shard of the same N as every part of m seen so far and none of them: round-robin
+ * groups (plan.c) never give two such shards one trial key, so they share no prompt to check.
+ */
+static int disjoint_shards(const struct merge_run *m, const struct run_info *r)
+{
+    struct strvec toks = STRVEC_INIT;
+    long n = m->shards.nr ? shard_of(m->shards.v[0]) : 0;
+    int disjoint = r->shard && *r->shard && n > 0;
+    size_t i;
+    if (disjoint)
+        strvec_split(&toks, r->shard, ',');
+    for (i = 0; disjoint && i < m->shards.nr; i++)
+        disjoint = shard_of(m->shards.v[i]) == n;
+    for (i = 0; disjoint && i < toks.nr; i++)
+        disjoint = shard_of(toks.v[i]) == n && strvec_find(&m->shards, toks.v[i]) < 0;
+    strvec_clear(&toks);
+    return disjoint;
+}
+
+/*
+ * Two parts of one run that hold the same trial keys sent the same prompts for them
+ * (run_identity_same_prompts): equal settings do not say which bytes a binary built (an
+ * older batch path, another builder). 0, -1, or STORE_EMISMATCH after error().
+ */
+static int same_prompts(const struct merge_run *m, struct store *st, const struct run_info *r)
+{
+    struct strbuf why = STRBUF_INIT;
+    int same = run_identity_same_prompts(m->st, &m->info, st, r, &why);
+    strbuf_rtrim(&why);
+    if (!same)
+        error("merge: %s and %s hold parts of run '%s' and %s; refusing to merge parts that "
+              "sent other bytes",
+              m->from, store_path(st), r->name, why.buf);
+    strbuf_release(&why);
+    return same > 0 ? 0 : same < 0 ? -1 : STORE_EMISMATCH;
+}
+
+/* One token count of the merge: (tokenizer, text) -> count, and the store that holds it. */
+struct merge_count {
+    char *key; /* "TOKENIZER\tTEXT_SHA256", malloc'd */
+    long count;
+    const char *from; /* borrowed */
+};
+
+struct merge_counts {
+    struct merge_count *v;
+    size_t nr, alloc;
+    struct hashmap map;
+};
+
+static int count_is(const void *key, size_t entry, const void *data)
+{
+    return !strcmp(((const struct merge_counts *)data)->v[entry].key, key);
+}
+
+/* Add one store's counts; STORE_EMISMATCH after error() at the first that differs. */
+static int counts_add(struct merge_counts *c, struct store *st)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+    if (sqlite3_prepare_v2(st->db, store_stmt_sql[S_COUNT_ALL], -1, &s, NULL) != SQLITE_OK)
+        return store_db_error(st, "cannot read token counts");
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *tk = (const char *)sqlite3_column_text(s, 0);
+        const char *sha = (const char *)sqlite3_column_text(s, 1);
+        struct merge_count *e;
+        struct strbuf key = STRBUF_INIT;
+        size_t had;
+        strbuf_addf(&key, "%s\t%s", tk ? tk : "", sha ? sha : "");
+        ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+        e = &c->v[c->nr];
+        e->key = strbuf_detach(&key, NULL);
+        e->count = (long)sqlite3_column_int64(s, 2);
+        e->from = store_path(st);
+        had = hashmap_put(&c->map, fnv64_str(FNV64_INIT, e->key), e->key, c->nr, count_is, c);
+        if (had == HASHMAP_NONE) {
+            c->nr++;
+            continue;
+        }
+        if (c->v[had].count != e->count) {
+            error("merge: %s counts a text (sha256 %.12s...) as %ld tokens of tokenizer '%s', "
+                  "%s as %ld: their runs counted with other tokenizers under one name (a "
+                  "server tokenizer is named after the model) and cut their prompts elsewhere; "
+                  "refusing to merge",
+                  c->v[had].from, sha ? sha : "", c->v[had].count, tk ? tk : "", e->from, e->count);
+            free(e->key);
+            sqlite3_finalize(s);
+            return STORE_EMISMATCH;
+        }
+        free(e->key);
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : store_db_error(st, "cannot read token counts");
+}
+
+/*
+ * Every store counts a text alike under one tokenizer name. The runs' identities know a
+ * server tokenizer by its name only, so shards mapped against servers of other tokenizers
+ * compare equal while their prompts differ: their stored counts of the same haystack texts
+ * tell. 0, -1, or STORE_EMISMATCH after error().
+ */
+static int check_counts(struct store *const *stores, size_t n_stores)
+{
+    struct merge_counts c = {.v = NULL, .nr = 0, .alloc = 0, .map = HASHMAP_INIT};
+    int rc = 0;
+    for (size_t i = 0; i < n_stores && !rc; i++)
+        rc = counts_add(&c, stores[i]);
+    for (size_t i = 0; i < c.nr; i++)
+        free(c.v[i].key);
+    free(c.v);
+    hashmap_clear(&c.map);
+    return rc;
+}
+
 /*
  * Pass 1: collect every run name of out (stores[0]) and the inputs and check that its parts
  * agree. Nothing is written. 0, -1, or STORE_EMISMATCH (store_set_error on the input).
@@ -242,6 +369,7 @@ static int collect_runs(struct store *const *stores, size_t n_stores, struct mer
                 m->info = v[k];
                 run_info_init(&v[k]);
                 m->from = store_path(st);
+                m->st = st;
                 m->in_out = i == 0;
                 merge_account(m, &m->info);
                 continue;
@@ -253,6 +381,13 @@ static int collect_runs(struct store *const *stores, size_t n_stores, struct mer
                                 m->from, store_path(st), v[k].name, field);
                 run_info_list_free(v, n);
                 return STORE_EMISMATCH;
+            }
+            if (!disjoint_shards(m, &v[k])) {
+                int rc = same_prompts(m, st, &v[k]);
+                if (rc) {
+                    run_info_list_free(v, n);
+                    return rc;
+                }
             }
             merge_account(m, &v[k]);
         }
@@ -355,6 +490,8 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
      */
     (void)sqlite3_exec(stores[0]->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
     rc = collect_runs(stores, nin + 1, &runs);
+    if (!rc)
+        rc = check_counts(stores, nin + 1);
     if (rc)
         goto cleanup;
     rc = write_runs(stores[0], stores + 1, nin, &runs);

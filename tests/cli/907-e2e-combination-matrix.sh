@@ -1,13 +1,15 @@
 # The combination matrix: every way a run sends (online, --batch through serve-sim's Batch API,
-# --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server) crossed with every axis value
-# (--layout, --question-at, --needles, --haystack-order, --distractors, --repeats,
-# --completions, --needle-tokens) in a pairwise (covering-array) design generated from the two tables below:
+# --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server, the gate's sequential rounds)
+# crossed with every axis value (--layout, --question-at, --needles, --spacing, --hops,
+# --haystack-order, --distractors hard/random/none, --repeats, --completions, --needle-tokens) in a pairwise
+# (covering-array) design generated from the axis table (AXES) and the mode table (MODES) below:
 # every pair of values of any two factors is in at least one row, so a new axis or mode joins
 # the matrix as one table entry. Each row is one small run (2 two-needle questions, 1k tokens,
 # depths 0 and 100) made online and in its mode. Invariants per trial key: the mode's request
-# and prompt hashes are the online run's (the same bytes sent); the server counted the run's
-# length (usage.prompt_tokens = realized_length <= length); the stored prompt is the bytes
-# hashed (sha256 of the stored text = prompt_sha256); every planned trial is stored once.
+# and prompt hashes are the online run's (the same bytes sent; for the gate both of its runs);
+# the server counted the run's length (usage.prompt_tokens = realized_length <= length); the
+# stored prompt is the bytes hashed (sha256 of the stored text = prompt_sha256); every planned
+# trial is stored once.
 # Then every layout over the key-value template (tests/data/old-store's kv data, 1k and 2k):
 # the server's count is never above the target and equals it in >= 95% of the prompts.
 . "$TESTS/cli/lib/lib.sh"
@@ -19,21 +21,82 @@ export SIM_URL TK
 python3 - <<'PY' || fail "the matrix found a combination that sends or stores other bytes (above)"
 import hashlib, itertools, json, os, sqlite3, subprocess, sys
 
-AXES = {  # run option -> values (one per row); "" = the option left out
+# The axis table: run option -> its values (one per row). "" leaves the option out, "on" gives
+# it bare (a switch); any other value is the option's argument. A new axis is one line here.
+AXES = {
     "layout": ["documents", "chat", "tools", "tool-long"],
     "question-at": ["end", "both"],
     "needles": ["1", "2"],
+    "spacing": ["", "50"],
+    "hops": ["", "2"],
     "haystack-order": ["coherent", "shuffled"],
-    "distractors": ["hard", "random"],
+    "distractors": ["hard", "random", "none"],
     "repeats": ["1", "2"],
-    "completions": ["no", "yes"],
+    "completions": ["", "on"],
     "needle-tokens": ["", "48"],
 }
-MODES = ["batch", "shard", "reuse", "server"]
-FACTORS = dict(AXES, mode=MODES)
+# Combinations a run refuses: (factor, value) -> the values another factor must take.
+NEEDS = {("completions", "on"): ("layout", ["documents"])}
 
 def valid(row):
-    return not (row.get("completions") == "yes" and row.get("layout", "documents") != "documents")
+    for (f, v), (g, allowed) in NEEDS.items():
+        if row.get(f) == v and row.get(g, allowed[0]) not in allowed:
+            return False
+    return True
+
+def axis_args(row):
+    out = []
+    for opt in AXES:
+        v = row[opt]
+        out += [] if v == "" else [f"--{opt}"] if v == "on" else [f"--{opt}", v]
+    return out
+
+dm, repo, url, tk = os.environ["DIPMAP"], os.environ["REPO"], os.environ["SIM_URL"], os.environ["TK"]
+INPUTS = ["--dataset", "hops.jsonl", "--haystack", f"{repo}/datasets/nq-haystack.jsonl.gz",
+          "--template", f"{repo}/prompts/qa-both.txt", "--lengths", "1k", "--depths", "0,100"]
+
+def run(args, ok=(0,)):
+    p = subprocess.run([dm] + args, capture_output=True, text=True)
+    if p.returncode not in ok:
+        print(f"FAILED ({p.returncode}): dipmap {' '.join(args)}\n{p.stderr[-2000:]}", file=sys.stderr)
+        sys.exit(1)
+    return p
+
+# The mode table: name -> how a row's run is made in that mode, into db, as the runs it names.
+# run_args: the online run's arguments without --tokenizer and --run. A new mode is one function.
+def mode_batch(run_args, db, row):
+    run(run_args + ["--tokenizer", tk, "--run", "m", "--batch", "--batch-poll", "0.05"])
+    return ["m"]
+
+def mode_shard(run_args, db, row):
+    for s in ("1/2", "2/2"):
+        run([a if a != db else f"s{s[0]}-{db}" for a in run_args] + ["--tokenizer", tk, "--run", "m", "--shard", s])
+    run(["merge", db, f"s1-{db}", f"s2-{db}"])
+    return ["m"]
+
+def mode_reuse(run_args, db, row):
+    run(run_args + ["--tokenizer", tk, "--run", "m", "--reuse", "on"])
+    return ["m"]
+
+def mode_server(run_args, db, row):
+    run(run_args + ["--tokenizer", "server", "--run", "m"])
+    return ["m"]
+
+def mode_gate(run_args, db, row):
+    # the gate's sequential rounds (one question each) run both models through `run`; the
+    # axes and --store-prompts go through --run-arg, --repeats is the gate's own option.
+    # Two questions of one model decide nothing: INCONCLUSIVE (4) after every round.
+    args = ["gate", "--endpoint", url, "--baseline-model", "dipmap-sim", "--model", "dipmap-sim",
+            "--tokenizer", tk, "--round", "1", "--progress", "none", "--db", db, "--name", "g",
+            "--repeats", row["repeats"]] + INPUTS
+    rest = axis_args(dict(row, repeats=""))
+    args += [f"--run-arg={a}" for a in rest + ["--store-prompts"]]
+    run(args, ok=(0, 1, 4))
+    return ["g-baseline", "g-candidate"]
+
+MODES = {"batch": mode_batch, "shard": mode_shard, "reuse": mode_reuse, "server": mode_server,
+         "gate": mode_gate}
+FACTORS = dict(AXES, mode=list(MODES))
 
 def pairwise(factors):
     """Greedy covering array: rows until every valid pair of values of two factors is covered."""
@@ -51,12 +114,12 @@ def pairwise(factors):
         for n in names:
             if n in row:
                 continue
-            best = max(factors[n], key=lambda v: (valid(dict(row, **{n: v})) and
+            row[n] = max(factors[n], key=lambda v: (valid(dict(row, **{n: v})) and
                 sum(((n, v), (m, row[m])) in todo or ((m, row[m]), (n, v)) in todo for m in row),
                 -factors[n].index(v)))
-            row[n] = best
-        if not valid(row):
-            row["completions"] = "no"
+        for (f, v), (g, allowed) in NEEDS.items():
+            if row[f] == v and row[g] not in allowed:
+                row[f] = factors[f][0]
         rows.append(row)
         for (x, vx), (y, vy) in itertools.combinations(sorted(row.items(), key=lambda kv: names.index(kv[0])), 2):
             todo.discard(((x, vx), (y, vy)))
@@ -64,14 +127,6 @@ def pairwise(factors):
 
 ROWS = pairwise(FACTORS)
 print(f"matrix: {len(ROWS)} rows cover every pair of {len(FACTORS)} factors", file=sys.stderr)
-dm, repo, url, tk = os.environ["DIPMAP"], os.environ["REPO"], os.environ["SIM_URL"], os.environ["TK"]
-
-def run(args, check=True):
-    p = subprocess.run([dm] + args, capture_output=True, text=True)
-    if check and p.returncode != 0:
-        print(f"FAILED ({p.returncode}): dipmap {' '.join(args)}\n{p.stderr[-2000:]}", file=sys.stderr)
-        sys.exit(1)
-    return p
 
 def keyed(db, run_name):
     c = sqlite3.connect(db)
@@ -84,49 +139,27 @@ def keyed(db, run_name):
 bad = 0
 for i, row in enumerate(ROWS):
     db = f"m{i}.db"
-    tok = tk if row["mode"] != "server" else "server"
-    base = ["run", "--endpoint", url, "--model", "dipmap-sim", "--dataset", "hops.jsonl",
-            "--haystack", f"{repo}/datasets/nq-haystack.jsonl.gz", "--template",
-            f"{repo}/prompts/qa-both.txt", "--progress", "none", "--lengths", "1k",
-            "--depths", "0,100", "--store-prompts", "--db", db]
-    for opt, vals in AXES.items():
-        v = row[opt]
-        if opt == "completions":
-            base += ["--completions"] if v == "yes" else []
-        elif opt == "repeats":
-            base += ["--repeats", v]
-        elif v == "":
-            pass
-        else:
-            base += [f"--{opt}", v]
-    on = base + ["--tokenizer", tk, "--run", "on"]
-    run(on)
-    ref, n_ref, prompts = keyed(db, "on")
+    base = ["run", "--endpoint", url, "--model", "dipmap-sim", "--progress", "none",
+            "--store-prompts", "--db", db] + INPUTS + axis_args(row)
+    run(base + ["--tokenizer", tk, "--run", "on"])
+    ref, n_ref, _ = keyed(db, "on")
     mode = row["mode"]
-    if mode == "batch":
-        run(base + ["--tokenizer", tk, "--run", "m", "--batch", "--batch-poll", "0.05"])
-    elif mode == "shard":
-        for s in ("1/2", "2/2"):
-            run([a if a != db else f"s{s[0]}-{db}" for a in base] + ["--tokenizer", tk, "--run", "m", "--shard", s])
-        run(["merge", db, f"s1-{db}", f"s2-{db}"])
-    elif mode == "reuse":
-        run(base + ["--tokenizer", tk, "--run", "m", "--reuse", "on"])
-    else:
-        run(base + ["--tokenizer", "server", "--run", "m"])
-    got, n_got, prompts = keyed(db, "m")
     why = []
-    if n_got != n_ref or set(got) != set(ref):
-        why.append(f"{n_got} trials stored, {n_ref} planned")
-    for k, (psha, rsha, usage, realized, reused) in got.items():
-        o = ref.get(k)
-        if o and (psha, rsha) != o[:2]:
-            why.append(f"{k}: other bytes than online (prompt {psha[:8]} vs {o[0][:8]}, request {rsha[:8]} vs {o[1][:8]})")
-        if usage != realized or realized > k[1]:
-            why.append(f"{k}: the server counted {usage}, the run {realized} for {k[1]}")
-        if psha not in prompts or hashlib.sha256(prompts[psha] if isinstance(prompts[psha], bytes) else prompts[psha].encode()).hexdigest() != psha:
-            why.append(f"{k}: the stored prompt is not the bytes hashed")
-        if mode == "reuse" and not reused:
-            why.append(f"{k}: sent again, not reused")
+    for name in MODES[mode](base, db, row):
+        got, n_got, prompts = keyed(db, name)
+        if n_got != n_ref or set(got) != set(ref):
+            why.append(f"{name}: {n_got} trials stored, {n_ref} planned")
+        for k, (psha, rsha, usage, realized, reused) in got.items():
+            o = ref.get(k)
+            if o and (psha, rsha) != o[:2]:
+                why.append(f"{name} {k}: other bytes than online (prompt {psha[:8]} vs {o[0][:8]}, request {rsha[:8]} vs {o[1][:8]})")
+            if usage != realized or realized > k[1]:
+                why.append(f"{name} {k}: the server counted {usage}, the run {realized} for {k[1]}")
+            text = prompts.get(psha)
+            if text is None or hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest() != psha:
+                why.append(f"{name} {k}: the stored prompt is not the bytes hashed")
+            if mode == "reuse" and not reused:
+                why.append(f"{name} {k}: sent again, not reused")
     if why:
         bad += 1
         print(f"row {i} {row}:\n  " + "\n  ".join(why[:6]), file=sys.stderr)
