@@ -22,6 +22,7 @@
 #include "run/run_identity.h"
 #include "store/store.h"
 #include "store/store_batch.h"
+#include "store/store-int.h"
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
@@ -1122,6 +1123,185 @@ static void test_trial_roundtrip(void)
 }
 
 /*
+ * The column table (store-int.h TRIAL_COLUMNS) against a new store's trials table: every
+ * column but run_id has exactly one row, of the same SQL type, and no two rows hold one
+ * member; a trial with every field set to its own value is stored with each value in the
+ * column of its name (read with the sqlite3 tool, not our reader) and reads back equal.
+ */
+static void test_trial_columns_match_schema(void)
+{
+    static const struct {
+        const char *col, *stored;
+    } want[] = {
+        {"question_id", "'q101'"},
+        {"length", "102"},
+        {"depth_bp", "103"},
+        {"repeat", "104"},
+        {"axes", "'layout=chat'"},
+        {"prompt_sha256", "'aaaa'"},
+        {"realized_length", "105"},
+        {"usage_prompt_tokens", "106"},
+        {"realized_depth", "0.107"},
+        {"gold_offset", "108"},
+        {"outcome", "'filtered'"},
+        {"http_status", "109"},
+        {"attempts", "110"},
+        {"latency_ms", "111.5"},
+        {"completion_tokens", "112"},
+        {"finish_reason", "'f113'"},
+        {"answer", "'a114'"},
+        {"reasoning", "'r115'"},
+        {"score", "0.116"},
+        {"error", "'e117'"},
+        {"finished_at", "1700000118.5"},
+        {"cut", "1"},
+        {"reasoning_tokens", "119"},
+        {"reasoning_chars", "120"},
+        {"request_sha256", "'bbbb'"},
+        {"reused_from", "'s:121'"},
+        {"cache_n", "122"},
+        {"prompt_n", "123"},
+        {"prompt_ms", "124.5"},
+        {"cached_tokens", "125"},
+        {"sent_at", "1700000126.5"},
+        {"gold_bm25_rank", "127"},
+        {"bm25_docs", "128"},
+    };
+    size_t nwant = sizeof(want) / sizeof(want[0]), i, j, n = 0;
+    struct store *st = fresh_store("columns.db");
+    struct strbuf out = STRBUF_INIT, sql = STRBUF_INIT, expect = STRBUF_INIT;
+    struct strvec lines = STRVEC_INIT;
+    struct trial_result a, *v = NULL;
+
+    /* the table's rows against the schema */
+    CHECK_INT(sqlite_cli(tpath("columns.db"),
+                         "SELECT name || ' ' || type FROM pragma_table_info('trials')"
+                         " WHERE name <> 'run_id'",
+                         &out),
+              0);
+    strbuf_rtrim(&out);
+    strvec_split(&lines, out.buf, '\n');
+    CHECK_INT(lines.nr, TC__COUNT);
+    for (i = 0; i < lines.nr; i++) {
+        size_t found = 0;
+        for (j = 0; j < TC__COUNT; j++) {
+            struct strbuf row = STRBUF_INIT;
+            strbuf_addf(&row, "%s %s", store_trial_cols[j].name, store_trial_cols[j].sql_type);
+            found += !strcmp(row.buf, lines.v[i]);
+            strbuf_release(&row);
+        }
+        if (found != 1)
+            fprintf(stderr, "# trials column '%s': %zu rows in store_trial_cols\n", lines.v[i],
+                    found);
+        CHECK_INT(found, 1);
+    }
+    for (i = 0; i < TC__COUNT; i++)
+        for (j = i + 1; j < TC__COUNT; j++)
+            CHECK(store_trial_cols[i].offset != store_trial_cols[j].offset);
+    CHECK_INT(nwant, TC__COUNT); /* a new column needs its row above */
+
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    trial_result_init(&a);
+    a.question_id = xstrdup("q101");
+    a.length = 102;
+    a.depth_bp = 103;
+    a.repeat = 104;
+    a.axes = xstrdup("layout=chat");
+    memset(a.prompt_sha256, 'a', SHA256_HEX_LEN);
+    a.realized_length = 105;
+    a.usage_prompt_tokens = 106;
+    a.realized_depth = 0.107;
+    a.gold_offset = 108;
+    a.outcome = OUTCOME_FILTERED;
+    a.http_status = 109;
+    a.attempts = 110;
+    a.latency_ms = 111.5;
+    a.completion_tokens = 112;
+    a.finish_reason = xstrdup("f113");
+    a.answer = xstrdup("a114");
+    a.reasoning = xstrdup("r115");
+    a.score = 0.116;
+    a.error = xstrdup("e117");
+    a.finished_at = 1700000118.5;
+    a.cut = 1;
+    a.reasoning_tokens = 119;
+    a.reasoning_chars = 120;
+    memset(a.request_sha256, 'b', SHA256_HEX_LEN);
+    a.reused_from = xstrdup("s:121");
+    a.cache_n = 122;
+    a.prompt_n = 123;
+    a.prompt_ms = 124.5;
+    a.cached_tokens = 125;
+    a.sent_at = 1700000126.5;
+    a.gold_bm25_rank = 127;
+    a.bm25_docs = 128;
+    CHECK_INT(store_trial_put(st, "r", &a), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_close(st), 0);
+
+    /* each value in the column of its name: the hashes by their first four characters */
+    strbuf_addstr(&sql, "SELECT ");
+    for (i = 0; i < nwant; i++) {
+        int sha = !strcmp(want[i].col, "prompt_sha256") || !strcmp(want[i].col, "request_sha256");
+        strbuf_addf(&sql, "%squote(%s%s%s)", i ? " || '|' || " : "", sha ? "substr(" : "",
+                    want[i].col, sha ? ", 1, 4)" : "");
+        strbuf_addf(&expect, "%s%s", i ? "|" : "", want[i].stored);
+    }
+    strbuf_addstr(&sql, " FROM trials");
+    strbuf_addch(&expect, '\n');
+    strbuf_reset(&out);
+    CHECK_INT(sqlite_cli(tpath("columns.db"), sql.buf, &out), 0);
+    CHECK_STR(out.buf, expect.buf);
+
+    st = store_open(tpath("columns.db"), STORE_READONLY);
+    CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
+    CHECK_INT(n, 1);
+    if (n == 1) {
+        const struct trial_result *x = &v[0];
+        CHECK_STR(x->question_id, a.question_id);
+        CHECK_INT(x->length, a.length);
+        CHECK_INT(x->depth_bp, a.depth_bp);
+        CHECK_INT(x->repeat, a.repeat);
+        CHECK_STR(x->axes, a.axes);
+        CHECK_STR(x->prompt_sha256, a.prompt_sha256);
+        CHECK_INT(x->realized_length, a.realized_length);
+        CHECK_INT(x->usage_prompt_tokens, a.usage_prompt_tokens);
+        CHECK_NEAR(x->realized_depth, a.realized_depth, 0);
+        CHECK_INT(x->gold_offset, a.gold_offset);
+        CHECK_INT(x->outcome, a.outcome);
+        CHECK_INT(x->http_status, a.http_status);
+        CHECK_INT(x->attempts, a.attempts);
+        CHECK_NEAR(x->latency_ms, a.latency_ms, 0);
+        CHECK_INT(x->completion_tokens, a.completion_tokens);
+        CHECK_STR(x->finish_reason, a.finish_reason);
+        CHECK_STR(x->answer, a.answer);
+        CHECK_STR(x->reasoning, a.reasoning);
+        CHECK_NEAR(x->score, a.score, 0);
+        CHECK_STR(x->error, a.error);
+        CHECK_NEAR(x->finished_at, a.finished_at, 0);
+        CHECK_INT(x->cut, a.cut);
+        CHECK_INT(x->reasoning_tokens, a.reasoning_tokens);
+        CHECK_INT(x->reasoning_chars, a.reasoning_chars);
+        CHECK_STR(x->request_sha256, a.request_sha256);
+        CHECK_STR(x->reused_from, a.reused_from);
+        CHECK_INT(x->cache_n, a.cache_n);
+        CHECK_INT(x->prompt_n, a.prompt_n);
+        CHECK_NEAR(x->prompt_ms, a.prompt_ms, 0);
+        CHECK_INT(x->cached_tokens, a.cached_tokens);
+        CHECK_NEAR(x->sent_at, a.sent_at, 0);
+        CHECK_INT(x->gold_bm25_rank, a.gold_bm25_rank);
+        CHECK_INT(x->bm25_docs, a.bm25_docs);
+    }
+    store_trials_free(v, n);
+    store_close(st);
+    trial_result_release(&a);
+    strvec_clear(&lines);
+    strbuf_release(&out);
+    strbuf_release(&sql);
+    strbuf_release(&expect);
+}
+
+/*
  * A run's points (store_points_load): every field the statistics read equal to the point of
  * the trial store_trials_load gives, in its order; each distinct id and axes kept once; the
  * answers only through store_trial_answer (by key, axes part of it; 1 for a missing trial or
@@ -2091,6 +2271,7 @@ int main(int argc, char **argv)
     RUN(test_runs_create_get_list);
     RUN(test_secrets_refused);
     RUN(test_trial_roundtrip);
+    RUN(test_trial_columns_match_schema);
     RUN(test_points_and_answers);
     RUN(test_golden_streamed);
     RUN(test_trial_put_validation);
