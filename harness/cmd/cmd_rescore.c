@@ -41,8 +41,8 @@ struct rescore_counts {
  */
 static int is_old_cut_answer(const struct trial_result *t)
 {
-    int prompt_short = t->usage_prompt_tokens >= 0 && t->realized_length > 0 &&
-                       (double)t->usage_prompt_tokens < 0.98 * (double)t->realized_length;
+    int prompt_short = t->usage_prompt_tokens >= 0 && t->facts.realized_length > 0 &&
+                       (double)t->usage_prompt_tokens < 0.98 * (double)t->facts.realized_length;
     return t->outcome == OUTCOME_TRUNCATED && t->finish_reason &&
            !strcmp(t->finish_reason, "length") && !reasoning_blank(t->answer) && !prompt_short;
 }

@@ -32,11 +32,11 @@
     C(repeat, "INTEGER", 1, "0", TCOL_INT, repeat)                                                 \
     C(axes, "TEXT", 6, "''", TCOL_TEXT_NOT_NULL, axes)
 #define TRIAL_DATA_COLUMNS(F, C)                                                                   \
-    F(prompt_sha256, "TEXT", 1, "NULL", TCOL_SHA, prompt_sha256)                                   \
-    C(realized_length, "INTEGER", 1, "NULL", TCOL_LONG, realized_length)                           \
+    F(prompt_sha256, "TEXT", 1, "NULL", TCOL_SHA, facts.sha256)                                    \
+    C(realized_length, "INTEGER", 1, "NULL", TCOL_LONG, facts.realized_length)                     \
     C(usage_prompt_tokens, "INTEGER", 1, "NULL", TCOL_LONG, usage_prompt_tokens)                   \
-    C(realized_depth, "REAL", 1, "NULL", TCOL_REAL, realized_depth)                                \
-    C(gold_offset, "INTEGER", 1, "NULL", TCOL_LONG, gold_offset)                                   \
+    C(realized_depth, "REAL", 1, "NULL", TCOL_REAL, facts.realized_depth)                          \
+    C(gold_offset, "INTEGER", 1, "NULL", TCOL_LONG, facts.gold_offset)                             \
     C(outcome, "TEXT", 1, "NULL", TCOL_OUTCOME, outcome)                                           \
     C(http_status, "INTEGER", 1, "NULL", TCOL_INT, http_status)                                    \
     C(attempts, "INTEGER", 1, "NULL", TCOL_INT, attempts)                                          \
@@ -58,8 +58,8 @@
     C(prompt_ms, "REAL", 4, "NULL", TCOL_REAL_OPT, prompt_ms)                                      \
     C(cached_tokens, "INTEGER", 5, "NULL", TCOL_LONG_OPT, cached_tokens)                           \
     C(sent_at, "REAL", 5, "NULL", TCOL_TIME, sent_at)                                              \
-    C(gold_bm25_rank, "INTEGER", 11, "NULL", TCOL_LONG_POS, gold_bm25_rank)                        \
-    C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, bm25_docs)
+    C(gold_bm25_rank, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.gold_bm25_rank)                  \
+    C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.bm25_docs)
 #define TRIAL_COLUMNS(C) TRIAL_KEY_COLUMNS(C, C) TRIAL_DATA_COLUMNS(C, C)
 
 /* How a column is bound from and read into its member (a NULL column reads as the unknown). */

@@ -513,7 +513,7 @@ static void test_migration_v10_to_v11(void)
         CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
         CHECK_INT(n, 1);
         if (n == 1)
-            CHECK_INT(v[0].gold_bm25_rank, 0);
+            CHECK_INT(v[0].facts.gold_bm25_rank, 0);
         store_trials_free(v, n);
         store_close(st);
     }
@@ -527,17 +527,17 @@ static void test_migration_v10_to_v11(void)
     t.length = 8192;
     t.depth_bp = 5000;
     t.outcome = OUTCOME_CORRECT;
-    t.gold_bm25_rank = 3;
-    t.bm25_docs = 17;
+    t.facts.gold_bm25_rank = 3;
+    t.facts.bm25_docs = 17;
     CHECK_INT(store_trial_put(st, "old", &t), 0);
     CHECK_INT(store_flush(st), 0);
     CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
     CHECK_INT(n, 2);
     if (n == 2) {
-        CHECK_INT(v[0].gold_bm25_rank, 0);
-        CHECK_INT(v[0].bm25_docs, 0);
-        CHECK_INT(v[1].gold_bm25_rank, 3);
-        CHECK_INT(v[1].bm25_docs, 17);
+        CHECK_INT(v[0].facts.gold_bm25_rank, 0);
+        CHECK_INT(v[0].facts.bm25_docs, 0);
+        CHECK_INT(v[1].facts.gold_bm25_rank, 3);
+        CHECK_INT(v[1].facts.bm25_docs, 17);
     }
     store_trials_free(v, n);
     memset(&bt, 0, sizeof(bt));
@@ -1026,12 +1026,12 @@ static void test_trial_roundtrip(void)
     a.length = 65536;
     a.depth_bp = 10000;
     a.repeat = 3;
-    memset(a.prompt_sha256, 'f', SHA256_HEX_LEN);
-    a.prompt_sha256[SHA256_HEX_LEN] = '\0';
-    a.realized_length = 65500;
+    memset(a.facts.sha256, 'f', SHA256_HEX_LEN);
+    a.facts.sha256[SHA256_HEX_LEN] = '\0';
+    a.facts.realized_length = 65500;
     a.usage_prompt_tokens = 65530;
-    a.realized_depth = 0.987654321;
-    a.gold_offset = 64000;
+    a.facts.realized_depth = 0.987654321;
+    a.facts.gold_offset = 64000;
     a.outcome = OUTCOME_TRUNCATED;
     a.http_status = 200;
     a.attempts = 4;
@@ -1055,7 +1055,7 @@ static void test_trial_roundtrip(void)
     b.question_id = xstrdup("q2");
     b.length = 8192;
     b.depth_bp = 0;
-    b.realized_depth = NAN;
+    b.facts.realized_depth = NAN;
     b.outcome = OUTCOME_ERROR;
     CHECK_INT(store_trial_put(st, "r", &b), 0);
     CHECK_INT(store_pending(st), 2);
@@ -1074,11 +1074,11 @@ static void test_trial_roundtrip(void)
         CHECK_INT(x->length, 65536);
         CHECK_INT(x->depth_bp, 10000);
         CHECK_INT(x->repeat, 3);
-        CHECK_STR(x->prompt_sha256, a.prompt_sha256);
-        CHECK_INT(x->realized_length, 65500);
+        CHECK_STR(x->facts.sha256, a.facts.sha256);
+        CHECK_INT(x->facts.realized_length, 65500);
         CHECK_INT(x->usage_prompt_tokens, 65530);
-        CHECK_NEAR(x->realized_depth, 0.987654321, 0);
-        CHECK_INT(x->gold_offset, 64000);
+        CHECK_NEAR(x->facts.realized_depth, 0.987654321, 0);
+        CHECK_INT(x->facts.gold_offset, 64000);
         CHECK_INT(x->outcome, OUTCOME_TRUNCATED);
         CHECK_INT(x->http_status, 200);
         CHECK_INT(x->attempts, 4);
@@ -1097,8 +1097,8 @@ static void test_trial_roundtrip(void)
         CHECK_NEAR(x->sent_at, 1764494999.75, 0);
 
         CHECK_STR(y->question_id, "q2");
-        CHECK_STR(y->prompt_sha256, "");
-        CHECK(isnan(y->realized_depth));
+        CHECK_STR(y->facts.sha256, "");
+        CHECK(isnan(y->facts.realized_depth));
         CHECK_INT(y->usage_prompt_tokens, -1);
         CHECK_INT(y->completion_tokens, -1);
         CHECK_INT(y->outcome, OUTCOME_ERROR);
@@ -1207,11 +1207,11 @@ static void test_trial_columns_match_schema(void)
     a.depth_bp = 103;
     a.repeat = 104;
     a.axes = xstrdup("layout=chat");
-    memset(a.prompt_sha256, 'a', SHA256_HEX_LEN);
-    a.realized_length = 105;
+    memset(a.facts.sha256, 'a', SHA256_HEX_LEN);
+    a.facts.realized_length = 105;
     a.usage_prompt_tokens = 106;
-    a.realized_depth = 0.107;
-    a.gold_offset = 108;
+    a.facts.realized_depth = 0.107;
+    a.facts.gold_offset = 108;
     a.outcome = OUTCOME_FILTERED;
     a.http_status = 109;
     a.attempts = 110;
@@ -1233,8 +1233,8 @@ static void test_trial_columns_match_schema(void)
     a.prompt_ms = 124.5;
     a.cached_tokens = 125;
     a.sent_at = 1700000126.5;
-    a.gold_bm25_rank = 127;
-    a.bm25_docs = 128;
+    a.facts.gold_bm25_rank = 127;
+    a.facts.bm25_docs = 128;
     CHECK_INT(store_trial_put(st, "r", &a), 0);
     CHECK_INT(store_flush(st), 0);
     CHECK_INT(store_close(st), 0);
@@ -1263,11 +1263,11 @@ static void test_trial_columns_match_schema(void)
         CHECK_INT(x->depth_bp, a.depth_bp);
         CHECK_INT(x->repeat, a.repeat);
         CHECK_STR(x->axes, a.axes);
-        CHECK_STR(x->prompt_sha256, a.prompt_sha256);
-        CHECK_INT(x->realized_length, a.realized_length);
+        CHECK_STR(x->facts.sha256, a.facts.sha256);
+        CHECK_INT(x->facts.realized_length, a.facts.realized_length);
         CHECK_INT(x->usage_prompt_tokens, a.usage_prompt_tokens);
-        CHECK_NEAR(x->realized_depth, a.realized_depth, 0);
-        CHECK_INT(x->gold_offset, a.gold_offset);
+        CHECK_NEAR(x->facts.realized_depth, a.facts.realized_depth, 0);
+        CHECK_INT(x->facts.gold_offset, a.facts.gold_offset);
         CHECK_INT(x->outcome, a.outcome);
         CHECK_INT(x->http_status, a.http_status);
         CHECK_INT(x->attempts, a.attempts);
@@ -1289,8 +1289,8 @@ static void test_trial_columns_match_schema(void)
         CHECK_NEAR(x->prompt_ms, a.prompt_ms, 0);
         CHECK_INT(x->cached_tokens, a.cached_tokens);
         CHECK_NEAR(x->sent_at, a.sent_at, 0);
-        CHECK_INT(x->gold_bm25_rank, a.gold_bm25_rank);
-        CHECK_INT(x->bm25_docs, a.bm25_docs);
+        CHECK_INT(x->facts.gold_bm25_rank, a.facts.gold_bm25_rank);
+        CHECK_INT(x->facts.bm25_docs, a.facts.bm25_docs);
     }
     store_trials_free(v, n);
     store_close(st);
@@ -1322,10 +1322,10 @@ static void test_points_and_answers(void)
         snprintf(q, sizeof(q), "q%zu", i % 3);
         make_trial(&t, q, 8192, (int)(i / 3) * 2500, 1, i % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG);
         t.axes = xstrdup(i % 2 ? "needles=2" : "");
-        t.realized_length = 8000 + (long)i;
+        t.facts.realized_length = 8000 + (long)i;
         t.usage_prompt_tokens = 8100 + (long)i;
-        t.realized_depth = (double)i / 12;
-        t.gold_offset = 100 * (long)i;
+        t.facts.realized_depth = (double)i / 12;
+        t.facts.gold_offset = 100 * (long)i;
         t.completion_tokens = 5;
         t.reasoning_tokens = i % 2 ? 3 : -1;
         t.cut = i == 7;
