@@ -14,6 +14,7 @@
 
 #include "cmd/builtin.h"
 #include "base/opt.h"
+#include "prompt/layout.h"
 #include "run/batch.h"
 #include "run/run_identity.h"
 #include "report/runbrief.h"
@@ -125,9 +126,8 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "depths-b", 0, &c->o.depths_b, "LIST",
          "with --hops 2: needle B's depths (default: --depths)", 0},
         {OPT_STRING, "layout", 0, &c->o.layout, "LIST",
-         "axis: documents,chat,tools,tool-long -- the haystack as the template's documents, as "
-         "earlier conversation turns, as one tool result per chunk, or as one long tool result "
-         "(chat requests only)",
+         "axis, comma-separated: where the haystack goes, " PROMPT_LAYOUT_HELP
+         "all but documents in chat requests only",
          0},
         {OPT_STRING, "needles", 0, &c->o.needles, "LIST",
          "axis: e.g. 1,2,4 -- that many gold chunks, placed apart, all needed for the answer "
