@@ -359,8 +359,10 @@ static int rescore_write(struct rescore_cmd *r)
             return DM_EXIT_USAGE;
     }
     for (size_t i = 0; i < r->nt; i++)
-        if (store_trial_put(r->st, target, &r->v[i]) < 0)
+        if (store_trial_put(r->st, target, &r->v[i]) < 0) {
+            error("rescore: %s", store_errmsg(r->st));
             return DM_EXIT_INFRA;
+        }
     if (store_flush(r->st) < 0)
         return DM_EXIT_INFRA;
     print_summary(r->rest.v[0], r->ver.buf, target, &r->n);

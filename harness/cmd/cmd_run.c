@@ -838,8 +838,10 @@ static int keep_golden_set(struct run_ctx *c)
      * set of tens of MB is never held in memory; it was, twice); not read at all when kept.
      */
     rc = store_golden_begin(c->st, c->gs.sha256, c->gs.text_len, &w);
+    if (rc < 0)
+        return error("run: %s", store_errmsg(c->st));
     if (rc)
-        return rc < 0 ? -1 : 0; /* kept already */
+        return 0; /* kept already */
     rc = dataset_text_each(c->o.dataset, golden_block, w, sha, &size);
     same = !rc && size == c->gs.text_len && !strcmp(sha, c->gs.sha256);
     if (store_golden_end(w, same) < 0)

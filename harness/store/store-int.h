@@ -13,6 +13,7 @@
 
 #include "store/store.h"
 #include "base/hashmap.h"
+#include "base/strbuf.h"
 #include "base/strvec.h"
 
 /*
@@ -196,6 +197,8 @@ struct store {
     struct mem_count *counts; /* a read-only store's token counts, found by counts_map */
     size_t ncounts, acounts;
     struct hashmap counts_map;
+
+    struct strbuf errmsg; /* the last failure's reason (store_errmsg) */
 };
 
 /* ---- helpers (store.c) --------------------------------------------------- */
@@ -205,6 +208,11 @@ struct store {
  * (store.h's conventions say why).
  */
 int store_db_error(struct store *st, const char *what);
+/*
+ * Records why a store call fails (store_errmsg: the command prints it) and returns -1. The files
+ * moved to it (store_trial.c, store_batch.c) print nothing themselves.
+ */
+int store_set_error(struct store *st, const char *fmt, ...) DM_PRINTF(2, 3);
 /* The statement for id, prepared on first use and reset; NULL after printing an error. */
 sqlite3_stmt *store_stmt_get(struct store *st, enum stmt_id id);
 /* Steps s to SQLITE_DONE: 0, or -1 after printing an error naming what. */

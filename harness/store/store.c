@@ -9,6 +9,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -332,7 +333,24 @@ const char *const store_stmt_sql[S__COUNT] = {
 
 int store_db_error(struct store *st, const char *what)
 {
-    return error("%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+    /* recorded too, so store_errmsg() names the latest failure whichever way it was reported */
+    store_set_error(st, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+    return error("%s", st->errmsg.buf);
+}
+
+int store_set_error(struct store *st, const char *fmt, ...)
+{
+    va_list ap;
+    strbuf_reset(&st->errmsg);
+    va_start(ap, fmt);
+    strbuf_vaddf(&st->errmsg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *store_errmsg(const struct store *st)
+{
+    return st->errmsg.buf;
 }
 
 sqlite3_stmt *store_stmt_get(struct store *st, enum stmt_id id)
@@ -638,6 +656,7 @@ static struct store *open_at(const char *path, enum store_open_mode mode, int ta
         return NULL;
     }
     st = xcalloc(1, sizeof(*st));
+    strbuf_init(&st->errmsg, 0);
     st->path = xstrdup(path);
     st->readonly = mode == STORE_READONLY;
     strvec_init(&st->locked);
@@ -784,6 +803,7 @@ static void store_free(struct store *st)
     hashmap_clear(&st->counts_map);
     free(st->counts);
     strvec_clear(&st->locked);
+    strbuf_release(&st->errmsg);
     free(st->path);
     free(st);
 }

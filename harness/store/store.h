@@ -23,6 +23,10 @@
  *   (runner, batch, reports, statistics, commands) pass its -1 on without a
  *   message of their own. Moving it to a `struct strbuf *err` changes each of
  *   them in one step; until then a caller must not print a second line.
+ *   Being moved: store_trial.c and store_batch.c (store_trial_put and its queue,
+ *   store_count_put, store_golden_begin, store_batch_add) record their own
+ *   reasons in the handle instead (store_errmsg(), which also holds the last
+ *   database error) and print nothing; their callers print it.
  * - Strings passed in are borrowed and copied when kept; strings handed out
  *   in structs are owned by the struct and freed by the matching release or free function.
  * - Timestamps are unix time in seconds (double); 0 means "not set".
@@ -92,6 +96,12 @@ struct store *store_open(const char *path, enum store_open_mode mode);
 int store_close(struct store *st);
 /* The path given to store_open() (owned by the handle). */
 const char *store_path(const struct store *st);
+/*
+ * Why the last failing store call failed ("" when none recorded): the store functions that
+ * record their reason instead of printing it (store_set_error) leave it here for the command
+ * to print; valid until the next call on st.
+ */
+const char *store_errmsg(const struct store *st);
 /* The schema version of the open database (STORE_SCHEMA_VERSION after a read-write open). */
 int store_schema_version(const struct store *st);
 

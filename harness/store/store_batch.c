@@ -78,7 +78,7 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
         return -1;
     rc = store_run_id(st, run, &run_id);
     if (rc)
-        return rc < 0 ? -1 : error("%s: no run '%s'", st->path, run);
+        return rc < 0 ? -1 : store_set_error(st, "%s: no run '%s'", st->path, run);
     if (store_txn_begin(st))
         return -1;
     s = prepare(st,

@@ -24,17 +24,17 @@
 
 /* ---- trials -------------------------------------------------------------- */
 
-static int check_trial(const char *run, const struct trial_result *t)
+static int check_trial(struct store *st, const char *run, const struct trial_result *t)
 {
     if (!t->question_id || !*t->question_id)
-        return error("run '%s': trial without a question id", run);
+        return store_set_error(st, "run '%s': trial without a question id", run);
     if ((t->depth_bp < 0 || t->depth_bp > DEPTH_BP_MAX) &&
         !trial_is_control(t->length, t->depth_bp))
-        return error("run '%s': trial %s: depth %d bp out of range", run, t->question_id,
-                     t->depth_bp);
+        return store_set_error(st, "run '%s': trial %s: depth %d bp out of range", run,
+                               t->question_id, t->depth_bp);
     if ((unsigned)t->outcome >= OUTCOME__COUNT)
-        return error("run '%s': trial %s: invalid outcome %d", run, t->question_id,
-                     (int)t->outcome);
+        return store_set_error(st, "run '%s': trial %s: invalid outcome %d", run, t->question_id,
+                               (int)t->outcome);
     return 0;
 }
 
@@ -43,11 +43,11 @@ int store_queue_trial(struct store *st, const char *run, const struct trial_resu
     sqlite3_int64 id;
     int rc;
     struct op *o;
-    if (store_need_writable(st) || check_trial(run, t))
+    if (store_need_writable(st) || check_trial(st, run, t))
         return -1;
     rc = store_run_id(st, run, &id);
     if (rc)
-        return rc < 0 ? -1 : error("%s: no run named '%s'", st->path, run);
+        return rc < 0 ? -1 : store_set_error(st, "%s: no run named '%s'", st->path, run);
     ALLOC_GROW(st->ops, st->nops + 1, st->aops);
     o = &st->ops[st->nops++];
     memset(o, 0, sizeof(*o));
@@ -630,7 +630,7 @@ int store_count_put(struct store *st, const char *tokenizer, const char *text_sh
 {
     sqlite3_stmt *s;
     if (!tokenizer || !text_sha256)
-        return error("store_count_put: tokenizer and hash are required");
+        return store_set_error(st, "store_count_put: tokenizer and hash are required");
     if (st->readonly) {
         char *k = count_key(tokenizer, text_sha256);
         size_t i = hashmap_put(&st->counts_map, fnv64_str(FNV64_INIT, k), k, st->ncounts,
@@ -747,8 +747,9 @@ int store_golden_begin(struct store *st, const char *sha256, size_t size,
     if (store_need_writable(st))
         return -1;
     if (size > (size_t)INT_MAX)
-        return error("%s: a golden set of %zu bytes is past what one SQLite value holds",
-                     store_path(st), size);
+        return store_set_error(st,
+                               "%s: a golden set of %zu bytes is past what one SQLite value holds",
+                               store_path(st), size);
     if (store_txn_begin(st))
         return -1;
     if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM golden_sets WHERE sha256 = ?1", -1, &s, NULL) !=

@@ -1427,15 +1427,18 @@ static void test_trial_put_validation(void)
     CHECK_INT(make_run(st, "r", "m"), 0);
     capture_start();
     make_trial(&t, "q", 1, 10001, 0, OUTCOME_CORRECT);
+    /* each reason recorded for the command to print (store_errmsg), none printed */
     CHECK_INT(store_trial_put(st, "r", &t), -1);
-    CHECK(strstr(errs.buf, "out of range") != NULL);
+    CHECK(strstr(store_errmsg(st), "depth 10001 bp out of range") != NULL);
     t.depth_bp = 0;
     CHECK_INT(store_trial_put(st, "ghost", &t), -1);
-    CHECK(strstr(errs.buf, "no run named 'ghost'") != NULL);
+    CHECK(strstr(store_errmsg(st), "no run named 'ghost'") != NULL);
     free(t.question_id);
     t.question_id = NULL;
     CHECK_INT(store_trial_put(st, "r", &t), -1);
+    CHECK(strstr(store_errmsg(st), "trial without a question id") != NULL);
     capture_stop();
+    CHECK_STR(errs.buf, "");
     trial_result_release(&t);
     CHECK_INT(store_pending(st), 0);
     store_close(st);
