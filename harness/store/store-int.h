@@ -63,6 +63,25 @@
     C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.bm25_docs)
 #define TRIAL_COLUMNS(C) TRIAL_KEY_COLUMNS(C, C) TRIAL_DATA_COLUMNS(C, C)
 
+/*
+ * The batch_trials table's columns (after batch), the same way, members of struct
+ * store_batch_trial (store_batch.c binds and reads them).
+ */
+#define BATCH_TRIAL_COLUMNS(C)                                                                     \
+    C(custom_id, "TEXT", 10, "NULL", TCOL_TEXT, custom_id)                                         \
+    C(question_id, "TEXT", 10, "''", TCOL_TEXT_NOT_NULL, question_id)                              \
+    C(length, "INTEGER", 10, "0", TCOL_LONG, length)                                               \
+    C(depth_bp, "INTEGER", 10, "0", TCOL_INT, depth_bp)                                            \
+    C(repeat, "INTEGER", 10, "0", TCOL_INT, repeat)                                                \
+    C(axes, "TEXT", 10, "''", TCOL_TEXT_NOT_NULL, axes)                                            \
+    C(prompt_sha256, "TEXT", 10, "NULL", TCOL_SHA, facts.sha256)                                   \
+    C(request_sha256, "TEXT", 10, "NULL", TCOL_SHA, request_sha256)                                \
+    C(realized_length, "INTEGER", 10, "NULL", TCOL_LONG, facts.realized_length)                    \
+    C(realized_depth, "REAL", 10, "NULL", TCOL_REAL, facts.realized_depth)                         \
+    C(gold_offset, "INTEGER", 10, "NULL", TCOL_LONG, facts.gold_offset)                            \
+    C(gold_bm25_rank, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.gold_bm25_rank)                  \
+    C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.bm25_docs)
+
 /* How a column is bound from and read into its member (a NULL column reads as the unknown). */
 enum trial_col_kind {
     TCOL_TEXT,          /* char *, malloc'd: NULL <-> NULL */
@@ -79,6 +98,20 @@ enum trial_col_kind {
     TCOL_OUTCOME   /* enum trial_outcome by its name; unknown names read as error */
 };
 
+/* 1 when e, a member, has the C type of a column kind (a long read through an int would be wrong).
+ */
+#define TCOL_TYPE_OK_TCOL_TEXT(e)          _Generic((e), char * : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_TEXT_NOT_NULL(e) _Generic((e), char * : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_SHA(e)           (sizeof(e) == SHA256_HEX_LEN + 1)
+#define TCOL_TYPE_OK_TCOL_LONG(e)          _Generic((e), long : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_LONG_OPT(e)      _Generic((e), long : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_LONG_POS(e)      _Generic((e), long : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_INT(e)           _Generic((e), int : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_BOOL(e)          _Generic((e), int : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_REAL(e)          _Generic((e), double : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_REAL_OPT(e)      _Generic((e), double : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_TIME(e)          _Generic((e), double : 1, default : 0)
+#define TCOL_TYPE_OK_TCOL_OUTCOME(e)       _Generic((e), enum trial_outcome : 1, default : 0)
 /* The columns by name: TC_question_id is the first, the SELECT's column TC_x is x. */
 #define TRIAL_COL_ID(name, ...) TC_##name,
 enum trial_col_id { TRIAL_COLUMNS(TRIAL_COL_ID) TC__COUNT };
@@ -92,6 +125,14 @@ struct trial_col {
 };
 /* The rows of TRIAL_COLUMNS, in its order (store_trial.c). */
 extern const struct trial_col store_trial_cols[TC__COUNT];
+#define BATCH_TRIAL_COL_ID(name, ...) BTC_##name,
+enum batch_trial_col_id { BATCH_TRIAL_COLUMNS(BATCH_TRIAL_COL_ID) BTC__COUNT };
+/* The rows of BATCH_TRIAL_COLUMNS (offsets in struct store_batch_trial; store_batch.c). */
+extern const struct trial_col store_batch_trial_cols[BTC__COUNT];
+/* Binds column col of the record rec (its table's struct) to parameter i. */
+void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_col *col);
+/* Column c of row s, described by col, into rec; its texts only when texts is set. */
+void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *col, int texts);
 
 /* The upsert of a trial (store.c: S_TRIAL_UPSERT, S_TRIAL_MERGE add their WHERE). */
 #define TRIAL_SQL_NAME(name, ...)      ", " #name

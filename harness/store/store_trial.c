@@ -90,31 +90,18 @@ int store_trial_put_view(struct store *st, const char *run, const struct trial_v
      .offset = offsetof(struct trial_result, member_)},
 const struct trial_col store_trial_cols[TC__COUNT] = {TRIAL_COLUMNS(TRIAL_COL_ROW)};
 
-/* Each row's kind matches its member's C type (a long read through an int would be wrong). */
-#define TCOL_TYPE_OK_TCOL_TEXT(e)          _Generic((e), char * : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_TEXT_NOT_NULL(e) _Generic((e), char * : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_SHA(e)           (sizeof(e) == SHA256_HEX_LEN + 1)
-#define TCOL_TYPE_OK_TCOL_LONG(e)          _Generic((e), long : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_LONG_OPT(e)      _Generic((e), long : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_LONG_POS(e)      _Generic((e), long : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_INT(e)           _Generic((e), int : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_BOOL(e)          _Generic((e), int : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_REAL(e)          _Generic((e), double : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_REAL_OPT(e)      _Generic((e), double : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_TIME(e)          _Generic((e), double : 1, default : 0)
-#define TCOL_TYPE_OK_TCOL_OUTCOME(e)       _Generic((e), enum trial_outcome : 1, default : 0)
+/* Each row's kind matches its member's C type (store-int.h TCOL_TYPE_OK_*). */
 #define TRIAL_COL_CHECK(name_, type_, since_, before_, kind_, member_)                             \
     _Static_assert(TCOL_TYPE_OK_##kind_(((struct trial_result *)0)->member_),                      \
                    "trials column " #name_ ": " #kind_ " does not fit trial_result." #member_);
 TRIAL_COLUMNS(TRIAL_COL_CHECK)
 
-/* Binds column c of t to parameter i. */
-static void bind_col(sqlite3_stmt *s, int i, const struct trial_result *t, int c)
+void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_col *col)
 {
-    const void *m = (const char *)t + store_trial_cols[c].offset;
+    const void *m = (const char *)rec + col->offset;
     long l;
     double d;
-    switch (store_trial_cols[c].kind) {
+    switch (col->kind) {
     case TCOL_TEXT:
         store_bind_text(s, i, *(char *const *)m);
         return;
@@ -130,7 +117,7 @@ static void bind_col(sqlite3_stmt *s, int i, const struct trial_result *t, int c
     case TCOL_LONG_OPT:
     case TCOL_LONG_POS:
         l = *(const long *)m;
-        if (store_trial_cols[c].kind == TCOL_LONG_OPT ? l >= 0 : l > 0)
+        if (col->kind == TCOL_LONG_OPT ? l >= 0 : l > 0)
             sqlite3_bind_int64(s, i, l);
         else
             sqlite3_bind_null(s, i);
@@ -158,17 +145,16 @@ static void bind_col(sqlite3_stmt *s, int i, const struct trial_result *t, int c
         store_bind_text(s, i, outcome_name(*(const enum trial_outcome *)m));
         return;
     }
-    BUG("trials column %s: kind %d", store_trial_cols[c].name, (int)store_trial_cols[c].kind);
+    BUG("trials column %s: kind %d", col->name, (int)col->kind);
 }
 
-/* Column c of row s into t; texts (TCOL_TEXT*, TCOL_SHA) only when texts is set. */
-static void read_col(sqlite3_stmt *s, struct trial_result *t, int c, int texts)
+void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *col, int texts)
 {
-    void *m = (char *)t + store_trial_cols[c].offset;
+    void *m = (char *)rec + col->offset;
     int null = sqlite3_column_type(s, c) == SQLITE_NULL;
     const char *name;
     enum trial_outcome o;
-    switch (store_trial_cols[c].kind) {
+    switch (col->kind) {
     case TCOL_TEXT:
     case TCOL_TEXT_NOT_NULL:
         if (texts)
@@ -190,8 +176,8 @@ static void read_col(sqlite3_stmt *s, struct trial_result *t, int c, int texts)
         return;
     case TCOL_INT:
     case TCOL_BOOL:
-        *(int *)m = store_trial_cols[c].kind == TCOL_BOOL ? sqlite3_column_int(s, c) != 0
-                                                          : sqlite3_column_int(s, c);
+        *(int *)m =
+            col->kind == TCOL_BOOL ? sqlite3_column_int(s, c) != 0 : sqlite3_column_int(s, c);
         return;
     case TCOL_REAL:
         *(double *)m = store_col_real_nan(s, c);
@@ -207,7 +193,7 @@ static void read_col(sqlite3_stmt *s, struct trial_result *t, int c, int texts)
         *(enum trial_outcome *)m = !name || outcome_parse(name, &o) ? OUTCOME_ERROR : o;
         return;
     }
-    BUG("trials column %s: kind %d", store_trial_cols[c].name, (int)store_trial_cols[c].kind);
+    BUG("trials column %s: kind %d", col->name, (int)col->kind);
 }
 
 void store_trial_select_sql(int version, struct strbuf *out)
@@ -234,7 +220,9 @@ static int write_trial(struct store *st, const struct op *o)
         return -1;
     sqlite3_bind_int64(s, 1, o->run_id);
     for (int c = 0; c < TC__COUNT; c++)
-        bind_col(s, c + 2, &o->t, c); /* parameter c + 2: TRIAL_UPSERT_SQL's order after run_id */
+        store_bind_col(
+            s, c + 2, &o->t,
+            &store_trial_cols[c]); /* parameter c + 2: TRIAL_UPSERT_SQL's order after run_id */
     return store_stmt_done(st, s, "cannot write a trial");
 }
 
@@ -293,7 +281,7 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t, int texts)
 {
     trial_result_init(t);
     for (int c = 0; c < TC__COUNT; c++)
-        read_col(s, t, c, texts);
+        store_read_col(s, c, t, &store_trial_cols[c], texts);
 }
 
 /* A private statement over run's trials (the columns of trial_from_row), bound; 0, 1 no run, -1. */

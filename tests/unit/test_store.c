@@ -1123,6 +1123,43 @@ static void test_trial_roundtrip(void)
 }
 
 /*
+ * Every column of table in the store at path but skip has exactly one row of cols[0..n), of
+ * its SQL type, and no two rows hold one member.
+ */
+static void check_columns(const char *path, const char *table, const char *skip,
+                          const struct trial_col *cols, size_t n)
+{
+    struct strbuf out = STRBUF_INIT, sql = STRBUF_INIT;
+    struct strvec lines = STRVEC_INIT;
+    size_t i, j;
+    strbuf_addf(&sql, "SELECT name || ' ' || type FROM pragma_table_info('%s') WHERE name <> '%s'",
+                table, skip);
+    CHECK_INT(sqlite_cli(path, sql.buf, &out), 0);
+    strbuf_rtrim(&out);
+    strvec_split(&lines, out.buf, '\n');
+    CHECK_INT(lines.nr, n);
+    for (i = 0; i < lines.nr; i++) {
+        size_t found = 0;
+        for (j = 0; j < n; j++) {
+            struct strbuf row = STRBUF_INIT;
+            strbuf_addf(&row, "%s %s", cols[j].name, cols[j].sql_type);
+            found += !strcmp(row.buf, lines.v[i]);
+            strbuf_release(&row);
+        }
+        if (found != 1)
+            fprintf(stderr, "# %s column '%s': %zu rows in its column table\n", table, lines.v[i],
+                    found);
+        CHECK_INT(found, 1);
+    }
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+            CHECK(cols[i].offset != cols[j].offset);
+    strvec_clear(&lines);
+    strbuf_release(&out);
+    strbuf_release(&sql);
+}
+
+/*
  * The column table (store-int.h TRIAL_COLUMNS) against a new store's trials table: every
  * column but run_id has exactly one row, of the same SQL type, and no two rows hold one
  * member; a trial with every field set to its own value is stored with each value in the
@@ -1167,37 +1204,14 @@ static void test_trial_columns_match_schema(void)
         {"gold_bm25_rank", "127"},
         {"bm25_docs", "128"},
     };
-    size_t nwant = sizeof(want) / sizeof(want[0]), i, j, n = 0;
+    size_t nwant = sizeof(want) / sizeof(want[0]), i, n = 0;
     struct store *st = fresh_store("columns.db");
     struct strbuf out = STRBUF_INIT, sql = STRBUF_INIT, expect = STRBUF_INIT;
-    struct strvec lines = STRVEC_INIT;
     struct trial_result a, *v = NULL;
 
-    /* the table's rows against the schema */
-    CHECK_INT(sqlite_cli(tpath("columns.db"),
-                         "SELECT name || ' ' || type FROM pragma_table_info('trials')"
-                         " WHERE name <> 'run_id'",
-                         &out),
-              0);
-    strbuf_rtrim(&out);
-    strvec_split(&lines, out.buf, '\n');
-    CHECK_INT(lines.nr, TC__COUNT);
-    for (i = 0; i < lines.nr; i++) {
-        size_t found = 0;
-        for (j = 0; j < TC__COUNT; j++) {
-            struct strbuf row = STRBUF_INIT;
-            strbuf_addf(&row, "%s %s", store_trial_cols[j].name, store_trial_cols[j].sql_type);
-            found += !strcmp(row.buf, lines.v[i]);
-            strbuf_release(&row);
-        }
-        if (found != 1)
-            fprintf(stderr, "# trials column '%s': %zu rows in store_trial_cols\n", lines.v[i],
-                    found);
-        CHECK_INT(found, 1);
-    }
-    for (i = 0; i < TC__COUNT; i++)
-        for (j = i + 1; j < TC__COUNT; j++)
-            CHECK(store_trial_cols[i].offset != store_trial_cols[j].offset);
+    /* the tables' rows against the schema */
+    check_columns(tpath("columns.db"), "trials", "run_id", store_trial_cols, TC__COUNT);
+    check_columns(tpath("columns.db"), "batch_trials", "batch", store_batch_trial_cols, BTC__COUNT);
     CHECK_INT(nwant, TC__COUNT); /* a new column needs its row above */
 
     CHECK_INT(make_run(st, "r", "m"), 0);
@@ -1295,7 +1309,6 @@ static void test_trial_columns_match_schema(void)
     store_trials_free(v, n);
     store_close(st);
     trial_result_release(&a);
-    strvec_clear(&lines);
     strbuf_release(&out);
     strbuf_release(&sql);
     strbuf_release(&expect);
