@@ -67,8 +67,8 @@ int main(int argc, char **argv)
                     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
                     x->outcome =
                         (double)((s >> 33) % 1000) / 1000.0 < p ? OUTCOME_CORRECT : OUTCOME_WRONG;
-                    x->realized_length = x->usage_prompt_tokens = lens[l];
-                    x->realized_depth = d / 10.0;
+                    x->facts.realized_length = x->usage_prompt_tokens = lens[l];
+                    x->facts.realized_depth = d / 10.0;
                     x->reasoning_tokens = x->cache_n = x->cached_tokens = -1;
                 }
     stats_options_init(&o);

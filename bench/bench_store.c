@@ -63,11 +63,11 @@ static void fill(struct trial_result *t, long i)
     t->length = lengths[(i / 11) % 3];
     t->depth_bp = (int)(i % 11) * 1000;
     t->repeat = 0;
-    sha256_hex(qid, strlen(qid), t->prompt_sha256);
-    t->realized_length = t->length - 37;
+    sha256_hex(qid, strlen(qid), t->facts.sha256);
+    t->facts.realized_length = t->length - 37;
     t->usage_prompt_tokens = t->length - 35;
-    t->realized_depth = (double)t->depth_bp / 10000.0;
-    t->gold_offset = t->length / 2;
+    t->facts.realized_depth = (double)t->depth_bp / 10000.0;
+    t->facts.gold_offset = t->length / 2;
     t->outcome = i % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG;
     t->http_status = 200;
     t->attempts = 1;

@@ -103,7 +103,7 @@ int overhead_measure_turns(struct client *c, struct tokenizer *tk, int layout, c
 {
     /* [kind][pairs - 1]: the server's counts; the run's count of system and user */
     long server[2][2], fixed = 0, per[2] = {0, 0};
-    size_t turns_per_pair = layout == PROMPT_LAYOUT_CHAT ? 2 : 1;
+    size_t turns_per_pair = (size_t)prompt_layouts[layout].turns_per_pair;
     int kind, i;
 
     memset(out, 0, sizeof(*out));

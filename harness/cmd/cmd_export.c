@@ -137,11 +137,11 @@ static void get_repeat(const struct row *r, struct value *v)
 }
 static void get_prompt_sha256(const struct row *r, struct value *v)
 {
-    v_str(v, r->t->prompt_sha256);
+    v_str(v, r->t->facts.sha256);
 }
 static void get_realized_length(const struct row *r, struct value *v)
 {
-    v_int(v, r->t->realized_length, r->t->realized_length <= 0);
+    v_int(v, r->t->facts.realized_length, r->t->facts.realized_length <= 0);
 }
 static void get_usage_prompt_tokens(const struct row *r, struct value *v)
 {
@@ -149,11 +149,11 @@ static void get_usage_prompt_tokens(const struct row *r, struct value *v)
 }
 static void get_realized_depth(const struct row *r, struct value *v)
 {
-    v_real(v, r->t->realized_length > 0 ? r->t->realized_depth : NAN);
+    v_real(v, r->t->facts.realized_length > 0 ? r->t->facts.realized_depth : NAN);
 }
 static void get_gold_offset(const struct row *r, struct value *v)
 {
-    v_int(v, r->t->gold_offset, r->t->realized_length <= 0);
+    v_int(v, r->t->facts.gold_offset, r->t->facts.realized_length <= 0);
 }
 static void get_outcome(const struct row *r, struct value *v)
 {
@@ -253,11 +253,11 @@ static void get_sent_at(const struct row *r, struct value *v)
 }
 static void get_gold_bm25_rank(const struct row *r, struct value *v)
 {
-    v_int(v, r->t->gold_bm25_rank, r->t->gold_bm25_rank <= 0);
+    v_int(v, r->t->facts.gold_bm25_rank, r->t->facts.gold_bm25_rank <= 0);
 }
 static void get_bm25_docs(const struct row *r, struct value *v)
 {
-    v_int(v, r->t->bm25_docs, r->t->gold_bm25_rank <= 0);
+    v_int(v, r->t->facts.bm25_docs, r->t->facts.gold_bm25_rank <= 0);
 }
 
 /*
@@ -679,7 +679,7 @@ static int eee_trial(const struct trial_result *t, void *data)
                 (double)t->depth_bp / DEPTH_BP_MAX, t->repeat, t->axes && *t->axes ? "," : "",
                 t->axes ? t->axes : "");
     json_add_str(o, "sample_id", sb.buf);
-    json_add_str(o, "sample_hash", t->prompt_sha256[0] ? t->prompt_sha256 : NULL);
+    json_add_str(o, "sample_hash", t->facts.sha256[0] ? t->facts.sha256 : NULL);
     json_add_str(o, "interaction_type", "single_turn");
     in = json_add_object(o, "input");
     json_add_str(in, "raw", q ? q->question : t->question_id);

@@ -41,8 +41,8 @@ struct rescore_counts {
  */
 static int is_old_cut_answer(const struct trial_result *t)
 {
-    int prompt_short = t->usage_prompt_tokens >= 0 && t->realized_length > 0 &&
-                       (double)t->usage_prompt_tokens < 0.98 * (double)t->realized_length;
+    int prompt_short = t->usage_prompt_tokens >= 0 && t->facts.realized_length > 0 &&
+                       (double)t->usage_prompt_tokens < 0.98 * (double)t->facts.realized_length;
     return t->outcome == OUTCOME_TRUNCATED && t->finish_reason &&
            !strcmp(t->finish_reason, "length") && !reasoning_blank(t->answer) && !prompt_short;
 }
@@ -359,8 +359,10 @@ static int rescore_write(struct rescore_cmd *r)
             return DM_EXIT_USAGE;
     }
     for (size_t i = 0; i < r->nt; i++)
-        if (store_trial_put(r->st, target, &r->v[i]) < 0)
+        if (store_trial_put(r->st, target, &r->v[i]) < 0) {
+            error("rescore: %s", store_errmsg(r->st));
             return DM_EXIT_INFRA;
+        }
     if (store_flush(r->st) < 0)
         return DM_EXIT_INFRA;
     print_summary(r->rest.v[0], r->ver.buf, target, &r->n);

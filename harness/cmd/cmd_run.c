@@ -13,6 +13,7 @@
 #include "cmd/builtin.h"
 #include "base/opt.h"
 #include "base/secret.h"
+#include "prompt/layout.h"
 #include "run/batch.h"
 #include "run/run_identity.h"
 #include "report/runbrief.h"
@@ -113,9 +114,8 @@ static int parse_run_options(struct run_ctx *c)
         {OPT_STRING, "depths-b", 0, &c->o.depths_b, "LIST",
          "with --hops 2: needle B's depths (default: --depths)", 0},
         {OPT_STRING, "layout", 0, &c->o.layout, "LIST",
-         "axis: documents,chat,tools,tool-long -- the haystack as the template's documents, as "
-         "earlier conversation turns, as one tool result per chunk, or as one long tool result "
-         "(chat requests only)",
+         "axis, comma-separated: where the haystack goes, " PROMPT_LAYOUT_HELP
+         "all but documents in chat requests only",
          0},
         {OPT_STRING, "needles", 0, &c->o.needles, "LIST",
          "axis: e.g. 1,2,4 -- that many gold chunks, placed apart, all needed for the answer "
@@ -823,8 +823,10 @@ static int keep_golden_set(struct run_ctx *c)
      * set of tens of MB is never held in memory; it was, twice); not read at all when kept.
      */
     rc = store_golden_begin(c->st, c->gs.sha256, c->gs.text_len, &w);
+    if (rc < 0)
+        return error("run: %s", store_errmsg(c->st));
     if (rc)
-        return rc < 0 ? -1 : 0; /* kept already */
+        return 0; /* kept already */
     rc = dataset_text_each(c->o.dataset, golden_block, w, sha, &size);
     same = !rc && size == c->gs.text_len && !strcmp(sha, c->gs.sha256);
     if (store_golden_end(w, same) < 0)

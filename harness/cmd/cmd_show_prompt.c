@@ -249,11 +249,10 @@ static void show_prompt_overheads(struct show_prompt *s, int layout)
     if (s->turn_overhead == NOT_GIVEN) {
         struct prompt_turn_cost tc;
         s->turn_overhead = 0;
-        if (layout == PROMPT_LAYOUT_TOOL_LONG)
-            layout = PROMPT_LAYOUT_TOOLS; /* one pair of the tools layout, as run */
-        if (s->client && layout > PROMPT_LAYOUT_DOCUMENTS && !s->completion &&
-            overhead_measure_turns_question(s->client, s->tk, &s->tpl, s->q, layout, s->overhead,
-                                            &tc, &s->err) == 0) {
+        if (s->client && prompt_layout_in_turns(layout) && !s->completion &&
+            overhead_measure_turns_question(s->client, s->tk, &s->tpl, s->q,
+                                            prompt_layouts[layout].measured_as, /* as run */
+                                            s->overhead, &tc, &s->err) == 0) {
             s->turn_overhead = tc.per_pair;
             if (!s->turn_suffix)
                 snprintf(s->turn_table[1].suffix, sizeof(s->turn_table[1].suffix), "%s", tc.suffix);

@@ -15,34 +15,19 @@
 
 #include "base/banned.h"
 
+#define PROMPT_LAYOUT_DEF_ROW(e, name_, what, in_turns_, turns_per_pair_, pairs_per_unit_,         \
+                              measured_as_)                                                        \
+    [PROMPT_LAYOUT_##e] = {.name = name_,                                                          \
+                           .in_turns = in_turns_,                                                  \
+                           .turns_per_pair = turns_per_pair_,                                      \
+                           .pairs_per_unit = pairs_per_unit_,                                      \
+                           .measured_as = PROMPT_LAYOUT_##measured_as_},
 const struct prompt_layout_def prompt_layouts[PROMPT_LAYOUT__COUNT] = {
-    [PROMPT_LAYOUT_DOCUMENTS] = {.name = "documents",
-                                 .in_turns = 0,
-                                 .turns_per_pair = 1,
-                                 .pairs_per_unit = 0,
-                                 .measured_as = PROMPT_LAYOUT_DOCUMENTS},
-    /* a user turn and an assistant turn per pair, one chunk per turn */
-    [PROMPT_LAYOUT_CHAT] = {.name = "chat",
-                            .in_turns = 1,
-                            .turns_per_pair = 2,
-                            .pairs_per_unit = 0.5,
-                            .measured_as = PROMPT_LAYOUT_CHAT},
-    /* a tool call and its result per chunk */
-    [PROMPT_LAYOUT_TOOLS] = {.name = "tools",
-                             .in_turns = 1,
-                             .turns_per_pair = 1,
-                             .pairs_per_unit = 1,
-                             .measured_as = PROMPT_LAYOUT_TOOLS},
-    /* one tool call whose result holds every chunk: one pair of the tools layout */
-    [PROMPT_LAYOUT_TOOL_LONG] = {.name = "tool-long",
-                                 .in_turns = 1,
-                                 .turns_per_pair = 1,
-                                 .pairs_per_unit = 0,
-                                 .measured_as = PROMPT_LAYOUT_TOOLS},
-};
+    PROMPT_LAYOUT_ROWS(PROMPT_LAYOUT_DEF_ROW)};
 
-const char *const prompt_layout_names[PROMPT_LAYOUT__COUNT + 1] = {"documents", "chat", "tools",
-                                                                   "tool-long", NULL};
+#define PROMPT_LAYOUT_NAME_ROW(e, name, ...) name,
+const char *const prompt_layout_names[PROMPT_LAYOUT__COUNT + 1] = {
+    PROMPT_LAYOUT_ROWS(PROMPT_LAYOUT_NAME_ROW) NULL};
 
 int prompt_layout_in_turns(int layout)
 {

@@ -23,13 +23,30 @@ struct built_prompt;
  * the end of the last turn; the question is the final user message (the template's [user]
  * with {documents} empty). Turn roles and count depend on the chunks only, never on depth.
  */
-enum prompt_layout {
-    PROMPT_LAYOUT_DOCUMENTS = 0,
-    PROMPT_LAYOUT_CHAT,
-    PROMPT_LAYOUT_TOOLS,
-    PROMPT_LAYOUT_TOOL_LONG,
-    PROMPT_LAYOUT__COUNT
-};
+/*
+ * The layouts, one row each: enum suffix, name (--layout's value), what the help says of it,
+ * then the prompt_layout_def fields (in_turns, turns_per_pair, pairs_per_unit, measured_as).
+ * The enum, prompt_layouts, prompt_layout_names, PROMPT_LAYOUT_HELP and PROMPT_LAYOUT_LIST
+ * come from it, so a new layout is one row (docs/internals/adding-a-layout.md).
+ */
+#define PROMPT_LAYOUT_ROWS(R)                                                                      \
+    R(DOCUMENTS, "documents", "the template's documents block", 0, 1, 0, DOCUMENTS)                \
+    /* a user turn and an assistant turn per pair, one chunk per turn */                           \
+    R(CHAT, "chat", "earlier conversation turns", 1, 2, 0.5, CHAT)                                 \
+    /* a tool call and its result per chunk */                                                     \
+    R(TOOLS, "tools", "one tool result per chunk", 1, 1, 1, TOOLS)                                 \
+    /* one tool call whose result holds every chunk: one pair of the tools layout */               \
+    R(TOOL_LONG, "tool-long", "one long tool result", 1, 1, 0, TOOLS)
+
+#define PROMPT_LAYOUT_ENUM_ROW(e, ...) PROMPT_LAYOUT_##e,
+enum prompt_layout { PROMPT_LAYOUT_ROWS(PROMPT_LAYOUT_ENUM_ROW) PROMPT_LAYOUT__COUNT };
+
+/* "documents (the template's documents block), chat (...), ..., " for a help text. */
+#define PROMPT_LAYOUT_HELP_ROW(e, name, what, ...) name " (" what "), "
+#define PROMPT_LAYOUT_HELP                         PROMPT_LAYOUT_ROWS(PROMPT_LAYOUT_HELP_ROW)
+/* " documents chat tools tool-long" for a message. */
+#define PROMPT_LAYOUT_LIST_ROW(e, name, ...) " " name
+#define PROMPT_LAYOUT_LIST                   PROMPT_LAYOUT_ROWS(PROMPT_LAYOUT_LIST_ROW)
 
 /*
  * What the server's chat template adds to a layout's haystack turns (client/overhead.h
@@ -63,7 +80,7 @@ extern const char *const prompt_layout_names[PROMPT_LAYOUT__COUNT + 1];
 /* 1 when layout puts the documents into turns (a valid layout other than documents). */
 int prompt_layout_in_turns(int layout);
 
-/* The layout named s[0..n) ("documents", "chat", "tools", "tool-long"), or -1. */
+/* The layout named s[0..n) (a name of PROMPT_LAYOUT_ROWS), or -1. */
 int prompt_layout_parse(const char *s, size_t n);
 /* "documents", "chat", ... */
 const char *prompt_layout_name(int layout);

@@ -697,7 +697,7 @@ static int select_layout(struct prompt_builder *b, const struct prompt_request *
     b->layout = prompt_layout_parse(v, n);
     if (b->layout < 0) {
         b->layout = PROMPT_LAYOUT_DOCUMENTS;
-        strbuf_addf(err, "layout '%.*s' is not documents, chat, tools or tool-long", (int)n, v);
+        strbuf_addf(err, "layout '%.*s' is not one of" PROMPT_LAYOUT_LIST, (int)n, v);
         return -1;
     }
     if (b->layout != PROMPT_LAYOUT_DOCUMENTS && !r->chat) {

@@ -975,7 +975,7 @@ static void section_failures(struct markup *d, const struct report_input *in)
             report_cell(d, sb.len ? sb.buf : "(no answer)");
             report_cell(d, outcome_name(t->outcome));
             report_cellf(d, "%d", t->repeat);
-            report_cell_pct(d, t->realized_length > 0 ? t->realized_depth : NAN);
+            report_cell_pct(d, t->facts.realized_length > 0 ? t->facts.realized_depth : NAN);
             report_row_end(d);
         }
         report_table_end(d);

@@ -264,9 +264,9 @@ static void bm25_axis(struct report_doc *d, const struct stats_options *o)
 
     label = xcalloc(d->ntrials ? d->ntrials : 1, sizeof(*label));
     for (i = 0; i < d->ntrials; i++) {
-        label[i] = bm25_label(d->trials[i].gold_bm25_rank);
+        label[i] = bm25_label(d->trials[i].facts.gold_bm25_rank);
         ranked += label[i] != NULL;
-        first += d->trials[i].gold_bm25_rank == 1;
+        first += d->trials[i].facts.gold_bm25_rank == 1;
     }
     if (ranked) {
         strbuf_addf(&note,
@@ -353,22 +353,22 @@ static void lexical_table(struct report_doc *d, const struct q_overlap *qo, size
             if (hit)
                 e->share = hit->overlap;
         }
-        if (t[i]->gold_bm25_rank <= 0)
+        if (t[i]->facts.gold_bm25_rank <= 0)
             continue;
         r = e->n_ranks ? &e->ranks[e->n_ranks - 1] : NULL;
         if (!r || r->length != t[i]->length) {
             e->ranks = xrealloc(e->ranks, (e->n_ranks + 1) * sizeof(*e->ranks));
             r = &e->ranks[e->n_ranks++];
             r->length = t[i]->length;
-            r->min = r->max = t[i]->gold_bm25_rank;
+            r->min = r->max = t[i]->facts.gold_bm25_rank;
             r->docs = 0;
         }
-        if (t[i]->gold_bm25_rank < r->min)
-            r->min = t[i]->gold_bm25_rank;
-        if (t[i]->gold_bm25_rank > r->max)
-            r->max = t[i]->gold_bm25_rank;
-        if (t[i]->bm25_docs > r->docs)
-            r->docs = t[i]->bm25_docs;
+        if (t[i]->facts.gold_bm25_rank < r->min)
+            r->min = t[i]->facts.gold_bm25_rank;
+        if (t[i]->facts.gold_bm25_rank > r->max)
+            r->max = t[i]->facts.gold_bm25_rank;
+        if (t[i]->facts.bm25_docs > r->docs)
+            r->docs = t[i]->facts.bm25_docs;
     }
     free(by_id);
     free(t);
@@ -677,19 +677,19 @@ void report_doc_prompts(struct report_doc *d, struct store *st)
     d->excerpts = xcalloc(d->ntrials + 1, sizeof(*d->excerpts));
     /* the example: a failed trial at a worst depth, else any trial with a stored prompt */
     for (i = 0; i < d->nfail && example == d->ntrials; i++)
-        if (d->picked[i]->prompt_sha256[0])
+        if (d->picked[i]->facts.sha256[0])
             example = (size_t)(d->picked[i] - d->trials);
     for (i = 0; i < d->ntrials; i++) {
         const struct trial_result *t = &d->trials[i];
         char *text = NULL;
         size_t len = 0;
-        if (!t->prompt_sha256[0])
+        if (!t->facts.sha256[0])
             continue;
         if (fallback == d->ntrials)
             fallback = i;
         if (!report_trial_detailed(d->ntrials, t) && i != example)
             continue;
-        if (store_prompt_get(st, t->prompt_sha256, &text, &len) != 1)
+        if (store_prompt_get(st, t->facts.sha256, &text, &len) != 1)
             continue;
         text = display_prompt(text, &len);
         if (d->have_golden)
@@ -702,7 +702,7 @@ void report_doc_prompts(struct report_doc *d, struct store *st)
     if (example == d->ntrials && fallback < d->ntrials) {
         char *text = NULL;
         size_t len = 0;
-        if (store_prompt_get(st, d->trials[fallback].prompt_sha256, &text, &len) == 1) {
+        if (store_prompt_get(st, d->trials[fallback].facts.sha256, &text, &len) == 1) {
             example = fallback;
             d->example_prompt = display_prompt(text, &len);
         }

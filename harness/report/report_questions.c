@@ -525,8 +525,8 @@ static void trial_details(struct markup *d, const struct report_input *in, size_
         dd_end(d);
     }
     dt(d, "length");
-    if (t->realized_length > 0)
-        report_textf(d, "%ld tokens realized (target %ld)", t->realized_length, t->length);
+    if (t->facts.realized_length > 0)
+        report_textf(d, "%ld tokens realized (target %ld)", t->facts.realized_length, t->length);
     else
         report_textf(d, "target %ld (no prompt recorded)", t->length);
     if (t->usage_prompt_tokens >= 0)
@@ -536,9 +536,9 @@ static void trial_details(struct markup *d, const struct report_input *in, size_
     strbuf_reset(&sb);
     plan_format_depth(&sb, t->depth_bp);
     strbuf_addstr(&sb, " requested");
-    if (t->realized_length > 0 && isfinite(t->realized_depth))
-        strbuf_addf(&sb, ", %.1f%% realized (gold at token %ld)", 100.0 * t->realized_depth,
-                    t->gold_offset);
+    if (t->facts.realized_length > 0 && isfinite(t->facts.realized_depth))
+        strbuf_addf(&sb, ", %.1f%% realized (gold at token %ld)", 100.0 * t->facts.realized_depth,
+                    t->facts.gold_offset);
     report_text(d, sb.buf);
     dd_end(d);
     if (t->finish_reason || t->http_status) {

@@ -310,7 +310,8 @@ static int submit(struct bstate *b, struct infile *in)
         return -1;
     }
     if (store_batch_add(rc->store, rc->run_name, in->tag.buf, in->bytes, in->t, in->n, &id) < 0) {
-        set_message(b, RUNNER_STORE_ERROR, "cannot record a batch in %s", store_path(rc->store));
+        set_message(b, RUNNER_STORE_ERROR, "cannot record a batch in %s: %s", store_path(rc->store),
+                    store_errmsg(rc->store));
         return -1;
     }
     strbuf_reset(&b->err);
@@ -499,8 +500,8 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
     memcpy(resp->request_sha256, m->request_sha256, sizeof(resp->request_sha256));
     if (trial_answer_record(rc, i, &m->facts, resp, outcome, score,
                             outcome_is_scored(outcome) ? NULL : msg.buf, &meta, &v) < 0)
-        set_message(b, RUNNER_STORE_ERROR, "cannot store trial %s/%ld/%d/%d", m->question_id,
-                    m->length, m->depth_bp, m->repeat);
+        set_message(b, RUNNER_STORE_ERROR, "cannot store trial %s/%ld/%d/%d: %s", m->question_id,
+                    m->length, m->depth_bp, m->repeat, store_errmsg(rc->store));
     res->finished++;
     res->outcomes[outcome]++;
     res->cut += t->cut;

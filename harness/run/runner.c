@@ -395,8 +395,8 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
 
     if (trial_answer_record(cfg, s->trial, &s->facts, resp, outcome, score, error_msg, &meta, &v) <
         0) {
-        set_message(r, "cannot store trial %s/%ld/%d/%d", v.question_id, pt->length, pt->depth_bp,
-                    pt->repeat);
+        set_message(r, "cannot store trial %s/%ld/%d/%d: %s", v.question_id, pt->length,
+                    pt->depth_bp, pt->repeat, store_errmsg(cfg->store));
         stop_with(r, RUNNER_STORE_ERROR);
     }
     r->res->finished++;

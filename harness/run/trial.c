@@ -93,10 +93,10 @@ void trial_point_of(struct trial_point *p, const struct trial_result *t)
     p->outcome = t->outcome;
     p->cut = t->cut != 0;
     p->reused = t->reused_from != NULL;
-    p->realized_depth = t->realized_depth;
-    p->realized_length = point_int(t->realized_length);
+    p->realized_depth = t->facts.realized_depth;
+    p->realized_length = point_int(t->facts.realized_length);
     p->usage_prompt_tokens = point_int(t->usage_prompt_tokens);
-    p->gold_offset = point_int(t->gold_offset);
+    p->gold_offset = point_int(t->facts.gold_offset);
     p->completion_tokens = point_int(t->completion_tokens);
     p->reasoning_tokens = point_int(t->reasoning_tokens);
     p->cache_n = point_int(t->cache_n);
@@ -182,26 +182,6 @@ void trial_result_copy(struct trial_result *dst, const struct trial_result *src)
     dst->reasoning = dup_or_null(src->reasoning);
     dst->error = dup_or_null(src->error);
     dst->reused_from = dup_or_null(src->reused_from);
-}
-
-void trial_result_set_facts(struct trial_result *t, const struct prompt_facts *f)
-{
-    memcpy(t->prompt_sha256, f->sha256, sizeof(t->prompt_sha256));
-    t->realized_length = f->realized_length;
-    t->realized_depth = f->realized_depth;
-    t->gold_offset = f->gold_offset;
-    t->gold_bm25_rank = f->gold_bm25_rank;
-    t->bm25_docs = f->bm25_docs;
-}
-
-void trial_result_facts(const struct trial_result *t, struct prompt_facts *out)
-{
-    memcpy(out->sha256, t->prompt_sha256, sizeof(out->sha256));
-    out->realized_length = t->realized_length;
-    out->realized_depth = t->realized_depth;
-    out->gold_offset = t->gold_offset;
-    out->gold_bm25_rank = t->gold_bm25_rank;
-    out->bm25_docs = t->bm25_docs;
 }
 
 int trial_is_control(long length, int depth_bp)

@@ -62,7 +62,7 @@ struct trial_key {
 /*
  * The facts of one built prompt that a stored trial keeps: the one record the runner's slot,
  * the batch path's members (store_batch.h) and the request (trial_send.h) carry, copied by
- * assignment; trial_result_set_facts() is the one place they become a trial's columns.
+ * assignment: a trial_result embeds them (its columns, store-int.h TRIAL_COLUMNS).
  */
 struct prompt_facts {
     char sha256[SHA256_HEX_LEN + 1]; /* prompt_sha256: the prompt bytes sent, "" unknown */
@@ -84,15 +84,10 @@ struct trial_result {
     int repeat;
     char *axes; /* canonical named axes (axes.h), part of the key; NULL or "" = none */
 
-    char prompt_sha256[SHA256_HEX_LEN + 1];
-    long realized_length;     /* local token count of the whole request */
+    /* the prompt sent: prompt_sha256, realized length and depth, gold offset, the gold's BM25
+       rank (0 unknown: controls, order trials, runs stored before schema 11) */
+    struct prompt_facts facts;
     long usage_prompt_tokens; /* server's usage.prompt_tokens, -1 when not given */
-    double realized_depth;    /* fraction 0..1 of distractor tokens before the gold chunk */
-    long gold_offset;         /* token offset of the gold chunk in the prompt */
-    /* the gold's BM25 rank for the question among the prompt's bm25_docs documents
-       (prompt.h: built_prompt.gold_bm25_rank); 0 unknown (controls, order trials, runs
-       stored before schema 11) */
-    long gold_bm25_rank, bm25_docs;
 
     enum trial_outcome outcome;
     int http_status;   /* last HTTP status, 0 when none */
@@ -195,11 +190,6 @@ struct trial_view {
     const char *finish_reason, *answer, *reasoning, *reused_from, *error;
     struct trial_result figures;
 };
-
-/* A prompt's facts into t's columns (prompt_sha256, realized_length, ...). */
-void trial_result_set_facts(struct trial_result *t, const struct prompt_facts *f);
-/* t's columns as facts. */
-void trial_result_facts(const struct trial_result *t, struct prompt_facts *out);
 
 void trial_result_init(struct trial_result *t);
 void trial_result_release(struct trial_result *t);

@@ -202,7 +202,7 @@ int trial_answer_record(const struct runner_config *cfg, size_t i, const struct 
     t->length = pt->length;
     t->depth_bp = pt->depth_bp;
     t->repeat = pt->repeat;
-    trial_result_set_facts(t, f);
+    t->facts = *f;
     t->usage_prompt_tokens = resp ? resp->prompt_tokens : -1;
     t->outcome = outcome;
     t->http_status = resp ? (int)resp->http_status : 0;

@@ -31,7 +31,10 @@
 #define STORE_APP_ID          0x4449504d
 #define STORE_BUSY_TIMEOUT_MS 30000
 
-/* The trials columns as of each schema version (the migrations copy them). */
+/*
+ * The trials columns of schema versions 2-5, as migration 6 copies them (frozen: today's columns
+ * are store-int.h's TRIAL_COLUMNS).
+ */
 #define TRIAL_COLS_V2                                                                              \
     "question_id, length, depth_bp, repeat, prompt_sha256, realized_length,"                       \
     " usage_prompt_tokens, realized_depth, gold_offset, outcome, http_status, attempts,"           \
@@ -40,8 +43,6 @@
     TRIAL_COLS_V2 ", cut, reasoning_tokens, reasoning_chars, request_sha256, reused_from"
 #define TRIAL_COLS_V4 TRIAL_COLS_V3 ", cache_n, prompt_n, prompt_ms"
 #define TRIAL_COLS_V5 TRIAL_COLS_V4 ", cached_tokens, sent_at"
-#define TRIAL_COLS_V6 TRIAL_COLS_V5 ", axes"
-#define TRIAL_COLS    TRIAL_COLS_V6 ", gold_bm25_rank, bm25_docs"
 
 /*
  * Forward migrations: entry i takes the schema from version i to i + 1. Append
@@ -250,26 +251,6 @@ static const char *const migrations[] = {
     " dipmap_version, dipmap_commit, tags, shard, created_at, started_at, finished_at, status,"    \
     " trials_planned"
 
-#define TRIAL_VALUES                                                                               \
-    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "  \
-    "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34"
-
-#define TRIAL_UPDATE                                                                               \
-    " ON CONFLICT (run_id, question_id, length, depth_bp, repeat, axes) DO UPDATE SET"             \
-    " prompt_sha256 = excluded.prompt_sha256, realized_length = excluded.realized_length,"         \
-    " usage_prompt_tokens = excluded.usage_prompt_tokens,"                                         \
-    " realized_depth = excluded.realized_depth, gold_offset = excluded.gold_offset,"               \
-    " outcome = excluded.outcome, http_status = excluded.http_status,"                             \
-    " attempts = excluded.attempts, latency_ms = excluded.latency_ms,"                             \
-    " completion_tokens = excluded.completion_tokens, finish_reason = excluded.finish_reason,"     \
-    " answer = excluded.answer, reasoning = excluded.reasoning, score = excluded.score,"           \
-    " error = excluded.error, finished_at = excluded.finished_at, cut = excluded.cut,"             \
-    " reasoning_tokens = excluded.reasoning_tokens, reasoning_chars = excluded.reasoning_chars,"   \
-    " request_sha256 = excluded.request_sha256, reused_from = excluded.reused_from,"               \
-    " cache_n = excluded.cache_n, prompt_n = excluded.prompt_n, prompt_ms = excluded.prompt_ms,"   \
-    " cached_tokens = excluded.cached_tokens, sent_at = excluded.sent_at,"                         \
-    " gold_bm25_rank = excluded.gold_bm25_rank, bm25_docs = excluded.bm25_docs"
-
 /* A run's finished trials' token sums (store_run_usage); ?1 the run's id. */
 #define RUN_USAGE_SQL                                                                              \
     "SELECT total(CASE WHEN usage_prompt_tokens >= 0 THEN usage_prompt_tokens"                     \
@@ -310,31 +291,9 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_RUN_MERGED] = "UPDATE runs SET status = ?2, trials_planned = ?3, shard = ?4,"
                      " started_at = ?5, finished_at = ?6 WHERE name = ?1",
     [S_TRIAL_UPSERT] =
-        "INSERT INTO trials (run_id, " TRIAL_COLS ") VALUES (" TRIAL_VALUES ")" TRIAL_UPDATE
-        " WHERE trials.outcome = 'pending' OR excluded.outcome <> 'pending'",
+        TRIAL_UPSERT_SQL " WHERE trials.outcome = 'pending' OR excluded.outcome <> 'pending'",
     [S_TRIAL_MERGE] =
-        "INSERT INTO trials (run_id, " TRIAL_COLS ") VALUES (" TRIAL_VALUES ")" TRIAL_UPDATE
-        " WHERE trials.outcome = 'pending' AND excluded.outcome <> 'pending'",
-    [S_TRIAL_SELECT] = "SELECT " TRIAL_COLS " FROM trials WHERE run_id = ?1"
-                       " ORDER BY question_id, length, depth_bp, repeat, axes",
-    /* a version-2 store opened read-only: the columns of migration 3 read as their defaults */
-    [S_TRIAL_SELECT_V2] = "SELECT " TRIAL_COLS_V2 ", 0, NULL, 0, NULL, NULL, NULL, NULL, NULL,"
-                          " NULL, NULL, '', NULL, NULL"
-                          " FROM trials WHERE run_id = ?1 ORDER BY question_id, length, depth_bp,"
-                          " repeat",
-    /* a version-3 store opened read-only: no timings */
-    [S_TRIAL_SELECT_V3] =
-        "SELECT " TRIAL_COLS_V3 ", NULL, NULL, NULL, NULL, NULL, '', NULL, NULL FROM trials"
-        " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
-    /* a version-4 store opened read-only: no cached tokens, no send times */
-    [S_TRIAL_SELECT_V4] = "SELECT " TRIAL_COLS_V4 ", NULL, NULL, '', NULL, NULL FROM trials"
-                          " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
-    /* a version-5 store opened read-only: no axes */
-    [S_TRIAL_SELECT_V5] = "SELECT " TRIAL_COLS_V5 ", '', NULL, NULL FROM trials"
-                          " WHERE run_id = ?1 ORDER BY question_id, length, depth_bp, repeat",
-    /* a version-6..10 store opened read-only: no BM25 ranks */
-    [S_TRIAL_SELECT_V10] = "SELECT " TRIAL_COLS_V6 ", NULL, NULL FROM trials WHERE run_id = ?1"
-                           " ORDER BY question_id, length, depth_bp, repeat, axes",
+        TRIAL_UPSERT_SQL " WHERE trials.outcome = 'pending' AND excluded.outcome <> 'pending'",
     [S_DONE] = "SELECT question_id, length, depth_bp, repeat, axes FROM trials WHERE run_id = ?1"
                " AND outcome <> 'pending' AND (?2 OR outcome <> 'error')",
     [S_LOCK_GET] = "SELECT pid, host, token, heartbeat_at FROM locks WHERE run_id = ?1",
@@ -397,6 +356,16 @@ int store_set_error(struct store *st, const char *fmt, ...)
 int store_db_error(struct store *st, const char *what)
 {
     return store_set_error(st, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+int store_record_error(struct store *st, const char *fmt, ...)
+{
+    va_list ap;
+    strbuf_reset(&st->err);
+    va_start(ap, fmt);
+    strbuf_vaddf(&st->err, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 sqlite3_stmt *store_stmt_get(struct store *st, enum stmt_id id)

@@ -25,6 +25,10 @@
  *   outside store/ (runner, batch, reports, statistics, commands) pass its -1
  *   on without a message of their own, so a caller must not print a second
  *   line. When every command prints store_errmsg() itself, that print goes.
+ *   Already there: store_trial.c and store_batch.c (store_trial_put and its
+ *   queue, store_count_put, store_golden_begin, store_batch_add) record their
+ *   own reasons without printing (store_record_error()); their callers print
+ *   store_errmsg().
  * - Strings passed in are borrowed and copied when kept; strings handed out
  *   in structs are owned by the struct and freed by the matching release or free function.
  * - Timestamps are unix time in seconds (double); 0 means "not set".

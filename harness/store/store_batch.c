@@ -5,6 +5,7 @@
 #include "store/store_batch.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/usage.h"
@@ -66,6 +67,20 @@ static int done(struct store *st, sqlite3_stmt *s, const char *what)
     return 0;
 }
 
+#define BATCH_TRIAL_COL_ROW(name_, type_, since_, before_, kind_, member_)                         \
+    {.name = #name_,                                                                               \
+     .sql_type = type_,                                                                            \
+     .since = since_,                                                                              \
+     .before = before_,                                                                            \
+     .kind = kind_,                                                                                \
+     .offset = offsetof(struct store_batch_trial, member_)},
+const struct trial_col store_batch_trial_cols[BTC__COUNT] = {
+    BATCH_TRIAL_COLUMNS(BATCH_TRIAL_COL_ROW)};
+#define BATCH_TRIAL_COL_CHECK(name_, type_, since_, before_, kind_, member_)                       \
+    _Static_assert(TCOL_TYPE_OK_##kind_(((struct store_batch_trial *)0)->member_),                 \
+                   "batch_trials column " #name_ ": " #kind_ " does not fit its member");
+BATCH_TRIAL_COLUMNS(BATCH_TRIAL_COL_CHECK)
+
 int store_batch_add(struct store *st, const char *run, const char *tag, long bytes,
                     const struct store_batch_trial *t, size_t n, long *id)
 {
@@ -78,7 +93,7 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
         return -1;
     rc = store_run_id(st, run, &run_id);
     if (rc)
-        return rc < 0 ? -1 : error("%s: no run '%s'", st->path, run);
+        return rc < 0 ? -1 : store_record_error(st, "%s: no run '%s'", st->path, run);
     if (store_txn_begin(st))
         return -1;
     s = prepare(st,
@@ -96,34 +111,17 @@ int store_batch_add(struct store *st, const char *run, const char *tag, long byt
         goto fail;
     *id = (long)sqlite3_last_insert_rowid(st->db);
     s = prepare(st,
-                "INSERT INTO batch_trials (batch, custom_id, question_id, length, depth_bp, "
-                "repeat, axes, prompt_sha256, request_sha256, realized_length, realized_depth, "
-                "gold_offset, gold_bm25_rank, bm25_docs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-                " ?9, ?10, ?11, ?12, ?13, ?14)",
+                "INSERT INTO batch_trials (batch" BATCH_TRIAL_COLUMNS(
+                    TRIAL_SQL_NAME) ") VALUES (?" BATCH_TRIAL_COLUMNS(TRIAL_SQL_PARAM) ")",
                 "cannot record a batch's trials");
     if (!s)
         goto fail;
     for (size_t i = 0; i < n; i++) {
         sqlite3_reset(s);
+        sqlite3_clear_bindings(s);
         sqlite3_bind_int64(s, 1, *id);
-        store_bind_text(s, 2, t[i].custom_id);
-        store_bind_text(s, 3, t[i].question_id);
-        sqlite3_bind_int64(s, 4, t[i].length);
-        sqlite3_bind_int(s, 5, t[i].depth_bp);
-        sqlite3_bind_int(s, 6, t[i].repeat);
-        store_bind_text(s, 7, t[i].axes ? t[i].axes : "");
-        store_bind_text(s, 8, t[i].facts.sha256);
-        store_bind_text(s, 9, t[i].request_sha256);
-        sqlite3_bind_int64(s, 10, t[i].facts.realized_length);
-        sqlite3_bind_double(s, 11, t[i].facts.realized_depth);
-        sqlite3_bind_int64(s, 12, t[i].facts.gold_offset);
-        if (t[i].facts.gold_bm25_rank > 0) {
-            sqlite3_bind_int64(s, 13, t[i].facts.gold_bm25_rank);
-            sqlite3_bind_int64(s, 14, t[i].facts.bm25_docs);
-        } else {
-            sqlite3_bind_null(s, 13);
-            sqlite3_bind_null(s, 14);
-        }
+        for (int c = 0; c < BTC__COUNT; c++) /* parameter c + 2: after batch */
+            store_bind_col(s, c + 2, &t[i], &store_batch_trial_cols[c]);
         if (sqlite3_step(s) != SQLITE_DONE) {
             store_db_error(st, "cannot record a batch's trials");
             sqlite3_finalize(s);
@@ -223,13 +221,6 @@ int store_batch_list(struct store *st, const char *run, struct store_batch **out
     return 0;
 }
 
-static void copy_hex(char dst[SHA256_HEX_LEN + 1], const unsigned char *v)
-{
-    dst[0] = '\0';
-    if (v && strlen((const char *)v) == SHA256_HEX_LEN)
-        memcpy(dst, v, SHA256_HEX_LEN + 1);
-}
-
 int store_batch_trials(struct store *st, long id, struct store_batch_trial **out, size_t *nr)
 {
     sqlite3_stmt *s;
@@ -238,12 +229,11 @@ int store_batch_trials(struct store *st, long id, struct store_batch_trial **out
 
     *out = NULL;
     *nr = 0;
-    s = prepare(st,
-                "SELECT custom_id, question_id, length, depth_bp, repeat, axes, prompt_sha256,"
-                " request_sha256, realized_length, realized_depth, gold_offset, gold_bm25_rank,"
-                " bm25_docs FROM batch_trials"
-                " WHERE batch = ?1",
-                "cannot read a batch's trials");
+    /* a SELECT of the columns of BATCH_TRIAL_COLUMNS, in its order */
+    s = prepare(
+        st,
+        "SELECT batch" BATCH_TRIAL_COLUMNS(TRIAL_SQL_NAME) " FROM batch_trials WHERE batch = ?1",
+        "cannot read a batch's trials");
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, id);
@@ -252,19 +242,8 @@ int store_batch_trials(struct store *st, long id, struct store_batch_trial **out
         ALLOC_GROW(*out, *nr + 1, alloc);
         t = &(*out)[(*nr)++];
         memset(t, 0, sizeof(*t));
-        t->custom_id = store_col_text(s, 0);
-        t->question_id = store_col_text(s, 1);
-        t->length = (long)sqlite3_column_int64(s, 2);
-        t->depth_bp = sqlite3_column_int(s, 3);
-        t->repeat = sqlite3_column_int(s, 4);
-        t->axes = store_col_text(s, 5);
-        copy_hex(t->facts.sha256, sqlite3_column_text(s, 6));
-        copy_hex(t->request_sha256, sqlite3_column_text(s, 7));
-        t->facts.realized_length = (long)sqlite3_column_int64(s, 8);
-        t->facts.realized_depth = sqlite3_column_double(s, 9);
-        t->facts.gold_offset = (long)sqlite3_column_int64(s, 10);
-        t->facts.gold_bm25_rank = (long)sqlite3_column_int64(s, 11); /* NULL reads 0: unknown */
-        t->facts.bm25_docs = (long)sqlite3_column_int64(s, 12);
+        for (int c = 0; c < BTC__COUNT; c++) /* column c + 1: after batch */
+            store_read_col(s, c + 1, t, &store_batch_trial_cols[c], 1);
     }
     if (rc != SQLITE_DONE) {
         store_db_error(st, "cannot read a batch's trials");

@@ -144,7 +144,8 @@ struct merge_copy {
 static int merge_trial(const struct trial_result *t, void *data)
 {
     struct merge_copy *c = data;
-    return store_queue_trial(c->out, c->run, t, 1) ? -1 : 0;
+    /* store_trial.c records its reasons (store_errmsg); this file still prints its own */
+    return store_queue_trial(c->out, c->run, t, 1) ? error("%s", store_errmsg(c->out)) : 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -186,7 +187,7 @@ static int merge_extras(struct store *out, struct store *in)
                             (const char *)sqlite3_column_text(s, 1),
                             (long)sqlite3_column_int64(s, 2))) {
             sqlite3_finalize(s);
-            return -1;
+            return error("%s", store_errmsg(out));
         }
     }
     sqlite3_finalize(s);

@@ -6,6 +6,7 @@
 #include "store/store.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,17 +24,17 @@
 
 /* ---- trials -------------------------------------------------------------- */
 
-static int check_trial(const char *run, const struct trial_result *t)
+static int check_trial(struct store *st, const char *run, const struct trial_result *t)
 {
     if (!t->question_id || !*t->question_id)
-        return error("run '%s': trial without a question id", run);
+        return store_record_error(st, "run '%s': trial without a question id", run);
     if ((t->depth_bp < 0 || t->depth_bp > DEPTH_BP_MAX) &&
         !trial_is_control(t->length, t->depth_bp))
-        return error("run '%s': trial %s: depth %d bp out of range", run, t->question_id,
-                     t->depth_bp);
+        return store_record_error(st, "run '%s': trial %s: depth %d bp out of range", run,
+                               t->question_id, t->depth_bp);
     if ((unsigned)t->outcome >= OUTCOME__COUNT)
-        return error("run '%s': trial %s: invalid outcome %d", run, t->question_id,
-                     (int)t->outcome);
+        return store_record_error(st, "run '%s': trial %s: invalid outcome %d", run, t->question_id,
+                               (int)t->outcome);
     return 0;
 }
 
@@ -42,11 +43,11 @@ int store_queue_trial(struct store *st, const char *run, const struct trial_resu
     sqlite3_int64 id;
     int rc;
     struct op *o;
-    if (store_need_writable(st) || check_trial(run, t))
+    if (store_need_writable(st) || check_trial(st, run, t))
         return -1;
     rc = store_run_id(st, run, &id);
     if (rc)
-        return rc < 0 ? -1 : error("%s: no run named '%s'", st->path, run);
+        return rc < 0 ? -1 : store_record_error(st, "%s: no run named '%s'", st->path, run);
     ALLOC_GROW(st->ops, st->nops + 1, st->aops);
     o = &st->ops[st->nops++];
     memset(o, 0, sizeof(*o));
@@ -78,56 +79,150 @@ int store_trial_put_view(struct store *st, const char *run, const struct trial_v
     return store_trial_put(st, run, &t);
 }
 
+/* ---- the column table (store-int.h: TRIAL_COLUMNS) ---------------------- */
+
+#define TRIAL_COL_ROW(name_, type_, since_, before_, kind_, member_)                               \
+    {.name = #name_,                                                                               \
+     .sql_type = type_,                                                                            \
+     .since = since_,                                                                              \
+     .before = before_,                                                                            \
+     .kind = kind_,                                                                                \
+     .offset = offsetof(struct trial_result, member_)},
+const struct trial_col store_trial_cols[TC__COUNT] = {TRIAL_COLUMNS(TRIAL_COL_ROW)};
+
+/* Each row's kind matches its member's C type (store-int.h TCOL_TYPE_OK_*). */
+#define TRIAL_COL_CHECK(name_, type_, since_, before_, kind_, member_)                             \
+    _Static_assert(TCOL_TYPE_OK_##kind_(((struct trial_result *)0)->member_),                      \
+                   "trials column " #name_ ": " #kind_ " does not fit trial_result." #member_);
+TRIAL_COLUMNS(TRIAL_COL_CHECK)
+
+void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_col *col)
+{
+    const void *m = (const char *)rec + col->offset;
+    long l;
+    double d;
+    switch (col->kind) {
+    case TCOL_TEXT:
+        store_bind_text(s, i, *(char *const *)m);
+        return;
+    case TCOL_TEXT_NOT_NULL:
+        sqlite3_bind_text(s, i, axes_or_empty(*(char *const *)m), -1, SQLITE_STATIC);
+        return;
+    case TCOL_SHA:
+        store_bind_text(s, i, *(const char *)m ? (const char *)m : NULL);
+        return;
+    case TCOL_LONG:
+        sqlite3_bind_int64(s, i, *(const long *)m);
+        return;
+    case TCOL_LONG_OPT:
+    case TCOL_LONG_POS:
+        l = *(const long *)m;
+        if (col->kind == TCOL_LONG_OPT ? l >= 0 : l > 0)
+            sqlite3_bind_int64(s, i, l);
+        else
+            sqlite3_bind_null(s, i);
+        return;
+    case TCOL_INT:
+        sqlite3_bind_int(s, i, *(const int *)m);
+        return;
+    case TCOL_BOOL:
+        sqlite3_bind_int(s, i, *(const int *)m ? 1 : 0);
+        return;
+    case TCOL_REAL:
+        sqlite3_bind_double(s, i, *(const double *)m);
+        return;
+    case TCOL_REAL_OPT:
+        d = *(const double *)m;
+        if (d >= 0)
+            sqlite3_bind_double(s, i, d);
+        else
+            sqlite3_bind_null(s, i);
+        return;
+    case TCOL_TIME:
+        store_bind_time(s, i, *(const double *)m);
+        return;
+    case TCOL_OUTCOME:
+        store_bind_text(s, i, outcome_name(*(const enum trial_outcome *)m));
+        return;
+    }
+    BUG("trials column %s: kind %d", col->name, (int)col->kind);
+}
+
+void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *col, int texts)
+{
+    void *m = (char *)rec + col->offset;
+    int null = sqlite3_column_type(s, c) == SQLITE_NULL;
+    const char *name;
+    enum trial_outcome o;
+    switch (col->kind) {
+    case TCOL_TEXT:
+    case TCOL_TEXT_NOT_NULL:
+        if (texts)
+            *(char **)m = store_col_text(s, c);
+        return;
+    case TCOL_SHA:
+        name = (const char *)sqlite3_column_text(s, c);
+        if (texts && name && strlen(name) == SHA256_HEX_LEN)
+            memcpy(m, name, SHA256_HEX_LEN + 1);
+        return;
+    case TCOL_LONG:
+        *(long *)m = (long)sqlite3_column_int64(s, c);
+        return;
+    case TCOL_LONG_OPT:
+        *(long *)m = null ? -1 : (long)sqlite3_column_int64(s, c);
+        return;
+    case TCOL_LONG_POS:
+        *(long *)m = null ? 0 : (long)sqlite3_column_int64(s, c);
+        return;
+    case TCOL_INT:
+    case TCOL_BOOL:
+        *(int *)m =
+            col->kind == TCOL_BOOL ? sqlite3_column_int(s, c) != 0 : sqlite3_column_int(s, c);
+        return;
+    case TCOL_REAL:
+        *(double *)m = store_col_real_nan(s, c);
+        return;
+    case TCOL_REAL_OPT:
+        *(double *)m = null ? -1 : sqlite3_column_double(s, c);
+        return;
+    case TCOL_TIME:
+        *(double *)m = store_col_time(s, c);
+        return;
+    case TCOL_OUTCOME:
+        name = (const char *)sqlite3_column_text(s, c);
+        *(enum trial_outcome *)m = !name || outcome_parse(name, &o) ? OUTCOME_ERROR : o;
+        return;
+    }
+    BUG("trials column %s: kind %d", col->name, (int)col->kind);
+}
+
+void store_trial_select_sql(int version, struct strbuf *out)
+{
+    const char *sep = "SELECT ";
+    for (int c = 0; c < TC__COUNT; c++, sep = ", ") {
+        strbuf_addstr(out, sep);
+        strbuf_addstr(out, version >= store_trial_cols[c].since ? store_trial_cols[c].name
+                                                                : store_trial_cols[c].before);
+    }
+    strbuf_addstr(out, " FROM trials WHERE run_id = ?1 ORDER BY");
+    sep = " ";
+    for (int c = TC_question_id; c <= TC_axes; c++)
+        if (version >= store_trial_cols[c].since) {
+            strbuf_addf(out, "%s%s", sep, store_trial_cols[c].name);
+            sep = ", ";
+        }
+}
+
 static int write_trial(struct store *st, const struct op *o)
 {
     sqlite3_stmt *s = store_stmt_get(st, o->merge ? S_TRIAL_MERGE : S_TRIAL_UPSERT);
-    const struct trial_result *t = &o->t;
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, o->run_id);
-    store_bind_text(s, 2, t->question_id);
-    sqlite3_bind_int64(s, 3, t->length);
-    sqlite3_bind_int(s, 4, t->depth_bp);
-    sqlite3_bind_int(s, 5, t->repeat);
-    store_bind_text(s, 6, t->prompt_sha256[0] ? t->prompt_sha256 : NULL);
-    sqlite3_bind_int64(s, 7, t->realized_length);
-    sqlite3_bind_int64(s, 8, t->usage_prompt_tokens);
-    sqlite3_bind_double(s, 9, t->realized_depth);
-    sqlite3_bind_int64(s, 10, t->gold_offset);
-    store_bind_text(s, 11, outcome_name(t->outcome));
-    sqlite3_bind_int(s, 12, t->http_status);
-    sqlite3_bind_int(s, 13, t->attempts);
-    sqlite3_bind_double(s, 14, t->latency_ms);
-    sqlite3_bind_int64(s, 15, t->completion_tokens);
-    store_bind_text(s, 16, t->finish_reason);
-    store_bind_text(s, 17, t->answer);
-    store_bind_text(s, 18, t->reasoning);
-    sqlite3_bind_double(s, 19, t->score);
-    store_bind_text(s, 20, t->error);
-    store_bind_time(s, 21, t->finished_at);
-    sqlite3_bind_int(s, 22, t->cut ? 1 : 0);
-    if (t->reasoning_tokens >= 0)
-        sqlite3_bind_int64(s, 23, t->reasoning_tokens);
-    else
-        sqlite3_bind_null(s, 23);
-    sqlite3_bind_int64(s, 24, t->reasoning_chars);
-    store_bind_text(s, 25, t->request_sha256[0] ? t->request_sha256 : NULL);
-    store_bind_text(s, 26, t->reused_from);
-    sqlite3_bind_text(s, 32, axes_or_empty(t->axes), -1, SQLITE_STATIC);
-    if (t->cache_n >= 0)
-        sqlite3_bind_int64(s, 27, t->cache_n);
-    if (t->prompt_n >= 0)
-        sqlite3_bind_int64(s, 28, t->prompt_n);
-    if (t->prompt_ms >= 0)
-        sqlite3_bind_double(s, 29, t->prompt_ms);
-    if (t->cached_tokens >= 0)
-        sqlite3_bind_int64(s, 30, t->cached_tokens);
-    if (t->sent_at > 0)
-        sqlite3_bind_double(s, 31, t->sent_at);
-    if (t->gold_bm25_rank > 0) {
-        sqlite3_bind_int64(s, 33, t->gold_bm25_rank);
-        sqlite3_bind_int64(s, 34, t->bm25_docs);
-    }
+    for (int c = 0; c < TC__COUNT; c++)
+        store_bind_col(
+            s, c + 2, &o->t,
+            &store_trial_cols[c]); /* parameter c + 2: TRIAL_UPSERT_SQL's order after run_id */
     return store_stmt_done(st, s, "cannot write a trial");
 }
 
@@ -178,83 +273,32 @@ size_t store_pending(const struct store *st)
 }
 
 /*
- * Row s (the columns of S_TRIAL_SELECT) into t. texts: also its strings and digests
+ * Row s (the columns of store_trial_select_sql) into t. texts: also its strings and digests
  * (malloc'd, owned by t); without, t's strings stay NULL (what trial points read of a row:
  * no answer, reasoning or error is copied).
  */
 static void trial_from_row(sqlite3_stmt *s, struct trial_result *t, int texts)
 {
-    const unsigned char *sha;
-    const char *name;
-    enum trial_outcome o;
     trial_result_init(t);
-    t->length = (long)sqlite3_column_int64(s, 1);
-    t->depth_bp = sqlite3_column_int(s, 2);
-    t->repeat = sqlite3_column_int(s, 3);
-    t->realized_length = (long)sqlite3_column_int64(s, 5);
-    t->usage_prompt_tokens = (long)sqlite3_column_int64(s, 6);
-    t->realized_depth = store_col_real_nan(s, 7);
-    t->gold_offset = (long)sqlite3_column_int64(s, 8);
-    name = (const char *)sqlite3_column_text(s, 9);
-    t->outcome = !name || outcome_parse(name, &o) ? OUTCOME_ERROR : o;
-    t->http_status = sqlite3_column_int(s, 10);
-    t->attempts = sqlite3_column_int(s, 11);
-    t->latency_ms = store_col_real_nan(s, 12);
-    t->completion_tokens = (long)sqlite3_column_int64(s, 13);
-    t->score = store_col_real_nan(s, 17);
-    t->finished_at = store_col_time(s, 19);
-    t->cut = sqlite3_column_int(s, 20) != 0;
-    t->reasoning_tokens =
-        sqlite3_column_type(s, 21) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 21);
-    t->reasoning_chars = (long)sqlite3_column_int64(s, 22);
-    t->cache_n = sqlite3_column_type(s, 25) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 25);
-    t->prompt_n =
-        sqlite3_column_type(s, 26) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 26);
-    t->prompt_ms = sqlite3_column_type(s, 27) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 27);
-    t->cached_tokens =
-        sqlite3_column_type(s, 28) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 28);
-    t->sent_at = sqlite3_column_type(s, 29) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 29);
-    t->gold_bm25_rank = (long)sqlite3_column_int64(s, 31); /* NULL reads 0: unknown */
-    t->bm25_docs = (long)sqlite3_column_int64(s, 32);
-    if (!texts)
-        return;
-    t->question_id = store_col_text(s, 0);
-    sha = sqlite3_column_text(s, 4);
-    if (sha) {
-        size_t n = strlen((const char *)sha);
-        if (n > SHA256_HEX_LEN)
-            n = SHA256_HEX_LEN;
-        memcpy(t->prompt_sha256, sha, n);
-        t->prompt_sha256[n] = '\0';
-    }
-    t->finish_reason = store_col_text(s, 14);
-    t->answer = store_col_text(s, 15);
-    t->reasoning = store_col_text(s, 16);
-    t->error = store_col_text(s, 18);
-    sha = sqlite3_column_text(s, 23);
-    if (sha && strlen((const char *)sha) == SHA256_HEX_LEN)
-        memcpy(t->request_sha256, sha, SHA256_HEX_LEN + 1);
-    t->reused_from = store_col_text(s, 24);
-    t->axes = store_col_text(s, 30);
+    for (int c = 0; c < TC__COUNT; c++)
+        store_read_col(s, c, t, &store_trial_cols[c], texts);
 }
 
 /* A private statement over run's trials (the columns of trial_from_row), bound; 0, 1 no run, -1. */
 static int trials_stmt(struct store *st, const char *run, sqlite3_stmt **out)
 {
     sqlite3_int64 id;
-    /* a read-only v2 store reads the columns of migration 3 as their defaults */
-    enum stmt_id sel = st->version >= 11  ? S_TRIAL_SELECT
-                       : st->version >= 6 ? S_TRIAL_SELECT_V10
-                       : st->version >= 5 ? S_TRIAL_SELECT_V5
-                       : st->version >= 4 ? S_TRIAL_SELECT_V4
-                       : st->version >= 3 ? S_TRIAL_SELECT_V3
-                                          : S_TRIAL_SELECT_V2;
+    struct strbuf sql = STRBUF_INIT;
     int rc = store_run_id(st, run, &id);
     *out = NULL;
     if (rc)
         return rc;
+    /* a store of an older version opened read-only reads the later columns as their defaults */
+    store_trial_select_sql(st->version, &sql);
     /* A private statement: the caller may call back into the store (e.g. merge puts). */
-    if (sqlite3_prepare_v2(st->db, store_stmt_sql[sel], -1, out, NULL) != SQLITE_OK) {
+    rc = sqlite3_prepare_v2(st->db, sql.buf, -1, out, NULL);
+    strbuf_release(&sql);
+    if (rc != SQLITE_OK) {
         sqlite3_finalize(*out);
         *out = NULL;
         return store_db_error(st, "cannot read trials");
@@ -373,10 +417,10 @@ int store_points_load(struct store *st, const char *run, struct trial_point_set 
         struct trial_result t;
         trial_from_row(s, &t, 0);
         /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
-        t.question_id = (char *)col_text_or_null(s, 0);
-        t.axes = (char *)col_text_or_null(s, 30);
+        t.question_id = (char *)col_text_or_null(s, TC_question_id);
+        t.axes = (char *)col_text_or_null(s, TC_axes);
         trial_point_set_add(out, &t);
-        out->v[out->nr - 1].reused = sqlite3_column_type(s, 24) != SQLITE_NULL;
+        out->v[out->nr - 1].reused = sqlite3_column_type(s, TC_reused_from) != SQLITE_NULL;
     }
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)
@@ -574,7 +618,7 @@ int store_count_put(struct store *st, const char *tokenizer, const char *text_sh
 {
     sqlite3_stmt *s;
     if (!tokenizer || !text_sha256)
-        return error("store_count_put: tokenizer and hash are required");
+        return store_record_error(st, "store_count_put: tokenizer and hash are required");
     if (st->readonly) {
         char *k = count_key(tokenizer, text_sha256);
         size_t i = hashmap_put(&st->counts_map, fnv64_str(FNV64_INIT, k), k, st->ncounts,
@@ -691,8 +735,9 @@ int store_golden_begin(struct store *st, const char *sha256, size_t size,
     if (store_need_writable(st))
         return -1;
     if (size > (size_t)INT_MAX)
-        return error("%s: a golden set of %zu bytes is past what one SQLite value holds",
-                     store_path(st), size);
+        return store_record_error(st,
+                               "%s: a golden set of %zu bytes is past what one SQLite value holds",
+                               store_path(st), size);
     if (store_txn_begin(st))
         return -1;
     if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM golden_sets WHERE sha256 = ?1", -1, &s, NULL) !=

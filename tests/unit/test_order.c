@@ -185,9 +185,9 @@ static void add_trial(struct tr *s, const char *q, const char *axes, int correct
     t->question_id = xstrdup(q);
     t->axes = xstrdup(axes);
     t->outcome = correct ? OUTCOME_CORRECT : OUTCOME_WRONG;
-    t->gold_offset = present ? 40 : -1;
-    t->realized_depth = present ? depth : -1;
-    t->realized_length = tokens;
+    t->facts.gold_offset = present ? 40 : -1;
+    t->facts.realized_depth = present ? depth : -1;
+    t->facts.realized_length = tokens;
     t->completion_tokens = 3;
 }
 
@@ -268,7 +268,7 @@ static void test_order_stats(void)
     {
         size_t i;
         for (i = 0; i < s.n; i++)
-            if (!strcmp(s.t[i].axes, "k=3;policy=edges-first") && s.t[i].gold_offset >= 0)
+            if (!strcmp(s.t[i].axes, "k=3;policy=edges-first") && s.t[i].facts.gold_offset >= 0)
                 s.t[i].outcome = OUTCOME_CORRECT; /* 16 of 20 = 80% */
     }
     CHECK_INT(order_stats_compute(P(&s), s.n, &os, &err), 0);
@@ -283,7 +283,8 @@ static void test_order_stats(void)
         for (i = 0; i < s.n; i++)
             if (!strcmp(s.t[i].axes, "k=10;policy=edges-first") && n10++ < 17)
                 s.t[i].outcome = OUTCOME_CORRECT;
-            else if (!strcmp(s.t[i].axes, "k=3;policy=edges-first") && s.t[i].gold_offset >= 0)
+            else if (!strcmp(s.t[i].axes, "k=3;policy=edges-first") &&
+                     s.t[i].facts.gold_offset >= 0)
                 s.t[i].outcome = OUTCOME_CORRECT;
     }
     {

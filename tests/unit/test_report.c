@@ -47,10 +47,10 @@ static size_t make_trials(struct trial_result **out)
                 r->question_id = xstrdup(id);
                 r->length = li ? 32768 : 8192;
                 r->depth_bp = depths[di];
-                r->realized_length = r->length - 3;
+                r->facts.realized_length = r->length - 3;
                 r->usage_prompt_tokens =
-                    li ? (long)(r->realized_length * 1.05) : r->realized_length;
-                r->realized_depth = depths[di] / 10000.0;
+                    li ? (long)(r->facts.realized_length * 1.05) : r->facts.realized_length;
+                r->facts.realized_depth = depths[di] / 10000.0;
                 r->outcome = (int)q < k ? OUTCOME_CORRECT : OUTCOME_WRONG;
                 r->answer = xstrdup((int)q < k ? "right" : "wrong answer");
             }
@@ -578,9 +578,9 @@ static int make_store(int argc, char **argv)
                 t.question_id = id;
                 t.length = lengths[li];
                 t.depth_bp = depths[di];
-                t.realized_length = lengths[li] - 7;
-                t.usage_prompt_tokens = t.realized_length;
-                t.realized_depth = depths[di] / 10000.0;
+                t.facts.realized_length = lengths[li] - 7;
+                t.usage_prompt_tokens = t.facts.realized_length;
+                t.facts.realized_depth = depths[di] / 10000.0;
                 t.outcome = q < k ? OUTCOME_CORRECT : OUTCOME_WRONG;
                 t.attempts = 1;
                 t.finished_at = when + 1;

@@ -166,9 +166,9 @@ static void add(struct tset *s, const char *q, long len, int depth, int rep, enu
     t->depth_bp = depth;
     t->repeat = rep;
     t->outcome = o;
-    t->realized_length = len;
+    t->facts.realized_length = len;
     t->usage_prompt_tokens = len;
-    t->realized_depth = depth / 10000.0;
+    t->facts.realized_depth = depth / 10000.0;
     t->score = o == OUTCOME_CORRECT;
 }
 

@@ -22,6 +22,7 @@
 #include "run/run_identity.h"
 #include "store/store.h"
 #include "store/store_batch.h"
+#include "store/store-int.h"
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
@@ -512,7 +513,7 @@ static void test_migration_v10_to_v11(void)
         CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
         CHECK_INT(n, 1);
         if (n == 1)
-            CHECK_INT(v[0].gold_bm25_rank, 0);
+            CHECK_INT(v[0].facts.gold_bm25_rank, 0);
         store_trials_free(v, n);
         store_close(st);
     }
@@ -526,17 +527,17 @@ static void test_migration_v10_to_v11(void)
     t.length = 8192;
     t.depth_bp = 5000;
     t.outcome = OUTCOME_CORRECT;
-    t.gold_bm25_rank = 3;
-    t.bm25_docs = 17;
+    t.facts.gold_bm25_rank = 3;
+    t.facts.bm25_docs = 17;
     CHECK_INT(store_trial_put(st, "old", &t), 0);
     CHECK_INT(store_flush(st), 0);
     CHECK_INT(store_trials_load(st, "old", &v, &n), 0);
     CHECK_INT(n, 2);
     if (n == 2) {
-        CHECK_INT(v[0].gold_bm25_rank, 0);
-        CHECK_INT(v[0].bm25_docs, 0);
-        CHECK_INT(v[1].gold_bm25_rank, 3);
-        CHECK_INT(v[1].bm25_docs, 17);
+        CHECK_INT(v[0].facts.gold_bm25_rank, 0);
+        CHECK_INT(v[0].facts.bm25_docs, 0);
+        CHECK_INT(v[1].facts.gold_bm25_rank, 3);
+        CHECK_INT(v[1].facts.bm25_docs, 17);
     }
     store_trials_free(v, n);
     memset(&bt, 0, sizeof(bt));
@@ -1025,12 +1026,12 @@ static void test_trial_roundtrip(void)
     a.length = 65536;
     a.depth_bp = 10000;
     a.repeat = 3;
-    memset(a.prompt_sha256, 'f', SHA256_HEX_LEN);
-    a.prompt_sha256[SHA256_HEX_LEN] = '\0';
-    a.realized_length = 65500;
+    memset(a.facts.sha256, 'f', SHA256_HEX_LEN);
+    a.facts.sha256[SHA256_HEX_LEN] = '\0';
+    a.facts.realized_length = 65500;
     a.usage_prompt_tokens = 65530;
-    a.realized_depth = 0.987654321;
-    a.gold_offset = 64000;
+    a.facts.realized_depth = 0.987654321;
+    a.facts.gold_offset = 64000;
     a.outcome = OUTCOME_TRUNCATED;
     a.http_status = 200;
     a.attempts = 4;
@@ -1054,7 +1055,7 @@ static void test_trial_roundtrip(void)
     b.question_id = xstrdup("q2");
     b.length = 8192;
     b.depth_bp = 0;
-    b.realized_depth = NAN;
+    b.facts.realized_depth = NAN;
     b.outcome = OUTCOME_ERROR;
     CHECK_INT(store_trial_put(st, "r", &b), 0);
     CHECK_INT(store_pending(st), 2);
@@ -1073,11 +1074,11 @@ static void test_trial_roundtrip(void)
         CHECK_INT(x->length, 65536);
         CHECK_INT(x->depth_bp, 10000);
         CHECK_INT(x->repeat, 3);
-        CHECK_STR(x->prompt_sha256, a.prompt_sha256);
-        CHECK_INT(x->realized_length, 65500);
+        CHECK_STR(x->facts.sha256, a.facts.sha256);
+        CHECK_INT(x->facts.realized_length, 65500);
         CHECK_INT(x->usage_prompt_tokens, 65530);
-        CHECK_NEAR(x->realized_depth, 0.987654321, 0);
-        CHECK_INT(x->gold_offset, 64000);
+        CHECK_NEAR(x->facts.realized_depth, 0.987654321, 0);
+        CHECK_INT(x->facts.gold_offset, 64000);
         CHECK_INT(x->outcome, OUTCOME_TRUNCATED);
         CHECK_INT(x->http_status, 200);
         CHECK_INT(x->attempts, 4);
@@ -1096,8 +1097,8 @@ static void test_trial_roundtrip(void)
         CHECK_NEAR(x->sent_at, 1764494999.75, 0);
 
         CHECK_STR(y->question_id, "q2");
-        CHECK_STR(y->prompt_sha256, "");
-        CHECK(isnan(y->realized_depth));
+        CHECK_STR(y->facts.sha256, "");
+        CHECK(isnan(y->facts.realized_depth));
         CHECK_INT(y->usage_prompt_tokens, -1);
         CHECK_INT(y->completion_tokens, -1);
         CHECK_INT(y->outcome, OUTCOME_ERROR);
@@ -1122,6 +1123,198 @@ static void test_trial_roundtrip(void)
 }
 
 /*
+ * Every column of table in the store at path but skip has exactly one row of cols[0..n), of
+ * its SQL type, and no two rows hold one member.
+ */
+static void check_columns(const char *path, const char *table, const char *skip,
+                          const struct trial_col *cols, size_t n)
+{
+    struct strbuf out = STRBUF_INIT, sql = STRBUF_INIT;
+    struct strvec lines = STRVEC_INIT;
+    size_t i, j;
+    strbuf_addf(&sql, "SELECT name || ' ' || type FROM pragma_table_info('%s') WHERE name <> '%s'",
+                table, skip);
+    CHECK_INT(sqlite_cli(path, sql.buf, &out), 0);
+    strbuf_rtrim(&out);
+    strvec_split(&lines, out.buf, '\n');
+    CHECK_INT(lines.nr, n);
+    for (i = 0; i < lines.nr; i++) {
+        size_t found = 0;
+        for (j = 0; j < n; j++) {
+            struct strbuf row = STRBUF_INIT;
+            strbuf_addf(&row, "%s %s", cols[j].name, cols[j].sql_type);
+            found += !strcmp(row.buf, lines.v[i]);
+            strbuf_release(&row);
+        }
+        if (found != 1)
+            fprintf(stderr, "# %s column '%s': %zu rows in its column table\n", table, lines.v[i],
+                    found);
+        CHECK_INT(found, 1);
+    }
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+            CHECK(cols[i].offset != cols[j].offset);
+    strvec_clear(&lines);
+    strbuf_release(&out);
+    strbuf_release(&sql);
+}
+
+/*
+ * The column table (store-int.h TRIAL_COLUMNS) against a new store's trials table: every
+ * column but run_id has exactly one row, of the same SQL type, and no two rows hold one
+ * member; a trial with every field set to its own value is stored with each value in the
+ * column of its name (read with the sqlite3 tool, not our reader) and reads back equal.
+ */
+static void test_trial_columns_match_schema(void)
+{
+    static const struct {
+        const char *col, *stored;
+    } want[] = {
+        {"question_id", "'q101'"},
+        {"length", "102"},
+        {"depth_bp", "103"},
+        {"repeat", "104"},
+        {"axes", "'layout=chat'"},
+        {"prompt_sha256", "'aaaa'"},
+        {"realized_length", "105"},
+        {"usage_prompt_tokens", "106"},
+        {"realized_depth", "0.107"},
+        {"gold_offset", "108"},
+        {"outcome", "'filtered'"},
+        {"http_status", "109"},
+        {"attempts", "110"},
+        {"latency_ms", "111.5"},
+        {"completion_tokens", "112"},
+        {"finish_reason", "'f113'"},
+        {"answer", "'a114'"},
+        {"reasoning", "'r115'"},
+        {"score", "0.116"},
+        {"error", "'e117'"},
+        {"finished_at", "1700000118.5"},
+        {"cut", "1"},
+        {"reasoning_tokens", "119"},
+        {"reasoning_chars", "120"},
+        {"request_sha256", "'bbbb'"},
+        {"reused_from", "'s:121'"},
+        {"cache_n", "122"},
+        {"prompt_n", "123"},
+        {"prompt_ms", "124.5"},
+        {"cached_tokens", "125"},
+        {"sent_at", "1700000126.5"},
+        {"gold_bm25_rank", "127"},
+        {"bm25_docs", "128"},
+    };
+    size_t nwant = sizeof(want) / sizeof(want[0]), i, n = 0;
+    struct store *st = fresh_store("columns.db");
+    struct strbuf out = STRBUF_INIT, sql = STRBUF_INIT, expect = STRBUF_INIT;
+    struct trial_result a, *v = NULL;
+
+    /* the tables' rows against the schema */
+    check_columns(tpath("columns.db"), "trials", "run_id", store_trial_cols, TC__COUNT);
+    check_columns(tpath("columns.db"), "batch_trials", "batch", store_batch_trial_cols, BTC__COUNT);
+    CHECK_INT(nwant, TC__COUNT); /* a new column needs its row above */
+
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    trial_result_init(&a);
+    a.question_id = xstrdup("q101");
+    a.length = 102;
+    a.depth_bp = 103;
+    a.repeat = 104;
+    a.axes = xstrdup("layout=chat");
+    memset(a.facts.sha256, 'a', SHA256_HEX_LEN);
+    a.facts.realized_length = 105;
+    a.usage_prompt_tokens = 106;
+    a.facts.realized_depth = 0.107;
+    a.facts.gold_offset = 108;
+    a.outcome = OUTCOME_FILTERED;
+    a.http_status = 109;
+    a.attempts = 110;
+    a.latency_ms = 111.5;
+    a.completion_tokens = 112;
+    a.finish_reason = xstrdup("f113");
+    a.answer = xstrdup("a114");
+    a.reasoning = xstrdup("r115");
+    a.score = 0.116;
+    a.error = xstrdup("e117");
+    a.finished_at = 1700000118.5;
+    a.cut = 1;
+    a.reasoning_tokens = 119;
+    a.reasoning_chars = 120;
+    memset(a.request_sha256, 'b', SHA256_HEX_LEN);
+    a.reused_from = xstrdup("s:121");
+    a.cache_n = 122;
+    a.prompt_n = 123;
+    a.prompt_ms = 124.5;
+    a.cached_tokens = 125;
+    a.sent_at = 1700000126.5;
+    a.facts.gold_bm25_rank = 127;
+    a.facts.bm25_docs = 128;
+    CHECK_INT(store_trial_put(st, "r", &a), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_close(st), 0);
+
+    /* each value in the column of its name: the hashes by their first four characters */
+    strbuf_addstr(&sql, "SELECT ");
+    for (i = 0; i < nwant; i++) {
+        int sha = !strcmp(want[i].col, "prompt_sha256") || !strcmp(want[i].col, "request_sha256");
+        strbuf_addf(&sql, "%squote(%s%s%s)", i ? " || '|' || " : "", sha ? "substr(" : "",
+                    want[i].col, sha ? ", 1, 4)" : "");
+        strbuf_addf(&expect, "%s%s", i ? "|" : "", want[i].stored);
+    }
+    strbuf_addstr(&sql, " FROM trials");
+    strbuf_addch(&expect, '\n');
+    strbuf_reset(&out);
+    CHECK_INT(sqlite_cli(tpath("columns.db"), sql.buf, &out), 0);
+    CHECK_STR(out.buf, expect.buf);
+
+    st = store_open(tpath("columns.db"), STORE_READONLY);
+    CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
+    CHECK_INT(n, 1);
+    if (n == 1) {
+        const struct trial_result *x = &v[0];
+        CHECK_STR(x->question_id, a.question_id);
+        CHECK_INT(x->length, a.length);
+        CHECK_INT(x->depth_bp, a.depth_bp);
+        CHECK_INT(x->repeat, a.repeat);
+        CHECK_STR(x->axes, a.axes);
+        CHECK_STR(x->facts.sha256, a.facts.sha256);
+        CHECK_INT(x->facts.realized_length, a.facts.realized_length);
+        CHECK_INT(x->usage_prompt_tokens, a.usage_prompt_tokens);
+        CHECK_NEAR(x->facts.realized_depth, a.facts.realized_depth, 0);
+        CHECK_INT(x->facts.gold_offset, a.facts.gold_offset);
+        CHECK_INT(x->outcome, a.outcome);
+        CHECK_INT(x->http_status, a.http_status);
+        CHECK_INT(x->attempts, a.attempts);
+        CHECK_NEAR(x->latency_ms, a.latency_ms, 0);
+        CHECK_INT(x->completion_tokens, a.completion_tokens);
+        CHECK_STR(x->finish_reason, a.finish_reason);
+        CHECK_STR(x->answer, a.answer);
+        CHECK_STR(x->reasoning, a.reasoning);
+        CHECK_NEAR(x->score, a.score, 0);
+        CHECK_STR(x->error, a.error);
+        CHECK_NEAR(x->finished_at, a.finished_at, 0);
+        CHECK_INT(x->cut, a.cut);
+        CHECK_INT(x->reasoning_tokens, a.reasoning_tokens);
+        CHECK_INT(x->reasoning_chars, a.reasoning_chars);
+        CHECK_STR(x->request_sha256, a.request_sha256);
+        CHECK_STR(x->reused_from, a.reused_from);
+        CHECK_INT(x->cache_n, a.cache_n);
+        CHECK_INT(x->prompt_n, a.prompt_n);
+        CHECK_NEAR(x->prompt_ms, a.prompt_ms, 0);
+        CHECK_INT(x->cached_tokens, a.cached_tokens);
+        CHECK_NEAR(x->sent_at, a.sent_at, 0);
+        CHECK_INT(x->facts.gold_bm25_rank, a.facts.gold_bm25_rank);
+        CHECK_INT(x->facts.bm25_docs, a.facts.bm25_docs);
+    }
+    store_trials_free(v, n);
+    store_close(st);
+    trial_result_release(&a);
+    strbuf_release(&out);
+    strbuf_release(&sql);
+    strbuf_release(&expect);
+}
+
+/*
  * A run's points (store_points_load): every field the statistics read equal to the point of
  * the trial store_trials_load gives, in its order; each distinct id and axes kept once; the
  * answers only through store_trial_answer (by key, axes part of it; 1 for a missing trial or
@@ -1142,10 +1335,10 @@ static void test_points_and_answers(void)
         snprintf(q, sizeof(q), "q%zu", i % 3);
         make_trial(&t, q, 8192, (int)(i / 3) * 2500, 1, i % 4 ? OUTCOME_CORRECT : OUTCOME_WRONG);
         t.axes = xstrdup(i % 2 ? "needles=2" : "");
-        t.realized_length = 8000 + (long)i;
+        t.facts.realized_length = 8000 + (long)i;
         t.usage_prompt_tokens = 8100 + (long)i;
-        t.realized_depth = (double)i / 12;
-        t.gold_offset = 100 * (long)i;
+        t.facts.realized_depth = (double)i / 12;
+        t.facts.gold_offset = 100 * (long)i;
         t.completion_tokens = 5;
         t.reasoning_tokens = i % 2 ? 3 : -1;
         t.cut = i == 7;
@@ -1247,15 +1440,18 @@ static void test_trial_put_validation(void)
     CHECK_INT(make_run(st, "r", "m"), 0);
     capture_start();
     make_trial(&t, "q", 1, 10001, 0, OUTCOME_CORRECT);
+    /* each reason recorded for the command to print (store_errmsg), none printed */
     CHECK_INT(store_trial_put(st, "r", &t), -1);
-    CHECK(strstr(errs.buf, "out of range") != NULL);
+    CHECK(strstr(store_errmsg(st), "depth 10001 bp out of range") != NULL);
     t.depth_bp = 0;
     CHECK_INT(store_trial_put(st, "ghost", &t), -1);
-    CHECK(strstr(errs.buf, "no run named 'ghost'") != NULL);
+    CHECK(strstr(store_errmsg(st), "no run named 'ghost'") != NULL);
     free(t.question_id);
     t.question_id = NULL;
     CHECK_INT(store_trial_put(st, "r", &t), -1);
+    CHECK(strstr(store_errmsg(st), "trial without a question id") != NULL);
     capture_stop();
+    CHECK_STR(errs.buf, "");
     trial_result_release(&t);
     CHECK_INT(store_pending(st), 0);
     store_close(st);
@@ -2091,6 +2287,7 @@ int main(int argc, char **argv)
     RUN(test_runs_create_get_list);
     RUN(test_secrets_refused);
     RUN(test_trial_roundtrip);
+    RUN(test_trial_columns_match_schema);
     RUN(test_points_and_answers);
     RUN(test_golden_streamed);
     RUN(test_trial_put_validation);
