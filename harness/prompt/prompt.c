@@ -1027,7 +1027,7 @@ int prompt_build(struct prompt_builder *b, const struct prompt_request *r, struc
         goto cleanup;
     /* the cut starts from the present prompt's (repeat_cut()), so present prompts never depend
      * on absent ones built before them */
-    if (axes_has(r->axes, "absent", "yes") && prompt_absent_subs(b, s, r, err) < 0)
+    if (trial_is_absent(r->axes) && prompt_absent_subs(b, s, r, err) < 0)
         goto cleanup;
     if (b->needles)
         place_needles(b, s, order, k, d, spacing, total);

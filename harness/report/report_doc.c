@@ -17,6 +17,9 @@
 #include "report/plot.h"
 #include "prompt/overlap.h"
 #include "stats/hops.h"
+#include "stats/absent_stats.h"
+#include "run/run_identity.h"
+#include "run/score.h"
 #include "run/run_identity.h"
 #include "tokenizer/tokenizer.h"
 #include "base/unicode.h"
@@ -458,6 +461,28 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
         golden_set_release(&gs);
 }
 
+/* Needle-absent trials (run --absent): their rates, by the run's own abstention detector. */
+static int absent_stats(struct report_doc *d, const struct stats_options *o, struct strbuf *err)
+{
+    struct abstain_rule rule;
+    struct abstain_keep keep;
+    double share;
+    struct absent_stats *a;
+    int rc;
+    if (!run_identity_abstain(d->run.settings_json, &share, &rule, &keep))
+        return 0;
+    a = xcalloc(1, sizeof(*a));
+    rc = absent_stats_compute(d->trials, d->ntrials, &rule, o->z, a, err);
+    run_identity_abstain_release(&keep);
+    if (rc < 0 || !a->present) {
+        absent_stats_release(a);
+        free(a);
+        return rc;
+    }
+    d->stats.absent = a;
+    return 0;
+}
+
 int report_doc_load(struct report_doc *d, struct store *st, const char *name,
                     const struct stats_options *o, struct strbuf *err)
 {
@@ -483,6 +508,8 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     if (stats_compute(d->points, d->ntrials, o, &d->stats, err) < 0)
         return -1;
     d->have_stats = 1;
+    if (absent_stats(d, o, err) < 0)
+        return -1;
     /*
      * an order experiment's axes (policy, k) have its own section; other runs' axes get the
      * Axes section; every run gets the overlap terciles there

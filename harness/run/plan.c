@@ -257,11 +257,6 @@ static int build_combos(struct plan *p, const struct plan_spec *spec, struct str
     return 0;
 }
 
-int plan_trial_is_absent(const char *axes)
-{
-    return axes_has(axes, PLAN_ABSENT_AXIS, "yes");
-}
-
 /* 1 when the depth trial (question id, length, repeat, depth, axes) has an absent twin. */
 static int absent_drawn(const struct plan_spec *spec, const char *qid, long length, int repeat,
                         int depth_bp, const char *axes)

@@ -91,10 +91,8 @@ struct plan_spec {
     double absent;
     unsigned long seed;
 };
-/* The axis an absent twin carries (absent=yes); present trials carry none. */
-#define PLAN_ABSENT_AXIS "absent"
-/* 1 when the trial key's axes mark a needle-absent twin. */
-int plan_trial_is_absent(const char *axes);
+/* The axis an absent twin carries (absent=yes; trial_is_absent()); present trials carry none. */
+#define PLAN_ABSENT_AXIS         "absent"
 #define PLAN_CONTROL_CLOSED_BOOK 1u
 #define PLAN_CONTROL_ORACLE      2u
 /*

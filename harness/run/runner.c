@@ -367,7 +367,7 @@ static int score_trial(const struct runner_config *cfg, const struct plan_trial 
     const char **needles = NULL;
     size_t n;
     int rc;
-    if (plan_trial_is_absent(pt->axes)) {
+    if (trial_is_absent(pt->axes)) {
         static const struct abstain_rule dflt = {ABSTAIN_PHRASE, NULL, 0};
         rc = score_abstained(cfg->abstain ? cfg->abstain : &dflt, answer ? answer : "", err);
         *score = rc > 0;

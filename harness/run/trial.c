@@ -204,6 +204,11 @@ void trial_result_facts(const struct trial_result *t, struct prompt_facts *out)
     out->bm25_docs = t->bm25_docs;
 }
 
+int trial_is_absent(const char *axes)
+{
+    return axes_has(axes, "absent", "yes");
+}
+
 int trial_is_control(long length, int depth_bp)
 {
     return length == TRIAL_CONTROL_LENGTH &&

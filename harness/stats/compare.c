@@ -144,7 +144,8 @@ static const struct trial_point **sorted_final(const struct trial_point *t, size
     size_t i, m = 0, k = 0;
     for (i = 0; i < n; i++) {
         const char *q = t[i].question_id ? t[i].question_id : "";
-        if (t[i].outcome == OUTCOME_PENDING || trial_is_control(t[i].length, t[i].depth_bp))
+        if (t[i].outcome == OUTCOME_PENDING || trial_is_control(t[i].length, t[i].depth_bp) ||
+            trial_is_absent(t[i].axes))
             continue;
         if (nk && bsearch(&q, known, nk, sizeof(*known), cmp_str))
             continue;
