@@ -273,10 +273,13 @@ static void add_absent_rates(struct json *o, const char *key, const struct absen
             json_add_null(e, "length");
         else
             json_add_num(e, "length", (double)v[i].length);
-        if (v[i].depth_bp == ABSENT_ALL_DEPTHS)
-            json_add_null(e, "depth_pct");
-        else
-            json_add_num(e, "depth_pct", v[i].depth_bp / 100.0);
+        if (v[i].depth_bp == ABSENT_ALL_DEPTHS) {
+            json_add_null(e, "depth");
+            json_add_null(e, "depth_bp");
+        } else {
+            json_add_num(e, "depth", v[i].depth_bp / 100.0);
+            json_add_num(e, "depth_bp", v[i].depth_bp);
+        }
         json_add_num(e, "n", (double)v[i].n);
         json_add_num(e, "events", (double)v[i].k);
         json_add_num(e, "questions", (double)v[i].questions);
@@ -287,8 +290,8 @@ static void add_absent_rates(struct json *o, const char *key, const struct absen
 
 /*
  * "absent": needle-absent trials (run --absent): the hallucination rate on the absent twins and
- * the false-absence rate on the present trials, per (length, depth), per length (depth_pct
- * null) and overall (both null, last).
+ * the false-absence rate on the present trials, per (length, depth), per length (depth
+ * null) and overall (both null, last), as the cells name them.
  */
 static void add_absent(struct json *root, const struct absent_stats *a)
 {
