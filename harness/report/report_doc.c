@@ -42,6 +42,7 @@ void report_doc_init(struct report_doc *d)
     strbuf_init(&d->golden_note, 0);
     strbuf_init(&d->hygiene_note, 0);
     strbuf_init(&d->axis_files, 0);
+    strbuf_init(&d->absent_svg, 0);
     strbuf_init(&d->pair_svg, 0);
     strbuf_init(&d->pair_file, 0);
 }
@@ -75,6 +76,17 @@ int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned format
             }
             if (written)
                 strbuf_add(written, names.buf, names.len);
+        }
+    }
+    if (ret == PLOT_OK && d->have_stats && d->stats.absent && !d->have_absent_plot) {
+        ret = report_absent_plot(dir, formats, &d->run, d->stats.absent, &d->absent_svg);
+        if (ret == PLOT_OK) {
+            d->have_absent_plot = 1;
+            d->absent_plot.title = "Needle-absent trials: hallucination and false absence by depth";
+            d->absent_plot.file = dir ? "absent.svg" : NULL;
+            d->absent_plot.svg = d->absent_svg.len ? d->absent_svg.buf : NULL;
+            if (written)
+                strbuf_addf(written, "%sabsent.svg", written->len ? ", " : "");
         }
     }
     if (ret == PLOT_OK && d->have_stats && d->stats.hops && !d->hops_svg) {
@@ -642,6 +654,7 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.axis_pair_plot = d->have_pair_plot ? &d->pair_plot : NULL;
     d->in.hops_plots = d->hops_plots;
     d->in.n_hops_plots = d->n_hops_plots;
+    d->in.absent_plot = d->have_absent_plot ? &d->absent_plot : NULL;
     d->in.golden = d->have_golden ? &d->gs : NULL;
     d->in.lexical = d->lexical;
     d->in.n_lexical = d->n_lexical;
@@ -754,6 +767,7 @@ void report_doc_release(struct report_doc *d)
         strbuf_release(&d->hops_svg[i]);
     free(d->hops_svg);
     free(d->hops_plots);
+    strbuf_release(&d->absent_svg);
     strbuf_release(&d->hops_files);
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;
