@@ -1,7 +1,7 @@
 # The combination matrix: every way a run sends (online, --batch through serve-sim's Batch API,
 # --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server) crossed with every axis value
 # (--layout, --question-at, --needles, --haystack-order, --distractors, --repeats,
-# --completions) in a pairwise (covering-array) design generated from the two tables below:
+# --completions, --absent) in a pairwise (covering-array) design generated from the two tables below:
 # every pair of values of any two factors is in at least one row, so a new axis or mode joins
 # the matrix as one table entry. Each row is one small run (2 two-needle questions, 1k tokens,
 # depths 0 and 100) made online and in its mode. Invariants per trial key: the mode's request
@@ -27,6 +27,7 @@ AXES = {  # run option -> values (one per row); "" = the option left out
     "distractors": ["hard", "random"],
     "repeats": ["1", "2"],
     "completions": ["no", "yes"],
+    "absent": ["", "0.5"],  # needle-absent twins (the phrase: words qa-both.txt says)
 }
 MODES = ["batch", "shard", "reuse", "server"]
 FACTORS = dict(AXES, mode=MODES)
@@ -94,6 +95,8 @@ for i, row in enumerate(ROWS):
             base += ["--completions"] if v == "yes" else []
         elif opt == "repeats":
             base += ["--repeats", v]
+        elif opt == "absent":
+            base += ["--absent", v, "--abstain-phrase", "only the documents"] if v else []
         else:
             base += [f"--{opt}", v]
     on = base + ["--tokenizer", tk, "--run", "on"]
