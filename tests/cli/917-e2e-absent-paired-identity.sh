@@ -1,8 +1,9 @@
 # run --absent P's twins are paired and keyed: a seeded share of the trial keys (the same keys in
 # a second run with the seed, others with another seed) gets a twin keyed absent=yes whose prompt
-# has the present trial's exact length and other bytes, without the gold chunk; the present trials' prompts are byte for byte those of the same run without
-# --absent (no identity or resume of present trials moves); a resume with another share is
-# refused, naming the setting, and a resume with the same one sends nothing.
+# has the present trial's exact length and other bytes, without the gold chunk; the present
+# trials' prompts are byte for byte those of the same run without --absent (no identity or
+# resume of present trials moves); a resume with another share is refused, naming the setting,
+# and a resume with the same one sends nothing.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 start_sim sim --dataset "$REPO/datasets/needle.jsonl" --model m
