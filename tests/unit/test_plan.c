@@ -140,7 +140,7 @@ static void test_matrix_and_shards(void)
     struct golden_set gs;
     const long lengths[] = {8192, 32768};
     const int depths[] = {0, 5000, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, NULL, 0};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, NULL, 0, 0, 0};
     struct plan all, sh;
     struct strbuf err = STRBUF_INIT;
     unsigned s, k;
@@ -204,7 +204,7 @@ static void test_summary(void)
     struct golden_set gs;
     const long lengths[] = {8192, 65536};
     const int depths[] = {0, 2500, 5000, 7500, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0, NULL, 0};
+    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0, NULL, 0, 0, 0};
     struct plan p;
     struct plan_cost cost = {3.0, 15.0, 100};
     struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -250,7 +250,8 @@ static void test_cache_estimate(void)
     const long lengths[] = {1000};
     int depths[11];
     const int shuffled[] = {5000, 10000, 0, 2500};
-    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK, NULL, 0};
+    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK,
+                             NULL,    0, 0,      0};
     struct plan p;
     struct strbuf err = STRBUF_INIT;
     double in, cached;
@@ -282,8 +283,9 @@ static void test_controls(void)
     struct golden_set gs;
     const long lengths[] = {8192};
     const int depths[] = {0, 10000};
-    struct plan_spec spec = {
-        lengths, 1, depths, 2, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE, NULL, 0};
+    struct plan_spec spec = {lengths, 1, depths, 2,
+                             2,       0, 1,      PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE,
+                             NULL,    0, 0,      0};
     struct plan all, a, b;
     struct strbuf err = STRBUF_INIT;
     unsigned bits;
@@ -330,7 +332,7 @@ static void test_axes(void)
     const char *const qa[] = {"end", "start"};
     const char *const nd[] = {"1", "2", "4"};
     struct plan_axis ax[] = {{"question-at", qa, 2}, {"needles", nd, 3}};
-    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, ax, 2};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, ax, 2, 0, 0};
     struct plan all, sh, plain;
     struct strbuf err = STRBUF_INIT;
     size_t i, j, covered = 0;
