@@ -214,6 +214,10 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
          "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)", 0},
         {OPT_POINTS, "fail-margin", 0, &co->fail_margin, "D",
          "FAIL means worse by more than D, absolute (default half the tolerance)", 0},
+        {OPT_POINTS, "hallucination-margin", 0, &co->halluc_margin, "D",
+         "also FAIL when the candidate's hallucination rate on needle-absent trials (run "
+         "--absent) is higher by more than D, absolute (default: not tested)",
+         0},
         {OPT_STRING, "gate", 0, &c->gate, "primary|cells",
          "what fails the gate: the primary endpoints, per length all depths, the middle band "
          "(25-75%) and the dip (default), or those and every cell and axis value",
@@ -275,6 +279,10 @@ static int compare_check_options(struct compare_cmd *c)
     if (co->fail_margin >= 0.0 && !(co->fail_margin <= co->tolerance))
         return error("--fail-margin must be between 0 and the tolerance (%g), not %g",
                      co->tolerance, co->fail_margin);
+    if (co->halluc_margin >= 0.0 && !(co->halluc_margin <= 1.0))
+        return error("--hallucination-margin must be between 0 and 1 (an absolute rise of the "
+                     "hallucination rate), not %g",
+                     co->halluc_margin);
     co->gate = c->gate && !strcmp(c->gate, "cells") ? COMPARE_GATE_CELLS : COMPARE_GATE_PRIMARY;
     co->pass_rule = c->pass_rule && !strcmp(c->pass_rule, "no-regression")
                         ? COMPARE_PASS_NO_REGRESSION

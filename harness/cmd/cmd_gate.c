@@ -42,6 +42,7 @@ struct gate_cmd {
     const char *junit, *json, *out_dir, *spending_s, *progress;
     long repeats, seed, concurrency, round, max_questions, max_tokens;
     double alpha, tolerance, fail_margin;
+    double halluc_margin; /* --hallucination-margin (< 0: off) */
     struct strvec run_args;
     struct strvec rest;
 
@@ -116,6 +117,10 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
          "smallest drop that counts, absolute (default 0.05)", 0},
         {OPT_POINTS, "fail-margin", 0, &c->fail_margin, "D",
          "FAIL means worse by more than D, absolute (default half the tolerance)", 0},
+        {OPT_POINTS, "hallucination-margin", 0, &c->halluc_margin, "D",
+         "also FAIL when the candidate's hallucination rate on needle-absent trials (both runs "
+         "with --run-arg=--absent=P) is higher by more than D, absolute (default: not tested)",
+         0},
         {OPT_STRING, "spending", 0, &c->spending_s, "pocock|obf",
          "kept for gates started with it: the rounds' tests are anytime-valid and spend "
          "nothing, so it changes no level",
@@ -158,6 +163,10 @@ static int gate_check(struct gate_cmd *c)
     if (c->fail_margin >= 0 && !(c->fail_margin <= c->tolerance))
         return error("--fail-margin must be between 0 and the tolerance (%g), not %g", c->tolerance,
                      c->fail_margin);
+    if (c->halluc_margin >= 0 && !(c->halluc_margin <= 1))
+        return error("--hallucination-margin must be between 0 and 1 (an absolute rise of the "
+                     "hallucination rate), not %g",
+                     c->halluc_margin);
     if (c->spending_s && seq_spending_parse(c->spending_s, &c->spending))
         return error("--spending must be pocock or obf, not '%s'", c->spending_s);
     if (c->name && (!*c->name || c->name[0] == '-'))
@@ -196,6 +205,8 @@ static int gate_design(struct gate_cmd *c)
         json_add_num(s, "fail_margin", c->fail_margin >= 0 ? c->fail_margin : c->tolerance / 2);
         json_add_str(s, "candidate_model", c->model);
         json_add_str(s, "golden_sha256", c->gs.sha256);
+        if (c->halluc_margin >= 0) /* only when given: gates started before keep their identity */
+            json_add_num(s, "hallucination_margin", c->halluc_margin);
         json_add_num(s, "max_questions", (double)c->nmax);
         json_add_num(s, "round", (double)c->round);
         json_add_num(s, "seed", (double)c->seed);
@@ -365,6 +376,7 @@ static int gate_analyse(struct gate_cmd *c, size_t k, struct json **state)
     co.tolerance = c->tolerance;
     co.alpha = c->alpha;
     co.fail_margin = c->fail_margin;
+    co.halluc_margin = c->halluc_margin;
     /* the betting tests take the questions in the order they entered the rounds */
     order = xcalloc(n ? n : 1, sizeof(*order));
     for (size_t j = 0; j < n; j++)
@@ -588,6 +600,8 @@ static void gate_json(struct strbuf *out, const struct gate_cmd *c, const struct
     json_add_num(seq, "alpha", c->alpha);
     json_add_num(seq, "tolerance", c->tolerance);
     json_add_num(seq, "fail_margin", c->fail_margin >= 0 ? c->fail_margin : c->tolerance / 2);
+    if (c->halluc_margin >= 0)
+        json_add_num(seq, "hallucination_margin", c->halluc_margin);
     json_add_str(seq, "baseline_run", c->base_run.buf);
     json_add_str(seq, "candidate_run", c->cand_run.buf);
     json_add(seq, "rounds", json_copy(c->rounds));
@@ -705,6 +719,7 @@ int cmd_gate(int argc, const char **argv)
     c.tolerance = 0.05;
     c.spending = SEQ_SPEND_POCOCK;
     c.fail_margin = -1;
+    c.halluc_margin = -1;
     c.name = "gate";
 
     rc = gate_parse(&c, argc, argv);

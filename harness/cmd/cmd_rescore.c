@@ -52,8 +52,8 @@ static int is_old_cut_answer(const struct trial_result *t)
  * again, outcome, score, cut). Returns 0, or -1 after an error.
  */
 static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
-                         const enum scorer_kind *scorers, const char *open, const char *close,
-                         struct rescore_counts *n)
+                         const enum scorer_kind *scorers, const struct abstain_rule *ab,
+                         const char *open, const char *close, struct rescore_counts *n)
 {
     const struct question *q;
     struct strbuf ans = STRBUF_INIT, rs = STRBUF_INIT, err = STRBUF_INIT;
@@ -98,9 +98,15 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
     } else {
         const char **needles = NULL;
         size_t nn = prompt_needle_answers(q, t->axes, &needles);
-        int rc = nn ? score_answer(SCORER_ALL, t->answer, needles, nn, NULL, &s, &err)
-                    : score_answer(scorers[qi], t->answer, (const char *const *)q->answers.v,
-                                   q->answers.nr, q->answer_regex, &s, &err);
+        int rc = trial_is_absent(t->axes) /* run --absent: abstaining is correct */
+                     ? score_abstained(ab, t->answer, &err)
+                     : nn ? score_answer(SCORER_ALL, t->answer, needles, nn, NULL, &s, &err)
+                          : score_answer(scorers[qi], t->answer, (const char *const *)q->answers.v,
+                                         q->answers.nr, q->answer_regex, &s, &err);
+        if (trial_is_absent(t->axes) && rc >= 0) {
+            s = rc;
+            rc = 0;
+        }
         free(needles);
         if (rc < 0) {
             error("rescore: question '%s': %s", q->id, err.buf);
@@ -192,6 +198,8 @@ static void print_summary(const char *from, const char *version, const char *tar
 /* The options as given and what rescore loads and writes. */
 struct rescore_cmd {
     const char *db, *scorer_arg, *as, *dataset, *tags;
+    struct abstain_rule abstain; /* run --absent's detector (the default phrase without) */
+    struct abstain_keep abstain_keep;
     struct strvec rest;
     enum scorer_kind def, *scorers; /* --scorer, and per question */
     struct store *st;
@@ -233,6 +241,7 @@ static int rescore_cmd_release(struct rescore_cmd *r, int rc)
     free(r->close);
     free(r->run_tags);
     free(r->settings);
+    run_identity_abstain_release(&r->abstain_keep);
     strvec_clear(&r->rest);
     strbuf_release(&r->err);
     strbuf_release(&r->ver);
@@ -321,10 +330,13 @@ static int rescore_inputs(struct rescore_cmd *r)
 /* Load the run's trials and score each again (in memory). An exit code. */
 static int rescore_trials(struct rescore_cmd *r)
 {
+    double share;
+    if (!run_identity_abstain(r->run.settings_json, &share, &r->abstain, &r->abstain_keep))
+        r->abstain.phrase = ABSTAIN_PHRASE;
     if (store_trials_load(r->st, r->run.name, &r->v, &r->nt) != 0)
         return DM_EXIT_INFRA;
     for (size_t i = 0; i < r->nt; i++)
-        if (rescore_trial(&r->v[i], &r->gs, r->scorers, r->open, r->close, &r->n) < 0)
+        if (rescore_trial(&r->v[i], &r->gs, r->scorers, &r->abstain, r->open, r->close, &r->n) < 0)
             return DM_EXIT_USAGE;
     return DM_EXIT_OK;
 }

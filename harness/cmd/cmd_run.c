@@ -113,6 +113,18 @@ static int parse_run_options(struct run_ctx *c)
          0},
         {OPT_STRING, "depths-b", 0, &c->o.depths_b, "LIST",
          "with --hops 2: needle B's depths (default: --depths)", 0},
+        {OPT_STRING, "absent", 0, &c->o.absent, "P",
+         "needle-absent trials: a share P of the trials (drawn from --seed) also asked with the "
+         "gold chunk replaced by the next distractor (axis absent=yes); scored as abstention "
+         "(correct) or a hallucinated answer (needs a template that says --abstain-phrase, e.g. "
+         "--template qa-absent)",
+         0},
+        {OPT_STRING, "abstain-phrase", 0, &c->o.abstain_phrase, "TEXT",
+         "with --absent: the words that mark an abstention, as the template tells the model "
+         "(default \"not in the documents\")",
+         0},
+        {OPT_LIST, "abstain-regex", 0, &c->o.abstain_regex, "RE",
+         "with --absent: an answer matching this PCRE2 pattern abstains too (repeatable)", 0},
         {OPT_STRING, "layout", 0, &c->o.layout, "LIST",
          "axis, comma-separated: where the haystack goes, " PROMPT_LAYOUT_HELP
          "all but documents in chat requests only",
@@ -539,6 +551,8 @@ static int load_inputs(struct run_ctx *c)
     c->spec.controls = c->controls;
     c->spec.axes = c->axes;
     c->spec.axes_nr = c->axes_nr;
+    c->spec.absent = c->absent;
+    c->spec.seed = (unsigned long)c->o.seed;
     if (run_checks_axes(c) < 0)
         return -1;
     strbuf_reset(&c->err);

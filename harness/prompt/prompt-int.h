@@ -146,6 +146,13 @@ struct prompt_builder {
      * its own; depth_b < 0 without them.
      */
     double depth_b;
+    /*
+     * run --absent (axis absent=yes; docs/effects.md "Needle-absent trials"): gold chunk g is
+     * rendered as absent_sub[g], its first absent_len[g] bytes (cut to the gold's tokens), for
+     * g < absent_nr; 0 for every other request
+     */
+    const struct chunk *absent_sub[PROMPT_MAX_NEEDLES];
+    size_t absent_len[PROMPT_MAX_NEEDLES], absent_nr;
     struct chunk *neutral; /* NEUTRAL_MAX chunks sharing one text, made on first use */
     char *neutral_text;
     uint64_t tick;
@@ -194,6 +201,16 @@ int prompt_build_order_trial(struct prompt_builder *b, const struct prompt_reque
                              struct built_prompt *out, struct strbuf *err);
 
 long prompt_chunk_cost(struct prompt_builder *b, const struct chunk *c, struct strbuf *err);
+
+/*
+ * A needle-absent request (absent=yes): the distractors that stand in for the gold chunks,
+ * into b->absent_sub/absent_len: for each gold chunk the next eligible filler chunk the
+ * selection s does not hold (the first of the next few whose block is at least the gold's,
+ * cut to the gold's tokens; else the next whole), so the prompt keeps its length. Returns 0,
+ * or -1 (err: no filler left, or counting failed).
+ */
+int prompt_absent_subs(struct prompt_builder *b, const struct seq *s,
+                       const struct prompt_request *r, struct strbuf *err);
 
 /* Exact token count of the request's content as sent (the template overhead not included). */
 long prompt_count_request(struct prompt_builder *b, const struct built_prompt *p, int chat,

@@ -453,6 +453,12 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
                                      q->gold[g].id, q->gold[g].text_len, NULL};
             if ((b->needles ? b->pos[g] : k) != i)
                 continue;
+            if (g < b->absent_nr) { /* a needle-absent trial: the distractor in the gold's place */
+                const struct chunk *c = b->absent_sub[g];
+                d = (struct chunk_fields){
+                    index, c->title,         c->text,
+                    c->id, b->absent_len[g], prompt_cut_tail(c, b->absent_len[g])};
+            }
             index++;
             if (!first)
                 strbuf_addstr(&b->docs, t->separator);
@@ -1001,6 +1007,7 @@ static int build_sized(struct prompt_builder *b, const struct prompt_request *r,
     double d = (double)r->depth_bp / DEPTH_BP_MAX, spacing = 0;
     int ret = -1;
 
+    b->absent_nr = 0;
     if (select_user(b, r, err) < 0 || select_needles(b, r, &spacing, err) < 0 ||
         select_layout(b, r, err) < 0)
         return -1;
@@ -1055,6 +1062,10 @@ static int build_sized(struct prompt_builder *b, const struct prompt_request *r,
         before = best_num;
     }
     if (repeat_cut(b, s, order, r, out, &start, err) < 0)
+        goto cleanup;
+    /* the cut starts from the present prompt's (repeat_cut()), so present prompts never depend
+     * on absent ones built before them */
+    if (trial_is_absent(r->axes) && prompt_absent_subs(b, s, r, err) < 0)
         goto cleanup;
     if (b->needles)
         place_needles(b, s, order, k, d, spacing, total);

@@ -931,3 +931,63 @@ int prompt_fit_exact(struct prompt_builder *b, const struct seq *s, const size_t
     }
     return 0;
 }
+
+/* Unselected filler chunks looked at for one whose block is as long as the gold's. */
+#define ABSENT_CANDIDATES 64
+
+int prompt_absent_subs(struct prompt_builder *b, const struct seq *s,
+                       const struct prompt_request *r, struct strbuf *err)
+{
+    unsigned mode;
+    const struct qfill *f;
+    size_t g, ng = b->needles ? b->needles : r->q->gold_nr, j;
+    b->absent_nr = 0;
+    if (prompt_request_fill_mode(r, &mode, err) < 0)
+        return -1;
+    f = prompt_get_fill(b, r->q, r->seed, mode);
+    for (g = 0; g < ng && g < PROMPT_MAX_NEEDLES; g++) {
+        long want = prompt_chunk_cost(b, &r->q->gold[g], err), len = -1;
+        const struct chunk *first = NULL, *pick = NULL;
+        size_t seen = 0;
+        if (want < 0)
+            return -1;
+        for (j = 0; j < f->nr && seen < ABSENT_CANDIDATES && !pick; j++) {
+            const struct chunk *c = prompt_fill_at(b, f, j);
+            long cost;
+            size_t k;
+            int used = selected(s, c);
+            for (k = 0; k < g && !used; k++)
+                used = b->absent_sub[k] == c;
+            if (used)
+                continue;
+            seen++;
+            if (!first)
+                first = c;
+            cost = prompt_chunk_cost(b, c, err);
+            if (cost < 0)
+                return -1;
+            if (cost >= want) {
+                len = cost == want ? (long)c->text_len : cut_chunk(b, c, want, err);
+                if (len < 0)
+                    return -1;
+                if (len > 0)
+                    pick = c;
+            }
+        }
+        if (!pick && first) {
+            pick = first;
+            len = (long)first->text_len;
+        }
+        if (!pick) {
+            strbuf_addf(err,
+                        "question %s: no distractor left to stand in for the gold at %ld tokens "
+                        "(--absent; %zu eligible filler chunks, all in the prompt)",
+                        r->q->id, r->target_len, f->nr);
+            return -1;
+        }
+        b->absent_sub[g] = pick;
+        b->absent_len[g] = (size_t)len;
+        b->absent_nr = g + 1;
+    }
+    return 0;
+}

@@ -338,7 +338,11 @@ void plot_script_multiples(struct strbuf *sb, const struct plot_opts *o, const s
                               "noenhanced\n");
         else
             strbuf_addstr(sb, "unset xlabel\n");
-        if (i % cols == 0)
+        if (i % cols == 0 && o->ylabel) {
+            strbuf_addstr(sb, "set ylabel ");
+            escape_gnuplot(sb, o->ylabel);
+            strbuf_addstr(sb, " noenhanced\n");
+        } else if (i % cols == 0)
             strbuf_addstr(sb, "set ylabel 'accuracy' noenhanced\n");
         else
             strbuf_addstr(sb, "unset ylabel\n");

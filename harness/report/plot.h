@@ -88,6 +88,8 @@ struct plot_opts {
     double control_acc[2];
     /* U-curves: the legend of the interval bands (NULL: "95% interval (by question)") */
     const char *band_label;
+    /* small multiples: the y axis title (NULL: "accuracy") */
+    const char *ylabel;
 };
 
 /* File extension for a format: "svg" or "png". */

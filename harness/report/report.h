@@ -87,6 +87,8 @@ struct report_input {
     /* two-hop chains (stats->hops): per length its depth A x depth B heatmap, or NULL/0 */
     const struct report_plot *hops_plots;
     size_t n_hops_plots;
+    /* needle-absent trials (stats->absent): the rates by depth, or NULL */
+    const struct report_plot *absent_plot;
 
     /*
      * The question x depth matrix and trial details of report.html (all may be
@@ -187,6 +189,15 @@ int report_axis_pair_plot(const char *dir, unsigned formats, const struct run_in
  * hops-LENGTH.svg/.png, its SVG appended to svg[l] and "hops-LENGTH.svg" and a NUL to files.
  * Returns a plot_status (PLOT_OK when h is NULL).
  */
+/*
+ * Needle-absent trials (run --absent): absent.svg/.png, two panels (hallucination on the absent
+ * twins, false absence with the gold present), the rate by depth, one line per length with its
+ * interval; its SVG appended to svg.
+ */
+struct absent_stats;
+int report_absent_plot(const char *dir, unsigned formats, const struct run_info *run,
+                       const struct absent_stats *a, struct strbuf *svg);
+
 struct hops_stats;
 int report_hops_plots(const char *dir, unsigned formats, const struct run_info *run,
                       const struct hops_stats *h, struct strbuf *svg, struct strbuf *files);

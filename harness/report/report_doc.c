@@ -17,6 +17,9 @@
 #include "report/plot.h"
 #include "prompt/overlap.h"
 #include "stats/hops.h"
+#include "stats/absent_stats.h"
+#include "run/run_identity.h"
+#include "run/score.h"
 #include "run/run_identity.h"
 #include "tokenizer/tokenizer.h"
 #include "base/unicode.h"
@@ -39,6 +42,7 @@ void report_doc_init(struct report_doc *d)
     strbuf_init(&d->golden_note, 0);
     strbuf_init(&d->hygiene_note, 0);
     strbuf_init(&d->axis_files, 0);
+    strbuf_init(&d->absent_svg, 0);
     strbuf_init(&d->pair_svg, 0);
     strbuf_init(&d->pair_file, 0);
 }
@@ -72,6 +76,17 @@ int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned format
             }
             if (written)
                 strbuf_add(written, names.buf, names.len);
+        }
+    }
+    if (ret == PLOT_OK && d->have_stats && d->stats.absent && !d->have_absent_plot) {
+        ret = report_absent_plot(dir, formats, &d->run, d->stats.absent, &d->absent_svg);
+        if (ret == PLOT_OK) {
+            d->have_absent_plot = 1;
+            d->absent_plot.title = "Needle-absent trials: hallucination and false absence by depth";
+            d->absent_plot.file = dir ? "absent.svg" : NULL;
+            d->absent_plot.svg = d->absent_svg.len ? d->absent_svg.buf : NULL;
+            if (written)
+                strbuf_addf(written, "%sabsent.svg", written->len ? ", " : "");
         }
     }
     if (ret == PLOT_OK && d->have_stats && d->stats.hops && !d->hops_svg) {
@@ -458,6 +473,28 @@ static void overlap_axis(struct report_doc *d, const struct stats_options *o)
         golden_set_release(&gs);
 }
 
+/* Needle-absent trials (run --absent): their rates, by the run's own abstention detector. */
+static int absent_stats(struct report_doc *d, const struct stats_options *o, struct strbuf *err)
+{
+    struct abstain_rule rule;
+    struct abstain_keep keep;
+    double share;
+    struct absent_stats *a;
+    int rc;
+    if (!run_identity_abstain(d->run.settings_json, &share, &rule, &keep))
+        return 0;
+    a = xcalloc(1, sizeof(*a));
+    rc = absent_stats_compute(d->trials, d->ntrials, &rule, o->z, a, err);
+    run_identity_abstain_release(&keep);
+    if (rc < 0 || !a->present) {
+        absent_stats_release(a);
+        free(a);
+        return rc;
+    }
+    d->stats.absent = a;
+    return 0;
+}
+
 int report_doc_load(struct report_doc *d, struct store *st, const char *name,
                     const struct stats_options *o, struct strbuf *err)
 {
@@ -483,6 +520,8 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
     if (stats_compute(d->points, d->ntrials, o, &d->stats, err) < 0)
         return -1;
     d->have_stats = 1;
+    if (absent_stats(d, o, err) < 0)
+        return -1;
     /*
      * an order experiment's axes (policy, k) have its own section; other runs' axes get the
      * Axes section; every run gets the overlap terciles there
@@ -615,6 +654,7 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.axis_pair_plot = d->have_pair_plot ? &d->pair_plot : NULL;
     d->in.hops_plots = d->hops_plots;
     d->in.n_hops_plots = d->n_hops_plots;
+    d->in.absent_plot = d->have_absent_plot ? &d->absent_plot : NULL;
     d->in.golden = d->have_golden ? &d->gs : NULL;
     d->in.lexical = d->lexical;
     d->in.n_lexical = d->n_lexical;
@@ -727,6 +767,7 @@ void report_doc_release(struct report_doc *d)
         strbuf_release(&d->hops_svg[i]);
     free(d->hops_svg);
     free(d->hops_plots);
+    strbuf_release(&d->absent_svg);
     strbuf_release(&d->hops_files);
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;

@@ -29,7 +29,7 @@ static int gated(const struct compare_result *r, const struct compare_test *t)
 {
     if (t->scope == COMPARE_OVERALL)
         return 0;
-    return t->primary || r->opt.gate == COMPARE_GATE_CELLS;
+    return t->primary || t->scope == COMPARE_HALLUC || r->opt.gate == COMPARE_GATE_CELLS;
 }
 
 /* A gated test that keeps the verdict from PASS under the bound rule without failing it. */

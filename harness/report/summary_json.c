@@ -11,6 +11,7 @@
 
 #include "base/json.h"
 #include "stats/hops.h"
+#include "stats/absent_stats.h"
 #include "stats/order_stats.h"
 #include "report/report.h"
 #include "stats/stats.h"
@@ -260,6 +261,43 @@ static void add_axis_value(struct json *arr, const struct axis_value_stats *v, i
                             ac->ci_hi);
         }
     }
+}
+
+/* One absent_stats row: its length and depth (null: all), n, events, rate and interval. */
+static void add_absent_rates(struct json *o, const char *key, const struct absent_rate *v, size_t n)
+{
+    struct json *arr = json_add_array(o, key);
+    for (size_t i = 0; i < n; i++) {
+        struct json *e = json_add_object(arr, NULL);
+        if (v[i].length == ABSENT_ALL_LENGTHS)
+            json_add_null(e, "length");
+        else
+            json_add_num(e, "length", (double)v[i].length);
+        if (v[i].depth_bp == ABSENT_ALL_DEPTHS) {
+            json_add_null(e, "depth");
+            json_add_null(e, "depth_bp");
+        } else {
+            json_add_num(e, "depth", v[i].depth_bp / 100.0);
+            json_add_num(e, "depth_bp", v[i].depth_bp);
+        }
+        json_add_num(e, "n", (double)v[i].n);
+        json_add_num(e, "events", (double)v[i].k);
+        json_add_num(e, "questions", (double)v[i].questions);
+        json_add_num(e, "rate", v[i].n ? v[i].rate : NAN);
+        json_add_interval(e, "interval", v[i].lo, v[i].hi);
+    }
+}
+
+/*
+ * "absent": needle-absent trials (run --absent): the hallucination rate on the absent twins and
+ * the false-absence rate on the present trials, per (length, depth), per length (depth
+ * null) and overall (both null, last), as the cells name them.
+ */
+static void add_absent(struct json *root, const struct absent_stats *a)
+{
+    struct json *o = json_add_object(root, "absent");
+    add_absent_rates(o, "hallucination", a->halluc, a->n_halluc);
+    add_absent_rates(o, "false_absence", a->denied, a->n_denied);
 }
 
 /* "hops": two-hop chains (run --hops 2): per (length, depth A, depth B), and per distance. */
@@ -579,6 +617,8 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
     add_lexical(root, lex, n_lex);
     if (s->hops)
         add_hops(root, s->hops);
+    if (s->absent)
+        add_absent(root, s->absent);
     add_ordering_advice(root, s);
     if (os)
         add_order(root, os, curve_run);

@@ -20,6 +20,8 @@
 #include "run/trial.h"
 #include "base/xalloc.h"
 
+#include "base/hash.h"
+
 #include "base/banned.h"
 
 #define MAX_LENGTH (16L * 1024 * 1024)
@@ -255,6 +257,41 @@ static int build_combos(struct plan *p, const struct plan_spec *spec, struct str
     return 0;
 }
 
+/* 1 when the depth trial (question id, length, repeat, depth, axes) has an absent twin. */
+static int absent_drawn(const struct plan_spec *spec, const char *qid, long length, int repeat,
+                        int depth_bp, const char *axes)
+{
+    uint64_t h = fnv64_str(FNV64_INIT_DIPMAP ^ (uint64_t)spec->seed, "absent");
+    h = fnv64_str(fnv64_step(h, 0), qid);
+    h = fnv64_step(fnv64_step(fnv64_step(h, (uint64_t)length), (uint64_t)repeat),
+                   (uint64_t)depth_bp);
+    h = fnv64_str(fnv64_step(h, 0), axes);
+    return rng_unit(rng_splitmix64(&h)) < spec->absent;
+}
+
+static void add_trial(struct plan *p, size_t *alloc, size_t qi, long length, int depth_bp,
+                      int repeat, const char *axes)
+{
+    ALLOC_GROW(p->t, p->nr + 1, *alloc);
+    p->t[p->nr].question = qi;
+    p->t[p->nr].length = length;
+    p->t[p->nr].depth_bp = depth_bp;
+    p->t[p->nr].repeat = repeat;
+    p->t[p->nr].axes = axes;
+    p->nr++;
+}
+
+/* The absent twins' axes (each combination with absent=yes) into p->absent_combos. */
+static void build_absent_combos(struct plan *p)
+{
+    p->absent_combos = xcalloc(p->combos_nr, sizeof(*p->absent_combos));
+    for (size_t k = 0; k < p->combos_nr; k++) {
+        struct strbuf c = STRBUF_INIT;
+        axes_set(&c, p->combos[k], PLAN_ABSENT_AXIS, "yes");
+        p->absent_combos[k] = strbuf_detach(&c, NULL);
+    }
+}
+
 int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
                struct strbuf *err)
 {
@@ -276,22 +313,26 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
         plan_release(p);
         return -1;
     }
+    if (spec->absent > 0)
+        build_absent_combos(p);
     for (li = 0; li < spec->lengths_nr; li++)
         for (r = 0; r < spec->repeats; r++)
             for (qi = 0; qi < gs->nr; qi++)
                 for (ci = 0; ci < p->combos_nr; ci++, group++) {
+                    int mine = group % count == spec->shard_index;
                     p->total_nr += spec->depths_nr;
-                    if (group % count != spec->shard_index)
-                        continue;
-                    for (di = 0; di < spec->depths_nr; di++) {
-                        ALLOC_GROW(p->t, p->nr + 1, alloc);
-                        p->t[p->nr].question = qi;
-                        p->t[p->nr].length = spec->lengths[li];
-                        p->t[p->nr].depth_bp = spec->depths_bp[di];
-                        p->t[p->nr].repeat = r;
-                        p->t[p->nr].axes = p->combos[ci];
-                        p->nr++;
-                    }
+                    for (di = 0; mine && di < spec->depths_nr; di++)
+                        add_trial(p, &alloc, qi, spec->lengths[li], spec->depths_bp[di], r,
+                                  p->combos[ci]);
+                    /* the absent twins: the same group, after its depths */
+                    for (di = 0; spec->absent > 0 && di < spec->depths_nr; di++)
+                        if (absent_drawn(spec, gs->q[qi].id, spec->lengths[li], r,
+                                         spec->depths_bp[di], p->combos[ci])) {
+                            p->total_nr++;
+                            if (mine)
+                                add_trial(p, &alloc, qi, spec->lengths[li], spec->depths_bp[di], r,
+                                          p->absent_combos[ci]);
+                        }
                 }
     if (spec->controls)
         for (r = 0; r < spec->repeats; r++)
@@ -430,9 +471,13 @@ void plan_keep_questions(struct plan *p, const struct golden_set *gs, size_t n, 
 void plan_release(struct plan *p)
 {
     size_t i;
-    for (i = 0; i < p->combos_nr; i++)
+    for (i = 0; i < p->combos_nr; i++) {
         free(p->combos[i]);
+        if (p->absent_combos)
+            free(p->absent_combos[i]);
+    }
     free(p->combos);
+    free(p->absent_combos);
     free(p->t);
     memset(p, 0, sizeof(*p));
 }

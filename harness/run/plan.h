@@ -83,7 +83,16 @@ struct plan_spec {
     unsigned controls;            /* PLAN_CONTROL_* bits (run --controls) */
     const struct plan_axis *axes; /* NULL/0: no named axes (every trial's axes "") */
     size_t axes_nr;
+    /*
+     * run --absent P (docs/effects.md "Needle-absent trials"): a share P (0..1; 0 none) of the
+     * depth trials, drawn per trial key from seed, also asked with the gold removed: a twin
+     * whose axes add absent=yes, right after its group's depths (same group, same shard)
+     */
+    double absent;
+    unsigned long seed;
 };
+/* The axis an absent twin carries (absent=yes; trial_is_absent()); present trials carry none. */
+#define PLAN_ABSENT_AXIS         "absent"
 #define PLAN_CONTROL_CLOSED_BOOK 1u
 #define PLAN_CONTROL_ORACLE      2u
 /*
@@ -103,8 +112,9 @@ struct plan_trial {
 struct plan {
     struct plan_trial *t; /* owned */
     size_t nr;
-    char **combos; /* owned: the canonical axes of each combination of axis values, in order
-                      (one "" when the spec has no axes) */
+    char **combos;        /* owned: the canonical axes of each combination of axis values, in order
+                             (one "" when the spec has no axes) */
+    char **absent_combos; /* owned: each combination with absent=yes (spec->absent > 0), or NULL */
     size_t combos_nr;
     size_t total_nr;    /* trials in the whole matrix, before sharding */
     size_t controls_nr; /* control trials among total_nr (trial.h) */

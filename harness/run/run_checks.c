@@ -166,6 +166,16 @@ int run_checks_needle_tokens(struct run_ctx *c)
     return 0;
 }
 
+/* 1 when the template's [system] or [user] text holds phrase (as the abstention detector reads). */
+static int template_says(const struct prompt_template *t, const char *phrase)
+{
+    struct abstain_rule r = {phrase, NULL, 0};
+    struct strbuf err = STRBUF_INIT;
+    int hit = score_abstained(&r, t->system, &err) > 0 || score_abstained(&r, t->user, &err) > 0;
+    strbuf_release(&err);
+    return hit;
+}
+
 /*
  * The named axes against the inputs: --needles N and --hops 2 need that many gold chunks in
  * every question, --question-at a template with the question's slots, --layout other than
@@ -209,6 +219,13 @@ int run_checks_axes(struct run_ctx *c)
                       c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr);
                 return -1;
             }
+    if (c->absent > 0 && !template_says(&c->tpl, c->abstain.phrase)) {
+        error("run: --absent: template %s never tells the model what to say when the answer "
+              "is missing (no \"%s\" in [system] or [user]); use --template qa-absent, add "
+              "that sentence, or name the template's own words with --abstain-phrase",
+              c->tpl_path.buf, c->abstain.phrase);
+        return -1;
+    }
     for (i = 0; i < c->axes_nr; i++)
         for (size_t v = 0; !strcmp(c->axes[i].name, "layout") && v < c->axes[i].values_nr; v++)
             if (c->o.completions && strcmp(c->axes[i].values[v], "documents")) {

@@ -39,6 +39,9 @@ struct run_opts {
     const char *question_at, *distractors, *haystack_order, *needles, *spacing, *layout,
         *needle_tokens;          /* named axes: run_axes[] */
     const char *hops, *depths_b; /* --hops 2: the axes hops and depth-b (parse_axes()) */
+    /* --absent P, --abstain-phrase, --abstain-regex (docs/effects.md "Needle-absent trials") */
+    const char *absent, *abstain_phrase;
+    struct strvec abstain_regex;
     const char *template_overhead;
     const char *batch_window, *batch_fallback; /* run --batch */
     long batch_max_requests, batch_max_bytes;
@@ -93,6 +96,8 @@ struct run_ctx {
     size_t nl, nd;
     unsigned shard_i, shard_n;
     unsigned controls; /* PLAN_CONTROL_* */
+    double absent;     /* --absent: the share of depth trials with an absent twin (0: none) */
+    struct abstain_rule abstain; /* the detector, borrowed from c->o */
     /* inputs */
     struct golden_set gs;
     enum scorer_kind *scorers; /* per question */

@@ -22,6 +22,7 @@ struct runner_config run_config_runner(struct run_ctx *c)
     rc.gs = &c->gs;
     rc.plan = &c->plan;
     rc.scorers = c->scorers;
+    rc.abstain = c->absent > 0 ? &c->abstain : NULL;
     rc.builder = c->builder;
     {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

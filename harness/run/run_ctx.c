@@ -111,6 +111,7 @@ char *run_ctx_settings(const struct run_ctx *c)
     id.temperature = c->o.temperature;
     id.top_p = c->o.top_p;
     id.turn_cost = c->o.layout ? c->turn_cost : NULL;
+    id.abstain = c->absent > 0 ? &c->abstain : NULL;
     return run_identity_settings(&id, &c->spec, scorer_name(c->default_scorer),
                                  c->extra_body.len ? c->extra_body.buf : NULL, c->overhead,
                                  tokenizer_is_remote(c->tk)       ? "server"

@@ -15,6 +15,7 @@
 #include "base/strvec.h"
 #include "prompt/layout.h"
 #include "run/plan.h"
+#include "run/score.h"
 
 #include "base/banned.h"
 
@@ -240,6 +241,17 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
     size_t nl = spec->lengths_nr, nd = spec->depths_nr;
 
     /* Keys in sorted order: the store keeps settings canonical and compares them as text. */
+    if (spec->absent > 0 && o->abstain) {
+        /* needle-absent trials, only when given: the share and the abstention detector */
+        struct json *ab = json_add_object(root, "absent");
+        json_add_str(ab, "phrase", o->abstain->phrase);
+        if (o->abstain->regex_nr) {
+            arr = json_add_array(ab, "regex");
+            for (i = 0; i < o->abstain->regex_nr; i++)
+                json_add_str(arr, NULL, o->abstain->regex[i]);
+        }
+        json_add_num(ab, "share", spec->absent);
+    }
     if (spec->axes_nr) {
         /* named axes, only when given (runs without them keep their identity); sorted names */
         struct json *ax = json_add_object(root, "axes");
@@ -309,6 +321,44 @@ char *run_identity_settings(const struct run_identity_opts *o, const struct plan
     ret = json_print_str(root, 0);
     json_free(root);
     return ret;
+}
+
+int run_identity_abstain(const char *settings_json, double *share, struct abstain_rule *r,
+                         struct abstain_keep *keep)
+{
+    struct json *j = json_parse_str(settings_json);
+    const struct json *ab = json_get(j, "absent"), *re;
+    const char *phrase = json_get_str(ab, "phrase");
+    memset(keep, 0, sizeof(*keep));
+    memset(r, 0, sizeof(*r));
+    *share = 0;
+    if (!ab || !phrase) {
+        json_free(j);
+        return 0;
+    }
+    *share = json_num(json_get(ab, "share"), 0);
+    keep->phrase = xstrdup(phrase);
+    re = json_get(ab, "regex");
+    keep->regex = xcalloc(json_size(re) + 1, sizeof(*keep->regex));
+    for (size_t i = 0; i < json_size(re); i++) {
+        const char *s = json_str(json_at(re, i));
+        if (s)
+            keep->regex[keep->regex_nr++] = xstrdup(s);
+    }
+    r->phrase = keep->phrase;
+    r->regex = (const char *const *)keep->regex;
+    r->regex_nr = keep->regex_nr;
+    json_free(j);
+    return 1;
+}
+
+void run_identity_abstain_release(struct abstain_keep *keep)
+{
+    free(keep->phrase);
+    for (size_t i = 0; i < keep->regex_nr; i++)
+        free(keep->regex[i]);
+    free(keep->regex);
+    memset(keep, 0, sizeof(*keep));
 }
 
 /* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */

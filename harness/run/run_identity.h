@@ -1,6 +1,8 @@
 #ifndef RUN_IDENTITY_H
 #define RUN_IDENTITY_H
 
+#include <stddef.h>
+
 /*
  * What makes two runs comparable, and what makes them one run: the one place
  * these rules live. Resume (cmd_run.c) and merge (store_merge.c) ask
@@ -35,6 +37,8 @@ struct run_identity_opts {
      * against; NULL when the run has no --layout (absent, so other runs keep their identity)
      */
     const struct prompt_turn_cost *turn_cost;
+    /* run --absent (spec->absent > 0): the abstention detector, kept as "absent" */
+    const struct abstain_rule *abstain;
 };
 
 /*
@@ -46,6 +50,21 @@ struct run_identity_opts {
 char *run_identity_settings(const struct run_identity_opts *o, const struct plan_spec *spec,
                             const char *scorer, const char *extra_body, long overhead,
                             const char *special);
+
+/*
+ * The "absent" of a stored run's settings (run --absent): 1 with the share in *share and the
+ * abstention detector in *r (its strings and regex array owned by *keep: release with
+ * run_identity_abstain_release()), 0 when the run has none.
+ */
+struct abstain_rule;
+struct abstain_keep {
+    char *phrase;
+    char **regex;
+    size_t regex_nr;
+};
+int run_identity_abstain(const char *settings_json, double *share, struct abstain_rule *r,
+                         struct abstain_keep *keep);
+void run_identity_abstain_release(struct abstain_keep *keep);
 
 /* The "template-overhead" of a stored run's settings (0 when absent: older runs, or none). */
 long run_identity_settings_overhead(const char *json);

@@ -85,6 +85,37 @@ void run_opts_release(struct run_opts *o)
     strvec_clear(&o->endpoints);
     strvec_clear(&o->headers);
     strvec_clear(&o->tags);
+    strvec_clear(&o->abstain_regex);
+}
+
+/* --absent P and the abstention detector (docs/effects.md "Needle-absent trials"). */
+static int parse_absent(struct run_ctx *c)
+{
+    c->abstain.phrase = c->o.abstain_phrase ? c->o.abstain_phrase : ABSTAIN_PHRASE;
+    c->abstain.regex = (const char *const *)c->o.abstain_regex.v;
+    c->abstain.regex_nr = c->o.abstain_regex.nr;
+    if (!c->o.absent) {
+        if (c->o.abstain_phrase || c->o.abstain_regex.nr)
+            return error_to(&c->err, "--abstain-phrase and --abstain-regex need --absent P");
+        return 0;
+    }
+    if (parse_double_range(c->o.absent, 0, 1, &c->absent) < 0 || !(c->absent > 0))
+        return error_to(&c->err, "--absent: '%s' is not a share in (0, 1] (e.g. 0.25)",
+                        c->o.absent);
+    if (!*c->abstain.phrase)
+        return error_to(&c->err, "--abstain-phrase: give the words (not empty)");
+    for (size_t i = 0; i < c->o.abstain_regex.nr; i++) {
+        struct strbuf why = STRBUF_INIT;
+        int rc = score_regex_check(c->o.abstain_regex.v[i], &why);
+        if (rc < 0)
+            error_to(&c->err, "--abstain-regex '%s': %s", c->o.abstain_regex.v[i], why.buf);
+        strbuf_release(&why);
+        if (rc < 0)
+            return -1;
+    }
+    if (c->ord.on)
+        return error_to(&c->err, "--absent: the order experiment has no gold depth to remove");
+    return 0;
 }
 
 /*
@@ -458,7 +489,7 @@ int run_options_validate(struct run_ctx *c)
         (c->o.controls && plan_parse_controls(c->o.controls, &c->controls, &c->err) < 0)) {
         return -1;
     }
-    if (parse_axes(c) < 0 || validate_order(c) < 0)
+    if (parse_axes(c) < 0 || validate_order(c) < 0 || parse_absent(c) < 0)
         return -1;
     for (i = 0; i < c->nl; i++)
         if (c->lengths[i] > c->max_len)

@@ -357,15 +357,23 @@ static void slot_free(struct runner *r, struct slot *s)
 
 /*
  * Score an answer of trial pt: the question's scorer and answers, or with a
- * needles axis every needle's value (all-of, prompt_needle_answers()).
+ * needles axis every needle's value (all-of, prompt_needle_answers()); a
+ * needle-absent trial is correct when the answer abstains (score.h).
  */
 static int score_trial(const struct runner_config *cfg, const struct plan_trial *pt,
                        const struct question *q, const char *answer, double *score,
                        struct strbuf *err)
 {
     const char **needles = NULL;
-    size_t n = prompt_needle_answers(q, pt->axes, &needles);
+    size_t n;
     int rc;
+    if (trial_is_absent(pt->axes)) {
+        static const struct abstain_rule dflt = {ABSTAIN_PHRASE, NULL, 0};
+        rc = score_abstained(cfg->abstain ? cfg->abstain : &dflt, answer ? answer : "", err);
+        *score = rc > 0;
+        return rc < 0 ? -1 : 0;
+    }
+    n = prompt_needle_answers(q, pt->axes, &needles);
     if (n)
         rc = score_answer(SCORER_ALL, answer ? answer : "", needles, n, NULL, score, err);
     else

@@ -100,7 +100,9 @@ struct runner_config {
     const struct golden_set *gs;     /* questions the plan indexes */
     const struct plan *plan;         /* the trials to execute (this shard's share) */
     const enum scorer_kind *scorers; /* per question (gs->nr entries) */
-    struct prompt_builder *builder;  /* the event loop's builder (inline builds, retries) */
+    /* run --absent: how an answer of an absent=yes trial is scored (abstained: correct) */
+    const struct abstain_rule *abstain;
+    struct prompt_builder *builder; /* the event loop's builder (inline builds, retries) */
     /*
      * Build prompts ahead in this many threads, each with its own builder
      * made from tokenizer/tmpl/haystack (0: build inline in the event loop).

@@ -422,3 +422,15 @@ void score_library_version(struct strbuf *out)
     else
         strbuf_addstr(out, "PCRE2 unknown");
 }
+
+int score_abstained(const struct abstain_rule *r, const char *answer, struct strbuf *err)
+{
+    double hit = 0;
+    const char *phrase = r->phrase && *r->phrase ? r->phrase : ABSTAIN_PHRASE;
+    if (score_answer(SCORER_CONTAINS, answer, &phrase, 1, NULL, &hit, err) < 0)
+        return -1;
+    for (size_t i = 0; hit < 0.5 && i < r->regex_nr; i++)
+        if (score_answer(SCORER_REGEX, answer, NULL, 0, r->regex[i], &hit, err) < 0)
+            return -1;
+    return hit >= 0.5;
+}

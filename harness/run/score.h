@@ -83,6 +83,22 @@ int score_gold_is_empty(const char *gold);
  */
 int score_regex_check(const char *pattern, struct strbuf *err);
 
+/*
+ * The abstention detector of needle-absent trials (run --absent, docs/effects.md "Needle-absent
+ * trials"): an answer abstains when it contains the phrase the template tells the model to say
+ * when the documents lack the answer (normalised as the contains scorer: case, punctuation and
+ * articles do not matter), or when one of the regexes (PCRE2, the raw answer) matches.
+ * Borrowed strings. ABSTAIN_PHRASE is the default phrase (prompts/qa-absent.txt says it).
+ */
+struct abstain_rule {
+    const char *phrase;
+    const char *const *regex;
+    size_t regex_nr;
+};
+#define ABSTAIN_PHRASE "not in the documents"
+/* 1 when answer abstains, 0 when it does not, -1 (err) when a regex is invalid. */
+int score_abstained(const struct abstain_rule *r, const char *answer, struct strbuf *err);
+
 /* Free the compiled-regex cache (optional; for leak checkers at exit). */
 void score_cache_clear(void);
 

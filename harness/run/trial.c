@@ -184,6 +184,11 @@ void trial_result_copy(struct trial_result *dst, const struct trial_result *src)
     dst->reused_from = dup_or_null(src->reused_from);
 }
 
+int trial_is_absent(const char *axes)
+{
+    return axes_has(axes, "absent", "yes");
+}
+
 int trial_is_control(long length, int depth_bp)
 {
     return length == TRIAL_CONTROL_LENGTH &&

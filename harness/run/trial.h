@@ -28,6 +28,11 @@
 #define DEPTH_BP_ORACLE      (-2)
 /* 1 for a control trial's (length, depth). */
 int trial_is_control(long length, int depth_bp);
+/*
+ * 1 for a needle-absent twin (run --absent: its axes hold absent=yes): outside the depth curve
+ * and compare's endpoints, scored as abstention (docs/effects.md "Needle-absent trials").
+ */
+int trial_is_absent(const char *axes);
 /* "closed-book", "oracle", or NULL when not a control. */
 const char *trial_control_name(int depth_bp);
 

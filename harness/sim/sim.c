@@ -171,8 +171,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0,
-                          0,    0,    0,    0,   0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {.edge = 0.92, .dip = 0.40, .shape = 1.6, .seed = 1};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -182,7 +181,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             "model '%s': expected NAME or "
             "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
             "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,"
-            "qseed=N,mid=M",
+            "qseed=N,mid=M,halluc=H,deny=D",
             spec);
         return -1;
     }
@@ -216,7 +215,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
                    !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
-                   !strcmp(key, "reversed") || !strcmp(key, "size")) {
+                   !strcmp(key, "reversed") || !strcmp(key, "size") || !strcmp(key, "halluc") ||
+                   !strcmp(key, "deny")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -231,6 +231,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "tools")    ? &m.tools
                                    : !strcmp(key, "reversed") ? &m.reversed
                                    : !strcmp(key, "size")     ? &m.size
+                                   : !strcmp(key, "halluc")   ? &m.halluc
+                                   : !strcmp(key, "deny")     ? &m.deny
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -258,7 +260,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 err,
                 "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
                 "needles, spacing, window, shuffled, overlap, chat, tools, reversed, size, flat, "
-                "corr, icc, qseed, mid)",
+                "corr, icc, qseed, mid, halluc, deny)",
                 spec, key);
             goto cleanup;
         }

@@ -128,7 +128,8 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
+ * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M,halluc=H,
+ * deny=D.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -153,7 +154,18 @@ struct sim_model {
     double tools;    /* planted drop when the gold is in a tool result, 0..1 */
     double reversed; /* planted drop when gold chunk 2 comes before gold chunk 1, 0..1 */
     double size;     /* planted drop for a small gold chunk (its line's tokens), 0..1 */
+    /*
+     * Abstention (run --absent; docs/effects.md "Needle-absent trials"), only when the prompt
+     * tells the model to say "not in the documents" (SIM_ABSTAIN, prompts/qa-absent.txt):
+     * halluc=H  with the question's gold absent from the prompt, answer the question's first
+     *           answer with probability H (a hallucination), else abstain with the phrase;
+     * deny=D    with the gold present, abstain with probability D (a false absence), else answer
+     *           as the planted curve says. Each its own draw (sim_model_draw with a salt of
+     *           its own). Both 0 by default: a told model abstains exactly when the gold is absent.
+     */
+    double halluc, deny;
 };
+#define SIM_ABSTAIN "not in the documents"
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
 struct sim_features {

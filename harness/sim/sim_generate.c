@@ -303,10 +303,53 @@ static int analyse_request(struct sim_server *s, struct sim_gen *g, struct sim_a
     return -1;
 }
 
+/* Salts of the abstention draws (halluc=, deny=): independent of the answer's draw. */
+#define HALLUC_SALT 0x4a11c0ULL
+#define DENY_SALT   0xde7e7ULL
+#define ABSTAINED   "The answer is " SIM_ABSTAIN "."
+
+/* 1 when a segment of p holds text (what the model is told). */
+static int prompt_says(const struct sim_prompt *p, const char *text)
+{
+    for (size_t i = 0; i < p->nr; i++)
+        if (memmem(p->seg[i].buf, p->seg[i].len, text, strlen(text)))
+            return 1;
+    return 0;
+}
+
+/*
+ * A model told to say SIM_ABSTAIN when the answer is missing (sim.h halluc=, deny=): with the
+ * gold absent it hallucinates the first answer with probability halluc, else abstains; with
+ * the gold present it abstains with probability deny. Returns 1 when it answered here.
+ */
+static int decide_abstain(const struct sim_gen *g, const struct sim_analysis *a,
+                          struct strbuf *answer, struct sim_logrec *l)
+{
+    double u;
+    if (!prompt_says(&g->prompt, SIM_ABSTAIN))
+        return 0;
+    if (!a->gold) {
+        u = sim_model_draw(g->model, a->q->id, 0, a->T, a->salt ^ HALLUC_SALT);
+        l->p = g->model->halluc;
+        l->u = u;
+        strbuf_addstr(answer, u < g->model->halluc ? a->q->answers.v[0] : ABSTAINED);
+        l->outcome = u < g->model->halluc ? "hallucinated" : "abstained";
+        return 1;
+    }
+    u = sim_model_draw(g->model, a->q->id, a->x, a->T, a->salt ^ DENY_SALT);
+    if (!(u < g->model->deny))
+        return 0;
+    strbuf_addstr(answer, ABSTAINED);
+    l->outcome = "denied";
+    return 1;
+}
+
 /* The planted model's answer: the gold's, a hard negative's value, or "I don't know". */
 static void decide(const struct sim_gen *g, const struct sim_analysis *a, struct strbuf *answer,
                    struct sim_logrec *l)
 {
+    if (a->q && decide_abstain(g, a, answer, l))
+        return;
     if (a->q) {
         double p = a->gold ? sim_axes_p(g->model, a->x, a->T, &a->features) : 0;
         double u = sim_model_draw(g->model, a->q->id, a->gold ? a->x : 0, a->T, a->salt);

@@ -38,6 +38,7 @@ void compare_options_init(struct compare_options *o)
     o->fail_margin = -1.0;
     o->order = NULL;
     o->n_order = 0;
+    o->halluc_margin = -1.0;
 }
 
 static const char *const status_names[] = {"ok", "regression", "improvement", "not enough data"};
@@ -79,7 +80,10 @@ const char *compare_scope_name(enum compare_scope s)
     const struct compare_endpoint *ep = compare_endpoint_of(s);
     if (ep)
         return ep->name;
-    return s == COMPARE_CELL ? "cell" : s == COMPARE_OVERALL ? "overall" : "axis";
+    return s == COMPARE_CELL      ? "cell"
+           : s == COMPARE_OVERALL ? "overall"
+           : s == COMPARE_HALLUC  ? "hallucination"
+                                  : "axis";
 }
 
 double compare_fail_margin(const struct compare_options *o)
@@ -138,13 +142,14 @@ static void known_ids(const struct trial_point *t, size_t n, const char ***ids, 
  * kept); control trials and the questions in known[0..nk-1] (sorted) left out.
  */
 static const struct trial_point **sorted_final(const struct trial_point *t, size_t n, size_t *nr,
-                                               const char **known, size_t nk)
+                                               const char **known, size_t nk, int absent)
 {
     const struct trial_point **v = xcalloc(n ? n : 1, sizeof(*v));
     size_t i, m = 0, k = 0;
     for (i = 0; i < n; i++) {
         const char *q = t[i].question_id ? t[i].question_id : "";
-        if (t[i].outcome == OUTCOME_PENDING || trial_is_control(t[i].length, t[i].depth_bp))
+        if (t[i].outcome == OUTCOME_PENDING || trial_is_control(t[i].length, t[i].depth_bp) ||
+            trial_is_absent(t[i].axes) != absent)
             continue;
         if (nk && bsearch(&q, known, nk, sizeof(*known), cmp_str))
             continue;
@@ -345,6 +350,10 @@ void compare_test_name(struct strbuf *out, const struct compare_test *t)
         strbuf_addstr(out, "overall");
         return;
     }
+    if (t->scope == COMPARE_HALLUC) {
+        strbuf_addstr(out, "hallucination on needle-absent trials");
+        return;
+    }
     if (t->scope == COMPARE_AXIS) {
         axes_format(out, t->axes, "");
         strbuf_addstr(out, " (pooled)");
@@ -508,8 +517,8 @@ static void sorted_inputs(const struct trial_point *base, size_t nb, const struc
         if (!u || strcmp(known[u - 1], known[k]))
             known[u++] = known[k];
     out->n_known = u;
-    *b = sorted_final(base, nb, nbs, known, out->opt.exclude_known ? u : 0);
-    *c = sorted_final(cand, nc, ncs, known, out->opt.exclude_known ? u : 0);
+    *b = sorted_final(base, nb, nbs, known, out->opt.exclude_known ? u : 0, 0);
+    *c = sorted_final(cand, nc, ncs, known, out->opt.exclude_known ? u : 0, 0);
     free(known);
 }
 
@@ -918,7 +927,8 @@ static void decide_verdict(struct compare_result *out, struct compare_test *over
 {
     int cells_gate = out->opt.gate == COMPARE_GATE_CELLS;
     int old_rule = out->opt.pass_rule == COMPARE_PASS_NO_REGRESSION;
-    if (out->n_primary_regressions || (cells_gate && out->n_regressions)) {
+    if (out->n_primary_regressions || (cells_gate && out->n_regressions) ||
+        out->halluc_regression) {
         out->verdict = VERDICT_FAIL;
     } else {
         struct strbuf sb = STRBUF_INIT;
@@ -951,6 +961,56 @@ static void decide_verdict(struct compare_result *out, struct compare_test *over
     overall->status = out->verdict == VERDICT_FAIL           ? CMP_REGRESSION
                       : out->verdict == VERDICT_INCONCLUSIVE ? CMP_NO_DATA
                                                              : CMP_OK;
+}
+
+/*
+ * The hallucination endpoint (compare_options.halluc_margin): the absent twins of both runs
+ * paired by key, abstaining counted as correct, so the accuracy drop is the rise of the
+ * hallucination rate; tested at the margin by the betting test of every endpoint, at alpha on
+ * its own. Appended to out->tests.
+ */
+static void halluc_test(struct compare_result *out, const struct trial_point *base, size_t nb,
+                        const struct trial_point *cand, size_t nc, size_t *alloc)
+{
+    struct compare_result scratch;
+    struct compare_options o = out->opt;
+    const struct trial_point **b = sorted_final(base, nb, &nb, NULL, 0, 1);
+    const struct trial_point **c = sorted_final(cand, nc, &nc, NULL, 0, 1);
+    const char **ids;
+    size_t np, nq;
+    struct pair *pairs;
+    struct qctx qc;
+    struct compare_test *t;
+
+    memset(&scratch, 0, sizeof(scratch));
+    pairs = pair_keys(b, nb, c, nc, &scratch, &np, &nq, &ids);
+    qc.nq = nq;
+    qc.d = xcalloc(nq ? nq : 1, sizeof(*qc.d));
+    qc.by_rank = questions_by_rank(ids, nq, &out->opt);
+    o.fail_margin = out->opt.halluc_margin;
+    ALLOC_GROW(out->tests, out->n_tests + 1, *alloc);
+    t = &out->tests[out->n_tests++];
+    memset(t, 0, sizeof(*t));
+    t->scope = COMPARE_HALLUC;
+    t->depth_bp = -1;
+    for (size_t i = 0; i < np; i++)
+        tally(t, &pairs[i]);
+    finish_test(t, &o, pairs, np, &qc);
+    if (t->status != CMP_NO_DATA) {
+        t->p_drop_adj = t->p_drop;
+        t->p_gain_adj = t->p_gain;
+        if (t->p_drop < o.alpha)
+            t->status = CMP_REGRESSION;
+        else if (t->p_gain < o.alpha)
+            t->status = CMP_IMPROVEMENT;
+    }
+    out->halluc_regression = t->status == CMP_REGRESSION;
+    free(pairs);
+    free(qc.d);
+    free(qc.by_rank);
+    free(ids);
+    free(b);
+    free(c);
 }
 
 void compare_runs(const struct trial_point *base, size_t nb, const struct trial_point *cand,
@@ -993,6 +1053,8 @@ void compare_runs(const struct trial_point *base, size_t nb, const struct trial_
     free(c);
 
     holm_statuses(out);
+    if (out->opt.halluc_margin >= 0)
+        halluc_test(out, base, nb, cand, nc, &alloc);
     overall.p_drop_adj = overall.p_drop;
     overall.p_gain_adj = overall.p_gain;
     decide_verdict(out, &overall, nb, nc);
@@ -1044,6 +1106,17 @@ void compare_headline(struct strbuf *out, const struct compare_result *r)
     long shown_max = 4;
 
     strbuf_addstr(out, compare_verdict_name(r->verdict));
+    if (r->verdict == VERDICT_FAIL && r->halluc_regression && !r->n_primary_regressions) {
+        for (i = 0; i < r->n_tests && r->tests[i].scope != COMPARE_HALLUC; i++)
+            ;
+        strbuf_addf(out,
+                    ": the hallucination rate on needle-absent trials rose %+.1f pp (%.1f%% to "
+                    "%.1f%%; more than the --hallucination-margin %.1f pp: p %.2g)",
+                    r->tests[i].drop * 100.0, (1.0 - r->tests[i].acc_base) * 100.0,
+                    (1.0 - r->tests[i].acc_cand) * 100.0, r->opt.halluc_margin * 100.0,
+                    r->tests[i].p_drop);
+        return;
+    }
     if (r->verdict == VERDICT_FAIL) {
         int primary = r->n_primary_regressions > 0;
         strbuf_addstr(out,

@@ -119,6 +119,16 @@ struct compare_options {
                            (the gate's rounds); the betting tests take the questions in this
                            order, the others after them in the order of their ids' hashes */
     size_t n_order;
+    /*
+     * The hallucination endpoint (gate --hallucination-margin; < 0, the default: off): the
+     * needle-absent twins (run --absent, trial.h trial_is_absent()) paired by key, each
+     * question's difference in abstentions tested by the same betting test as every endpoint;
+     * FAIL when the candidate's hallucination rate is higher by more than this margin (p of
+     * "rise <= margin" below alpha, tested on its own beside the primary family: with it on,
+     * a false FAIL can happen at up to alpha more). A run pair without absent twins leaves it
+     * untested (not enough data, no reason for INCONCLUSIVE).
+     */
+    double halluc_margin;
 };
 void compare_options_init(struct compare_options *o);
 /* The fail margin in force: o->fail_margin, or half the tolerance when it is < 0. */
@@ -139,9 +149,11 @@ enum compare_scope {
     COMPARE_OVERALL,
     COMPARE_AXIS,
     COMPARE_MIDDLE, /* primary: a length's middle band */
-    COMPARE_DIP     /* primary: a length's dip (drop = the dip's increase) */
+    COMPARE_DIP,    /* primary: a length's dip (drop = the dip's increase) */
+    COMPARE_HALLUC  /* the hallucination endpoint (compare_options.halluc_margin): the rate on
+                       the needle-absent twins (run --absent), drop = its rise */
 };
-/* "cell", "length", "overall", "axis", "middle", "dip" (the JSON scope names). */
+/* "cell", "length", "overall", "axis", "middle", "dip", "hallucination" (the JSON scope names). */
 const char *compare_scope_name(enum compare_scope s);
 
 /*
@@ -246,6 +258,7 @@ struct compare_result {
                                  largest need_q of the primary tests (0 when none, -1 when one
                                  is not within its cap) */
     long n_shape_changes;     /* primary dips with shape_change */
+    int halluc_regression;    /* the hallucination endpoint rose by more than its margin */
     double max_mde;           /* the largest detectable drop of the primary tests */
     long baseline_only_keys;  /* keys with a trial only in the baseline */
     long candidate_only_keys; /* keys with a trial only in the candidate */

@@ -65,8 +65,8 @@ static enum hops_order order_of(double depth_a, double depth_b)
 static int hop_trial(const struct trial_point *x, struct strbuf *v, double *db)
 {
     return outcome_is_scored(x->outcome) && !trial_is_control(x->length, x->depth_bp) &&
-           axes_has(x->axes, "hops", "2") && axes_get(x->axes, "depth-b", v) &&
-           parse_double_range(v->buf, 0, 100, db) == 0;
+           !trial_is_absent(x->axes) && axes_has(x->axes, "hops", "2") &&
+           axes_get(x->axes, "depth-b", v) && parse_double_range(v->buf, 0, 100, db) == 0;
 }
 
 /*

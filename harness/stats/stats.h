@@ -295,6 +295,9 @@ struct run_stats {
 
     struct cache_stats cache; /* over every trial, controls included */
     struct hops_stats *hops;  /* two-hop chains (hops.h; run --hops 2), or NULL */
+    /* needle-absent trials (absent_stats.h; run --absent), or NULL: they need the answers, so
+     * the report (report_doc.c) sets them; released with the rest */
+    struct absent_stats *absent;
 };
 
 /*

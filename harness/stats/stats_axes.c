@@ -21,7 +21,8 @@
 
 static int counted(const struct trial_point *t)
 {
-    return outcome_is_scored(t->outcome) && !trial_is_control(t->length, t->depth_bp);
+    return outcome_is_scored(t->outcome) && !trial_is_control(t->length, t->depth_bp) &&
+           !trial_is_absent(t->axes);
 }
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -381,6 +382,13 @@ void stats_axes_compute(const struct trial_point *t, size_t n, const struct plan
         o = &def;
     }
     axes_names_of(t, n, &names);
+    /* the absent twins' axis has its own section (absent_stats.h), outside the curve */
+    for (i = j = 0; i < names.nr; i++)
+        if (strcmp(names.v[i], PLAN_ABSENT_AXIS))
+            names.v[j++] = names.v[i];
+        else
+            free(names.v[i]);
+    names.nr = j;
     *out = NULL;
     *nr = names.nr;
     if (names.nr)

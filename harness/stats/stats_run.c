@@ -6,6 +6,7 @@
  */
 #include "stats/stats.h"
 #include "stats/hops.h"
+#include "stats/absent_stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -945,7 +946,7 @@ static int on_curve(const struct trial_point *t, const struct stats_options *opt
                     const char **known, size_t nknown)
 {
     const char *q = t->question_id ? t->question_id : "";
-    if (trial_is_control(t->length, t->depth_bp))
+    if (trial_is_control(t->length, t->depth_bp) || trial_is_absent(t->axes))
         return 0;
     return !opt->exclude_known || !bsearch(&q, known, nknown, sizeof(*known), cmp_str);
 }
@@ -1028,6 +1029,9 @@ void run_stats_release(struct run_stats *s)
     free(s->lengths);
     free(s->advice);
     hops_stats_free(s->hops);
+    if (s->absent)
+        absent_stats_release(s->absent);
+    free(s->absent);
     memset(s, 0, sizeof(*s));
 }
 

@@ -66,6 +66,7 @@ bad = {
         "batch-poll": ["0"], "price-batch-in": ["1"], "price-batch-out": ["1"],
         "layout": ["forum", "chat,chat"], "hops": ["3", "x"], "depths-b": ["150", "x"],
         "needle-tokens": ["0", "x"],
+        "absent": ["0", "1.5", "x"], "abstain-phrase": [], "abstain-regex": ["("],
         # parse_run_options is only the table: the rest have their own tests (824, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
@@ -82,14 +83,14 @@ bad = {
         "template": ["nope"], "tokenizer": ["nope"], "special": ["both"], "max-tokens": ["x"],
         "template-overhead": ["-1", "2000"], "turn-overhead": ["x"],
         "turn-suffix": ["\\q", "abcdef"], "completions": [], "json": [], "axes": ["bogus", "question-at=middle", "needles=x"],
-        "endpoint": ["x"], "model": [],
+        "endpoint": ["x"], "model": [], "api-key-env": [],
     },
     "plan": {
         "dataset": ["missing.jsonl"], "questions": ["-1", "x"], "lengths": ["x"],
         "depths": ["x"], "repeats": ["0", "10001"], "alpha": ["0", "1"], "tolerance": ["1", "5"],
         "accuracy": ["1.5"], "discordance": ["2"], "icc": ["-0.1"], "pilot": ["nope"],
         "db": [], "detect": ["0pp", "x", "10"], "power": ["x"], "gate": ["x"], "iterations": ["99"],
-        "seed": ["x", "0"],
+        "seed": ["x", "0"], "round": ["0"], "gates": ["-1"],
     },
     "rescore": {
         "scorer": ["nope"], "as": ["pin"], "db": ["missing.db"], "dataset": ["missing.jsonl"],

@@ -140,7 +140,7 @@ static void test_matrix_and_shards(void)
     struct golden_set gs;
     const long lengths[] = {8192, 32768};
     const int depths[] = {0, 5000, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, NULL, 0};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, NULL, 0, 0, 0};
     struct plan all, sh;
     struct strbuf err = STRBUF_INIT;
     unsigned s, k;
@@ -204,7 +204,7 @@ static void test_summary(void)
     struct golden_set gs;
     const long lengths[] = {8192, 65536};
     const int depths[] = {0, 2500, 5000, 7500, 10000};
-    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0, NULL, 0};
+    struct plan_spec spec = {lengths, 2, depths, 5, 1, 0, 1, 0, NULL, 0, 0, 0};
     struct plan p;
     struct plan_cost cost = {3.0, 15.0, 100};
     struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -250,7 +250,8 @@ static void test_cache_estimate(void)
     const long lengths[] = {1000};
     int depths[11];
     const int shuffled[] = {5000, 10000, 0, 2500};
-    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK, NULL, 0};
+    struct plan_spec spec = {lengths, 1, depths, 11, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK,
+                             NULL,    0, 0,      0};
     struct plan p;
     struct strbuf err = STRBUF_INIT;
     double in, cached;
@@ -282,8 +283,9 @@ static void test_controls(void)
     struct golden_set gs;
     const long lengths[] = {8192};
     const int depths[] = {0, 10000};
-    struct plan_spec spec = {
-        lengths, 1, depths, 2, 2, 0, 1, PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE, NULL, 0};
+    struct plan_spec spec = {lengths, 1, depths, 2,
+                             2,       0, 1,      PLAN_CONTROL_CLOSED_BOOK | PLAN_CONTROL_ORACLE,
+                             NULL,    0, 0,      0};
     struct plan all, a, b;
     struct strbuf err = STRBUF_INIT;
     unsigned bits;
@@ -330,7 +332,7 @@ static void test_axes(void)
     const char *const qa[] = {"end", "start"};
     const char *const nd[] = {"1", "2", "4"};
     struct plan_axis ax[] = {{"question-at", qa, 2}, {"needles", nd, 3}};
-    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, ax, 2};
+    struct plan_spec spec = {lengths, 2, depths, 3, 2, 0, 1, 0, ax, 2, 0, 0};
     struct plan all, sh, plain;
     struct strbuf err = STRBUF_INIT;
     size_t i, j, covered = 0;
@@ -416,6 +418,53 @@ static void test_axes(void)
     strbuf_release(&err);
 }
 
+/*
+ * run --absent P: each depth trial drawn (per key, from the seed) gets a twin keyed absent=yes
+ * right after its group's depths; the present trials are the matrix without --absent; the total
+ * counts the twins; another seed draws other keys.
+ */
+static void test_absent(void)
+{
+    struct golden_set gs;
+    const long lengths[] = {8192};
+    const int depths[] = {0, 2500, 5000, 7500, 10000};
+    struct plan_spec spec = {lengths, 1, depths, 5, 2, 0, 1, 0, NULL, 0, 0.5, 7};
+    struct plan p, plain, other;
+    struct strbuf err = STRBUF_INIT;
+    size_t i, twins = 0, present = 0, differ = 0;
+    CHECK_INT(golden_set_load(&gs, "datasets/needle.jsonl"), 0);
+    CHECK_INT(plan_build(&p, &gs, &spec, &err), 0);
+    spec.absent = 0;
+    CHECK_INT(plan_build(&plain, &gs, &spec, &err), 0);
+    spec.absent = 0.5;
+    spec.seed = 8;
+    CHECK_INT(plan_build(&other, &gs, &spec, &err), 0);
+    for (i = 0; i < p.nr; i++) {
+        const struct plan_trial *t = &p.t[i];
+        if (!trial_is_absent(t->axes)) {
+            CHECK(present < plain.nr && t->depth_bp == plain.t[present].depth_bp &&
+                  t->question == plain.t[present].question && !strcmp(t->axes, ""));
+            present++;
+            continue;
+        }
+        twins++;
+        CHECK_STR(t->axes, "absent=yes");
+        /* after its group's depths: the trial before it is its question's, same repeat */
+        CHECK(i > 0 && p.t[i - 1].question == t->question && p.t[i - 1].repeat == t->repeat);
+    }
+    CHECK_INT(present, plain.nr);
+    CHECK(twins > plain.nr * 3 / 10 && twins < plain.nr * 7 / 10);
+    CHECK_INT(p.total_nr, plain.nr + twins);
+    for (i = 0; i < p.nr && i < other.nr; i++)
+        differ += p.t[i].depth_bp != other.t[i].depth_bp || strcmp(p.t[i].axes, other.t[i].axes);
+    CHECK(differ > 0);
+    plan_release(&p);
+    plan_release(&plain);
+    plan_release(&other);
+    golden_set_release(&gs);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     RUN(test_lengths);
@@ -426,6 +475,7 @@ int main(void)
     RUN(test_controls);
     RUN(test_summary);
     RUN(test_axes);
+    RUN(test_absent);
     RUN(test_cache_estimate);
     return TEST_EXIT();
 }

@@ -61,8 +61,8 @@ static void test_ucurve_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0,   0, 0, NULL, 0,
-                          0,       {NULL, NULL},    {0, 0},   NULL};
+    struct plot_opts o = {HOSTILE, "run 'nightly'", PLOT_SVG, 0,    0,   0, NULL, 0,
+                          0,       {NULL, NULL},    {0, 0},   NULL, NULL};
 
     series(s);
     plot_script_ucurve(&sb, &o, s, 2);
@@ -100,7 +100,8 @@ static void test_ucurve_script(void)
 static void test_empty_scripts(void)
 {
     struct strbuf sb = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"t", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,   0,    {NULL, NULL}, {0, 0}, NULL, NULL};
     struct plot_grid g = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 
     plot_script_ucurve(&sb, &o, NULL, 0);
@@ -121,7 +122,8 @@ static void test_empty_scripts(void)
 static void test_render_empty(void)
 {
     struct strbuf sb = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"t", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,   0,    {NULL, NULL}, {0, 0}, NULL, NULL};
     struct plot_grid g = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     double depths[] = {0, 100};
     long lengths[] = {1000};
@@ -155,8 +157,8 @@ static void test_compare_script(void)
 {
     struct strbuf sb = STRBUF_INIT;
     struct plot_series b[2], c[2];
-    struct plot_opts o = {"compare", NULL, PLOT_SVG,     0,      0,   0, NULL,
-                          0,         0,    {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"compare", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,         0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     series(b);
     series(c);
@@ -181,8 +183,8 @@ static void test_heatmap_script(void)
     long lengths[] = {8192, 1000};
     double acc[] = {0.9, 0.5, NAN, 0.8, 0.25, 0.75};
     struct plot_grid g = {3, 2, depths, lengths, acc, NULL, NULL, NULL, NULL, NULL};
-    struct plot_opts o = {"heat", NULL, PLOT_PNG, 640,          480,    0,
-                          NULL,   0,    0,        {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"heat", NULL, PLOT_PNG,     640,    480,  0,   NULL,
+                          0,      0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     plot_script_heatmap(&sb, &o, &g);
     CHECK(strstr(sb.buf, "set terminal pngcairo size 640,480"));
@@ -198,7 +200,8 @@ static void test_trend_script(void)
     struct strbuf sb = STRBUF_INIT;
     struct plot_point p[] = {{1764000000, 0.3, -0.25, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series s = {"dip 8k", p, 2, NAN, NAN};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,       0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     plot_script_trend(&sb, &o, &s, 1);
     CHECK(strstr(sb.buf, "set xdata time"));
@@ -215,8 +218,8 @@ static void test_trend_labels_rings(void)
     struct plot_point p[] = {{0, 0.1, 0.0, 0.2, 0}, {1, 0.5, 0.4, 0.6, 1}, {2, 0.5, 0.4, 0.6, 0}};
     struct plot_series s[] = {{"dip 8k", p, 3, NAN, NAN}, {"dip 32k", p, 3, NAN, NAN}};
     const char *names[] = {"n1", "it's", "n1"};
-    struct plot_opts o = {"trend", NULL, PLOT_SVG,     0,      0,   0, names,
-                          3,       0,    {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"trend", NULL, PLOT_SVG,     0,      0,    0,   names,
+                          3,       0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     plot_script_trend(&sb, &o, s, 2);
     CHECK(!strstr(sb.buf, "set xdata time"));
@@ -240,7 +243,8 @@ static void test_order_script(void)
     struct plot_point q[] = {{0, 0.66, 0.6, 0.7, 0}, {1, NAN, NAN, NAN, 0}};
     struct plot_series s[] = {{"best-first", p, 2, NAN, NAN}, {"edges'first", q, 2, NAN, NAN}};
     const char *ks[] = {"5", "10"};
-    struct plot_opts o = {"order", NULL, PLOT_SVG, 0, 0, 0, ks, 2, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"order", NULL, PLOT_SVG,     0,      0,    0,   ks,
+                          2,       0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     plot_script_order(&sb, &o, s, 2);
     CHECK(strstr(sb.buf, "set xtics ('5' 0, '10' 1)\n"));
@@ -293,6 +297,7 @@ static void test_render_svg_png(void)
                           0,
                           {NULL, NULL},
                           {0, 0},
+                          NULL,
                           NULL};
 
     if (!have_gnuplot("svg/png render"))
@@ -337,7 +342,8 @@ static void test_render_all_kinds(void)
     struct plot_grid g = {3, 2, depths, lengths, acc, NULL, NULL, NULL, NULL, NULL};
     struct plot_point tp[] = {{1764000000, 0.3, 0.2, 0.4, 0}, {1764086400, 0.2, 0.1, 0.3, 0}};
     struct plot_series ts[2] = {{"dip 8k", tp, 2, NAN, NAN}, {"edge 8k", tp, 2, NAN, NAN}};
-    struct plot_opts o = {"all", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"all", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,     0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     if (!have_gnuplot("heatmap/compare/trend renders"))
         return;
@@ -368,8 +374,8 @@ static void test_render_injection(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
     struct plot_series s[2];
-    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG,     0,      0,   0, NULL,
-                          0,       0,       {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {HOSTILE, HOSTILE, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,       0,       {NULL, NULL}, {0, 0}, NULL, NULL};
     char dir[] = "/tmp/dipmap-test-plot.XXXXXX";
     char *old = getcwd(NULL, 0);
     struct stat st;
@@ -399,7 +405,8 @@ cleanup:
 static void test_render_missing_gnuplot(void)
 {
     struct strbuf script = STRBUF_INIT, img = STRBUF_INIT;
-    struct plot_opts o = {"t", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"t", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,   0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     setenv("DIPMAP_GNUPLOT", "dipmap-no-such-gnuplot", 1);
     plot_script_ucurve(&script, &o, NULL, 0);
@@ -450,8 +457,8 @@ static void test_multiples_script(void)
                               {"k=start (n=20)", &sb2, 1},
                               {"k=both (n=20)", &sa, 1},
                               {"k=25% (n=20)", &sb2, 1}};
-    struct plot_opts o = {"multi", "sub", PLOT_SVG,     0,      0,     0, NULL,
-                          0,       0,     {NULL, NULL}, {0, 0}, "band"};
+    struct plot_opts o = {"multi", "sub", PLOT_SVG,     0,      0,      0,   NULL,
+                          0,       0,     {NULL, NULL}, {0, 0}, "band", NULL};
 
     plot_script_multiples(&sb, &o, p, 4);
     CHECK(strstr(sb.buf, "set multiplot layout 2,2 rowsfirst margins "));
@@ -485,7 +492,8 @@ static void test_heatmap_labels(void)
     double acc[] = {0.5, NAN, 0.25, 1};
     long n[] = {4, 0, 8, 2};
     struct plot_grid g = {2, 2, NULL, NULL, acc, cols, rows, "haystack-order", "distractors", n};
-    struct plot_opts o = {"pair", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"pair", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,      0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     plot_script_heatmap(&sb, &o, &g);
     CHECK(strstr(sb.buf, "set xtics ('coherent' 0, 'shuffled' 1)"));
@@ -511,7 +519,8 @@ static void test_heatmap_long_label(void)
     const char *cols[] = {v}, *rows[] = {"r"};
     double acc[] = {0.5};
     struct plot_grid g = {1, 1, NULL, NULL, acc, cols, rows, NULL, NULL, NULL};
-    struct plot_opts o = {"long", NULL, PLOT_SVG, 0, 0, 0, NULL, 0, 0, {NULL, NULL}, {0, 0}, NULL};
+    struct plot_opts o = {"long", NULL, PLOT_SVG,     0,      0,    0,   NULL,
+                          0,      0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
     memset(v, 'v', 200);
     v[200] = '\0';

@@ -16,7 +16,7 @@ static void order_for(enum runner_schedule sched, struct golden_set *gs, struct 
 {
     static const long lengths[] = {1000};
     static const int depths[] = {0, 5000, 10000};
-    struct plan_spec spec = {lengths, 1, depths, 3, 1, 0, 1, 0, NULL, 0};
+    struct plan_spec spec = {lengths, 1, depths, 3, 1, 0, 1, 0, NULL, 0, 0, 0};
     struct strbuf err = STRBUF_INIT;
 
     CHECK_INT(golden_set_load(gs, "datasets/needle.jsonl"), 0);

@@ -28,7 +28,7 @@ static int fixture_init(struct fixture *f, int threads)
 {
     static const long lengths[] = {1000};
     static const int depths[] = {0, 10000};
-    struct plan_spec spec = {lengths, 1, depths, 2, 1, 0, 1, 0, NULL, 0};
+    struct plan_spec spec = {lengths, 1, depths, 2, 1, 0, 1, 0, NULL, 0, 0, 0};
     struct strbuf err = STRBUF_INIT, p = STRBUF_INIT;
     size_t i, g = 0;
 
