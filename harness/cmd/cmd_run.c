@@ -135,6 +135,11 @@ static int parse_run_options(struct run_ctx *c)
          0},
         {OPT_STRING, "spacing", 0, &c->o.spacing, "LIST",
          "axis: e.g. 0,25,50 -- % of the distractor tokens between consecutive needles", 0},
+        {OPT_STRING, "ordinal", 0, &c->o.ordinal, "LIST",
+         "axis: e.g. 2,4,8 -- that many similar needles (gold chunks 1..N, in order), the "
+         "question naming one occurrence (gen ordinal); depth = that occurrence's, the others "
+         "spread by the seed; scored exactly",
+         0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
          "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "

@@ -113,6 +113,13 @@ static int check_spacing(const char *v)
     double d;
     return parse_double_range(v, 0, 100, &d);
 }
+/* --ordinal: a count of needles 2..64 */
+static int check_ordinal(const char *v)
+{
+    unsigned long n;
+    return parse_ulong(v, &n) == 0 && n >= 2 && n <= 64 ? 0 : -1;
+}
+
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
@@ -123,6 +130,7 @@ static const struct run_axis run_axes[] = {
      NULL},
     {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
     {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
+    {"ordinal", offsetof(struct run_opts, ordinal), NULL, "a count 2..64", check_ordinal},
     {"layout", offsetof(struct run_opts, layout), prompt_layout_names, NULL, NULL},
 };
 
