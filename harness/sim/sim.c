@@ -161,7 +161,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0,
+                          0,    0,    0,    0,   0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -169,7 +170,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
         strbuf_addf(err,
                     "model '%s': expected NAME or "
                     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,"
+                    "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,ordinal=E,flat=F,corr=C,"
+                    "icc=R,"
                     "qseed=N,mid=M",
                     spec);
         return -1;
@@ -204,7 +206,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
                    !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
-                   !strcmp(key, "reversed")) {
+                   !strcmp(key, "reversed") || !strcmp(key, "ordinal")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -218,6 +220,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "chat")     ? &m.chat
                                    : !strcmp(key, "tools")    ? &m.tools
                                    : !strcmp(key, "reversed") ? &m.reversed
+                                   : !strcmp(key, "ordinal")  ? &m.ordinal
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -244,8 +247,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             strbuf_addf(
                 err,
                 "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                "needles, spacing, window, shuffled, overlap, chat, tools, reversed, flat, corr, "
-                "icc, qseed, mid)",
+                "needles, spacing, window, shuffled, overlap, chat, tools, reversed, ordinal, flat, "
+                "corr, icc, qseed, mid)",
                 spec, key);
             goto cleanup;
         }

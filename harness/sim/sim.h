@@ -145,6 +145,8 @@ struct sim_model {
     double chat;     /* planted drop when the gold is in an earlier conversation turn, 0..1 */
     double tools;    /* planted drop when the gold is in a tool result, 0..1 */
     double reversed; /* planted drop when gold chunk 2 comes before gold chunk 1, 0..1 */
+    double ordinal;  /* ordinal needles: P(a correct answer names a neighbouring occurrence
+                        instead) = ordinal x log2(N), N the question's notes in the prompt */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -160,6 +162,9 @@ struct sim_features {
                             -1 when unknown (no gold in the prompt) */
     int gold_turn;       /* where the gold chunk is: SIM_GOLD_* */
     int reversed;        /* the second gold chunk (needle B) occurs before the first (A) */
+    /* an ordinal question (scored exact, its answer a gold chunk's value; run --ordinal): the
+       gold chunks present (N) and the rank of the answer's chunk among them in prompt order */
+    size_t ordinal_n, ordinal_rank;
 };
 /*
  * The message holding the gold chunk (run --layout): the last message or a system message
