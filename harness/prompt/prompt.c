@@ -808,7 +808,9 @@ static int select_ordinal(struct prompt_builder *b, const struct prompt_request 
                     "question %s: --ordinal %lu needs %lu gold chunks with the answer the "
                     "value of one of them (it has %zu, the answer %s)",
                     r->q->id, want, want, r->q->gold_nr,
-                    !k ? "in none" : k > want ? "in a later one" : "in one");
+                    !k         ? "in none"
+                    : k > want ? "in a later one"
+                               : "in one");
         return -1;
     }
     b->ordinal = b->needles = (size_t)want;

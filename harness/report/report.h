@@ -187,6 +187,16 @@ int report_axis_pair_plot(const char *dir, unsigned formats, const struct run_in
  * hops-LENGTH.svg/.png, its SVG appended to svg[l] and "hops-LENGTH.svg" and a NUL to files.
  * Returns a plot_status (PLOT_OK when h is NULL).
  */
+/*
+ * Ordinal needles (run --ordinal N): the scored trials with the axis ordinal, read against the
+ * golden set kept in the store (golden_text, NULL: neighbours unknown), into their statistics
+ * (stats/ordinal.h; NULL when no trial has the axis; the caller frees with ordinal_stats_free()).
+ */
+struct trial_result;
+struct ordinal_stats;
+struct ordinal_stats *report_ordinal_stats(const struct trial_result *t, size_t n,
+                                           const char *golden_text, size_t golden_len, double z);
+
 struct hops_stats;
 int report_hops_plots(const char *dir, unsigned formats, const struct run_info *run,
                       const struct hops_stats *h, struct strbuf *svg, struct strbuf *files);

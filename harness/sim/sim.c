@@ -161,19 +161,20 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0,
-                          0,    0,    0,    0,   0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0,
+                          0,    0,    0,    0,   0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
     if (!nlen || memchr(spec, ',', nlen) || memchr(spec, '=', nlen)) {
-        strbuf_addf(err,
-                    "model '%s': expected NAME or "
-                    "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
-                    "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,ordinal=E,flat=F,corr=C,"
-                    "icc=R,"
-                    "qseed=N,mid=M",
-                    spec);
+        strbuf_addf(
+            err,
+            "model '%s': expected NAME or "
+            "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
+            "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,ordinal=E,flat=F,corr=C,"
+            "icc=R,"
+            "qseed=N,mid=M",
+            spec);
         return -1;
     }
     if (colon)
@@ -244,12 +245,12 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 m.qseed_set = 1;
             }
         } else {
-            strbuf_addf(
-                err,
-                "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
-                "needles, spacing, window, shuffled, overlap, chat, tools, reversed, ordinal, flat, "
-                "corr, icc, qseed, mid)",
-                spec, key);
+            strbuf_addf(err,
+                        "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
+                        "needles, spacing, window, shuffled, overlap, chat, tools, reversed, "
+                        "ordinal, flat, "
+                        "corr, icc, qseed, mid)",
+                        spec, key);
             goto cleanup;
         }
     }

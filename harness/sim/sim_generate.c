@@ -321,10 +321,10 @@ static int ordinal_slip(const struct sim_model *m, const struct sim_analysis *a,
     v = sim_to_unit(sim_mix64(a->salt ^ 0x0d1a1ULL ^ sim_mix64(m->seed)));
     if (v >= q)
         return 0;
-    c = !a->ordinal_prev                                                         ? a->ordinal_next
-        : !a->ordinal_next                                                       ? a->ordinal_prev
+    c = !a->ordinal_prev                                                ? a->ordinal_next
+        : !a->ordinal_next                                              ? a->ordinal_prev
         : sim_to_unit(sim_mix64(a->salt ^ 0x5e1ec7ULL ^ m->seed)) < 0.5 ? a->ordinal_prev
-                                                                         : a->ordinal_next;
+                                                                        : a->ordinal_next;
     if (!c || !c->value)
         return 0;
     strbuf_addstr(answer, c->value);

@@ -691,8 +691,9 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
          * second (one test often runs two) must not hand out the same ids */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        atomic_init(&s->id_counter, sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
-                                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
+        atomic_init(&s->id_counter,
+                    sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
     }
     sim_qindex_build(&s->qix, cfg->gs);
     sim_hindex_build(&s->qix, cfg->hay);

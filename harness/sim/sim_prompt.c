@@ -343,8 +343,8 @@ static void ordinal_found(struct tokenizer *tok, const struct sim_prompt *p, str
         off[g] = -1;
         for (size_t i = 0; i < p->nr && off[g] < 0; i++) {
             const char *base = p->seg[i].buf + p->start[i];
-            const char *hit = memmem(base, p->seg[i].len - p->start[i], q->gold[g].text,
-                                     q->gold[g].text_len);
+            const char *hit =
+                memmem(base, p->seg[i].len - p->start[i], q->gold[g].text, q->gold[g].text_len);
             if (hit)
                 off[g] = token_offset(tok, p, i, (size_t)(hit - base));
         }
@@ -356,11 +356,9 @@ static void ordinal_found(struct tokenizer *tok, const struct sim_prompt *p, str
         n++;
         rank += off[g] < target_off || (off[g] == target_off && g < target - 1);
         /* the nearest present chunk on each side: the neighbouring occurrences */
-        if (off[g] < target_off &&
-            (!a->ordinal_prev || off[g] > off[a->ordinal_prev - q->gold]))
+        if (off[g] < target_off && (!a->ordinal_prev || off[g] > off[a->ordinal_prev - q->gold]))
             a->ordinal_prev = &q->gold[g];
-        if (off[g] > target_off &&
-            (!a->ordinal_next || off[g] < off[a->ordinal_next - q->gold]))
+        if (off[g] > target_off && (!a->ordinal_next || off[g] < off[a->ordinal_next - q->gold]))
             a->ordinal_next = &q->gold[g];
     }
     if (target_off >= 0 && n >= 2) {

@@ -242,6 +242,7 @@ struct cache_stats {
 };
 
 struct hops_stats;
+struct ordinal_stats;
 
 struct run_stats {
     struct cell_stats *cells; /* sorted by (length, depth_bp) */
@@ -295,6 +296,9 @@ struct run_stats {
 
     struct cache_stats cache; /* over every trial, controls included */
     struct hops_stats *hops;  /* two-hop chains (hops.h; run --hops 2), or NULL */
+    /* ordinal needles (ordinal.h; run --ordinal N), or NULL: set by the report, which reads
+       the answers against the golden set; freed with the rest */
+    struct ordinal_stats *ordinal;
 };
 
 /*

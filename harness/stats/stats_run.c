@@ -6,6 +6,7 @@
  */
 #include "stats/stats.h"
 #include "stats/hops.h"
+#include "stats/ordinal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1028,6 +1029,7 @@ void run_stats_release(struct run_stats *s)
     free(s->lengths);
     free(s->advice);
     hops_stats_free(s->hops);
+    ordinal_stats_free(s->ordinal);
     memset(s, 0, sizeof(*s));
 }
 
