@@ -220,6 +220,11 @@ static int parse_axes(struct run_ctx *c)
         if (list && add_axis(c, &run_axes[i], list) < 0)
             return -1;
     }
+    if (c->o.ordinal && (c->o.needles || c->o.spacing || c->o.hops))
+        return error_to(&c->err, "--ordinal places its own needles: not with --%s",
+                        c->o.needles   ? "needles"
+                        : c->o.spacing ? "spacing"
+                                       : "hops");
     return parse_hops(c);
 }
 
