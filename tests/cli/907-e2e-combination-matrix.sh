@@ -1,6 +1,6 @@
 # The combination matrix: every way a run sends (online, --batch through serve-sim's Batch API,
 # --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server) crossed with every axis value
-# (--layout, --question-at, --needles, --haystack-order, --distractors, --repeats,
+# (--layout, --question-at, --needles or --ordinal, --haystack-order, --distractors, --repeats,
 # --completions) in a pairwise (covering-array) design generated from the two tables below:
 # every pair of values of any two factors is in at least one row, so a new axis or mode joins
 # the matrix as one table entry. Each row is one small run (2 two-needle questions, 1k tokens,
@@ -22,7 +22,7 @@ import hashlib, itertools, json, os, sqlite3, subprocess, sys
 AXES = {  # run option -> values (one per row); "" = the option left out
     "layout": ["documents", "chat", "tools", "tool-long"],
     "question-at": ["end", "both"],
-    "needles": ["1", "2"],
+    "needles": ["1", "2", "ordinal:2"],  # ordinal:N is --ordinal N (it places its own needles)
     "haystack-order": ["coherent", "shuffled"],
     "distractors": ["hard", "random"],
     "repeats": ["1", "2"],
@@ -92,6 +92,8 @@ for i, row in enumerate(ROWS):
         v = row[opt]
         if opt == "completions":
             base += ["--completions"] if v == "yes" else []
+        elif opt == "needles" and v.startswith("ordinal:"):
+            base += ["--ordinal", v.split(":")[1]]
         elif opt == "repeats":
             base += ["--repeats", v]
         else:
