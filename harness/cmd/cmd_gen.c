@@ -657,6 +657,26 @@ static int gen_kv(struct dataset_writer *w, struct dataset_writer *hay, long n, 
     return rc;
 }
 
+/* The counts' ranges (needles 0: not an ordinal set); -1 after printing the error. */
+static int check_counts(long n, long seed, long negatives, long hay_size, long needles, long max_k)
+{
+    if (needles && (needles < 2 || needles > 64 || max_k < 1 || max_k > needles))
+        return error(needles < 2 || needles > 64
+                         ? "gen: --needles must be 2 to 64 (got %ld)"
+                         : "gen: --max-occurrence must be 1 to --needles (got %ld)",
+                     needles < 2 || needles > 64 ? needles : max_k);
+    if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000)
+        return error(n < 1 || n > 100000 ? "gen: --n must be 1 to 100000 (got %ld)"
+                     : negatives > 10000 ? "gen: --negatives must be 0 to 10000 (got %ld)"
+                                         : "gen: --haystack-size must be 0 to 10000000 (got %ld)",
+                     n < 1 || n > 100000 ? n
+                     : negatives > 10000 ? negatives
+                                         : hay_size);
+    if (seed < 0)
+        return error("gen: --seed must be >= 0");
+    return 0;
+}
+
 int cmd_gen(int argc, const char **argv)
 {
     const char *out = "-", *hay_out = NULL, *assoc_path = "datasets/associations.tsv";
@@ -707,28 +727,10 @@ int cmd_gen(int argc, const char **argv)
     as = !strcmp(rest.v[0], "assoc");
     hops = !strcmp(rest.v[0], "hops");
     ord = !strcmp(rest.v[0], "ordinal");
-    if (ord && (needles < 2 || needles > 64 || max_k < 1 || max_k > needles)) {
-        error(needles < 2 || needles > 64
-                  ? "gen: --needles must be 2 to 64 (got %ld)"
-                  : "gen: --max-occurrence must be 1 to --needles (got %ld)",
-              needles < 2 || needles > 64 ? needles : max_k);
-        goto cleanup;
-    }
     if (negatives < 0 || ord) /* an ordinal set's other notes are its negatives */
         negatives = kv ? 20 : ord ? 0 : 4;
-    if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000) {
-        error(n < 1 || n > 100000 ? "gen: --n must be 1 to 100000 (got %ld)"
-              : negatives > 10000 ? "gen: --negatives must be 0 to 10000 (got %ld)"
-                                  : "gen: --haystack-size must be 0 to 10000000 (got %ld)",
-              n < 1 || n > 100000 ? n
-              : negatives > 10000 ? negatives
-                                  : hay_size);
+    if (check_counts(n, seed, negatives, hay_size, ord ? needles : 0, max_k) < 0)
         goto cleanup;
-    }
-    if (seed < 0) {
-        error("gen: --seed must be >= 0");
-        goto cleanup;
-    }
     if (hay_out && !kv) {
         error("gen: --haystack-out is for kv (needle sets use a text haystack)");
         goto cleanup;
