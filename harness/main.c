@@ -17,7 +17,7 @@
 const struct cmd_struct dipmap_commands[] = {
     {"help", cmd_help, "show help for dipmap or one command"},
     {"version", cmd_version, "print the version and the commit it was built from"},
-    {"gen", cmd_gen, "generate a seeded synthetic golden set (needle, assoc, hops, kv)"},
+    {"gen", cmd_gen, "generate a seeded synthetic golden set (needle, assoc, hops, kv, ordinal)"},
     {"plan", cmd_plan, "power: the smallest drop compare detects, questions needed"},
     {"import", cmd_import,
      "convert litm, nolima, ruler or longbench-v2 files into a golden set or haystack"},

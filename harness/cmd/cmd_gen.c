@@ -5,7 +5,8 @@
  * question names only through its country (an association table); kv sets are
  * UUID key-value pairs with other pairs as hard negatives and an optional
  * haystack of more pairs; hops sets are two-hop chains (a person's locker
- * room, then that room's door code).
+ * room, then that room's door code); ordinal sets are MRCR-style: several notes of one
+ * template about one entity with different values, the question naming which note counts.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ static const char *const gen_usage[] = {
     "dipmap gen needle [--n N] [--seed N] [--negatives K] [--out FILE]",
     "dipmap gen assoc [--n N] [--seed N] [--negatives K] [--associations FILE] [--out FILE]",
     "dipmap gen hops [--n N] [--seed N] [--negatives K] [--out FILE]",
+    "dipmap gen ordinal [--n N] [--seed N] [--needles N] [--max-occurrence K] [--out FILE]",
     "dipmap gen kv [--n N] [--seed N] [--negatives K] [--out FILE] [--haystack-out FILE "
     "[--haystack-size M]]",
     NULL,
@@ -483,6 +485,91 @@ static int gen_hops(struct dataset_writer *w, long n, long negatives, uint64_t r
     return rc;
 }
 
+/* ---- ordinal needles (MRCR-style) ---- */
+
+/* "1st", "2nd", "3rd", "4th", ..., "11th", "12th", "13th", "21st", ... */
+static void ordinal_word(struct strbuf *sb, long k)
+{
+    long tens = k % 100, unit = k % 10;
+    const char *suffix = tens >= 11 && tens <= 13 ? "th"
+                         : unit == 1              ? "st"
+                         : unit == 2              ? "nd"
+                         : unit == 3              ? "rd"
+                                                  : "th";
+    strbuf_addf(sb, "%ld%s", k, suffix);
+}
+
+/*
+ * docs/effects.md "Ordinal needles": per question one entity and `needles` notes of one sentence
+ * pattern about it, each with its own value; gold chunk i is occurrence i + 1 (the prompt
+ * keeps them in that order), and the question names occurrence k (1..max_k, drawn) of the
+ * notes: its answer is gold chunk k - 1's value, scored exactly (a list of values is wrong).
+ */
+static int gen_ordinal(struct dataset_writer *w, long n, long needles, long max_k, uint64_t rng)
+{
+    struct strvec entities = STRVEC_INIT;
+    struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, qtext = STRBUF_INIT, id = STRBUF_INIT;
+    struct strbuf word = STRBUF_INIT;
+    long i, j;
+    int rc = 0;
+
+    for (i = 0; i < n && !rc; i++) {
+        size_t p = (size_t)i % NPATTERNS;
+        long k = 1 + (long)rng_below(&rng, (uint64_t)max_k);
+        struct strvec values = STRVEC_INIT, ids = STRVEC_INIT;
+        struct chunk *g = xcalloc((size_t)needles, sizeof(*g));
+        const char *e = draw_unique(&entities, &sb, &rng, 1, V_NUMBER);
+        struct question q;
+        if (!e)
+            rc = error("gen: ordinal: ran out of distinct entities");
+        for (j = 0; j < needles && !rc; j++) {
+            const char *v = draw_unique(&values, &sb, &rng, 0, patterns[p].kind);
+            struct strbuf t = STRBUF_INIT;
+            if (!v) {
+                rc = error("gen: ordinal: ran out of distinct values");
+                break;
+            }
+            fact(&sb, p, e, v);
+            strbuf_addf(&t, "Note on %s: %s", e, sb.buf);
+            hop_chunk(&g[j], &t, &ids, strvec_pushf(&ids, "ordinal-%04ld-%ld", i + 1, j + 1), v);
+        }
+        if (!rc) {
+            strbuf_reset(&id);
+            strbuf_addf(&id, "ordinal-%04ld", i + 1);
+            strbuf_reset(&word);
+            ordinal_word(&word, k);
+            strbuf_reset(&qtext);
+            strbuf_addf(&qtext,
+                        "Several notes on %s in the documents answer the question \"%s%s%s\", "
+                        "each with another value. Counting the notes on %s from the start of "
+                        "the documents, what value does the %s note give?",
+                        e, patterns[p].q_pre, e, patterns[p].q_post, e, word.buf);
+            memset(&q, 0, sizeof(q));
+            strvec_init(&q.answers);
+            strvec_push(&q.answers, g[k - 1].value);
+            q.id = id.buf;
+            q.question = qtext.buf;
+            q.gold = g;
+            q.gold_nr = (size_t)needles;
+            q.scorer = (char *)"exact";
+            rc = write_checked(w, &line, &q);
+            strvec_clear(&q.answers);
+        }
+        for (j = 0; j < needles; j++)
+            free(g[j].text);
+        free(g);
+        strvec_clear(&values);
+        strvec_clear(&ids);
+    }
+    strvec_clear(&entities);
+    strbuf_release(&sb);
+    strbuf_release(&line);
+    strbuf_release(&qtext);
+    strbuf_release(&id);
+    strbuf_release(&word);
+    return rc;
+}
+
 /* ---- key-value ---- */
 
 static void uuid4(struct strbuf *sb, uint64_t *rng)
@@ -579,17 +666,37 @@ static int gen_kv(struct dataset_writer *w, struct dataset_writer *hay, long n, 
     return rc;
 }
 
+/* The counts' ranges (needles 0: not an ordinal set); -1 after printing the error. */
+static int check_counts(long n, long seed, long negatives, long hay_size, long needles, long max_k)
+{
+    if (needles && (needles < 2 || needles > 64 || max_k < 1 || max_k > needles))
+        return error(needles < 2 || needles > 64
+                         ? "gen: --needles must be 2 to 64 (got %ld)"
+                         : "gen: --max-occurrence must be 1 to --needles (got %ld)",
+                     needles < 2 || needles > 64 ? needles : max_k);
+    if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000)
+        return error(n < 1 || n > 100000 ? "gen: --n must be 1 to 100000 (got %ld)"
+                     : negatives > 10000 ? "gen: --negatives must be 0 to 10000 (got %ld)"
+                                         : "gen: --haystack-size must be 0 to 10000000 (got %ld)",
+                     n < 1 || n > 100000 ? n
+                     : negatives > 10000 ? negatives
+                                         : hay_size);
+    if (seed < 0)
+        return error("gen: --seed must be >= 0");
+    return 0;
+}
+
 int cmd_gen(int argc, const char **argv)
 {
     const char *out = "-", *hay_out = NULL, *assoc_path = "datasets/associations.tsv";
     struct assoc *assoc = NULL;
     long assoc_nr = 0, ai;
-    long n = 40, seed = 1, negatives = -1, hay_size = 2000;
+    long n = 40, seed = 1, negatives = -1, hay_size = 2000, needles = 8, max_k = 2;
     struct strvec rest = STRVEC_INIT;
     struct strbuf assoc_found = STRBUF_INIT, werr = STRBUF_INIT; /* the writers' errors */
     struct dataset_writer *w = NULL, *hw = NULL;
     uint64_t rng;
-    int rc, ret = DM_EXIT_USAGE, kv, as, hops;
+    int rc, ret = DM_EXIT_USAGE, kv, as, hops, ord;
     struct option opts[] = {
         {OPT_LONG, "n", 'n', &n, "N", "number of questions (default 40)", 0},
         {OPT_LONG, "seed", 's', &seed, "N", "random seed (default 1): same seed, same file", 0},
@@ -602,39 +709,37 @@ int cmd_gen(int argc, const char **argv)
          0},
         {OPT_STRING, "associations", 0, &assoc_path, "FILE",
          "assoc: the association table (default datasets/associations.tsv)", 0},
+        {OPT_LONG, "needles", 0, &needles, "N",
+         "ordinal: notes per question, occurrence 1..N (default 8, at most 64)", 0},
+        {OPT_LONG, "max-occurrence", 0, &max_k, "K",
+         "ordinal: the question names occurrence 1..K (default 2, so every run --ordinal value "
+         "from 2 up places it)",
+         0},
         OPT_END_MARK,
     };
 
     rc = parse_options(argc, argv, opts, gen_usage, &rest);
     if (rc)
         return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
-    if (rest.nr != 1 || (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv") &&
-                         strcmp(rest.v[0], "assoc") && strcmp(rest.v[0], "hops"))) {
+    if (rest.nr != 1 ||
+        (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv") && strcmp(rest.v[0], "assoc") &&
+         strcmp(rest.v[0], "hops") && strcmp(rest.v[0], "ordinal"))) {
         if (rest.nr == 1)
-            error("gen: unknown kind '%s': expected 'needle', 'assoc', 'kv' or 'hops'", rest.v[0]);
+            error("gen: unknown kind '%s': expected 'needle', 'assoc', 'kv', 'hops' or 'ordinal'",
+                  rest.v[0]);
         else
-            error("gen: expected one kind, 'needle', 'assoc', 'kv' or 'hops'");
+            error("gen: expected one kind, 'needle', 'assoc', 'kv', 'hops' or 'ordinal'");
         usage_with_options(stderr, gen_usage, opts);
         goto cleanup;
     }
     kv = !strcmp(rest.v[0], "kv");
     as = !strcmp(rest.v[0], "assoc");
     hops = !strcmp(rest.v[0], "hops");
-    if (negatives < 0)
-        negatives = kv ? 20 : 4;
-    if (n < 1 || n > 100000 || negatives > 10000 || hay_size < 0 || hay_size > 10000000) {
-        error(n < 1 || n > 100000 ? "gen: --n must be 1 to 100000 (got %ld)"
-              : negatives > 10000 ? "gen: --negatives must be 0 to 10000 (got %ld)"
-                                  : "gen: --haystack-size must be 0 to 10000000 (got %ld)",
-              n < 1 || n > 100000 ? n
-              : negatives > 10000 ? negatives
-                                  : hay_size);
+    ord = !strcmp(rest.v[0], "ordinal");
+    if (negatives < 0 || ord) /* an ordinal set's other notes are its negatives */
+        negatives = kv ? 20 : ord ? 0 : 4;
+    if (check_counts(n, seed, negatives, hay_size, ord ? needles : 0, max_k) < 0)
         goto cleanup;
-    }
-    if (seed < 0) {
-        error("gen: --seed must be >= 0");
-        goto cleanup;
-    }
     if (hay_out && !kv) {
         error("gen: --haystack-out is for kv (needle sets use a text haystack)");
         goto cleanup;
@@ -662,7 +767,7 @@ int cmd_gen(int argc, const char **argv)
               (long)(needle_entities() / (size_t)(negatives + 1)));
         goto cleanup;
     }
-    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : hops ? 4 : 1);
+    rng = (uint64_t)seed * 0x2545f4914f6cdd1dULL + (kv ? 2 : as ? 3 : hops ? 4 : ord ? 5 : 1);
     w = dataset_writer_open(out, &werr);
     if (!w)
         goto cleanup;
@@ -671,6 +776,7 @@ int cmd_gen(int argc, const char **argv)
     rc = kv     ? gen_kv(w, hw, n, negatives, hay_size, rng)
          : as   ? gen_assoc(w, assoc, (size_t)assoc_nr, n, negatives, rng)
          : hops ? gen_hops(w, n, negatives, rng)
+         : ord  ? gen_ordinal(w, n, needles, max_k, rng)
                 : gen_needle(w, n, negatives, rng);
     if (rc)
         goto cleanup;

@@ -139,6 +139,11 @@ static int parse_run_options(struct run_ctx *c)
          "axis: e.g. 16,64,256 -- the gold chunk trimmed around its answer sentence or padded "
          "with the haystack text around it to exactly that many tokens",
          0},
+        {OPT_STRING, "ordinal", 0, &c->o.ordinal, "LIST",
+         "axis: e.g. 2,4,8 -- that many similar needles (gold chunks 1..N, in order), the "
+         "question naming one occurrence (gen ordinal); depth = that occurrence's, the others "
+         "spread by the seed; scored exactly",
+         0},
         {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
         {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
          "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "

@@ -153,6 +153,13 @@ struct prompt_builder {
      */
     const struct chunk *absent_sub[PROMPT_MAX_NEEDLES];
     size_t absent_len[PROMPT_MAX_NEEDLES], absent_nr;
+    /*
+     * The ordinal axis (ordinal=N; docs/effects.md "Ordinal needles"): gold chunks 0..N-1 in
+     * that order, gold chunk `target` (the question's occurrence k - 1) at the depth, the ones
+     * before it between the start and the depth, the ones after it between the depth and
+     * the end, spread by the seed; ordinal 0 without the axis (target then 0: gold chunk 0).
+     */
+    size_t ordinal, target;
     struct chunk *neutral; /* NEUTRAL_MAX chunks sharing one text, made on first use */
     char *neutral_text;
     uint64_t tick;

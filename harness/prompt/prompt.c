@@ -468,11 +468,11 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
                 b->unit_at[b->units++] = b->docs.len;
                 unit_open = 0;
             }
-            if (g == 0)
+            if (g == b->target)
                 gold_s = b->docs.len;
             prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, NULL, &d);
-            /* the gold block: all chunks (no axis), or the first needle */
-            if (!b->needles || g == 0)
+            /* the gold block: all chunks (no axis), or the first needle (ordinal: the target) */
+            if (!b->needles || g == b->target)
                 gold_e = b->docs.len;
         }
         if (i < s->nr) {
@@ -781,6 +781,89 @@ size_t prompt_needle_answers(const struct question *q, const char *axes, const c
     return k;
 }
 
+size_t prompt_ordinal_target(const struct question *q)
+{
+    size_t i;
+    for (i = 0; q->answers.nr && i < q->gold_nr; i++)
+        if (q->gold[i].value && !strcmp(q->gold[i].value, q->answers.v[0]))
+            return i + 1;
+    return 0;
+}
+
+/*
+ * The ordinal axis into b->ordinal and b->target (b->needles = N): N 2..64 gold chunks, the
+ * question's occurrence among them. Not with the other needle axes.
+ */
+static int select_ordinal(struct prompt_builder *b, const struct prompt_request *r,
+                          struct strbuf *err)
+{
+    size_t n, k;
+    const char *v = axes_find(r->axes, "ordinal", &n);
+    char buf[32];
+    unsigned long want;
+    b->ordinal = b->target = 0;
+    if (!v)
+        return 0;
+    snprintf(buf, sizeof(buf), "%.*s", (int)(n < 31 ? n : 31), v);
+    if (parse_ulong(buf, &want) < 0 || want < 2 || want > PROMPT_MAX_NEEDLES) {
+        strbuf_addf(err, "ordinal '%s' is not a count 2..%d", buf, PROMPT_MAX_NEEDLES);
+        return -1;
+    }
+    if (b->needles) {
+        strbuf_addstr(err, "ordinal places its own needles: not with needles, spacing or hops");
+        return -1;
+    }
+    if (trial_is_control(r->target_len, r->depth_bp))
+        return 0;
+    k = prompt_ordinal_target(r->q);
+    if (want > r->q->gold_nr || !k || k > want) {
+        strbuf_addf(err,
+                    "question %s: --ordinal %lu needs %lu gold chunks with the answer the "
+                    "value of one of them (it has %zu, the answer %s)",
+                    r->q->id, want, want, r->q->gold_nr,
+                    !k         ? "in none"
+                    : k > want ? "in a later one"
+                               : "in one");
+        return -1;
+    }
+    b->ordinal = b->needles = (size_t)want;
+    b->target = k - 1;
+    return 0;
+}
+
+static int cmp_fraction(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/*
+ * Ordinal needles: the target at boundary k; the b->target needles before it at seeded
+ * boundaries in 0..k, the others after it in k..nr, each group in gold order, the same
+ * seeded fractions at every depth of a (question, length, repeat, N).
+ */
+static void place_ordinal(struct prompt_builder *b, const struct prompt_request *r, size_t nr,
+                          size_t k)
+{
+    double u[PROMPT_MAX_NEEDLES];
+    size_t j, m;
+    uint64_t st = mix_key(r->seed, r->q->id, r->target_len, r->repeat, "ordinal");
+    for (j = 0; j < b->ordinal; j++)
+        u[j] = rng_unit(rng_splitmix64(&st));
+    /* each side's fractions ascending: the needles keep their gold order */
+    qsort(u, b->target, sizeof(*u), cmp_fraction);
+    qsort(u + b->target + 1, b->ordinal - b->target - 1, sizeof(*u), cmp_fraction);
+    for (j = 0; j < b->ordinal; j++) {
+        if (j < b->target)
+            m = (size_t)(u[j] * (double)(k + 1));
+        else if (j == b->target)
+            m = k;
+        else
+            m = k + (size_t)(u[j] * (double)(nr - k + 1));
+        b->pos[j] = m > nr ? nr : m;
+    }
+}
+
 /*
  * The needles and spacing axes into b->needles (0 without them) and
  * *spacing (a fraction of the distractor tokens), every needle at boundary
@@ -845,7 +928,7 @@ static int select_needles(struct prompt_builder *b, const struct prompt_request 
     if (b->needles > PROMPT_MAX_NEEDLES)
         b->needles = PROMPT_MAX_NEEDLES;
     memset(b->pos, 0, sizeof(b->pos));
-    return 0;
+    return select_ordinal(b, r, err);
 }
 
 /*
@@ -1067,7 +1150,9 @@ static int build_sized(struct prompt_builder *b, const struct prompt_request *r,
      * on absent ones built before them */
     if (trial_is_absent(r->axes) && prompt_absent_subs(b, s, r, err) < 0)
         goto cleanup;
-    if (b->needles)
+    if (b->ordinal)
+        place_ordinal(b, r, s->nr, k);
+    else if (b->needles)
         place_needles(b, s, order, k, d, spacing, total);
     prompt_render_request(b, s, order, k, start, out);
     real = prompt_count_request(b, out, r->chat, err);

@@ -119,6 +119,13 @@ const char *prompt_question_at_check(const struct prompt_template *t, const char
  */
 size_t prompt_needle_answers(const struct question *q, const char *axes, const char ***out);
 
+/*
+ * The ordinal axis (run --ordinal N, docs/effects.md "Ordinal needles"): the occurrence k
+ * (1-based) the question names, the first gold chunk whose "value" is its first answer (gold
+ * chunk i is occurrence i + 1 in the prompt); 0 when no gold chunk's value is the answer.
+ */
+size_t prompt_ordinal_target(const struct question *q);
+
 struct plan_trial;
 
 /*

@@ -1025,6 +1025,7 @@ static void write_sections(struct markup *d, const struct report_input *in)
     report_section_axes(d, in);
     report_section_hops(d, in);
     report_section_absent(d, in);
+    report_section_ordinal(d, in);
     section_cells(d, in);
     report_section_questions(d, in);
     section_coverage(d, in->stats);

@@ -197,6 +197,15 @@ int report_axis_pair_plot(const char *dir, unsigned formats, const struct run_in
 struct absent_stats;
 int report_absent_plot(const char *dir, unsigned formats, const struct run_info *run,
                        const struct absent_stats *a, struct strbuf *svg);
+/*
+ * Ordinal needles (run --ordinal N): the scored trials with the axis ordinal, read against the
+ * golden set kept in the store (golden_text, NULL: neighbours unknown), into their statistics
+ * (stats/ordinal.h; NULL when no trial has the axis; the caller frees with ordinal_stats_free()).
+ */
+struct trial_result;
+struct ordinal_stats;
+struct ordinal_stats *report_ordinal_stats(const struct trial_result *t, size_t n,
+                                           const char *golden_text, size_t golden_len, double z);
 
 struct hops_stats;
 int report_hops_plots(const char *dir, unsigned formats, const struct run_info *run,

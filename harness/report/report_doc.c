@@ -531,6 +531,8 @@ int report_doc_load(struct report_doc *d, struct store *st, const char *name,
         declared_axes(d->run.settings_json, d, o);
     overlap_axis(d, o);
     bm25_axis(d, o);
+    d->stats.ordinal =
+        report_ordinal_stats(d->trials, d->ntrials, d->golden_text, d->golden_len, o->z);
     return 0;
 }
 

@@ -12,10 +12,12 @@
 #include "base/json.h"
 #include "stats/hops.h"
 #include "stats/absent_stats.h"
+#include "stats/ordinal.h"
 #include "stats/order_stats.h"
 #include "report/report.h"
 #include "stats/stats.h"
 #include "stats/stats_axes.h"
+#include "run/trial.h"
 #include "store/store.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
@@ -328,6 +330,44 @@ static void add_hops(struct json *root, const struct hops_stats *h)
     }
 }
 
+static void add_ordinal_group(struct json *arr, const struct ordinal_group *g, int known)
+{
+    struct json *e = json_add_object(arr, NULL);
+    if (g->n)
+        json_add_num(e, "n", g->n);
+    if (g->depth_bp >= 0)
+        json_add_num(e, "depth", g->depth_bp / (double)DEPTH_BP_MAX);
+    json_add_num(e, "valid", (double)g->valid);
+    json_add_num(e, "correct", (double)g->correct);
+    json_add_num(e, "accuracy", g->valid ? (double)g->correct / (double)g->valid : 0);
+    json_add_interval(e, "interval95", g->acc_lo, g->acc_hi);
+    if (known) {
+        json_add_num(e, "neighbour", (double)g->neighbour);
+        json_add_num(e, "neighbour_rate", g->valid ? (double)g->neighbour / (double)g->valid : 0);
+        json_add_interval(e, "neighbour_interval95", g->nb_lo, g->nb_hi);
+    } else {
+        json_add_null(e, "neighbour");
+        json_add_null(e, "neighbour_rate");
+        json_add_null(e, "neighbour_interval95");
+    }
+}
+
+/* "ordinal": ordinal needles (run --ordinal N): by N, by the target's depth, per (N, depth). */
+static void add_ordinal(struct json *root, const struct ordinal_stats *s)
+{
+    struct json *o = json_add_object(root, "ordinal"), *arr;
+    size_t i;
+    arr = json_add_array(o, "by_n");
+    for (i = 0; i < s->n_by_n; i++)
+        add_ordinal_group(arr, &s->by_n[i], s->neighbour_known);
+    arr = json_add_array(o, "by_depth");
+    for (i = 0; i < s->n_by_depth; i++)
+        add_ordinal_group(arr, &s->by_depth[i], s->neighbour_known);
+    arr = json_add_array(o, "cells");
+    for (i = 0; i < s->n_cells; i++)
+        add_ordinal_group(arr, &s->cells[i], s->neighbour_known);
+}
+
 /* "lexical": per question its overlap share with the gold and the gold's BM25 ranks. */
 static void add_lexical(struct json *root, const struct report_lexical *lex, size_t n)
 {
@@ -619,6 +659,8 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
         add_hops(root, s->hops);
     if (s->absent)
         add_absent(root, s->absent);
+    if (s->ordinal)
+        add_ordinal(root, s->ordinal);
     add_ordering_advice(root, s);
     if (os)
         add_order(root, os, curve_run);

@@ -201,6 +201,22 @@ int run_checks_axes(struct run_ctx *c)
                 }
             }
     for (i = 0; i < c->axes_nr; i++)
+        for (size_t v = 0; !strcmp(c->axes[i].name, "ordinal") && v < c->axes[i].values_nr; v++)
+            for (size_t q = 0; q < c->gs.nr; q++) {
+                unsigned long n = 0;
+                size_t k = prompt_ordinal_target(&c->gs.q[q]);
+                (void)parse_ulong(c->axes[i].values[v], &n);
+                if (c->gs.q[q].gold_nr < n || !k || k > n) {
+                    error("%s:%ld: \"gold\": question %s has %zu gold chunk%s, its answer the "
+                          "value of occurrence %zu (0: of none); --ordinal %lu needs %lu gold "
+                          "chunks and the answer's occurrence within them (dipmap gen ordinal "
+                          "--max-occurrence K writes such sets)",
+                          c->o.dataset, c->gs.q[q].line, c->gs.q[q].id, c->gs.q[q].gold_nr,
+                          c->gs.q[q].gold_nr == 1 ? "" : "s", k, n, n);
+                    return -1;
+                }
+            }
+    for (i = 0; i < c->axes_nr; i++)
         for (size_t v = 0; !strcmp(c->axes[i].name, "question-at") && v < c->axes[i].values_nr;
              v++) {
             const char *missing = prompt_question_at_check(&c->tpl, c->axes[i].values[v]);

@@ -151,6 +151,14 @@ static int check_needle_tokens(const char *v)
     long n;
     return parse_long_range(v, NEEDLE_TOKENS_MIN, NEEDLE_TOKENS_MAX, &n);
 }
+
+/* --ordinal: a count of needles 2..64 */
+static int check_ordinal(const char *v)
+{
+    unsigned long n;
+    return parse_ulong(v, &n) == 0 && n >= 2 && n <= 64 ? 0 : -1;
+}
+
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
@@ -161,6 +169,7 @@ static const struct run_axis run_axes[] = {
      NULL},
     {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
     {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
+    {"ordinal", offsetof(struct run_opts, ordinal), NULL, "a count 2..64", check_ordinal},
     {"layout", offsetof(struct run_opts, layout), prompt_layout_names, NULL, NULL},
     {NEEDLE_TOKENS_AXIS, offsetof(struct run_opts, needle_tokens), NULL, "a size 1..65536 tokens",
      check_needle_tokens},
@@ -252,6 +261,11 @@ static int parse_axes(struct run_ctx *c)
         if (list && add_axis(c, &run_axes[i], list) < 0)
             return -1;
     }
+    if (c->o.ordinal && (c->o.needles || c->o.spacing || c->o.hops))
+        return error_to(&c->err, "--ordinal places its own needles: not with --%s",
+                        c->o.needles   ? "needles"
+                        : c->o.spacing ? "spacing"
+                                       : "hops");
     return parse_hops(c);
 }
 

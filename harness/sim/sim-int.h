@@ -78,6 +78,9 @@ struct sim_analysis {
     double x;
     uint64_t salt;
     const struct chunk *negative; /* hard negative chosen for a wrong answer */
+    /* an ordinal question (features.ordinal_n > 0): the chunks of occurrences rank - 1 and
+       rank + 1 in the prompt (NULL at an end), the neighbours a planted slip answers */
+    const struct chunk *ordinal_prev, *ordinal_next;
     struct sim_features features; /* what the planted axis effects look at */
 };
 

@@ -181,7 +181,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             "model '%s': expected NAME or "
             "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
             "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,"
-            "qseed=N,mid=M,halluc=H,deny=D",
+            "qseed=N,mid=M,halluc=H,deny=D,ordinal=E",
             spec);
         return -1;
     }
@@ -216,7 +216,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
                    !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
                    !strcmp(key, "reversed") || !strcmp(key, "size") || !strcmp(key, "halluc") ||
-                   !strcmp(key, "deny")) {
+                   !strcmp(key, "deny") || !strcmp(key, "ordinal")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -233,6 +233,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "size")     ? &m.size
                                    : !strcmp(key, "halluc")   ? &m.halluc
                                    : !strcmp(key, "deny")     ? &m.deny
+                                   : !strcmp(key, "ordinal")  ? &m.ordinal
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -260,7 +261,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 err,
                 "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
                 "needles, spacing, window, shuffled, overlap, chat, tools, reversed, size, flat, "
-                "corr, icc, qseed, mid, halluc, deny)",
+                "corr, icc, qseed, mid, halluc, deny, ordinal)",
                 spec, key);
             goto cleanup;
         }

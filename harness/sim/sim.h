@@ -128,7 +128,7 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M,halluc=H,
+ * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M,halluc=H,ordinal=E,
  * deny=D.
  */
 struct sim_model {
@@ -164,6 +164,8 @@ struct sim_model {
      *           its own). Both 0 by default: a told model abstains exactly when the gold is absent.
      */
     double halluc, deny;
+    double ordinal; /* ordinal needles: P(a correct answer names a neighbouring occurrence
+                       instead) = ordinal x log2(N), N the question's notes in the prompt */
 };
 #define SIM_ABSTAIN "not in the documents"
 
@@ -181,6 +183,9 @@ struct sim_features {
     int gold_turn;       /* where the gold chunk is: SIM_GOLD_* */
     int reversed;        /* the second gold chunk (needle B) occurs before the first (A) */
     long gold_tokens;    /* tokens of the prompt line holding the gold (0: no gold) */
+    /* an ordinal question (scored exact, its answer a gold chunk's value; run --ordinal): the
+       gold chunks present (N) and the rank of the answer's chunk among them in prompt order */
+    size_t ordinal_n, ordinal_rank;
 };
 /*
  * The message holding the gold chunk (run --layout): the last message or a system message

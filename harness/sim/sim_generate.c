@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -344,6 +345,34 @@ static int decide_abstain(const struct sim_gen *g, const struct sim_analysis *a,
     return 1;
 }
 
+/*
+ * The planted ordinal effect (--model NAME:ordinal=E; docs/effects.md "Ordinal needles"): an
+ * answer that would be correct names a neighbouring occurrence's value instead with probability
+ * E x log2(N) (at most 1), N the question's notes in the prompt; the neighbour before or after
+ * it, drawn evenly where both exist. A draw of its own, so E = 0 leaves every answer as it was.
+ * Returns 1 when it wrote the neighbour's value.
+ */
+static int ordinal_slip(const struct sim_model *m, const struct sim_analysis *a,
+                        struct strbuf *answer)
+{
+    const struct chunk *c;
+    double q, v;
+    if (!a->features.ordinal_n || m->ordinal <= 0)
+        return 0;
+    q = m->ordinal * log2((double)a->features.ordinal_n);
+    v = sim_to_unit(sim_mix64(a->salt ^ 0x0d1a1ULL ^ sim_mix64(m->seed)));
+    if (v >= q)
+        return 0;
+    c = !a->ordinal_prev                                                ? a->ordinal_next
+        : !a->ordinal_next                                              ? a->ordinal_prev
+        : sim_to_unit(sim_mix64(a->salt ^ 0x5e1ec7ULL ^ m->seed)) < 0.5 ? a->ordinal_prev
+                                                                        : a->ordinal_next;
+    if (!c || !c->value)
+        return 0;
+    strbuf_addstr(answer, c->value);
+    return 1;
+}
+
 /* The planted model's answer: the gold's, a hard negative's value, or "I don't know". */
 static void decide(const struct sim_gen *g, const struct sim_analysis *a, struct strbuf *answer,
                    struct sim_logrec *l)
@@ -355,8 +384,11 @@ static void decide(const struct sim_gen *g, const struct sim_analysis *a, struct
         double u = sim_model_draw(g->model, a->q->id, a->gold ? a->x : 0, a->T, a->salt);
         l->p = p;
         l->u = u;
-        if (u < p) {
-            if (!sim_needle_answer(a->q, &g->prompt, answer))
+        if (u < p && ordinal_slip(g->model, a, answer)) {
+            l->outcome = "neighbour";
+        } else if (u < p) {
+            /* an ordinal question wants the one value it names, never the list */
+            if (a->features.ordinal_n || !sim_needle_answer(a->q, &g->prompt, answer))
                 strbuf_addstr(answer, a->q->answers.v[0]);
             l->outcome = "correct";
         } else if (a->negative) {

@@ -12,6 +12,7 @@
 #include "prompt/dataset.h"
 #include "prompt/needle_size.h"
 #include "prompt/overlap.h"
+#include "prompt/prompt.h"
 #include "sim/sim-int.h"
 #include "sim/sim.h"
 #include "base/strbuf.h"
@@ -343,6 +344,54 @@ static void needles_found(struct tokenizer *tok, const struct sim_prompt *p, str
     }
 }
 
+/*
+ * An ordinal question (run --ordinal; docs/effects.md "Ordinal needles"): scored exact and its
+ * answer the value of a gold chunk. With at least two of its gold chunks in the model's view:
+ * features.ordinal_n and ordinal_rank (the answer's chunk among them in prompt order), its
+ * neighbours, and the gold position x at the answer's chunk rather than the first gold chunk.
+ */
+static void ordinal_found(struct tokenizer *tok, const struct sim_prompt *p, struct sim_analysis *a)
+{
+    const struct question *q = a->q;
+    size_t target = prompt_ordinal_target(q), g, n = 0, rank = 0;
+    long *off, target_off = -1;
+    if (!target || !q->scorer || strcmp(q->scorer, "exact") || a->features.gold_present < 2)
+        return;
+    off = xcalloc(q->gold_nr, sizeof(*off));
+    for (g = 0; g < q->gold_nr; g++) {
+        off[g] = -1;
+        for (size_t i = 0; i < p->nr && off[g] < 0; i++) {
+            const char *base = p->seg[i].buf + p->start[i];
+            const char *hit =
+                memmem(base, p->seg[i].len - p->start[i], q->gold[g].text, q->gold[g].text_len);
+            if (hit)
+                off[g] = token_offset(tok, p, i, (size_t)(hit - base));
+        }
+    }
+    target_off = off[target - 1];
+    for (g = 0; g < q->gold_nr && target_off >= 0; g++) {
+        if (off[g] < 0)
+            continue;
+        n++;
+        rank += off[g] < target_off || (off[g] == target_off && g < target - 1);
+        /* the nearest present chunk on each side: the neighbouring occurrences */
+        if (off[g] < target_off && (!a->ordinal_prev || off[g] > off[a->ordinal_prev - q->gold]))
+            a->ordinal_prev = &q->gold[g];
+        if (off[g] > target_off && (!a->ordinal_next || off[g] < off[a->ordinal_next - q->gold]))
+            a->ordinal_next = &q->gold[g];
+    }
+    if (target_off >= 0 && n >= 2) {
+        a->features.ordinal_n = n;
+        a->features.ordinal_rank = rank + 1;
+        a->x = a->T > 0 ? (double)target_off / (double)a->T : 0;
+        if (a->x >= 1)
+            a->x = nextafter(1.0, 0.0);
+    } else {
+        a->ordinal_prev = a->ordinal_next = NULL;
+    }
+    free(off);
+}
+
 void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
                  struct sim_analysis *a)
 {
@@ -406,6 +455,8 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
 
     if (a->q)
         needles_found(tok, p, a);
+    if (a->q && a->gold)
+        ordinal_found(tok, p, a);
     a->features.ctx = cfg->ctx;
     a->features.overlap = a->gold ? overlap_share(cfg->tokenizer, a->q) : -1;
     haystack_order(qix, p, a);

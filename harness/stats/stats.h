@@ -242,6 +242,7 @@ struct cache_stats {
 };
 
 struct hops_stats;
+struct ordinal_stats;
 
 struct run_stats {
     struct cell_stats *cells; /* sorted by (length, depth_bp) */
@@ -298,6 +299,9 @@ struct run_stats {
     /* needle-absent trials (absent_stats.h; run --absent), or NULL: they need the answers, so
      * the report (report_doc.c) sets them; released with the rest */
     struct absent_stats *absent;
+    /* ordinal needles (ordinal.h; run --ordinal N), or NULL: set by the report, which reads
+       the answers against the golden set; freed with the rest */
+    struct ordinal_stats *ordinal;
 };
 
 /*

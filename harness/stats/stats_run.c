@@ -7,6 +7,7 @@
 #include "stats/stats.h"
 #include "stats/hops.h"
 #include "stats/absent_stats.h"
+#include "stats/ordinal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1032,6 +1033,7 @@ void run_stats_release(struct run_stats *s)
     if (s->absent)
         absent_stats_release(s->absent);
     free(s->absent);
+    ordinal_stats_free(s->ordinal);
     memset(s, 0, sizeof(*s));
 }
 

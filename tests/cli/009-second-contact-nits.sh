@@ -15,7 +15,7 @@ for c in plan run serve-sim report compare show-prompt gen; do
     fi
 done
 expect_code 2 "$DIPMAP" gen foo
-assert_contains err "error: gen: unknown kind 'foo': expected 'needle', 'assoc', 'kv' or 'hops'"
+assert_contains err "error: gen: unknown kind 'foo': expected 'needle', 'assoc', 'kv', 'hops' or 'ordinal'"
 # one hard negative
 cat >one.jsonl <<'J'
 {"id": "q1", "question": "What is the code?", "answers": ["AZ-7"], "gold": [{"id": "g", "text": "The code is AZ-7."}], "distractors": [{"id": "d1", "text": "The code is not known here."}]}

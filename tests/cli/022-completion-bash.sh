@@ -30,7 +30,7 @@ complete_line dipmap run --progress ""
 complete_line dipmap export --format ""
 [ "$(tr '\n' ' ' <got)" = "csv eee jsonl " ] || fail "export formats: $(cat got)"
 complete_line dipmap gen ""
-[ "$(tr '\n' ' ' <got)" = "assoc hops kv needle " ] || fail "gen subcommands: $(cat got)"
+[ "$(tr '\n' ' ' <got)" = "assoc hops kv needle ordinal " ] || fail "gen subcommands: $(cat got)"
 touch data-file.jsonl
 complete_line dipmap run --dataset data-
 want data-file.jsonl

@@ -67,6 +67,7 @@ bad = {
         "layout": ["forum", "chat,chat"], "hops": ["3", "x"], "depths-b": ["150", "x"],
         "needle-tokens": ["0", "x"],
         "absent": ["0", "1.5", "x"], "abstain-phrase": [], "abstain-regex": ["("],
+        "ordinal": ["1"],
         # parse_run_options is only the table: the rest have their own tests (824, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "

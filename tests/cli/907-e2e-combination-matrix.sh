@@ -1,6 +1,6 @@
 # The combination matrix: every way a run sends (online, --batch through serve-sim's Batch API,
 # --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server, the gate's sequential rounds)
-# crossed with every axis value (--layout, --question-at, --needles, --spacing, --hops,
+# crossed with every axis value (--layout, --question-at, --needles or --ordinal, --spacing, --hops,
 # --haystack-order, --distractors hard/random/none, --repeats, --completions, --needle-tokens, --absent) in a pairwise
 # (covering-array) design generated from the axis table (AXES) and the mode table (MODES) below:
 # every pair of values of any two factors is in at least one row, so a new axis or mode joins
@@ -26,7 +26,7 @@ import hashlib, itertools, json, os, sqlite3, subprocess, sys
 AXES = {
     "layout": ["documents", "chat", "tools", "tool-long"],
     "question-at": ["end", "both"],
-    "needles": ["1", "2"],
+    "needles": ["1", "2", "ordinal:2"],  # ordinal:N is --ordinal N (it places its own needles)
     "spacing": ["", "50"],
     "hops": ["", "2"],
     "haystack-order": ["coherent", "shuffled"],
@@ -37,19 +37,27 @@ AXES = {
     "absent": ["", "0.5"],  # needle-absent twins (the phrase: words qa-both.txt says)
 }
 # Combinations a run refuses: (factor, value) -> the values another factor must take.
-NEEDS = {("completions", "on"): ("layout", ["documents"])}
+NEEDS = [(("completions", "on"), ("layout", ["documents"])),
+         (("needles", "ordinal:2"), ("spacing", [""])),  # --ordinal places its own needles
+         (("needles", "ordinal:2"), ("hops", [""]))]
 
 def valid(row):
-    for (f, v), (g, allowed) in NEEDS.items():
+    for (f, v), (g, allowed) in NEEDS:
         if row.get(f) == v and row.get(g, allowed[0]) not in allowed:
             return False
     return True
+
+# Values that stand for other options: needles=ordinal:N is --ordinal N; --absent P also
+# needs the abstention phrase said by qa-both.txt.
+SPECIAL = {"needles": lambda v: ["--ordinal", v.split(":")[1]] if v.startswith("ordinal:") else None,
+           "absent": lambda v: ["--absent", v, "--abstain-phrase", "only the documents"] if v else None}
 
 def axis_args(row):
     out = []
     for opt in AXES:
         v = row[opt]
-        out += [] if v == "" else [f"--{opt}"] if v == "on" else [f"--{opt}", v]
+        special = SPECIAL.get(opt, lambda v: None)(v)
+        out += special if special is not None else [] if v == "" else [f"--{opt}"] if v == "on" else [f"--{opt}", v]
     return out
 
 dm, repo, url, tk = os.environ["DIPMAP"], os.environ["REPO"], os.environ["SIM_URL"], os.environ["TK"]
@@ -118,7 +126,7 @@ def pairwise(factors):
             row[n] = max(factors[n], key=lambda v: (valid(dict(row, **{n: v})) and
                 sum(((n, v), (m, row[m])) in todo or ((m, row[m]), (n, v)) in todo for m in row),
                 -factors[n].index(v)))
-        for (f, v), (g, allowed) in NEEDS.items():
+        for (f, v), (g, allowed) in NEEDS:
             if row[f] == v and row[g] not in allowed:
                 row[f] = factors[f][0]
         rows.append(row)
