@@ -36,8 +36,8 @@ struct run_opts {
     const char *max_tokens_field, *api_key_env, *db, *run, *shard, *scorer, *config;
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
-    const char *question_at, *distractors, *haystack_order, *needles, *spacing,
-        *layout;                 /* named axes: run_axes[] */
+    const char *question_at, *distractors, *haystack_order, *needles, *spacing, *layout,
+        *arm;                    /* named axes: run_axes[] */
     const char *hops, *depths_b; /* --hops 2: the axes hops and depth-b (parse_axes()) */
     const char *template_overhead;
     const char *batch_window, *batch_fallback; /* run --batch */

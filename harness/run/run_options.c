@@ -116,6 +116,7 @@ static int check_spacing(const char *v)
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
+static const char *const arm_values[] = {"haystack", "padding", "adjacent", NULL};
 static const struct run_axis run_axes[] = {
     {"question-at", offsetof(struct run_opts, question_at), question_at_values, NULL, NULL},
     {"distractors", offsetof(struct run_opts, distractors), distractors_values, NULL, NULL},
@@ -124,6 +125,7 @@ static const struct run_axis run_axes[] = {
     {"needles", offsetof(struct run_opts, needles), NULL, "a count 1..64", check_needles},
     {"spacing", offsetof(struct run_opts, spacing), NULL, "a percentage 0..100", check_spacing},
     {"layout", offsetof(struct run_opts, layout), prompt_layout_names, NULL, NULL},
+    {"arm", offsetof(struct run_opts, arm), arm_values, NULL, NULL},
 };
 
 /* One "--NAME a,b" into c->axes; the values checked against ax->values. */
