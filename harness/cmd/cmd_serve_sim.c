@@ -115,10 +115,13 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
         {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set the model answers from", 0},
         {OPT_STRING, "haystack", 0, &s->haystack, "FILE",
-         "the haystack's source order, for shuffled=E (chunks out of file order)", 0},
+         "the haystack's source order, for shuffled=E (chunks out of file order) and distract=E "
+         "(haystack text present)",
+         0},
         {OPT_LIST, "model", 'm', &s->models, "SPEC",
          "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
-         "shuffled=0,overlap=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0] (repeatable; default "
+         "shuffled=0,overlap=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,lenpen=0,distract=0] "
+         "(repeatable; default "
          "dipmap-sim); start/hard/needles/spacing/shuffled/overlap plant accuracy drops: question "
          "only before the gold, a hard negative present, per gold chunk beyond the first, times "
          "the needles' spacing, haystack out of --haystack order, times 1 - the question's token "
@@ -129,7 +132,9 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          "of one question's 0/1 outcomes at equal accuracy (a difficulty per question hashed from "
          "qseed, default the model's seed, and the question id, hard at every depth and length; "
          "models with one qseed share it); mid=M: a middle-only regression, M lower where the "
-         "gold sits at 25-75% of the prompt and unchanged at the edges",
+         "gold sits at 25-75% of the prompt and unchanged at the edges; lenpen=E: length alone "
+         "hurts, E x clamp(log2(T/1500)/4, 0, 1) lower in every prompt of T tokens; distract=E: "
+         "E lower when a chunk of --haystack occurs (run --arm: docs/effects.md)",
          0},
         {OPT_STRING, "tokenizer", 't', &s->tokenizer, "NAME|FILE",
          "counts prompt tokens (default cl100k_base)", 0},

@@ -72,6 +72,9 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
         p -= m->tools;
     if (f && f->reversed)
         p -= m->reversed;
+    p -= sim_depth(m->lenpen, T);
+    if (f && f->haystack)
+        p -= m->distract;
     return clamp01(p);
 }
 
@@ -161,7 +164,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
 {
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, 0.92, 0.40, 1.6, 1, 0, 0, 0, 0, 0, 0, 0,
+                          0,    0,    0,    0,   0, 0, 0, 0, 0, 0, 0};
     struct strvec kv = STRVEC_INIT;
     int ret = -1;
 
@@ -170,7 +174,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                     "model '%s': expected NAME or "
                     "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
                     "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,"
-                    "qseed=N,mid=M",
+                    "qseed=N,mid=M,lenpen=E,distract=E",
                     spec);
         return -1;
     }
@@ -204,7 +208,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                    !strcmp(key, "spacing") || !strcmp(key, "window") || !strcmp(key, "shuffled") ||
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
                    !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
-                   !strcmp(key, "reversed")) {
+                   !strcmp(key, "reversed") || !strcmp(key, "lenpen") || !strcmp(key, "distract")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -218,6 +222,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "chat")     ? &m.chat
                                    : !strcmp(key, "tools")    ? &m.tools
                                    : !strcmp(key, "reversed") ? &m.reversed
+                                   : !strcmp(key, "lenpen")   ? &m.lenpen
+                                   : !strcmp(key, "distract") ? &m.distract
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -245,7 +251,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 err,
                 "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
                 "needles, spacing, window, shuffled, overlap, chat, tools, reversed, flat, corr, "
-                "icc, qseed, mid)",
+                "icc, qseed, mid, lenpen, distract)",
                 spec, key);
             goto cleanup;
         }

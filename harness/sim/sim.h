@@ -90,6 +90,11 @@ struct golden_set;
  *            server's tokenizer), w(x) = 1 - |2x - 1|^shape the dip's shape at the gold's
  *            position: half the drop at the edges, all of it in the middle (NoLiMa: without
  *            literal matches accuracy falls with position as well as length)
+ *   lenpen=E length alone hurts: E * clamp(log2(T / 1500) / 4, 0, 1) subtracted from every
+ *            prompt (the dip's growth with length: nothing up to 1,500 tokens, all of E from
+ *            24,000), whatever fills it (run --arm padding: the length penalty)
+ *   distract=E the filler distracts: E subtracted when a chunk of serve-sim --haystack occurs
+ *            (run --arm haystack vs padding: the distraction penalty); needs --haystack
  * All default to 0 (no effect), so models without them answer as before.
  * With several gold chunks in the prompt a correct answer lists the "value"
  * of each (dataset order, ", " between) when they all have one (all-of).
@@ -121,7 +126,7 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,qseed=N,mid=M.
+ * overlap=E,chat=E,tools=E,reversed=E,flat=F,corr=C,icc=R,qseed=N,mid=M,lenpen=E,distract=E.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -145,6 +150,8 @@ struct sim_model {
     double chat;     /* planted drop when the gold is in an earlier conversation turn, 0..1 */
     double tools;    /* planted drop when the gold is in a tool result, 0..1 */
     double reversed; /* planted drop when gold chunk 2 comes before gold chunk 1, 0..1 */
+    double lenpen;   /* planted drop with length alone (lenpen=E above), 0..1 */
+    double distract; /* planted drop when haystack text is present, 0..1 */
 };
 
 /* The prompt features the planted axis effects look at (sim_analyse fills them). */
@@ -160,6 +167,7 @@ struct sim_features {
                             -1 when unknown (no gold in the prompt) */
     int gold_turn;       /* where the gold chunk is: SIM_GOLD_* */
     int reversed;        /* the second gold chunk (needle B) occurs before the first (A) */
+    int haystack;        /* a chunk of serve-sim --haystack occurs (needs sim_config.hay) */
 };
 /*
  * The message holding the gold chunk (run --layout): the last message or a system message
@@ -172,8 +180,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
 
 /*
  * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
- * window, shuffled, overlap, flat, corr, icc, qseed, mid; any subset, defaults as above). NAME is
- * non-empty and has no ':' or
+ * window, shuffled, overlap, flat, corr, icc, qseed, mid, lenpen, distract; any subset, defaults as
+ * above). NAME is non-empty and has no ':' or
  * ','. Returns 0, or -1 with a message appended to err (nothing printed). Release with
  * sim_model_release().
  */

@@ -280,6 +280,8 @@ static int analyse_request(struct sim_server *s, struct sim_gen *g, struct sim_a
     if (a->gold)
         l->x = a->x;
     l->overlap = a->features.overlap;
+    if (cfg->hay)
+        l->haystack = a->features.haystack;
     if (a->q && a->q->gold_nr >= 2 && a->features.gold_present >= 2) {
         l->reversed = a->features.reversed;
         l->spacing = a->features.spacing;

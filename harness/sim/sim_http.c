@@ -47,6 +47,7 @@ void sim_logrec_init(struct sim_logrec *l, const char *route)
     l->overlap = -1;
     l->reversed = -1;
     l->spacing = -1;
+    l->haystack = -1;
     l->outcome = "ok";
     l->think = -1;
     l->inflight = -1;
@@ -160,6 +161,8 @@ void sim_write_log(struct sim_server *s, const struct sim_logrec *l, int status)
             json_add_num(o, "spacing", l->spacing);
         }
     }
+    if (l->haystack >= 0) /* a chunk of --haystack in the prompt (distract=E) */
+        json_add_bool(o, "haystack", l->haystack);
     json_add_bool(o, "gold", l->gold);
     json_add_str(o, "outcome", l->outcome);
     if (l->finish)
@@ -691,8 +694,9 @@ struct sim_server *sim_start(const struct sim_config *cfg, struct strbuf *err)
          * second (one test often runs two) must not hand out the same ids */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        atomic_init(&s->id_counter, sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
-                                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
+        atomic_init(&s->id_counter,
+                    sim_mix64(((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+                              ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)s));
     }
     sim_qindex_build(&s->qix, cfg->gs);
     sim_hindex_build(&s->qix, cfg->hay);

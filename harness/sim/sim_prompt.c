@@ -100,7 +100,8 @@ void sim_hindex_build(struct qindex *ix, const struct haystack *h)
 
 /*
  * features.shuffled: at least 3 haystack chunks occur in the model's view and fewer than 3/4 of
- * the consecutive pairs (prompt order) ascend in the haystack's file order.
+ * the consecutive pairs (prompt order) ascend in the haystack's file order; features.haystack:
+ * at least one occurs.
  */
 static void haystack_order(const struct qindex *ix, const struct sim_prompt *p,
                            struct sim_analysis *a)
@@ -129,6 +130,7 @@ static void haystack_order(const struct qindex *ix, const struct sim_prompt *p,
         }
     }
     a->features.shuffled = found >= 3 && 4 * ascending < 3 * (found - 1);
+    a->features.haystack = found > 0;
 }
 
 void sim_qindex_release(struct qindex *ix)

@@ -242,6 +242,7 @@ struct cache_stats {
 };
 
 struct hops_stats;
+struct decomp_stats;
 
 struct run_stats {
     struct cell_stats *cells; /* sorted by (length, depth_bp) */
@@ -293,8 +294,9 @@ struct run_stats {
     double geometric_p;  /* rank distribution used by the advice: geometric p, or 0 when */
     size_t n_rank_probs; /* a rank-probability list of this many ranks was given */
 
-    struct cache_stats cache; /* over every trial, controls included */
-    struct hops_stats *hops;  /* two-hop chains (hops.h; run --hops 2), or NULL */
+    struct cache_stats cache;    /* over every trial, controls included */
+    struct hops_stats *hops;     /* two-hop chains (hops.h; run --hops 2), or NULL */
+    struct decomp_stats *decomp; /* length, distraction, position (decomp.h; run --arm), or NULL */
 };
 
 /*

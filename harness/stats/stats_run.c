@@ -5,6 +5,7 @@
  * cache figures, from a run's trials. Pure: no I/O and no global state.
  */
 #include "stats/stats.h"
+#include "stats/decomp.h"
 #include "stats/hops.h"
 
 #include <errno.h>
@@ -1014,6 +1015,7 @@ int stats_compute(const struct trial_point *trials, size_t n, const struct stats
             effective_length(out, out->oracle.accuracy, opt->effective_fraction, 1);
         cache_stats(trials, n, &out->cache);
         out->hops = hops_stats_compute(trials, n, opt->z);
+        out->decomp = decomp_stats_compute(trials, n, opt);
     }
     free(cb);
     free(orc);
@@ -1028,6 +1030,7 @@ void run_stats_release(struct run_stats *s)
     free(s->lengths);
     free(s->advice);
     hops_stats_free(s->hops);
+    decomp_stats_free(s->decomp);
     memset(s, 0, sizeof(*s));
 }
 

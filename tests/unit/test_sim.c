@@ -14,8 +14,8 @@
 
 static struct sim_model model(double edge, double dip, double shape, uint64_t seed)
 {
-    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0,
-                          0,    0,    0,   0,     0,    0, 0, 0, 0, 0};
+    struct sim_model m = {NULL, edge, dip, shape, seed, 0, 0, 0, 0, 0, 0, 0,
+                          0,    0,    0,   0,     0,    0, 0, 0, 0, 0, 0};
     return m;
 }
 
