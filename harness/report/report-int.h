@@ -147,6 +147,8 @@ struct axis_effect;
 void report_section_axes(struct markup *d, const struct report_input *in);
 /* report_hops.c: two-hop chains (run --hops 2): depth A x depth B, hop distance and order */
 void report_section_hops(struct markup *d, const struct report_input *in);
+/* The length, distraction and position penalties (run --arm; report_decomp.c), or nothing. */
+void report_section_decomp(struct markup *d, const struct report_input *in);
 /* "question-at start vs end: -7.2 pp [-10.1, -4.4] (312 pairs, 40 questions)" */
 void report_axis_effect_text(struct strbuf *out, const struct axis_stats *a,
                              const struct axis_effect *e);

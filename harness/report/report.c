@@ -1024,6 +1024,7 @@ static void write_sections(struct markup *d, const struct report_input *in)
     section_grid(d, in->stats);
     report_section_axes(d, in);
     report_section_hops(d, in);
+    report_section_decomp(d, in);
     section_cells(d, in);
     report_section_questions(d, in);
     section_coverage(d, in->stats);

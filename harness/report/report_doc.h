@@ -46,6 +46,10 @@ struct report_doc {
     struct report_plot *hops_plots; /* NULL: not drawn */
     struct strbuf hops_files;       /* the file names, NUL-separated */
     size_t n_hops_plots;
+    /* the decomposition (stats.decomp): decomp.svg */
+    struct strbuf decomp_svg;
+    struct report_plot decomp_plot;
+    int have_decomp_plot;
     struct strbuf plots_note, golden_note, hygiene_note;
     struct report_plot plots[2];
     const struct trial_result **picked;
