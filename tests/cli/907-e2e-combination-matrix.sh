@@ -1,7 +1,7 @@
 # The combination matrix: every way a run sends (online, --batch through serve-sim's Batch API,
 # --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server) crossed with every axis value
 # (--layout, --question-at, --needles, --haystack-order, --distractors, --repeats,
-# --completions) in a pairwise (covering-array) design generated from the two tables below:
+# --completions, --arm) in a pairwise (covering-array) design generated from the two tables below:
 # every pair of values of any two factors is in at least one row, so a new axis or mode joins
 # the matrix as one table entry. Each row is one small run (2 two-needle questions, 1k tokens,
 # depths 0 and 100) made online and in its mode. Invariants per trial key: the mode's request
@@ -27,6 +27,7 @@ AXES = {  # run option -> values (one per row); "" = the option left out
     "distractors": ["hard", "random"],
     "repeats": ["1", "2"],
     "completions": ["no", "yes"],
+    "arm": ["haystack", "padding", "adjacent"],
 }
 MODES = ["batch", "shard", "reuse", "server"]
 FACTORS = dict(AXES, mode=MODES)
