@@ -377,7 +377,7 @@ static int parse_models(struct serve_sim *s)
     return 0;
 }
 
-/* The tokenizer, the golden set and the haystack (shuffled=E needs the haystack). */
+/* The tokenizer, the golden set and the haystack (shuffled=E and distract=E need it). */
 static int load_inputs(struct serve_sim *s)
 {
     s->tk = tokenizer_load(s->tokenizer, &s->err);
@@ -390,11 +390,16 @@ static int load_inputs(struct serve_sim *s)
         }
         s->have_gs = 1;
     }
-    for (size_t i = 0; i < s->mnr && !s->haystack; i++)
+    for (size_t i = 0; i < s->mnr && !s->haystack; i++) {
         if (s->mv[i].shuffled > 0)
             return error(
                 "serve-sim: model '%s': shuffled=E needs --haystack FILE (the source order)",
                 s->mv[i].name);
+        if (s->mv[i].distract > 0)
+            return error("serve-sim: model '%s': distract=E needs --haystack FILE (the text "
+                         "that distracts)",
+                         s->mv[i].name);
+    }
     if (s->haystack) {
         if (haystack_load(&s->hay, s->haystack)) {
             haystack_release(&s->hay);
