@@ -101,7 +101,7 @@ GROUPS = {
     "readme": ["README.md"],
     "journeys": ["docs/map.md", "docs/servers.md", "docs/ci.md", "docs/nightly.md"],
     "measure": ["docs/axes.md", "docs/layouts-and-imports.md", "docs/ordering.md",
-                "docs/lost-in-the-middle.md"],
+                "docs/lost-in-the-middle.md", "docs/effects.md"],
 }
 
 
