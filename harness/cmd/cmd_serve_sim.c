@@ -115,9 +115,7 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
         {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set the model answers from", 0},
         {OPT_STRING, "haystack", 0, &s->haystack, "FILE",
-         "the haystack's source order, for shuffled=E (chunks out of file order) and distract=E "
-         "(haystack text present)",
-         0},
+         "the haystack: its file order for shuffled=E, its text for distract=E", 0},
         {OPT_LIST, "model", 'm', &s->models, "SPEC",
          "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
          "shuffled=0,overlap=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,lenpen=0,distract=0] "

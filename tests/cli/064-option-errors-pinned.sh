@@ -65,6 +65,7 @@ bad = {
         "batch-max-requests": ["0"], "batch-max-bytes": ["10"], "batch-fallback": ["never"],
         "batch-poll": ["0"], "price-batch-in": ["1"], "price-batch-out": ["1"],
         "layout": ["forum", "chat,chat"], "hops": ["3", "x"], "depths-b": ["150", "x"],
+        "arm": ["oracle", "padding,padding"],
         # parse_run_options is only the table: the rest have their own tests (824, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "
