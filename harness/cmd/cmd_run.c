@@ -107,6 +107,11 @@ static int parse_run_options(struct run_ctx *c)
          "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
          "or the same chunks shuffled",
          0},
+        {OPT_STRING, "arm", 0, &c->o.arm, "LIST",
+         "axis: haystack,padding,adjacent -- the haystack prompt, the same length of neutral "
+         "padding with the gold at the same depth, or the haystack with the gold next to the "
+         "question (with --controls oracle: the length, distraction and position penalties)",
+         0},
         {OPT_STRING, "hops", 0, &c->o.hops, "2",
          "two-hop chains: needle A (the question's first gold chunk) at the depth, needle B "
          "(its second) at each --depths-b, both needed for the answer",

@@ -115,10 +115,12 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
         {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
         {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set the model answers from", 0},
         {OPT_STRING, "haystack", 0, &s->haystack, "FILE",
-         "the haystack's source order, for shuffled=E (chunks out of file order)", 0},
+         "the haystack: its file order for shuffled=E, its text for distract=E", 0},
         {OPT_LIST, "model", 'm', &s->models, "SPEC",
          "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
-         "shuffled=0,overlap=0,size=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,halluc=0,deny=0] "
+         "shuffled=0,overlap=0,size=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,halluc=0,deny=0,ordinal="
+         "0,lenpen=0,"
+         "distract=0] "
          "(repeatable; default "
          "dipmap-sim); start/hard/needles/spacing/shuffled/overlap plant accuracy drops: question "
          "only before the gold, a hard negative present, per gold chunk beyond the first, times "
@@ -134,7 +136,10 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          "models with one qseed share it); mid=M: a middle-only regression, M lower where the "
          "gold sits at 25-75% of the prompt and unchanged at the edges; halluc=H, deny=D (a "
          "prompt that says \"not in the documents\", run --absent): with the gold absent answer "
-         "with probability H, else abstain; with it present abstain with probability D",
+         "with probability H, else abstain; with it present abstain with probability D; "
+         "lenpen=E: length alone "
+         "hurts, E x clamp(log2(T/1500)/4, 0, 1) lower in every prompt of T tokens; distract=E: "
+         "E lower when a chunk of --haystack occurs (run --arm: docs/effects.md)",
          0},
         {OPT_STRING, "tokenizer", 't', &s->tokenizer, "NAME|FILE",
          "counts prompt tokens (default cl100k_base)", 0},
@@ -377,7 +382,7 @@ static int parse_models(struct serve_sim *s)
     return 0;
 }
 
-/* The tokenizer, the golden set and the haystack (shuffled=E needs the haystack). */
+/* The tokenizer, the golden set and the haystack (shuffled=E and distract=E need it). */
 static int load_inputs(struct serve_sim *s)
 {
     s->tk = tokenizer_load(s->tokenizer, &s->err);
@@ -390,11 +395,16 @@ static int load_inputs(struct serve_sim *s)
         }
         s->have_gs = 1;
     }
-    for (size_t i = 0; i < s->mnr && !s->haystack; i++)
+    for (size_t i = 0; i < s->mnr && !s->haystack; i++) {
         if (s->mv[i].shuffled > 0)
             return error(
                 "serve-sim: model '%s': shuffled=E needs --haystack FILE (the source order)",
                 s->mv[i].name);
+        if (s->mv[i].distract > 0)
+            return error("serve-sim: model '%s': distract=E needs --haystack FILE (the text "
+                         "that distracts)",
+                         s->mv[i].name);
+    }
     if (s->haystack) {
         if (haystack_load(&s->hay, s->haystack)) {
             haystack_release(&s->hay);

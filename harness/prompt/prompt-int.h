@@ -102,7 +102,8 @@ enum {
     FILL_NONE = 3,
     FILL_KIND = 3, /* mask of the kinds above */
     FILL_RUN = 4,
-    FILL_COHERENT = 8
+    FILL_COHERENT = 8,
+    FILL_PAD = 16 /* with FILL_NONE: the padding arm's chunks (arm=padding) */
 };
 
 /* Neutral filler (FILL_NONE): one sentence group, repeated, as one document. */
@@ -110,6 +111,15 @@ enum {
     "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. "
 #define NEUTRAL_REPEAT 8
 #define NEUTRAL_MAX    8192
+
+/*
+ * The padding arm (arm=padding; docs/effects.md "Length, distraction and position"): one
+ * neutral token, " .", repeated PAD_REPEAT times per padding document, in place of every
+ * distractor. Each repeat is one token of cl100k_base and o200k_base (a pre-token of its own),
+ * and the fit cuts the last document at a token boundary, so the prompt is exactly its length.
+ */
+#define PAD_TOKEN  " ."
+#define PAD_REPEAT 100
 
 #define SEQ_CACHE  8
 #define FILL_CACHE 64
@@ -162,6 +172,8 @@ struct prompt_builder {
     size_t ordinal, target;
     struct chunk *neutral; /* NEUTRAL_MAX chunks sharing one text, made on first use */
     char *neutral_text;
+    struct chunk *pad; /* NEUTRAL_MAX padding chunks (FILL_PAD), made on first use */
+    char *pad_text;
     uint64_t tick;
     struct strbuf scratch, docs;
     struct pack_memo *packs; /* the order experiment's kept sets (prompt_build_order) */

@@ -180,6 +180,8 @@ void prompt_builder_free(struct prompt_builder *b)
     bm25_index_free(b->bm25);
     free(b->neutral);
     free(b->neutral_text);
+    free(b->pad);
+    free(b->pad_text);
     strbuf_release(&b->scratch);
     strbuf_release(&b->docs);
     prompt_pack_memo_clear(b);
@@ -283,28 +285,34 @@ long prompt_chunk_cost(struct prompt_builder *b, const struct chunk *c, struct s
     return n;
 }
 
-static void make_neutral(struct prompt_builder *b)
+/* NEUTRAL_MAX chunks sharing one text of repeat copies of unit (neutral filler, padding). */
+static struct chunk *make_filler(const char *unit, int repeat, const char *id, const char *title,
+                                 char **text)
 {
     struct strbuf t = STRBUF_INIT;
+    struct chunk *c;
     size_t i;
     int k;
-    for (k = 0; k < NEUTRAL_REPEAT; k++)
-        strbuf_addstr(&t, NEUTRAL_TEXT);
+    for (k = 0; k < repeat; k++)
+        strbuf_addstr(&t, unit);
     strbuf_rtrim(&t);
-    b->neutral_text = strbuf_detach(&t, NULL);
-    b->neutral = xcalloc(NEUTRAL_MAX, sizeof(*b->neutral));
+    *text = strbuf_detach(&t, NULL);
+    c = xcalloc(NEUTRAL_MAX, sizeof(*c));
     for (i = 0; i < NEUTRAL_MAX; i++) {
-        b->neutral[i].id = (char *)"neutral";
-        b->neutral[i].title = (char *)"Filler";
-        b->neutral[i].text = b->neutral_text;
-        b->neutral[i].text_len = strlen(b->neutral_text);
+        c[i].id = (char *)id;
+        c[i].title = (char *)title;
+        c[i].text = *text;
+        c[i].text_len = strlen(*text);
     }
+    return c;
 }
 
 /* The i-th filler chunk of f. */
 const struct chunk *prompt_fill_at(const struct prompt_builder *b, const struct qfill *f, size_t i)
 {
-    return (f->mode & FILL_KIND) == FILL_NONE ? &b->neutral[f->idx[i]] : &b->hay->c[f->idx[i]];
+    if ((f->mode & FILL_KIND) == FILL_NONE)
+        return f->mode & FILL_PAD ? &b->pad[f->idx[i]] : &b->neutral[f->idx[i]];
+    return &b->hay->c[f->idx[i]];
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -329,8 +337,11 @@ struct qfill *prompt_get_fill(struct prompt_builder *b, const struct question *q
     f->seed = seed;
     f->mode = mode;
     if ((mode & FILL_KIND) == FILL_NONE) {
-        if (!b->neutral)
-            make_neutral(b);
+        if ((mode & FILL_PAD) && !b->pad)
+            b->pad = make_filler(PAD_TOKEN, PAD_REPEAT, "padding", "Padding", &b->pad_text);
+        else if (!(mode & FILL_PAD) && !b->neutral)
+            b->neutral =
+                make_filler(NEUTRAL_TEXT, NEUTRAL_REPEAT, "neutral", "Filler", &b->neutral_text);
         f->idx = xcalloc(NEUTRAL_MAX, sizeof(*f->idx));
         for (i = 0; i < NEUTRAL_MAX; i++)
             f->idx[i] = i;
@@ -359,13 +370,22 @@ struct qfill *prompt_get_fill(struct prompt_builder *b, const struct question *q
     return f;
 }
 
-/* The FILL_* mode of a request from its distractors and haystack-order axes. */
+/* The FILL_* mode of a request from its arm, distractors and haystack-order axes. */
 int prompt_request_fill_mode(const struct prompt_request *r, unsigned *mode, struct strbuf *err)
 {
     size_t n;
-    const char *v = axes_find(r->axes, "distractors", &n);
+    const char *v = axes_find(r->axes, "arm", &n);
     *mode = FILL_DEFAULT;
 #define IS(lit) (n == sizeof(lit) - 1 && !memcmp(v, lit, n))
+    if (v && IS("padding")) {
+        *mode = FILL_NONE | FILL_PAD; /* no distractor at all: the other filler axes do not apply */
+        return 0;
+    }
+    if (v && !IS("haystack") && !IS("adjacent")) {
+        strbuf_addf(err, "arm '%.*s' is not haystack, padding or adjacent", (int)n, v);
+        return -1;
+    }
+    v = axes_find(r->axes, "distractors", &n);
     if (v) {
         if (IS("hard"))
             *mode = FILL_HARD;
@@ -1050,6 +1070,18 @@ static size_t *repeat_order(const struct seq *s, const struct prompt_request *r)
     return order;
 }
 
+/*
+ * The gold's depth as a fraction: the trial's, or with arm=adjacent the end of the document
+ * block next to the question (its start with --question-at start), the same distractors and
+ * order as the haystack arm (docs/effects.md "Length, distraction and position").
+ */
+static double arm_depth(const struct prompt_request *r)
+{
+    if (axes_has(r->axes, "arm", "adjacent"))
+        return axes_has(r->axes, "question-at", "start") ? 0.0 : 1.0;
+    return (double)r->depth_bp / DEPTH_BP_MAX;
+}
+
 /* q with its gold chunk 0 at tokens tokens (the needle-tokens axis), made once per builder. */
 static const struct question *sized_question(struct prompt_builder *b, const struct question *q,
                                              long tokens, struct strbuf *err)
@@ -1087,7 +1119,7 @@ static int build_sized(struct prompt_builder *b, const struct prompt_request *r,
     struct seq *s;
     size_t *order = NULL, i, k = 0, start = SIZE_MAX;
     long total = 0, before = 0, best_num = 0, real;
-    double d = (double)r->depth_bp / DEPTH_BP_MAX, spacing = 0;
+    double d = arm_depth(r), spacing = 0;
     int ret = -1;
 
     b->absent_nr = 0;

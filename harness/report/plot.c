@@ -709,16 +709,20 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
     return ret;
 }
 
-void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
-                       size_t ns)
+/*
+ * One line per series with its interval as error bars over x = the index of o->xlabels
+ * (the order experiment's k, the decomposition's lengths); axes (labels and the y range as
+ * gnuplot text) given by the caller.
+ */
+static void index_errorlines(struct strbuf *sb, const struct plot_opts *o,
+                             const struct plot_series *s, size_t ns, const char *axes)
 {
     size_t i, *npts = xcalloc(ns + 1, sizeof(size_t));
     int first = 1;
 
     preamble(sb, o);
-    strbuf_addstr(sb, "set ylabel 'accuracy (fraction correct, 95% interval)' noenhanced\n"
-                      "set xlabel 'k: retrieved chunks passed to the model' noenhanced\n"
-                      "set key outside right top box\nset yrange [0:1.05]\nset xtics (");
+    strbuf_addstr(sb, axes);
+    strbuf_addstr(sb, "set key outside right top box\nset xtics (");
     xlabel_tics(sb, o);
     for (i = 0; i < ns; i++) {
         char name[32];
@@ -737,4 +741,22 @@ void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struc
         strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");
     strbuf_addch(sb, '\n');
     free(npts);
+}
+
+void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                       size_t ns)
+{
+    index_errorlines(sb, o, s, ns,
+                     "set ylabel 'accuracy (fraction correct, 95% interval)' noenhanced\n"
+                     "set xlabel 'k: retrieved chunks passed to the model' noenhanced\n"
+                     "set yrange [0:1.05]\n");
+}
+
+void plot_script_decomp(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                        size_t ns)
+{
+    index_errorlines(sb, o, s, ns,
+                     "set ylabel 'penalty (accuracy lost, 95% interval by question)' noenhanced\n"
+                     "set xlabel 'prompt length (tokens)' noenhanced\n"
+                     "set yrange [-0.5:1]\nset xzeroaxis lt 0 lw 1 lc rgb '#888888'\n");
 }

@@ -140,6 +140,13 @@ void plot_script_multiples(struct strbuf *script, const struct plot_opts *o,
  */
 void plot_script_order(struct strbuf *script, const struct plot_opts *o,
                        const struct plot_series *s, size_t ns);
+/*
+ * decomp:  the length, distraction and position penalties (run --arm) vs length, one line
+ *          per penalty with its interval as error bars, x the index of the length
+ *          (o->xlabels), a zero line; the order plot's drawing.
+ */
+void plot_script_decomp(struct strbuf *script, const struct plot_opts *o,
+                        const struct plot_series *s, size_t ns);
 
 enum plot_status {
     PLOT_OK = 0,

@@ -151,6 +151,8 @@ void report_section_hops(struct markup *d, const struct report_input *in);
 void report_section_absent(struct markup *d, const struct report_input *in);
 /* report_ordinal.c: ordinal needles (run --ordinal N): accuracy and neighbour rate by N, depth */
 void report_section_ordinal(struct markup *d, const struct report_input *in);
+/* The length, distraction and position penalties (run --arm; report_decomp.c), or nothing. */
+void report_section_decomp(struct markup *d, const struct report_input *in);
 /* "question-at start vs end: -7.2 pp [-10.1, -4.4] (312 pairs, 40 questions)" */
 void report_axis_effect_text(struct strbuf *out, const struct axis_stats *a,
                              const struct axis_effect *e);

@@ -1026,6 +1026,7 @@ static void write_sections(struct markup *d, const struct report_input *in)
     report_section_hops(d, in);
     report_section_absent(d, in);
     report_section_ordinal(d, in);
+    report_section_decomp(d, in);
     section_cells(d, in);
     report_section_questions(d, in);
     section_coverage(d, in->stats);

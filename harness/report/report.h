@@ -89,6 +89,8 @@ struct report_input {
     size_t n_hops_plots;
     /* needle-absent trials (stats->absent): the rates by depth, or NULL */
     const struct report_plot *absent_plot;
+    /* the length, distraction and position penalties (stats->decomp): decomp.svg, or NULL */
+    const struct report_plot *decomp_plot;
 
     /*
      * The question x depth matrix and trial details of report.html (all may be
@@ -353,6 +355,13 @@ int report_compare_page(struct strbuf *out, const struct compare_result *r,
  * order.svg/.png in dir; the SVG also into svg. A plot_status.
  */
 struct order_stats;
+/*
+ * The decomposition's figure (run --arm, stats/decomp.h): each penalty vs length with its
+ * interval, as decomp.svg/.png in dir; the SVG also into svg. A plot_status.
+ */
+struct decomp_stats;
+int report_decomp_plot(const char *dir, unsigned formats, const struct run_info *run,
+                       const struct decomp_stats *s, struct strbuf *svg);
 int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,
                       const struct order_stats *os, struct strbuf *svg);
 

@@ -45,6 +45,7 @@ void report_doc_init(struct report_doc *d)
     strbuf_init(&d->absent_svg, 0);
     strbuf_init(&d->pair_svg, 0);
     strbuf_init(&d->pair_file, 0);
+    strbuf_init(&d->decomp_svg, 0);
 }
 
 int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned formats,
@@ -108,6 +109,17 @@ int report_doc_axis_plots(struct report_doc *d, const char *dir, unsigned format
                     strbuf_addf(written, "%s%s", written->len ? ", " : "", d->hops_files.buf + at);
                 at += strlen(d->hops_files.buf + at) + 1;
             }
+        }
+    }
+    if (ret == PLOT_OK && d->have_stats && d->stats.decomp && !d->have_decomp_plot) {
+        ret = report_decomp_plot(dir, formats, &d->run, d->stats.decomp, &d->decomp_svg);
+        if (ret == PLOT_OK) {
+            d->decomp_plot.title = "Length, distraction and position penalties vs length";
+            d->decomp_plot.file = dir ? "decomp.svg" : NULL;
+            d->decomp_plot.svg = d->decomp_svg.len ? d->decomp_svg.buf : NULL;
+            d->have_decomp_plot = 1;
+            if (written)
+                strbuf_addf(written, "%sdecomp.svg", written->len ? ", " : "");
         }
     }
     if (ret == PLOT_OK && pair && pair[0] && pair[1]) {
@@ -657,6 +669,7 @@ void report_doc_failures(struct report_doc *d, const char *dataset, double gener
     d->in.hops_plots = d->hops_plots;
     d->in.n_hops_plots = d->n_hops_plots;
     d->in.absent_plot = d->have_absent_plot ? &d->absent_plot : NULL;
+    d->in.decomp_plot = d->have_decomp_plot ? &d->decomp_plot : NULL;
     d->in.golden = d->have_golden ? &d->gs : NULL;
     d->in.lexical = d->lexical;
     d->in.n_lexical = d->n_lexical;
@@ -771,6 +784,7 @@ void report_doc_release(struct report_doc *d)
     free(d->hops_plots);
     strbuf_release(&d->absent_svg);
     strbuf_release(&d->hops_files);
+    strbuf_release(&d->decomp_svg);
     stats_axes_free(d->axes, d->n_axes);
     d->axes = NULL;
     for (size_t i = 0; i < d->n_lexical; i++)

@@ -50,6 +50,10 @@ struct report_doc {
     struct strbuf absent_svg;
     struct report_plot absent_plot;
     int have_absent_plot;
+    /* the decomposition (stats.decomp): decomp.svg */
+    struct strbuf decomp_svg;
+    struct report_plot decomp_plot;
+    int have_decomp_plot;
     struct strbuf plots_note, golden_note, hygiene_note;
     struct report_plot plots[2];
     const struct trial_result **picked;

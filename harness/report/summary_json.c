@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "stats/decomp.h"
 #include "stats/hops.h"
 #include "stats/absent_stats.h"
 #include "stats/ordinal.h"
@@ -414,6 +415,36 @@ static void add_axes(struct json *root, const struct axis_stats *ax, size_t n, i
     }
 }
 
+/*
+ * "decomposition" (run --arm, stats/decomp.h): per length the length, distraction and position
+ * penalties as "length_penalty", "distraction_penalty", "position_penalty", each {"pairs",
+ * "questions", "penalty": {"value", "lo", "hi"}} or null without pairs.
+ */
+static void add_decomp(struct json *root, const struct decomp_stats *d)
+{
+    struct json *arr = json_add_array(root, "decomposition");
+    struct strbuf key = STRBUF_INIT;
+    for (size_t i = 0; i < d->n_lengths; i++) {
+        struct json *o = json_add_object(arr, NULL);
+        json_add_num(o, "length", (double)d->lengths[i].length);
+        for (int k = 0; k < DECOMP__COUNT; k++) {
+            const struct decomp_penalty *p = &d->lengths[i].pen[k];
+            struct json *po;
+            strbuf_reset(&key);
+            strbuf_addf(&key, "%s_penalty", decomp_name(k));
+            if (!p->n_pairs) {
+                json_add_null(o, key.buf);
+                continue;
+            }
+            po = json_add_object(o, key.buf);
+            json_add_num(po, "pairs", (double)p->n_pairs);
+            json_add_num(po, "questions", (double)p->n_questions);
+            add_estimate(po, "penalty", &p->diff);
+        }
+    }
+    strbuf_release(&key);
+}
+
 static void add_order_cell(struct json *arr, const struct order_cell *c)
 {
     struct json *e = json_add_object(arr, NULL);
@@ -661,6 +692,8 @@ int summary_json_write_order(const struct run_info *run, const struct run_stats 
         add_absent(root, s->absent);
     if (s->ordinal)
         add_ordinal(root, s->ordinal);
+    if (s->decomp)
+        add_decomp(root, s->decomp);
     add_ordering_advice(root, s);
     if (os)
         add_order(root, os, curve_run);

@@ -37,8 +37,8 @@ struct run_opts {
     const char *progress, *reasoning_effort, *extra_body, *reasoning_tags, *controls, *special,
         *reuse, *schedule;
     const char *question_at, *distractors, *haystack_order, *needles, *spacing, *layout,
-        *needle_tokens, *ordinal; /* named axes: run_axes[] */
-    const char *hops, *depths_b;  /* --hops 2: the axes hops and depth-b (parse_axes()) */
+        *needle_tokens, *ordinal, *arm; /* named axes: run_axes[] */
+    const char *hops, *depths_b;        /* --hops 2: the axes hops and depth-b (parse_axes()) */
     /* --absent P, --abstain-phrase, --abstain-regex (docs/effects.md "Needle-absent trials") */
     const char *absent, *abstain_phrase;
     struct strvec abstain_regex;

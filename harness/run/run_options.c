@@ -162,6 +162,7 @@ static int check_ordinal(const char *v)
 static const char *const question_at_values[] = {"end", "start", "both", NULL};
 static const char *const distractors_values[] = {"hard", "random", "none", NULL};
 static const char *const haystack_order_values[] = {"coherent", "shuffled", NULL};
+static const char *const arm_values[] = {"haystack", "padding", "adjacent", NULL};
 static const struct run_axis run_axes[] = {
     {"question-at", offsetof(struct run_opts, question_at), question_at_values, NULL, NULL},
     {"distractors", offsetof(struct run_opts, distractors), distractors_values, NULL, NULL},
@@ -173,6 +174,7 @@ static const struct run_axis run_axes[] = {
     {"layout", offsetof(struct run_opts, layout), prompt_layout_names, NULL, NULL},
     {NEEDLE_TOKENS_AXIS, offsetof(struct run_opts, needle_tokens), NULL, "a size 1..65536 tokens",
      check_needle_tokens},
+    {"arm", offsetof(struct run_opts, arm), arm_values, NULL, NULL},
 };
 
 /* One "--NAME a,b" into c->axes; the values checked against ax->values. */

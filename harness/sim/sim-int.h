@@ -212,6 +212,7 @@ struct sim_logrec {
     int reversed;     /* -1: the question has one gold chunk; else sim_features.reversed */
     double spacing;   /* with reversed: sim_features.spacing (the needles' gap / T) */
     long gold_tokens; /* sim_features.gold_tokens, 0: no gold */
+    int haystack;     /* -1: serve-sim has no --haystack; else sim_features.haystack */
     const char *outcome;
     const char *finish;           /* finish_reason of an answer, else NULL */
     const char *reasoning_effort; /* as requested, else NULL */

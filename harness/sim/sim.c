@@ -82,6 +82,9 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
     if (f && f->gold_tokens > 0)
         p -= m->size * sim_size_smallness(f->gold_tokens) *
              (1.0 + (1.0 - pow(fabs(2 * clamp01(x) - 1), m->shape))) / 2.0;
+    p -= sim_depth(m->lenpen, T);
+    if (f && f->haystack)
+        p -= m->distract;
     return clamp01(p);
 }
 
@@ -181,7 +184,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
             "model '%s': expected NAME or "
             "NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,"
             "window=E,shuffled=E,overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,"
-            "qseed=N,mid=M,halluc=H,deny=D,ordinal=E",
+            "qseed=N,mid=M,halluc=H,deny=D,ordinal=E,lenpen=E,distract=E",
             spec);
         return -1;
     }
@@ -216,7 +219,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                    !strcmp(key, "corr") || !strcmp(key, "icc") || !strcmp(key, "mid") ||
                    !strcmp(key, "overlap") || !strcmp(key, "chat") || !strcmp(key, "tools") ||
                    !strcmp(key, "reversed") || !strcmp(key, "size") || !strcmp(key, "halluc") ||
-                   !strcmp(key, "deny") || !strcmp(key, "ordinal")) {
+                   !strcmp(key, "deny") || !strcmp(key, "ordinal") || !strcmp(key, "lenpen") ||
+                   !strcmp(key, "distract")) {
             if (parse_double_range(val, 0, 1,
                                    !strcmp(key, "start")      ? &m.start
                                    : !strcmp(key, "hard")     ? &m.hard
@@ -234,6 +238,8 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                                    : !strcmp(key, "halluc")   ? &m.halluc
                                    : !strcmp(key, "deny")     ? &m.deny
                                    : !strcmp(key, "ordinal")  ? &m.ordinal
+                                   : !strcmp(key, "lenpen")   ? &m.lenpen
+                                   : !strcmp(key, "distract") ? &m.distract
                                                               : &m.corr)) {
                 strbuf_addf(err, "model '%s': %s must be a number in [0,1]", spec, key);
                 goto cleanup;
@@ -261,7 +267,7 @@ int sim_model_parse(const char *spec, struct sim_model *out, struct strbuf *err)
                 err,
                 "model '%s': unknown key '%s' (known: edge, dip, shape, seed, start, hard, "
                 "needles, spacing, window, shuffled, overlap, chat, tools, reversed, size, flat, "
-                "corr, icc, qseed, mid, halluc, deny, ordinal)",
+                "corr, icc, qseed, mid, halluc, deny, ordinal, lenpen, distract)",
                 spec, key);
             goto cleanup;
         }

@@ -97,6 +97,11 @@ struct golden_set;
  *            the gold gets smaller and the dip deepens (Lost in the Haystack, arXiv
  *            2505.18148). A gold chunk trimmed by --needle-tokens is found by its answer
  *            sentence (prompt/needle_size.h) when its whole text does not occur
+ *   lenpen=E length alone hurts: E * clamp(log2(T / 1500) / 4, 0, 1) subtracted from every
+ *            prompt (the dip's growth with length: nothing up to 1,500 tokens, all of E from
+ *            24,000), whatever fills it (run --arm padding: the length penalty)
+ *   distract=E the filler distracts: E subtracted when a chunk of serve-sim --haystack occurs
+ *            (run --arm haystack vs padding: the distraction penalty); needs --haystack
  * All default to 0 (no effect), so models without them answer as before.
  * With several gold chunks in the prompt a correct answer lists the "value"
  * of each (dataset order, ", " between) when they all have one (all-of).
@@ -128,8 +133,8 @@ struct golden_set;
 /*
  * A model served by the simulator:
  * NAME:edge=E,dip=D,shape=S,seed=N,start=S,hard=H,needles=N,spacing=E,window=E,shuffled=E,
- * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M,halluc=H,ordinal=E,
- * deny=D.
+ * overlap=E,chat=E,tools=E,reversed=E,size=E,flat=F,corr=C,icc=R,qseed=N,mid=M,halluc=H,deny=D,
+ * ordinal=E,lenpen=E,distract=E.
  */
 struct sim_model {
     char *name;      /* owned */
@@ -164,8 +169,10 @@ struct sim_model {
      *           its own). Both 0 by default: a told model abstains exactly when the gold is absent.
      */
     double halluc, deny;
-    double ordinal; /* ordinal needles: P(a correct answer names a neighbouring occurrence
-                       instead) = ordinal x log2(N), N the question's notes in the prompt */
+    double ordinal;  /* ordinal needles: P(a correct answer names a neighbouring occurrence
+                        instead) = ordinal x log2(N), N the question's notes in the prompt */
+    double lenpen;   /* planted drop with length alone (lenpen=E above), 0..1 */
+    double distract; /* planted drop when haystack text is present, 0..1 */
 };
 #define SIM_ABSTAIN "not in the documents"
 
@@ -186,6 +193,7 @@ struct sim_features {
     /* an ordinal question (scored exact, its answer a gold chunk's value; run --ordinal): the
        gold chunks present (N) and the rank of the answer's chunk among them in prompt order */
     size_t ordinal_n, ordinal_rank;
+    int haystack; /* a chunk of serve-sim --haystack occurs (needs sim_config.hay) */
 };
 /*
  * The message holding the gold chunk (run --layout): the last message or a system message
@@ -203,8 +211,8 @@ double sim_axes_p(const struct sim_model *m, double x, long T, const struct sim_
 
 /*
  * Parse "NAME" or "NAME:key=value,..." (keys edge, dip, shape, seed, start, hard, needles, spacing,
- * window, shuffled, overlap, flat, corr, icc, qseed, mid; any subset, defaults as above). NAME is
- * non-empty and has no ':' or
+ * window, shuffled, overlap, flat, corr, icc, qseed, mid, lenpen, distract; any subset, defaults as
+ * above). NAME is non-empty and has no ':' or
  * ','. Returns 0, or -1 with a message appended to err (nothing printed). Release with
  * sim_model_release().
  */

@@ -282,6 +282,8 @@ static int analyse_request(struct sim_server *s, struct sim_gen *g, struct sim_a
         l->x = a->x;
     l->overlap = a->features.overlap;
     l->gold_tokens = a->features.gold_tokens;
+    if (cfg->hay)
+        l->haystack = a->features.haystack;
     if (a->q && a->q->gold_nr >= 2 && a->features.gold_present >= 2) {
         l->reversed = a->features.reversed;
         l->spacing = a->features.spacing;

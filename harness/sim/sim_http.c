@@ -47,6 +47,7 @@ void sim_logrec_init(struct sim_logrec *l, const char *route)
     l->overlap = -1;
     l->reversed = -1;
     l->spacing = -1;
+    l->haystack = -1;
     l->outcome = "ok";
     l->think = -1;
     l->inflight = -1;
@@ -170,6 +171,8 @@ void sim_write_log(struct sim_server *s, const struct sim_logrec *l, int status)
             json_add_num(o, "spacing", l->spacing);
         }
     }
+    if (l->haystack >= 0) /* a chunk of --haystack in the prompt (distract=E) */
+        json_add_bool(o, "haystack", l->haystack);
     json_add_bool(o, "gold", l->gold);
     json_add_str(o, "outcome", l->outcome);
     if (l->finish)

@@ -102,12 +102,22 @@ void sim_hindex_build(struct qindex *ix, const struct haystack *h)
 
 /*
  * features.shuffled: at least 3 haystack chunks occur in the model's view and fewer than 3/4 of
- * the consecutive pairs (prompt order) ascend in the haystack's file order.
+ * the consecutive pairs (prompt order) ascend in the haystack's file order; features.haystack:
+ * at least one occurs that is not the question's own gold chunk (a haystack may hold the gold's
+ * passage: then the gold alone is not haystack text).
  */
+static int is_gold_text(const struct question *q, const struct chunk *c)
+{
+    for (size_t g = 0; q && g < q->gold_nr; g++)
+        if (q->gold[g].text_len == c->text_len && !memcmp(q->gold[g].text, c->text, c->text_len))
+            return 1;
+    return 0;
+}
+
 static void haystack_order(const struct qindex *ix, const struct sim_prompt *p,
                            struct sim_analysis *a)
 {
-    size_t found = 0, ascending = 0, prev = SIZE_MAX;
+    size_t found = 0, ascending = 0, prev = SIZE_MAX, other = 0;
     if (!ix->hay)
         return;
     for (size_t s = 0; s < p->nr; s++) {
@@ -124,6 +134,7 @@ static void haystack_order(const struct qindex *ix, const struct sim_prompt *p,
                     hit = c;
             if (hit == SIZE_MAX)
                 continue;
+            other += !is_gold_text(a->q, &ix->hay->c[hit]);
             if (found++ && hit > prev)
                 ascending++;
             prev = hit;
@@ -131,6 +142,7 @@ static void haystack_order(const struct qindex *ix, const struct sim_prompt *p,
         }
     }
     a->features.shuffled = found >= 3 && 4 * ascending < 3 * (found - 1);
+    a->features.haystack = other > 0;
 }
 
 void sim_qindex_release(struct qindex *ix)

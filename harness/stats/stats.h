@@ -243,6 +243,7 @@ struct cache_stats {
 
 struct hops_stats;
 struct ordinal_stats;
+struct decomp_stats;
 
 struct run_stats {
     struct cell_stats *cells; /* sorted by (length, depth_bp) */
@@ -302,6 +303,7 @@ struct run_stats {
     /* ordinal needles (ordinal.h; run --ordinal N), or NULL: set by the report, which reads
        the answers against the golden set; freed with the rest */
     struct ordinal_stats *ordinal;
+    struct decomp_stats *decomp; /* length, distraction, position (decomp.h; run --arm), or NULL */
 };
 
 /*

@@ -251,36 +251,21 @@ static int cmp_entry(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
-/* The paired effect of values[vi] against values[0] over the entries (sorted by key). */
-static void effect(const struct pair_entry *e, size_t ne, size_t vi, size_t nq,
-                   const struct stats_options *o, uint64_t seed, struct axis_effect *out)
+void stats_paired_clusters(const long *d, const long *m, size_t nq, const struct stats_options *o,
+                           uint64_t seed, struct estimate *diff, long *n_pairs, size_t *n_questions)
 {
-    long *d = xcalloc(nq ? nq : 1, sizeof(*d)), *m = xcalloc(nq ? nq : 1, sizeof(*m));
-    size_t i, j, k, used = 0;
+    size_t k, used = 0;
     long sd = 0, sm = 0;
-    for (i = 0; i < ne; i = j) {
-        const struct pair_entry *ref = NULL, *val = NULL;
-        for (j = i; j < ne && !strcmp(e[i].key, e[j].key); j++) {
-            if (e[j].value == 0 && !ref)
-                ref = &e[j];
-            if (e[j].value == vi && !val)
-                val = &e[j];
-        }
-        if (!ref || !val)
-            continue;
-        d[ref->q] += val->correct - ref->correct;
-        m[ref->q]++;
-    }
     for (k = 0; k < nq; k++) {
         used += m[k] > 0;
         sd += d[k];
         sm += m[k];
     }
-    out->n_pairs = sm;
-    out->n_questions = used;
-    out->diff.est = sm ? (double)sd / (double)sm : 0;
-    out->diff.lo = -1;
-    out->diff.hi = 1;
+    *n_pairs = sm;
+    *n_questions = used;
+    diff->est = sm ? (double)sd / (double)sm : 0;
+    diff->lo = -1;
+    diff->hi = 1;
     if (used >= 2 && o->bootstrap_iters) {
         size_t *qs = xcalloc(used, sizeof(*qs)), u = 0, it;
         double *rep = xcalloc(o->bootstrap_iters, sizeof(*rep));
@@ -300,10 +285,32 @@ static void effect(const struct pair_entry *e, size_t ne, size_t vi, size_t nq,
             if (bm)
                 rep[nrep++] = (double)bd / (double)bm;
         }
-        stats_bootstrap_interval(&out->diff, rep, nrep, o->confidence, -1, 1, used);
+        stats_bootstrap_interval(diff, rep, nrep, o->confidence, -1, 1, used);
         free(rep);
         free(qs);
     }
+}
+
+/* The paired effect of values[vi] against values[0] over the entries (sorted by key). */
+static void effect(const struct pair_entry *e, size_t ne, size_t vi, size_t nq,
+                   const struct stats_options *o, uint64_t seed, struct axis_effect *out)
+{
+    long *d = xcalloc(nq ? nq : 1, sizeof(*d)), *m = xcalloc(nq ? nq : 1, sizeof(*m));
+    size_t i, j;
+    for (i = 0; i < ne; i = j) {
+        const struct pair_entry *ref = NULL, *val = NULL;
+        for (j = i; j < ne && !strcmp(e[i].key, e[j].key); j++) {
+            if (e[j].value == 0 && !ref)
+                ref = &e[j];
+            if (e[j].value == vi && !val)
+                val = &e[j];
+        }
+        if (!ref || !val)
+            continue;
+        d[ref->q] += val->correct - ref->correct;
+        m[ref->q]++;
+    }
+    stats_paired_clusters(d, m, nq, o, seed, &out->diff, &out->n_pairs, &out->n_questions);
     free(d);
     free(m);
 }

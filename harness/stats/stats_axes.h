@@ -86,4 +86,16 @@ void stats_axes_grouping(const struct trial_point *t, size_t n, const char *cons
                          const struct stats_options *o, struct axis_stats *out);
 void stats_axes_free(struct axis_stats *a, size_t nr);
 
+/*
+ * A paired difference clustered by question, the one rule of the axis effects and the
+ * decomposition penalties (decomp.h): d[q] is the sum of question q's paired differences
+ * (each -1, 0 or 1), m[q] its pairs (0: not counted). diff->est = sum(d) / sum(m), its
+ * interval the percentile bootstrap over the questions with a pair (each resampled with all
+ * its pairs; seeded by seed, o->bootstrap_iters, o->confidence; [-1, 1] with fewer than two
+ * questions). *n_pairs = sum(m), *n_questions the questions with a pair.
+ */
+void stats_paired_clusters(const long *d, const long *m, size_t nq, const struct stats_options *o,
+                           uint64_t seed, struct estimate *diff, long *n_pairs,
+                           size_t *n_questions);
+
 #endif

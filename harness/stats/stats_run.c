@@ -5,6 +5,7 @@
  * cache figures, from a run's trials. Pure: no I/O and no global state.
  */
 #include "stats/stats.h"
+#include "stats/decomp.h"
 #include "stats/hops.h"
 #include "stats/absent_stats.h"
 #include "stats/ordinal.h"
@@ -1016,6 +1017,7 @@ int stats_compute(const struct trial_point *trials, size_t n, const struct stats
             effective_length(out, out->oracle.accuracy, opt->effective_fraction, 1);
         cache_stats(trials, n, &out->cache);
         out->hops = hops_stats_compute(trials, n, opt->z);
+        out->decomp = decomp_stats_compute(trials, n, opt);
     }
     free(cb);
     free(orc);
@@ -1034,6 +1036,7 @@ void run_stats_release(struct run_stats *s)
         absent_stats_release(s->absent);
     free(s->absent);
     ordinal_stats_free(s->ordinal);
+    decomp_stats_free(s->decomp);
     memset(s, 0, sizeof(*s));
 }
 

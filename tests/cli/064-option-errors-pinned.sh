@@ -68,6 +68,7 @@ bad = {
         "needle-tokens": ["0", "x"],
         "absent": ["0", "1.5", "x"], "abstain-phrase": [], "abstain-regex": ["("],
         "ordinal": ["1"],
+        "arm": ["oracle", "padding,padding"],
         # parse_run_options is only the table: the rest have their own tests (824, ...)
         **{o: [] for o in "endpoint model dataset haystack lengths depths controls question-at "
            "distractors haystack-order needles spacing template tokenizer scorer extra-body "

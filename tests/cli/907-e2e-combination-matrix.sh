@@ -1,7 +1,7 @@
 # The combination matrix: every way a run sends (online, --batch through serve-sim's Batch API,
 # --shard 1/2 + 2/2 then merge, --reuse, --tokenizer server, the gate's sequential rounds)
 # crossed with every axis value (--layout, --question-at, --needles or --ordinal, --spacing, --hops,
-# --haystack-order, --distractors hard/random/none, --repeats, --completions, --needle-tokens, --absent) in a pairwise
+# --haystack-order, --distractors hard/random/none, --repeats, --completions, --needle-tokens, --absent, --arm) in a pairwise
 # (covering-array) design generated from the axis table (AXES) and the mode table (MODES) below:
 # every pair of values of any two factors is in at least one row, so a new axis or mode joins
 # the matrix as one table entry. Each row is one small run (2 two-needle questions, 1k tokens,
@@ -35,6 +35,7 @@ AXES = {
     "completions": ["", "on"],
     "needle-tokens": ["", "48"],
     "absent": ["", "0.5"],  # needle-absent twins (the phrase: words qa-both.txt says)
+    "arm": ["", "padding", "adjacent"],
 }
 # Combinations a run refuses: (factor, value) -> the values another factor must take.
 NEEDS = [(("completions", "on"), ("layout", ["documents"])),
