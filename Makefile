@@ -90,6 +90,9 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 FUZZ_REPLAY_BINS := $(FUZZ_NAMES:%=$(BUILD)/tests/unit/test_fuzz_%)
+# The benchmarks' programs: built by `make test` too (never run there), so a change that breaks
+# one fails the build instead of the next `make bench`
+BENCH_BINS := $(addprefix $(BUILD)/bench/,bench_tokenizer bench_prompt bench_stats bench_store bench_split)
 ifeq ($(BUILD),build)
 BIN := dipmap
 else
@@ -173,7 +176,7 @@ demo: build
 endif
 
 ifeq ($(HAVE_DEPS),yes)
-test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BUILD)/tests/validate/gate_rates check-banned
+test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BENCH_BINS) $(BUILD)/tests/validate/gate_rates check-banned
 	@tests/run.sh $(BUILD) $(abspath $(BIN))
 
 test-asan:

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
          rounds = arg(argc, argv, 3, 5);
     size_t n = (size_t)nq * 3 * 11 * (size_t)reps, k = 0;
     struct trial_result *t = xcalloc(n, sizeof(*t));
+    struct trial_point *pt;
     unsigned long long s = 1;
     struct stats_options o;
     double best = 1e30, sum = 0;
@@ -72,11 +73,12 @@ int main(int argc, char **argv)
                     x->reasoning_tokens = x->cache_n = x->cached_tokens = -1;
                 }
     stats_options_init(&o);
+    pt = trial_points_of(t, n); /* what the statistics read (run/trial.h) */
     for (long i = 0; i < rounds; i++) {
         struct run_stats rs;
         struct strbuf err = STRBUF_INIT;
         double t0 = cpu_seconds(), dt;
-        if (stats_compute(t, n, &o, &rs, &err) < 0) {
+        if (stats_compute(pt, n, &o, &rs, &err) < 0) {
             fprintf(stderr, "bench_stats: %s\n", err.buf);
             return 1;
         }
@@ -108,9 +110,10 @@ int main(int argc, char **argv)
             c[k].outcome =
                 (double)((s >> 33) % 1000) / 1000.0 < p ? OUTCOME_CORRECT : OUTCOME_WRONG;
         }
+        struct trial_point *cpt = trial_points_of(c, n);
         for (long i = 0; i < rounds; i++) {
             double t0 = cpu_seconds(), dt;
-            compare_runs(t, n, c, n, NULL, &r);
+            compare_runs(pt, n, cpt, n, NULL, &r);
             dt = cpu_seconds() - t0;
             if (dt < cbest)
                 cbest = dt;
@@ -124,6 +127,7 @@ int main(int argc, char **argv)
             "compare_runs: %zu pairs, %zu tests, best %.1f ms CPU; verdict %s, smallest p %.6g\n",
             n, r.n_tests, cbest * 1e3, compare_verdict_name(r.verdict), pmin);
         compare_result_release(&r);
+        free(cpt);
         free(c);
     }
     {
@@ -141,6 +145,7 @@ int main(int argc, char **argv)
     }
     for (k = 0; k < n; k++)
         free(t[k].question_id);
+    free(pt);
     free(t);
     return 0;
 }
