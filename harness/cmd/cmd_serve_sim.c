@@ -100,7 +100,10 @@ static void serve_sim_release(struct serve_sim *s)
     strbuf_release(&s->err);
 }
 
-/* The option table (dipmap help serve-sim prints it). 0, 1 after help, -1 after an error. */
+/*
+ * The option table (dipmap help serve-sim prints it). 0, 1 after help, -1 after an error.
+ * Long because: the table has one entry per option with its help text, the --model keys listed.
+ */
 static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
 {
     struct option opts[] = {

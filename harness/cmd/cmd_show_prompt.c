@@ -30,7 +30,7 @@
 static const char *const show_prompt_usage[] = {
     "dipmap show-prompt --dataset FILE [--haystack FILE] [--question ID] [--length N] "
     "[--depth PCT] [--repeat N] [--seed N] [--template NAME|FILE] "
-    "[--tokenizer NAME|FILE | --tokenizer server --endpoint URL --model NAME] "
+    "[--tokenizer NAME|FILE | --tokenizer server --endpoint URL --model NAME [--api-key-env VAR]] "
     "[--template-overhead N] [--turn-overhead N] [--turn-suffix TEXT] [--special parse|plain] "
     "[--max-tokens N] "
     "[--completions] [--json] "

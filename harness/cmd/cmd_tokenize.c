@@ -22,7 +22,8 @@
 static const char *const tokenize_usage[] = {
     "dipmap tokenize --tokenizer NAME|FILE [--ids|--pieces] [--special parse|plain] "
     "[--allow-special] [FILE...]",
-    "dipmap tokenize --tokenizer server --endpoint URL [--model NAME] [FILE...]",
+    "dipmap tokenize --tokenizer server --endpoint URL [--model NAME] [--api-key-env VAR] "
+    "[FILE...]",
     NULL,
 };
 

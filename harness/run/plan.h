@@ -72,6 +72,9 @@ struct plan_axis {
     size_t values_nr;
 };
 
+/* The most named axes one run crosses (run's option table, its identity). */
+#define PLAN_AXES_MAX 16
+
 struct plan_spec {
     const long *lengths;
     size_t lengths_nr;

@@ -27,7 +27,7 @@
 #include "tokenizer/tokenizer.h"
 
 /* The most named axes one run crosses. */
-#define RUN_AXES_MAX 8
+#define RUN_AXES_MAX PLAN_AXES_MAX
 
 /* Everything `run` can be told, flag or config file. */
 struct run_opts {

@@ -15,12 +15,14 @@
  */
 
 struct plan_spec;
+#include "run/plan.h"
+
 struct prompt_turn_cost;
 struct run_info;
 struct strbuf;
 
-/* The most named axes one run crosses. */
-#define RUN_IDENTITY_AXES_MAX 8
+/* The most named axes one run crosses: every one of them is in the identity. */
+#define RUN_IDENTITY_AXES_MAX PLAN_AXES_MAX
 
 /* The options of `run` that are part of its identity (beside the plan's lengths, depths, axes). */
 struct run_identity_opts {

@@ -404,6 +404,29 @@ static void ordinal_found(struct tokenizer *tok, const struct sim_prompt *p, str
     free(off);
 }
 
+/*
+ * The draws' salt: the prompt as the model sees it (each segment from its start), the gold
+ * chunk's glen bytes at gpos of segment gseg left out (SIZE_MAX: no gold).
+ */
+static uint64_t prompt_salt(const struct sim_prompt *p, size_t gseg, size_t gpos, size_t glen)
+{
+    uint64_t salt = FNV64_INIT;
+    for (size_t i = 0; i < p->nr; i++) {
+        const char *base = p->seg[i].buf + p->start[i];
+        size_t len = p->seg[i].len - p->start[i];
+        uint64_t n = len;
+        if (i == gseg) {
+            salt = fnv64(salt, base, gpos);
+            salt = fnv64(salt, base + gpos + glen, len - gpos - glen);
+            n -= glen;
+        } else {
+            salt = fnv64(salt, base, len);
+        }
+        salt = fnv64(salt, &n, sizeof(n));
+    }
+    return salt;
+}
+
 void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct sim_prompt *p,
                  struct sim_analysis *a)
 {
@@ -490,21 +513,7 @@ void sim_analyse(const struct sim_config *cfg, const struct qindex *qix, struct 
             a->features.gold_turn = SIM_GOLD_CHAT;
     }
 
-    /* salt: the prompt as the model sees it, gold chunk bytes left out */
-    a->salt = FNV64_INIT;
-    for (size_t i = 0; i < p->nr; i++) {
-        const char *base = p->seg[i].buf + p->start[i];
-        size_t len = p->seg[i].len - p->start[i];
-        uint64_t n = len;
-        if (a->gold && i == gseg) {
-            a->salt = fnv64(a->salt, base, gpos);
-            a->salt = fnv64(a->salt, base + gpos + glen, len - gpos - glen);
-            n -= glen;
-        } else {
-            a->salt = fnv64(a->salt, base, len);
-        }
-        a->salt = fnv64(a->salt, &n, sizeof(n));
-    }
+    a->salt = prompt_salt(p, a->gold ? gseg : SIZE_MAX, gpos, glen);
 
     if (a->q && a->q->distractors_nr) {
         const struct chunk **found = NULL;

@@ -253,6 +253,9 @@ int store_db_error(struct store *st, const char *what);
  * store_batch.c) print nothing themselves, except through store_db_error().
  */
 int store_record_error(struct store *st, const char *fmt, ...) DM_PRINTF(2, 3);
+/* Prints the reason a record-only failure left (store_record_error) as store_set_error() does;
+ * returns -1. */
+int store_print_error(struct store *st);
 /* The statement for id, prepared on first use and reset; NULL after printing an error. */
 sqlite3_stmt *store_stmt_get(struct store *st, enum stmt_id id);
 /* Steps s to SQLITE_DONE: 0, or -1 after printing an error naming what. */

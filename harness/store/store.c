@@ -358,6 +358,14 @@ int store_db_error(struct store *st, const char *what)
     return store_set_error(st, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
+int store_print_error(struct store *st)
+{
+    char *msg = xstrdup(st->err.buf);
+    store_set_error(st, "%s", msg);
+    free(msg);
+    return -1;
+}
+
 int store_record_error(struct store *st, const char *fmt, ...)
 {
     va_list ap;

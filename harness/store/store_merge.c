@@ -145,7 +145,7 @@ static int merge_trial(const struct trial_result *t, void *data)
 {
     struct merge_copy *c = data;
     /* store_trial.c records its reasons (store_errmsg); this file still prints its own */
-    return store_queue_trial(c->out, c->run, t, 1) ? error("%s", store_errmsg(c->out)) : 0;
+    return store_queue_trial(c->out, c->run, t, 1) ? store_print_error(c->out) : 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -187,7 +187,7 @@ static int merge_extras(struct store *out, struct store *in)
                             (const char *)sqlite3_column_text(s, 1),
                             (long)sqlite3_column_int64(s, 2))) {
             sqlite3_finalize(s);
-            return error("%s", store_errmsg(out));
+            return store_print_error(out);
         }
     }
     sqlite3_finalize(s);
@@ -251,7 +251,7 @@ static int disjoint_shards(const struct merge_run *m, const struct run_info *r)
 /*
  * Two parts of one run that hold the same trial keys sent the same prompts for them
  * (run_identity_same_prompts): equal settings do not say which bytes a binary built (an
- * older batch path, another builder). 0, -1, or STORE_EMISMATCH after error().
+ * older batch path, another builder). 0, -1, or STORE_EMISMATCH after store_set_error().
  */
 static int same_prompts(const struct merge_run *m, struct store *st, const struct run_info *r)
 {
@@ -259,9 +259,10 @@ static int same_prompts(const struct merge_run *m, struct store *st, const struc
     int same = run_identity_same_prompts(m->st, &m->info, st, r, &why);
     strbuf_rtrim(&why);
     if (!same)
-        error("merge: %s and %s hold parts of run '%s' and %s; refusing to merge parts that "
-              "sent other bytes",
-              m->from, store_path(st), r->name, why.buf);
+        store_set_error(st,
+                        "merge: %s and %s hold parts of run '%s' and %s; refusing to merge parts "
+                        "that sent other bytes",
+                        m->from, store_path(st), r->name, why.buf);
     strbuf_release(&why);
     return same > 0 ? 0 : same < 0 ? -1 : STORE_EMISMATCH;
 }
@@ -284,7 +285,7 @@ static int count_is(const void *key, size_t entry, const void *data)
     return !strcmp(((const struct merge_counts *)data)->v[entry].key, key);
 }
 
-/* Add one store's counts; STORE_EMISMATCH after error() at the first that differs. */
+/* Add one store's counts; STORE_EMISMATCH after store_set_error() at the first that differs. */
 static int counts_add(struct merge_counts *c, struct store *st)
 {
     sqlite3_stmt *s = NULL;
@@ -309,11 +310,13 @@ static int counts_add(struct merge_counts *c, struct store *st)
             continue;
         }
         if (c->v[had].count != e->count) {
-            error("merge: %s counts a text (sha256 %.12s...) as %ld tokens of tokenizer '%s', "
-                  "%s as %ld: their runs counted with other tokenizers under one name (a "
-                  "server tokenizer is named after the model) and cut their prompts elsewhere; "
-                  "refusing to merge",
-                  c->v[had].from, sha ? sha : "", c->v[had].count, tk ? tk : "", e->from, e->count);
+            store_set_error(st,
+                            "merge: %s counts a text (sha256 %.12s...) as %ld tokens of tokenizer "
+                            "'%s', %s as %ld: their runs counted with other tokenizers under one "
+                            "name (a server tokenizer is named after the model) and cut their "
+                            "prompts elsewhere; refusing to merge",
+                            c->v[had].from, sha ? sha : "", c->v[had].count, tk ? tk : "", e->from,
+                            e->count);
             free(e->key);
             sqlite3_finalize(s);
             return STORE_EMISMATCH;
@@ -328,7 +331,7 @@ static int counts_add(struct merge_counts *c, struct store *st)
  * Every store counts a text alike under one tokenizer name. The runs' identities know a
  * server tokenizer by its name only, so shards mapped against servers of other tokenizers
  * compare equal while their prompts differ: their stored counts of the same haystack texts
- * tell. 0, -1, or STORE_EMISMATCH after error().
+ * tell. 0, -1, or STORE_EMISMATCH after store_set_error().
  */
 static int check_counts(struct store *const *stores, size_t n_stores)
 {

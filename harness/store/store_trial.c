@@ -31,10 +31,10 @@ static int check_trial(struct store *st, const char *run, const struct trial_res
     if ((t->depth_bp < 0 || t->depth_bp > DEPTH_BP_MAX) &&
         !trial_is_control(t->length, t->depth_bp))
         return store_record_error(st, "run '%s': trial %s: depth %d bp out of range", run,
-                               t->question_id, t->depth_bp);
+                                  t->question_id, t->depth_bp);
     if ((unsigned)t->outcome >= OUTCOME__COUNT)
         return store_record_error(st, "run '%s': trial %s: invalid outcome %d", run, t->question_id,
-                               (int)t->outcome);
+                                  (int)t->outcome);
     return 0;
 }
 
@@ -735,9 +735,9 @@ int store_golden_begin(struct store *st, const char *sha256, size_t size,
     if (store_need_writable(st))
         return -1;
     if (size > (size_t)INT_MAX)
-        return store_record_error(st,
-                               "%s: a golden set of %zu bytes is past what one SQLite value holds",
-                               store_path(st), size);
+        return store_record_error(
+            st, "%s: a golden set of %zu bytes is past what one SQLite value holds", store_path(st),
+            size);
     if (store_txn_begin(st))
         return -1;
     if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM golden_sets WHERE sha256 = ?1", -1, &s, NULL) !=
