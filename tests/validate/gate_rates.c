@@ -28,9 +28,16 @@
  * the tolerance or above (-5, -10 pp, the whole-question loss), above alpha + 2 pp in any
  * row; a frozen baseline whose own FAIL rate exceeds the same.
  *
- * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROWS]]]] (defaults 200, 100, 29000; ROWS
- * runs the rows whose "baseline/scenario/icc" contains it, e.g. "low/unchanged/0.3" or "lost
- * whole"); built by `make test`
+ * Part 3, the hallucination endpoint (--hallucination-margin 10 pp, halluc_rates() below):
+ * its FAIL rate on needle-absent twins, compare at 100 and 200 questions, and the sequential
+ * gate (rounds of 20, at most 200 questions) on four rows; HALLUC_REPLICATES per row (400:
+ * about 80 s of CPU). Exit 1 as above when a row without a rise above the margin FAILs by it
+ * above alpha + 2 pp.
+ *
+ * usage: gate_rates [REPLICATES [SEQ_REPLICATES [SEED [ROWS [HALLUC_REPLICATES]]]]] (defaults
+ * 200, 100, 29000, all, 400; ROWS runs the rows whose "baseline/scenario/icc" contains it, e.g.
+ * "low/unchanged/0.3" or "lost whole", or "halluc/SCENARIO": "halluc" alone runs part 3 only);
+ * built by `make test`
  * (so it keeps compiling) and run by `make validate` (build/tests/validate/gate_rates).
  */
 #include <math.h>
@@ -41,6 +48,8 @@
 #include "base/rng.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "run/axes.h"
+#include "run/plan.h"
 #include "sim/sim.h"
 #include "stats/compare.h"
 #include "stats/compare_seq.h"
@@ -383,11 +392,210 @@ static void frozen(int nb, int nc, int base, double icc, int q, unsigned long *s
     free(tc);
 }
 
+/*
+ * The hallucination endpoint (compare_options.halluc_margin; gate/compare
+ * --hallucination-margin): the rate of FAIL by that endpoint alone (compare_result
+ * halluc_regression), on runs with needle-absent twins as `run --absent 0.3` draws them (each
+ * depth trial has a twin with probability 0.3, the same twins in both runs, axes absent=yes)
+ * beside present trials of the unchanged high model. A twin hallucinates (WRONG) when
+ * serve-sim's own draw for it (sim_model_draw() against halluc=H, the model's question effect
+ * icc=R included) says so, else abstains (CORRECT). SKEW rows: a share of the questions
+ * hallucinate on every twin (each run its own questions), the others at the rate that keeps
+ * the overall one.
+ */
+#define HALLUC_MARGIN 0.10
+#define HALLUC_ABSENT 0.3
+
+struct halluc_row {
+    const char *name;
+    double base, cand; /* hallucination rates */
+    double icc;        /* serve-sim's question effect on the twins' draws */
+    double always;     /* share of questions that hallucinate on every twin (0: none) */
+    int check;         /* 1: FAIL rate <= CRITERION (no rise above the margin); 0: reported */
+};
+
+static const struct halluc_row halluc_rows[] = {
+    {"unchanged 5%", 0.05, 0.05, 0.0, 0.0, 1},
+    {"unchanged 30%", 0.30, 0.30, 0.0, 0.0, 1},
+    {"unchanged 30%, icc 0.3", 0.30, 0.30, 0.3, 0.0, 1},
+    {"+5 pp (5% to 10%)", 0.05, 0.10, 0.0, 0.0, 1},
+    {"+5 pp (30% to 35%)", 0.30, 0.35, 0.0, 0.0, 1},
+    {"+10 pp = margin (30% to 40%)", 0.30, 0.40, 0.0, 0.0, 1},
+    {"+20 pp = 2x margin (5% to 25%)", 0.05, 0.25, 0.0, 0.0, 0},
+    {"+20 pp = 2x margin (30% to 50%)", 0.30, 0.50, 0.0, 0.0, 0},
+    {"improvement (30% to 20%)", 0.30, 0.20, 0.0, 0.0, 1},
+    {"improvement (5% to 2%)", 0.05, 0.02, 0.0, 0.0, 1},
+    {"skew: 5% overall, 4% of questions always", 0.05, 0.05, 0.0, 0.04, 1},
+    {"skew: 30% overall, 20% of questions always", 0.30, 0.30, 0.0, 0.20, 1},
+};
+#define N_HALLUC_ROWS (sizeof(halluc_rows) / sizeof(*halluc_rows))
+
+/* A uniform in [0,1) from a stream state. */
+static double unit_draw(uint64_t *st)
+{
+    return rng_unit(rng_splitmix64(st));
+}
+
+/*
+ * One run's absent twins, question by question: the twins are those of `twin` (1 when the
+ * depth trial has one); rate the run's hallucination rate; end[i] the twins of questions 0..i
+ * (the same in both runs: they share `twin`). Returns the trials written.
+ */
+static int absent_twins(struct trial_point *t, const unsigned char *twin, int q, double rate,
+                        const struct halluc_row *row, const char *axes, unsigned long seed,
+                        char ids[][16], int *end)
+{
+    struct strbuf spec = STRBUF_INIT, err = STRBUF_INIT;
+    struct sim_model m;
+    uint64_t mix = seed, st = rng_splitmix64(&mix);
+    /* the others' rate that keeps the overall one: always + (1 - always) * rest = rate */
+    double rest = row->always > 0 ? (rate - row->always) / (1.0 - row->always) : rate;
+    int k = 0;
+    strbuf_addf(&spec, "m:%s,icc=%g,halluc=%g,seed=%lu", base_spec[0], row->icc, rest, seed);
+    if (sim_model_parse(spec.buf, &m, &err)) {
+        fprintf(stderr, "gate_rates: %s\n", err.buf);
+        exit(1);
+    }
+    for (int i = 0; i < q; i++) {
+        int always = row->always > 0 && unit_draw(&st) < row->always;
+        for (int d = 0; d < DEPTHS; d++) {
+            double u;
+            if (!twin[i * DEPTHS + d])
+                continue;
+            memset(&t[k], 0, sizeof(t[k]));
+            t[k].question_id = ids[i];
+            t[k].axes = axes;
+            t[k].length = LENGTH;
+            t[k].depth_bp = d * 1000;
+            /* serve-sim's draw for a twin (sim_generate.c decide_abstain(): x 0, its own salt) */
+            u = sim_model_draw(&m, ids[i], 0.0, LENGTH, 0x4a11c0ULL ^ (uint64_t)d);
+            t[k].outcome = always || u < m.halluc ? OUTCOME_WRONG : OUTCOME_CORRECT;
+            k++;
+        }
+        end[i] = k;
+    }
+    sim_model_release(&m);
+    strbuf_release(&spec);
+    strbuf_release(&err);
+    return k;
+}
+
+/* The gate's looks at the hallucination endpoint: rounds of SEQ_ROUND up to HALLUC_GATE_MAX. */
+#define HALLUC_GATE_MAX   200
+#define HALLUC_GATE_LOOKS (HALLUC_GATE_MAX / SEQ_ROUND)
+
+/* The first m questions of a run: its present trials (a prefix), then its twins of them. */
+static size_t first_questions(struct trial_point *out, const struct trial_point *t, int n,
+                              const int *end, int m)
+{
+    memcpy(out, t, (size_t)m * DEPTHS * sizeof(*out));
+    memcpy(out + m * DEPTHS, t + n, (size_t)end[m - 1] * sizeof(*out));
+    return (size_t)m * DEPTHS + (size_t)end[m - 1];
+}
+
+/*
+ * One row: q questions with compare's fixed design (looks 0), or the sequential gate's rule
+ * (looks > 0: rounds of SEQ_ROUND, lv's levels, the questions in the order they entered, stop
+ * at the first FAIL or PASS, up to q questions).
+ */
+static void halluc_rates(int reps, const struct halluc_row *row, int q, int looks,
+                         const struct compare_look *lv, unsigned long *seed)
+{
+    int n = q * DEPTHS, fails = 0, passes = 0, *end;
+    long twins = 0;
+    double asn = 0;
+    char(*ids)[16];
+    const char **order;
+    char key[160];
+    unsigned char *twin;
+    struct trial_point *tb, *tc, *lb, *lc;
+    struct strbuf axes = STRBUF_INIT;
+
+    snprintf(key, sizeof(key), "halluc/%s", row->name);
+    if (only && !strstr(key, only))
+        return;
+    axes_set(&axes, "", PLAN_ABSENT_AXIS, "yes");
+    ids = xcalloc((size_t)q, sizeof(*ids));
+    order = xcalloc((size_t)q, sizeof(*order));
+    end = xcalloc((size_t)q, sizeof(*end));
+    twin = xcalloc((size_t)n, 1);
+    tb = xcalloc((size_t)n * 2, sizeof(*tb));
+    tc = xcalloc((size_t)n * 2, sizeof(*tc));
+    lb = xcalloc((size_t)n * 2, sizeof(*lb));
+    lc = xcalloc((size_t)n * 2, sizeof(*lc));
+    for (int i = 0; i < q; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "q%04d", i);
+        order[i] = ids[i];
+    }
+    for (int rep = 0; rep < reps; rep++) {
+        struct sim_model mb, mc;
+        uint64_t mix = ++*seed, st = rng_splitmix64(&mix);
+        int last = looks > 0 ? looks : 1;
+        for (int k = 0; k < n; k++)
+            twin[k] = unit_draw(&st) < HALLUC_ABSENT;
+        model(&mb, 0, 0.0, 0.0, ++*seed);
+        model(&mc, 0, 0.0, 0.0, ++*seed);
+        answer(tb, q, &mb, ids);
+        answer(tc, q, &mc, ids);
+        absent_twins(tb + n, twin, q, row->base, row, axes.buf, ++*seed, ids, end);
+        absent_twins(tc + n, twin, q, row->cand, row, axes.buf, ++*seed, ids, end);
+        for (int k = 0; k < last; k++) {
+            int m = looks > 0 ? (k + 1) * SEQ_ROUND : q;
+            size_t nb = first_questions(lb, tb, n, end, m), nc = first_questions(lc, tc, n, end, m);
+            struct compare_result r;
+            struct compare_options co;
+            compare_options_init(&co);
+            co.halluc_margin = HALLUC_MARGIN;
+            if (looks > 0) {
+                compare_look_apply(&lv[k], &co);
+                co.order = order;
+                co.n_order = (size_t)m;
+            }
+            compare_runs(lb, nb, lc, nc, &co, &r);
+            if (r.verdict == VERDICT_FAIL || r.verdict == VERDICT_PASS || k == last - 1) {
+                fails += r.verdict == VERDICT_FAIL && r.halluc_regression;
+                passes += r.verdict == VERDICT_PASS;
+                asn += m;
+                twins += end[m - 1];
+                compare_result_release(&r);
+                break;
+            }
+            compare_result_release(&r);
+        }
+        sim_model_release(&mb);
+        sim_model_release(&mc);
+    }
+    printf("halluc | %s | %s | %d | %.0f | %d | %.1f%% (%.1f) | %.1f%% | %.0f\n",
+           looks > 0 ? "gate" : "compare", row->name, q, (double)twins / reps, reps,
+           100.0 * fails / reps, mc_se((double)fails / reps, reps), 100.0 * passes / reps,
+           asn / reps);
+    if (row->check) {
+        char what[200];
+        snprintf(what, sizeof(what), "hallucination endpoint FAIL rate, %s, %s, %d questions",
+                 looks > 0 ? "gate" : "compare", row->name, q);
+        check(what, (double)fails / reps);
+    }
+    fflush(stdout);
+    strbuf_release(&axes);
+    free(ids);
+    free(order);
+    free(end);
+    free(twin);
+    free(tb);
+    free(tc);
+    free(lb);
+    free(lc);
+}
+
 int main(int argc, char **argv)
 {
     static const int qs[] = {36, 100, 200, 400};
     static const double iccs[] = {0.0, 0.3};
+    static const int halluc_qs[] = {100, 200};
+    /* the sequential gate's rows: unchanged 30%, +10 pp (= margin), +20 pp, the 30% skew */
+    static const size_t halluc_gate_rows[] = {1, 5, 7, 11};
     int reps = argc > 1 ? atoi(argv[1]) : 200, seq_reps = argc > 2 ? atoi(argv[2]) : 100;
+    int halluc_reps = argc > 5 ? atoi(argv[5]) : 400;
     only = argc > 4 ? argv[4] : NULL;
     unsigned long seed = argc > 3 ? strtoul(argv[3], NULL, 10) : 29000;
     double t[SEQ_LOOKS];
@@ -406,6 +614,24 @@ int main(int argc, char **argv)
     if (reps > 0 && !only)
         for (int b = 0; b < 2; b++)
             frozen(20, reps / 8 > 10 ? reps / 8 : 10, b, 0.3, 200, &seed);
+
+    if (halluc_reps > 0) {
+        printf("\nhallucination endpoint (margin %.0f pp, run --absent %g, compare's defaults "
+               "otherwise)\nendpoint | design | scenario | questions (cap) | absent twins (mean) | "
+               "replicates | "
+               "FAIL by it (MC se) | PASS | mean questions\n",
+               100.0 * HALLUC_MARGIN, HALLUC_ABSENT);
+        for (size_t h = 0; h < N_HALLUC_ROWS; h++)
+            for (size_t a = 0; a < sizeof(halluc_qs) / sizeof(*halluc_qs); a++)
+                halluc_rates(halluc_reps, &halluc_rows[h], halluc_qs[a], 0, NULL, &seed);
+        for (int k = 0; k < HALLUC_GATE_LOOKS; k++)
+            t[k] = (double)(k + 1) / HALLUC_GATE_LOOKS;
+        for (int k = 0; k < HALLUC_GATE_LOOKS; k++)
+            compare_look_levels(SEQ_SPEND_POCOCK, 0.05, t, (size_t)k, COMPARE_N_ENDPOINTS, &lv[k]);
+        for (size_t h = 0; h < sizeof(halluc_gate_rows) / sizeof(*halluc_gate_rows); h++)
+            halluc_rates(halluc_reps, &halluc_rows[halluc_gate_rows[h]], HALLUC_GATE_MAX,
+                         HALLUC_GATE_LOOKS, lv, &seed);
+    }
 
     for (int k = 0; k < SEQ_LOOKS; k++)
         t[k] = (double)(k + 1) / SEQ_LOOKS;
