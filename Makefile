@@ -199,19 +199,20 @@ readme: build
 bench: build
 	@bench/run.sh $(abspath $(BIN))
 
-# The simulation study of VALIDATION.md (about 13 minutes: the HTTP study ~7 min on 2 cores,
-# then gate_rates ~6 min of one core; exit 1 when a criterion fails). VALIDATE_DIR=DIR keeps
+# The simulation study of VALIDATION.md (about 15 minutes: the HTTP study ~7 min on 2 cores,
+# then gate_rates ~8 min of one core; exit 1 when a criterion fails). VALIDATE_DIR=DIR keeps
 # the stores there and reuses complete ones.
 validate: build $(BUILD)/tests/validate/gate_rates
 	@tests/validate/validate.sh $(abspath $(BIN))
-	@echo "validate: the gate's rates in process (VALIDATION.md \"The verdict rules\"), about 6 min"
+	@echo "validate: the gate's rates in process (VALIDATION.md \"The verdict rules\", \"The hallucination endpoint\"), about 8 min"
 	@$(BUILD)/tests/validate/gate_rates $(VALIDATE_RATES)
 endif
 
 # The gate's in-process rate study (tests/validate/gate_rates.c): built by make test, run by
-# make validate (VALIDATE_RATES="REPLICATES SEQ_REPLICATES", default 200 100: about 6 min of
+# make validate (VALIDATE_RATES="REPLICATES SEQ_REPLICATES", default 200 100: about 8 min of
 # CPU, estimated from rows timed on 2026-12-05: 1.4 s a fixed row (136 rows), 1.6 s (a clear
-# regression) to 8.5 s (a gate run to its cap) a sequential row (34 rows)).
+# regression) to 8.5 s (a gate run to its cap) a sequential row (34 rows), with plan's
+# prediction beside each gate row (+40 %), and ~80 s for the hallucination endpoint's rows).
 $(BUILD)/tests/validate/gate_rates: $(BUILD)/tests/validate/gate_rates.o $(LIB_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -386,7 +387,7 @@ check-banned:
 	if [ -n "$$bad" ]; then echo "error: these files do not include banned.h: $$bad"; exit 1; fi
 
 # every C file of ours: the harness, unit tests, fuzz targets and benchmarks
-FORMAT_SRCS = $(wildcard harness/*.[ch] harness/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.[ch])
+FORMAT_SRCS = $(wildcard harness/*.[ch] harness/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.[ch] tests/validate/*.[ch])
 format:
 	clang-format -i $(FORMAT_SRCS)
 
