@@ -921,6 +921,35 @@ static void bound_reason(struct compare_result *r)
     add_reason(r, &sb);
 }
 
+/*
+ * With --hallucination-margin D a PASS also claims the hallucination rate did not rise by D or
+ * more: INCONCLUSIVE while its upper bound reaches D or it has no data (VALIDATION.md "The
+ * hallucination endpoint": without this, a rise of 2 D PASSed 22 % of simulated gates).
+ */
+static void halluc_reason(struct compare_result *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct compare_test *t = &r->tests[i];
+        if (t->scope != COMPARE_HALLUC)
+            continue;
+        if (t->status == CMP_NO_DATA)
+            strbuf_addstr(&sb, "the hallucination endpoint has no data: too few needle-absent "
+                               "twins valid in both runs (run --absent P)");
+        else if (t->upper >= r->opt.halluc_margin)
+            strbuf_addf(&sb,
+                        "the hallucination rate on needle-absent trials changed %+.1f pp and its "
+                        "%.0f%% upper bound %+.1f pp is at or above the --hallucination-margin "
+                        "%.1f pp, so a rise that large is not ruled out",
+                        t->drop * 100.0, (1.0 - bound_level(&r->opt)) * 100.0, t->upper * 100.0,
+                        r->opt.halluc_margin * 100.0);
+        break;
+    }
+    if (sb.len)
+        add_reason(r, &sb);
+    strbuf_release(&sb);
+}
+
 /* FAIL on a regression, else INCONCLUSIVE with its reasons, else PASS; overall's status. */
 static void decide_verdict(struct compare_result *out, struct compare_test *overall, size_t nb,
                            size_t nc)
@@ -955,6 +984,8 @@ static void decide_verdict(struct compare_result *out, struct compare_test *over
         }
         if (!out->n_reasons && !old_rule && out->n_primary_over)
             bound_reason(out);
+        if (out->opt.halluc_margin >= 0)
+            halluc_reason(out);
         strbuf_release(&sb);
         out->verdict = out->n_reasons ? VERDICT_INCONCLUSIVE : VERDICT_PASS;
     }

@@ -29,3 +29,14 @@ rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 4 ] || fail "an unchanged candidate: exit $rc (expected PASS or INCONCLUSIVE)"
 gate_json same.json '[t["status"] for t in d["tests"] if t["scope"] == "hallucination"]' >st
 grep -q "'ok'" st || fail "the hallucination endpoint of an unchanged candidate is not ok: $(cat st)"
+# a PASS claims the hallucination rate did not rise by the margin: the no-option gate's runs
+# (baseline 5%, candidate 60% of the twins) compared at a margin above the rise (no FAIL) and a
+# tolerance every primary endpoint meets are INCONCLUSIVE, not PASS, while the rise's upper bound
+# reaches the margin; at a margin far above it they PASS
+runs=$("$DIPMAP" runs --db off.db --format json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(r["name"] for r in json.load(sys.stdin)))' 2>/dev/null) ||
+    runs=$(q off.db "select name from runs order by id" | tr '\n' ' ')
+set -- $runs
+[ $# = 2 ] || fail "the gate's two runs: '$runs'"
+expect_code 4 "$DIPMAP" compare --db off.db "$1" "$2" --tolerance 0.5 --hallucination-margin 0.6
+assert_contains out "a rise that large is not ruled out"
+expect_code 0 "$DIPMAP" compare --db off.db "$1" "$2" --tolerance 0.5 --hallucination-margin 0.99
