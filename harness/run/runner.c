@@ -293,8 +293,9 @@ static void progress(struct runner *r, double now, int final)
             strbuf_addch(&sb, '\n');
         r->bar_drawn = !final;
     } else {
-        strbuf_addf(&sb, "progress: %ld/%ld trials (%.0f%%), %.1f/s, ETA ", done, res->planned,
-                    res->planned ? 100.0 * done / res->planned : 100.0, rate);
+        strbuf_addf(&sb, "progress: %ld/%ld trials (%.0f%%), %zu in flight, %.1f/s, ETA ", done,
+                    res->planned, res->planned ? 100.0 * done / res->planned : 100.0,
+                    client_inflight(r->cfg->client), rate);
         fmt_duration(&sb, eta);
         strbuf_addf(&sb, ", %ld retries, %ld errors", res->retries, errors);
         if (scored)

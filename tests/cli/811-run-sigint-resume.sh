@@ -33,9 +33,12 @@ assert_contains out "trials: 44 of 44 done ($((44 - n1)) this time, $n1 kept fro
 start_sim slow --dataset golden.jsonl --latency-ms 30000
 run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 2k --depths 0:100:10 --db t.db --run int2 --concurrency 1 \
-    >out2 2>err2 &
+    --progress lines --progress-interval 0.2 >out2 2>err2 &
 pid=$!
-wait_for_line err2 "sending 44 trial(s): Ctrl-C or SIGTERM stops" $pid # the handlers are in place
+# the handlers are in place and the first request is on the wire (a signal before it went out
+# would stop the run with nothing to wait for, and the second signal would find no process)
+wait_for_line err2 "sending 44 trial(s): Ctrl-C or SIGTERM stops" $pid
+wait_for_line err2 "trials (0%), 1 in flight" $pid
 kill -INT $pid
 wait_for_line err2 "interrupted: waiting up to" $pid # the first one was taken
 kill -INT $pid

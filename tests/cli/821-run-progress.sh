@@ -1,4 +1,5 @@
-# Progress on stderr: plain lines every --progress-interval seconds off a terminal (CI logs),
+# Progress on stderr: plain lines every --progress-interval seconds off a terminal (CI logs: done,
+# requests in flight, rate, ETA, ...),
 # a live one-line bar (\r-redrawn: done/total, rate, ETA, retries, errors, accuracy) on a terminal.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
@@ -8,7 +9,7 @@ run_args
 A=(--endpoint "$SIM_URL" --model dipmap-sim --dataset golden.jsonl --haystack hay.jsonl
     --template "$REPO/prompts/kv.txt" --scorer kv --lengths 1k --depths 0:100:10 --concurrency 2)
 expect_code 0 "$DIPMAP" run "${A[@]}" --db l.db --progress-interval 0.3
-[ "$(grep -c '^progress: [0-9]*/33 trials ([0-9]*%), [0-9.]*/s, ETA [0-9hms?]*, [0-9]* retries, [0-9]* errors' err)" -ge 3 ] ||
+[ "$(grep -c '^progress: [0-9]*/33 trials ([0-9]*%), [0-9]* in flight, [0-9.]*/s, ETA [0-9hms?]*, [0-9]* retries, [0-9]* errors' err)" -ge 3 ] ||
     fail "expected several progress lines: $(cat err)"
 grep -q '^progress: 33/33 trials (100%).*accuracy [0-9.]*%' err || fail "no final progress line"
 if grep -q $'\r' err; then fail "carriage returns in a non-terminal log"; fi
