@@ -179,8 +179,10 @@ ifeq ($(HAVE_DEPS),yes)
 test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BENCH_BINS) $(BUILD)/tests/validate/gate_rates check-banned
 	@tests/run.sh $(BUILD) $(abspath $(BIN))
 
+# tests/run.sh skips, under the sanitizers, the few CLI tests that say "# sanitizers: skip:
+# REASON" (statistics that run one path hundreds of times, replays of documented commands)
 test-asan:
-	$(MAKE) BUILD=$(BUILD)-asan SAN=1 test
+	DIPMAP_SANITIZED=1 $(MAKE) BUILD=$(BUILD)-asan SAN=1 test
 
 # The real llama-server family only (tests/cli/99x-llama-*.sh, helpers in tests/llama/);
 # `make test` runs it too when LLAMA_SERVER is in the environment, and skips it otherwise.

@@ -16,6 +16,8 @@
 # a unit test calls TEST_SKIP("why") (tests/unit/test.h: "ok - name # skip why").
 # Both are listed as "skip - NAME (why)" and counted apart. CI (.ci/run) sets
 # DIPMAP_REQUIRE_* variables that turn those skips into failures.
+# Under the sanitizers (make test-asan sets DIPMAP_SANITIZED=1) a CLI test with the line
+# "# sanitizers: skip: REASON" is listed "skip - cli/NAME (under the sanitizers: REASON)".
 #
 # Times: a CLI test's line ends with its wall time, "[1.2 s]", a unit test binary's cases
 # are followed by "# unit/NAME [1.2 s]", the slowest ten are listed before the summary line,
@@ -71,6 +73,16 @@ run_cli() {
     base=${t%.sh}
     name=$(basename "$base")
     scratch=$(mktemp -d "${TMPDIR:-/tmp}/dipmap-cli-$name.XXXXXX")
+    # under the sanitizers (make test-asan), a test that says "# sanitizers: skip: REASON" is
+    # skipped with its reason: statistics that run one path hundreds of times and replays of
+    # documented commands, whose code the other tests run under the sanitizers too
+    if [ -n "${DIPMAP_SANITIZED:-}" ] && msg=$(sed -n 's/^# sanitizers: skip: //p' "$t" | head -n 1) &&
+        [ -n "$msg" ]; then
+        echo "skip - cli/$name (under the sanitizers: $msg)" >"$results/$name.cli"
+        echo 0.0 >"$results/$name.time"
+        rm -rf "$scratch"
+        return
+    fi
     start=$EPOCHREALTIME
     (cd "$scratch" && timeout "${CLI_TIMEOUT:-300}" bash "$t" >"$results/$name.stdout" 2>"$results/$name.stderr")
     rc=$?

@@ -9,6 +9,7 @@
 # reuse cache, which keeps baseline runs only; an unchanged candidate passes with exit 0 on the
 # action's default dataset (160 generated needle questions), and 20 questions are INCONCLUSIVE
 # (exit 4).
+# sanitizers: skip: the GitHub Action's shell steps; 611 and 612 run the gate it calls
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 python3 -c 'import yaml' 2>/dev/null || require_or_skip DIPMAP_REQUIRE_PYYAML "python3-yaml is not installed (reads action.yml)"

@@ -4,6 +4,7 @@
 # stamps, ports and dates. Run on a copy of README with one figure changed, the check must fail
 # naming that line and nothing else (so everything else agrees with the program, and a stale
 # quote is caught).
+# sanitizers: skip: replays the demo to compare quoted text; 009 and 010 run the demo
 . "$TESTS/cli/lib/lib.sh"
 mkdir -p copy/scripts copy/reports copy/docs
 cp "$REPO"/docs/*.md copy/docs/

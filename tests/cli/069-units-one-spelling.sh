@@ -2,6 +2,7 @@
 # same (compare, gate, plan), the output says the value read in pp, and a bare number above 1
 # is refused naming the forms (`--tolerance 5pp` was refused while `--detect 0.1` meant 0.1 pp);
 # --power says the drop it read.
+# sanitizers: skip: the same option parsers over and over; 064 runs every option error
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 for t in 0.05 5pp 5%; do

@@ -7,6 +7,7 @@
 # a system install). README's `dipmap gate` example lacked --haystack and exited 2 (issue 43
 # item 9); the harness catches that: the same block without --haystack fails here, naming the
 # page and line, as does a skip marker without a reason.
+# sanitizers: skip: replays README's documented commands; their features' own tests (800 run, 611 gate, ...) run their code
 . "$TESTS/cli/lib/lib.sh"
 mkdir all
 python3 "$TESTS/cli/lib/docs_examples.py" "$REPO" "$DIPMAP" all --group readme >run.out 2>run.err ||

@@ -1,6 +1,7 @@
 # The journeys' pages (docs/map.md, servers.md, ci.md, nightly.md): every ```sh block runs as
 # written (tests/cli/lib/docs_examples.py; 071 says how, and runs README's). docs/ci.md's
 # dipmap gate example PASSes an unchanged model and, run again, prints its decision again.
+# sanitizers: skip: replays documented commands; their features' own tests (800 run, 611 gate, ...) run their code
 . "$TESTS/cli/lib/lib.sh"
 mkdir all
 python3 "$TESTS/cli/lib/docs_examples.py" "$REPO" "$DIPMAP" all --group journeys >run.out 2>run.err ||

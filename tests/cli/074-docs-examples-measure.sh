@@ -2,6 +2,7 @@
 # effects.md with its needle-absent run):
 # every ```sh block runs as written against serve-sim (tests/cli/lib/docs_examples.py; 071 says
 # how), each axis's example included, with the text a marker quotes (the lengths in %).
+# sanitizers: skip: replays documented commands; their features' own tests (800 run, 611 gate, ...) run their code
 . "$TESTS/cli/lib/lib.sh"
 mkdir all
 python3 "$TESTS/cli/lib/docs_examples.py" "$REPO" "$DIPMAP" all --group measure >run.out 2>run.err ||

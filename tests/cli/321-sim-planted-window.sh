@@ -3,6 +3,7 @@
 # (flat=1: the same base dip at every length) reports the largest dip at 50%, and each length's
 # dip interval holds the dip the model's own p (--log) implies; without the key the model's dip
 # is the same at every length.
+# sanitizers: skip: a statistical check of a planted effect; 320 runs serve-sim's plants
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 args=(--model dipmap-sim --dataset "$REPO/datasets/needle.jsonl" --template needle

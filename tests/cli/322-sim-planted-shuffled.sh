@@ -3,6 +3,7 @@
 # effect recovers -E inside its interval, every coherent prompt is seen as in order and every
 # shuffled one as out of it (the model's p, --log, is E lower for exactly half the prompts);
 # without the key the effect's interval holds 0; shuffled=E without --haystack is refused.
+# sanitizers: skip: a statistical check of a planted effect; 320 runs serve-sim's plants
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 40 >nq.jsonl

@@ -3,6 +3,7 @@
 # above 0 while the distraction and position penalties' intervals cover 0, and a model with
 # distract alone shows a distraction penalty above 0 while the length and position penalties'
 # intervals cover 0 (the adjacent arm holds the haystack too, so position cancels distraction).
+# sanitizers: skip: a statistical check of a planted effect; 320 runs serve-sim's plants
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 zcat "$REPO/datasets/nq-open.jsonl.gz" | head -n 40 >golden.jsonl

@@ -7,6 +7,7 @@
 # tests of "worse by more than the 2.5 pp margin" find only the 32k middle: the dip, a difference
 # of differences over a range twice as wide, has Holm p 0.11 there. `gen needle` makes at most
 # about 190 distinct needles.)
+# sanitizers: skip: a statistical check: compare over many simulated cells; 620 and 621 run its code
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 "$DIPMAP" gen needle --n 150 --seed 1 --out needle-150.jsonl >/dev/null || fail "gen needle"

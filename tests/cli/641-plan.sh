@@ -4,6 +4,7 @@
 # and the questions it needs to, --power's FAIL/PASS/INCONCLUSIVE (--gate cells: the cells fail
 # too), --accuracy per depth, --pilot from a real run, run --dry-run's power section, and bad
 # input named with exit 2.
+# sanitizers: skip: a statistical check: plan's simulations; 009 runs plan, unit test_power its code
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 # (--gates 0: the normal model's PASS line; test 642 checks the simulated gate's)

@@ -7,6 +7,7 @@
 # figure (if plan were right, all three would with probability 0.8%). The previous planner (the
 # normal model of the old Gaussian rule) printed no mean and said 80% of gates PASS by 101
 # questions and 95% by 146 (this curve); these gates took 120, 140 and 160.
+# sanitizers: skip: a statistical check: plan's gate simulations; unit test_power runs its code
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 . "$TESTS/cli/lib/gate-lib.sh"

@@ -5,6 +5,7 @@
 # the same model at the order prompts' lengths. The report computes each (policy, k) accuracy
 # from that depth curve; the measured 95% interval and the computed one overlap in every cell,
 # and edges-first beats rank order (best-first) at k = 10, significant after Holm.
+# sanitizers: skip: a statistical check of a planted effect; 880 runs the order experiment
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/sim-lib.sh"
 
