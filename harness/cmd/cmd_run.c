@@ -16,6 +16,7 @@
 #include "prompt/layout.h"
 #include "run/batch.h"
 #include "run/run_identity.h"
+#include "run/trial_send.h"
 #include "report/runbrief.h"
 #include "run/run_cmd.h"
 #include "base/version.h"
@@ -825,6 +826,68 @@ static int check_resume(struct run_ctx *c)
     return 0;
 }
 
+/*
+ * The run's request probe (trial_request_probe(): the prompt_sha256 this binary builds for the
+ * first trial of the whole matrix) into c->want. A resumed run that recorded another for the
+ * same trial was begun by a dipmap that builds other bytes: resuming would mix two prompt
+ * builders in one run, so it is refused. A run recorded without a probe (an older store or
+ * binary) resumes as before; it gets this binary's probe only when that claims nothing
+ * unchecked: the run holds the probe trial with the same prompt hash (another hash is
+ * refused like a recorded probe), or it holds no trial yet. Otherwise it stays unknown, so
+ * merge does not take an unchecked probe for the earlier part's bytes.
+ */
+static int check_probe(struct run_ctx *c)
+{
+    struct runner_config rc = run_config_runner(c);
+    struct plan_trial pt;
+    char sha[SHA256_HEX_LEN + 1], had[SHA256_HEX_LEN + 1];
+    const char *earlier = NULL;
+    int prc;
+
+    c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    rc.builder = c->builder;
+    strbuf_reset(&c->sb);
+    strbuf_reset(&c->err);
+    if (trial_request_probe(&rc, &c->spec, &c->sb, sha, &c->err) < 0) {
+        if (!run_checks_auth(c))
+            error("run: cannot build the first trial's prompt (the run's request probe): %s",
+                  c->err.buf);
+        return -1;
+    }
+    c->want.probe_key = xstrdup(c->sb.buf);
+    c->want.probe_sha256 = xstrdup(sha);
+    if (!c->exists)
+        return 0;
+    if (c->have.probe_key) {
+        /* a probe of another trial (a binary that picks another) cannot be compared */
+        if (!strcmp(c->have.probe_key, c->want.probe_key) && strcmp(c->have.probe_sha256, sha))
+            earlier = c->have.probe_sha256;
+    } else {
+        plan_first_trial(&c->plan, &c->spec, &pt);
+        prc = store_trial_prompt_of(c->st, c->run_name, c->gs.q[pt.question].id, pt.length,
+                                    pt.depth_bp, pt.repeat, pt.axes, had);
+        if (prc < 0) {
+            error("run: %s", store_errmsg(c->st));
+            c->ret = DM_EXIT_INFRA;
+            return -1;
+        }
+        if (prc == 0 && strcmp(had, sha))
+            earlier = had;
+        c->fill_probe = !earlier && (prc == 0 || c->have.trials_stored == 0);
+    }
+    if (earlier) {
+        error("run: cannot resume run '%s': this dipmap builds other bytes for its trial %s "
+              "(prompt %.12s...) than the run's earlier part did (prompt %.12s...): a dipmap "
+              "that builds prompts otherwise began it, and one run would mix both",
+              c->run_name, c->want.probe_key, sha, earlier);
+        fprintf(stderr,
+                "hint: start a new run with another --run NAME (or finish this one with the "
+                "dipmap that began it)\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* One block of the golden set's text into the store's blob (dataset_text_each()'s callback). */
 static int golden_block(const void *block, size_t len, void *data)
 {
@@ -881,6 +944,11 @@ static int record_run(struct run_ctx *c)
             store_run_set_planned(c->st, c->run_name, (long)c->plan.nr);
         if (c->have.matrix_planned != matrix_planned(c))
             store_run_set_matrix(c->st, c->run_name, matrix_planned(c));
+        if (c->fill_probe &&
+            store_run_set_probe(c->st, c->run_name, c->want.probe_key, c->want.probe_sha256) < 0) {
+            c->ret = DM_EXIT_INFRA;
+            return -1;
+        }
     }
     if (keep_golden_set(c) < 0) {
         c->ret = DM_EXIT_INFRA;
@@ -986,7 +1054,8 @@ static int execute(struct run_ctx *c)
 {
     struct runner_config rc;
 
-    c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    if (!c->builder) /* check_probe() made it */
+        c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
     c->done = store_done_set_load(c->st, c->run_name, 0);
     if (!c->done) {
         c->ret = DM_EXIT_INFRA;
@@ -1152,8 +1221,8 @@ int cmd_run(int argc, const char **argv)
     if (parse_run_options(&c) || validate_options(&c) || resolve_lengths(&c) || load_inputs(&c) ||
         dry_run(&c) || open_client(&c) || open_store(&c) || load_tokenizer(&c) ||
         run_checks_needle_tokens(&c) || describe_run(&c) || check_resume(&c) || preflight(&c) ||
-        run_checks_overhead(&c) || run_checks_lengths(&c) || load_reuse(&c) || record_run(&c) ||
-        execute(&c))
+        run_checks_overhead(&c) || run_checks_lengths(&c) || check_probe(&c) || load_reuse(&c) ||
+        record_run(&c) || execute(&c))
         return run_ctx_release(&c);
     finish_run(&c);
     return run_ctx_release(&c);

@@ -358,6 +358,16 @@ int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_sp
     return 0;
 }
 
+void plan_first_trial(const struct plan *p, const struct plan_spec *spec, struct plan_trial *out)
+{
+    /* plan_build()'s order: length, repeat, question, axes, depth; group 0 is shard 1's */
+    out->question = 0;
+    out->length = spec->lengths[0];
+    out->depth_bp = spec->depths_bp[0];
+    out->repeat = 0;
+    out->axes = p->combos_nr ? p->combos[0] : "";
+}
+
 int plan_parse_controls(const char *s, unsigned *out, struct strbuf *err)
 {
     struct strvec v = STRVEC_INIT;

@@ -143,6 +143,13 @@ struct plan {
 int plan_build(struct plan *p, const struct golden_set *gs, const struct plan_spec *spec,
                struct strbuf *err);
 void plan_release(struct plan *p);
+/*
+ * The first trial of the whole matrix p was built from with spec (before sharding and
+ * plan_keep_questions): the first question, length and depth, repeat 0, p's first
+ * combination of axes. Every shard of one run has the same (the run's request probe,
+ * trial_send.h). Its axes are borrowed from p.
+ */
+void plan_first_trial(const struct plan *p, const struct plan_spec *spec, struct plan_trial *out);
 
 /*
  * The golden set's questions in an order fixed by seed (run --questions, dipmap gate's rounds):

@@ -122,6 +122,7 @@ struct run_ctx {
     char *run_name;
     struct run_info want, have;
     int exists, locked;
+    int fill_probe;      /* a resumed run without a request probe gets want's (check_probe()) */
     double spent_before; /* USD the run spent in earlier invocations (merged shards included) */
     /* execution */
     struct prompt_builder *builder;

@@ -20,13 +20,39 @@
 
 #include "base/banned.h"
 
-void trial_prompt_request(const struct runner_config *cfg, size_t i, struct prompt_request *pr)
+/* The prompt request of planned trial pt under cfg (trial_prompt_request, the probe). */
+static void prompt_request_of(const struct runner_config *cfg, const struct plan_trial *pt,
+                              struct prompt_request *pr)
 {
-    const struct plan_trial *pt = &cfg->plan->t[i];
     prompt_request_for_trial(pr, &cfg->gs->q[pt->question], pt, cfg->seed, cfg->max_tokens,
                              cfg->chat);
     pr->overhead = cfg->overhead;
     pr->turn_cost = cfg->turn_cost;
+}
+
+void trial_prompt_request(const struct runner_config *cfg, size_t i, struct prompt_request *pr)
+{
+    prompt_request_of(cfg, &cfg->plan->t[i], pr);
+}
+
+int trial_request_probe(const struct runner_config *cfg, const struct plan_spec *spec,
+                        struct strbuf *key, char sha[SHA256_HEX_LEN + 1], struct strbuf *err)
+{
+    struct plan_trial pt;
+    struct prompt_request pr;
+    struct built_prompt bp = BUILT_PROMPT_INIT;
+    int rc;
+
+    plan_first_trial(cfg->plan, spec, &pt);
+    prompt_request_of(cfg, &pt, &pr);
+    rc = prompt_build(cfg->builder, &pr, &bp, err);
+    if (!rc) {
+        strbuf_addf(key, "%s|%ld|%d|%d|%s", cfg->gs->q[pt.question].id, pt.length, pt.depth_bp,
+                    pt.repeat, pt.axes ? pt.axes : "");
+        memcpy(sha, bp.sha256, SHA256_HEX_LEN + 1);
+    }
+    built_prompt_release(&bp);
+    return rc < 0 ? -1 : 0;
 }
 
 void trial_prompt_facts(const struct built_prompt *bp, struct prompt_facts *out)

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "base/sha256.h"
 #include "base/strbuf.h"
 #include "client/client.h"
 #include "run/trial.h"
@@ -23,6 +24,17 @@ struct built_prompt;
 /* The prompt request of trial i of cfg's plan: the run's seed, budget, chat mode, template
    overhead and turn costs. */
 void trial_prompt_request(const struct runner_config *cfg, size_t i, struct prompt_request *pr);
+
+/*
+ * The run's request probe: the first trial of spec's whole matrix (plan_first_trial(), the
+ * same for every shard; cfg->plan is the plan built from spec), built as the run builds it
+ * (trial_prompt_request's request, cfg->builder). Its key "QID|LENGTH|DEPTH_BP|REPEAT|AXES"
+ * is appended to key and its prompt_sha256 copied into sha: what two binaries that build
+ * the same bytes agree on (model-independent). 0, or -1 with the reason in err.
+ */
+struct plan_spec;
+int trial_request_probe(const struct runner_config *cfg, const struct plan_spec *spec,
+                        struct strbuf *key, char sha[SHA256_HEX_LEN + 1], struct strbuf *err);
 
 /* The facts of a built prompt (prompt_sha256 and the realized figures). */
 void trial_prompt_facts(const struct built_prompt *bp, struct prompt_facts *out);

@@ -241,6 +241,14 @@ static const char *const migrations[] = {
     "ALTER TABLE trials ADD COLUMN bm25_docs INTEGER;"
     "ALTER TABLE batch_trials ADD COLUMN gold_bm25_rank INTEGER;"
     "ALTER TABLE batch_trials ADD COLUMN bm25_docs INTEGER;",
+    /*
+     * 11 -> 12: the run's request probe: one fixed trial of its whole matrix (the first key,
+     * the same for every shard) and the prompt_sha256 the recording binary built for it, so
+     * merge and a resume refuse parts whose binaries build other bytes (run_info.probe_key);
+     * NULL before schema 12 or for runs recorded by older binaries (unknown)
+     */
+    "ALTER TABLE runs ADD COLUMN request_probe_key TEXT;"
+    "ALTER TABLE runs ADD COLUMN request_probe TEXT;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -323,6 +331,9 @@ const char *const store_stmt_sql[S__COUNT] = {
     [S_RUN_SCHEDULES_SET] = "UPDATE runs SET schedules = ?2 WHERE name = ?1",
     [S_RUN_MATRIX_GET] = "SELECT matrix_planned FROM runs WHERE name = ?1",
     [S_RUN_MATRIX_SET] = "UPDATE runs SET matrix_planned = ?2 WHERE name = ?1",
+    [S_RUN_PROBE_GET] = "SELECT request_probe_key, request_probe FROM runs WHERE name = ?1",
+    [S_RUN_PROBE_SET] =
+        "UPDATE runs SET request_probe_key = ?2, request_probe = ?3 WHERE name = ?1",
     [S_RUN_SETTINGS_SET] = "UPDATE runs SET settings_json = ?2 WHERE name = ?1",
     [S_GOLDEN_PUT] = "INSERT OR IGNORE INTO golden_sets (sha256, content) VALUES (?1, ?2)",
     [S_GOLDEN_GET] = "SELECT content FROM golden_sets WHERE sha256 = ?1",

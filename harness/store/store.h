@@ -49,7 +49,7 @@
 #define DIPMAP_DB_ENV "DIPMAP_DB"
 
 /* Schema version this build creates and understands (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 /*
  * Oldest schema a read-only handle reads as it is (no migration): columns
  * added since read as their defaults (cut 0, reasoning tokens unknown, no
@@ -190,6 +190,16 @@ struct run_info {
      * (older stores: run_info_planned() falls back to trials_planned).
      */
     long matrix_planned;
+    /*
+     * The request probe (store schema 12): the key of one fixed trial of the whole matrix
+     * ("QID|LENGTH|DEPTH_BP|REPEAT|AXES", the first of the plan before sharding, so every
+     * shard names the same) and the prompt_sha256 the recording binary built for it. Both
+     * NULL when unknown (older stores and binaries). Not identity: merge refuses parts whose
+     * known probes of one key differ, run refuses to resume with another. Filled by
+     * store_run_get()/store_run_list(); written by store_run_create() when set.
+     */
+    char *probe_key;
+    char *probe_sha256;
 
     /* Filled by store_run_get()/store_run_list(); ignored on create. */
     long trials_done;      /* trials in a final state (outcome != pending) */
@@ -266,6 +276,11 @@ int store_run_set_settings(struct store *st, const char *name, const char *setti
 int store_run_set_planned(struct store *st, const char *name, long trials_planned);
 /* Record the whole matrix's trial count (all shards; run_info.matrix_planned). Returns 0 or -1. */
 int store_run_set_matrix(struct store *st, const char *name, long matrix_planned);
+/*
+ * Record the run's request probe (run_info.probe_key, probe_sha256; both NULL = unknown).
+ * Returns 0 or -1.
+ */
+int store_run_set_probe(struct store *st, const char *name, const char *key, const char *sha256);
 /* Replace a run's tags (comma-separated, NULL = none). Returns 0 or -1. */
 int store_run_set_tags(struct store *st, const char *name, const char *tags);
 /*
@@ -354,6 +369,13 @@ int store_trial_put(struct store *st, const char *run, const struct trial_result
  */
 struct strvec;
 int store_trial_prompt_index(struct store *st, const char *run, struct strvec *out);
+/*
+ * The prompt hash run stored for one trial key (question id, length, depth_bp, repeat, axes;
+ * NULL axes = ""), into sha (SHA256_HEX_LEN + 1 bytes). 0 found, 1 when the run holds no
+ * hash for the key (or the store predates schema 6, whose keys have no axes), -1 on error.
+ */
+int store_trial_prompt_of(struct store *st, const char *run, const char *question_id, long length,
+                          int depth_bp, int repeat, const char *axes, char *sha);
 /* The same for a trial whose strings are borrowed (trial.h: struct trial_view). */
 int store_trial_put_view(struct store *st, const char *run, const struct trial_view *v);
 

@@ -33,8 +33,11 @@ struct merge_run {
     int in_out;           /* already in the output store */
     struct strvec shards; /* shard tokens accounted for ("" = whole run) */
     long planned;
-    long matrix; /* the whole matrix's trials, the largest any part recorded (0: none did) */
-    int rank;    /* worst status seen, see status_rank() */
+    long matrix;       /* the whole matrix's trials, the largest any part recorded (0: none did) */
+    int rank;          /* worst status seen, see status_rank() */
+    int probe_unknown; /* a part recorded no request probe: the merged run records none */
+    struct store *clash; /* the first part whose probe differs (check_probes()), borrowed */
+    char *clash_sha;     /* its probe's prompt hash, malloc'd */
     double started_at, finished_at;
 };
 
@@ -267,6 +270,48 @@ static int same_prompts(const struct merge_run *m, struct store *st, const struc
     return same > 0 ? 0 : same < 0 ? -1 : STORE_EMISMATCH;
 }
 
+/*
+ * The request probes of two parts of one run (run_info.probe_key: the prompt a binary built
+ * for the first trial of the whole matrix, the same key in every shard): disjoint shards share
+ * no trial key to compare, but binaries that build other bytes built another probe. Known in
+ * both and of one key, they must be equal: the first part that differs is kept in m for
+ * check_probes(), which reports it after the checks that say more (shared keys, token
+ * counts). A part without one (an older store or binary) is not checked, and the merged run
+ * then records none (its earlier part's bytes are unknown).
+ */
+static void note_probe(struct merge_run *m, struct store *st, const struct run_info *r)
+{
+    const struct run_info *a = &m->info;
+    if (!a->probe_key || !r->probe_key) {
+        m->probe_unknown = 1;
+        return;
+    }
+    /* probes of other trials (a binary that picks another) cannot be compared */
+    if (m->clash || strcmp(a->probe_key, r->probe_key) || !strcmp(a->probe_sha256, r->probe_sha256))
+        return;
+    m->clash = st;
+    m->clash_sha = xstrdup(r->probe_sha256);
+}
+
+/* The first run whose parts' probes differ (note_probe()). 0, or STORE_EMISMATCH. */
+static int check_probes(const struct merge_runs *runs)
+{
+    for (size_t i = 0; i < runs->nr; i++) {
+        const struct merge_run *m = &runs->v[i];
+        if (!m->clash)
+            continue;
+        store_set_error(m->clash,
+                        "merge: %s and %s hold parts of run '%s' recorded by dipmap binaries "
+                        "that build other bytes for the same trial: the run's request probe, "
+                        "trial %s, is prompt %.12s... in %s and %.12s... in %s; refusing to "
+                        "merge parts that sent other bytes",
+                        m->from, store_path(m->clash), m->info.name, m->info.probe_key,
+                        m->info.probe_sha256, m->from, m->clash_sha, store_path(m->clash));
+        return STORE_EMISMATCH;
+    }
+    return 0;
+}
+
 /* One token count of the merge: (tokenizer, text) -> count, and the store that holds it. */
 struct merge_count {
     char *key; /* "TOKENIZER\tTEXT_SHA256", malloc'd */
@@ -375,6 +420,7 @@ static int collect_runs(struct store *const *stores, size_t n_stores, struct mer
                 m->from = store_path(st);
                 m->st = st;
                 m->in_out = i == 0;
+                m->probe_unknown = !m->info.probe_key;
                 merge_account(m, &m->info);
                 continue;
             }
@@ -386,6 +432,7 @@ static int collect_runs(struct store *const *stores, size_t n_stores, struct mer
                 run_info_list_free(v, n);
                 return STORE_EMISMATCH;
             }
+            note_probe(m, st, &v[k]);
             if (!disjoint_shards(m, &v[k])) {
                 int rc = same_prompts(m, st, &v[k]);
                 if (rc) {
@@ -421,7 +468,9 @@ static int write_run(struct store *out, struct store **ins, size_t nin, struct m
     if (store_stmt_done(out, s, "cannot update the merged run"))
         goto out;
     if (merge_schedules(out, m) ||
-        (m->matrix > 0 && store_run_set_matrix(out, m->info.name, m->matrix)))
+        (m->matrix > 0 && store_run_set_matrix(out, m->info.name, m->matrix)) ||
+        store_run_set_probe(out, m->info.name, m->probe_unknown ? NULL : m->info.probe_key,
+                            m->probe_unknown ? NULL : m->info.probe_sha256))
         goto out;
     for (i = 0; i < nin; i++) {
         struct merge_copy c = {.out = out, .run = m->info.name};
@@ -496,6 +545,8 @@ int store_merge(const char *out_path, const char *const *in_paths, size_t nin)
     rc = collect_runs(stores, nin + 1, &runs);
     if (!rc)
         rc = check_counts(stores, nin + 1);
+    if (!rc)
+        rc = check_probes(&runs);
     if (rc)
         goto cleanup;
     rc = write_runs(stores[0], stores + 1, nin, &runs);
@@ -507,6 +558,7 @@ cleanup:
     for (i = 0; i < runs.nr; i++) {
         run_info_release(&runs.v[i].info);
         strvec_clear(&runs.v[i].shards);
+        free(runs.v[i].clash_sha);
     }
     free(runs.v);
     if (stores[0] && store_close(stores[0]))

@@ -49,6 +49,8 @@ void run_info_release(struct run_info *r)
     free(r->shard);
     free(r->scorer_version);
     free(r->schedules);
+    free(r->probe_key);
+    free(r->probe_sha256);
     free(r->lock_host);
     run_info_init(r);
 }
@@ -350,6 +352,8 @@ int store_run_create(struct store *st, const struct run_info *r)
     free(settings);
     if (!rc && r->matrix_planned > 0)
         rc = store_run_set_matrix(st, r->name, r->matrix_planned);
+    if (!rc && r->probe_key && r->probe_sha256)
+        rc = store_run_set_probe(st, r->name, r->probe_key, r->probe_sha256);
     return rc;
 }
 
@@ -382,6 +386,24 @@ static void run_from_row(sqlite3_stmt *s, struct run_info *r)
     r->lock_pid = (long)sqlite3_column_int64(s, 22);
     r->lock_host = store_col_text(s, 23);
     r->lock_heartbeat = store_col_time(s, 24);
+}
+
+/* The request probe of run r (schema 12): both columns, or neither when one is unset. */
+static int run_probe(struct store *st, struct run_info *r)
+{
+    sqlite3_stmt *s = store_stmt_get(st, S_RUN_PROBE_GET);
+    int rc;
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, r->name);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL &&
+        sqlite3_column_type(s, 1) != SQLITE_NULL) {
+        r->probe_key = store_col_text(s, 0);
+        r->probe_sha256 = store_col_text(s, 1);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_db_error(st, "cannot read a run");
 }
 
 int store_run_list(struct store *st, const struct run_filter *f, struct run_info **out, size_t *nr)
@@ -417,6 +439,12 @@ int store_run_list(struct store *st, const struct run_filter *f, struct run_info
             char *m = run_text_column(st, S_RUN_MATRIX_GET, (*out)[i].name);
             (*out)[i].matrix_planned = m ? strtol(m, NULL, 10) : 0;
             free(m);
+        }
+        if (st->version >= 12 && run_probe(st, &(*out)[i])) {
+            run_info_list_free(*out, *nr);
+            *out = NULL;
+            *nr = 0;
+            return -1;
         }
     }
     return 0;
@@ -505,6 +533,20 @@ int store_run_set_matrix(struct store *st, const char *name, long matrix_planned
         return -1;
     store_bind_text(s, 1, name);
     sqlite3_bind_int64(s, 2, matrix_planned);
+    return update_run_done(st, s, name);
+}
+
+int store_run_set_probe(struct store *st, const char *name, const char *key, const char *sha256)
+{
+    sqlite3_stmt *s;
+    if (store_need_writable(st))
+        return -1;
+    s = store_stmt_get(st, S_RUN_PROBE_SET);
+    if (!s)
+        return -1;
+    store_bind_text(s, 1, name);
+    store_bind_text(s, 2, key);
+    store_bind_text(s, 3, sha256);
     return update_run_done(st, s, name);
 }
 

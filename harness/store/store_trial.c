@@ -407,6 +407,39 @@ int store_trial_prompt_index(struct store *st, const char *run, struct strvec *o
     return rc == SQLITE_DONE ? 0 : store_db_error(st, "cannot read a run's prompt hashes");
 }
 
+int store_trial_prompt_of(struct store *st, const char *run, const char *question_id, long length,
+                          int depth_bp, int repeat, const char *axes, char *sha)
+{
+    sqlite3_int64 id;
+    sqlite3_stmt *s = NULL;
+    int rc = store_run_id(st, run, &id);
+    if (rc)
+        return rc < 0 ? -1 : 1;
+    if (st->version < 6)
+        return 1; /* no axes column: the key cannot be told apart */
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT prompt_sha256 FROM trials WHERE run_id = ?1 AND question_id = ?2"
+                           " AND length = ?3 AND depth_bp = ?4 AND repeat = ?5 AND axes = ?6 AND"
+                           " prompt_sha256 IS NOT NULL AND length(prompt_sha256) = 64",
+                           -1, &s, NULL) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return store_db_error(st, "cannot read a trial's prompt hash");
+    }
+    sqlite3_bind_int64(s, 1, id);
+    store_bind_text(s, 2, question_id);
+    sqlite3_bind_int64(s, 3, length);
+    sqlite3_bind_int(s, 4, depth_bp);
+    sqlite3_bind_int(s, 5, repeat);
+    store_bind_text(s, 6, axes ? axes : "");
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        memcpy(sha, sqlite3_column_text(s, 0), SHA256_HEX_LEN + 1);
+    sqlite3_finalize(s);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? 1 : store_db_error(st, "cannot read a trial's prompt hash");
+}
+
 int store_points_load(struct store *st, const char *run, struct trial_point_set *out)
 {
     sqlite3_stmt *s;

@@ -25,6 +25,14 @@ q merged.db "$sel" >merged.txt
 diff -u whole.txt merged.txt >&2 || fail "merged shards differ from the unsharded run"
 [ "$(q merged.db "select status, trials_planned from runs where name='nightly'")" = "complete|100" ] ||
     fail "merged run row: $(q merged.db "select status, trials_planned from runs")"
+# every part records the same request probe (the whole matrix's first trial), kept by the merge
+probe=$(q whole.db "select request_probe_key || ' ' || request_probe from runs")
+case $probe in "kv-"*"|1024|0|0| "????????????????????????????????????????????????????????????????) ;;
+*) fail "whole.db: request probe '$probe'" ;; esac
+for db in s1.db s2.db merged.db; do
+    [ "$(q $db "select request_probe_key || ' ' || request_probe from runs")" = "$probe" ] ||
+        fail "$db: request probe $(q $db "select request_probe_key, request_probe from runs") is not the whole run's $probe"
+done
 # bad shard specs
 # shards must share one run name, or merge could not join them
 expect_code 2 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --db x.db --shard 1/2

@@ -559,6 +559,74 @@ static void test_migration_v10_to_v11(void)
     strbuf_release(&out);
 }
 
+/*
+ * 11 -> 12: a run's request probe (run_info.probe_key, probe_sha256). A run of a v11 store
+ * reads none (unknown) read-only and after the migration; a probe set or given to
+ * store_run_create() round-trips; store_trial_prompt_of() finds a key's stored prompt hash.
+ */
+static void test_migration_v11_to_v12(void)
+{
+    const char *p = tpath("v11.db");
+    const char *sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    struct store *st;
+    struct run_info r, got;
+    struct trial_result t;
+    char had[SHA256_HEX_LEN + 1] = "";
+    unlink(p);
+    CHECK_INT(store_create_at_version(p, 11), 0);
+    if (!proc_available("sqlite3")) {
+        fprintf(stderr, "  (sqlite3 CLI missing: v11 migration check skipped)\n");
+        return;
+    }
+    CHECK_INT(sqlite_cli(p,
+                         "INSERT INTO runs (name, model_requested, created_at, status, "
+                         "trials_planned) VALUES ('old', 'm1', 1000, 'complete', 2)",
+                         NULL),
+              0);
+    st = store_open(p, STORE_READONLY);
+    CHECK(st != NULL);
+    if (st) {
+        CHECK_INT(store_schema_version(st), 11);
+        CHECK_INT(store_run_get(st, "old", &got), 0);
+        CHECK(got.probe_key == NULL && got.probe_sha256 == NULL);
+        run_info_release(&got);
+        store_close(st);
+    }
+    st = store_open(p, STORE_READWRITE);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(store_schema_version(st), STORE_SCHEMA_VERSION);
+    CHECK_INT(store_run_get(st, "old", &got), 0);
+    CHECK(got.probe_key == NULL && got.probe_sha256 == NULL);
+    run_info_release(&got);
+    CHECK_INT(store_run_set_probe(st, "old", "q1|1024|0|0|", sha), 0);
+    CHECK_INT(store_run_get(st, "old", &got), 0);
+    CHECK_STR(got.probe_key, "q1|1024|0|0|");
+    CHECK_STR(got.probe_sha256, sha);
+    run_info_release(&got);
+    fill_run(&r, "new", "m1");
+    r.probe_key = xstrdup("q2|2048|5000|1|layout=chat");
+    r.probe_sha256 = xstrdup(sha);
+    CHECK_INT(store_run_create(st, &r), 0);
+    run_info_release(&r);
+    CHECK_INT(store_run_get(st, "new", &got), 0);
+    CHECK_STR(got.probe_key, "q2|2048|5000|1|layout=chat");
+    run_info_release(&got);
+    trial_result_init(&t);
+    t.question_id = "q1";
+    t.length = 1024;
+    t.outcome = OUTCOME_CORRECT;
+    memcpy(t.facts.sha256, sha, sizeof(t.facts.sha256));
+    CHECK_INT(store_trial_put(st, "old", &t), 0);
+    CHECK_INT(store_flush(st), 0);
+    CHECK_INT(store_trial_prompt_of(st, "old", "q1", 1024, 0, 0, NULL, had), 0);
+    CHECK_STR(had, sha);
+    CHECK_INT(store_trial_prompt_of(st, "old", "q1", 1024, 0, 0, "layout=chat", had), 1);
+    CHECK_INT(store_trial_prompt_of(st, "missing", "q1", 1024, 0, 0, NULL, had), 1);
+    store_close(st);
+}
+
 static void test_migration_v5_to_v6(void)
 {
     const char *p = tpath("v5.db");
@@ -2281,6 +2349,7 @@ int main(int argc, char **argv)
     RUN(test_run_schedules);
     RUN(test_migration_v9_to_v10);
     RUN(test_migration_v10_to_v11);
+    RUN(test_migration_v11_to_v12);
     RUN(test_newer_schema_refused);
     RUN(test_errors_missing_corrupt);
     RUN(test_readonly_refuses_writes);
