@@ -354,9 +354,15 @@ static void test_axes(void)
         CHECK(all.t[i].depth_bp == 0 && all.t[i + 2].depth_bp == 10000 &&
               !strcmp(all.t[i].axes, all.t[i + 2].axes));
     for (s = 0; s < 4; s++) {
+        struct plan_trial first;
         spec.shard_index = s;
         spec.shard_count = 4;
         CHECK_INT(plan_build(&sh, &gs, &spec, &err), 0);
+        /* every shard names the whole matrix's first trial (the run's request probe) */
+        plan_first_trial(&sh, &spec, &first);
+        CHECK(first.question == all.t[0].question && first.length == all.t[0].length &&
+              first.depth_bp == all.t[0].depth_bp && first.repeat == all.t[0].repeat &&
+              !strcmp(first.axes, all.t[0].axes));
         for (i = 0; i + 2 < sh.nr; i += 3)
             CHECK(sh.t[i].depth_bp == 0 && sh.t[i].question == sh.t[i + 2].question &&
                   !strcmp(sh.t[i].axes, sh.t[i + 2].axes));
