@@ -36,8 +36,9 @@ struct merge_run {
     long matrix;       /* the whole matrix's trials, the largest any part recorded (0: none did) */
     int rank;          /* worst status seen, see status_rank() */
     int probe_unknown; /* a part recorded no request probe: the merged run records none */
-    struct store *clash; /* the first part whose probe differs (check_probes()), borrowed */
-    char *clash_sha;     /* its probe's prompt hash, malloc'd */
+    const char *probe_from; /* the file of the first part with a probe (info.probe_key) */
+    struct store *clash;    /* the first part whose probe differs (check_probes()), borrowed */
+    char *clash_sha;        /* its probe's prompt hash, malloc'd */
     double started_at, finished_at;
 };
 
@@ -281,13 +282,23 @@ static int same_prompts(const struct merge_run *m, struct store *st, const struc
  */
 static void note_probe(struct merge_run *m, struct store *st, const struct run_info *r)
 {
-    const struct run_info *a = &m->info;
-    if (!a->probe_key || !r->probe_key) {
+    struct run_info *a = &m->info;
+    if (!r->probe_key) {
         m->probe_unknown = 1;
         return;
     }
-    /* probes of other trials (a binary that picks another) cannot be compared */
-    if (m->clash || strcmp(a->probe_key, r->probe_key) || !strcmp(a->probe_sha256, r->probe_sha256))
+    if (!a->probe_key) {
+        /* the first part with a probe is the one the later parts are held to */
+        a->probe_key = xstrdup(r->probe_key);
+        a->probe_sha256 = xstrdup(r->probe_sha256);
+        m->probe_from = store_path(st);
+        return;
+    }
+    if (strcmp(a->probe_key, r->probe_key)) {
+        m->probe_unknown = 1; /* a probe of another trial (a binary that picks another) */
+        return;
+    }
+    if (m->clash || !strcmp(a->probe_sha256, r->probe_sha256))
         return;
     m->clash = st;
     m->clash_sha = xstrdup(r->probe_sha256);
@@ -305,8 +316,8 @@ static int check_probes(const struct merge_runs *runs)
                         "that build other bytes for the same trial: the run's request probe, "
                         "trial %s, is prompt %.12s... in %s and %.12s... in %s; refusing to "
                         "merge parts that sent other bytes",
-                        m->from, store_path(m->clash), m->info.name, m->info.probe_key,
-                        m->info.probe_sha256, m->from, m->clash_sha, store_path(m->clash));
+                        m->probe_from, store_path(m->clash), m->info.name, m->info.probe_key,
+                        m->info.probe_sha256, m->probe_from, m->clash_sha, store_path(m->clash));
         return STORE_EMISMATCH;
     }
     return 0;
@@ -421,6 +432,7 @@ static int collect_runs(struct store *const *stores, size_t n_stores, struct mer
                 m->st = st;
                 m->in_out = i == 0;
                 m->probe_unknown = !m->info.probe_key;
+                m->probe_from = m->from;
                 merge_account(m, &m->info);
                 continue;
             }

@@ -46,6 +46,13 @@ expect_code 2 "$DIPMAP" merge into.db s2-old.db
 refused into.db
 [ "$(q into.db "select count(*) || ' ' || shard from trials, runs group by shard")" = "$(q s1.db "select count(*) || ' ' || shard from trials, runs group by shard")" ] ||
     fail "into.db: changed by a refused merge"
+# a part without a probe (as an older binary records it) is not checked, but the parts that
+# have one are still held to each other
+cp s1.db s1-unknown.db
+q s1-unknown.db "update runs set request_probe_key = null, request_probe = null"
+expect_code 2 "$DIPMAP" merge all.db s1-unknown.db s2.db s2-old.db
+assert_contains err "error: merge: s2.db and s2-old.db hold parts of run 'r' recorded by dipmap binaries that build other bytes for the same trial: the run's request probe, trial $key, is prompt ${new:0:12}... in s2.db and ${old:0:12}... in s2-old.db"
+[ "$(q all.db "select count(*) from runs")" = 0 ] || fail "all.db: runs written by a refused merge"
 # one binary's shards merge as before, and the merged run keeps their probe
 expect_code 0 "$DIPMAP" merge all.db s1.db s2.db
 assert_contains out "r: 6/6 trials, complete"
