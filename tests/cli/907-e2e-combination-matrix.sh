@@ -12,12 +12,16 @@
 # trial is stored once.
 # Then every layout over the key-value template (tests/data/old-store's kv data, 1k and 2k):
 # the server's count is never above the target and equals it in >= 95% of the prompts.
+# The rows are split in two tests so each keeps well inside the 300 s limit on a loaded
+# machine or under the sanitizers: this one runs the even rows and the key-value check, 909
+# (MATRIX_HALF=1) the odd rows.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 TK=$REPO/tests/data/tokenizer/qwen3/tokenizer.json.gz
 "$DIPMAP" gen hops --n 2 --seed 3 --out hops.jsonl >/dev/null || fail "gen hops"
 start_sim sim --dataset hops.jsonl --tokenizer "$TK" --chat-template chatml
-export SIM_URL TK
+MATRIX_HALF=${MATRIX_HALF:-0}
+export SIM_URL TK MATRIX_HALF
 python3 - <<'PY' || fail "the matrix found a combination that sends or stores other bytes (above)"
 import hashlib, itertools, json, os, sqlite3, subprocess, sys
 
@@ -148,6 +152,8 @@ def keyed(db, run_name):
 
 bad = 0
 for i, row in enumerate(ROWS):
+    if i % 2 != int(os.environ["MATRIX_HALF"]):
+        continue
     db = f"m{i}.db"
     base = ["run", "--endpoint", url, "--model", "dipmap-sim", "--progress", "none",
             "--store-prompts", "--db", db] + INPUTS + axis_args(row)
@@ -175,6 +181,7 @@ for i, row in enumerate(ROWS):
         print(f"row {i} {row}:\n  " + "\n  ".join(why[:6]), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+[ "$MATRIX_HALF" = 0 ] || { echo ok; exit 0; }
 # The length invariant on a key-value template too: its hard negatives fill nearly the whole
 # target, so a layout's turns must take their tokens from the selection itself (the rows above,
 # a QA template with haystack fillers, always had fillers to give back and never exceeded it).
