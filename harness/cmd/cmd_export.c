@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,6 +556,18 @@ static struct json *eee_result(struct eee_run *e, struct json *results, const ch
     return res;
 }
 
+/* sb emptied and set to the formatted value; its text (the EEE schema's values are strings). */
+static const char *eee_value(struct strbuf *sb, const char *fmt, ...) DM_PRINTF(2, 3);
+static const char *eee_value(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    strbuf_reset(sb);
+    va_start(ap, fmt);
+    strbuf_vaddf(sb, fmt, ap);
+    va_end(ap);
+    return sb->buf;
+}
+
 /* The metadata strings of a result: in metric_config and score_details (both string maps). */
 static void eee_meta(struct json *res, const char *key, const char *value)
 {
@@ -575,15 +588,9 @@ static void eee_results(struct eee_run *e, struct json *results)
         eee_cell_id(&id, c->length, c->depth_bp);
         res =
             eee_result(e, results, id.buf, "accuracy", c->accuracy, c->ci_lo, c->ci_hi, c->n_valid);
-        strbuf_reset(&v);
-        strbuf_addf(&v, "%ld", c->length);
-        eee_meta(res, "length_tokens", v.buf);
-        strbuf_reset(&v);
-        strbuf_addf(&v, "%g", (double)c->depth_bp / DEPTH_BP_MAX);
-        eee_meta(res, "depth", v.buf);
-        strbuf_reset(&v);
-        strbuf_addf(&v, "%zu", c->n_questions);
-        eee_meta(res, "questions", v.buf);
+        eee_meta(res, "length_tokens", eee_value(&v, "%ld", c->length));
+        eee_meta(res, "depth", eee_value(&v, "%g", (double)c->depth_bp / DEPTH_BP_MAX));
+        eee_meta(res, "questions", eee_value(&v, "%zu", c->n_questions));
     }
     for (i = 0; i < e->stats.n_lengths; i++) {
         const struct length_stats *l = &e->stats.lengths[i];
@@ -594,9 +601,7 @@ static void eee_results(struct eee_run *e, struct json *results)
         strbuf_addf(&id, "dip@length=%ld", l->length);
         res = eee_result(e, results, id.buf, "dip", l->dip.est, l->dip.lo, l->dip.hi,
                          (long)l->n_questions);
-        strbuf_reset(&v);
-        strbuf_addf(&v, "%ld", l->length);
-        eee_meta(res, "length_tokens", v.buf);
+        eee_meta(res, "length_tokens", eee_value(&v, "%ld", l->length));
         eee_meta(res, "middle_depths", "0.25-0.75");
     }
     strbuf_release(&id);
@@ -627,9 +632,8 @@ static struct json *eee_aggregate(struct eee_run *e, const char *samples_sha256)
     json_add_str(root, "evaluation_id", e->eval_id.buf);
     strbuf_addf(&sb, "%.0f", r->started_at > 0 ? r->started_at : r->created_at);
     json_add_str(root, "evaluation_timestamp", sb.buf);
-    strbuf_reset(&sb);
-    strbuf_addf(&sb, "%.0f", r->finished_at > 0 ? r->finished_at : r->created_at);
-    json_add_str(root, "retrieved_timestamp", sb.buf);
+    json_add_str(root, "retrieved_timestamp",
+                 eee_value(&sb, "%.0f", r->finished_at > 0 ? r->finished_at : r->created_at));
     sm = json_add_object(root, "source_metadata");
     json_add_str(sm, "source_name", "dipmap");
     json_add_str(sm, "source_type", "evaluation_run");
@@ -708,15 +712,9 @@ static int eee_trial(const struct trial_result *t, void *data)
     json_add_str(o, "error", t->error && *t->error ? t->error : NULL);
     meta = json_add_object(o, "metadata");
     json_add_str(meta, "question_id", t->question_id);
-    strbuf_reset(&sb);
-    strbuf_addf(&sb, "%ld", t->length);
-    json_add_str(meta, "length_tokens", sb.buf);
-    strbuf_reset(&sb);
-    strbuf_addf(&sb, "%g", (double)t->depth_bp / DEPTH_BP_MAX);
-    json_add_str(meta, "depth", sb.buf);
-    strbuf_reset(&sb);
-    strbuf_addf(&sb, "%d", t->repeat);
-    json_add_str(meta, "repeat", sb.buf);
+    json_add_str(meta, "length_tokens", eee_value(&sb, "%ld", t->length));
+    json_add_str(meta, "depth", eee_value(&sb, "%g", (double)t->depth_bp / DEPTH_BP_MAX));
+    json_add_str(meta, "repeat", eee_value(&sb, "%d", t->repeat));
     json_add_str(meta, "outcome", outcome_name(t->outcome));
     if (t->axes && *t->axes)
         json_add_str(meta, "axes", t->axes);

@@ -46,15 +46,11 @@ static const char *const serve_sim_usage[] = {
 struct serve_sim {
     const char *host, *dataset, *haystack, *tokenizer, *faults, *ctx, *shift_ctx;
     const char *api_key, *api_key_env, *log, *chat_template, *tokenize_api, *prefix_cache;
-    const char *owned_by, *think, *think_form;
-    long port, fault_seed, latency_ms, slow_ms, retry_after_ms, template_overhead, slots;
-    long tokenize_latency_ms, min_max_tokens;
-    long batch_delay_ms, batch_max_requests, batch_max_bytes;
-    double reasoning, prefill_ms, decode_ms, prefill_tps;
-    double batch_expire, batch_errors, batch_malformed;
-    int timings, reject_max_tokens, think_stop;
+    const char *think, *think_form;
+    long port, fault_seed, slots;
     struct strvec models, rest;
-    /* built from them */
+    /* built from them; the options of the same type (the delays, the latency model, the
+       batch shares and limits, ...) are parsed into it directly */
     struct sim_config cfg;
     struct sim_model *mv;
     size_t mnr;
@@ -74,13 +70,11 @@ static void serve_sim_init(struct serve_sim *s)
     s->tokenize_api = "both";
     s->think_form = "both";
     s->port = 8000;
-    s->slow_ms = 5000;
-    s->retry_after_ms = 1000;
-    s->batch_max_requests = 50000;
-    s->batch_max_bytes = 200000000; /* OpenAI's 200 MB per input file, as run --batch */
     strvec_init(&s->models);
     strvec_init(&s->rest);
     sim_config_init(&s->cfg);
+    s->cfg.batch_max_requests = 50000;
+    s->cfg.batch_max_bytes = 200000000; /* OpenAI's 200 MB per input file, as run --batch */
     strbuf_init(&s->err, 0);
 }
 
@@ -150,19 +144,19 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          0},
         {OPT_STRING, "shift-ctx", 0, &s->shift_ctx, "N",
          "silently keep only the last N prompt tokens (llama.cpp context shift)", 0},
-        {OPT_LONG, "template-overhead", 0, &s->template_overhead, "N",
+        {OPT_LONG, "template-overhead", 0, &s->cfg.template_overhead, "N",
          "tokens added to every request's count, like a BOS (default 0)", 0},
         {OPT_STRING, "chat-template", 0, &s->chat_template, "MODE",
          "none (default) or chatml: a per-message template counted in usage and /tokenize", 0},
         {OPT_STRING, "tokenize-api", 0, &s->tokenize_api, "API",
          "counting routes: both (default), vllm, llamacpp (/apply-template with chatml), none", 0},
-        {OPT_BOOL, "reject-max-tokens", 0, &s->reject_max_tokens, NULL,
+        {OPT_BOOL, "reject-max-tokens", 0, &s->cfg.reject_max_tokens, NULL,
          "answer a chat request sending max_tokens with OpenAI's 400 for reasoning models "
          "(use max_completion_tokens)",
          0},
-        {OPT_LONG, "min-max-tokens", 0, &s->min_max_tokens, "N",
+        {OPT_LONG, "min-max-tokens", 0, &s->cfg.min_max_tokens, "N",
          "answer a budget (max_tokens, max_completion_tokens) below N with a 400 naming it", 0},
-        {OPT_DOUBLE, "reasoning", 0, &s->reasoning, "P",
+        {OPT_DOUBLE, "reasoning", 0, &s->cfg.reasoning, "P",
          "probability of an empty answer with reasoning_content, finish_reason length", 0},
         {OPT_STRING, "think", 0, &s->think, "N",
          "reasoning mode: N tokens of thinking before every answer, from the same budget "
@@ -170,7 +164,7 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          0},
         {OPT_STRING, "think-form", 0, &s->think_form, "FORM",
          "field (reasoning_content), inline (<think> in the content) or both (default)", 0},
-        {OPT_BOOL, "think-stop", 0, &s->think_stop, NULL,
+        {OPT_BOOL, "think-stop", 0, &s->cfg.think_stop, NULL,
          "thinking that reaches the budget ends with finish_reason stop, not length", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "prefix cache and latency", 0},
         {OPT_STRING, "prefix-cache", 0, &s->prefix_cache, "TOKENS",
@@ -181,19 +175,19 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          "llama.cpp-style slots: N requests at once, a cache each, id_slot honoured (default 0: "
          "unlimited, one shared cache as vLLM)",
          0},
-        {OPT_BOOL, "timings", 0, &s->timings, NULL,
+        {OPT_BOOL, "timings", 0, &s->cfg.timings, NULL,
          "add llama.cpp's timings (cache_n, prompt_n, prompt_ms, ...) to every answer", 0},
-        {OPT_STRING, "owned-by", 0, &s->owned_by, "NAME",
+        {OPT_STRING, "owned-by", 0, &s->cfg.owned_by, "NAME",
          "/v1/models owned_by (default dipmap-sim); another name but llamacpp also drops "
          "llama.cpp's /props, e.g. vllm to be detected as vLLM",
          0},
-        {OPT_DOUBLE, "prefill-ms-per-1k", 0, &s->prefill_ms, "MS",
+        {OPT_DOUBLE, "prefill-ms-per-1k", 0, &s->cfg.prefill_ms_per_1k, "MS",
          "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
-        {OPT_DOUBLE, "prefill-throughput", 0, &s->prefill_tps, "TOKENS_PER_S",
+        {OPT_DOUBLE, "prefill-throughput", 0, &s->cfg.prefill_throughput, "TOKENS_PER_S",
          "one prefill engine shared by all requests: in arrival order, each request's "
          "uncached tokens at this rate (default 0: off)",
          0},
-        {OPT_DOUBLE, "decode-ms-per-token", 0, &s->decode_ms, "MS",
+        {OPT_DOUBLE, "decode-ms-per-token", 0, &s->cfg.decode_ms_per_token, "MS",
          "latency per completion token (default 0)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
         {OPT_STRING, "faults", 'f', &s->faults, "SPEC",
@@ -201,25 +195,26 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
          "error200=0.01,html200=0.01",
          0},
         {OPT_LONG, "fault-seed", 0, &s->fault_seed, "N", "seed of the fault draws (default 0)", 0},
-        {OPT_LONG, "latency-ms", 0, &s->latency_ms, "MS",
+        {OPT_LONG, "latency-ms", 0, &s->cfg.latency_ms, "MS",
          "base latency of every generation request (default 0)", 0},
-        {OPT_LONG, "tokenize-latency-ms", 0, &s->tokenize_latency_ms, "MS",
+        {OPT_LONG, "tokenize-latency-ms", 0, &s->cfg.tokenize_latency_ms, "MS",
          "added to every /tokenize and /apply-template request", 0},
-        {OPT_LONG, "slow-ms", 0, &s->slow_ms, "MS", "delay of the 'slow' fault (default 5000)", 0},
-        {OPT_LONG, "retry-after-ms", 0, &s->retry_after_ms, "MS",
+        {OPT_LONG, "slow-ms", 0, &s->cfg.slow_ms, "MS", "delay of the 'slow' fault (default 5000)",
+         0},
+        {OPT_LONG, "retry-after-ms", 0, &s->cfg.retry_after_ms, "MS",
          "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)", 0},
         {OPT_GROUP, NULL, 0, NULL, NULL, "batch API (/v1/files, /v1/batches)", 0},
-        {OPT_LONG, "batch-delay-ms", 0, &s->batch_delay_ms, "MS",
+        {OPT_LONG, "batch-delay-ms", 0, &s->cfg.batch_delay_ms, "MS",
          "time a batch spends validating, in progress and finalizing, each (default 0)", 0},
-        {OPT_DOUBLE, "batch-expire", 0, &s->batch_expire, "P",
+        {OPT_DOUBLE, "batch-expire", 0, &s->cfg.batch_expire, "P",
          "share of a batch's lines that expire (batch_expired; the batch ends expired)", 0},
-        {OPT_DOUBLE, "batch-errors", 0, &s->batch_errors, "P",
+        {OPT_DOUBLE, "batch-errors", 0, &s->cfg.batch_errors, "P",
          "share of a batch's lines answered with a 500 server error (error file)", 0},
-        {OPT_DOUBLE, "batch-malformed", 0, &s->batch_malformed, "P",
+        {OPT_DOUBLE, "batch-malformed", 0, &s->cfg.batch_malformed, "P",
          "share of a batch's output lines written cut short (not JSON)", 0},
-        {OPT_LONG, "batch-max-requests", 0, &s->batch_max_requests, "N",
+        {OPT_LONG, "batch-max-requests", 0, &s->cfg.batch_max_requests, "N",
          "requests per input file past which a batch fails validation (default 50000)", 0},
-        {OPT_LONG, "batch-max-bytes", 0, &s->batch_max_bytes, "N",
+        {OPT_LONG, "batch-max-bytes", 0, &s->cfg.batch_max_bytes, "N",
          "bytes per input file past which a batch fails validation (default 200 MB, "
          "OpenAI's)",
          0},
@@ -238,36 +233,24 @@ static int check_server_numbers(struct serve_sim *s)
 {
     if (s->port < 0 || s->port > 65535)
         return error("serve-sim: --port must be in 0..65535");
-    if (s->latency_ms < 0 || s->slow_ms < 0 || s->retry_after_ms < 0 || s->fault_seed < 0 ||
-        s->tokenize_latency_ms < 0)
+    if (s->cfg.latency_ms < 0 || s->cfg.slow_ms < 0 || s->cfg.retry_after_ms < 0 ||
+        s->fault_seed < 0 || s->cfg.tokenize_latency_ms < 0)
         return error("serve-sim: --latency-ms, --tokenize-latency-ms, --slow-ms, --retry-after-ms "
                      "and --fault-seed must be >= 0");
-    if (s->min_max_tokens < 0 || s->min_max_tokens > 1000000)
+    if (s->cfg.min_max_tokens < 0 || s->cfg.min_max_tokens > 1000000)
         return error("serve-sim: --min-max-tokens must be in 0..1000000");
-    if (s->template_overhead < 0 || s->template_overhead > 100000)
+    if (s->cfg.template_overhead < 0 || s->cfg.template_overhead > 100000)
         return error("serve-sim: --template-overhead must be in 0..100000");
-    if (s->batch_delay_ms < 0 || s->batch_max_requests < 0 || s->batch_max_bytes < 0)
+    if (s->cfg.batch_delay_ms < 0 || s->cfg.batch_max_requests < 0 || s->cfg.batch_max_bytes < 0)
         return error("serve-sim: --batch-delay-ms, --batch-max-requests and --batch-max-bytes "
                      "must be >= 0");
-    if (!(s->batch_expire >= 0 && s->batch_expire <= 1) ||
-        !(s->batch_errors >= 0 && s->batch_errors <= 1) ||
-        !(s->batch_malformed >= 0 && s->batch_malformed <= 1))
+    if (!(s->cfg.batch_expire >= 0 && s->cfg.batch_expire <= 1) ||
+        !(s->cfg.batch_errors >= 0 && s->cfg.batch_errors <= 1) ||
+        !(s->cfg.batch_malformed >= 0 && s->cfg.batch_malformed <= 1))
         return error("serve-sim: --batch-expire, --batch-errors and --batch-malformed must be "
                      "in 0..1");
-    s->cfg.batch_delay_ms = s->batch_delay_ms;
-    s->cfg.batch_expire = s->batch_expire;
-    s->cfg.batch_errors = s->batch_errors;
-    s->cfg.batch_malformed = s->batch_malformed;
-    s->cfg.batch_max_requests = s->batch_max_requests;
-    s->cfg.batch_max_bytes = s->batch_max_bytes;
     s->cfg.port = (int)s->port;
     s->cfg.fault_seed = (uint64_t)s->fault_seed;
-    s->cfg.latency_ms = s->latency_ms;
-    s->cfg.slow_ms = s->slow_ms;
-    s->cfg.retry_after_ms = s->retry_after_ms;
-    s->cfg.tokenize_latency_ms = s->tokenize_latency_ms;
-    s->cfg.min_max_tokens = s->min_max_tokens;
-    s->cfg.template_overhead = s->template_overhead;
     return 0;
 }
 
@@ -297,26 +280,20 @@ static int check_cache(struct serve_sim *s)
                      parse_num_strerror(s->prefix_cache));
     if (s->slots < 0 || s->slots > 1024)
         return error("serve-sim: --slots must be in 0..1024");
-    if (!(s->prefill_ms >= 0 && s->prefill_ms <= 1e6) ||
-        !(s->decode_ms >= 0 && s->decode_ms <= 1e6))
+    if (!(s->cfg.prefill_ms_per_1k >= 0 && s->cfg.prefill_ms_per_1k <= 1e6) ||
+        !(s->cfg.decode_ms_per_token >= 0 && s->cfg.decode_ms_per_token <= 1e6))
         return error(
             "serve-sim: --prefill-ms-per-1k and --decode-ms-per-token must be in 0..1000000");
-    if (!(s->prefill_tps >= 0 && s->prefill_tps <= 1e9))
+    if (!(s->cfg.prefill_throughput >= 0 && s->cfg.prefill_throughput <= 1e9))
         return error("serve-sim: --prefill-throughput must be in 0..1000000000 tokens/s");
     s->cfg.slots = (int)s->slots;
-    s->cfg.prefill_ms_per_1k = s->prefill_ms;
-    s->cfg.prefill_throughput = s->prefill_tps;
-    s->cfg.decode_ms_per_token = s->decode_ms;
-    s->cfg.timings = s->timings;
-    s->cfg.owned_by = s->owned_by;
-    s->cfg.reject_max_tokens = s->reject_max_tokens;
     return 0;
 }
 
 /* --reasoning, --think, --think-form, --think-stop. */
 static int check_reasoning(struct serve_sim *s)
 {
-    if (s->reasoning < 0 || s->reasoning > 1)
+    if (s->cfg.reasoning < 0 || s->cfg.reasoning > 1)
         return error("serve-sim: --reasoning must be a probability in [0,1]");
     if (s->think && parse_token_count(s->think, 1L << 24, &s->cfg.think_tokens))
         return error("serve-sim: --think '%s': %s", s->think, parse_num_strerror(s->think));
@@ -329,8 +306,6 @@ static int check_reasoning(struct serve_sim *s)
     else
         return error("serve-sim: --think-form must be field, inline or both, got '%s'",
                      s->think_form);
-    s->cfg.reasoning = s->reasoning;
-    s->cfg.think_stop = s->think_stop;
     return 0;
 }
 

@@ -448,6 +448,22 @@ size_t prompt_render_messages(struct prompt_builder *b, const struct question *q
 }
 
 /*
+ * Before each document block of b->docs: the separator (not before the first), and the
+ * block's offset as the start of the unit (layouts) when the unit opens with it.
+ */
+static void start_block(struct prompt_builder *b, const char *separator, int *first, int *unit_open)
+{
+    if (!*first)
+        strbuf_addstr(&b->docs, separator);
+    *first = 0;
+    if (*unit_open) {
+        ALLOC_GROW(b->unit_at, b->units + 1, b->unit_alloc);
+        b->unit_at[b->units++] = b->docs.len;
+        *unit_open = 0;
+    }
+}
+
+/*
  * Render the whole request for a distractor order (order[] indexes s->it)
  * with the gold block at boundary k, the cut item (if any) keeping cut_len
  * bytes of its text (SIZE_MAX: the selection's length). Fills out's strings,
@@ -480,14 +496,7 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
                     c->id, b->absent_len[g], prompt_cut_tail(c, b->absent_len[g])};
             }
             index++;
-            if (!first)
-                strbuf_addstr(&b->docs, t->separator);
-            first = 0;
-            if (unit_open) {
-                ALLOC_GROW(b->unit_at, b->units + 1, b->unit_alloc);
-                b->unit_at[b->units++] = b->docs.len;
-                unit_open = 0;
-            }
+            start_block(b, t->separator, &first, &unit_open);
             if (g == b->target)
                 gold_s = b->docs.len;
             prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, NULL, &d);
@@ -502,13 +511,7 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
             size_t len = is_cut && cut_len != SIZE_MAX ? cut_len : it->len;
             struct chunk_fields d = {index++,   it->c->title, it->c->text,
                                      it->c->id, len,          prompt_cut_tail(it->c, len)};
-            if (!first)
-                strbuf_addstr(&b->docs, t->separator);
-            first = 0;
-            if (unit_open) {
-                ALLOC_GROW(b->unit_at, b->units + 1, b->unit_alloc);
-                b->unit_at[b->units++] = b->docs.len;
-            }
+            start_block(b, t->separator, &first, &unit_open);
             prompt_render(&b->docs, prompt_template_document(t, d.title), "", NULL, &at, &d);
             if (is_cut) {
                 have_cut = 1;

@@ -500,6 +500,15 @@ static struct seq *variant_base(struct prompt_builder *b, const struct prompt_re
     return base;
 }
 
+/* The exact count of s rendered as the whole request (gold first, selection order); -1 on error. */
+static long count_whole(struct prompt_builder *b, const struct seq *s,
+                        const struct prompt_request *r, struct built_prompt *tmp,
+                        struct strbuf *err)
+{
+    prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
+    return prompt_count_request(b, tmp, r->chat, err);
+}
+
 /*
  * The fixed part (template, question and gold, no distractors) into s->fixed and the
  * tokens before the documents into s->pre_docs (each trial's gold offset comes from
@@ -511,8 +520,7 @@ static int seq_fixed(struct prompt_builder *b, struct seq *s, const struct promp
     size_t docs_at, sys;
     long fixed, a = 0;
 
-    prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
-    fixed = prompt_count_request(b, tmp, r->chat, err);
+    fixed = count_whole(b, s, r, tmp, err);
     if (fixed < 0)
         return -1;
     if (fixed > content) {
@@ -592,9 +600,7 @@ static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct s
     for (int pass = 0; pass < (layout ? 8 : 1); pass++) {
         if (layout) {
             /* a layout: count the whole request (block costs are not additive) until it fits */
-            long real;
-            prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
-            real = prompt_count_request(b, tmp, r->chat, err);
+            long real = count_whole(b, s, r, tmp, err);
             if (real < 0)
                 return -1;
             deficit = real - content;
@@ -663,9 +669,7 @@ static int seq_from_base(struct prompt_builder *b, struct seq *s, const struct s
     }
     if (layout) {
         /* the fillers ran out before the turns' tokens did (hard negatives only are left) */
-        long real;
-        prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
-        real = prompt_count_request(b, tmp, r->chat, err);
+        long real = count_whole(b, s, r, tmp, err);
         if (real < 0)
             return -1;
         if (real > content)
@@ -697,8 +701,7 @@ static int seq_converge(struct prompt_builder *b, struct seq *s, struct qfill *f
         long diff;
         if (select_items(b, s, f, budget, err) < 0)
             return -1;
-        prompt_render_request(b, s, NULL, 0, SIZE_MAX, tmp);
-        real = prompt_count_request(b, tmp, r->chat, err);
+        real = count_whole(b, s, r, tmp, err);
         if (real < 0)
             return -1;
         /*

@@ -709,19 +709,27 @@ enum plot_status plot_save(const char *dir, const char *name, unsigned formats, 
     return ret;
 }
 
-/*
- * One line per series with its interval as error bars over x = the index of o->xlabels
- * (the order experiment's k, the decomposition's lengths); axes (labels and the y range as
- * gnuplot text) given by the caller.
- */
-static void index_errorlines(struct strbuf *sb, const struct plot_opts *o,
-                             const struct plot_series *s, size_t ns, const char *axes)
+/* The axes of each index plot (labels and the y range as gnuplot text), by enum plot_index. */
+static const char *const index_axes[] = {
+    [PLOT_INDEX_ORDER] = "set ylabel 'accuracy (fraction correct, 95% interval)' noenhanced\n"
+                         "set xlabel 'k: retrieved chunks passed to the model' noenhanced\n"
+                         "set yrange [0:1.05]\n",
+    [PLOT_INDEX_DECOMP] =
+        "set ylabel 'penalty (accuracy lost, 95% interval by question)' noenhanced\n"
+        "set xlabel 'prompt length (tokens)' noenhanced\n"
+        "set yrange [-0.5:1]\nset xzeroaxis lt 0 lw 1 lc rgb '#888888'\n",
+};
+
+void plot_script_index(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
+                       size_t ns, enum plot_index kind)
 {
     size_t i, *npts = xcalloc(ns + 1, sizeof(size_t));
     int first = 1;
 
+    if ((unsigned)kind >= sizeof(index_axes) / sizeof(index_axes[0]))
+        BUG("plot_script_index: kind %d", (int)kind);
     preamble(sb, o);
-    strbuf_addstr(sb, axes);
+    strbuf_addstr(sb, index_axes[kind]);
     strbuf_addstr(sb, "set key outside right top box\nset xtics (");
     xlabel_tics(sb, o);
     for (i = 0; i < ns; i++) {
@@ -741,22 +749,4 @@ static void index_errorlines(struct strbuf *sb, const struct plot_opts *o,
         strbuf_addstr(sb, "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle");
     strbuf_addch(sb, '\n');
     free(npts);
-}
-
-void plot_script_order(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
-                       size_t ns)
-{
-    index_errorlines(sb, o, s, ns,
-                     "set ylabel 'accuracy (fraction correct, 95% interval)' noenhanced\n"
-                     "set xlabel 'k: retrieved chunks passed to the model' noenhanced\n"
-                     "set yrange [0:1.05]\n");
-}
-
-void plot_script_decomp(struct strbuf *sb, const struct plot_opts *o, const struct plot_series *s,
-                        size_t ns)
-{
-    index_errorlines(sb, o, s, ns,
-                     "set ylabel 'penalty (accuracy lost, 95% interval by question)' noenhanced\n"
-                     "set xlabel 'prompt length (tokens)' noenhanced\n"
-                     "set yrange [-0.5:1]\nset xzeroaxis lt 0 lw 1 lc rgb '#888888'\n");
 }

@@ -134,19 +134,17 @@ void plot_script_multiples(struct strbuf *script, const struct plot_opts *o,
                            const struct plot_panel *p, size_t np);
 
 /*
- * order:   the order experiment: accuracy vs k (chunks passed), one line per policy with its
- *          interval as error bars; x is the index of k (o->xlabels name each tick, "3",
- *          "5", ...), so small and large k get equal room.
+ * The index plots: one line per series with its interval as error bars, x the index of
+ * o->xlabels (each tick named by it), so small and large values get equal room; the kind
+ * gives the axes.
+ * PLOT_INDEX_ORDER:  the order experiment: accuracy vs k (chunks passed), one line per
+ *                    policy (o->xlabels "3", "5", ...).
+ * PLOT_INDEX_DECOMP: the length, distraction and position penalties (run --arm) vs length,
+ *                    one line per penalty (o->xlabels the lengths), a zero line.
  */
-void plot_script_order(struct strbuf *script, const struct plot_opts *o,
-                       const struct plot_series *s, size_t ns);
-/*
- * decomp:  the length, distraction and position penalties (run --arm) vs length, one line
- *          per penalty with its interval as error bars, x the index of the length
- *          (o->xlabels), a zero line; the order plot's drawing.
- */
-void plot_script_decomp(struct strbuf *script, const struct plot_opts *o,
-                        const struct plot_series *s, size_t ns);
+enum plot_index { PLOT_INDEX_ORDER, PLOT_INDEX_DECOMP };
+void plot_script_index(struct strbuf *script, const struct plot_opts *o,
+                       const struct plot_series *s, size_t ns, enum plot_index kind);
 
 enum plot_status {
     PLOT_OK = 0,

@@ -69,7 +69,7 @@ struct series_set {
 static void build_decomp(struct strbuf *script, const struct plot_opts *o, const void *data)
 {
     const struct series_set *set = data;
-    plot_script_decomp(script, o, set->s, set->n);
+    plot_script_index(script, o, set->s, set->n, PLOT_INDEX_DECOMP);
 }
 
 int report_decomp_plot(const char *dir, unsigned formats, const struct run_info *run,

@@ -212,7 +212,7 @@ int report_make_dirs(const char *path, struct strbuf *err)
 static void build_order(struct strbuf *script, const struct plot_opts *o, const void *data)
 {
     const struct series_set *set = data;
-    plot_script_order(script, o, set->s, set->n);
+    plot_script_index(script, o, set->s, set->n, PLOT_INDEX_ORDER);
 }
 
 int report_order_plot(const char *dir, unsigned formats, const struct run_info *run,

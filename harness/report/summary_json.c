@@ -110,6 +110,18 @@ static void add_accuracy(struct json *o, long n_valid, double acc)
         json_add_null(o, "accuracy");
 }
 
+/* The counts a length and the totals both open with, in this key order. */
+static void add_counts(struct json *o, long trials, long valid, long correct, double accuracy,
+                       double coverage, size_t questions)
+{
+    json_add_num(o, "trials", (double)trials);
+    json_add_num(o, "valid", (double)valid);
+    json_add_num(o, "correct", (double)correct);
+    add_accuracy(o, valid, accuracy);
+    json_add_num(o, "coverage", coverage);
+    json_add_num(o, "questions", (double)questions);
+}
+
 /* "accuracy" and its "interval95", both null without valid trials. */
 static void add_accuracy_ci(struct json *o, long n_valid, double acc, double lo, double hi)
 {
@@ -143,12 +155,7 @@ static void add_length(struct json *arr, const struct length_stats *l)
 {
     struct json *o = json_add_object(arr, NULL), *x;
     json_add_num(o, "length", (double)l->length);
-    json_add_num(o, "trials", (double)l->n_trials);
-    json_add_num(o, "valid", (double)l->n_valid);
-    json_add_num(o, "correct", (double)l->n_correct);
-    add_accuracy(o, l->n_valid, l->accuracy);
-    json_add_num(o, "coverage", l->coverage);
-    json_add_num(o, "questions", (double)l->n_questions);
+    add_counts(o, l->n_trials, l->n_valid, l->n_correct, l->accuracy, l->coverage, l->n_questions);
     add_outcomes(o, l->outcomes);
     json_add_num(o, "depths_with_data", l->n_depths);
     if (l->n_depths) {
@@ -548,12 +555,7 @@ static void add_totals(struct json *root, const struct run_stats *s)
     struct strvec w = STRVEC_INIT;
     size_t i;
 
-    json_add_num(o, "trials", (double)s->n_trials);
-    json_add_num(o, "valid", (double)s->n_valid);
-    json_add_num(o, "correct", (double)s->n_correct);
-    add_accuracy(o, s->n_valid, s->accuracy);
-    json_add_num(o, "coverage", s->coverage);
-    json_add_num(o, "questions", (double)s->n_questions);
+    add_counts(o, s->n_trials, s->n_valid, s->n_correct, s->accuracy, s->coverage, s->n_questions);
     json_add_num(o, "repeats", s->n_repeats);
     add_outcomes(o, s->outcomes);
     json_add_num(o, "cut", (double)s->n_cut);

@@ -31,6 +31,15 @@ int plan_lengths_relative(const char *s)
     return s && strchr(s, '%') != NULL;
 }
 
+/* A list parser's failure: its words cleared, the list so far freed and emptied; NULL. */
+static void *list_fail(struct strvec *parts, void *list, size_t *nr)
+{
+    strvec_clear(parts);
+    free(list);
+    *nr = 0;
+    return NULL;
+}
+
 int plan_parse_lengths_ctx(const char *s, long context, long **out, size_t *nr, struct strbuf *err)
 {
     struct strvec parts = STRVEC_INIT;
@@ -83,10 +92,7 @@ int plan_parse_lengths_ctx(const char *s, long context, long **out, size_t *nr, 
     strvec_clear(&parts);
     return 0;
 fail:
-    strvec_clear(&parts);
-    free(*out);
-    *out = NULL;
-    *nr = 0;
+    *out = list_fail(&parts, *out, nr);
     return -1;
 }
 
@@ -170,10 +176,7 @@ int plan_parse_depths(const char *s, int **out, size_t *nr, struct strbuf *err)
     strvec_clear(&parts);
     return 0;
 fail:
-    strvec_clear(&parts);
-    free(*out);
-    *out = NULL;
-    *nr = 0;
+    *out = list_fail(&parts, *out, nr);
     return -1;
 }
 

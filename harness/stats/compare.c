@@ -27,18 +27,17 @@
 
 void compare_options_init(struct compare_options *o)
 {
-    o->exclude_known = 0;
-    o->alpha = 0.05;
-    o->tolerance = 0.05;
-    o->min_pairs = 10;
-    o->min_coverage = 0.8;
-    o->gate = COMPARE_GATE_PRIMARY;
-    o->pass_rule = COMPARE_PASS_BOUND;
-    o->bound_alpha = 0.0;
-    o->fail_margin = -1.0;
-    o->order = NULL;
-    o->n_order = 0;
-    o->halluc_margin = -1.0;
+    /* unnamed members are zero: exclude_known off, bound_alpha 0 (= alpha), no order */
+    *o = (struct compare_options){
+        .alpha = 0.05,
+        .tolerance = 0.05,
+        .min_pairs = 10,
+        .min_coverage = 0.8,
+        .gate = COMPARE_GATE_PRIMARY,
+        .pass_rule = COMPARE_PASS_BOUND,
+        .fail_margin = -1.0,
+        .halluc_margin = -1.0,
+    };
 }
 
 static const char *const status_names[] = {"ok", "regression", "improvement", "not enough data"};

@@ -246,7 +246,7 @@ static void test_order_script(void)
     struct plot_opts o = {"order", NULL, PLOT_SVG,     0,      0,    0,   ks,
                           2,       0,    {NULL, NULL}, {0, 0}, NULL, NULL};
 
-    plot_script_order(&sb, &o, s, 2);
+    plot_script_index(&sb, &o, s, 2, PLOT_INDEX_ORDER);
     CHECK(strstr(sb.buf, "set xtics ('5' 0, '10' 1)\n"));
     CHECK(strstr(sb.buf, "set xrange [-0.5:1.5]"));
     CHECK(strstr(sb.buf, "$o0 << EOD\n0 0.6 0.55 0.65\n1 0.7 0.66 0.74\n"));
