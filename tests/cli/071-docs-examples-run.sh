@@ -1,5 +1,5 @@
 # Every example runs (issue 44 item 4): every ```sh block of README.md and docs/ runs as written
-# (README.md here, docs/ in 073-075, split so each test runs in its time limit; the "rest"
+# (README.md here, docs/ in 073-075 and 078, split so each test runs in its time limit; the "rest"
 # group takes every page the others do not name, so a new page is never left out) in a scratch
 # folder per page (tests/cli/lib/docs_examples.py), against serve-sim where a
 # "docs-test: sim" marker asks for it, with the exit code and the text its markers name; a block
