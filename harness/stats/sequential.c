@@ -167,7 +167,7 @@ int seq_bounds(enum seq_spending f, double alpha, const double *t, size_t k, dou
 #define BET_TUNE_N 150.0
 /*
  * The weight of the prior value (mean 1/2, variance 1/4) in the running variance: WSR's 1
- * keeps the first bets small for about 25 questions when the differences are nearly constant;
+ * keeps the first bets below the cap for about 20 questions when the differences are constant;
  * 0.1 lets the bets reach the cap within a few questions (an aGRAPA bet, mu / (s2 + mu^2), and
  * an even mixture of it with this one cost more questions: VALIDATION.md).
  */
