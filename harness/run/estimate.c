@@ -17,9 +17,9 @@
 
 /*
  * Gates the dry run simulates (power_gate_simulate(), as dipmap plan --gates does; plan's
- * default is 200): its mean questions carry a standard error of 5-15 questions (VALIDATION.md
- * "dipmap plan against the gate"), at a fifth of plan's CPU time (a 400-question set: about 8 s
- * of CPU).
+ * default is 200): its mean questions carry a standard error of 5-15 questions, see
+ * VALIDATION.md "`dipmap plan` against the gate"; at a fifth of plan's CPU time (a 400-question
+ * set: about 8 s of CPU).
  */
 #define DRY_RUN_GATES 40
 
