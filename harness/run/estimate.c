@@ -16,9 +16,18 @@
 #include "base/banned.h"
 
 /*
+ * Gates the dry run simulates (power_gate_simulate(), as dipmap plan --gates does; plan's
+ * default is 200): its mean questions carry a standard error of 5-15 questions, see
+ * VALIDATION.md "`dipmap plan` against the gate"; at a fifth of plan's CPU time (a 400-question
+ * set: about 8 s of CPU).
+ */
+#define DRY_RUN_GATES 40
+
+/*
  * The power section of --dry-run: what compare could detect with this
  * matrix, at dipmap plan's defaults (accuracy 70%, independent draws): the primary
- * endpoints, the cells, and the questions an unchanged model needs to PASS.
+ * endpoints, the cells, and the gate's chance to PASS an unchanged model with the golden set as
+ * its cap, simulated with compare's own tests (power_summary(), the code dipmap plan prints).
  */
 void estimate_power(const struct plan_spec *spec, size_t questions, struct strbuf *out)
 {
@@ -56,6 +65,7 @@ void estimate_power(const struct plan_spec *spec, size_t questions, struct strbu
     ps.discordance = -1.0;
     ps.cells = cells;
     ps.n_cells = n;
+    ps.gate_reps = DRY_RUN_GATES;
     strbuf_addstr(out, "\nassuming accuracy 70% and independent draws (dipmap plan --pilot RUN "
                        "measures them; dipmap plan --detect 10pp gives the questions needed):\n");
     if (ps.questions)

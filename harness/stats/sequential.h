@@ -55,7 +55,7 @@ double seq_nominal(double c);
  * y and m_y mapped to [0, 1], the bet lambda_i chosen from the values before
  * i alone (a predictable plug-in: lambda_i = sqrt(2 ln(1/a) / (s2_{i-1}
  * 150)), s2 their running variance, tuned for 150 questions and capped at
- * 0.9 of what keeps the capital positive: sequential.c says why). Under the hypothesis K is a
+ * 0.99 of what keeps the capital positive: sequential.c says why). Under the hypothesis K is a
  * nonnegative supermartingale whatever the values' distribution, so by Ville's inequality P(K_t
  * ever reaches 1/a) <= a: a test valid at every t at once (optional stopping, more questions
  * later), with no normal approximation and no variance assumption. The bound is the set of m never

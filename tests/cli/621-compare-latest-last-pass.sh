@@ -8,7 +8,7 @@
 . "$TESTS/cli/lib/7xx-lib.bash"
 t=1764000000
 # 200 questions: identical nights differ on no question, and the anytime-valid PASS bound
-# needs about 150 such questions per cell to clear the tolerance (120 are INCONCLUSIVE)
+# needs 121 such questions per cell to clear the tolerance (120 are INCONCLUSIVE)
 night() { # night NAME DIP: 200 questions, deterministic (identical nights give identical answers)
     t=$((t + 86400))
     make_run t.db --run "$1" --model prod --tag nightly --time $t --dip "$2" --questions 200

@@ -7,7 +7,7 @@
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/compare-lib.sh"
 # 200 questions: two nights of one model differ on few questions, and the anytime-valid PASS bound
-# needs about 150 questions or more to clear the tolerance (at 80 night 2 is INCONCLUSIVE)
+# needs 121 questions or more to clear the tolerance (at 80 night 2 is INCONCLUSIVE)
 cmp_gen g 200 7
 cmp_sim g.jsonl
 declare -A nightly

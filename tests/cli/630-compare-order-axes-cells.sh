@@ -1,7 +1,10 @@
 # compare on two order runs tests each (policy, k) as its own paired cell: serve-sim's
 # candidate has a deeper dip, and with the gold always at rank 1 only the source order (which
-# puts it anywhere) moves it into the dip: compare names the cells "k=10, policy=source" and
-# "k=20, policy=source" as the regressions, passes the best-first and edges-first cells, pools
+# puts it anywhere) moves it into the dip (shape 0.3, a dip sharp in the middle: where
+# best-first and edges-first put the gold, the first of k chunks, about 5% into the prompt at
+# k=10, the candidate is at most 2.5 pp, the fail margin, lower; with the default shape 1.6 it
+# was about 9 pp lower there, a real regression the bets find at 100 questions): compare names
+# the cells "k=10, policy=source" and "k=20, policy=source" as the regressions, passes the best-first and edges-first cells, pools
 # each axis value over the other ("policy=source (pooled)"), has no length tests (length and
 # depth are constant), exits 1, and names the axes in compare.md, compare.json, JUnit,
 # compare.html and in every row of the flipped-questions tables.
@@ -11,7 +14,7 @@
 # source cells' drop from the margin (INCONCLUSIVE, exit 4)
 "$DIPMAP" gen needle --n 100 --seed 1 --out needle-100.jsonl >/dev/null || fail "gen needle"
 start_sim sim --dataset needle-100.jsonl --model base:edge=0.95,dip=0.05,flat=1 \
-    --model cand:edge=0.95,dip=0.6,flat=1
+    --model cand:edge=0.95,dip=0.8,shape=0.3,flat=1
 printf '1\n' >rank1.txt
 for m in base cand; do
     expect_code 0 "$DIPMAP" run --dataset needle-100.jsonl \

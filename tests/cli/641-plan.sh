@@ -2,8 +2,8 @@
 # (all depths, middle, dip: one Holm family), the cells as the secondary family, overall; the
 # minimum drop at 80% power, --detect's questions needed, the chance an unchanged model PASSes
 # and the questions it needs to, --power's FAIL/PASS/INCONCLUSIVE (--gate cells: the cells fail
-# too), --accuracy per depth, --pilot from a real run, run --dry-run's power section, and bad
-# input named with exit 2.
+# too), --accuracy per depth, --pilot from a real run, run --dry-run's power section (its gate
+# line the same as plan's), and bad input named with exit 2.
 # sanitizers: skip: a statistical check: plan's simulations; 009 runs plan, unit test_power its code
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
@@ -63,7 +63,14 @@ assert_contains out "assuming accuracy 70% and independent draws"
 assert_contains out "6000 (all depths)"
 assert_contains out "6000 dip"
 assert_contains out "primary endpoints (the gate): 6 tests"
-assert_contains out "an unchanged model PASSes"
+# its PASS line is plan's simulated gate (one planner, not the normal model's approximation):
+# the same line as dipmap plan prints for this matrix with the dry run's 40 gates
+assert_not_contains out "Monte Carlo of the normal model"
+grep '^the gate (dipmap gate --round 20 --max-questions 12: ' out >dry-gate.txt ||
+    fail "the dry run prints no simulated gate line"
+expect_code 0 "$DIPMAP" plan --questions 12 --lengths 3000,6000 --depths 0,50,100 --gates 40
+grep '^the gate (' out | cmp -s - dry-gate.txt ||
+    fail "run --dry-run and plan differ: $(cat dry-gate.txt) / $(grep '^the gate (' out)"
 
 # bad input
 expect_code 2 "$DIPMAP" plan --lengths 8k

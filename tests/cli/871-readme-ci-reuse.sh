@@ -1,5 +1,5 @@
 # docs/ci.md's GitHub Actions example (run + compare, formerly in README) runs as written (smaller matrix, local servers, 160 kv
-# questions for its 160 needles: enough for an unchanged model to PASS under the anytime-valid rule, about 140): the first
+# questions for its 160 needles: enough for an unchanged model to PASS under the anytime-valid rule, 121): the first
 # pull request maps the baseline, the second reuses every baseline answer (nothing sent to the
 # baseline server) and compare still gives its verdict.
 . "$TESTS/cli/lib/lib.sh"

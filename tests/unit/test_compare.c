@@ -875,7 +875,7 @@ static void test_chance_estimate_over_tolerance_does_not_fail(void)
 /*
  * Issue 42 item 5: 10 identical questions. The old planner took the two pseudo-questions'
  * spread as the variance and asked for 762; from what was observed (no difference at all,
- * repeated) the betting bounds decide in about 140 questions (the dip's range is twice the
+ * repeated) the betting bounds decide in 121 questions (the dip's range is twice the
  * middle's).
  */
 static void test_need_from_observed(void)
