@@ -844,7 +844,8 @@ static int check_probe(struct run_ctx *c)
     const char *earlier = NULL;
     int prc;
 
-    c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    if (!c->builder) /* run_checks_lengths() made it */
+        c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
     rc.builder = c->builder;
     strbuf_reset(&c->sb);
     strbuf_reset(&c->err);
@@ -1054,7 +1055,7 @@ static int execute(struct run_ctx *c)
 {
     struct runner_config rc;
 
-    if (!c->builder) /* check_probe() made it */
+    if (!c->builder) /* run_checks_lengths() made it */
         c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
     c->done = store_done_set_load(c->st, c->run_name, 0);
     if (!c->done) {

@@ -19,6 +19,7 @@
 #include "run/axes.h"
 
 #include "run/run_cmd.h"
+#include "run/trial_send.h"
 
 #include "base/banned.h"
 
@@ -452,27 +453,30 @@ done:
  * Build the first planned prompt of every length once before anything is
  * recorded: a length the distractor material cannot fill (--lengths 10M)
  * is refused here, not after the run row exists. Every length that fails is named.
+ * The request is the runner's (trial_prompt_request()) and the builder the run's own
+ * (c->builder, made here and kept for the probe and the run).
  */
 int run_checks_lengths(struct run_ctx *c)
 {
-    struct prompt_builder *pb = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    struct runner_config rc;
     struct built_prompt bp = BUILT_PROMPT_INIT;
     size_t li, ti;
     int bad = 0;
+
+    if (!c->builder)
+        c->builder = prompt_builder_new(c->tk, &c->tpl, c->have_hay ? &c->hay : NULL);
+    rc = run_config_runner(c);
     for (li = 0; li < c->nl; li++) {
-        const struct plan_trial *pt;
         struct prompt_request pr;
         for (ti = 0; ti < c->plan.nr && c->plan.t[ti].length != c->lengths[li]; ti++)
             ;
         if (ti == c->plan.nr)
             continue; /* not in this shard */
-        pt = &c->plan.t[ti];
-        prompt_request_for_trial(&pr, &c->gs.q[pt->question], pt, (unsigned long)c->o.seed,
-                                 c->o.max_tokens, !c->o.completions);
-        pr.overhead = c->overhead > 0 ? c->overhead : 0;
-        pr.turn_cost = c->turn_cost;
+        trial_prompt_request(&rc, ti, &pr);
+        if (pr.overhead < 0)
+            pr.overhead = 0; /* the dry run checks before the overhead is measured */
         strbuf_reset(&c->err);
-        if (prompt_build(pb, &pr, &bp, &c->err) < 0) {
+        if (prompt_build(c->builder, &pr, &bp, &c->err) < 0) {
             if (run_checks_auth(c)) {
                 bad = 1;
                 break;
@@ -483,6 +487,5 @@ int run_checks_lengths(struct run_ctx *c)
         }
     }
     built_prompt_release(&bp);
-    prompt_builder_free(pb);
     return bad ? -1 : 0;
 }
