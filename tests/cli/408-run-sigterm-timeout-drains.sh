@@ -39,9 +39,12 @@ assert_contains out "trials: 44 of 44 done ($((44 - n1)) this time, $n1 kept fro
 start_sim slow --dataset golden.jsonl --latency-ms 3000
 run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run t2 --concurrency 1 \
-    >out2 2>err2 &
+    --progress lines --progress-interval 0.2 >out2 2>err2 &
 pid=$!
+# the first request is on the wire before the first SIGTERM (a signal before it went out would
+# stop the run with nothing to drain, and the second SIGTERM would find no run, or one exiting)
 wait_for_line err2 "sending 44 trial(s): Ctrl-C or SIGTERM stops" $pid
+wait_for_line err2 "trials (0%), 1 in flight" $pid
 kill -TERM $pid
 wait_for_line err2 "interrupted (SIGTERM): waiting up to" $pid
 kill -TERM $pid
