@@ -1,9 +1,10 @@
 # Two processes on the same run: the second refuses (exit 2); a different run in the same
-# database works side by side.
+# database works side by side. The busy run takes at least 33 s (33 trials, one at a time, 1 s
+# each), so it is still running when the other one ends, however slow the machine.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 make_kv 3
-start_sim sim --dataset golden.jsonl --latency-ms 200
+start_sim sim --dataset golden.jsonl --latency-ms 1000
 run_args
 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k --depths 0:100:10 --db t.db --run busy --concurrency 1 \
     >out1 2>err1 &
