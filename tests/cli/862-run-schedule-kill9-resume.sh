@@ -25,7 +25,7 @@ killed_at=$(q t.db "select printf('%.6f', max(finished_at) + 0.0005) from trials
 # groups (question, length) with some but not all of their 11 depths stored
 half=$(q t.db "select question_id || '|' || length from trials group by question_id, length having count(*) < 11")
 [ -n "$half" ] || fail "no group was half sent at the kill: $(q t.db "select question_id, length, count(*) from trials group by 1, 2")"
-sleep 1 # the requests in flight at the kill finish (and are logged) at the server
+wait_port_idle "$SIM_PORT" # the requests in flight at the kill are answered and logged
 sent_before=$(grep -c '/chat/completions' sim.log)
 
 expect_code 0 "$DIPMAP" run "${RUN_ARGS[@]}" --lengths 1k,2k --depths 0:100:10 --db t.db --run k9 \
