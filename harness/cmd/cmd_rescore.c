@@ -13,8 +13,8 @@
 #include "base/json.h"
 #include "base/opt.h"
 #include "client/reasoning.h"
-#include "prompt/prompt.h"
 #include "run/run_identity.h"
+#include "run/runner.h"
 #include "run/score.h"
 #include "store/store.h"
 #include "base/strbuf.h"
@@ -31,8 +31,9 @@ static const char *const rescore_usage[] = {
 };
 
 struct rescore_counts {
-    long scored, changed, to_correct, to_wrong, cut_now_scored, starved, correct_before,
-        correct_after, valid_before, valid_after;
+    long scored, changed, to_correct, to_wrong, cut_now_scored, starved;
+    /* the accuracy line's counts: the depth curve's trials only (trial_on_curve) */
+    long correct_before, correct_after, valid_before, valid_after, off_curve;
 };
 
 /*
@@ -61,8 +62,10 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
     double s = 0;
     size_t qi;
     int old_cut = is_old_cut_answer(t);
+    int curve = trial_on_curve(t->length, t->depth_bp, t->axes);
 
-    if (outcome_is_scored(before)) {
+    n->off_curve += !curve;
+    if (curve && outcome_is_scored(before)) {
         n->valid_before++;
         n->correct_before += before == OUTCOME_CORRECT;
     }
@@ -96,18 +99,7 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
         t->cut = 0;
         n->starved += t->outcome == OUTCOME_STARVED;
     } else {
-        const char **needles = NULL;
-        size_t nn = prompt_needle_answers(q, t->axes, &needles);
-        int rc = trial_is_absent(t->axes) /* run --absent: abstaining is correct */
-                     ? score_abstained(ab, t->answer, &err)
-                     : nn ? score_answer(SCORER_ALL, t->answer, needles, nn, NULL, &s, &err)
-                          : score_answer(scorers[qi], t->answer, (const char *const *)q->answers.v,
-                                         q->answers.nr, q->answer_regex, &s, &err);
-        if (trial_is_absent(t->axes) && rc >= 0) {
-            s = rc;
-            rc = 0;
-        }
-        free(needles);
+        int rc = runner_score_answer(q, t->axes, scorers[qi], ab, t->answer, &s, &err);
         if (rc < 0) {
             error("rescore: question '%s': %s", q->id, err.buf);
             strbuf_release(&err);
@@ -124,8 +116,8 @@ static int rescore_trial(struct trial_result *t, const struct golden_set *gs,
             t->error = NULL;
         }
         n->scored++;
-        n->valid_after++;
-        n->correct_after += t->outcome == OUTCOME_CORRECT;
+        n->valid_after += curve;
+        n->correct_after += curve && t->outcome == OUTCOME_CORRECT;
     }
     if (t->outcome != before) {
         n->changed++;
@@ -192,6 +184,10 @@ static void print_summary(const char *from, const char *version, const char *tar
                n->valid_after);
     else
         printf("none\n");
+    if (n->off_curve)
+        printf("the accuracy counts the depth curve's trials, as the report does: %ld control and "
+               "needle-absent trial(s) are reported apart\n",
+               n->off_curve);
     printf("nothing was sent; scorer version recorded: %s\n", version);
 }
 

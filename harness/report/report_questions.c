@@ -208,7 +208,7 @@ static const char *outcome_symbol(const struct trial_result *t, int distractor)
 
 int report_trial_detailed(size_t n_trials, const struct trial_result *t)
 {
-    if (trial_is_control(t->length, t->depth_bp) || trial_is_absent(t->axes))
+    if (!trial_on_curve(t->length, t->depth_bp, t->axes))
         return 0; /* controls and absent twins have their own sections, outside the curve */
     return n_trials <= DETAIL_MAX || t->outcome != OUTCOME_CORRECT;
 }

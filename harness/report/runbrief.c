@@ -76,8 +76,9 @@ void runbrief_release(struct runbrief *b)
 
 /*
  * The end-of-run lines. `outcomes` are this invocation's; the accuracy line is the whole run's
- * (run_correct of run_valid, from the store, trials kept from before included) when run_valid
- * >= 0, else this invocation's.
+ * (run_correct of run_valid, from the store's statistics, trials kept from before included)
+ * when run_valid >= 0, else this invocation's; either counts the depth curve's trials only
+ * (trial_on_curve), as the report does.
  */
 /*
  * The schedule and what the server's prefix cache did with it: prompt tokens sent, those it
@@ -133,8 +134,7 @@ void runbrief_print_run(const char *run, const char *db, const struct runner_res
                         enum run_status status, int window, long run_correct, long run_valid,
                         long run_stored)
 {
-    long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
-    long correct = res->outcomes[OUTCOME_CORRECT];
+    long scored = res->curve_scored, correct = res->curve_correct;
     long done = res->already_done + res->finished;
     int o;
     printf("run %s: %s\n", run, run_status_name(status));
@@ -162,7 +162,7 @@ void runbrief_print_run(const char *run, const char *db, const struct runner_res
         printf("starved: %ld trial(s) spent the answer budget on reasoning (%ld reasoning tokens); "
                "raise --max-tokens or lower --reasoning-effort\n",
                res->outcomes[OUTCOME_STARVED], res->starved_reasoning_tokens);
-    if (run_valid >= 0 && res->already_done) {
+    if (run_valid >= 0) {
         scored = run_valid;
         correct = run_correct;
     }

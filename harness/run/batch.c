@@ -502,8 +502,7 @@ static void store_line(struct bstate *b, const struct store_batch_trial *m, size
                             outcome_is_scored(outcome) ? NULL : msg.buf, &meta, &v) < 0)
         set_message(b, RUNNER_STORE_ERROR, "cannot store trial %s/%ld/%d/%d: %s", m->question_id,
                     m->length, m->depth_bp, m->repeat, store_errmsg(rc->store));
-    res->finished++;
-    res->outcomes[outcome]++;
+    runner_result_count(res, &rc->plan->t[i], outcome);
     res->cut += t->cut;
     in = resp->prompt_tokens >= 0 ? (double)resp->prompt_tokens
          : resp->cls == CLIENT_OK || resp->cls == CLIENT_TRUNCATED
@@ -854,6 +853,8 @@ static int run_online(struct bstate *b)
     b->res->finished += online.finished;
     for (int o = 0; o < OUTCOME__COUNT; o++)
         b->res->outcomes[o] += online.outcomes[o];
+    b->res->curve_scored += online.curve_scored;
+    b->res->curve_correct += online.curve_correct;
     b->res->requests += online.requests;
     b->res->retries += online.retries;
     b->res->prompt_tokens += online.prompt_tokens;

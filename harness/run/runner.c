@@ -269,7 +269,7 @@ static void progress(struct runner *r, double now, int final)
     const struct runner_result *res = r->res;
     struct strbuf sb = STRBUF_INIT;
     long done = res->already_done + res->finished;
-    long scored = res->outcomes[OUTCOME_CORRECT] + res->outcomes[OUTCOME_WRONG];
+    long scored = res->curve_scored; /* the accuracy the report gives: the depth curve's */
     double elapsed = (now - r->start_ms) / 1000.0;
     double rate = elapsed > 0 ? res->finished / elapsed : 0;
     double eta = rate > 0 ? (res->planned - done) / rate : -1;
@@ -287,7 +287,7 @@ static void progress(struct runner *r, double now, int final)
         fmt_duration(&sb, eta);
         strbuf_addf(&sb, " retries %ld errors %ld", res->retries, errors);
         if (scored)
-            strbuf_addf(&sb, " acc %.1f%%", 100.0 * res->outcomes[OUTCOME_CORRECT] / scored);
+            strbuf_addf(&sb, " acc %.1f%%", 100.0 * res->curve_correct / scored);
         strbuf_addf(&sb, " c=%d\033[K", throttle_aimd_limit(&r->aimd));
         if (final)
             strbuf_addch(&sb, '\n');
@@ -299,7 +299,7 @@ static void progress(struct runner *r, double now, int final)
         fmt_duration(&sb, eta);
         strbuf_addf(&sb, ", %ld retries, %ld errors", res->retries, errors);
         if (scored)
-            strbuf_addf(&sb, ", accuracy %.1f%%", 100.0 * res->outcomes[OUTCOME_CORRECT] / scored);
+            strbuf_addf(&sb, ", accuracy %.1f%%", 100.0 * res->curve_correct / scored);
         strbuf_addf(&sb, ", window %d\n", throttle_aimd_limit(&r->aimd));
     }
     fputs(sb.buf, stderr);
@@ -356,31 +356,37 @@ static void slot_free(struct runner *r, struct slot *s)
     r->busy--;
 }
 
-/*
- * Score an answer of trial pt: the question's scorer and answers, or with a
- * needles axis every needle's value (all-of, prompt_needle_answers()); a
- * needle-absent trial is correct when the answer abstains (score.h).
- */
-static int score_trial(const struct runner_config *cfg, const struct plan_trial *pt,
-                       const struct question *q, const char *answer, double *score,
-                       struct strbuf *err)
+void runner_result_count(struct runner_result *res, const struct plan_trial *pt,
+                         enum trial_outcome outcome)
 {
+    int curve = trial_on_curve(pt->length, pt->depth_bp, pt->axes);
+    res->finished++;
+    res->outcomes[outcome]++;
+    res->curve_scored += curve && outcome_is_scored(outcome);
+    res->curve_correct += curve && outcome == OUTCOME_CORRECT;
+}
+
+int runner_score_answer(const struct question *q, const char *axes, enum scorer_kind kind,
+                        const struct abstain_rule *ab, const char *answer, double *score,
+                        struct strbuf *err)
+{
+    static const struct abstain_rule dflt = {ABSTAIN_PHRASE, NULL, 0};
     const char **needles = NULL;
     size_t n;
     int rc;
-    if (trial_is_absent(pt->axes)) {
-        static const struct abstain_rule dflt = {ABSTAIN_PHRASE, NULL, 0};
-        rc = score_abstained(cfg->abstain ? cfg->abstain : &dflt, answer ? answer : "", err);
+    if (!answer)
+        answer = "";
+    if (trial_is_absent(axes)) {
+        rc = score_abstained(ab ? ab : &dflt, answer, err);
         *score = rc > 0;
         return rc < 0 ? -1 : 0;
     }
-    n = prompt_needle_answers(q, pt->axes, &needles);
+    n = prompt_needle_answers(q, axes, &needles);
     if (n)
-        rc = score_answer(SCORER_ALL, answer ? answer : "", needles, n, NULL, score, err);
+        rc = score_answer(SCORER_ALL, answer, needles, n, NULL, score, err);
     else
-        rc = score_answer(cfg->scorers[pt->question], answer ? answer : "",
-                          (const char *const *)q->answers.v, q->answers.nr, q->answer_regex, score,
-                          err);
+        rc = score_answer(kind, answer, (const char *const *)q->answers.v, q->answers.nr,
+                          q->answer_regex, score, err);
     free(needles);
     return rc;
 }
@@ -389,7 +395,8 @@ int runner_score(const struct runner_config *cfg, size_t trial, const char *answ
                  struct strbuf *err)
 {
     const struct plan_trial *pt = &cfg->plan->t[trial];
-    return score_trial(cfg, pt, &cfg->gs->q[pt->question], answer, score, err);
+    return runner_score_answer(&cfg->gs->q[pt->question], pt->axes, cfg->scorers[pt->question],
+                               cfg->abstain, answer, score, err);
 }
 
 static void record_trial(struct runner *r, struct slot *s, const struct client_response *resp,
@@ -408,8 +415,7 @@ static void record_trial(struct runner *r, struct slot *s, const struct client_r
                     pt->depth_bp, pt->repeat, store_errmsg(cfg->store));
         stop_with(r, RUNNER_STORE_ERROR);
     }
-    r->res->finished++;
-    r->res->outcomes[outcome]++;
+    runner_result_count(r->res, pt, outcome);
     r->res->cut += t->cut;
     if (t->cache_n >= 0 && t->prompt_n >= 0) {
         r->res->timings_trials++;
@@ -472,8 +478,6 @@ static void finish_reused(struct runner *r, struct slot *s, const struct trial_r
                           const char hex[SHA256_HEX_LEN + 1], const char *source)
 {
     const struct runner_config *cfg = r->cfg;
-    const struct plan_trial *pt = &cfg->plan->t[s->trial];
-    const struct question *q = &cfg->gs->q[pt->question];
     struct client_response resp;
     enum trial_outcome outcome = old->outcome;
     double score = 0;
@@ -491,7 +495,7 @@ static void finish_reused(struct runner *r, struct slot *s, const struct trial_r
     memcpy(resp.request_sha256, hex, sizeof(resp.request_sha256));
     strbuf_reset(&r->err);
     if (outcome_is_scored(outcome)) {
-        if (score_trial(cfg, pt, q, old->answer, &score, &r->err) < 0) {
+        if (runner_score(cfg, s->trial, old->answer, &score, &r->err) < 0) {
             outcome = OUTCOME_ERROR;
             msg = r->err.buf;
         } else {

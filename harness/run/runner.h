@@ -184,6 +184,8 @@ struct runner_result {
     long already_done;             /* final in the store before this invocation (skipped) */
     long finished;                 /* trials this invocation brought to a final state */
     long outcomes[OUTCOME__COUNT]; /* of this invocation's finished trials */
+    /* of them, scored and correct on the depth curve (trial_on_curve) */
+    long curve_scored, curve_correct;
     long cut;                      /* of them, correct/wrong answers cut at the answer budget */
     long reused;                   /* of them, answered from --reuse (not sent) */
     long starved_reasoning_tokens; /* reasoning tokens the starved ones spent (or completion) */
@@ -249,5 +251,23 @@ int runner_run(const struct runner_config *cfg, struct runner_result *res);
 struct strbuf;
 int runner_score(const struct runner_config *cfg, size_t trial, const char *answer, double *score,
                  struct strbuf *err);
+/*
+ * Count a finished trial of the plan with its outcome into res (finished, outcomes, and the
+ * depth curve's scored and correct: the progress lines' accuracy).
+ */
+struct plan_trial;
+void runner_result_count(struct runner_result *res, const struct plan_trial *pt,
+                         enum trial_outcome outcome);
+
+/*
+ * The one scoring rule of a trial's answer, which run, run --batch and rescore share: a
+ * needle-absent twin (axes absent=yes) is correct when the answer abstains (ab; NULL: the
+ * default phrase); with a needles axis every needle's value must be there (all-of); else the
+ * question's scorer `kind` with its answers. 0 with *score, or -1 with why in err.
+ */
+struct question;
+int runner_score_answer(const struct question *q, const char *axes, enum scorer_kind kind,
+                        const struct abstain_rule *ab, const char *answer, double *score,
+                        struct strbuf *err);
 
 #endif

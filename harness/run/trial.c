@@ -189,6 +189,11 @@ int trial_is_absent(const char *axes)
     return axes_has(axes, "absent", "yes");
 }
 
+int trial_on_curve(long length, int depth_bp, const char *axes)
+{
+    return !trial_is_control(length, depth_bp) && !trial_is_absent(axes);
+}
+
 int trial_is_control(long length, int depth_bp)
 {
     return length == TRIAL_CONTROL_LENGTH &&

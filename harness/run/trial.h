@@ -33,6 +33,12 @@ int trial_is_control(long length, int depth_bp);
  * and compare's endpoints, scored as abstention (docs/effects.md "Needle-absent trials").
  */
 int trial_is_absent(const char *axes);
+/*
+ * 1 for a trial of the depth curve: neither a control nor a needle-absent twin. The curve's
+ * accuracy, dip and compare count these only (docs/effects.md); the end-of-run and rescore
+ * accuracy lines too, so they read as the report does.
+ */
+int trial_on_curve(long length, int depth_bp, const char *axes);
 /* "closed-book", "oracle", or NULL when not a control. */
 const char *trial_control_name(int depth_bp);
 

@@ -21,8 +21,7 @@
 
 static int counted(const struct trial_point *t)
 {
-    return outcome_is_scored(t->outcome) && !trial_is_control(t->length, t->depth_bp) &&
-           !trial_is_absent(t->axes);
+    return outcome_is_scored(t->outcome) && trial_on_curve(t->length, t->depth_bp, t->axes);
 }
 
 static int cmp_str_ptr(const void *a, const void *b)

@@ -948,7 +948,7 @@ static int on_curve(const struct trial_point *t, const struct stats_options *opt
                     const char **known, size_t nknown)
 {
     const char *q = t->question_id ? t->question_id : "";
-    if (trial_is_control(t->length, t->depth_bp) || trial_is_absent(t->axes))
+    if (!trial_on_curve(t->length, t->depth_bp, t->axes))
         return 0;
     return !opt->exclude_known || !bsearch(&q, known, nknown, sizeof(*known), cmp_str);
 }
