@@ -8,7 +8,9 @@
 # depths 0 and 100) made online and in its mode. Invariants per trial key: the mode's request
 # and prompt hashes are the online run's (the same bytes sent; for the gate both of its runs);
 # the server counted the run's length (usage.prompt_tokens = realized_length <= length); the
-# stored prompt is the bytes hashed (sha256 of the stored text = prompt_sha256); every planned
+# stored prompt is the bytes hashed (sha256 of the stored text = prompt_sha256); the same bytes
+# score the same (outcome and score: serve-sim answers a prompt alike each time, so a mode that
+# scored through its own copy of the rule, absent twins included, would differ); every planned
 # trial is stored once.
 # Then every layout over the key-value template (tests/data/old-store's kv data, 1k and 2k):
 # the server's count is never above the target and equals it in >= 95% of the prompts.
@@ -145,7 +147,7 @@ print(f"matrix: {len(ROWS)} rows cover every pair of {len(FACTORS)} factors", fi
 def keyed(db, run_name):
     c = sqlite3.connect(db)
     rows = c.execute("select question_id, length, depth_bp, repeat, axes, prompt_sha256, request_sha256,"
-                     " usage_prompt_tokens, realized_length, reused_from from trials t join runs r"
+                     " usage_prompt_tokens, realized_length, reused_from, outcome, score from trials t join runs r"
                      " on r.id = t.run_id where r.name = ?", (run_name,)).fetchall()
     prompts = dict(c.execute("select sha256, text from prompts").fetchall())
     return {r[:5]: r[5:] for r in rows}, len(rows), prompts
@@ -165,10 +167,13 @@ for i, row in enumerate(ROWS):
         got, n_got, prompts = keyed(db, name)
         if n_got != n_ref or set(got) != set(ref):
             why.append(f"{name}: {n_got} trials stored, {n_ref} planned")
-        for k, (psha, rsha, usage, realized, reused) in got.items():
+        for k, (psha, rsha, usage, realized, reused, outcome, score) in got.items():
             o = ref.get(k)
             if o and (psha, rsha) != o[:2]:
                 why.append(f"{name} {k}: other bytes than online (prompt {psha[:8]} vs {o[0][:8]}, request {rsha[:8]} vs {o[1][:8]})")
+            # serve-sim answers a prompt the same way each time: one scoring path in every mode
+            if o and (psha, rsha) == o[:2] and (outcome, score) != o[5:7]:
+                why.append(f"{name} {k}: scored {outcome} {score}, online {o[5]} {o[6]}")
             if usage != realized or realized > k[1]:
                 why.append(f"{name} {k}: the server counted {usage}, the run {realized} for {k[1]}")
             text = prompts.get(psha)
