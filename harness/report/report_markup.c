@@ -449,8 +449,10 @@ void report_html_page_head(struct markup *d, const char *title, int script)
  */
 enum cell_kind { CELL_PCT, CELL_INTERVAL, CELL_LENGTH, CELL_DEPTH };
 
-/* A cell of v (a fraction, or a whole number of tokens or basis points; an interval: v to hi)
- * written as kind says, on a scratch strbuf. */
+/*
+ * A cell of v (a fraction, or a whole number of tokens or basis points; an interval: v to hi)
+ * written as kind says, on a scratch strbuf.
+ */
 static void cell_number(struct markup *d, enum cell_kind kind, double v, double hi)
 {
     struct strbuf sb = STRBUF_INIT;

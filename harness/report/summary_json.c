@@ -132,8 +132,10 @@ static void add_accuracy_ci(struct json *o, long n_valid, double acc, double lo,
         json_add_null(o, "interval95");
 }
 
-/* "valid", "correct" and "questions": the counts of a cell, an order cell, a control and an axis
- * value, in this key order. */
+/*
+ * "valid", "correct" and "questions": the counts of a cell, an order cell, a control and an
+ * axis value, in this key order.
+ */
 static void add_tally(struct json *o, long valid, long correct, size_t questions)
 {
     json_add_num(o, "valid", (double)valid);
