@@ -124,6 +124,14 @@ static void add_test(struct json *arr, const struct verdict_row *w, int has_axes
     json_add_bool(x, "shape_change", w->shape_change);
 }
 
+/* "regressions", "improvements" and "not_enough_data": the tests by outcome, gated or all. */
+static void add_outcome_counts(struct json *o, long regressions, long improvements, long no_data)
+{
+    json_add_num(o, "regressions", (double)regressions);
+    json_add_num(o, "improvements", (double)improvements);
+    json_add_num(o, "not_enough_data", (double)no_data);
+}
+
 /* "gate": what the gate tested and how it came out (the headline's counts) */
 static void add_gate(struct json *root, const struct verdict *v)
 {
@@ -132,9 +140,7 @@ static void add_gate(struct json *root, const struct verdict *v)
     struct strbuf sb = STRBUF_INIT;
     size_t i;
     json_add_num(o, "tested", (double)v->n_gated);
-    json_add_num(o, "regressions", (double)v->gated_regressions);
-    json_add_num(o, "improvements", (double)v->gated_improvements);
-    json_add_num(o, "not_enough_data", (double)v->gated_no_data);
+    add_outcome_counts(o, v->gated_regressions, v->gated_improvements, v->gated_no_data);
     json_add_num(o, "undecided", (double)v->gated_undecided);
     json_add_num(o, "secondary_not_gated", (double)v->n_secondary);
     json_add_num(o, "secondary_regressions", (double)v->secondary_regressions);
@@ -181,9 +187,7 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
                  r->opt.pass_rule == COMPARE_PASS_BOUND ? "bound" : "no-regression");
     json_add_num(o, "bound_alpha", r->opt.bound_alpha > 0 ? r->opt.bound_alpha : r->opt.alpha);
     json_add_str(root, "inputs_note", m ? m->inputs_note : NULL);
-    json_add_num(root, "regressions", (double)r->n_regressions);
-    json_add_num(root, "improvements", (double)r->n_improvements);
-    json_add_num(root, "not_enough_data", (double)r->n_no_data);
+    add_outcome_counts(root, r->n_regressions, r->n_improvements, r->n_no_data);
     json_add_num(root, "holm_family_size", (double)r->n_family);
     json_add_num(root, "primary_family_size", (double)r->n_primary_family);
     json_add_num(root, "primary_regressions", (double)r->n_primary_regressions);

@@ -132,6 +132,17 @@ static void add_accuracy_ci(struct json *o, long n_valid, double acc, double lo,
         json_add_null(o, "interval95");
 }
 
+/*
+ * "valid", "correct" and "questions": the counts of a cell, an order cell, a control and an
+ * axis value, in this key order.
+ */
+static void add_tally(struct json *o, long valid, long correct, size_t questions)
+{
+    json_add_num(o, "valid", (double)valid);
+    json_add_num(o, "correct", (double)correct);
+    json_add_num(o, "questions", (double)questions);
+}
+
 static void add_control(struct json *parent, const char *key, const struct control_stats *c)
 {
     struct json *o;
@@ -140,9 +151,7 @@ static void add_control(struct json *parent, const char *key, const struct contr
         return;
     }
     o = json_add_object(parent, key);
-    json_add_num(o, "valid", (double)c->n_valid);
-    json_add_num(o, "correct", (double)c->n_correct);
-    json_add_num(o, "questions", (double)c->n_questions);
+    add_tally(o, c->n_valid, c->n_correct, c->n_questions);
     add_accuracy_ci(o, c->n_valid, c->accuracy, c->ci_lo, c->ci_hi);
 }
 
@@ -212,9 +221,7 @@ static void add_cell(struct json *arr, const struct cell_stats *c)
     json_add_num(o, "depth", depth_frac(c->depth_bp));
     json_add_num(o, "depth_bp", c->depth_bp);
     json_add_num(o, "trials", (double)c->n_trials);
-    json_add_num(o, "valid", (double)c->n_valid);
-    json_add_num(o, "correct", (double)c->n_correct);
-    json_add_num(o, "questions", (double)c->n_questions);
+    add_tally(o, c->n_valid, c->n_correct, c->n_questions);
     add_accuracy_ci(o, c->n_valid, c->accuracy, c->ci_lo, c->ci_hi);
     if (c->n_valid)
         json_add_num(o, "design_effect", c->design_effect);
@@ -249,9 +256,7 @@ static void add_axis_value(struct json *arr, const struct axis_value_stats *v, i
     struct json *vo = json_add_object(arr, NULL), *curve;
     size_t k, l;
     json_add_str(vo, "value", v->value);
-    json_add_num(vo, "valid", (double)v->n_valid);
-    json_add_num(vo, "correct", (double)v->n_correct);
-    json_add_num(vo, "questions", (double)v->n_questions);
+    add_tally(vo, v->n_valid, v->n_correct, v->n_questions);
     add_accuracy(vo, v->n_valid, v->accuracy);
     json_add_interval(vo, "interval95", v->ci_lo, v->ci_hi);
     if (!curves)
@@ -458,11 +463,8 @@ static void add_order_cell(struct json *arr, const struct order_cell *c)
     json_add_str(e, "policy", ordering_name(c->policy));
     json_add_num(e, "k", c->k);
     json_add_num(e, "trials", (double)c->trials);
-    json_add_num(e, "valid", (double)c->valid);
-    json_add_num(e, "correct", (double)c->correct);
-    json_add_num(e, "questions", (double)c->questions);
-    json_add_num(e, "accuracy", c->accuracy);
-    json_add_interval(e, "interval95", c->lo, c->hi);
+    add_tally(e, c->valid, c->correct, c->questions);
+    add_accuracy_ci(e, c->valid, c->accuracy, c->lo, c->hi); /* NAN without valid trials */
     json_add_num(e, "recall", c->recall);
     json_add_num(e, "present_accuracy", c->present_accuracy);
     json_add_interval(e, "present_interval95", c->present_lo, c->present_hi);
