@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,55 +26,72 @@ static int hex_prefix(const char *s)
     return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
 
-int parse_long(const char *s, long *out)
+/* A number of one C type, as parse_num() reads it. */
+enum num_kind { NUM_LONG, NUM_ULONG, NUM_DOUBLE };
+union num {
+    long l;
+    unsigned long u;
+    double d;
+};
+
+/*
+ * The one checked parse behind every typed parser: s whole, base 10, no leading space or hex
+ * prefix (no sign for NUM_ULONG), no overflow (errno), within [min, max] of its kind (a double
+ * also finite: NaN and the infinities fail the finite bounds), then *out of that C type.
+ */
+static int parse_num(const char *s, enum num_kind kind, union num min, union num max, void *out)
 {
     char *end;
-    long v;
-    if (!starts_ok(s) || hex_prefix(s))
+    union num v;
+    int in;
+
+    if (!starts_ok(s) || hex_prefix(s) || (kind == NUM_ULONG && (*s == '-' || *s == '+')))
         return -1;
     errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end)
+    if (kind == NUM_LONG) {
+        v.l = strtol(s, &end, 10);
+        in = v.l >= min.l && v.l <= max.l;
+    } else if (kind == NUM_ULONG) {
+        v.u = strtoul(s, &end, 10);
+        in = v.u >= min.u && v.u <= max.u;
+    } else {
+        v.d = strtod(s, &end);
+        in = v.d >= min.d && v.d <= max.d;
+    }
+    if (errno || end == s || *end || !in)
         return -1;
-    *out = v;
+    if (kind == NUM_LONG)
+        *(long *)out = v.l;
+    else if (kind == NUM_ULONG)
+        *(unsigned long *)out = v.u;
+    else
+        *(double *)out = v.d;
     return 0;
+}
+
+int parse_long(const char *s, long *out)
+{
+    return parse_long_range(s, LONG_MIN, LONG_MAX, out);
 }
 
 int parse_long_range(const char *s, long min, long max, long *out)
 {
-    long v;
-    if (parse_long(s, &v) < 0 || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    return parse_num(s, NUM_LONG, (union num){.l = min}, (union num){.l = max}, out);
 }
 
 int parse_ulong(const char *s, unsigned long *out)
 {
-    char *end;
-    unsigned long v;
-    if (!starts_ok(s) || *s == '-' || *s == '+' || hex_prefix(s))
-        return -1;
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    if (errno || end == s || *end)
-        return -1;
-    *out = v;
-    return 0;
+    return parse_num(s, NUM_ULONG, (union num){.u = 0}, (union num){.u = ULONG_MAX}, out);
 }
 
 int parse_double(const char *s, double *out)
 {
-    char *end;
-    double v;
-    if (!starts_ok(s) || hex_prefix(s))
-        return -1;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    return parse_double_range(s, -DBL_MAX, DBL_MAX, out);
+}
+
+int parse_double_range(const char *s, double min, double max, double *out)
+{
+    return parse_num(s, NUM_DOUBLE, (union num){.d = min}, (union num){.d = max}, out);
 }
 
 int parse_points(const char *s, double *out)
@@ -95,15 +113,6 @@ int parse_points(const char *s, double *out)
     if (parse_double(buf, &v) < 0 || (!scaled && fabs(v) > 1.0))
         return -1;
     *out = scaled ? v / 100.0 : v;
-    return 0;
-}
-
-int parse_double_range(const char *s, double min, double max, double *out)
-{
-    double v;
-    if (parse_double(s, &v) < 0 || v < min || v > max)
-        return -1;
-    *out = v;
     return 0;
 }
 

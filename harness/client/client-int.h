@@ -188,6 +188,21 @@ int client_budget_refused(struct client *c, const char *sent, long status, const
 int client_http_sync(struct client *c, const char *url, const char *body, size_t body_len,
                      long *status, struct strbuf *resp, struct strbuf *err);
 
+/*
+ * The buffers of one blocking request (client_sync.c's /tokenize, client_count.c's counts): its
+ * url, JSON body, answer and parsed answer. client_sync_req_release() frees them all, the
+ * unused ones too; each function has one of these and one release on its way out.
+ */
+struct client_sync_req {
+    struct strbuf url, body, resp;
+    struct json *root;
+};
+#define CLIENT_SYNC_REQ_INIT                                                                       \
+    {                                                                                              \
+        .url = STRBUF_INIT, .body = STRBUF_INIT, .resp = STRBUF_INIT, .root = NULL                 \
+    }
+void client_sync_req_release(struct client_sync_req *q);
+
 void client_setup_common(struct client *c, CURL *e);
 
 size_t client_header_cb(char *ptr, size_t size, size_t nmemb, void *ud);

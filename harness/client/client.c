@@ -24,19 +24,7 @@
 
 void client_config_init(struct client_config *cfg)
 {
-    memset(cfg, 0, sizeof(*cfg));
-    strvec_init(&cfg->endpoints);
-    strvec_init(&cfg->headers);
-    cfg->temperature = 0.0;
-    cfg->top_p = 1.0;
-    cfg->send_seed = 1;
-    cfg->seed = 0;
-    cfg->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
-    cfg->max_tokens_field = CLIENT_MTF_AUTO;
-    cfg->connect_timeout_ms = 10000;
-    cfg->timeout_ms = 600000;
-    cfg->max_response_bytes = 64u * 1024 * 1024;
-    cfg->truncation_ratio = 0.98;
+    *cfg = (struct client_config)CLIENT_CONFIG_INIT;
 }
 
 void client_config_release(struct client_config *cfg)

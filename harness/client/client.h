@@ -163,7 +163,15 @@ struct client_config {
  */
 int client_extra_body_check(const char *json, struct strbuf *out, struct strbuf *err);
 
-/* Defaults as documented above; endpoints and headers empty. */
+/* The defaults documented above (every other member 0 or NULL); endpoints and headers empty. */
+#define CLIENT_CONFIG_INIT                                                                         \
+    {                                                                                              \
+        .endpoints = STRVEC_INIT, .headers = STRVEC_INIT, .temperature = 0.0, .top_p = 1.0,        \
+        .send_seed = 1, .seed = 0, .max_tokens = CLIENT_DEFAULT_MAX_TOKENS,                        \
+        .max_tokens_field = CLIENT_MTF_AUTO, .connect_timeout_ms = 10000, .timeout_ms = 600000,    \
+        .max_response_bytes = 64u * 1024 * 1024, .truncation_ratio = 0.98                          \
+    }
+/* *cfg = CLIENT_CONFIG_INIT. */
 void client_config_init(struct client_config *cfg);
 /* Frees the two strvecs (nothing else is owned). */
 void client_config_release(struct client_config *cfg);

@@ -54,75 +54,69 @@ out:
 static int count_vllm(struct client *c, const char *messages, const char *system, const char *user,
                       int chat, long *count, struct strbuf *err)
 {
-    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-    struct json *root = NULL;
+    struct client_sync_req q = CLIENT_SYNC_REQ_INIT;
     const struct json *n;
     int ret = -1;
-    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
-    client_open_body(c, messages, system, user, strlen(user), chat, &body);
-    strbuf_addstr(&body,
+    strbuf_addf(&q.url, "%s/tokenize", c->ep[0].root);
+    client_open_body(c, messages, system, user, strlen(user), chat, &q.body);
+    strbuf_addstr(&q.body,
                   chat ? ",\"add_generation_prompt\":true}" : ",\"add_special_tokens\":true}");
-    if (post_json(c, url.buf, &body, &root, err) == 0) {
-        n = json_get(root, "count");
+    if (post_json(c, q.url.buf, &q.body, &q.root, err) == 0) {
+        n = json_get(q.root, "count");
         if (json_kind(n) == JSON_NUMBER && json_num(n, 0) >= 0) {
             *count = (long)json_num(n, 0);
             ret = 0;
         } else {
-            strbuf_addf(err, "%s: no \"count\" in the answer", url.buf);
+            strbuf_addf(err, "%s: no \"count\" in the answer", q.url.buf);
         }
     }
-    json_free(root);
-    strbuf_release(&url);
-    strbuf_release(&body);
+    client_sync_req_release(&q);
     return ret;
 }
 
 static int count_llamacpp(struct client *c, const char *messages, const char *system,
                           const char *user, int chat, long *count, struct strbuf *err)
 {
-    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
-    struct json *root = NULL;
+    struct client_sync_req q = CLIENT_SYNC_REQ_INIT;
     const struct json *v;
     int ret = -1;
     const char *text = user;
     char *rendered = NULL;
     if (chat) {
-        strbuf_addf(&url, "%s/apply-template", c->ep[0].root);
-        client_open_body(c, messages, system, user, strlen(user), 1, &body);
-        strbuf_addch(&body, '}');
-        if (post_json(c, url.buf, &body, &root, err) < 0)
+        strbuf_addf(&q.url, "%s/apply-template", c->ep[0].root);
+        client_open_body(c, messages, system, user, strlen(user), 1, &q.body);
+        strbuf_addch(&q.body, '}');
+        if (post_json(c, q.url.buf, &q.body, &q.root, err) < 0)
             goto out;
-        v = json_get(root, "prompt");
+        v = json_get(q.root, "prompt");
         if (json_kind(v) != JSON_STRING) {
-            strbuf_addf(err, "%s: no \"prompt\" in the answer", url.buf);
+            strbuf_addf(err, "%s: no \"prompt\" in the answer", q.url.buf);
             goto out;
         }
         rendered = xstrdup(json_str(v));
         text = rendered;
-        json_free(root);
-        root = NULL;
+        json_free(q.root);
+        q.root = NULL;
     }
-    strbuf_reset(&url);
-    strbuf_reset(&body);
-    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
+    strbuf_reset(&q.url);
+    strbuf_reset(&q.body);
+    strbuf_addf(&q.url, "%s/tokenize", c->ep[0].root);
     /* as llama-server tokenizes a prompt: special tokens added and parsed */
-    strbuf_addstr(&body, "{\"add_special\":true,\"parse_special\":true,\"content\":");
-    escape_json_n(&body, text, strlen(text));
-    strbuf_addch(&body, '}');
-    if (post_json(c, url.buf, &body, &root, err) < 0)
+    strbuf_addstr(&q.body, "{\"add_special\":true,\"parse_special\":true,\"content\":");
+    escape_json_n(&q.body, text, strlen(text));
+    strbuf_addch(&q.body, '}');
+    if (post_json(c, q.url.buf, &q.body, &q.root, err) < 0)
         goto out;
-    v = json_get(root, "tokens");
+    v = json_get(q.root, "tokens");
     if (json_kind(v) != JSON_ARRAY) {
-        strbuf_addf(err, "%s: no \"tokens\" in the answer", url.buf);
+        strbuf_addf(err, "%s: no \"tokens\" in the answer", q.url.buf);
         goto out;
     }
     *count = (long)json_size(v);
     ret = 0;
 out:
     free(rendered);
-    json_free(root);
-    strbuf_release(&url);
-    strbuf_release(&body);
+    client_sync_req_release(&q);
     return ret;
 }
 
@@ -134,42 +128,39 @@ out:
 static int count_probe(struct client *c, const char *messages, const char *system, const char *user,
                        int chat, long *count, struct strbuf *err)
 {
-    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
-    struct json *root = NULL;
+    struct client_sync_req q = CLIENT_SYNC_REQ_INIT;
     const struct json *n;
     long status = 0, budget = c->probe_budget > 0 ? c->probe_budget : 1;
     int ret = -1, attempt;
-    strbuf_addf(&url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
+    strbuf_addf(&q.url, "%s/v1/%s", c->ep[0].root, chat ? "chat/completions" : "completions");
     for (attempt = 0; attempt < 3; attempt++) {
         const char *field = c->mt_field;
-        strbuf_reset(&body);
-        strbuf_reset(&resp);
-        client_open_body(c, messages, system, user, strlen(user), chat, &body);
-        strbuf_addf(&body, ",\"%s\":%ld,\"temperature\":0}", field, budget);
-        if (client_http_sync(c, url.buf, body.buf, body.len, &status, &resp, err))
+        strbuf_reset(&q.body);
+        strbuf_reset(&q.resp);
+        client_open_body(c, messages, system, user, strlen(user), chat, &q.body);
+        strbuf_addf(&q.body, ",\"%s\":%ld,\"temperature\":0}", field, budget);
+        if (client_http_sync(c, q.url.buf, q.body.buf, q.body.len, &status, &q.resp, err))
             goto out;
-        if (status == 200 || !client_budget_refused(c, field, status, resp.buf, resp.len, &budget))
+        if (status == 200 ||
+            !client_budget_refused(c, field, status, q.resp.buf, q.resp.len, &budget))
             break;
     }
     c->probe_budget = budget; /* the next probe starts where this one was answered */
     if (status != 200) {
-        strbuf_addf(err, "%s: ", url.buf);
-        client_add_error_of(err, &resp, status);
+        strbuf_addf(err, "%s: ", q.url.buf);
+        client_add_error_of(err, &q.resp, status);
         goto out;
     }
-    root = json_parse(resp.buf, resp.len, NULL);
-    n = json_get(json_get(root, "usage"), "prompt_tokens");
+    q.root = json_parse(q.resp.buf, q.resp.len, NULL);
+    n = json_get(json_get(q.root, "usage"), "prompt_tokens");
     if (json_kind(n) == JSON_NUMBER && json_num(n, 0) > 0) {
         *count = (long)json_num(n, 0);
         ret = 0;
     } else {
-        strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", url.buf);
+        strbuf_addf(err, "%s: the answer has no usage.prompt_tokens", q.url.buf);
     }
 out:
-    json_free(root);
-    strbuf_release(&url);
-    strbuf_release(&body);
-    strbuf_release(&resp);
+    client_sync_req_release(&q);
     return ret;
 }
 

@@ -37,6 +37,15 @@ int client_http_sync(struct client *c, const char *url, const char *body, size_t
     return http_perform(c, &c->sync, url, body, body_len, status, resp, err);
 }
 
+void client_sync_req_release(struct client_sync_req *q)
+{
+    strbuf_release(&q->url);
+    strbuf_release(&q->body);
+    strbuf_release(&q->resp);
+    json_free(q->root);
+    q->root = NULL;
+}
+
 /* The request's body (body_len bytes, JSON) with the JSON headers, or a GET when body is NULL. */
 static void set_body(struct client *c, CURL *h, const char *body, size_t body_len)
 {
@@ -337,42 +346,41 @@ static enum client_class preflight_locked(struct client *c, struct client_prefli
 static int tokenize_kind(struct client *c, CURL **hp, int kind, const char *text, size_t len,
                          long *count, struct strbuf *err)
 {
-    struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, resp = STRBUF_INIT;
+    struct client_sync_req q = CLIENT_SYNC_REQ_INIT;
     long status = 0;
     int ret = 1;
-    struct json *root = NULL;
-    strbuf_addf(&url, "%s/tokenize", c->ep[0].root);
+    strbuf_addf(&q.url, "%s/tokenize", c->ep[0].root);
     if (kind == 1) {
-        strbuf_addstr(&body, "{\"model\":");
-        escape_json_n(&body, c->model, strlen(c->model));
-        strbuf_addstr(&body, ",\"add_special_tokens\":false,\"prompt\":");
+        strbuf_addstr(&q.body, "{\"model\":");
+        escape_json_n(&q.body, c->model, strlen(c->model));
+        strbuf_addstr(&q.body, ",\"add_special_tokens\":false,\"prompt\":");
     } else {
-        strbuf_addstr(&body, "{\"add_special\":false,\"content\":");
+        strbuf_addstr(&q.body, "{\"add_special\":false,\"content\":");
     }
-    escape_json_n(&body, text, len);
-    strbuf_addch(&body, '}');
-    if (http_perform(c, hp, url.buf, body.buf, body.len, &status, &resp, err)) {
+    escape_json_n(&q.body, text, len);
+    strbuf_addch(&q.body, '}');
+    if (http_perform(c, hp, q.url.buf, q.body.buf, q.body.len, &status, &q.resp, err)) {
         ret = -1;
         goto out;
     }
     if (status == 404 || status == 405) {
         strbuf_addf(err,
                     "%s: HTTP %ld: the server has no /tokenize endpoint (use a local --tokenizer)",
-                    url.buf, status);
+                    q.url.buf, status);
         ret = -2;
         goto out;
     }
     if (status != 200) {
         /* the other shape may work; keep the message in case it does not */
-        strbuf_addf(err, "%s: ", url.buf);
-        client_add_error_of(err, &resp, status);
+        strbuf_addf(err, "%s: ", q.url.buf);
+        client_add_error_of(err, &q.resp, status);
         ret = status >= 500 ? -1 : 1;
         goto out;
     }
-    root = json_parse(resp.buf, resp.len, NULL);
+    q.root = json_parse(q.resp.buf, q.resp.len, NULL);
     {
-        const struct json *cnt = json_get(root, "count");
-        const struct json *toks = json_get(root, "tokens");
+        const struct json *cnt = json_get(q.root, "count");
+        const struct json *toks = json_get(q.root, "tokens");
         if (json_kind(cnt) == JSON_NUMBER && json_num(cnt, 0) >= 0) {
             *count = (long)json_num(cnt, 0);
             ret = 0;
@@ -381,14 +389,11 @@ static int tokenize_kind(struct client *c, CURL **hp, int kind, const char *text
             /* llama.cpp ignores {"prompt"} and answers [] — not an answer */
             ret = (*count == 0 && len > 0 && kind == 1) ? 1 : 0;
         } else {
-            strbuf_addf(err, "%s: unexpected /tokenize answer", url.buf);
+            strbuf_addf(err, "%s: unexpected /tokenize answer", q.url.buf);
         }
     }
 out:
-    json_free(root);
-    strbuf_release(&url);
-    strbuf_release(&body);
-    strbuf_release(&resp);
+    client_sync_req_release(&q);
     return ret;
 }
 

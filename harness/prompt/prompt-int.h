@@ -37,8 +37,12 @@ struct seq_item {
 /* Chunks tried as the cut item when one cannot reach the exact count. */
 #define CUT_TRIES 3
 
-/* The distractor selection of one (question, length, seed): independent of repeat and depth. */
-struct seq {
+/*
+ * What a selection is made for: a request's question, length, seed, chat mode and overhead
+ * with the builder's state at the time (seq_key_of(), prompt_fit.c); the selection cache
+ * finds a selection by it.
+ */
+struct seq_key {
     const struct question *q;
     const char *user; /* the [user] variant it was selected for */
     unsigned mode;    /* FILL_* it was selected with */
@@ -49,6 +53,11 @@ struct seq {
     long overhead;
     int layout;         /* enum prompt_layout it was selected for */
     long turn_overhead; /* ... and the server's tokens per turn pair */
+};
+
+/* The distractor selection of one (question, length, seed): independent of repeat and depth. */
+struct seq {
+    struct seq_key key;
     struct seq_item *it;
     size_t nr;
     size_t order_nr; /* items the repeat's order is drawn over (0: nr); a question-slot

@@ -473,7 +473,7 @@ void prompt_render_request(struct prompt_builder *b, const struct seq *s, const 
                            size_t k, size_t cut_len, struct built_prompt *out)
 {
     const struct prompt_template *t = b->tpl;
-    const struct question *q = s->q;
+    const struct question *q = s->key.q;
     size_t i, g, docs_at = 0, gold_s = 0, gold_e = 0, cut_s = 0, cut_e = 0;
     long index = 1;
     int first = 1, have_cut = 0;
@@ -1003,14 +1003,14 @@ static void seq_bm25_rank(const struct prompt_builder *b, struct seq *s)
 {
     struct bm25_doc *docs;
     size_t i, n = 0;
-    if (s->bm25_docs || !s->q->gold_nr)
+    if (s->bm25_docs || !s->key.q->gold_nr)
         return;
     docs = xcalloc(s->nr + 1, sizeof(*docs));
     for (i = 0; i < s->nr; i++)
         if ((long)i != s->cut && s->it[i].len == s->it[i].c->text_len)
             bm25_doc_of(b, s->it[i].c, s->it[i].len, &docs[n++]);
-    bm25_doc_of(b, &s->q->gold[0], s->q->gold[0].text_len, &docs[n++]);
-    s->bm25_rank = bm25_gold_rank(docs, n, n - 1, s->q->question);
+    bm25_doc_of(b, &s->key.q->gold[0], s->key.q->gold[0].text_len, &docs[n++]);
+    s->bm25_rank = bm25_gold_rank(docs, n, n - 1, s->key.q->question);
     s->bm25_docs = n;
     free(docs);
 }
@@ -1061,7 +1061,7 @@ static size_t *repeat_order(const struct seq *s, const struct prompt_request *r)
     for (i = 0; i < n_ord; i++)
         order[i] = i;
     /* a coherent haystack keeps its source order; else the repeat's seeded order */
-    if (!(s->mode & FILL_COHERENT)) {
+    if (!(s->key.mode & FILL_COHERENT)) {
         uint64_t st = mix_key(r->seed, r->q->id, r->target_len, r->repeat, "order");
         rng_shuffle_sizes(order, n_ord, &st);
     }
@@ -1255,7 +1255,7 @@ void prompt_render_fixed(struct prompt_builder *b, const struct question *q,
 {
     struct seq s;
     memset(&s, 0, sizeof(s));
-    s.q = q;
+    s.key.q = q;
     s.cut = -1;
     prompt_render_request(b, &s, NULL, 0, SIZE_MAX, out);
 }

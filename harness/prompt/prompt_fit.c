@@ -243,7 +243,7 @@ static long pack_whole(struct prompt_builder *b, struct seq *s, const struct qfi
 static long select_hard(struct prompt_builder *b, struct seq *s, const struct qfill *f, long budget,
                         size_t *alloc, struct strbuf *err)
 {
-    const struct question *q = s->q;
+    const struct question *q = s->key.q;
     long sum = 0, reserve = 0;
     size_t i;
 
@@ -320,11 +320,11 @@ static long cut_length(struct prompt_builder *b, struct seq *s, const struct chu
 static int material_short(const struct prompt_builder *b, const struct seq *s,
                           const struct qfill *f, struct strbuf *err)
 {
-    const struct question *q = s->q;
+    const struct question *q = s->key.q;
     strbuf_addf(err,
                 "question %s: not enough distractor material for %ld tokens (%zu hard "
                 "negative%s, %zu eligible filler chunk%s%s)",
-                q->id, s->target, q->distractors_nr, q->distractors_nr == 1 ? "" : "s", f->nr,
+                q->id, s->key.target, q->distractors_nr, q->distractors_nr == 1 ? "" : "s", f->nr,
                 f->nr == 1 ? "" : "s", b->hay ? "" : "; no haystack given");
     return -1;
 }
@@ -438,16 +438,38 @@ static int cut_is_member(const struct seq *s)
     return s->cut >= 0 && prompt_member_span(s->it[s->cut].c, &min, &max, &value);
 }
 
-/* The cached selection for this request, or NULL with *victim the least recently used. */
-static struct seq *find_seq(struct prompt_builder *b, const struct prompt_request *r, unsigned mode,
+/* What a selection for request r made now is for (the builder's state with r's members). */
+static struct seq_key seq_key_of(const struct prompt_builder *b, const struct prompt_request *r,
+                                 unsigned mode)
+{
+    return (struct seq_key){.q = r->q,
+                            .user = b->user,
+                            .mode = mode,
+                            .needles = b->needles,
+                            .target = r->target_len,
+                            .seed = r->seed,
+                            .chat = r->chat,
+                            .overhead = r->overhead,
+                            .layout = b->layout,
+                            .turn_overhead = b->turn_overhead};
+}
+
+static int seq_key_eq(const struct seq_key *x, const struct seq_key *y)
+{
+    return x->q == y->q && x->user == y->user && x->mode == y->mode && x->needles == y->needles &&
+           x->target == y->target && x->seed == y->seed && x->chat == y->chat &&
+           x->overhead == y->overhead && x->layout == y->layout &&
+           x->turn_overhead == y->turn_overhead;
+}
+
+/* The cached selection made for key, or NULL with *victim the least recently used. */
+static struct seq *find_seq(struct prompt_builder *b, const struct seq_key *key,
                             struct seq **victim)
 {
     *victim = &b->seqs[0];
     for (size_t i = 0; i < SEQ_CACHE; i++) {
         struct seq *c = &b->seqs[i];
-        if (c->q == r->q && c->user == b->user && c->mode == mode && c->needles == b->needles &&
-            c->target == r->target_len && c->overhead == r->overhead && c->seed == r->seed &&
-            c->chat == r->chat && c->layout == b->layout && c->turn_overhead == b->turn_overhead) {
+        if (seq_key_eq(&c->key, key)) {
             c->last_used = b->tick;
             return c;
         }
@@ -768,6 +790,7 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
                            struct built_prompt *tmp, struct strbuf *err)
 {
     struct seq *s, *victim, *base = NULL;
+    struct seq_key key;
     long content = r->target_len - r->overhead;
     unsigned mode;
     struct qfill *f;
@@ -776,7 +799,8 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
     if (prompt_request_fill_mode(r, &mode, err) < 0)
         return NULL;
     b->tick++;
-    s = find_seq(b, r, mode, &victim);
+    key = seq_key_of(b, r, mode);
+    s = find_seq(b, &key, &victim);
     if (s)
         return s;
     if ((b->user != b->tpl->user && b->user != b->user_variant[QA_NONE]) ||
@@ -787,16 +811,7 @@ struct seq *prompt_get_seq(struct prompt_builder *b, const struct prompt_request
     }
     s = victim;
     prompt_seq_clear(s);
-    s->q = r->q;
-    s->user = b->user;
-    s->mode = mode;
-    s->needles = b->needles;
-    s->target = r->target_len;
-    s->overhead = r->overhead;
-    s->seed = r->seed;
-    s->chat = r->chat;
-    s->layout = b->layout;
-    s->turn_overhead = b->turn_overhead;
+    s->key = key;
     s->cut = -1;
     s->last_used = b->tick;
 

@@ -37,13 +37,18 @@
 
 /* The chunks kept for one (question, k, budget, grouping): the same for every policy. */
 struct pack_memo {
-    const struct question *q;
-    const char *user; /* the [user] variant (question-at) the counts were made with */
-    int k, group_by_doc;
-    long budget, overhead;
-    int chat;
-    int *keep; /* per rank, of the top k */
+    struct order_request r; /* the request they were kept for (its policy aside) */
+    const char *user;       /* the [user] variant (question-at) the counts were made with */
+    int *keep;              /* per rank, of the top k */
 };
+
+/* Whether m's chunks are the ones r would keep with [user] variant user: any policy. */
+static int pack_memo_for(const struct pack_memo *m, const struct order_request *r, const char *user)
+{
+    return m->r.q == r->q && m->user == user && m->r.k == r->k && m->r.budget == r->budget &&
+           m->r.group_by_doc == r->group_by_doc && m->r.overhead == r->overhead &&
+           m->r.chat == r->chat;
+}
 
 /* Kept sets remembered per builder: the policies of one question are built one after another. */
 #define PACK_MEMO_MAX 64
@@ -170,12 +175,9 @@ static const int *kept_chunks(struct prompt_builder *b, const struct order_reque
     size_t i, *docs;
     int o, over;
 
-    for (i = 0; i < b->packs_nr; i++) {
-        struct pack_memo *c = &b->packs[i];
-        if (c->q == r->q && c->user == b->user && c->k == r->k && c->budget == r->budget &&
-            c->group_by_doc == r->group_by_doc && c->overhead == r->overhead && c->chat == r->chat)
-            return c->keep;
-    }
+    for (i = 0; i < b->packs_nr; i++)
+        if (pack_memo_for(&b->packs[i], r, b->user))
+            return b->packs[i].keep;
     if (b->packs_nr == PACK_MEMO_MAX)
         prompt_pack_memo_clear(b);
     ALLOC_GROW(b->packs, b->packs_nr + 1, b->packs_alloc);
@@ -223,13 +225,8 @@ static const int *kept_chunks(struct prompt_builder *b, const struct order_reque
                     }
         } while (over);
     }
-    m->q = r->q;
+    m->r = *r;
     m->user = b->user;
-    m->k = r->k;
-    m->budget = r->budget;
-    m->group_by_doc = r->group_by_doc;
-    m->overhead = r->overhead;
-    m->chat = r->chat;
     b->packs_nr++;
     free(cost);
     free(docs);

@@ -121,6 +121,17 @@ struct stats_options {
     size_t n_advice_k;
     int exclude_known; /* leave out questions answered correctly closed-book (any repeat) */
 };
+/* The defaults documented in struct stats_options (every other member 0 or NULL). */
+#define STATS_OPTIONS_INIT                                                                         \
+    {                                                                                              \
+        .z = STATS_Z95, .confidence = 0.95, .bootstrap_iters = 2000, .seed = 1,                    \
+        .effective_fraction = 0.85, .mismatch_tolerance = 0.02,                                    \
+        .ruler_threshold = EFFECTIVE_RULER_THRESHOLD,                                              \
+        .nolima_fraction = EFFECTIVE_NOLIMA_FRACTION,                                              \
+        .nolima_base_max = EFFECTIVE_NOLIMA_BASE_MAX, .geometric_p = 0.5                           \
+    }
+/* *o = STATS_OPTIONS_INIT. */
+void stats_options_init(struct stats_options *o);
 
 /* A control's accuracy (run --controls; trial.h), clustered by question. */
 struct control_stats {
@@ -129,7 +140,6 @@ struct control_stats {
     size_t n_questions;
     double accuracy, design_effect, ci_lo, ci_hi;
 };
-void stats_options_init(struct stats_options *o);
 
 struct cell_stats {
     long length;

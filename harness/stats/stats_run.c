@@ -26,17 +26,7 @@
 
 void stats_options_init(struct stats_options *o)
 {
-    memset(o, 0, sizeof(*o));
-    o->z = STATS_Z95;
-    o->confidence = 0.95;
-    o->bootstrap_iters = 2000;
-    o->seed = 1;
-    o->effective_fraction = 0.85;
-    o->mismatch_tolerance = 0.02;
-    o->ruler_threshold = EFFECTIVE_RULER_THRESHOLD;
-    o->nolima_fraction = EFFECTIVE_NOLIMA_FRACTION;
-    o->nolima_base_max = EFFECTIVE_NOLIMA_BASE_MAX;
-    o->geometric_p = 0.5;
+    *o = (struct stats_options)STATS_OPTIONS_INIT;
 }
 
 /* ---- run statistics ---- */

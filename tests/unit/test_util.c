@@ -376,9 +376,17 @@ static void test_parse_ulong_double(void)
     CHECK_INT(parse_double("1e400", &d), -1);
     CHECK_INT(parse_double("nan", &d), -1);
     CHECK_INT(parse_double("inf", &d), -1);
+    CHECK_INT(parse_double("-inf", &d), -1);
+    CHECK_INT(parse_double("-nan", &d), -1);
     CHECK_INT(parse_double("1.5x", &d), -1);
     CHECK_INT(parse_double("", &d), -1);
     CHECK_INT(parse_double_range("1.5", 0, 1, &d), -1);
+    CHECK_INT(parse_double_range("nan", 0, 1, &d), -1);
+    CHECK_NEAR(d, 0.25, 0); /* untouched by the failures */
+    CHECK_INT(parse_double_range("-0.5", -1, 1, &d), 0);
+    CHECK_NEAR(d, -0.5, 0);
+    CHECK_INT(parse_ulong("18446744073709551615", &u), 0);
+    CHECK_INT(u == ULONG_MAX, 1);
 }
 
 /* One spelling of drops and tolerances for every option: 0.05, 5pp, 5%; a bare 5 is refused. */
