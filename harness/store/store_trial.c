@@ -96,11 +96,37 @@ const struct trial_col store_trial_cols[TC__COUNT] = {TRIAL_COLUMNS(TRIAL_COL_RO
                    "trials column " #name_ ": " #kind_ " does not fit trial_result." #member_);
 TRIAL_COLUMNS(TRIAL_COL_CHECK)
 
+/*
+ * The optional kinds (store-int.h), whose unknown the store keeps as NULL: what NULL reads as
+ * (LONG_OPT and REAL_OPT -1, LONG_POS 0), one below the least value each knows.
+ */
+static long opt_unknown(enum trial_col_kind kind)
+{
+    return kind == TCOL_LONG_POS ? 0 : -1;
+}
+
+/* 1 when member m holds its optional kind's unknown (a value below the least known, NaN). */
+static int opt_is_unknown(const void *m, enum trial_col_kind kind)
+{
+    long least = opt_unknown(kind) + 1;
+    switch (kind) {
+    case TCOL_LONG_OPT:
+    case TCOL_LONG_POS:
+        return *(const long *)m < least;
+    case TCOL_REAL_OPT:
+        return !(*(const double *)m >= (double)least);
+    default:
+        return 0;
+    }
+}
+
 void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_col *col)
 {
     const void *m = (const char *)rec + col->offset;
-    long l;
-    double d;
+    if (opt_is_unknown(m, col->kind)) {
+        sqlite3_bind_null(s, i);
+        return;
+    }
     switch (col->kind) {
     case TCOL_TEXT:
         store_bind_text(s, i, *(char *const *)m);
@@ -112,15 +138,9 @@ void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_
         store_bind_text(s, i, *(const char *)m ? (const char *)m : NULL);
         return;
     case TCOL_LONG:
-        sqlite3_bind_int64(s, i, *(const long *)m);
-        return;
     case TCOL_LONG_OPT:
     case TCOL_LONG_POS:
-        l = *(const long *)m;
-        if (col->kind == TCOL_LONG_OPT ? l >= 0 : l > 0)
-            sqlite3_bind_int64(s, i, l);
-        else
-            sqlite3_bind_null(s, i);
+        sqlite3_bind_int64(s, i, *(const long *)m);
         return;
     case TCOL_INT:
         sqlite3_bind_int(s, i, *(const int *)m);
@@ -129,14 +149,8 @@ void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_
         sqlite3_bind_int(s, i, *(const int *)m ? 1 : 0);
         return;
     case TCOL_REAL:
-        sqlite3_bind_double(s, i, *(const double *)m);
-        return;
     case TCOL_REAL_OPT:
-        d = *(const double *)m;
-        if (d >= 0)
-            sqlite3_bind_double(s, i, d);
-        else
-            sqlite3_bind_null(s, i);
+        sqlite3_bind_double(s, i, *(const double *)m);
         return;
     case TCOL_TIME:
         store_bind_time(s, i, *(const double *)m);
@@ -169,10 +183,8 @@ void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *c
         *(long *)m = (long)sqlite3_column_int64(s, c);
         return;
     case TCOL_LONG_OPT:
-        *(long *)m = null ? -1 : (long)sqlite3_column_int64(s, c);
-        return;
     case TCOL_LONG_POS:
-        *(long *)m = null ? 0 : (long)sqlite3_column_int64(s, c);
+        *(long *)m = null ? opt_unknown(col->kind) : (long)sqlite3_column_int64(s, c);
         return;
     case TCOL_INT:
     case TCOL_BOOL:
@@ -183,7 +195,7 @@ void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *c
         *(double *)m = store_col_real_nan(s, c);
         return;
     case TCOL_REAL_OPT:
-        *(double *)m = null ? -1 : sqlite3_column_double(s, c);
+        *(double *)m = null ? (double)opt_unknown(col->kind) : sqlite3_column_double(s, c);
         return;
     case TCOL_TIME:
         *(double *)m = store_col_time(s, c);
@@ -320,7 +332,13 @@ static int trials_stmt(struct store *st, const char *run, sqlite3_stmt **out)
     return rc;
 }
 
-int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+/*
+ * Calls fn for each of run's trials in store_trials_load's order: t read from row s by
+ * trial_from_row (texts as given; fn may read more of s and owns what t holds). A non-zero
+ * return from fn stops the walk and is returned; else 0, 1 when no such run, -1 on error.
+ */
+typedef int (*trial_row_fn)(sqlite3_stmt *s, struct trial_result *t, void *data);
+static int trials_walk(struct store *st, const char *run, int texts, trial_row_fn fn, void *data)
 {
     sqlite3_stmt *s;
     int rc = trials_stmt(st, run, &s);
@@ -329,18 +347,35 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trial_result t;
         int r;
-        trial_from_row(s, &t, 1);
-        r = fn(&t, data);
-        trial_result_release(&t);
+        trial_from_row(s, &t, texts);
+        r = fn(s, &t, data);
         if (r) {
             sqlite3_finalize(s);
             return r;
         }
     }
     sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return store_db_error(st, "cannot read trials");
-    return 0;
+    return rc == SQLITE_DONE ? 0 : store_db_error(st, "cannot read trials");
+}
+
+struct each_ctx {
+    store_trial_fn fn;
+    void *data;
+};
+
+static int each_row(sqlite3_stmt *s, struct trial_result *t, void *data)
+{
+    const struct each_ctx *c = data;
+    int r = c->fn(t, c->data);
+    (void)s;
+    trial_result_release(t);
+    return r;
+}
+
+int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+{
+    struct each_ctx c = {fn, data};
+    return trials_walk(st, run, 1, each_row, &c);
 }
 
 /* NULL for a NULL column, else its text (valid until the next step). */
@@ -435,25 +470,21 @@ int store_trial_prompt_of(struct store *st, const char *run, const char *questio
     return rc;
 }
 
+/* t read without its texts (trial_from_row): it owns nothing. */
+static int point_row(sqlite3_stmt *s, struct trial_result *t, void *data)
+{
+    struct trial_point_set *out = data;
+    /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
+    t->question_id = (char *)col_text_or_null(s, TC_question_id);
+    t->axes = (char *)col_text_or_null(s, TC_axes);
+    trial_point_set_add(out, t);
+    out->v[out->nr - 1].reused = sqlite3_column_type(s, TC_reused_from) != SQLITE_NULL;
+    return 0;
+}
+
 int store_points_load(struct store *st, const char *run, struct trial_point_set *out)
 {
-    sqlite3_stmt *s;
-    int rc = trials_stmt(st, run, &s);
-    if (rc)
-        return rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct trial_result t;
-        trial_from_row(s, &t, 0);
-        /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
-        t.question_id = (char *)col_text_or_null(s, TC_question_id);
-        t.axes = (char *)col_text_or_null(s, TC_axes);
-        trial_point_set_add(out, &t);
-        out->v[out->nr - 1].reused = sqlite3_column_type(s, TC_reused_from) != SQLITE_NULL;
-    }
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return store_db_error(st, "cannot read trials");
-    return 0;
+    return trials_walk(st, run, 0, point_row, out);
 }
 
 struct load_ctx {
@@ -610,6 +641,19 @@ static int mem_count_is(const void *key, size_t entry, const void *store)
     return !strcmp(((const struct store *)store)->counts[entry].key, key);
 }
 
+/* The token-count statement id (S_COUNT_GET, S_COUNT_PUT) with its key bound; NULL after an error.
+ */
+static sqlite3_stmt *count_stmt(struct store *st, enum stmt_id id, const char *tokenizer,
+                                const char *text_sha256)
+{
+    sqlite3_stmt *s = store_stmt_get(st, id);
+    if (s) {
+        store_bind_text(s, 1, tokenizer);
+        store_bind_text(s, 2, text_sha256);
+    }
+    return s;
+}
+
 int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count)
 {
     sqlite3_stmt *s;
@@ -625,11 +669,9 @@ int store_count_get(struct store *st, const char *tokenizer, const char *text_sh
             return 1;
         }
     }
-    s = store_stmt_get(st, S_COUNT_GET);
+    s = count_stmt(st, S_COUNT_GET, tokenizer, text_sha256);
     if (!s)
         return -1;
-    store_bind_text(s, 1, tokenizer);
-    store_bind_text(s, 2, text_sha256);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         *count = (long)sqlite3_column_int64(s, 0);
@@ -660,11 +702,9 @@ int store_count_put(struct store *st, const char *tokenizer, const char *text_sh
         st->counts[st->ncounts++].count = count;
         return 0;
     }
-    s = store_stmt_get(st, S_COUNT_PUT);
+    s = count_stmt(st, S_COUNT_PUT, tokenizer, text_sha256);
     if (!s)
         return -1;
-    store_bind_text(s, 1, tokenizer);
-    store_bind_text(s, 2, text_sha256);
     sqlite3_bind_int64(s, 3, count);
     return store_stmt_done(st, s, "cannot write the token-count cache");
 }
