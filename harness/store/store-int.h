@@ -24,7 +24,8 @@
  * (store_trial.c) all come from these lists; the migrations (store.c) are frozen history, and
  * test_store's schema check holds a new store's table and the lists together. A new column is
  * one row here plus its migration. The key columns come first; F is the first row of each list
- * (a list without a leading comma), C every other.
+ * (a list without a leading comma), C every other. The key and prompt columns are also
+ * batch_trials' (BATCH_TRIAL_COLUMNS).
  */
 #define TRIAL_KEY_COLUMNS(F, C)                                                                    \
     F(question_id, "TEXT", 1, "''", TCOL_TEXT_NOT_NULL, question_id)                               \
@@ -32,12 +33,18 @@
     C(depth_bp, "INTEGER", 1, "0", TCOL_INT, depth_bp)                                             \
     C(repeat, "INTEGER", 1, "0", TCOL_INT, repeat)                                                 \
     C(axes, "TEXT", 6, "''", TCOL_TEXT_NOT_NULL, axes)
-#define TRIAL_DATA_COLUMNS(F, C)                                                                   \
+/* What a trial's prompt was: its facts (trial.h: struct prompt_facts) and request hash. */
+#define TRIAL_PROMPT_COLUMNS(F, C)                                                                 \
     F(prompt_sha256, "TEXT", 1, "NULL", TCOL_SHA, facts.sha256)                                    \
+    C(request_sha256, "TEXT", 3, "NULL", TCOL_SHA, request_sha256)                                 \
     C(realized_length, "INTEGER", 1, "NULL", TCOL_LONG, facts.realized_length)                     \
-    C(usage_prompt_tokens, "INTEGER", 1, "NULL", TCOL_LONG, usage_prompt_tokens)                   \
     C(realized_depth, "REAL", 1, "NULL", TCOL_REAL, facts.realized_depth)                          \
     C(gold_offset, "INTEGER", 1, "NULL", TCOL_LONG, facts.gold_offset)                             \
+    C(gold_bm25_rank, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.gold_bm25_rank)                  \
+    C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.bm25_docs)
+/* What the server answered and how the trial went. */
+#define TRIAL_ANSWER_COLUMNS(C)                                                                    \
+    C(usage_prompt_tokens, "INTEGER", 1, "NULL", TCOL_LONG, usage_prompt_tokens)                   \
     C(outcome, "TEXT", 1, "NULL", TCOL_OUTCOME, outcome)                                           \
     C(http_status, "INTEGER", 1, "NULL", TCOL_INT, http_status)                                    \
     C(attempts, "INTEGER", 1, "NULL", TCOL_INT, attempts)                                          \
@@ -52,35 +59,26 @@
     C(cut, "INTEGER", 3, "0", TCOL_BOOL, cut)                                                      \
     C(reasoning_tokens, "INTEGER", 3, "NULL", TCOL_LONG_OPT, reasoning_tokens)                     \
     C(reasoning_chars, "INTEGER", 3, "0", TCOL_LONG, reasoning_chars)                              \
-    C(request_sha256, "TEXT", 3, "NULL", TCOL_SHA, request_sha256)                                 \
     C(reused_from, "TEXT", 3, "NULL", TCOL_TEXT, reused_from)                                      \
     C(cache_n, "INTEGER", 4, "NULL", TCOL_LONG_OPT, cache_n)                                       \
     C(prompt_n, "INTEGER", 4, "NULL", TCOL_LONG_OPT, prompt_n)                                     \
     C(prompt_ms, "REAL", 4, "NULL", TCOL_REAL_OPT, prompt_ms)                                      \
     C(cached_tokens, "INTEGER", 5, "NULL", TCOL_LONG_OPT, cached_tokens)                           \
-    C(sent_at, "REAL", 5, "NULL", TCOL_TIME, sent_at)                                              \
-    C(gold_bm25_rank, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.gold_bm25_rank)                  \
-    C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.bm25_docs)
-#define TRIAL_COLUMNS(C) TRIAL_KEY_COLUMNS(C, C) TRIAL_DATA_COLUMNS(C, C)
+    C(sent_at, "REAL", 5, "NULL", TCOL_TIME, sent_at)
+#define TRIAL_DATA_COLUMNS(F, C) TRIAL_PROMPT_COLUMNS(F, C) TRIAL_ANSWER_COLUMNS(C)
+#define TRIAL_COLUMNS(C)         TRIAL_KEY_COLUMNS(C, C) TRIAL_DATA_COLUMNS(C, C)
 
 /*
  * The batch_trials table's columns (after batch), the same way, members of struct
- * store_batch_trial (store_batch.c binds and reads them).
+ * store_batch_trial (store_batch.c binds and reads them): its custom_id, then the trial's key
+ * and prompt columns. The table came with schema version BATCH_TRIALS_SINCE: a trials column
+ * from before it is a batch_trials column since then (BATCH_TRIAL_SINCE).
  */
+#define BATCH_TRIALS_SINCE 10
 #define BATCH_TRIAL_COLUMNS(C)                                                                     \
-    C(custom_id, "TEXT", 10, "NULL", TCOL_TEXT, custom_id)                                         \
-    C(question_id, "TEXT", 10, "''", TCOL_TEXT_NOT_NULL, question_id)                              \
-    C(length, "INTEGER", 10, "0", TCOL_LONG, length)                                               \
-    C(depth_bp, "INTEGER", 10, "0", TCOL_INT, depth_bp)                                            \
-    C(repeat, "INTEGER", 10, "0", TCOL_INT, repeat)                                                \
-    C(axes, "TEXT", 10, "''", TCOL_TEXT_NOT_NULL, axes)                                            \
-    C(prompt_sha256, "TEXT", 10, "NULL", TCOL_SHA, facts.sha256)                                   \
-    C(request_sha256, "TEXT", 10, "NULL", TCOL_SHA, request_sha256)                                \
-    C(realized_length, "INTEGER", 10, "NULL", TCOL_LONG, facts.realized_length)                    \
-    C(realized_depth, "REAL", 10, "NULL", TCOL_REAL, facts.realized_depth)                         \
-    C(gold_offset, "INTEGER", 10, "NULL", TCOL_LONG, facts.gold_offset)                            \
-    C(gold_bm25_rank, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.gold_bm25_rank)                  \
-    C(bm25_docs, "INTEGER", 11, "NULL", TCOL_LONG_POS, facts.bm25_docs)
+    C(custom_id, "TEXT", BATCH_TRIALS_SINCE, "NULL", TCOL_TEXT, custom_id)                         \
+    TRIAL_KEY_COLUMNS(C, C) TRIAL_PROMPT_COLUMNS(C, C)
+#define BATCH_TRIAL_SINCE(since) ((since) > BATCH_TRIALS_SINCE ? (since) : BATCH_TRIALS_SINCE)
 
 /* How a column is bound from and read into its member (a NULL column reads as the unknown). */
 enum trial_col_kind {

@@ -45,9 +45,36 @@
 #define TRIAL_COLS_V5 TRIAL_COLS_V4 ", cached_tokens, sent_at"
 
 /*
+ * The columns of the version-1 trials table, which migration 6's rebuild keeps first: one text
+ * in both migrations, each of which stays byte for byte as it ran (frozen, like TRIAL_COLS_V2).
+ */
+#define TRIALS_V1_COLUMNS                                                                          \
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"                              \
+    " question_id TEXT NOT NULL,"                                                                  \
+    " length INTEGER NOT NULL,"                                                                    \
+    " depth_bp INTEGER NOT NULL,"                                                                  \
+    " repeat INTEGER NOT NULL,"                                                                    \
+    " prompt_sha256 TEXT,"                                                                         \
+    " realized_length INTEGER,"                                                                    \
+    " usage_prompt_tokens INTEGER,"                                                                \
+    " realized_depth REAL,"                                                                        \
+    " gold_offset INTEGER,"                                                                        \
+    " outcome TEXT NOT NULL,"                                                                      \
+    " http_status INTEGER,"                                                                        \
+    " attempts INTEGER,"                                                                           \
+    " latency_ms REAL,"                                                                            \
+    " completion_tokens INTEGER,"                                                                  \
+    " finish_reason TEXT,"                                                                         \
+    " answer TEXT,"                                                                                \
+    " reasoning TEXT,"                                                                             \
+    " score REAL,"                                                                                 \
+    " error TEXT,"                                                                                 \
+    " finished_at REAL,"
+
+/*
  * Forward migrations: entry i takes the schema from version i to i + 1. Append
  * a new entry (and bump STORE_SCHEMA_VERSION) to change the schema; never edit
- * an entry that has shipped.
+ * an entry that has shipped, nor the texts above that shipped entries are made of.
  */
 static const char *const migrations[] = {
     /* 0 -> 1: runs, trials, locks */
@@ -71,28 +98,7 @@ static const char *const migrations[] = {
     " finished_at REAL,"
     " status TEXT NOT NULL,"
     " trials_planned INTEGER NOT NULL DEFAULT 0);"
-    "CREATE TABLE trials ("
-    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    " question_id TEXT NOT NULL,"
-    " length INTEGER NOT NULL,"
-    " depth_bp INTEGER NOT NULL,"
-    " repeat INTEGER NOT NULL,"
-    " prompt_sha256 TEXT,"
-    " realized_length INTEGER,"
-    " usage_prompt_tokens INTEGER,"
-    " realized_depth REAL,"
-    " gold_offset INTEGER,"
-    " outcome TEXT NOT NULL,"
-    " http_status INTEGER,"
-    " attempts INTEGER,"
-    " latency_ms REAL,"
-    " completion_tokens INTEGER,"
-    " finish_reason TEXT,"
-    " answer TEXT,"
-    " reasoning TEXT,"
-    " score REAL,"
-    " error TEXT,"
-    " finished_at REAL,"
+    "CREATE TABLE trials (" TRIALS_V1_COLUMNS
     " PRIMARY KEY (run_id, question_id, length, depth_bp, repeat));"
     "CREATE TABLE locks ("
     " run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
@@ -144,29 +150,7 @@ static const char *const migrations[] = {
      * primary key in place, so the table is rebuilt with every column kept;
      * existing trials get axes '' (no extra axes).
      */
-    "CREATE TABLE trials_v6 ("
-    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    " question_id TEXT NOT NULL,"
-    " length INTEGER NOT NULL,"
-    " depth_bp INTEGER NOT NULL,"
-    " repeat INTEGER NOT NULL,"
-    " prompt_sha256 TEXT,"
-    " realized_length INTEGER,"
-    " usage_prompt_tokens INTEGER,"
-    " realized_depth REAL,"
-    " gold_offset INTEGER,"
-    " outcome TEXT NOT NULL,"
-    " http_status INTEGER,"
-    " attempts INTEGER,"
-    " latency_ms REAL,"
-    " completion_tokens INTEGER,"
-    " finish_reason TEXT,"
-    " answer TEXT,"
-    " reasoning TEXT,"
-    " score REAL,"
-    " error TEXT,"
-    " finished_at REAL,"
-    " cut INTEGER NOT NULL DEFAULT 0,"
+    "CREATE TABLE trials_v6 (" TRIALS_V1_COLUMNS " cut INTEGER NOT NULL DEFAULT 0,"
     " reasoning_tokens INTEGER,"
     " reasoning_chars INTEGER,"
     " request_sha256 TEXT,"

@@ -70,7 +70,7 @@ static int done(struct store *st, sqlite3_stmt *s, const char *what)
 #define BATCH_TRIAL_COL_ROW(name_, type_, since_, before_, kind_, member_)                         \
     {.name = #name_,                                                                               \
      .sql_type = type_,                                                                            \
-     .since = since_,                                                                              \
+     .since = BATCH_TRIAL_SINCE(since_),                                                           \
      .before = before_,                                                                            \
      .kind = kind_,                                                                                \
      .offset = offsetof(struct store_batch_trial, member_)},

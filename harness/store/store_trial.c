@@ -96,11 +96,37 @@ const struct trial_col store_trial_cols[TC__COUNT] = {TRIAL_COLUMNS(TRIAL_COL_RO
                    "trials column " #name_ ": " #kind_ " does not fit trial_result." #member_);
 TRIAL_COLUMNS(TRIAL_COL_CHECK)
 
+/*
+ * The optional kinds (store-int.h), whose unknown the store keeps as NULL: what NULL reads as
+ * (LONG_OPT and REAL_OPT -1, LONG_POS 0), one below the least value each knows.
+ */
+static long opt_unknown(enum trial_col_kind kind)
+{
+    return kind == TCOL_LONG_POS ? 0 : -1;
+}
+
+/* 1 when member m holds its optional kind's unknown (a value below the least known, NaN). */
+static int opt_is_unknown(const void *m, enum trial_col_kind kind)
+{
+    long least = opt_unknown(kind) + 1;
+    switch (kind) {
+    case TCOL_LONG_OPT:
+    case TCOL_LONG_POS:
+        return *(const long *)m < least;
+    case TCOL_REAL_OPT:
+        return !(*(const double *)m >= (double)least);
+    default:
+        return 0;
+    }
+}
+
 void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_col *col)
 {
     const void *m = (const char *)rec + col->offset;
-    long l;
-    double d;
+    if (opt_is_unknown(m, col->kind)) {
+        sqlite3_bind_null(s, i);
+        return;
+    }
     switch (col->kind) {
     case TCOL_TEXT:
         store_bind_text(s, i, *(char *const *)m);
@@ -112,15 +138,9 @@ void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_
         store_bind_text(s, i, *(const char *)m ? (const char *)m : NULL);
         return;
     case TCOL_LONG:
-        sqlite3_bind_int64(s, i, *(const long *)m);
-        return;
     case TCOL_LONG_OPT:
     case TCOL_LONG_POS:
-        l = *(const long *)m;
-        if (col->kind == TCOL_LONG_OPT ? l >= 0 : l > 0)
-            sqlite3_bind_int64(s, i, l);
-        else
-            sqlite3_bind_null(s, i);
+        sqlite3_bind_int64(s, i, *(const long *)m);
         return;
     case TCOL_INT:
         sqlite3_bind_int(s, i, *(const int *)m);
@@ -129,14 +149,8 @@ void store_bind_col(sqlite3_stmt *s, int i, const void *rec, const struct trial_
         sqlite3_bind_int(s, i, *(const int *)m ? 1 : 0);
         return;
     case TCOL_REAL:
-        sqlite3_bind_double(s, i, *(const double *)m);
-        return;
     case TCOL_REAL_OPT:
-        d = *(const double *)m;
-        if (d >= 0)
-            sqlite3_bind_double(s, i, d);
-        else
-            sqlite3_bind_null(s, i);
+        sqlite3_bind_double(s, i, *(const double *)m);
         return;
     case TCOL_TIME:
         store_bind_time(s, i, *(const double *)m);
@@ -169,10 +183,8 @@ void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *c
         *(long *)m = (long)sqlite3_column_int64(s, c);
         return;
     case TCOL_LONG_OPT:
-        *(long *)m = null ? -1 : (long)sqlite3_column_int64(s, c);
-        return;
     case TCOL_LONG_POS:
-        *(long *)m = null ? 0 : (long)sqlite3_column_int64(s, c);
+        *(long *)m = null ? opt_unknown(col->kind) : (long)sqlite3_column_int64(s, c);
         return;
     case TCOL_INT:
     case TCOL_BOOL:
@@ -183,7 +195,7 @@ void store_read_col(sqlite3_stmt *s, int c, void *rec, const struct trial_col *c
         *(double *)m = store_col_real_nan(s, c);
         return;
     case TCOL_REAL_OPT:
-        *(double *)m = null ? -1 : sqlite3_column_double(s, c);
+        *(double *)m = null ? (double)opt_unknown(col->kind) : sqlite3_column_double(s, c);
         return;
     case TCOL_TIME:
         *(double *)m = store_col_time(s, c);
@@ -284,30 +296,49 @@ static void trial_from_row(sqlite3_stmt *s, struct trial_result *t, int texts)
         store_read_col(s, c, t, &store_trial_cols[c], texts);
 }
 
-/* A private statement over run's trials (the columns of trial_from_row), bound; 0, 1 no run, -1. */
-static int trials_stmt(struct store *st, const char *run, sqlite3_stmt **out)
+/*
+ * A private statement of sql over run's trials with ?1 bound to the run's id (private: the
+ * caller may call back into the store, e.g. merge puts): 0, 1 when there is no run named run,
+ * -1 after an error naming what. sql reads columns of schema version since: an older store
+ * (opened read-only) has nothing for it, *out NULL. The caller finalizes *out.
+ */
+static int run_stmt(struct store *st, const char *run, int since, const char *sql, const char *what,
+                    sqlite3_stmt **out)
 {
     sqlite3_int64 id;
-    struct strbuf sql = STRBUF_INIT;
     int rc = store_run_id(st, run, &id);
     *out = NULL;
-    if (rc)
+    if (rc || st->version < since)
         return rc;
-    /* a store of an older version opened read-only reads the later columns as their defaults */
-    store_trial_select_sql(st->version, &sql);
-    /* A private statement: the caller may call back into the store (e.g. merge puts). */
-    rc = sqlite3_prepare_v2(st->db, sql.buf, -1, out, NULL);
-    strbuf_release(&sql);
-    if (rc != SQLITE_OK) {
+    if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK) {
+        store_db_error(st, what);
         sqlite3_finalize(*out);
         *out = NULL;
-        return store_db_error(st, "cannot read trials");
+        return -1;
     }
     sqlite3_bind_int64(*out, 1, id);
     return 0;
 }
 
-int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+/* The statement over run's trials of trial_from_row's columns (run_stmt). */
+static int trials_stmt(struct store *st, const char *run, sqlite3_stmt **out)
+{
+    struct strbuf sql = STRBUF_INIT;
+    int rc;
+    /* a store of an older version opened read-only reads the later columns as their defaults */
+    store_trial_select_sql(st->version, &sql);
+    rc = run_stmt(st, run, 0, sql.buf, "cannot read trials", out);
+    strbuf_release(&sql);
+    return rc;
+}
+
+/*
+ * Calls fn for each of run's trials in store_trials_load's order: t read from row s by
+ * trial_from_row (texts as given; fn may read more of s and owns what t holds). A non-zero
+ * return from fn stops the walk and is returned; else 0, 1 when no such run, -1 on error.
+ */
+typedef int (*trial_row_fn)(sqlite3_stmt *s, struct trial_result *t, void *data);
+static int trials_walk(struct store *st, const char *run, int texts, trial_row_fn fn, void *data)
 {
     sqlite3_stmt *s;
     int rc = trials_stmt(st, run, &s);
@@ -316,18 +347,35 @@ int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct trial_result t;
         int r;
-        trial_from_row(s, &t, 1);
-        r = fn(&t, data);
-        trial_result_release(&t);
+        trial_from_row(s, &t, texts);
+        r = fn(s, &t, data);
         if (r) {
             sqlite3_finalize(s);
             return r;
         }
     }
     sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return store_db_error(st, "cannot read trials");
-    return 0;
+    return rc == SQLITE_DONE ? 0 : store_db_error(st, "cannot read trials");
+}
+
+struct each_ctx {
+    store_trial_fn fn;
+    void *data;
+};
+
+static int each_row(sqlite3_stmt *s, struct trial_result *t, void *data)
+{
+    const struct each_ctx *c = data;
+    int r = c->fn(t, c->data);
+    (void)s;
+    trial_result_release(t);
+    return r;
+}
+
+int store_trials_each(struct store *st, const char *run, store_trial_fn fn, void *data)
+{
+    struct each_ctx c = {fn, data};
+    return trials_walk(st, run, 1, each_row, &c);
 }
 
 /* NULL for a NULL column, else its text (valid until the next step). */
@@ -337,65 +385,60 @@ static const char *col_text_or_null(sqlite3_stmt *s, int col)
                                                       : (const char *)sqlite3_column_text(s, col);
 }
 
-int store_trial_answer(struct store *st, const char *run, const struct trial_key *k, char **answer)
+/* One trial of a run by its primary key, the run's id ?1 (run_stmt); before schema 6 no axes. */
+#define TRIAL_BY_KEY                                                                               \
+    " FROM trials WHERE run_id = ?1 AND question_id = ?2 AND length = ?3 AND depth_bp = ?4 AND"    \
+    " repeat = ?5"
+#define TRIAL_BY_KEY_AXES TRIAL_BY_KEY " AND axes = ?6"
+
+/*
+ * The one text column sql selects (TRIAL_BY_KEY or TRIAL_BY_KEY_AXES, of schema version since)
+ * of run's trial k, into *text (malloc'd; NULL when NULL): 0, 1 when there is no such run or
+ * trial (or the store predates since), -1 after an error naming what.
+ */
+static int trial_text(struct store *st, const char *run, const struct trial_key *k, int since,
+                      const char *sql, const char *what, char **text)
 {
-    sqlite3_int64 id;
-    sqlite3_stmt *s = NULL;
-    int rc = store_run_id(st, run, &id), prc;
-    *answer = NULL;
-    if (rc)
-        return rc;
-    /* by the primary key; a store before version 6 has no axes column (every axes is "") */
-    if (st->version >= 6)
-        prc = sqlite3_prepare_v2(st->db,
-                                 "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2"
-                                 " AND length = ?3 AND depth_bp = ?4 AND repeat = ?5 AND axes = ?6",
-                                 -1, &s, NULL);
-    else
-        prc = sqlite3_prepare_v2(st->db,
-                                 "SELECT answer FROM trials WHERE run_id = ?1 AND question_id = ?2"
-                                 " AND length = ?3 AND depth_bp = ?4 AND repeat = ?5",
-                                 -1, &s, NULL);
-    if (prc != SQLITE_OK) {
-        sqlite3_finalize(s);
-        return store_db_error(st, "cannot read a trial's answer");
-    }
-    sqlite3_bind_int64(s, 1, id);
+    sqlite3_stmt *s;
+    int rc = run_stmt(st, run, since, sql, what, &s);
+    *text = NULL;
+    if (rc || !s)
+        return rc < 0 ? -1 : 1;
     sqlite3_bind_text(s, 2, k->question_id ? k->question_id : "", -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 3, (sqlite3_int64)k->length);
     sqlite3_bind_int(s, 4, k->depth_bp);
     sqlite3_bind_int(s, 5, k->repeat);
     if (st->version >= 6)
-        sqlite3_bind_text(s, 6, k->axes ? k->axes : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 6, axes_or_empty(k->axes), -1, SQLITE_STATIC);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW)
-        *answer = store_col_text(s, 0);
+        *text = store_col_text(s, 0);
     sqlite3_finalize(s);
     if (rc == SQLITE_ROW)
         return 0;
-    if (rc == SQLITE_DONE)
-        return 1;
-    return store_db_error(st, "cannot read a trial's answer");
+    return rc == SQLITE_DONE ? 1 : store_db_error(st, what);
+}
+
+int store_trial_answer(struct store *st, const char *run, const struct trial_key *k, char **answer)
+{
+    /* a store before version 6 has no axes column (every axes is "") */
+    return trial_text(st, run, k, 0,
+                      st->version >= 6 ? "SELECT answer" TRIAL_BY_KEY_AXES
+                                       : "SELECT answer" TRIAL_BY_KEY,
+                      "cannot read a trial's answer", answer);
 }
 
 int store_trial_prompt_index(struct store *st, const char *run, struct strvec *out)
 {
-    sqlite3_int64 id;
-    sqlite3_stmt *s = NULL;
-    int rc = store_run_id(st, run, &id);
-    if (rc)
+    sqlite3_stmt *s;
+    /* before version 6 no axes column: keys cannot be told apart; nothing to check */
+    int rc = run_stmt(st, run, 6,
+                      "SELECT question_id || '|' || length || '|' || depth_bp || '|' || repeat"
+                      " || '|' || axes, prompt_sha256 FROM trials WHERE run_id = ?1 AND"
+                      " prompt_sha256 IS NOT NULL AND prompt_sha256 <> '' ORDER BY 1",
+                      "cannot read a run's prompt hashes", &s);
+    if (rc || !s)
         return rc;
-    if (st->version < 6)
-        return 0; /* no axes column: keys cannot be told apart; nothing to check */
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT question_id || '|' || length || '|' || depth_bp || '|' || repeat"
-                           " || '|' || axes, prompt_sha256 FROM trials WHERE run_id = ?1 AND"
-                           " prompt_sha256 IS NOT NULL AND prompt_sha256 <> '' ORDER BY 1",
-                           -1, &s, NULL) != SQLITE_OK) {
-        sqlite3_finalize(s);
-        return store_db_error(st, "cannot read a run's prompt hashes");
-    }
-    sqlite3_bind_int64(s, 1, id);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         struct strbuf e = STRBUF_INIT;
         strbuf_addf(&e, "%s\t%s", (const char *)sqlite3_column_text(s, 0),
@@ -410,55 +453,38 @@ int store_trial_prompt_index(struct store *st, const char *run, struct strvec *o
 int store_trial_prompt_of(struct store *st, const char *run, const char *question_id, long length,
                           int depth_bp, int repeat, const char *axes, char *sha)
 {
-    sqlite3_int64 id;
-    sqlite3_stmt *s = NULL;
-    int rc = store_run_id(st, run, &id);
-    if (rc)
-        return rc < 0 ? -1 : 1;
-    if (st->version < 6)
-        return 1; /* no axes column: the key cannot be told apart */
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT prompt_sha256 FROM trials WHERE run_id = ?1 AND question_id = ?2"
-                           " AND length = ?3 AND depth_bp = ?4 AND repeat = ?5 AND axes = ?6 AND"
-                           " prompt_sha256 IS NOT NULL AND length(prompt_sha256) = 64",
-                           -1, &s, NULL) != SQLITE_OK) {
-        sqlite3_finalize(s);
-        return store_db_error(st, "cannot read a trial's prompt hash");
-    }
-    sqlite3_bind_int64(s, 1, id);
-    store_bind_text(s, 2, question_id);
-    sqlite3_bind_int64(s, 3, length);
-    sqlite3_bind_int(s, 4, depth_bp);
-    sqlite3_bind_int(s, 5, repeat);
-    store_bind_text(s, 6, axes ? axes : "");
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        memcpy(sha, sqlite3_column_text(s, 0), SHA256_HEX_LEN + 1);
-    sqlite3_finalize(s);
-    if (rc == SQLITE_ROW)
-        return 0;
-    return rc == SQLITE_DONE ? 1 : store_db_error(st, "cannot read a trial's prompt hash");
+    struct trial_key k = {.question_id = question_id,
+                          .length = length,
+                          .depth_bp = depth_bp,
+                          .repeat = repeat,
+                          .axes = axes};
+    char *text;
+    /* before version 6 no axes column: the key cannot be told apart */
+    int rc = trial_text(st, run, &k, 6, "SELECT prompt_sha256" TRIAL_BY_KEY_AXES,
+                        "cannot read a trial's prompt hash", &text);
+    if (!rc && (!text || strlen(text) != SHA256_HEX_LEN))
+        rc = 1; /* no hash, or not one */
+    if (!rc)
+        memcpy(sha, text, SHA256_HEX_LEN + 1);
+    free(text);
+    return rc;
+}
+
+/* t read without its texts (trial_from_row): it owns nothing. */
+static int point_row(sqlite3_stmt *s, struct trial_result *t, void *data)
+{
+    struct trial_point_set *out = data;
+    /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
+    t->question_id = (char *)col_text_or_null(s, TC_question_id);
+    t->axes = (char *)col_text_or_null(s, TC_axes);
+    trial_point_set_add(out, t);
+    out->v[out->nr - 1].reused = sqlite3_column_type(s, TC_reused_from) != SQLITE_NULL;
+    return 0;
 }
 
 int store_points_load(struct store *st, const char *run, struct trial_point_set *out)
 {
-    sqlite3_stmt *s;
-    int rc = trials_stmt(st, run, &s);
-    if (rc)
-        return rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        struct trial_result t;
-        trial_from_row(s, &t, 0);
-        /* borrowed for the copy trial_point_set_add makes (the set keeps each string once) */
-        t.question_id = (char *)col_text_or_null(s, TC_question_id);
-        t.axes = (char *)col_text_or_null(s, TC_axes);
-        trial_point_set_add(out, &t);
-        out->v[out->nr - 1].reused = sqlite3_column_type(s, TC_reused_from) != SQLITE_NULL;
-    }
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return store_db_error(st, "cannot read trials");
-    return 0;
+    return trials_walk(st, run, 0, point_row, out);
 }
 
 struct load_ctx {
@@ -615,6 +641,19 @@ static int mem_count_is(const void *key, size_t entry, const void *store)
     return !strcmp(((const struct store *)store)->counts[entry].key, key);
 }
 
+/* The token-count statement id (S_COUNT_GET, S_COUNT_PUT) with its key bound; NULL after an error.
+ */
+static sqlite3_stmt *count_stmt(struct store *st, enum stmt_id id, const char *tokenizer,
+                                const char *text_sha256)
+{
+    sqlite3_stmt *s = store_stmt_get(st, id);
+    if (s) {
+        store_bind_text(s, 1, tokenizer);
+        store_bind_text(s, 2, text_sha256);
+    }
+    return s;
+}
+
 int store_count_get(struct store *st, const char *tokenizer, const char *text_sha256, long *count)
 {
     sqlite3_stmt *s;
@@ -630,11 +669,9 @@ int store_count_get(struct store *st, const char *tokenizer, const char *text_sh
             return 1;
         }
     }
-    s = store_stmt_get(st, S_COUNT_GET);
+    s = count_stmt(st, S_COUNT_GET, tokenizer, text_sha256);
     if (!s)
         return -1;
-    store_bind_text(s, 1, tokenizer);
-    store_bind_text(s, 2, text_sha256);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         *count = (long)sqlite3_column_int64(s, 0);
@@ -665,11 +702,9 @@ int store_count_put(struct store *st, const char *tokenizer, const char *text_sh
         st->counts[st->ncounts++].count = count;
         return 0;
     }
-    s = store_stmt_get(st, S_COUNT_PUT);
+    s = count_stmt(st, S_COUNT_PUT, tokenizer, text_sha256);
     if (!s)
         return -1;
-    store_bind_text(s, 1, tokenizer);
-    store_bind_text(s, 2, text_sha256);
     sqlite3_bind_int64(s, 3, count);
     return store_stmt_done(st, s, "cannot write the token-count cache");
 }

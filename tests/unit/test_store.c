@@ -1383,6 +1383,62 @@ static void test_trial_columns_match_schema(void)
 }
 
 /*
+ * The optional kinds (store-int.h) at their boundary: an unknown (LONG_OPT and REAL_OPT below
+ * 0, LONG_POS below 1) is stored as NULL and reads back as -1, -1 and 0; the least known value
+ * (0, 0.0, 1) is stored as itself and reads back equal.
+ */
+static void test_optional_columns_null(void)
+{
+    struct store *st = fresh_store("optional.db");
+    struct strbuf out = STRBUF_INIT;
+    struct trial_result t, *v = NULL;
+    size_t n = 0;
+
+    CHECK_INT(make_run(st, "r", "m"), 0);
+    make_trial(&t, "unknown", 1024, 0, 0, OUTCOME_CORRECT);
+    t.reasoning_tokens = -1;
+    t.cache_n = -7;
+    t.prompt_ms = -0.5;
+    t.facts.gold_bm25_rank = 0;
+    CHECK_INT(store_trial_put(st, "r", &t), 0);
+    trial_result_release(&t);
+    make_trial(&t, "known", 1024, 0, 0, OUTCOME_CORRECT);
+    t.reasoning_tokens = 0;
+    t.cache_n = 0;
+    t.prompt_ms = 0;
+    t.facts.gold_bm25_rank = 1;
+    CHECK_INT(store_trial_put(st, "r", &t), 0);
+    trial_result_release(&t);
+    CHECK_INT(store_close(st), 0);
+
+    CHECK_INT(
+        sqlite_cli(tpath("optional.db"),
+                   "SELECT question_id, quote(reasoning_tokens), quote(cache_n),"
+                   " quote(prompt_ms), quote(gold_bm25_rank) FROM trials ORDER BY question_id",
+                   &out),
+        0);
+    CHECK_STR(out.buf, "known|0|0|0.0|1\nunknown|NULL|NULL|NULL|NULL\n");
+
+    st = store_open(tpath("optional.db"), STORE_READONLY);
+    CHECK_INT(store_trials_load(st, "r", &v, &n), 0);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_STR(v[0].question_id, "known");
+        CHECK_INT(v[0].reasoning_tokens, 0);
+        CHECK_INT(v[0].cache_n, 0);
+        CHECK_NEAR(v[0].prompt_ms, 0, 0);
+        CHECK_INT(v[0].facts.gold_bm25_rank, 1);
+        CHECK_INT(v[1].reasoning_tokens, -1);
+        CHECK_INT(v[1].cache_n, -1);
+        CHECK_NEAR(v[1].prompt_ms, -1, 0);
+        CHECK_INT(v[1].facts.gold_bm25_rank, 0);
+    }
+    store_trials_free(v, n);
+    store_close(st);
+    strbuf_release(&out);
+}
+
+/*
  * A run's points (store_points_load): every field the statistics read equal to the point of
  * the trial store_trials_load gives, in its order; each distinct id and axes kept once; the
  * answers only through store_trial_answer (by key, axes part of it; 1 for a missing trial or
@@ -2357,6 +2413,7 @@ int main(int argc, char **argv)
     RUN(test_secrets_refused);
     RUN(test_trial_roundtrip);
     RUN(test_trial_columns_match_schema);
+    RUN(test_optional_columns_null);
     RUN(test_points_and_answers);
     RUN(test_golden_streamed);
     RUN(test_trial_put_validation);
