@@ -170,6 +170,11 @@ static int set_value(const char *cmd, struct option *o, const char *arg)
     }
 }
 
+int parse_options_exit(int rc)
+{
+    return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+}
+
 int parse_options(int argc, const char **argv, struct option *opts, const char *const *usage,
                   struct strvec *rest)
 {

@@ -45,6 +45,11 @@ struct option {
  */
 int parse_options(int argc, const char **argv, struct option *opts, const char *const *usage,
                   struct strvec *rest);
+/*
+ * The exit code of a parse_options() result that stops the command (rc != 0): DM_EXIT_OK after
+ * the help, DM_EXIT_USAGE after an error (base/usage.h). Every command maps it here.
+ */
+int parse_options_exit(int rc);
 
 /* Print the synopsis lines and the option table. */
 void usage_with_options(FILE *fp, const char *const *usage, const struct option *opts);

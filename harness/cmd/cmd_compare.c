@@ -248,7 +248,7 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
     };
     int pr = parse_options(argc, argv, opts, compare_usage, &c->rest);
     if (pr)
-        return pr > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(pr);
     return -1;
 }
 

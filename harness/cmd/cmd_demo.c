@@ -90,7 +90,7 @@ int cmd_demo(int argc, const char **argv)
     int rc = parse_options(argc, argv, opts, demo_usage, &rest);
 
     if (rc) {
-        rc = rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        rc = parse_options_exit(rc);
         goto out;
     }
     rc = DM_EXIT_USAGE;

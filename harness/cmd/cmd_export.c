@@ -955,7 +955,7 @@ int cmd_export(int argc, const char **argv)
     strbuf_init(&x.line, 1024);
     prc = parse_options(argc, argv, opts, export_usage, &rest);
     if (prc) {
-        rc = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        rc = parse_options_exit(prc);
         goto cleanup;
     }
     if (!rest.nr) {

@@ -138,7 +138,7 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
     };
     int pr = parse_options(argc, argv, opts, gate_usage, &c->rest);
     if (pr)
-        return pr > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(pr);
     return -1;
 }
 

@@ -720,7 +720,7 @@ int cmd_gen(int argc, const char **argv)
 
     rc = parse_options(argc, argv, opts, gen_usage, &rest);
     if (rc)
-        return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(rc);
     if (rest.nr != 1 ||
         (strcmp(rest.v[0], "needle") && strcmp(rest.v[0], "kv") && strcmp(rest.v[0], "assoc") &&
          strcmp(rest.v[0], "hops") && strcmp(rest.v[0], "ordinal"))) {

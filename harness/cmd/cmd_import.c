@@ -856,7 +856,7 @@ int cmd_import(int argc, const char **argv)
 
     rc = parse_options(argc, argv, opts, import_usage, &rest);
     if (rc)
-        return rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(rc);
     if (rest.nr != 2 || (strcmp(rest.v[0], "litm") && strcmp(rest.v[0], "nolima") &&
                          strcmp(rest.v[0], "ruler") && strcmp(rest.v[0], "longbench-v2"))) {
         error("import: expected 'litm FILE', 'nolima FILE', 'ruler FILE' or 'longbench-v2 FILE'");

@@ -36,7 +36,7 @@ int cmd_merge(int argc, const char **argv)
 
     if (prc) {
         strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     }
     if (rest.nr < 2) {
         error("merge: need an output database and at least one input");

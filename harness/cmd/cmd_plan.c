@@ -396,7 +396,7 @@ int cmd_plan(int argc, const char **argv)
     plan_opts_init(&o);
     prc = plan_parse(&o, argc, argv);
     if (prc)
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     if (plan_check(&o, &target) < 0)
         goto cleanup;
     repeats = (int)o.repeats;

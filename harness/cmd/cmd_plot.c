@@ -209,7 +209,7 @@ int cmd_plot(int argc, const char **argv)
 
     if (prc) {
         strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     }
     if (parse_formats(formats_arg, &formats) < 0) {
         rc = DM_EXIT_USAGE;

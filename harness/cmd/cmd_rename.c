@@ -37,7 +37,7 @@ int cmd_rename(int argc, const char **argv)
 
     if (prc) {
         strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     }
     if (rest.nr != 2) {
         error("rename: give the run's name and its new name");

@@ -385,7 +385,7 @@ int cmd_rescore(int argc, const char **argv)
     rescore_cmd_init(&r);
     rc = rescore_parse(&r, argc, argv);
     if (rc)
-        return rescore_cmd_release(&r, rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE);
+        return rescore_cmd_release(&r, parse_options_exit(rc));
     rc = rescore_open_run(&r);
     if (rc == DM_EXIT_OK)
         rc = rescore_inputs(&r) < 0 ? DM_EXIT_USAGE : rescore_trials(&r);

@@ -97,7 +97,7 @@ int cmd_rm(int argc, const char **argv)
 
     if (prc) {
         strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     }
     rc = DM_EXIT_OK;
     if (!rest.nr) {

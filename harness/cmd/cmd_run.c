@@ -299,7 +299,7 @@ static int parse_run_options(struct run_ctx *c)
         return -1;
     prc = parse_options(c->argc, c->argv, opts, run_usage, &c->rest);
     if (prc) {
-        c->ret = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        c->ret = parse_options_exit(prc);
         return -1;
     }
     if (c->rest.nr) {

@@ -257,7 +257,7 @@ int cmd_runs(int argc, const char **argv)
 
     if (prc) {
         strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     }
     if (rest.nr) {
         error("runs: unexpected argument '%s'", rest.v[0]);

@@ -127,7 +127,7 @@ int cmd_score(int argc, const char **argv)
 
     if (prc) {
         strvec_clear(&rest);
-        return prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        return parse_options_exit(prc);
     }
     if (!scorer_arg || scorer_parse(scorer_arg, &run_scorer) < 0) {
         error("score: --scorer must be one of %s%s%s", scorer_names(), scorer_arg ? ", got " : "",

@@ -232,7 +232,7 @@ int cmd_tokenize(int argc, const char **argv)
     int rc = parse_options(argc, argv, opts, tokenize_usage, &files);
 
     if (rc)
-        rc = rc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        rc = parse_options_exit(rc);
     else if (check_options(&o) < 0 || !(tk = open_tokenizer(&o, &client)))
         rc = DM_EXIT_USAGE;
     else

@@ -53,7 +53,7 @@ int cmd_view(int argc, const char **argv)
 
     prc = parse_options(argc, argv, opts, view_usage, &rest);
     if (prc) {
-        rc = prc > 0 ? DM_EXIT_OK : DM_EXIT_USAGE;
+        rc = parse_options_exit(prc);
         goto cleanup;
     }
     if (rest.nr) {
