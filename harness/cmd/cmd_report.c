@@ -99,7 +99,7 @@ static void report_cmd_init(struct report_cmd *r)
 {
     memset(r, 0, sizeof(*r));
     r->formats_arg = "md,json,html";
-    r->geometric_p = 0.5;
+    r->geometric_p = ((struct stats_options)STATS_OPTIONS_INIT).geometric_p;
     r->price_in = r->price_out = -1;
     r->ruler_threshold = EFFECTIVE_RULER_THRESHOLD * 100.0;
     r->nolima_base = EFFECTIVE_NOLIMA_BASE_MAX;
