@@ -1,5 +1,5 @@
 /*
- * Private to the prompt builder (prompt.c, prompt_fit.c, prompt_order.c):
+ * Private to the prompt builder (prompt.c, prompt_fit.c, prompt_order.c, prompt_axes.c):
  * the builder's state and its selection caches. prompt.h stays the API.
  */
 #ifndef PROMPT_INT_H
@@ -327,5 +327,36 @@ void prompt_seq_clear(struct seq *s);
  * a dropped line that was a paragraph of its own takes its blank line along.
  */
 int prompt_is_slot_line(const char *l, size_t n, const char *what);
+
+/*
+ * The seeded stream of (seed, question, length, repeat) under a tag ("run", "filler",
+ * "order", "ordinal"): the same on every platform (fixed byte order).
+ */
+uint64_t prompt_mix_key(unsigned long seed, const char *qid, long len, long repeat,
+                        const char *tag);
+
+/*
+ * The request's axes into the builder (prompt_axes.c), each 0 or -1 with err filled:
+ * the layout axis into b->layout and its per-pair server tokens; b->user to the [user]
+ * variant the question-at axis asks for; the needles, spacing, hops and ordinal axes
+ * into b->needles, *spacing (a fraction of the distractor tokens), b->depth_b,
+ * b->ordinal and b->target, every needle at boundary 0 until placed.
+ */
+int prompt_select_layout(struct prompt_builder *b, const struct prompt_request *r,
+                         struct strbuf *err);
+int prompt_select_user(struct prompt_builder *b, const struct prompt_request *r,
+                       struct strbuf *err);
+int prompt_select_needles(struct prompt_builder *b, const struct prompt_request *r, double *spacing,
+                          struct strbuf *err);
+
+/*
+ * Where the needles go once the gold's boundary k is known: ordinal needles around k
+ * among nr boundaries, by the seed; or needle j >= 1 at the boundary nearest
+ * d + j x spacing of the distractor tokens (total), never before needle j - 1.
+ */
+void prompt_place_ordinal(struct prompt_builder *b, const struct prompt_request *r, size_t nr,
+                          size_t k);
+void prompt_place_needles(struct prompt_builder *b, const struct seq *s, const size_t *order,
+                          size_t k, double d, double spacing, long total);
 
 #endif

@@ -185,7 +185,7 @@ void report_compare_json(struct strbuf *out, const struct compare_result *r,
     json_add_str(o, "gate", r->opt.gate == COMPARE_GATE_CELLS ? "cells" : "primary");
     json_add_str(o, "pass_rule",
                  r->opt.pass_rule == COMPARE_PASS_BOUND ? "bound" : "no-regression");
-    json_add_num(o, "bound_alpha", r->opt.bound_alpha > 0 ? r->opt.bound_alpha : r->opt.alpha);
+    json_add_num(o, "bound_alpha", compare_bound_level(&r->opt));
     json_add_str(root, "inputs_note", m ? m->inputs_note : NULL);
     add_outcome_counts(root, r->n_regressions, r->n_improvements, r->n_no_data);
     json_add_num(root, "holm_family_size", (double)r->n_family);

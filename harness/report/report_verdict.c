@@ -449,8 +449,7 @@ static void primary_table(struct vdoc *doc, const struct verdict *v)
         "over these %lu tests and a worsening of at least %.1f pp. PASS needs every %.0f%% "
         "upper bound below %.1f pp.",
         r->opt.alpha, (unsigned long)r->n_primary_family, r->opt.tolerance * 100.0,
-        (1.0 - (r->opt.bound_alpha > 0 ? r->opt.bound_alpha : r->opt.alpha)) * 100.0,
-        r->opt.tolerance * 100.0);
+        (1.0 - compare_bound_level(&r->opt)) * 100.0, r->opt.tolerance * 100.0);
     report_para(doc->d, sb.buf);
     report_table_begin(doc->d, margin ? "lrrrrrrrrrl" : "lrrrrrrrrl", margin ? head_margin : head);
     for (i = 0; i < v->n_primary; i++) {

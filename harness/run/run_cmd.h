@@ -202,6 +202,16 @@ int run_checks_overhead(struct run_ctx *c);
 int run_checks_lengths(struct run_ctx *c);
 
 /*
+ * run_record.c: run_record_describe() fills c->want, what identifies the run (inputs' hashes,
+ * settings, endpoints, tags, shard, planned trials). run_record() creates the run row (or
+ * updates a resumed one: tags added, planned counts, the request probe), keeps the golden
+ * set in the store, sets status running and the served model, and commits; 0, or -1 with
+ * c->ret set and the reason in c->err (empty when the store printed it).
+ */
+int run_record_describe(struct run_ctx *c);
+int run_record(struct run_ctx *c);
+
+/*
  * run_config.c: run_config_runner() is the runner's configuration for c's run (pointers into
  * c: c outlives the runner); run_config_schedule() sets rc's send order (--schedule, else
  * cache when the server caches prefixes and reuse is allowed, else plan), llama.cpp slots and

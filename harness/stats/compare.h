@@ -133,6 +133,8 @@ struct compare_options {
 void compare_options_init(struct compare_options *o);
 /* The fail margin in force: o->fail_margin, or half the tolerance when it is < 0. */
 double compare_fail_margin(const struct compare_options *o);
+/* The error rate of the bounds in force: o->bound_alpha, or alpha when it is 0. */
+double compare_bound_level(const struct compare_options *o);
 
 /*
  * With named axes (axes.h) a cell is (length, depth, axes): each axis
