@@ -72,6 +72,14 @@ struct json *summary_json_run(const struct run_info *r)
     json_add_str(in, "template_sha256", r->template_sha256);
     json_add_str(in, "tokenizer_name", r->tokenizer_name);
     json_add_str(in, "tokenizer_sha256", r->tokenizer_sha256);
+    /* the request probe (store.h run_info): null while unknown (older stores, unchecked parts) */
+    if (r->probe_key && r->probe_sha256) {
+        struct json *probe = json_add_object(in, "request_probe");
+        json_add_str(probe, "trial", r->probe_key);
+        json_add_str(probe, "prompt_sha256", r->probe_sha256);
+    } else {
+        json_add_null(in, "request_probe");
+    }
     settings = json_parse_str(r->settings_json);
     if (settings)
         json_add(o, "settings", settings);

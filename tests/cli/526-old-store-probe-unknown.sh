@@ -6,7 +6,9 @@
 #    binary's probe, because the older binary's stored prompt of the probe trial
 #    (kv-0001|1024|0|0|layout=documents) is the one this binary builds: checked, not assumed;
 #  - merged with its own older part, which records no probe, it merges as before and the merged
-#    run records none (what the older part sent was not checked by a probe).
+#    run records none (what the older part sent was not checked by a probe);
+#  - `runs --json` (every recorded field; summary.json's run object) shows the recorded probe
+#    as inputs.request_probe {trial, prompt_sha256} and an unknown one as null.
 . "$TESTS/cli/lib/lib.sh"
 . "$TESTS/cli/lib/run-lib.sh"
 TK=$REPO/tests/data/tokenizer/qwen3/tokenizer.json.gz
@@ -38,6 +40,14 @@ sent=$(q orig.db "select t.prompt_sha256 from trials t join runs r on r.id = t.r
 # the runs it did not resume keep an unknown probe
 [ "$(q old.db "select count(*) from runs where request_probe is null")" = 2 ] ||
     fail "old.db: probes recorded for runs that were not resumed"
+"$DIPMAP" runs --db old.db --json >runs.json || fail "runs --json failed"
+python3 - runs.json "$key" "$sent" <<'PY' || fail "runs --json does not show the request probes"
+import json, sys
+runs = {r["name"]: r["inputs"]["request_probe"] for r in json.load(open(sys.argv[1]))}
+want = {"online": None, "batch": None, "partial": {"trial": sys.argv[2], "prompt_sha256": sys.argv[3]}}
+if runs != want:
+    sys.exit(f"runs --json request_probe: {runs}, expected {want}")
+PY
 # the resumed run merged with its older part (no probe): as before, the merged probe unknown
 expect_code 0 "$DIPMAP" merge both.db old.db orig.db
 assert_contains out "partial: 12/12 trials"
