@@ -99,7 +99,7 @@ else
 BIN := $(BUILD)/dipmap
 endif
 
-.PHONY: all build docs reference install uninstall dist deb image test-package deps deps-build deps-plot test test-asan test-llama demo readme bench validate format format-check check-banned clean \
+.PHONY: all build docs reference install uninstall dist deb image test-package deps deps-build deps-plot test test-build test-asan test-llama demo readme bench validate format format-check check-banned clean \
 	bench-tokenizer tokenizer-conformance bench-prompt bench-stats fuzz fuzz-tokenizer fuzz-client fuzz-golden fuzz-haystack \
 	fuzz-template fuzz-config fuzz-score
 
@@ -123,7 +123,7 @@ demo:
 	$(call missing_deps,deps-build deps-plot,the demo,demo)
 endif
 ifneq ($(HAVE_DEPS),yes)
-test bench validate test-asan test-llama readme:
+test test-build bench validate test-asan test-llama readme:
 	$(call missing_deps,deps,$@,$@)
 endif
 
@@ -176,7 +176,11 @@ demo: build
 endif
 
 ifeq ($(HAVE_DEPS),yes)
-test: build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BENCH_BINS) $(BUILD)/tests/validate/gate_rates check-banned
+# What make test builds before it runs the suite; make -j2 test-build builds it in parallel
+# (.ci/run does, then runs make test as the README says)
+TEST_PREREQS = build $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(BENCH_BINS) $(BUILD)/tests/validate/gate_rates
+test-build: $(TEST_PREREQS)
+test: $(TEST_PREREQS) check-banned
 	@tests/run.sh $(BUILD) $(abspath $(BIN))
 
 # tests/run.sh skips, under the sanitizers, the few CLI tests that say "# sanitizers: skip:
