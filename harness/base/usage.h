@@ -27,6 +27,10 @@
  * parse_run_options is run's option table, one entry per option, kept whole
  * because `dipmap help run`, --config and test 006 read it. Steps become
  * named phases instead (builtin.h: how a command is shaped).
+ *
+ * File length: a .c file owns one concern and stays under 1,200 lines (tests/cli/063);
+ * one that grows past it is split along its concerns behind the module's -int.h or
+ * run_cmd.h, as prompt_axes.c, run_record.c and compare_text.c were.
  */
 
 #include <stdarg.h>
