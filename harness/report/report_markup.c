@@ -443,57 +443,42 @@ void report_html_page_head(struct markup *d, const char *title, int script)
     strbuf_release(&csp);
 }
 
-/*
- * What a number cell holds: a fraction as a percentage, an interval of two fractions, a token
- * length ("32k (32768)") or a depth in basis points ("12.5%").
- */
-enum cell_kind { CELL_PCT, CELL_INTERVAL, CELL_LENGTH, CELL_DEPTH };
-
-/*
- * A cell of v (a fraction, or a whole number of tokens or basis points; an interval: v to hi)
- * written as kind says, on a scratch strbuf.
- */
-static void cell_number(struct markup *d, enum cell_kind kind, double v, double hi)
+/* sb, a formatted number, as the next cell; sb is released. */
+static void cell_take(struct markup *d, struct strbuf *sb)
 {
-    struct strbuf sb = STRBUF_INIT;
-    switch (kind) {
-    case CELL_PCT:
-        report_pct(&sb, v);
-        break;
-    case CELL_INTERVAL:
-        report_add_interval(&sb, v, hi);
-        break;
-    case CELL_LENGTH:
-        plan_format_length(&sb, (long)v);
-        if (v >= 1024 && (long)v % 1024 == 0)
-            strbuf_addf(&sb, " (%ld)", (long)v);
-        break;
-    case CELL_DEPTH:
-        plan_format_depth(&sb, (int)v);
-        break;
-    }
-    report_cell(d, sb.buf);
-    strbuf_release(&sb);
+    report_cell(d, sb->buf);
+    strbuf_release(sb);
 }
 
 void report_cell_pct(struct markup *d, double v)
 {
-    cell_number(d, CELL_PCT, v, 0);
+    struct strbuf sb = STRBUF_INIT;
+    report_pct(&sb, v);
+    cell_take(d, &sb);
 }
 
 void report_cell_interval(struct markup *d, double lo, double hi)
 {
-    cell_number(d, CELL_INTERVAL, lo, hi);
+    struct strbuf sb = STRBUF_INIT;
+    report_add_interval(&sb, lo, hi);
+    cell_take(d, &sb);
 }
 
+/* "32k (32768)": a multiple of 1024 with its exact count too (32k could read as 32,000) */
 void report_cell_length(struct markup *d, long len)
 {
-    cell_number(d, CELL_LENGTH, (double)len, 0);
+    struct strbuf sb = STRBUF_INIT;
+    plan_format_length(&sb, len);
+    if (len >= 1024 && len % 1024 == 0)
+        strbuf_addf(&sb, " (%ld)", len);
+    cell_take(d, &sb);
 }
 
 void report_cell_depth(struct markup *d, int depth_bp)
 {
-    cell_number(d, CELL_DEPTH, depth_bp, 0);
+    struct strbuf sb = STRBUF_INIT;
+    plan_format_depth(&sb, depth_bp);
+    cell_take(d, &sb);
 }
 
 const char *report_or_dash(const char *s)
