@@ -11,7 +11,9 @@
 # stored prompt is the bytes hashed (sha256 of the stored text = prompt_sha256); the same bytes
 # score the same (outcome and score: serve-sim answers a prompt alike each time, so a mode that
 # scored through its own copy of the rule, absent twins included, would differ); every planned
-# trial is stored once.
+# trial is stored once. Per run: the mode's run records the online run's request probe (the
+# whole matrix's first trial and its prompt hash, as `runs --json` shows it), so a resume or
+# merge in any mode checks the bytes against the same probe.
 # Then every layout over the key-value template (tests/data/old-store's kv data, 1k and 2k):
 # the server's count is never above the target and equals it in >= 95% of the prompts.
 # The rows are split in two tests so each keeps well inside the 300 s limit on a loaded
@@ -152,6 +154,11 @@ def keyed(db, run_name):
     prompts = dict(c.execute("select sha256, text from prompts").fetchall())
     return {r[:5]: r[5:] for r in rows}, len(rows), prompts
 
+def probe(db, run_name):
+    """The run's request probe as `runs --json` shows it (inputs.request_probe)."""
+    p = run(["runs", "--db", db, "--json"])
+    return {r["name"]: r["inputs"]["request_probe"] for r in json.loads(p.stdout)}.get(run_name)
+
 bad = 0
 for i, row in enumerate(ROWS):
     if i % 2 != int(os.environ["MATRIX_HALF"]):
@@ -161,10 +168,13 @@ for i, row in enumerate(ROWS):
             "--store-prompts", "--db", db] + INPUTS + axis_args(row)
     run(base + ["--tokenizer", tk, "--run", "on"])
     ref, n_ref, _ = keyed(db, "on")
+    ref_probe = probe(db, "on")
     mode = row["mode"]
-    why = []
+    why = [] if ref_probe else ["on: no request probe recorded"]
     for name in MODES[mode](base, db, row):
         got, n_got, prompts = keyed(db, name)
+        if probe(db, name) != ref_probe:
+            why.append(f"{name}: request probe {probe(db, name)}, online {ref_probe}")
         if n_got != n_ref or set(got) != set(ref):
             why.append(f"{name}: {n_got} trials stored, {n_ref} planned")
         for k, (psha, rsha, usage, realized, reused, outcome, score) in got.items():
