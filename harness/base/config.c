@@ -40,7 +40,7 @@ static struct option *find_key(struct option *opts, const char *key)
     struct strbuf sb = STRBUF_INIT;
     struct option *o = opt_find(opts, key);
     size_t i;
-    if (o && o->type != OPT_GROUP)
+    if (o && o->type != OPTION_GROUP)
         return o;
     strbuf_addstr(&sb, key);
     for (i = 0; i < sb.len; i++)
@@ -48,7 +48,7 @@ static struct option *find_key(struct option *opts, const char *key)
             sb.buf[i] = '-';
     o = opt_find(opts, sb.buf);
     strbuf_release(&sb);
-    return o && o->type != OPT_GROUP ? o : NULL;
+    return o && o->type != OPTION_GROUP ? o : NULL;
 }
 
 static int in_list(const char *const *list, const char *name)
@@ -90,12 +90,12 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
     int ret = 0;
 
     switch (o->type) {
-    case OPT_BOOL:
+    case OPTION_BOOL:
         if (json_kind(v) != JSON_BOOL)
             return bad_type(err, path, key, "true or false");
         *(int *)o->value = json_is_true(v);
         break;
-    case OPT_LONG: {
+    case OPTION_LONG: {
         long n;
         if (scalar_text(v, &sb) < 0 || parse_long(sb.buf, &n) < 0)
             ret = bad_type(err, path, key, "an integer");
@@ -103,7 +103,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
             *(long *)o->value = n;
         break;
     }
-    case OPT_DOUBLE: {
+    case OPTION_DOUBLE: {
         double d;
         if (scalar_text(v, &sb) < 0 || parse_double(sb.buf, &d) < 0)
             ret = bad_type(err, path, key, "a number");
@@ -111,7 +111,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
             *(double *)o->value = d;
         break;
     }
-    case OPT_POINTS: {
+    case OPTION_POINTS: {
         double d;
         if (scalar_text(v, &sb) < 0 || parse_points(sb.buf, &d) < 0)
             ret = bad_type(err, path, key, PARSE_POINTS_FORMS);
@@ -119,7 +119,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
             *(double *)o->value = d;
         break;
     }
-    case OPT_STRING:
+    case OPTION_STRING:
         if (json_kind(v) == JSON_ARRAY) {
             const struct json *e;
             int first = 1;
@@ -138,7 +138,7 @@ static int apply_one(struct config *c, const char *path, struct option *o, const
         if (!ret)
             *(const char **)o->value = strvec_push(&c->values, sb.buf);
         break;
-    case OPT_LIST: {
+    case OPTION_LIST: {
         struct strvec *sv = o->value;
         if (json_kind(v) == JSON_ARRAY) {
             const struct json *e;
@@ -178,10 +178,10 @@ static void unknown_key(const char *path, const struct strbuf *text, const char 
     const char *near, *at;
     size_t n = 0, i;
     long line = 1;
-    for (i = 0; opts[i].type != OPT_END; i++)
+    for (i = 0; opts[i].type != OPTION_END; i++)
         n++;
     names = xcalloc(n + 1, sizeof(*names));
-    for (i = 0, n = 0; opts[i].type != OPT_END; i++)
+    for (i = 0, n = 0; opts[i].type != OPTION_END; i++)
         if (opts[i].long_name && strcmp(opts[i].long_name, "config"))
             names[n++] = opts[i].long_name;
     near = suggest_name(key, names);
@@ -272,27 +272,27 @@ char *config_settings_json(const struct option *opts, const char *const *exclude
     char *ret;
     const struct option *o;
 
-    for (o = opts; o->type != OPT_END; o++) {
-        if (o->type == OPT_GROUP || !o->long_name || !o->value || in_list(exclude, o->long_name))
+    for (o = opts; o->type != OPTION_END; o++) {
+        if (o->type == OPTION_GROUP || !o->long_name || !o->value || in_list(exclude, o->long_name))
             continue;
         switch (o->type) {
-        case OPT_STRING: {
+        case OPTION_STRING: {
             const char *s = *(const char *const *)o->value;
             if (s)
                 json_add_str(root, o->long_name, s);
             break;
         }
-        case OPT_LONG:
+        case OPTION_LONG:
             json_add_num(root, o->long_name, (double)*(const long *)o->value);
             break;
-        case OPT_DOUBLE:
-        case OPT_POINTS:
+        case OPTION_DOUBLE:
+        case OPTION_POINTS:
             json_add_num(root, o->long_name, *(const double *)o->value);
             break;
-        case OPT_BOOL:
+        case OPTION_BOOL:
             json_add_bool(root, o->long_name, *(const int *)o->value);
             break;
-        case OPT_LIST: {
+        case OPTION_LIST: {
             const struct strvec *sv = o->value;
             struct json *arr;
             size_t i;

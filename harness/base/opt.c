@@ -40,7 +40,7 @@ void opt_capture_release(struct opt_capture *cap)
 static void capture_table(const char *const *usage, const struct option *opts)
 {
     size_t n = 0;
-    while (opts[n].type != OPT_END)
+    while (opts[n].type != OPTION_END)
         n++;
     size_t i;
     free(capture->opts);
@@ -49,7 +49,7 @@ static void capture_table(const char *const *usage, const struct option *opts)
     capture->bool_on = xcalloc(n + 1, sizeof(int));
     memcpy(capture->opts, opts, (n + 1) * sizeof(*opts));
     for (i = 0; i < n; i++) {
-        capture->bool_on[i] = opts[i].type == OPT_BOOL && opts[i].value && *(int *)opts[i].value;
+        capture->bool_on[i] = opts[i].type == OPTION_BOOL && opts[i].value && *(int *)opts[i].value;
         capture->opts[i].value = NULL;
     }
     capture->usage = usage;
@@ -65,7 +65,7 @@ int opt_capture_default_on(const struct opt_capture *cap, const struct option *o
 
 struct option *opt_find(struct option *opts, const char *long_name)
 {
-    for (; opts->type != OPT_END; opts++)
+    for (; opts->type != OPTION_END; opts++)
         if (opts->long_name && !strcmp(opts->long_name, long_name))
             return opts;
     return NULL;
@@ -92,11 +92,11 @@ void usage_with_options(FILE *fp, const char *const *usage, const struct option 
             fprintf(fp, "%s%s\n", **usage == ' ' ? "       " : prefix, *usage);
         prefix = "   or: ";
     }
-    if (o && o->type != OPT_END)
+    if (o && o->type != OPTION_END)
         fputc('\n', fp);
-    for (const struct option *first = o; o && o->type != OPT_END; o++) {
+    for (const struct option *first = o; o && o->type != OPTION_END; o++) {
         struct strbuf sb = STRBUF_INIT;
-        if (o->type == OPT_GROUP) {
+        if (o->type == OPTION_GROUP) {
             /* one blank line before a group, also when it opens the list */
             fprintf(fp, "%s%s\n", o == first ? "" : "\n", o->help);
             continue;
@@ -106,9 +106,9 @@ void usage_with_options(FILE *fp, const char *const *usage, const struct option 
             strbuf_addf(&sb, "-%c, ", o->short_name);
         /* a boolean that is on by default is turned off with --no-NAME */
         strbuf_addf(&sb, "--%s%s",
-                    o->type == OPT_BOOL && o->value && *(int *)o->value ? "[no-]" : "",
+                    o->type == OPTION_BOOL && o->value && *(int *)o->value ? "[no-]" : "",
                     o->long_name);
-        if (o->type != OPT_BOOL)
+        if (o->type != OPTION_BOOL)
             strbuf_addf(&sb, " %s", o->argh ? o->argh : "VALUE");
         if (sb.len < 30)
             fprintf(fp, "%-30s%s\n", sb.buf, o->help ? o->help : "");
@@ -120,8 +120,8 @@ void usage_with_options(FILE *fp, const char *const *usage, const struct option 
 
 static struct option *find_short(struct option *opts, char c)
 {
-    for (; opts->type != OPT_END; opts++)
-        if (opts->short_name == c && opts->type != OPT_GROUP)
+    for (; opts->type != OPTION_END; opts++)
+        if (opts->short_name == c && opts->type != OPTION_GROUP)
             return opts;
     return NULL;
 }
@@ -131,11 +131,11 @@ static const char *nearest_option(const struct option *opts, const char *name)
 {
     size_t n = 0, i = 0;
     const char **names, *near;
-    while (opts[n].type != OPT_END)
+    while (opts[n].type != OPTION_END)
         n++;
     names = xcalloc(n + 1, sizeof(*names));
-    for (; opts->type != OPT_END; opts++)
-        if (opts->type != OPT_GROUP && opts->long_name)
+    for (; opts->type != OPTION_END; opts++)
+        if (opts->type != OPTION_GROUP && opts->long_name)
             names[i++] = opts->long_name;
     near = suggest_name(name, names); /* one of the table's literals */
     free(names);
@@ -146,23 +146,23 @@ static int set_value(const char *cmd, struct option *o, const char *arg)
 {
     o->seen = 1;
     switch (o->type) {
-    case OPT_STRING:
+    case OPTION_STRING:
         *(const char **)o->value = arg;
         return 0;
-    case OPT_LONG:
+    case OPTION_LONG:
         if (parse_long(arg, (long *)o->value) < 0)
             return error("%s: option '--%s' expects an integer, got '%s'", cmd, o->long_name, arg);
         return 0;
-    case OPT_DOUBLE:
+    case OPTION_DOUBLE:
         if (parse_double(arg, (double *)o->value) < 0)
             return error("%s: option '--%s' expects a number, got '%s'", cmd, o->long_name, arg);
         return 0;
-    case OPT_POINTS:
+    case OPTION_POINTS:
         if (parse_points(arg, (double *)o->value) < 0)
             return error("%s: option '--%s' takes %s, not '%s'", cmd, o->long_name,
                          PARSE_POINTS_FORMS, arg);
         return 0;
-    case OPT_LIST:
+    case OPTION_LIST:
         strvec_push((struct strvec *)o->value, arg);
         return 0;
     default:
@@ -212,12 +212,12 @@ int parse_options(int argc, const char **argv, struct option *opts, const char *
             o = opt_find(opts, key.buf);
             if (!o && !strncmp(key.buf, "no-", 3)) {
                 o = opt_find(opts, key.buf + 3);
-                if (o && o->type == OPT_BOOL)
+                if (o && o->type == OPTION_BOOL)
                     negated = 1;
                 else
                     o = NULL;
             }
-            if (!o || o->type == OPT_GROUP) {
+            if (!o || o->type == OPTION_GROUP) {
                 const char *near = nearest_option(opts, key.buf);
                 error("%s: unknown option '--%s'", cmd, key.buf);
                 strbuf_release(&key);
@@ -242,7 +242,7 @@ int parse_options(int argc, const char **argv, struct option *opts, const char *
                 return -1;
             }
         }
-        if (o->type == OPT_BOOL) {
+        if (o->type == OPTION_BOOL) {
             if (val)
                 return error("%s: option '--%s' takes no value", cmd, o->long_name);
             *(int *)o->value = !negated;

@@ -12,14 +12,14 @@ struct strvec;
  * (booleans), and "--" to end options. -h/--help prints usage to stdout.
  */
 enum opt_type {
-    OPT_END = 0,
-    OPT_STRING, /* value: const char **, points into argv */
-    OPT_LONG,   /* value: long *, checked with parse_long */
-    OPT_DOUBLE, /* value: double *, checked with parse_double */
-    OPT_POINTS, /* value: double *, a fraction, 5pp or 5% (parse_points) */
-    OPT_BOOL,   /* value: int *, set to 1 (or 0 by --no-NAME) */
-    OPT_LIST,   /* value: struct strvec *, each occurrence appended */
-    OPT_GROUP   /* heading line in the help output; no value */
+    OPTION_END = 0,
+    OPTION_STRING, /* value: const char **, points into argv */
+    OPTION_LONG,   /* value: long *, checked with parse_long */
+    OPTION_DOUBLE, /* value: double *, checked with parse_double */
+    OPTION_POINTS, /* value: double *, a fraction, 5pp or 5% (parse_points) */
+    OPTION_BOOL,   /* value: int *, set to 1 (or 0 by --no-NAME) */
+    OPTION_LIST,   /* value: struct strvec *, each occurrence appended */
+    OPTION_GROUP   /* heading line in the help output; no value */
 };
 
 struct option {
@@ -32,9 +32,35 @@ struct option {
     int seen; /* set by parse_options() when given on the command line */
 };
 
-#define OPT_END_MARK                                                                               \
+/*
+ * A table's rows are written with these constructors, never as brace lists: each one names
+ * the C type its value must point to, and a pointer of any other type is a compile error
+ * (_Generic has no default), where `void *value` alone would let an --N option write a long
+ * into an int. Arguments in git's order: short name (0 for none), long name, value, the
+ * placeholder (not for booleans), help.
+ */
+#define OPT_TYPED_(t, ctype, s, l, v, a, h)                                                        \
     {                                                                                              \
-        OPT_END, NULL, 0, NULL, NULL, NULL, 0                                                      \
+        .type = (t), .long_name = (l), .short_name = (s),                                          \
+        .value = _Generic((v), ctype                                                               \
+                          : (v)),                                                                  \
+        .argh = (a), .help = (h)                                                                   \
+    }
+#define OPT_STRING(s, l, v, a, h) OPT_TYPED_(OPTION_STRING, const char **, s, l, v, a, h)
+#define OPT_LONG(s, l, v, a, h)   OPT_TYPED_(OPTION_LONG, long *, s, l, v, a, h)
+#define OPT_DOUBLE(s, l, v, a, h) OPT_TYPED_(OPTION_DOUBLE, double *, s, l, v, a, h)
+#define OPT_POINTS(s, l, v, a, h) OPT_TYPED_(OPTION_POINTS, double *, s, l, v, a, h)
+#define OPT_BOOL(s, l, v, h)      OPT_TYPED_(OPTION_BOOL, int *, s, l, v, NULL, h)
+#define OPT_LIST(s, l, v, a, h)   OPT_TYPED_(OPTION_LIST, struct strvec *, s, l, v, a, h)
+/* A heading line in the help output. */
+#define OPT_GROUP(h)                                                                               \
+    {                                                                                              \
+        .type = OPTION_GROUP, .help = (h)                                                          \
+    }
+/* The last row of every table. */
+#define OPT_END()                                                                                  \
+    {                                                                                              \
+        .type = OPTION_END                                                                         \
     }
 
 /*
@@ -65,7 +91,7 @@ struct option *opt_find(struct option *opts, const char *long_name);
  */
 struct opt_capture {
     const char *const *usage; /* the command's NULL-terminated synopsis (static in each cmd) */
-    struct option *opts;      /* copy of the table, OPT_END-terminated; value pointers
+    struct option *opts;      /* copy of the table, OPTION_END-terminated; value pointers
                                  are cleared (they pointed into the command's frame) */
     int *bool_on;             /* per entry: a boolean on by default (--[no-]NAME) */
     int done;                 /* 1 once the command reached --help */

@@ -195,56 +195,54 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
 {
     struct compare_options *co = &c->co;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &c->db, "FILE",
-         "store holding the runs (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "baseline-db", 0, &c->base_db, "FILE",
-         "store holding the baseline run, when not the same as --db", 0},
-        {OPT_STRING, "tag", 0, &c->tag, "TAG", "with --latest: the runs carrying TAG", 0},
-        {OPT_BOOL, "latest", 0, &c->latest, NULL,
-         "compare the newest run tagged TAG instead of naming two runs (nightly alerting)", 0},
-        {OPT_STRING, "against", 0, &c->against, "previous|last-pass|RUN",
-         "with --latest: the baseline, the previous complete run of the same series with the "
-         "tag (default), the newest earlier one whose comparison passed (last-pass: a "
-         "regression that persists keeps failing), or a pinned RUN",
-         0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "verdict", 0},
-        {OPT_DOUBLE, "alpha", 0, &co->alpha, "A",
-         "significance level after Holm adjustment (default 0.05)", 0},
-        {OPT_POINTS, "tolerance", 0, &co->tolerance, "T",
-         "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)", 0},
-        {OPT_POINTS, "fail-margin", 0, &co->fail_margin, "D",
-         "FAIL means worse by more than D, absolute (default half the tolerance)", 0},
-        {OPT_POINTS, "hallucination-margin", 0, &co->halluc_margin, "D",
-         "also FAIL when the candidate's hallucination rate on needle-absent trials (run "
-         "--absent) is higher by more than D, absolute (default: not tested)",
-         0},
-        {OPT_STRING, "gate", 0, &c->gate, "primary|cells",
-         "what fails the gate: the primary endpoints, per length all depths, the middle band "
-         "(25-75%) and the dip (default), or those and every cell and axis value",
-         0},
-        {OPT_STRING, "pass-rule", 0, &c->pass_rule, "bound|no-regression",
-         "what PASS means: every primary endpoint's upper confidence bound on the drop is below "
-         "the tolerance (default), or only that nothing regressed significantly (which does not "
-         "show that no regression exists)",
-         0},
-        {OPT_LONG, "min-pairs", 0, &co->min_pairs, "N",
-         "valid pairs a cell or length needs to be tested (default 10)", 0},
-        {OPT_DOUBLE, "min-coverage", 0, &co->min_coverage, "F",
-         "fraction of trial keys that must be valid in both runs (default 0.8)", 0},
-        {OPT_BOOL, "exclude-known", 0, &co->exclude_known, NULL,
-         "leave out questions answered correctly closed-book in either run", 0},
-        {OPT_BOOL, "allow-different-inputs", 0, &c->allow_diff, NULL,
-         "compare even when golden set, haystack, template or tokenizer differ", 0},
-        {OPT_BOOL, "allow-different-scoring", 0, &c->allow_scoring, NULL,
-         "compare even when the runs were scored differently (scorer or its version)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "output", 0},
-        {OPT_STRING, "junit", 0, &c->junit, "FILE", "write JUnit XML", 0},
-        {OPT_STRING, "json", 0, &c->json, "FILE", "write the verdict and every test as JSON", 0},
-        {OPT_STRING, "out", 0, &c->out_dir, "DIR",
-         "write compare.md, compare.json, junit.xml, compare.html and the overlay plot "
-         "(compare.svg/png) into DIR",
-         0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &c->db, "FILE",
+                   "store holding the runs (default $DIPMAP_DB or dipmap.db)"),
+        OPT_STRING(0, "baseline-db", &c->base_db, "FILE",
+                   "store holding the baseline run, when not the same as --db"),
+        OPT_STRING(0, "tag", &c->tag, "TAG", "with --latest: the runs carrying TAG"),
+        OPT_BOOL(0, "latest", &c->latest,
+                 "compare the newest run tagged TAG instead of naming two runs (nightly alerting)"),
+        OPT_STRING(
+            0, "against", &c->against, "previous|last-pass|RUN",
+            "with --latest: the baseline, the previous complete run of the same series with the "
+            "tag (default), the newest earlier one whose comparison passed (last-pass: a "
+            "regression that persists keeps failing), or a pinned RUN"),
+        OPT_GROUP("verdict"),
+        OPT_DOUBLE(0, "alpha", &co->alpha, "A",
+                   "significance level after Holm adjustment (default 0.05)"),
+        OPT_POINTS(0, "tolerance", &co->tolerance, "T",
+                   "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)"),
+        OPT_POINTS(0, "fail-margin", &co->fail_margin, "D",
+                   "FAIL means worse by more than D, absolute (default half the tolerance)"),
+        OPT_POINTS(0, "hallucination-margin", &co->halluc_margin, "D",
+                   "also FAIL when the candidate's hallucination rate on needle-absent trials (run "
+                   "--absent) is higher by more than D, absolute (default: not tested)"),
+        OPT_STRING(
+            0, "gate", &c->gate, "primary|cells",
+            "what fails the gate: the primary endpoints, per length all depths, the middle band "
+            "(25-75%) and the dip (default), or those and every cell and axis value"),
+        OPT_STRING(
+            0, "pass-rule", &c->pass_rule, "bound|no-regression",
+            "what PASS means: every primary endpoint's upper confidence bound on the drop is below "
+            "the tolerance (default), or only that nothing regressed significantly (which does not "
+            "show that no regression exists)"),
+        OPT_LONG(0, "min-pairs", &co->min_pairs, "N",
+                 "valid pairs a cell or length needs to be tested (default 10)"),
+        OPT_DOUBLE(0, "min-coverage", &co->min_coverage, "F",
+                   "fraction of trial keys that must be valid in both runs (default 0.8)"),
+        OPT_BOOL(0, "exclude-known", &co->exclude_known,
+                 "leave out questions answered correctly closed-book in either run"),
+        OPT_BOOL(0, "allow-different-inputs", &c->allow_diff,
+                 "compare even when golden set, haystack, template or tokenizer differ"),
+        OPT_BOOL(0, "allow-different-scoring", &c->allow_scoring,
+                 "compare even when the runs were scored differently (scorer or its version)"),
+        OPT_GROUP("output"),
+        OPT_STRING(0, "junit", &c->junit, "FILE", "write JUnit XML"),
+        OPT_STRING(0, "json", &c->json, "FILE", "write the verdict and every test as JSON"),
+        OPT_STRING(0, "out", &c->out_dir, "DIR",
+                   "write compare.md, compare.json, junit.xml, compare.html and the overlay plot "
+                   "(compare.svg/png) into DIR"),
+        OPT_END(),
     };
     int pr = parse_options(argc, argv, opts, compare_usage, &c->rest);
     if (pr)

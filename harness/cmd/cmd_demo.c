@@ -80,10 +80,10 @@ int cmd_demo(int argc, const char **argv)
 {
     const char *out = "reports", *lengths = NULL;
     struct option opts[] = {
-        {OPT_STRING, "out", 'o', &out, "DIR",
-         "folder for the store (demo.db) and the reports (default ./reports)", 0},
-        {OPT_STRING, "lengths", 'l', &lengths, "L", "prompt lengths to map (default 8k,32k)", 0},
-        OPT_END_MARK,
+        OPT_STRING('o', "out", &out, "DIR",
+                   "folder for the store (demo.db) and the reports (default ./reports)"),
+        OPT_STRING('l', "lengths", &lengths, "L", "prompt lengths to map (default 8k,32k)"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct strbuf script = STRBUF_INIT, tried = STRBUF_INIT, self = STRBUF_INIT;

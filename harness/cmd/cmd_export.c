@@ -930,18 +930,17 @@ int cmd_export(int argc, const char **argv)
 {
     const char *db = NULL, *format_arg = "csv", *out = NULL;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE",
-         "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
-        {OPT_STRING, "format", 0, &format_arg, "csv|jsonl|eee",
-         "csv (RFC 4180, header row), jsonl (one JSON object per line), or eee (Every Eval Ever "
-         "0.3.0: per run an aggregate record and its instance-level samples under --out DIR); "
-         "default csv",
-         0},
-        {OPT_STRING, "out", 'o', &out, "FILE|DIR",
-         "write to FILE (replaced only when complete) instead of standard output; with eee, the "
-         "folder the data/ tree goes into",
-         0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_STRING(
+            0, "format", &format_arg, "csv|jsonl|eee",
+            "csv (RFC 4180, header row), jsonl (one JSON object per line), or eee (Every Eval Ever "
+            "0.3.0: per run an aggregate record and its instance-level samples under --out DIR); "
+            "default csv"),
+        OPT_STRING(
+            'o', "out", &out, "FILE|DIR",
+            "write to FILE (replaced only when complete) instead of standard output; with eee, the "
+            "folder the data/ tree goes into"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL;

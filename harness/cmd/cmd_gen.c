@@ -698,24 +698,22 @@ int cmd_gen(int argc, const char **argv)
     uint64_t rng;
     int rc, ret = DM_EXIT_USAGE, kv, as, hops, ord;
     struct option opts[] = {
-        {OPT_LONG, "n", 'n', &n, "N", "number of questions (default 40)", 0},
-        {OPT_LONG, "seed", 's', &seed, "N", "random seed (default 1): same seed, same file", 0},
-        {OPT_LONG, "negatives", 0, &negatives, "K",
-         "hard negatives per question (default 4 for needle, 20 for kv)", 0},
-        {OPT_STRING, "out", 'o', &out, "FILE", "golden set to write (.gz: compressed; default -)",
-         0},
-        {OPT_STRING, "haystack-out", 0, &hay_out, "FILE", "kv: also write a haystack of pairs", 0},
-        {OPT_LONG, "haystack-size", 0, &hay_size, "M", "kv: pairs in the haystack (default 2000)",
-         0},
-        {OPT_STRING, "associations", 0, &assoc_path, "FILE",
-         "assoc: the association table (default datasets/associations.tsv)", 0},
-        {OPT_LONG, "needles", 0, &needles, "N",
-         "ordinal: notes per question, occurrence 1..N (default 8, at most 64)", 0},
-        {OPT_LONG, "max-occurrence", 0, &max_k, "K",
-         "ordinal: the question names occurrence 1..K (default 2, so every run --ordinal value "
-         "from 2 up places it)",
-         0},
-        OPT_END_MARK,
+        OPT_LONG('n', "n", &n, "N", "number of questions (default 40)"),
+        OPT_LONG('s', "seed", &seed, "N", "random seed (default 1): same seed, same file"),
+        OPT_LONG(0, "negatives", &negatives, "K",
+                 "hard negatives per question (default 4 for needle, 20 for kv)"),
+        OPT_STRING('o', "out", &out, "FILE", "golden set to write (.gz: compressed; default -)"),
+        OPT_STRING(0, "haystack-out", &hay_out, "FILE", "kv: also write a haystack of pairs"),
+        OPT_LONG(0, "haystack-size", &hay_size, "M", "kv: pairs in the haystack (default 2000)"),
+        OPT_STRING(0, "associations", &assoc_path, "FILE",
+                   "assoc: the association table (default datasets/associations.tsv)"),
+        OPT_LONG(0, "needles", &needles, "N",
+                 "ordinal: notes per question, occurrence 1..N (default 8, at most 64)"),
+        OPT_LONG(
+            0, "max-occurrence", &max_k, "K",
+            "ordinal: the question names occurrence 1..K (default 2, so every run --ordinal value "
+            "from 2 up places it)"),
+        OPT_END(),
     };
 
     rc = parse_options(argc, argv, opts, gen_usage, &rest);

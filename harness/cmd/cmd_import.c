@@ -828,30 +828,28 @@ int cmd_import(int argc, const char **argv)
     struct importer im;
     int rc, ret = DM_EXIT_USAGE;
     struct option opts[] = {
-        {OPT_STRING, "out", 'o', &out, "FILE",
-         "golden set to write (longbench-v2: the haystack; .gz: compressed; - stdout)", 0},
-        {OPT_STRING, "haystack-out", 0, &hay_out, "FILE",
-         "haystack to write: every record's passages (QA) or the pairs not used as hard "
-         "negatives (KV)",
-         0},
-        {OPT_LONG, "limit", 0, &limit, "N",
-         "write only the first N questions (longbench-v2: records) (0: all)", 0},
-        {OPT_LONG, "haystack-limit", 0, &hay_limit, "N", "write at most N haystack chunks", 0},
-        {OPT_LONG, "kv-negatives", 0, &kv_neg, "N",
-         "KV: keep N other pairs of the record as hard negatives (default: all)", 0},
-        {OPT_STRING, "as", 0, &as, "golden|retrieval",
-         "QA: a golden set (default) or retrieval items: every record's passages as its "
-         "ranked list, in the file's order",
-         0},
-        {OPT_STRING, "kv-question", 0, &kv_question, "sentence|key",
-         "KV: the question as a sentence (default) or the bare key (for the litm-kv templates)", 0},
-        {OPT_LONG, "seed", 's', &seed, "N",
-         "nolima: the seed of each test's character from character_set (default 1)", 0},
-        {OPT_BOOL, "allow-answer-outside-gold", 0, &allow_outside, NULL,
-         "import a question whose gold does not state its answer (an inference, a label), "
-         "marked \"answer_outside_gold\": true, instead of refusing it",
-         0},
-        OPT_END_MARK,
+        OPT_STRING('o', "out", &out, "FILE",
+                   "golden set to write (longbench-v2: the haystack; .gz: compressed; - stdout)"),
+        OPT_STRING(0, "haystack-out", &hay_out, "FILE",
+                   "haystack to write: every record's passages (QA) or the pairs not used as hard "
+                   "negatives (KV)"),
+        OPT_LONG(0, "limit", &limit, "N",
+                 "write only the first N questions (longbench-v2: records) (0: all)"),
+        OPT_LONG(0, "haystack-limit", &hay_limit, "N", "write at most N haystack chunks"),
+        OPT_LONG(0, "kv-negatives", &kv_neg, "N",
+                 "KV: keep N other pairs of the record as hard negatives (default: all)"),
+        OPT_STRING(0, "as", &as, "golden|retrieval",
+                   "QA: a golden set (default) or retrieval items: every record's passages as its "
+                   "ranked list, in the file's order"),
+        OPT_STRING(
+            0, "kv-question", &kv_question, "sentence|key",
+            "KV: the question as a sentence (default) or the bare key (for the litm-kv templates)"),
+        OPT_LONG('s', "seed", &seed, "N",
+                 "nolima: the seed of each test's character from character_set (default 1)"),
+        OPT_BOOL(0, "allow-answer-outside-gold", &allow_outside,
+                 "import a question whose gold does not state its answer (an inference, a label), "
+                 "marked \"answer_outside_gold\": true, instead of refusing it"),
+        OPT_END(),
     };
 
     rc = parse_options(argc, argv, opts, import_usage, &rest);

@@ -26,7 +26,7 @@ static const char *const merge_usage[] = {
 
 int cmd_merge(int argc, const char **argv)
 {
-    struct option opts[] = {OPT_END_MARK};
+    struct option opts[] = {OPT_END()};
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL;
     struct run_info *v = NULL;

@@ -193,14 +193,14 @@ int cmd_plot(int argc, const char **argv)
 {
     const char *db = NULL, *out = NULL, *formats_arg = "svg,png", *model = NULL, *tag = NULL;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "out", 'o', &out, "DIR",
-         "output folder (default reports/<run>, or reports/trend-<model|tag>)", 0},
-        {OPT_STRING, "format", 0, &formats_arg, "LIST", "svg, png or svg,png (default both)", 0},
-        {OPT_STRING, "model", 0, &model, "PREFIX",
-         "trend over the runs whose model starts with PREFIX", 0},
-        {OPT_STRING, "tag", 0, &tag, "TAG", "trend over the runs tagged TAG", 0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_STRING('o', "out", &out, "DIR",
+                   "output folder (default reports/<run>, or reports/trend-<model|tag>)"),
+        OPT_STRING(0, "format", &formats_arg, "LIST", "svg, png or svg,png (default both)"),
+        OPT_STRING(0, "model", &model, "PREFIX",
+                   "trend over the runs whose model starts with PREFIX"),
+        OPT_STRING(0, "tag", &tag, "TAG", "trend over the runs tagged TAG"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL;

@@ -25,9 +25,8 @@ int cmd_rename(int argc, const char **argv)
 {
     const char *db = NULL;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE",
-         "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL;

@@ -130,39 +130,38 @@ static int report_cmd_release(struct report_cmd *r, int rc)
 static int report_parse(struct report_cmd *r, int argc, const char **argv)
 {
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &r->db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "out", 'o', &r->out_dir, "DIR", "output folder (default reports/<run>)", 0},
-        {OPT_STRING, "format", 0, &r->formats_arg, "LIST",
-         "comma-separated: md (summary.md), json (summary.json), html (report.html)", 0},
-        {OPT_BOOL, "no-plots", 0, &r->no_plots, NULL, "do not run gnuplot (tables only)", 0},
-        {OPT_BOOL, "exclude-known", 0, &r->exclude_known, NULL,
-         "leave out questions answered correctly closed-book (run --controls closed-book)", 0},
-        {OPT_STRING, "dataset", 0, &r->dataset, "FILE",
-         "the run's golden set: show the questions of failed trials", 0},
-        {OPT_STRING, "rank-dist", 0, &r->rank_dist, "FILE",
-         "ordering advice: retriever rank distribution, one probability per line (rank 1 first)",
-         0},
-        {OPT_DOUBLE, "rank-p", 0, &r->geometric_p, "P",
-         "ordering advice without --rank-dist: geometric P(rank r) = p(1-p)^(r-1) (default 0.5)",
-         0},
-        {OPT_DOUBLE, "price-in", 0, &r->price_in, "USD",
-         "order experiment: USD per 1M prompt tokens, for the cost per question (with "
-         "--price-out)",
-         0},
-        {OPT_DOUBLE, "price-out", 0, &r->price_out, "USD", "USD per 1M completion tokens", 0},
-        {OPT_STRING, "axis-pair", 0, &r->axis_pair, "A,B",
-         "two named axes of the run: their heatmap axis-pair-A-B.svg and table (accuracy per A "
-         "value x B value)",
-         0},
-        {OPT_DOUBLE, "ruler-threshold", 0, &r->ruler_threshold, "PCT",
-         "RULER's effective length: the longest length scoring above PCT % (default 85.6, "
-         "Llama-2-7B at 4K)",
-         0},
-        {OPT_STRING, "nolima-base", 0, &r->nolima_base_s, "N",
-         "NoLiMa's effective length: the base score is the accuracy at lengths up to N tokens "
-         "(default 1k)",
-         0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &r->db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_STRING('o', "out", &r->out_dir, "DIR", "output folder (default reports/<run>)"),
+        OPT_STRING(0, "format", &r->formats_arg, "LIST",
+                   "comma-separated: md (summary.md), json (summary.json), html (report.html)"),
+        OPT_BOOL(0, "no-plots", &r->no_plots, "do not run gnuplot (tables only)"),
+        OPT_BOOL(0, "exclude-known", &r->exclude_known,
+                 "leave out questions answered correctly closed-book (run --controls closed-book)"),
+        OPT_STRING(0, "dataset", &r->dataset, "FILE",
+                   "the run's golden set: show the questions of failed trials"),
+        OPT_STRING(0, "rank-dist", &r->rank_dist, "FILE",
+                   "ordering advice: retriever rank distribution, one probability per line (rank 1 "
+                   "first)"),
+        OPT_DOUBLE(0, "rank-p", &r->geometric_p, "P",
+                   "ordering advice without --rank-dist: geometric P(rank r) = p(1-p)^(r-1) "
+                   "(default 0.5)"),
+        OPT_DOUBLE(0, "price-in", &r->price_in, "USD",
+                   "order experiment: USD per 1M prompt tokens, for the cost per question (with "
+                   "--price-out)"),
+        OPT_DOUBLE(0, "price-out", &r->price_out, "USD", "USD per 1M completion tokens"),
+        OPT_STRING(
+            0, "axis-pair", &r->axis_pair, "A,B",
+            "two named axes of the run: their heatmap axis-pair-A-B.svg and table (accuracy per A "
+            "value x B value)"),
+        OPT_DOUBLE(
+            0, "ruler-threshold", &r->ruler_threshold, "PCT",
+            "RULER's effective length: the longest length scoring above PCT % (default 85.6, "
+            "Llama-2-7B at 4K)"),
+        OPT_STRING(
+            0, "nolima-base", &r->nolima_base_s, "N",
+            "NoLiMa's effective length: the base score is the accuracy at lengths up to N tokens "
+            "(default 1k)"),
+        OPT_END(),
     };
     int rc = parse_options(argc, argv, opts, report_usage, &r->rest);
     if (rc)

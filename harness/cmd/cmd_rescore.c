@@ -248,15 +248,15 @@ static int rescore_cmd_release(struct rescore_cmd *r, int rc)
 static int rescore_parse(struct rescore_cmd *r, int argc, const char **argv)
 {
     struct option opts[] = {
-        {OPT_STRING, "scorer", 0, &r->scorer_arg, "NAME", "litm, kv, contains, exact, regex, all",
-         0},
-        {OPT_STRING, "as", 0, &r->as, "NEW_RUN", "write a new run (default: the run in place)", 0},
-        {OPT_STRING, "db", 0, &r->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)", 0},
-        {OPT_STRING, "dataset", 0, &r->dataset, "FILE",
-         "the run's golden set, for runs made before the store kept it (hash-checked)", 0},
-        {OPT_STRING, "reasoning-tags", 0, &r->tags, "OPEN,CLOSE",
-         "inline reasoning block to split off (default: the run's, else <think>,</think>)", 0},
-        OPT_END_MARK,
+        OPT_STRING(0, "scorer", &r->scorer_arg, "NAME", "litm, kv, contains, exact, regex, all"),
+        OPT_STRING(0, "as", &r->as, "NEW_RUN", "write a new run (default: the run in place)"),
+        OPT_STRING(0, "db", &r->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_STRING(0, "dataset", &r->dataset, "FILE",
+                   "the run's golden set, for runs made before the store kept it (hash-checked)"),
+        OPT_STRING(
+            0, "reasoning-tags", &r->tags, "OPEN,CLOSE",
+            "inline reasoning block to split off (default: the run's, else <think>,</think>)"),
+        OPT_END(),
     };
     int rc = parse_options(argc, argv, opts, rescore_usage, &r->rest);
     if (rc)

@@ -83,11 +83,10 @@ int cmd_rm(int argc, const char **argv)
     const char *db = NULL;
     int yes = 0, dry = 0, rc;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE",
-         "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
-        {OPT_BOOL, "yes", 'y', &yes, NULL, "delete without asking", 0},
-        {OPT_BOOL, "dry-run", 0, &dry, NULL, "list what would be deleted; delete nothing", 0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_BOOL('y', "yes", &yes, "delete without asking"),
+        OPT_BOOL(0, "dry-run", &dry, "list what would be deleted; delete nothing"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct store *st = NULL;

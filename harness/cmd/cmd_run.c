@@ -73,225 +73,213 @@ static void note_seen_options(struct run_ctx *c, struct option *opts)
 static int parse_run_options(struct run_ctx *c)
 {
     struct option opts[] = {
-        {OPT_GROUP, NULL, 0, NULL, NULL, "what to run", 0},
-        {OPT_LIST, "endpoint", 'e', &c->o.endpoints, "URL",
-         "OpenAI-compatible base URL (repeatable: replicas share the load)", 0},
-        {OPT_STRING, "model", 'm', &c->o.model, "NAME", "model name sent to the endpoint", 0},
-        {OPT_STRING, "dataset", 'd', &c->o.dataset, "FILE", "golden set (JSONL)", 0},
-        {OPT_STRING, "haystack", 0, &c->o.haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
-        {OPT_STRING, "lengths", 'l', &c->o.lengths, "LIST",
-         "prompt lengths in tokens, or percentages of the server's context (25%,50%,90%; "
-         "stored as tokens) (default 8k,32k)",
-         0},
-        {OPT_STRING, "depths", 0, &c->o.depths, "SPEC",
-         "gold depths in %: start:stop:step (the steps must reach stop) or a list "
-         "(default 0:100:10)",
-         0},
-        {OPT_LONG, "repeats", 0, &c->o.repeats, "N", "distractor orders per cell (default 1)", 0},
-        {OPT_LONG, "questions", 0, &c->o.questions, "N",
-         "map only N questions: the first N of an order fixed by --seed (not part of the run's "
-         "identity: the same run with a larger N adds questions; dipmap gate's rounds)",
-         0},
-        {OPT_STRING, "controls", 0, &c->o.controls, "LIST",
-         "closed-book,oracle: per question and repeat also ask with no documents / with the "
-         "gold chunk alone",
-         0},
-        {OPT_STRING, "question-at", 0, &c->o.question_at, "LIST",
-         "axis: end,start,both -- the question after the documents, before them, or both (the "
-         "template's {question} lines before/after {documents}; e.g. --template qa-both)",
-         0},
-        {OPT_STRING, "distractors", 0, &c->o.distractors, "LIST",
-         "axis: hard,random,none -- the question's hard negatives (golden set \"distractors\", "
-         "else haystack chunks by BM25 similarity to the question), random haystack chunks, or "
-         "neutral repeated filler",
-         0},
-        {OPT_STRING, "haystack-order", 0, &c->o.haystack_order, "LIST",
-         "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
-         "or the same chunks shuffled",
-         0},
-        {OPT_STRING, "arm", 0, &c->o.arm, "LIST",
-         "axis: haystack,padding,adjacent -- the haystack prompt, the same length of neutral "
-         "padding with the gold at the same depth, or the haystack with the gold next to the "
-         "question (with --controls oracle: the length, distraction and position penalties)",
-         0},
-        {OPT_STRING, "hops", 0, &c->o.hops, "2",
-         "two-hop chains: needle A (the question's first gold chunk) at the depth, needle B "
-         "(its second) at each --depths-b, both needed for the answer",
-         0},
-        {OPT_STRING, "depths-b", 0, &c->o.depths_b, "LIST",
-         "with --hops 2: needle B's depths (default: --depths)", 0},
-        {OPT_STRING, "absent", 0, &c->o.absent, "P",
-         "needle-absent trials: a share P of the trials (drawn from --seed) also asked with the "
-         "gold chunk replaced by the next distractor (axis absent=yes); scored as abstention "
-         "(correct) or a hallucinated answer (needs a template that says --abstain-phrase, e.g. "
-         "--template qa-absent)",
-         0},
-        {OPT_STRING, "abstain-phrase", 0, &c->o.abstain_phrase, "TEXT",
-         "with --absent: the words that mark an abstention, as the template tells the model "
-         "(default \"not in the documents\")",
-         0},
-        {OPT_LIST, "abstain-regex", 0, &c->o.abstain_regex, "RE",
-         "with --absent: an answer matching this PCRE2 pattern abstains too (repeatable)", 0},
-        {OPT_STRING, "layout", 0, &c->o.layout, "LIST",
-         "axis, comma-separated: where the haystack goes, " PROMPT_LAYOUT_HELP
-         "all but documents in chat requests only",
-         0},
-        {OPT_STRING, "needles", 0, &c->o.needles, "LIST",
-         "axis: e.g. 1,2,4 -- that many gold chunks, placed apart, all needed for the answer "
-         "(each gold chunk's \"value\", scored all-of); depth = the first needle's",
-         0},
-        {OPT_STRING, "spacing", 0, &c->o.spacing, "LIST",
-         "axis: e.g. 0,25,50 -- % of the distractor tokens between consecutive needles", 0},
-        {OPT_STRING, "needle-tokens", 0, &c->o.needle_tokens, "LIST",
-         "axis: e.g. 16,64,256 -- the gold chunk trimmed around its answer sentence or padded "
-         "with the haystack text around it to exactly that many tokens",
-         0},
-        {OPT_STRING, "ordinal", 0, &c->o.ordinal, "LIST",
-         "axis: e.g. 2,4,8 -- that many similar needles (gold chunks 1..N, in order), the "
-         "question naming one occurrence (gen ordinal); depth = that occurrence's, the others "
-         "spread by the seed; scored exactly",
-         0},
-        {OPT_STRING, "template", 0, &c->o.tmpl, "FILE|NAME", "prompt template (default qa)", 0},
-        {OPT_STRING, "special", 0, &c->o.special, "parse|plain",
-         "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "
-         "text (plain; default for .tiktoken)",
-         0},
-        {OPT_STRING, "tokenizer", 't', &c->o.tokenizer, "NAME|FILE|server",
-         "counts lengths (default cl100k_base; server = the endpoint's /tokenize)", 0},
-        {OPT_STRING, "template-overhead", 0, &c->o.template_overhead, "N|auto",
-         "tokens the server adds per request (chat template, BOS); auto measures them "
-         "(default)",
-         0},
-        {OPT_BOOL, "allow-tokenizer-mismatch", 0, &c->o.allow_mismatch, NULL,
-         "keep going when the server counts prompts >2% off the run's tokenizer", 0},
-        {OPT_STRING, "scorer", 0, &c->o.scorer, "NAME",
-         "litm, kv, contains, exact, regex, all (default contains)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "request", 0},
-        {OPT_LONG, "max-tokens", 0, &c->o.max_tokens, "N", "answer budget (default 256)", 0},
-        {OPT_STRING, "reasoning-effort", 0, &c->o.reasoning_effort, "E",
-         "send reasoning_effort: low, medium or high (reasoning models)", 0},
-        {OPT_STRING, "extra-body", 0, &c->o.extra_body, "JSON",
-         "JSON object merged into every request, e.g. '{\"chat_template_kwargs\": "
-         "{\"enable_thinking\": false}}' (part of the run's identity)",
-         0},
-        {OPT_STRING, "reuse", 0, &c->o.reuse, "DB|RUN",
-         "take the stored answer of any byte-identical request (same model, prompt, parameters, "
-         "extra body) from store file DB or run RUN of --db instead of sending it",
-         0},
-        {OPT_STRING, "reasoning-tags", 0, &c->o.reasoning_tags, "OPEN,CLOSE",
-         "inline reasoning block split off the answer (default <think>,</think>)", 0},
-        {OPT_STRING, "max-tokens-field", 0, &c->o.max_tokens_field, "F",
-         "auto (switched once when the server refuses it), max_tokens or max_completion_tokens", 0},
-        {OPT_DOUBLE, "temperature", 0, &c->o.temperature, "X", "0 to 2 (default 0)", 0},
-        {OPT_DOUBLE, "top-p", 0, &c->o.top_p, "X", "above 0, at most 1 (default 1)", 0},
-        {OPT_LONG, "seed", 0, &c->o.seed, "N", "request seed and distractor seed (default 0)", 0},
-        {OPT_BOOL, "completions", 0, &c->o.completions, NULL, "use /v1/completions instead of chat",
-         0},
-        {OPT_STRING, "api-key-env", 0, &c->o.api_key_env, "VAR",
-         "environment variable holding the API key (default OPENAI_API_KEY)", 0},
-        {OPT_LIST, "header", 'H', &c->o.headers, "'K: V'", "extra HTTP header (repeatable)", 0},
-        {OPT_DOUBLE, "timeout", 0, &c->o.timeout, "SECONDS", "per request (default 600)", 0},
-        {OPT_DOUBLE, "connect-timeout", 0, &c->o.connect_timeout, "SECONDS", "default 10", 0},
-        {OPT_BOOL, "insecure", 0, &c->o.insecure, NULL, "do not verify TLS certificates", 0},
-        {OPT_BOOL, "verbose", 'v', &c->o.verbose, NULL, "log requests on stderr (key redacted)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "scheduling", 0},
-        {OPT_LONG, "concurrency", 'c', &c->o.concurrency, "N", "requests in flight (default 8)", 0},
-        {OPT_STRING, "schedule", 0, &c->o.schedule, "cache|shuffle|plan",
-         "send order: cache (a group's deepest gold first, the rest after its answer, to the "
-         "same endpoint and slot: default when the server caches prefixes), shuffle, or plan "
-         "(the default otherwise)",
-         0},
-        {OPT_BOOL, "no-cache-reuse", 0, &c->o.no_cache_reuse, NULL,
-         "forbid prefix-cache reuse (vLLM cache_salt per request, llama.cpp cache_prompt "
-         "false, else a unique first line) so latencies are not flattered",
-         0},
-        {OPT_LONG, "rpm", 0, &c->o.rpm, "N", "requests per minute limit", 0},
-        {OPT_LONG, "tpm", 0, &c->o.tpm, "N", "tokens per minute limit", 0},
-        {OPT_DOUBLE, "latency-s", 0, &c->o.latency_s, "S",
-         "--dry-run: mean seconds per request, for the wall-time estimate", 0},
-        {OPT_BOOL, "probe", 0, &c->o.probe, NULL,
-         "--dry-run: time one real request (the first trial at the longest length) and use "
-         "it as the latency; nothing is stored",
-         0},
-        {OPT_LONG, "max-attempts", 0, &c->o.max_attempts, "N",
-         "per trial (default 6; at most 2 for a 500 \"Failed to parse input\", the server "
-         "rejecting the model's own output)",
-         0},
-        {OPT_LONG, "retry-base-ms", 0, &c->o.retry_base_ms, "MS",
-         "first backoff without a server hint (default 1000)", 0},
-        {OPT_DOUBLE, "max-error-rate", 0, &c->o.max_error_rate, "F",
-         "stop (exit 3) when more trials end in error (default 0.05)", 0},
-        {OPT_DOUBLE, "drain-seconds", 0, &c->o.drain_seconds, "S",
-         "wait for in-flight requests after Ctrl-C (default 30)", 0},
-        {OPT_STRING, "shard", 0, &c->o.shard, "I/N|auto",
-         "run shard I of N (from 1), or auto from Kubernetes/Slurm/GitLab", 0},
-        {OPT_BOOL, "context-check", 0, &c->o.context_check, NULL,
-         "refuse lengths the server's context cannot hold (default on)", 0},
-        {OPT_STRING, "progress", 0, &c->o.progress, "auto|bar|lines|none",
-         "progress display (default auto)", 0},
-        {OPT_DOUBLE, "progress-interval", 0, &c->o.progress_interval, "S",
-         "seconds between progress lines off a terminal (default 10)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "store and budget", 0},
-        {OPT_STRING, "db", 0, &c->o.db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)",
-         0},
-        {OPT_STRING, "run", 0, &c->o.run, "NAME", "run name; an existing run is resumed", 0},
-        {OPT_LIST, "tag", 0, &c->o.tags, "TAG", "label the run (repeatable; a resume adds tags)",
-         0},
-        {OPT_BOOL, "store-prompts", 0, &c->o.store_prompts, NULL, "store rendered prompts", 0},
-        {OPT_BOOL, "dry-run", 0, &c->o.dry_run, NULL,
-         "make the run's checks, print the matrix size, tokens and cost; generate nothing", 0},
-        {OPT_DOUBLE, "price-in", 0, &c->o.price_in, "USD",
-         "per 1M prompt tokens, >= 0 (with --price-out)", 0},
-        {OPT_DOUBLE, "price-out", 0, &c->o.price_out, "USD",
-         "per 1M completion tokens, >= 0 (with --price-in)", 0},
-        {OPT_DOUBLE, "price-cached-in", 0, &c->o.price_cached_in, "USD",
-         "per 1M prompt tokens the server took from its cache (default: --price-in)", 0},
-        {OPT_DOUBLE, "max-cost", 0, &c->o.max_cost, "USD",
-         "stop when the run (every invocation) has spent this (exit 4, resumable); needs prices",
-         0},
-        {OPT_STRING, "config", 0, &c->o.config, "FILE", "JSON file of these options", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "batch API (half price, answered within a window)", 0},
-        {OPT_BOOL, "batch", 0, &c->o.batch, NULL,
-         "send the trials through the OpenAI Batch API (/v1/files, /v1/batches); the same "
-         "command after a kill re-attaches to the submitted batches",
-         0},
-        {OPT_STRING, "batch-window", 0, &c->o.batch_window, "WINDOW",
-         "completion window asked for (default 24h)", 0},
-        {OPT_LONG, "batch-max-requests", 0, &c->o.batch_max_requests, "N",
-         "requests per input file (default 50000)", 0},
-        {OPT_LONG, "batch-max-bytes", 0, &c->o.batch_max_bytes, "BYTES",
-         "bytes per input file (default 200000000)", 0},
-        {OPT_STRING, "batch-fallback", 0, &c->o.batch_fallback, "batch|online",
-         "expired or server-failed lines go into a new batch (default) or online", 0},
-        {OPT_BOOL, "batch-cancel", 0, &c->o.batch_cancel, NULL,
-         "cancel the run's submitted batches (what they finished is stored)", 0},
-        {OPT_DOUBLE, "batch-poll", 0, &c->o.batch_poll, "SECONDS",
-         "first interval between polls, doubling up to 60 (default 5)", 0},
-        {OPT_DOUBLE, "price-batch-in", 0, &c->o.price_batch_in, "USD",
-         "per 1M prompt tokens in a batch (default half of --price-in)", 0},
-        {OPT_DOUBLE, "price-batch-out", 0, &c->o.price_batch_out, "USD",
-         "per 1M completion tokens in a batch (default half of --price-out)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "order experiment", 0},
-        {OPT_STRING, "experiment", 0, &c->o.experiment, "depth|order",
-         "depth (default): the gold moved through --depths; order: retrieved chunks passed in "
-         "each --policies order for each --k",
-         0},
-        {OPT_STRING, "policies", 0, &c->o.policies, "LIST",
-         "source,best-first,edges-first,second-last,ascending (default all)", 0},
-        {OPT_STRING, "k", 0, &c->o.ks, "K,...", "chunks passed, the top k (default 3,5,10,20)", 0},
-        {OPT_BOOL, "group-by-doc", 0, &c->o.group_by_doc, NULL,
-         "keep the chunks of one document (\"doc\") adjacent", 0},
-        {OPT_LONG, "budget", 0, &c->o.budget, "TOKENS",
-         "each prompt fits this many tokens: the lowest-ranked chunks that do not fit are "
-         "dropped",
-         0},
-        {OPT_STRING, "rank-dist", 0, &c->o.rank_dist, "FILE",
-         "golden set questions: the gold's retrieval rank drawn from these probabilities (one "
-         "per rank)",
-         0},
-        {OPT_DOUBLE, "rank-p", 0, &c->o.rank_p, "P",
-         "... or from geometric P (default 0.5: rank 1 half the time)", 0},
-        OPT_END_MARK,
+        OPT_GROUP("what to run"),
+        OPT_LIST('e', "endpoint", &c->o.endpoints, "URL",
+                 "OpenAI-compatible base URL (repeatable: replicas share the load)"),
+        OPT_STRING('m', "model", &c->o.model, "NAME", "model name sent to the endpoint"),
+        OPT_STRING('d', "dataset", &c->o.dataset, "FILE", "golden set (JSONL)"),
+        OPT_STRING(0, "haystack", &c->o.haystack, "FILE", "filler chunks (JSONL or .txt)"),
+        OPT_STRING('l', "lengths", &c->o.lengths, "LIST",
+                   "prompt lengths in tokens, or percentages of the server's context (25%,50%,90%; "
+                   "stored as tokens) (default 8k,32k)"),
+        OPT_STRING(0, "depths", &c->o.depths, "SPEC",
+                   "gold depths in %: start:stop:step (the steps must reach stop) or a list "
+                   "(default 0:100:10)"),
+        OPT_LONG(0, "repeats", &c->o.repeats, "N", "distractor orders per cell (default 1)"),
+        OPT_LONG(
+            0, "questions", &c->o.questions, "N",
+            "map only N questions: the first N of an order fixed by --seed (not part of the run's "
+            "identity: the same run with a larger N adds questions; dipmap gate's rounds)"),
+        OPT_STRING(
+            0, "controls", &c->o.controls, "LIST",
+            "closed-book,oracle: per question and repeat also ask with no documents / with the "
+            "gold chunk alone"),
+        OPT_STRING(
+            0, "question-at", &c->o.question_at, "LIST",
+            "axis: end,start,both -- the question after the documents, before them, or both (the "
+            "template's {question} lines before/after {documents}; e.g. --template qa-both)"),
+        OPT_STRING(
+            0, "distractors", &c->o.distractors, "LIST",
+            "axis: hard,random,none -- the question's hard negatives (golden set \"distractors\", "
+            "else haystack chunks by BM25 similarity to the question), random haystack chunks, or "
+            "neutral repeated filler"),
+        OPT_STRING(
+            0, "haystack-order", &c->o.haystack_order, "LIST",
+            "axis: coherent,shuffled -- one run of consecutive haystack chunks kept in file order, "
+            "or the same chunks shuffled"),
+        OPT_STRING(
+            0, "arm", &c->o.arm, "LIST",
+            "axis: haystack,padding,adjacent -- the haystack prompt, the same length of neutral "
+            "padding with the gold at the same depth, or the haystack with the gold next to the "
+            "question (with --controls oracle: the length, distraction and position penalties)"),
+        OPT_STRING(
+            0, "hops", &c->o.hops, "2",
+            "two-hop chains: needle A (the question's first gold chunk) at the depth, needle B "
+            "(its second) at each --depths-b, both needed for the answer"),
+        OPT_STRING(0, "depths-b", &c->o.depths_b, "LIST",
+                   "with --hops 2: needle B's depths (default: --depths)"),
+        OPT_STRING(
+            0, "absent", &c->o.absent, "P",
+            "needle-absent trials: a share P of the trials (drawn from --seed) also asked with the "
+            "gold chunk replaced by the next distractor (axis absent=yes); scored as abstention "
+            "(correct) or a hallucinated answer (needs a template that says --abstain-phrase, e.g. "
+            "--template qa-absent)"),
+        OPT_STRING(
+            0, "abstain-phrase", &c->o.abstain_phrase, "TEXT",
+            "with --absent: the words that mark an abstention, as the template tells the model "
+            "(default \"not in the documents\")"),
+        OPT_LIST(0, "abstain-regex", &c->o.abstain_regex, "RE",
+                 "with --absent: an answer matching this PCRE2 pattern abstains too (repeatable)"),
+        OPT_STRING(0, "layout", &c->o.layout, "LIST",
+                   "axis, comma-separated: where the haystack goes, " PROMPT_LAYOUT_HELP
+                   "all but documents in chat requests only"),
+        OPT_STRING(
+            0, "needles", &c->o.needles, "LIST",
+            "axis: e.g. 1,2,4 -- that many gold chunks, placed apart, all needed for the answer "
+            "(each gold chunk's \"value\", scored all-of); depth = the first needle's"),
+        OPT_STRING(0, "spacing", &c->o.spacing, "LIST",
+                   "axis: e.g. 0,25,50 -- % of the distractor tokens between consecutive needles"),
+        OPT_STRING(
+            0, "needle-tokens", &c->o.needle_tokens, "LIST",
+            "axis: e.g. 16,64,256 -- the gold chunk trimmed around its answer sentence or padded "
+            "with the haystack text around it to exactly that many tokens"),
+        OPT_STRING(
+            0, "ordinal", &c->o.ordinal, "LIST",
+            "axis: e.g. 2,4,8 -- that many similar needles (gold chunks 1..N, in order), the "
+            "question naming one occurrence (gen ordinal); depth = that occurrence's, the others "
+            "spread by the seed; scored exactly"),
+        OPT_STRING(0, "template", &c->o.tmpl, "FILE|NAME", "prompt template (default qa)"),
+        OPT_STRING(
+            0, "special", &c->o.special, "parse|plain",
+            "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "
+            "text (plain; default for .tiktoken)"),
+        OPT_STRING('t', "tokenizer", &c->o.tokenizer, "NAME|FILE|server",
+                   "counts lengths (default cl100k_base; server = the endpoint's /tokenize)"),
+        OPT_STRING(0, "template-overhead", &c->o.template_overhead, "N|auto",
+                   "tokens the server adds per request (chat template, BOS); auto measures them "
+                   "(default)"),
+        OPT_BOOL(0, "allow-tokenizer-mismatch", &c->o.allow_mismatch,
+                 "keep going when the server counts prompts >2% off the run's tokenizer"),
+        OPT_STRING(0, "scorer", &c->o.scorer, "NAME",
+                   "litm, kv, contains, exact, regex, all (default contains)"),
+        OPT_GROUP("request"),
+        OPT_LONG(0, "max-tokens", &c->o.max_tokens, "N", "answer budget (default 256)"),
+        OPT_STRING(0, "reasoning-effort", &c->o.reasoning_effort, "E",
+                   "send reasoning_effort: low, medium or high (reasoning models)"),
+        OPT_STRING(0, "extra-body", &c->o.extra_body, "JSON",
+                   "JSON object merged into every request, e.g. '{\"chat_template_kwargs\": "
+                   "{\"enable_thinking\": false}}' (part of the run's identity)"),
+        OPT_STRING(
+            0, "reuse", &c->o.reuse, "DB|RUN",
+            "take the stored answer of any byte-identical request (same model, prompt, parameters, "
+            "extra body) from store file DB or run RUN of --db instead of sending it"),
+        OPT_STRING(0, "reasoning-tags", &c->o.reasoning_tags, "OPEN,CLOSE",
+                   "inline reasoning block split off the answer (default <think>,</think>)"),
+        OPT_STRING(
+            0, "max-tokens-field", &c->o.max_tokens_field, "F",
+            "auto (switched once when the server refuses it), max_tokens or max_completion_tokens"),
+        OPT_DOUBLE(0, "temperature", &c->o.temperature, "X", "0 to 2 (default 0)"),
+        OPT_DOUBLE(0, "top-p", &c->o.top_p, "X", "above 0, at most 1 (default 1)"),
+        OPT_LONG(0, "seed", &c->o.seed, "N", "request seed and distractor seed (default 0)"),
+        OPT_BOOL(0, "completions", &c->o.completions, "use /v1/completions instead of chat"),
+        OPT_STRING(0, "api-key-env", &c->o.api_key_env, "VAR",
+                   "environment variable holding the API key (default OPENAI_API_KEY)"),
+        OPT_LIST('H', "header", &c->o.headers, "'K: V'", "extra HTTP header (repeatable)"),
+        OPT_DOUBLE(0, "timeout", &c->o.timeout, "SECONDS", "per request (default 600)"),
+        OPT_DOUBLE(0, "connect-timeout", &c->o.connect_timeout, "SECONDS", "default 10"),
+        OPT_BOOL(0, "insecure", &c->o.insecure, "do not verify TLS certificates"),
+        OPT_BOOL('v', "verbose", &c->o.verbose, "log requests on stderr (key redacted)"),
+        OPT_GROUP("scheduling"),
+        OPT_LONG('c', "concurrency", &c->o.concurrency, "N", "requests in flight (default 8)"),
+        OPT_STRING(
+            0, "schedule", &c->o.schedule, "cache|shuffle|plan",
+            "send order: cache (a group's deepest gold first, the rest after its answer, to the "
+            "same endpoint and slot: default when the server caches prefixes), shuffle, or plan "
+            "(the default otherwise)"),
+        OPT_BOOL(0, "no-cache-reuse", &c->o.no_cache_reuse,
+                 "forbid prefix-cache reuse (vLLM cache_salt per request, llama.cpp cache_prompt "
+                 "false, else a unique first line) so latencies are not flattered"),
+        OPT_LONG(0, "rpm", &c->o.rpm, "N", "requests per minute limit"),
+        OPT_LONG(0, "tpm", &c->o.tpm, "N", "tokens per minute limit"),
+        OPT_DOUBLE(0, "latency-s", &c->o.latency_s, "S",
+                   "--dry-run: mean seconds per request, for the wall-time estimate"),
+        OPT_BOOL(0, "probe", &c->o.probe,
+                 "--dry-run: time one real request (the first trial at the longest length) and use "
+                 "it as the latency; nothing is stored"),
+        OPT_LONG(0, "max-attempts", &c->o.max_attempts, "N",
+                 "per trial (default 6; at most 2 for a 500 \"Failed to parse input\", the server "
+                 "rejecting the model's own output)"),
+        OPT_LONG(0, "retry-base-ms", &c->o.retry_base_ms, "MS",
+                 "first backoff without a server hint (default 1000)"),
+        OPT_DOUBLE(0, "max-error-rate", &c->o.max_error_rate, "F",
+                   "stop (exit 3) when more trials end in error (default 0.05)"),
+        OPT_DOUBLE(0, "drain-seconds", &c->o.drain_seconds, "S",
+                   "wait for in-flight requests after Ctrl-C (default 30)"),
+        OPT_STRING(0, "shard", &c->o.shard, "I/N|auto",
+                   "run shard I of N (from 1), or auto from Kubernetes/Slurm/GitLab"),
+        OPT_BOOL(0, "context-check", &c->o.context_check,
+                 "refuse lengths the server's context cannot hold (default on)"),
+        OPT_STRING(0, "progress", &c->o.progress, "auto|bar|lines|none",
+                   "progress display (default auto)"),
+        OPT_DOUBLE(0, "progress-interval", &c->o.progress_interval, "S",
+                   "seconds between progress lines off a terminal (default 10)"),
+        OPT_GROUP("store and budget"),
+        OPT_STRING(0, "db", &c->o.db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_STRING(0, "run", &c->o.run, "NAME", "run name; an existing run is resumed"),
+        OPT_LIST(0, "tag", &c->o.tags, "TAG", "label the run (repeatable; a resume adds tags)"),
+        OPT_BOOL(0, "store-prompts", &c->o.store_prompts, "store rendered prompts"),
+        OPT_BOOL(0, "dry-run", &c->o.dry_run,
+                 "make the run's checks, print the matrix size, tokens and cost; generate nothing"),
+        OPT_DOUBLE(0, "price-in", &c->o.price_in, "USD",
+                   "per 1M prompt tokens, >= 0 (with --price-out)"),
+        OPT_DOUBLE(0, "price-out", &c->o.price_out, "USD",
+                   "per 1M completion tokens, >= 0 (with --price-in)"),
+        OPT_DOUBLE(0, "price-cached-in", &c->o.price_cached_in, "USD",
+                   "per 1M prompt tokens the server took from its cache (default: --price-in)"),
+        OPT_DOUBLE(0, "max-cost", &c->o.max_cost, "USD",
+                   "stop when the run (every invocation) has spent this (exit 4, resumable); needs "
+                   "prices"),
+        OPT_STRING(0, "config", &c->o.config, "FILE", "JSON file of these options"),
+        OPT_GROUP("batch API (half price, answered within a window)"),
+        OPT_BOOL(0, "batch", &c->o.batch,
+                 "send the trials through the OpenAI Batch API (/v1/files, /v1/batches); the same "
+                 "command after a kill re-attaches to the submitted batches"),
+        OPT_STRING(0, "batch-window", &c->o.batch_window, "WINDOW",
+                   "completion window asked for (default 24h)"),
+        OPT_LONG(0, "batch-max-requests", &c->o.batch_max_requests, "N",
+                 "requests per input file (default 50000)"),
+        OPT_LONG(0, "batch-max-bytes", &c->o.batch_max_bytes, "BYTES",
+                 "bytes per input file (default 200000000)"),
+        OPT_STRING(0, "batch-fallback", &c->o.batch_fallback, "batch|online",
+                   "expired or server-failed lines go into a new batch (default) or online"),
+        OPT_BOOL(0, "batch-cancel", &c->o.batch_cancel,
+                 "cancel the run's submitted batches (what they finished is stored)"),
+        OPT_DOUBLE(0, "batch-poll", &c->o.batch_poll, "SECONDS",
+                   "first interval between polls, doubling up to 60 (default 5)"),
+        OPT_DOUBLE(0, "price-batch-in", &c->o.price_batch_in, "USD",
+                   "per 1M prompt tokens in a batch (default half of --price-in)"),
+        OPT_DOUBLE(0, "price-batch-out", &c->o.price_batch_out, "USD",
+                   "per 1M completion tokens in a batch (default half of --price-out)"),
+        OPT_GROUP("order experiment"),
+        OPT_STRING(
+            0, "experiment", &c->o.experiment, "depth|order",
+            "depth (default): the gold moved through --depths; order: retrieved chunks passed in "
+            "each --policies order for each --k"),
+        OPT_STRING(0, "policies", &c->o.policies, "LIST",
+                   "source,best-first,edges-first,second-last,ascending (default all)"),
+        OPT_STRING(0, "k", &c->o.ks, "K,...", "chunks passed, the top k (default 3,5,10,20)"),
+        OPT_BOOL(0, "group-by-doc", &c->o.group_by_doc,
+                 "keep the chunks of one document (\"doc\") adjacent"),
+        OPT_LONG(0, "budget", &c->o.budget, "TOKENS",
+                 "each prompt fits this many tokens: the lowest-ranked chunks that do not fit are "
+                 "dropped"),
+        OPT_STRING(
+            0, "rank-dist", &c->o.rank_dist, "FILE",
+            "golden set questions: the gold's retrieval rank drawn from these probabilities (one "
+            "per rank)"),
+        OPT_DOUBLE(0, "rank-p", &c->o.rank_p, "P",
+                   "... or from geometric P (default 0.5: rank 1 half the time)"),
+        OPT_END(),
     };
     static const char *const refused[] = {"api-key", "api_key", "apikey", NULL};
     int prc;

@@ -237,14 +237,13 @@ int cmd_runs(int argc, const char **argv)
     const char *db = NULL, *model = NULL, *tag = NULL;
     int json = 0, names = 0, rc = DM_EXIT_OK;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE",
-         "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")", 0},
-        {OPT_STRING, "model", 0, &model, "PREFIX", "only runs whose model starts with PREFIX", 0},
-        {OPT_STRING, "tag", 0, &tag, "TAG", "only runs carrying this tag (e.g. nightly)", 0},
-        {OPT_BOOL, "json", 0, &json, NULL, "print a JSON array with every recorded field", 0},
-        {OPT_BOOL, "names", 0, &names, NULL,
-         "print only the run names, one per line (scripts, shell completion)", 0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_STRING(0, "model", &model, "PREFIX", "only runs whose model starts with PREFIX"),
+        OPT_STRING(0, "tag", &tag, "TAG", "only runs carrying this tag (e.g. nightly)"),
+        OPT_BOOL(0, "json", &json, "print a JSON array with every recorded field"),
+        OPT_BOOL(0, "names", &names,
+                 "print only the run names, one per line (scripts, shell completion)"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct run_filter f = {NULL, NULL, NULL};

@@ -109,11 +109,12 @@ int cmd_score(int argc, const char **argv)
     const char *scorer_arg = NULL, *tags = NULL;
     int each = 0;
     struct option opts[] = {
-        {OPT_STRING, "scorer", 0, &scorer_arg, "NAME", "litm, kv, contains, exact, regex, all", 0},
-        {OPT_STRING, "reasoning-tags", 0, &tags, "OPEN,CLOSE",
-         "inline reasoning block tags split off before scoring (default <think>,</think>)", 0},
-        {OPT_BOOL, "each", 0, &each, NULL, "print LINE<TAB>ID<TAB>SCORE for every line", 0},
-        OPT_END_MARK,
+        OPT_STRING(0, "scorer", &scorer_arg, "NAME", "litm, kv, contains, exact, regex, all"),
+        OPT_STRING(
+            0, "reasoning-tags", &tags, "OPEN,CLOSE",
+            "inline reasoning block tags split off before scoring (default <think>,</think>)"),
+        OPT_BOOL(0, "each", &each, "print LINE<TAB>ID<TAB>SCORE for every line"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct dataset_lines *r = NULL;

@@ -101,124 +101,126 @@ static void serve_sim_release(struct serve_sim *s)
 static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
 {
     struct option opts[] = {
-        {OPT_GROUP, NULL, 0, NULL, NULL, "server", 0},
-        {OPT_STRING, "host", 0, &s->host, "ADDR", "address to bind (default 127.0.0.1)", 0},
-        {OPT_LONG, "port", 'p', &s->port, "P",
-         "TCP port (default 8000; 0 = any free port); printed as the first stdout line", 0},
-        {OPT_STRING, "api-key", 0, &s->api_key, "KEY", "require 'Authorization: Bearer KEY'", 0},
-        {OPT_STRING, "api-key-env", 0, &s->api_key_env, "VAR",
-         "take the required API key from environment variable VAR", 0},
-        {OPT_STRING, "log", 0, &s->log, "FILE", "append one JSON line per request to FILE", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "model", 0},
-        {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set the model answers from", 0},
-        {OPT_STRING, "haystack", 0, &s->haystack, "FILE",
-         "the haystack: its file order for shuffled=E, its text for distract=E", 0},
-        {OPT_LIST, "model", 'm', &s->models, "SPEC",
-         "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
-         "shuffled=0,overlap=0,size=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,halluc=0,deny=0,ordinal="
-         "0,lenpen=0,"
-         "distract=0] "
-         "(repeatable; default "
-         "dipmap-sim); start/hard/needles/spacing/shuffled/overlap plant accuracy drops: question "
-         "only before the gold, a hard negative present, per gold chunk beyond the first, times "
-         "the needles' spacing, haystack out of --haystack order, times 1 - the question's token "
-         "overlap with its gold (all of it mid-prompt, half at the edges); size: times how small "
-         "the gold's line is (1 at 16 tokens, 0 at 256; all of it mid-prompt, half at the edges: "
-         "run --needle-tokens); window: the dip deeper "
-         "at half the --ctx window; flat=1: the same "
-         "dip at every prompt length; corr: how much one question's draws agree across its "
-         "prompts (axis values, repeats); icc=R: a question effect, the intraclass correlation "
-         "of one question's 0/1 outcomes at equal accuracy (a difficulty per question hashed from "
-         "qseed, default the model's seed, and the question id, hard at every depth and length; "
-         "models with one qseed share it); mid=M: a middle-only regression, M lower where the "
-         "gold sits at 25-75% of the prompt and unchanged at the edges; halluc=H, deny=D (a "
-         "prompt that says \"not in the documents\", run --absent): with the gold absent answer "
-         "with probability H, else abstain; with it present abstain with probability D; "
-         "lenpen=E: length alone "
-         "hurts, E x clamp(log2(T/1500)/4, 0, 1) lower in every prompt of T tokens; distract=E: "
-         "E lower when a chunk of --haystack occurs (run --arm: docs/effects.md)",
-         0},
-        {OPT_STRING, "tokenizer", 't', &s->tokenizer, "NAME|FILE",
-         "counts prompt tokens (default cl100k_base)", 0},
-        {OPT_STRING, "ctx", 0, &s->ctx, "N", "context size: longer prompts get a 400 (e.g. 32k)",
-         0},
-        {OPT_STRING, "shift-ctx", 0, &s->shift_ctx, "N",
-         "silently keep only the last N prompt tokens (llama.cpp context shift)", 0},
-        {OPT_LONG, "template-overhead", 0, &s->cfg.template_overhead, "N",
-         "tokens added to every request's count, like a BOS (default 0)", 0},
-        {OPT_STRING, "chat-template", 0, &s->chat_template, "MODE",
-         "none (default) or chatml: a per-message template counted in usage and /tokenize", 0},
-        {OPT_STRING, "tokenize-api", 0, &s->tokenize_api, "API",
-         "counting routes: both (default), vllm, llamacpp (/apply-template with chatml), none", 0},
-        {OPT_BOOL, "reject-max-tokens", 0, &s->cfg.reject_max_tokens, NULL,
-         "answer a chat request sending max_tokens with OpenAI's 400 for reasoning models "
-         "(use max_completion_tokens)",
-         0},
-        {OPT_LONG, "min-max-tokens", 0, &s->cfg.min_max_tokens, "N",
-         "answer a budget (max_tokens, max_completion_tokens) below N with a 400 naming it", 0},
-        {OPT_DOUBLE, "reasoning", 0, &s->cfg.reasoning, "P",
-         "probability of an empty answer with reasoning_content, finish_reason length", 0},
-        {OPT_STRING, "think", 0, &s->think, "N",
-         "reasoning mode: N tokens of thinking before every answer, from the same budget "
-         "(reasoning_effort low/medium scale it by 1/4, 1/2; enable_thinking false turns it off)",
-         0},
-        {OPT_STRING, "think-form", 0, &s->think_form, "FORM",
-         "field (reasoning_content), inline (<think> in the content) or both (default)", 0},
-        {OPT_BOOL, "think-stop", 0, &s->cfg.think_stop, NULL,
-         "thinking that reaches the budget ends with finish_reason stop, not length", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "prefix cache and latency", 0},
-        {OPT_STRING, "prefix-cache", 0, &s->prefix_cache, "TOKENS",
-         "keep prompts' tokens (LRU, per slot) and reuse their longest common prefix; reported "
-         "as usage.prompt_tokens_details.cached_tokens (default 0: off)",
-         0},
-        {OPT_LONG, "slots", 0, &s->slots, "N",
-         "llama.cpp-style slots: N requests at once, a cache each, id_slot honoured (default 0: "
-         "unlimited, one shared cache as vLLM)",
-         0},
-        {OPT_BOOL, "timings", 0, &s->cfg.timings, NULL,
-         "add llama.cpp's timings (cache_n, prompt_n, prompt_ms, ...) to every answer", 0},
-        {OPT_STRING, "owned-by", 0, &s->cfg.owned_by, "NAME",
-         "/v1/models owned_by (default dipmap-sim); another name but llamacpp also drops "
-         "llama.cpp's /props, e.g. vllm to be detected as vLLM",
-         0},
-        {OPT_DOUBLE, "prefill-ms-per-1k", 0, &s->cfg.prefill_ms_per_1k, "MS",
-         "latency per 1000 prompt tokens not taken from the cache (default 0)", 0},
-        {OPT_DOUBLE, "prefill-throughput", 0, &s->cfg.prefill_throughput, "TOKENS_PER_S",
-         "one prefill engine shared by all requests: in arrival order, each request's "
-         "uncached tokens at this rate (default 0: off)",
-         0},
-        {OPT_DOUBLE, "decode-ms-per-token", 0, &s->cfg.decode_ms_per_token, "MS",
-         "latency per completion token (default 0)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "faults", 0},
-        {OPT_STRING, "faults", 'f', &s->faults, "SPEC",
-         "e.g. 429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,slow=0.01,"
-         "error200=0.01,html200=0.01",
-         0},
-        {OPT_LONG, "fault-seed", 0, &s->fault_seed, "N", "seed of the fault draws (default 0)", 0},
-        {OPT_LONG, "latency-ms", 0, &s->cfg.latency_ms, "MS",
-         "base latency of every generation request (default 0)", 0},
-        {OPT_LONG, "tokenize-latency-ms", 0, &s->cfg.tokenize_latency_ms, "MS",
-         "added to every /tokenize and /apply-template request", 0},
-        {OPT_LONG, "slow-ms", 0, &s->cfg.slow_ms, "MS", "delay of the 'slow' fault (default 5000)",
-         0},
-        {OPT_LONG, "retry-after-ms", 0, &s->cfg.retry_after_ms, "MS",
-         "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)", 0},
-        {OPT_GROUP, NULL, 0, NULL, NULL, "batch API (/v1/files, /v1/batches)", 0},
-        {OPT_LONG, "batch-delay-ms", 0, &s->cfg.batch_delay_ms, "MS",
-         "time a batch spends validating, in progress and finalizing, each (default 0)", 0},
-        {OPT_DOUBLE, "batch-expire", 0, &s->cfg.batch_expire, "P",
-         "share of a batch's lines that expire (batch_expired; the batch ends expired)", 0},
-        {OPT_DOUBLE, "batch-errors", 0, &s->cfg.batch_errors, "P",
-         "share of a batch's lines answered with a 500 server error (error file)", 0},
-        {OPT_DOUBLE, "batch-malformed", 0, &s->cfg.batch_malformed, "P",
-         "share of a batch's output lines written cut short (not JSON)", 0},
-        {OPT_LONG, "batch-max-requests", 0, &s->cfg.batch_max_requests, "N",
-         "requests per input file past which a batch fails validation (default 50000)", 0},
-        {OPT_LONG, "batch-max-bytes", 0, &s->cfg.batch_max_bytes, "N",
-         "bytes per input file past which a batch fails validation (default 200 MB, "
-         "OpenAI's)",
-         0},
-        OPT_END_MARK,
+        OPT_GROUP("server"),
+        OPT_STRING(0, "host", &s->host, "ADDR", "address to bind (default 127.0.0.1)"),
+        OPT_LONG('p', "port", &s->port, "P",
+                 "TCP port (default 8000; 0 = any free port); printed as the first stdout line"),
+        OPT_STRING(0, "api-key", &s->api_key, "KEY", "require 'Authorization: Bearer KEY'"),
+        OPT_STRING(0, "api-key-env", &s->api_key_env, "VAR",
+                   "take the required API key from environment variable VAR"),
+        OPT_STRING(0, "log", &s->log, "FILE", "append one JSON line per request to FILE"),
+        OPT_GROUP("model"),
+        OPT_STRING('d', "dataset", &s->dataset, "FILE", "golden set the model answers from"),
+        OPT_STRING(0, "haystack", &s->haystack, "FILE",
+                   "the haystack: its file order for shuffled=E, its text for distract=E"),
+        OPT_LIST(
+            'm', "model", &s->models, "SPEC",
+            "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
+            "shuffled=0,overlap=0,size=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,halluc=0,deny=0,"
+            "ordinal="
+            "0,lenpen=0,"
+            "distract=0] "
+            "(repeatable; default "
+            "dipmap-sim); start/hard/needles/spacing/shuffled/overlap plant accuracy drops: "
+            "question "
+            "only before the gold, a hard negative present, per gold chunk beyond the first, times "
+            "the needles' spacing, haystack out of --haystack order, times 1 - the question's "
+            "token "
+            "overlap with its gold (all of it mid-prompt, half at the edges); size: times how "
+            "small "
+            "the gold's line is (1 at 16 tokens, 0 at 256; all of it mid-prompt, half at the "
+            "edges: "
+            "run --needle-tokens); window: the dip deeper "
+            "at half the --ctx window; flat=1: the same "
+            "dip at every prompt length; corr: how much one question's draws agree across its "
+            "prompts (axis values, repeats); icc=R: a question effect, the intraclass correlation "
+            "of one question's 0/1 outcomes at equal accuracy (a difficulty per question hashed "
+            "from "
+            "qseed, default the model's seed, and the question id, hard at every depth and length; "
+            "models with one qseed share it); mid=M: a middle-only regression, M lower where the "
+            "gold sits at 25-75% of the prompt and unchanged at the edges; halluc=H, deny=D (a "
+            "prompt that says \"not in the documents\", run --absent): with the gold absent answer "
+            "with probability H, else abstain; with it present abstain with probability D; "
+            "lenpen=E: length alone "
+            "hurts, E x clamp(log2(T/1500)/4, 0, 1) lower in every prompt of T tokens; distract=E: "
+            "E lower when a chunk of --haystack occurs (run --arm: docs/effects.md)"),
+        OPT_STRING('t', "tokenizer", &s->tokenizer, "NAME|FILE",
+                   "counts prompt tokens (default cl100k_base)"),
+        OPT_STRING(0, "ctx", &s->ctx, "N", "context size: longer prompts get a 400 (e.g. 32k)"),
+        OPT_STRING(0, "shift-ctx", &s->shift_ctx, "N",
+                   "silently keep only the last N prompt tokens (llama.cpp context shift)"),
+        OPT_LONG(0, "template-overhead", &s->cfg.template_overhead, "N",
+                 "tokens added to every request's count, like a BOS (default 0)"),
+        OPT_STRING(
+            0, "chat-template", &s->chat_template, "MODE",
+            "none (default) or chatml: a per-message template counted in usage and /tokenize"),
+        OPT_STRING(
+            0, "tokenize-api", &s->tokenize_api, "API",
+            "counting routes: both (default), vllm, llamacpp (/apply-template with chatml), none"),
+        OPT_BOOL(0, "reject-max-tokens", &s->cfg.reject_max_tokens,
+                 "answer a chat request sending max_tokens with OpenAI's 400 for reasoning models "
+                 "(use max_completion_tokens)"),
+        OPT_LONG(
+            0, "min-max-tokens", &s->cfg.min_max_tokens, "N",
+            "answer a budget (max_tokens, max_completion_tokens) below N with a 400 naming it"),
+        OPT_DOUBLE(0, "reasoning", &s->cfg.reasoning, "P",
+                   "probability of an empty answer with reasoning_content, finish_reason length"),
+        OPT_STRING(0, "think", &s->think, "N",
+                   "reasoning mode: N tokens of thinking before every answer, from the same budget "
+                   "(reasoning_effort low/medium scale it by 1/4, 1/2; enable_thinking false turns "
+                   "it off)"),
+        OPT_STRING(0, "think-form", &s->think_form, "FORM",
+                   "field (reasoning_content), inline (<think> in the content) or both (default)"),
+        OPT_BOOL(0, "think-stop", &s->cfg.think_stop,
+                 "thinking that reaches the budget ends with finish_reason stop, not length"),
+        OPT_GROUP("prefix cache and latency"),
+        OPT_STRING(
+            0, "prefix-cache", &s->prefix_cache, "TOKENS",
+            "keep prompts' tokens (LRU, per slot) and reuse their longest common prefix; reported "
+            "as usage.prompt_tokens_details.cached_tokens (default 0: off)"),
+        OPT_LONG(
+            0, "slots", &s->slots, "N",
+            "llama.cpp-style slots: N requests at once, a cache each, id_slot honoured (default 0: "
+            "unlimited, one shared cache as vLLM)"),
+        OPT_BOOL(0, "timings", &s->cfg.timings,
+                 "add llama.cpp's timings (cache_n, prompt_n, prompt_ms, ...) to every answer"),
+        OPT_STRING(0, "owned-by", &s->cfg.owned_by, "NAME",
+                   "/v1/models owned_by (default dipmap-sim); another name but llamacpp also drops "
+                   "llama.cpp's /props, e.g. vllm to be detected as vLLM"),
+        OPT_DOUBLE(0, "prefill-ms-per-1k", &s->cfg.prefill_ms_per_1k, "MS",
+                   "latency per 1000 prompt tokens not taken from the cache (default 0)"),
+        OPT_DOUBLE(0, "prefill-throughput", &s->cfg.prefill_throughput, "TOKENS_PER_S",
+                   "one prefill engine shared by all requests: in arrival order, each request's "
+                   "uncached tokens at this rate (default 0: off)"),
+        OPT_DOUBLE(0, "decode-ms-per-token", &s->cfg.decode_ms_per_token, "MS",
+                   "latency per completion token (default 0)"),
+        OPT_GROUP("faults"),
+        OPT_STRING('f', "faults", &s->faults, "SPEC",
+                   "e.g. 429=0.05,500=0.02,503=0.01,drop=0.01,truncate=0.01,garbage=0.01,slow=0.01,"
+                   "error200=0.01,html200=0.01"),
+        OPT_LONG(0, "fault-seed", &s->fault_seed, "N", "seed of the fault draws (default 0)"),
+        OPT_LONG(0, "latency-ms", &s->cfg.latency_ms, "MS",
+                 "base latency of every generation request (default 0)"),
+        OPT_LONG(0, "tokenize-latency-ms", &s->cfg.tokenize_latency_ms, "MS",
+                 "added to every /tokenize and /apply-template request"),
+        OPT_LONG(0, "slow-ms", &s->cfg.slow_ms, "MS", "delay of the 'slow' fault (default 5000)"),
+        OPT_LONG(0, "retry-after-ms", &s->cfg.retry_after_ms, "MS",
+                 "delay advertised by 429s (Retry-After, retry-after-ms; default 1000)"),
+        OPT_GROUP("batch API (/v1/files, /v1/batches)"),
+        OPT_LONG(0, "batch-delay-ms", &s->cfg.batch_delay_ms, "MS",
+                 "time a batch spends validating, in progress and finalizing, each (default 0)"),
+        OPT_DOUBLE(0, "batch-expire", &s->cfg.batch_expire, "P",
+                   "share of a batch's lines that expire (batch_expired; the batch ends expired)"),
+        OPT_DOUBLE(0, "batch-errors", &s->cfg.batch_errors, "P",
+                   "share of a batch's lines answered with a 500 server error (error file)"),
+        OPT_DOUBLE(0, "batch-malformed", &s->cfg.batch_malformed, "P",
+                   "share of a batch's output lines written cut short (not JSON)"),
+        OPT_LONG(0, "batch-max-requests", &s->cfg.batch_max_requests, "N",
+                 "requests per input file past which a batch fails validation (default 50000)"),
+        OPT_LONG(0, "batch-max-bytes", &s->cfg.batch_max_bytes, "N",
+                 "bytes per input file past which a batch fails validation (default 200 MB, "
+                 "OpenAI's)"),
+        OPT_END(),
     };
     int rc = parse_options(argc, argv, opts, serve_sim_usage, &s->rest);
     if (rc)

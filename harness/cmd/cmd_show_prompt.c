@@ -105,48 +105,46 @@ static void show_prompt_release(struct show_prompt *s)
 static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
 {
     struct option opts[] = {
-        {OPT_STRING, "dataset", 'd', &s->dataset, "FILE", "golden set (JSONL, optionally .gz)", 0},
-        {OPT_STRING, "haystack", 0, &s->haystack, "FILE", "filler chunks (JSONL or .txt)", 0},
-        {OPT_STRING, "question", 0, &s->qid, "ID", "question id (default: the first)", 0},
-        {OPT_STRING, "length", 'l', &s->length_s, "N", "target length in tokens (default 8k)", 0},
-        {OPT_DOUBLE, "depth", 0, &s->depth, "PCT", "gold depth in percent, 0..100 (default 50)", 0},
-        {OPT_LONG, "repeat", 'r', &s->repeat, "N", "repeat index (default 0)", 0},
-        {OPT_LONG, "seed", 0, &s->seed, "N", "run seed (default 0)", 0},
-        {OPT_STRING, "template", 0, &s->tpl_spec, "NAME|FILE", "prompt template (default qa)", 0},
-        {OPT_STRING, "tokenizer", 't', &s->tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)",
-         0},
-        {OPT_STRING, "endpoint", 0, &s->endpoint, "URL",
-         "with --tokenizer server: the server whose /tokenize counts (as run --endpoint)", 0},
-        {OPT_STRING, "model", 'm', &s->model, "NAME",
-         "with --tokenizer server: the model its counts are for (as run --model)", 0},
-        {OPT_STRING, "api-key-env", 0, &s->api_key_env, "VAR",
-         "with --tokenizer server: the environment variable holding the API key sent (as run "
-         "--api-key-env; default OPENAI_API_KEY)",
-         0},
-        {OPT_STRING, "special", 0, &s->special, "parse|plain",
-         "special-token text: its id (parse; default for tokenizer.json) or plain text", 0},
-        {OPT_LONG, "max-tokens", 0, &s->max_tokens, "N",
-         "answer budget shown (default 256, as run)", 0},
-        {OPT_LONG, "template-overhead", 0, &s->overhead, "N",
-         "tokens the server adds per request (as run measured them; default: with --tokenizer "
-         "server measured as run measures them, else 0, said to be not measured)",
-         0},
-        {OPT_LONG, "turn-overhead", 0, &s->turn_overhead, "N",
-         "with --axes layout=...: tokens the server adds per turn pair (as run measured them; "
-         "default: with --tokenizer server measured as run measures them, else 0)",
-         0},
-        {OPT_STRING, "turn-suffix", 0, &s->turn_suffix, "TEXT",
-         "with --axes layout=...: the text after a turn that its end merges with, as the run's "
-         "settings keep it (e.g. '\\n'; default none)",
-         0},
-        {OPT_BOOL, "completions", 0, &s->completion, NULL,
-         "the /v1/completions rendering (one string), as run --completions", 0},
-        {OPT_BOOL, "json", 0, &s->json, NULL, "print the request as JSON (messages or prompt)", 0},
-        {OPT_STRING, "axes", 0, &s->axes_spec, "NAME=VALUE;...",
-         "the trial's named axes, as run crosses them: e.g. 'question-at=start;needles=2;"
-         "spacing=25'",
-         0},
-        OPT_END_MARK,
+        OPT_STRING('d', "dataset", &s->dataset, "FILE", "golden set (JSONL, optionally .gz)"),
+        OPT_STRING(0, "haystack", &s->haystack, "FILE", "filler chunks (JSONL or .txt)"),
+        OPT_STRING(0, "question", &s->qid, "ID", "question id (default: the first)"),
+        OPT_STRING('l', "length", &s->length_s, "N", "target length in tokens (default 8k)"),
+        OPT_DOUBLE(0, "depth", &s->depth, "PCT", "gold depth in percent, 0..100 (default 50)"),
+        OPT_LONG('r', "repeat", &s->repeat, "N", "repeat index (default 0)"),
+        OPT_LONG(0, "seed", &s->seed, "N", "run seed (default 0)"),
+        OPT_STRING(0, "template", &s->tpl_spec, "NAME|FILE", "prompt template (default qa)"),
+        OPT_STRING('t', "tokenizer", &s->tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)"),
+        OPT_STRING(
+            0, "endpoint", &s->endpoint, "URL",
+            "with --tokenizer server: the server whose /tokenize counts (as run --endpoint)"),
+        OPT_STRING('m', "model", &s->model, "NAME",
+                   "with --tokenizer server: the model its counts are for (as run --model)"),
+        OPT_STRING(
+            0, "api-key-env", &s->api_key_env, "VAR",
+            "with --tokenizer server: the environment variable holding the API key sent (as run "
+            "--api-key-env; default OPENAI_API_KEY)"),
+        OPT_STRING(0, "special", &s->special, "parse|plain",
+                   "special-token text: its id (parse; default for tokenizer.json) or plain text"),
+        OPT_LONG(0, "max-tokens", &s->max_tokens, "N", "answer budget shown (default 256, as run)"),
+        OPT_LONG(
+            0, "template-overhead", &s->overhead, "N",
+            "tokens the server adds per request (as run measured them; default: with --tokenizer "
+            "server measured as run measures them, else 0, said to be not measured)"),
+        OPT_LONG(
+            0, "turn-overhead", &s->turn_overhead, "N",
+            "with --axes layout=...: tokens the server adds per turn pair (as run measured them; "
+            "default: with --tokenizer server measured as run measures them, else 0)"),
+        OPT_STRING(
+            0, "turn-suffix", &s->turn_suffix, "TEXT",
+            "with --axes layout=...: the text after a turn that its end merges with, as the run's "
+            "settings keep it (e.g. '\\n'; default none)"),
+        OPT_BOOL(0, "completions", &s->completion,
+                 "the /v1/completions rendering (one string), as run --completions"),
+        OPT_BOOL(0, "json", &s->json, "print the request as JSON (messages or prompt)"),
+        OPT_STRING(0, "axes", &s->axes_spec, "NAME=VALUE;...",
+                   "the trial's named axes, as run crosses them: e.g. 'question-at=start;needles=2;"
+                   "spacing=25'"),
+        OPT_END(),
     };
     int rc = parse_options(argc, argv, opts, show_prompt_usage, &s->rest);
     if (rc)

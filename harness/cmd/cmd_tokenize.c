@@ -208,23 +208,21 @@ int cmd_tokenize(int argc, const char **argv)
 {
     struct tokenize_opts o = {.model = "default", .api_key_env = "OPENAI_API_KEY"};
     struct option opts[] = {
-        {OPT_STRING, "tokenizer", 't', &o.spec, "NAME|FILE|server",
-         "cl100k_base, o200k_base, a .tiktoken or tokenizer.json path, or server", 0},
-        {OPT_STRING, "endpoint", 0, &o.endpoint, "URL", "server base URL (for --tokenizer server)",
-         0},
-        {OPT_STRING, "model", 0, &o.model, "NAME", "model name sent to the server's /tokenize", 0},
-        {OPT_STRING, "api-key-env", 0, &o.api_key_env, "VAR",
-         "with --tokenizer server: the environment variable holding the API key sent (default "
-         "OPENAI_API_KEY)",
-         0},
-        {OPT_BOOL, "ids", 0, &o.ids, NULL, "print the token ids (one line per input)", 0},
-        {OPT_BOOL, "pieces", 0, &o.pieces, NULL, "print each token's text, one per line", 0},
-        {OPT_STRING, "special", 0, &o.special, "parse|plain",
-         "special-token text (<|endoftext|>, added tokens): its id (parse; default for "
-         "tokenizer.json) or ordinary text (plain; default for .tiktoken)",
-         0},
-        {OPT_BOOL, "allow-special", 0, &o.allow_special, NULL, "the same as --special parse", 0},
-        OPT_END_MARK,
+        OPT_STRING('t', "tokenizer", &o.spec, "NAME|FILE|server",
+                   "cl100k_base, o200k_base, a .tiktoken or tokenizer.json path, or server"),
+        OPT_STRING(0, "endpoint", &o.endpoint, "URL", "server base URL (for --tokenizer server)"),
+        OPT_STRING(0, "model", &o.model, "NAME", "model name sent to the server's /tokenize"),
+        OPT_STRING(
+            0, "api-key-env", &o.api_key_env, "VAR",
+            "with --tokenizer server: the environment variable holding the API key sent (default "
+            "OPENAI_API_KEY)"),
+        OPT_BOOL(0, "ids", &o.ids, "print the token ids (one line per input)"),
+        OPT_BOOL(0, "pieces", &o.pieces, "print each token's text, one per line"),
+        OPT_STRING(0, "special", &o.special, "parse|plain",
+                   "special-token text (<|endoftext|>, added tokens): its id (parse; default for "
+                   "tokenizer.json) or ordinary text (plain; default for .tiktoken)"),
+        OPT_BOOL(0, "allow-special", &o.allow_special, "the same as --special parse"),
+        OPT_END(),
     };
     struct strvec files = STRVEC_INIT;
     struct tokenizer *tk = NULL;

@@ -33,15 +33,16 @@ int cmd_view(int argc, const char **argv)
     const char *db = NULL, *listen = NULL;
     long port = VIEW_DEFAULT_PORT;
     struct option opts[] = {
-        {OPT_STRING, "db", 0, &db, "FILE",
-         "the store to show (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB "); opened read-only", 0},
-        {OPT_LONG, "port", 'p', &port, "P",
-         "TCP port (default 8765; 0 picks a free one); the URL is printed first", 0},
-        {OPT_STRING, "listen", 0, &listen, "ADDR",
-         "serve on ADDR (e.g. 0.0.0.0) instead of 127.0.0.1: anyone who reaches it can read "
-         "the store, there is no login",
-         0},
-        OPT_END_MARK,
+        OPT_STRING(0, "db", &db, "FILE",
+                   "the store to show (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB
+                   "); opened read-only"),
+        OPT_LONG('p', "port", &port, "P",
+                 "TCP port (default 8765; 0 picks a free one); the URL is printed first"),
+        OPT_STRING(
+            0, "listen", &listen, "ADDR",
+            "serve on ADDR (e.g. 0.0.0.0) instead of 127.0.0.1: anyone who reaches it can read "
+            "the store, there is no login"),
+        OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;
     struct strbuf err = STRBUF_INIT;

@@ -45,7 +45,7 @@ static void command_table(const struct cmd_struct *c, struct opt_capture *cap)
 
 static const struct option *table_opts(const struct opt_capture *cap)
 {
-    static const struct option none[] = {OPT_END_MARK};
+    static const struct option none[] = {OPT_END()};
     return cap->opts ? cap->opts : none;
 }
 
@@ -108,19 +108,19 @@ static void option_label(struct strbuf *sb, const struct option *o, int on)
     if (o->short_name)
         strbuf_addf(sb, "-%c, ", o->short_name);
     strbuf_addf(sb, "--%s%s", on ? "[no-]" : "", o->long_name);
-    if (o->type != OPT_BOOL)
+    if (o->type != OPTION_BOOL)
         strbuf_addf(sb, " %s", o->argh ? o->argh : "VALUE");
 }
 
 static void man_options(FILE *out, const struct opt_capture *cap)
 {
     const struct option *o = table_opts(cap);
-    if (o->type == OPT_END)
+    if (o->type == OPTION_END)
         return;
     fputs(".SH OPTIONS\n", out);
-    for (; o->type != OPT_END; o++) {
+    for (; o->type != OPTION_END; o++) {
         struct strbuf sb = STRBUF_INIT;
-        if (o->type == OPT_GROUP) {
+        if (o->type == OPTION_GROUP) {
             fputs(".SS ", out);
             roff_text(out, o->help);
             fputc('\n', out);
@@ -364,12 +364,12 @@ int help_markdown_page(FILE *out, const char *command)
     }
     fputs(text ? "\n" : "```\n\n", out);
     o = table_opts(&cap);
-    if (o->type != OPT_END) {
+    if (o->type != OPTION_END) {
         int header = 0;
         fputs("## Options\n\n", out);
-        for (; o->type != OPT_END; o++) {
+        for (; o->type != OPTION_END; o++) {
             struct strbuf sb = STRBUF_INIT;
-            if (o->type == OPT_GROUP) {
+            if (o->type == OPTION_GROUP) {
                 fputs(header ? "\n### " : "### ", out);
                 md_text(out, o->help);
                 fputs("\n\n", out);
@@ -496,16 +496,16 @@ static void bash_command(FILE *out, const struct cmd_struct *c)
     command_table(c, &cap);
     positional_kind(c, &cap, &runs, &subs);
     fprintf(out, "    %s)\n        opts='--help", c->name);
-    for (o = table_opts(&cap); o->type != OPT_END; o++)
-        if (o->type != OPT_GROUP) {
+    for (o = table_opts(&cap); o->type != OPTION_END; o++)
+        if (o->type != OPTION_GROUP) {
             fprintf(out, " --%s", o->long_name);
             if (opt_capture_default_on(&cap, o))
                 fprintf(out, " --no-%s", o->long_name);
         }
     fputs("'\n        case $prev in\n", out);
-    for (o = table_opts(&cap); o->type != OPT_END; o++) {
+    for (o = table_opts(&cap); o->type != OPTION_END; o++) {
         struct value_kind k;
-        if (o->type == OPT_GROUP || o->type == OPT_BOOL)
+        if (o->type == OPTION_GROUP || o->type == OPTION_BOOL)
             continue;
         value_kind_of(o, &k);
         fprintf(out, "        --%s", o->long_name);
@@ -610,14 +610,14 @@ static void zsh_spec(FILE *out, const struct option *o, int on)
     size_t i;
 
     value_kind_of(o, &k);
-    strbuf_addf(&sb, "--%s%s[", o->long_name, o->type == OPT_BOOL ? "" : "=");
+    strbuf_addf(&sb, "--%s%s[", o->long_name, o->type == OPTION_BOOL ? "" : "=");
     for (; *h; h++) {
         if (*h == '[' || *h == ']' || *h == ':' || *h == '\\')
             strbuf_addch(&sb, '\\');
         strbuf_addch(&sb, *h);
     }
     strbuf_addch(&sb, ']');
-    if (o->type != OPT_BOOL) {
+    if (o->type != OPTION_BOOL) {
         strbuf_addstr(&sb, ":value:");
         if (k.words.nr && !k.files && !k.dirs && !k.runs) {
             strbuf_addch(&sb, '(');
@@ -710,8 +710,8 @@ static void zsh_script(FILE *out)
         command_table(c, &cap);
         positional_kind(c, &cap, &runs, &subs);
         fprintf(out, "    %s)\n        _arguments -s", c->name);
-        for (o = table_opts(&cap); o->type != OPT_END; o++)
-            if (o->type != OPT_GROUP)
+        for (o = table_opts(&cap); o->type != OPTION_END; o++)
+            if (o->type != OPTION_GROUP)
                 zsh_spec(out, o, opt_capture_default_on(&cap, o));
         if (subs.nr) {
             fputs(" \\\n            '1:subcommand:(", out);

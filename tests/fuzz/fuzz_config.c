@@ -25,17 +25,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int verbose = 0;
     struct strvec endpoints = STRVEC_INIT;
     struct option opts[] = {
-        {OPT_GROUP, NULL, 0, NULL, NULL, "Run", 0},
-        {OPT_STRING, "model", 'm', &model, "NAME", "model", 0},
-        {OPT_STRING, "lengths", 0, &lengths, "LIST", "lengths", 0},
-        {OPT_STRING, "run", 0, &flag_value, "NAME", "run name", 1},
-        {OPT_STRING, "api-key", 0, &api_key, "KEY", "refused", 0},
-        {OPT_LONG, "repeats", 0, &repeats, "N", "repeats", 0},
-        {OPT_LONG, "max-tokens", 0, &concurrency, "N", "max tokens", 0},
-        {OPT_DOUBLE, "temperature", 0, &temperature, "T", "temperature", 0},
-        {OPT_BOOL, "verbose", 'v', &verbose, NULL, "verbose", 0},
-        {OPT_LIST, "endpoint", 0, &endpoints, "URL", "endpoints", 0},
-        OPT_END_MARK,
+        OPT_GROUP("Run"),
+        OPT_STRING('m', "model", &model, "NAME", "model"),
+        OPT_STRING(0, "lengths", &lengths, "LIST", "lengths"),
+        OPT_STRING(0, "run", &flag_value, "NAME", "run name"),
+        OPT_STRING(0, "api-key", &api_key, "KEY", "refused"),
+        OPT_LONG(0, "repeats", &repeats, "N", "repeats"),
+        OPT_LONG(0, "max-tokens", &concurrency, "N", "max tokens"),
+        OPT_DOUBLE(0, "temperature", &temperature, "T", "temperature"),
+        OPT_BOOL('v', "verbose", &verbose, "verbose"),
+        OPT_LIST(0, "endpoint", &endpoints, "URL", "endpoints"),
+        OPT_END(),
     };
     static const char *const refused[] = {"api-key", "api_key", NULL};
     static const char *const exclude[] = {"verbose", NULL};
@@ -45,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *json;
     cJSON *back;
 
+    opts[3].seen = 1; /* --run was given on the command line */
     config_init(&c);
     fuzz_errors_reset();
     if (config_apply_file(&c, path, opts, refused, "use the environment", &err) < 0) {

@@ -32,7 +32,7 @@ static const char *write_tmp(const char *text)
 }
 
 struct vals {
-    const char *model, *lengths;
+    const char *model, *lengths, *config;
     long conc;
     double temp;
     int dry;
@@ -41,18 +41,18 @@ struct vals {
 
 #define TABLE(v)                                                                                   \
     {                                                                                              \
-        {OPT_STRING, "model", 0, &(v).model, "NAME", "model", 0},                                  \
-            {OPT_STRING, "lengths", 0, &(v).lengths, "LIST", "lengths", 0},                        \
-            {OPT_LONG, "concurrency", 0, &(v).conc, "N", "c", 0},                                  \
-            {OPT_DOUBLE, "temperature", 0, &(v).temp, "X", "t", 0},                                \
-            {OPT_BOOL, "dry-run", 0, &(v).dry, NULL, "dry", 0},                                    \
-            {OPT_LIST, "endpoint", 0, &(v).endpoints, "URL", "ep", 0},                             \
-            {OPT_STRING, "config", 0, NULL, "FILE", "cfg", 0}, OPT_END_MARK                        \
+        OPT_STRING(0, "model", &(v).model, "NAME", "model"),                                       \
+            OPT_STRING(0, "lengths", &(v).lengths, "LIST", "lengths"),                             \
+            OPT_LONG(0, "concurrency", &(v).conc, "N", "c"),                                       \
+            OPT_DOUBLE(0, "temperature", &(v).temp, "X", "t"),                                     \
+            OPT_BOOL(0, "dry-run", &(v).dry, "dry"),                                               \
+            OPT_LIST(0, "endpoint", &(v).endpoints, "URL", "ep"),                                  \
+            OPT_STRING(0, "config", &(v).config, "FILE", "cfg"), OPT_END()                         \
     }
 
 static void test_apply_all_types(void)
 {
-    struct vals v = {NULL, NULL, 4, 0.0, 0, STRVEC_INIT};
+    struct vals v = {.conc = 4, .endpoints = STRVEC_INIT};
     struct option opts[] = TABLE(v);
     struct config c;
     const char *argv[] = {"run", "--model", "flagmodel", "--endpoint", "http://flag", NULL};
@@ -88,7 +88,7 @@ static void test_apply_all_types(void)
 
 static void test_errors(void)
 {
-    struct vals v = {NULL, NULL, 4, 0.0, 0, STRVEC_INIT};
+    struct vals v = {.conc = 4, .endpoints = STRVEC_INIT};
     struct option opts[] = TABLE(v);
     struct config c;
     const char *refused[] = {"api-key", NULL};

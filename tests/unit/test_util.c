@@ -461,12 +461,9 @@ static void test_opt(void)
     int flag = 0;
     struct strvec list = STRVEC_INIT, rest = STRVEC_INIT;
     struct option opts[] = {
-        {OPT_STRING, "file", 'f', &file, "FILE", "a file", 0},
-        {OPT_LONG, "n", 0, &n, "N", "a count", 0},
-        {OPT_DOUBLE, "x", 0, &x, "X", "a number", 0},
-        {OPT_BOOL, "flag", 0, &flag, NULL, "a flag", 0},
-        {OPT_LIST, "header", 0, &list, "H", "repeatable", 0},
-        OPT_END_MARK,
+        OPT_STRING('f', "file", &file, "FILE", "a file"), OPT_LONG(0, "n", &n, "N", "a count"),
+        OPT_DOUBLE(0, "x", &x, "X", "a number"),          OPT_BOOL(0, "flag", &flag, "a flag"),
+        OPT_LIST(0, "header", &list, "H", "repeatable"),  OPT_END(),
     };
     const char *const usage[] = {"dipmap t [options]", NULL};
     const char *argv[] = {
