@@ -92,7 +92,7 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
         OPT_LONG('c', "concurrency", &c->concurrency, "N", "requests in flight (default 8)"),
         OPT_LONG(0, "max-tokens", &c->max_tokens, "N", "answer budget (default 256)"),
         OPT_STRING(0, "api-key-env", &c->api_key_env, "VAR",
-                   "environment variable holding the API key"),
+                   "environment variable holding the API key (default OPENAI_API_KEY)"),
         OPT_STRING(
             0, "reuse", &c->reuse, "DB|RUN",
             "baseline answers of byte-identical requests from store DB or run RUN (run --reuse): "
