@@ -173,8 +173,9 @@ for i, row in enumerate(ROWS):
     why = [] if ref_probe else ["on: no request probe recorded"]
     for name in MODES[mode](base, db, row):
         got, n_got, prompts = keyed(db, name)
-        if probe(db, name) != ref_probe:
-            why.append(f"{name}: request probe {probe(db, name)}, online {ref_probe}")
+        got_probe = probe(db, name)
+        if got_probe != ref_probe:
+            why.append(f"{name}: request probe {got_probe}, online {ref_probe}")
         if n_got != n_ref or set(got) != set(ref):
             why.append(f"{name}: {n_got} trials stored, {n_ref} planned")
         for k, (psha, rsha, usage, realized, reused, outcome, score) in got.items():
