@@ -13,17 +13,17 @@ struct strvec;
  */
 enum opt_type {
     OPTION_END = 0,
-    OPTION_STRING, /* value: const char **, points into argv */
-    OPTION_LONG,   /* value: long *, checked with parse_long */
-    OPTION_DOUBLE, /* value: double *, checked with parse_double */
-    OPTION_POINTS, /* value: double *, a fraction, 5pp or 5% (parse_points) */
-    OPTION_BOOL,   /* value: int *, set to 1 (or 0 by --no-NAME) */
-    OPTION_LIST,   /* value: struct strvec *, each occurrence appended */
+    OPTION_STRING, /* points into argv */
+    OPTION_LONG,   /* checked with parse_long */
+    OPTION_DOUBLE, /* checked with parse_double */
+    OPTION_POINTS, /* a fraction, 5pp or 5% (parse_points) */
+    OPTION_BOOL,   /* set to 1 (or 0 by --no-NAME) */
+    OPTION_LIST,   /* each occurrence appended */
     OPTION_GROUP   /* heading line in the help output; no value */
 };
 
 struct option {
-    enum opt_type type;
+    enum opt_type type;    /* the value's C type is its constructor's, below */
     const char *long_name; /* without the leading "--" */
     char short_name;       /* 0 when none */
     void *value;
