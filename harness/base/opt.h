@@ -52,6 +52,12 @@ struct option {
 #define OPT_POINTS(s, l, v, a, h) OPT_TYPED_(OPTION_POINTS, double *, s, l, v, a, h)
 #define OPT_BOOL(s, l, v, h)      OPT_TYPED_(OPTION_BOOL, int *, s, l, v, NULL, h)
 #define OPT_LIST(s, l, v, a, h)   OPT_TYPED_(OPTION_LIST, struct strvec *, s, l, v, a, h)
+/*
+ * A default stated in help text, from the constant the code sets it with: "(default "
+ * OPT_DEFAULT(COMPARE_DEFAULT_ALPHA) ")" is "(default 0.05)" and follows the constant.
+ */
+#define OPT_DEFAULT_(x) #x
+#define OPT_DEFAULT(x)  OPT_DEFAULT_(x)
 /* A heading line in the help output. */
 #define OPT_GROUP(h)                                                                               \
     {                                                                                              \

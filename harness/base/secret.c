@@ -77,7 +77,7 @@ const char *secret_api_key(const char *var)
     if (key && !*key)
         key = NULL;
     if (!key) {
-        if (strcmp(var, "OPENAI_API_KEY"))
+        if (strcmp(var, SECRET_DEFAULT_KEY_ENV))
             warning("environment variable %s (from --api-key-env) is not set; sending no API key",
                     var);
         return NULL;

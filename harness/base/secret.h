@@ -27,10 +27,13 @@ int secret_header(const char *line, size_t n, size_t *name_len);
  */
 int secret_value(const char *v);
 
+/* The environment variable the API key is read from when --api-key-env is not given. */
+#define SECRET_DEFAULT_KEY_ENV "OPENAI_API_KEY"
+
 /*
  * The API key every command that talks to an endpoint sends (run, gate's runs, show-prompt and
  * tokenize with --tokenizer server): the value of the environment variable var (the
- * --api-key-env option, default OPENAI_API_KEY), NULL when unset or empty (no auth header;
+ * --api-key-env option, default SECRET_DEFAULT_KEY_ENV), NULL when unset or empty (no auth header;
  * a warning when var is not the default, which the user named on purpose). With a key in
  * memory the process makes no core file and is not dumpable (no /proc/PID/environ, no
  * ptrace by other processes of the same user).

@@ -42,6 +42,25 @@ int cmd_demo(int argc, const char **argv);
 struct strbuf;
 
 /*
+ * The --db row of every command that opens a store: what the store is for, then the default
+ * store_default_path() applies (store/store.h, which the command includes to open it).
+ */
+#define OPT_DB(v, what)                                                                            \
+    OPT_STRING(0, "db", v, "FILE", what " (default $" DIPMAP_DB_ENV " or " DIPMAP_DEFAULT_DB ")")
+
+/*
+ * The verdict's thresholds, one row each for compare, gate and plan (which simulates compare's
+ * verdict), with stats/compare.h's defaults.
+ */
+#define OPT_TOLERANCE(v)                                                                           \
+    OPT_POINTS(0, "tolerance", v, "T",                                                             \
+               "smallest accuracy drop that counts, absolute: 0.05, 5pp or 5% "                    \
+               "(default " OPT_DEFAULT(COMPARE_DEFAULT_TOLERANCE) ")")
+#define OPT_FAIL_MARGIN(v)                                                                         \
+    OPT_POINTS(0, "fail-margin", v, "D",                                                           \
+               "FAIL means worse by more than D, absolute (default half the tolerance)")
+
+/*
  * cmd_util.c, shared by the commands: write data to path (plot_write_file());
  * returns 0, or -1 after printing "error: cannot write PATH: why".
  */

@@ -195,8 +195,7 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
 {
     struct compare_options *co = &c->co;
     struct option opts[] = {
-        OPT_STRING(0, "db", &c->db, "FILE",
-                   "store holding the runs (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&c->db, "store holding the runs"),
         OPT_STRING(0, "baseline-db", &c->base_db, "FILE",
                    "store holding the baseline run, when not the same as --db"),
         OPT_STRING(0, "tag", &c->tag, "TAG", "with --latest: the runs carrying TAG"),
@@ -209,11 +208,10 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
             "regression that persists keeps failing), or a pinned RUN"),
         OPT_GROUP("verdict"),
         OPT_DOUBLE(0, "alpha", &co->alpha, "A",
-                   "significance level after Holm adjustment (default 0.05)"),
-        OPT_POINTS(0, "tolerance", &co->tolerance, "T",
-                   "smallest accuracy drop that counts, absolute (default 0.05 = 5 points)"),
-        OPT_POINTS(0, "fail-margin", &co->fail_margin, "D",
-                   "FAIL means worse by more than D, absolute (default half the tolerance)"),
+                   "significance level after Holm adjustment (default " OPT_DEFAULT(
+                       COMPARE_DEFAULT_ALPHA) ")"),
+        OPT_TOLERANCE(&co->tolerance),
+        OPT_FAIL_MARGIN(&co->fail_margin),
         OPT_POINTS(0, "hallucination-margin", &co->halluc_margin, "D",
                    "also FAIL when the candidate's hallucination rate on needle-absent trials (run "
                    "--absent) is higher by more than D, absolute (default: not tested)"),

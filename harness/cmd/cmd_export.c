@@ -930,7 +930,7 @@ int cmd_export(int argc, const char **argv)
 {
     const char *db = NULL, *format_arg = "csv", *out = NULL;
     struct option opts[] = {
-        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_DB(&db, "the store"),
         OPT_STRING(
             0, "format", &format_arg, "csv|jsonl|eee",
             "csv (RFC 4180, header row), jsonl (one JSON object per line), or eee (Every Eval Ever "

@@ -15,6 +15,7 @@
 
 #include "base/json.h"
 #include "base/opt.h"
+#include "base/secret.h"
 #include "base/strbuf.h"
 #include "base/strvec.h"
 #include "base/usage.h"
@@ -24,8 +25,10 @@
 #include "report/plot.h"
 #include "report/report.h"
 #include "run/plan.h"
+#include "run/runner.h"
 #include "stats/compare_seq.h"
 #include "store/store.h"
+#include "tokenizer/tokenizer.h"
 
 #include "base/banned.h"
 
@@ -85,14 +88,16 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
         OPT_LONG(0, "repeats", &c->repeats, "N", "distractor orders per cell (default 1)"),
         OPT_STRING(0, "template", &c->tmpl, "FILE|NAME", "prompt template (default qa)"),
         OPT_STRING('t', "tokenizer", &c->tokenizer, "NAME|FILE|server",
-                   "counts lengths (default cl100k_base)"),
+                   "counts lengths (default " TOKENIZER_DEFAULT ")"),
         OPT_STRING(0, "scorer", &c->scorer, "NAME", "scorer (default contains)"),
         OPT_LONG(0, "seed", &c->seed, "N",
                  "run seed: distractors and the order questions enter the rounds in (default 0)"),
-        OPT_LONG('c', "concurrency", &c->concurrency, "N", "requests in flight (default 8)"),
-        OPT_LONG(0, "max-tokens", &c->max_tokens, "N", "answer budget (default 256)"),
+        OPT_LONG('c', "concurrency", &c->concurrency, "N",
+                 "requests in flight (default " OPT_DEFAULT(RUNNER_DEFAULT_CONCURRENCY) ")"),
+        OPT_LONG(0, "max-tokens", &c->max_tokens, "N",
+                 "answer budget (default " OPT_DEFAULT(CLIENT_DEFAULT_MAX_TOKENS) ")"),
         OPT_STRING(0, "api-key-env", &c->api_key_env, "VAR",
-                   "environment variable holding the API key (default OPENAI_API_KEY)"),
+                   "environment variable holding the API key (default " SECRET_DEFAULT_KEY_ENV ")"),
         OPT_STRING(
             0, "reuse", &c->reuse, "DB|RUN",
             "baseline answers of byte-identical requests from store DB or run RUN (run --reuse): "
@@ -104,18 +109,17 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
             "the runs' progress: auto, bar, lines or none (default none; the gate prints a line "
             "per round)"),
         OPT_GROUP("the sequential design"),
-        OPT_LONG(0, "round", &c->round, "N", "questions added per round (default 20)"),
+        OPT_LONG(0, "round", &c->round, "N",
+                 "questions added per round (default " OPT_DEFAULT(SEQ_DEFAULT_ROUND) ")"),
         OPT_LONG(0, "max-questions", &c->max_questions, "N",
                  "cap on the questions mapped (default the golden set); reaching it undecided is "
                  "INCONCLUSIVE"),
         OPT_DOUBLE(
             0, "alpha", &c->alpha, "A",
             "error rate of FAIL on no change and of PASS on a drop >= tolerance, over every round "
-            "(default 0.05)"),
-        OPT_POINTS(0, "tolerance", &c->tolerance, "T",
-                   "smallest drop that counts, absolute (default 0.05)"),
-        OPT_POINTS(0, "fail-margin", &c->fail_margin, "D",
-                   "FAIL means worse by more than D, absolute (default half the tolerance)"),
+            "(default " OPT_DEFAULT(COMPARE_DEFAULT_ALPHA) ")"),
+        OPT_TOLERANCE(&c->tolerance),
+        OPT_FAIL_MARGIN(&c->fail_margin),
         OPT_POINTS(
             0, "hallucination-margin", &c->halluc_margin, "D",
             "also FAIL when the candidate's hallucination rate on needle-absent trials (both runs "
@@ -124,7 +128,7 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
                    "kept for gates started with it: the rounds' tests are anytime-valid and spend "
                    "nothing, so it changes no level"),
         OPT_GROUP("store and output"),
-        OPT_STRING(0, "db", &c->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&c->db, "SQLite store"),
         OPT_STRING(0, "name", &c->name, "NAME",
                    "the gate: its runs are NAME-baseline and NAME-candidate (default gate)"),
         OPT_STRING(0, "junit", &c->junit, "FILE", "write JUnit XML at the end"),
@@ -711,10 +715,10 @@ int cmd_gate(int argc, const char **argv)
     run_info_init(&c.bi);
     run_info_init(&c.ci);
     c.repeats = 1;
-    c.concurrency = 8;
-    c.round = 20;
-    c.alpha = 0.05;
-    c.tolerance = 0.05;
+    c.concurrency = RUNNER_DEFAULT_CONCURRENCY;
+    c.round = SEQ_DEFAULT_ROUND;
+    c.alpha = COMPARE_DEFAULT_ALPHA;
+    c.tolerance = COMPARE_DEFAULT_TOLERANCE;
     c.spending = SEQ_SPEND_POCOCK;
     c.fail_margin = -1;
     c.halluc_margin = -1;

@@ -16,6 +16,7 @@
 #include "base/num.h"
 #include "base/opt.h"
 #include "run/plan.h"
+#include "stats/compare_seq.h"
 #include "stats/power.h"
 #include "stats/stats.h"
 #include "store/store.h"
@@ -236,12 +237,12 @@ static void plan_opts_init(struct plan_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->repeats = 1;
-    o->alpha = 0.05;
-    o->tolerance = 0.05;
+    o->alpha = COMPARE_DEFAULT_ALPHA;
+    o->tolerance = COMPARE_DEFAULT_TOLERANCE;
     o->discordance = -1.0;
     o->iters = 20000;
     o->seed = 1;
-    o->round = 20;
+    o->round = SEQ_DEFAULT_ROUND;
     o->gates = 200;
 }
 
@@ -259,9 +260,9 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         OPT_STRING(0, "depths", &o->depths, "SPEC", "depths in % (default 0:100:10)"),
         OPT_LONG(0, "repeats", &o->repeats, "N", "repeats per cell (default 1)"),
         OPT_GROUP("compare's settings"),
-        OPT_DOUBLE(0, "alpha", &o->alpha, "A", "significance level (default 0.05)"),
-        OPT_POINTS(0, "tolerance", &o->tolerance, "T",
-                   "minimum absolute drop compare calls a regression (default 0.05)"),
+        OPT_DOUBLE(0, "alpha", &o->alpha, "A",
+                   "significance level (default " OPT_DEFAULT(COMPARE_DEFAULT_ALPHA) ")"),
+        OPT_TOLERANCE(&o->tolerance),
         OPT_GROUP("what the model does"),
         OPT_STRING(0, "accuracy", &o->accuracy, "A",
                    "assumed baseline accuracy of every cell (default 0.7), or one per depth "
@@ -273,7 +274,7 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
                    "correlation of two pairs' differences within a question (default 0)"),
         OPT_STRING(0, "pilot", &o->pilot, "RUN",
                    "measure accuracy per cell (and the matrix) from this run"),
-        OPT_STRING(0, "db", &o->db, "FILE", "store of --pilot (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&o->db, "store of --pilot"),
         OPT_GROUP("questions"),
         OPT_STRING(0, "detect", &o->detect, "DROP",
                    "also print the questions needed to detect DROP (e.g. 5pp) at 80% power"),
@@ -287,9 +288,10 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
                  "Monte Carlo draws of --power and the PASS sizes (20000)"),
         OPT_LONG(0, "seed", &o->seed, "N", "Monte Carlo seed (default 1)"),
         OPT_GROUP("the sequential gate (dipmap gate), simulated"),
-        OPT_LONG(
-            0, "round", &o->round, "N",
-            "questions per round, as dipmap gate --round (default 20); the cap is the questions"),
+        OPT_LONG(0, "round", &o->round, "N",
+                 "questions per round, as dipmap gate --round (default " OPT_DEFAULT(
+                     SEQ_DEFAULT_ROUND) "); the cap is the "
+                                        "questions"),
         OPT_LONG(
             0, "gates", &o->gates, "N",
             "gates simulated with compare's own tests (default 200; 0: only the normal model)"),

@@ -193,7 +193,7 @@ int cmd_plot(int argc, const char **argv)
 {
     const char *db = NULL, *out = NULL, *formats_arg = "svg,png", *model = NULL, *tag = NULL;
     struct option opts[] = {
-        OPT_STRING(0, "db", &db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&db, "run store"),
         OPT_STRING('o', "out", &out, "DIR",
                    "output folder (default reports/<run>, or reports/trend-<model|tag>)"),
         OPT_STRING(0, "format", &formats_arg, "LIST", "svg, png or svg,png (default both)"),

@@ -25,7 +25,7 @@ int cmd_rename(int argc, const char **argv)
 {
     const char *db = NULL;
     struct option opts[] = {
-        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_DB(&db, "the store"),
         OPT_END(),
     };
     struct strvec rest = STRVEC_INIT;

@@ -130,7 +130,7 @@ static int report_cmd_release(struct report_cmd *r, int rc)
 static int report_parse(struct report_cmd *r, int argc, const char **argv)
 {
     struct option opts[] = {
-        OPT_STRING(0, "db", &r->db, "FILE", "run store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&r->db, "run store"),
         OPT_STRING('o', "out", &r->out_dir, "DIR", "output folder (default reports/<run>)"),
         OPT_STRING(0, "format", &r->formats_arg, "LIST",
                    "comma-separated: md (summary.md), json (summary.json), html (report.html)"),

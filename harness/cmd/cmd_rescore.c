@@ -250,7 +250,7 @@ static int rescore_parse(struct rescore_cmd *r, int argc, const char **argv)
     struct option opts[] = {
         OPT_STRING(0, "scorer", &r->scorer_arg, "NAME", "litm, kv, contains, exact, regex, all"),
         OPT_STRING(0, "as", &r->as, "NEW_RUN", "write a new run (default: the run in place)"),
-        OPT_STRING(0, "db", &r->db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&r->db, "SQLite store"),
         OPT_STRING(0, "dataset", &r->dataset, "FILE",
                    "the run's golden set, for runs made before the store kept it (hash-checked)"),
         OPT_STRING(

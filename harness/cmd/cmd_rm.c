@@ -83,7 +83,7 @@ int cmd_rm(int argc, const char **argv)
     const char *db = NULL;
     int yes = 0, dry = 0, rc;
     struct option opts[] = {
-        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_DB(&db, "the store"),
         OPT_BOOL('y', "yes", &yes, "delete without asking"),
         OPT_BOOL(0, "dry-run", &dry, "list what would be deleted; delete nothing"),
         OPT_END(),

@@ -19,6 +19,8 @@
 #include "run/run_identity.h"
 #include "run/trial_send.h"
 #include "report/runbrief.h"
+#include "store/store.h"
+#include "tokenizer/tokenizer.h"
 #include "run/run_cmd.h"
 #include "base/version.h"
 #include "base/xalloc.h"
@@ -41,8 +43,9 @@ static int refuse_api_key_argument(int argc, const char **argv)
             break;
         if (!strcmp(argv[i], "--api-key") || !strncmp(argv[i], "--api-key=", 10)) {
             error("run: --api-key is not accepted: API keys are read only from the environment");
-            fprintf(stderr, "hint: export the key (e.g. OPENAI_API_KEY) and pass --api-key-env "
-                            "VAR when it lives in another variable\n");
+            fprintf(stderr,
+                    "hint: export the key (e.g. " SECRET_DEFAULT_KEY_ENV ") and pass --api-key-env "
+                    "VAR when it lives in another variable\n");
             return -1;
         }
     }
@@ -154,7 +157,8 @@ static int parse_run_options(struct run_ctx *c)
             "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "
             "text (plain; default for .tiktoken)"),
         OPT_STRING('t', "tokenizer", &c->o.tokenizer, "NAME|FILE|server",
-                   "counts lengths (default cl100k_base; server = the endpoint's /tokenize)"),
+                   "counts lengths (default " TOKENIZER_DEFAULT
+                   "; server = the endpoint's /tokenize)"),
         OPT_STRING(0, "template-overhead", &c->o.template_overhead, "N|auto",
                    "tokens the server adds per request (chat template, BOS); auto measures them "
                    "(default)"),
@@ -163,7 +167,8 @@ static int parse_run_options(struct run_ctx *c)
         OPT_STRING(0, "scorer", &c->o.scorer, "NAME",
                    "litm, kv, contains, exact, regex, all (default contains)"),
         OPT_GROUP("request"),
-        OPT_LONG(0, "max-tokens", &c->o.max_tokens, "N", "answer budget (default 256)"),
+        OPT_LONG(0, "max-tokens", &c->o.max_tokens, "N",
+                 "answer budget (default " OPT_DEFAULT(CLIENT_DEFAULT_MAX_TOKENS) ")"),
         OPT_STRING(0, "reasoning-effort", &c->o.reasoning_effort, "E",
                    "send reasoning_effort: low, medium or high (reasoning models)"),
         OPT_STRING(0, "extra-body", &c->o.extra_body, "JSON",
@@ -183,14 +188,15 @@ static int parse_run_options(struct run_ctx *c)
         OPT_LONG(0, "seed", &c->o.seed, "N", "request seed and distractor seed (default 0)"),
         OPT_BOOL(0, "completions", &c->o.completions, "use /v1/completions instead of chat"),
         OPT_STRING(0, "api-key-env", &c->o.api_key_env, "VAR",
-                   "environment variable holding the API key (default OPENAI_API_KEY)"),
+                   "environment variable holding the API key (default " SECRET_DEFAULT_KEY_ENV ")"),
         OPT_LIST('H', "header", &c->o.headers, "'K: V'", "extra HTTP header (repeatable)"),
         OPT_DOUBLE(0, "timeout", &c->o.timeout, "SECONDS", "per request (default 600)"),
         OPT_DOUBLE(0, "connect-timeout", &c->o.connect_timeout, "SECONDS", "default 10"),
         OPT_BOOL(0, "insecure", &c->o.insecure, "do not verify TLS certificates"),
         OPT_BOOL('v', "verbose", &c->o.verbose, "log requests on stderr (key redacted)"),
         OPT_GROUP("scheduling"),
-        OPT_LONG('c', "concurrency", &c->o.concurrency, "N", "requests in flight (default 8)"),
+        OPT_LONG('c', "concurrency", &c->o.concurrency, "N",
+                 "requests in flight (default " OPT_DEFAULT(RUNNER_DEFAULT_CONCURRENCY) ")"),
         OPT_STRING(
             0, "schedule", &c->o.schedule, "cache|shuffle|plan",
             "send order: cache (a group's deepest gold first, the rest after its answer, to the "
@@ -224,7 +230,7 @@ static int parse_run_options(struct run_ctx *c)
         OPT_DOUBLE(0, "progress-interval", &c->o.progress_interval, "S",
                    "seconds between progress lines off a terminal (default 10)"),
         OPT_GROUP("store and budget"),
-        OPT_STRING(0, "db", &c->o.db, "FILE", "SQLite store (default $DIPMAP_DB or dipmap.db)"),
+        OPT_DB(&c->o.db, "SQLite store"),
         OPT_STRING(0, "run", &c->o.run, "NAME", "run name; an existing run is resumed"),
         OPT_LIST(0, "tag", &c->o.tags, "TAG", "label the run (repeatable; a resume adds tags)"),
         OPT_BOOL(0, "store-prompts", &c->o.store_prompts, "store rendered prompts"),

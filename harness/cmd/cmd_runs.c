@@ -237,7 +237,7 @@ int cmd_runs(int argc, const char **argv)
     const char *db = NULL, *model = NULL, *tag = NULL;
     int json = 0, names = 0, rc = DM_EXIT_OK;
     struct option opts[] = {
-        OPT_STRING(0, "db", &db, "FILE", "the store (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB ")"),
+        OPT_DB(&db, "the store"),
         OPT_STRING(0, "model", &model, "PREFIX", "only runs whose model starts with PREFIX"),
         OPT_STRING(0, "tag", &tag, "TAG", "only runs carrying this tag (e.g. nightly)"),
         OPT_BOOL(0, "json", &json, "print a JSON array with every recorded field"),

@@ -65,7 +65,7 @@ static void serve_sim_init(struct serve_sim *s)
 {
     memset(s, 0, sizeof(*s));
     s->host = "127.0.0.1";
-    s->tokenizer = "cl100k_base";
+    s->tokenizer = TOKENIZER_DEFAULT;
     s->chat_template = "none";
     s->tokenize_api = "both";
     s->think_form = "both";
@@ -117,35 +117,26 @@ static int serve_sim_parse(struct serve_sim *s, int argc, const char **argv)
             'm', "model", &s->models, "SPEC",
             "NAME[:edge=0.92,dip=0.40,shape=1.6,seed=1,start=0,hard=0,needles=0,spacing=0,window=0,"
             "shuffled=0,overlap=0,size=0,flat=0,corr=0,icc=0,qseed=SEED,mid=0,halluc=0,deny=0,"
-            "ordinal="
-            "0,lenpen=0,"
-            "distract=0] "
-            "(repeatable; default "
-            "dipmap-sim); start/hard/needles/spacing/shuffled/overlap plant accuracy drops: "
-            "question "
-            "only before the gold, a hard negative present, per gold chunk beyond the first, times "
-            "the needles' spacing, haystack out of --haystack order, times 1 - the question's "
-            "token "
+            "ordinal=0,lenpen=0,distract=0] (repeatable; default dipmap-sim); "
+            "start/hard/needles/spacing/shuffled/overlap plant accuracy drops: question only "
+            "before the gold, a hard negative present, per gold chunk beyond the first, times the "
+            "needles' spacing, haystack out of --haystack order, times 1 - the question's token "
             "overlap with its gold (all of it mid-prompt, half at the edges); size: times how "
-            "small "
-            "the gold's line is (1 at 16 tokens, 0 at 256; all of it mid-prompt, half at the "
-            "edges: "
-            "run --needle-tokens); window: the dip deeper "
-            "at half the --ctx window; flat=1: the same "
-            "dip at every prompt length; corr: how much one question's draws agree across its "
-            "prompts (axis values, repeats); icc=R: a question effect, the intraclass correlation "
-            "of one question's 0/1 outcomes at equal accuracy (a difficulty per question hashed "
-            "from "
-            "qseed, default the model's seed, and the question id, hard at every depth and length; "
-            "models with one qseed share it); mid=M: a middle-only regression, M lower where the "
-            "gold sits at 25-75% of the prompt and unchanged at the edges; halluc=H, deny=D (a "
-            "prompt that says \"not in the documents\", run --absent): with the gold absent answer "
-            "with probability H, else abstain; with it present abstain with probability D; "
-            "lenpen=E: length alone "
-            "hurts, E x clamp(log2(T/1500)/4, 0, 1) lower in every prompt of T tokens; distract=E: "
-            "E lower when a chunk of --haystack occurs (run --arm: docs/effects.md)"),
+            "small the gold's line is (1 at 16 tokens, 0 at 256; all of it mid-prompt, half at the "
+            "edges: run --needle-tokens); window: the dip deeper at half the --ctx window; flat=1: "
+            "the same dip at every prompt length; corr: how much one question's draws agree across "
+            "its prompts (axis values, repeats); icc=R: a question effect, the intraclass "
+            "correlation of one question's 0/1 outcomes at equal accuracy (a difficulty per "
+            "question hashed from qseed, default the model's seed, and the question id, hard at "
+            "every depth and length; models with one qseed share it); mid=M: a middle-only "
+            "regression, M lower where the gold sits at 25-75% of the prompt and unchanged at the "
+            "edges; halluc=H, deny=D (a prompt that says \"not in the documents\", run --absent): "
+            "with the gold absent answer with probability H, else abstain; with it present abstain "
+            "with probability D; lenpen=E: length alone hurts, E x clamp(log2(T/1500)/4, 0, 1) "
+            "lower in every prompt of T tokens; distract=E: E lower when a chunk of --haystack "
+            "occurs (run --arm: docs/effects.md)"),
         OPT_STRING('t', "tokenizer", &s->tokenizer, "NAME|FILE",
-                   "counts prompt tokens (default cl100k_base)"),
+                   "counts prompt tokens (default " TOKENIZER_DEFAULT ")"),
         OPT_STRING(0, "ctx", &s->ctx, "N", "context size: longer prompts get a 400 (e.g. 32k)"),
         OPT_STRING(0, "shift-ctx", &s->shift_ctx, "N",
                    "silently keep only the last N prompt tokens (llama.cpp context shift)"),

@@ -69,8 +69,8 @@ static void show_prompt_init(struct show_prompt *s)
     memset(s, 0, sizeof(*s));
     s->length_s = "8k";
     s->tpl_spec = "qa";
-    s->tok_spec = "cl100k_base";
-    s->api_key_env = "OPENAI_API_KEY";
+    s->tok_spec = TOKENIZER_DEFAULT;
+    s->api_key_env = SECRET_DEFAULT_KEY_ENV;
     s->depth = 50;
     s->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
     s->overhead = s->turn_overhead = NOT_GIVEN;
@@ -113,7 +113,8 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
         OPT_LONG('r', "repeat", &s->repeat, "N", "repeat index (default 0)"),
         OPT_LONG(0, "seed", &s->seed, "N", "run seed (default 0)"),
         OPT_STRING(0, "template", &s->tpl_spec, "NAME|FILE", "prompt template (default qa)"),
-        OPT_STRING('t', "tokenizer", &s->tok_spec, "NAME|FILE", "tokenizer (default cl100k_base)"),
+        OPT_STRING('t', "tokenizer", &s->tok_spec, "NAME|FILE",
+                   "tokenizer (default " TOKENIZER_DEFAULT ")"),
         OPT_STRING(
             0, "endpoint", &s->endpoint, "URL",
             "with --tokenizer server: the server whose /tokenize counts (as run --endpoint)"),
@@ -122,10 +123,12 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
         OPT_STRING(
             0, "api-key-env", &s->api_key_env, "VAR",
             "with --tokenizer server: the environment variable holding the API key sent (as run "
-            "--api-key-env; default OPENAI_API_KEY)"),
+            "--api-key-env; default " SECRET_DEFAULT_KEY_ENV ")"),
         OPT_STRING(0, "special", &s->special, "parse|plain",
                    "special-token text: its id (parse; default for tokenizer.json) or plain text"),
-        OPT_LONG(0, "max-tokens", &s->max_tokens, "N", "answer budget shown (default 256, as run)"),
+        OPT_LONG(
+            0, "max-tokens", &s->max_tokens, "N",
+            "answer budget shown (default " OPT_DEFAULT(CLIENT_DEFAULT_MAX_TOKENS) ", as run)"),
         OPT_LONG(
             0, "template-overhead", &s->overhead, "N",
             "tokens the server adds per request (as run measured them; default: with --tokenizer "

@@ -206,16 +206,15 @@ static int tokenize_inputs(struct tokenizer *tk, struct client *client,
 
 int cmd_tokenize(int argc, const char **argv)
 {
-    struct tokenize_opts o = {.model = "default", .api_key_env = "OPENAI_API_KEY"};
+    struct tokenize_opts o = {.model = "default", .api_key_env = SECRET_DEFAULT_KEY_ENV};
     struct option opts[] = {
         OPT_STRING('t', "tokenizer", &o.spec, "NAME|FILE|server",
                    "cl100k_base, o200k_base, a .tiktoken or tokenizer.json path, or server"),
         OPT_STRING(0, "endpoint", &o.endpoint, "URL", "server base URL (for --tokenizer server)"),
         OPT_STRING(0, "model", &o.model, "NAME", "model name sent to the server's /tokenize"),
-        OPT_STRING(
-            0, "api-key-env", &o.api_key_env, "VAR",
-            "with --tokenizer server: the environment variable holding the API key sent (default "
-            "OPENAI_API_KEY)"),
+        OPT_STRING(0, "api-key-env", &o.api_key_env, "VAR",
+                   "with --tokenizer server: the environment variable holding the API key sent "
+                   "(default " SECRET_DEFAULT_KEY_ENV ")"),
         OPT_BOOL(0, "ids", &o.ids, "print the token ids (one line per input)"),
         OPT_BOOL(0, "pieces", &o.pieces, "print each token's text, one per line"),
         OPT_STRING(0, "special", &o.special, "parse|plain",

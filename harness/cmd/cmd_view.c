@@ -33,9 +33,7 @@ int cmd_view(int argc, const char **argv)
     const char *db = NULL, *listen = NULL;
     long port = VIEW_DEFAULT_PORT;
     struct option opts[] = {
-        OPT_STRING(0, "db", &db, "FILE",
-                   "the store to show (default $DIPMAP_DB or " DIPMAP_DEFAULT_DB
-                   "); opened read-only"),
+        OPT_DB(&db, "the store to show, opened read-only"),
         OPT_LONG('p', "port", &port, "P",
                  "TCP port (default 8765; 0 picks a free one); the URL is printed first"),
         OPT_STRING(

@@ -421,7 +421,7 @@ static struct q_overlap *overlap_terciles(struct report_doc *d, const struct sta
     tk = tname && strcmp(tname, "server") ? tokenizer_load(tname, &err) : NULL;
     if (!tk) {
         strbuf_reset(&err);
-        tk = tokenizer_load("cl100k_base", &err);
+        tk = tokenizer_load(TOKENIZER_DEFAULT, &err);
         fallback = 1;
     }
     if (!tk) {
@@ -452,7 +452,8 @@ static struct q_overlap *overlap_terciles(struct report_doc *d, const struct sta
                 "Questions in terciles of lexical overlap with their gold chunk: the share of the "
                 "question's distinct tokens (%s%s) found in the gold text; low %.0f%%-%.0f%%, "
                 "mid to %.0f%%, high to %.0f%%.",
-                fallback ? "cl100k_base; the run's tokenizer is not local" : "the run's tokenizer",
+                fallback ? TOKENIZER_DEFAULT "; the run's tokenizer is not local"
+                         : "the run's tokenizer",
                 "", nq ? qo[0].overlap * 100 : 0, nq ? qo[(nq - 1) / 3].overlap * 100 : 0,
                 nq ? qo[(2 * nq - 1) / 3].overlap * 100 : 0, nq ? qo[nq - 1].overlap * 100 : 0);
     {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "run/plan.h"
+#include "stats/compare.h"
 #include "stats/power.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -60,8 +61,8 @@ void estimate_power(const struct plan_spec *spec, size_t questions, struct strbu
     memset(&ps, 0, sizeof(ps));
     ps.questions = questions;
     ps.repeats = spec->repeats;
-    ps.alpha = 0.05;
-    ps.tolerance = 0.05;
+    ps.alpha = COMPARE_DEFAULT_ALPHA;
+    ps.tolerance = COMPARE_DEFAULT_TOLERANCE;
     ps.discordance = -1.0;
     ps.cells = cells;
     ps.n_cells = n;

@@ -12,10 +12,12 @@
 
 #include "base/json.h"
 #include "base/num.h"
+#include "base/secret.h"
 #include "run/batch.h"
 #include "client/reasoning.h"
 #include "prompt/layout.h"
 #include "prompt/needle_size.h"
+#include "tokenizer/tokenizer.h"
 
 #include "base/usage.h"
 #include "run/run_cmd.h"
@@ -45,9 +47,9 @@ void run_opts_init(struct run_opts *o)
     o->lengths = "8k,32k";
     o->depths = "0:100:10";
     o->tmpl = "qa";
-    o->tokenizer = "cl100k_base";
+    o->tokenizer = TOKENIZER_DEFAULT;
     o->max_tokens_field = "auto";
-    o->api_key_env = "OPENAI_API_KEY";
+    o->api_key_env = SECRET_DEFAULT_KEY_ENV;
     o->scorer = NULL;
     o->progress = "auto";
     o->template_overhead = "auto";

@@ -107,7 +107,7 @@ void runner_config_init(struct runner_config *c)
     memset(c, 0, sizeof(*c));
     c->chat = 1;
     c->max_tokens = CLIENT_DEFAULT_MAX_TOKENS;
-    c->concurrency = 8;
+    c->concurrency = RUNNER_DEFAULT_CONCURRENCY;
     c->max_attempts = 6;
     c->backoff_base_ms = b.base_ms;
     c->backoff_max_ms = b.max_ms;

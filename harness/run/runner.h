@@ -158,6 +158,9 @@ struct runner_config {
     double price_cached_in; /* USD per 1M cached prompt tokens (< 0: as price_in) */
 };
 
+/* Requests in flight when not set (run --concurrency; the gate passes its own, the same). */
+#define RUNNER_DEFAULT_CONCURRENCY 8
+
 /* Defaults as documented above; pointers NULL. */
 void runner_config_init(struct runner_config *c);
 

@@ -30,8 +30,8 @@ void compare_options_init(struct compare_options *o)
 {
     /* unnamed members are zero: exclude_known off, bound_alpha 0 (= alpha), no order */
     *o = (struct compare_options){
-        .alpha = 0.05,
-        .tolerance = 0.05,
+        .alpha = COMPARE_DEFAULT_ALPHA,
+        .tolerance = COMPARE_DEFAULT_TOLERANCE,
         .min_pairs = 10,
         .min_coverage = 0.8,
         .gate = COMPARE_GATE_PRIMARY,

@@ -102,9 +102,13 @@ enum compare_pass_rule {
     COMPARE_PASS_NO_REGRESSION /* no significant regression (does not show safety) */
 };
 
+/* compare_options_init()'s; gate and plan start from them too, and every help states them. */
+#define COMPARE_DEFAULT_ALPHA     0.05
+#define COMPARE_DEFAULT_TOLERANCE 0.05
+
 struct compare_options {
-    double alpha;           /* default 0.05 */
-    double tolerance;       /* minimum absolute accuracy drop, default 0.05 */
+    double alpha;           /* default COMPARE_DEFAULT_ALPHA */
+    double tolerance;       /* minimum absolute accuracy drop, default COMPARE_DEFAULT_TOLERANCE */
     long min_pairs;         /* valid pairs a cell (or length) needs to be tested, default 10 */
     double min_coverage;    /* valid pairs / trial keys in either run, per cell and overall
                                (default 0.8); below it the cell is "not enough data" */

@@ -6,6 +6,9 @@
 #include "stats/compare.h"
 #include "stats/sequential.h"
 
+/* Questions a gate round adds when --round is not given (gate; plan simulates the same). */
+#define SEQ_DEFAULT_ROUND 20
+
 /*
  * One look of the sequential gate (`dipmap gate`, docs/ci.md "Recommended"):
  * compare_runs() on the trials of the questions so far, taken in the order

@@ -29,6 +29,9 @@ struct strbuf;
  */
 struct tokenizer;
 
+/* What counts a run's lengths when --tokenizer is not given (run, serve-sim, show-prompt). */
+#define TOKENIZER_DEFAULT "cl100k_base"
+
 /*
  * spec: "cl100k_base" or "o200k_base" (datasets/tokenizers/NAME.tiktoken[.gz] in the
  * data search order, base/datadir.h), a path to a

@@ -7,31 +7,12 @@
 # - a help that says "as [dipmap] CMD --OPT" (plan --round as gate's, show-prompt --api-key-env
 #   as run's, ...): CMD takes --OPT, and the stated defaults agree.
 . "$TESTS/cli/lib/lib.sh"
-python3 - "$DIPMAP" <<'PY' || fail "a restated default disagrees with its command's (above)"
-import re, subprocess, sys
+pylib - "$DIPMAP" <<'PY' || fail "a restated default disagrees with its command's (above)"
+import re, sys
+from helpopts import commands, default, options as help_options
 dipmap = sys.argv[1]
-helps = {}
 def options(cmd, group=None):
-    if cmd not in helps:
-        helps[cmd] = subprocess.run([dipmap, "help", cmd], capture_output=True, text=True,
-                                    check=True).stdout
-    text = helps[cmd]
-    if group:
-        start = text.index(group + "\n")
-        text = text[start:text.index("\n\n", start)]
-    # one entry per option: its name and its help, continuation lines joined
-    out, name = {}, None
-    for line in text.split("\n"):
-        m = re.match(r"^\s+(?:-\w, )?--(?:\[no-\])?([a-z0-9-]+)(.*)$", line)
-        if m:
-            name = m.group(1)
-            out[name] = m.group(2)
-        elif name and line.startswith("                              "):
-            out[name] += " " + line.strip()
-    return out
-def default(h):
-    m = re.search(r"[(;] ?default ([^;),]*)", h)
-    return m.group(1).strip() if m else None
+    return help_options(dipmap, cmd, group)
 bad, compared = 0, 0
 def agree(where, h, cmd, name):
     global bad, compared
@@ -53,8 +34,7 @@ if compared < 10:
     print(f"only {compared} of gate's defaults compared: the help layout no longer parses")
     bad += 1
 refs = 0
-cmds = re.findall(r"^   ([a-z][a-z-]*)\s", subprocess.run([dipmap, "help"], capture_output=True,
-                                                        text=True).stdout, re.M)
+cmds = commands(dipmap)
 for cmd in cmds:
     if cmd == "help":
         continue
