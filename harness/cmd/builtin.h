@@ -50,8 +50,13 @@ struct strbuf;
 
 /*
  * The verdict's thresholds, one row each for compare, gate and plan (which simulates compare's
- * verdict), with stats/compare.h's defaults.
+ * verdict), with stats/compare.h's defaults. OPT_ALPHA is compare's level (and plan's, which
+ * plans compare); gate's --alpha, the error rate over all its rounds, is a row of its own.
  */
+#define OPT_ALPHA(v)                                                                               \
+    OPT_DOUBLE(0, "alpha", v, "A",                                                                 \
+               "significance level after Holm adjustment "                                         \
+               "(default " OPT_DEFAULT(COMPARE_DEFAULT_ALPHA) ")")
 #define OPT_TOLERANCE(v)                                                                           \
     OPT_POINTS(0, "tolerance", v, "T",                                                             \
                "smallest accuracy drop that counts, absolute: 0.05, 5pp or 5% "                    \

@@ -207,9 +207,7 @@ static int compare_parse(struct compare_cmd *c, int argc, const char **argv)
             "tag (default), the newest earlier one whose comparison passed (last-pass: a "
             "regression that persists keeps failing), or a pinned RUN"),
         OPT_GROUP("verdict"),
-        OPT_DOUBLE(0, "alpha", &co->alpha, "A",
-                   "significance level after Holm adjustment (default " OPT_DEFAULT(
-                       COMPARE_DEFAULT_ALPHA) ")"),
+        OPT_ALPHA(&co->alpha),
         OPT_TOLERANCE(&co->tolerance),
         OPT_FAIL_MARGIN(&co->fail_margin),
         OPT_POINTS(0, "hallucination-margin", &co->halluc_margin, "D",

@@ -22,6 +22,7 @@
 #include "base/xalloc.h"
 #include "cmd/builtin.h"
 #include "prompt/dataset.h"
+#include "prompt/prompt.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "run/plan.h"
@@ -83,10 +84,13 @@ static int gate_parse(struct gate_cmd *c, int argc, const char **argv)
         OPT_STRING('m', "model", &c->model, "NAME", "the candidate model"),
         OPT_STRING('d', "dataset", &c->dataset, "FILE", "golden set (JSONL)"),
         OPT_STRING(0, "haystack", &c->haystack, "FILE", "filler chunks"),
-        OPT_STRING('l', "lengths", &c->lengths, "LIST", "prompt lengths (default 8k,32k)"),
-        OPT_STRING(0, "depths", &c->depths, "SPEC", "gold depths (default 0:100:10)"),
+        OPT_STRING('l', "lengths", &c->lengths, "LIST",
+                   "prompt lengths (default " PLAN_DEFAULT_LENGTHS ")"),
+        OPT_STRING(0, "depths", &c->depths, "SPEC",
+                   "gold depths (default " PLAN_DEFAULT_DEPTHS ")"),
         OPT_LONG(0, "repeats", &c->repeats, "N", "distractor orders per cell (default 1)"),
-        OPT_STRING(0, "template", &c->tmpl, "FILE|NAME", "prompt template (default qa)"),
+        OPT_STRING(0, "template", &c->tmpl, "FILE|NAME",
+                   "prompt template (default " PROMPT_DEFAULT_TEMPLATE ")"),
         OPT_STRING('t', "tokenizer", &c->tokenizer, "NAME|FILE|server",
                    "counts lengths (default " TOKENIZER_DEFAULT ")"),
         OPT_STRING(0, "scorer", &c->scorer, "NAME", "scorer (default contains)"),

@@ -173,8 +173,9 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
     double *acc = NULL;
     size_t nl = 0, nd = 0, i, j;
     struct strbuf err = STRBUF_INIT;
-    if (plan_parse_lengths(o->lengths ? o->lengths : "8k,32k", &lengths, &nl, &err) < 0 ||
-        plan_parse_depths(o->depths ? o->depths : "0:100:10", &depths, &nd, &err) < 0) {
+    if (plan_parse_lengths(o->lengths ? o->lengths : PLAN_DEFAULT_LENGTHS, &lengths, &nl, &err) <
+            0 ||
+        plan_parse_depths(o->depths ? o->depths : PLAN_DEFAULT_DEPTHS, &depths, &nd, &err) < 0) {
         error("plan: %s", err.buf);
         strbuf_release(&err);
         free(lengths);
@@ -256,12 +257,13 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         OPT_GROUP("the matrix (as dipmap run takes it)"),
         OPT_STRING('d', "dataset", &o->dataset, "FILE", "golden set: its question count"),
         OPT_LONG('q', "questions", &o->questions, "N", "questions (instead of --dataset)"),
-        OPT_STRING('l', "lengths", &o->lengths, "LIST", "prompt lengths (default 8k,32k)"),
-        OPT_STRING(0, "depths", &o->depths, "SPEC", "depths in % (default 0:100:10)"),
+        OPT_STRING('l', "lengths", &o->lengths, "LIST",
+                   "prompt lengths (default " PLAN_DEFAULT_LENGTHS ")"),
+        OPT_STRING(0, "depths", &o->depths, "SPEC",
+                   "depths in % (default " PLAN_DEFAULT_DEPTHS ")"),
         OPT_LONG(0, "repeats", &o->repeats, "N", "repeats per cell (default 1)"),
         OPT_GROUP("compare's settings"),
-        OPT_DOUBLE(0, "alpha", &o->alpha, "A",
-                   "significance level (default " OPT_DEFAULT(COMPARE_DEFAULT_ALPHA) ")"),
+        OPT_ALPHA(&o->alpha),
         OPT_TOLERANCE(&o->tolerance),
         OPT_GROUP("what the model does"),
         OPT_STRING(0, "accuracy", &o->accuracy, "A",

@@ -15,7 +15,9 @@
 #include "base/opt.h"
 #include "base/secret.h"
 #include "prompt/layout.h"
+#include "prompt/prompt.h"
 #include "run/batch.h"
+#include "run/plan.h"
 #include "run/run_identity.h"
 #include "run/trial_send.h"
 #include "report/runbrief.h"
@@ -29,7 +31,8 @@
 #include "base/banned.h"
 
 static const char *const run_usage[] = {
-    "dipmap run --endpoint URL --model NAME --dataset FILE [--lengths 8k,32k] [options]",
+    "dipmap run --endpoint URL --model NAME --dataset FILE [--lengths " PLAN_DEFAULT_LENGTHS
+    "] [options]",
     "dipmap run --config FILE [options]          (flags override the file)",
     "dipmap run --run NAME ...                   (an existing run is resumed)",
     NULL,
@@ -84,10 +87,10 @@ static int parse_run_options(struct run_ctx *c)
         OPT_STRING(0, "haystack", &c->o.haystack, "FILE", "filler chunks (JSONL or .txt)"),
         OPT_STRING('l', "lengths", &c->o.lengths, "LIST",
                    "prompt lengths in tokens, or percentages of the server's context (25%,50%,90%; "
-                   "stored as tokens) (default 8k,32k)"),
+                   "stored as tokens) (default " PLAN_DEFAULT_LENGTHS ")"),
         OPT_STRING(0, "depths", &c->o.depths, "SPEC",
                    "gold depths in %: start:stop:step (the steps must reach stop) or a list "
-                   "(default 0:100:10)"),
+                   "(default " PLAN_DEFAULT_DEPTHS ")"),
         OPT_LONG(0, "repeats", &c->o.repeats, "N", "distractor orders per cell (default 1)"),
         OPT_LONG(
             0, "questions", &c->o.questions, "N",
@@ -151,7 +154,8 @@ static int parse_run_options(struct run_ctx *c)
             "axis: e.g. 2,4,8 -- that many similar needles (gold chunks 1..N, in order), the "
             "question naming one occurrence (gen ordinal); depth = that occurrence's, the others "
             "spread by the seed; scored exactly"),
-        OPT_STRING(0, "template", &c->o.tmpl, "FILE|NAME", "prompt template (default qa)"),
+        OPT_STRING(0, "template", &c->o.tmpl, "FILE|NAME",
+                   "prompt template (default " PROMPT_DEFAULT_TEMPLATE ")"),
         OPT_STRING(
             0, "special", &c->o.special, "parse|plain",
             "special-token text in prompts: its id (parse; default for tokenizer.json) or plain "

@@ -68,7 +68,7 @@ static void show_prompt_init(struct show_prompt *s)
 {
     memset(s, 0, sizeof(*s));
     s->length_s = "8k";
-    s->tpl_spec = "qa";
+    s->tpl_spec = PROMPT_DEFAULT_TEMPLATE;
     s->tok_spec = TOKENIZER_DEFAULT;
     s->api_key_env = SECRET_DEFAULT_KEY_ENV;
     s->depth = 50;
@@ -112,7 +112,8 @@ static int show_prompt_parse(struct show_prompt *s, int argc, const char **argv)
         OPT_DOUBLE(0, "depth", &s->depth, "PCT", "gold depth in percent, 0..100 (default 50)"),
         OPT_LONG('r', "repeat", &s->repeat, "N", "repeat index (default 0)"),
         OPT_LONG(0, "seed", &s->seed, "N", "run seed (default 0)"),
-        OPT_STRING(0, "template", &s->tpl_spec, "NAME|FILE", "prompt template (default qa)"),
+        OPT_STRING(0, "template", &s->tpl_spec, "NAME|FILE",
+                   "prompt template (default " PROMPT_DEFAULT_TEMPLATE ")"),
         OPT_STRING('t', "tokenizer", &s->tok_spec, "NAME|FILE",
                    "tokenizer (default " TOKENIZER_DEFAULT ")"),
         OPT_STRING(

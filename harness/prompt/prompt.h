@@ -49,6 +49,9 @@ int prompt_template_parse(struct prompt_template *t, const char *name, const cha
 const char *prompt_template_document(const struct prompt_template *t, const char *title);
 void prompt_template_release(struct prompt_template *t);
 
+/* The template run, gate and show-prompt use when --template is not given (prompts/qa.txt). */
+#define PROMPT_DEFAULT_TEMPLATE "qa"
+
 /*
  * Resolve a --template spec to a file, the one rule of run and show-prompt:
  * a spec containing '/', or naming a file in the current folder, is that

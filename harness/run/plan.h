@@ -12,6 +12,10 @@ struct golden_set;
  * the dry-run summary (trial count, prompt tokens per length, cost).
  */
 
+/* The matrix run, gate and plan map when --lengths or --depths is not given. */
+#define PLAN_DEFAULT_LENGTHS "8k,32k"
+#define PLAN_DEFAULT_DEPTHS  "0:100:10"
+
 /*
  * "8k,32k,64k" (k = 1024, a plain number literally; parse_token_count()).
  * Duplicates are an error; order is kept. *out malloc'd (caller frees).

@@ -14,9 +14,11 @@
 #include "base/num.h"
 #include "base/secret.h"
 #include "run/batch.h"
+#include "run/plan.h"
 #include "client/reasoning.h"
 #include "prompt/layout.h"
 #include "prompt/needle_size.h"
+#include "prompt/prompt.h"
 #include "tokenizer/tokenizer.h"
 
 #include "base/usage.h"
@@ -44,9 +46,9 @@ void run_opts_init(struct run_opts *o)
     strvec_init(&o->endpoints);
     strvec_init(&o->headers);
     strvec_init(&o->tags);
-    o->lengths = "8k,32k";
-    o->depths = "0:100:10";
-    o->tmpl = "qa";
+    o->lengths = PLAN_DEFAULT_LENGTHS;
+    o->depths = PLAN_DEFAULT_DEPTHS;
+    o->tmpl = PROMPT_DEFAULT_TEMPLATE;
     o->tokenizer = TOKENIZER_DEFAULT;
     o->max_tokens_field = "auto";
     o->api_key_env = SECRET_DEFAULT_KEY_ENV;

@@ -4,15 +4,18 @@
 #   "opened read-only" after the default; six commands spelled dipmap.db out, six used the
 #   constant), and it is the file a command opens when neither is given;
 # - the verdict's thresholds: compare, gate and plan state --tolerance and --fail-margin in
-#   one row each (plan's and gate's said it in other words) and the same --alpha default, and
+#   one row each (plan's and gate's said it in other words), compare and plan --alpha in one
+#   (plan's is compare's), gate's --alpha (its own rate) the same default, and
 #   plan's power analysis prints the tolerance and alpha the help states;
-# - the tokenizer, the API key's variable, the answer budget, the concurrency and the gate's
-#   round: each command that takes the option states the same default;
+# - the tokenizer, the API key's variable, the answer budget, the concurrency, the gate's round,
+#   the lengths, the depths and the template: each command that takes the option states the
+#   same default;
 # - no file of harness/ spells one of these values out (but tokenizer/, which looks cl100k_base
 #   up by name; run --dry-run's power estimate had compare's alpha and tolerance as numbers):
 #   they set and print TOKENIZER_DEFAULT, SECRET_DEFAULT_KEY_ENV, DIPMAP_DEFAULT_DB,
-#   COMPARE_DEFAULT_ALPHA/TOLERANCE, RUNNER_DEFAULT_CONCURRENCY, CLIENT_DEFAULT_MAX_TOKENS and
-#   SEQ_DEFAULT_ROUND.
+#   COMPARE_DEFAULT_ALPHA/TOLERANCE, RUNNER_DEFAULT_CONCURRENCY, CLIENT_DEFAULT_MAX_TOKENS,
+#   SEQ_DEFAULT_ROUND, PLAN_DEFAULT_LENGTHS/DEPTHS and PROMPT_DEFAULT_TEMPLATE (plan also
+#   parsed "8k,32k" and "0:100:10" itself).
 . "$TESTS/cli/lib/lib.sh"
 pylib - "$DIPMAP" "$REPO" <<'PY' || fail "a shared default is stated in more than one way (above)"
 import os, re, sys
@@ -34,17 +37,22 @@ def same(opt, in_cmds, whole=False):
         print(f"--{opt}: {seen}"); bad += 1
 same("tolerance", ["compare", "gate", "plan"], whole=True)
 same("fail-margin", ["compare", "gate"], whole=True)
+same("alpha", ["compare", "plan"], whole=True)
 same("alpha", ["compare", "gate", "plan"])
 same("tokenizer", ["run", "gate", "serve-sim", "show-prompt"])
 same("api-key-env", ["run", "gate", "show-prompt", "tokenize"])
 same("max-tokens", ["run", "gate", "show-prompt"])
 same("concurrency", ["run", "gate"])
 same("round", ["gate", "plan"])
+same("lengths", ["run", "gate", "plan"])
+same("depths", ["run", "gate", "plan"])
+same("template", ["run", "gate", "show-prompt"])
 # the values themselves are spelled once, in the headers that define them: no string of one,
 # no assignment of one, and no row of these options with a number for its default
-spelled = re.compile(r'"(?:dipmap\.db|cl100k_base|OPENAI_API_KEY)"|'
+spelled = re.compile(r'"(?:dipmap\.db|cl100k_base|OPENAI_API_KEY|8k,32k|0:100:10|qa)"|'
                      r'\b(?:alpha|tolerance) = 0\.05\b|\bconcurrency = 8\b|\bround = 20\b')
-rows = re.compile(r'OPT_\w+\(\s*(?:0|\'.\'),\s*"(alpha|tolerance|concurrency|round|max-tokens)"'
+rows = re.compile(r'OPT_\w+\(\s*(?:0|\'.\'),\s*"(alpha|tolerance|concurrency|round|max-tokens|'
+                  r'lengths|depths|template)"'
                   r'.*?\),\n', re.S)
 for d in sorted(os.listdir(os.path.join(repo, "harness"))):
     if d == "tokenizer" or not os.path.isdir(os.path.join(repo, "harness", d)):
@@ -58,9 +66,11 @@ for d in sorted(os.listdir(os.path.join(repo, "harness"))):
             if m:
                 print(f"harness/{d}/{f}:{n}: spells out a shared default: {m.group(0)}"); bad += 1
         for m in rows.finditer(src):
-            if re.search(r"default \d", m.group(0)):
+            if f == "cmd_demo.c":
+                continue  # demo's --lengths default is scripts/demo.sh's own
+            if re.search(r"default (?:\d|qa\b)", m.group(0)):
                 n = src.count("\n", 0, m.start()) + 1
-                print(f"harness/{d}/{f}:{n}: --{m.group(1)} states its default as a number"); bad += 1
+                print(f"harness/{d}/{f}:{n}: --{m.group(1)} states its default as a literal, not from its constant"); bad += 1
 sys.exit(1 if bad else 0)
 PY
 # the stated store is the one opened
