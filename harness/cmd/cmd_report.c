@@ -144,7 +144,7 @@ static int report_parse(struct report_cmd *r, int argc, const char **argv)
                    "first)"),
         OPT_DOUBLE(0, "rank-p", &r->geometric_p, "P",
                    "ordering advice without --rank-dist: geometric P(rank r) = p(1-p)^(r-1) "
-                   "(default 0.5)"),
+                   "(default " OPT_DEFAULT(ORDER_DEFAULT_RANK_P) ")"),
         OPT_DOUBLE(0, "price-in", &r->price_in, "USD",
                    "order experiment: USD per 1M prompt tokens, for the cost per question (with "
                    "--price-out)"),

@@ -288,7 +288,8 @@ static int parse_run_options(struct run_ctx *c)
             "golden set questions: the gold's retrieval rank drawn from these probabilities (one "
             "per rank)"),
         OPT_DOUBLE(0, "rank-p", &c->o.rank_p, "P",
-                   "... or from geometric P (default 0.5: rank 1 half the time)"),
+                   "... or from geometric P, the chance of rank 1 "
+                   "(default " OPT_DEFAULT(ORDER_DEFAULT_RANK_P) ")"),
         OPT_END(),
     };
     static const char *const refused[] = {"api-key", "api_key", "apikey", NULL};

@@ -25,6 +25,12 @@ enum ordering {
     ORDER__COUNT
 };
 
+/*
+ * The retriever's rank distribution when no --rank-dist is given: geometric, P(rank r) =
+ * p (1-p)^(r-1) with this p (rank 1 half the time), for run --rank-p and the report's advice.
+ */
+#define ORDER_DEFAULT_RANK_P 0.5
+
 /* "source", "best-first", "edges-first", "second-last", "ascending". */
 const char *ordering_name(enum ordering o);
 

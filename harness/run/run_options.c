@@ -18,6 +18,7 @@
 #include "client/reasoning.h"
 #include "prompt/layout.h"
 #include "prompt/needle_size.h"
+#include "prompt/order.h"
 #include "prompt/prompt.h"
 #include "tokenizer/tokenizer.h"
 
@@ -74,7 +75,7 @@ void run_opts_init(struct run_opts *o)
     o->experiment = "depth";
     o->policies = "source,best-first,edges-first,second-last,ascending";
     o->ks = "3,5,10,20";
-    o->rank_p = 0.5;
+    o->rank_p = ORDER_DEFAULT_RANK_P;
     o->batch_window = "24h";
     o->batch_fallback = "batch";
     o->batch_max_requests = BATCH_DEFAULT_MAX_REQUESTS;

@@ -116,7 +116,7 @@ struct stats_options {
     long nolima_base_max;      /* NoLiMa's base: lengths up to this many tokens (default 1024) */
     const double *rank_probs;  /* retriever rank distribution, borrowed; NULL = geometric */
     size_t n_rank_probs;
-    double geometric_p;  /* default 0.5: P(rank r) = p (1-p)^(r-1) */
+    double geometric_p;  /* default ORDER_DEFAULT_RANK_P: P(rank r) = p (1-p)^(r-1) */
     const int *advice_k; /* chunk counts to advise for; NULL = {5, 10, 20} */
     size_t n_advice_k;
     int exclude_known; /* leave out questions answered correctly closed-book (any repeat) */
@@ -128,7 +128,7 @@ struct stats_options {
         .effective_fraction = 0.85, .mismatch_tolerance = 0.02,                                    \
         .ruler_threshold = EFFECTIVE_RULER_THRESHOLD,                                              \
         .nolima_fraction = EFFECTIVE_NOLIMA_FRACTION,                                              \
-        .nolima_base_max = EFFECTIVE_NOLIMA_BASE_MAX, .geometric_p = 0.5                           \
+        .nolima_base_max = EFFECTIVE_NOLIMA_BASE_MAX, .geometric_p = ORDER_DEFAULT_RANK_P          \
     }
 /* *o = STATS_OPTIONS_INIT. */
 void stats_options_init(struct stats_options *o);

@@ -8,13 +8,14 @@
 #   (plan's is compare's), gate's --alpha (its own rate) the same default, and
 #   plan's power analysis prints the tolerance and alpha the help states;
 # - the tokenizer, the API key's variable, the answer budget, the concurrency, the gate's round,
-#   the lengths, the depths and the template: each command that takes the option states the
+#   the lengths, the depths, the template and the retriever's rank-p: each command that takes the option states the
 #   same default;
 # - no file of harness/ spells one of these values out (but tokenizer/, which looks cl100k_base
 #   up by name; run --dry-run's power estimate had compare's alpha and tolerance as numbers):
 #   they set and print TOKENIZER_DEFAULT, SECRET_DEFAULT_KEY_ENV, DIPMAP_DEFAULT_DB,
 #   COMPARE_DEFAULT_ALPHA/TOLERANCE, RUNNER_DEFAULT_CONCURRENCY, CLIENT_DEFAULT_MAX_TOKENS,
-#   SEQ_DEFAULT_ROUND, PLAN_DEFAULT_LENGTHS/DEPTHS and PROMPT_DEFAULT_TEMPLATE (plan also
+#   SEQ_DEFAULT_ROUND, PLAN_DEFAULT_LENGTHS/DEPTHS, PROMPT_DEFAULT_TEMPLATE and
+#   ORDER_DEFAULT_RANK_P (plan also
 #   parsed "8k,32k" and "0:100:10" itself).
 . "$TESTS/cli/lib/lib.sh"
 pylib - "$DIPMAP" "$REPO" <<'PY' || fail "a shared default is stated in more than one way (above)"
@@ -47,12 +48,14 @@ same("round", ["gate", "plan"])
 same("lengths", ["run", "gate", "plan"])
 same("depths", ["run", "gate", "plan"])
 same("template", ["run", "gate", "show-prompt"])
+same("rank-p", ["run", "report"])
 # the values themselves are spelled once, in the headers that define them: no string of one,
 # no assignment of one, and no row of these options with a number for its default
 spelled = re.compile(r'"(?:dipmap\.db|cl100k_base|OPENAI_API_KEY|8k,32k|0:100:10|qa)"|'
-                     r'\b(?:alpha|tolerance) = 0\.05\b|\bconcurrency = 8\b|\bround = 20\b')
+                     r'\b(?:alpha|tolerance) = 0\.05\b|\b(?:rank|geometric)_p = 0\.5\b|'
+                     r'\bconcurrency = 8\b|\bround = 20\b')
 rows = re.compile(r'OPT_\w+\(\s*(?:0|\'.\'),\s*"(alpha|tolerance|concurrency|round|max-tokens|'
-                  r'lengths|depths|template)"'
+                  r'lengths|depths|template|rank-p)"'
                   r'.*?\),\n', re.S)
 for d in sorted(os.listdir(os.path.join(repo, "harness"))):
     if d == "tokenizer" or not os.path.isdir(os.path.join(repo, "harness", d)):
