@@ -173,9 +173,8 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
     double *acc = NULL;
     size_t nl = 0, nd = 0, i, j;
     struct strbuf err = STRBUF_INIT;
-    if (plan_parse_lengths(o->lengths ? o->lengths : PLAN_DEFAULT_LENGTHS, &lengths, &nl, &err) <
-            0 ||
-        plan_parse_depths(o->depths ? o->depths : PLAN_DEFAULT_DEPTHS, &depths, &nd, &err) < 0) {
+    if (plan_parse_lengths(o->lengths, &lengths, &nl, &err) < 0 ||
+        plan_parse_depths(o->depths, &depths, &nd, &err) < 0) {
         error("plan: %s", err.buf);
         strbuf_release(&err);
         free(lengths);
@@ -237,6 +236,8 @@ static int assumed_cells(const struct plan_opts *o, struct power_cell **cells, s
 static void plan_opts_init(struct plan_opts *o)
 {
     memset(o, 0, sizeof(*o));
+    o->lengths = PLAN_DEFAULT_LENGTHS;
+    o->depths = PLAN_DEFAULT_DEPTHS;
     o->repeats = 1;
     o->alpha = COMPARE_DEFAULT_ALPHA;
     o->tolerance = COMPARE_DEFAULT_TOLERANCE;
@@ -291,9 +292,8 @@ static int plan_parse(struct plan_opts *o, int argc, const char **argv)
         OPT_LONG(0, "seed", &o->seed, "N", "Monte Carlo seed (default 1)"),
         OPT_GROUP("the sequential gate (dipmap gate), simulated"),
         OPT_LONG(0, "round", &o->round, "N",
-                 "questions per round, as dipmap gate --round (default " OPT_DEFAULT(
-                     SEQ_DEFAULT_ROUND) "); the cap is the "
-                                        "questions"),
+                 "questions per round, as dipmap gate --round "
+                 "(default " OPT_DEFAULT(SEQ_DEFAULT_ROUND) "); the cap is the questions"),
         OPT_LONG(
             0, "gates", &o->gates, "N",
             "gates simulated with compare's own tests (default 200; 0: only the normal model)"),

@@ -36,8 +36,6 @@ if compared < 10:
 refs = 0
 cmds = commands(dipmap)
 for cmd in cmds:
-    if cmd == "help":
-        continue
     for name, h in options(cmd).items():
         for other, oname in re.findall(r"\bas (?:dipmap )?([a-z][a-z-]*) --([a-z0-9-]+)", h):
             refs += 1
